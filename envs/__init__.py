@@ -1,0 +1,1 @@
+"""Gymnasium and PettingZoo adapters over the engine (no rules live here)."""

@@ -1,0 +1,285 @@
+"""Dice notation and rollers.
+
+Every random number in a battle comes from one injected :class:`Roller`
+(architecture.md, "Dice / Roller"): :class:`RandomRoller` in play,
+:class:`ScriptedRoller` in tests and for dice the GM rolls at the table.
+Notation is parsed once into a :class:`DiceExpr`; the hot loop only calls
+``roller.roll(sides)``.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from escaramuza.rules.core.errors import EscaramuzaError
+
+#: Die sizes the rulesets use. d3 exists for a few damage tables; d100 is not used.
+STANDARD_DICE: tuple[int, ...] = (2, 3, 4, 6, 8, 10, 12, 20)
+
+
+class DiceError(EscaramuzaError):
+    """A dice expression that is not valid notation."""
+
+
+class ScriptError(EscaramuzaError):
+    """A :class:`ScriptedRoller` ran out of dice or was asked for an unexpected die."""
+
+
+class Roller(Protocol):
+    """The single source of randomness of a battle."""
+
+    def roll(self, sides: int, why: str = "") -> int:
+        """Roll one die with ``sides`` faces; ``why`` names the roll for scripts and errors."""
+        ...
+
+
+class RandomRoller:
+    """Seeded pseudo-random roller.
+
+    ``random.Random`` is used rather than a numpy Generator because a battle rolls
+    one die at a time and the stdlib generator is several times faster per call;
+    both are fully determined by the seed.
+    """
+
+    __slots__ = ("_rng", "seed")
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    def roll(self, sides: int, why: str = "") -> int:
+        # randrange is cheaper than randint and identical in distribution.
+        return self._rng.randrange(sides) + 1
+
+    def getstate(self) -> object:
+        return self._rng.getstate()
+
+    def setstate(self, state: object) -> None:
+        self._rng.setstate(state)  # type: ignore[arg-type]
+
+
+_SCRIPT_ITEM = re.compile(r"^d(\d+)\s*[=:]\s*(\d+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedDie:
+    """One scripted result; ``sides`` None means "any die that can show ``value``"."""
+
+    value: int
+    sides: int | None = None
+
+    @staticmethod
+    def parse(item: int | str | tuple[int, int] | ScriptedDie) -> ScriptedDie:
+        if isinstance(item, ScriptedDie):
+            return item
+        if isinstance(item, bool):
+            raise ScriptError(f"scripted die {item!r} is not a number")
+        if isinstance(item, int):
+            return ScriptedDie(item)
+        if isinstance(item, tuple):
+            sides, value = item
+            return ScriptedDie(int(value), int(sides))
+        match = _SCRIPT_ITEM.match(str(item).strip().lower())
+        if not match:
+            raise ScriptError(f"scripted die {item!r} is not 'dN=V', (N, V) or an integer")
+        return ScriptedDie(int(match.group(2)), int(match.group(1)))
+
+
+class ScriptedRoller:
+    """Plays back a fixed list of results and fails loudly on any surprise.
+
+    Items are integers (any die that can show that value) or ``"d8=7"`` /
+    ``(8, 7)`` (exactly a d8 showing 7). Asking for more dice than scripted,
+    for a die of another size, or for a value the die cannot show raises
+    :class:`ScriptError` naming the roll, so a worked example cannot pass by
+    consuming the wrong die.
+    """
+
+    __slots__ = ("_items", "_pos", "log")
+
+    def __init__(self, items: Iterable[int | str | tuple[int, int] | ScriptedDie]) -> None:
+        self._items: list[ScriptedDie] = [ScriptedDie.parse(i) for i in items]
+        self._pos = 0
+        #: (sides, value, why) of every die handed out, for assertions.
+        self.log: list[tuple[int, int, str]] = []
+
+    @property
+    def remaining(self) -> int:
+        return len(self._items) - self._pos
+
+    def roll(self, sides: int, why: str = "") -> int:
+        if self._pos >= len(self._items):
+            raise ScriptError(
+                f"scripted dice ran out: a d{sides} was asked for ({why or 'unnamed roll'}) "
+                f"after {len(self._items)} dice"
+            )
+        item = self._items[self._pos]
+        if item.sides is not None and item.sides != sides:
+            raise ScriptError(
+                f"scripted die #{self._pos + 1} is a d{item.sides}={item.value} but a d{sides} "
+                f"was asked for ({why or 'unnamed roll'})"
+            )
+        if not 1 <= item.value <= sides:
+            raise ScriptError(
+                f"scripted die #{self._pos + 1} shows {item.value}, impossible on the d{sides} "
+                f"asked for ({why or 'unnamed roll'})"
+            )
+        self._pos += 1
+        self.log.append((sides, item.value, why))
+        return item.value
+
+    def assert_exhausted(self) -> None:
+        """Raise if scripted dice were left over (the example used fewer dice than written)."""
+        if self.remaining:
+            left = ", ".join(
+                f"d{d.sides}={d.value}" if d.sides else str(d.value)
+                for d in self._items[self._pos :]
+            )
+            raise ScriptError(f"{self.remaining} scripted dice were not used: {left}")
+
+
+_TERM = re.compile(r"([+-]?)\s*(?:(\d*)d(\d+)(?:kh(\d+))?|(\d+))", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class DiceTerm:
+    """``count`` dice of ``sides`` faces, keeping the ``keep`` highest (None keeps all)."""
+
+    count: int
+    sides: int
+    keep: int | None = None
+    sign: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class DiceExpr:
+    """A parsed expression such as ``d8``, ``2d10+3``, ``2d20kh1`` or ``d6+d4-1``."""
+
+    terms: tuple[DiceTerm, ...]
+    modifier: int = 0
+    text: str = ""
+
+    def roll(self, roller: Roller, why: str = "") -> tuple[int, tuple[int, ...]]:
+        """Roll every die; return (total, the faces in the order rolled)."""
+        total = self.modifier
+        faces: list[int] = []
+        for term in self.terms:
+            rolled = [roller.roll(term.sides, why) for _ in range(term.count)]
+            faces.extend(rolled)
+            kept = sorted(rolled, reverse=True)[: term.keep] if term.keep else rolled
+            total += term.sign * sum(kept)
+        return total, tuple(faces)
+
+    @property
+    def minimum(self) -> int:
+        return self.modifier + sum(
+            t.sign * (t.keep or t.count) * (1 if t.sign > 0 else t.sides) for t in self.terms
+        )
+
+    @property
+    def maximum(self) -> int:
+        return self.modifier + sum(
+            t.sign * (t.keep or t.count) * (t.sides if t.sign > 0 else 1) for t in self.terms
+        )
+
+    def distribution(self) -> dict[int, float]:
+        """Exact probability of each total (convolution; fine for the few dice rulesets use)."""
+        dist: dict[int, float] = {self.modifier: 1.0}
+        for term in self.terms:
+            term_dist = _term_distribution(term)
+            new: dict[int, float] = {}
+            for a, pa in dist.items():
+                for b, pb in term_dist.items():
+                    new[a + b] = new.get(a + b, 0.0) + pa * pb
+            dist = new
+        return dict(sorted(dist.items()))
+
+    def mean(self) -> float:
+        return sum(v * p for v, p in self.distribution().items())
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _term_distribution(term: DiceTerm) -> dict[int, float]:
+    from itertools import product
+
+    faces = range(1, term.sides + 1)
+    n = term.sides**term.count
+    dist: dict[int, float] = {}
+    for combo in product(faces, repeat=term.count):
+        kept = sorted(combo, reverse=True)[: term.keep] if term.keep else combo
+        value = term.sign * sum(kept)
+        dist[value] = dist.get(value, 0.0) + 1.0 / n
+    return dist
+
+
+def parse_dice(text: str | int) -> DiceExpr:
+    """Parse dice notation; raise :class:`DiceError` with the reason if it is not valid."""
+    if isinstance(text, bool):
+        raise DiceError(f"{text!r} is not dice notation")
+    if isinstance(text, int):
+        return DiceExpr((), text, str(text))
+    src = str(text).strip()
+    if not src:
+        raise DiceError("empty dice expression")
+    pos = 0
+    terms: list[DiceTerm] = []
+    modifier = 0
+    compact = src.replace(" ", "")
+    while pos < len(compact):
+        match = _TERM.match(compact, pos)
+        if not match or match.end() == pos:
+            raise DiceError(f"{src!r} is not dice notation (expected e.g. 'd8', '2d10+3')")
+        if pos > 0 and not match.group(1):
+            raise DiceError(f"{src!r} is not dice notation (missing '+' or '-')")
+        sign = -1 if match.group(1) == "-" else 1
+        if match.group(3):
+            count = int(match.group(2) or 1)
+            sides = int(match.group(3))
+            keep = int(match.group(4)) if match.group(4) else None
+            if count < 1 or count > 50:
+                raise DiceError(f"{src!r}: dice count must be 1 to 50")
+            if sides < 2 or sides > 100:
+                raise DiceError(f"{src!r}: a die has 2 to 100 faces")
+            if keep is not None and not 1 <= keep <= count:
+                raise DiceError(f"{src!r}: can keep 1 to {count} dice")
+            terms.append(DiceTerm(count, sides, keep, sign))
+        else:
+            modifier += sign * int(match.group(5))
+        pos = match.end()
+    return DiceExpr(tuple(terms), modifier, src)
+
+
+def parse_die(text: str | int) -> int:
+    """Parse a single characteristic die such as ``d8`` and return its size."""
+    if isinstance(text, int) and not isinstance(text, bool) and text in STANDARD_DICE:
+        return text
+    expr = parse_dice(text) if isinstance(text, str) else None
+    if (
+        expr is None
+        or expr.modifier
+        or len(expr.terms) != 1
+        or expr.terms[0].count != 1
+        or expr.terms[0].sign != 1
+        or expr.terms[0].sides not in STANDARD_DICE
+    ):
+        raise DiceError(f"{text!r} is not a single die (one of {', '.join(f'd{d}' for d in STANDARD_DICE)})")
+    return expr.terms[0].sides
+
+
+def die_name(sides: int) -> str:
+    return f"d{sides}"
+
+
+def roll_pool(roller: Roller, count: int, sides: int, why: str = "") -> list[int]:
+    """Roll ``count`` dice of ``sides`` faces (pool systems such as Donjon)."""
+    return [roller.roll(sides, why) for _ in range(count)]
+
+
+def faces_text(faces: Sequence[int]) -> str:
+    return ", ".join(str(f) for f in faces)

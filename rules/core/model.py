@@ -1,0 +1,168 @@
+"""Combatants, actions and decisions: the small values a battle is made of."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
+from typing import Any
+
+
+class Side(StrEnum):
+    HEROES = "heroes"
+    ENEMIES = "enemies"
+
+    @property
+    def other(self) -> Side:
+        return Side.ENEMIES if self is Side.HEROES else Side.HEROES
+
+
+class Status(StrEnum):
+    """Where a combatant stands in the fight.
+
+    ``down`` is out of the fight but can come back (Destiny Dice fuera de
+    combate, Donjon unconscious NPC); ``defeated`` is out for good without
+    being dead (a Destiny Dice enemy at 0 PV surrenders or flees hurt);
+    ``dead`` and ``fled`` are what they say.
+    """
+
+    ACTIVE = "active"
+    DOWN = "down"
+    DEFEATED = "defeated"
+    DEAD = "dead"
+    FLED = "fled"
+
+
+class DecisionKind(IntEnum):
+    """What sort of choice is pending; the env encodes it one-hot."""
+
+    TURN = 0
+    REACTION = 1
+    CHOICE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A state on a combatant (Derribado, Envenenado 2, aturdido…).
+
+    ``value`` carries the X of "Envenenado (X)"-like states as a number of
+    damage or penalty; ``source`` names the combatant the state is tied to
+    (Asustado's source of fear); ``persistent`` distinguishes Destiny Dice's
+    persistent states; ``until`` is a ruleset-defined expiry tag.
+    """
+
+    name: str
+    value: int = 0
+    source: str | None = None
+    persistent: bool = False
+    until: str | None = None
+    dice: str | None = None
+
+
+@dataclass(slots=True)
+class Combatant:
+    """One fighter. Mutable, but cloned field by field (never deep-copied).
+
+    ``stats`` is the ruleset's validated stat block and is shared by every
+    clone: rulesets must never mutate it. ``resources``, ``conditions`` and
+    ``data`` are copied on clone; ``data`` values must be immutable (ints,
+    strings, tuples) so the shallow copy is a true copy.
+    """
+
+    id: str
+    name: str
+    side: Side
+    zone: str
+    index: int
+    stats: Any
+    resources: dict[str, int]
+    maxima: dict[str, int]
+    items: tuple[str, ...] = ()
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    status: Status = Status.ACTIVE
+    temperament: str = "tactician"
+    pc: bool = True
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return self.status is Status.ACTIVE
+
+    def has(self, condition: str) -> bool:
+        return condition in self.conditions
+
+    def clone(self) -> Combatant:
+        return Combatant(
+            self.id,
+            self.name,
+            self.side,
+            self.zone,
+            self.index,
+            self.stats,
+            dict(self.resources),
+            self.maxima,
+            self.items,
+            dict(self.conditions),
+            self.status,
+            self.temperament,
+            self.pc,
+            dict(self.data),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A small frozen value: who does what, to whom, where, with what."""
+
+    verb: str
+    actor: str
+    target: str | None = None
+    zone: str | None = None
+    item: str | None = None
+    option: str | None = None
+
+    def __str__(self) -> str:
+        parts = [f"{self.actor}: {self.verb}"]
+        if self.target is not None:
+            parts.append(f"a {self.target}")
+        if self.item is not None:
+            parts.append(f"con {self.item}")
+        if self.zone is not None:
+            parts.append(f"hacia {self.zone}")
+        if self.option is not None:
+            parts.append(f"({self.option})")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, str]:
+        return {k: v for k in Action.__slots__ if (v := getattr(self, k)) is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who must decide now, and what kind of choice it is."""
+
+    kind: DecisionKind
+    actor: str
+    side: Side
+    name: str = "turn"
+    prompt: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class VerbSpec:
+    """One verb of a ruleset and the parameters it takes (the env's action layout)."""
+
+    name: str
+    target: bool = False
+    zone: bool = False
+    item: bool = False
+    options: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a battle ended. ``winner`` None is a draw (timeout, both withdrew)."""
+
+    winner: Side | None
+    reason: str
+    rounds: int

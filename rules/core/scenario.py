@@ -1,0 +1,305 @@
+"""Scenario files: YAML validated by pydantic, rejected with file, field and reason.
+
+A scenario names its ruleset; the generic part (battlefield, sides, round
+limit, victory) is validated here and every other key of a combatant is
+validated by the ruleset's ``stats_model``. Nothing half-loaded is returned:
+either a complete :class:`Scenario` or a :class:`ScenarioError`.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zone
+from escaramuza.rules.core.errors import ScenarioError, UnknownNameError
+from escaramuza.rules.core.model import Combatant, Side
+
+_ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ZoneSpec(_Strict):
+    id: str = Field(pattern=_ID_PATTERN)
+    name: str | None = None
+    description: str = ""
+    cover: int = Field(0, ge=0, le=2)
+    exit: bool = False
+    difficult: bool = False
+    elevation: int = 0
+
+
+class LinkSpec(_Strict):
+    between: tuple[str, str]
+    difficult: bool = False
+    note: str = ""
+
+
+class BattlefieldSpec(_Strict):
+    zones: list[ZoneSpec] = Field(min_length=1)
+    links: list[LinkSpec | tuple[str, str]] = Field(default_factory=list)
+
+
+class CombatantBase(BaseModel):
+    """The generic keys of a combatant; the remaining keys go to the ruleset."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(pattern=_ID_PATTERN)
+    name: str | None = None
+    side: Side
+    zone: str
+    temperament: str = "tactician"
+
+
+class ScenarioSpec(_Strict):
+    name: str | None = None
+    title: str = ""
+    description: str = ""
+    ruleset: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    round_limit: int = Field(20, ge=1, le=1000)
+    victory: Literal["defeat_all", "survive"] = "defeat_all"
+    battlefield: BattlefieldSpec
+    combatants: list[CombatantBase] = Field(min_length=2)
+
+    @field_validator("ruleset")
+    @classmethod
+    def _known_ruleset(cls, value: str) -> str:
+        from escaramuza.rules import RULESETS
+
+        if value not in RULESETS:
+            raise ValueError(f"unknown ruleset {value!r} (known: {', '.join(RULESETS)})")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A loaded, validated scenario. Immutable; battles clone its combatants."""
+
+    name: str
+    title: str
+    description: str
+    ruleset: Any
+    options: Any
+    battlefield: Battlefield
+    combatants: tuple[Combatant, ...]
+    round_limit: int
+    victory: str
+    source: str
+
+    def combatant(self, combatant_id: str) -> Combatant:
+        for c in self.combatants:
+            if c.id == combatant_id:
+                return c
+        raise UnknownNameError(
+            f"{self.source}: unknown combatant {combatant_id!r} "
+            f"(combatants: {', '.join(c.id for c in self.combatants)})"
+        )
+
+
+KNOWN_TEMPERAMENTS = ("tactician", "brute", "cautious", "coward", "protector", "random")
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            # pydantic reports union branches (e.g. "LinkSpec"); they mean nothing to a user.
+            if part and part[0].isupper() or part.startswith("tuple["):
+                continue
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _first_error(source: str, err: ValidationError, prefix: str = "") -> ScenarioError:
+    errors = err.errors()
+    first = errors[0]
+    path = _loc(tuple(first["loc"]))
+    field = f"{prefix}.{path}" if prefix and path else (prefix or path)
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown field"
+    if first["type"] == "missing":
+        msg = "required field is missing"
+    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+    return ScenarioError(source, field, msg + more)
+
+
+def _split_reason(source: str, prefix: str, exc: ValueError) -> ScenarioError:
+    """Turn a ruleset's ``ValueError("field: reason")`` into a ScenarioError."""
+    text = str(exc)
+    if ": " in text:
+        field, reason = text.split(": ", 1)
+        return ScenarioError(source, f"{prefix}.{field}" if prefix else field, reason)
+    return ScenarioError(source, prefix, text)
+
+
+def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Scenario:
+    """Validate a scenario mapping (already parsed from YAML)."""
+    from escaramuza.rules import get_ruleset
+
+    if not isinstance(data, dict):
+        raise ScenarioError(source, "", "a scenario must be a YAML mapping of fields")
+    try:
+        spec = ScenarioSpec.model_validate(data)
+    except ValidationError as err:
+        raise _first_error(source, err) from None
+    ruleset = get_ruleset(spec.ruleset)
+    try:
+        options = ruleset.options_model.model_validate(spec.options)
+    except ValidationError as err:
+        raise _first_error(source, err, "options") from None
+
+    zones = [
+        Zone(z.id, z.name or z.id, z.cover, z.exit, z.difficult, z.elevation) for z in spec.battlefield.zones
+    ]
+    links = []
+    for link in spec.battlefield.links:
+        if isinstance(link, LinkSpec):
+            links.append((link.between[0], link.between[1], {"difficult": link.difficult}))
+        else:
+            links.append((link[0], link[1], {}))
+    try:
+        battlefield = Battlefield(zones, links)
+    except BattlefieldError as exc:
+        raise ScenarioError(source, "battlefield", str(exc)) from None
+
+    seen: set[str] = set()
+    combatants: list[Combatant] = []
+    for i, spec_c in enumerate(spec.combatants):
+        where = f"combatants[{i}]"
+        if spec_c.id in seen:
+            raise ScenarioError(source, f"{where}.id", f"duplicate combatant id {spec_c.id!r}")
+        seen.add(spec_c.id)
+        if spec_c.zone not in battlefield.zones:
+            raise ScenarioError(
+                source,
+                f"{where}.zone",
+                f"unknown zone {spec_c.zone!r} (zones: {', '.join(battlefield.zone_ids)})",
+            )
+        if spec_c.temperament not in KNOWN_TEMPERAMENTS:
+            raise ScenarioError(
+                source,
+                f"{where}.temperament",
+                f"unknown temperament {spec_c.temperament!r} "
+                f"(known: {', '.join(KNOWN_TEMPERAMENTS)})",
+            )
+        extra = dict(spec_c.model_extra or {})
+        try:
+            stats = ruleset.stats_model.model_validate(extra)
+        except ValidationError as err:
+            raise _first_error(source, err, where) from None
+        base = {
+            "id": spec_c.id,
+            "name": spec_c.name or spec_c.id,
+            "side": spec_c.side,
+            "zone": spec_c.zone,
+            "temperament": spec_c.temperament,
+        }
+        try:
+            combatants.append(ruleset.build_combatant(base, stats, options, i))
+        except ValueError as exc:
+            raise _split_reason(source, where, exc) from None
+    for side in Side:
+        if not any(c.side is side for c in combatants):
+            raise ScenarioError(source, "combatants", f"the {side.value} side is empty")
+
+    scenario = Scenario(
+        name=spec.name or default_name,
+        title=spec.title or spec.name or default_name,
+        description=spec.description,
+        ruleset=ruleset,
+        options=options,
+        battlefield=battlefield,
+        combatants=tuple(combatants),
+        round_limit=spec.round_limit,
+        victory=spec.victory,
+        source=source,
+    )
+    try:
+        ruleset.validate_scenario(scenario)
+    except ValueError as exc:
+        raise _split_reason(source, "", exc) from None
+    return scenario
+
+
+def load_scenario_file(path: str | Path) -> Scenario:
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(source, "", "no such file") from None
+    except IsADirectoryError:
+        raise ScenarioError(source, "", "is a directory, not a scenario file") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(source, "", "not UTF-8 text") from None
+    except OSError as exc:
+        raise ScenarioError(source, "", f"cannot be read ({exc.strerror})") from None
+    return parse_scenario_text(text, source, default_name=path.stem)
+
+
+def parse_scenario_text(text: str, source: str, default_name: str = "scenario") -> Scenario:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ScenarioError(source, where, f"YAML syntax error: {problem}") from None
+    return parse_scenario(data, source, default_name)
+
+
+def shipped_scenarios() -> dict[str, str]:
+    """Shipped scenario names (``ruleset/stem``) → their resource paths."""
+    root = importlib.resources.files("escaramuza.scenarios")
+    out: dict[str, str] = {}
+    for folder in sorted(root.iterdir(), key=lambda p: p.name):
+        if not folder.is_dir() or folder.name.startswith(("_", ".")):
+            continue
+        for item in sorted(folder.iterdir(), key=lambda p: p.name):
+            if item.name.endswith(".yaml"):
+                out[f"{folder.name}/{item.name[:-5]}"] = str(item)
+    return out
+
+
+def resolve_scenario(name_or_path: str) -> str:
+    """A shipped name (``destiny_dice/emboscada`` or a unique ``emboscada``) or a path."""
+    shipped = shipped_scenarios()
+    if name_or_path in shipped:
+        return shipped[name_or_path]
+    matches = [key for key in shipped if key.split("/", 1)[1] == name_or_path]
+    if len(matches) == 1:
+        return shipped[matches[0]]
+    if len(matches) > 1:
+        raise UnknownNameError(
+            f"scenario name {name_or_path!r} is ambiguous: {', '.join(matches)}"
+        )
+    if Path(name_or_path).exists():
+        return name_or_path
+    raise UnknownNameError(
+        f"no scenario file or shipped scenario named {name_or_path!r} "
+        f"(shipped: {', '.join(shipped)})"
+    )
+
+
+def load_scenario(name_or_path: str) -> Scenario:
+    """Load a shipped scenario by name, or a scenario file by path."""
+    path = resolve_scenario(name_or_path)
+    scenario = load_scenario_file(path)
+    shipped = {v: k for k, v in shipped_scenarios().items()}
+    if path in shipped:
+        # Shipped scenarios are known by their ``ruleset/stem`` name everywhere.
+        object.__setattr__(scenario, "name", shipped[path])
+    return scenario

@@ -1,0 +1,1 @@
+"""Shipped encounter files (YAML), one folder per ruleset. Data only."""

@@ -1,0 +1,1 @@
+"""Training and evaluation of learned agents (stable-baselines3)."""
