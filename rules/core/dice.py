@@ -268,7 +268,8 @@ def parse_die(text: str | int) -> int:
         or expr.terms[0].sign != 1
         or expr.terms[0].sides not in STANDARD_DICE
     ):
-        raise DiceError(f"{text!r} is not a single die (one of {', '.join(f'd{d}' for d in STANDARD_DICE)})")
+        names = ", ".join(f"d{d}" for d in STANDARD_DICE)
+        raise DiceError(f"{text!r} is not a single die (one of {names})")
     return expr.terms[0].sides
 
 

@@ -145,6 +145,22 @@ def _split_reason(source: str, prefix: str, exc: ValueError) -> ScenarioError:
     return ScenarioError(source, prefix, text)
 
 
+def _build_battlefield(spec: BattlefieldSpec, source: str) -> Battlefield:
+    zones = [
+        Zone(z.id, z.name or z.id, z.cover, z.exit, z.difficult, z.elevation) for z in spec.zones
+    ]
+    links: list[tuple[str, str, dict[str, Any]]] = []
+    for link in spec.links:
+        if isinstance(link, LinkSpec):
+            links.append((link.between[0], link.between[1], {"difficult": link.difficult}))
+        else:
+            links.append((link[0], link[1], {}))
+    try:
+        return Battlefield(zones, links)
+    except BattlefieldError as exc:
+        raise ScenarioError(source, "battlefield", str(exc)) from None
+
+
 def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Scenario:
     """Validate a scenario mapping (already parsed from YAML)."""
     from escaramuza.rules import get_ruleset
@@ -161,19 +177,7 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
     except ValidationError as err:
         raise _first_error(source, err, "options") from None
 
-    zones = [
-        Zone(z.id, z.name or z.id, z.cover, z.exit, z.difficult, z.elevation) for z in spec.battlefield.zones
-    ]
-    links = []
-    for link in spec.battlefield.links:
-        if isinstance(link, LinkSpec):
-            links.append((link.between[0], link.between[1], {"difficult": link.difficult}))
-        else:
-            links.append((link[0], link[1], {}))
-    try:
-        battlefield = Battlefield(zones, links)
-    except BattlefieldError as exc:
-        raise ScenarioError(source, "battlefield", str(exc)) from None
+    battlefield = _build_battlefield(spec.battlefield, source)
 
     seen: set[str] = set()
     combatants: list[Combatant] = []

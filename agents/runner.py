@@ -1,0 +1,61 @@
+"""Play whole battles with agents: the loop the CLI, tests and playtests share."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+
+from escaramuza.agents.base import Agent
+from escaramuza.rules.core.dice import RandomRoller, Roller
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.events import ActionTaken, Event
+from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.ruleset import apply_action, new_battle
+from escaramuza.rules.core.scenario import Scenario
+from escaramuza.rules.core.state import BattleState
+
+#: A battle that takes more decisions than this is a ruleset bug, not a long fight.
+MAX_DECISIONS = 200_000
+
+
+def agent_rng(seed: int | None) -> random.Random:
+    """The agents' own generator, derived from the battle seed but apart from the dice."""
+    return random.Random(f"escaramuza-agents-{seed}")
+
+
+def play_battle(
+    scenario: Scenario,
+    agents: Mapping[Side, Agent],
+    seed: int | None = None,
+    roller: Roller | None = None,
+    on_events: Callable[[list[Event]], None] | None = None,
+    validate: bool = False,
+) -> BattleState:
+    """Play ``scenario`` to the end and return the final state (its ``log`` has every event).
+
+    The dice come from ``roller`` (default ``RandomRoller(seed)``) and the agents'
+    choices from :func:`agent_rng`, so one seed fixes the whole battle.
+    ``validate`` re-checks each chosen action against the legal list.
+    """
+    roller = roller if roller is not None else RandomRoller(seed)
+    rng = agent_rng(seed)
+    state = new_battle(scenario, roller)
+    if on_events is not None:
+        on_events(list(state.log))
+    decisions = 0
+    while state.outcome is None:
+        pending = state.pending
+        if pending is None:
+            raise EscaramuzaError(f"{scenario.name}: no pending decision in an unfinished battle")
+        action = agents[pending.side].act(state, rng)
+        chosen = ActionTaken(f"{state.ruleset.describe(state, action)}", action.actor, str(action))
+        state.log.append(chosen)
+        events = apply_action(state, action, roller, validate=validate)
+        if on_events is not None:
+            on_events([chosen, *events])
+        decisions += 1
+        if decisions > MAX_DECISIONS:
+            raise EscaramuzaError(
+                f"{scenario.name}: battle did not end after {MAX_DECISIONS} decisions"
+            )
+    return state
