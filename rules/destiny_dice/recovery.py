@@ -1,0 +1,73 @@
+"""Rests between battles (DD-17), for multi-battle playtests and campaigns."""
+
+from __future__ import annotations
+
+from escaramuza.rules.core.dice import Roller
+from escaramuza.rules.core.events import ConditionEnded, Event, Healed, ResourceChanged
+from escaramuza.rules.core.model import Combatant, Status
+
+ENERGY_POOLS = ("pc", "pm", "pa")
+
+
+def short_rest(c: Combatant, roller: Roller) -> list[Event]:
+    """Descanso Corto: "Recuperas 1d4 Puntos de Vida (PV) y ADEMÁS recuperas 1 punto de
+    Energía en cada característica (1 EC, 1 EM y 1 EA)." Capped at the maxima."""
+    face = roller.roll(4, "descanso corto")
+    before = c.resources["pv"]
+    c.resources["pv"] = min(before + face, c.maxima["pv"])
+    events: list[Event] = [
+        Healed(
+            f"{c.name} takes a short rest: 1d4 = {face}, {before} → {c.resources['pv']} PV.",
+            c.id,
+            c.resources["pv"] - before,
+            "pv",
+            c.id,
+            c.resources["pv"],
+        )
+    ]
+    events.extend(_energy(c, lambda value, cap: min(value + 1, cap)))
+    if c.status is not Status.ACTIVE and c.resources["pv"] > 0 and c.status is Status.DOWN:
+        c.status = Status.ACTIVE
+    return events
+
+
+def long_rest(c: Combatant) -> list[Event]:
+    """Descanso Largo: "Recuperas todos los PV. Recuperas toda tu Energía"; persistent
+    states last "hasta ... completar un Descanso Largo"."""
+    before = c.resources["pv"]
+    c.resources["pv"] = c.maxima["pv"]
+    events: list[Event] = [
+        Healed(
+            f"{c.name} takes a long rest: {before} → {c.resources['pv']} PV.",
+            c.id,
+            c.resources["pv"] - before,
+            "pv",
+            c.id,
+            c.resources["pv"],
+        )
+    ]
+    events.extend(_energy(c, lambda value, cap: cap))
+    for name in sorted(c.conditions):
+        del c.conditions[name]
+        events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
+    if c.status is Status.DOWN:
+        c.status = Status.ACTIVE
+    return events
+
+
+def _energy(c: Combatant, rule: object) -> list[Event]:
+    events: list[Event] = []
+    for pool in ENERGY_POOLS:
+        before = c.resources[pool]
+        c.resources[pool] = rule(before, c.maxima[pool])  # type: ignore[operator]
+        events.append(
+            ResourceChanged(
+                f"{c.name} recovers {c.resources[pool] - before} {pool.upper()} "
+                f"({c.resources[pool]}).",
+                c.id,
+                pool,
+                c.resources[pool] - before,
+                c.resources[pool],
+            )
+        )
+    return events

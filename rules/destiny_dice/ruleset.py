@@ -1,0 +1,773 @@
+"""Destiny Dice combat: initiative, turns, opposed attacks, damage, states.
+
+Each method names the rule id it follows (rules-notes.md, DD-01 … DD-19); the
+seed sentence is quoted where the code makes a reading of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from escaramuza.rules.core.dice import Roller, parse_dice
+from escaramuza.rules.core.events import (
+    AttackResolved,
+    BattleStarted,
+    ConditionApplied,
+    ConditionEnded,
+    Damaged,
+    Event,
+    Healed,
+    InitiativeOrder,
+    InitiativeRolled,
+    Moved,
+    Note,
+    ResourceChanged,
+    Rolled,
+    StatusChanged,
+    TurnStarted,
+)
+from escaramuza.rules.core.model import (
+    Action,
+    Combatant,
+    Condition,
+    Decision,
+    DecisionKind,
+    Side,
+    Status,
+    VerbSpec,
+)
+from escaramuza.rules.core.ruleset import Ruleset
+from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.destiny_dice.exact import AttackProfile
+from escaramuza.rules.destiny_dice.stats import (
+    BANDS,
+    CONDITIONS,
+    PERSISTENT,
+    TIERS,
+    HealSpec,
+    Options,
+    Stats,
+    WeaponSpec,
+)
+
+UNARMED = "puños"
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """A weapon as the hot loop needs it (bands as indices, dice resolved)."""
+
+    name: str
+    characteristic: str  # "cuerpo" | "mente"
+    bands: frozenset[int]
+    tier_bonus: int
+    extra: int
+    unarmed: bool
+    shoots: bool
+    inflicts: str | None
+    inflicts_x: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Heal:
+    name: str
+    heal: str
+    bands: frozenset[int]
+    uses: int | None
+    cost: tuple[tuple[str, int], ...]
+    cures: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """The immutable part of a combatant, shared by every clone."""
+
+    cuerpo: int
+    mente: int
+    alma: int
+    defensa: int
+    defence_bonus: int
+    weapons: dict[str, Weapon]
+    heals: dict[str, Heal]
+
+    def die(self, characteristic: str) -> int:
+        return self.cuerpo if characteristic == "cuerpo" else self.mente
+
+
+#: Energy pool earned by hitting with each characteristic (DD-14).
+ENERGY = {"cuerpo": "pc", "mente": "pm", "alma": "pa"}
+CHAR_NAME = {"cuerpo": "Cuerpo", "mente": "Mente", "alma": "Alma"}
+
+
+def _weapon(spec: WeaponSpec) -> Weapon:
+    unarmed = spec.tier == "desarmado"
+    return Weapon(
+        name=spec.name,
+        characteristic="cuerpo" if spec.kind == "melee" else "mente",
+        bands=frozenset(BANDS.index(b) for b in spec.bands or ()),
+        tier_bonus=0 if unarmed else TIERS[spec.tier][0],
+        extra=spec.bonus,
+        unarmed=unarmed,
+        shoots=bool(spec.shoots),
+        inflicts=spec.inflicts.name if spec.inflicts else None,
+        inflicts_x=spec.inflicts.x if spec.inflicts else None,
+    )
+
+
+def _heal(spec: HealSpec) -> Heal:
+    return Heal(
+        spec.name,
+        spec.heal,
+        frozenset(BANDS.index(b) for b in spec.bands),
+        spec.uses,
+        tuple(sorted(spec.cost.items())),
+        tuple(spec.cures),
+    )
+
+
+class DestinyDice(Ruleset):
+    """Destiny Dice (``destiny_dice``): see the package docstring for every rule."""
+
+    id: ClassVar[str] = "destiny_dice"
+    name: ClassVar[str] = "Destiny Dice"
+    env_id: ClassVar[str] = "escaramuza/DestinyDice-v0"
+    default_scenario: ClassVar[str] = "destiny_dice/emboscada"
+    verbs: ClassVar[tuple[VerbSpec, ...]] = (
+        VerbSpec("mover", zone=True, description="move one zone step (DD-03)"),
+        VerbSpec("atacar", target=True, item=True, description="attack with a weapon (DD-06)"),
+        VerbSpec("ayudar", target=True, description="help an ally: +1 next roll (DD-04)"),
+        VerbSpec("curar", target=True, item=True, description="heal an ally (DD-16)"),
+        VerbSpec("recargar", item=True, description="clear a jammed weapon (DD-18)"),
+        VerbSpec("recuperar_arma", description="recover a dropped weapon (Desarmado)"),
+        VerbSpec("fin_turno", description="end the turn"),
+        VerbSpec("contraatacar", target=True, item=True, description="free counter (DD-08)"),
+        VerbSpec("reposicionar", zone=True, description="free reposition (DD-08)"),
+        VerbSpec("pasar", description="decline the perfect-defence reaction"),
+    )
+    resources: ClassVar[dict[str, float]] = {"pv": 30.0, "pc": 10.0, "pm": 10.0, "pa": 10.0}
+    conditions: ClassVar[tuple[str, ...]] = CONDITIONS
+    band_names: ClassVar[tuple[str, ...]] = BANDS
+    options_model = Options
+    stats_model = Stats
+    n_features: ClassVar[int] = 8
+    decision_names: ClassVar[tuple[str, ...]] = ("turn", "defensa_perfecta")
+
+    # -- scenario -------------------------------------------------------------
+    def build_combatant(
+        self, base: dict[str, Any], stats: Any, options: Any, index: int
+    ) -> Combatant:
+        assert isinstance(stats, Stats)
+        hero = base["side"] is Side.HEROES
+        # DD-06: "para un PJ, su dado de Cuerpo; para un enemigo, su dado de Defensa".
+        if hero and stats.defensa is not None:
+            raise ValueError("defensa: heroes defend with their Cuerpo die; remove defensa")
+        if not hero and stats.defensa is None:
+            raise ValueError("defensa: an enemy needs the Defensa die of its bestiary entry")
+        weapons: dict[str, Weapon] = {}
+        for i, spec in enumerate(stats.weapons):
+            weapon = _weapon(spec)
+            if spec.tier != "desarmado":
+                bonus, need = TIERS[spec.tier]
+                die = stats.cuerpo if weapon.characteristic == "cuerpo" else stats.mente
+                # DD-12: "Ligera +1 Req. d4 · Media +2 Req. d6 · Pesada +3 Req. d8".
+                if die < need:
+                    char = CHAR_NAME[weapon.characteristic]
+                    raise ValueError(
+                        f"weapons[{i}].tier: {spec.name!r} is {spec.tier} (needs {char} d{need}) "
+                        f"but {base['id']} has {char} d{die}"
+                    )
+                if spec.tier == "pesada" and stats.escudo:
+                    raise ValueError(
+                        f"weapons[{i}].tier: {spec.name!r} is heavy, two-handed (2M): "
+                        "it cannot be carried with a shield (escudo)"
+                    )
+            weapons[spec.name] = weapon
+        if not any(w.unarmed for w in weapons.values()) and UNARMED not in weapons:
+            # DD-11: anyone can fight "Desarmado (Puños/Patadas)".
+            weapons[UNARMED] = Weapon(
+                UNARMED, "cuerpo", frozenset({0}), 0, 0, True, False, None, None
+            )
+        heals = {h.name: _heal(h) for h in stats.heals}
+        sheet = Sheet(
+            stats.cuerpo,
+            stats.mente,
+            stats.alma,
+            stats.cuerpo if hero else int(stats.defensa or 0),
+            stats.armadura + stats.escudo,
+            weapons,
+            heals,
+        )
+        pv = stats.pv if stats.pv_actual is None else stats.pv_actual
+        resources = {"pv": pv, **stats.energia.model_dump()}
+        cap = stats.energia_max
+        resources = {k: (min(v, cap) if k != "pv" else v) for k, v in resources.items()}
+        data: dict[str, Any] = {f"uses:{h.name}": h.uses for h in heals.values() if h.uses}
+        conditions = {
+            c.name: Condition(c.name, persistent=c.name in PERSISTENT, dice=c.x)
+            for c in stats.conditions
+        }
+        return Combatant(
+            id=base["id"],
+            name=base["name"],
+            side=base["side"],
+            zone=base["zone"],
+            index=index,
+            stats=sheet,
+            resources=resources,
+            maxima={"pv": stats.pv, "pc": cap, "pm": cap, "pa": cap},
+            items=tuple(weapons) + tuple(heals),
+            conditions=conditions,
+            status=Status.ACTIVE if pv > 0 else (Status.DOWN if hero else Status.DEFEATED),
+            temperament=base["temperament"],
+            pc=hero,
+            data=data,
+        )
+
+    # -- start and turn order -------------------------------------------------
+    def start(self, state: BattleState, roller: Roller) -> list[Event]:
+        events: list[Event] = [
+            BattleStarted(
+                f"{state.scenario.title} — Destiny Dice, {len(state.combatants)} combatants.",
+                state.scenario.name,
+                self.id,
+            )
+        ]
+        rolls: dict[str, int] = {}
+        for c in state.combatants:
+            if not c.active:
+                continue
+            # DD-01: "todos los participantes hacen una prueba de MENTE".
+            value = roller.roll(c.stats.mente, "iniciativa (Mente)")
+            rolls[c.id] = value
+            events.append(
+                InitiativeRolled(
+                    f"{c.name} rolls initiative, Mente d{c.stats.mente}: {value}.",
+                    c.id,
+                    "iniciativa",
+                    (value,),
+                    value,
+                )
+            )
+        # DD-01 highest first; DD-02 "Los Héroes SIEMPRE actúan antes que los enemigos con la
+        # misma iniciativa"; within a side the players/GM choose — default: scenario order.
+        order = sorted(
+            rolls,
+            key=lambda cid: (
+                -rolls[cid],
+                0 if state.by_id[cid].side is Side.HEROES else 1,
+                state.by_id[cid].index,
+            ),
+        )
+        state.order = tuple(order)
+        names = " → ".join(f"{state.by_id[c].name} ({rolls[c]})" for c in order)
+        events.append(InitiativeOrder(f"Initiative order: {names}.", state.order))
+        state.turn = -1
+        state.data.update(turn_actor=None, moved=True, acted=True)
+        events.extend(self.begin_round(state))
+        if state.outcome is None:
+            self._advance(state, roller, events)
+        return events
+
+    def _advance(self, state: BattleState, roller: Roller, events: list[Event]) -> None:
+        """Give the turn to the next combatant able to act, starting rounds as needed."""
+        state.pending = None
+        while state.outcome is None:
+            state.turn += 1
+            if state.turn >= len(state.order):
+                state.turn = 0
+                events.extend(self.begin_round(state))
+                if state.outcome is not None:
+                    return
+            c = state.by_id[state.order[state.turn]]
+            if not c.active:
+                continue
+            if self._start_turn(state, c, roller, events):
+                state.pending = Decision(DecisionKind.TURN, c.id, c.side, "turn")
+                return
+            events.extend(self.check_end(state))
+
+    def _start_turn(
+        self, state: BattleState, c: Combatant, roller: Roller, events: list[Event]
+    ) -> bool:
+        """Start-of-turn effects (DD-19); True if the combatant has a choice to make."""
+        events.append(TurnStarted(f"{c.name}'s turn (round {state.round}).", c.id, state.round))
+        moved = acted = False
+        poison = c.conditions.get("envenenado")
+        if poison is not None:
+            # "Envenenado (X): Sufres X daño al inicio de cada turno".
+            total, faces = parse_dice(poison.dice or "1").roll(roller, "envenenado")
+            events.append(
+                Rolled(
+                    f"{c.name} suffers poison ({poison.dice}): {total}.",
+                    c.id,
+                    "envenenado",
+                    faces,
+                    total,
+                )
+            )
+            events.extend(self._damage(state, c, total, "", "envenenado"))
+            if not c.active:
+                return False
+        # Temporal states "duran hasta el inicio de tu próximo turno": they end now, and the
+        # ones whose effect is about this turn apply to it as they end (seed's table).
+        if "paralizado" in c.conditions:
+            events.append(
+                Note(
+                    f"{c.name} is Paralizado and loses this turn.",
+                )
+            )
+            moved = acted = True
+        if "derribado" in c.conditions:
+            # "En tu turno, levantarte cuesta tu acción principal."
+            events.append(Note(f"{c.name} stands up from Derribado, spending the main action."))
+            acted = True
+        if "inmovil" in c.conditions:
+            events.append(Note(f"{c.name} is Inmóvil and cannot change zone this turn."))
+            moved = True
+        for name in ("paralizado", "derribado", "inmovil"):
+            if name in c.conditions:
+                del c.conditions[name]
+                events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
+        state.data.update(turn_actor=c.id, moved=moved, acted=acted)
+        return not (moved and acted)
+
+    # -- legal actions --------------------------------------------------------
+    def legal_actions(self, state: BattleState) -> list[Action]:
+        pending = state.pending
+        if pending is None:
+            return []
+        c = state.by_id[pending.actor]
+        if pending.name == "defensa_perfecta":
+            return self._reactions(state, c)
+        actions: list[Action] = []
+        data = state.data
+        if not data["moved"] and "derribado" not in c.conditions:
+            actions.extend(
+                Action("mover", c.id, zone=z) for z in state.battlefield.neighbours(c.zone)
+            )
+        if not data["acted"]:
+            actions.extend(self._attacks(state, c, "atacar"))
+            actions.extend(self._helps(state, c))
+            actions.extend(self._heals(state, c))
+            for name, weapon in c.stats.weapons.items():
+                if weapon.shoots and c.data.get(f"jam:{name}"):
+                    actions.append(Action("recargar", c.id, item=name))
+            if "desarmado" in c.conditions:
+                actions.append(Action("recuperar_arma", c.id))
+        actions.append(Action("fin_turno", c.id))
+        return actions
+
+    def _usable_weapons(self, c: Combatant) -> list[Weapon]:
+        disarmed = "desarmado" in c.conditions
+        return [
+            w
+            for name, w in c.stats.weapons.items()
+            if not (disarmed and not w.unarmed) and not (w.shoots and c.data.get(f"jam:{name}"))
+        ]
+
+    def _attacks(self, state: BattleState, c: Combatant, verb: str) -> list[Action]:
+        out: list[Action] = []
+        weapons = self._usable_weapons(c)
+        dist = state.battlefield.distance
+        for t in state.combatants:
+            if t.side is c.side or not t.active:
+                continue
+            band = self.band(dist(c.zone, t.zone))
+            out.extend(
+                Action(verb, c.id, target=t.id, item=w.name) for w in weapons if band in w.bands
+            )
+        return out
+
+    def _helps(self, state: BattleState, c: Combatant) -> list[Action]:
+        # DD-04 gives no range; a helper must be near enough to matter: same zone or cerca.
+        dist = state.battlefield.distance
+        return [
+            Action("ayudar", c.id, target=a.id)
+            for a in state.combatants
+            if a.side is c.side and a.active and a.id != c.id and dist(c.zone, a.zone) <= 1
+        ]
+
+    def _heals(self, state: BattleState, c: Combatant) -> list[Action]:
+        out: list[Action] = []
+        dist = state.battlefield.distance
+        for heal in c.stats.heals.values():
+            if heal.uses is not None and c.data.get(f"uses:{heal.name}", 0) <= 0:
+                continue
+            if any(c.resources[k] < v for k, v in heal.cost):
+                continue
+            for a in state.combatants:
+                if a.side is not c.side or a.status not in (Status.ACTIVE, Status.DOWN):
+                    continue
+                hurt = a.resources["pv"] < a.maxima["pv"] or any(
+                    x in a.conditions for x in heal.cures
+                )
+                if hurt and self.band(dist(c.zone, a.zone)) in heal.bands:
+                    out.append(Action("curar", c.id, target=a.id, item=heal.name))
+        return out
+
+    def _reactions(self, state: BattleState, c: Combatant) -> list[Action]:
+        # DD-08: "puedes realizar un Contraataque inmediato (gratis) o reposicionarte".
+        out: list[Action] = []
+        if "paralizado" not in c.conditions:
+            attacker = state.by_id[state.data["reaction_vs"]]
+            if attacker.active:
+                out.extend(
+                    a for a in self._attacks(state, c, "contraatacar") if a.target == attacker.id
+                )
+            if not ({"derribado", "inmovil"} & c.conditions.keys()):
+                out.extend(
+                    Action("reposicionar", c.id, zone=z)
+                    for z in state.battlefield.neighbours(c.zone)
+                )
+        out.append(Action("pasar", c.id))
+        return out
+
+    # -- apply ---------------------------------------------------------------
+    def apply(self, state: BattleState, action: Action, roller: Roller) -> list[Event]:
+        events: list[Event] = []
+        c = state.by_id[action.actor]
+        verb = action.verb
+        state.pending = None
+        if verb == "fin_turno":
+            self._advance(state, roller, events)
+            return events
+        if verb == "mover":
+            self._move(state, c, str(action.zone), roller, events)
+            state.data["moved"] = True
+        elif verb in ("atacar", "contraatacar"):
+            weapon = c.stats.weapons[str(action.item)]
+            events.extend(self.attack(state, c, state.by_id[str(action.target)], weapon, roller))
+            if verb == "atacar":
+                state.data["acted"] = True
+        elif verb == "reposicionar":
+            self._move(state, c, str(action.zone), roller, events)
+        elif verb == "pasar":
+            events.append(Note(f"{c.name} lets the moment pass."))
+        else:
+            self._main_action(state, c, action, roller, events)
+            state.data["acted"] = True
+        events.extend(self.check_end(state))
+        if state.outcome is None and state.pending is None:
+            self._continue_turn(state, roller, events)
+        return events
+
+    def _continue_turn(self, state: BattleState, roller: Roller, events: list[Event]) -> None:
+        actor = state.by_id[state.data["turn_actor"]]
+        data = state.data
+        can_move = not data["moved"] and "derribado" not in actor.conditions
+        if actor.active and (can_move or not data["acted"]):
+            state.pending = Decision(DecisionKind.TURN, actor.id, actor.side, "turn")
+        else:
+            self._advance(state, roller, events)
+
+    def _main_action(
+        self, state: BattleState, c: Combatant, action: Action, roller: Roller, events: list[Event]
+    ) -> None:
+        verb = action.verb
+        if verb == "ayudar":
+            ally = state.by_id[str(action.target)]
+            bonus = state.options.help_bonus
+            ally.data["ayuda"] = max(ally.data.get("ayuda", 0), bonus)
+            events.append(Note(f"{c.name} helps {ally.name}: +{bonus} to their next roll."))
+        elif verb == "curar":
+            self._heal(
+                state,
+                c,
+                state.by_id[str(action.target)],
+                c.stats.heals[str(action.item)],
+                roller,
+                events,
+            )
+        elif verb == "recargar":
+            del c.data[f"jam:{action.item}"]
+            events.append(Note(f"{c.name} clears and reloads {action.item}."))
+        elif verb == "recuperar_arma":
+            del c.conditions["desarmado"]
+            events.append(ConditionEnded(f"{c.name} recovers the weapon.", c.id, "desarmado"))
+
+    def _move(
+        self, state: BattleState, c: Combatant, zone: str, roller: Roller, events: list[Event]
+    ) -> None:
+        fear = c.conditions.get("asustado")
+        if fear is not None and fear.source in state.by_id:
+            source = state.by_id[fear.source]
+            dist = state.battlefield.distance
+            if source.active and dist(zone, source.zone) < dist(c.zone, source.zone):
+                # Asustado: "Para hacerlo: Alma (Voluntad) Dif 5."
+                bonus = c.data.pop("ayuda", 0)
+                face = roller.roll(c.stats.alma, "Alma contra el miedo")
+                ok = face + bonus >= 5
+                events.append(
+                    Rolled(
+                        f"{c.name} is Asustado of {source.name}: Alma d{c.stats.alma} "
+                        f"{face}{f' +{bonus}' if bonus else ''} vs 5 — "
+                        f"{'steels themself' if ok else 'cannot bring themself to approach'}.",
+                        c.id,
+                        "asustado",
+                        (face,),
+                        face + bonus,
+                    )
+                )
+                if not ok:
+                    return
+        events.append(Moved(f"{c.name} moves from {c.zone} to {zone}.", c.id, c.zone, zone))
+        c.zone = zone
+
+    # -- attack --------------------------------------------------------------
+    def profile(
+        self, state: BattleState, att: Combatant, dfn: Combatant, w: Weapon
+    ) -> AttackProfile:
+        """The modifiers an attack would get now (exact odds, heuristic, GM view)."""
+        att_mod = att.data.get("ayuda", 0) - (2 if "ciego" in att.conditions else 0)
+        def_mod = dfn.stats.defence_bonus + dfn.data.get("ayuda", 0)
+        if w.characteristic == "mente":
+            def_mod += state.options.cover_defense * state.battlefield.zones[dfn.zone].cover
+        return AttackProfile(
+            att_die=att.stats.die(w.characteristic),
+            def_die=dfn.stats.defensa,
+            att_mod=att_mod,
+            def_mod=def_mod,
+            unarmed=w.unarmed,
+            tier_bonus=w.tier_bonus,
+            extra=w.extra,
+            shooting=w.shoots,
+            ties_favor=state.options.ties_favor,
+            fumble_damage=state.options.fumble_damage,
+        )
+
+    def attack(
+        self, state: BattleState, att: Combatant, dfn: Combatant, w: Weapon, roller: Roller
+    ) -> list[Event]:
+        """DD-06 … DD-11, DD-14, DD-18: one opposed attack roll and its damage."""
+        events: list[Event] = []
+        p = self.profile(state, att, dfn, w)
+        att.data.pop("ayuda", None)
+        char = CHAR_NAME[w.characteristic]
+        a = roller.roll(p.att_die, f"ataque ({char})")
+        d20a = roller.roll(20, "d20 del Destino (ataque)")
+        mods = f" {p.att_mod:+d}" if p.att_mod else ""
+        events.append(
+            Rolled(
+                f"{att.name} attacks {dfn.name} with {w.name}: {char} d{p.att_die} {a}{mods} "
+                f"= {a + p.att_mod}; d20 del Destino {d20a}.",
+                att.id,
+                "ataque",
+                (a, d20a),
+                a + p.att_mod,
+            )
+        )
+        if w.shoots and d20a == 1:
+            # DD-18: "Si sacas 1 en el Dado del Destino al disparar, fallas automáticamente".
+            jam = state.options.jam_on_one
+            if jam:
+                att.data[f"jam:{w.name}"] = True
+            events.append(
+                AttackResolved(
+                    f"A 1 on the d20 while shooting: automatic miss"
+                    f"{f'; {w.name} jams and needs an action to reload' if jam else ''}.",
+                    att.id,
+                    dfn.id,
+                    w.name,
+                    False,
+                )
+            )
+            return events
+        dfn.data.pop("ayuda", None)
+        d = roller.roll(p.def_die, "defensa")
+        d20d = roller.roll(20, "d20 del Destino (defensa)")
+        att_total, def_total = a + p.att_mod, d + p.def_mod
+        hit = att_total > def_total or (att_total == def_total and p.ties_favor == "attacker")
+        dmods = f" {p.def_mod:+d}" if p.def_mod else ""
+        die_name = "Cuerpo" if dfn.pc else "Defensa"
+        events.append(
+            Rolled(
+                f"{dfn.name} defends: {die_name} d{p.def_die} {d}{dmods} = {def_total}; "
+                f"d20 del Destino {d20d}.",
+                dfn.id,
+                "defensa",
+                (d, d20d),
+                def_total,
+            )
+        )
+        tie = (
+            " (tie goes to the attacker)"
+            if att_total == def_total and hit
+            else (" (tie goes to the defender)" if att_total == def_total else "")
+        )
+        events.append(
+            AttackResolved(
+                f"{att_total} vs {def_total}: {'HIT' if hit else 'miss'}{tie}.",
+                att.id,
+                dfn.id,
+                w.name,
+                hit,
+            )
+        )
+        if hit:
+            events.extend(self._hit(state, att, dfn, w, p, roller))
+        if d20d == 1 and dfn.active and (not hit or state.options.fumble_damage == "always"):
+            # DD-09: "Aunque tu Defensa supere al Ataque, recibes 1 punto de daño automático".
+            events.append(Note(f"Fallo Defensivo: {dfn.name} rolled a 1 on the d20 and stumbles."))
+            events.extend(self._damage(state, dfn, 1, att.id, "fallo defensivo"))
+        if not hit and d20d == 20 and dfn.active:
+            # DD-08: the reaction is the defender's decision.
+            events.append(Note(f"Defensa Perfecta! {dfn.name} may counterattack or reposition."))
+            state.data["reaction_vs"] = att.id
+            state.pending = Decision(DecisionKind.REACTION, dfn.id, dfn.side, "defensa_perfecta")
+        return events
+
+    def _hit(
+        self,
+        state: BattleState,
+        att: Combatant,
+        dfn: Combatant,
+        w: Weapon,
+        p: AttackProfile,
+        roller: Roller,
+    ) -> list[Event]:
+        events: list[Event] = []
+        # DD-11: "tira otra vez el mismo dado de característica ... y suma el Bono de Daño".
+        face = roller.roll(p.att_die, "daño")
+        if w.unarmed:
+            base, how = max(face - 1, 1), f"{face} − 1 (unarmed, minimum 1)"
+        else:
+            base, how = face + w.tier_bonus, f"{face} + {w.tier_bonus}"
+        dmg = max(base + w.extra, 0)
+        extra = f" {w.extra:+d} special" if w.extra else ""
+        events.append(
+            Rolled(f"Damage: d{p.att_die} {how}{extra} = {dmg}.", att.id, "daño", (face,), dmg)
+        )
+        events.extend(self._damage(state, dfn, dmg, att.id, w.name))
+        # DD-14: "Brann gana 2 PC por impactar."
+        pool = ENERGY[w.characteristic]
+        before = att.resources[pool]
+        att.resources[pool] = min(before + 2, att.maxima[pool])
+        gained = att.resources[pool] - before
+        events.append(
+            ResourceChanged(
+                f"{att.name} gains {gained} {pool.upper()} for the hit ({att.resources[pool]}).",
+                att.id,
+                pool,
+                gained,
+                att.resources[pool],
+            )
+        )
+        if w.inflicts and dfn.active:
+            cond = Condition(
+                w.inflicts, source=att.id, persistent=w.inflicts in PERSISTENT, dice=w.inflicts_x
+            )
+            dfn.conditions[w.inflicts] = cond
+            label = f"{w.inflicts} ({w.inflicts_x})" if w.inflicts_x else w.inflicts
+            events.append(ConditionApplied(f"{dfn.name} is now {label}.", dfn.id, w.inflicts))
+        return events
+
+    def _damage(
+        self, state: BattleState, c: Combatant, amount: int, source: str, what: str
+    ) -> list[Event]:
+        before = c.resources["pv"]
+        c.resources["pv"] = max(before - amount, 0)
+        events: list[Event] = [
+            Damaged(
+                f"{c.name} loses {before - c.resources['pv']} PV ({what}): "
+                f"{c.resources['pv']}/{c.maxima['pv']} PV.",
+                c.id,
+                before - c.resources["pv"],
+                "pv",
+                source,
+                c.resources["pv"],
+            )
+        ]
+        if c.resources["pv"] == 0 and c.active:
+            if c.pc:
+                # DD-16: "caes Fuera de Combate (inconsciente). No puedes actuar."
+                events.append(
+                    self.set_status(c, Status.DOWN, f"{c.name} falls Fuera de Combate!", source)
+                )
+            else:
+                # DD-15: "El enemigo queda derrotado".
+                events.append(self.set_status(c, Status.DEFEATED, f"{c.name} is defeated!", source))
+        return events
+
+    def _heal(
+        self,
+        state: BattleState,
+        c: Combatant,
+        ally: Combatant,
+        heal: Heal,
+        roller: Roller,
+        events: list[Event],
+    ) -> None:
+        if heal.uses is not None:
+            c.data[f"uses:{heal.name}"] = c.data[f"uses:{heal.name}"] - 1
+        for pool, cost in heal.cost:
+            c.resources[pool] -= cost
+        total, faces = parse_dice(heal.heal).roll(roller, f"curación ({heal.name})")
+        before = ally.resources["pv"]
+        ally.resources["pv"] = min(before + max(total, 0), ally.maxima["pv"])
+        events.append(
+            Healed(
+                f"{c.name} uses {heal.name} on {ally.name}: {heal.heal} rolls {total}, "
+                f"{before} → {ally.resources['pv']} PV.",
+                ally.id,
+                ally.resources["pv"] - before,
+                "pv",
+                c.id,
+                ally.resources["pv"],
+            )
+        )
+        for name in heal.cures:
+            if name in ally.conditions:
+                del ally.conditions[name]
+                events.append(ConditionEnded(f"{ally.name} is cured of {name}.", ally.id, name))
+        if ally.status is Status.DOWN and ally.resources["pv"] > 0:
+            # DD-16: "Si lo hace, te levantas inmediatamente y puedes actuar en tu siguiente turno."
+            events.append(
+                self.set_status(ally, Status.ACTIVE, f"{ally.name} is back on their feet!", c.id)
+            )
+
+    def on_battle_end(self, state: BattleState) -> list[Event]:
+        events: list[Event] = []
+        for c in state.combatants:
+            if c.pc and c.status is Status.DOWN:
+                # DD-16: "despiertas automáticamente al finalizar el combate ... con 1 PV".
+                c.resources["pv"] = 1
+                c.status = Status.ACTIVE
+                events.append(
+                    StatusChanged(f"{c.name} wakes up with 1 PV as the fight ends.", c.id, "active")
+                )
+        return events
+
+    # -- presentation / learners ---------------------------------------------
+    def describe(self, state: BattleState, action: Action) -> str:
+        c = state.by_id[action.actor]
+        t = state.by_id[action.target].name if action.target else ""
+        text = {
+            "mover": f"{c.name} moves to {action.zone}",
+            "atacar": f"{c.name} attacks {t} with {action.item}",
+            "ayudar": f"{c.name} helps {t}",
+            "curar": f"{c.name} heals {t} with {action.item}",
+            "recargar": f"{c.name} reloads {action.item}",
+            "recuperar_arma": f"{c.name} recovers the dropped weapon",
+            "fin_turno": f"{c.name} ends the turn",
+            "contraatacar": f"{c.name} counterattacks {t} with {action.item}",
+            "reposicionar": f"{c.name} repositions to {action.zone}",
+            "pasar": f"{c.name} does not react",
+        }
+        return text.get(action.verb, str(action)) + "."
+
+    def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
+        s: Sheet = combatant.stats
+        jammed = any(k.startswith("jam:") for k in combatant.data)
+        ranged = any(w.characteristic == "mente" for w in s.weapons.values())
+        return (
+            s.cuerpo / 12,
+            s.mente / 12,
+            s.alma / 12,
+            s.defensa / 12,
+            s.defence_bonus / 5,
+            combatant.data.get("ayuda", 0) / 2,
+            float(ranged),
+            float(jammed),
+        )

@@ -1,0 +1,176 @@
+"""Scenario models for Destiny Dice: rule options, stat blocks, weapons, healing.
+
+Values the seed leaves to the character sheet (PV, dice, armour, weapons) are
+explicit fields; nothing is derived by an invented formula (rules-notes.md).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from escaramuza.rules.core.dice import DiceError, parse_dice, parse_die
+
+Band = Literal["cuerpo_a_cuerpo", "cerca", "lejos"]
+BANDS: tuple[Band, ...] = ("cuerpo_a_cuerpo", "cerca", "lejos")
+
+#: "Ligera +1 Req. d4 · Media +2 Req. d6 · Pesada +3 Req. d8, (2M)" (DD-12).
+TIERS: dict[str, tuple[int, int]] = {"ligera": (1, 4), "media": (2, 6), "pesada": (3, 8)}
+
+#: Conditions of the seed's table (DD-19). Temporal ones end at the start of the
+#: bearer's next turn; persistent ones need a cure or a long rest.
+TEMPORAL = ("derribado", "inmovil", "paralizado", "desarmado")
+PERSISTENT = ("ciego", "asustado", "envenenado")
+CONDITIONS = TEMPORAL + PERSISTENT
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _die(value: object) -> int:
+    try:
+        return parse_die(value)  # type: ignore[arg-type]
+    except DiceError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _dice_text(value: str) -> str:
+    try:
+        parse_dice(value)
+    except DiceError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
+class Options(_Strict):
+    """Named rule options (rules-notes.md) with their defaults."""
+
+    #: DD-10: "Si Ataque ≥ Defensa: ¡IMPACTO!" (``attacker``, the rule text) versus the
+    #: Zara example, where 7 = 7 is blocked (``defender``).
+    ties_favor: Literal["attacker", "defender"] = "attacker"
+    #: DD-04: "+1 a su próxima tirada (o +2 si tu descripción es muy ingeniosa)".
+    help_bonus: int = Field(1, ge=1, le=2)
+    #: DD-18 (default): a 1 on the d20 when shooting always jams (the GM "puede decidir").
+    jam_on_one: bool = True
+    #: Not in the seed (default 0 = no effect): a zone's ``cover`` level times this is
+    #: added to Defensa against ranged attacks. Scenarios may switch it on as a house rule.
+    cover_defense: int = Field(0, ge=0, le=3)
+    #: DD-09 reading (default ``always``): "Aunque tu Defensa supere al Ataque, recibes 1
+    #: punto de daño" — the point is taken whether or not the attack hits; ``defence_wins``
+    #: takes it only when the defence wins.
+    fumble_damage: Literal["always", "defence_wins"] = "always"
+
+
+class ConditionSpec(_Strict):
+    """A state to inflict (on hit) or to start with."""
+
+    name: Literal[
+        "derribado", "ciego", "inmovil", "paralizado", "asustado", "desarmado", "envenenado"
+    ]
+    #: "Envenenado (X)": X is a die expression ("1", "1d4", "1d6").
+    x: str | None = None
+
+    _check_x = field_validator("x")(lambda cls, v: v if v is None else _dice_text(v))
+
+    @model_validator(mode="after")
+    def _x_only_for_poison(self) -> ConditionSpec:
+        if self.name == "envenenado" and self.x is None:
+            raise ValueError("envenenado needs x, the damage per turn (e.g. '1' or '1d4')")
+        if self.name != "envenenado" and self.x is not None:
+            raise ValueError(f"{self.name} takes no x")
+        return self
+
+
+class WeaponSpec(_Strict):
+    """A weapon or attack spell.
+
+    ``tier`` sets the damage bonus and the die requirement (DD-12); ``desarmado``
+    is fists and kicks (damage = die − 1, minimum 1, DD-11). ``kind`` picks the
+    characteristic: Cuerpo for melee, Mente for ranged (DD-06). ``bands`` are the
+    distance bands it reaches (DD-05). ``bonus`` is a special modifier applied
+    after (magic weapons, abilities). ``shoots`` marks firearms, bows and
+    crossbows, which jam on a d20 of 1 (DD-18); spells do not shoot.
+    """
+
+    name: str = Field(min_length=1)
+    tier: Literal["desarmado", "ligera", "media", "pesada"]
+    kind: Literal["melee", "ranged"] = "melee"
+    bands: list[Band] | None = None
+    bonus: int = 0
+    shoots: bool | None = None
+    inflicts: ConditionSpec | None = None
+
+    @model_validator(mode="after")
+    def _defaults(self) -> WeaponSpec:
+        if self.bands is None:
+            if self.kind == "ranged":
+                raise ValueError("a ranged weapon must list the bands it reaches (cerca, lejos)")
+            self.bands = ["cuerpo_a_cuerpo"]
+        if not self.bands:
+            raise ValueError("bands must name at least one band")
+        if self.shoots is None:
+            self.shoots = self.kind == "ranged"
+        return self
+
+
+class HealSpec(_Strict):
+    """A way to heal an ally: medicine, a potion or a healing spell (DD-16).
+
+    The seed gives no amounts ("según sus efectos"), so each heal states its dice.
+    ``uses`` limits potions and kits; ``cost`` spends energy (e.g. ``{pa: 1}``).
+    """
+
+    name: str = Field(min_length=1)
+    heal: str
+    bands: list[Band] = Field(default_factory=lambda: ["cuerpo_a_cuerpo"])
+    uses: int | None = Field(None, ge=1)
+    cost: dict[Literal["pc", "pm", "pa"], int] = Field(default_factory=dict)
+    cures: list[Literal["envenenado", "ciego", "asustado"]] = Field(default_factory=list)
+
+    _check_heal = field_validator("heal")(lambda cls, v: _dice_text(v))
+
+
+class Energia(_Strict):
+    pc: int = Field(0, ge=0)
+    pm: int = Field(0, ge=0)
+    pa: int = Field(0, ge=0)
+
+
+class Stats(_Strict):
+    """A Destiny Dice stat block (hero or enemy).
+
+    Heroes defend with their Cuerpo die; enemies with the Defensa die of the
+    bestiary (DD-06), so ``defensa`` is required for enemies and refused for heroes.
+    """
+
+    cuerpo: int
+    mente: int
+    alma: int
+    defensa: int | None = None
+    pv: int = Field(ge=1)
+    pv_actual: int | None = Field(None, ge=0)
+    armadura: int = Field(0, ge=0)
+    escudo: int = Field(0, ge=0)
+    #: PC/PM/PA earned by hitting (DD-14) and EC/EM/EA recovered by rests (DD-17) are
+    #: read as the same three energy pools; the seed gives no maximum, so it is a field.
+    energia: Energia = Field(default_factory=Energia)
+    energia_max: int = Field(10, ge=0)
+    weapons: list[WeaponSpec] = Field(default_factory=list)
+    heals: list[HealSpec] = Field(default_factory=list)
+    conditions: list[ConditionSpec] = Field(default_factory=list)
+
+    _check_dice = field_validator("cuerpo", "mente", "alma", "defensa", mode="before")(
+        lambda cls, v: v if v is None else _die(v)
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Stats:
+        names = [w.name for w in self.weapons] + [h.name for h in self.heals]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"item name {name!r} is used twice")
+        if self.pv_actual is not None and self.pv_actual > self.pv:
+            raise ValueError("pv_actual cannot exceed pv")
+        return self
