@@ -7,6 +7,7 @@ the numbers are exact fractions (as floats), not samples.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +32,9 @@ class AttackProfile:
     fumble_damage: str = "always"
 
 
+# The profiles met in play are few (dice × small modifiers), so every helper is memoised
+# on the frozen profile: the heuristic and the planner ask the same questions constantly.
+@lru_cache(maxsize=65536)
 def hit_probability(p: AttackProfile) -> float:
     """P(the attack hits): P(Ataque ≥ Defensa) (or > with ``ties_favor=defender``),
     times 19/20 when shooting, since a d20 of 1 misses automatically (DD-18)."""
@@ -44,6 +48,7 @@ def hit_probability(p: AttackProfile) -> float:
     return p_hit * (19 / 20) if p.shooting else p_hit
 
 
+@lru_cache(maxsize=65536)
 def damage_distribution(p: AttackProfile) -> dict[int, float]:
     """Damage of a hit: second roll of the die + bonus; unarmed die − 1, minimum 1."""
     out: dict[int, float] = {}
@@ -54,6 +59,7 @@ def damage_distribution(p: AttackProfile) -> dict[int, float]:
     return dict(sorted(out.items()))
 
 
+@lru_cache(maxsize=65536)
 def pv_loss_distribution(p: AttackProfile) -> dict[int, float]:
     """PV the defender loses to one attack, including the Fallo Defensivo point (DD-09)."""
     p_hit = hit_probability(p)
@@ -78,10 +84,12 @@ def pv_loss_distribution(p: AttackProfile) -> dict[int, float]:
     return {k: v for k, v in sorted(out.items()) if v > 0}
 
 
+@lru_cache(maxsize=65536)
 def expected_pv_loss(p: AttackProfile) -> float:
     return sum(k * v for k, v in pv_loss_distribution(p).items())
 
 
+@lru_cache(maxsize=65536)
 def drop_probability(p: AttackProfile, pv: int) -> float:
     """P(one attack takes the defender from ``pv`` to 0)."""
     return sum(v for k, v in pv_loss_distribution(p).items() if k >= pv)
