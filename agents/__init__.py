@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 from escaramuza.agents.base import Agent, RandomAgent
-from escaramuza.agents.heuristic import HeuristicAgent
+from escaramuza.agents.heuristic import TEMPERAMENTS, HeuristicAgent
 from escaramuza.rules.core.errors import UnknownNameError
 
-AGENT_NAMES = ("random", "heuristic")
+AGENT_NAMES = ("random", "heuristic", *(f"heuristic:{t}" for t in TEMPERAMENTS))
 
 
 def make_agent(spec: str | Agent) -> Agent:
-    """An agent from its CLI name (``random``, ``heuristic``) or an agent object."""
+    """An agent from its CLI name or an agent object.
+
+    Names: ``random``; ``heuristic`` (each combatant's scenario temperament);
+    ``heuristic:T`` or just ``T`` for a temperament T overriding the scenario's.
+    """
     if not isinstance(spec, str):
         return spec
     if spec == "random":
         return RandomAgent()
     if spec == "heuristic":
         return HeuristicAgent()
-    raise UnknownNameError(f"unknown agent {spec!r} (known: {', '.join(AGENT_NAMES)})")
+    temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
+    if temperament in TEMPERAMENTS and temperament != "random":
+        return HeuristicAgent(temperament)
+    known = ", ".join((*AGENT_NAMES, *TEMPERAMENTS[:-1]))
+    raise UnknownNameError(f"unknown agent {spec!r} (known: {known})")
 
 
-__all__ = ["AGENT_NAMES", "Agent", "HeuristicAgent", "RandomAgent", "make_agent"]
+__all__ = ["AGENT_NAMES", "TEMPERAMENTS", "Agent", "HeuristicAgent", "RandomAgent", "make_agent"]

@@ -1,25 +1,33 @@
-"""Scripted Destiny Dice play: heal the fallen, hit what drops, close in, take cover.
+"""Scripted Destiny Dice play for every temperament.
 
-Priorities, in order (each uses the exact odds of
-:mod:`escaramuza.rules.destiny_dice.exact`):
+All temperaments read the exact odds of :mod:`escaramuza.rules.destiny_dice.exact`:
 
-1. Perfect-defence reaction: counterattack if it can hurt, else stay.
-2. Heal an ally who is Fuera de Combate, or below a third of their PV.
-3. Attack: the target with the best chance to drop, then the most expected
-   damage relative to its remaining PV.
-4. Move: a step that brings an enemy into a weapon's reach (towards the
-   nearest enemy; ranged fighters prefer the covered zone among equals).
-5. Help an ally who can attack; reload a jammed weapon; recover a weapon.
-6. End the turn.
+* ``tactician`` — heals the fallen and the badly hurt, attacks the target with
+  the best chance to drop (then most expected damage relative to PV left, so it
+  finishes wounded foes: focus fire), closes to a zone from which it can
+  attack, helps an ally who can attack. Counterattacks on a perfect defence.
+* ``brute`` — hits the nearest enemy with its hardest weapon, else steps
+  towards the nearest enemy. Never helps or heals.
+* ``cautious`` — fights from its best range and from cover; below half its PV
+  it heals itself if it can, else steps away from the nearest enemy.
+* ``coward`` — like ``cautious`` until below half PV or until half its side is
+  out of the fight; then it runs: a step away from the enemy (towards an exit
+  zone if the map has one) and attacks only when cornered.
+* ``protector`` — heals any ally below two thirds of their PV, helps allies in
+  reach who can attack, strikes enemies engaging its most hurt ally, and stays
+  near that ally.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from escaramuza.rules.core.model import Action, Combatant, Status
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.destiny_dice.exact import drop_probability, expected_pv_loss
+
+ByVerb = dict[str, list[Action]]
 
 
 def attack_score(state: BattleState, action: Action) -> tuple[float, float]:
@@ -33,63 +41,200 @@ def attack_score(state: BattleState, action: Action) -> tuple[float, float]:
     return drop_probability(profile, pv), expected_pv_loss(profile) / max(pv, 1)
 
 
+def expected_damage(state: BattleState, action: Action) -> float:
+    rules = state.ruleset
+    att = state.by_id[action.actor]
+    weapon = att.stats.weapons[str(action.item)]
+    profile = rules.profile(state, att, state.by_id[str(action.target)], weapon)  # type: ignore[attr-defined]
+    return expected_pv_loss(profile)
+
+
+def _enemies(state: BattleState, c: Combatant) -> list[Combatant]:
+    return [t for t in state.combatants if t.side is not c.side and t.active]
+
+
+def _nearest(state: BattleState, c: Combatant, zone: str) -> int:
+    dist = state.battlefield.distance
+    return min((dist(zone, t.zone) for t in _enemies(state, c)), default=0)
+
+
 def _can_attack_from(state: BattleState, c: Combatant, zone: str) -> bool:
     rules = state.ruleset
     dist = state.battlefield.distance
     usable = rules._usable_weapons(c)  # type: ignore[attr-defined]
-    for t in state.combatants:
-        if t.side is not c.side and t.active:
-            band = rules.band(dist(zone, t.zone))
-            if any(band in w.bands for w in usable):
-                return True
+    for t in _enemies(state, c):
+        band = rules.band(dist(zone, t.zone))
+        if any(band in w.bands for w in usable):
+            return True
     return False
 
 
-def _move_score(state: BattleState, c: Combatant, zone: str) -> tuple[int, int, int]:
-    """Higher is better: can attack from there; then (melee) closer to the nearest enemy
-    or (shooters) out of contact and in cover."""
-    dist = state.battlefield.distance
-    enemies = [t for t in state.combatants if t.side is not c.side and t.active]
-    nearest = min((dist(zone, t.zone) for t in enemies), default=0)
-    ranged = any(w.characteristic == "mente" for w in c.stats.weapons.values())
-    if ranged:
-        cover = state.battlefield.zones[zone].cover
-        return (int(_can_attack_from(state, c, zone)), int(nearest > 0), cover)
-    return (int(_can_attack_from(state, c, zone)), -nearest, 0)
+def _shooter(c: Combatant) -> bool:
+    return any(w.characteristic == "mente" for w in c.stats.weapons.values())
 
 
-def choose(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
-    by_verb: dict[str, list[Action]] = {}
-    for a in actions:
-        by_verb.setdefault(a.verb, []).append(a)
-    if "contraatacar" in by_verb:
-        return max(by_verb["contraatacar"], key=lambda a: attack_score(state, a))
-    if "pasar" in by_verb:
-        return by_verb["pasar"][0]
+def _hurt(c: Combatant) -> bool:
+    return c.resources["pv"] * 2 < c.maxima["pv"]
 
-    for heal in by_verb.get("curar", []):
+
+def _side_broken(state: BattleState, c: Combatant) -> bool:
+    mine = [a for a in state.combatants if a.side is c.side]
+    out = sum(1 for a in mine if a.status is not Status.ACTIVE)
+    return out * 2 >= len(mine)
+
+
+def _best_move(
+    state: BattleState, c: Combatant, moves: list[Action], key: Callable[[str], tuple]
+) -> Action | None:
+    """The move with the highest ``key``, if it beats staying where ``c`` is."""
+    if not moves:
+        return None
+    best = max(moves, key=lambda a: key(str(a.zone)))
+    return best if key(str(best.zone)) > key(c.zone) else None
+
+
+def _approach_key(state: BattleState, c: Combatant) -> Callable[[str], tuple]:
+    if _shooter(c):
+        # Shooters want a shot, out of contact, in cover.
+        return lambda z: (
+            _can_attack_from(state, c, z),
+            _nearest(state, c, z) > 0,
+            state.battlefield.zones[z].cover,
+        )
+    return lambda z: (_can_attack_from(state, c, z), -_nearest(state, c, z))
+
+
+def _away_key(state: BattleState, c: Combatant) -> Callable[[str], tuple]:
+    zones = state.battlefield.zones
+    return lambda z: (zones[z].exit, _nearest(state, c, z), zones[z].cover)
+
+
+def _heal_worst(state: BattleState, heals: list[Action], threshold: float) -> Action | None:
+    """The heal on the ally with the lowest PV fraction, if down or below ``threshold``."""
+    candidates = []
+    for heal in heals:
         ally = state.by_id[str(heal.target)]
-        if ally.status is Status.DOWN or ally.resources["pv"] * 3 < ally.maxima["pv"]:
-            return heal
+        frac = ally.resources["pv"] / ally.maxima["pv"]
+        if ally.status is Status.DOWN or frac < threshold:
+            candidates.append((ally.status is not Status.DOWN, frac, heal))
+    return min(candidates, key=lambda x: (x[0], x[1]))[2] if candidates else None
 
-    if "atacar" in by_verb:
-        return max(by_verb["atacar"], key=lambda a: attack_score(state, a))
 
-    c = state.by_id[actions[0].actor]
-    if "mover" in by_verb:
-        here = _move_score(state, c, c.zone)
-        best = max(by_verb["mover"], key=lambda a: _move_score(state, c, str(a.zone)))
-        if _move_score(state, c, str(best.zone)) > here:
-            return best
+def _useful_help(state: BattleState, by_verb: ByVerb) -> Action | None:
+    for a in by_verb.get("ayudar", []):
+        ally = state.by_id[str(a.target)]
+        if _can_attack_from(state, ally, ally.zone):
+            return a
+    return None
 
+
+def _upkeep(by_verb: ByVerb) -> Action | None:
     for verb in ("recuperar_arma", "recargar"):
         if verb in by_verb:
             return by_verb[verb][0]
-    helps = [
-        a
-        for a in by_verb.get("ayudar", [])
-        if _can_attack_from(state, state.by_id[str(a.target)], state.by_id[str(a.target)].zone)
-    ]
-    if helps:
-        return helps[rng.randrange(len(helps))]
+    return None
+
+
+def _tactician(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
+    heal = _heal_worst(state, by_verb.get("curar", []), 1 / 3)
+    if heal:
+        return heal
+    if "atacar" in by_verb:
+        return max(by_verb["atacar"], key=lambda a: attack_score(state, a))
+    move = _best_move(state, c, by_verb.get("mover", []), _approach_key(state, c))
+    return move or _upkeep(by_verb) or _useful_help(state, by_verb) or by_verb["fin_turno"][0]
+
+
+def _brute(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
+    if "atacar" in by_verb:
+        dist = state.battlefield.distance
+
+        def key(a: Action) -> tuple[int, int, float]:
+            t = state.by_id[str(a.target)]
+            return (-dist(c.zone, t.zone), -t.resources["pv"], expected_damage(state, a))
+
+        return max(by_verb["atacar"], key=key)
+    move = _best_move(state, c, by_verb.get("mover", []), lambda z: (-_nearest(state, c, z),))
+    return move or _upkeep(by_verb) or by_verb["fin_turno"][0]
+
+
+def _cautious(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
+    if _hurt(c):
+        self_heal = [a for a in by_verb.get("curar", []) if a.target == c.id]
+        if self_heal:
+            return self_heal[0]
+        move = _best_move(state, c, by_verb.get("mover", []), _away_key(state, c))
+        if move:
+            return move
+    attacks = by_verb.get("atacar", [])
+    dist = state.battlefield.distance
+    ranged = [a for a in attacks if dist(c.zone, state.by_id[str(a.target)].zone) > 0]
+    if ranged or attacks:
+        return max(ranged or attacks, key=lambda a: attack_score(state, a))
+    move = _best_move(state, c, by_verb.get("mover", []), _approach_key(state, c))
+    return move or _upkeep(by_verb) or by_verb["fin_turno"][0]
+
+
+def _coward(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
+    if not (_hurt(c) or _side_broken(state, c)):
+        return _cautious(state, c, by_verb, rng)
+    move = _best_move(state, c, by_verb.get("mover", []), _away_key(state, c))
+    if move:
+        return move
+    if by_verb.get("atacar"):
+        # Cornered (no step takes it further away): it fights back.
+        return max(by_verb["atacar"], key=lambda a: attack_score(state, a))
     return by_verb["fin_turno"][0]
+
+
+def _protector(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
+    heal = _heal_worst(state, by_verb.get("curar", []), 2 / 3)
+    if heal:
+        return heal
+    allies = [a for a in state.combatants if a.side is c.side and a.active and a.id != c.id]
+    ward = min(allies, key=lambda a: a.resources["pv"] / a.maxima["pv"], default=None)
+    attacks = by_verb.get("atacar", [])
+    if ward is not None:
+        guarding = [a for a in attacks if state.by_id[str(a.target)].zone == ward.zone]
+        if guarding:
+            return max(guarding, key=lambda a: attack_score(state, a))
+    helping = _useful_help(state, by_verb)
+    if helping:
+        return helping
+    if attacks:
+        return max(attacks, key=lambda a: attack_score(state, a))
+    if ward is not None:
+        dist = state.battlefield.distance
+        move = _best_move(state, c, by_verb.get("mover", []), lambda z: (-dist(z, ward.zone),))
+        if move:
+            return move
+    return _upkeep(by_verb) or by_verb["fin_turno"][0]
+
+
+STRATEGIES = {
+    "tactician": _tactician,
+    "brute": _brute,
+    "cautious": _cautious,
+    "coward": _coward,
+    "protector": _protector,
+}
+
+
+def choose(
+    state: BattleState, actions: list[Action], rng: random.Random, temperament: str = "tactician"
+) -> Action:
+    by_verb: ByVerb = {}
+    for a in actions:
+        by_verb.setdefault(a.verb, []).append(a)
+    c = state.by_id[actions[0].actor]
+    if state.pending is not None and state.pending.name == "defensa_perfecta":
+        # DD-08: a free attack is worth taking unless running is the plan.
+        fleeing = temperament == "coward" and (_hurt(c) or _side_broken(state, c))
+        if "contraatacar" in by_verb and not fleeing:
+            return max(by_verb["contraatacar"], key=lambda a: attack_score(state, a))
+        if fleeing or (temperament == "cautious" and _hurt(c)):
+            move = _best_move(state, c, by_verb.get("reposicionar", []), _away_key(state, c))
+            if move:
+                return move
+        return by_verb["pasar"][0]
+    return STRATEGIES.get(temperament, _tactician)(state, c, by_verb, rng)
