@@ -1,0 +1,49 @@
+"""Cairn (seed ``seeds/cairn.txt``; rule ids CA-01 … CA-19 in rules-notes.md).
+
+Every rule, the seed sentence it follows and the default where the seed is silent:
+
+* CA-01 *(ext)* Save: d20 ≤ attribute succeeds; 1 always succeeds, 20 always fails
+  (``combat.save``).
+* CA-02 "Cada ronda comienza con cualquier PJ que pueda actuar, seguido por sus
+  oponentes. El resultado de las acciones de cada lado ocurre simultáneamente": side
+  turns, heroes first; each combatant of the side declares (one decision each, in
+  scenario order), then the side resolves together (movement, then attacks).
+* CA-03 "Durante la primera ronda de combate, cada PJ debe realizar una tirada de
+  salvación de DES para poder actuar": option ``first_round_save`` (default on);
+  stat ``waive_first_save`` for abilities/items that negate it.
+* CA-04 "moverse hasta 12 metros y realizar una acción": one zone step plus the action;
+  ``mover`` covers two zones (the second move is the action); melee ``atacar`` closes
+  one zone first; the risky action simulated is the retreat (CA-17).
+* CA-05 "Los ataques en combate siempre impactan": weapon die − armadura, to PI.
+* CA-06 "se tiran todos los dados de daño y se conserva el resultado más alto".
+* CA-07 Impedido → d4: the attacker's ``impaired`` flag, a ranged attack on a target whose
+  ZONE has ``cover`` ≥ option ``cover_impairs_at`` *(default 1)*, an individual
+  attacking a destacamento; unarmed is always d4.
+* CA-08 Mejorado → d12: a ``helpless`` target, a destacamento attacking an individual.
+  Both Impedido and Mejorado: option ``both_modifiers`` *(default ``cancel``: the
+  weapon's own die)*.
+* CA-09 Explosión: every opponent in the target's zone *(default area)*, one roll each,
+  each joining that target's keep-highest pool.
+* CA-10 Two weapons ``d8+d8``: both dice rolled, highest kept.
+* CA-11 Damage past 0 PI comes off FUE, then a FUE save with the new FUE.
+* CA-12 Daño Crítico: a PC is DOWN (crawling, ``dano_critico``); an NPC is DEAD.
+* CA-13 Exactly 0 PI from an attack, PC only: Cicatrices entry = PI lost *(ext table
+  1–12, ≥12 reads 12)*; out of action, privado and desjarretado simulated, the rest
+  recorded as events (option ``scars``, default on).
+* CA-14 FUE 0 death; DES 0 paralizado; VOL 0 delirante (both DOWN, cannot act).
+* CA-15 Damage outside combat goes to an attribute: ``combat.damage_outside_combat``.
+* CA-16 Destacamentos (stat ``destacamento``): Daño Crítico routs (FLED) *(default)*,
+  FUE 0 destroys; individuals attacking it are Impedido (except Explosión); its
+  attacks on individuals are Mejorado and Explosión.
+* CA-17 Retreat ``huir``: a DES save, from or next to a zone marked ``exit``; success is
+  FLED; failure leaves the character in the exit zone.
+* CA-18 *(ext)* option ``morale`` (default off): the enemies' VOL saves on the first
+  casualty and at half strength, a lone foe at 0 PI; failure flees at once.
+* CA-19 *(ext)* armadura ≤ 3; ``template: goblin|bandit|bugbear`` stat blocks.
+
+Exact helpers: :mod:`escaramuza.rules.cairn.exact`.
+"""
+
+from escaramuza.rules.cairn.ruleset import Cairn
+
+__all__ = ["Cairn"]

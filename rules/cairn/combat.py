@@ -1,0 +1,285 @@
+"""Saves, attack dice, damage, Daño Crítico, Cicatrices and attribute loss.
+
+Each function cites the seed sentence (or the rules-notes default) it follows.
+They mutate one combatant and return the events; the turn structure that calls
+them is in :mod:`escaramuza.rules.cairn.ruleset`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from escaramuza.rules.cairn.scars import scar_for
+from escaramuza.rules.cairn.stats import UNARMED, Weapon
+from escaramuza.rules.core.dice import Roller
+from escaramuza.rules.core.events import (
+    ConditionApplied,
+    Damaged,
+    Event,
+    Note,
+    Rolled,
+    StatusChanged,
+)
+from escaramuza.rules.core.model import Combatant, Condition, Status
+
+if TYPE_CHECKING:
+    from escaramuza.rules.core.state import BattleState
+
+#: Conditions the engine applies (and the env observes), in a fixed order.
+CONDITIONS: tuple[str, ...] = (
+    "perdio_turno",  # CA-03: failed the first-round DES save
+    "privado",  # CA-13: deprived (Golpeado, Herida mortal)
+    "desjarretado",  # CA-13: hamstrung, cannot move
+    "dano_critico",  # CA-12: a PC crawling, out of the fight
+    "fuera_de_accion",  # CA-13: out of action (Herida mortal, Condenado)
+    "paralizado",  # CA-14: DES 0
+    "delirante",  # CA-14: VOL 0
+)
+
+ATTRIBUTES: dict[str, str] = {"fue": "FUE", "des": "DES", "vol": "VOL"}
+
+
+@dataclass(frozen=True, slots=True)
+class ScarSuffered(Event):
+    """CA-13: a Cicatrices entry read for a PC left at exactly 0 PI."""
+
+    target: str = ""
+    entry: int = 0
+    scar: str = ""
+
+
+def set_status(c: Combatant, status: Status, text: str, source: str = "") -> StatusChanged:
+    c.status = status
+    return StatusChanged(text, c.id, status.value, source)
+
+
+def apply_condition(c: Combatant, name: str, text: str, source: str | None = None) -> Event:
+    c.conditions[name] = Condition(name, source=source, persistent=True)
+    return ConditionApplied(text, c.id, name)
+
+
+def save(roller: Roller, c: Combatant, attribute: str, why: str) -> tuple[bool, Rolled]:
+    """CA-01 *(ext)*: d20 ≤ the attribute succeeds; 1 always succeeds, 20 always fails."""
+    score = c.resources[attribute]
+    face = roller.roll(20, f"{c.id} {ATTRIBUTES[attribute]} save ({why})")
+    ok = face == 1 or (face != 20 and face <= score)
+    verdict = "passes" if ok else "fails"
+    text = (
+        f"{c.name} rolls a {ATTRIBUTES[attribute]} save ({why}): d20 = {face} "
+        f"against {ATTRIBUTES[attribute]} {score} — {verdict}."
+    )
+    return ok, Rolled(text, c.id, f"{attribute} save", (face,), face)
+
+
+# -- attack dice (CA-05 … CA-10, CA-16) ------------------------------------------
+
+
+def weapons_of(c: Combatant) -> tuple[Weapon, ...]:
+    """The combatant's weapons; with none, its fists (CA-07: "desarmados … 1d4")."""
+    return tuple(c.stats.weapons) or (UNARMED,)
+
+
+def weapon_named(c: Combatant, name: str) -> Weapon:
+    for w in weapons_of(c):
+        if w.name == name:
+            return w
+    raise KeyError(f"{c.id} has no weapon {name!r}")
+
+
+def attack_modifier(
+    state: BattleState, attacker: Combatant, target: Combatant, weapon: Weapon
+) -> tuple[str, str]:
+    """``(normal|impaired|enhanced, why)`` for one attacker's die against one target."""
+    impaired: list[str] = []
+    enhanced: list[str] = []
+    if attacker.stats.impaired:
+        impaired.append("fights from weakness")
+    # CA-07 reading: "luchando … a través de cobertura": a ranged attack into a zone
+    # with cover is made through that cover (the target's zone, not the shooter's).
+    cover = state.battlefield.zones[target.zone].cover
+    if weapon.ranged and cover >= state.options.cover_impairs_at:
+        impaired.append(f"target in cover {cover}")
+    # CA-16: "Los ataques contra destacamentos por parte de un solo individuo se
+    # consideran Impedidos (excluyendo el daño por Explosión)."
+    if target.stats.destacamento and not attacker.stats.destacamento and not weapon.blast:
+        impaired.append("an individual against a destacamento")
+    # CA-08: "contra un oponente indefenso" / CA-16 "ataques contra individuos por
+    # parte de destacamentos se consideran Mejorados".
+    if target.stats.helpless:
+        enhanced.append("helpless target")
+    if attacker.stats.destacamento and not target.stats.destacamento:
+        enhanced.append("a destacamento against an individual")
+    if impaired and enhanced:
+        rule = state.options.both_modifiers
+        why = "; ".join(impaired + enhanced)
+        return ("normal" if rule == "cancel" else rule), why
+    if impaired:
+        return "impaired", "; ".join(impaired)
+    if enhanced:
+        return "enhanced", "; ".join(enhanced)
+    return "normal", ""
+
+
+def attack_dice(
+    state: BattleState, attacker: Combatant, target: Combatant, weapon: Weapon
+) -> tuple[tuple[int, ...], str]:
+    """The dice one attacker rolls at one target, and why they are not the weapon's."""
+    if weapon is UNARMED:
+        return (4,), "unarmed"
+    mod, why = attack_modifier(state, attacker, target, weapon)
+    if mod == "impaired":
+        # "el atacante debe tirar 1d4 de daño independientemente del dado de su arma"
+        return (4,), f"Impedido: {why}"
+    if mod == "enhanced":
+        return (12,), f"Mejorado: {why}"
+    return weapon.dice, why
+
+
+def is_blast(attacker: Combatant, target: Combatant, weapon: Weapon) -> bool:
+    """CA-09 Explosión, or CA-16: a destacamento's attack on an individual is blast."""
+    return weapon.blast or (attacker.stats.destacamento and not target.stats.destacamento)
+
+
+def blast_targets(
+    state: BattleState, attacker: Combatant, target: Combatant, weapon: Weapon
+) -> list[Combatant]:
+    """Everyone the blast reaches: the opponents in the target's zone *(default area)*.
+
+    A destacamento's own blast (CA-16) is against individuals, so it does not
+    reach other destacamentos; a blast weapon reaches everyone there.
+    """
+    return [
+        c
+        for c in state.combatants
+        if c.active
+        and c.side is not attacker.side
+        and c.zone == target.zone
+        and (weapon.blast or not c.stats.destacamento)
+    ]
+
+
+# -- damage (CA-11 … CA-14) ------------------------------------------------------
+
+
+def apply_damage(
+    state: BattleState, target: Combatant, damage: int, source: str, roller: Roller
+) -> list[Event]:
+    """Take ``damage`` (already net of armour) to PI, then FUE with the save (CA-11)."""
+    if damage <= 0:
+        return [Note(f"{target.name}'s armadura {target.stats.armadura} stops it: no damage.")]
+    events: list[Event] = []
+    pi = target.resources["pi"]
+    to_pi = min(damage, pi)
+    over = damage - to_pi
+    if to_pi:
+        target.resources["pi"] = pi - to_pi
+        events.append(
+            Damaged(
+                f"{target.name} loses {to_pi} PI ({pi - to_pi} left).",
+                target.id, to_pi, "pi", source, pi - to_pi,
+            )
+        )
+    if over == 0:
+        # CA-13: "Si un ataque causa que un PC se quede con exactamente 0 PI".
+        if to_pi and target.resources["pi"] == 0 and target.pc and state.options.scars:
+            events.extend(read_scar(state, target, to_pi, source))
+        return events
+    # CA-11: "de quedar más puntos de daño, se restarían de su FUE".
+    fue = target.resources["fue"]
+    new = max(0, fue - over)
+    target.resources["fue"] = new
+    events.append(
+        Damaged(
+            f"{target.name} takes {over} damage past 0 PI to FUE ({new} left).",
+            target.id, fue - new, "fue", source, new,
+        )
+    )
+    if new == 0:
+        events.extend(attribute_zero(target, "fue", source))
+        return events
+    # CA-11: "debe realizar inmediatamente una tirada de salvación de FUE … utilizando
+    # su nueva puntuación de FUE".
+    ok, rolled = save(roller, target, "fue", "Daño Crítico")
+    events.append(rolled)
+    if not ok:
+        events.extend(critical_damage(target, source))
+    return events
+
+
+def critical_damage(target: Combatant, source: str) -> list[Event]:
+    """CA-12 (and CA-16 for a destacamento): what a failed FUE save means."""
+    if target.stats.destacamento:
+        # CA-16: "Cuando un destacamento sufre Daño Crítico, se retira" *(default: it
+        # withdraws, leaving the fight)*.
+        return [set_status(target, Status.FLED,
+                           f"{target.name} suffers Daño Crítico and the destacamento routs.",
+                           source)]
+    if target.pc:
+        # "no puede hacer nada más que arrastrarse débilmente, luchando por su vida".
+        return [
+            apply_condition(target, "dano_critico",
+                            f"{target.name} suffers Daño Crítico: crawling, dying within "
+                            "the hour unless treated.", source),
+            set_status(target, Status.DOWN, f"{target.name} is out of the fight.", source),
+        ]
+    # "Los PNJS y monstruos que no superen una tirada de salvación de Daño Crítico se
+    # consideran muertos".
+    return [set_status(target, Status.DEAD,
+                       f"{target.name} suffers Daño Crítico and dies.", source)]
+
+
+def attribute_zero(c: Combatant, attribute: str, source: str = "") -> list[Event]:
+    """CA-14: FUE 0 is death (a destacamento is destroyed); DES 0 paralysed; VOL 0
+    delirious — both leave the character unable to act."""
+    if attribute == "fue":
+        what = "the destacamento is destroyed" if c.stats.destacamento else "dies"
+        return [set_status(c, Status.DEAD, f"{c.name} is at FUE 0 and {what}.", source)]
+    name = "paralizado" if attribute == "des" else "delirante"
+    return [
+        apply_condition(c, name, f"{c.name} is at {ATTRIBUTES[attribute]} 0: {name}.", source),
+        set_status(c, Status.DOWN, f"{c.name} cannot act.", source),
+    ]
+
+
+def lose_attribute(c: Combatant, attribute: str, amount: int, source: str = "") -> list[Event]:
+    """Take ``amount`` off an attribute (never below 0), with CA-14 at 0."""
+    old = c.resources[attribute]
+    new = max(0, old - amount)
+    c.resources[attribute] = new
+    events: list[Event] = [
+        Damaged(f"{c.name} loses {old - new} {ATTRIBUTES[attribute]} ({new} left).",
+                c.id, old - new, attribute, source, new)
+    ]
+    if new == 0 and old > 0 and c.active:
+        events.extend(attribute_zero(c, attribute, source))
+    return events
+
+
+def damage_outside_combat(c: Combatant, amount: int, attribute: str = "fue") -> list[Event]:
+    """CA-15: "Si un PJ recibiría daño fuera del combate, en su lugar recibiría daño
+    en un Atributo (normalmente FUE)" — PI are not touched."""
+    return lose_attribute(c, attribute, amount, "")
+
+
+def read_scar(state: BattleState, target: Combatant, pi_lost: int, source: str) -> list[Event]:
+    """CA-13: read the Cicatrices entry for the PI lost and apply its fight effects."""
+    scar = scar_for(pi_lost)
+    events: list[Event] = [
+        ScarSuffered(
+            f"{target.name} is left at exactly 0 PI after losing {pi_lost}: Cicatrices "
+            f"#{scar.entry} {scar.name} — {scar.text}.",
+            target.id, scar.entry, scar.name,
+        )
+    ]
+    if "deprived" in scar.effects:
+        events.append(apply_condition(target, "privado", f"{target.name} is privado.", source))
+    if "hamstrung" in scar.effects:
+        events.append(apply_condition(target, "desjarretado",
+                                      f"{target.name} is hamstrung and cannot move.", source))
+    if "out_of_action" in scar.effects:
+        events.append(apply_condition(target, "fuera_de_accion",
+                                      f"{target.name} is out of action.", source))
+        events.append(set_status(target, Status.DOWN, f"{target.name} is out of the fight.",
+                                 source))
+    return events

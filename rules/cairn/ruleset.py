@@ -1,0 +1,423 @@
+"""The Cairn ruleset: side turns, declarations first, simultaneous resolution.
+
+A round is the heroes' side turn, then the enemies' (CA-02: "Cada ronda
+comienza con cualquier PJ que pueda actuar, seguido por sus oponentes"). In a
+side turn every combatant of that side able to act declares one action, one
+decision each in scenario order ("Todas las acciones se declaran antes de
+resolverse"); then the side's declarations resolve together ("El resultado de
+las acciones de cada lado ocurre simultáneamente"): movement first, then every
+target takes the single highest of all the dice aimed at it (CA-06).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from escaramuza.rules.cairn.combat import (
+    CONDITIONS,
+    apply_damage,
+    attack_dice,
+    blast_targets,
+    is_blast,
+    save,
+    set_status,
+    weapon_named,
+    weapons_of,
+)
+from escaramuza.rules.cairn.stats import CairnOptions, CairnStats, Weapon
+from escaramuza.rules.core.dice import Roller
+from escaramuza.rules.core.events import (
+    AttackResolved,
+    BattleStarted,
+    ConditionApplied,
+    ConditionEnded,
+    Event,
+    Moved,
+    Note,
+    Rolled,
+    TurnStarted,
+)
+from escaramuza.rules.core.model import (
+    Action,
+    Combatant,
+    Condition,
+    Decision,
+    DecisionKind,
+    Side,
+    Status,
+    VerbSpec,
+)
+from escaramuza.rules.core.ruleset import Ruleset
+from escaramuza.rules.core.state import BattleState
+
+ATTACK = "atacar"
+MOVE = "mover"
+FLEE = "huir"
+WAIT = "esperar"
+
+#: How many zone steps a turn can cover: the move plus a second move as the action
+#: (CA-04: "moverse hasta 12 metros y realizar una acción … hacer un segundo movimiento").
+MAX_MOVE = 2
+
+
+class Cairn(Ruleset):
+    """Cairn (2e) combat: attacks always hit, keep-highest focus fire, PI → FUE."""
+
+    id: ClassVar[str] = "cairn"
+    name: ClassVar[str] = "Cairn"
+    env_id: ClassVar[str] = "escaramuza/Cairn-v0"
+    default_scenario: ClassVar[str] = "cairn/emboscada_goblin"
+    verbs: ClassVar[tuple[VerbSpec, ...]] = (
+        VerbSpec(ATTACK, target=True, item=True,
+                 description="attack with a weapon (closing one zone first for melee)"),
+        VerbSpec(MOVE, zone=True, description="move up to two zones (move + second move)"),
+        VerbSpec(FLEE, description="retreat through an exit zone: a DES save (CA-17)"),
+        VerbSpec(WAIT, description="do nothing this turn"),
+    )
+    resources: ClassVar[dict[str, float]] = {"pi": 6.0, "fue": 18.0, "des": 18.0, "vol": 18.0}
+    conditions: ClassVar[tuple[str, ...]] = CONDITIONS
+    band_names: ClassVar[tuple[str, ...]] = ("misma zona", "cerca", "lejos")
+    options_model: ClassVar[type[BaseModel]] = CairnOptions
+    stats_model: ClassVar[type[BaseModel]] = CairnStats
+    n_features: ClassVar[int] = 7
+    decision_names: ClassVar[tuple[str, ...]] = ("declarar",)
+
+    # -- scenario -------------------------------------------------------------
+    def build_combatant(
+        self, base: dict[str, Any], stats: BaseModel, options: BaseModel, index: int
+    ) -> Combatant:
+        assert isinstance(stats, CairnStats)
+        side = Side(base["side"])
+        pc = stats.pc if stats.pc is not None else side is Side.HEROES
+        if pc and stats.destacamento:
+            raise ValueError("destacamento: a destacamento is a group of NPCs, not a PC")
+        values = {"pi": stats.pi, "fue": stats.fue, "des": stats.des, "vol": stats.vol}
+        items = tuple(w.name for w in stats.weapons) or ("desarmado",)
+        return Combatant(
+            id=base["id"],
+            name=base["name"],
+            side=side,
+            zone=base["zone"],
+            index=index,
+            stats=stats,
+            resources=dict(values),
+            maxima=dict(values),
+            items=items,
+            temperament=base["temperament"],
+            pc=pc,
+        )
+
+    # -- turn structure (CA-02, CA-03) -------------------------------------------
+    def start(self, state: BattleState, roller: Roller) -> list[Event]:
+        events: list[Event] = [
+            BattleStarted(f"{state.scenario.title}: a Cairn battle begins.",
+                          state.scenario.name, self.id)
+        ]
+        events.extend(self.begin_round(state))
+        events.extend(self._open_side_turn(state, Side.HEROES, roller))
+        if not state.data["queue"]:
+            events.extend(self._close_side_turn(state))
+            events.extend(self._next_side_turn(state, roller))
+        return events
+
+    def _open_side_turn(self, state: BattleState, side: Side, roller: Roller) -> list[Event]:
+        state.data["side"] = side.value
+        state.data["declared"] = ()
+        events: list[Event] = [
+            TurnStarted(f"Round {state.round}: the {side.value} declare their actions.",
+                        "", state.round)
+        ]
+        if state.round == 1 and state.options.first_round_save:
+            for c in state.combatants:
+                if c.side is side and c.active and c.pc and not c.stats.waive_first_save:
+                    # CA-03: "cada PJ debe realizar una tirada de salvación de DES para poder
+                    # actuar … Los PCs que no superen la tirada pierden su turno".
+                    ok, rolled = save(roller, c, "des", "first round")
+                    events.append(rolled)
+                    if not ok:
+                        c.conditions["perdio_turno"] = Condition("perdio_turno", until="turn")
+                        events.append(ConditionApplied(f"{c.name} loses the turn.", c.id,
+                                                       "perdio_turno"))
+        queue = tuple(
+            c.id for c in state.combatants
+            if c.side is side and c.active and "perdio_turno" not in c.conditions
+        )
+        state.data["queue"] = queue
+        state.pending = self._decision(state, queue[0]) if queue else None
+        return events
+
+    def _decision(self, state: BattleState, actor_id: str) -> Decision:
+        c = state.by_id[actor_id]
+        return Decision(DecisionKind.TURN, c.id, c.side, "declarar",
+                        f"{c.name}: declare an action (round {state.round})")
+
+    def _close_side_turn(self, state: BattleState) -> list[Event]:
+        side = Side(state.data["side"])
+        events: list[Event] = []
+        for c in state.combatants:
+            if c.side is side and "perdio_turno" in c.conditions:
+                del c.conditions["perdio_turno"]
+                events.append(ConditionEnded(f"{c.name} can act again.", c.id, "perdio_turno"))
+        state.data["declared"] = ()
+        state.data["queue"] = ()
+        state.pending = None
+        return events
+
+    def _next_side_turn(self, state: BattleState, roller: Roller) -> list[Event]:
+        """Open the next side turn that has someone to declare (or end the battle)."""
+        events: list[Event] = []
+        side = Side(state.data["side"])
+        while state.outcome is None:
+            if side is Side.HEROES:
+                side = Side.ENEMIES
+            else:
+                events.extend(self.begin_round(state))
+                if state.outcome is not None:
+                    break
+                side = Side.HEROES
+            events.extend(self._open_side_turn(state, side, roller))
+            if state.data["queue"]:
+                break
+            events.extend(self._close_side_turn(state))
+        return events
+
+    # -- legal actions (CA-04) ---------------------------------------------------------
+    def legal_actions(self, state: BattleState) -> list[Action]:
+        if state.pending is None or state.outcome is not None:
+            return []
+        return self.actions_for(state, state.by_id[state.pending.actor])
+
+    @staticmethod
+    def can_move(c: Combatant) -> bool:
+        # CA-13 Desjarretado: "can barely move".
+        return "desjarretado" not in c.conditions
+
+    def actions_for(self, state: BattleState, actor: Combatant) -> list[Action]:
+        bf = state.battlefield
+        mobile = self.can_move(actor)
+        out: list[Action] = []
+        for target in state.combatants:
+            if not target.active or target.side is actor.side:
+                continue
+            hops = bf.distance(actor.zone, target.zone)
+            for weapon in weapons_of(actor):
+                if weapon.ranged:
+                    ok = hops <= weapon.reach
+                else:
+                    # CA-04: the move (one zone step) then the attack.
+                    ok = hops == 0 or (hops == 1 and mobile)
+                if ok:
+                    out.append(Action(ATTACK, actor.id, target=target.id, item=weapon.name))
+        if mobile:
+            for zone in bf.zone_ids:
+                if 1 <= bf.distance(actor.zone, zone) <= MAX_MOVE:
+                    out.append(Action(MOVE, actor.id, zone=zone))
+        exits = bf.exits()
+        if exits and min(bf.distance(actor.zone, z) for z in exits) <= (1 if mobile else 0):
+            out.append(Action(FLEE, actor.id))
+        out.append(Action(WAIT, actor.id))
+        return out
+
+    # -- apply ----------------------------------------------------------------------
+    def apply(self, state: BattleState, action: Action, roller: Roller) -> list[Event]:
+        state.data["declared"] = (*state.data["declared"], action)
+        queue = state.data["queue"][1:]
+        state.data["queue"] = queue
+        actor = state.by_id[action.actor]
+        events: list[Event] = [
+            Note(f"{actor.name} has declared ({len(queue)} still to declare before the "
+                 "side's actions resolve together).")
+        ]
+        if queue:
+            state.pending = self._decision(state, queue[0])
+            return events
+        events.extend(self.resolve(state, roller))
+        events.extend(self._close_side_turn(state))
+        events.extend(self.check_end(state))
+        if state.outcome is None:
+            events.extend(self._next_side_turn(state, roller))
+        return events
+
+    def resolve(self, state: BattleState, roller: Roller) -> list[Event]:
+        """Resolve the acting side's declarations together (CA-02)."""
+        declared: tuple[Action, ...] = state.data["declared"]
+        events: list[Event] = []
+        for action in declared:
+            events.extend(self._resolve_movement(state, action, roller))
+        events.extend(self.resolve_attacks(state, declared, roller))
+        events.extend(self.morale(state, roller))
+        return events
+
+    def _resolve_movement(self, state: BattleState, action: Action, roller: Roller) -> list[Event]:
+        actor = state.by_id[action.actor]
+        if not actor.active:
+            return []
+        if action.verb == MOVE and action.zone is not None:
+            return [self._move(actor, action.zone)]
+        if action.verb == ATTACK and action.target is not None and action.item is not None:
+            target = state.by_id[action.target]
+            if not weapon_named(actor, action.item).ranged and actor.zone != target.zone:
+                return [self._move(actor, target.zone)]
+            return []
+        if action.verb == FLEE:
+            return self._retreat(state, actor, roller)
+        return []
+
+    @staticmethod
+    def _move(actor: Combatant, zone: str) -> Moved:
+        old = actor.zone
+        actor.zone = zone
+        return Moved(f"{actor.name} moves from {old} to {zone}.", actor.id, old, zone)
+
+    def _retreat(self, state: BattleState, actor: Combatant, roller: Roller) -> list[Event]:
+        """CA-17: "Huir … siempre requiere una tirada de salvación de Destreza exitosa,
+        así como un destino seguro al que huir" — the safe place is an ``exit`` zone."""
+        bf = state.battlefield
+        events: list[Event] = []
+        if not bf.zones[actor.zone].exit:
+            exits = bf.exits()
+            nearest = min(exits, key=lambda z: (bf.distance(actor.zone, z), bf.index[z]))
+            events.append(self._move(actor, nearest))
+        ok, rolled = save(roller, actor, "des", "retreat")
+        events.append(rolled)
+        if ok:
+            events.append(set_status(actor, Status.FLED, f"{actor.name} gets away.", actor.id))
+        else:
+            events.append(Note(f"{actor.name} cannot break away this turn."))
+        return events
+
+    def resolve_attacks(
+        self, state: BattleState, declared: Sequence[Action], roller: Roller
+    ) -> list[Event]:
+        """CA-05/06/09: pool every die aimed at each target; blast rolls per target."""
+        pools: dict[str, list[tuple[Combatant, Weapon, tuple[int, ...], str]]] = {}
+        for action in declared:
+            if action.verb != ATTACK or action.target is None or action.item is None:
+                continue
+            attacker = state.by_id[action.actor]
+            target = state.by_id[action.target]
+            if not attacker.active or not target.active:
+                continue
+            weapon = weapon_named(attacker, action.item)
+            # CA-09: "tirando los dados de daño por separado para cada personaje afectado";
+            # each of those rolls joins the keep-highest pool of the target it is for.
+            hit = (blast_targets(state, attacker, target, weapon)
+                   if is_blast(attacker, target, weapon) else [target])
+            for t in hit:
+                dice, why = attack_dice(state, attacker, t, weapon)
+                pools.setdefault(t.id, []).append((attacker, weapon, dice, why))
+        events: list[Event] = []
+        for target in state.combatants:
+            entries = pools.get(target.id)
+            if entries and target.active:
+                events.extend(self._resolve_pool(state, target, entries, roller))
+        return events
+
+    def _resolve_pool(
+        self,
+        state: BattleState,
+        target: Combatant,
+        entries: list[tuple[Combatant, Weapon, tuple[int, ...], str]],
+        roller: Roller,
+    ) -> list[Event]:
+        events: list[Event] = []
+        best = 0
+        source = entries[0][0].id
+        for attacker, weapon, dice, why in entries:
+            faces = tuple(roller.roll(s, f"{attacker.id} damage on {target.id}") for s in dice)
+            dice_text = "+".join(f"d{s}" for s in dice)
+            note = f" ({why})" if why else ""
+            events.append(Rolled(
+                f"{attacker.name} rolls {dice_text}{note} at {target.name} with {weapon.name}: "
+                f"{', '.join(map(str, faces))}.",
+                attacker.id, "damage", faces, max(faces),
+            ))
+            events.append(AttackResolved(
+                f"{attacker.name}'s attack on {target.name} hits (attacks always hit).",
+                attacker.id, target.id, weapon.name, True,
+            ))
+            if max(faces) > best:
+                best, source = max(faces), attacker.id
+        armour = target.stats.armadura
+        damage = max(0, best - armour)
+        kept = (f"keeping the highest, {best}" if len(entries) > 1 or len(dice) > 1
+                else f"{best}")
+        events.append(Note(
+            f"Damage to {target.name}: {kept}, minus armadura {armour} = {damage}."
+        ))
+        events.extend(apply_damage(state, target, damage, source, roller))
+        return events
+
+    # -- morale (CA-18) -------------------------------------------------------------
+    def morale(self, state: BattleState, roller: Roller) -> list[Event]:
+        """CA-18 *(ext, option ``morale``)*: the enemies save VOL on their first
+        casualty and again at half strength; a lone foe saves at 0 PI. A failed
+        save flees the fight *(default: at once, no retreat save)*."""
+        if not state.options.morale:
+            return []
+        members = [c for c in state.combatants if c.side is Side.ENEMIES and not c.pc]
+        if not members:
+            return []
+        events: list[Event] = []
+        if len(members) == 1:
+            foe = members[0]
+            if foe.active and foe.resources["pi"] == 0 and not state.data.get("morale_lone"):
+                state.data["morale_lone"] = True
+                events.extend(self._morale_saves(state, [foe], "alone at 0 PI", roller))
+            return events
+        active = [c for c in members if c.active]
+        if len(active) < len(members) and not state.data.get("morale_first"):
+            state.data["morale_first"] = True
+            events.extend(self._morale_saves(state, active, "first casualty", roller))
+        active = [c for c in members if c.active]
+        if active and 2 * len(active) <= len(members) and not state.data.get("morale_half"):
+            state.data["morale_half"] = True
+            events.extend(self._morale_saves(state, active, "half strength", roller))
+        return events
+
+    @staticmethod
+    def _morale_saves(
+        state: BattleState, group: list[Combatant], why: str, roller: Roller
+    ) -> list[Event]:
+        events: list[Event] = []
+        for c in group:
+            ok, rolled = save(roller, c, "vol", f"morale, {why}")
+            events.append(rolled)
+            if not ok:
+                events.append(set_status(c, Status.FLED, f"{c.name} loses heart and flees."))
+        return events
+
+    # -- observation helpers --------------------------------------------------------
+    def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
+        stats: CairnStats = combatant.stats
+        weapons = weapons_of(combatant)
+        declared = state.data.get("declared", ())
+        aimed = sum(1 for a in declared if a.verb == ATTACK and a.target == combatant.id)
+        return (
+            stats.armadura / 3.0,
+            max(max(w.dice) for w in weapons) / 12.0,
+            1.0 if any(w.ranged for w in weapons) else 0.0,
+            1.0 if stats.destacamento else 0.0,
+            1.0 if combatant.pc else 0.0,
+            state.battlefield.zones[combatant.zone].cover / 2.0,
+            min(aimed, 4) / 4.0,
+        )
+
+    def describe(self, state: BattleState, action: Action) -> str:
+        actor = state.by_id[action.actor]
+        if action.verb == ATTACK and action.target and action.item:
+            target = state.by_id[action.target]
+            weapon = weapon_named(actor, action.item)
+            dice, why = attack_dice(state, actor, target, weapon)
+            dice_text = "+".join(f"d{s}" for s in dice)
+            extra = f", {why}" if why else ""
+            return (f"{actor.name}: atacar a {target.name} con {weapon.name} "
+                    f"({dice_text}{extra})")
+        if action.verb == MOVE:
+            return f"{actor.name}: mover hacia {action.zone}"
+        if action.verb == FLEE:
+            return f"{actor.name}: huir (DES save, through an exit zone)"
+        return f"{actor.name}: esperar"

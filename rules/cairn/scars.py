@@ -1,0 +1,61 @@
+"""The Cicatrices table (CA-13), as data.
+
+"Si el daño a un PJ reduce sus PI exactamente a 0, busca el resultado en la
+siguiente tabla, consultando la cantidad de PI perdidos en el ataque." The seed
+omits the table itself; the entries are the published game's *(ext)*, 1–12,
+and a loss of 12 or more reads entry 12 *(default)*. Effects are paraphrased.
+
+``effect`` says what the engine simulates in a fight: ``out_of_action`` (the
+PC is down, crawling), ``deprived`` (recorded as the ``privado`` condition;
+nothing heals during a fight, so it changes no dice here), ``hamstrung``
+(cannot move: no second move, no closing in, no retreat through a neighbour
+zone). Every other entry is only recorded as an event with what happens after
+the fight (the maximum-PI or attribute rolls are made on recovery, not here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Scar:
+    entry: int
+    name: str
+    text: str
+    #: Fight effects the engine simulates (see the module docstring).
+    effects: tuple[str, ...] = ()
+
+
+CICATRICES: tuple[Scar, ...] = (
+    Scar(1, "Cicatriz duradera", "a lasting scar (roll d6 for where); on recovery roll d6 "
+         "and keep it as max PI if higher"),
+    Scar(2, "Golpe aturdidor", "a rattling blow, disoriented and shaken; on recovery roll d6 "
+         "and keep it as max PI if higher"),
+    Scar(3, "Golpeado", "walloped, sent flying and winded: privado until a few hours' rest; "
+         "then +d6 max PI", ("deprived",)),
+    Scar(4, "Miembro roto", "a broken limb (d6: leg, arm, rib, skull); once mended roll 2d6 "
+         "and keep it as max PI if higher"),
+    Scar(5, "Infectado", "a gross infection; when over it roll 2d6 and keep it as max PI "
+         "if higher"),
+    Scar(6, "Herida en la cabeza", "a reorienting head wound (d6: FUE, DES, VOL); roll 3d6 "
+         "and keep it as that maximum if higher"),
+    Scar(7, "Desjarretado", "hamstrung, can barely move until helped and rested; then 3d6 "
+         "and keep it as max DES if higher", ("hamstrung",)),
+    Scar(8, "Ensordecido", "deafened until extraordinary aid; a VOL save may raise max VOL "
+         "by d4"),
+    Scar(9, "Recerebrado", "some hidden part of the psyche knocked loose; roll 3d6 and keep "
+         "it as max VOL if higher"),
+    Scar(10, "Desgarrado", "an appendage torn off or crippled (the Guardián says which); a VOL "
+         "save may raise max VOL by d6"),
+    Scar(11, "Herida mortal", "a mortal wound: privado and out of action, dies within the hour "
+         "unless healed", ("deprived", "out_of_action")),
+    Scar(12, "Condenado", "doomed: out of action, death's grip is near", ("out_of_action",)),
+)
+
+
+def scar_for(pi_lost: int) -> Scar:
+    """The entry read for ``pi_lost`` PI lost in the attack (≥ 12 reads 12, *(default)*)."""
+    if pi_lost < 1:
+        raise ValueError("a scar needs at least 1 PI lost")
+    return CICATRICES[min(pi_lost, len(CICATRICES)) - 1]

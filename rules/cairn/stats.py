@@ -1,0 +1,165 @@
+"""Options and stat blocks of a Cairn scenario (pydantic models, extra fields forbidden).
+
+A Cairn character is PI (Protección contra Impacto), three attributes FUE, DES
+and VOL, an armour score and weapons given as damage dice. The seed leaves
+every number to the character sheet, so they are explicit scenario fields;
+CA-19 *(ext)* gives the typical foes, offered as ``template`` stat blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+#: Die sizes a Cairn weapon can roll.
+CAIRN_DICE: tuple[int, ...] = (4, 6, 8, 10, 12)
+
+_DAMAGE = re.compile(r"^d(\d+)(?:\s*\+\s*d(\d+))?$")
+
+
+def parse_damage(text: str) -> tuple[int, ...]:
+    """Parse ``d8`` or ``d8+d6`` into die sizes.
+
+    CA-10: "Si se ataca con dos armas al mismo tiempo, se tiran ambos dados de
+    daño y se conserva el resultado más alto (indicado con un símbolo de suma,
+    por ejemplo, d8+d8)" — so ``+`` here means keep-highest, not a sum, which
+    is why this is not the core dice notation.
+    """
+    match = _DAMAGE.match(text.strip().lower())
+    if not match:
+        raise ValueError(f"{text!r} is not Cairn damage notation (expected 'd8' or 'd8+d6')")
+    sides = tuple(int(g) for g in match.groups() if g is not None)
+    for s in sides:
+        if s not in CAIRN_DICE:
+            raise ValueError(f"{text!r}: a Cairn damage die is one of d4, d6, d8, d10, d12")
+    return sides
+
+
+class CairnOptions(BaseModel):
+    """The ``options`` block of a Cairn scenario."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: CA-03: every PC makes a DES save to act in the first round.
+    first_round_save: bool = True
+    #: CA-13: roll on the Cicatrices table when an attack leaves a PC at exactly 0 PI.
+    scars: bool = True
+    #: CA-18 *(ext)*: morale saves for the enemies; off by default (rules-notes).
+    morale: bool = False
+    #: CA-07 reading *(default)*: a ranged attack on a target standing in a zone whose
+    #: ``cover`` is at least this level is Impedido. 3 switches cover off.
+    cover_impairs_at: int = Field(1, ge=1, le=3)
+    #: *(default)* the seed is silent on an attack both Impedido and Mejorado:
+    #: ``cancel`` rolls the weapon's own die; the others let one side win.
+    both_modifiers: Literal["cancel", "impaired", "enhanced"] = "cancel"
+
+
+class Weapon(BaseModel):
+    """One weapon (or a pair, CA-10) of a combatant."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    damage: str = "d6"
+    #: A ranged weapon (sling, bow) attacks from where the wielder stands.
+    ranged: bool = False
+    #: Hops a ranged weapon reaches *(default 3; the seed gives no ranges)*.
+    reach: int = Field(3, ge=0, le=20)
+    #: CA-09 Explosión: every opponent in the target's zone, rolled separately.
+    blast: bool = False
+
+    _dice: tuple[int, ...] = PrivateAttr(default=())
+
+    @field_validator("damage")
+    @classmethod
+    def _valid_damage(cls, value: str) -> str:
+        parse_damage(value)
+        return value
+
+    def model_post_init(self, context: Any, /) -> None:
+        # Parsed once here so the hot loop never parses notation.
+        self._dice = parse_damage(self.damage)
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        return self._dice
+
+
+#: "Los ataques desarmados siempre hacen 1d4 de daño" (CA-07).
+UNARMED = Weapon(name="desarmado", damage="d4")
+
+#: CA-19 *(ext)* typical foes; a combatant's ``template`` fills the fields it omits.
+TEMPLATES: dict[str, dict[str, Any]] = {
+    "goblin": {
+        "pi": 4,
+        "fue": 8,
+        "des": 12,
+        "vol": 8,
+        "armadura": 0,
+        "weapons": [{"name": "daga", "damage": "d6"}],
+    },
+    "bandit": {
+        "pi": 4,
+        "fue": 12,
+        "des": 12,
+        "vol": 9,
+        "armadura": 1,
+        "weapons": [{"name": "espada corta", "damage": "d6"}],
+    },
+    "bugbear": {
+        "pi": 8,
+        "fue": 14,
+        "des": 12,
+        "vol": 11,
+        "armadura": 1,
+        "weapons": [{"name": "lucero del alba", "damage": "d8"}],
+    },
+}
+
+
+class CairnStats(BaseModel):
+    """A combatant's Cairn keys in a scenario file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: CA-19 typical stat block to start from (``goblin``, ``bandit``, ``bugbear``).
+    template: Literal["goblin", "bandit", "bugbear"] | None = None
+    pi: int = Field(ge=0, le=40)
+    fue: int = Field(ge=1, le=20)
+    des: int = Field(ge=1, le=20)
+    vol: int = Field(ge=1, le=20)
+    #: CA-19 *(ext)*: "Armour ≤ 3".
+    armadura: int = Field(0, ge=0, le=3)
+    weapons: list[Weapon] = Field(default_factory=list)
+    #: CA-16: a group fought as one.
+    destacamento: bool = False
+    #: A player character (CA-03, CA-12, CA-13). Default: heroes are PCs, enemies are not.
+    pc: bool | None = None
+    #: CA-03: "habilidades u objetos pueden negar este requisito".
+    waive_first_save: bool = False
+    #: CA-07: fights from weakness (bound hands…): every attack is Impedido.
+    impaired: bool = False
+    #: CA-08: helpless (asleep, bound): attacks against it are Mejorado.
+    helpless: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_template(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("template") in TEMPLATES:
+            merged = dict(TEMPLATES[data["template"]])
+            merged.update(data)
+            return merged
+        return data
+
+    @field_validator("weapons")
+    @classmethod
+    def _unique_names(cls, value: list[Weapon]) -> list[Weapon]:
+        names = [w.name for w in value]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"weapon name {name!r} is used twice")
+            if name == UNARMED.name:
+                raise ValueError(f"{name!r} is reserved for unarmed attacks")
+        return value

@@ -1,0 +1,65 @@
+"""The Cairn heuristic picks the action a thoughtful player would (situation → action)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from cairn_helpers import battle, fighter
+
+from escaramuza.agents.heuristics.cairn import choose
+from escaramuza.rules.core.dice import ScriptedRoller
+from escaramuza.rules.core.model import Action, Status
+from escaramuza.rules.core.ruleset import apply_action
+from escaramuza.rules.core.state import BattleState
+
+
+def pick(state: BattleState) -> Action:
+    return choose(state, state.ruleset.legal_actions(state), random.Random(0))
+
+
+def declare(state: BattleState, action: Action) -> None:
+    apply_action(state, action, ScriptedRoller([]))
+
+
+def test_ca06_heuristic_spreads_dice_over_targets() -> None:
+    state = battle([fighter("h1"), fighter("h2"),
+                    fighter("e1", "enemies"), fighter("e2", "enemies")])
+    declare(state, Action("atacar", "h1", target="e1", item="espada"))
+    assert pick(state) == Action("atacar", "h2", target="e2", item="espada")
+
+
+def test_ca06_heuristic_piles_on_when_one_more_die_drops_the_target() -> None:
+    big = [{"name": "hacha", "damage": "d8"}]
+    state = battle([
+        fighter("h1", weapons=[{"name": "daga", "damage": "d4"}]), fighter("h2", weapons=big),
+        fighter("e1", "enemies", pi=0, fue=1, armadura=3), fighter("e2", "enemies"),
+    ])
+    declare(state, Action("atacar", "h1", target="e1", item="daga"))
+    assert pick(state) == Action("atacar", "h2", target="e1", item="hacha")
+
+
+def test_ca07_heuristic_ranged_takes_cover() -> None:
+    sling: list[dict[str, Any]] = [{"name": "honda", "damage": "d4", "ranged": True}]
+    # zones a–b–c(cover 1)–d(cover 2): the slinger in b, the target in a
+    state = battle([fighter("h", weapons=sling, zone="c"), fighter("h0", zone="out"),
+                    fighter("e", "enemies", zone="a")],
+                   zones=[{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d", "cover": 2},
+                          {"id": "out", "exit": True}],
+                   links=[["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"], ["b", "d"]])
+    assert pick(state) == Action("mover", "h", zone="d")
+
+
+def test_ca17_heuristic_retreats_when_side_broken() -> None:
+    state = battle([fighter("h1"), fighter("h2"), fighter("h3"),
+                    fighter("e", "enemies", zone="b")])
+    assert pick(state).verb != "huir"
+    # two of three heroes fall (set directly: the situation, not how it came about)
+    state.get("h2").status = Status.DEAD
+    state.get("h3").status = Status.DOWN
+    assert pick(state) == Action("huir", "h1")
+
+
+def test_ca17_lone_fighter_at_zero_pi_heads_for_the_exit() -> None:
+    state = battle([fighter("h", zone="c", pi=0), fighter("e", "enemies", zone="d")])
+    assert pick(state) == Action("mover", "h", zone="a")  # two zones towards the exit
