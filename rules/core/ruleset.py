@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -20,6 +21,21 @@ from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.events import BattleEnded, Event, RoundStarted, StatusChanged
 from escaramuza.rules.core.model import Action, Combatant, Outcome, Side, Status, VerbSpec
 from escaramuza.rules.core.state import BattleState
+
+
+@dataclass(frozen=True, slots=True)
+class Odds:
+    """Exact odds of one attack-like action, from the ruleset's own helpers.
+
+    ``expected_damage`` and ``damage`` count the resource the target loses
+    (PV, Heridas, PI…); ``p_drop`` is the chance the action alone takes the
+    target out of the fight.
+    """
+
+    p_hit: float
+    expected_damage: float
+    p_drop: float
+    damage: Mapping[int, float] | None = None
 
 
 class Ruleset(ABC):
@@ -91,6 +107,10 @@ class Ruleset(ABC):
     def describe(self, state: BattleState, action: Action) -> str:
         """One readable line for an action (CLI, suggestions)."""
         return str(action)
+
+    def odds(self, state: BattleState, action: Action) -> Odds | None:
+        """Exact odds of an attack-like action in this state; None for other actions."""
+        return None
 
     # -- shared mechanics -----------------------------------------------------
     def begin_round(self, state: BattleState) -> list[Event]:

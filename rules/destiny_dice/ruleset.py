@@ -38,9 +38,15 @@ from escaramuza.rules.core.model import (
     Status,
     VerbSpec,
 )
-from escaramuza.rules.core.ruleset import Ruleset
+from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
-from escaramuza.rules.destiny_dice.exact import AttackProfile
+from escaramuza.rules.destiny_dice.exact import (
+    AttackProfile,
+    drop_probability,
+    expected_pv_loss,
+    hit_probability,
+    pv_loss_distribution,
+)
 from escaramuza.rules.destiny_dice.stats import (
     BANDS,
     CONDITIONS,
@@ -756,6 +762,19 @@ class DestinyDice(Ruleset):
             "pasar": f"{c.name} does not react",
         }
         return text.get(action.verb, str(action)) + "."
+
+    def odds(self, state: BattleState, action: Action) -> Odds | None:
+        if action.verb not in ("atacar", "contraatacar"):
+            return None
+        att = state.by_id[action.actor]
+        dfn = state.by_id[str(action.target)]
+        p = self.profile(state, att, dfn, att.stats.weapons[str(action.item)])
+        return Odds(
+            hit_probability(p),
+            expected_pv_loss(p),
+            drop_probability(p, dfn.resources["pv"]),
+            pv_loss_distribution(p),
+        )
 
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
         s: Sheet = combatant.stats

@@ -82,3 +82,23 @@ def test_dd10_brann_hit_chance_closed_form():
     wins = sum(1 for a in range(1, 9) for d in range(1, 7) if a >= d + 1)
     assert wins == 27
     assert hit_probability(PROFILES[0]) == pytest.approx(27 / 48)
+
+
+def test_dd06_odds_of_an_action_in_a_state_match_the_profile(battle):
+    """The generic ``Ruleset.odds`` hook reports the exact helpers for the state's modifiers."""
+    from dd_helpers import enemy, hero, scenario
+
+    from escaramuza.rules.core import Action
+
+    sc = scenario(
+        hero("h", weapons=[{"name": "espada", "tier": "media"}]),
+        enemy("e", defensa="d6", armadura=1, pv=7, mente="d4"),
+    )
+    state, _ = battle(sc, ["d6=6", "d4=1"])
+    odds = state.ruleset.odds(state, Action("atacar", "h", target="e", item="espada"))
+    profile = PROFILES[0]  # Brann vs the Saqueador: d8, +2 sword, Defensa d6 + 1
+    assert odds.p_hit == pytest.approx(float(Fraction(27, 48)))
+    assert odds.p_drop == pytest.approx(
+        float(sum(v for k, v in enumerate_loss(profile).items() if k >= 7))
+    )
+    assert state.ruleset.odds(state, Action("fin_turno", "h")) is None
