@@ -1,0 +1,209 @@
+"""Scripted Donjon play over the exact pool odds (``escaramuza.rules.donjon.exact``).
+
+* turn: attack the opponent it is most likely to hurt (P(attack won and damage
+  test won)); with no attack worth making, close to (or back off to) its best
+  weapon's range — contact for melee, a una acción for bows and thrown weapons;
+* defensa: parry when its parry pool makes a counter likely (P(win) ≥ ½) and at
+  least as likely as a dodge; otherwise dodge (free);
+* resistir: resist when it wins the movement test more often than not and the
+  move goes against it (a foe escaping its contact — a free attack — or
+  closing on an archer, or leaving a melee fighter's reach);
+* repartir: Heridas, unless an attribute blow is better: the victim is at 0
+  Heridas, or the remaining successes cannot drop it but can zero its Celeridad;
+* continuar: go on while its side is ahead (or even).
+"""
+
+from __future__ import annotations
+
+import random
+
+from escaramuza.rules.core.model import Action, Combatant, Side
+from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.donjon import combat
+from escaramuza.rules.donjon.combat import CONTACT, ONE_ACTION, band_of
+from escaramuza.rules.donjon.exact import hurt_probability, win_probability
+from escaramuza.rules.donjon.stats import MELEE, Arma
+
+#: Below this chance to hurt, moving into a better range beats swinging.
+_WORTH_ATTACKING = 0.08
+
+
+def _sides(state: BattleState) -> tuple[int, str]:
+    opts = state.options
+    return opts.die_size, opts.all_tied
+
+
+def attack_hurt_chance(
+    state: BattleState, actor: Combatant, target: Combatant, arma: Arma
+) -> float:
+    """P(this attack takes at least one Herida or attribute point off ``target``)."""
+    sides, tied = _sides(state)
+    band = band_of(state.distance(actor, target))
+    pool = combat.attack_pool(actor, arma, band)
+    if pool is None:
+        return 0.0
+    pool += actor.data["bonus"]
+    defence = combat.dodge_pool(target)
+    if arma.tipo == MELEE and target.data["init"] and combat.parry_weapon(target):
+        # The defender may parry instead: count on the better of its two defences.
+        defence = max(defence, combat.parry_pool(target))
+    return hurt_probability(
+        max(0, pool), defence, combat.damage_pool(actor, arma), combat.soak_pool(target),
+        sides, tied, 1 if actor.pc else 0,
+    )
+
+
+def best_band(actor: Combatant) -> int:
+    """The band where the actor's strongest weapon (most attack + damage dice) has no penalty."""
+    best = max(
+        actor.stats.weapons,
+        key=lambda a: (a.dano, a.tipo == MELEE),
+    )
+    return CONTACT if best.tipo == MELEE else ONE_ACTION
+
+
+def _choose_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
+    actor = state.by_id[actions[0].actor]
+    scored: list[tuple[float, float, Action]] = []
+    for a in actions:
+        if a.verb == "atacar" and a.target and a.item:
+            target = state.by_id[a.target]
+            chance = attack_hurt_chance(state, actor, target, combat.weapon(actor, a.item))
+            scored.append((chance, rng.random(), a))
+    if scored:
+        chance, _, best = max(scored, key=lambda t: (t[0], t[1]))
+        if chance >= _WORTH_ATTACKING:
+            return best
+    want = best_band(actor)
+    foes = [o for o in state.combatants if o.side is not actor.side and o.active]
+    if foes:
+        nearest = min(foes, key=lambda o: (state.distance(actor, o), o.index))
+        here = band_of(state.distance(actor, nearest))
+        verb = "acercarse" if here > want else ("alejarse" if here < want else "")
+        for a in actions:
+            if a.verb == verb and a.target == nearest.id:
+                return a
+    for a in actions:
+        if a.verb == "rematar":
+            return a
+    if scored:
+        return max(scored, key=lambda t: (t[0], t[1]))[2]
+    return next(a for a in actions if a.verb == "esperar")
+
+
+def _choose_defence(state: BattleState, actions: list[Action]) -> Action:
+    me = state.by_id[actions[0].actor]
+    pend = state.data["attack"]
+    attacker = state.by_id[pend.attacker]
+    arma = combat.weapon(attacker, pend.weapon)
+    pool = (combat.attack_pool(attacker, arma, pend.band) or 0) + attacker.data["bonus"]
+    sides, tied = _sides(state)
+    # The defender is the "defender" of the opposed test: it wins when the attacker does not.
+    p_parry = 1.0 - win_probability(pool, combat.parry_pool(me), sides, tied)
+    p_dodge = 1.0 - win_probability(pool, combat.dodge_pool(me), sides, tied)
+    verb = "parar" if p_parry >= 0.5 and p_parry >= p_dodge else "esquivar"
+    return next(a for a in actions if a.verb == verb)
+
+
+def _choose_resist(state: BattleState, actions: list[Action]) -> Action:
+    me = state.by_id[actions[0].actor]
+    move = state.data["move"]
+    mover = state.by_id[move.mover]
+    sides, tied = _sides(state)
+    p_win = 1.0 - win_probability(
+        combat.move_pool(mover) + mover.data["bonus"], combat.move_pool(me), sides, tied)
+    want = best_band(me)
+    if move.from_contact:
+        against_me = True
+    elif move.verb == "acercarse":
+        against_me = want > CONTACT
+    else:
+        against_me = want == CONTACT
+    verb = "resistir" if against_me and p_win > 0.5 else "dejar"
+    return next(a for a in actions if a.verb == verb)
+
+
+def _choose_spend(state: BattleState, actions: list[Action]) -> Action:
+    spend = state.data["spend"]
+    victim = state.by_id[spend.victim]
+    options = {a.option: a for a in actions}
+    heridas = victim.resources["heridas"]
+    for attr in spend.picked:
+        # Already paid the fact for this attribute: keep lowering it.
+        if attr in options and heridas > 0:
+            return options[attr]
+    if heridas == 0:
+        for attr in ("celeridad", "virilidad", "aguante", "discernimiento"):
+            if attr in options:
+                return options[attr]
+    cel = victim.resources["celeridad"]
+    if (
+        "heridas" in options
+        and spend.remaining < heridas
+        and "celeridad" in options
+        and spend.remaining - 1 >= cel
+    ):
+        # The blow cannot drop the victim, but it can take all its Celeridad: it can then
+        # hardly attack, parry, dodge or move.
+        return options["celeridad"]
+    if "heridas" in options:
+        return options["heridas"]
+    return actions[0]
+
+
+def _strength(state: BattleState, side: Side) -> float:
+    return sum(
+        1.0 + c.resources["heridas"] / max(1, c.maxima["heridas"])
+        for c in state.combatants
+        if c.side is side and c.active
+    )
+
+
+def _hurt(c: Combatant) -> bool:
+    return c.resources["heridas"] * 2 < c.maxima["heridas"]
+
+
+def _flee(state: BattleState, actions: list[Action]) -> Action | None:
+    """A coward's way out: leave the battle if it can, else step away from the nearest foe."""
+    actor = state.by_id[actions[0].actor]
+    for a in actions:
+        if a.verb == "huir":
+            return a
+    foes = [o for o in state.combatants if o.side is not actor.side and o.active]
+    if not foes:
+        return None
+    nearest = min(foes, key=lambda o: (state.distance(actor, o), o.index))
+    return next((a for a in actions if a.verb == "alejarse" and a.target == nearest.id), None)
+
+
+def choose(
+    state: BattleState, actions: list[Action], rng: random.Random, temperament: str = "tactician"
+) -> Action:
+    """Pick one of the legal ``actions`` of the pending decision.
+
+    Temperaments: ``coward`` flees and withdraws below half its Heridas; ``brute``
+    always goes on fighting; the others play the tactician's odds.
+    """
+    pending = state.pending
+    assert pending is not None
+    name = pending.name
+    actor = state.by_id[pending.actor]
+    if temperament == "coward" and _hurt(actor):
+        if name == "turn" and (escape := _flee(state, actions)) is not None:
+            return escape
+        if name == "continuar":
+            return next(a for a in actions if a.verb == "retirarse")
+    if temperament == "brute" and name == "continuar":
+        return next(a for a in actions if a.verb == "continuar")
+    if name == "turn":
+        return _choose_turn(state, actions, rng)
+    if name == "defensa":
+        return _choose_defence(state, actions)
+    if name == "resistir":
+        return _choose_resist(state, actions)
+    if name == "repartir":
+        return _choose_spend(state, actions)
+    mine = _strength(state, pending.side)
+    theirs = _strength(state, pending.side.other)
+    verb = "continuar" if mine >= theirs else "retirarse"
+    return next(a for a in actions if a.verb == verb)

@@ -1,0 +1,125 @@
+"""Pools and distances: the numbers an action's tests are made of (seed "Atacar y defenderse",
+"Distancia y movimiento", "Daño y heridas").
+
+Pure functions of a combatant's current values; the ruleset and the heuristic
+both use them, so a suggestion and the roll it predicts count the same dice.
+"""
+
+from __future__ import annotations
+
+from escaramuza.rules.core.model import Combatant
+from escaramuza.rules.donjon.stats import MELEE, RANGED, THROWN, Arma, DonjonStats
+
+#: DJ-09: "Tu personaje siempre estará a una de las siguientes distancias de sus oponentes".
+BAND_NAMES: tuple[str, ...] = (
+    "en contacto",
+    "a una acción",
+    "a dos acciones",
+    "fuera del alcance",
+)
+CONTACT, ONE_ACTION, TWO_ACTIONS, OUT_OF_RANGE = 0, 1, 2, 3
+
+# DJ-12, one row per band: the dice a weapon kind loses, None where it cannot attack.
+# "a dos acciones ... penalización de 3 dados para atacar con un arma de distancia, no puede
+# arrojar un arma arrojadiza y no puede atacar en cuerpo a cuerpo"; "a una acción ... no tiene
+# penalización al atacar con armas de distancia o armas arrojadizas, pero no puede atacar
+# cuerpo a cuerpo"; "en contacto ... 6 dados para los ataques con armas de distancia, 3 dados
+# para las armas arrojadizas y puede atacar normalmente en cuerpo a cuerpo".
+_PENALTY: dict[str, tuple[int | None, ...]] = {
+    MELEE: (0, None, None, None),
+    THROWN: (3, 0, None, None),
+    RANGED: (6, 0, 3, None),
+}
+
+
+def band_of(hops: int) -> int:
+    """DJ-09: hop distance → en contacto (0), a una acción (1), a dos acciones (2), fuera (≥3)."""
+    return hops if hops < OUT_OF_RANGE else OUT_OF_RANGE
+
+
+def range_penalty(kind: str, band: int) -> int | None:
+    """DJ-12: dice lost attacking with a ``kind`` weapon at ``band``; None if it cannot."""
+    return _PENALTY[kind][band]
+
+
+def stats(c: Combatant) -> DonjonStats:
+    return c.stats  # type: ignore[no-any-return]
+
+
+def weapon(c: Combatant, name: str) -> Arma:
+    for arma in stats(c).weapons:
+        if arma.nombre == name:
+            return arma
+    raise KeyError(f"{c.id} carries no weapon {name!r}")
+
+
+def attack_pool(c: Combatant, arma: Arma, band: int) -> int | None:
+    """DJ-13: Celeridad + attack ability − the DJ-12 penalty (None: out of the weapon's reach).
+
+    Carried bonus dice (DJ-10 movement successes) are added by the caller.
+    """
+    penalty = range_penalty(arma.tipo, band)
+    if penalty is None:
+        return None
+    return c.resources["celeridad"] + stats(c).habilidades.ataque - penalty
+
+
+def parry_pool(c: Combatant) -> int:
+    """DJ-14: "se defiende tirando su Celeridad más cualquier Habilidad apropiada para atacar"."""
+    return c.resources["celeridad"] + stats(c).habilidades.ataque
+
+
+def dodge_pool(c: Combatant) -> int:
+    """DJ-15: "Celeridad, más cualquier tipo de Habilidad defensiva o para esquivar"."""
+    return c.resources["celeridad"] + stats(c).habilidades.esquivar
+
+
+def move_pool(c: Combatant) -> int:
+    """DJ-10: "Tira la Celeridad de tu personaje, más alguna Habilidad pertinente"."""
+    return c.resources["celeridad"] + stats(c).habilidades.movimiento
+
+
+def damage_pool(c: Combatant, arma: Arma) -> int:
+    """DJ-16: Virilidad + the weapon's Nivel de Daño + ability (bonus dice added by the caller)."""
+    return c.resources["virilidad"] + arma.dano + stats(c).habilidades.dano
+
+
+def soak_pool(c: Combatant) -> int:
+    """DJ-16: "el Aguante de tu oponente, más el Nivel de Daño de su armadura, más la Habilidad"."""
+    s = stats(c)
+    return c.resources["aguante"] + s.armadura + s.habilidades.resistencia
+
+
+def initiative_pool(c: Combatant) -> int:
+    """DJ-04: "una cantidad de dados igual a su Nivel más su Discernimiento"."""
+    return stats(c).nivel + c.resources["discernimiento"]
+
+
+def parry_weapon(c: Combatant) -> Arma | None:
+    """The melee weapon a parry and its counterattack use (highest Nivel de Daño), if any.
+
+    DJ-14: "Tanto un arma cuerpo a cuerpo como un hechizo ... pueden utilizarse para
+    defenderse activamente" — no melee weapon, no parry (spells are not simulated).
+    """
+    best: Arma | None = None
+    for arma in stats(c).weapons:
+        if arma.tipo == MELEE and (best is None or arma.dano > best.dano):
+            best = arma
+    return best
+
+
+def free_attack_weapon(c: Combatant) -> Arma | None:
+    """*(default)* The weapon of a DJ-11 free attack (in contact): the one with most dice.
+
+    Dice = attack pool at contact + damage pool; ties keep sheet order.
+    """
+    best: Arma | None = None
+    best_dice = 0
+    for arma in stats(c).weapons:
+        pool = attack_pool(c, arma, CONTACT)
+        if pool is None:
+            continue
+        dice = pool + damage_pool(c, arma)
+        if best is None or dice > best_dice:
+            best, best_dice = arma, dice
+    return best

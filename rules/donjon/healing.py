@@ -1,0 +1,74 @@
+"""DJ-20 healing between scenes, for the multi-battle tools (seed "Curación").
+
+"Los personajes jugadores recuperan un dado o una Herida al principio de cada
+escena. El daño a los Atributos siempre es el primero en sanar, comenzando por
+el más bajo. Una vez que todos los Atributos están curados, se regeneran las
+Heridas. Entre aventuras, siempre se cura todo el daño."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from escaramuza.rules.core.events import Event, Healed, StatusChanged
+from escaramuza.rules.core.model import Combatant, Status
+from escaramuza.rules.donjon.stats import ATTRIBUTES
+
+
+def _heal_one(c: Combatant, between_adventures: bool) -> list[Event]:
+    events: list[Event] = []
+    if not c.pc or c.status is Status.DEAD:
+        # Only "Los personajes jugadores" heal; the dead stay dead.
+        return events
+    if between_adventures:
+        for key in (*ATTRIBUTES, "heridas"):
+            lost = c.maxima[key] - c.resources[key]
+            if lost > 0:
+                c.resources[key] = c.maxima[key]
+                events.append(
+                    Healed(f"{c.name} heals all {key} between adventures (+{lost}).",
+                           c.id, lost, key, "", c.resources[key])
+                )
+        if c.status is Status.DOWN:
+            c.status = Status.ACTIVE
+            c.conditions.pop("quebrado", None)
+            c.conditions.pop("inconsciente", None)
+            events.append(StatusChanged(f"{c.name} is on their feet again.", c.id, "active"))
+        return events
+    # "comenzando por el más bajo": the lowest damaged attribute first, sheet order on ties.
+    damaged = [k for k in ATTRIBUTES if c.resources[k] < c.maxima[k]]
+    if damaged:
+        key = min(damaged, key=lambda k: (c.resources[k], ATTRIBUTES.index(k)))
+    elif c.resources["heridas"] < c.maxima["heridas"]:
+        key = "heridas"
+    else:
+        return events
+    c.resources[key] += 1
+    what = "die of " + key if key != "heridas" else "Herida"
+    events.append(
+        Healed(f"{c.name} recovers one {what} at the start of the scene "
+               f"({key} {c.resources[key]}/{c.maxima[key]}).",
+               c.id, 1, key, "", c.resources[key])
+    )
+    return events
+
+
+def heal_between_scenes(target: Any, between_adventures: bool = False) -> list[Event]:
+    """Heal PCs as at the start of a new scene (DJ-20) and return the events.
+
+    ``target`` is a :class:`Combatant`, an iterable of them, or a battle state
+    (anything with ``combatants``). Each PC recovers one attribute die (the
+    lowest damaged attribute first) or, with no attribute damage, one Herida.
+    ``between_adventures`` heals everything and wakes downed PCs. NPCs do not heal.
+    """
+    if isinstance(target, Combatant):
+        group: Iterable[Combatant] = (target,)
+    elif hasattr(target, "combatants"):
+        group = target.combatants
+    else:
+        group = target
+    events: list[Event] = []
+    for c in group:
+        events.extend(_heal_one(c, between_adventures))
+    return events

@@ -1,0 +1,775 @@
+"""The Donjon ruleset: ráfagas of initiative numbers, opposed pools, distance levels.
+
+The battle is a chain of decisions (architecture.md, "Decision"):
+
+* ``turn`` — the combatant whose initiative number the GM just called acts once
+  (DJ-05, DJ-06): attack, finish off, move a distance level, flee, or wait;
+* ``defensa`` — a reaction of the defender of a melee attack: parry (costs its
+  next initiative number, DJ-14) or dodge (free, DJ-15);
+* ``resistir`` — a reaction of the opponent a mover approaches or leaves:
+  resist (costs its next number; movement test, DJ-10/DJ-11) or let it happen;
+* ``repartir`` — the winner of a damage test spends its successes one at a time
+  on Heridas or on an attribute (DJ-17);
+* ``continuar`` — after the count reaches 1 each side continues or withdraws
+  (DJ-07); the decision's actor is the side's first active combatant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from escaramuza.rules.core.dice import Roller, faces_text, roll_pool
+from escaramuza.rules.core.events import (
+    AttackResolved,
+    BattleStarted,
+    ConditionApplied,
+    Damaged,
+    Event,
+    InitiativeRolled,
+    Moved,
+    Note,
+    Rolled,
+    TurnStarted,
+)
+from escaramuza.rules.core.model import (
+    Action,
+    Combatant,
+    Condition,
+    Decision,
+    DecisionKind,
+    Side,
+    Status,
+    VerbSpec,
+)
+from escaramuza.rules.core.ruleset import Ruleset
+from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.donjon import combat
+from escaramuza.rules.donjon.combat import BAND_NAMES, CONTACT, OUT_OF_RANGE, TWO_ACTIONS, band_of
+from escaramuza.rules.donjon.exact import ATTACKER, OpposedResult, opposed_test
+from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, DonjonOptions, DonjonStats
+
+HERIDAS = "heridas"
+#: DJ-17 options of the ``repartir`` verb: one success on Heridas or on an attribute.
+SPEND_OPTIONS: tuple[str, ...] = (HERIDAS, *ATTRIBUTES)
+
+TURN, DEFENCE, RESIST, SPEND, CONTINUE = "turn", "defensa", "resistir", "repartir", "continuar"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingAttack:
+    """A melee attack waiting for the defender's parry-or-dodge reaction."""
+
+    attacker: str
+    target: str
+    weapon: str
+    band: int
+
+
+@dataclass(frozen=True, slots=True)
+class PendingMove:
+    """A movement waiting for the opponent's resist-or-not reaction (DJ-10)."""
+
+    mover: str
+    resister: str
+    verb: str
+    to_zone: str | None
+    from_contact: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PendingSpend:
+    """Damage successes still to spend (DJ-17); ``picked`` = attributes already named by a fact."""
+
+    dealer: str
+    victim: str
+    remaining: int
+    picked: tuple[str, ...] = ()
+
+
+class Donjon(Ruleset):
+    """Donjon's combat chapter (seed ``donjon.txt``); rule ids DJ-01 … DJ-21."""
+
+    id: ClassVar[str] = "donjon"
+    name: ClassVar[str] = "Donjon"
+    env_id: ClassVar[str] = "escaramuza/Donjon-v0"
+    default_scenario: ClassVar[str] = "donjon/duelo"
+    verbs: ClassVar[tuple[VerbSpec, ...]] = (
+        VerbSpec("atacar", target=True, item=True,
+                 description="Prueba de Ataque: Celeridad + Habilidad de ataque (DJ-13)"),
+        VerbSpec("rematar", target=True, item=True,
+                 description="kill an unconscious foe with one attack, no test (DJ-18)"),
+        VerbSpec("acercarse", target=True, description="move one distance level closer (DJ-10)"),
+        VerbSpec("alejarse", target=True, description="move one distance level away (DJ-10)"),
+        VerbSpec("huir", description="move from a dos acciones to fuera del alcance (DJ-11)"),
+        VerbSpec("esperar", description="let this initiative number pass"),
+        VerbSpec("parar", description="defensa activa: cross off the next number (DJ-14)"),
+        VerbSpec("esquivar", description="defensa pasiva: costs nothing (DJ-15)"),
+        VerbSpec("resistir", description="cross off the next number to resist a move (DJ-10)"),
+        VerbSpec("dejar", description="let the opponent move unopposed (DJ-10)"),
+        VerbSpec("repartir", options=SPEND_OPTIONS,
+                 description="spend one damage success on Heridas or an attribute (DJ-17)"),
+        VerbSpec("continuar", description="fight another ráfaga (DJ-07)"),
+        VerbSpec("retirarse", description="withdraw if the other side does too (DJ-07)"),
+    )
+    resources: ClassVar[dict[str, float]] = {
+        HERIDAS: 10.0,
+        "celeridad": 6.0,
+        "virilidad": 6.0,
+        "aguante": 6.0,
+        "discernimiento": 6.0,
+    }
+    conditions: ClassVar[tuple[str, ...]] = ("inconsciente", "quebrado")
+    band_names: ClassVar[tuple[str, ...]] = BAND_NAMES
+    options_model: ClassVar[type[BaseModel]] = DonjonOptions
+    stats_model: ClassVar[type[BaseModel]] = DonjonStats
+    n_features: ClassVar[int] = 14
+    decision_names: ClassVar[tuple[str, ...]] = (TURN, DEFENCE, RESIST, SPEND, CONTINUE)
+
+    # -- scenario -------------------------------------------------------------
+    def build_combatant(
+        self, base: dict[str, Any], stats: BaseModel, options: BaseModel, index: int
+    ) -> Combatant:
+        assert isinstance(stats, DonjonStats)
+        seen: set[str] = set()
+        for i, arma in enumerate(stats.armas):
+            if arma.nombre in seen:
+                raise ValueError(f"armas[{i}].nombre: duplicate weapon name {arma.nombre!r}")
+            seen.add(arma.nombre)
+        attrs = stats.atributos
+        values = {
+            HERIDAS: stats.heridas,
+            "celeridad": attrs.celeridad,
+            "virilidad": attrs.virilidad,
+            "aguante": attrs.aguante,
+            "discernimiento": attrs.discernimiento,
+        }
+        side = base["side"]
+        return Combatant(
+            id=base["id"],
+            name=base["name"],
+            side=side,
+            zone=base["zone"],
+            index=index,
+            stats=stats,
+            resources=dict(values),
+            maxima=dict(values),
+            items=tuple(a.nombre for a in stats.weapons),
+            temperament=base["temperament"],
+            # DJ-06 needs PJ/PNJ: heroes are PJ, enemies PNJ, unless the sheet says otherwise.
+            pc=stats.pj if stats.pj is not None else side is Side.HEROES,
+            data={"init": (), "bonus": 0, "acted": (0, 0)},
+        )
+
+    def validate_scenario(self, scenario: Any) -> None:
+        # DJ-09: "Nunca puedes comenzar el combate fuera de alcance." — every pair of
+        # opponents starts within two actions (two hops) of each other.
+        bf = scenario.battlefield
+        for i, a in enumerate(scenario.combatants):
+            for b in scenario.combatants:
+                if a.side is b.side or b.index < a.index:
+                    continue
+                hops = bf.distance(a.zone, b.zone)
+                if hops > TWO_ACTIONS:
+                    raise ValueError(
+                        f"combatants[{i}].zone: {a.id} starts {hops} zone steps from {b.id} "
+                        "(fuera del alcance); a Donjon battle never starts out of range (DJ-09)"
+                    )
+
+    # -- helpers ----------------------------------------------------------------
+    @staticmethod
+    def _opts(state: BattleState) -> DonjonOptions:
+        return state.options  # type: ignore[no-any-return]
+
+    def _opposed(
+        self,
+        state: BattleState,
+        roller: Roller,
+        attacker: Combatant,
+        a_dice: int,
+        a_what: str,
+        defender: Combatant | None,
+        d_dice: int,
+        d_what: str,
+    ) -> tuple[OpposedResult, list[Event]]:
+        """Roll both pools (attacker first) and resolve them (DJ-01)."""
+        opts = self._opts(state)
+        sides = opts.die_size
+        a_faces = roll_pool(roller, max(0, a_dice), sides, f"{attacker.id} {a_what}")
+        d_name = defender.id if defender else "DJ"
+        d_faces = roll_pool(roller, max(0, d_dice), sides, f"{d_name} {d_what}")
+        result = opposed_test(a_faces, d_faces, opts.all_tied)
+        who = attacker.name if result.winner == ATTACKER else (defender.name if defender else "DJ")
+        events: list[Event] = [
+            Rolled(f"{attacker.name} rolls {len(a_faces)}d{sides} for {a_what}: "
+                   f"{faces_text(sorted(a_faces, reverse=True)) or 'no dice'}.",
+                   attacker.id, a_what, tuple(a_faces), len(a_faces)),
+            Rolled(f"{defender.name if defender else 'The DJ'} rolls {len(d_faces)}d{sides} "
+                   f"for {d_what}: {faces_text(sorted(d_faces, reverse=True)) or 'no dice'}.",
+                   d_name, d_what, tuple(d_faces), len(d_faces)),
+            Note(f"{who} wins the test with {result.successes} éxito(s)"
+                 + (f" ({result.set_aside} tied pair(s) set aside)." if result.set_aside else ".")),
+        ]
+        return result, events
+
+    def _unopposed(
+        self, state: BattleState, roller: Roller, c: Combatant, dice: int, what: str, level: str
+    ) -> tuple[OpposedResult, list[Event]]:
+        """DJ-02: an unopposed test is a test against the DJ's difficulty pool."""
+        gm_dice = getattr(self._opts(state).dificultades, level)
+        return self._opposed(state, roller, c, dice, what, None, gm_dice, f"dificultad {level}")
+
+    @staticmethod
+    def _cross_off(c: Combatant) -> Note:
+        """DJ-10/DJ-14: "simplemente tacha el siguiente número de iniciativa del oponente"."""
+        init: tuple[int, ...] = c.data["init"]
+        c.data["init"] = init[1:]
+        return Note(f"{c.name} crosses off initiative number {init[0]} to react.")
+
+    @staticmethod
+    def _can_react(c: Combatant) -> bool:
+        return c.active and bool(c.data["init"])
+
+    @staticmethod
+    def _opponents(state: BattleState, c: Combatant) -> list[Combatant]:
+        return [o for o in state.combatants if o.side is not c.side and o.active]
+
+    # -- ráfaga -----------------------------------------------------------------
+    def start(self, state: BattleState, roller: Roller) -> list[Event]:
+        events: list[Event] = [
+            BattleStarted(f"{state.scenario.title}: a Donjon battle begins.",
+                          state.scenario.name, self.id)
+        ]
+        events.extend(self._new_rafaga(state, roller))
+        return events
+
+    def _new_rafaga(self, state: BattleState, roller: Roller) -> list[Event]:
+        events = self.begin_round(state)
+        if state.outcome is not None:
+            return events
+        first = state.round == 1
+        events.append(Note(f"Ráfaga {state.round}: everyone rolls a new Prueba de Iniciativa."))
+        opts = self._opts(state)
+        for c in state.combatants:
+            c.data["acted"] = (0, 0)
+            if not c.active:
+                c.data["init"] = ()
+                continue
+            events.extend(self._roll_initiative(state, roller, c, first, opts.die_size))
+        state.order = tuple(
+            c.id for c in sorted(
+                (c for c in state.combatants if c.active and c.data["init"]),
+                key=lambda c: (-c.data["init"][0], 0 if c.pc else 1, c.index),
+            )
+        )
+        state.turn = 0
+        state.data["count"] = opts.die_size
+        events.extend(self._advance(state))
+        return events
+
+    def _roll_initiative(
+        self, state: BattleState, roller: Roller, c: Combatant, first: bool, sides: int
+    ) -> list[Event]:
+        """DJ-04: Nivel + Discernimiento dice; surprise and initiative abilities add successes."""
+        events: list[Event] = []
+        bonus = 0
+        if first and stats_of(c).sorpresa:
+            # "simplemente suma los éxitos de un intento de acercarte sigilosamente como
+            # bonificadores para tu Prueba de Iniciativa" (rolled before the battle).
+            bonus += stats_of(c).sorpresa
+        skill = stats_of(c).habilidades.iniciativa
+        if skill:
+            # "puedes hacer una Prueba sin oposición (dificultad Media) con la Habilidad, más la
+            # puntuación del Atributo apropiado (usualmente Celeridad) y usar los éxitos como
+            # bonificadores" — never dice added directly.
+            result, evs = self._unopposed(
+                state, roller, c, skill + c.resources["celeridad"], "iniciativa (habilidad)",
+                "media")
+            events.extend(evs)
+            if result.winner == ATTACKER:
+                bonus += result.successes
+        pool = combat.initiative_pool(c) + bonus
+        faces = roll_pool(roller, pool, sides, f"{c.id} iniciativa")
+        c.data["init"] = tuple(sorted(faces, reverse=True))
+        events.append(
+            InitiativeRolled(
+                f"{c.name} rolls {pool}d{sides} for initiative (Nivel + Discernimiento"
+                + (f" + {bonus} bonus" if bonus else "")
+                + f"): acts on {faces_text(c.data['init'])}.",
+                c.id, "iniciativa", tuple(faces), pool,
+            )
+        )
+        return events
+
+    def _advance(self, state: BattleState) -> list[Event]:
+        """Call numbers down from the current one until someone acts on it (DJ-05, DJ-06)."""
+        count: int = state.data["count"]
+        while count >= 1:
+            best: Combatant | None = None
+            best_key: tuple[int, int, int] = (0, 0, 0)
+            for c in state.combatants:
+                if not c.active or count not in c.data["init"]:
+                    continue
+                acted_at, times = c.data["acted"]
+                # "su personaje puede realizar una sola acción - podrá realizar las demás ...
+                # luego de que los demás ... con el mismo número hayan actuado"; PJ before PNJ,
+                # table (scenario) order among each.
+                key = (times if acted_at == count else 0, 0 if c.pc else 1, c.index)
+                if best is None or key < best_key:
+                    best, best_key = c, key
+            if best is not None:
+                state.data["count"] = count
+                state.pending = Decision(DecisionKind.TURN, best.id, best.side, TURN,
+                                         f"{best.name} acts on {count}")
+                return [TurnStarted(f"{count}: {best.name} acts.", best.id, state.round)]
+            count -= 1
+        state.data["count"] = 0
+        state.data["continuing"] = ()
+        return self._ask_continue(state, Side.HEROES)
+
+    def _ask_continue(self, state: BattleState, side: Side) -> list[Event]:
+        actor = state.active(side)[0]
+        state.pending = Decision(DecisionKind.CHOICE, actor.id, side, CONTINUE,
+                                 f"the {side.value} continue or withdraw")
+        return [Note(f"The count reaches 1: the {side.value} decide whether to go on (DJ-07).")]
+
+    def _after(self, state: BattleState) -> list[Event]:
+        """Close an action: end the battle if a side is out, else call the next number."""
+        for key in ("attack", "move", "spend"):
+            state.data.pop(key, None)
+        events = self.check_end(state)
+        if state.outcome is None:
+            events.extend(self._advance(state))
+        return events
+
+    # -- legal actions ------------------------------------------------------------
+    def legal_actions(self, state: BattleState) -> list[Action]:
+        pending = state.pending
+        if pending is None or state.outcome is not None:
+            return []
+        me = pending.actor
+        if pending.name == TURN:
+            return self._turn_actions(state, state.by_id[me])
+        if pending.name == DEFENCE:
+            return [Action("parar", me), Action("esquivar", me)]
+        if pending.name == RESIST:
+            return [Action("resistir", me), Action("dejar", me)]
+        if pending.name == SPEND:
+            return [Action("repartir", me, option=o) for o in self._spend_options(state)]
+        return [Action("continuar", me), Action("retirarse", me)]
+
+    def _turn_actions(self, state: BattleState, actor: Combatant) -> list[Action]:
+        attacks: list[Action] = []
+        finish: list[Action] = []
+        closer: list[Action] = []
+        away: list[Action] = []
+        bf = state.battlefield
+        weapons = stats_of(actor).weapons
+        bonus = actor.data["bonus"]
+        nearest = OUT_OF_RANGE
+        for o in state.combatants:
+            if o.side is actor.side:
+                continue
+            hops = bf.distance(actor.zone, o.zone)
+            band = band_of(hops)
+            if o.active:
+                nearest = min(nearest, band)
+                for arma in weapons:
+                    pool = combat.attack_pool(actor, arma, band)
+                    # *(default)* an attack needs at least one die to roll.
+                    if pool is not None and pool + bonus >= 1:
+                        attacks.append(Action("atacar", actor.id, o.id, item=arma.nombre))
+                if hops > 0:
+                    closer.append(Action("acercarse", actor.id, o.id))
+                if band < OUT_OF_RANGE and self._away_zone(state, actor, o) is not None:
+                    away.append(Action("alejarse", actor.id, o.id))
+            elif o.status is Status.DOWN:
+                for arma in weapons:
+                    if combat.range_penalty(arma.tipo, band) is not None:
+                        finish.append(Action("rematar", actor.id, o.id, item=arma.nombre))
+        out = attacks + finish + closer + away
+        if nearest >= TWO_ACTIONS:
+            out.append(Action("huir", actor.id))
+        out.append(Action("esperar", actor.id))
+        return out
+
+    @staticmethod
+    def _away_zone(state: BattleState, actor: Combatant, target: Combatant) -> str | None:
+        """The neighbouring zone that puts one more action between actor and target."""
+        bf = state.battlefield
+        here = bf.distance(actor.zone, target.zone)
+        for zone in bf.neighbours(actor.zone):
+            if bf.distance(zone, target.zone) > here:
+                return zone
+        return None
+
+    def _spend_options(self, state: BattleState) -> list[str]:
+        spend: PendingSpend = state.data["spend"]
+        victim = state.by_id[spend.victim]
+        out: list[str] = []
+        heridas = victim.resources[HERIDAS]
+        if heridas > 0:
+            out.append(HERIDAS)
+        for attr in ATTRIBUTES:
+            if victim.resources[attr] <= 0:
+                continue
+            # "para dañar cada Atributo debes gastar un éxito como un hecho"; "Si un personaje
+            # ya no tiene más Heridas, no tienes que gastar éxitos en hechos".
+            needs_fact = heridas > 0 and attr not in spend.picked
+            if needs_fact and spend.remaining < 2:
+                continue
+            out.append(attr)
+        return out
+
+    # -- apply ------------------------------------------------------------------
+    def apply(self, state: BattleState, action: Action, roller: Roller) -> list[Event]:
+        pending = state.pending
+        assert pending is not None
+        name = pending.name
+        if name == TURN:
+            return self._apply_turn(state, action, roller)
+        if name == DEFENCE:
+            return self._resolve_attack(state, roller, action.verb == "parar")
+        if name == RESIST:
+            return self._resolve_move(state, roller, action.verb == "resistir")
+        if name == SPEND:
+            return self._apply_spend(state, action)
+        return self._apply_continue(state, action, roller)
+
+    def _apply_turn(self, state: BattleState, action: Action, roller: Roller) -> list[Event]:
+        actor = state.by_id[action.actor]
+        count: int = state.data["count"]
+        init: tuple[int, ...] = actor.data["init"]
+        i = init.index(count)
+        actor.data["init"] = init[:i] + init[i + 1:]
+        acted_at, times = actor.data["acted"]
+        actor.data["acted"] = (count, times + 1 if acted_at == count else 1)
+        state.turn += 1
+        verb = action.verb
+        if verb == "atacar":
+            return self._declare_attack(state, actor, state.by_id[action.target or ""],
+                                        action.item or "", roller)
+        if verb == "rematar":
+            target = state.by_id[action.target or ""]
+            # DJ-18: "Solo toma un ataque, que no requiere de Prueba alguna, para matar al PNJ".
+            events: list[Event] = [
+                AttackResolved(f"{actor.name} finishes off the unconscious {target.name} "
+                               f"with {action.item} (no test).", actor.id, target.id,
+                               action.item or "", True),
+                self.set_status(target, Status.DEAD, f"{target.name} is killed.", actor.id),
+            ]
+            return events + self._after(state)
+        if verb in ("acercarse", "alejarse", "huir"):
+            return self._declare_move(state, actor, verb, action.target, roller)
+        return [Note(f"{actor.name} lets the number pass.")] + self._after(state)
+
+    # -- attacks ------------------------------------------------------------------
+    def _declare_attack(
+        self, state: BattleState, actor: Combatant, target: Combatant, item: str, roller: Roller
+    ) -> list[Event]:
+        arma = combat.weapon(actor, item)
+        band = band_of(state.distance(actor, target))
+        state.data["attack"] = PendingAttack(actor.id, target.id, item, band)
+        # DJ-14: "Sólo se pueden defender activamente los ataques cuerpo a cuerpo", and the
+        # parry must cross off a later number and needs a melee weapon to parry with.
+        if arma.tipo == MELEE and self._can_react(target) and combat.parry_weapon(target):
+            state.pending = Decision(DecisionKind.REACTION, target.id, target.side, DEFENCE,
+                                     f"{target.name}: parry or dodge {actor.name}'s attack")
+            return [Note(f"{actor.name} attacks {target.name} with {item}.")]
+        return self._resolve_attack(state, roller, parry=False)
+
+    def _resolve_attack(self, state: BattleState, roller: Roller, parry: bool) -> list[Event]:
+        pend: PendingAttack = state.data["attack"]
+        actor = state.by_id[pend.attacker]
+        target = state.by_id[pend.target]
+        arma = combat.weapon(actor, pend.weapon)
+        events: list[Event] = []
+        if parry:
+            events.append(self._cross_off(target))
+        pool = combat.attack_pool(actor, arma, pend.band) or 0
+        bonus = actor.data["bonus"]
+        actor.data["bonus"] = 0
+        d_pool = combat.parry_pool(target) if parry else combat.dodge_pool(target)
+        d_what = "parada (defensa activa)" if parry else "esquiva (defensa pasiva)"
+        result, evs = self._opposed(
+            state, roller, actor, pool + bonus,
+            f"Prueba de Ataque with {arma.nombre} ({BAND_NAMES[pend.band]})",
+            target, d_pool, d_what)
+        events.extend(evs)
+        hit = result.winner == ATTACKER
+        events.append(AttackResolved(
+            f"{actor.name}'s attack on {target.name} "
+            + ("hits." if hit else ("is parried: counterattack!" if parry else "is dodged.")),
+            actor.id, target.id, arma.nombre, hit))
+        if hit:
+            events.extend(self._damage(state, roller, actor, target, arma, result.successes))
+        elif parry:
+            # DJ-14: "El ganador de la Prueba daña a su oponente, ya sea el atacante o el defensor."
+            counter = combat.parry_weapon(target)
+            assert counter is not None
+            events.extend(self._damage(state, roller, target, actor, counter, result.successes))
+        # DJ-15: a dodge's successes are lost.
+        if "spend" not in state.data:
+            events.extend(self._after(state))
+        return events
+
+    def _damage(
+        self,
+        state: BattleState,
+        roller: Roller,
+        dealer: Combatant,
+        victim: Combatant,
+        arma: Any,
+        carried: int,
+    ) -> list[Event]:
+        """DJ-16 damage test; DJ-03 carried successes are bonus dice; DJ-19 breaking a PC."""
+        pool = combat.damage_pool(dealer, arma) + carried
+        if dealer.pc:
+            # "Los PJ siempre tiran un dado en las Pruebas de Daño".
+            pool = max(1, pool)
+        pool = max(0, pool)
+        victim_at_zero = victim.resources[HERIDAS] == 0
+        result, events = self._opposed(
+            state, roller, dealer, pool, f"Prueba de Daño with {arma.nombre}"
+            + (f" (+{carried} carried)" if carried else ""),
+            victim, combat.soak_pool(victim), "Aguante + armadura")
+        if result.winner != ATTACKER or result.successes == 0:
+            events.append(Note(f"{victim.name} shrugs off the blow."))
+            return events
+        if victim.pc and not dealer.pc and victim_at_zero and result.successes == pool:
+            # DJ-19: "el PNJ debe hacer una Prueba de Daño contra el personaje y lograr que
+            # todos y cada uno de los dados sean éxitos" — the PJ must already be at 0 Heridas.
+            victim.conditions["quebrado"] = Condition("quebrado")
+            events.append(ConditionApplied(
+                f"Every one of {dealer.name}'s {pool} damage dice is an éxito: "
+                f"{victim.name} is quebrado.", victim.id, "quebrado"))
+            events.append(self.set_status(victim, Status.DOWN,
+                                          f"{victim.name} falls unconscious.", dealer.id))
+            return events
+        state.data["spend"] = PendingSpend(dealer.id, victim.id, result.successes)
+        return events + self._next_spend(state)
+
+    def _next_spend(self, state: BattleState) -> list[Event]:
+        """Ask for the next success, or close the spending when nothing is left to spend on."""
+        spend: PendingSpend = state.data["spend"]
+        victim = state.by_id[spend.victim]
+        if spend.remaining > 0 and victim.active and self._spend_options(state):
+            dealer = state.by_id[spend.dealer]
+            state.pending = Decision(
+                DecisionKind.CHOICE, dealer.id, dealer.side, SPEND,
+                f"{dealer.name}: spend {spend.remaining} éxito(s) on {victim.name}")
+            return []
+        lost = spend.remaining if victim.active else 0
+        state.data.pop("spend")
+        events: list[Event] = [Note(f"{lost} éxito(s) are lost.")] if lost else []
+        return events
+
+    def _apply_spend(self, state: BattleState, action: Action) -> list[Event]:
+        spend: PendingSpend = state.data["spend"]
+        victim = state.by_id[spend.victim]
+        dealer = state.by_id[spend.dealer]
+        option = action.option or HERIDAS
+        events: list[Event] = []
+        remaining = spend.remaining - 1
+        picked = spend.picked
+        if option == HERIDAS:
+            victim.resources[HERIDAS] -= 1
+            left = victim.resources[HERIDAS]
+            events.append(Damaged(f"{dealer.name} takes one Herida off {victim.name} "
+                                  f"({left} left).", victim.id, 1, HERIDAS, dealer.id, left))
+            if left == 0 and not victim.pc:
+                # DJ-18: "Todos los PNJ caen inconscientes cuando sus Heridas llegan a cero."
+                victim.conditions["inconsciente"] = Condition("inconsciente")
+                events.append(ConditionApplied(f"{victim.name} falls unconscious.",
+                                               victim.id, "inconsciente"))
+                events.append(self.set_status(victim, Status.DOWN,
+                                              f"{victim.name} is out of the fight.", dealer.id))
+            elif left == 0:
+                events.append(Note(f"{victim.name} is at 0 Heridas but, as a PJ, fights on "
+                                   "(DJ-19)."))
+        elif victim.resources[HERIDAS] > 0 and option not in picked:
+            picked = (*picked, option)
+            events.append(Note(f"{dealer.name} spends an éxito as a fact: the blow is aimed "
+                               f"at {victim.name}'s {option}."))
+        else:
+            victim.resources[option] -= 1
+            left = victim.resources[option]
+            events.append(Damaged(f"{dealer.name} lowers {victim.name}'s {option} to {left}.",
+                                  victim.id, 1, option, dealer.id, left))
+        state.data["spend"] = PendingSpend(spend.dealer, spend.victim, remaining, picked)
+        events.extend(self._next_spend(state))
+        if "spend" not in state.data:
+            events.extend(self._after(state))
+        return events
+
+    # -- movement -------------------------------------------------------------------
+    def _declare_move(
+        self, state: BattleState, actor: Combatant, verb: str, target_id: str | None,
+        roller: Roller,
+    ) -> list[Event]:
+        bf = state.battlefield
+        if verb == "huir":
+            to_zone = None
+            # *(default)* the nearest opponent who can still react is the one who may pursue.
+            candidates = sorted(
+                (o for o in self._opponents(state, actor) if self._can_react(o)),
+                key=lambda o: (bf.distance(actor.zone, o.zone), o.index),
+            )
+            resister = candidates[0] if candidates else None
+            from_contact = False
+        else:
+            other = state.by_id[target_id or ""]
+            to_zone = (bf.step_towards(actor.zone, other.zone) if verb == "acercarse"
+                       else self._away_zone(state, actor, other))
+            resister = other if self._can_react(other) else None
+            # DJ-11: "Si un personaje que está en contacto intenta escapar y su oponente se
+            # resiste, el oponente obtiene un ataque gratuito".
+            from_contact = verb == "alejarse" and actor.zone == other.zone
+        move = PendingMove(actor.id, resister.id if resister else "", verb, to_zone, from_contact)
+        state.data["move"] = move
+        if resister is not None:
+            state.pending = Decision(DecisionKind.REACTION, resister.id, resister.side, RESIST,
+                                     f"{resister.name}: resist {actor.name}'s movement?")
+            return [Note(f"{actor.name} tries to {verb}; {resister.name} may resist.")]
+        return self._resolve_move(state, roller, resist=False)
+
+    def _resolve_move(self, state: BattleState, roller: Roller, resist: bool) -> list[Event]:
+        move: PendingMove = state.data["move"]
+        mover = state.by_id[move.mover]
+        events: list[Event] = []
+        if resist:
+            resister = state.by_id[move.resister]
+            events.append(self._cross_off(resister))
+            bonus = mover.data["bonus"]
+            mover.data["bonus"] = 0
+            result, evs = self._opposed(
+                state, roller, mover, combat.move_pool(mover) + bonus, "Prueba de Movimiento",
+                resister, combat.move_pool(resister), "Prueba de Movimiento (resistir)")
+            events.extend(evs)
+            if result.winner != ATTACKER:
+                events.append(Note(f"{resister.name} stops {mover.name}'s movement."))
+                if move.from_contact:
+                    events.extend(self._free_attack(state, roller, resister, mover,
+                                                    result.successes))
+                if "spend" not in state.data:
+                    events.extend(self._after(state))
+                return events
+            # "tus éxitos pueden gastarse ... como bonificadores para tu próximo movimiento o
+            # ataque" — kept until that next attack or movement test.
+            mover.data["bonus"] = result.successes
+        events.extend(self._carry_out_move(state, mover, move))
+        return events + self._after(state)
+
+    def _carry_out_move(
+        self, state: BattleState, mover: Combatant, move: PendingMove
+    ) -> list[Event]:
+        if move.to_zone is None:
+            return [self.set_status(mover, Status.FLED,
+                                    f"{mover.name} moves fuera del alcance and leaves the battle.")]
+        old = mover.zone
+        mover.zone = move.to_zone
+        events: list[Event] = [Moved(f"{mover.name} moves from {old} to {move.to_zone}.",
+                                     mover.id, old, move.to_zone)]
+        bf = state.battlefield
+        if all(bf.distance(mover.zone, o.zone) >= OUT_OF_RANGE
+               for o in self._opponents(state, mover)):
+            # DJ-11: "Si un personaje se mueve fuera del alcance, está fuera del combate."
+            events.append(self.set_status(
+                mover, Status.FLED, f"{mover.name} is fuera del alcance of every foe and "
+                "leaves the battle."))
+        return events
+
+    def _free_attack(
+        self, state: BattleState, roller: Roller, attacker: Combatant, target: Combatant,
+        successes: int,
+    ) -> list[Event]:
+        """DJ-11: a free attack, the movement successes as bonus dice; only a dodge defends it."""
+        arma = combat.free_attack_weapon(attacker)
+        if arma is None:
+            return []
+        pool = (combat.attack_pool(attacker, arma, CONTACT) or 0) + successes
+        if pool < 1:
+            return []
+        result, events = self._opposed(
+            state, roller, attacker, pool, f"ataque gratuito with {arma.nombre} "
+            f"(+{successes} bonus)", target, combat.dodge_pool(target), "esquiva (defensa pasiva)")
+        hit = result.winner == ATTACKER
+        events.append(AttackResolved(
+            f"{attacker.name}'s free attack on the fleeing {target.name} "
+            + ("hits." if hit else "is dodged."), attacker.id, target.id, arma.nombre, hit))
+        if hit:
+            events.extend(self._damage(state, roller, attacker, target, arma, result.successes))
+        return events
+
+    # -- end of ráfaga ---------------------------------------------------------------
+    def _apply_continue(self, state: BattleState, action: Action, roller: Roller) -> list[Event]:
+        pending = state.pending
+        assert pending is not None
+        side = pending.side
+        going_on = action.verb == "continuar"
+        continuing: tuple[str, ...] = state.data.get("continuing", ())
+        if going_on:
+            continuing = (*continuing, side.value)
+        state.data["continuing"] = continuing
+        events: list[Event] = [Note(f"The {side.value} "
+                                    + ("want to go on." if going_on else "would withdraw."))]
+        if side is Side.HEROES:
+            return events + self._ask_continue(state, Side.ENEMIES)
+        if continuing:
+            # "Si cualquiera de los bandos quiere continuar el combate, una nueva ráfaga comienza"
+            return events + self._new_rafaga(state, roller)
+        # "Si ningún bando quiere continuar la pelea, el combate termina."
+        return events + self.finish(state, None, "withdrawal")
+
+    # -- description ------------------------------------------------------------------
+    def describe(self, state: BattleState, action: Action) -> str:
+        actor = state.by_id.get(action.actor)
+        who = actor.name if actor else action.actor
+        target = state.by_id.get(action.target) if action.target else None
+        if target is not None and actor is not None:
+            band = BAND_NAMES[band_of(state.distance(actor, target))]
+            if action.verb == "atacar":
+                arma = combat.weapon(actor, action.item or "")
+                pool = (combat.attack_pool(actor, arma, band_of(state.distance(actor, target)))
+                        or 0) + actor.data["bonus"]
+                return (f"{who}: atacar a {target.name} con {arma.nombre} ({band}, "
+                        f"{pool} dados)")
+            return f"{who}: {action.verb} {target.name} ({band})"
+        if action.option:
+            return f"{who}: {action.verb} ({action.option})"
+        return f"{who}: {action.verb}"
+
+    # -- features ----------------------------------------------------------------------
+    def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
+        s = stats_of(combatant)
+        r = combatant.resources
+        melee = max((a.dano for a in s.weapons if a.tipo == MELEE), default=0)
+        ranged = max((a.dano for a in s.weapons if a.tipo != MELEE), default=0)
+        init = combatant.data["init"]
+        die = self._opts(state).die_size
+        return (
+            r["celeridad"] / 6.0,
+            r["virilidad"] / 6.0,
+            r["aguante"] / 6.0,
+            r["discernimiento"] / 6.0,
+            min(s.nivel, 10) / 10.0,
+            min(s.habilidades.ataque, 6) / 6.0,
+            min(s.habilidades.esquivar, 6) / 6.0,
+            min(s.armadura, 6) / 6.0,
+            min(melee, 6) / 6.0,
+            min(ranged, 6) / 6.0,
+            min(len(init), 10) / 10.0,
+            (init[0] / die) if init else 0.0,
+            min(combatant.data["bonus"], 6) / 6.0,
+            1.0 if combatant.pc else 0.0,
+        )
+
+
+def stats_of(c: Combatant) -> DonjonStats:
+    return c.stats  # type: ignore[no-any-return]
+
+
+__all__ = ["Donjon", "PendingAttack", "PendingMove", "PendingSpend", "stats_of"]

@@ -1,0 +1,102 @@
+"""The scripted Donjon heuristic picks the sensible action in clear-cut situations."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from donjon_helpers import act, begin, d20, fighter, play, scenario
+
+from escaramuza.agents.heuristics.donjon import choose
+from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.state import BattleState
+
+ARCO = {"nombre": "arco", "tipo": "distancia", "dano": 1}
+
+
+def _pick(state: BattleState) -> Action:
+    return choose(state, state.ruleset.legal_actions(state), random.Random(0))
+
+
+@pytest.mark.parametrize(
+    ("defender", "verb"),
+    [
+        ({"cel": 5, "habilidades": {"ataque": 4}}, "parar"),  # 9 parry dice vs 3: a likely counter
+        ({"cel": 1, "habilidades": {"esquivar": 5}}, "esquivar"),  # 1 parry die, 6 dodge dice
+        ({"cel": 2}, "esquivar"),  # 2 vs 3: a counter is unlikely, keep the action
+    ],
+)
+def test_heuristic_parries_when_it_pays(defender: dict[str, object], verb: str) -> None:
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", **defender))  # type: ignore[arg-type]
+    state, _ = begin(sc, [20, 1], [10, 5])
+    play(state, [], act("atacar", "hero", "foe", "espada"))
+    assert _pick(state).verb == verb
+
+
+@pytest.mark.parametrize(
+    ("heridas", "celeridad", "successes", "option"),
+    [
+        (5, 3, 2, "heridas"),  # the default
+        (3, 1, 4, "heridas"),  # enough to drop the PNJ: Heridas
+        (5, 2, 4, "celeridad"),  # cannot drop it, but 1 fact + 3 éxitos take all its Celeridad
+        (5, 3, 3, "heridas"),  # 1 fact + 2 éxitos leave Celeridad 1: not worth it
+    ],
+)
+def test_heuristic_spends_on_heridas_unless_an_attribute_blow_is_better(
+    heridas: int, celeridad: int, successes: int, option: str
+) -> None:
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", heridas=heridas, cel=celeridad,
+                                           armas=[ARCO]))
+    state, _ = begin(sc, [20, 1], [2, 1])
+    dodge = [5, 4, 3][:celeridad]
+    damage = [20 - i for i in range(successes)] + [1] * (5 - successes)
+    play(state, d20(20, 1, 1, *dodge) + d20(*damage, 10, 9, 8),
+         act("atacar", "hero", "foe", "espada"))
+    assert _pick(state).option == option
+
+
+def test_heuristic_attacks_the_opponent_it_is_most_likely_to_hurt() -> None:
+    sc = scenario(
+        fighter("hero", habilidades={"ataque": 2}),
+        fighter("tank", "enemies", agu=6, armadura=6, habilidades={"esquivar": 4}),
+        fighter("weak", "enemies", agu=1, cel=1),
+    )
+    state, _ = begin(sc, [20, 1], [2, 1], [2, 1])
+    assert _pick(state) == act("atacar", "hero", "weak", "espada")
+
+
+@pytest.mark.parametrize(
+    ("arms", "hero_zone", "foe_zone", "verb"),
+    [
+        ([{"nombre": "espada", "dano": 1}], "a", "c", "acercarse"),  # melee closes in
+        ([ARCO], "a", "a", "alejarse"),  # a bow cannot shoot in contact: back off
+    ],
+)
+def test_heuristic_closes_to_its_weapons_best_range(
+    arms: list[dict[str, object]], hero_zone: str, foe_zone: str, verb: str
+) -> None:
+    sc = scenario(fighter("hero", zone=hero_zone, armas=arms),
+                  fighter("foe", "enemies", zone=foe_zone))
+    state, _ = begin(sc, [20, 1], [2, 1])
+    assert _pick(state) == act(verb, "hero", "foe")
+
+
+@pytest.mark.parametrize(("hero_heridas", "verb"), [(5, "continuar"), (1, "retirarse")])
+def test_heuristic_continues_while_its_side_is_ahead(hero_heridas: int, verb: str) -> None:
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", zone="c"))
+    state, _ = begin(sc, [2, 1], [2, 1])
+    while state.pending is not None and state.pending.name == "turn":
+        play(state, [], act("esperar", state.pending.actor))
+    state.by_id["hero"].resources["heridas"] = hero_heridas
+    assert _pick(state).verb == verb
+
+
+@pytest.mark.parametrize(("temperament", "heridas", "verb"),
+                         [("coward", 1, "alejarse"), ("coward", 5, "atacar"),
+                          ("tactician", 1, "atacar")])
+def test_heuristic_coward_runs_when_hurt(temperament: str, heridas: int, verb: str) -> None:
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", cel=1, agu=1))
+    state, _ = begin(sc, [20, 1], [2, 1])
+    state.by_id["hero"].resources["heridas"] = heridas
+    actions = state.ruleset.legal_actions(state)
+    assert choose(state, actions, random.Random(0), temperament=temperament).verb == verb
