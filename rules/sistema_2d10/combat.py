@@ -1,0 +1,613 @@
+"""Combat flow: turns, the attack pipeline, active defence, Dados Exprés, damage,
+hit location, the Aguante test and the GDF (seed section "Combate" and "Reglas
+avanzadas de combate").
+
+Every step either sets the next pending decision and returns, or runs to
+:func:`resume`, which hands the turn back to its owner or moves to the next turn.
+The in-flight roll and attack live in ``state.data`` as frozen values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from escaramuza.rules.core.dice import Roller
+from escaramuza.rules.core.events import (
+    AttackResolved,
+    ConditionApplied,
+    ConditionEnded,
+    Damaged,
+    Event,
+    Note,
+    Rolled,
+    TurnStarted,
+)
+from escaramuza.rules.core.model import Combatant, Condition, Decision, DecisionKind, Status
+from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.sistema_2d10.rolls import SkillResult, judge
+from escaramuza.rules.sistema_2d10.stats import Profile
+from escaramuza.rules.sistema_2d10.tables import GdfEffect, Tables
+
+if TYPE_CHECKING:
+    from escaramuza.rules.sistema_2d10.ruleset import Sistema2d10
+
+ATAQUE = "ataque"
+DEFENSA = "defensa"
+AGUANTE = "aguante"
+
+TURN = "turn"
+EXPRES_BEFORE = "expres_before"
+EXPRES_AFTER = "expres_after"
+ACTIVE_DEFENCE = "active_defence"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRoll:
+    """A skill roll in flight: who rolls, for what, with which MHC + MS."""
+
+    purpose: str
+    roller: str
+    bonus: int
+    faces: tuple[int, ...] = ()
+    expres: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AttackCtx:
+    """An attack in flight; ``total``/``critical`` are set once the attack roll is judged."""
+
+    attacker: str
+    target: str
+    weapon: str
+    aim: str | None
+    total: int = 0
+    critical: bool = False
+
+
+def profile(c: Combatant) -> Profile:
+    return c.data["profile"]  # type: ignore[no-any-return]
+
+
+def tables(state: BattleState) -> Tables:
+    return state.data["tables"]  # type: ignore[no-any-return]
+
+
+def roll_penalty(c: Combatant, physical: bool) -> int:
+    """MS from conditions: aturdido on every roll; incapacitado on physical rolls.
+
+    Seed: "El aturdimiento generalmente causa un Modificador de situación (MS) negativo";
+    *(default)* an incapacitated limb ("aplicando los MS pertinentes") penalises attack
+    and defence rolls, not the Aguante test.
+    """
+    ms = 0
+    stun = c.conditions.get("aturdido")
+    if stun is not None:
+        ms += stun.value
+    limb = c.conditions.get("incapacitado")
+    if physical and limb is not None:
+        ms += limb.value
+    return ms
+
+
+def passive_defence(state: BattleState, target: Combatant, tipo: str) -> int:
+    """S2-08 "defensa pasiva (10+MHC defensivo ... según el tipo de ataque)"."""
+    return 10 + profile(target).defence(tipo)
+
+
+def attack_need(state: BattleState, ctx: AttackCtx) -> int:
+    """The difficulty an attack roll is judged against (S2-08 option ``passive_beats``)."""
+    target = state.get(ctx.target)
+    weapon = profile(state.get(ctx.attacker)).weapon(ctx.weapon)
+    need = passive_defence(state, target, weapon.tipo)
+    return need + (1 if state.options.passive_beats == "gt" else 0)
+
+
+def defence_bonus(state: BattleState, target: Combatant, tipo: str) -> int:
+    """Active defence: 2d10 + the same MHC (S2-08), +3 in full defence (S2-09)."""
+    bonus = profile(target).defence(tipo) + roll_penalty(target, physical=True)
+    full = target.conditions.get("defensa_completa")
+    if full is not None:
+        bonus += full.value
+    return bonus
+
+
+def block_need(state: BattleState, ctx: AttackCtx) -> int:
+    return ctx.total + (1 if state.options.active_blocks == "gt" else 0)
+
+
+def _difficulty(state: BattleState, roll: PendingRoll) -> int:
+    if roll.purpose == ATAQUE:
+        return attack_need(state, state.data["attack"])
+    if roll.purpose == DEFENSA:
+        return block_need(state, state.data["attack"])
+    return int(state.options.aguante_difficulty)
+
+
+def judge_pending(state: BattleState, roll: PendingRoll) -> SkillResult:
+    return judge(roll.faces, roll.bonus, _difficulty(state, roll))
+
+
+def expres_can_matter(state: BattleState, roll: PendingRoll) -> bool:
+    """Offer the after-roll Dado Exprés only where a third die could change something.
+
+    *(default)* it never turns a crítico or a pifia into anything else (S2-03 is judged
+    on the natural dice), so those rolls are not offered one.
+    """
+    result = judge_pending(state, roll)
+    if result.critical or result.fumble:
+        return False
+    if roll.purpose == ATAQUE:
+        if not result.success:
+            return True
+        # A higher total still matters against an active defence still to come.
+        target = state.get(state.data["attack"].target)
+        return target.active and target.resources["defensas"] > 0
+    if roll.purpose == DEFENSA:
+        return not result.success and not state.data["attack"].critical
+    # Aguante: exactly the difficulty stuns, below it calls for a GDF roll (S2-14).
+    return result.total <= result.difficulty
+
+
+# -- rolls and Dados Exprés ---------------------------------------------------------
+
+
+def start_roll(
+    rs: Sistema2d10, state: BattleState, roll: PendingRoll, roller: Roller
+) -> list[Event]:
+    """S2-05 "Se puede declarar su uso antes ... de realizar la tirada": a decision of the
+    roller's side whenever the roller holds a Dado Exprés."""
+    c = state.get(roll.roller)
+    if c.resources["dados_expres"] > 0:
+        state.data["roll"] = roll
+        state.pending = Decision(
+            DecisionKind.CHOICE,
+            c.id,
+            c.side,
+            EXPRES_BEFORE,
+            f"{c.name}: spend a Dado Exprés on the {roll.purpose} roll before rolling?",
+        )
+        return []
+    return roll_dice(rs, state, roll, False, roller)
+
+
+def roll_dice(
+    rs: Sistema2d10, state: BattleState, roll: PendingRoll, spend: bool, roller: Roller
+) -> list[Event]:
+    c = state.get(roll.roller)
+    faces = (roller.roll(10, roll.purpose), roller.roll(10, roll.purpose))
+    if spend:
+        c.resources["dados_expres"] -= 1
+        faces += (roller.roll(10, f"{roll.purpose} (dado exprés)"),)
+    roll = replace(roll, faces=faces, expres=spend)
+    result = judge_pending(state, roll)
+    expres = f" + Dado Exprés {faces[2]}" if spend else ""
+    events: list[Event] = [
+        Rolled(
+            f"{c.name} rolls {roll.purpose}: 2d10 [{faces[0]}, {faces[1]}]{expres} "
+            f"{roll.bonus:+d} (MHC+MS) = {result.total} vs {result.difficulty}: {result.label}.",
+            c.id,
+            roll.purpose,
+            faces,
+            result.total,
+        )
+    ]
+    # S2-05 "... o después de realizar la tirada".
+    if not spend and c.resources["dados_expres"] > 0 and expres_can_matter(state, roll):
+        state.data["roll"] = roll
+        state.pending = Decision(
+            DecisionKind.CHOICE,
+            c.id,
+            c.side,
+            EXPRES_AFTER,
+            f"{c.name}: add a Dado Exprés to the {roll.purpose} total of {result.total}?",
+        )
+        return events
+    return events + finish_roll(rs, state, roll, roller)
+
+
+def expres_decided(rs: Sistema2d10, state: BattleState, spend: bool, roller: Roller) -> list[Event]:
+    roll: PendingRoll = state.data["roll"]
+    state.data["roll"] = None
+    if not roll.faces:
+        return roll_dice(rs, state, roll, spend, roller)
+    if not spend:
+        return finish_roll(rs, state, roll, roller)
+    c = state.get(roll.roller)
+    c.resources["dados_expres"] -= 1
+    extra = roller.roll(10, f"{roll.purpose} (dado exprés)")
+    roll = replace(roll, faces=(*roll.faces, extra), expres=True)
+    result = judge_pending(state, roll)
+    events: list[Event] = [
+        Rolled(
+            f"{c.name} adds a Dado Exprés to the {roll.purpose}: {extra}; total {result.total} "
+            f"vs {result.difficulty}: {result.label}.",
+            c.id,
+            f"{roll.purpose} (dado exprés)",
+            (extra,),
+            result.total,
+        )
+    ]
+    return events + finish_roll(rs, state, roll, roller)
+
+
+def finish_roll(
+    rs: Sistema2d10, state: BattleState, roll: PendingRoll, roller: Roller
+) -> list[Event]:
+    state.data["roll"] = None
+    if roll.purpose == ATAQUE:
+        return _attack_judged(rs, state, roll, roller)
+    if roll.purpose == DEFENSA:
+        return _defence_judged(rs, state, roll, roller)
+    return _aguante_judged(rs, state, roll, roller)
+
+
+# -- the attack ---------------------------------------------------------------------
+
+
+def begin_attack(
+    rs: Sistema2d10,
+    state: BattleState,
+    attacker: Combatant,
+    target: Combatant,
+    weapon_name: str,
+    aim: str | None,
+    roller: Roller,
+) -> list[Event]:
+    weapon = profile(attacker).weapon(weapon_name)
+    aim_ms = (tables(state).aim_modifier(aim) or 0) if aim is not None else 0
+    ms = aim_ms + roll_penalty(attacker, physical=True)
+    ctx = AttackCtx(attacker.id, target.id, weapon.name, aim)
+    state.data["attack"] = ctx
+    aimed = f", aiming at the {aim} (MS {aim_ms:+d}, S2-13)" if aim else ""
+    events: list[Event] = [
+        Note(f"{attacker.name} attacks {target.name} with {weapon.name}{aimed}.")
+    ]
+    roll = PendingRoll(ATAQUE, attacker.id, weapon.mhc + ms)
+    return events + start_roll(rs, state, roll, roller)
+
+
+def _attack_judged(
+    rs: Sistema2d10, state: BattleState, roll: PendingRoll, roller: Roller
+) -> list[Event]:
+    ctx: AttackCtx = state.data["attack"]
+    result = judge_pending(state, roll)
+    attacker, target = state.get(ctx.attacker), state.get(ctx.target)
+    if not result.success:
+        state.data["attack"] = None
+        why = "a pifia always fails" if result.fumble else "it does not reach the defensa pasiva"
+        return [
+            AttackResolved(
+                f"{attacker.name} misses {target.name}: {why} ({result.difficulty}).",
+                attacker.id,
+                target.id,
+                ctx.weapon,
+                False,
+            ),
+            *resume(rs, state, roller),
+        ]
+    ctx = replace(ctx, total=result.total, critical=result.critical)
+    state.data["attack"] = ctx
+    if target.active and target.resources["defensas"] > 0:
+        # S2-08 "si se supera su defensa pasiva ... el personaje tiene derecho a defenderse
+        # activamente ... de tantos ataques como acciones tenga".
+        state.pending = Decision(
+            DecisionKind.REACTION,
+            target.id,
+            target.side,
+            ACTIVE_DEFENCE,
+            f"{target.name}: defend actively against {attacker.name}'s {ctx.weapon} "
+            f"(attack total {ctx.total})?",
+        )
+        return [Note(f"The attack ({result.total}) beats {target.name}'s defensa pasiva.")]
+    return land_hit(rs, state, roller)
+
+
+def defence_decided(
+    rs: Sistema2d10, state: BattleState, defend: bool, roller: Roller
+) -> list[Event]:
+    ctx: AttackCtx = state.data["attack"]
+    if not defend:
+        return [Note(f"{state.get(ctx.target).name} takes the blow."), *land_hit(rs, state, roller)]
+    target = state.get(ctx.target)
+    # "Cada defensa activa consume uno de sus turnos en la fase defensiva, sin afectar a
+    # la fase ofensiva".
+    target.resources["defensas"] -= 1
+    tipo = profile(state.get(ctx.attacker)).weapon(ctx.weapon).tipo
+    roll = PendingRoll(DEFENSA, target.id, defence_bonus(state, target, tipo))
+    return start_roll(rs, state, roll, roller)
+
+
+def _defence_judged(
+    rs: Sistema2d10, state: BattleState, roll: PendingRoll, roller: Roller
+) -> list[Event]:
+    ctx: AttackCtx = state.data["attack"]
+    result = judge_pending(state, roll)
+    # *(default)* a crítico attack is only stopped by a crítico defence.
+    blocked = result.critical if ctx.critical else result.success
+    if blocked:
+        state.data["attack"] = None
+        return [
+            AttackResolved(
+                f"{state.get(ctx.target).name} blocks the attack (defensa activa "
+                f"{result.total} vs {ctx.total}).",
+                ctx.attacker,
+                ctx.target,
+                ctx.weapon,
+                False,
+            ),
+            *resume(rs, state, roller),
+        ]
+    return land_hit(rs, state, roller)
+
+
+def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]:
+    """S2-11 damage − CA, S2-12 location and multiplier, then damage off the PV."""
+    ctx: AttackCtx = state.data["attack"]
+    state.data["attack"] = None
+    attacker, target = state.get(ctx.attacker), state.get(ctx.target)
+    weapon = profile(attacker).weapon(ctx.weapon)
+    events: list[Event] = [
+        AttackResolved(
+            f"{attacker.name} hits {target.name} with {weapon.name}.",
+            attacker.id,
+            target.id,
+            weapon.name,
+            True,
+        )
+    ]
+    # "En ningún caso podrán utilizarse los dados exprés en las tiradas de daño."
+    raw, faces = weapon.dano.roll(roller, "daño")
+    ca = target.stats.ca
+    absorbed = max(0, raw - ca)
+    table = tables(state)
+    if ctx.aim is not None:
+        # S2-13 *(default)* an aimed attack that hits lands where it was aimed.
+        location, multiplier, where = ctx.aim, table.multiplier(ctx.aim), "aimed"
+    else:
+        face = roller.roll(10, "localización")
+        loc = table.location_by_face[face - 1]
+        location, multiplier, where = loc.name, loc.multiplier, f"d10 {face}"
+        events.append(
+            Rolled(
+                f"Hit location 1d10: {face} = {location}.",
+                attacker.id,
+                "localizacion",
+                (face,),
+                face,
+            )
+        )
+    damage = absorbed * multiplier
+    mult = f" ×{multiplier} ({location})" if multiplier != 1 else f" ({location})"
+    events.append(
+        Rolled(
+            f"Daño {weapon.dano} [{', '.join(map(str, faces))}] = {raw} − CA {ca} = {absorbed}"
+            f"{mult} → {damage} ({where}).",
+            attacker.id,
+            "daño",
+            faces,
+            raw,
+        )
+    )
+    return events + take_damage(rs, state, target, damage, attacker.id, roller)
+
+
+def take_damage(
+    rs: Sistema2d10,
+    state: BattleState,
+    target: Combatant,
+    damage: int,
+    source: str,
+    roller: Roller,
+) -> list[Event]:
+    before = target.resources["pv"]
+    target.resources["pv"] = max(0, before - damage)
+    after = target.resources["pv"]
+    events: list[Event] = [
+        Damaged(
+            f"{target.name} loses {before - after} Puntos de Vitalidad ({after} left).",
+            target.id,
+            before - after,
+            "pv",
+            source,
+            after,
+        )
+    ]
+    if after == 0:
+        # *(default)* 0 PV: out of the fight (the seed does not say what 0 PV means).
+        events.append(rs.set_status(target, Status.DOWN, f"{target.name} falls at 0 PV.", source))
+        return events + resume(rs, state, roller)
+    if damage > 0 and 2 * damage >= before:
+        # S2-14 "El personaje que pierda ... la mitad o más de sus Puntos de Vitalidad
+        # actuales deberá realizar una prueba de Aguante".
+        events.append(Note(f"{target.name} lost half or more of their PV: prueba de Aguante."))
+        roll = PendingRoll(
+            AGUANTE, target.id, profile(target).aguante + roll_penalty(target, physical=False)
+        )
+        return events + start_roll(rs, state, roll, roller)
+    return events + resume(rs, state, roller)
+
+
+def _aguante_judged(
+    rs: Sistema2d10, state: BattleState, roll: PendingRoll, roller: Roller
+) -> list[Event]:
+    c = state.get(roll.roller)
+    result = judge_pending(state, roll)
+    events: list[Event] = []
+    if result.critical or (not result.fumble and result.total > result.difficulty):
+        events.append(Note(f"{c.name} shrugs off the pain."))
+    elif not result.fumble and result.total == result.difficulty:
+        # "Si se obtiene un 16 quedará Aturdido durante el siguiente turno".
+        events.append(stun(state, c, int(state.options.stun_penalty)))
+    else:
+        face = roller.roll(10, "GDF")
+        effect = tables(state).gdf_by_face[face - 1]
+        events.append(
+            Rolled(
+                f"{c.name} fails the Aguante test: GDF 1d10 = {face} ({effect.effect}).",
+                c.id,
+                "gdf",
+                (face,),
+                face,
+            )
+        )
+        events += apply_gdf(rs, state, c, effect, roller)
+    return events + resume(rs, state, roller)
+
+
+def stun(state: BattleState, c: Combatant, ms: int) -> Event:
+    old = c.conditions.get("aturdido")
+    value = min(ms, old.value) if old is not None else ms
+    c.conditions["aturdido"] = Condition("aturdido", value, until="fin_de_su_turno")
+    return ConditionApplied(
+        f"{c.name} is aturdido (MS {value:+d}) until the end of their next turn.",
+        c.id,
+        "aturdido",
+        value,
+    )
+
+
+def _stack(c: Combatant, name: str, value: int, low: int, high: int) -> int:
+    old = c.conditions.get(name)
+    total = max(low, min(high, value + (old.value if old is not None else 0)))
+    c.conditions[name] = Condition(name, total, persistent=True)
+    return total
+
+
+def apply_gdf(
+    rs: Sistema2d10, state: BattleState, c: Combatant, effect: GdfEffect, roller: Roller
+) -> list[Event]:
+    """S2-15: "Los efectos indicados en la tabla duran hasta que el daño es sanado"."""
+    kind = effect.effect
+    if kind == "aturdido":
+        return [stun(state, c, effect.value)]
+    if kind in ("sangrado", "derribado"):
+        value = _stack(c, kind, effect.value, 0, 99)
+        what = "bleeds" if kind == "sangrado" else "is knocked down"
+        unit = "PV per turn" if kind == "sangrado" else "action(s) lost next turn"
+        return [ConditionApplied(f"{c.name} {what} ({value} {unit}).", c.id, kind, value)]
+    if kind == "incapacitado":
+        value = _stack(c, kind, effect.value, -10, 0)
+        return [
+            ConditionApplied(
+                f"{c.name} has a limb incapacitado (MS {value:+d}).", c.id, kind, value
+            )
+        ]
+    if kind == "inconsciente":
+        return [rs.set_status(c, Status.DOWN, f"{c.name} falls inconsciente (GDF).")]
+    assert effect.dice is not None
+    turns, faces = effect.dice.roll(roller, "moribundo")
+    c.conditions["moribundo"] = Condition("moribundo", turns, persistent=True)
+    return [
+        rs.set_status(c, Status.DOWN, f"{c.name} is moribundo (GDF)."),
+        ConditionApplied(
+            f"{c.name} will die in {turns} round(s) untreated ({effect.dice} {list(faces)}).",
+            c.id,
+            "moribundo",
+            turns,
+        ),
+    ]
+
+
+# -- turns and rounds ---------------------------------------------------------------
+
+
+def resume(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]:
+    """Hand the turn back to its owner, or move on when the owner is out of actions."""
+    events = rs.check_end(state)
+    if state.outcome is not None:
+        return events
+    actor = state.get(state.order[state.turn])
+    if actor.active and actor.resources["acciones"] > 0:
+        state.pending = Decision(DecisionKind.TURN, actor.id, actor.side, TURN)
+        return events
+    return events + end_turn(state, actor) + next_turn(rs, state, roller)
+
+
+def end_turn(state: BattleState, c: Combatant) -> list[Event]:
+    c.resources["acciones"] = 0
+    if "aturdido" in c.conditions:
+        # "quedará Aturdido durante el siguiente turno": over once that turn is played.
+        del c.conditions["aturdido"]
+        return [ConditionEnded(f"{c.name} is no longer aturdido.", c.id, "aturdido")]
+    return []
+
+
+def _round_start(rs: Sistema2d10, state: BattleState) -> list[Event]:
+    events: list[Event] = []
+    for c in state.combatants:
+        if c.active:
+            # S2-08/S2-10: one active defence per action per round; extra actions from
+            # Técnicas "no otorga una acción refleja de defensa".
+            c.resources["defensas"] = c.stats.acciones
+        dying = c.conditions.get("moribundo")
+        if dying is not None and c.status is Status.DOWN:
+            left = dying.value - 1
+            if left <= 0:
+                del c.conditions["moribundo"]
+                events.append(rs.set_status(c, Status.DEAD, f"{c.name} dies of their wounds."))
+            else:
+                c.conditions["moribundo"] = Condition("moribundo", left, persistent=True)
+    return events
+
+
+def _start_turn(rs: Sistema2d10, state: BattleState, c: Combatant) -> list[Event]:
+    events: list[Event] = [TurnStarted(f"{c.name}'s turn.", c.id, state.round)]
+    if "defensa_completa" in c.conditions:
+        del c.conditions["defensa_completa"]
+        events.append(ConditionEnded(f"{c.name} leaves full defence.", c.id, "defensa_completa"))
+    actions = c.stats.acciones + c.stats.acciones_extra
+    knocked = c.conditions.pop("derribado", None)
+    if knocked is not None:
+        actions -= knocked.value
+        events.append(
+            ConditionEnded(
+                f"{c.name} gets up, losing {knocked.value} action(s).", c.id, "derribado"
+            )
+        )
+    c.resources["acciones"] = max(0, actions)
+    bleed = c.conditions.get("sangrado")
+    if bleed is not None:
+        before = c.resources["pv"]
+        c.resources["pv"] = max(0, before - bleed.value)
+        events.append(
+            Damaged(
+                f"{c.name} bleeds {before - c.resources['pv']} PV ({c.resources['pv']} left).",
+                c.id,
+                before - c.resources["pv"],
+                "pv",
+                "sangrado",
+                c.resources["pv"],
+            )
+        )
+        if c.resources["pv"] == 0:
+            events.append(rs.set_status(c, Status.DOWN, f"{c.name} bleeds out and falls."))
+            events += rs.check_end(state)
+    return events
+
+
+def next_turn(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]:
+    """Advance to the next combatant in initiative order who can act (S2-06)."""
+    events: list[Event] = []
+    state.data["attack"] = None
+    while True:
+        state.turn += 1
+        if state.turn >= len(state.order):
+            events += rs.begin_round(state)
+            if state.outcome is not None:
+                return events
+            events += _round_start(rs, state)
+            state.turn = 0
+        c = state.get(state.order[state.turn])
+        if not c.active:
+            continue
+        events += _start_turn(rs, state, c)
+        if state.outcome is not None:
+            return events
+        if c.active and c.resources["acciones"] > 0:
+            state.data["fresh"] = True
+            state.pending = Decision(DecisionKind.TURN, c.id, c.side, TURN)
+            return events
+        if c.active:
+            events.append(Note(f"{c.name} has no actions this turn."))
+            events += end_turn(state, c)

@@ -1,0 +1,378 @@
+"""The Sistema 2d10 Ruleset: static description, stat blocks, legal actions, apply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from escaramuza.rules.core.dice import DiceError, Roller, parse_dice
+from escaramuza.rules.core.events import (
+    BattleStarted,
+    ConditionApplied,
+    Event,
+    InitiativeOrder,
+    InitiativeRolled,
+    Moved,
+    Note,
+    ResourceChanged,
+)
+from escaramuza.rules.core.model import Action, Combatant, Condition, VerbSpec
+from escaramuza.rules.core.ruleset import Ruleset
+from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.sistema_2d10 import combat
+from escaramuza.rules.sistema_2d10.combat import (
+    ACTIVE_DEFENCE,
+    EXPRES_AFTER,
+    EXPRES_BEFORE,
+    TURN,
+    profile,
+    resume,
+)
+from escaramuza.rules.sistema_2d10.rolls import mhc
+from escaramuza.rules.sistema_2d10.stats import (
+    MELEE,
+    REQUIRED_CARACTERISTICAS,
+    Profile,
+    Sistema2d10Options,
+    Sistema2d10Stats,
+    WeaponProfile,
+)
+from escaramuza.rules.sistema_2d10.tables import LOCATIONS, load_tables
+
+LIBRE = "libre"
+
+ATACAR = "atacar"
+MOVER = "mover"
+CEDER_DADO = "ceder_dado"
+DEFENSA_COMPLETA = "defensa_completa"
+PASAR = "pasar"
+DEFENDER = "defender"
+NO_DEFENDER = "no_defender"
+GASTAR_DADO = "gastar_dado"
+NO_GASTAR = "no_gastar"
+
+
+def _score(table: dict[str, int], key: str) -> int:
+    # *(default)* an unlisted skill scores 0 (untrained).
+    return table.get(key, 0)
+
+
+class Sistema2d10(Ruleset):
+    """Sistema 2d10 (seed ``sistema-2d10.txt``): rules S2-01 … S2-15."""
+
+    id = "sistema_2d10"
+    name = "Sistema 2d10"
+    env_id = "escaramuza/Sistema2d10-v0"
+    default_scenario = "sistema_2d10/duelo"
+    verbs: ClassVar[tuple[VerbSpec, ...]] = (
+        VerbSpec(
+            ATACAR,
+            target=True,
+            item=True,
+            options=(LIBRE, *LOCATIONS),
+            description="attack with a weapon; 'libre' rolls the hit location, a location "
+            "aims at it (S2-13)",
+        ),
+        VerbSpec(MOVER, zone=True, description="move one zone step (one action)"),
+        VerbSpec(CEDER_DADO, target=True, description="give an ally a Dado Exprés (one action)"),
+        VerbSpec(DEFENSA_COMPLETA, description="spend the whole turn defending: +3 (S2-09)"),
+        VerbSpec(PASAR, description="end the turn"),
+        VerbSpec(DEFENDER, description="defend actively against the attack (S2-08)"),
+        VerbSpec(NO_DEFENDER, description="let the attack through, keeping the defence"),
+        VerbSpec(GASTAR_DADO, description="spend a Dado Exprés on this roll (S2-05)"),
+        VerbSpec(NO_GASTAR, description="do not spend a Dado Exprés"),
+    )
+    resources: ClassVar[dict[str, float]] = {
+        "pv": 30.0,
+        "acciones": 3.0,
+        "defensas": 3.0,
+        "dados_expres": 3.0,
+    }
+    conditions: ClassVar[tuple[str, ...]] = (
+        "aturdido",
+        "sangrado",
+        "incapacitado",
+        "derribado",
+        "moribundo",
+        "defensa_completa",
+    )
+    band_names: ClassVar[tuple[str, ...]] = ("cuerpo a cuerpo", "corta", "media", "larga")
+    options_model = Sistema2d10Options
+    stats_model = Sistema2d10Stats
+    n_features = 10
+    decision_names: ClassVar[tuple[str, ...]] = (TURN, ACTIVE_DEFENCE, EXPRES_BEFORE, EXPRES_AFTER)
+
+    # -- scenario -------------------------------------------------------------------
+    def build_combatant(
+        self, base: dict[str, Any], stats: BaseModel, options: BaseModel, index: int
+    ) -> Combatant:
+        assert isinstance(stats, Sistema2d10Stats)
+        assert isinstance(options, Sistema2d10Options)
+        car, hab = stats.caracteristicas, stats.habilidades
+        for key in REQUIRED_CARACTERISTICAS:
+            if key not in car:
+                raise ValueError(f"caracteristicas.{key}: required characteristic is missing")
+        for group, table in (("caracteristicas", car), ("habilidades", hab)):
+            for key, value in table.items():
+                if not 0 <= value <= 100:
+                    raise ValueError(f"{group}.{key}: must be 0 to 100, not {value}")
+        weapons = tuple(self._weapon(stats, i) for i in range(len(stats.armas)))
+        names = [w.name for w in weapons]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise ValueError(f"armas[{i}].name: duplicate weapon name {name!r}")
+        most = stats.max_dados_expres
+        if most is None:
+            most = max(stats.dados_expres, 3)
+        if most < stats.dados_expres:
+            raise ValueError(f"max_dados_expres: {most} is below dados_expres {stats.dados_expres}")
+        reflejos = car["reflejos"]
+        prof = Profile(
+            iniciativa=mhc(car["sentidos"], reflejos),  # S2-06 MHC(Reflejos + Sentidos)
+            defensa_cac=mhc(_score(hab, options.melee_defence_skill), reflejos),
+            defensa_dist=mhc(_score(hab, options.ranged_defence_skill), reflejos),
+            # S2-14 "la Habilidad es 'Resistencia al Dolor', y la Característica 'Aguante'"
+            aguante=mhc(_score(hab, "resistencia_al_dolor"), car["aguante"]),
+            weapons=weapons,
+        )
+        actions = stats.acciones + stats.acciones_extra
+        resources = {
+            "pv": stats.pv,
+            "acciones": 0,
+            "defensas": stats.acciones,
+            "dados_expres": stats.dados_expres,
+        }
+        maxima = {
+            "pv": stats.pv,
+            "acciones": actions,
+            "defensas": stats.acciones,
+            "dados_expres": most,
+        }
+        return Combatant(
+            id=base["id"],
+            name=base["name"],
+            side=base["side"],
+            zone=base["zone"],
+            index=index,
+            stats=stats,
+            resources=resources,
+            maxima=maxima,
+            items=tuple(names),
+            temperament=base["temperament"],
+            pc=stats.pc,
+            data={"profile": prof},
+        )
+
+    @staticmethod
+    def _weapon(stats: Sistema2d10Stats, i: int) -> WeaponProfile:
+        w = stats.armas[i]
+        if w.caracteristica not in stats.caracteristicas:
+            known = ", ".join(stats.caracteristicas)
+            raise ValueError(
+                f"armas[{i}].caracteristica: unknown characteristic {w.caracteristica!r} "
+                f"(known: {known})"
+            )
+        if w.tipo == MELEE and w.alcance != 0:
+            raise ValueError(f"armas[{i}].alcance: a cuerpo_a_cuerpo weapon reaches 0 zones")
+        try:
+            dano = parse_dice(w.dano)
+        except DiceError as exc:
+            raise ValueError(f"armas[{i}].dano: {exc}") from None
+        if dano.minimum < 0:
+            raise ValueError(f"armas[{i}].dano: damage can be negative")
+        weapon_mhc = mhc(
+            _score(stats.habilidades, w.habilidad), stats.caracteristicas[w.caracteristica]
+        )
+        return WeaponProfile(w.name, w.tipo, weapon_mhc, dano, w.alcance)
+
+    def validate_scenario(self, scenario: Any) -> None:
+        # Loading here rejects a malformed tables file when the scenario loads, with the
+        # tables file's own name, field and reason (ScenarioError passes through).
+        load_tables(scenario.options.tables)
+
+    # -- dynamics -------------------------------------------------------------------
+    def start(self, state: BattleState, roller: Roller) -> list[Event]:
+        state.data["tables"] = load_tables(state.options.tables)
+        state.data["roll"] = None
+        state.data["attack"] = None
+        state.data["fresh"] = False
+        events: list[Event] = [
+            BattleStarted(
+                f"{state.scenario.title} (Sistema 2d10) begins.", state.scenario.name, self.id
+            )
+        ]
+        totals: dict[str, int] = {}
+        for c in state.combatants:
+            # S2-06 "Iniciativa: 2D10 + MHC (Reflejos + Sentidos)".
+            a, b = roller.roll(10, "iniciativa"), roller.roll(10, "iniciativa")
+            bonus = profile(c).iniciativa
+            totals[c.id] = a + b + bonus
+            events.append(
+                InitiativeRolled(
+                    f"{c.name} rolls iniciativa: 2d10 [{a}, {b}] {bonus:+d} = {totals[c.id]}.",
+                    c.id,
+                    "iniciativa",
+                    (a, b),
+                    totals[c.id],
+                )
+            )
+        # "los personajes con mayor valor de Iniciativa atacarán"; *(default)* ties keep
+        # scenario order.
+        order = sorted(state.combatants, key=lambda c: (-totals[c.id], c.index))
+        state.order = tuple(c.id for c in order)
+        events.append(
+            InitiativeOrder(
+                "Initiative order: " + ", ".join(f"{c.name} ({totals[c.id]})" for c in order) + ".",
+                state.order,
+            )
+        )
+        state.round = 0
+        state.turn = len(state.order) - 1
+        return events + combat.next_turn(self, state, roller)
+
+    def legal_actions(self, state: BattleState) -> list[Action]:
+        pending = state.pending
+        if pending is None or state.outcome is not None:
+            return []
+        if pending.name == ACTIVE_DEFENCE:
+            return [Action(DEFENDER, pending.actor), Action(NO_DEFENDER, pending.actor)]
+        if pending.name in (EXPRES_BEFORE, EXPRES_AFTER):
+            return [Action(GASTAR_DADO, pending.actor), Action(NO_GASTAR, pending.actor)]
+        return self._turn_actions(state, state.get(pending.actor))
+
+    def _turn_actions(self, state: BattleState, actor: Combatant) -> list[Action]:
+        actions: list[Action] = []
+        aims = (LIBRE, *(name for name, _ in combat.tables(state).aimed))
+        foes = [c for c in state.combatants if c.active and c.side is not actor.side]
+        dist = state.battlefield.distance
+        for weapon in profile(actor).weapons:
+            for foe in foes:
+                if dist(actor.zone, foe.zone) <= weapon.alcance:
+                    actions.extend(
+                        Action(ATACAR, actor.id, target=foe.id, item=weapon.name, option=aim)
+                        for aim in aims
+                    )
+        actions.extend(
+            Action(MOVER, actor.id, zone=z) for z in state.battlefield.neighbours(actor.zone)
+        )
+        if actor.resources["dados_expres"] > 0:
+            # "Los jugadores pueden cederse sus dados exprés entre ellos".
+            actions.extend(
+                Action(CEDER_DADO, actor.id, target=c.id)
+                for c in state.combatants
+                if c.side is actor.side
+                and c.active
+                and c is not actor
+                and c.resources["dados_expres"] < c.maxima["dados_expres"]
+            )
+        if state.data.get("fresh"):
+            actions.append(Action(DEFENSA_COMPLETA, actor.id))
+        actions.append(Action(PASAR, actor.id))
+        return actions
+
+    def apply(self, state: BattleState, action: Action, roller: Roller) -> list[Event]:
+        verb = action.verb
+        if verb in (DEFENDER, NO_DEFENDER):
+            state.pending = None
+            return combat.defence_decided(self, state, verb == DEFENDER, roller)
+        if verb in (GASTAR_DADO, NO_GASTAR):
+            state.pending = None
+            return combat.expres_decided(self, state, verb == GASTAR_DADO, roller)
+        actor = state.get(action.actor)
+        state.pending = None
+        state.data["fresh"] = False
+        if verb == ATACAR:
+            assert action.target is not None and action.item is not None
+            actor.resources["acciones"] -= 1
+            aim = None if action.option in (None, LIBRE) else action.option
+            return combat.begin_attack(
+                self, state, actor, state.get(action.target), action.item, aim, roller
+            )
+        events: list[Event]
+        if verb == MOVER:
+            assert action.zone is not None
+            # *(default)* moving one zone step costs one action (the seed is silent).
+            actor.resources["acciones"] -= 1
+            events = [
+                Moved(f"{actor.name} moves to {action.zone}.", actor.id, actor.zone, action.zone)
+            ]
+            actor.zone = action.zone
+        elif verb == CEDER_DADO:
+            assert action.target is not None
+            ally = state.get(action.target)
+            actor.resources["acciones"] -= 1
+            actor.resources["dados_expres"] -= 1
+            ally.resources["dados_expres"] += 1
+            events = [
+                ResourceChanged(
+                    f"{actor.name} gives a Dado Exprés to {ally.name}.",
+                    ally.id,
+                    "dados_expres",
+                    1,
+                    ally.resources["dados_expres"],
+                ),
+                ResourceChanged("", actor.id, "dados_expres", -1, actor.resources["dados_expres"]),
+            ]
+        elif verb == DEFENSA_COMPLETA:
+            # S2-09 "pasar su turno sin hacer otra cosa que defenderse: Obtendrá un +3".
+            bonus = int(state.options.full_defence_bonus)
+            actor.conditions["defensa_completa"] = Condition("defensa_completa", bonus)
+            actor.resources["acciones"] = 0
+            events = [
+                ConditionApplied(
+                    f"{actor.name} goes into full defence (+{bonus} to defensive rolls).",
+                    actor.id,
+                    "defensa_completa",
+                    bonus,
+                )
+            ]
+        else:
+            actor.resources["acciones"] = 0
+            events = [Note(f"{actor.name} ends the turn.")]
+        return events + resume(self, state, roller)
+
+    # -- presentation ---------------------------------------------------------------
+    def describe(self, state: BattleState, action: Action) -> str:
+        actor = state.get(action.actor)
+        verb = action.verb
+        if verb == ATACAR:
+            target = state.get(action.target or "")
+            aim = action.option
+            if aim in (None, LIBRE):
+                how = ""
+            else:
+                ms = combat.tables(state).aim_modifier(aim) or 0
+                how = f", apuntando a {aim} (MS {ms:+d})"
+            return f"{actor.name} ataca a {target.name} con {action.item}{how}"
+        if verb == MOVER:
+            return f"{actor.name} se mueve a {action.zone}"
+        if verb == CEDER_DADO:
+            return f"{actor.name} cede un Dado Exprés a {state.get(action.target or '').name}"
+        texts = {
+            DEFENSA_COMPLETA: "se pone en defensa completa",
+            PASAR: "termina su turno",
+            DEFENDER: "se defiende activamente",
+            NO_DEFENDER: "no se defiende",
+            GASTAR_DADO: "gasta un Dado Exprés",
+            NO_GASTAR: "no gasta Dado Exprés",
+        }
+        return f"{actor.name} {texts.get(verb, verb)}"
+
+    def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
+        prof = profile(combatant)
+        stats = combatant.stats
+        best = max(prof.weapons, key=lambda w: (w.mhc, w.dano.maximum))
+        return (
+            best.mhc / 10,
+            (best.dano.minimum + best.dano.maximum) / 40,
+            max(w.alcance for w in prof.weapons) / 5,
+            prof.defensa_cac / 10,
+            prof.defensa_dist / 10,
+            prof.aguante / 10,
+            prof.iniciativa / 10,
+            stats.ca / 10,
+            stats.acciones / 3,
+            stats.acciones_extra / 3,
+        )

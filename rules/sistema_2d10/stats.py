@@ -1,0 +1,131 @@
+"""Scenario options and stat blocks (pydantic), and the per-combatant profile.
+
+Values the seed leaves to the character sheet (PV, acciones por turno, CA, the
+characteristic and skill scores) are explicit scenario fields (rules-notes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from escaramuza.rules.core.dice import DiceExpr
+from escaramuza.rules.sistema_2d10.tables import DEFAULT_TABLES
+
+MELEE = "cuerpo_a_cuerpo"
+RANGED = "distancia"
+
+#: Characteristics every stat block needs: Reflejos + Sentidos (initiative, S2-06),
+#: Reflejos (defence, S2-08) and Aguante (pain test, S2-14).
+REQUIRED_CARACTERISTICAS: tuple[str, ...] = ("reflejos", "sentidos", "aguante")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Sistema2d10Options(_Strict):
+    """The ``options:`` block of a Sistema 2d10 scenario; each field defaults to the seed's
+    value or to the rules-notes *(default)* (docs/rulesets/sistema_2d10.md)."""
+
+    #: Tables file (S2-12, S2-13, S2-15): ``default`` or a path, absolute or relative to
+    #: the current directory (resolved when the scenario is loaded).
+    tables: str = DEFAULT_TABLES
+    #: S2-08 *(default)* "beats" the passive defence means ≥ (as any difficulty, S2-01).
+    passive_beats: Literal["ge", "gt"] = "ge"
+    #: S2-08 *(default)* an active defence total ≥ the attack total blocks.
+    active_blocks: Literal["ge", "gt"] = "ge"
+    #: S2-09 "Obtendrá un +3 al resultado de sus tiradas para Esquivar".
+    full_defence_bonus: int = Field(3, ge=0, le=10)
+    #: S2-14 "a una dificultad de 16".
+    aguante_difficulty: int = Field(16, ge=1, le=40)
+    #: S2-14 "quedará Aturdido durante el siguiente turno": the MS of that stun
+    #: *(default: −2, the GDF default table's aturdido row)*.
+    stun_penalty: int = Field(-2, ge=-10, le=0)
+    #: S2-08 "Reflejos + Esquivar o Evitar/Cubrir según el tipo de ataque" *(default:
+    #: Esquivar against melee, Evitar/Cubrir against ranged attacks)*.
+    melee_defence_skill: str = "esquivar"
+    ranged_defence_skill: str = "cubrir"
+
+    @field_validator("tables")
+    @classmethod
+    def _resolve(cls, value: str) -> str:
+        # Resolved once, at load time, so a later change of directory cannot move it.
+        if value == DEFAULT_TABLES:
+            return value
+        return str(Path(value).expanduser().resolve())
+
+
+class Weapon(_Strict):
+    """An attack a combatant can make. ``habilidad`` and ``caracteristica`` name the
+    scores whose sum's tens digit is the attack MHC (S2-02)."""
+
+    name: str = Field(min_length=1)
+    tipo: Literal["cuerpo_a_cuerpo", "distancia"] = MELEE
+    habilidad: str
+    caracteristica: str
+    #: S2-11 "Se tira el daño del arma" — dice notation such as ``1d10+2``.
+    dano: str
+    #: Reach in zone hops: 0 for melee; a firearm reaches this many hops.
+    alcance: int = Field(0, ge=0, le=10)
+
+
+class Sistema2d10Stats(_Strict):
+    """A combatant's Sistema 2d10 keys in a scenario file."""
+
+    #: Puntos de Vitalidad (S2-11).
+    pv: int = Field(ge=1, le=999)
+    #: S2-07 acciones por turno, 1–3 (a scenario field; the table is not in the seed).
+    acciones: int = Field(ge=1, le=3)
+    #: S2-10 extra actions from Técnicas: usable in the turn, no extra reflex defence.
+    acciones_extra: int = Field(0, ge=0, le=3)
+    #: S2-05 Dados Exprés at the start of the battle, and how many the bearer may hold.
+    dados_expres: int = Field(0, ge=0, le=10)
+    max_dados_expres: int | None = Field(None, ge=0, le=10)
+    #: S2-11 Capacidad de Absorción of the armour and, for the log, its name.
+    ca: int = Field(0, ge=0, le=50)
+    armadura: str = ""
+    #: Characteristic scores (0–100), e.g. reflejos, sentidos, aguante, destreza.
+    caracteristicas: dict[str, int]
+    #: Skill scores (0–100), e.g. esquivar, cubrir, resistencia_al_dolor, espada.
+    #: *(default)* a skill not listed is 0.
+    habilidades: dict[str, int] = Field(default_factory=dict)
+    armas: list[Weapon] = Field(min_length=1)
+    pc: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponProfile:
+    """A weapon with its MHC and parsed damage, computed once per combatant."""
+
+    name: str
+    tipo: str
+    mhc: int
+    dano: DiceExpr
+    alcance: int
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """The numbers a combatant rolls with, derived once from the stat block.
+
+    Kept in ``Combatant.data["profile"]`` (immutable, so cheap to copy on clone).
+    """
+
+    iniciativa: int
+    defensa_cac: int
+    defensa_dist: int
+    aguante: int
+    weapons: tuple[WeaponProfile, ...]
+
+    def weapon(self, name: str) -> WeaponProfile:
+        for w in self.weapons:
+            if w.name == name:
+                return w
+        raise KeyError(name)
+
+    def defence(self, tipo: str) -> int:
+        return self.defensa_cac if tipo == MELEE else self.defensa_dist

@@ -1,0 +1,261 @@
+"""The four tables the seed omits, as YAML data (S2-12, S2-13, S2-15).
+
+The seed names the "Localización de Impacto" table, the aimed-attack modifiers and
+the GDF table but does not print them (rules-notes: "They are data files (YAML)
+shipped with the ruleset, labelled *(default)*"). ``tables/default.yaml`` holds this
+project's defaults; a scenario may point ``options.tables`` at its own file. A
+malformed file is rejected like a bad scenario: :class:`ScenarioError` naming the
+table file, the field and the reason. Actions per turn are a scenario field (S2-07),
+so there is no actions table.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from escaramuza.rules.core.dice import DiceError, DiceExpr, parse_dice
+from escaramuza.rules.core.errors import ScenarioError
+
+#: Fixed location ids: they are the options of the ``atacar`` verb, so a table may map
+#: the d10 to them differently but may not invent new ones.
+LOCATIONS: tuple[str, ...] = (
+    "cabeza",
+    "brazo_derecho",
+    "brazo_izquierdo",
+    "torso",
+    "abdomen",
+    "pierna_derecha",
+    "pierna_izquierda",
+    "punto_vital",
+)
+
+#: GDF effects the engine can play (S2-15).
+GDF_EFFECTS: tuple[str, ...] = (
+    "aturdido",
+    "sangrado",
+    "incapacitado",
+    "derribado",
+    "inconsciente",
+    "moribundo",
+)
+
+DEFAULT_TABLES = "default"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _LocationRow(_Strict):
+    tirada: str | int
+    lugar: str
+    multiplicador: int = Field(1, ge=1, le=10)
+
+
+class _GdfRow(_Strict):
+    tirada: str | int
+    efecto: Literal[
+        "aturdido", "sangrado", "incapacitado", "derribado", "inconsciente", "moribundo"
+    ]
+    valor: int = 0
+    dados: str | None = None
+
+
+class _TablesFile(_Strict):
+    default: bool = False
+    localizacion: list[_LocationRow] = Field(min_length=1)
+    ataque_apuntado: dict[str, int]
+    gdf: list[_GdfRow] = Field(min_length=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a blow lands and what it multiplies the damage by (S2-12)."""
+
+    name: str
+    multiplier: int
+
+
+@dataclass(frozen=True, slots=True)
+class GdfEffect:
+    """One row of the GDF table (S2-15)."""
+
+    effect: str
+    value: int = 0
+    dice: DiceExpr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """The loaded tables. Immutable, so a battle keeps them in ``state.data``."""
+
+    source: str
+    default: bool
+    #: Index = d10 face − 1.
+    location_by_face: tuple[Location, ...]
+    #: (location, MS) for every location that may be aimed at, in :data:`LOCATIONS` order.
+    aimed: tuple[tuple[str, int], ...]
+    #: Index = d10 face − 1.
+    gdf_by_face: tuple[GdfEffect, ...]
+
+    def aim_modifier(self, location: str) -> int | None:
+        for name, modifier in self.aimed:
+            if name == location:
+                return modifier
+        return None
+
+    def multiplier(self, location: str) -> int:
+        for loc in self.location_by_face:
+            if loc.name == location:
+                return loc.multiplier
+        return 1
+
+
+_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
+
+
+def _faces(value: str | int, source: str, field: str) -> range:
+    match = _RANGE.match(str(value))
+    if not match:
+        raise ScenarioError(source, field, f"{value!r} is not a d10 face or range like '4-6'")
+    low = int(match.group(1))
+    high = int(match.group(2) or low)
+    if not 1 <= low <= high <= 10:
+        raise ScenarioError(source, field, f"{value!r} must be faces between 1 and 10")
+    return range(low, high + 1)
+
+
+def _cover(rows: list[Any], source: str, table: str) -> list[Any]:
+    """Each d10 face 1–10 must appear in exactly one row."""
+    by_face: list[Any] = [None] * 10
+    for i, row in enumerate(rows):
+        for face in _faces(row.tirada, source, f"{table}[{i}].tirada"):
+            if by_face[face - 1] is not None:
+                raise ScenarioError(
+                    source, f"{table}[{i}].tirada", f"face {face} is already in another row"
+                )
+            by_face[face - 1] = (i, row)
+    missing = [str(f + 1) for f, row in enumerate(by_face) if row is None]
+    if missing:
+        raise ScenarioError(source, table, f"faces {', '.join(missing)} of the d10 are missing")
+    return by_face
+
+
+def _location_rows(spec: _TablesFile, source: str) -> tuple[Location, ...]:
+    out: list[Location] = []
+    for i, row in _cover(spec.localizacion, source, "localizacion"):
+        if row.lugar not in LOCATIONS:
+            raise ScenarioError(
+                source,
+                f"localizacion[{i}].lugar",
+                f"unknown location {row.lugar!r} (known: {', '.join(LOCATIONS)})",
+            )
+        out.append(Location(row.lugar, row.multiplicador))
+    return tuple(out)
+
+
+def _gdf_effect(row: _GdfRow, source: str, field: str) -> GdfEffect:
+    if row.efecto in ("aturdido", "incapacitado") and not -10 <= row.valor <= 0:
+        # "un Modificador de situación (MS) negativo que va del -1 al -10".
+        raise ScenarioError(source, f"{field}.valor", "must be an MS from -10 to 0")
+    if row.efecto in ("sangrado", "derribado") and not 1 <= row.valor <= 10:
+        raise ScenarioError(source, f"{field}.valor", "must be 1 to 10")
+    dice: DiceExpr | None = None
+    if row.efecto == "moribundo":
+        if row.dados is None:
+            raise ScenarioError(source, f"{field}.dados", "moribundo needs dice, e.g. '1d10'")
+        try:
+            dice = parse_dice(row.dados)
+        except DiceError as exc:
+            raise ScenarioError(source, f"{field}.dados", str(exc)) from None
+        if dice.minimum < 1:
+            raise ScenarioError(source, f"{field}.dados", "must always give at least 1 turn")
+    elif row.dados is not None:
+        raise ScenarioError(
+            source, f"{field}.dados", f"only moribundo takes dice, not {row.efecto}"
+        )
+    return GdfEffect(row.efecto, row.valor, dice)
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not (part[:1].isupper() or "[" in part):
+            out += f".{part}" if out else part
+    return out
+
+
+def parse_tables(data: Any, source: str) -> Tables:
+    """Validate a parsed tables mapping; raise :class:`ScenarioError` (file, field, reason)."""
+    if not isinstance(data, dict):
+        raise ScenarioError(source, "", "a tables file must be a YAML mapping")
+    try:
+        spec = _TablesFile.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        reason = {"extra_forbidden": "unknown field", "missing": "required field is missing"}
+        raise ScenarioError(
+            source, _loc(tuple(first["loc"])), reason.get(first["type"], first["msg"])
+        ) from None
+    locations = _location_rows(spec, source)
+    aimed: list[tuple[str, int]] = []
+    for name, modifier in spec.ataque_apuntado.items():
+        if name not in LOCATIONS:
+            raise ScenarioError(
+                source,
+                f"ataque_apuntado.{name}",
+                f"unknown location {name!r} (known: {', '.join(LOCATIONS)})",
+            )
+        if not -20 <= modifier <= 0:
+            raise ScenarioError(source, f"ataque_apuntado.{name}", "must be an MS from -20 to 0")
+    for name in LOCATIONS:
+        if name in spec.ataque_apuntado:
+            aimed.append((name, spec.ataque_apuntado[name]))
+    gdf = tuple(_gdf_effect(row, source, f"gdf[{i}]") for i, row in _cover(spec.gdf, source, "gdf"))
+    return Tables(source, spec.default, locations, tuple(aimed), gdf)
+
+
+def default_tables_path() -> str:
+    return str(importlib.resources.files("escaramuza.rules.sistema_2d10") / "tables/default.yaml")
+
+
+@lru_cache(maxsize=32)
+def _load(path: str, mtime_ns: int) -> Tables:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(path, "", f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
+        raise ScenarioError(path, where, "YAML syntax error") from None
+    return parse_tables(data, path)
+
+
+def load_tables(path: str | None = None) -> Tables:
+    """Load (and cache) a tables file; ``None`` or ``"default"`` is the shipped default.
+
+    A path is absolute or relative to the current directory (the options model resolves
+    it when the scenario is loaded).
+    """
+    if path is None or path == DEFAULT_TABLES:
+        path = default_tables_path()
+    try:
+        mtime = Path(path).stat().st_mtime_ns
+    except FileNotFoundError:
+        raise ScenarioError(str(path), "", "no such tables file") from None
+    except OSError as exc:
+        raise ScenarioError(str(path), "", f"cannot be read ({exc.strerror})") from None
+    return _load(str(path), mtime)
