@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 #: Ruleset id → "module:class". A ruleset lands by adding its line here.
 RULESETS: dict[str, str] = {
     "destiny_dice": "escaramuza.rules.destiny_dice:DestinyDice",
+    "donjon": "escaramuza.rules.donjon:Donjon",
+    "sistema_2d10": "escaramuza.rules.sistema_2d10:Sistema2d10",
+    "cairn": "escaramuza.rules.cairn:Cairn",
 }
 
 

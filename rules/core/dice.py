@@ -259,7 +259,11 @@ def parse_die(text: str | int) -> int:
     """Parse a single characteristic die such as ``d8`` and return its size."""
     if isinstance(text, int) and not isinstance(text, bool) and text in STANDARD_DICE:
         return text
-    expr = parse_dice(text) if isinstance(text, str) else None
+    try:
+        expr = parse_dice(text) if isinstance(text, str) else None
+    except DiceError:
+        # "cuerpo: eight" must say a single die is wanted, not suggest "2d10+3".
+        expr = None
     if (
         expr is None
         or expr.modifier

@@ -132,6 +132,10 @@ def _first_error(source: str, err: ValidationError, prefix: str = "") -> Scenari
         msg = "unknown field"
     if first["type"] == "missing":
         msg = "required field is missing"
+    if first["type"] == "value_error":
+        # pydantic prefixes a validator's own message with "Value error, "; the reason
+        # the validator wrote reads better to a scenario designer without it.
+        msg = msg.removeprefix("Value error, ")
     more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
     return ScenarioError(source, field, msg + more)
 

@@ -1,0 +1,291 @@
+"""The ``escaramuza`` command line: list shipped scenarios and play whole battles.
+
+``escaramuza scenarios`` lists what ships; ``escaramuza play SCENARIO`` plays one
+battle with two agents and prints the narrated log as it happens — initiative,
+every die and what it meant, damage, conditions, who dropped — and the outcome
+(issue 2, item 7). Every error a user can cause (a bad scenario file, an
+unknown name, an illegal action) is an :class:`EscaramuzaError`: it is printed
+as one ``escaramuza: error: …`` line on stderr with exit code 2, never a
+traceback, the same code argparse uses for a bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from escaramuza import __version__, gm, playtest
+from escaramuza.agents import AGENT_NAMES, make_agent
+from escaramuza.agents.base import Agent
+from escaramuza.agents.heuristic import HeuristicAgent
+from escaramuza.agents.runner import play_battle
+from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+from escaramuza.rules.core.events import (
+    ActionTaken,
+    BattleEnded,
+    BattleStarted,
+    Event,
+    RoundStarted,
+    TurnStarted,
+)
+from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
+from escaramuza.rules.core.state import BattleState
+
+PROG = "escaramuza"
+
+#: The seed ``play`` uses when none is given: fixed, so the README's command prints
+#: the same battle on every machine (determinism guarantee: scenario + seed ⇒ log).
+DEFAULT_SEED = 1
+
+#: Agent each side plays when none is given.
+DEFAULT_AGENT = "heuristic"
+
+#: Exit code of every user error, the same argparse uses for a bad command line.
+EXIT_USER_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Combat AI and tactics sandbox for tabletop role-playing games.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    listing = commands.add_parser(
+        "scenarios",
+        help="list the shipped scenarios",
+        description="List the shipped scenarios: name, ruleset, combatants per side, title.",
+    )
+    listing.add_argument(
+        "--json", action="store_true", help="one JSON object per scenario instead of a table"
+    )
+
+    play = commands.add_parser(
+        "play",
+        help="play one whole battle and print the narrated log",
+        description=(
+            "Play one whole battle of SCENARIO and print every event as it happens, "
+            "then the outcome. The same scenario, seed and agents always give the same log."
+        ),
+    )
+    play.add_argument(
+        "scenario",
+        metavar="SCENARIO",
+        help="a shipped scenario name (destiny_dice/emboscada, or a unique short name such as "
+        "kaspar-tiroteo) or the path of a YAML file",
+    )
+    play.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=f"seed of the dice and the agents (default {DEFAULT_SEED})",
+    )
+    for side in Side:
+        play.add_argument(
+            f"--{side.value}",
+            metavar="AGENT",
+            default=DEFAULT_AGENT,
+            help=f"agent playing the {side.value} ({', '.join(AGENT_NAMES)}; "
+            f"default {DEFAULT_AGENT})",
+        )
+    play.add_argument(
+        "--json",
+        action="store_true",
+        help="print the events as JSON lines, then one line with the outcome",
+    )
+    play.add_argument(
+        "--validate",
+        action="store_true",
+        help="re-check every chosen action against the legal actions (slower; for debugging)",
+    )
+    gm.add_play_options(play)
+    playtest.add_parser(commands)
+    gm.add_parsers(commands)
+    return parser
+
+
+# -- scenarios ----------------------------------------------------------------
+
+
+def _scenario_row(name: str, scenario: Scenario) -> dict[str, Any]:
+    counts = {side.value: sum(c.side is side for c in scenario.combatants) for side in Side}
+    return {
+        "name": name,
+        "ruleset": scenario.ruleset.id,
+        "title": scenario.title,
+        "heroes": counts[Side.HEROES.value],
+        "enemies": counts[Side.ENEMIES.value],
+        "zones": len(scenario.battlefield),
+        "round_limit": scenario.round_limit,
+    }
+
+
+def cmd_scenarios(args: argparse.Namespace, out: TextIO) -> int:
+    rows = [_scenario_row(name, load_scenario(name)) for name in shipped_scenarios()]
+    if args.json:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        return 0
+    if not rows:
+        out.write("no shipped scenarios\n")
+        return 0
+    header = ("NAME", "RULESET", "HEROES v ENEMIES", "TITLE")
+    table = [(r["name"], r["ruleset"], f"{r['heroes']} v {r['enemies']}", r["title"]) for r in rows]
+    widths = [max(len(row[i]) for row in (header, *table)) for i in range(3)]
+    for row in (header, *table):
+        cells = [row[i].ljust(widths[i]) for i in range(3)]
+        out.write("  ".join([*cells, row[3]]).rstrip() + "\n")
+    return 0
+
+
+# -- play ---------------------------------------------------------------------
+
+
+def _agent(spec: str, scenario: Scenario) -> Agent:
+    agent = make_agent(spec)
+    if isinstance(agent, HeuristicAgent):
+        # The heuristic agent dispatches by ruleset id; a ruleset without one would
+        # otherwise fail mid-battle with an ImportError instead of a clear message.
+        module = f"escaramuza.agents.heuristics.{scenario.ruleset.id}"
+        if importlib.util.find_spec(module) is None:
+            raise UnknownNameError(
+                f"no heuristic agent for ruleset {scenario.ruleset.id!r} yet; "
+                f"use --heroes random --enemies random"
+            )
+    return agent
+
+
+def _outcome_dict(state: BattleState, seed: int) -> dict[str, Any]:
+    outcome = state.outcome
+    assert outcome is not None  # play_battle only returns finished battles
+    return {
+        "type": "Outcome",
+        "scenario": state.scenario.name,
+        "ruleset": state.ruleset.id,
+        "seed": seed,
+        "winner": outcome.winner.value if outcome.winner else None,
+        "reason": outcome.reason,
+        "rounds": outcome.rounds,
+        "combatants": [
+            {
+                "id": c.id,
+                "side": c.side.value,
+                "status": c.status.value,
+                "zone": c.zone,
+                "resources": dict(c.resources),
+            }
+            for c in state.combatants
+        ],
+    }
+
+
+def _outcome_lines(state: BattleState) -> list[str]:
+    outcome = state.outcome
+    assert outcome is not None
+    who = f"the {outcome.winner.value} win" if outcome.winner else "nobody wins"
+    lines = [f"Outcome: {who} ({outcome.reason}) after {outcome.rounds} round(s)."]
+    for c in state.combatants:
+        res = ", ".join(
+            f"{key} {value}/{c.maxima[key]}" if key in c.maxima else f"{key} {value}"
+            for key, value in c.resources.items()
+        )
+        lines.append(f"  {c.name} ({c.side.value}, {c.zone}): {c.status.value}; {res}")
+    return lines
+
+
+#: Events printed flush left; the dice and consequences under them are indented so a
+#: GM can scan the log turn by turn.
+_HEADLINES = (BattleStarted, RoundStarted, TurnStarted, BattleEnded)
+
+
+def _indent(event: Event) -> str:
+    if isinstance(event, _HEADLINES):
+        return ""
+    if isinstance(event, ActionTaken):
+        return "  » "
+    return "    "
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    scenario = load_scenario(args.scenario)
+    agents = {
+        Side.HEROES: _agent(args.heroes, scenario),
+        Side.ENEMIES: _agent(args.enemies, scenario),
+    }
+
+    def emit_text(events: list[Event]) -> None:
+        for event in events:
+            if not event.text:
+                continue
+            if isinstance(event, RoundStarted):
+                out.write("\n")
+            out.write(_indent(event) + event.text + "\n")
+
+    def emit_json(events: list[Event]) -> None:
+        for event in events:
+            out.write(event.to_json() + "\n")
+
+    if not args.json:
+        out.write(
+            f"{scenario.title} [{scenario.name}, {scenario.ruleset.name}] — seed {args.seed}; "
+            f"heroes: {args.heroes}, enemies: {args.enemies}\n\n"
+        )
+    state = play_battle(
+        scenario,
+        agents,
+        seed=args.seed,
+        on_events=emit_json if args.json else emit_text,
+        validate=args.validate,
+        stop_after=args.stop_after,
+    )
+    if gm.after_play(state, args, out):
+        return 0
+    if args.json:
+        out.write(json.dumps(_outcome_dict(state, args.seed), ensure_ascii=False) + "\n")
+    else:
+        out.write("\n" + "\n".join(_outcome_lines(state)) + "\n")
+    return 0
+
+
+# -- entry point ----------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 2 user error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version or a bad command line
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USER_ERROR)
+    out = sys.stdout
+    try:
+        if args.command == "playtest":
+            return playtest.cmd_playtest(args, out)
+        if args.command == "scenarios":
+            return cmd_scenarios(args, out)
+        if args.command in ("suggest", "gm"):
+            return gm.run_command(args, out)
+        return cmd_play(args, out)
+    except EscaramuzaError as exc:
+        out.flush()
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return EXIT_USER_ERROR
+    except BrokenPipeError:
+        # `escaramuza play … | head`: the reader left; stop quietly, like other Unix tools.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
