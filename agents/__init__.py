@@ -6,14 +6,15 @@ from escaramuza.agents.base import Agent, RandomAgent
 from escaramuza.agents.heuristic import TEMPERAMENTS, HeuristicAgent
 from escaramuza.rules.core.errors import UnknownNameError
 
-AGENT_NAMES = ("random", "heuristic", *(f"heuristic:{t}" for t in TEMPERAMENTS))
+AGENT_NAMES = ("random", "heuristic", *(f"heuristic:{t}" for t in TEMPERAMENTS), "mcts")
 
 
 def make_agent(spec: str | Agent) -> Agent:
     """An agent from its CLI name or an agent object.
 
     Names: ``random``; ``heuristic`` (each combatant's scenario temperament);
-    ``heuristic:T`` or just ``T`` for a temperament T overriding the scenario's.
+    ``heuristic:T`` or just ``T`` for a temperament T overriding the scenario's;
+    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search.py).
     """
     if not isinstance(spec, str):
         return spec
@@ -21,6 +22,10 @@ def make_agent(spec: str | Agent) -> Agent:
         return RandomAgent()
     if spec == "heuristic":
         return HeuristicAgent()
+    if spec == "mcts" or spec.startswith("mcts:"):
+        from escaramuza.agents.search import parse_mcts_spec
+
+        return parse_mcts_spec(spec)
     temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
     if temperament in TEMPERAMENTS and temperament != "random":
         return HeuristicAgent(temperament)

@@ -30,12 +30,14 @@ def play_battle(
     roller: Roller | None = None,
     on_events: Callable[[list[Event]], None] | None = None,
     validate: bool = False,
+    stop_after: int | None = None,
 ) -> BattleState:
     """Play ``scenario`` to the end and return the final state (its ``log`` has every event).
 
     The dice come from ``roller`` (default ``RandomRoller(seed)``) and the agents'
     choices from :func:`agent_rng`, so one seed fixes the whole battle.
     ``validate`` re-checks each chosen action against the legal list.
+    ``stop_after`` N returns the unfinished state after N decisions (``play --save-state``).
     """
     roller = roller if roller is not None else RandomRoller(seed)
     rng = agent_rng(seed)
@@ -43,7 +45,7 @@ def play_battle(
     if on_events is not None:
         on_events(list(state.log))
     decisions = 0
-    while state.outcome is None:
+    while state.outcome is None and (stop_after is None or decisions < stop_after):
         pending = state.pending
         if pending is None:
             raise EscaramuzaError(f"{scenario.name}: no pending decision in an unfinished battle")

@@ -1,0 +1,703 @@
+"""The interactive game master session: ``escaramuza gm`` (issue 8, item 5).
+
+The GM mirrors the table: set PV and other resources, move combatants, add or
+remove conditions, enter the initiative and the dice actually rolled (or let
+the tool roll), apply actions, undo, save and load, look at the battlefield and
+ask for ranked suggestions at any point.
+
+Every command is checked before anything changes: an edit or an action is
+carried out on a copy of the battle and only kept if it succeeds, so a
+mistyped command, an unknown combatant or a wrong die leaves the battle as it
+was. After every change the session writes its autosave file (atomically), so
+closing the terminal loses nothing. The session reads commands from any text
+stream, which is how the tests drive it.
+"""
+
+from __future__ import annotations
+
+import cmd
+import difflib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
+from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.model import Action, Condition, Status
+from escaramuza.rules.core.ruleset import apply_action
+from escaramuza.rules.core.scenario import Scenario, load_scenario
+from escaramuza.rules.core.state import BattleState
+from escaramuza.state_file import is_state_file, load_state, save_state
+
+#: Seed of the tool's own dice when none is given (reproducible sessions).
+DEFAULT_SEED = 1
+#: How many undo steps are kept.
+UNDO_DEPTH = 200
+
+
+class GMError(EscaramuzaError):
+    """A GM command that cannot be carried out; the battle is left unchanged."""
+
+
+class RollAborted(GMError):
+    """The GM gave no die at a manual-roll prompt."""
+
+
+class PromptRoller:
+    """Asks the GM for each die (``roll manual``): the dice actually rolled at the table."""
+
+    def __init__(self, session: GMSession) -> None:
+        self.session = session
+
+    def roll(self, sides: int, why: str = "") -> int:
+        for _ in range(3):
+            line = self.session.read_line(f"  d{sides} for {why or 'a roll'}? ")
+            if line is None or not line.strip():
+                raise RollAborted(f"no d{sides} given for {why or 'a roll'}: nothing was applied")
+            text = line.strip()
+            if text.isdigit() and 1 <= int(text) <= sides:
+                return int(text)
+            self.session.say(f"  {text!r} is not a d{sides} result (1–{sides}); try again.")
+        raise RollAborted(f"no valid d{sides} given for {why or 'a roll'}: nothing was applied")
+
+
+def default_autosave(scenario: Scenario) -> Path:
+    """``<scenario stem>.autosave.json`` in the current directory."""
+    return Path(f"{scenario.name.rsplit('/', 1)[-1]}.autosave.json")
+
+
+def open_battle(target: str, seed: int = DEFAULT_SEED) -> tuple[BattleState, dict[str, Any]]:
+    """A state file (``*.json``) as saved, or a fresh battle of a scenario (dice by ``seed``)."""
+    from escaramuza.rules.core.ruleset import new_battle
+
+    if is_state_file(target):
+        return load_state(target)
+    return new_battle(load_scenario(target), RandomRoller(seed)), {}
+
+
+class GMSession(cmd.Cmd):
+    """The ``gm>`` command loop (``help`` lists the commands)."""
+
+    prompt = "gm> "
+    doc_header = "Commands (type help COMMAND for details):"
+
+    def __init__(
+        self,
+        state: BattleState,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        autosave: Path | None = None,
+        seed: int = DEFAULT_SEED,
+        roll: str = "auto",
+        steps: int = 0,
+    ) -> None:
+        super().__init__(stdin=stdin, stdout=stdout)
+        # cmd uses input() (readline editing) only for the real terminal.
+        self.use_rawinput = stdin is None
+        self.state = state
+        self.history: list[tuple[BattleState, str]] = []
+        self.autosave = autosave
+        self.seed = seed
+        self.roll_mode = roll
+        self.steps = steps
+        self.applied = 0
+        self.out: TextIO = stdout or sys.stdout
+
+    # -- plumbing -------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+
+    def read_line(self, prompt: str) -> str | None:
+        """One line from the GM (manual dice); None at the end of input."""
+        if self.use_rawinput:
+            try:
+                return input(prompt)
+            except EOFError:
+                return None
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.stdin.readline()
+        if not line:
+            return None
+        self.out.write(line if line.endswith("\n") else line + "\n")
+        return line.rstrip("\n")
+
+    def onecmd(self, line: str) -> bool:
+        try:
+            return bool(super().onecmd(line))
+        except EscaramuzaError as exc:
+            self.say(f"error: {exc}")
+            return False
+
+    def emptyline(self) -> bool:
+        # cmd repeats the last command on an empty line; at a table that would apply
+        # an action twice, so an empty line does nothing.
+        return False
+
+    def default(self, line: str) -> bool:
+        word = line.split()[0] if line.split() else line
+        names = [n[3:] for n in self.get_names() if n.startswith("do_")]
+        close = difflib.get_close_matches(word, names, n=2)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        self.say(f"unknown command {word!r}{hint}; type help for the commands. Nothing changed.")
+        return False
+
+    def _commit(self, new: BattleState, what: str) -> None:
+        self.history.append((self.state, what))
+        del self.history[:-UNDO_DEPTH]
+        self.state = new
+        self._autosave()
+
+    def _autosave(self) -> None:
+        if self.autosave is None:
+            return
+        try:
+            save_state(self.state, self.autosave, self.meta())
+        except EscaramuzaError as exc:
+            self.say(f"warning: autosave failed: {exc}")
+
+    def meta(self) -> dict[str, Any]:
+        return {"seed": self.seed, "steps": self.steps, "roll": self.roll_mode}
+
+    def _combatant(self, state: BattleState, cid: str) -> Any:
+        return state.get(cid)  # UnknownNameError lists the known ids
+
+    def _args(self, arg: str, count: int, usage: str) -> list[str]:
+        parts = arg.split()
+        if len(parts) != count:
+            raise GMError(f"usage: {usage}")
+        return parts
+
+    def _edit(self, what: str, change: Callable[[BattleState], None]) -> None:
+        if self.state.outcome is not None:
+            self.say("note: the battle is over; the edit is kept but no decision is pending.")
+        new = self.state.clone()
+        change(new)
+        if new.outcome is None and new.pending is not None:
+            new.ruleset.check_end(new)
+        self._commit(new, what)
+        self.say(f"ok: {what}.")
+
+    # -- looking --------------------------------------------------------------------
+    def do_show(self, arg: str) -> None:
+        """show — the round, whose decision is pending, and every combatant."""
+        st = self.state
+        sc = st.scenario
+        self.say(f"{sc.title} [{sc.name}, {st.ruleset.name}] — round {st.round}/{sc.round_limit}")
+        if st.outcome is not None:
+            o = st.outcome
+            self.say(f"Battle over: {'the ' + o.winner.value + ' win' if o.winner else 'draw'} "
+                     f"({o.reason}).")
+        elif st.pending is not None:
+            c = st.by_id[st.pending.actor]
+            self.say(f"Pending: {c.name} [{c.id}] ({c.side.value}) — {st.pending.name}")
+        self.say(f"Dice: {self.roll_mode}")
+        for c in st.combatants:
+            mark = ">" if st.pending is not None and st.pending.actor == c.id else " "
+            res = ", ".join(
+                f"{k} {v}/{c.maxima[k]}" if k in c.maxima else f"{k} {v}"
+                for k, v in c.resources.items()
+            )
+            conds = ", ".join(_cond_text(x) for x in c.conditions.values())
+            self.say(
+                f" {mark} {c.id:<14} {c.side.value:<7} {c.zone:<12} {c.status.value:<8} {res}"
+                + (f"  [{conds}]" if conds else "")
+            )
+
+    def do_map(self, arg: str) -> None:
+        """map — the zones (cover, exits), who stands in each, and the links."""
+        st = self.state
+        bf = st.battlefield
+        for zid in bf.zone_ids:
+            z = bf.zones[zid]
+            tags = [f"cover {z.cover}"] if z.cover else []
+            tags += ["exit"] * z.exit + ["difficult"] * z.difficult
+            who = ", ".join(
+                f"{c.id}{'' if c.active else ' (' + c.status.value + ')'}"
+                for c in st.combatants
+                if c.zone == zid
+            )
+            label = f"{zid} ({z.name})" if z.name != zid else zid
+            extra = f" [{', '.join(tags)}]" if tags else ""
+            self.say(f"  {label}{extra}: {who or '—'}")
+            self.say(f"      links: {', '.join(bf.neighbours(zid)) or '—'}")
+
+    def do_actions(self, arg: str) -> None:
+        """actions — the numbered legal actions of the pending decision (use with apply N)."""
+        st = self.state
+        if st.outcome is not None or st.pending is None:
+            self.say("The battle is over: no actions.")
+            return
+        for i, a in enumerate(st.ruleset.legal_actions(st), start=1):
+            self.say(f"  {i:>2}. {st.ruleset.describe(st, a)}   [{a}]")
+
+    def do_log(self, arg: str) -> None:
+        """log [N] — the last N events (default 15) of this session."""
+        n = int(arg) if arg.strip().isdigit() else 15
+        for e in self.state.log[-n:]:
+            if e.text:
+                self.say("  " + e.text)
+
+    # -- editing --------------------------------------------------------------------
+    def do_set(self, arg: str) -> None:
+        """set ID RESOURCE VALUE — set a resource (pv 5); +N / -N change it by N.
+
+        The value must be a whole number from 0 to the combatant's maximum. A status
+        does not change by itself: use `status ID down` when a combatant drops."""
+        cid, key, raw = self._args(arg, 3, "set ID RESOURCE VALUE (e.g. set nara pv 5)")
+        c = self._combatant(self.state, cid)
+        if key not in c.resources:
+            raise GMError(f"{cid} has no resource {key!r} (resources: {', '.join(c.resources)})")
+        try:
+            number = int(raw)
+        except ValueError:
+            raise GMError(f"{raw!r} is not a whole number") from None
+        value = c.resources[key] + number if raw[0] in "+-" else number
+        top = c.maxima.get(key)
+        if value < 0 or (top is not None and value > top):
+            most = top if top is not None else "…"
+            raise GMError(f"{key} of {cid} must be 0–{most}, not {value}")
+
+        def change(st: BattleState) -> None:
+            st.by_id[cid].resources[key] = value
+
+        self._edit(f"{cid} {key} {c.resources[key]} → {value}", change)
+
+    def do_status(self, arg: str) -> None:
+        """status ID STATUS — mark a combatant active, down, defeated, dead or fled."""
+        cid, raw = self._args(arg, 2, "status ID active|down|defeated|dead|fled")
+        c = self._combatant(self.state, cid)
+        try:
+            status = Status(raw)
+        except ValueError:
+            raise GMError(
+                f"unknown status {raw!r} (known: {', '.join(s.value for s in Status)})"
+            ) from None
+
+        def change(st: BattleState) -> None:
+            st.by_id[cid].status = status
+
+        self._edit(f"{cid} is {status.value} (was {c.status.value})", change)
+
+    def do_move(self, arg: str) -> None:
+        """move ID ZONE — put a combatant in a zone (no rules applied: the GM says so)."""
+        cid, zone = self._args(arg, 2, "move ID ZONE")
+        c = self._combatant(self.state, cid)
+        self.state.battlefield.require(zone)
+
+        def change(st: BattleState) -> None:
+            st.by_id[cid].zone = zone
+
+        self._edit(f"{cid} moved {c.zone} → {zone}", change)
+
+    def do_cond(self, arg: str) -> None:
+        """cond add ID NAME [VALUE] | cond remove ID NAME — add or remove a condition.
+
+        NAME is one of the ruleset's conditions; VALUE is its number (Envenenado 2)."""
+        parts = arg.split()
+        if len(parts) < 3 or parts[0] not in ("add", "remove"):
+            raise GMError("usage: cond add ID NAME [VALUE] | cond remove ID NAME")
+        op, cid, name = parts[:3]
+        c = self._combatant(self.state, cid)
+        if op == "remove":
+            if len(parts) != 3:
+                raise GMError("usage: cond remove ID NAME")
+            if name not in c.conditions:
+                have = ", ".join(c.conditions) or "none"
+                raise GMError(f"{cid} has no condition {name!r} (has: {have})")
+
+            def drop(st: BattleState) -> None:
+                del st.by_id[cid].conditions[name]
+
+            self._edit(f"{cid} is no longer {name}", drop)
+            return
+        known = self.state.ruleset.conditions
+        if name not in known:
+            raise GMError(f"unknown condition {name!r} (known: {', '.join(known)})")
+        if len(parts) > 4 or (len(parts) == 4 and not parts[3].lstrip("-").isdigit()):
+            raise GMError("usage: cond add ID NAME [VALUE] (VALUE a whole number)")
+        value = int(parts[3]) if len(parts) == 4 else 0
+
+        def add(st: BattleState) -> None:
+            st.by_id[cid].conditions[name] = Condition(name, value=value)
+
+        self._edit(f"{cid} is {name}" + (f" {value}" if value else ""), add)
+
+    # -- dice and actions -------------------------------------------------------------
+    def do_roll(self, arg: str) -> None:
+        """roll [auto|manual] — who rolls the dice: the tool (auto) or the table (manual).
+
+        auto: the tool rolls, seeded by the session seed and the step number.
+        manual: every die is asked for at a prompt (an empty answer cancels the action).
+        `apply N dice 6 14 …` gives the dice of one action whatever the mode."""
+        mode = arg.strip()
+        if not mode:
+            self.say(f"dice: {self.roll_mode}")
+            return
+        if mode not in ("auto", "manual"):
+            raise GMError("usage: roll auto|manual")
+        self.roll_mode = mode
+        self._autosave()
+        self.say(f"ok: dice are now {mode}.")
+
+    def _roller(self, dice: list[str] | None) -> Roller:
+        if dice is not None:
+            try:
+                return ScriptedRoller([int(d) if d.isdigit() else ScriptedDie.parse(d)
+                                       for d in dice])
+            except EscaramuzaError as exc:
+                raise GMError(f"bad dice: {exc}") from None
+        if self.roll_mode == "manual":
+            return PromptRoller(self)
+        # One generator per applied decision, derived from the session seed and the
+        # step number, so a saved and reloaded session rolls the same dice.
+        return RandomRoller(self.seed * 1_000_003 + self.steps)
+
+    def _find_action(self, spec: str) -> Action:
+        st = self.state
+        actions = st.ruleset.legal_actions(st)
+        text = spec.strip().lower()
+        if text.isdigit():
+            n = int(text)
+            if not 1 <= n <= len(actions):
+                raise GMError(f"there is no action {n}: type actions (1–{len(actions)})")
+            return actions[n - 1]
+        labels = [f"{a} | {st.ruleset.describe(st, a)}".lower() for a in actions]
+        exact = [a for a, lab in zip(actions, labels, strict=True) if text in lab.split(" | ")]
+        if len(exact) == 1:
+            return exact[0]
+        words = text.split()
+        found = [a for a, lab in zip(actions, labels, strict=True) if all(w in lab for w in words)]
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise GMError(f"no legal action matches {spec!r}; type actions to list them")
+        some = "; ".join(str(a) for a in found[:6]) + (" …" if len(found) > 6 else "")
+        raise GMError(f"{spec!r} matches {len(found)} actions ({some}); be more specific")
+
+    def do_apply(self, arg: str) -> None:
+        """apply N | apply ACTION-WORDS [dice D D …] — carry out a legal action.
+
+        N is its number in `actions`; words pick the one action whose text holds them
+        all (apply atacar rex arco). `dice 6 14 4 10` gives the dice in the order the
+        rules roll them (or d20=14 to name the die); they must all be used. Without
+        dice the tool rolls (roll auto) or asks for each die (roll manual)."""
+        st = self.state
+        if st.outcome is not None or st.pending is None:
+            raise GMError("the battle is over: there is nothing to apply")
+        words = arg.split()
+        dice: list[str] | None = None
+        if "dice" in words:
+            at = words.index("dice")
+            words, dice = words[:at], words[at + 1:]
+            if not dice:
+                raise GMError("give the dice after 'dice', e.g. apply 3 dice 6 14 4 10")
+        if not words:
+            raise GMError("usage: apply N | apply ACTION-WORDS [dice D D …]")
+        action = self._find_action(" ".join(words))
+        roller = self._roller(dice)
+        new = st.clone()
+        try:
+            events = apply_action(new, action, roller)
+            if isinstance(roller, ScriptedRoller):
+                roller.assert_exhausted()
+        except EscaramuzaError as exc:
+            raise GMError(f"{exc}; nothing was applied") from None
+        self.steps += 1
+        self.applied += 1
+        self._commit(new, f"apply {action}")
+        self.say(f"» {st.ruleset.describe(st, action)}")
+        for e in events:
+            if e.text:
+                self.say("    " + e.text)
+        self._say_pending()
+
+    def _say_pending(self) -> None:
+        st = self.state
+        if st.outcome is not None:
+            o = st.outcome
+            self.say(f"Battle over: {'the ' + o.winner.value + ' win' if o.winner else 'draw'} "
+                     f"({o.reason}).")
+        elif st.pending is not None:
+            c = st.by_id[st.pending.actor]
+            self.say(f"Next: {c.name} [{c.id}] — {st.pending.name}.")
+
+    def do_initiative(self, arg: str) -> None:
+        """initiative [dice D D …] — redo the start (initiative) with the table's dice.
+
+        Only before the first action is applied; the dice go in the order the ruleset
+        rolls them (every combatant in scenario order). Without dice the tool rolls
+        (roll auto) or asks for each die (roll manual). Edits made so far are kept."""
+        from escaramuza.rules.core.ruleset import new_battle
+
+        if self.applied:
+            raise GMError("initiative can only be entered before the first action (use undo)")
+        words = arg.split()
+        dice = words[1:] if words and words[0] == "dice" else None
+        if words and dice is None:
+            raise GMError("usage: initiative [dice D D …]")
+        roller = self._roller(dice)
+        try:
+            new = new_battle(self.state.scenario, roller)
+            if isinstance(roller, ScriptedRoller):
+                roller.assert_exhausted()
+        except EscaramuzaError as exc:
+            raise GMError(f"{exc}; nothing changed") from None
+        # Keep the GM's edits of the combatants: only the start (initiative) is redone.
+        for c in new.combatants:
+            old = self.state.by_id[c.id]
+            c.zone, c.status = old.zone, old.status
+            c.resources, c.conditions = dict(old.resources), dict(old.conditions)
+        self._commit(new, "initiative")
+        for e in new.log:
+            if e.text:
+                self.say("    " + e.text)
+        self._say_pending()
+
+    # -- advice ---------------------------------------------------------------------
+    def do_suggest(self, arg: str) -> None:
+        """suggest [MS] — rank the pending combatant's actions (search MS ms, default 800).
+
+        Shows the win chance with its 95 % interval, the exact odds, the risk to the
+        actor before its next turn, a reason, and the in-character pick (*)."""
+        text = arg.strip().removesuffix("ms")
+        try:
+            budget = float(text) if text else DEFAULT_BUDGET_MS
+        except ValueError:
+            raise GMError(f"usage: suggest [MS] ({arg!r} is not a number)") from None
+        if budget <= 0:
+            raise GMError("the budget must be positive")
+        self.say(suggest(self.state, budget_ms=budget, seed=self.seed + self.steps).table())
+
+    # -- history and files ------------------------------------------------------------
+    def do_undo(self, arg: str) -> None:
+        """undo — take back the last change (edit, action or load)."""
+        if not self.history:
+            raise GMError("nothing to undo")
+        self.state, what = self.history.pop()
+        if what.startswith("apply"):
+            self.steps = max(self.steps - 1, 0)
+            self.applied = max(self.applied - 1, 0)
+        self._autosave()
+        self.say(f"undone: {what}.")
+
+    def do_save(self, arg: str) -> None:
+        """save FILE — write the battle to a state file (JSON; see docs/gm.md)."""
+        path = arg.strip()
+        if not path:
+            raise GMError("usage: save FILE")
+        save_state(self.state, path, self.meta())
+        self.say(f"saved to {path}.")
+
+    def do_load(self, arg: str) -> None:
+        """load FILE — continue from a state file (or start a scenario afresh); undo-able."""
+        target = arg.strip()
+        if not target:
+            raise GMError("usage: load FILE")
+        state, meta = open_battle(target, self.seed)
+        self.steps = int(meta.get("steps", 0)) if isinstance(meta.get("steps"), int) else 0
+        self._commit(state, f"load {target}")
+        self.say(f"loaded {target}.")
+        self._say_pending()
+
+    def do_quit(self, arg: str) -> bool:
+        """quit — end the session (the autosave file keeps the battle)."""
+        where = f" The battle is in {self.autosave}." if self.autosave else ""
+        self.say("Bye." + where)
+        return True
+
+    do_exit = do_quit
+
+    def do_EOF(self, arg: str) -> bool:  # noqa: N802 - cmd's name for end of input
+        """End of input: like quit."""
+        self.say("")
+        return self.do_quit(arg)
+
+    def do_help(self, arg: str) -> None:
+        """help [COMMAND] — the commands, or one command in detail."""
+        if arg.strip():
+            name = arg.strip()
+            method = getattr(self, f"do_{name}", None)
+            if method is None:
+                self.default(name)
+                return
+            self.say(_dedent(method.__doc__ or name))
+            return
+        self.say("Commands (help COMMAND for details):")
+        for name in sorted(n[3:] for n in self.get_names() if n.startswith("do_")):
+            if name in ("EOF", "exit"):
+                continue
+            doc = getattr(self, f"do_{name}").__doc__ or name
+            self.say(f"  {doc.strip().splitlines()[0]}")
+
+
+def _cond_text(c: Condition) -> str:
+    return c.name + (f" {c.value}" if c.value else "") + (f" ({c.dice})" if c.dice else "")
+
+
+def _dedent(doc: str) -> str:
+    import textwrap
+
+    first, _, rest = doc.partition("\n")
+    return (first.strip() + "\n" + textwrap.dedent(rest)).strip()
+
+
+def run_session(
+    target: str,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    autosave: Path | None | bool = True,
+    seed: int = DEFAULT_SEED,
+    roll: str = "auto",
+) -> GMSession:
+    """Open ``target`` (scenario or state file) and run the session until quit or EOF.
+
+    ``autosave`` True means the default file (:func:`default_autosave`); False or None
+    turns it off. With ``roll='manual'`` and a scenario, the initiative dice are asked for.
+    """
+    out = stdout or sys.stdout
+    if is_state_file(target):
+        state, meta = load_state(target)
+        seed = meta["seed"] if isinstance(meta.get("seed"), int) else seed
+        steps = meta["steps"] if isinstance(meta.get("steps"), int) else 0
+    else:
+        scenario = load_scenario(target)
+        state, steps = None, 0
+    path = None
+    if autosave is True:
+        path = default_autosave(state.scenario if state else scenario)
+    elif isinstance(autosave, Path):
+        path = autosave
+    start = _start_placeholder(scenario) if state is None else state
+    session = GMSession(start, stdin, stdout, path, seed, roll, steps)
+    out.write(
+        f"escaramuza gm — {start.scenario.title} [{start.scenario.name}]. "
+        "Type help for the commands.\n"
+    )
+    if path is not None:
+        out.write(f"Autosave: {path}\n")
+    if state is None:
+        # A scenario starts with its initiative: rolled by the tool, or asked for die by
+        # die with roll manual (the initiative the table actually rolled).
+        session.do_initiative("")
+    else:
+        session._autosave()
+    session.history.clear()
+    session.do_show("")
+    session.cmdloop(intro="")
+    return session
+
+
+def _start_placeholder(scenario: Scenario) -> BattleState:
+    """A not-yet-started battle: the session's ``initiative`` starts it with its dice."""
+    return BattleState(scenario, [c.clone() for c in scenario.combatants])
+
+
+# -- command line: `escaramuza suggest`, `escaramuza gm`, `play --save-state` -----------
+
+
+def add_parsers(commands: Any) -> None:
+    """Add the ``suggest`` and ``gm`` subcommands to the CLI's subparsers."""
+    sug = commands.add_parser(
+        "suggest",
+        help="rank the pending combatant's actions (search, exact odds, in-character pick)",
+        description=(
+            "Rank the legal actions of the pending decision of SCENARIO_OR_STATE: the "
+            "chance its side wins (MCTS rollouts, 95% interval), exact chance to hit, "
+            "expected damage and chance to drop the target, risk to the actor before its "
+            "next turn, a reason, and what its temperament would do. A scenario is started "
+            "afresh (initiative rolled with --seed); a state file (*.json) continues."
+        ),
+    )
+    sug.add_argument("target", metavar="SCENARIO_OR_STATE",
+                     help="a shipped scenario name, a scenario YAML or a state file (.json)")
+    sug.add_argument("--actor", metavar="ID",
+                     help="the combatant to rank; must be the pending one (default: it)")
+    sug.add_argument("--budget-ms", type=float, default=None, metavar="MS",
+                     help=f"search time in milliseconds (default {DEFAULT_BUDGET_MS:g})")
+    sug.add_argument("--iterations", type=int, default=None, metavar="N",
+                     help="search N rollouts instead of a time budget (reproducible)")
+    sug.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                     help=f"seed of the search and of a fresh battle (default {DEFAULT_SEED})")
+    sug.add_argument("--json", action="store_true",
+                     help="print one JSON document (schema in docs/gm.md)")
+
+    gm = commands.add_parser(
+        "gm",
+        help="interactive game master session (edit, roll, apply, undo, suggest)",
+        description=(
+            "Mirror the table in an interactive session: set PV, move combatants, add "
+            "conditions, enter the dice rolled, apply actions, undo, save, and ask for "
+            "suggestions. Type help inside. The battle is autosaved after every change."
+        ),
+    )
+    gm.add_argument("target", metavar="SCENARIO_OR_STATE",
+                    help="a shipped scenario name, a scenario YAML or a state file (.json)")
+    gm.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                    help=f"seed of the tool's dice (default {DEFAULT_SEED})")
+    gm.add_argument("--roll", choices=("auto", "manual"), default="auto",
+                    help="who rolls: the tool (auto) or the table, die by die (manual)")
+    save = gm.add_mutually_exclusive_group()
+    save.add_argument("--autosave", metavar="FILE", default=None,
+                      help="autosave file (default: <scenario>.autosave.json here)")
+    save.add_argument("--no-autosave", action="store_true", help="do not autosave")
+
+
+def add_play_options(play: Any) -> None:
+    """``play --save-state FILE [--stop-after N]``."""
+    play.add_argument("--save-state", metavar="FILE", default=None,
+                      help="write the battle's state to FILE (JSON, see docs/gm.md) when it stops")
+    play.add_argument("--stop-after", metavar="N", type=int, default=None,
+                      help="stop after N decisions (a battle in progress, e.g. for suggest)")
+
+
+def run_command(args: Any, out: TextIO) -> int:
+    """Run ``escaramuza suggest`` or ``escaramuza gm``."""
+    if args.command == "gm":
+        autosave: Path | bool = (
+            False if args.no_autosave else (Path(args.autosave) if args.autosave else True)
+        )
+        run_session(args.target, None, out, autosave, args.seed, args.roll)
+        return 0
+    import json
+
+    if args.budget_ms is not None and args.budget_ms <= 0:
+        raise GMError("--budget-ms must be positive")
+    if args.iterations is not None and args.iterations < 1:
+        raise GMError("--iterations must be at least 1")
+    state, _ = open_battle(args.target, args.seed)
+    budget = args.budget_ms if args.budget_ms is not None or args.iterations is None else None
+    if budget is None and args.iterations is None:
+        budget = DEFAULT_BUDGET_MS
+    result = suggest(state, args.actor, budget_ms=budget, iterations=args.iterations,
+                     seed=args.seed)
+    if args.json:
+        out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        out.write(result.table() + "\n")
+    return 0
+
+
+def after_play(state: BattleState, args: Any, out: TextIO) -> bool:
+    """``play``'s end for ``--save-state`` / ``--stop-after``; True if it printed the end."""
+    if getattr(args, "save_state", None):
+        save_state(state, args.save_state, {"seed": args.seed, "steps": 0, "roll": "auto"})
+    if state.outcome is not None:
+        if args.save_state:
+            sys.stderr.write(f"state saved to {args.save_state}\n")
+        return False
+    pending = state.pending
+    who = state.by_id[pending.actor].name if pending is not None else "nobody"
+    if args.json:
+        import json
+
+        out.write(json.dumps({"type": "Stopped", "scenario": state.scenario.name,
+                              "round": state.round, "pending": pending.actor if pending else None,
+                              "state_file": args.save_state}, ensure_ascii=False) + "\n")
+    else:
+        saved = f" State saved to {args.save_state}." if args.save_state else ""
+        out.write(f"\nStopped after {args.stop_after} decision(s) in round {state.round}; "
+                  f"next to decide: {who}.{saved}\n")
+    return True

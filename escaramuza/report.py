@@ -1,0 +1,248 @@
+"""``escaramuza playtest --report DIR``: summary.json, report.md and PNG plots.
+
+Issue 7, item 3: outcome bars with their 95 % intervals, a histogram of rounds
+and the survival curve of each combatant by round, for each scenario. Everything
+is drawn from the summary alone (the same numbers as ``summary.json``), so a
+report can be redrawn from a saved summary.
+
+Determinism: the plots use a fixed size, dpi and font, a fixed ``svg.hashsalt``
+and no "Software" metadata, and PNG has no timestamp, so the same summary gives
+byte-identical files. Each file is written to a temporary file in the same
+folder and moved into place with ``os.replace``, so a reader never sees half a
+report file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from escaramuza.rules.core.errors import EscaramuzaError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from escaramuza.playtest import PlaytestResult
+
+#: Every figure: same size and resolution on every machine (byte-identical PNGs).
+FIGSIZE = (7.0, 4.0)
+DPI = 100
+RC = {
+    "svg.hashsalt": "escaramuza",
+    "font.family": "DejaVu Sans",  # shipped with matplotlib: no system font lookup
+    "path.simplify": True,
+}
+OUTCOME_BARS = (
+    ("heroes win", "heroes", "#2b6cb0"),
+    ("enemies win", "enemies", "#c53030"),
+    ("draw: timeout", "draw_timeout", "#718096"),
+    ("draw: withdrawal", "draw_withdrawal", "#a0aec0"),
+    ("draw: mutual", "draw_mutual", "#4a5568"),
+)
+
+
+def prepare_dir(path: str | os.PathLike[str]) -> Path:
+    """Create the report folder and check it can be written, before any battle runs."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".escaramuza-check-"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise EscaramuzaError(f"--report {path}: cannot write there ({reason})") from None
+    return folder
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+# -- plots ------------------------------------------------------------------------
+
+
+def _figure() -> Figure:
+    from matplotlib.figure import Figure
+
+    # A bare Figure (no pyplot): no global state, Agg chosen by savefig for PNG.
+    return Figure(figsize=FIGSIZE, dpi=DPI)
+
+
+def _png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def outcome_plot(summary: dict[str, Any]) -> bytes:
+    """Bars of the outcome rates with their 95 % Wilson intervals as error bars."""
+    import matplotlib
+
+    with matplotlib.rc_context(RC):
+        fig = _figure()
+        ax = fig.add_subplot()
+        labels, rates, lows, highs, colours = [], [], [], [], []
+        for label, key, colour in OUTCOME_BARS:
+            p = summary["outcomes"][key]
+            labels.append(label)
+            rates.append(p["rate"])
+            lows.append(p["rate"] - p["ci95"][0])
+            highs.append(p["ci95"][1] - p["rate"])
+            colours.append(colour)
+        xs = list(range(len(labels)))
+        ax.bar(xs, rates, color=colours, yerr=[lows, highs], capsize=6)
+        for x, rate, high in zip(xs, rates, highs, strict=True):
+            ax.annotate(f"{100 * rate:.1f}%", (x, rate + high), textcoords="offset points",
+                        xytext=(0, 4), ha="center", fontsize=8)
+        ax.set_xticks(xs, labels, fontsize=8)
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("probability")
+        ax.set_title(f"{summary['scenario']}: outcomes of {summary['battles']} battles "
+                     "(95% Wilson intervals)", fontsize=10)
+        fig.tight_layout()
+        return _png(fig)
+
+
+def rounds_plot(summary: dict[str, Any]) -> bytes:
+    """Histogram of battle length in rounds, with the mean, median and p90 marked."""
+    import matplotlib
+
+    rounds = summary["rounds"]
+    with matplotlib.rc_context(RC):
+        fig = _figure()
+        ax = fig.add_subplot()
+        counts = rounds["histogram"]
+        ax.bar(range(len(counts)), counts, color="#4a5568", width=0.9)
+        for value, label, style in (
+            (rounds["mean"], "mean", "-"),
+            (rounds["median"], "median", "--"),
+            (rounds["p90"], "p90", ":"),
+        ):
+            ax.axvline(value, color="#c53030", linestyle=style, label=f"{label} {value:.3g}")
+        ax.set_xlabel("rounds")
+        ax.set_ylabel("battles")
+        ax.set_xlim(-0.5, max(len(counts), 2) - 0.5)
+        ax.legend(fontsize=8)
+        ax.set_title(f"{summary['scenario']}: battle length", fontsize=10)
+        fig.tight_layout()
+        return _png(fig)
+
+
+def survival_plot(summary: dict[str, Any]) -> bytes:
+    """P(still standing at the end of round r) for each combatant (heroes solid)."""
+    import matplotlib
+
+    with matplotlib.rc_context(RC):
+        fig = _figure()
+        ax = fig.add_subplot()
+        for c in summary["combatants"]:
+            curve = c["survival"]
+            style = "-" if c["side"] == "heroes" else "--"
+            ax.step(range(len(curve)), curve, where="post", linestyle=style,
+                    label=f"{c['name']} ({c['side']})")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("round")
+        ax.set_ylabel("P(not knocked out yet)")
+        ax.legend(fontsize=7, loc="best", ncols=2)
+        ax.set_title(f"{summary['scenario']}: survival by round", fontsize=10)
+        fig.tight_layout()
+        return _png(fig)
+
+
+# -- markdown ---------------------------------------------------------------------
+
+
+def _pct(p: dict[str, Any]) -> str:
+    lo, hi = p["ci95"]
+    return f"{100 * p['rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f})"
+
+
+def _md_table(rows: Sequence[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
+    out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows[1:]]
+    return out
+
+
+def _slugs(summaries: Sequence[dict[str, Any]]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for s in summaries:
+        slug = s["scenario"].replace("/", "-").replace(" ", "_")
+        seen[slug] = seen.get(slug, 0) + 1
+        out.append(slug if seen[slug] == 1 else f"{slug}-{seen[slug]}")
+    return out
+
+
+def render_markdown(result: PlaytestResult, slugs: Sequence[str]) -> str:
+    from escaramuza.playtest import _METRICS
+
+    doc = result.document()
+    summaries = doc["scenarios"]
+    agents = doc["agents"]
+    lines = [
+        "# Playtest report",
+        "",
+        f"{doc['battles']} battles per scenario, seed {doc['seed']}; heroes played by "
+        f"`{agents['heroes']}`, enemies by `{agents['enemies']}`. Rates are shown with their "
+        "95% Wilson score intervals. Definitions and the difficulty thresholds: "
+        "`docs/playtest.md`. The same numbers are in `summary.json`.",
+        "",
+        "## Comparison",
+        "",
+    ]
+    rows = [["", *[s["scenario"] for s in summaries]]]
+    rows += [[label.strip(), *[fn(s) for s in summaries]] for label, fn in _METRICS]
+    lines += _md_table(rows)
+    for s, slug in zip(summaries, slugs, strict=True):
+        lines += ["", f"## {s['scenario']} — {s['title']}", "",
+                  f"Difficulty: **{s['difficulty']}**.", ""]
+        crow = [["combatant", "side", "P(knocked out)", "P(dies)", "mean dealt", "mean taken",
+                 "mean rounds survived", "share of side's damage"]]
+        for c in s["combatants"]:
+            crow.append([c["name"], c["side"], _pct(c["p_knocked_out"]), _pct(c["p_dies"]),
+                         f"{c['mean_damage_dealt']:.2f}", f"{c['mean_damage_taken']:.2f}",
+                         f"{c['mean_rounds_survived']:.2f}", f"{100 * c['damage_share']:.0f}%"])
+        lines += _md_table(crow)
+        lines += [
+            "",
+            f"![outcomes]({slug}-outcomes.png)",
+            "",
+            f"![rounds]({slug}-rounds.png)",
+            "",
+            f"![survival]({slug}-survival.png)",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(result: PlaytestResult, folder: str | os.PathLike[str]) -> list[Path]:
+    """Write summary.json, report.md and three PNGs per scenario; return the paths."""
+    out = prepare_dir(folder)
+    summaries = result.document()["scenarios"]
+    slugs = _slugs(summaries)
+    files: dict[str, bytes] = {"summary.json": result.to_json().encode("utf-8")}
+    for s, slug in zip(summaries, slugs, strict=True):
+        files[f"{slug}-outcomes.png"] = outcome_plot(s)
+        files[f"{slug}-rounds.png"] = rounds_plot(s)
+        files[f"{slug}-survival.png"] = survival_plot(s)
+    files["report.md"] = render_markdown(result, slugs).encode("utf-8")
+    written = []
+    try:
+        for name, data in files.items():
+            atomic_write(out / name, data)
+            written.append(out / name)
+    except OSError as exc:
+        raise EscaramuzaError(f"--report {folder}: cannot write ({exc.strerror or exc})") from None
+    return written
