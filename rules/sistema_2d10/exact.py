@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
+from types import MappingProxyType
 from typing import Literal
 
 from escaramuza.rules.core.dice import DiceExpr
+from escaramuza.rules.core.ruleset import Odds
 from escaramuza.rules.sistema_2d10.rolls import DEGREES, judge
 from escaramuza.rules.sistema_2d10.tables import Tables
 
@@ -133,3 +135,90 @@ def location_expected_damage(
     if aimed is not None:
         return expected_damage(dano, ca, tables.multiplier(aimed))
     return sum(expected_damage(dano, ca, loc.multiplier) for loc in tables.location_by_face) / 10
+
+
+@lru_cache(maxsize=4096)
+def hit_damage_distribution(
+    dano: DiceExpr, ca: int, multipliers: tuple[int, ...]
+) -> tuple[tuple[int, float], ...]:
+    """Distribution of the damage one hit deals: (daño − CA, min 0) × the location's
+    multiplier (S2-11, S2-12), the multiplier drawn uniformly from ``multipliers`` — the
+    ten d10 faces of the location table, or the one aimed location (S2-13).
+
+    Returned as sorted ``(damage, probability)`` pairs (immutable, so it can be cached).
+    """
+    out: dict[int, float] = {}
+    share = 1 / len(multipliers)
+    for value, p in dano.distribution().items():
+        for mult in multipliers:
+            dealt = max(0, value - ca) * mult
+            out[dealt] = out.get(dealt, 0.0) + p * share
+    return tuple(sorted(out.items()))
+
+
+@lru_cache(maxsize=1024)
+def pain_knockout_probability(aguante_bonus: int, difficulty: int, p_out_on_gdf: float) -> float:
+    """P(a prueba de Aguante sends the target out of the fight) (S2-14, S2-15).
+
+    The test fails — and the GDF table is rolled — unless it succeeds against
+    ``difficulty`` (a total exactly equal only stuns, which is a success here); the GDF
+    roll then takes it out with ``p_out_on_gdf`` (inconsciente and moribundo faces / 10).
+    No Dado Exprés is assumed on the test.
+    """
+    return float(1 - success_probability(aguante_bonus, difficulty)) * p_out_on_gdf
+
+
+def attack_outcome(
+    p_hit: float,
+    hit_damage: tuple[tuple[int, float], ...],
+    pv: int,
+    p_pain_out: float,
+) -> tuple[float, float, dict[int, float]]:
+    """(expected damage, P(drop), damage distribution) of an attack that hits with ``p_hit``.
+
+    Drop = the blow takes the target from ``pv`` to 0 (S2-11 *(default)* down), or it
+    costs half or more of ``pv`` and the prueba de Aguante ends in an out-of-the-fight GDF
+    (``p_pain_out``, see :func:`pain_knockout_probability`). The damage distribution
+    counts what the blow deals (not capped at the PV left), 0 for a miss or a block.
+    """
+    dist: dict[int, float] = {0: 1 - p_hit}
+    p_drop = 0.0
+    for dealt, q in hit_damage:
+        dist[dealt] = dist.get(dealt, 0.0) + p_hit * q
+        if dealt >= pv:
+            p_drop += p_hit * q
+        elif dealt > 0 and 2 * dealt >= pv:
+            # S2-14 "la mitad o más de sus Puntos de Vitalidad actuales".
+            p_drop += p_hit * q * p_pain_out
+    dist = {k: v for k, v in sorted(dist.items()) if v > 0}
+    return sum(k * v for k, v in dist.items()), p_drop, dist
+
+
+@lru_cache(maxsize=65536)
+def attack_odds(
+    attack_bonus: int,
+    passive: int,
+    defence_bonus: int | None,
+    passive_rule: Literal["ge", "gt"],
+    block_rule: Literal["ge", "gt"],
+    dano: DiceExpr,
+    ca: int,
+    multipliers: tuple[int, ...],
+    pv: int,
+    aguante_bonus: int,
+    aguante_difficulty: int,
+    p_out_on_gdf: float,
+) -> Odds:
+    """Exact :class:`Odds` of one attack from plain numbers (cached: the heuristic and the
+    suggestions ask for the same few attacks again and again).
+
+    :func:`hit_probability` (passive and, if ``defence_bonus`` is given, active defence),
+    :func:`hit_damage_distribution` and :func:`attack_outcome` with the
+    :func:`pain_knockout_probability` of the target. No Dado Exprés on any roll.
+    """
+    p_hit = float(hit_probability(attack_bonus, passive, defence_bonus, passive_rule, block_rule))
+    hit_damage = hit_damage_distribution(dano, ca, multipliers)
+    p_pain_out = pain_knockout_probability(aguante_bonus, aguante_difficulty, p_out_on_gdf)
+    expected, p_drop, dist = attack_outcome(p_hit, hit_damage, pv, p_pain_out)
+    # Read-only: the same cached object is handed to every caller.
+    return Odds(p_hit, expected, p_drop, MappingProxyType(dist))

@@ -19,9 +19,9 @@ from escaramuza.rules.core.events import (
     ResourceChanged,
 )
 from escaramuza.rules.core.model import Action, Combatant, Condition, VerbSpec
-from escaramuza.rules.core.ruleset import Ruleset
+from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
-from escaramuza.rules.sistema_2d10 import combat
+from escaramuza.rules.sistema_2d10 import combat, exact
 from escaramuza.rules.sistema_2d10.combat import (
     ACTIVE_DEFENCE,
     EXPRES_AFTER,
@@ -359,6 +359,73 @@ class Sistema2d10(Ruleset):
             NO_GASTAR: "no gasta Dado Exprés",
         }
         return f"{actor.name} {texts.get(verb, verb)}"
+
+    def odds(self, state: BattleState, action: Action) -> Odds | None:
+        """Exact odds of an ``atacar`` action (None for every other verb).
+
+        See :meth:`attack_odds` for what is assumed and counted.
+        """
+        if action.verb != ATACAR or action.target is None or action.item is None:
+            return None
+        aim = None if action.option in (None, LIBRE) else action.option
+        return self.attack_odds(
+            state, state.get(action.actor), state.get(action.target), action.item, aim
+        )
+
+    def attack_odds(
+        self,
+        state: BattleState,
+        attacker: Combatant,
+        target: Combatant,
+        weapon_name: str,
+        aim: str | None = None,
+    ) -> Odds:
+        """Exact odds of ``attacker`` attacking ``target`` with a weapon, free or aimed.
+
+        * ``p_hit``: the attack roll (2d10 + MHC + aimed MS + aturdido/incapacitado MS)
+          reaches the defensa pasiva (S2-08, option ``passive_beats``) AND is not blocked by
+          the active defence. Assumption: the target defends actively whenever it has a
+          defence left this round (``defensas`` > 0) — as the heuristic's own attack scoring
+          assumes — with its full-defence bonus if it is in defensa completa (S2-09); with
+          no defence left only the defensa pasiva counts. A crítico is blocked only by a
+          crítico *(default)*. No Dado Exprés is assumed on either roll.
+        * ``damage`` / ``expected_damage``: what the blow deals, (daño − CA, min 0) × the
+          location multiplier — the aimed location's (S2-13), else averaged over the d10
+          location table (S2-12); 0 for a miss or a block; not capped at the PV left.
+        * ``p_drop``: P(the target is out of the fight after this attack): the blow brings
+          it to 0 PV, OR it loses half or more of its current PV, fails the prueba de
+          Aguante (S2-14, no Dado Exprés assumed) and the GDF roll is inconsciente or
+          moribundo (S2-15). GDF effects that take it out later (sangrado bleeding it to
+          0, …) are not counted.
+        """
+        weapon = profile(attacker).weapon(weapon_name)
+        table = combat.tables(state)
+        aim_ms = (table.aim_modifier(aim) or 0) if aim is not None else 0
+        defence = (
+            combat.defence_bonus(state, target, weapon.tipo)
+            if target.active and target.resources["defensas"] > 0
+            else None
+        )
+        if aim is not None:
+            multipliers: tuple[int, ...] = (table.multiplier(aim),)
+        else:
+            multipliers = tuple(loc.multiplier for loc in table.location_by_face)
+        out_faces = sum(1 for e in table.gdf_by_face if e.effect in ("inconsciente", "moribundo"))
+        options = state.options
+        return exact.attack_odds(
+            weapon.mhc + aim_ms + combat.roll_penalty(attacker, physical=True),
+            combat.passive_defence(state, target, weapon.tipo),
+            defence,
+            options.passive_beats,
+            options.active_blocks,
+            weapon.dano,
+            target.stats.ca,
+            multipliers,
+            target.resources["pv"],
+            profile(target).aguante + combat.roll_penalty(target, physical=False),
+            int(options.aguante_difficulty),
+            out_faces / len(table.gdf_by_face),
+        )
 
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
         prof = profile(combatant)

@@ -104,4 +104,6 @@ def test_s209_cautious_and_hurt_goes_into_full_defence(tools: Any) -> None:
     scn = t.scenario(t.fighter("h", "heroes", temperament="cautious"), t.fighter("e", "enemies"))
     state, _ = t.start(scn, t.HERO_FIRST)
     state.get("h").resources["pv"] = 5
-    assert _pick(state).verb == "defensa_completa"
+    # The agent passes the combatant's scenario temperament to ``choose``.
+    action = choose(state, state.ruleset.legal_actions(state), RNG, temperament="cautious")
+    assert action.verb == "defensa_completa"

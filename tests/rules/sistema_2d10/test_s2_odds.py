@@ -1,0 +1,221 @@
+"""``Sistema2d10.odds``: exact P(hit), damage distribution and P(drop) of an ``atacar``
+action in a state, against a brute-force enumeration of every die written here from the
+seed's wording (not from the engine's code)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+import pytest
+
+from escaramuza.rules.core.model import Action, Condition
+
+D10 = range(1, 11)
+#: The default location table (docs/rulesets/sistema_2d10.md): 1 cabeza ×2, 10 punto
+#: vital ×3, every other face ×1.
+LOCATION_MULT = (2, 1, 1, 1, 1, 1, 1, 1, 1, 3)
+#: Default aimed-attack MS and the aimed location's multiplier.
+AIM = {"cabeza": (-4, 2), "punto_vital": (-6, 3), "torso": (0, 1), "brazo_derecho": (-2, 1)}
+#: Default GDF faces that take the target out: 9 inconsciente, 10 moribundo.
+GDF_OUT = Fraction(2, 10)
+
+
+def _mhc(a: int, b: int) -> int:
+    return (a + b) // 10  # S2-02 "se utiliza la decena"
+
+
+def brute_p_hit(
+    bonus: int, passive: int, dbonus: int | None, beats: str = "ge", blocks: str = "ge"
+) -> Fraction:
+    """Both dice of the attack, then both dice of the active defence, if any."""
+    hits = 0
+    for a, b in product(D10, D10):
+        total, crit, fumble = a + b + bonus, a == b == 10, a == b == 1
+        beaten = total > passive if beats == "gt" else total >= passive
+        if not (crit or (not fumble and beaten)):
+            continue
+        if dbonus is None:
+            hits += 100
+            continue
+        for c, d in product(D10, D10):
+            dtotal, dcrit, dfumble = c + d + dbonus, c == d == 10, c == d == 1
+            held = dtotal > total if blocks == "gt" else dtotal >= total
+            # A crítico attack is stopped only by a crítico defence (rules-notes default).
+            blocked = dcrit if crit else dcrit or (not dfumble and held)
+            hits += not blocked
+    return Fraction(hits, 10_000)
+
+
+def brute_p_gdf(aguante: int) -> Fraction:
+    """P(the prueba de Aguante vs 16 calls for a GDF roll): below 16 or a pifia, no crítico."""
+    bad = 0
+    for a, b in product(D10, D10):
+        total = a + b + aguante
+        if not a == b == 10 and (a == b == 1 or total < 16):
+            bad += 1
+    return Fraction(bad, 100)
+
+
+def brute_outcome(
+    p_hit: Fraction, dice: tuple[int, int, int], ca: int, aim: str | None, pv: int, aguante: int
+) -> tuple[dict[int, Fraction], Fraction]:
+    """Every damage die face and location face after a hit; returns (loss dist, P(drop))."""
+    n, sides, mod = dice
+    mults = [AIM[aim][1]] if aim else list(LOCATION_MULT)
+    p_gdf_out = brute_p_gdf(aguante) * GDF_OUT
+    dist: dict[int, Fraction] = {0: 1 - p_hit}
+    drop = Fraction(0)
+    cases = list(product(product(range(1, sides + 1), repeat=n), mults))
+    each = p_hit / len(cases)
+    for faces, mult in cases:
+        dealt = max(0, sum(faces) + mod - ca) * mult
+        dist[dealt] = dist.get(dealt, Fraction(0)) + each
+        if dealt >= pv:
+            drop += each
+        elif dealt > 0 and 2 * dealt >= pv:
+            drop += each * p_gdf_out
+    return dist, drop
+
+
+SWORD = {"name": "espada", "habilidad": "espada", "caracteristica": "destreza"}
+RIFLE = {
+    "name": "fusil",
+    "tipo": "distancia",
+    "habilidad": "fusil",
+    "caracteristica": "destreza",
+    "alcance": 2,
+}
+
+# (id, hero overrides, foe overrides, weapon, aim, dice, options, tweak)
+ROWS: list[tuple[Any, ...]] = [
+    ("plain", {}, {}, SWORD | {"dano": "1d10"}, None, (1, 10, 0), {}, {}),
+    ("no_defence_left", {}, {}, SWORD | {"dano": "1d10"}, None, (1, 10, 0), {}, {"defensas": 0}),
+    ("aimed_head_ca", {}, {"ca": 2}, SWORD | {"dano": "1d10+2"}, "cabeza", (1, 10, 2), {}, {}),
+    (
+        "aimed_vital_kill",
+        {"habilidades": {"espada": 90}},
+        {},
+        SWORD | {"dano": "1d10"},
+        "punto_vital",
+        (1, 10, 0),
+        {},
+        {"pv": 5},
+    ),
+    (
+        "full_defence_stunned_gt",
+        {},
+        {},
+        SWORD | {"dano": "1d8"},
+        "brazo_derecho",
+        (1, 8, 0),
+        {"passive_beats": "gt", "active_blocks": "gt"},
+        {"full": 3, "stun": -2},
+    ),
+    (
+        "rifle_2d6",
+        {"habilidades": {"fusil": 40}},
+        {"zone": "b", "habilidades": {"cubrir": 20, "esquivar": 60}},
+        RIFLE | {"dano": "2d6"},
+        None,
+        (2, 6, 0),
+        {},
+        {"pv": 8},
+    ),
+    (
+        "weak_aguante_pain",
+        {},
+        {"caracteristicas": {"reflejos": 20, "sentidos": 30, "aguante": 20}},
+        SWORD | {"dano": "1d10+4"},
+        "torso",
+        (1, 10, 4),
+        {},
+        {"pv": 10},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("hero", "foe", "weapon", "aim", "dice", "options", "tweak"),
+    [row[1:] for row in ROWS],
+    ids=[row[0] for row in ROWS],
+)
+def test_s208_s212_s214_odds_match_enumeration(
+    tools: Any,
+    hero: dict[str, Any],
+    foe: dict[str, Any],
+    weapon: dict[str, Any],
+    aim: str | None,
+    dice: tuple[int, int, int],
+    options: dict[str, Any],
+    tweak: dict[str, int],
+) -> None:
+    t = tools
+    h = t.fighter("h", "heroes", armas=[weapon])
+    h["caracteristicas"] = h["caracteristicas"] | hero.get("caracteristicas", {})
+    h["habilidades"] = h["habilidades"] | hero.get("habilidades", {})
+    e = t.fighter("e", "enemies", zone=foe.get("zone", "a"), ca=foe.get("ca", 0))
+    e["caracteristicas"] = e["caracteristicas"] | foe.get("caracteristicas", {})
+    e["habilidades"] = e["habilidades"] | foe.get("habilidades", {})
+    state, _ = t.start(t.scenario(h, e, options=options), t.HERO_FIRST)
+    target = state.get("e")
+    for key in ("pv", "defensas"):
+        if key in tweak:
+            target.resources[key] = tweak[key]
+    if "full" in tweak:
+        target.conditions["defensa_completa"] = Condition("defensa_completa", tweak["full"])
+    if "stun" in tweak:
+        state.get("h").conditions["aturdido"] = Condition("aturdido", tweak["stun"])
+
+    # The numbers the enumeration needs, from the stat block (S2-02, S2-08, S2-14).
+    hc, hh = h["caracteristicas"], h["habilidades"]
+    ec, eh = e["caracteristicas"], e["habilidades"]
+    bonus = _mhc(hh[weapon["habilidad"]], hc["destreza"]) + tweak.get("stun", 0)
+    bonus += AIM[aim][0] if aim else 0
+    skill = "cubrir" if weapon.get("tipo") == "distancia" else "esquivar"
+    def_mhc = _mhc(eh[skill], ec["reflejos"])
+    dbonus = def_mhc + tweak.get("full", 0) if tweak.get("defensas", 1) > 0 else None
+    p_hit = brute_p_hit(
+        bonus,
+        10 + def_mhc,
+        dbonus,
+        options.get("passive_beats", "ge"),
+        options.get("active_blocks", "ge"),
+    )
+    aguante = _mhc(eh["resistencia_al_dolor"], ec["aguante"])
+    dist, drop = brute_outcome(p_hit, dice, foe.get("ca", 0), aim, target.resources["pv"], aguante)
+
+    action = Action("atacar", "h", target="e", item=weapon["name"], option=aim or "libre")
+    assert action in state.ruleset.legal_actions(state)
+    odds = state.ruleset.odds(state, action)
+    assert odds is not None
+    assert odds.p_hit == pytest.approx(float(p_hit), abs=1e-12)
+    assert odds.p_drop == pytest.approx(float(drop), abs=1e-12)
+    assert odds.damage is not None
+    assert sorted(odds.damage) == sorted(k for k, v in dist.items() if v > 0)
+    for k, v in dist.items():
+        assert odds.damage.get(k, 0.0) == pytest.approx(float(v), abs=1e-12)
+    mean = sum(k * v for k, v in dist.items())
+    assert odds.expected_damage == pytest.approx(float(mean), abs=1e-12)
+
+
+def test_s208_no_active_defence_raises_the_odds(tools: Any) -> None:
+    """With both MHC 6 (passive 16), P(pass) = P(2d10 ≥ 10) = 64 %; the active defence then
+    blocks a fair share of those: the odds must reflect whether a defence is left."""
+    t = tools
+    state, _ = t.start(t.duel(), t.HERO_FIRST)
+    action = Action("atacar", "h", target="e", item="espada", option="libre")
+    with_defence = state.ruleset.odds(state, action)
+    state.get("e").resources["defensas"] = 0
+    without = state.ruleset.odds(state, action)
+    assert without.p_hit == pytest.approx(64 / 100)  # 2d10 ≥ 10: 100 − 36 sums of 2…9
+    assert with_defence.p_hit < without.p_hit
+
+
+def test_s211_odds_are_none_for_actions_that_are_not_attacks(tools: Any) -> None:
+    t = tools
+    state, _ = t.start(t.duel(foe={"zone": "b"}), t.HERO_FIRST)
+    for action in state.ruleset.legal_actions(state):
+        assert action.verb != "atacar"
+        assert state.ruleset.odds(state, action) is None
