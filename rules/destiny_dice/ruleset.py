@@ -97,6 +97,8 @@ class Sheet:
     defence_bonus: int
     weapons: dict[str, Weapon]
     heals: dict[str, Heal]
+    #: The static part of the learner features (dice, armour, carries a ranged weapon).
+    static_features: tuple[float, ...] = ()
 
     def die(self, characteristic: str) -> int:
         return self.cuerpo if characteristic == "cuerpo" else self.mente
@@ -160,6 +162,10 @@ class DestinyDice(Ruleset):
     n_features: ClassVar[int] = 8
     decision_names: ClassVar[tuple[str, ...]] = ("turn", "defensa_perfecta")
 
+    def band(self, hops: int) -> int:
+        # DD-05: 0 hops cuerpo a cuerpo, 1 cerca, 2 or more lejos (hot path: no len()/min()).
+        return hops if hops < 2 else 2
+
     # -- scenario -------------------------------------------------------------
     def build_combatant(
         self, base: dict[str, Any], stats: Any, options: Any, index: int
@@ -196,14 +202,24 @@ class DestinyDice(Ruleset):
                 UNARMED, "cuerpo", frozenset({0}), 0, 0, True, False, None, None
             )
         heals = {h.name: _heal(h) for h in stats.heals}
+        defensa = stats.cuerpo if hero else int(stats.defensa or 0)
+        ranged = any(w.characteristic == "mente" for w in weapons.values())
         sheet = Sheet(
             stats.cuerpo,
             stats.mente,
             stats.alma,
-            stats.cuerpo if hero else int(stats.defensa or 0),
+            defensa,
             stats.armadura + stats.escudo,
             weapons,
             heals,
+            (
+                stats.cuerpo / 12,
+                stats.mente / 12,
+                stats.alma / 12,
+                defensa / 12,
+                (stats.armadura + stats.escudo) / 5,
+                float(ranged),
+            ),
         )
         pv = stats.pv if stats.pv_actual is None else stats.pv_actual
         resources = {"pv": pv, **stats.energia.model_dump()}
@@ -777,16 +793,6 @@ class DestinyDice(Ruleset):
         )
 
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
-        s: Sheet = combatant.stats
-        jammed = any(k.startswith("jam:") for k in combatant.data)
-        ranged = any(w.characteristic == "mente" for w in s.weapons.values())
-        return (
-            s.cuerpo / 12,
-            s.mente / 12,
-            s.alma / 12,
-            s.defensa / 12,
-            s.defence_bonus / 5,
-            combatant.data.get("ayuda", 0) / 2,
-            float(ranged),
-            float(jammed),
-        )
+        data = combatant.data
+        jammed = any(k.startswith("jam:") for k in data) if len(data) > 0 else False
+        return (*combatant.stats.static_features, data.get("ayuda", 0) / 2, float(jammed))
