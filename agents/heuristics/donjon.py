@@ -1,5 +1,7 @@
 """Scripted Donjon play over the exact pool odds (``escaramuza.rules.donjon.exact``).
 
+``tactician`` (the default):
+
 * turn: attack the opponent it is most likely to hurt (P(attack won and damage
   test won)); with no attack worth making, close to (or back off to) its best
   weapon's range — contact for melee, a una acción for bows and thrown weapons;
@@ -11,6 +13,23 @@
 * repartir: Heridas, unless an attribute blow is better: the victim is at 0
   Heridas, or the remaining successes cannot drop it but can zero its Celeridad;
 * continuar: go on while its side is ahead (or even).
+
+The other temperaments change the turn, the reactions and the pause (the spend
+is the same for all). Donjon has no cover rule, no healing in a fight and no
+help action, so "uses cover" and "heals, helps" have nothing to act on.
+
+* ``brute`` — attacks the nearest foe with the weapon that rolls most dice, else
+  steps towards it; always parries (a counter is a blow); resists every foe
+  leaving it, lets every foe come; always continues.
+* ``cautious`` — below half its Heridas it backs away from the nearest foe;
+  otherwise it first keeps its best range (backs off a foe nearer than that),
+  then attacks as the tactician; continues only while its side is strictly ahead.
+* ``coward`` — like ``cautious`` until below half its Heridas or until half its
+  side is out; then it leaves: ``huir`` from a dos acciones, else a step away from
+  the nearest foe (attacking only when it cannot step away); it dodges, never
+  spends a number resisting an escape, and withdraws at the pause.
+* ``protector`` — strikes the foe nearest its most hurt ally (in contact with it
+  first), closing on that foe when it cannot reach it; otherwise the tactician.
 """
 
 from __future__ import annotations
@@ -176,34 +195,149 @@ def _flee(state: BattleState, actions: list[Action]) -> Action | None:
     return next((a for a in actions if a.verb == "alejarse" and a.target == nearest.id), None)
 
 
+def _side_broken(state: BattleState, c: Combatant) -> bool:
+    mine = [a for a in state.combatants if a.side is c.side]
+    return len(mine) > 1 and 2 * sum(1 for a in mine if not a.active) >= len(mine)
+
+
+def _foes(state: BattleState, c: Combatant) -> list[Combatant]:
+    return [o for o in state.combatants if o.side is not c.side and o.active]
+
+
+def _nearest(state: BattleState, c: Combatant) -> Combatant | None:
+    return min(_foes(state, c), key=lambda o: (state.distance(c, o), o.index), default=None)
+
+
+def _step(actions: list[Action], verb: str, target: str) -> Action | None:
+    return next((a for a in actions if a.verb == verb and a.target == target), None)
+
+
+def _wait(actions: list[Action]) -> Action:
+    return next(a for a in actions if a.verb == "esperar")
+
+
+def _dice(actor: Combatant, a: Action, state: BattleState) -> int:
+    """Attack + damage dice of an attack action (how hard the brute swings)."""
+    arma = combat.weapon(actor, str(a.item))
+    target = state.by_id[str(a.target)]
+    pool = combat.attack_pool(actor, arma, band_of(state.distance(actor, target))) or 0
+    return pool + combat.damage_pool(actor, arma)
+
+
+def _brute_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
+    actor = state.by_id[actions[0].actor]
+    nearest = _nearest(state, actor)
+    attacks = [a for a in actions if a.verb == "atacar"]
+    if attacks:
+        return max(attacks, key=lambda a: (-state.distance(actor, state.by_id[str(a.target)]),
+                                           _dice(actor, a, state)))
+    if nearest is not None and (step := _step(actions, "acercarse", nearest.id)):
+        return step
+    return next((a for a in actions if a.verb == "rematar"), None) or _wait(actions)
+
+
+def _cautious_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
+    actor = state.by_id[actions[0].actor]
+    nearest = _nearest(state, actor)
+    if nearest is not None:
+        here = band_of(state.distance(actor, nearest))
+        if _hurt(actor) or here < best_band(actor):
+            # Withdraws when hurt; keeps its best range otherwise.
+            step = _step(actions, "alejarse", nearest.id)
+            if step is not None:
+                return step
+    return _choose_turn(state, actions, rng)
+
+
+def _coward_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
+    actor = state.by_id[actions[0].actor]
+    if not (_hurt(actor) or _side_broken(state, actor)):
+        return _cautious_turn(state, actions, rng)
+    escape = _flee(state, actions)
+    if escape is not None:
+        return escape
+    # Cornered (no step takes it further away): it fights back.
+    return _choose_turn(state, actions, rng)
+
+
+def _protector_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
+    actor = state.by_id[actions[0].actor]
+    allies = [a for a in state.combatants
+              if a.side is actor.side and a.active and a.id != actor.id
+              and a.resources["heridas"] < a.maxima["heridas"]]
+    foes = _foes(state, actor)
+    if allies and foes:
+        ward = min(allies, key=lambda a: (a.resources["heridas"] / a.maxima["heridas"], a.index))
+        threat = min(foes, key=lambda o: (state.distance(ward, o), o.index))
+        on_threat = [a for a in actions if a.verb == "atacar" and a.target == threat.id]
+        if on_threat:
+            return max(on_threat, key=lambda a: attack_hurt_chance(
+                state, actor, threat, combat.weapon(actor, str(a.item))))
+        step = _step(actions, "acercarse", threat.id)
+        if step is not None:
+            return step
+    return _choose_turn(state, actions, rng)
+
+
+TURNS = {
+    "tactician": _choose_turn,
+    "brute": _brute_turn,
+    "cautious": _cautious_turn,
+    "coward": _coward_turn,
+    "protector": _protector_turn,
+}
+
+
+def _by_verb(actions: list[Action], verb: str) -> Action:
+    return next(a for a in actions if a.verb == verb)
+
+
+def _react(state: BattleState, actions: list[Action], temperament: str) -> Action:
+    """The ``defensa`` and ``resistir`` reactions for each temperament."""
+    name = state.pending.name if state.pending else ""
+    if name == "defensa":
+        if temperament == "brute":
+            return _by_verb(actions, "parar")
+        if temperament == "coward":
+            return _by_verb(actions, "esquivar")  # keeps its numbers for running
+        return _choose_defence(state, actions)
+    move = state.data["move"]
+    if temperament == "brute":
+        return _by_verb(actions, "dejar" if move.verb == "acercarse" else "resistir")
+    if temperament == "coward":
+        return _by_verb(actions, "dejar")
+    return _choose_resist(state, actions)
+
+
+def _pause(state: BattleState, actions: list[Action], temperament: str) -> Action:
+    """DJ-07: continue or withdraw."""
+    pending = state.pending
+    assert pending is not None
+    actor = state.by_id[pending.actor]
+    mine = _strength(state, pending.side)
+    theirs = _strength(state, pending.side.other)
+    if temperament == "brute":
+        go_on = True
+    elif temperament == "coward":
+        go_on = not (_hurt(actor) or _side_broken(state, actor)) and mine > theirs
+    elif temperament == "cautious":
+        go_on = mine > theirs
+    else:
+        go_on = mine >= theirs
+    return _by_verb(actions, "continuar" if go_on else "retirarse")
+
+
 def choose(
     state: BattleState, actions: list[Action], rng: random.Random, temperament: str = "tactician"
 ) -> Action:
-    """Pick one of the legal ``actions`` of the pending decision.
-
-    Temperaments: ``coward`` flees and withdraws below half its Heridas; ``brute``
-    always goes on fighting; the others play the tactician's odds.
-    """
+    """Pick one of the legal ``actions`` of the pending decision for ``temperament``."""
     pending = state.pending
     assert pending is not None
     name = pending.name
-    actor = state.by_id[pending.actor]
-    if temperament == "coward" and _hurt(actor):
-        if name == "turn" and (escape := _flee(state, actions)) is not None:
-            return escape
-        if name == "continuar":
-            return next(a for a in actions if a.verb == "retirarse")
-    if temperament == "brute" and name == "continuar":
-        return next(a for a in actions if a.verb == "continuar")
     if name == "turn":
-        return _choose_turn(state, actions, rng)
-    if name == "defensa":
-        return _choose_defence(state, actions)
-    if name == "resistir":
-        return _choose_resist(state, actions)
+        return TURNS.get(temperament, _choose_turn)(state, actions, rng)
+    if name in ("defensa", "resistir"):
+        return _react(state, actions, temperament)
     if name == "repartir":
         return _choose_spend(state, actions)
-    mine = _strength(state, pending.side)
-    theirs = _strength(state, pending.side.other)
-    verb = "continuar" if mine >= theirs else "retirarse"
-    return next(a for a in actions if a.verb == verb)
+    return _pause(state, actions, temperament)

@@ -21,7 +21,7 @@ from escaramuza.rules.core.events import (
     Rolled,
     StatusChanged,
 )
-from escaramuza.rules.core.model import Combatant, Condition, Status
+from escaramuza.rules.core.model import Combatant, Condition, Side, Status
 
 if TYPE_CHECKING:
     from escaramuza.rules.core.state import BattleState
@@ -283,3 +283,27 @@ def read_scar(state: BattleState, target: Combatant, pi_lost: int, source: str) 
         events.append(set_status(target, Status.DOWN, f"{target.name} is out of the fight.",
                                  source))
     return events
+
+
+def declared_pools(
+    state: BattleState, side: Side, exclude: str | None = None
+) -> dict[str, list[int]]:
+    """Dice already aimed at each target by ``side``'s declarations this side turn.
+
+    CA-06: "se tiran todos los dados de daño y se conserva el resultado más alto"
+    — a later declaration adds to these pools. ``exclude`` leaves out one
+    combatant's own declaration. Empty when ``side`` is not the side declaring.
+    """
+    pools: dict[str, list[int]] = {}
+    if state.data.get("side") != side.value:
+        return pools
+    for a in state.data.get("declared", ()):
+        if a.verb != "atacar" or a.target is None or a.item is None or a.actor == exclude:
+            continue
+        attacker, target = state.by_id[a.actor], state.by_id[a.target]
+        weapon = weapon_named(attacker, a.item)
+        hit = (blast_targets(state, attacker, target, weapon)
+               if is_blast(attacker, target, weapon) else [target])
+        for t in hit:
+            pools.setdefault(t.id, []).extend(attack_dice(state, attacker, t, weapon)[0])
+    return pools

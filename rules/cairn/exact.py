@@ -9,6 +9,7 @@ rest off FUE (CA-11). Everything is a :class:`fractions.Fraction`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 _ONE = Fraction(1)
@@ -77,4 +78,84 @@ def expected_damage(dice: Sequence[int], armour: int, pi: int, fue: int) -> Frac
         (p * (pi_lost + min(fue_lost, fue))
          for (pi_lost, fue_lost), p in exchange_distribution(dice, armour, pi).items()),
         Fraction(0),
+    )
+
+
+def _out_threshold(face: int, armour: int, pi: int, fue: int, pc: bool, scars: bool) -> int:
+    """The target is out after an exchange whose kept die shows ``face`` iff d20 > this.
+
+    20: never out; 0: always out; otherwise the FUE save's success range (CA-01:
+    d20 ≤ FUE, a 1 always succeeds, a 20 always fails). Writing "out" as one
+    threshold on the same d20 lets two exchanges be compared on the same save roll.
+    """
+    damage = max(0, face - armour)
+    pi_lost = min(damage, pi)
+    over = damage - pi_lost
+    if over > 0:
+        left = fue - over
+        # CA-14: FUE 0 is death; CA-11: otherwise the save with the new FUE.
+        return 0 if left <= 0 else min(max(left, 1), 19)
+    if pc and scars and pi > 0 and pi_lost == pi and pi_lost >= 11:
+        return 0  # CA-13: Cicatrices 11–12 put a PC out of action
+    return 20
+
+
+@dataclass(frozen=True, slots=True)
+class MarginalOdds:
+    """What one more attack adds to the dice already aimed at the same target (CA-06).
+
+    ``damage`` is the distribution of the EXTRA PI + FUE the target loses because of
+    this attack (0 when the earlier dice would have done as much); ``p_hit`` is
+    P(extra ≥ 1); ``p_drop`` is P(the target is out with this attack and would not
+    have been without it, on the same dice and the same FUE save).
+    """
+
+    p_hit: Fraction
+    expected_damage: Fraction
+    p_drop: Fraction
+    damage: dict[int, Fraction]
+
+
+def marginal_exchange(
+    before: Sequence[int],
+    mine: Sequence[int],
+    armour: int,
+    pi: int,
+    fue: int,
+    pc: bool = False,
+    scars: bool = True,
+) -> MarginalOdds:
+    """Exact marginal odds of adding the dice ``mine`` to the pool ``before`` at one target.
+
+    With ``before`` empty these are the single attack's own odds. Damage counts what
+    the target loses, PI then FUE, capped at what it has (as :func:`expected_damage`).
+    """
+    cap = pi + fue
+
+    def loss(face: int) -> int:
+        return min(max(0, face - armour), cap)
+
+    pool = keep_highest_distribution(before) if before else {0: _ONE}
+    damage: dict[int, Fraction] = {}
+    drop = Fraction(0)
+    for m, pm in pool.items():
+        if not pm:
+            continue
+        t_without = _out_threshold(m, armour, pi, fue, pc, scars) if m else 20
+        for x, px in keep_highest_distribution(mine).items():
+            if not px:
+                continue
+            kept = max(m, x)
+            p = pm * px
+            extra = loss(kept) - loss(m)
+            damage[extra] = damage.get(extra, Fraction(0)) + p
+            t_with = _out_threshold(kept, armour, pi, fue, pc, scars)
+            # Out with: d20 > t_with; not out without: d20 ≤ t_without.
+            drop += p * Fraction(max(0, t_without - t_with), 20)
+    damage = dict(sorted(damage.items()))
+    return MarginalOdds(
+        p_hit=sum((p for k, p in damage.items() if k >= 1), Fraction(0)),
+        expected_damage=sum((k * p for k, p in damage.items()), Fraction(0)),
+        p_drop=drop,
+        damage=damage,
     )

@@ -21,12 +21,14 @@ from escaramuza.rules.cairn.combat import (
     apply_damage,
     attack_dice,
     blast_targets,
+    declared_pools,
     is_blast,
     save,
     set_status,
     weapon_named,
     weapons_of,
 )
+from escaramuza.rules.cairn.exact import marginal_exchange
 from escaramuza.rules.cairn.stats import CairnOptions, CairnStats, Weapon
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import (
@@ -50,7 +52,7 @@ from escaramuza.rules.core.model import (
     Status,
     VerbSpec,
 )
-from escaramuza.rules.core.ruleset import Ruleset
+from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
 
 ATTACK = "atacar"
@@ -404,6 +406,45 @@ class Cairn(Ruleset):
             1.0 if combatant.pc else 0.0,
             state.battlefield.zones[combatant.zone].cover / 2.0,
             min(aimed, 4) / 4.0,
+        )
+
+    def odds(self, state: BattleState, action: Action) -> Odds | None:
+        """Exact odds of an ``atacar`` declaration: its MARGINAL effect on the named target.
+
+        CA-06 keeps only the highest die aimed at a target in the side's resolution,
+        so a declaration is worth what it adds to the dice the side has already
+        declared on that target this side turn (nothing declared: the attack's own
+        odds). Readings (documented in docs/rulesets/cairn.md):
+
+        * ``p_hit`` — CA-05 "Los ataques en combate siempre impactan", so "hit" is
+          read as "raises the damage the target takes by at least 1 after
+          armadura": with nothing else declared, P(die − armadura ≥ 1).
+        * ``expected_damage`` / ``damage`` — the extra PI + FUE (combined, capped
+          at what the target has) the target loses because of this declaration.
+        * ``p_drop`` — P(the target is out of the fight with this declaration and
+          would not be without it, on the same dice and FUE save): FUE to 0
+          (CA-14), a failed FUE save for Daño Crítico (CA-11/12, CA-16 a routed
+          destacamento) or, for a PC, Cicatrices 11–12 (CA-13).
+
+        A blast (CA-09, CA-16) also rolls at the other opponents in the zone; only
+        the named target's odds are reported.
+        """
+        if action.verb != ATTACK or action.target is None or action.item is None:
+            return None
+        actor = state.by_id[action.actor]
+        target = state.by_id[action.target]
+        weapon = weapon_named(actor, action.item)
+        mine = attack_dice(state, actor, target, weapon)[0]
+        before = declared_pools(state, actor.side, exclude=actor.id).get(target.id, [])
+        m = marginal_exchange(
+            before, mine, target.stats.armadura, target.resources["pi"],
+            target.resources["fue"], target.pc, state.options.scars,
+        )
+        return Odds(
+            float(m.p_hit),
+            float(m.expected_damage),
+            float(m.p_drop),
+            {k: float(v) for k, v in m.damage.items()},
         )
 
     def describe(self, state: BattleState, action: Action) -> str:

@@ -214,3 +214,54 @@ def expected_damage(
         dmg = successes_distribution(pool, soak_dice, sides, all_tied)
         total += p * sum(k * q for k, q in dmg.items())
     return total
+
+
+# -- one attack, start to finish (for Ruleset.odds) -----------------------------
+#: (damage successes, every damage die a success) → probability.
+Outcomes = dict[tuple[int, bool], float]
+
+
+@cache
+def damage_test_outcomes(
+    pool: int, soak_dice: int, sides: int = 20, all_tied: str = DEFENDER
+) -> dict[tuple[int, bool], float]:
+    """One damage test (DJ-16): P(successes k, every one of the ``pool`` dice a success).
+
+    A test the dealer does not win, or wins with 0 successes, is ``(0, False)``:
+    "the victim shrugs off the blow". The flag is what DJ-19 needs to break a PJ.
+    Cached: callers must not mutate the returned dict.
+    """
+    out: dict[tuple[int, bool], float] = {}
+    for (who, s), p in opposed_distribution(pool, soak_dice, sides, all_tied).items():
+        key = (s, pool >= 1 and s == pool) if who == ATTACKER and s > 0 else (0, False)
+        out[key] = out.get(key, 0.0) + p
+    return out
+
+
+def damage_after(
+    won: dict[int, float],
+    damage_dice: int,
+    soak_dice: int,
+    sides: int = 20,
+    all_tied: str = DEFENDER,
+    min_damage_dice: int = 0,
+) -> Outcomes:
+    """Outcomes of a damage test that follows a test won with ``s`` successes w.p. ``won[s]``.
+
+    DJ-03: those successes are bonus damage dice; the rest of the probability
+    (the test lost) deals nothing. ``min_damage_dice`` is 1 for a PJ dealer (DJ-19).
+    """
+    out: Outcomes = {(0, False): max(0.0, 1.0 - sum(won.values()))}
+    for s, p in won.items():
+        pool = max(0, min_damage_dice, damage_dice + s)
+        for key, q in damage_test_outcomes(pool, soak_dice, sides, all_tied).items():
+            out[key] = out.get(key, 0.0) + p * q
+    return out
+
+
+def defender_wins(
+    attacker_dice: int, defender_dice: int, sides: int = 20, all_tied: str = DEFENDER
+) -> dict[int, float]:
+    """P(the defender wins with exactly s successes) — a won parry or a won resistance."""
+    dist = opposed_distribution(attacker_dice, defender_dice, sides, all_tied)
+    return {s: p for (who, s), p in dist.items() if who == DEFENDER}

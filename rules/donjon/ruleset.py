@@ -45,11 +45,19 @@ from escaramuza.rules.core.model import (
     Status,
     VerbSpec,
 )
-from escaramuza.rules.core.ruleset import Ruleset
+from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
 from escaramuza.rules.donjon.combat import BAND_NAMES, CONTACT, OUT_OF_RANGE, TWO_ACTIONS, band_of
-from escaramuza.rules.donjon.exact import ATTACKER, OpposedResult, opposed_test
+from escaramuza.rules.donjon.exact import (
+    ATTACKER,
+    OpposedResult,
+    Outcomes,
+    damage_after,
+    defender_wins,
+    opposed_test,
+    successes_distribution,
+)
 from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, DonjonOptions, DonjonStats
 
 HERIDAS = "heridas"
@@ -723,6 +731,97 @@ class Donjon(Ruleset):
             return events + self._new_rafaga(state, roller)
         # "Si ningún bando quiere continuar la pelea, el combate termina."
         return events + self.finish(state, None, "withdrawal")
+
+    # -- exact odds (issue 8) -----------------------------------------------------------
+    def odds(self, state: BattleState, action: Action) -> Odds | None:
+        """Exact odds of the actions that can take Heridas off someone.
+
+        * ``atacar`` — Prueba de Ataque (with carried bonus dice) against the
+          defence, then the Prueba de Daño with the attack's successes as bonus
+          dice (DJ-03, DJ-13…16). A melee attack on a defender who can parry is
+          counted against its LARGER defence pool (parry if at least as many dice
+          as the dodge: the attacker's worst case; the counter it risks is not in
+          these numbers).
+        * ``resistir`` against an escape from contact — the DJ-11 free attack:
+          P(the movement test is won) × the free attack (movement successes as
+          bonus dice, dodge only) × its damage. Other resistances: None.
+        * ``parar`` — the DJ-14 counter: P(the parry wins) × its damage on the
+          attacker (the odds' target is the attacker).
+        * ``rematar`` — no test (DJ-18): hits and kills for certain, 0 Heridas.
+
+        ``p_hit`` is P(the attack / parry test is won); ``damage`` the Heridas the
+        target loses when every damage success goes on Heridas (the default spend,
+        DJ-17), capped at its Heridas; ``p_drop`` P(a PNJ reaches 0 Heridas,
+        DJ-18) or P(a PJ already at 0 is broken by a PNJ, every damage die a
+        success, DJ-19).
+        """
+        opts = self._opts(state)
+        sides, tied = opts.die_size, opts.all_tied
+        actor = state.by_id[action.actor]
+        if action.verb == "rematar":
+            return Odds(1.0, 0.0, 1.0, {0: 1.0})
+        if action.verb == "atacar" and action.target and action.item:
+            target = state.by_id[action.target]
+            arma = combat.weapon(actor, action.item)
+            band = band_of(state.distance(actor, target))
+            pool = (combat.attack_pool(actor, arma, band) or 0) + actor.data["bonus"]
+            defence = combat.dodge_pool(target)
+            if arma.tipo == MELEE and self._can_react(target) and combat.parry_weapon(target):
+                defence = max(defence, combat.parry_pool(target))
+            won = successes_distribution(max(0, pool), defence, sides, tied)
+            return self._odds_of(state, actor, target, arma, won)
+        pending = state.pending
+        if action.verb == "resistir" and pending is not None and pending.name == RESIST:
+            move: PendingMove = state.data["move"]
+            arma = combat.free_attack_weapon(actor)
+            if not move.from_contact or arma is None:
+                return None
+            mover = state.by_id[move.mover]
+            base = combat.attack_pool(actor, arma, CONTACT) or 0
+            resist = defender_wins(combat.move_pool(mover) + mover.data["bonus"],
+                                   combat.move_pool(actor), sides, tied)
+            won: dict[int, float] = {}
+            for s, p in resist.items():
+                if base + s < 1:
+                    continue  # no die to attack with: no free attack
+                for t, q in successes_distribution(base + s, combat.dodge_pool(mover), sides,
+                                                   tied).items():
+                    won[t] = won.get(t, 0.0) + p * q
+            return self._odds_of(state, actor, mover, arma, won)
+        if action.verb == "parar" and pending is not None and pending.name == DEFENCE:
+            pend: PendingAttack = state.data["attack"]
+            attacker = state.by_id[pend.attacker]
+            counter = combat.parry_weapon(actor)
+            assert counter is not None
+            used = combat.weapon(attacker, pend.weapon)
+            pool = (combat.attack_pool(attacker, used, pend.band) or 0) + attacker.data["bonus"]
+            won = defender_wins(max(0, pool), combat.parry_pool(actor), sides, tied)
+            return self._odds_of(state, actor, attacker, counter, won)
+        return None
+
+    def _odds_of(
+        self, state: BattleState, dealer: Combatant, victim: Combatant, arma: Any,
+        won: dict[int, float],
+    ) -> Odds:
+        opts = self._opts(state)
+        outcomes: Outcomes = damage_after(
+            won, combat.damage_pool(dealer, arma), combat.soak_pool(victim), opts.die_size,
+            opts.all_tied, 1 if dealer.pc else 0)
+        heridas = victim.resources[HERIDAS]
+        breakable = victim.pc and not dealer.pc and heridas == 0
+        damage: dict[int, float] = {}
+        drop = 0.0
+        for (k, every), p in outcomes.items():
+            lost = min(k, heridas)
+            damage[lost] = damage.get(lost, 0.0) + p
+            if (every and breakable) or (not victim.pc and heridas > 0 and k >= heridas):
+                drop += p
+        return Odds(
+            sum(won.values()),
+            sum(k * p for k, p in damage.items()),
+            drop,
+            dict(sorted(damage.items())),
+        )
 
     # -- description ------------------------------------------------------------------
     def describe(self, state: BattleState, action: Action) -> str:
