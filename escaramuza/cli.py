@@ -36,6 +36,7 @@ from escaramuza.rules.core.events import (
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 from escaramuza.rules.core.state import BattleState
+from escaramuza.training import cli as training_cli
 
 PROG = "escaramuza"
 
@@ -108,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     gm.add_play_options(play)
     playtest.add_parser(commands)
     gm.add_parsers(commands)
+    training_cli.add_parsers(commands)  # train, evaluate (docs/training.md)
     return parser
 
 
@@ -271,6 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return playtest.cmd_playtest(args, out)
         if args.command == "scenarios":
             return cmd_scenarios(args, out)
+        if args.command in training_cli.COMMANDS:
+            return training_cli.run_command(args, out)
         if args.command in ("suggest", "gm"):
             return gm.run_command(args, out)
         return cmd_play(args, out)

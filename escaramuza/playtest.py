@@ -426,6 +426,11 @@ class Runner:
     def parallel(self) -> bool:
         return self.config.backend == "ray" or self.config.processes > 1
 
+    def start(self) -> None:
+        """Connect to Ray now, so a missing Ray or a bad address fails before any battle."""
+        if self.config.backend == "ray":
+            self._connect_ray()
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
@@ -729,6 +734,7 @@ def playtest(
     own = runner is None
     active = runner if runner is not None else Runner(config)
     try:
+        active.start()
         for ref in refs:
             bar = Progress(config.n, ref.name, show_progress)
             try:
@@ -840,7 +846,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "playtest",
         help="play a scenario many times and report how deadly it is",
         description=(
-            "Play N battles of each SCENARIO and report outcome rates with 95%% Wilson "
+            "Play N battles of each SCENARIO and report outcome rates with 95% Wilson "
             "intervals, rounds, per-combatant knock-out, death, damage and survival, the "
             "party-wipe probability and a difficulty rating. Same seed ⇒ same numbers, for "
             "any worker count and either backend. See docs/playtest.md."
@@ -862,14 +868,17 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         )
     parser.add_argument(
         "--workers",
+        metavar="W",
         type=int,
         default=DEFAULT_WORKERS,
         help=f"processes (default {DEFAULT_WORKERS}; 0 = all cores)",
     )
     parser.add_argument(
-        "--backend", default="local", help="local process pool (default) or ray"
+        "--backend",
+        default="local",
+        help="local (this process or a process pool; default) or ray",
     )
-    parser.add_argument("--address", help="Ray cluster to join (with --backend ray)")
+    parser.add_argument("--address", metavar="ADDR", help="Ray cluster to join (--backend ray)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument(
         "--report", metavar="DIR", help="write summary.json, report.md and PNG plots to DIR"

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 #: Every figure: same size and resolution on every machine (byte-identical PNGs).
 FIGSIZE = (7.0, 4.0)
+#: Wider: the legend of every combatant sits to the right of the curves.
+SURVIVAL_FIGSIZE = (9.0, 4.0)
 DPI = 100
 RC = {
     "svg.hashsalt": "escaramuza",
@@ -74,11 +76,17 @@ def atomic_write(path: Path, data: bytes) -> None:
 # -- plots ------------------------------------------------------------------------
 
 
-def _figure() -> Figure:
+def _figure(figsize: tuple[float, float] = FIGSIZE) -> Figure:
     from matplotlib.figure import Figure
 
     # A bare Figure (no pyplot): no global state, Agg chosen by savefig for PNG.
-    return Figure(figsize=FIGSIZE, dpi=DPI)
+    return Figure(figsize=figsize, dpi=DPI)
+
+
+def _integer_ticks(ax: Any) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _png(fig: Figure) -> bytes:
@@ -135,6 +143,7 @@ def rounds_plot(summary: dict[str, Any]) -> bytes:
         ax.set_xlabel("rounds")
         ax.set_ylabel("battles")
         ax.set_xlim(-0.5, max(len(counts), 2) - 0.5)
+        _integer_ticks(ax)
         ax.legend(fontsize=8)
         ax.set_title(f"{summary['scenario']}: battle length", fontsize=10)
         fig.tight_layout()
@@ -146,7 +155,7 @@ def survival_plot(summary: dict[str, Any]) -> bytes:
     import matplotlib
 
     with matplotlib.rc_context(RC):
-        fig = _figure()
+        fig = _figure(SURVIVAL_FIGSIZE)
         ax = fig.add_subplot()
         for c in summary["combatants"]:
             curve = c["survival"]
@@ -154,11 +163,14 @@ def survival_plot(summary: dict[str, Any]) -> bytes:
             ax.step(range(len(curve)), curve, where="post", linestyle=style,
                     label=f"{c['name']} ({c['side']})")
         ax.set_ylim(-0.02, 1.02)
+        ax.set_xlim(0, max(len(summary["combatants"][0]["survival"]) - 1, 1))
         ax.set_xlabel("round")
         ax.set_ylabel("P(not knocked out yet)")
-        ax.legend(fontsize=7, loc="best", ncols=2)
+        _integer_ticks(ax)
+        # Legend beside the plot, not over the curves; fixed margins keep the bytes stable.
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         ax.set_title(f"{summary['scenario']}: survival by round", fontsize=10)
-        fig.tight_layout()
+        fig.subplots_adjust(left=0.08, right=0.70, bottom=0.13, top=0.9)
         return _png(fig)
 
 
@@ -204,7 +216,11 @@ def render_markdown(result: PlaytestResult, slugs: Sequence[str]) -> str:
         "",
     ]
     rows = [["", *[s["scenario"] for s in summaries]]]
-    rows += [[label.strip(), *[fn(s) for s in summaries]] for label, fn in _METRICS]
+    rows += [
+        [f"draw: {label.strip()}" if label.startswith(" ") else label,
+         *[fn(s).strip() for s in summaries]]
+        for label, fn in _METRICS
+    ]
     lines += _md_table(rows)
     for s, slug in zip(summaries, slugs, strict=True):
         lines += ["", f"## {s['scenario']} — {s['title']}", "",
