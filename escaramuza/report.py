@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.files import atomic_write
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -58,19 +59,6 @@ def prepare_dir(path: str | os.PathLike[str]) -> Path:
         reason = exc.strerror or str(exc)
         raise EscaramuzaError(f"--report {path}: cannot write there ({reason})") from None
     return folder
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 # -- plots ------------------------------------------------------------------------
