@@ -26,6 +26,10 @@ def make_agent(spec: str | Agent) -> Agent:
         from escaramuza.agents.search import parse_mcts_spec
 
         return parse_mcts_spec(spec)
+    if spec.startswith("policy:"):  # a trained model (agents/policy.py, docs/training.md)
+        from escaramuza.agents.policy import parse_policy_spec
+
+        return parse_policy_spec(spec)
     temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
     if temperament in TEMPERAMENTS and temperament != "random":
         return HeuristicAgent(temperament)

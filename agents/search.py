@@ -20,9 +20,10 @@ down in ``docs/gm.md``, "Planner design"):
   a ruleset bug.
 * **Value** from the searching side's view: +1 win, −1 loss; a draw (timeout,
   mutual knock-out, withdrawal) or the guard cap scores a small shaped value in
-  [−0.5, 0.5] from the sides' remaining strength (:func:`shaped_value`).
+  [−0.2, 0.2] from the sides' remaining strength (:func:`shaped_value`).
 * **Tree growth**: the root ranks *every* legal action (UCB1, each tried once
-  first, the heuristic's pick first). A deeper node gets its own children only
+  first, the heuristic's pick first, with a progressive bias towards that pick
+  that fades as ``1/(visits+1)``). A deeper node gets its own children only
   after ``expand_after`` visits; before that the heuristic plays on from it.
   Inside the tree an unvisited action scores its parent's mean value ("first
   play urgency") except the heuristic's pick, which is tried first — with a
@@ -54,8 +55,9 @@ from escaramuza.rules.core.state import BattleState
 
 #: Iterations of the plain ``mcts`` agent (reproducible; about 0.3–3 s a decision).
 DEFAULT_ITERATIONS = 200
-#: UCB exploration constant for values in [−1, 1] (√2 is UCB1's for [0, 1]; values
-#: here span twice that range, so a little less than 2·√2/2 is used).
+#: UCB exploration constant for values in [−1, 1]. UCB1's √2 is for rewards in [0, 1]
+#: (OpenSpiel's default is 2 for [−1, 1]); a smaller constant exploits sooner, which
+#: suits budgets of a few dozen rollouts, while the root still tries every action once.
 DEFAULT_UCT_C = 1.2
 #: Visits a non-root node needs before it ranks its own children.
 DEFAULT_EXPAND_AFTER = 6

@@ -210,7 +210,11 @@ def suggest(
     c = state.by_id[pending.actor]
     in_char = heuristic_choice(state, result.actions, random.Random(seed))
     items: list[Suggestion] = []
-    best_win: float | None = None
+    # The verdict compares with the highest win rate among searched actions (the rank
+    # follows visits, which also weigh draws, so rank 1 need not have the highest).
+    best_win = max(
+        (n.wins / n.visits for n in result.root.children.values() if n.visits), default=0.0
+    )
     any_odds = False
     for rank, action in enumerate(result.ranked(), start=1):
         node = result.child(action)
@@ -219,8 +223,6 @@ def suggest(
         win = node.wins / node.visits if node.visits else 0.0
         low, high = wilson(node.wins, node.visits)
         risk = node.knocked_out / node.visits if node.visits else 0.0
-        if best_win is None:
-            best_win = win
         items.append(
             Suggestion(
                 rank,
@@ -285,9 +287,10 @@ def reason(
     if node.visits == 0:
         parts.append("not searched (budget too small)")
     elif win >= best_win - 1e-9:
-        parts.append("best chance found by search")
+        parts.append("highest win chance found by search")
     else:
-        parts.append(f"{(best_win - win) * 100:.0f} points below the best")
+        gap = round((best_win - win) * 100)
+        parts.append(f"{gap} point{'s' if gap != 1 else ''} below the best")
     if risk >= 0.3:
         parts.append(f"{risk:.0%} risk of being taken out")
     return "; ".join(parts)
@@ -306,7 +309,7 @@ def _move_reason(state: BattleState, action: Action) -> str:
         if near < before:
             text += f", closer to the foes ({near} zone{'s' if near != 1 else ''})"
         elif near > before:
-            text += f", away from the foes ({near} zones)"
+            text += f", away from the foes ({near} zone{'s' if near != 1 else ''})"
     if cover:
         text += f", cover {cover}"
     return text

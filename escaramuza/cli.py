@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from escaramuza import __version__, gm, playtest
+from escaramuza import __version__, gm, playtest, web
 from escaramuza.agents import AGENT_NAMES, make_agent
 from escaramuza.agents.base import Agent
 from escaramuza.agents.heuristic import HeuristicAgent
@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     gm.add_play_options(play)
     playtest.add_parser(commands)
     gm.add_parsers(commands)
+    web.add_parser(commands)  # serve (docs/web.md)
     training_cli.add_parsers(commands)  # train, evaluate (docs/training.md)
     return parser
 
@@ -277,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return training_cli.run_command(args, out)
         if args.command in ("suggest", "gm"):
             return gm.run_command(args, out)
+        if args.command == "serve":
+            return web.run_command(args, out)
         return cmd_play(args, out)
     except EscaramuzaError as exc:
         out.flush()

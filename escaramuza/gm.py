@@ -26,7 +26,7 @@ from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Condition, Status
-from escaramuza.rules.core.ruleset import apply_action
+from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.state_file import is_state_file, load_state, save_state
@@ -70,8 +70,6 @@ def default_autosave(scenario: Scenario) -> Path:
 
 def open_battle(target: str, seed: int = DEFAULT_SEED) -> tuple[BattleState, dict[str, Any]]:
     """A state file (``*.json``) as saved, or a fresh battle of a scenario (dice by ``seed``)."""
-    from escaramuza.rules.core.ruleset import new_battle
-
     if is_state_file(target):
         return load_state(target)
     return new_battle(load_scenario(target), RandomRoller(seed)), {}
@@ -430,8 +428,6 @@ class GMSession(cmd.Cmd):
         Only before the first action is applied; the dice go in the order the ruleset
         rolls them (every combatant in scenario order). Without dice the tool rolls
         (roll auto) or asks for each die (roll manual). Edits made so far are kept."""
-        from escaramuza.rules.core.ruleset import new_battle
-
         if self.applied:
             raise GMError("initiative can only be entered before the first action (use undo)")
         words = arg.split()

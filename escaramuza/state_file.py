@@ -309,7 +309,9 @@ def is_state_file(path: str | Path) -> bool:
     return str(path).lower().endswith(".json")
 
 
-def _need(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], field: str, source: str):
+def _need(
+    doc: dict[str, Any], key: str, kind: type | tuple[type, ...], field: str, source: str
+) -> Any:
     if key not in doc:
         raise StateFileError(source, field, "required field is missing")
     value = doc[key]

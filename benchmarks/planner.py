@@ -1,0 +1,165 @@
+"""Strength and latency of the MCTS planner (issue 8, item 6).
+
+Strength: on each shipped scenario, the enemies' win rate when the enemies are
+played by ``mcts`` against heuristic heroes, next to the same with heuristic
+enemies, over the same battle seeds (common random numbers), with 95 % Wilson
+intervals and the difference's normal interval.
+
+Latency: ``suggest`` at the default budget on enemy decisions of
+``destiny_dice/emboscada`` sampled from heuristic battles: median and p95
+wall-clock time and rollouts per second.
+
+Run: ``python benchmarks/planner.py --battles 500 --iterations 64 --workers 2``.
+The issue asks for ≥ 500 battles per arm; the default is smaller so that the
+script ends in minutes — the printed header says what was run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from escaramuza.agents import HeuristicAgent
+from escaramuza.agents.runner import play_battle
+from escaramuza.agents.search import DEFAULT_BIAS, MCTSAgent, wilson_interval
+from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
+from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.ruleset import apply_action, new_battle
+from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+
+LATENCY_SCENARIO = "destiny_dice/emboscada"
+
+
+def _arm(job: tuple[str, str, int, int, int, float]) -> tuple[str, str, int, int, float]:
+    """Play battles ``first .. first+count-1`` of one scenario and arm; count enemy wins."""
+    name, arm, first, count, iterations, bias = job
+    scenario = load_scenario(name)
+    wins = 0
+    start = time.perf_counter()
+    for seed in range(first, first + count):
+        enemies = (
+            MCTSAgent(iterations=iterations, bias=bias) if arm == "mcts" else HeuristicAgent()
+        )
+        state = play_battle(scenario, {Side.HEROES: HeuristicAgent(), Side.ENEMIES: enemies}, seed)
+        assert state.outcome is not None
+        wins += state.outcome.winner is Side.ENEMIES
+    return name, arm, wins, count, time.perf_counter() - start
+
+
+def strength(
+    names: list[str], battles: int, iterations: int, workers: int, chunk: int, bias: float
+) -> list[str]:
+    jobs = [
+        (name, arm, first, min(chunk, battles - first), iterations, bias)
+        for name in names
+        for arm in ("heuristic", "mcts")
+        for first in range(0, battles, chunk)
+    ]
+    totals: dict[tuple[str, str], list[float]] = {}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for name, arm, wins, count, secs in pool.map(_arm, jobs):
+            row = totals.setdefault((name, arm), [0, 0, 0.0])
+            row[0] += wins
+            row[1] += count
+            row[2] += secs
+    lines = [
+        f"{'scenario':34s} {'heuristic enemies':>22s} {'mcts enemies':>22s} "
+        f"{'difference (95% CI)':>24s} {'s/battle mcts':>13s}"
+    ]
+    diffs = []
+    for name in names:
+        hw, hn, _ = totals[(name, "heuristic")]
+        mw, mn, msecs = totals[(name, "mcts")]
+        ph, pm = hw / hn, mw / mn
+        hl, hh = wilson_interval(int(hw), int(hn))
+        ml, mh = wilson_interval(int(mw), int(mn))
+        half = 1.96 * math.sqrt(ph * (1 - ph) / hn + pm * (1 - pm) / mn)
+        diffs.append(pm - ph)
+        lines.append(
+            f"{name:34s} {ph:6.1%} ({hl:5.1%}–{hh:5.1%})  {pm:6.1%} ({ml:5.1%}–{mh:5.1%})  "
+            f"{(pm - ph) * 100:+6.1f} pts (±{half * 100:4.1f})   {msecs / mn:10.2f}"
+        )
+    lines.append(
+        f"mean difference over {len(names)} scenarios: {statistics.mean(diffs) * 100:+.1f} points"
+    )
+    return lines
+
+
+def latency(samples: int, budget_ms: float, seed: int) -> list[str]:
+    scenario = load_scenario(LATENCY_SCENARIO)
+    rng = random.Random(seed)
+    times: list[float] = []
+    counts: list[int] = []
+    rollouts = 0
+    searched = 0.0
+    hero = HeuristicAgent()
+    while len(times) < samples:
+        battle_seed = rng.randrange(1 << 30)
+        roller = RandomRoller(battle_seed)
+        state = new_battle(scenario, roller)
+        steps = rng.randrange(0, 60)
+        for _ in range(steps):
+            if state.outcome is not None:
+                break
+            apply_action(state, hero.act(state, rng), roller)
+        if state.outcome is not None or state.pending is None:
+            continue
+        t0 = time.perf_counter()
+        result = suggest(state, budget_ms=budget_ms, seed=battle_seed)
+        times.append((time.perf_counter() - t0) * 1000.0)
+        rollouts += result.iterations
+        counts.append(result.iterations)
+        searched += result.elapsed_ms
+    times.sort()
+    p95 = times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)]
+    return [
+        f"suggest on {LATENCY_SCENARIO}, budget {budget_ms:g} ms, {samples} decisions sampled "
+        f"from heuristic battles:",
+        f"  latency median {statistics.median(times):.0f} ms, p95 {p95:.0f} ms, "
+        f"max {times[-1]:.0f} ms",
+        f"  rollouts per second (one core): {rollouts / (searched / 1000.0):.0f}; "
+        f"rollouts per suggestion: median {statistics.median(counts):.0f}, "
+        f"min {min(counts)}",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--battles", type=int, default=100, help="battles per arm and scenario")
+    parser.add_argument("--iterations", type=int, default=64, help="MCTS iterations a decision")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--chunk", type=int, default=25, help="battles per worker job")
+    parser.add_argument("--scenarios", nargs="*", default=None, help="default: every shipped one")
+    parser.add_argument("--latency-samples", type=int, default=40)
+    parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
+    parser.add_argument("--bias", type=float, default=DEFAULT_BIAS,
+                        help="progressive bias towards the heuristic's pick")
+    parser.add_argument("--skip-strength", action="store_true")
+    parser.add_argument("--skip-latency", action="store_true")
+    args = parser.parse_args(argv)
+    names = args.scenarios or list(shipped_scenarios())
+    if not args.skip_latency:
+        for line in latency(args.latency_samples, args.budget_ms, seed=1):
+            print(line, flush=True)
+    if not args.skip_strength:
+        print(
+            f"\nstrength: {args.battles} battles per arm, seeds 0–{args.battles - 1} for both "
+            f"arms; heroes heuristic; mcts at {args.iterations} iterations a decision",
+            flush=True,
+        )
+        lines = strength(
+            names, args.battles, args.iterations, args.workers, args.chunk, args.bias
+        )
+        for line in lines:
+            print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,553 @@
+"""Per-browser battle sessions of the web page (issue 10, items 2 and 4).
+
+Each browser (a session id in a cookie) gets its own :class:`WebSession`: the
+battle, its undo history, the last suggestions and a playtest job, behind one
+lock, so two GMs on the same server never see each other's battle ("concurrent
+sessions kept apart"). The number of sessions is capped; the least recently
+used one is dropped when a new one would pass the cap.
+
+The battle itself is an :class:`escaramuza.gm.GMSession` driven through its
+commands (``apply``, ``undo``, ``set``, ``move``…): the page applies actions,
+rolls dice (the tool's or the ones the GM enters) and undoes exactly as the
+terminal session does. Its printed lines are captured and shown on the page.
+
+Safety (issue 10, item 4): the client names only shipped scenarios or sends
+content (YAML, a state file), never a server path. Uploaded YAML is parsed with
+``yaml.safe_load`` (through :func:`parse_scenario_text`) and may not point at a
+server file (``options.tables``); an uploaded state file may name only a
+shipped scenario, or carry its scenario's YAML as saved by this page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import re
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from escaramuza.agents.heuristic import TEMPERAMENTS
+from escaramuza.agents.suggest import Suggestions, suggest
+from escaramuza.gm import DEFAULT_SEED, GMSession
+from escaramuza.playtest import (
+    PlaytestConfig,
+    PlaytestResult,
+    Progress,
+    Runner,
+    ScenarioRef,
+    render_text,
+    run_battles,
+    summarize,
+)
+from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
+from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.ruleset import new_battle
+from escaramuza.rules.core.scenario import (
+    Scenario,
+    load_scenario,
+    parse_scenario_text,
+    shipped_scenarios,
+)
+from escaramuza.rules.core.state import BattleState
+from escaramuza.state_file import StateFileError, state_from_dict, state_to_dict
+
+log = logging.getLogger("escaramuza.web")
+
+#: Largest upload (scenario YAML or state file) accepted: shipped scenarios are ~5 kB
+#: and state files ~20 kB, so 256 KB is generous and still cheap to parse.
+MAX_UPLOAD_BYTES = 256 * 1024
+#: Sessions kept at once; the least recently used one is dropped past this.
+MAX_SESSIONS = 32
+#: Default search time of the page's Suggest button: "an answer in about a second"
+#: (issue 8) including the exact odds and drawing the page.
+WEB_BUDGET_MS = 600.0
+#: Bounds of a suggestion request (milliseconds or rollouts), so one request cannot
+#: hold a worker thread for minutes.
+MAX_BUDGET_MS = 5000.0
+MAX_ITERATIONS = 2000
+#: Battles one playtest may ask for, and playtests running at once on the server.
+MAX_PLAYTEST_BATTLES = 5000
+MAX_RUNNING_PLAYTESTS = 2
+#: Agents a playtest from the page may use: the scripted ones. ``mcts`` would run for
+#: hours at these counts and ``policy:PATH`` names a server file.
+PLAYTEST_AGENTS: tuple[str, ...] = (
+    "heuristic",
+    "random",
+    *(f"heuristic:{t}" for t in TEMPERAMENTS if t != "random"),
+)
+#: GM-session commands the page's edit box accepts: edits of the table state and the
+#: initiative. ``save``/``load`` take server paths and ``roll manual`` reads a terminal.
+EDIT_COMMANDS = ("set", "status", "move", "cond", "initiative")
+#: Options of a scenario that name a file; an uploaded scenario may not use them.
+PATH_OPTIONS = ("tables",)
+
+_SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_DIE = re.compile(r"^(?:d\d{1,3}=)?\d{1,3}$", re.IGNORECASE)
+_MAX_DICE = 100
+
+
+class WebError(EscaramuzaError):
+    """A request the page cannot carry out; ``status`` is its HTTP status code."""
+
+    status = 400
+
+
+class NotFoundError(WebError):
+    status = 404
+
+
+class StaleError(WebError):
+    status = 409
+
+
+class TooLargeError(WebError):
+    status = 413
+
+
+class BusyError(WebError):
+    status = 429
+
+
+class Upload:
+    """An uploaded scenario: its cleaned file name and YAML text (kept to save and replay)."""
+
+    __slots__ = ("filename", "text")
+
+    def __init__(self, filename: str, text: str) -> None:
+        self.filename = filename
+        self.text = text
+
+
+def clean_filename(name: str | None, default: str) -> str:
+    """The last part of a client's file name, printable, at most 80 characters."""
+    base = re.split(r"[\\/]", name or "")[-1]
+    base = re.sub(r"[^\w.\- ]", "_", base).strip(" .")
+    return base[:80] or default
+
+
+def read_upload(data: bytes, filename: str) -> str:
+    """The upload as text: at most :data:`MAX_UPLOAD_BYTES`, UTF-8."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise TooLargeError(
+            f"{filename}: the file is {len(data)} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
+        )
+    if not data.strip():
+        raise WebError(f"{filename}: the file is empty")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise WebError(f"{filename}: not UTF-8 text") from None
+
+
+def parse_upload(text: str, filename: str) -> Scenario:
+    """Validate an uploaded scenario (ScenarioError names file, field and reason)."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raw = None  # parse_scenario_text reports the syntax error with its position
+    options = raw.get("options") if isinstance(raw, dict) else None
+    if isinstance(options, dict):
+        # Checked before parsing: the ruleset would open the named file while loading.
+        for key in PATH_OPTIONS:
+            if key in options and options[key] != "default":
+                raise ScenarioError(
+                    filename, f"options.{key}",
+                    "an uploaded scenario cannot name a file on the server; "
+                    "remove it to use the default",
+                )
+    return parse_scenario_text(text, filename, default_name=Path(filename).stem or "upload")
+
+
+def parse_dice(text: str) -> list[str] | None:
+    """The dice the GM entered ("6 14 d10=4", commas allowed); None when empty."""
+    tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+    if not tokens:
+        return None
+    if len(tokens) > _MAX_DICE:
+        raise WebError(f"at most {_MAX_DICE} dice at once")
+    for t in tokens:
+        if not _DIE.match(t):
+            raise WebError(f"bad die {t!r}: write results such as 6 or d20=14")
+    return tokens
+
+
+# -- playtests ---------------------------------------------------------------------
+
+_RUNNING = threading.BoundedSemaphore(MAX_RUNNING_PLAYTESTS)
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class _JobProgress(Progress):
+    """The playtest runner's progress counter, read by the page; it also cancels."""
+
+    def __init__(self, total: int) -> None:
+        super().__init__(total, "web", enabled=False)
+        self.cancelled = False
+
+    def update(self, count: int) -> None:
+        if self.cancelled:
+            raise _Cancelled
+        super().update(count)
+
+
+class PlaytestJob:
+    """N battles of the session's scenario in a background thread, with progress."""
+
+    def __init__(self, ref: ScenarioRef, config: PlaytestConfig) -> None:
+        self.ref = ref
+        self.config = config
+        self.progress = _JobProgress(config.n)
+        self.status = "running"
+        self.error: str | None = None
+        self.summary: dict[str, Any] | None = None
+        self.text: str | None = None
+        self.plots: dict[str, bytes] = {}
+        self.started = time.monotonic()
+        self.seconds = 0.0
+        self.thread = threading.Thread(target=self._run, name="escaramuza-playtest", daemon=True)
+
+    def start(self) -> None:
+        if not _RUNNING.acquire(blocking=False):
+            raise BusyError(
+                f"{MAX_RUNNING_PLAYTESTS} playtests are already running on this server; "
+                "wait for one to finish"
+            )
+        self.thread.start()
+
+    def cancel(self) -> None:
+        self.progress.cancelled = True
+
+    @property
+    def done(self) -> int:
+        return min(self.progress.done, self.config.n)
+
+    def _run(self) -> None:
+        from escaramuza.report import outcome_plot, rounds_plot, survival_plot
+
+        try:
+            # One process, in this thread: the server stays one process and the numbers
+            # are the same as `escaramuza playtest` with the same seed and agents.
+            with Runner(self.config) as runner:
+                records = run_battles(self.ref, self.config, runner, self.progress)
+            summary = summarize(self.ref.load(), records)
+            self.text = render_text(PlaytestResult(self.config, [summary]))
+            self.plots = {
+                "outcomes": outcome_plot(summary),
+                "rounds": rounds_plot(summary),
+                "survival": survival_plot(summary),
+            }
+            self.summary = summary
+            self.status = "done"
+        except _Cancelled:
+            self.status = "cancelled"
+        except EscaramuzaError as exc:
+            self.status, self.error = "failed", str(exc)
+        except Exception:  # noqa: BLE001 - a thread must report, not die silently
+            log.exception("playtest of %s failed", self.ref.name)
+            self.status, self.error = "failed", "internal error (see the server log)"
+        finally:
+            self.seconds = time.monotonic() - self.started
+            _RUNNING.release()
+
+
+# -- one browser's battle ------------------------------------------------------------
+
+
+class WebSession:
+    """One GM's battle: a GM session, its output, suggestions and a playtest."""
+
+    def __init__(self, sid: str, workdir: Path) -> None:
+        self.id = sid
+        self.workdir = workdir
+        self.lock = threading.RLock()
+        self.out = io.StringIO()
+        self.gm: GMSession | None = None
+        self.upload: Upload | None = None
+        #: Bumped on every change of the battle: forms carry it so a page drawn before
+        #: a change (another tab) cannot apply an action to a different decision.
+        self.version = 0
+        self.suggestions: Suggestions | None = None
+        self.suggestions_version = -1
+        self.lines: list[str] = []
+        self.message: str | None = None
+        self.playtest: PlaytestJob | None = None
+        self.touched = time.monotonic()
+
+    # -- helpers --------------------------------------------------------------------
+    @property
+    def state(self) -> BattleState:
+        return self.require().state
+
+    def require(self) -> GMSession:
+        if self.gm is None:
+            raise NotFoundError("no battle in this session yet: pick or upload a scenario")
+        return self.gm
+
+    def check_version(self, version: int | None) -> None:
+        if version is not None and version != self.version:
+            raise StaleError(
+                "the battle changed since this page was drawn (another tab or window?); "
+                "the page now shows the current state — try again"
+            )
+
+    def _run(self, command: Callable[[str], Any], arg: str) -> list[str]:
+        """Run a GM-session command; return the lines it printed."""
+        self.out.seek(0)
+        self.out.truncate()
+        command(arg)
+        return [line.rstrip() for line in self.out.getvalue().splitlines() if line.strip()]
+
+    def _changed(self, lines: list[str], message: str) -> list[str]:
+        self.version += 1
+        self.lines = lines
+        self.message = message
+        return lines
+
+    def _install(self, state: BattleState, seed: int, steps: int, upload: Upload | None) -> None:
+        # A new battle or a loaded file starts a fresh undo history: the history's states
+        # belong to another scenario (or uploaded file) than the one now shown.
+        self.gm = GMSession(state, io.StringIO(), self.out, None, seed, "auto", steps)
+        self.upload = upload
+
+    # -- starting a battle --------------------------------------------------------------
+    def start_shipped(self, name: str, seed: int = DEFAULT_SEED) -> None:
+        shipped = shipped_scenarios()
+        if name not in shipped:
+            raise UnknownNameError(
+                f"no shipped scenario named {name!r} (shipped: {', '.join(shipped)})"
+            )
+        state = new_battle(load_scenario(name), RandomRoller(seed))
+        self._install(state, seed, 0, None)
+        self._changed(_initiative_lines(state), f"new battle: {name} (seed {seed})")
+
+    def start_upload(self, filename: str, data: bytes, seed: int = DEFAULT_SEED) -> None:
+        filename = clean_filename(filename, "upload.yaml")
+        text = read_upload(data, filename)
+        scenario = parse_upload(text, filename)
+        state = new_battle(scenario, RandomRoller(seed))
+        self._install(state, seed, 0, Upload(filename, text))
+        self._changed(_initiative_lines(state), f"new battle: {filename} (seed {seed})")
+
+    # -- the battle -----------------------------------------------------------------------
+    def actions(self) -> list[Action]:
+        st = self.state
+        if st.outcome is not None or st.pending is None:
+            return []
+        return list(st.ruleset.legal_actions(st))
+
+    def find_index(self, action: dict[str, Any]) -> int:
+        """The 1-based number of a legal action given as its fields (API clients)."""
+        try:
+            wanted = Action(**action)
+        except TypeError as exc:
+            raise WebError(f"bad action: {exc}") from None
+        for i, a in enumerate(self.actions(), start=1):
+            if a == wanted:
+                return i
+        raise WebError(f"{wanted} is not a legal action of the pending decision")
+
+    def apply(self, index: int, dice: str = "", version: int | None = None) -> list[str]:
+        gm = self.require()
+        self.check_version(version)
+        n = len(self.actions())
+        if not 1 <= index <= n:
+            raise WebError(f"there is no action {index}: the legal actions are 1–{n}"
+                           if n else "the battle is over: there is nothing to apply")
+        tokens = parse_dice(dice)
+        arg = str(index) + (" dice " + " ".join(tokens) if tokens else "")
+        lines = self._run(gm.do_apply, arg)
+        return self._changed(lines, lines[0] if lines else "applied")
+
+    def undo(self, version: int | None = None) -> list[str]:
+        gm = self.require()
+        self.check_version(version)
+        lines = self._run(gm.do_undo, "")
+        return self._changed(lines, lines[0] if lines else "undone")
+
+    def edit(self, command: str, version: int | None = None) -> list[str]:
+        """One of the GM session's edit commands (:data:`EDIT_COMMANDS`)."""
+        gm = self.require()
+        self.check_version(version)
+        word, _, rest = command.strip().partition(" ")
+        if word not in EDIT_COMMANDS:
+            raise WebError(
+                f"unknown edit command {word!r}; the page accepts: {', '.join(EDIT_COMMANDS)} "
+                "(e.g. set nara pv 5, status rex down, move brann vado, cond add rex Derribado)"
+            )
+        if word == "initiative" and not rest.strip().startswith("dice"):
+            raise WebError("usage: initiative dice D D … (the dice rolled at the table)")
+        lines = self._run(getattr(gm, f"do_{word}"), rest)
+        return self._changed(lines, lines[-1] if lines else "ok")
+
+    def suggest(self, budget_ms: float | None, iterations: int | None) -> Suggestions:
+        gm = self.require()
+        if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
+            raise WebError(f"iterations must be 1–{MAX_ITERATIONS}, not {iterations}")
+        if iterations is None:
+            budget_ms = WEB_BUDGET_MS if budget_ms is None else budget_ms
+            if not 0 < budget_ms <= MAX_BUDGET_MS:
+                raise WebError(f"budget_ms must be in (0, {MAX_BUDGET_MS:g}], not {budget_ms}")
+        else:
+            budget_ms = None
+        # Seeded as the terminal session does: session seed + decisions applied.
+        result = suggest(gm.state, budget_ms=budget_ms, iterations=iterations,
+                         seed=gm.seed + gm.steps)
+        self.suggestions = result
+        self.suggestions_version = self.version
+        return result
+
+    def current_suggestions(self) -> Suggestions | None:
+        return self.suggestions if self.suggestions_version == self.version else None
+
+    # -- state files --------------------------------------------------------------------
+    def state_document(self) -> tuple[str, bytes]:
+        """The battle as a state file (docs/gm.md): its download name and bytes."""
+        gm = self.require()
+        meta = gm.meta()
+        doc = state_to_dict(gm.state, meta, "download")
+        stem = gm.state.scenario.name.rsplit("/", 1)[-1]
+        if self.upload is not None:
+            # The scenario came as content: name it by its file (so `escaramuza gm` finds
+            # it beside the state file) and carry its YAML, so the page can load it back.
+            doc["scenario"] = self.upload.filename
+            meta["scenario_yaml"] = self.upload.text
+            stem = Path(self.upload.filename).stem or stem
+        name = f"{clean_filename(stem, 'battle')}-round{gm.state.round}.json"
+        return name, (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+    def load_state(self, filename: str, data: bytes) -> None:
+        filename = clean_filename(filename, "state.json")
+        text = read_upload(data, filename)
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StateFileError(
+                filename, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"
+            ) from None
+        if not isinstance(doc, dict):
+            raise StateFileError(filename, "", "a state file must be a JSON object")
+        ref = doc.get("scenario")
+        meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+        upload: Upload | None = None
+        if not isinstance(ref, str):
+            raise StateFileError(filename, "scenario", f"expected a string, got {ref!r}")
+        if ref not in shipped_scenarios():
+            yaml_text = meta.get("scenario_yaml")
+            if not isinstance(yaml_text, str):
+                raise StateFileError(
+                    filename, "scenario",
+                    f"{ref!r} is not a shipped scenario and the file does not carry its YAML "
+                    "(meta.scenario_yaml, written when this page saves an uploaded scenario); "
+                    "the page never opens server paths",
+                )
+            yaml_name = clean_filename(ref, "upload.yaml")
+            parse_upload(yaml_text, yaml_name)  # validated (and path-free) before any use
+            doc = dict(doc, scenario=str(self._scenario_file(yaml_name, yaml_text)))
+            upload = Upload(yaml_name, yaml_text)
+        state, meta = state_from_dict(doc, filename)
+        seed = meta["seed"] if isinstance(meta.get("seed"), int) else DEFAULT_SEED
+        steps = meta["steps"] if isinstance(meta.get("steps"), int) else 0
+        self._install(state, seed, steps, upload)
+        self._changed([], f"loaded {filename}: round {state.round}")
+
+    def _scenario_file(self, name: str, text: str) -> Path:
+        # The state-file loader reads its scenario from a file: a server-chosen one,
+        # named by the content's hash, in the server's private work folder.
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+        folder = self.workdir / digest
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / name
+        if not path.exists():
+            atomic_write(path, text)
+        return path
+
+    # -- playtests ------------------------------------------------------------------------
+    def start_playtest(self, n: int, seed: int, heroes: str, enemies: str) -> PlaytestJob:
+        gm = self.require()
+        if self.playtest is not None and self.playtest.status == "running":
+            raise BusyError("a playtest is already running in this session; wait or cancel it")
+        if not 1 <= n <= MAX_PLAYTEST_BATTLES:
+            raise WebError(f"n must be 1–{MAX_PLAYTEST_BATTLES} battles, not {n}")
+        for spec in (heroes, enemies):
+            if spec not in PLAYTEST_AGENTS:
+                raise WebError(f"unknown agent {spec!r} (the page offers: "
+                               f"{', '.join(PLAYTEST_AGENTS)})")
+        config = PlaytestConfig(n=n, seed=seed, heroes=heroes, enemies=enemies, workers=1)
+        config.validate()
+        scenario = gm.state.scenario
+        if self.upload is not None:
+            ref = ScenarioRef(scenario.name, self.upload.filename, self.upload.text)
+        else:
+            ref = ScenarioRef.resolve(scenario.name)
+        job = PlaytestJob(ref, config)
+        job.start()
+        self.playtest = job
+        return job
+
+    def cancel_playtest(self) -> None:
+        if self.playtest is None or self.playtest.status != "running":
+            raise NotFoundError("no playtest is running in this session")
+        self.playtest.cancel()
+
+
+def _initiative_lines(state: BattleState) -> list[str]:
+    return [e.text for e in state.log if e.text]
+
+
+# -- all sessions ------------------------------------------------------------------------
+
+
+class SessionStore:
+    """The sessions of one server, by id, capped at ``max_sessions`` (LRU dropped)."""
+
+    def __init__(self, workdir: Path, max_sessions: int = MAX_SESSIONS) -> None:
+        self.workdir = workdir
+        self.max_sessions = max_sessions
+        self._lock = threading.Lock()
+        self._sessions: OrderedDict[str, WebSession] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def get(self, sid: str | None) -> WebSession | None:
+        if not sid or not _SESSION_ID.match(sid):
+            return None
+        with self._lock:
+            session = self._sessions.get(sid)
+            if session is not None:
+                self._sessions.move_to_end(sid)
+                session.touched = time.monotonic()
+            return session
+
+    def create(self) -> WebSession:
+        with self._lock:
+            while len(self._sessions) >= self.max_sessions:
+                _, old = self._sessions.popitem(last=False)
+                if old.playtest is not None:
+                    old.playtest.cancel()
+                log.info("session limit %d reached: dropped the least recently used one",
+                         self.max_sessions)
+            session = WebSession(secrets.token_urlsafe(24), self.workdir)
+            self._sessions[session.id] = session
+            return session
+
+    def close(self) -> None:
+        with self._lock:
+            for session in self._sessions.values():
+                if session.playtest is not None:
+                    session.playtest.cancel()
+            self._sessions.clear()

@@ -1,0 +1,70 @@
+// escaramuza GM page: submit forms in the background and swap in the page the server
+// draws, and follow a running playtest. Every form also works without this script.
+(function () {
+  "use strict";
+
+  function setBusy(text) {
+    document.body.classList.toggle("busy", Boolean(text));
+    var el = document.getElementById("busy");
+    if (el) { el.textContent = text || ""; }
+  }
+
+  function swap(html) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var fresh = doc.getElementById("app");
+    var old = document.getElementById("app");
+    if (fresh && old) {
+      old.replaceWith(document.importNode(fresh, true));
+      document.title = doc.title;
+    }
+    follow();
+  }
+
+  async function submit(event) {
+    var form = event.target;
+    if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "post") { return; }
+    event.preventDefault();
+    var data = new FormData(form, event.submitter || undefined);
+    setBusy(form.id === "suggest-form" ? "searching…" : "working…");
+    try {
+      var response = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin" });
+      swap(await response.text());
+    } catch (err) {
+      alert("The server did not answer: " + err);
+    } finally {
+      setBusy("");
+    }
+  }
+
+  var timer = null;
+
+  async function poll() {
+    timer = null;
+    try {
+      var response = await fetch("/api/playtest", { credentials: "same-origin" });
+      var job = await response.json();
+      if (job.status === "running") {
+        var bar = document.getElementById("pt-progress");
+        var count = document.getElementById("pt-count");
+        if (bar) { bar.value = job.done; bar.max = job.total; }
+        if (count) { count.textContent = job.done + "/" + job.total; }
+        timer = setTimeout(poll, 400);
+      } else {
+        var page = await fetch("/", { credentials: "same-origin" });
+        swap(await page.text());
+      }
+    } catch (err) {
+      timer = setTimeout(poll, 2000);
+    }
+  }
+
+  function follow() {
+    var panel = document.getElementById("playtest");
+    if (panel && panel.dataset.status === "running" && timer === null) {
+      timer = setTimeout(poll, 400);
+    }
+  }
+
+  document.addEventListener("submit", submit);
+  document.addEventListener("DOMContentLoaded", follow);
+})();

@@ -1,0 +1,244 @@
+"""``escaramuza gm``: a session driven by scripted input lines, checked by output and state."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from escaramuza.cli import main
+from escaramuza.gm import GMSession, run_session
+from escaramuza.rules.core.model import Action, Side, Status
+from escaramuza.rules.core.ruleset import apply_action
+from escaramuza.state_file import load_state, save_state, state_to_dict
+
+DUEL = "destiny_dice/brann-vs-saqueador"
+
+
+def drive(lines: list[str], target: str = DUEL, autosave: Path | None = None,
+          roll: str = "auto") -> tuple[GMSession, str]:
+    out = io.StringIO()
+    session = run_session(target, io.StringIO("\n".join(lines) + "\n"), out,
+                          autosave if autosave is not None else False, seed=3, roll=roll)
+    return session, out.getvalue()
+
+
+def fresh_duel() -> object:
+    """The battle a session with seed 3 starts from (its initiative dice are the session's)."""
+    session, _ = drive([])
+    return session.state.clone()
+
+
+def test_session_starts_shows_and_quits(tmp_path: Path) -> None:
+    session, out = drive(["show", "map", "quit"], autosave=tmp_path / "a.json")
+    assert "Initiative order" in out
+    assert "Pending:" in out and "brann" in out and "saqueador" in out
+    assert "pasillo" in out and "links: sala" in out
+    assert "Bye." in out
+    assert (tmp_path / "a.json").exists()
+
+
+def test_help_lists_every_command_and_explains_one() -> None:
+    _, out = drive(["help", "help apply"])
+    for name in ("show", "map", "set", "move", "cond", "actions", "apply", "roll", "suggest",
+                 "undo", "save", "load", "quit", "initiative", "status"):
+        assert f"\n  {name}" in out
+    assert "dice 6 14" in out
+
+
+# Each row: a bad command → what the GM is told. None of them may change the battle.
+BAD_COMMANDS = [
+    ("frobnicate", "unknown command 'frobnicate'"),
+    ("shwo", "did you mean show"),
+    ("set ghost pv 3", "unknown combatant 'ghost'"),
+    ("set brann mana 3", "has no resource 'mana'"),
+    ("set brann pv 99", "must be 0–16, not 99"),
+    ("set brann pv lots", "is not a whole number"),
+    ("set brann pv", "usage: set ID RESOURCE VALUE"),
+    ("move brann moon", "unknown zone 'moon'"),
+    ("move ghost sala", "unknown combatant 'ghost'"),
+    ("cond add brann flying", "unknown condition 'flying'"),
+    ("cond remove brann ciego", "has no condition 'ciego'"),
+    ("cond fly brann ciego", "usage: cond add"),
+    ("status brann asleep", "unknown status 'asleep'"),
+    ("apply 99", "there is no action 99"),
+    ("apply dance wildly", "no legal action matches"),
+    ("apply 1 dice", "give the dice after 'dice'"),
+    ("roll sometimes", "usage: roll auto|manual"),
+    ("undo", "nothing to undo"),
+    ("suggest soon", "usage: suggest [MS]"),
+    ("load /nonexistent/x.json", "no such file"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), BAD_COMMANDS)
+def test_bad_commands_say_why_and_change_nothing(line: str, message: str, tmp_path: Path) -> None:
+    autosave = tmp_path / "auto.json"
+    session, out = drive(["save " + str(tmp_path / "before.json"), line], autosave=autosave)
+    assert message in out
+    before, _ = load_state(tmp_path / "before.json")
+    assert state_to_dict(session.state) == state_to_dict(before)
+    assert session.history == []
+    assert json.loads(autosave.read_text())["combatants"] == state_to_dict(before)["combatants"]
+
+
+def test_edits_change_the_state_and_autosave(tmp_path: Path) -> None:
+    autosave = tmp_path / "auto.json"
+    session, out = drive(
+        ["set brann pv 5", "set saqueador pv -3", "move saqueador sala",
+         "cond add brann envenenado 2", "status saqueador down"],
+        autosave=autosave,
+    )
+    st = session.state
+    assert st.by_id["brann"].resources["pv"] == 5
+    assert st.by_id["saqueador"].resources["pv"] == 7  # 10 − 3
+    assert st.by_id["saqueador"].zone == "sala"
+    assert st.by_id["brann"].conditions["envenenado"].value == 2
+    saved, meta = load_state(autosave)
+    assert saved.by_id["brann"].resources["pv"] == 5
+    assert saved.by_id["saqueador"].status is Status.DOWN
+    assert meta["seed"] == 3
+    # The only enemy marked down: the battle ends as the GM says (check_end after edits).
+    assert st.outcome is not None and st.outcome.winner is Side.HEROES
+
+
+def test_undo_takes_back_edits_and_actions() -> None:
+    start = fresh_duel()
+    session, out = drive(["set brann pv 5", "apply 1", "undo", "undo"])
+    assert state_to_dict(session.state) == state_to_dict(start)
+    assert session.applied == 0 and session.steps == 0
+    assert "undone: apply" in out and "undone: brann pv 16 → 5" in out
+
+
+def _first_attack(state: object) -> tuple[int, Action]:
+    actions = state.ruleset.legal_actions(state)
+    for i, a in enumerate(actions, start=1):
+        if a.verb == "atacar":
+            return i, a
+    raise AssertionError("no attack")
+
+
+def test_apply_with_the_table_dice_matches_a_scripted_roll() -> None:
+    reference = fresh_duel()
+    n, action = _first_attack(reference)
+    # DD-06/DD-11: attack die, its d20, defence die, its d20, then the damage die.
+    dice = [6, 14, 2, 10, 5]
+    from escaramuza.rules.core.dice import ScriptedRoller
+
+    apply_action(reference, action, ScriptedRoller(dice))
+    session, out = drive([f"apply {n} dice " + " ".join(map(str, dice))])
+    assert "HIT" in out
+    for a, b in zip(reference.combatants, session.state.combatants, strict=True):
+        assert a.resources == b.resources
+
+
+def test_dice_left_over_or_missing_apply_nothing() -> None:
+    reference = fresh_duel()
+    n, _ = _first_attack(reference)
+    session, out = drive([f"apply {n} dice 6 14 2 10 5 5", f"apply {n} dice 6"])
+    assert "were not used" in out
+    assert "ran out" in out
+    assert session.applied == 0
+    assert [c.resources for c in session.state.combatants] == [
+        c.resources for c in reference.combatants
+    ]
+
+
+def test_manual_dice_are_asked_for_and_checked() -> None:
+    reference = fresh_duel()
+    n, action = _first_attack(reference)
+    # Initiative (Mente d6 for Brann, d4 for the Saqueador: 5 and 1, so Brann leads), then
+    # Brann's attack: a 9 is refused for his d8 and asked again.
+    lines = ["5", "1", f"apply {n}", "9", "6", "14", "2", "10", "5"]
+    session, out = drive(lines, roll="manual")
+    assert "d6 for iniciativa" in out
+    assert "'9' is not a d8 result" in out
+    assert "HIT" in out
+    assert session.applied == 1
+
+
+def test_manual_roll_cancelled_by_an_empty_answer() -> None:
+    reference = fresh_duel()
+    n, _ = _first_attack(reference)
+    session, out = drive(["roll manual", f"apply {n}", ""])
+    assert "nothing was applied" in out
+    assert session.applied == 0
+
+
+def test_apply_by_words_and_ambiguity() -> None:
+    state = fresh_duel()
+    actor = state.pending.actor
+    attacks = [a for a in state.ruleset.legal_actions(state) if a.verb == "atacar"]
+    assert len(attacks) == 2  # a weapon and puños (DD-11: anyone can fight unarmed)
+    session, out = drive(["apply atacar", f"apply {actor} fin_turno"])
+    assert "matches 2 actions" in out
+    assert session.applied == 1
+    assert session.state.pending.actor != actor
+
+
+def test_save_and_load_continue_the_same_battle(tmp_path: Path) -> None:
+    path = tmp_path / "mid.json"
+    session, out = drive(["apply 1", f"save {path}", "apply 1", f"load {path}"])
+    assert f"saved to {path}" in out and f"loaded {path}" in out
+    saved, meta = load_state(path)
+    assert meta["steps"] == 1
+    assert state_to_dict(session.state)["combatants"] == state_to_dict(saved)["combatants"]
+
+
+def test_suggest_inside_the_session() -> None:
+    _, out = drive(["suggest 150"])
+    assert "WIN % (95% CI)" in out
+    assert "in character" in out
+
+
+def test_session_from_a_state_file(tmp_path: Path) -> None:
+    state = fresh_duel()
+    state.by_id["brann"].resources["pv"] = 4
+    path = tmp_path / "s.json"
+    save_state(state, path, {"seed": 8, "steps": 2})
+    session, out = drive(["show"], target=str(path))
+    assert "pv 4/16" in out
+    assert session.seed == 8 and session.steps == 2
+
+
+def test_cli_gm_reads_stdin_and_autosaves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("set brann pv 7\nquit\n"))
+    assert main(["gm", DUEL]) == 0
+    out = capsys.readouterr().out
+    assert "brann-vs-saqueador.autosave.json" in out
+    saved, _ = load_state(tmp_path / "brann-vs-saqueador.autosave.json")
+    assert saved.by_id["brann"].resources["pv"] == 7
+
+
+def test_cli_suggest_table_json_and_errors(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["suggest", DUEL, "--iterations", "12"]) == 0
+    assert "WIN % (95% CI)" in capsys.readouterr().out
+    assert main(["suggest", DUEL, "--iterations", "12", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["format"] == "escaramuza-suggestions"
+    pending = fresh_duel().pending.actor
+    other = "saqueador" if pending == "brann" else "brann"
+    assert main(["suggest", DUEL, "--iterations", "5", "--actor", other]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("escaramuza: error:") and f"pending decision is {pending}" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    assert main(["suggest", str(bad)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_cli_play_stop_after_and_save_state(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mid.json"
+    assert main(["play", "destiny_dice/emboscada", "--stop-after", "12",
+                 "--save-state", str(path)]) == 0
+    assert "Stopped after 12 decision(s)" in capsys.readouterr().out
+    state, _ = load_state(path)
+    assert state.outcome is None and state.pending is not None
+    assert main(["suggest", str(path), "--iterations", "8"]) == 0

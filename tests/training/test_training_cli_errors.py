@@ -1,0 +1,95 @@
+"""Bad arguments to ``train`` and ``evaluate``: exit 2 and a message naming the argument."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from escaramuza.cli import main
+
+DD = ["--env", "escaramuza/DestinyDice-v0"]
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["train", *DD, "--timesteps", "0"], "--timesteps must be a positive integer, not 0"),
+        (["train", *DD, "--n-envs", "-1"], "--n-envs must be a positive integer, not -1"),
+        (["train", *DD, "--seed", "-3"], "--seed must be a non-negative integer, not -3"),
+        (["train", "--env", "escaramuza/Nope-v0"], "--env: unknown env 'escaramuza/Nope-v0'"),
+        (["train"], "--env is required"),
+        (["train", *DD, "--scenario", "donjon/duelo"],
+         "--scenario donjon/duelo: scenario 'donjon/duelo' is a 'donjon' scenario"),
+        (["train", *DD, "--scenario", "no-such-scenario"], "no-such-scenario"),
+        (["train", *DD, "--opponent", "nobody"], "unknown agent 'nobody'"),
+        (["train", *DD, "--resume", "missing.zip"], "--resume missing.zip: no such checkpoint"),
+        (["evaluate", "--scenario", "donjon/duelo", "--agents", "random"],
+         "--agents: name at least two agents"),
+        (["evaluate", "--scenario", "donjon/duelo", "--agents", "random,heuristic", "-n", "0"],
+         "-n must be a positive integer, not 0"),
+        (["evaluate", "--scenario", "donjon/duelo", "--agents", "random,policy:nope.zip"],
+         "--agents: policy nope.zip: no such model file"),
+        (["evaluate", "--scenario", "nowhere", "--agents", "random,heuristic", "-n", "1"],
+         "nowhere"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_the_argument(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if argv[0] == "train":
+        argv = [*argv, "--out", str(tmp_path / "run")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("escaramuza: error: ")
+    assert message in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("hyperparameters:\n  n_steps: 1\n", "hyperparameters.n_steps"),
+        ("hyperparameters:\n  net_arch: [64, 0]\n", "net_arch"),
+        ("algo: a2c\n", "algo"),
+        ("bogus: 1\n", "bogus: Extra inputs are not permitted"),
+        ("n_envs: 1\nhyperparameters:\n  n_steps: 64\n  batch_size: 128\n",
+         "batch_size=128 is larger than a rollout"),
+        ("- a list\n", "expected a mapping"),
+        ("key: [unclosed\n", "not valid YAML"),
+    ],
+)
+def test_bad_config_names_file_and_field(
+    text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _write(tmp_path, "bad.yaml", text)
+    assert main(["train", *DD, "--config", config, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.yaml" in err and message in err
+
+
+def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", *DD, "--config", str(tmp_path / "nope.yaml"), "--out",
+                 str(tmp_path / "run")]) == 2
+    assert "--config" in capsys.readouterr().err
+
+
+def test_out_holding_a_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("env: escaramuza/DestinyDice-v0\n", encoding="utf-8")
+    assert main(["train", *DD, "--out", str(run)]) == 2
+    assert f"--out {run}: already holds a run" in capsys.readouterr().err
+
+
+def test_argparse_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", *DD]) == 2  # --out missing
+    assert "--out" in capsys.readouterr().err
+    assert main(["train", *DD, "--side", "left", "--out", "x"]) == 2
+    assert "--side" in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""``escaramuza evaluate`` statistics on agents of known strength, ratings, report files."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from escaramuza import playtest
+from escaramuza.agents import make_agent as real_make_agent
+from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.state import BattleState
+from escaramuza.training import evaluate as evaluate_module
+from escaramuza.training.evaluate import evaluate, parse_agents, write_report
+from escaramuza.training.ratings import openskill_ratings
+
+#: Verbs that end a turn or decline a reaction without hurting anybody (destiny_dice).
+PASSIVE_VERBS = ("fin_turno", "pasar")
+SCENARIO = "destiny_dice/brann-vs-saqueador"
+N = 12
+
+
+class PassiveAgent:
+    """Always ends its turn / passes: it never deals damage, so it can never win
+    a defeat-all battle."""
+
+    name = "passive"
+
+    def act(self, state: BattleState, rng: random.Random) -> Action:
+        actions = state.ruleset.legal_actions(state)
+        for action in actions:
+            if action.verb in PASSIVE_VERBS:
+                return action
+        # A forced choice with no passive option: the first legal one that attacks nobody.
+        harmless = [a for a in actions if a.verb not in ("atacar", "contraatacar")]
+        return (harmless or actions)[0]
+
+
+def _make_agent(spec: object) -> object:
+    return PassiveAgent() if spec == "passive" else real_make_agent(spec)  # type: ignore[arg-type]
+
+
+@pytest.fixture()
+def with_passive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(playtest, "make_agent", _make_agent)
+    monkeypatch.setattr(evaluate_module, "make_agent", _make_agent)
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    # Closed form written out again here, independently of playtest.wilson_interval.
+    z = 1.959963984540054
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half) if k else 0.0, min(1.0, centre + half) if k < n else 1.0
+
+
+@pytest.fixture()
+def doc(with_passive: None) -> dict:
+    return evaluate([SCENARIO], ["random", "passive"], n=N, seed=4).document()
+
+
+def test_passive_never_wins_and_random_beats_it(doc: dict) -> None:
+    cells = doc["matrix"]["cells"]
+    random_vs_passive, passive_vs_random = cells[0][1], cells[1][0]
+    assert random_vs_passive["games"] == passive_vs_random["games"] == 2 * N
+    assert passive_vs_random["wins"] == 0
+    # Random wins most battles against a side that never strikes back (a few may time out).
+    assert random_vs_passive["wins"] >= N
+    # The two cells describe the same battles from either side.
+    assert random_vs_passive["wins"] == passive_vs_random["losses"]
+    assert random_vs_passive["draws"] == passive_vs_random["draws"]
+    k, n = random_vs_passive["wins"], random_vs_passive["games"]
+    lo, hi = _wilson(k, n)
+    assert random_vs_passive["ci95"] == [pytest.approx(lo, abs=1e-6), pytest.approx(hi, abs=1e-6)]
+    assert passive_vs_random["ci95"][0] == 0.0
+    # The diagonal: an agent against itself, each battle counted once per side.
+    assert cells[1][1]["games"] == 2 * N and cells[1][1]["wins"] == 0
+    assert cells[0][0]["wins"] == cells[0][0]["losses"]
+
+
+def test_per_side_pairings_add_up_to_the_matrix(doc: dict) -> None:
+    (scenario,) = doc["scenarios"]
+    by = {(p["heroes"], p["enemies"]): p for p in scenario["pairings"]}
+    assert len(by) == 4
+    as_heroes = by[("random", "passive")]["heroes_win"]["count"]
+    as_enemies = by[("passive", "random")]["enemies_win"]["count"]
+    assert as_heroes + as_enemies == doc["matrix"]["cells"][0][1]["wins"]
+    assert by[("passive", "random")]["heroes_win"]["count"] == 0
+    for p in by.values():
+        total = p["heroes_win"]["count"] + p["enemies_win"]["count"] + p["draw"]["count"]
+        assert total == p["battles"] == N
+
+
+def test_ratings_rank_random_above_passive(doc: dict) -> None:
+    ratings = doc["ratings"]["agents"]
+    assert [r["agent"] for r in ratings] == ["random", "passive"]
+    top, bottom = ratings
+    assert top["mu"] > 25 > bottom["mu"]  # OpenSkill starts everyone at mu = 25
+    assert top["games"] == bottom["games"] == 2 * N
+    assert top["ci95"][0] == pytest.approx(top["mu"] - 1.959963984540054 * top["sigma"], abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("games", "order"),
+    [
+        ([("a", "b", 1.0)] * 10, ["a", "b"]),  # a always wins
+        ([("a", "b", 0.0)] * 10, ["b", "a"]),  # b always wins
+        ([("a", "b", 1.0), ("b", "c", 1.0)] * 10, ["a", "b", "c"]),  # transitive chain
+    ],
+)
+def test_openskill_orders_known_strengths(games: list, order: list[str]) -> None:
+    ratings = openskill_ratings(sorted({g[0] for g in games} | {g[1] for g in games}), games)
+    assert [r.agent for r in ratings] == order
+
+
+def test_draws_only_give_equal_ratings() -> None:
+    a, b = openskill_ratings(["a", "b"], [("a", "b", 0.5)] * 8)
+    assert a.mu == pytest.approx(b.mu)
+    assert a.sigma < 25 / 3  # the draws still made both ratings surer
+
+
+def test_report_is_deterministic(doc: dict, tmp_path: Path) -> None:
+    first = write_report(doc, tmp_path / "a")
+    second = write_report(doc, tmp_path / "b")
+    for x, y in zip(first, second, strict=True):
+        assert x.read_bytes() == y.read_bytes()
+    png = (tmp_path / "a" / "heatmap.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and b"Software" not in png
+    assert json.loads((tmp_path / "a" / "evaluation.json").read_text())["schema"] == (
+        "escaramuza.evaluate/1"
+    )
+    assert not list((tmp_path / "a").glob("*.tmp"))
+
+
+def test_same_seed_same_numbers(with_passive: None) -> None:
+    one = evaluate([SCENARIO], ["random", "passive"], n=4, seed=9).document()
+    two = evaluate([SCENARIO], ["random", "passive"], n=4, seed=9).document()
+    assert one == two
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("random", "--agents: name at least two agents"),
+        ("random,random", "--agents: 'random' is named twice"),
+        ("random,nobody", "--agents: unknown agent 'nobody'"),
+        ("random,policy:/nope.zip", "--agents: policy /nope.zip: no such model file"),
+    ],
+)
+def test_parse_agents_errors(text: str, message: str) -> None:
+    from escaramuza.rules.core.errors import EscaramuzaError
+
+    with pytest.raises(EscaramuzaError, match="^" + message.replace("(", r"\(")):
+        parse_agents(text)

@@ -1,0 +1,150 @@
+"""Smoke training runs: save, reload, play through ``policy:PATH``; same seed ⇒ same loss."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from escaramuza.agents import make_agent  # noqa: E402
+from escaramuza.agents.policy import META_NAME, PolicyAgent, read_meta  # noqa: E402
+from escaramuza.agents.runner import play_battle  # noqa: E402
+from escaramuza.cli import main  # noqa: E402
+from escaramuza.rules.core.model import Side  # noqa: E402
+from escaramuza.rules.core.scenario import load_scenario  # noqa: E402
+from escaramuza.training.config import load_config  # noqa: E402
+from escaramuza.training.train import train  # noqa: E402
+
+#: A tiny run: two rollouts of 2 × 128 steps, one small evaluation, checkpoints every 256.
+TINY = {
+    "timesteps": 512,
+    "n_envs": 2,
+    "eval_freq": 256,
+    "eval_episodes": 1,
+    "checkpoint_freq": 256,
+    "hyperparameters": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+}
+
+
+def _tiny_config(tmp_path: Path, name: str = "tiny.yaml", **extra: object) -> Path:
+    import yaml
+
+    data = {**TINY, **extra}
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_smoke_run_saves_reloads_and_plays(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    config = _tiny_config(tmp_path)
+    code = main(
+        [
+            "train", "--env", "escaramuza/DestinyDice-v0",
+            "--scenario", "destiny_dice/emboscada", "--scenario", "destiny_dice/kaspar-tiroteo",
+            "--seed", "3", "--config", str(config), "--no-progress", "--out", str(run),
+        ]
+    )
+    assert code == 0
+    for name in ("config.yaml", "final.zip", "policy.zip", "summary.json",
+                 "checkpoints/ckpt_256_steps.zip", "checkpoints/ckpt_512_steps.zip",
+                 "best/best_model.zip", "eval/evaluations.npz", "logs/progress.csv"):
+        assert (run / name).is_file(), name
+    saved = load_config(run / "config.yaml", {})
+    assert saved.seed == 3
+    assert saved.scenarios == ["destiny_dice/emboscada", "destiny_dice/kaspar-tiroteo"]
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["timesteps"] == 512
+    # Every zip the run writes carries the metadata policy:PATH needs.
+    for name in ("final.zip", "policy.zip", "checkpoints/ckpt_256_steps.zip"):
+        meta = read_meta(run / name)
+        assert meta is not None and meta.ruleset == "destiny_dice" and meta.side == "enemies"
+    assert (run / "policy.zip").stat().st_size < 1_000_000
+    assert (run / "policy.zip").stat().st_size < (run / "final.zip").stat().st_size
+
+    agent = make_agent(f"policy:{run / 'policy.zip'}")
+    assert isinstance(agent, PolicyAgent)
+    for scenario_name in saved.scenarios:
+        scenario = load_scenario(scenario_name)
+        state = play_battle(
+            scenario, {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: agent},
+            seed=5, validate=True,
+        )
+        assert state.outcome is not None
+    # Probabilities for suggest: one per legal action, summing to one.
+    state = play_battle(
+        load_scenario("destiny_dice/emboscada"),
+        {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: agent}, seed=5, stop_after=3,
+    )
+    probs = agent.action_probabilities(state)
+    assert [a for a, _ in probs] == state.ruleset.legal_actions(state)
+    assert sum(p for _, p in probs) == pytest.approx(1.0)
+    # The CLI's play accepts it too.
+    assert main(["play", "destiny_dice/emboscada", "--enemies",
+                 f"policy:{run / 'policy.zip'}", "--seed", "2"]) == 0
+
+    # Resume from a checkpoint up to 768 timesteps in total.
+    assert main(["train", "--resume", str(run / "checkpoints/ckpt_512_steps.zip"),
+                 "--timesteps", "768", "--no-progress", "--out", str(run)]) == 0
+    assert json.loads((run / "summary.json").read_text())["timesteps"] >= 768
+
+
+def test_same_seed_same_first_update_loss(tmp_path: Path) -> None:
+    losses = []
+    small = {"n_steps": 64, "batch_size": 64, "n_epochs": 1}
+    for i, seed in enumerate((7, 7, 8)):
+        config = load_config(None, {**TINY, "env": "escaramuza/Donjon-v0", "seed": seed,
+                                    "timesteps": 128, "eval_freq": 10_000,
+                                    "hyperparameters": small})
+        result = train(config, tmp_path / f"run{i}", progress_bar=False)
+        losses.append(result.first_update_loss)
+    assert losses[0] is not None
+    assert losses[0] == losses[1]
+    assert losses[0] != losses[2]
+
+
+def test_selfplay_pool_grows_and_ppo_runs(tmp_path: Path) -> None:
+    config = _tiny_config(tmp_path, selfplay={"snapshot_freq": 128, "pool_size": 2})
+    run = tmp_path / "self"
+    assert main(["train", "--env", "escaramuza/Donjon-v0", "--selfplay", "--timesteps", "512",
+                 "--config", str(config), "--no-progress", "--out", str(run)]) == 0
+    snapshots = sorted((run / "pool").glob("snapshot_*.zip"))
+    assert len(snapshots) >= 3  # step 0 and then every 128 steps
+    assert load_config(run / "config.yaml", {}).side == "both"
+    ppo = tmp_path / "ppo"
+    plain = _tiny_config(tmp_path, "plain.yaml")
+    assert main(["train", "--env", "escaramuza/Donjon-v0", "--algo", "ppo", "--timesteps",
+                 "256", "--config", str(plain), "--no-progress",
+                 "--out", str(ppo)]) == 0
+    meta = read_meta(ppo / "policy.zip")
+    assert meta is not None and meta.algo == "ppo"
+    state = play_battle(
+        load_scenario("donjon/duelo"),
+        {Side.HEROES: make_agent(f"policy:{ppo / 'policy.zip'}"),
+         Side.ENEMIES: make_agent(f"policy:{ppo / 'policy.zip'}:sample")},
+        seed=1, validate=True,
+    )
+    assert state.outcome is not None
+
+
+def test_bare_sb3_zip_is_recognised(tmp_path: Path) -> None:
+    """A zip saved by plain SB3 (no escaramuza.json): ruleset from the action count."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    env = gym.make("escaramuza/Cairn-v0")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0,
+                        policy_kwargs={"net_arch": [8]})
+    path = tmp_path / "bare.zip"
+    model.save(path)
+    with zipfile.ZipFile(path) as archive:
+        assert META_NAME not in archive.namelist()
+    agent = make_agent(f"policy:{path}")
+    assert isinstance(agent, PolicyAgent) and agent.meta.ruleset == "cairn"
+    state = play_battle(load_scenario("cairn/duelo_bugbear"),
+                        {Side.HEROES: agent, Side.ENEMIES: make_agent("random")}, seed=2)
+    assert state.outcome is not None

@@ -1,0 +1,156 @@
+"""Bad requests get a 4xx with a message, never a 500 or a traceback (issue 10, item 4)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from web_helpers import DUEL_YAML, client
+
+from escaramuza.web.app import LOOPBACK_HOSTS
+from escaramuza.web.sessions import MAX_UPLOAD_BYTES, WebSession
+
+DUEL = "destiny_dice/brann-vs-saqueador"
+
+
+def started() -> Any:
+    c = client()
+    assert c.post("/api/battle", json={"scenario": DUEL}).status_code == 200
+    return c
+
+
+# (method, path, request kwargs, status, fragment of the message)
+BATTLE_ROWS = [
+    ("post", "/api/battle", {"json": {"scenario": "../../etc/passwd"}}, 404, "no shipped scenario"),
+    ("post", "/api/battle", {"json": {"scenario": "emboscada"}}, 404, "no shipped scenario"),
+    ("post", "/api/battle", {"json": {"scenario": DUEL, "seed": -1}}, 422, "seed"),
+    ("post", "/api/battle", {"content": b"not json",
+                             "headers": {"content-type": "application/json"}}, 422, "JSON"),
+    ("post", "/api/apply", {"json": {"index": 0}}, 400, "no action 0"),
+    ("post", "/api/apply", {"json": {"index": 999}}, 400, "no action 999"),
+    ("post", "/api/apply", {"json": {}}, 400, "index"),
+    ("post", "/api/apply", {"json": {"index": 1, "dice": "six"}}, 400, "bad die 'six'"),
+    ("post", "/api/apply", {"json": {"index": 1, "dice": "d20=25"}}, 400, "nothing was applied"),
+    ("post", "/api/apply", {"json": {"action": {"verb": "volar", "actor": "brann"}}}, 400,
+     "not a legal action"),
+    ("post", "/api/suggest", {"json": {"budget_ms": 0}}, 400, "budget_ms"),
+    ("post", "/api/suggest", {"json": {"budget_ms": 600000}}, 400, "budget_ms"),
+    ("post", "/api/suggest", {"json": {"iterations": 100000}}, 400, "iterations"),
+    ("post", "/api/edit", {"json": {"command": "save /tmp/x.json"}}, 400, "unknown edit command"),
+    ("post", "/api/edit", {"json": {"command": "load /etc/passwd"}}, 400, "unknown edit command"),
+    ("post", "/api/edit", {"json": {"command": "set nobody pv 3"}}, 404, "nobody"),
+    ("post", "/api/edit", {"json": {"command": "set brann pv 99"}}, 400, "0–16"),
+    ("post", "/api/playtest", {"json": {"n": 0}}, 400, "n must be"),
+    ("post", "/api/playtest", {"json": {"n": 10, "heroes": "policy:/etc/passwd"}}, 400,
+     "unknown agent"),
+    ("post", "/api/playtest", {"json": {"n": 10, "enemies": "mcts"}}, 400, "unknown agent"),
+    ("delete", "/api/playtest", {}, 404, "no playtest"),
+    ("get", "/api/playtest/plots/outcomes.png", {}, 404, "no plot"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs", "status", "fragment"), BATTLE_ROWS)
+def test_bad_battle_requests_get_4xx_with_a_message(
+    method: str, path: str, kwargs: dict[str, Any], status: int, fragment: str
+) -> None:
+    c = started()
+    before = c.get("/api/battle").json()
+    r = getattr(c, method)(path, **kwargs)
+    assert r.status_code == status, r.text
+    detail = r.json()["detail"]
+    assert fragment.lower() in detail.lower()
+    assert "Traceback" not in r.text
+    after = c.get("/api/battle").json()
+    assert after["version"] == before["version"]  # nothing changed
+
+
+@pytest.mark.parametrize("path", ["/api/battle", "/api/state", "/api/playtest"])
+def test_no_session_is_404(path: str) -> None:
+    r = client().get(path)
+    assert r.status_code == 404
+    assert "session" in r.json()["detail"]
+
+
+# (file name, bytes, status, fragments the message must hold: file, field, reason)
+UPLOAD_ROWS = [
+    ("big.yaml", b"#" * (MAX_UPLOAD_BYTES + 1), 413, ["big.yaml", str(MAX_UPLOAD_BYTES)]),
+    ("empty.yaml", b"   \n", 400, ["empty.yaml", "empty"]),
+    ("latin.yaml", "título: ñ".encode("latin-1"), 400, ["latin.yaml", "UTF-8"]),
+    ("syntax.yaml", b"name: [unclosed\n", 400, ["syntax.yaml", "line", "YAML syntax error"]),
+    ("tag.yaml", b"name: !!python/object/apply:os.system ['echo hi']\n", 400,
+     ["tag.yaml", "YAML"]),
+    ("tables.yaml", DUEL_YAML.replace("round_limit: 20", "round_limit: 20\noptions:\n"
+                                      "  tables: /etc/passwd").encode(), 400,
+     ["tables.yaml", "options.tables", "cannot name a file on the server"]),
+    ("field.yaml", DUEL_YAML.replace("pv: 16", "pv: -3").encode(), 400,
+     ["field.yaml", "combatants[0].pv"]),
+    ("../../etc/x.yaml", b"name: [", 400, ["x.yaml"]),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "status", "fragments"), UPLOAD_ROWS)
+def test_bad_scenario_uploads_name_file_field_and_reason(
+    name: str, data: bytes, status: int, fragments: list[str]
+) -> None:
+    r = client().post("/api/battle/upload", files={"file": (name, data)})
+    assert r.status_code == status, r.text
+    detail = r.json()["detail"]
+    for fragment in fragments:
+        assert fragment in detail
+    assert "etc" not in detail  # the client's path is never echoed or used
+
+
+def _state_doc() -> dict[str, Any]:
+    c = started()
+    return json.loads(c.get("/api/state").content)
+
+
+STATE_ROWS = [
+    (lambda d: b"{not json", 400, "not valid JSON"),
+    (lambda d: b"[1, 2]", 400, "JSON object"),
+    (lambda d: json.dumps(dict(d, scenario="/etc/passwd")).encode(), 400,
+     "never opens server paths"),
+    (lambda d: json.dumps(dict(d, scenario="../scenarios/destiny_dice/emboscada.yaml")).encode(),
+     400, "not a shipped scenario"),
+    (lambda d: json.dumps(dict(d, format="other")).encode(), 400, "format"),
+    (lambda d: json.dumps(dict(d, round=999)).encode(), 400, "round"),
+    (lambda d: json.dumps(dict(d, scenario="x.yaml", meta={
+        "scenario_yaml": DUEL_YAML.replace("round_limit: 20", "options: {tables: /etc/x}")
+    })).encode(), 400, "options.tables"),
+]
+
+
+@pytest.mark.parametrize(("make", "status", "fragment"), STATE_ROWS)
+def test_bad_state_files_are_refused(make: Any, status: int, fragment: str) -> None:
+    c = client()
+    r = c.post("/api/state", files={"file": ("s.json", make(_state_doc()))})
+    assert r.status_code == status, r.text
+    assert fragment in r.json()["detail"]
+
+
+def test_oversized_body_is_refused_before_it_is_read() -> None:
+    r = client().post("/api/battle", content=b"x" * (MAX_UPLOAD_BYTES * 2),
+                      headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    assert "larger than" in r.json()["detail"]
+
+
+def test_unexpected_error_is_a_bare_500(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(self: WebSession, version: int | None = None) -> list[str]:
+        raise RuntimeError("secret internals /home/x")
+
+    monkeypatch.setattr(WebSession, "undo", boom)
+    c = client(raise_server_exceptions=False)
+    c.post("/api/battle", json={"scenario": DUEL})
+    r = c.post("/api/undo", json={})
+    assert r.status_code == 500
+    assert r.json() == {"detail": "internal server error"}
+    assert "secret" not in r.text and "Traceback" not in r.text
+
+
+def test_loopback_server_answers_only_local_host_names() -> None:
+    c = client(trusted_hosts=LOOPBACK_HOSTS)
+    assert c.get("/api/scenarios", headers={"host": "127.0.0.1:8000"}).status_code == 200
+    assert c.get("/api/scenarios", headers={"host": "localhost:8000"}).status_code == 200
+    assert c.get("/api/scenarios", headers={"host": "evil.example"}).status_code == 400

@@ -1,0 +1,147 @@
+"""End to end in a real browser (issue 10, item 5): Debian's chromium driven by Playwright.
+
+The test serves the app with uvicorn on a free local port, loads a scenario, asks for a
+suggestion, applies it, undoes it, and checks the page each time; it saves a screenshot
+under the test's temporary directory (and, with ESCARAMUZA_SCREENSHOT=PATH, also at PATH:
+that is how docs/img/web-gm.png is made).
+
+It is skipped only when chromium (or Playwright) is missing and CI is not set: under CI
+it fails loudly instead, since `.ci/run` installs chromium.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from escaramuza.rules.core.files import atomic_write
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCENARIO = "destiny_dice/emboscada"
+
+
+def _require_browser() -> None:
+    missing = []
+    if not Path(CHROMIUM).exists():
+        missing.append(f"{CHROMIUM} (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("playwright (pip install playwright)")
+    if not missing:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but the browser test cannot run: missing {', '.join(missing)}")
+    pytest.skip(f"missing {', '.join(missing)}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    _require_browser()
+    import uvicorn
+
+    from escaramuza.web.app import LOOPBACK_HOSTS, create_app
+
+    port = _free_port()
+    config = uvicorn.Config(create_app(trusted_hosts=LOOPBACK_HOSTS), host="127.0.0.1",
+                            port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("uvicorn did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
+
+
+def _table(page: object) -> list[str]:
+    return page.locator("#combatants tbody tr").all_inner_texts()  # type: ignore[attr-defined]
+
+
+def test_browser_suggest_apply_undo(server: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1360, "height": 1010})
+            page.set_default_timeout(15_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(server + "/")
+            expect(page.locator("h1")).to_contain_text("escaramuza")
+            expect(page.locator("#decision")).to_have_count(0)
+
+            # Load a scenario.
+            page.select_option("#scenario-select", SCENARIO)
+            page.click("#start-button")
+            decision = page.locator("#decision")
+            expect(decision).to_contain_text("deciding")
+            expect(page.locator("svg.battlefield g.token")).to_have_count(10)
+            expect(page.locator("svg.battlefield g.token.pending")).to_have_count(1)
+            start_decision = decision.inner_text()
+            start_table = _table(page)
+            n_actions = page.locator("#action-select option").count()
+            assert n_actions > 1
+
+            # Ask for a suggestion.
+            page.fill("#suggest-form input[name=budget_ms]", "300")
+            page.click("#suggest-button")
+            rows = page.locator("#suggestions tbody tr")
+            expect(rows).to_have_count(n_actions)
+            first = rows.first
+            expect(first).to_contain_text("%")
+            first_text = first.locator("td").nth(1).inner_text().splitlines()[0]
+            page.screenshot(path=str(tmp_path / "suggest.png"))
+            shot = page.screenshot(full_page=False)
+            atomic_write(tmp_path / "web-gm.png", shot)
+            target = os.environ.get("ESCARAMUZA_SCREENSHOT")
+            if target:
+                atomic_write(target, shot)
+
+            # Apply it (the tool rolls).
+            first.locator("button.apply-suggestion").click()
+            last = page.locator("#last")
+            expect(last).to_contain_text("» " + first_text)
+            expect(page.locator("#suggestions")).to_have_count(0)
+            expect(page.locator("#undo-button")).to_be_enabled()
+            assert page.locator("#log pre").inner_text().strip()
+
+            # Undo it: the page is back where it started.
+            page.click("#undo-button")
+            expect(last).to_contain_text("undone: apply")
+            expect(decision).to_have_text(start_decision)
+            assert _table(page) == start_table
+            expect(page.locator("#undo-button")).to_be_disabled()
+            expect(page.locator("#action-select option")).to_have_count(n_actions)
+            assert errors == []
+            assert (tmp_path / "web-gm.png").stat().st_size > 10_000
+        finally:
+            browser.close()

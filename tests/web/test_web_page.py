@@ -1,0 +1,205 @@
+"""The server-rendered page (forms work without JavaScript) and `escaramuza serve`'s CLI."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from web_helpers import DUEL_YAML, client
+
+from escaramuza.cli import build_parser, main
+from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.ruleset import new_battle
+from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+from escaramuza.web import is_loopback
+from escaramuza.web.app import COOKIE
+from escaramuza.web.views import token_label, zone_positions
+
+EMBOSCADA = "destiny_dice/emboscada"
+
+
+def version_of(html: str) -> int:
+    match = re.search(r'name="version" value="(\d+)"', html)
+    assert match, "the page carries the battle version in its forms"
+    return int(match.group(1))
+
+
+def test_first_visit_sets_the_session_cookie_and_lists_the_scenarios() -> None:
+    c = client()
+    r = c.get("/")
+    assert r.status_code == 200
+    assert COOKIE in r.cookies
+    assert "samesite=strict" in r.headers["set-cookie"].lower()
+    for name in shipped_scenarios():
+        assert f'value="{name}"' in r.text
+    assert 'src="/static/app.js"' in r.text and "http" not in r.text.split("<body>")[0]
+
+
+def test_static_files_are_served_locally() -> None:
+    c = client()
+    assert "fetch(" in c.get("/static/app.js").text
+    assert ".token" in c.get("/static/style.css").text
+
+
+def test_start_draws_zones_tokens_table_and_decision() -> None:
+    c = client()
+    c.get("/")
+    r = c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "2"})
+    assert r.status_code == 200 and r.history and r.history[0].status_code == 303
+    state = new_battle(load_scenario(EMBOSCADA), RandomRoller(2))
+    html = r.text
+    assert html.count('<g class="zone') == len(state.battlefield.zone_ids)
+    assert html.count('<g class="token') == len(state.combatants)
+    assert html.count('<line class="link"') == state.battlefield.graph.number_of_edges()
+    rows = re.findall(r'<tr class="[^"]*" data-combatant="([^"]+)"', html)
+    assert rows == [x.id for x in state.combatants]
+    assert state.pending is not None
+    pending = state.by_id[state.pending.actor]
+    assert f'data-combatant="{pending.id}"' in html
+    assert re.search(rf'class="token {pending.side.value} pending" data-combatant="{pending.id}"',
+                     html)
+    decision = html.split('id="decision"')[1].split("</div>")[0]
+    assert pending.name in decision
+    options = re.findall(r'<option value="(\d+)">\d+\. ', html)
+    assert len(options) == len(state.ruleset.legal_actions(state))
+
+
+def test_suggest_apply_from_a_suggestion_and_undo_through_forms() -> None:
+    c = client()
+    c.get("/")
+    html = c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "2"}).text
+    v0 = version_of(html)
+    html = c.post("/ui/suggest", data={"budget_ms": "150"}).text
+    assert 'id="suggestions"' in html
+    buttons = re.findall(r'form="apply-form" name="index" value="(\d+)"', html)
+    assert buttons, "each suggestion has an Apply button"
+    first = int(buttons[0])
+    action_text = re.search(rf'<option value="{first}">{first}\. ([^<]+)</option>', html)
+    assert action_text
+    html = c.post("/ui/apply", data={"version": str(v0), "index": str(first), "pick": "1",
+                                     "dice": ""}).text
+    last = html.split('id="last"')[1].split("</pre>")[0]
+    assert f"» {action_text.group(1)}".replace("'", "&#39;") in last
+    assert 'id="suggestions"' not in html  # they were for the previous decision
+    html = c.post("/ui/undo", data={"version": str(version_of(html))}).text
+    assert "undone: apply" in html
+    assert 'id="undo-button" disabled' in html
+
+
+def test_form_errors_are_drawn_in_the_page() -> None:
+    c = client()
+    c.get("/")
+    bad = DUEL_YAML.replace("pv: 16", "pv: muchos")
+    r = c.post("/ui/upload", files={"file": ("mi-escena.yaml", bad.encode())},
+               data={"seed": "1"})
+    assert r.status_code == 400
+    box = r.text.split('role="alert" id="error">')[1].split("</div>")[0]
+    assert box.startswith("mi-escena.yaml: combatants[0].pv: ")
+    r = c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "minus"})
+    assert r.status_code == 422 and 'role="alert"' in r.text and "seed" in r.text
+
+
+def test_stale_form_is_refused_and_shows_the_current_battle() -> None:
+    c = client()
+    c.get("/")
+    html = c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "2"}).text
+    v0 = version_of(html)
+    c.post("/ui/apply", data={"version": str(v0), "pick": "1"})
+    r = c.post("/ui/apply", data={"version": str(v0), "pick": "1"})
+    assert r.status_code == 409
+    assert "changed since this page was drawn" in r.text
+    assert version_of(r.text) == v0 + 1
+
+
+def test_uploaded_names_are_escaped() -> None:
+    c = client()
+    c.get("/")
+    evil = DUEL_YAML.replace("title: Brann contra el Saqueador (subido)",
+                             "title: \"<script>alert(1)</script>\"")
+    evil = evil.replace("name: Brann", "name: \"<img src=x onerror=alert(2)>\"")
+    r = c.post("/ui/upload", files={"file": ("evil.yaml", evil.encode())}, data={"seed": "1"})
+    assert r.status_code == 200
+    assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text
+    svg = c.get("/api/battlefield.svg")
+    assert svg.headers["content-type"].startswith("image/svg+xml")
+    assert "<img src=x" not in svg.text
+
+
+def test_playtest_panel_shows_progress_then_numbers_and_plots() -> None:
+    c = client()
+    c.get("/")
+    c.post("/ui/new", data={"scenario": "destiny_dice/brann-vs-saqueador", "seed": "1"})
+    html = c.post("/ui/playtest", data={"n": "10", "seed": "1", "heroes": "heuristic",
+                                        "enemies": "random"}).text
+    assert 'id="playtest"' in html
+    job = c.get("/api/playtest").json()
+    for _ in range(600):
+        if job["status"] != "running":
+            break
+        time.sleep(0.05)
+        job = c.get("/api/playtest").json()
+    assert job["status"] == "done"
+    html = c.get("/").text
+    assert 'id="pt-report"' in html and "heroes win" in html
+    assert html.count('src="/api/playtest/plots/') == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [("Lancero 2", "L2"), ("Jefe de los saqueadores", "JD"), ("Brann", "Br"), ("Ilse", "Il"),
+     ("Arquero 1", "A1"), ("", "?")],
+)
+def test_token_labels(name: str, label: str) -> None:
+    assert token_label(name) == label
+
+
+def test_zone_layout_is_deterministic_and_inside_the_unit_square() -> None:
+    bf = load_scenario(EMBOSCADA).battlefield
+    first = zone_positions(bf)
+    again = zone_positions(load_scenario(EMBOSCADA).battlefield)  # a new object, same map
+    assert first == again
+    assert set(first) == set(bf.zone_ids)
+    assert all(0 <= x <= 1 and 0 <= y <= 1 for x, y in first.values())
+    assert len(set(first.values())) == len(first)  # no two zones on one spot
+
+
+@pytest.mark.parametrize("name", list(shipped_scenarios()))
+def test_zone_boxes_do_not_overlap(name: str) -> None:
+    c = client()
+    view = c.post("/api/battle", json={"scenario": name}).json()
+    boxes = view["zones"]
+    for i, a in enumerate(boxes):
+        assert a["width"] / 2 <= a["x"] <= 900 - a["width"] / 2
+        assert a["height"] / 2 <= a["y"] <= 560 - a["height"] / 2
+        for b in boxes[i + 1:]:
+            apart_x = abs(a["x"] - b["x"]) >= (a["width"] + b["width"]) / 2
+            apart_y = abs(a["y"] - b["y"]) >= (a["height"] + b["height"]) / 2
+            assert apart_x or apart_y, f"{a['id']} overlaps {b['id']}"
+    for t in view["combatants"]:
+        zone = next(z for z in boxes if z["id"] == t["zone"])
+        assert abs(t["token"]["x"] - zone["x"]) < zone["width"] / 2
+        assert abs(t["token"]["y"] - zone["y"]) < zone["height"] / 2
+
+
+def test_serve_defaults_to_localhost_port_8000() -> None:
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port) == ("127.0.0.1", 8000)
+    args = build_parser().parse_args(["serve", "--host", "0.0.0.0", "--port", "9000"])
+    assert (args.host, args.port) == ("0.0.0.0", 9000)
+
+
+@pytest.mark.parametrize("port", ["0", "70000"])
+def test_serve_rejects_bad_ports(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--port", port]) == 2
+    assert "--port must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("host", "local"),
+    [("127.0.0.1", True), ("localhost", True), ("::1", True), ("0.0.0.0", False),
+     ("192.168.1.5", False), ("example.org", False)],
+)
+def test_is_loopback(host: str, local: bool) -> None:
+    assert is_loopback(host) is local

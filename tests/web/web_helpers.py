@@ -1,0 +1,52 @@
+"""Shared pieces of the web tests: a client with its own app, and a small scenario."""
+
+from __future__ import annotations
+
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's notice about httpx (still supported)
+    from fastapi.testclient import TestClient
+
+from escaramuza.web.app import create_app
+
+#: A two-combatant Destiny Dice scenario (the README's example).
+DUEL_YAML = """\
+name: brann-vs-saqueador-subido
+title: Brann contra el Saqueador (subido)
+ruleset: destiny_dice
+round_limit: 20
+battlefield:
+  zones:
+    - {id: pasillo, name: Pasillo}
+    - {id: sala, name: Sala de guardia, cover: 1}
+  links:
+    - [pasillo, sala]
+combatants:
+  - id: brann
+    name: Brann
+    side: heroes
+    zone: pasillo
+    temperament: brute
+    cuerpo: d8
+    mente: d6
+    alma: d6
+    pv: 16
+    weapons:
+      - {name: espada corta, tier: media}
+  - id: saqueador
+    side: enemies
+    zone: pasillo
+    cuerpo: d6
+    mente: d4
+    alma: d4
+    defensa: d6
+    armadura: 1
+    pv: 10
+"""
+
+
+def client(raise_server_exceptions: bool = True, **kwargs: object) -> TestClient:
+    """A client of a fresh app (its own sessions)."""
+    app = create_app(**kwargs)  # type: ignore[arg-type]
+    return TestClient(app, raise_server_exceptions=raise_server_exceptions)

@@ -1,0 +1,134 @@
+"""The ``train`` and ``evaluate`` subcommands (wired into ``escaramuza.cli``).
+
+Kept here so the main CLI module only adds two lines; torch and
+stable-baselines3 are imported only when ``train`` runs, so ``escaramuza play``
+stays quick to start. Every user error is an :class:`EscaramuzaError` naming
+the option (``--timesteps must be positive…``) — the CLI prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TextIO
+
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.training.config import ALGOS, SIDES
+
+COMMANDS = ("train", "evaluate")
+
+
+def add_parsers(commands: Any) -> None:
+    """Add ``train`` and ``evaluate`` to the CLI's subparsers."""
+    train = commands.add_parser(
+        "train",
+        help="train a MaskablePPO (or PPO) agent on an escaramuza env",
+        description=(
+            "Train an agent with sb3-contrib's MaskablePPO (default) or PPO. Options given "
+            "here override --config FILE, which overrides the defaults; the resolved "
+            "configuration is saved as RUN_DIR/config.yaml. See docs/training.md."
+        ),
+    )
+    train.add_argument("--env", metavar="ID", help="escaramuza/DestinyDice-v0, … (required "
+                       "unless the config names it)")
+    train.add_argument("--scenario", dest="scenarios", metavar="S", action="append",
+                       help="scenario to train on; repeat for several (one sampled per "
+                       "episode); default: the ruleset's default scenario")
+    train.add_argument("--side", choices=SIDES, help="side the learner plays (default enemies; "
+                       "both: one sampled per episode)")
+    train.add_argument("--opponent", metavar="AGENT",
+                       help="agent playing the other side (default heuristic; any agent name, "
+                       "policy:PATH too)")
+    train.add_argument("--algo", choices=ALGOS, help="maskable-ppo (default) or ppo")
+    train.add_argument("--timesteps", type=int, metavar="N", help="total timesteps")
+    train.add_argument("--n-envs", dest="n_envs", type=int, metavar="K",
+                       help="parallel environments (default 2)")
+    train.add_argument("--seed", type=int, help="seed of everything (default 0)")
+    train.add_argument("--selfplay", action="store_true",
+                       help="train against a pool of frozen snapshots of the learner itself")
+    train.add_argument("--config", metavar="FILE", help="YAML configuration (docs/training.md)")
+    train.add_argument("--resume", metavar="CHECKPOINT",
+                       help="continue from RUN_DIR/checkpoints/….zip up to --timesteps in total")
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.add_argument("--out", metavar="RUN_DIR", required=True, help="folder of the run")
+
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="play every pair of agents on each side; win matrix, ratings, heat map",
+        description=(
+            "Play N battles of every scenario for every ordered pair of agents (each "
+            "agent as heroes and as enemies) and print the win matrix with 95%% Wilson "
+            "intervals and OpenSkill ratings. --report DIR also writes evaluation.json "
+            "and heatmap.png. See docs/training.md."
+        ),
+    )
+    evaluate.add_argument("--scenario", dest="scenarios", metavar="S", action="append",
+                          required=True, help="scenario (repeat for several)")
+    evaluate.add_argument("--agents", required=True, metavar="A,B,…",
+                          help="comma-separated agents: random, heuristic, mcts:200it, "
+                          "policy:PATH, …")
+    evaluate.add_argument("-n", type=int, default=100,
+                          help="battles per scenario, pairing and side (default 100)")
+    evaluate.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    evaluate.add_argument("--workers", type=int, default=1,
+                          help="processes (default 1; 0 = all cores)")
+    evaluate.add_argument("--json", action="store_true", help="print the JSON document")
+    evaluate.add_argument("--report", metavar="DIR",
+                          help="write evaluation.json and heatmap.png to DIR")
+
+
+def _positive(name: str, value: int | None) -> None:
+    if value is not None and value <= 0:
+        raise EscaramuzaError(f"{name} must be a positive integer, not {value}")
+
+
+def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
+    from escaramuza.training.config import load_config
+
+    _positive("--timesteps", args.timesteps)
+    _positive("--n-envs", args.n_envs)
+    if args.seed is not None and args.seed < 0:
+        raise EscaramuzaError(f"--seed must be a non-negative integer, not {args.seed}")
+    config_path = args.config
+    if config_path is None and args.resume is not None:
+        # A checkpoint lives in RUN_DIR/checkpoints/: reuse that run's saved config.
+        saved = Path(args.resume).parent.parent / "config.yaml"
+        config_path = str(saved) if saved.is_file() else None
+    overrides: dict[str, Any] = {
+        "env": args.env,
+        "scenarios": args.scenarios,
+        "side": args.side,
+        "opponent": args.opponent,
+        "algo": args.algo,
+        "timesteps": args.timesteps,
+        "n_envs": args.n_envs,
+        "seed": args.seed,
+    }
+    if config_path is None and args.env is None:
+        raise EscaramuzaError("--env is required (or a --config naming env:)")
+    config = load_config(config_path, overrides)
+    if args.selfplay and config.selfplay is None:
+        config = load_config(config_path, {**overrides, "selfplay": {}})
+    if config.selfplay is not None and args.side is None and config.side == "enemies":
+        # Snapshots must play the side the learner does not: train both (selfplay.py).
+        config = config.model_copy(update={"side": "both"})
+    from escaramuza.training.train import train
+
+    train(config, args.out, resume=args.resume, progress_bar=not args.no_progress, log=out)
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace, out: TextIO) -> int:
+    from escaramuza.training.evaluate import run
+
+    _positive("-n", args.n)
+    if args.workers < 0:
+        raise EscaramuzaError(f"--workers must be 0 (all cores) or positive, not {args.workers}")
+    return run(args.scenarios, args.agents, args.n, args.seed, args.workers, args.report,
+               args.json, out)
+
+
+def run_command(args: argparse.Namespace, out: TextIO) -> int:
+    if args.command == "train":
+        return cmd_train(args, out)
+    return cmd_evaluate(args, out)

@@ -1,0 +1,136 @@
+"""The training configuration: one validated model, read from YAML, saved with the run.
+
+``escaramuza train --config FILE`` reads a YAML file with any of the keys of
+:class:`TrainConfig` (``hyperparameters:`` nested); the command-line options
+given explicitly override the file; the defaults fill the rest. The resolved
+configuration is written to ``RUN_DIR/config.yaml`` so a run can be repeated
+(``escaramuza train --config RUN_DIR/config.yaml --out NEW_DIR``) and resumed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from escaramuza.rules.core.errors import EscaramuzaError
+
+ALGOS = ("maskable-ppo", "ppo")
+SIDES = ("enemies", "heroes", "both")
+
+
+class Hyperparameters(BaseModel):
+    """PPO's own knobs (stable-baselines3 names) and the policy network's size.
+
+    Defaults are small on purpose: the observation is ~800 numbers and a battle
+    takes tens of decisions, so a [64, 64] MLP (≈ 80 k parameters, a < 1 MB zip)
+    learns as well as a bigger one here and trains fast on two cores.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    learning_rate: float = Field(3e-4, gt=0)
+    n_steps: int = Field(512, ge=2, description="rollout length per env")
+    batch_size: int = Field(128, ge=2)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(0.99, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    net_arch: list[int] = Field(default_factory=lambda: [64, 64], min_length=1)
+
+    @model_validator(mode="after")
+    def _positive_layers(self) -> Hyperparameters:
+        if any(width <= 0 for width in self.net_arch):
+            raise ValueError(f"net_arch: every layer needs a positive width, not {self.net_arch}")
+        return self
+
+
+class SelfPlay(BaseModel):
+    """Self-play: the opponent is a pool of frozen snapshots of the learner itself."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Timesteps between two snapshots added to the pool.
+    snapshot_freq: int = Field(10_000, ge=1)
+    #: Only the most recent snapshots are kept as opponents.
+    pool_size: int = Field(5, ge=1)
+
+
+class TrainConfig(BaseModel):
+    """Everything a run depends on. Saved as ``RUN_DIR/config.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    env: str = "escaramuza/DestinyDice-v0"
+    #: Empty: the ruleset's default scenario. Several: one sampled per episode.
+    scenarios: list[str] = Field(default_factory=list)
+    side: Literal["enemies", "heroes", "both"] = "enemies"
+    opponent: str = "heuristic"
+    algo: Literal["maskable-ppo", "ppo"] = "maskable-ppo"
+    timesteps: int = Field(100_000, ge=1)
+    n_envs: int = Field(2, ge=1)
+    seed: int = Field(0, ge=0)
+    #: environments.md's damage shaping (bounded below the ±1 of a win): faster learning.
+    reward_shaping: bool = True
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    #: torch threads; 1 is fastest for small MLPs (thread overhead dominates the matmuls).
+    torch_threads: int = Field(1, ge=1)
+    checkpoint_freq: int = Field(20_000, ge=1)
+    eval_freq: int = Field(10_000, ge=1)
+    eval_episodes: int = Field(20, ge=1)
+    selfplay: SelfPlay | None = None
+    hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters)
+
+    @model_validator(mode="after")
+    def _batch_fits(self) -> TrainConfig:
+        hp = self.hyperparameters
+        if hp.batch_size > hp.n_steps * self.n_envs:
+            raise ValueError(
+                f"hyperparameters.batch_size={hp.batch_size} is larger than a rollout "
+                f"(n_steps × n_envs = {hp.n_steps * self.n_envs})"
+            )
+        if self.selfplay is not None and self.opponent not in ("heuristic", "self"):
+            raise ValueError("opponent: self-play trains against snapshots; leave --opponent out")
+        return self
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+
+
+def _error(source: str, exc: ValidationError) -> EscaramuzaError:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "config"
+    return EscaramuzaError(f"{source}: {where}: {first['msg']}")
+
+
+def load_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConfig:
+    """The config from ``path`` (or defaults) with ``overrides`` (non-None CLI values) on top.
+
+    Errors name the file or ``--option`` and the field: ``run.yaml: hyperparameters.n_steps:
+    Input should be greater than or equal to 2``.
+    """
+    data: dict[str, Any] = {}
+    source = "command line"
+    if path is not None:
+        source = str(path)
+        try:
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise EscaramuzaError(f"--config {path}: {exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:
+            raise EscaramuzaError(f"--config {path}: not valid YAML ({exc})") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise EscaramuzaError(f"--config {path}: expected a mapping of settings")
+        data = dict(loaded or {})
+    for key, value in overrides.items():
+        if value is not None:
+            data[key] = value
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise _error(source, exc) from None

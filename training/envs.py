@@ -1,0 +1,139 @@
+"""Training environments: several scenarios (and sides) of one ruleset behind one env.
+
+Issue 9, item 1: "several scenarios sampled per episode for generalisation". The
+observation and action sizes of an escaramuza env depend only on the ruleset and
+its static limits (environments.md, "Ids"), never on the scenario, so one policy
+can play every scenario of a ruleset: :class:`ScenarioSampler` holds one
+registered env per (scenario, side) and picks one at each ``reset()`` with its
+own seeded generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+
+import escaramuza.envs  # noqa: F401 - registers the ids
+from escaramuza.agents import Agent, make_agent
+from escaramuza.envs.single import EscaramuzaEnv
+from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+
+#: Consecutive illegal (no-op) actions after which an episode is truncated. Only an
+#: unmasked learner (``--algo ppo``) takes them; a deterministic policy that picks the
+#: same illegal slot would otherwise never finish an evaluation episode.
+MAX_CONSECUTIVE_ILLEGAL = 64
+
+
+def ruleset_of(env_id: str) -> str:
+    """The ruleset id behind a registered escaramuza env id."""
+    if env_id not in escaramuza.envs.ENV_IDS:
+        raise UnknownNameError(
+            f"--env: unknown env {env_id!r} (known: {', '.join(escaramuza.envs.ENV_IDS)})"
+        )
+    ruleset = gym.spec(env_id).kwargs.get("ruleset")
+    if not isinstance(ruleset, str):
+        raise EscaramuzaError(f"--env: {env_id!r} does not name its ruleset")
+    return ruleset
+
+
+def make_single(
+    env_id: str, scenario: str | None, side: str, opponent: str | Agent, shaping: bool
+) -> EscaramuzaEnv:
+    """One registered env (``illegal_action="noop"``), unwrapped: the sampler is the wrapper."""
+    try:
+        env = gym.make(
+            env_id,
+            scenario=scenario,
+            side=side,
+            opponent=opponent,
+            reward_shaping=shaping,
+            disable_env_checker=True,
+        )
+    except (ValueError, OSError) as exc:
+        raise EscaramuzaError(f"--scenario {scenario}: {exc}") from None
+    base = env.unwrapped
+    assert isinstance(base, EscaramuzaEnv)
+    return base
+
+
+class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
+    """Plays one of several (scenario, side) envs per episode, chosen uniformly.
+
+    The choice comes from ``self.np_random`` (seeded by ``reset(seed=…)``), and
+    the chosen env is reset with a seed drawn from the same generator, so a run
+    is reproducible from its seed. All the envs share the opponent object.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, envs: Sequence[EscaramuzaEnv]) -> None:
+        if not envs:
+            raise ValueError("ScenarioSampler needs at least one env")
+        first = envs[0]
+        for env in envs[1:]:
+            if env.action_space != first.action_space or (
+                env.observation_space != first.observation_space
+            ):
+                raise EscaramuzaError(
+                    f"scenario {env.scenario.name!r} does not match the spaces of "
+                    f"{first.scenario.name!r}: use scenarios of one ruleset and the same limits"
+                )
+        self.envs = list(envs)
+        self.current = first
+        self.illegal_streak = 0
+        self.action_space = first.action_space
+        self.observation_space = first.observation_space
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        pick = int(self.np_random.integers(len(self.envs))) if len(self.envs) > 1 else 0
+        self.current = self.envs[pick]
+        inner_seed = int(self.np_random.integers(0, 2**62))
+        obs, info = self.current.reset(seed=inner_seed, options=options)
+        self.illegal_streak = 0
+        info["scenario"] = self.current.scenario.name
+        info["side"] = self.current.side.value
+        return obs, info
+
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.current.step(action)
+        if info.get("illegal_action"):
+            self.illegal_streak += 1
+            if self.illegal_streak >= MAX_CONSECUTIVE_ILLEGAL:
+                truncated = True
+                info["illegal_streak"] = self.illegal_streak
+        else:
+            self.illegal_streak = 0
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self.current.action_masks()
+
+    def add_snapshot(self, path: str) -> None:
+        """Self-play: give the shared opponent pool one more frozen snapshot."""
+        opponent = self.current.opponent
+        adder = getattr(opponent, "add", None)
+        if adder is None:
+            raise EscaramuzaError("add_snapshot: this env's opponent is not a snapshot pool")
+        adder(path)
+
+
+def make_train_env(
+    env_id: str,
+    scenarios: Sequence[str],
+    side: str,
+    opponent: str | Agent,
+    shaping: bool,
+) -> ScenarioSampler:
+    """The env a training worker steps: every scenario × side, one opponent object."""
+    agent = make_agent(opponent)
+    sides = ("enemies", "heroes") if side == "both" else (side,)
+    names: Sequence[str | None] = list(scenarios) or [None]
+    return ScenarioSampler(
+        [make_single(env_id, name, s, agent, shaping) for name in names for s in sides]
+    )

@@ -1,0 +1,306 @@
+"""``escaramuza evaluate``: every pair of agents on each side, win matrix, ratings, heat map.
+
+Issue 9, item 3. For each scenario and each ordered pair (heroes agent, enemies
+agent) — an agent against itself included, as a reference — ``-n`` battles are
+played with the playtest runner, so battle ``i`` of a pairing uses the seed
+``SeedSequence(seed).spawn(n)[i]`` (escaramuza/playtest.py) for every pairing:
+all pairings meet the same dice streams (common random numbers), which makes
+their differences less noisy, and the numbers are the same for any worker count.
+
+Statistics (docs/training.md, "Evaluation"):
+
+* per scenario and pairing, the heroes' and the enemies' win rates and the
+  draw rate, each with its 95 % Wilson interval (``playtest.proportion``);
+* the win matrix over all scenarios and both sides: cell (A, B) counts the
+  battles A played against B (as heroes and as enemies), A's wins, draws and
+  losses, A's win rate with its Wilson interval and A's score (win 1, draw ½);
+* OpenSkill ratings from every battle between two different agents
+  (:mod:`escaramuza.training.ratings`).
+
+``--report DIR`` writes ``evaluation.json`` and ``heatmap.png`` (drawn with
+matplotlib's Agg canvas, fixed size and fonts, no "Software" metadata: the same
+evaluation gives byte-identical files), each through a temporary file and
+``os.replace``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from escaramuza.agents import make_agent
+from escaramuza.playtest import (
+    BattleRecord,
+    PlaytestConfig,
+    Runner,
+    ScenarioRef,
+    proportion,
+    run_battles,
+)
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.training.ratings import Game, openskill_ratings
+
+SCHEMA = "escaramuza.evaluate/1"
+DEFAULT_N = 100
+DEFAULT_SEED = 1
+
+
+def parse_agents(text: str) -> list[str]:
+    """``--agents A,B,…``: at least two distinct, known agents."""
+    names = [a.strip() for a in text.split(",") if a.strip()]
+    if len(names) < 2:
+        raise EscaramuzaError(
+            f"--agents: name at least two agents separated by commas, not {text!r}"
+        )
+    if len(set(names)) != len(names):
+        dup = next(a for a in names if names.count(a) > 1)
+        raise EscaramuzaError(f"--agents: {dup!r} is named twice")
+    for name in names:
+        try:
+            make_agent(name)
+        except EscaramuzaError as exc:
+            raise EscaramuzaError(f"--agents: {exc}") from None
+    return names
+
+
+@dataclass(slots=True)
+class Evaluation:
+    agents: list[str]
+    scenarios: list[str]
+    n: int
+    seed: int
+    #: (scenario, heroes agent, enemies agent) → records sorted by battle index.
+    records: dict[tuple[str, str, str], list[BattleRecord]] = field(default_factory=dict)
+
+    # -- statistics ---------------------------------------------------------------
+    def pairing(self, scenario: str, heroes: str, enemies: str) -> dict[str, Any]:
+        recs = self.records[(scenario, heroes, enemies)]
+        n = len(recs)
+        h = sum(r.winner == "heroes" for r in recs)
+        e = sum(r.winner == "enemies" for r in recs)
+        return {
+            "heroes": heroes,
+            "enemies": enemies,
+            "battles": n,
+            "heroes_win": proportion(h, n),
+            "enemies_win": proportion(e, n),
+            "draw": proportion(n - h - e, n),
+        }
+
+    def cell(self, a: str, b: str) -> dict[str, Any]:
+        """A against B over every scenario, both sides. On the diagonal (A against
+        itself) each battle counts once per side, so a win is also a loss there and the
+        win rate is half the decisive share."""
+        wins = draws = games = 0
+        for scenario in self.scenarios:
+            for heroes, enemies, side in ((a, b, "heroes"), (b, a, "enemies")):
+                for r in self.records[(scenario, heroes, enemies)]:
+                    games += 1
+                    if r.winner == side:
+                        wins += 1
+                    elif r.winner is None:
+                        draws += 1
+        win = proportion(wins, games)
+        return {
+            "games": games,
+            "wins": wins,
+            "draws": draws,
+            "losses": games - wins - draws,
+            "win_rate": win["rate"],
+            "ci95": win["ci95"],
+            "score": round((wins + 0.5 * draws) / games, 6) if games else 0.0,
+        }
+
+    def games(self) -> list[Game]:
+        """Every battle between different agents, battle index first (see ratings.py)."""
+        out: list[Game] = []
+        for i in range(self.n):
+            for scenario in self.scenarios:
+                for heroes in self.agents:
+                    for enemies in self.agents:
+                        if heroes == enemies:
+                            continue
+                        r = self.records[(scenario, heroes, enemies)][i]
+                        score = 0.5 if r.winner is None else (1.0 if r.winner == "heroes" else 0.0)
+                        out.append((heroes, enemies, score))
+        return out
+
+    def document(self) -> dict[str, Any]:
+        ratings = openskill_ratings(self.agents, self.games())
+        return {
+            "schema": SCHEMA,
+            "agents": self.agents,
+            "scenarios": [
+                {
+                    "scenario": s,
+                    "pairings": [
+                        self.pairing(s, h, e) for h in self.agents for e in self.agents
+                    ],
+                }
+                for s in self.scenarios
+            ],
+            "battles_per_pairing": self.n,
+            "seed": self.seed,
+            "matrix": {
+                "rows": self.agents,
+                "columns": self.agents,
+                "cells": [[self.cell(a, b) for b in self.agents] for a in self.agents],
+            },
+            "ratings": {
+                "model": "openskill.PlackettLuce",
+                "agents": [r.to_dict() for r in ratings],
+            },
+        }
+
+
+def evaluate(
+    scenarios: Sequence[str],
+    agents: Sequence[str],
+    n: int = DEFAULT_N,
+    seed: int = DEFAULT_SEED,
+    workers: int = 1,
+) -> Evaluation:
+    """Play ``n`` battles of every (scenario, heroes agent, enemies agent)."""
+    if n <= 0:
+        raise EscaramuzaError(f"-n must be a positive number of battles, not {n}")
+    if len(agents) < 2:
+        raise EscaramuzaError("--agents: name at least two agents")
+    if not scenarios:
+        raise EscaramuzaError("--scenario: name at least one scenario")
+    refs = [ScenarioRef.resolve(s) for s in scenarios]
+    base = PlaytestConfig(n=n, seed=seed, workers=workers)
+    base.validate()
+    result = Evaluation(list(agents), [r.name for r in refs], n, seed)
+    with Runner(base) as runner:
+        runner.start()
+        for ref in refs:
+            for heroes in agents:
+                for enemies in agents:
+                    config = dataclasses.replace(base, heroes=heroes, enemies=enemies)
+                    result.records[(ref.name, heroes, enemies)] = run_battles(
+                        ref, config, runner
+                    )
+    return result
+
+
+# -- output -------------------------------------------------------------------------
+
+
+def _pct(rate: float, ci: Sequence[float]) -> str:
+    return f"{100 * rate:.0f}% [{100 * ci[0]:.0f}–{100 * ci[1]:.0f}]"
+
+
+def render_text(doc: dict[str, Any]) -> str:
+    agents = doc["agents"]
+    keys = [f"#{i + 1}" for i in range(len(agents))]
+    lines = [
+        f"{len(agents)} agents, {len(doc['scenarios'])} scenario(s), "
+        f"{doc['battles_per_pairing']} battles per pairing and side, seed {doc['seed']}",
+        "",
+        "Ratings (OpenSkill Plackett-Luce; ranked by mu - 3 sigma):",
+    ]
+    width = max(len(a) for a in agents) + 4
+    label = {a: f"{k} {a}" for k, a in zip(keys, agents, strict=True)}
+    for r in doc["ratings"]["agents"]:
+        lo, hi = r["ci95"]
+        lines.append(
+            f"  {label[r['agent']]:<{width}}  mu {r['mu']:6.2f}  sigma {r['sigma']:5.2f}  "
+            f"95% [{lo:.1f}, {hi:.1f}]  ordinal {r['ordinal']:6.2f}"
+        )
+
+    def table(rows: list[list[str]]) -> list[str]:
+        col = max(len(t) for row in rows for t in row)
+        out = [" " * (width + 2) + "".join("  " + k.rjust(col) for k in keys)]
+        for a, row in zip(agents, rows, strict=True):
+            out.append(f"  {label[a]:<{width}}" + "".join("  " + t.rjust(col) for t in row))
+        return out
+
+    lines += ["", "Win rate of the row against the column (both sides; 95% Wilson interval):"]
+    lines += table(
+        [[_pct(c["win_rate"], c["ci95"]) for c in row] for row in doc["matrix"]["cells"]]
+    )
+    for s in doc["scenarios"]:
+        lines += ["", f"{s['scenario']}: enemies' win rate (rows: enemies, columns: heroes)"]
+        by = {(p["heroes"], p["enemies"]): p["enemies_win"] for p in s["pairings"]}
+        lines += table([[_pct(by[(h, e)]["rate"], by[(h, e)]["ci95"]) for h in agents]
+                        for e in agents])
+    return "\n".join(lines) + "\n"
+
+
+def heatmap_png(doc: dict[str, Any]) -> bytes:
+    """The win matrix as a heat map: row agent's win rate against the column agent."""
+    import matplotlib
+
+    from escaramuza.report import DPI, RC
+
+    agents = doc["agents"]
+    cells = doc["matrix"]["cells"]
+    values = [[c["win_rate"] for c in row] for row in cells]
+    k = len(agents)
+    with matplotlib.rc_context(RC):
+        from matplotlib.figure import Figure
+
+        size = 2.0 + 1.1 * k
+        fig = Figure(figsize=(size + 1.5, size), dpi=DPI)
+        ax = fig.add_subplot()
+        image = ax.imshow(values, vmin=0.0, vmax=1.0, cmap="RdBu")
+        for i in range(k):
+            for j in range(k):
+                c = cells[i][j]
+                lo, hi = c["ci95"]
+                ax.text(
+                    j, i, f"{100 * c['win_rate']:.0f}%\n[{100 * lo:.0f}–{100 * hi:.0f}]",
+                    ha="center", va="center", fontsize=8,
+                    color="white" if abs(c["win_rate"] - 0.5) > 0.3 else "black",
+                )
+        ax.set_xticks(range(k), agents, rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(k), agents, fontsize=8)
+        ax.set_xlabel("opponent")
+        ax.set_ylabel("agent")
+        ax.set_title("win rate of the row against the column (both sides)", fontsize=9)
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+        fig.tight_layout()
+        import io
+
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def write_report(doc: dict[str, Any], folder: str | Path) -> list[Path]:
+    from escaramuza.report import atomic_write, prepare_dir
+
+    out = prepare_dir(folder)
+    json_path = out / "evaluation.json"
+    png_path = out / "heatmap.png"
+    text = json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    atomic_write(json_path, text.encode("utf-8"))
+    atomic_write(png_path, heatmap_png(doc))
+    return [json_path, png_path]
+
+
+def run(
+    scenarios: Sequence[str],
+    agents_text: str,
+    n: int,
+    seed: int,
+    workers: int,
+    report: str | None,
+    as_json: bool,
+    out: TextIO,
+) -> int:
+    agents = parse_agents(agents_text)
+    if report is not None:
+        from escaramuza.report import prepare_dir
+
+        prepare_dir(report)  # fail before the battles, not after
+    doc = evaluate(scenarios, agents, n, seed, workers).document()
+    if report is not None:
+        write_report(doc, report)
+    out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+              if as_json else render_text(doc))
+    return 0

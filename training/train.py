@@ -1,0 +1,329 @@
+"""``escaramuza train``: MaskablePPO (or PPO) on an escaramuza env, reproducibly.
+
+A run writes everything into ``RUN_DIR`` (docs/training.md, "Run folder"):
+``config.yaml`` (the resolved configuration), ``checkpoints/ckpt_<steps>_steps.zip``
+(``CheckpointCallback``), ``best/best_model.zip`` and ``eval/evaluations.npz``
+(sb3-contrib's ``MaskableEvalCallback`` against the configured opponent),
+``logs/progress.csv`` (and TensorBoard event files when the ``[train]`` extra is
+installed), ``final.zip`` and ``summary.json``. Every model zip it writes
+carries ``escaramuza.json`` so ``policy:PATH`` can play it with nothing else.
+
+Determinism: one ``--seed`` seeds torch, numpy and Python (SB3's
+``set_random_seed``), the vectorised envs (``seed + rank``) and the evaluation
+env (``seed + 10_000``); torch runs single-threaded on the CPU, so the same
+config and seed give the same first update's loss (a test checks it). Longer
+runs stay reproducible on one machine with ``vec_env: dummy``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from escaramuza.agents.policy import PolicyMeta, write_meta
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.training.config import TrainConfig
+from escaramuza.training.envs import make_train_env, ruleset_of
+
+#: The evaluation env's seed offset: never the same battles as the training envs.
+EVAL_SEED_OFFSET = 10_000
+
+
+@dataclass(slots=True)
+class TrainResult:
+    run_dir: Path
+    final: Path
+    timesteps: int
+    seconds: float
+    first_update_loss: float | None
+    last_eval: dict[str, float] | None = None
+    files: list[str] = field(default_factory=list)
+
+
+def optional(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def _callback_base() -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    return BaseCallback
+
+
+def _first_loss_callback() -> Any:
+    class FirstLoss(_callback_base()):  # type: ignore[misc]
+        """Reads ``train/loss`` after the first PPO update (before the logger dumps it)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.loss: float | None = None
+            self._rollouts = 0
+
+        def _grab(self) -> None:
+            if self.loss is None:
+                value = self.model.logger.name_to_value.get("train/loss")
+                if value is not None:
+                    self.loss = float(value)
+
+        def _on_rollout_start(self) -> None:
+            self._rollouts += 1
+            if self._rollouts == 2:
+                self._grab()
+
+        def _on_training_end(self) -> None:
+            self._grab()
+
+        def _on_step(self) -> bool:
+            return True
+
+    return FirstLoss()
+
+
+def _meta_checkpoint(save_freq: int, folder: Path, meta: PolicyMeta) -> Any:
+    from stable_baselines3.common.callbacks import CheckpointCallback
+
+    class MetaCheckpoint(CheckpointCallback):
+        """``CheckpointCallback`` that also stamps ``escaramuza.json`` into each zip."""
+
+        def _on_step(self) -> bool:
+            result = super()._on_step()
+            if self.n_calls % self.save_freq == 0:
+                write_meta(self._checkpoint_path(extension="zip"), meta)
+            return result
+
+    return MetaCheckpoint(save_freq=save_freq, save_path=str(folder), name_prefix="ckpt")
+
+
+def _make_env_fn(config: TrainConfig, opponent: str | None) -> Callable[[], Any]:
+    def build() -> Any:
+        from escaramuza.training.selfplay import pool_opponent
+
+        agent: Any = opponent if opponent is not None else pool_opponent(config)
+        return make_train_env(
+            config.env, config.scenarios, config.side, agent, config.reward_shaping
+        )
+
+    return build
+
+
+def meta_for(config: TrainConfig) -> PolicyMeta:
+    from escaramuza.envs.common import (
+        DEFAULT_MAX_COMBATANTS,
+        DEFAULT_MAX_ITEMS,
+        DEFAULT_MAX_ZONES,
+    )
+
+    return PolicyMeta(
+        ruleset=ruleset_of(config.env),
+        env_id=config.env,
+        algo=config.algo,
+        side=config.side,
+        max_combatants=DEFAULT_MAX_COMBATANTS,
+        max_zones=DEFAULT_MAX_ZONES,
+        max_items=DEFAULT_MAX_ITEMS,
+        scenarios=tuple(config.scenarios),
+    )
+
+
+def check_config(config: TrainConfig) -> None:
+    """Fail before any training on names a user can get wrong (env, scenarios, opponent)."""
+    from escaramuza.agents import make_agent
+
+    ruleset_of(config.env)
+    if config.opponent != "self":
+        make_agent(config.opponent)
+    make_train_env(config.env, config.scenarios, config.side, "random", False)
+
+
+def prepare_run_dir(out: Path, resume: Path | None) -> None:
+    if resume is None and (out / "config.yaml").exists():
+        raise EscaramuzaError(
+            f"--out {out}: already holds a run; choose a new folder or continue it with "
+            f"--resume {out}/checkpoints/…zip"
+        )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EscaramuzaError(f"--out {out}: cannot create it ({exc.strerror or exc})") from None
+
+
+def _vec_env(config: TrainConfig, opponent: str | None, n_envs: int, seed: int) -> Any:
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    subproc = config.vec_env == "subproc" and n_envs > 1
+    return make_vec_env(
+        _make_env_fn(config, opponent),
+        n_envs=n_envs,
+        seed=seed,
+        vec_env_cls=SubprocVecEnv if subproc else DummyVecEnv,
+        vec_env_kwargs={"start_method": "forkserver"} if subproc else None,
+    )
+
+
+def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> Any:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.logger import configure
+
+    cls: Any = MaskablePPO if config.algo == "maskable-ppo" else PPO
+    hp = config.hyperparameters.model_dump()
+    net_arch = hp.pop("net_arch")
+    if resume is not None:
+        if not resume.is_file():
+            raise EscaramuzaError(f"--resume {resume}: no such checkpoint")
+        try:
+            model = cls.load(resume, env=venv, device="cpu")
+        except Exception as exc:  # noqa: BLE001 - SB3 raises many kinds for a bad zip
+            raise EscaramuzaError(f"--resume {resume}: cannot load it ({exc})") from None
+    else:
+        model = cls(
+            "MlpPolicy",
+            venv,
+            policy_kwargs={"net_arch": list(net_arch)},
+            seed=config.seed,
+            device="cpu",
+            verbose=0,
+            **hp,
+        )
+    formats = ["csv", "tensorboard"] if optional("tensorboard") else ["csv"]
+    model.set_logger(configure(str(logs), formats))
+    return model
+
+
+def _eval_callback(config: TrainConfig, run: Path, opponent: str) -> tuple[Any, Any]:
+    eval_config = config.model_copy(update={"n_envs": 1})
+    eval_env = _vec_env(eval_config, opponent, 1, config.seed + EVAL_SEED_OFFSET)
+    kwargs: dict[str, Any] = {
+        "n_eval_episodes": config.eval_episodes,
+        "eval_freq": max(config.eval_freq // config.n_envs, 1),
+        "best_model_save_path": str(run / "best"),
+        "log_path": str(run / "eval"),
+        "deterministic": True,
+        "verbose": 0,
+    }
+    if config.algo == "maskable-ppo":
+        from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+
+        return MaskableEvalCallback(eval_env, **kwargs), eval_env
+    from stable_baselines3.common.callbacks import EvalCallback
+
+    return EvalCallback(eval_env, **kwargs), eval_env
+
+
+def export_policy(model: Any, path: Path, meta: PolicyMeta) -> Path:
+    """A slim copy of ``model`` for playing: the same weights, the optimizer's moments dropped.
+
+    Adam keeps two numbers per weight, which would triple the file; a policy that
+    only plays does not need them (shipped policies stay under 1 MB). Resuming
+    training from a slim file works but restarts Adam's moment estimates; resume
+    from ``final.zip`` or a checkpoint instead.
+    """
+    policy = model.policy
+    full = policy.optimizer
+    policy.optimizer = type(full)(policy.parameters(), **full.defaults)
+    try:
+        model.save(path)
+    finally:
+        policy.optimizer = full
+    write_meta(path, meta)
+    return path
+
+
+def train(
+    config: TrainConfig,
+    out: str | Path,
+    resume: str | Path | None = None,
+    progress_bar: bool = True,
+    log: TextIO | None = None,
+) -> TrainResult:
+    """Train as ``config`` says, writing the run into ``out``; return what was done."""
+    import torch
+    from stable_baselines3.common.callbacks import CallbackList
+
+    run = Path(out)
+    resume_path = Path(resume) if resume is not None else None
+    check_config(config)
+    prepare_run_dir(run, resume_path)
+    (run / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+    # Small MLPs: torch's thread pool costs more than it saves (docs/training.md).
+    torch.set_num_threads(config.torch_threads)
+    meta = meta_for(config)
+    selfplay = config.selfplay is not None
+    venv = _vec_env(config, None if selfplay else config.opponent, config.n_envs, config.seed)
+    eval_opponent = "heuristic" if selfplay else config.opponent
+    eval_cb, eval_env = _eval_callback(config, run, eval_opponent)
+    first_loss = _first_loss_callback()
+    callbacks: list[Any] = [
+        _meta_checkpoint(max(config.checkpoint_freq // config.n_envs, 1), run / "checkpoints",
+                         meta),
+        eval_cb,
+        first_loss,
+    ]
+    try:
+        model = _model(config, venv, resume_path, run / "logs")
+        if selfplay:
+            from escaramuza.training.selfplay import SelfPlayCallback
+
+            assert config.selfplay is not None
+            sp = SelfPlayCallback(run / "pool", config.selfplay.snapshot_freq, meta)
+            sp.init_callback(model)
+            sp.snapshot()  # snapshot 0: the untrained policy, so the pool is never empty
+            callbacks.append(sp)
+        remaining = config.timesteps - (model.num_timesteps if resume_path else 0)
+        if remaining <= 0:
+            raise EscaramuzaError(
+                f"--resume {resume_path}: the checkpoint is already at {model.num_timesteps} "
+                f"timesteps; raise --timesteps above it"
+            )
+        show = progress_bar and optional("tqdm") and optional("rich")
+        started = time.perf_counter()
+        model.learn(
+            total_timesteps=remaining,
+            callback=CallbackList(callbacks),
+            reset_num_timesteps=resume_path is None,
+            progress_bar=show,
+        )
+        seconds = time.perf_counter() - started
+        final = run / "final.zip"
+        model.save(final)
+        write_meta(final, meta)
+        export_policy(model, run / "policy.zip", meta)
+    finally:
+        venv.close()
+        eval_env.close()
+    last_eval = None
+    if getattr(eval_cb, "evaluations_results", None):
+        rewards = eval_cb.evaluations_results[-1]
+        last_eval = {
+            "timesteps": int(eval_cb.evaluations_timesteps[-1]),
+            "mean_reward": float(sum(rewards) / len(rewards)),
+        }
+    result = TrainResult(run, final, int(model.num_timesteps), seconds, first_loss.loss,
+                         last_eval)
+    summary = {
+        "timesteps": result.timesteps,
+        "seconds": round(seconds, 2),
+        "fps": round((remaining / seconds) if seconds > 0 else 0.0, 1),
+        "first_update_loss": first_loss.loss,
+        "last_eval": last_eval,
+        "resumed_from": str(resume_path) if resume_path else None,
+        "final": str(final),
+    }
+    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if log is not None:
+        log.write(
+            f"trained {config.algo} on {config.env} for {result.timesteps} timesteps in "
+            f"{seconds:.0f} s ({summary['fps']} steps/s); model: {final}\n"
+        )
+        if last_eval is not None:
+            log.write(
+                f"last evaluation vs {eval_opponent} at {last_eval['timesteps']} steps: mean "
+                f"return {last_eval['mean_reward']:+.2f} over {config.eval_episodes} battles\n"
+            )
+    return result
