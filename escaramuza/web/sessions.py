@@ -48,11 +48,9 @@ from escaramuza.playtest import (
     run_battles,
     summarize,
 )
-from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
 from escaramuza.rules.core.files import atomic_write
 from escaramuza.rules.core.model import Action
-from escaramuza.rules.core.ruleset import new_battle
 from escaramuza.rules.core.scenario import (
     Scenario,
     load_scenario,
@@ -330,17 +328,27 @@ class WebSession:
             raise UnknownNameError(
                 f"no shipped scenario named {name!r} (shipped: {', '.join(shipped)})"
             )
-        state = new_battle(load_scenario(name), RandomRoller(seed))
-        self._install(state, seed, 0, None)
-        self._changed(_initiative_lines(state), f"new battle: {name} (seed {seed})")
+        self._start(load_scenario(name), seed, None)
+        self.message = f"new battle: {name} (seed {seed})"
 
     def start_upload(self, filename: str, data: bytes, seed: int = DEFAULT_SEED) -> None:
         filename = clean_filename(filename, "upload.yaml")
         text = read_upload(data, filename)
-        scenario = parse_upload(text, filename)
-        state = new_battle(scenario, RandomRoller(seed))
-        self._install(state, seed, 0, Upload(filename, text))
-        self._changed(_initiative_lines(state), f"new battle: {filename} (seed {seed})")
+        self._start(parse_upload(text, filename), seed, Upload(filename, text))
+        self.message = f"new battle: {filename} (seed {seed})"
+
+    def _start(self, scenario: Scenario, seed: int, upload: Upload | None) -> None:
+        # The initiative is rolled by the GM session's own `initiative` command, as
+        # `escaramuza gm SCENARIO --seed N` does: the page and the terminal play the same
+        # battle with the same seed.
+        # It starts from the scenario's untouched combatants (what `initiative` keeps as
+        # the GM's edits), as gm.run_session's not-yet-started placeholder does.
+        self._install(BattleState(scenario, [c.clone() for c in scenario.combatants]),
+                      seed, 0, upload)
+        gm = self.require()
+        lines = self._run(gm.do_initiative, "")
+        gm.history.clear()
+        self._changed(lines, "")
 
     # -- the battle -----------------------------------------------------------------------
     def actions(self) -> list[Action]:
@@ -502,10 +510,6 @@ class WebSession:
         if self.playtest is None or self.playtest.status != "running":
             raise NotFoundError("no playtest is running in this session")
         self.playtest.cancel()
-
-
-def _initiative_lines(state: BattleState) -> list[str]:
-    return [e.text for e in state.log if e.text]
 
 
 # -- all sessions ------------------------------------------------------------------------

@@ -6,11 +6,9 @@ import re
 import time
 
 import pytest
-from web_helpers import DUEL_YAML, client
+from web_helpers import DUEL_YAML, client, terminal_battle
 
 from escaramuza.cli import build_parser, main
-from escaramuza.rules.core.dice import RandomRoller
-from escaramuza.rules.core.ruleset import new_battle
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 from escaramuza.web import is_loopback
 from escaramuza.web.app import COOKIE
@@ -47,7 +45,7 @@ def test_start_draws_zones_tokens_table_and_decision() -> None:
     c.get("/")
     r = c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "2"})
     assert r.status_code == 200 and r.history and r.history[0].status_code == 303
-    state = new_battle(load_scenario(EMBOSCADA), RandomRoller(2))
+    state = terminal_battle(EMBOSCADA, 2)
     html = r.text
     assert html.count('<g class="zone') == len(state.battlefield.zone_ids)
     assert html.count('<g class="token') == len(state.combatants)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import warnings
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx (still supported)
     from fastapi.testclient import TestClient
 
+from escaramuza.gm import run_session
+from escaramuza.rules.core.state import BattleState
 from escaramuza.web.app import create_app
 
 #: A two-combatant Destiny Dice scenario (the README's example).
@@ -50,3 +53,9 @@ def client(raise_server_exceptions: bool = True, **kwargs: object) -> TestClient
     """A client of a fresh app (its own sessions)."""
     app = create_app(**kwargs)  # type: ignore[arg-type]
     return TestClient(app, raise_server_exceptions=raise_server_exceptions)
+
+
+def terminal_battle(name: str, seed: int) -> BattleState:
+    """The battle `escaramuza gm NAME --seed SEED` starts (the page must start the same)."""
+    session = run_session(name, io.StringIO("quit\n"), io.StringIO(), autosave=False, seed=seed)
+    return session.state
