@@ -57,7 +57,7 @@ def add_parsers(commands: Any) -> None:
         help="play every pair of agents on each side; win matrix, ratings, heat map",
         description=(
             "Play N battles of every scenario for every ordered pair of agents (each "
-            "agent as heroes and as enemies) and print the win matrix with 95%% Wilson "
+            "agent as heroes and as enemies) and print the win matrix with 95% Wilson "
             "intervals and OpenSkill ratings. --report DIR also writes evaluation.json "
             "and heatmap.png. See docs/training.md."
         ),

@@ -282,6 +282,7 @@ def train(
                 f"timesteps; raise --timesteps above it"
             )
         show = progress_bar and optional("tqdm") and optional("rich")
+        start_steps = model.num_timesteps if resume_path else 0
         started = time.perf_counter()
         model.learn(
             total_timesteps=remaining,
@@ -309,7 +310,7 @@ def train(
     summary = {
         "timesteps": result.timesteps,
         "seconds": round(seconds, 2),
-        "fps": round((remaining / seconds) if seconds > 0 else 0.0, 1),
+        "fps": round(((result.timesteps - start_steps) / seconds) if seconds > 0 else 0.0, 1),
         "first_update_loss": first_loss.loss,
         "last_eval": last_eval,
         "resumed_from": str(resume_path) if resume_path else None,
