@@ -22,7 +22,7 @@ import random
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from escaramuza.agents import HeuristicAgent
 from escaramuza.agents.runner import play_battle
@@ -62,33 +62,47 @@ def strength(
         for first in range(0, battles, chunk)
     ]
     totals: dict[tuple[str, str], list[float]] = {}
+    header = (
+        f"{'scenario':34s} {'heuristic enemies':>22s} {'mcts enemies':>22s} "
+        f"{'difference (95% CI)':>24s} {'s/battle mcts':>13s}"
+    )
+    print(header, flush=True)
+    lines = [header]
+    diffs = []
+    # Rows are printed as soon as both arms of a scenario are done, so a long run that
+    # is stopped early still reports the scenarios it finished.
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for name, arm, wins, count, secs in pool.map(_arm, jobs):
+        futures = [pool.submit(_arm, job) for job in jobs]
+        for future in as_completed(futures):
+            name, arm, wins, count, secs = future.result()
             row = totals.setdefault((name, arm), [0, 0, 0.0])
             row[0] += wins
             row[1] += count
             row[2] += secs
-    lines = [
-        f"{'scenario':34s} {'heuristic enemies':>22s} {'mcts enemies':>22s} "
-        f"{'difference (95% CI)':>24s} {'s/battle mcts':>13s}"
-    ]
-    diffs = []
-    for name in names:
-        hw, hn, _ = totals[(name, "heuristic")]
-        mw, mn, msecs = totals[(name, "mcts")]
-        ph, pm = hw / hn, mw / mn
-        hl, hh = wilson_interval(int(hw), int(hn))
-        ml, mh = wilson_interval(int(mw), int(mn))
-        half = 1.96 * math.sqrt(ph * (1 - ph) / hn + pm * (1 - pm) / mn)
-        diffs.append(pm - ph)
-        lines.append(
-            f"{name:34s} {ph:6.1%} ({hl:5.1%}–{hh:5.1%})  {pm:6.1%} ({ml:5.1%}–{mh:5.1%})  "
-            f"{(pm - ph) * 100:+6.1f} pts (±{half * 100:4.1f})   {msecs / mn:10.2f}"
-        )
+            done = [totals.get((name, a), [0, 0, 0.0])[1] for a in ("heuristic", "mcts")]
+            if done != [battles, battles]:
+                continue
+            line, diff = _row(name, totals)
+            diffs.append(diff)
+            lines.append(line)
+            print(line, flush=True)
     lines.append(
         f"mean difference over {len(names)} scenarios: {statistics.mean(diffs) * 100:+.1f} points"
     )
     return lines
+
+
+def _row(name: str, totals: dict[tuple[str, str], list[float]]) -> tuple[str, float]:
+    hw, hn, _ = totals[(name, "heuristic")]
+    mw, mn, msecs = totals[(name, "mcts")]
+    ph, pm = hw / hn, mw / mn
+    hl, hh = wilson_interval(int(hw), int(hn))
+    ml, mh = wilson_interval(int(mw), int(mn))
+    half = 1.96 * math.sqrt(ph * (1 - ph) / hn + pm * (1 - pm) / mn)
+    return (
+        f"{name:34s} {ph:6.1%} ({hl:5.1%}–{hh:5.1%})  {pm:6.1%} ({ml:5.1%}–{mh:5.1%})  "
+        f"{(pm - ph) * 100:+6.1f} pts (±{half * 100:4.1f})   {msecs / mn:10.2f}"
+    ), pm - ph
 
 
 def latency(samples: int, budget_ms: float, seed: int) -> list[str]:
@@ -156,8 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         lines = strength(
             names, args.battles, args.iterations, args.workers, args.chunk, args.bias
         )
-        for line in lines:
-            print(line, flush=True)
+        print(lines[-1], flush=True)
     return 0
 
 
