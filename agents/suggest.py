@@ -166,9 +166,11 @@ class Suggestions:
             "before its next turn."
         )
         if not self.odds_available:
+            # None for every action here: either no action of this decision is an attack
+            # (moves, helps, heals) or the ruleset gives no exact odds for them.
             lines.append(
-                f"HIT / E[DMG] / DROP: — ({self.ruleset} has no exact odds helper yet: "
-                "Ruleset.odds returns None)."
+                f"HIT / E[DMG] / DROP: — (no {self.ruleset} action here has exact odds: "
+                "they exist for attacks only)."
             )
         else:
             lines.append("HIT / E[DMG] / DROP: exact, from the ruleset; — for non-attacks.")

@@ -146,6 +146,6 @@ def test_a_ruleset_without_odds_shows_a_dash_and_says_why(
     assert not result.odds_available
     assert all(s.odds is None for s in result.items)
     table = result.table()
-    assert "has no exact odds helper" in table
+    assert "no destiny_dice action here has exact odds" in table
     row = table.splitlines()[3]
     assert row.count("—") >= 3  # HIT, E[DMG] and DROP
