@@ -50,7 +50,8 @@ def expected_damage(state: BattleState, action: Action) -> float:
 
 
 def _enemies(state: BattleState, c: Combatant) -> list[Combatant]:
-    return [t for t in state.combatants if t.side is not c.side and t.active]
+    active = Status.ACTIVE
+    return [t for t in state.combatants if t.side is not c.side and t.status is active]
 
 
 def _nearest(state: BattleState, c: Combatant, zone: str) -> int:

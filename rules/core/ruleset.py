@@ -132,8 +132,15 @@ class Ruleset(ABC):
         """End the battle when one side has nobody left able to fight."""
         if state.outcome is not None:
             return []
-        heroes = any(c.active for c in state.side(Side.HEROES))
-        enemies = any(c.active for c in state.side(Side.ENEMIES))
+        # One pass, no property calls: this runs after every action of every battle.
+        heroes = enemies = False
+        active = Status.ACTIVE
+        for c in state.combatants:
+            if c.status is active:
+                if c.side is Side.HEROES:
+                    heroes = True
+                else:
+                    enemies = True
         if heroes and enemies:
             return []
         if heroes:

@@ -394,7 +394,7 @@ class DestinyDice(Ruleset):
         weapons = self._usable_weapons(c)
         dist = state.battlefield.distance
         for t in state.combatants:
-            if t.side is c.side or not t.active:
+            if t.side is c.side or t.status is not Status.ACTIVE:
                 continue
             band = self.band(dist(c.zone, t.zone))
             out.extend(
