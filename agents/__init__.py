@@ -31,7 +31,7 @@ def make_agent(spec: str | Agent) -> Agent:
 
         return parse_policy_spec(spec)
     temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
-    if temperament in TEMPERAMENTS and temperament != "random":
+    if temperament in TEMPERAMENTS and spec != "random":
         return HeuristicAgent(temperament)
     known = ", ".join((*AGENT_NAMES, *TEMPERAMENTS[:-1]))
     raise UnknownNameError(f"unknown agent {spec!r} (known: {known})")

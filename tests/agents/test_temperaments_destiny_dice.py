@@ -157,3 +157,11 @@ def test_scenario_temperament_is_used_and_cli_overrides_it():
 def test_unknown_temperament_is_refused():
     with pytest.raises(UnknownNameError, match="unknown agent 'berserk'"):
         make_agent("berserk")
+
+
+def test_every_advertised_agent_name_is_accepted():
+    from escaramuza.agents import AGENT_NAMES
+
+    for name in AGENT_NAMES:
+        if name != "mcts":
+            assert make_agent(name) is not None
