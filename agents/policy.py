@@ -20,6 +20,7 @@ torch and stable-baselines3 are imported only when a policy is loaded, so
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+from escaramuza.rules.core.files import atomic_write
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.state import BattleState
 
@@ -75,12 +77,14 @@ def write_meta(path: str | os.PathLike[str], meta: PolicyMeta) -> None:
     path = Path(path)
     with zipfile.ZipFile(path) as archive:
         entries = [(i, archive.read(i)) for i in archive.infolist() if i.filename != META_NAME]
-    tmp = path.with_name(f".{path.name}.tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    # Built in memory (models are small, issue 9: "under 1 MB") and written with the
+    # project's one atomic write, so a crash never leaves a half-written model.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for info, data in entries:
             archive.writestr(info, data)
         archive.writestr(META_NAME, meta.to_json())
-    os.replace(tmp, path)
+    atomic_write(path, buffer.getvalue())
 
 
 def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
@@ -213,9 +217,23 @@ class PolicyAgent:
         m = self.meta
         self.codec = ActionCodec(self.ruleset, m.max_combatants, m.max_zones, m.max_items)
         self.encoder = ObservationEncoder(self.ruleset, m.max_combatants, m.max_zones)
+        self._check_sizes()
         # MaskablePPO's policy takes the mask itself; PPO's is masked after the fact.
         self._maskable = type(self.model).__name__ == "MaskablePPO"
         self._checked: set[str] = set()
+
+    def _check_sizes(self) -> None:
+        # A model whose spaces differ from the codecs' (trained before a ruleset changed
+        # its features or verbs, or with other limits) would fail deep inside torch.
+        obs_shape = tuple(getattr(self.model.observation_space, "shape", None) or ())
+        n_actions = int(getattr(self.model.action_space, "n", -1))
+        if obs_shape != (self.encoder.size,) or n_actions != self.codec.n:
+            raise EscaramuzaError(
+                f"policy {self.path}: the model expects observations of shape {obs_shape} "
+                f"and {n_actions} actions, but {self.meta.ruleset!r} with its saved limits "
+                f"makes ({self.encoder.size},) and {self.codec.n}; retrain it with this "
+                "version of escaramuza"
+            )
 
     def _check(self, state: BattleState) -> None:
         scenario = state.scenario

@@ -12,7 +12,10 @@ check against the rulebook:
   (or its side beaten) before its next turn;
 * a one-line reason in plain words;
 * which action its temperament would pick (:class:`HeuristicAgent` with the
-  scenario temperament), so "optimal" and "in character" sit side by side.
+  scenario temperament), so "optimal" and "in character" sit side by side;
+* with ``policy=`` (a trained ``policy:PATH`` agent), the policy's probability of
+  each action — issue 9: "as an extra column in ``suggest``: the policy's
+  probability for each action", a second opinion beside the search.
 
 Only the pending decision can be ranked: the engine knows the dice and turn
 order only up to it. Asking for another combatant raises a
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from escaramuza.agents.search import MCTS, SearchResult, health_key, heuristic_choice
 from escaramuza.agents.search import wilson_interval as wilson
@@ -46,6 +49,14 @@ class SuggestError(EscaramuzaError):
     """A suggestion that cannot be made (finished battle, actor not pending…)."""
 
 
+class ProbabilityAgent(Protocol):
+    """An agent that gives a probability to each legal action (``PolicyAgent``)."""
+
+    name: str
+
+    def action_probabilities(self, state: BattleState) -> list[tuple[Action, float]]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     """One ranked legal action with its numbers."""
@@ -62,10 +73,12 @@ class Suggestion:
     risk: float
     reason: str
     in_character: bool
+    #: The policy's probability of this action (``suggest(policy=…)``); None without one.
+    policy_probability: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         odds = self.odds
-        return {
+        out: dict[str, Any] = {
             "rank": self.rank,
             "action": self.action.to_dict(),
             "text": self.text,
@@ -80,6 +93,10 @@ class Suggestion:
             "reason": self.reason,
             "in_character": self.in_character,
         }
+        if self.policy_probability is not None:
+            # Only with a policy, so version-1 documents without one keep their keys.
+            out["policy_probability"] = round(self.policy_probability, 4)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,13 +119,15 @@ class Suggestions:
     budget_iterations: int | None
     seed: int | None
     odds_available: bool
+    #: Name of the policy whose probabilities fill ``policy_probability`` (or None).
+    policy: str | None = None
 
     @property
     def best(self) -> Suggestion:
         return self.items[0]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "format": "escaramuza-suggestions",
             "version": JSON_VERSION,
             "scenario": self.scenario,
@@ -129,6 +148,9 @@ class Suggestions:
             "odds_available": self.odds_available,
             "suggestions": [s.to_dict() for s in self.items],
         }
+        if self.policy is not None:
+            doc["policy"] = self.policy
+        return doc
 
     def table(self) -> str:
         """The ranking as a fixed-width table a GM can read at the table."""
@@ -136,29 +158,32 @@ class Suggestions:
             f"Round {self.round} — {self.actor_name} ({self.side}, {self.decision}); "
             f"search: {self.iterations} rollouts in {self.elapsed_ms:.0f} ms"
         )
-        rows = [("#", "ACTION", "WIN % (95% CI)", "HIT", "E[DMG]", "DROP", "RISK", "WHY")]
+        policy = self.policy is not None
+        header = ["#", "ACTION", "WIN % (95% CI)", "HIT", "E[DMG]", "DROP", "RISK"]
+        rows = [[*header, "POLICY", "WHY"] if policy else [*header, "WHY"]]
         for s in self.items:
             mark = "*" if s.in_character else " "
-            rows.append(
-                (
-                    f"{s.rank}{mark}",
-                    s.text,
-                    f"{s.win * 100:3.0f} ({s.win_low * 100:.0f}–{s.win_high * 100:.0f})"
-                    if s.visits
-                    else "  — (not searched)",
-                    _pct(s.odds.p_hit if s.odds else None),
-                    "—" if s.odds is None else f"{s.odds.expected_damage:.1f}",
-                    _pct(s.odds.p_drop if s.odds else None),
-                    _pct(s.risk),
-                    s.reason,
-                )
-            )
-        widths = [max(len(r[i]) for r in rows) for i in range(7)]
+            row = [
+                f"{s.rank}{mark}",
+                s.text,
+                f"{s.win * 100:3.0f} ({s.win_low * 100:.0f}–{s.win_high * 100:.0f})"
+                if s.visits
+                else "  — (not searched)",
+                _pct(s.odds.p_hit if s.odds else None),
+                "—" if s.odds is None else f"{s.odds.expected_damage:.1f}",
+                _pct(s.odds.p_drop if s.odds else None),
+                _pct(s.risk),
+            ]
+            if policy:
+                row.append(_pct(s.policy_probability))
+            rows.append([*row, s.reason])
+        n = len(rows[0]) - 1  # every column but WHY, which is left as is
+        widths = [max(len(r[i]) for r in rows) for i in range(n)]
         lines = [head, ""]
         for r in rows:
             cells = [r[0].rjust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2])]
-            cells += [r[i].rjust(widths[i]) for i in range(3, 7)]
-            lines.append("  ".join([*cells, r[7]]).rstrip())
+            cells += [r[i].rjust(widths[i]) for i in range(3, n)]
+            lines.append("  ".join([*cells, r[n]]).rstrip())
         lines.append("")
         lines.append(
             f"* = in character: what a {self.temperament} {self.actor_name} would do. "
@@ -174,6 +199,8 @@ class Suggestions:
             )
         else:
             lines.append("HIT / E[DMG] / DROP: exact, from the ruleset; — for non-attacks.")
+        if policy:
+            lines.append(f"POLICY = the probability {self.policy} gives the action.")
         return "\n".join(lines)
 
 
@@ -187,12 +214,16 @@ def suggest(
     budget_ms: float | None = DEFAULT_BUDGET_MS,
     iterations: int | None = None,
     seed: int | None = DEFAULT_SEED,
+    policy: ProbabilityAgent | str | None = None,
 ) -> Suggestions:
     """Rank the legal actions of the pending decision (see the module docstring).
 
     ``actor`` None means the pending decision's actor; any other id must be the
     pending one. With ``iterations`` (and ``budget_ms`` None) the ranking is
-    reproducible for a given ``seed``.
+    reproducible for a given ``seed``. ``policy`` (a ``PolicyAgent`` or its spec,
+    ``policy:PATH`` or just ``PATH``/a shipped policy name) fills each suggestion's
+    ``policy_probability``; a policy trained for another ruleset or sizes is an
+    :class:`EscaramuzaError` naming it.
     """
     pending = state.pending
     if state.outcome is not None or pending is None:
@@ -206,6 +237,9 @@ def suggest(
             "because the dice and turns before it are unknown; apply decisions until "
             f"{actor} acts (escaramuza gm) and ask again"
         )
+    # Before the search: a policy that does not fit this battle fails at once.
+    agent = load_policy(policy) if policy is not None else None
+    by_policy = dict(agent.action_probabilities(state)) if agent is not None else None
     planner = MCTS(iterations=iterations, budget_ms=budget_ms)
     rng = random.Random(seed)
     result = planner.search(state, rng)
@@ -239,6 +273,7 @@ def suggest(
                 risk,
                 reason(state, action, odds, result, win, best_win, risk),
                 action == in_char,
+                None if by_policy is None else by_policy.get(action, 0.0),
             )
         )
     return Suggestions(
@@ -258,7 +293,24 @@ def suggest(
         budget_iterations=iterations,
         seed=seed,
         odds_available=any_odds,
+        policy=None if agent is None else agent.name,
     )
+
+
+def load_policy(policy: ProbabilityAgent | str) -> ProbabilityAgent:
+    """The policy agent of ``suggest(policy=…)``: an object, or a spec string."""
+    if isinstance(policy, str):
+        from escaramuza.agents import make_agent
+
+        spec = policy if policy.startswith("policy:") else f"policy:{policy}"
+        policy = make_agent(spec)  # type: ignore[assignment]
+    if not callable(getattr(policy, "action_probabilities", None)):
+        name = getattr(policy, "name", type(policy).__name__)
+        raise SuggestError(
+            f"{name} gives no action probabilities: --policy takes a trained policy "
+            "(policy:PATH or a shipped policy name such as destiny_dice/emboscada)"
+        )
+    return policy  # type: ignore[return-value]
 
 
 def reason(

@@ -566,7 +566,7 @@ def run_session(
         path = default_autosave(state.scenario if state else scenario)
     elif isinstance(autosave, Path):
         path = autosave
-    start = _start_placeholder(scenario) if state is None else state
+    start = blank_battle(scenario) if state is None else state
     session = GMSession(start, stdin, stdout, path, seed, roll, steps)
     out.write(
         f"escaramuza gm — {start.scenario.title} [{start.scenario.name}]. "
@@ -586,8 +586,12 @@ def run_session(
     return session
 
 
-def _start_placeholder(scenario: Scenario) -> BattleState:
-    """A not-yet-started battle: the session's ``initiative`` starts it with its dice."""
+def blank_battle(scenario: Scenario) -> BattleState:
+    """A not-yet-started battle of ``scenario``: its untouched combatants, no initiative.
+
+    A :class:`GMSession` opened on it starts it with its ``initiative`` command (the
+    tool's dice or the table's), as ``escaramuza gm SCENARIO`` and the web page do.
+    """
     return BattleState(scenario, [c.clone() for c in scenario.combatants])
 
 
@@ -617,6 +621,10 @@ def add_parsers(commands: Any) -> None:
                      help="search N rollouts instead of a time budget (reproducible)")
     sug.add_argument("--seed", type=int, default=DEFAULT_SEED,
                      help=f"seed of the search and of a fresh battle (default {DEFAULT_SEED})")
+    sug.add_argument("--policy", metavar="SPEC", default=None,
+                     help="add a POLICY column: the probability a trained policy gives each "
+                          "action (policy:PATH, a model file or a shipped policy name such "
+                          "as destiny_dice/emboscada)")
     sug.add_argument("--json", action="store_true",
                      help="print one JSON document (schema in docs/gm.md)")
 
@@ -668,7 +676,7 @@ def run_command(args: Any, out: TextIO) -> int:
     if budget is None and args.iterations is None:
         budget = DEFAULT_BUDGET_MS
     result = suggest(state, args.actor, budget_ms=budget, iterations=args.iterations,
-                     seed=args.seed)
+                     seed=args.seed, policy=args.policy)
     if args.json:
         out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:

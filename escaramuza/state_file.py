@@ -26,14 +26,13 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-import os
-import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.files import atomic_write, read_text_file
 from escaramuza.rules.core.model import (
     Combatant,
     Condition,
@@ -262,19 +261,9 @@ def save_state(
     path = Path(path)
     doc = state_to_dict(state, meta, str(path))
     text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
-    folder = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        atomic_write(path, text)
     except OSError as exc:
-        raise StateFileError(str(path), "", f"cannot be written ({exc.strerror})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise StateFileError(str(path), "", f"cannot be written ({exc.strerror})") from None
 
 
@@ -285,16 +274,7 @@ def load_state(path: str | Path) -> tuple[BattleState, dict[str, Any]]:
     """Read and validate a state file; return the state and its ``meta`` block."""
     path = Path(path)
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise StateFileError(source, "", "no such file") from None
-    except IsADirectoryError:
-        raise StateFileError(source, "", "is a directory, not a state file") from None
-    except UnicodeDecodeError:
-        raise StateFileError(source, "", "not UTF-8 text") from None
-    except OSError as exc:
-        raise StateFileError(source, "", f"cannot be read ({exc.strerror})") from None
+    text = read_text_file(path, StateFileError, "a state file")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -343,9 +323,17 @@ def _resolve_scenario(ref: str, base_dir: Path | None, source: str) -> Scenario:
 
 
 def state_from_dict(
-    doc: Any, source: str = "<state>", base_dir: Path | None = None
+    doc: Any,
+    source: str = "<state>",
+    base_dir: Path | None = None,
+    scenario: Scenario | None = None,
 ) -> tuple[BattleState, dict[str, Any]]:
-    """Validate a state document and build the :class:`BattleState` it describes."""
+    """Validate a state document and build the :class:`BattleState` it describes.
+
+    ``scenario`` given means the caller already has the battle's scenario (the web
+    page parses the YAML an uploaded state file carries): the document's
+    ``scenario`` field must still be a string, but is not looked up.
+    """
     if not isinstance(doc, dict):
         raise StateFileError(source, "", "a state file must be a JSON object")
     if doc.get("format") != FORMAT:
@@ -355,7 +343,9 @@ def state_from_dict(
         raise StateFileError(
             source, "version", f"unsupported version {version} (this escaramuza reads {VERSION})"
         )
-    scenario = _resolve_scenario(_need(doc, "scenario", str, "scenario", source), base_dir, source)
+    ref = _need(doc, "scenario", str, "scenario", source)
+    if scenario is None:
+        scenario = _resolve_scenario(ref, base_dir, source)
     ruleset = _need(doc, "ruleset", str, "ruleset", source)
     if ruleset != scenario.ruleset.id:
         raise StateFileError(

@@ -15,8 +15,6 @@ traceback.
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import lru_cache
@@ -145,14 +143,12 @@ def create_app(
     trusted_hosts: Sequence[str] | None = None, max_sessions: int = ws.MAX_SESSIONS
 ) -> FastAPI:
     """The app. ``trusted_hosts`` limits the Host header (``escaramuza serve`` on localhost)."""
-    workdir = Path(tempfile.mkdtemp(prefix="escaramuza-web-"))
-    store = ws.SessionStore(workdir, max_sessions)
+    store = ws.SessionStore(max_sessions)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         store.close()
-        shutil.rmtree(workdir, ignore_errors=True)
 
     app = FastAPI(
         title="escaramuza GM",

@@ -20,7 +20,6 @@ shipped scenario, or carry its scenario's YAML as saved by this page.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import logging
@@ -37,7 +36,7 @@ import yaml
 
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.agents.suggest import Suggestions, suggest
-from escaramuza.gm import DEFAULT_SEED, GMSession
+from escaramuza.gm import DEFAULT_SEED, GMSession, blank_battle
 from escaramuza.playtest import (
     PlaytestConfig,
     PlaytestResult,
@@ -49,7 +48,6 @@ from escaramuza.playtest import (
     summarize,
 )
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
-from escaramuza.rules.core.files import atomic_write
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import (
     Scenario,
@@ -268,9 +266,8 @@ class PlaytestJob:
 class WebSession:
     """One GM's battle: a GM session, its output, suggestions and a playtest."""
 
-    def __init__(self, sid: str, workdir: Path) -> None:
+    def __init__(self, sid: str) -> None:
         self.id = sid
-        self.workdir = workdir
         self.lock = threading.RLock()
         self.out = io.StringIO()
         self.gm: GMSession | None = None
@@ -342,9 +339,8 @@ class WebSession:
         # `escaramuza gm SCENARIO --seed N` does: the page and the terminal play the same
         # battle with the same seed.
         # It starts from the scenario's untouched combatants (what `initiative` keeps as
-        # the GM's edits), as gm.run_session's not-yet-started placeholder does.
-        self._install(BattleState(scenario, [c.clone() for c in scenario.combatants]),
-                      seed, 0, upload)
+        # the GM's edits), as gm.run_session does.
+        self._install(blank_battle(scenario), seed, 0, upload)
         gm = self.require()
         lines = self._run(gm.do_initiative, "")
         gm.history.clear()
@@ -451,6 +447,7 @@ class WebSession:
         ref = doc.get("scenario")
         meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
         upload: Upload | None = None
+        scenario: Scenario | None = None
         if not isinstance(ref, str):
             raise StateFileError(filename, "scenario", f"expected a string, got {ref!r}")
         if ref not in shipped_scenarios():
@@ -463,25 +460,15 @@ class WebSession:
                     "the page never opens server paths",
                 )
             yaml_name = clean_filename(ref, "upload.yaml")
-            parse_upload(yaml_text, yaml_name)  # validated (and path-free) before any use
-            doc = dict(doc, scenario=str(self._scenario_file(yaml_name, yaml_text)))
+            # Validated (and path-free) here, then handed to the loader as is: the
+            # server never writes or opens a file for an uploaded scenario.
+            scenario = parse_upload(yaml_text, yaml_name)
             upload = Upload(yaml_name, yaml_text)
-        state, meta = state_from_dict(doc, filename)
+        state, meta = state_from_dict(doc, filename, scenario=scenario)
         seed = meta["seed"] if isinstance(meta.get("seed"), int) else DEFAULT_SEED
         steps = meta["steps"] if isinstance(meta.get("steps"), int) else 0
         self._install(state, seed, steps, upload)
         self._changed([], f"loaded {filename}: round {state.round}")
-
-    def _scenario_file(self, name: str, text: str) -> Path:
-        # The state-file loader reads its scenario from a file: a server-chosen one,
-        # named by the content's hash, in the server's private work folder.
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
-        folder = self.workdir / digest
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / name
-        if not path.exists():
-            atomic_write(path, text)
-        return path
 
     # -- playtests ------------------------------------------------------------------------
     def start_playtest(self, n: int, seed: int, heroes: str, enemies: str) -> PlaytestJob:
@@ -518,8 +505,7 @@ class WebSession:
 class SessionStore:
     """The sessions of one server, by id, capped at ``max_sessions`` (LRU dropped)."""
 
-    def __init__(self, workdir: Path, max_sessions: int = MAX_SESSIONS) -> None:
-        self.workdir = workdir
+    def __init__(self, max_sessions: int = MAX_SESSIONS) -> None:
         self.max_sessions = max_sessions
         self._lock = threading.Lock()
         self._sessions: OrderedDict[str, WebSession] = OrderedDict()
@@ -545,7 +531,7 @@ class SessionStore:
                     old.playtest.cancel()
                 log.info("session limit %d reached: dropped the least recently used one",
                          self.max_sessions)
-            session = WebSession(secrets.token_urlsafe(24), self.workdir)
+            session = WebSession(secrets.token_urlsafe(24))
             self._sessions[session.id] = session
             return session
 

@@ -1,4 +1,11 @@
-"""Atomic file writes: what a user had is never left half-written.
+"""Reading and writing the project's files.
+
+:func:`read_text_file` reads a user's text file (scenario YAML, state file) and
+turns every way it can fail into the caller's own error class, with the same
+reasons everywhere ("no such file", "is a directory", "not UTF-8 text",
+"cannot be read (…)").
+
+Atomic file writes: what a user had is never left half-written.
 
 Every file the project writes (state files, reports, plots, trained models) goes
 through :func:`atomic_write`: the bytes go to a temporary file in the target's
@@ -11,7 +18,32 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+
+
+def read_text_file(
+    path: str | os.PathLike[str],
+    error: Callable[[str, str, str], Exception],
+    kind: str,
+) -> str:
+    """The UTF-8 text of ``path``, or ``error(source, "", reason)`` raised.
+
+    ``error`` builds the caller's error class from (source, field, reason) —
+    ``ScenarioError`` or ``StateFileError`` — and ``kind`` names what the file
+    should be in the directory message ("a scenario file", "a state file").
+    """
+    source = str(path)
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(source, "", "no such file") from None
+    except IsADirectoryError:
+        raise error(source, "", f"is a directory, not {kind}") from None
+    except UnicodeDecodeError:
+        raise error(source, "", "not UTF-8 text") from None
+    except OSError as exc:
+        raise error(source, "", f"cannot be read ({exc.strerror})") from None
 
 
 def _umask() -> int:

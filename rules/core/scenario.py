@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zone
 from escaramuza.rules.core.errors import ScenarioError, UnknownNameError
+from escaramuza.rules.core.files import read_text_file
 from escaramuza.rules.core.model import Combatant, Side
 
 _ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$"
@@ -244,18 +245,8 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
 
 def load_scenario_file(path: str | Path) -> Scenario:
     path = Path(path)
-    source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(source, "", "no such file") from None
-    except IsADirectoryError:
-        raise ScenarioError(source, "", "is a directory, not a scenario file") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(source, "", "not UTF-8 text") from None
-    except OSError as exc:
-        raise ScenarioError(source, "", f"cannot be read ({exc.strerror})") from None
-    return parse_scenario_text(text, source, default_name=path.stem)
+    text = read_text_file(path, ScenarioError, "a scenario file")
+    return parse_scenario_text(text, str(path), default_name=path.stem)
 
 
 def parse_scenario_text(text: str, source: str, default_name: str = "scenario") -> Scenario:

@@ -39,3 +39,33 @@ def test_atomic_write_failure_keeps_the_old_file(tmp_path, monkeypatch):
         atomic_write(target, "half")
     assert target.read_text() == "precious"
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+class _Err(Exception):
+    def __init__(self, source: str, field: str, reason: str) -> None:
+        super().__init__(f"{source}|{field}|{reason}")
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda d: d / "missing.yaml", "no such file"),
+        (lambda d: d, "is a directory, not a thing file"),
+        (lambda d: (d / "bad.yaml", (d / "bad.yaml").write_bytes(b"\xff\xfe"))[0],
+         "not UTF-8 text"),
+    ],
+)
+def test_read_text_file_turns_each_failure_into_the_callers_error(tmp_path, make, reason):
+    from escaramuza.rules.core.files import read_text_file
+
+    path = make(tmp_path)
+    with pytest.raises(_Err) as info:
+        read_text_file(path, _Err, "a thing file")
+    assert str(info.value) == f"{path}||{reason}"
+
+
+def test_read_text_file_reads_utf8(tmp_path):
+    from escaramuza.rules.core.files import read_text_file
+
+    (tmp_path / "s.yaml").write_text("pv: 5 ✓", encoding="utf-8")
+    assert read_text_file(tmp_path / "s.yaml", _Err, "a scenario file") == "pv: 5 ✓"
