@@ -649,11 +649,24 @@ def add_parsers(commands: Any) -> None:
     save.add_argument("--no-autosave", action="store_true", help="do not autosave")
 
 
+def _decisions(text: str) -> int:
+    """argparse type of ``--stop-after``: a whole number of decisions, at least 1."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def add_play_options(play: Any) -> None:
     """``play --save-state FILE [--stop-after N]``."""
     play.add_argument("--save-state", metavar="FILE", default=None,
                       help="write the battle's state to FILE (JSON, see docs/gm.md) when it stops")
-    play.add_argument("--stop-after", metavar="N", type=int, default=None,
+    play.add_argument("--stop-after", metavar="N", type=_decisions, default=None,
                       help="stop after N decisions (a battle in progress, e.g. for suggest)")
 
 

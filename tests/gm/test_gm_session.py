@@ -242,3 +242,11 @@ def test_cli_play_stop_after_and_save_state(tmp_path: Path,
     state, _ = load_state(path)
     assert state.outcome is None and state.pending is not None
     assert main(["suggest", str(path), "--iterations", "8"]) == 0
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "two"])
+def test_play_stop_after_must_be_a_positive_number(value, capsys):
+    code = main(["play", "destiny_dice/brann-vs-saqueador", "--stop-after", value])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--stop-after" in err and "Traceback" not in err
