@@ -431,6 +431,14 @@ class MCTSAgent:
         result = self.planner.search(state, search_rng, root)
         self.last = result
         action = result.best()
+        heuristic, best = result.child(result.heuristic), result.child(action)
+        if action != result.heuristic and heuristic.visits and best.visits:
+            # With a small budget the robust child is often the heuristic's pick's equal
+            # by noise alone; leave the heuristic only when the search's gap exceeds one
+            # standard error of the two means (values lie in [-1, 1]).
+            noise = math.sqrt(1 / best.visits + 1 / heuristic.visits)
+            if best.mean - heuristic.mean < noise:
+                action = result.heuristic
         self._keep(state, result.root.children.get(action))
         return action
 
