@@ -70,22 +70,6 @@ SHAPING = 0.2
 MAX_ROLLOUT_DECISIONS = 5_000
 
 
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (95 % for the default ``z``).
-
-    Chosen over the normal approximation because rollout counts are small and
-    often 0 or all: Wilson never leaves [0, 1] and is not degenerate at the ends.
-    """
-    if trials <= 0:
-        return 0.0, 1.0
-    p = successes / trials
-    z2 = z * z
-    denom = 1.0 + z2 / trials
-    centre = (p + z2 / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1.0 - p) / trials + z2 / (4.0 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def health_key(state: BattleState) -> str:
     """The ruleset's first observed resource: its health track by convention (pv, pi…)."""
     return next(iter(state.ruleset.resources))

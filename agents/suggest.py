@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from escaramuza.agents.search import MCTS, SearchResult, health_key, heuristic_choice
-from escaramuza.agents.search import wilson_interval as wilson
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.ruleset import Odds
 from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.core.stats import wilson_interval as wilson
 
 #: Default search time of a suggestion: under the 1 s latency target with room for
 #: the odds, the heuristic pick and printing (issue 8: "an answer in about a second").

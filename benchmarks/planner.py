@@ -26,12 +26,13 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from escaramuza.agents import HeuristicAgent
 from escaramuza.agents.runner import play_battle
-from escaramuza.agents.search import DEFAULT_BIAS, MCTSAgent, wilson_interval
+from escaramuza.agents.search import DEFAULT_BIAS, MCTSAgent
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+from escaramuza.rules.core.stats import wilson_interval
 
 LATENCY_SCENARIO = "destiny_dice/emboscada"
 

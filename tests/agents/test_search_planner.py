@@ -15,13 +15,13 @@ from escaramuza.agents.search import (
     MCTSAgent,
     shaped_value,
     side_strength,
-    wilson_interval,
 )
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Side, Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenario
+from escaramuza.rules.core.stats import wilson_interval
 
 #: Cairn attacks always hit (CA-05) and a d4 does at least 1: against a hero at 0 PI
 #: and FUE 1 the orc's attack is a certain kill, hence a certain win. Waiting or

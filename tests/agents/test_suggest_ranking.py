@@ -11,13 +11,13 @@ import pytest
 
 from escaramuza.agents import HeuristicAgent
 from escaramuza.agents.runner import play_battle
-from escaramuza.agents.search import wilson_interval
 from escaramuza.agents.suggest import SuggestError, suggest
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import UnknownNameError
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import load_scenario
+from escaramuza.rules.core.stats import wilson_interval
 
 
 def enemy_turn(name: str, seed: int) -> object:
