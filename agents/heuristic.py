@@ -52,15 +52,25 @@ class HeuristicAgent:
         self.name = "heuristic" if temperament is None else f"heuristic:{temperament}"
 
     def act(self, state: BattleState, rng: random.Random) -> Action:
-        actions = state.ruleset.legal_actions(state)
-        if len(actions) == 1:
-            return actions[0]
-        pending = state.pending
-        actor = state.by_id[pending.actor] if pending is not None else None
-        temperament = self.temperament or (actor.temperament if actor else "tactician")
-        if temperament == "random":
-            return actions[rng.randrange(len(actions))]
-        choose, takes_temperament = heuristic_for(state.ruleset.id)
-        if takes_temperament:
-            return choose(state, actions, rng, temperament=temperament)
-        return choose(state, actions, rng)
+        return heuristic_choice(state, state.ruleset.legal_actions(state), rng, self.temperament)
+
+
+def heuristic_choice(
+    state: BattleState, actions: list[Action], rng: random.Random, temperament: str | None = None
+) -> Action:
+    """What :class:`HeuristicAgent` picks from an already computed legal list.
+
+    ``temperament`` None uses the acting combatant's scenario temperament. The planner
+    calls this directly in its rollouts, where the legal list is already at hand.
+    """
+    if len(actions) == 1:
+        return actions[0]
+    pending = state.pending
+    actor = state.by_id[pending.actor] if pending is not None else None
+    mood = temperament or (actor.temperament if actor is not None else "tactician")
+    if mood == "random":
+        return actions[rng.randrange(len(actions))]
+    choose, takes_temperament = heuristic_for(state.ruleset.id)
+    if takes_temperament:
+        return choose(state, actions, rng, temperament=mood)
+    return choose(state, actions, rng)

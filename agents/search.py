@@ -45,7 +45,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from escaramuza.agents.heuristic import heuristic_for
+from escaramuza.agents.heuristic import heuristic_choice
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.events import Event
@@ -104,23 +104,6 @@ def shaped_value(state: BattleState, side: Side) -> float:
     planner does not settle for a draw it could fight on from.
     """
     return SHAPING * (side_strength(state, side) - side_strength(state, side.other))
-
-
-def heuristic_choice(
-    state: BattleState, actions: list[Action], rng: random.Random, temperament: str | None = None
-) -> Action:
-    """What :class:`HeuristicAgent` would pick, from an already computed legal list."""
-    if len(actions) == 1:
-        return actions[0]
-    pending = state.pending
-    actor = state.by_id[pending.actor] if pending is not None else None
-    mood = temperament or (actor.temperament if actor is not None else "tactician")
-    if mood == "random":
-        return actions[rng.randrange(len(actions))]
-    choose, takes_temperament = heuristic_for(state.ruleset.id)
-    if takes_temperament:
-        return choose(state, actions, rng, temperament=mood)
-    return choose(state, actions, rng)
 
 
 @dataclass(slots=True, eq=False)

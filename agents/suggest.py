@@ -28,7 +28,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from escaramuza.agents.search import MCTS, SearchResult, health_key, heuristic_choice
+from escaramuza.agents.heuristic import heuristic_choice
+from escaramuza.agents.search import MCTS, SearchResult, health_key
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.ruleset import Odds
