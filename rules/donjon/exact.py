@@ -176,6 +176,29 @@ def successes_distribution(
 
 
 @cache
+def attack_damage_distribution(
+    attack_dice: int,
+    defence_dice: int,
+    damage_dice: int,
+    soak_dice: int,
+    sides: int = 20,
+    all_tied: str = DEFENDER,
+    min_damage_dice: int = 0,
+) -> dict[int, float]:
+    """P(the attack hits AND its damage test is won with exactly k successes), k ≥ 0.
+
+    DJ-03: the attack's successes are bonus dice for the damage test (DJ-16);
+    ``min_damage_dice`` is 1 for PCs (DJ-19). Misses and lost damage tests are left out.
+    """
+    out: dict[int, float] = {}
+    for s, p in successes_distribution(attack_dice, defence_dice, sides, all_tied).items():
+        pool = max(min_damage_dice, damage_dice + s)
+        for k, q in successes_distribution(pool, soak_dice, sides, all_tied).items():
+            out[k] = out.get(k, 0.0) + p * q
+    return out
+
+
+@cache
 def hurt_probability(
     attack_dice: int,
     defence_dice: int,
@@ -185,16 +208,11 @@ def hurt_probability(
     all_tied: str = DEFENDER,
     min_damage_dice: int = 0,
 ) -> float:
-    """P(an attack hits and its damage test is won): the chance to take Heridas off.
-
-    DJ-03: the attack's successes are bonus dice for the damage test (DJ-16);
-    ``min_damage_dice`` is 1 for PCs (DJ-19).
-    """
-    total = 0.0
-    for s, p in successes_distribution(attack_dice, defence_dice, sides, all_tied).items():
-        pool = max(min_damage_dice, damage_dice + s)
-        total += p * win_probability(pool, soak_dice, sides, all_tied)
-    return total
+    """P(an attack hits and its damage test is won): the chance to take Heridas off."""
+    dist = attack_damage_distribution(
+        attack_dice, defence_dice, damage_dice, soak_dice, sides, all_tied, min_damage_dice
+    )
+    return sum(dist.values())
 
 
 @cache
@@ -208,12 +226,10 @@ def expected_damage(
     min_damage_dice: int = 0,
 ) -> float:
     """Expected damage successes of an attack (attack test, then damage test)."""
-    total = 0.0
-    for s, p in successes_distribution(attack_dice, defence_dice, sides, all_tied).items():
-        pool = max(min_damage_dice, damage_dice + s)
-        dmg = successes_distribution(pool, soak_dice, sides, all_tied)
-        total += p * sum(k * q for k, q in dmg.items())
-    return total
+    dist = attack_damage_distribution(
+        attack_dice, defence_dice, damage_dice, soak_dice, sides, all_tied, min_damage_dice
+    )
+    return sum(k * q for k, q in dist.items())
 
 
 # -- one attack, start to finish (for Ruleset.odds) -----------------------------
