@@ -185,9 +185,7 @@ class GMSession(cmd.Cmd):
         sc = st.scenario
         self.say(f"{sc.title} [{sc.name}, {st.ruleset.name}] — round {st.round}/{sc.round_limit}")
         if st.outcome is not None:
-            o = st.outcome
-            self.say(f"Battle over: {'the ' + o.winner.value + ' win' if o.winner else 'draw'} "
-                     f"({o.reason}).")
+            self._say_outcome()
         elif st.pending is not None:
             c = st.by_id[st.pending.actor]
             self.say(f"Pending: {c.name} [{c.id}] ({c.side.value}) — {st.pending.name}")
@@ -412,12 +410,16 @@ class GMSession(cmd.Cmd):
                 self.say("    " + e.text)
         self._say_pending()
 
+    def _say_outcome(self) -> None:
+        o = self.state.outcome
+        assert o is not None
+        self.say(f"Battle over: {'the ' + o.winner.value + ' win' if o.winner else 'draw'} "
+                 f"({o.reason}).")
+
     def _say_pending(self) -> None:
         st = self.state
         if st.outcome is not None:
-            o = st.outcome
-            self.say(f"Battle over: {'the ' + o.winner.value + ' win' if o.winner else 'draw'} "
-                     f"({o.reason}).")
+            self._say_outcome()
         elif st.pending is not None:
             c = st.by_id[st.pending.actor]
             self.say(f"Next: {c.name} [{c.id}] — {st.pending.name}.")
