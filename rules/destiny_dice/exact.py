@@ -6,18 +6,22 @@ the numbers are exact fractions (as floats), not samples.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class AttackProfile:
+class AttackProfile(NamedTuple):
     """Everything that decides one attack's odds.
 
     ``att_mod`` adds to the attack roll (help, Ciego −2); ``def_mod`` to the
     defence roll (armour, shield, help, cover). ``damage_die`` is the
     characteristic die rolled again for damage; ``tier_bonus`` the weapon's bonus
     (0 for unarmed); ``extra`` the special modifier applied after (DD-11).
+
+    A named tuple rather than a frozen dataclass: it keys every memoised helper
+    below, and a tuple's hash and construction run in C, several times cheaper
+    than a dataclass's generated ``__hash__``/``__init__`` — the heuristic and the
+    planner build and look up profiles on every decision.
     """
 
     att_die: int

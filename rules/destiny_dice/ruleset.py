@@ -546,17 +546,19 @@ class DestinyDice(Ruleset):
         def_mod = dfn.stats.defence_bonus + dfn.data.get("ayuda", 0)
         if w.characteristic == "mente":
             def_mod += state.options.cover_defense * state.battlefield.zones[dfn.zone].cover
+        options = state.options
+        # Positional: this runs for every attack the heuristic or the planner weighs.
         return AttackProfile(
-            att_die=att.stats.die(w.characteristic),
-            def_die=dfn.stats.defensa,
-            att_mod=att_mod,
-            def_mod=def_mod,
-            unarmed=w.unarmed,
-            tier_bonus=w.tier_bonus,
-            extra=w.extra,
-            shooting=w.shoots,
-            ties_favor=state.options.ties_favor,
-            fumble_damage=state.options.fumble_damage,
+            att.stats.die(w.characteristic),  # att_die
+            dfn.stats.defensa,  # def_die
+            att_mod,
+            def_mod,
+            w.unarmed,
+            w.tier_bonus,
+            w.extra,
+            w.shoots,  # shooting
+            options.ties_favor,
+            options.fumble_damage,
         )
 
     def attack(
