@@ -54,20 +54,52 @@ def _enemies(state: BattleState, c: Combatant) -> list[Combatant]:
     return [t for t in state.combatants if t.side is not c.side and t.status is active]
 
 
-def _nearest(state: BattleState, c: Combatant, zone: str) -> int:
-    dist = state.battlefield.distance
-    return min((dist(zone, t.zone) for t in _enemies(state, c)), default=0)
+def _attack_bands(state: BattleState, c: Combatant) -> frozenset[int]:
+    """The distance bands at which ``c`` has a usable weapon now."""
+    usable = state.ruleset._usable_weapons(c)  # type: ignore[attr-defined]
+    return frozenset(band for w in usable for band in w.bands)
 
 
 def _can_attack_from(state: BattleState, c: Combatant, zone: str) -> bool:
-    rules = state.ruleset
-    dist = state.battlefield.distance
-    usable = rules._usable_weapons(c)  # type: ignore[attr-defined]
-    for t in _enemies(state, c):
-        band = rules.band(dist(zone, t.zone))
-        if any(band in w.bands for w in usable):
-            return True
-    return False
+    bands = _attack_bands(state, c)
+    dist, band = state.battlefield.distance, state.ruleset.band
+    return any(band(dist(zone, t.zone)) in bands for t in _enemies(state, c))
+
+
+class _View:
+    """One decision's repeated questions about the acting combatant, answered once.
+
+    Moves are weighed by keys that ask, for every neighbouring zone, how near the
+    closest foe is and whether a foe is in reach; without this memo each key
+    re-lists the foes and the usable weapons (the heuristic is the playtests' hot
+    loop). Valid only while the state does not change, i.e. within one ``choose``.
+    """
+
+    __slots__ = ("state", "c", "foe_zones", "bands", "_near", "_reach")
+
+    def __init__(self, state: BattleState, c: Combatant) -> None:
+        self.state = state
+        self.c = c
+        self.foe_zones = [t.zone for t in _enemies(state, c)]
+        self.bands = _attack_bands(state, c)
+        self._near: dict[str, int] = {}
+        self._reach: dict[str, bool] = {}
+
+    def nearest(self, zone: str) -> int:
+        """Hops from ``zone`` to the closest active foe (0 if none is left)."""
+        near = self._near.get(zone)
+        if near is None:
+            dist = self.state.battlefield.distance
+            near = self._near[zone] = min((dist(zone, z) for z in self.foe_zones), default=0)
+        return near
+
+    def can_attack_from(self, zone: str) -> bool:
+        """Whether a usable weapon reaches some active foe from ``zone``."""
+        reach = self._reach.get(zone)
+        if reach is None:
+            dist, band, bands = self.state.battlefield.distance, self.state.ruleset.band, self.bands
+            reach = self._reach[zone] = any(band(dist(zone, z)) in bands for z in self.foe_zones)
+        return reach
 
 
 def _shooter(c: Combatant) -> bool:
@@ -95,19 +127,17 @@ def _best_move(
 
 
 def _approach_key(state: BattleState, c: Combatant) -> Callable[[str], tuple]:
+    view = _View(state, c)
     if _shooter(c):
         # Shooters want a shot, out of contact, in cover.
-        return lambda z: (
-            _can_attack_from(state, c, z),
-            _nearest(state, c, z) > 0,
-            state.battlefield.zones[z].cover,
-        )
-    return lambda z: (_can_attack_from(state, c, z), -_nearest(state, c, z))
+        zones = state.battlefield.zones
+        return lambda z: (view.can_attack_from(z), view.nearest(z) > 0, zones[z].cover)
+    return lambda z: (view.can_attack_from(z), -view.nearest(z))
 
 
 def _away_key(state: BattleState, c: Combatant) -> Callable[[str], tuple]:
-    zones = state.battlefield.zones
-    return lambda z: (zones[z].exit, _nearest(state, c, z), zones[z].cover)
+    zones, view = state.battlefield.zones, _View(state, c)
+    return lambda z: (zones[z].exit, view.nearest(z), zones[z].cover)
 
 
 def _heal_worst(state: BattleState, heals: list[Action], threshold: float) -> Action | None:
@@ -155,7 +185,8 @@ def _brute(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random
             return (-dist(c.zone, t.zone), -t.resources["pv"], expected_damage(state, a))
 
         return max(by_verb["atacar"], key=key)
-    move = _best_move(state, c, by_verb.get("mover", []), lambda z: (-_nearest(state, c, z),))
+    view = _View(state, c)
+    move = _best_move(state, c, by_verb.get("mover", []), lambda z: (-view.nearest(z),))
     return move or _upkeep(by_verb) or by_verb["fin_turno"][0]
 
 
