@@ -31,6 +31,7 @@ def play_battle(
     on_events: Callable[[list[Event]], None] | None = None,
     validate: bool = False,
     stop_after: int | None = None,
+    narrate: bool = True,
 ) -> BattleState:
     """Play ``scenario`` to the end and return the final state (its ``log`` has every event).
 
@@ -38,6 +39,10 @@ def play_battle(
     choices from :func:`agent_rng`, so one seed fixes the whole battle.
     ``validate`` re-checks each chosen action against the legal list.
     ``stop_after`` N returns the unfinished state after N decisions (``play --save-state``).
+    ``narrate`` False leaves the :class:`ActionTaken` lines (the chosen action in words)
+    out of the log: batch playtests read only the rules' own events, and composing a
+    sentence per decision is a measurable share of a battle. The rules' events, the
+    dice and the outcome are the same either way.
     """
     roller = roller if roller is not None else RandomRoller(seed)
     rng = agent_rng(seed)
@@ -50,11 +55,14 @@ def play_battle(
         if pending is None:
             raise EscaramuzaError(f"{scenario.name}: no pending decision in an unfinished battle")
         action = agents[pending.side].act(state, rng)
-        chosen = ActionTaken(f"{state.ruleset.describe(state, action)}", action.actor, str(action))
-        state.log.append(chosen)
+        taken: list[Event] = []
+        if narrate:
+            line = state.ruleset.describe(state, action)
+            taken.append(ActionTaken(line, action.actor, str(action)))
+            state.log.extend(taken)
         events = apply_action(state, action, roller, validate=validate)
         if on_events is not None:
-            on_events([chosen, *events])
+            on_events([*taken, *events])
         decisions += 1
         if decisions > MAX_DECISIONS:
             raise EscaramuzaError(

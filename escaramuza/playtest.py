@@ -325,7 +325,9 @@ def play_one(scenario: Scenario, heroes: str, enemies: str, seed: int, index: in
     from one battle to the next and make results depend on how battles were chunked."""
     agents = {Side.HEROES: make_agent(heroes), Side.ENEMIES: make_agent(enemies)}
     battle = battle_seed(seed, index)
-    return record_battle(index, battle, play_battle(scenario, agents, seed=battle))
+    # No ActionTaken lines: a record reads only the rules' events (runner.play_battle).
+    state = play_battle(scenario, agents, seed=battle, narrate=False)
+    return record_battle(index, battle, state)
 
 
 def run_chunk(job: ChunkJob) -> list[BattleRecord]:
