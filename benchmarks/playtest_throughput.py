@@ -6,7 +6,12 @@ and the script prints battles/s and the two-process ratio. Targets (issue 7,
 item 6): ≥ 1,000 battles/s per process on ``destiny_dice/emboscada`` (the 4v6
 ambush) and two processes ≥ 1.8× one.
 
-    python benchmarks/playtest_throughput.py [--seconds 5] [--ruleset destiny_dice]
+    python benchmarks/playtest_throughput.py [--seconds 5] [--ruleset destiny_dice] [--breakdown]
+
+``--breakdown`` also splits one process's time per decision into the rules'
+``legal_actions``, the heuristic's choice and the rules' ``apply``, and prints the
+ceiling the rules alone put on battles/s (an agent that cost nothing would still
+pay for listing and applying every decision).
 
 Timings need an otherwise idle machine with at least two cores; the pool is
 started (and warmed) before the two-process run is timed, as a long playtest
@@ -21,8 +26,12 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from escaramuza.playtest import PlaytestConfig, Runner, playtest
+from escaramuza.agents.heuristic import heuristic_choice
+from escaramuza.agents.runner import agent_rng
+from escaramuza.playtest import PlaytestConfig, Runner, battle_seed, playtest
 from escaramuza.rules import RULESETS
+from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 
 TARGET_SCENARIO = "destiny_dice/emboscada"
@@ -86,10 +95,59 @@ def measure(name: str, seconds: float) -> tuple[float, float, float]:
     return one, one_cpu, two
 
 
+def breakdown(name: str, seconds: float) -> dict[str, float]:
+    """Microseconds per decision of each part of a heuristic-vs-heuristic battle.
+
+    The loop is ``play_battle``'s with ``narrate=False`` (what a playtest runs),
+    timed part by part; ``decisions`` is the mean number of decisions a battle.
+    """
+    scenario = load_scenario(name)
+    clock = time.perf_counter
+    spent = {"legal_actions": 0.0, "heuristic": 0.0, "apply": 0.0}
+    decisions = battles = 0
+    began = clock()
+    while clock() - began < seconds:
+        seed = battle_seed(1, battles)
+        roller, rng = RandomRoller(seed), agent_rng(seed)
+        state = new_battle(scenario, roller)
+        rules = state.ruleset
+        while state.outcome is None:
+            t0 = clock()
+            actions = rules.legal_actions(state)
+            t1 = clock()
+            action = heuristic_choice(state, actions, rng)
+            t2 = clock()
+            apply_action(state, action, roller, validate=False)
+            t3 = clock()
+            spent["legal_actions"] += t1 - t0
+            spent["heuristic"] += t2 - t1
+            spent["apply"] += t3 - t2
+            decisions += 1
+        battles += 1
+    out = {k: v / decisions * 1e6 for k, v in spent.items()}
+    out["decisions"] = decisions / battles
+    return out
+
+
+def print_breakdown(name: str, seconds: float) -> None:
+    parts = breakdown(name, seconds)
+    per = parts.pop("decisions")
+    total = sum(parts.values())
+    split = ", ".join(f"{k} {v:.1f}" for k, v in parts.items())
+    rules_only = per * (parts["legal_actions"] + parts["apply"]) / 1e6
+    print(
+        f"    {per:.1f} decisions a battle, {total:.1f} µs each ({split}); "
+        f"the rules alone cap one process at {1 / rules_only:.0f} battles/s"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     parser.add_argument("--ruleset", action="append", help="only these rulesets")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="also time legal_actions / heuristic / apply"
+    )
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}; ~{args.seconds:g} s each")
     # "per CPU s" divides by this process's CPU time: a figure that a busy machine
@@ -116,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{two / one:>5.2f}x{note}",
             flush=True,
         )
+        if args.breakdown:
+            print_breakdown(name, args.seconds)
     return 0
 
 
