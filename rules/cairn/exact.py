@@ -11,24 +11,51 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 _ONE = Fraction(1)
+
+# The heuristic and the planner ask the same few questions on every decision (a pool
+# of a handful of dice against one of a few targets), and exact Fraction arithmetic is
+# slow, so the helpers below are memoised on hashable keys. A pool is keyed by its
+# sorted dice: the kept highest die does not depend on the order they are listed in.
+_CACHE = 16384
+
+
+def _pool_key(dice: Sequence[int]) -> tuple[int, ...]:
+    return tuple(sorted(dice))
+
+
+@lru_cache(maxsize=_CACHE)
+def _keep_highest(dice: tuple[int, ...]) -> tuple[tuple[int, Fraction], ...]:
+    if not dice:
+        return ((0, _ONE),)
+    out: list[tuple[int, Fraction]] = []
+    below = Fraction(0)
+    for k in range(1, max(dice) + 1):
+        at_most = _ONE
+        for s in dice:
+            at_most *= Fraction(min(k, s), s)
+        out.append((k, at_most - below))
+        below = at_most
+    return tuple(out)
 
 
 def keep_highest_distribution(dice: Sequence[int]) -> dict[int, Fraction]:
     """P(highest face = k) for the dice ``dice`` (sizes); P(max ≤ k) = Π min(k, s)/s."""
-    if not dice:
-        return {0: _ONE}
-    top = max(dice)
-    out: dict[int, Fraction] = {}
-    below = Fraction(0)
-    for k in range(1, top + 1):
-        at_most = _ONE
-        for s in dice:
-            at_most *= Fraction(min(k, s), s)
-        out[k] = at_most - below
-        below = at_most
-    return out
+    return dict(_keep_highest(_pool_key(dice)))
+
+
+@lru_cache(maxsize=_CACHE)
+def _exchange(
+    dice: tuple[int, ...], armour: int, pi: int
+) -> tuple[tuple[tuple[int, int], Fraction], ...]:
+    out: dict[tuple[int, int], Fraction] = {}
+    for face, p in _keep_highest(dice):
+        damage = max(0, face - armour)
+        key = (min(damage, pi), max(0, damage - pi))
+        out[key] = out.get(key, Fraction(0)) + p
+    return tuple(sorted(out.items()))
 
 
 def exchange_distribution(
@@ -40,12 +67,7 @@ def exchange_distribution(
     below 0; what PI cannot absorb comes off FUE (CA-11). FUE lost is not
     capped at the target's FUE (a loss ≥ FUE is death, CA-14).
     """
-    out: dict[tuple[int, int], Fraction] = {}
-    for face, p in keep_highest_distribution(dice).items():
-        damage = max(0, face - armour)
-        key = (min(damage, pi), max(0, damage - pi))
-        out[key] = out.get(key, Fraction(0)) + p
-    return dict(sorted(out.items()))
+    return dict(_exchange(_pool_key(dice), armour, pi))
 
 
 def save_chance(score: int) -> Fraction:
@@ -62,8 +84,15 @@ def out_probability(
     (CA-11: Daño Crítico); for a PC also a Cicatrices entry that puts them
     out of action (11, 12 — only reachable with at least 11 PI).
     """
+    return _out_probability(_pool_key(dice), armour, pi, fue, pc, scars)
+
+
+@lru_cache(maxsize=_CACHE)
+def _out_probability(
+    dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scars: bool
+) -> Fraction:
     total = Fraction(0)
-    for (pi_lost, fue_lost), p in exchange_distribution(dice, armour, pi).items():
+    for (pi_lost, fue_lost), p in _exchange(dice, armour, pi):
         if fue_lost > 0:
             left = fue - fue_lost
             total += p if left <= 0 else p * (1 - save_chance(left))
@@ -74,11 +103,13 @@ def out_probability(
 
 def expected_damage(dice: Sequence[int], armour: int, pi: int, fue: int) -> Fraction:
     """Expected PI + FUE lost, capped at what the target has (damage that matters)."""
-    return sum(
-        (p * (pi_lost + min(fue_lost, fue))
-         for (pi_lost, fue_lost), p in exchange_distribution(dice, armour, pi).items()),
-        Fraction(0),
-    )
+    return _expected_damage(_pool_key(dice), armour, pi, fue)
+
+
+@lru_cache(maxsize=_CACHE)
+def _expected_damage(dice: tuple[int, ...], armour: int, pi: int, fue: int) -> Fraction:
+    outcomes = _exchange(dice, armour, pi)
+    return sum((p * (lost + min(over, fue)) for (lost, over), p in outcomes), Fraction(0))
 
 
 def _out_threshold(face: int, armour: int, pi: int, fue: int, pc: bool, scars: bool) -> int:
@@ -135,14 +166,14 @@ def marginal_exchange(
     def loss(face: int) -> int:
         return min(max(0, face - armour), cap)
 
-    pool = keep_highest_distribution(before) if before else {0: _ONE}
+    pool = dict(_keep_highest(_pool_key(before))) if before else {0: _ONE}
     damage: dict[int, Fraction] = {}
     drop = Fraction(0)
     for m, pm in pool.items():
         if not pm:
             continue
         t_without = _out_threshold(m, armour, pi, fue, pc, scars) if m else 20
-        for x, px in keep_highest_distribution(mine).items():
+        for x, px in _keep_highest(_pool_key(mine)):
             if not px:
                 continue
             kept = max(m, x)
