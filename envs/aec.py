@@ -5,7 +5,9 @@ pending decision (a side may act several times in a row: its combatants'
 turns, its reactions). Observations are ``Dict(observation=Box,
 action_mask=Box(int8))`` from the observing side's point of view with the
 same layout as the single-agent env; the mask is all zeros for the side not
-acting. Rewards: +1 to the winner, −1 to the loser at the end, 0 otherwise.
+acting. Rewards: +1 to the winner, −1 to the loser at the end, 0 otherwise; a
+battle with no winner gives both sides ``draw_reward`` (default 0, as in the
+single-agent env: zero-sum unless a draw is priced).
 All agents are terminated when the battle ends, truncated at the round limit
 (reason ``"timeout"``).
 
@@ -30,6 +32,7 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_ZONES,
     battle_seeds,
+    check_draw_reward,
     load_env_scenario,
     resolve_ruleset,
 )
@@ -68,12 +71,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         ruleset: str = "destiny_dice",
         scenario: str | Scenario | None = None,
         *,
+        draw_reward: float = 0.0,
         max_combatants: int = DEFAULT_MAX_COMBATANTS,
         max_zones: int = DEFAULT_MAX_ZONES,
         max_items: int = DEFAULT_MAX_ITEMS,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
+        self.draw_reward = check_draw_reward(draw_reward)
         self.ruleset = resolve_ruleset(ruleset)
         self.scenario = load_env_scenario(
             self.ruleset, scenario, max_combatants, max_zones, max_items
@@ -178,6 +183,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if outcome.winner is not None:
             self.rewards[outcome.winner.value] = 1.0
             self.rewards[outcome.winner.other.value] = -1.0
+        else:
+            # The same price of a draw for both sides, as each sees it in the
+            # single-agent env with the same draw_reward.
+            for agent in self.agents:
+                self.rewards[agent] = self.draw_reward
         ended = outcome.reason == "timeout"
         self.truncations = dict.fromkeys(self.agents, ended)
         self.terminations = dict.fromkeys(self.agents, not ended)

@@ -76,6 +76,25 @@ def check_limits(scenario: Scenario, max_combatants: int, max_zones: int, max_it
         )
 
 
+def check_draw_reward(value: float) -> float:
+    """``value`` as a float if it is a valid ``draw_reward``, else a ValueError saying why.
+
+    A draw (no winner: both sides withdrew, a "nobody wins" timeout) is worth 0 by
+    default. Between a loss (−1) and a win (+1) is where it belongs: below −1 a
+    draw would be worse than losing (the learner should throw the battle), above
+    +1 better than winning.
+    """
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"draw_reward must be a number in [-1, 1], not {value!r}") from None
+    if not -1.0 <= number <= 1.0:  # also refuses NaN
+        raise ValueError(
+            f"draw_reward must be in [-1, 1] (a loss is -1, a win +1), not {value!r}"
+        )
+    return number
+
+
 def battle_seeds(np_random: np.random.Generator) -> tuple[int, int]:
     """Two independent seeds drawn from the env's generator: the dice and the agents'.
 

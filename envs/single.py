@@ -17,6 +17,7 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_ZONES,
     battle_seeds,
+    check_draw_reward,
     load_env_scenario,
     resolve_ruleset,
 )
@@ -80,8 +81,9 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Rewards
 
-    +1 when the learner's side wins, −1 when it loses, 0 otherwise (draws,
-    "nobody wins" timeouts). With ``reward_shaping=True`` each step also gets
+    +1 when the learner's side wins, −1 when it loses, ``draw_reward`` (default
+    0) when the battle ends with no winner (draws, "nobody wins" timeouts, both
+    sides withdrawing). With ``reward_shaping=True`` each step also gets
     ``0.5 · (tanh(x_after) − tanh(x_before))`` where ``x`` is the running sum,
     over ``Damaged`` events, of damage DEALT by the learner's combatants
     (``source`` on the learner's side, target on the other side) minus damage
@@ -116,7 +118,8 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
     name, path or loaded ``Scenario``; default ``ruleset.default_scenario``),
     ``side`` (``"enemies"`` default, or ``"heroes"``), ``opponent``
     (``"heuristic"`` default, ``"random"`` or any object with
-    ``act(state, rng)``), ``reward_shaping`` (False), ``illegal_action``
+    ``act(state, rng)``), ``reward_shaping`` (False), ``draw_reward`` (0.0, in
+    [−1, 1]), ``illegal_action``
     (``"raise"`` here, ``"noop"`` in the registered ids), ``illegal_penalty``
     (0.05), ``max_combatants`` (16), ``max_zones`` (16), ``max_items`` (6),
     ``render_mode`` (``"ansi"``: the step's narrated lines; ``"rgb_array"``: the
@@ -137,6 +140,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         opponent: str | Agent = "heuristic",
         *,
         reward_shaping: bool = False,
+        draw_reward: float = 0.0,
         illegal_action: Literal["raise", "noop"] = "raise",
         illegal_penalty: float = 0.05,
         max_combatants: int = DEFAULT_MAX_COMBATANTS,
@@ -146,6 +150,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
     ) -> None:
         if illegal_action not in ("raise", "noop"):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
+        self.draw_reward = check_draw_reward(draw_reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}"
@@ -171,6 +176,9 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         self._rng = random.Random(0)
         self._legal: dict[int, Action] = {}
         self._mask = np.zeros(self.codec.n, dtype=bool)
+        # The pending decision's observation, kept like the mask: an illegal no-op
+        # changes nothing, so it answers with this again instead of re-encoding.
+        self._obs = np.zeros(self.encoder.size, dtype=np.float32)
         self._events: list[Event] = []
         self._shaping_x = 0.0
         self._side_sizes: dict[Side, int] = {
@@ -288,7 +296,9 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
 
     def _observe(self) -> np.ndarray:
         assert self._state is not None
-        return self.encoder.encode(self._state, self.side)
+        self._obs = self.encoder.encode(self._state, self.side)
+        # A copy to the caller, so nothing it does to its array reaches the kept one.
+        return self._obs.copy()
 
     def _info(self, events: list[Event], illegal: bool) -> dict[str, Any]:
         info: dict[str, Any] = {
@@ -314,7 +324,9 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
                 f"{len(self._legal)} legal actions are: {legal}{more}"
             )
         self._events = []
-        return self._observe(), -self.illegal_penalty, False, False, self._info([], True)
+        # Nothing changed, so the observation is the decision's kept one (issue 9, item 6:
+        # re-encoding it was most of an unmasked learner's no-op step).
+        return self._obs.copy(), -self.illegal_penalty, False, False, self._info([], True)
 
     def _end_transition(
         self, events: list[Event]
@@ -328,6 +340,8 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
                 reward += 1.0
             elif outcome.winner is not None:
                 reward -= 1.0
+            else:
+                reward += self.draw_reward
             truncated = outcome.reason == "timeout"
             terminated = not truncated
         return self._observe(), float(reward), terminated, truncated, self._info(events, False)

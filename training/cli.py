@@ -44,6 +44,9 @@ def add_parsers(commands: Any) -> None:
     train.add_argument("--n-envs", dest="n_envs", type=int, metavar="K",
                        help="parallel environments (default 2)")
     train.add_argument("--seed", type=int, help="seed of everything (default 0)")
+    train.add_argument("--draw-reward", dest="draw_reward", type=float, metavar="R",
+                       help="reward of a battle nobody wins (draw, withdrawal, timeout), "
+                       "in [-1, 1] (default 0)")
     train.add_argument("--selfplay", action="store_true",
                        help="train against a pool of frozen snapshots of the learner itself")
     train.add_argument("--config", metavar="FILE", help="YAML configuration (docs/training.md)")
@@ -89,6 +92,10 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     _positive("--n-envs", args.n_envs)
     if args.seed is not None and args.seed < 0:
         raise EscaramuzaError(f"--seed must be a non-negative integer, not {args.seed}")
+    if args.draw_reward is not None and not -1.0 <= args.draw_reward <= 1.0:
+        raise EscaramuzaError(
+            f"--draw-reward must be in [-1, 1] (a loss is -1, a win +1), not {args.draw_reward}"
+        )
     config_path = args.config
     if config_path is None and args.resume is not None:
         # A checkpoint lives in RUN_DIR/checkpoints/: reuse that run's saved config.
@@ -103,6 +110,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
         "timesteps": args.timesteps,
         "n_envs": args.n_envs,
         "seed": args.seed,
+        "draw_reward": args.draw_reward,
     }
     if config_path is None and args.env is None:
         raise EscaramuzaError("--env is required (or a --config naming env:)")

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from escaramuza.rules.core.errors import EscaramuzaError
 
@@ -77,6 +84,10 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, ge=0)
     #: environments.md's damage shaping (bounded below the ±1 of a win): faster learning.
     reward_shaping: bool = True
+    #: Reward of a battle nobody wins (draw, withdrawal, timeout), in [-1, 1]. 0 as the
+    #: env's default; a negative value stops a learner from preferring a sure draw to
+    #: a likely loss (the first Donjon policy learned to withdraw, policies.md).
+    draw_reward: float = 0.0
     vec_env: Literal["dummy", "subproc"] = "dummy"
     #: torch threads; 1 is fastest for small MLPs (thread overhead dominates the matmuls).
     torch_threads: int = Field(1, ge=1)
@@ -85,6 +96,17 @@ class TrainConfig(BaseModel):
     eval_episodes: int = Field(20, ge=1)
     selfplay: SelfPlay | None = None
     hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters)
+
+    @field_validator("draw_reward", mode="before")
+    @classmethod
+    def _draw_reward_in_range(cls, value: Any) -> float:
+        # One check for the env keyword and the config (envs/common.py says why [-1, 1]);
+        # imported here so `escaramuza play` never loads gymnasium through this module.
+        from escaramuza.envs.common import check_draw_reward
+
+        if isinstance(value, bool):
+            raise ValueError(f"draw_reward must be a number in [-1, 1], not {value!r}")
+        return check_draw_reward(value)
 
     @model_validator(mode="after")
     def _batch_fits(self) -> TrainConfig:
@@ -105,7 +127,9 @@ class TrainConfig(BaseModel):
 def _error(source: str, exc: ValidationError) -> EscaramuzaError:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "config"
-    return EscaramuzaError(f"{source}: {where}: {first['msg']}")
+    # Our own validators' messages are whole sentences: drop pydantic's prefix.
+    message = first["msg"].removeprefix("Value error, ")
+    return EscaramuzaError(f"{source}: {where}: {message}")
 
 
 def load_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConfig:

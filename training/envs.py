@@ -40,7 +40,12 @@ def ruleset_of(env_id: str) -> str:
 
 
 def make_single(
-    env_id: str, scenario: str | None, side: str, opponent: str | Agent, shaping: bool
+    env_id: str,
+    scenario: str | None,
+    side: str,
+    opponent: str | Agent,
+    shaping: bool,
+    draw_reward: float = 0.0,
 ) -> EscaramuzaEnv:
     """One registered env (``illegal_action="noop"``), unwrapped: the sampler is the wrapper."""
     try:
@@ -50,6 +55,7 @@ def make_single(
             side=side,
             opponent=opponent,
             reward_shaping=shaping,
+            draw_reward=draw_reward,
             disable_env_checker=True,
         )
     except (ValueError, OSError) as exc:
@@ -117,6 +123,11 @@ class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
                 info["illegal_streak"] = self.illegal_streak
         else:
             self.illegal_streak = 0
+        if (terminated or truncated) and "outcome" in info:
+            # SB3's evaluation callbacks record ``is_success`` (eval/success_rate,
+            # ``successes`` in evaluations.npz): the learner's win rate, which the mean
+            # return hides once draws are priced (draw_reward) or rewards shaped.
+            info["is_success"] = info["outcome"].winner is self.current.side
         return obs, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -137,11 +148,16 @@ def make_train_env(
     side: str,
     opponent: str | Agent,
     shaping: bool,
+    draw_reward: float = 0.0,
 ) -> ScenarioSampler:
     """The env a training worker steps: every scenario × side, one opponent object."""
     agent = make_agent(opponent)
     sides = ("enemies", "heroes") if side == "both" else (side,)
     names: Sequence[str | None] = list(scenarios) or [None]
     return ScenarioSampler(
-        [make_single(env_id, name, s, agent, shaping) for name in names for s in sides]
+        [
+            make_single(env_id, name, s, agent, shaping, draw_reward)
+            for name in names
+            for s in sides
+        ]
     )

@@ -105,7 +105,12 @@ def _make_env_fn(config: TrainConfig, opponent: str | None) -> Callable[[], Any]
 
         agent: Any = opponent if opponent is not None else pool_opponent(config)
         return make_train_env(
-            config.env, config.scenarios, config.side, agent, config.reward_shaping
+            config.env,
+            config.scenarios,
+            config.side,
+            agent,
+            config.reward_shaping,
+            config.draw_reward,
         )
 
     return build
@@ -305,6 +310,9 @@ def train(
             "timesteps": int(eval_cb.evaluations_timesteps[-1]),
             "mean_reward": float(sum(rewards) / len(rewards)),
         }
+        successes = getattr(eval_cb, "evaluations_successes", None)
+        if successes:
+            last_eval["win_rate"] = float(sum(successes[-1]) / len(successes[-1]))
     result = TrainResult(run, final, int(model.num_timesteps), seconds, first_loss.loss,
                          last_eval)
     summary = {
@@ -323,8 +331,10 @@ def train(
             f"{seconds:.0f} s ({summary['fps']} steps/s); model: {final}\n"
         )
         if last_eval is not None:
+            won = (f", won {last_eval['win_rate']:.0%}" if "win_rate" in last_eval else "")
             log.write(
                 f"last evaluation vs {eval_opponent} at {last_eval['timesteps']} steps: mean "
-                f"return {last_eval['mean_reward']:+.2f} over {config.eval_episodes} battles\n"
+                f"return {last_eval['mean_reward']:+.2f}{won} over {config.eval_episodes} "
+                f"battles\n"
             )
     return result

@@ -59,6 +59,8 @@ def test_smoke_run_saves_reloads_and_plays(tmp_path: Path) -> None:
     assert saved.scenarios == ["destiny_dice/emboscada", "destiny_dice/kaspar-tiroteo"]
     summary = json.loads((run / "summary.json").read_text())
     assert summary["timesteps"] == 512
+    # The evaluation's win rate (is_success), apart from the mean return.
+    assert summary["last_eval"]["win_rate"] in (0.0, 1.0)  # one evaluation battle
     # Every zip the run writes carries the metadata policy:PATH needs.
     for name in ("final.zip", "policy.zip", "checkpoints/ckpt_256_steps.zip"):
         meta = read_meta(run / name)
@@ -108,13 +110,15 @@ def test_same_seed_same_first_update_loss(tmp_path: Path) -> None:
 
 
 def test_selfplay_pool_grows_and_ppo_runs(tmp_path: Path) -> None:
-    config = _tiny_config(tmp_path, selfplay={"snapshot_freq": 128, "pool_size": 2})
+    config = _tiny_config(tmp_path, selfplay={"snapshot_freq": 128, "pool_size": 2},
+                          draw_reward=-0.5)
     run = tmp_path / "self"
     assert main(["train", "--env", "escaramuza/Donjon-v0", "--selfplay", "--timesteps", "512",
                  "--config", str(config), "--no-progress", "--out", str(run)]) == 0
     snapshots = sorted((run / "pool").glob("snapshot_*.zip"))
     assert len(snapshots) >= 3  # step 0 and then every 128 steps
-    assert load_config(run / "config.yaml", {}).side == "both"
+    saved = load_config(run / "config.yaml", {})
+    assert saved.side == "both" and saved.draw_reward == -0.5
     ppo = tmp_path / "ppo"
     plain = _tiny_config(tmp_path, "plain.yaml")
     assert main(["train", "--env", "escaramuza/Donjon-v0", "--algo", "ppo", "--timesteps",
