@@ -7,13 +7,23 @@ Default mode, throughput, in one run with the same settings:
   CartPole's;
 * MaskablePPO vs PPO frames/s on our env — target ≥ 0.75.
 
+To say where the time goes, every arm runs behind :class:`EnvClock` (time inside
+the vectorised env — our steps, resets and mask requests — against the rest of a
+frame: the algorithm), and two calibration arms run PPO and MaskablePPO on
+:class:`StubEnv`, our spaces with a step that does nothing: their ratio is the
+ceiling any env with these spaces can reach. The arms take turns in ``--rounds``
+chunks so the load of the shared machine falls on all of them alike; figures are
+printed per second of wall time and per second of this process's CPU time.
+``--no-arg-checks`` turns ``torch.distributions`` argument validation off in every
+arm (an experiment: ``escaramuza train`` keeps torch's default, on).
+
 ``--learning``: train a MaskablePPO enemy for at most ``--minutes`` (default 15)
 on ``--scenario``, then play ``-n`` battles against heuristic heroes with the
 trained enemies, the heuristic enemies and random enemies. Targets: the trained
 enemies win at least as often as the heuristic ones, and ≥ 30 points more than
 the random ones. ``--model PATH`` skips training and measures a saved policy.
 
-    python benchmarks/training.py [--timesteps 8192]
+    python benchmarks/training.py [--timesteps 8192] [--rounds 4] [--no-arg-checks]
     python benchmarks/training.py --learning [--minutes 15] [--scenario destiny_dice/emboscada]
 """
 
@@ -22,19 +32,23 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import torch
+from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 import escaramuza.envs  # noqa: F401 - registers the ids
 from escaramuza.playtest import PlaytestConfig, playtest
-from escaramuza.training.envs import make_train_env
+from escaramuza.training.envs import ScenarioSampler, make_train_env
 
 ENV_ID = "escaramuza/DestinyDice-v0"
 SETTINGS: dict[str, Any] = {
@@ -62,40 +76,191 @@ class IllegalShare(BaseCallback):
         return True
 
 
-def training_env() -> Any:
+def training_env() -> ScenarioSampler:
     """Our env as ``escaramuza train`` builds it (training/envs.py: no event lists in infos)."""
     return make_train_env(ENV_ID, [], "enemies", "heuristic", True)
 
 
-def frames_per_second(
-    cls: type, env_id: Any, timesteps: int, **env_kwargs: Any
-) -> tuple[float, float]:
-    """Frames/s of ``cls`` learning on ``env_id`` and the share of illegal (no-op) steps."""
-    venv = make_vec_env(env_id, n_envs=1, seed=0, env_kwargs=env_kwargs or None)
+class EnvClock(VecEnvWrapper):
+    """Time spent inside the vectorised env: steps (rules, opponent, observation, resets
+    inside ``step_wait``) and mask requests (``env_method("action_masks")``).
+
+    The rest of a frame is the algorithm: policy forward, sampling, rollout buffer,
+    gradient updates. Every arm is wrapped, so each pays the same few-µs wrapper.
+    """
+
+    def __init__(self, venv: VecEnv) -> None:
+        super().__init__(venv)
+        self.seconds = 0.0
+        self.mask_seconds = 0.0
+
+    def reset(self) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.venv.reset()
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def step_async(self, actions: np.ndarray) -> None:
+        started = time.perf_counter()
+        try:
+            self.venv.step_async(actions)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def step_wait(self) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.venv.step_wait()
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> list[Any]:
+        started = time.perf_counter()
+        try:
+            return self.venv.env_method(
+                method_name, *method_args, indices=indices, **method_kwargs
+            )
+        finally:
+            spent = time.perf_counter() - started
+            self.seconds += spent
+            if method_name == "action_masks":
+                self.mask_seconds += spent
+
+
+class StubEnv(gym.Env[np.ndarray, np.int64]):
+    """Our env's spaces and a fixed mask, with a step that does nothing (calibration).
+
+    PPO and MaskablePPO on it measure the algorithms alone: their ratio is the best
+    MaskablePPO/PPO any env with these spaces can reach in this setup. Episodes last
+    ``EPISODE`` steps (ours: about 31 learner decisions) with ``LEGAL`` legal slots
+    (ours: about 6).
+    """
+
+    EPISODE = 31
+    LEGAL = 6
+
+    def __init__(self, n_actions: int, obs_size: int) -> None:
+        self.action_space = spaces.Discrete(n_actions)
+        self.observation_space = spaces.Box(-10.0, 10.0, (obs_size,), np.float32)
+        self._obs = np.zeros(obs_size, dtype=np.float32)
+        self._mask = np.zeros(n_actions, dtype=bool)
+        self._mask[np.linspace(0, n_actions - 1, self.LEGAL).astype(int)] = True
+        self._t = 0
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._t = 0
+        return self._obs.copy(), {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        self._t += 1
+        return self._obs.copy(), 0.0, self._t >= self.EPISODE, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.copy()
+
+
+def stub_env() -> StubEnv:
+    spec = training_env()
+    assert isinstance(spec.action_space, spaces.Discrete)
+    return StubEnv(int(spec.action_space.n), int(spec.observation_space.shape[0]))
+
+
+@dataclass(slots=True)
+class Arm:
+    """One algorithm on one env, timed over several interleaved rounds."""
+
+    label: str
+    model: Any
+    clock: EnvClock
+    share: IllegalShare
+    wall: float = 0.0
+    cpu: float = 0.0
+    frames: int = 0
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.wall
+
+    @property
+    def cpu_fps(self) -> float:
+        return self.frames / self.cpu
+
+    def per_frame_us(self) -> tuple[float, float, float]:
+        """µs per frame: spent in the env, of which mask requests, and in the algorithm."""
+        env = 1e6 * self.clock.seconds / self.frames
+        return env, 1e6 * self.clock.mask_seconds / self.frames, 1e6 * self.wall / self.frames - env
+
+
+def make_arm(label: str, cls: type, env_id: Any, **env_kwargs: Any) -> Arm:
+    venv = EnvClock(make_vec_env(env_id, n_envs=1, seed=0, env_kwargs=env_kwargs or None))
     model = cls("MlpPolicy", venv, **SETTINGS)
     model.learn(total_timesteps=SETTINGS["n_steps"])  # warm-up: imports, first allocations
-    share = IllegalShare()
-    started = time.perf_counter()
-    model.learn(total_timesteps=timesteps, reset_num_timesteps=False, callback=share)
-    seconds = time.perf_counter() - started
-    venv.close()
-    return timesteps / seconds, share.illegal / max(share.steps, 1)
+    venv.seconds = venv.mask_seconds = 0.0
+    return Arm(label, model, venv, IllegalShare())
 
 
-def throughput(timesteps: int) -> None:
+def run_rounds(arms: list[Arm], timesteps: int, rounds: int) -> None:
+    """``timesteps`` per arm in ``rounds`` chunks, the arms taking turns, so a change in the
+    machine's load (it is shared) falls on every arm alike instead of on whichever ran then."""
+    chunk = timesteps // rounds
+    for _ in range(rounds):
+        for arm in arms:
+            wall, cpu = time.perf_counter(), time.process_time()
+            arm.model.learn(total_timesteps=chunk, reset_num_timesteps=False, callback=arm.share)
+            arm.wall += time.perf_counter() - wall
+            arm.cpu += time.process_time() - cpu
+            arm.frames += chunk
+
+
+def throughput(timesteps: int, rounds: int) -> None:
+    step = rounds * SETTINGS["n_steps"]
+    timesteps = max(step, (timesteps + step - 1) // step * step)  # whole rollouts per round
     print(f"PPO and MaskablePPO, MlpPolicy [64, 64], n_steps 512, batch 128, 4 epochs, "
-          f"1 env, torch threads {torch.get_num_threads()}, {timesteps} timesteps each")
-    cart, _ = frames_per_second(PPO, "CartPole-v1", timesteps)
-    ours, illegal = frames_per_second(PPO, training_env, timesteps)
-    masked, _ = frames_per_second(MaskablePPO, training_env, timesteps)
-    raw, _ = frames_per_second(MaskablePPO, ENV_ID, timesteps, reward_shaping=True)
-    print(f"  PPO on CartPole-v1:                   {cart:8.0f} frames/s")
-    print(f"  PPO on {ENV_ID}:         {ours:8.0f} frames/s   ratio {ours / cart:.2f} "
-          f"(target ≥ 0.8); {100 * illegal:.0f}% of its steps were illegal no-ops")
-    print(f"  MaskablePPO on {ENV_ID}: {masked:8.0f} frames/s   ratio to PPO "
-          f"{masked / ours:.2f} (target ≥ 0.75)")
-    print(f"  MaskablePPO on the bare registered env (event lists in infos, deep-copied "
-          f"by DummyVecEnv): {raw:.0f} frames/s")
+          f"1 env, torch threads {torch.get_num_threads()}, torch.distributions argument "
+          f"checks {'on' if torch.distributions.Distribution._validate_args else 'off'}, "
+          f"{timesteps} timesteps each in {rounds} interleaved rounds")
+    cart = make_arm("PPO on CartPole-v1", PPO, "CartPole-v1")
+    ours = make_arm(f"PPO on {ENV_ID}", PPO, training_env)
+    masked = make_arm(f"MaskablePPO on {ENV_ID}", MaskablePPO, training_env)
+    raw = make_arm("MaskablePPO, bare registered env", MaskablePPO, ENV_ID, reward_shaping=True)
+    stub_ppo = make_arm("PPO on the stub env", PPO, stub_env)
+    stub_masked = make_arm("MaskablePPO on the stub env", MaskablePPO, stub_env)
+    arms = [cart, ours, masked, raw, stub_ppo, stub_masked]
+    run_rounds(arms, timesteps, rounds)
+
+    print(f"  {'':40s} {'frames/s':>9s} {'CPU':>6s}   µs per frame: {'env':>5s} "
+          f"{'(masks)':>7s} {'algorithm':>9s}")
+    for arm in arms:
+        env, masks, algo = arm.per_frame_us()
+        print(f"  {arm.label:40s} {arm.fps:9.0f} {arm.cpu_fps:6.0f}   {'':14s}{env:5.0f} "
+              f"{masks:7.0f} {algo:9.0f}")
+    illegal = ours.share.illegal / max(ours.share.steps, 1)
+    print("  (CPU: frames per second of this process's CPU time, less sensitive to the other "
+          "jobs on a shared machine;")
+    print("   bare registered env: event lists in infos, deep-copied by DummyVecEnv; stub env: "
+          "our spaces, a step that does nothing)")
+    rows = (
+        ("PPO ours / CartPole:", ours, cart,
+         f"target ≥ 0.8; {100 * illegal:.0f}% of PPO's steps on our env were illegal no-ops"),
+        ("MaskablePPO / PPO, ours:", masked, ours, "target ≥ 0.75"),
+        ("MaskablePPO / PPO, stub:", stub_masked, stub_ppo,
+         "the ceiling: the two algorithms alone"),
+    )
+    for name, top, bottom, note in rows:
+        print(f"  {name:26s} {top.fps / bottom.fps:.2f} "
+              f"(CPU {top.cpu_fps / bottom.cpu_fps:.2f})   {note}")
+    env_m, _, algo_m = masked.per_frame_us()
+    env_p, _, algo_p = ours.per_frame_us()
+    extra = env_m + algo_m - env_p - algo_p
+    print(f"  MaskablePPO's extra time per frame on our env: {extra:+.0f} µs = env "
+          f"{env_m - env_p:+.0f} µs (game steps against no-ops) + algorithm "
+          f"{algo_m - algo_p:+.0f} µs (sb3-contrib's masking)")
 
 
 class TimeLimit(BaseCallback):
@@ -150,6 +315,13 @@ def learning(scenario: str, minutes: float, n: int, model: str | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timesteps", type=int, default=8192)
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="interleaved rounds the timesteps are split into (default 4)")
+    parser.add_argument(
+        "--no-arg-checks", action="store_true",
+        help="turn torch.distributions argument validation off in every arm (an experiment: "
+             "escaramuza train leaves it on, torch's default)",
+    )
     parser.add_argument("--learning", action="store_true")
     parser.add_argument("--scenario", default="destiny_dice/emboscada")
     parser.add_argument("--minutes", type=float, default=15.0)
@@ -157,11 +329,13 @@ def main() -> None:
     parser.add_argument("--model", help="measure this saved policy instead of training one")
     args = parser.parse_args()
     torch.set_num_threads(1)  # small MLPs: threads cost more than they save
+    if args.no_arg_checks:
+        torch.distributions.Distribution.set_default_validate_args(False)
     gym.logger.min_level = 40
     if args.learning:
         learning(args.scenario, args.minutes, args.n, args.model)
     else:
-        throughput(args.timesteps)
+        throughput(args.timesteps, max(1, args.rounds))
 
 
 if __name__ == "__main__":
