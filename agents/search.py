@@ -1,34 +1,50 @@
 """Monte Carlo tree search over the engine: the ``mcts`` agent (issue 8, "Planner").
 
-Design (OpenSpiel's ``algorithms/mcts.py`` is the model; the choices are written
-down in ``docs/gm.md``, "Planner design"):
+Design (OpenSpiel's ``algorithms/mcts.py`` is the model; the choices, and the
+measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
 
-* **Open-loop UCT over the searching side's decisions.** A tree node is a
+* **Open-loop search over the searching side's decisions.** A tree node is a
   sequence of the searching side's actions, not a state: every iteration clones
   the root state and replays the path with *fresh dice*, so chance is sampled
   through the roller instead of being stored in the tree. The opponents'
   decisions are not tree levels: they are taken by the scenario's heuristic
-  (``HeuristicAgent()``, each combatant's own temperament) both inside the tree
-  and in the rollout, so the planner answers "what is best against the way
-  these foes play".
-* **Chance**: a new :class:`RandomRoller` per iteration, seeded from the
-  planner's own ``random.Random`` — one injected seed fixes the whole search.
+  (each combatant's own temperament) both inside the tree and in the rollout,
+  so the planner answers "what is best against the way these foes play".
+* **Chance and common random numbers**: the k-th rollout of *every* root action
+  uses the same dice (a :class:`RandomRoller` and a tie-break ``Random`` seeded
+  with the k-th of a list of seeds drawn from the planner's own
+  ``random.Random``). Two actions are then compared on the same luck, which
+  cuts the noise of their difference (:meth:`SearchResult.paired`); one
+  injected seed still fixes the whole search.
 * **Rollouts**: every decision after the tree — the opponents' and the
   searching side's later ones — is the heuristic's. A rollout ends with the
-  battle; the engine's round limit caps its length (``begin_round`` ends the
-  battle past ``round_limit``), plus a decision cap as a guard against
-  a ruleset bug.
-* **Value** from the searching side's view: +1 win, −1 loss; a draw (timeout,
-  mutual knock-out, withdrawal) or the guard cap scores a small shaped value in
-  [−0.2, 0.2] from the sides' remaining strength (:func:`shaped_value`).
-* **Tree growth**: the root ranks *every* legal action (UCB1, each tried once
-  first, the heuristic's pick first, with a progressive bias towards that pick
-  that fades as ``1/(visits+1)``). A deeper node gets its own children only
-  after ``expand_after`` visits; before that the heuristic plays on from it.
-  Inside the tree an unvisited action scores its parent's mean value ("first
-  play urgency") except the heuristic's pick, which is tried first — with a
-  budget of a few hundred rollouts this keeps the search from wasting them on
-  the many silly moves a turn allows.
+  battle, or, with a ``horizon`` of H rounds, when round ``root round + H``
+  begins (H = 1: at the end of the current round); a cut rollout is scored by
+  :func:`side_value`. The engine's round limit and a decision cap bound a
+  rollout in any case.
+* **Value** from the searching side's view, in [−1, 1]: +1 win, −1 loss; a draw
+  (timeout, mutual knock-out, withdrawal) or the guard cap scores
+  :data:`DRAW` (−0.8) plus a small shaped value in [−0.2, 0.2]
+  (:func:`shaped_value`) — the planner maximises its side's chance to win, and
+  a draw is not a win; a rollout cut at the horizon scores
+  ``2 × side_value − 1``.
+* **Root**: ``root="ucb"`` ranks *every* legal action by UCB1 (each tried once
+  first, the heuristic's pick first, with a progressive bias towards it);
+  ``root="sweep"`` gives one rollout to each candidate in turn (a *sweep*, all
+  on the same dice), and with an iteration budget halves the candidates
+  between stages (sequential halving, Karnin et al. 2013), always keeping the
+  heuristic's pick as the reference; ``candidates=K`` restricts the root to the
+  heuristic's pick and K other actions, the most damaging by the ruleset's
+  exact odds first. A search whose first sweeps show every candidate doing
+  exactly what the heuristic's pick does (same dice, same value) stops early.
+* **The agent's pick** (``root="sweep"``): the heuristic's pick unless a
+  candidate beats it on a paired test over the shared dice
+  (:meth:`SearchResult.choice`).
+* **Deeper nodes** get their own children only after ``expand_after`` visits
+  (``None``: never — the agent's default, a plain one-step improvement over the
+  heuristic); before that the heuristic plays on from them. Inside the tree an unvisited
+  action scores its parent's mean value ("first play urgency") except the
+  heuristic's pick, which is tried first.
 * **Budget**: iterations and/or wall-clock milliseconds, whichever ends first.
   An iteration budget is reproducible (same seed ⇒ same tree); a time budget is
   not, because the number of iterations depends on the machine.
@@ -43,6 +59,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from escaramuza.agents.heuristic import heuristic_choice
@@ -53,8 +70,14 @@ from escaramuza.rules.core.model import Action, DecisionKind, Side
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.state import BattleState
 
-#: Iterations of the plain ``mcts`` agent (reproducible; about 0.3–3 s a decision).
+#: Iterations of a plain :class:`MCTS` search (``suggest`` passes its own budget).
 DEFAULT_ITERATIONS = 200
+#: The ``mcts`` agent's defaults (docs/gm.md, "Planner design", has the measurements):
+#: 32 rollouts a decision, CRN sweeps with sequential halving at the root, rollouts cut
+#: at the end of the current round, no tree below the root.
+AGENT_ITERATIONS = 32
+AGENT_HORIZON = 1
+AGENT_ROOT = "sweep"
 #: UCB exploration constant for values in [−1, 1]. UCB1's √2 is for rewards in [0, 1]
 #: (OpenSpiel's default is 2 for [−1, 1]); a smaller constant exploits sooner, which
 #: suits budgets of a few dozen rollouts, while the root still tries every action once.
@@ -66,8 +89,20 @@ DEFAULT_BIAS = 1.0
 #: Scale of the shaped value of an undecided end: small, so that a safe draw never
 #: looks as good as a real chance of winning.
 SHAPING = 0.2
+#: Value of a draw before shaping (the planner maximises its side's chance to win, the
+#: WIN column of ``suggest`` and the benchmark's measure): a draw is not a win, so it
+#: scores near a loss; with :func:`shaped_value` a draw lies in [−1, −0.6].
+DRAW = -0.8
 #: Decisions a single rollout may take before it is cut and scored as a draw.
 MAX_ROLLOUT_DECISIONS = 5_000
+#: Root policies: UCB1 over every action, or CRN sweeps over the candidates.
+ROOT_POLICIES = ("ucb", "sweep")
+#: Sweeps after which a search whose candidates all tie the heuristic's pick on every
+#: shared rollout stops (the choice changes nothing the dice can show); 0 never stops.
+SETTLE_SWEEPS = 4
+#: z of the agent's paired test: it leaves the heuristic's pick only when the best
+#: candidate's mean paired gain exceeds this many standard errors.
+DEFAULT_Z = 1.0
 
 
 def health_key(state: BattleState) -> str:
@@ -106,6 +141,27 @@ def shaped_value(state: BattleState, side: Side) -> float:
     return SHAPING * (side_strength(state, side) - side_strength(state, side.other))
 
 
+def side_value(state: BattleState, side: Side) -> float:
+    """A cheap stand-in for ``side``'s chance to win from ``state``, in [0, 1].
+
+    A finished battle is exact: 1 won, 0 lost, ½ a draw. Otherwise the share of
+    the two sides' :func:`side_strength` that is ``side``'s: 1 exactly when no foe
+    is left standing, 0 when nobody of ``side`` is, ½ at equal strength. It scores
+    rollouts cut at the planner's horizon, where only how the fight is going is
+    known, not how it ends.
+    """
+    outcome = state.outcome
+    if outcome is not None:
+        if outcome.winner is None:
+            return 0.5
+        return 1.0 if outcome.winner is side else 0.0
+    own = side_strength(state, side)
+    foe = side_strength(state, side.other)
+    if own + foe <= 0.0:
+        return 0.5
+    return own / (own + foe)
+
+
 @dataclass(slots=True, eq=False)
 class Node:
     """Statistics of one action sequence of the searching side (open loop: no state)."""
@@ -119,10 +175,24 @@ class Node:
     #: (or its side beaten) before its next turn.
     knocked_out: int = 0
     children: dict[Action, Node] = field(default_factory=dict)
+    #: Root children only: the value of this search's k-th rollout through the
+    #: action, which used the k-th common dice seed (paired comparisons).
+    samples: list[float] = field(default_factory=list)
 
     @property
     def mean(self) -> float:
         return self.value / self.visits if self.visits else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """An action against the heuristic's pick on the rollouts they share (same dice)."""
+
+    n: int
+    #: Mean of (action's value − heuristic's value) over the shared rollouts.
+    gain: float
+    #: Standard error of that mean (sample standard deviation / √n; 0 when n < 2).
+    stderr: float
 
 
 @dataclass(slots=True)
@@ -136,6 +206,12 @@ class SearchResult:
     heuristic: Action
     iterations: int
     elapsed_ms: float
+    #: The root actions the search considered (all of ``actions`` unless restricted).
+    candidates: list[Action] = field(default_factory=list)
+    #: True when the search stopped early because every candidate tied the heuristic.
+    settled: bool = False
+    #: The common dice: the k-th rollout of every root action used ``seeds[k]``.
+    seeds: list[int] = field(default_factory=list)
 
     def child(self, action: Action) -> Node:
         return self.root.children.get(action) or Node()
@@ -151,6 +227,33 @@ class SearchResult:
 
     def best(self) -> Action:
         return self.ranked()[0]
+
+    def paired(self, action: Action) -> Paired:
+        """``action`` against the heuristic's pick over the common-dice rollouts of both."""
+        mine, ref = self.child(action).samples, self.child(self.heuristic).samples
+        n = min(len(mine), len(ref))
+        if n == 0:
+            return Paired(0, 0.0, 0.0)
+        diffs = [mine[k] - ref[k] for k in range(n)]
+        gain = sum(diffs) / n
+        if n < 2:
+            return Paired(n, gain, 0.0)
+        var = sum((d - gain) ** 2 for d in diffs) / (n - 1)
+        return Paired(n, gain, math.sqrt(var / n))
+
+    def choice(self, z: float = DEFAULT_Z) -> Action:
+        """The agent's pick: the candidate whose paired gain over the heuristic's pick has
+        the highest lower bound ``gain − z × stderr``, if that bound is above 0 and rests
+        on at least two shared rollouts; otherwise the heuristic's pick."""
+        best, best_low = self.heuristic, 0.0
+        for action in self.candidates:
+            if action == self.heuristic:
+                continue
+            p = self.paired(action)
+            low = p.gain - z * p.stderr
+            if p.n >= 2 and low > best_low:
+                best, best_low = action, low
+        return best
 
 
 @dataclass(slots=True)
@@ -185,6 +288,24 @@ class _Walk:
             self.tracking = False
 
 
+def candidate_order(state: BattleState, actions: list[Action], heuristic: Action) -> list[Action]:
+    """The heuristic's pick, then the other actions most damaging first.
+
+    Attacks are ordered by the ruleset's exact odds (chance to drop the target,
+    then expected damage); actions without odds keep their legal order after
+    them. Used to restrict the root to a few sensible candidates.
+    """
+    odds = state.ruleset.odds
+    scored: list[tuple[float, float, int, Action]] = []
+    for i, a in enumerate(actions):
+        if a == heuristic:
+            continue
+        o = odds(state, a)
+        scored.append((-(o.p_drop if o else -1.0), -(o.expected_damage if o else 0.0), i, a))
+    scored.sort(key=lambda t: t[:3])
+    return [heuristic, *(t[3] for t in scored)]
+
+
 class MCTS:
     """The planner: ``search(state)`` grows a tree from the pending decision."""
 
@@ -193,9 +314,16 @@ class MCTS:
         iterations: int | None = DEFAULT_ITERATIONS,
         budget_ms: float | None = None,
         uct_c: float = DEFAULT_UCT_C,
-        expand_after: int = DEFAULT_EXPAND_AFTER,
+        expand_after: int | None = DEFAULT_EXPAND_AFTER,
         rollout_temperament: str | None = None,
         bias: float = DEFAULT_BIAS,
+        *,
+        horizon: int | None = None,
+        root: str = "ucb",
+        candidates: int | None = None,
+        halving: bool = True,
+        settle: int = SETTLE_SWEEPS,
+        draw: float = DRAW,
     ) -> None:
         if iterations is None and budget_ms is None:
             raise EscaramuzaError("an MCTS budget needs iterations, milliseconds or both")
@@ -203,12 +331,27 @@ class MCTS:
             raise EscaramuzaError(f"MCTS iterations must be at least 1, not {iterations}")
         if budget_ms is not None and budget_ms <= 0:
             raise EscaramuzaError(f"MCTS budget must be positive, not {budget_ms} ms")
+        if horizon is not None and horizon < 1:
+            raise EscaramuzaError(f"MCTS horizon must be at least 1 round, not {horizon}")
+        if root not in ROOT_POLICIES:
+            raise EscaramuzaError(
+                f"unknown MCTS root policy {root!r} (known: {', '.join(ROOT_POLICIES)})"
+            )
+        if candidates is not None and candidates < 1:
+            raise EscaramuzaError(f"MCTS candidates must be at least 1, not {candidates}")
         self.iterations = iterations
         self.budget_ms = budget_ms
         self.uct_c = uct_c
-        self.expand_after = expand_after
+        # None: the tree never grows below the root (plain rollout-policy improvement).
+        self.expand_after = expand_after if expand_after is not None else math.inf
         self.rollout_temperament = rollout_temperament
         self.bias = bias
+        self.horizon = horizon
+        self.root = root
+        self.candidates = candidates
+        self.halving = halving
+        self.settle = settle
+        self.draw = draw
 
     # -- the search -----------------------------------------------------------
     def search(
@@ -222,53 +365,115 @@ class MCTS:
         deadline = start + self.budget_ms / 1000.0 if self.budget_ms is not None else math.inf
         actions = state.ruleset.legal_actions(state)
         heuristic = heuristic_choice(state, actions, rng, self.rollout_temperament)
-        # The heuristic's pick is tried first at the root: with a tiny budget the
-        # ranking then at least contains the "in character" baseline.
-        root_order = [heuristic, *(a for a in actions if a != heuristic)]
+        # The heuristic's pick comes first: with a tiny budget the ranking then at least
+        # contains the "in character" baseline, and it is the paired reference.
+        if self.candidates is not None:
+            order = candidate_order(state, actions, heuristic)[: self.candidates + 1]
+        else:
+            order = [heuristic, *(a for a in actions if a != heuristic)]
         root = root if root is not None else Node()
+        for child in root.children.values():
+            child.samples = []  # a reused tree's samples were rolled on other dice
+        seeds: list[int] = []
         done = 0
-        while True:
+        settled = False
+        run = self._sweeps if self.root == "sweep" else self._ucb
+        for action in run(root, order, heuristic):
             if self.iterations is not None and done >= self.iterations:
                 break
             if done and time.perf_counter() >= deadline:
                 break
-            self._iterate(state, root, root_order, heuristic, pending.side, pending.actor, rng)
+            if action is None:  # the sweeps found nothing to choose between
+                settled = True
+                break
+            k = len(root.children[action].samples) if action in root.children else 0
+            while len(seeds) <= k:
+                seeds.append(rng.getrandbits(63))
+            self._iterate(state, root, action, pending.side, pending.actor, seeds[k])
             done += 1
         elapsed = (time.perf_counter() - start) * 1000.0
-        return SearchResult(root, actions, pending.side, pending.actor, heuristic, done, elapsed)
+        return SearchResult(
+            root, actions, pending.side, pending.actor, heuristic, done, elapsed, order, settled,
+            seeds,
+        )
+
+    def _ucb(self, root: Node, order: list[Action], heuristic: Action) -> Iterator[Action]:
+        while True:
+            yield self._select_root(root, order, heuristic)
+
+    def _sweeps(
+        self, root: Node, order: list[Action], heuristic: Action
+    ) -> Iterator[Action | None]:
+        """One rollout per active candidate per sweep, all on that sweep's dice; with an
+        iteration budget, sequential halving: ⌈log₂ K⌉ stages of equal budget, the
+        worse half (by mean over the stage's shared sweeps) dropped after each,
+        the heuristic's pick always kept as the reference."""
+        active = list(order)
+        stages = max(1, math.ceil(math.log2(len(active)))) if len(active) > 1 else 1
+        halve = self.halving and self.iterations is not None and len(active) > 2
+        per_stage = (self.iterations or 0) / stages
+        sweeps = 0
+        stage_end = max(1, int(per_stage // len(active))) if halve else math.inf
+        while True:
+            yield from active
+            sweeps += 1
+            if sweeps == self.settle and len(active) > 1 and _all_tied(
+                root, active, heuristic
+            ):
+                yield None
+                return
+            if sweeps >= stage_end and len(active) > 2:
+                active = _keep_better_half(root, active, heuristic)
+                stage_end = sweeps + max(1, int(per_stage // len(active)))
+
+    def rollout(self, state: BattleState, action: Action, seed: int) -> tuple[BattleState, float]:
+        """One iteration's playout of ``action`` from ``state`` on the dice of ``seed``,
+        outside any tree: the end state (finished, or cut at the horizon) and its value
+        for the acting side. What every iteration does below its tree."""
+        side = state.pending.side if state.pending is not None else Side.ENEMIES
+        sim, _, _ = self._descend(state, Node(), action, side, "", seed)
+        return sim, self.leaf_value(sim, side)
 
     def _iterate(
         self,
         state: BattleState,
         root: Node,
-        root_order: list[Action],
-        heuristic: Action,
+        first_action: Action,
         side: Side,
         actor: str,
-        rng: random.Random,
+        seed: int,
     ) -> None:
+        sim, path, walk = self._descend(state, root, first_action, side, actor, seed)
+        self._backup(sim, path, side, walk)
+
+    def _descend(
+        self,
+        state: BattleState,
+        root: Node,
+        first_action: Action,
+        side: Side,
+        actor: str,
+        seed: int,
+    ) -> tuple[BattleState, list[Node], _Walk]:
+        """Clone ``state``, take ``first_action``, then follow the tree while it has
+        statistics and the heuristic after it, to the end or the horizon."""
         sim = state.clone(keep_log=False)
-        roller = RandomRoller(rng.getrandbits(63))
+        # Common random numbers: the k-th rollout of every root action rolls the same
+        # dice and breaks the heuristic's ties the same way.
+        roller = RandomRoller(seed)
+        rng = random.Random(seed)
         legal = sim.ruleset.legal_actions
+        # The horizon: stop when round ``root round + horizon`` begins (1: at the end of
+        # the current round), so every combatant acts about equally often before the cut.
+        stop = state.round + self.horizon if self.horizon is not None else math.inf
         path = [root]
         node: Node | None = root
-        walk = _Walk(actor)
-        first = True
+        walk = _Walk(actor) if actor else _Walk(actor, tracking=False)
+        action = first_action
         decisions = 0
-        while sim.outcome is None and decisions < MAX_ROLLOUT_DECISIONS:
+        while True:
             pending = sim.pending
             assert pending is not None  # an unfinished battle always has a decision
-            if first:
-                action = self._select_root(root, root_order, heuristic)
-                first = False
-            else:
-                actions = legal(sim)
-                if node is not None and pending.side is side and node.visits >= self.expand_after:
-                    action = self._select(node, actions, sim, rng)
-                else:
-                    if pending.side is side:
-                        node = None  # left the tree: the heuristic plays on
-                    action = heuristic_choice(sim, actions, rng, self._mood(pending.side, side))
             if node is not None and pending.side is side:
                 child = node.children.get(action)
                 if child is None:
@@ -280,29 +485,49 @@ class MCTS:
             decisions += 1
             if walk.tracking:
                 walk.update(sim)
-        self._backup(sim, path, side, walk)
+            if sim.outcome is not None or sim.round >= stop or decisions >= MAX_ROLLOUT_DECISIONS:
+                return sim, path, walk
+            pending = sim.pending
+            assert pending is not None
+            actions = legal(sim)
+            if node is not None and pending.side is side and node.visits >= self.expand_after:
+                action = self._select(node, actions, sim, rng)
+            else:
+                if pending.side is side:
+                    node = None  # left the tree: the heuristic plays on
+                action = heuristic_choice(sim, actions, rng, self._mood(pending.side, side))
 
     def _mood(self, deciding: Side, searching: Side) -> str | None:
         # Opponents always play in character (the model of the foes); the searching
         # side's own later decisions use ``rollout_temperament`` if one is set.
         return self.rollout_temperament if deciding is searching else None
 
-    def _backup(self, sim: BattleState, path: list[Node], side: Side, walk: _Walk) -> None:
+    def leaf_value(self, sim: BattleState, side: Side) -> float:
+        """Value of where a rollout stopped, for ``side``, on [−1, 1] (module docstring)."""
         outcome = sim.outcome
-        win = loss = False
         if outcome is not None and outcome.winner is side:
-            value, win = 1.0, True
-        elif outcome is not None and outcome.winner is side.other:
-            value, loss = -1.0, True
-        else:
-            value = shaped_value(sim, side)
+            return 1.0
+        if outcome is not None and outcome.winner is side.other:
+            return -1.0
+        if outcome is None and self.horizon is not None:
+            # Cut at the horizon: how the fight is going, on the win/loss scale.
+            return 2.0 * side_value(sim, side) - 1.0
+        return self.draw + shaped_value(sim, side)
+
+    def _backup(self, sim: BattleState, path: list[Node], side: Side, walk: _Walk) -> None:
+        value = self.leaf_value(sim, side)
+        outcome = sim.outcome
+        win = outcome is not None and outcome.winner is side
+        loss = outcome is not None and outcome.winner is side.other
         for n in path:
             n.visits += 1
             n.value += value
             n.wins += win
             n.losses += loss
-        if len(path) > 1 and walk.knocked_out:
-            path[1].knocked_out += 1
+        if len(path) > 1:
+            path[1].samples.append(value)
+            if walk.knocked_out:
+                path[1].knocked_out += 1
 
     def _select_root(self, root: Node, order: list[Action], heuristic: Action) -> Action:
         """UCB1 over every legal root action, each tried once before any twice, with a
@@ -351,6 +576,23 @@ class MCTS:
         return best
 
 
+def _all_tied(root: Node, active: list[Action], heuristic: Action) -> bool:
+    """Every candidate scored exactly what the heuristic's pick did on every shared dice."""
+    ref = root.children[heuristic].samples
+    return all(root.children[a].samples == ref for a in active)
+
+
+def _keep_better_half(root: Node, active: list[Action], heuristic: Action) -> list[Action]:
+    """Sequential halving's cut: the better half by mean value over the sweeps all the
+    active candidates share (ties in candidate order), plus the heuristic's pick."""
+    n = min(len(root.children[a].samples) for a in active)
+    rank = {a: i for i, a in enumerate(active)}
+    keep = sorted(active, key=lambda a: (-sum(root.children[a].samples[:n]), rank[a]))
+    kept = set(keep[: math.ceil(len(active) / 2)])
+    kept.add(heuristic)
+    return [a for a in active if a in kept]
+
+
 class MCTSAgent:
     """The ``mcts`` agent: plays each decision of its side by :class:`MCTS` search.
 
@@ -361,23 +603,36 @@ class MCTSAgent:
 
     def __init__(
         self,
-        iterations: int | None = DEFAULT_ITERATIONS,
+        iterations: int | None = AGENT_ITERATIONS,
         budget_ms: float | None = None,
         seed: int | None = None,
         reuse: bool = True,
         uct_c: float = DEFAULT_UCT_C,
-        expand_after: int = DEFAULT_EXPAND_AFTER,
+        expand_after: int | None = None,
         rollout_temperament: str | None = None,
         bias: float = DEFAULT_BIAS,
+        *,
+        horizon: int | None = AGENT_HORIZON,
+        root: str = AGENT_ROOT,
+        candidates: int | None = None,
+        halving: bool = True,
+        settle: int = SETTLE_SWEEPS,
+        draw: float = DRAW,
+        z: float = DEFAULT_Z,
     ) -> None:
-        self.planner = MCTS(iterations, budget_ms, uct_c, expand_after, rollout_temperament, bias)
+        self.planner = MCTS(
+            iterations, budget_ms, uct_c, expand_after, rollout_temperament, bias,
+            horizon=horizon, root=root, candidates=candidates, halving=halving, settle=settle,
+            draw=draw,
+        )
         self.seed = seed
         self.reuse = reuse
+        self.z = z
         self._own_rng = random.Random(seed) if seed is not None else None
         if budget_ms is not None and iterations is None:
             self.name = f"mcts:{budget_ms:g}ms"
         elif iterations is not None and budget_ms is None:
-            self.name = "mcts" if iterations == DEFAULT_ITERATIONS else f"mcts:{iterations}it"
+            self.name = "mcts" if iterations == AGENT_ITERATIONS else f"mcts:{iterations}it"
         else:
             self.name = f"mcts:{iterations}it/{budget_ms:g}ms"
         self._kept: Node | None = None
@@ -386,6 +641,9 @@ class MCTSAgent:
         #: Iterations of the last search and whether it reused a tree (for benchmarks).
         self.last: SearchResult | None = None
         self.reused = 0
+        #: Decisions searched, and how many of them left the heuristic's pick.
+        self.searched = 0
+        self.deviated = 0
 
     def act(self, state: BattleState, rng: random.Random) -> Action:
         actions = state.ruleset.legal_actions(state)
@@ -397,6 +655,17 @@ class MCTSAgent:
         search_rng = random.Random((self._own_rng or rng).getrandbits(63))
         result = self.planner.search(state, search_rng, root)
         self.last = result
+        self.searched += 1
+        if self.planner.root == "sweep":
+            action = result.choice(self.z)
+        else:
+            action = self._robust(result)
+        self.deviated += action != result.heuristic
+        self._keep(state, result.root.children.get(action))
+        return action
+
+    @staticmethod
+    def _robust(result: SearchResult) -> Action:
         action = result.best()
         heuristic, best = result.child(result.heuristic), result.child(action)
         if action != result.heuristic and heuristic.visits and best.visits:
@@ -406,7 +675,6 @@ class MCTSAgent:
             noise = math.sqrt(1 / best.visits + 1 / heuristic.visits)
             if best.mean - heuristic.mean < noise:
                 action = result.heuristic
-        self._keep(state, result.root.children.get(action))
         return action
 
     def _reusable(self, state: BattleState) -> Node | None:
