@@ -60,12 +60,6 @@ def _attack_bands(state: BattleState, c: Combatant) -> frozenset[int]:
     return frozenset(band for w in usable for band in w.bands)
 
 
-def _can_attack_from(state: BattleState, c: Combatant, zone: str) -> bool:
-    bands = _attack_bands(state, c)
-    dist, band = state.battlefield.distance, state.ruleset.band
-    return any(band(dist(zone, t.zone)) in bands for t in _enemies(state, c))
-
-
 class _View:
     """One decision's repeated questions about the acting combatant, answered once.
 
@@ -154,7 +148,7 @@ def _heal_worst(state: BattleState, heals: list[Action], threshold: float) -> Ac
 def _useful_help(state: BattleState, by_verb: ByVerb) -> Action | None:
     for a in by_verb.get("ayudar", []):
         ally = state.by_id[str(a.target)]
-        if _can_attack_from(state, ally, ally.zone):
+        if _View(state, ally).can_attack_from(ally.zone):
             return a
     return None
 
