@@ -106,6 +106,12 @@ def strength(
             row[3] += deviated
             done = [totals.get((name, a), [0, 0, 0.0, 0])[1] for a in ("heuristic", "mcts")]
             if done != [battles, battles]:
+                # Progress, so that a long run cut short still shows what it had played.
+                print(
+                    f"# {name} {arm}: {int(row[1])}/{battles} battles, {int(row[0])} enemy "
+                    f"wins, {row[2] / row[1]:.2f} s/battle",
+                    flush=True,
+                )
                 continue
             line, diff = _row(name, totals)
             diffs.append(diff)
