@@ -49,6 +49,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 import escaramuza.envs  # noqa: F401 - registers the ids
 from escaramuza.playtest import PlaytestConfig, playtest
 from escaramuza.training.envs import ScenarioSampler, make_train_env
+from escaramuza.training.train import policy_for
 
 ENV_ID = "escaramuza/DestinyDice-v0"
 SETTINGS: dict[str, Any] = {
@@ -197,9 +198,12 @@ class Arm:
         return env, 1e6 * self.clock.mask_seconds / self.frames, 1e6 * self.wall / self.frames - env
 
 
-def make_arm(label: str, cls: type, env_id: Any, **env_kwargs: Any) -> Arm:
+def make_arm(label: str, cls: type, env_id: Any, policy: Any = None, **env_kwargs: Any) -> Arm:
+    """One arm; ``policy`` defaults to the one ``escaramuza train`` gives ``cls``."""
     venv = EnvClock(make_vec_env(env_id, n_envs=1, seed=0, env_kwargs=env_kwargs or None))
-    model = cls("MlpPolicy", venv, **SETTINGS)
+    if policy is None:
+        policy = policy_for("maskable-ppo" if cls is MaskablePPO else "ppo")
+    model = cls(policy, venv, **SETTINGS)
     model.learn(total_timesteps=SETTINGS["n_steps"])  # warm-up: imports, first allocations
     venv.seconds = venv.mask_seconds = 0.0
     return Arm(label, model, venv, IllegalShare())
@@ -221,17 +225,19 @@ def run_rounds(arms: list[Arm], timesteps: int, rounds: int) -> None:
 def throughput(timesteps: int, rounds: int) -> None:
     step = rounds * SETTINGS["n_steps"]
     timesteps = max(step, (timesteps + step - 1) // step * step)  # whole rollouts per round
-    print(f"PPO and MaskablePPO, MlpPolicy [64, 64], n_steps 512, batch 128, 4 epochs, "
-          f"1 env, torch threads {torch.get_num_threads()}, torch.distributions argument "
-          f"checks {'on' if torch.distributions.Distribution._validate_args else 'off'}, "
+    checks = "on" if torch.distributions.Distribution._validate_args else "off"
+    print("PPO (MlpPolicy) and MaskablePPO (escaramuza train's OnceMaskedPolicy), [64, 64], "
+          f"n_steps 512, batch 128, 4 epochs, 1 env, torch threads {torch.get_num_threads()}, "
+          f"torch.distributions argument checks {checks}, "
           f"{timesteps} timesteps each in {rounds} interleaved rounds")
     cart = make_arm("PPO on CartPole-v1", PPO, "CartPole-v1")
     ours = make_arm(f"PPO on {ENV_ID}", PPO, training_env)
     masked = make_arm(f"MaskablePPO on {ENV_ID}", MaskablePPO, training_env)
+    stock = make_arm("MaskablePPO, sb3-contrib's MlpPolicy", MaskablePPO, training_env, "MlpPolicy")
     raw = make_arm("MaskablePPO, bare registered env", MaskablePPO, ENV_ID, reward_shaping=True)
     stub_ppo = make_arm("PPO on the stub env", PPO, stub_env)
     stub_masked = make_arm("MaskablePPO on the stub env", MaskablePPO, stub_env)
-    arms = [cart, ours, masked, raw, stub_ppo, stub_masked]
+    arms = [cart, ours, masked, stock, raw, stub_ppo, stub_masked]
     run_rounds(arms, timesteps, rounds)
 
     print(f"  {'':40s} {'frames/s':>9s} {'CPU':>6s}   µs per frame: {'env':>5s} "
@@ -249,6 +255,8 @@ def throughput(timesteps: int, rounds: int) -> None:
         ("PPO ours / CartPole:", ours, cart,
          f"target ≥ 0.8; {100 * illegal:.0f}% of PPO's steps on our env were illegal no-ops"),
         ("MaskablePPO / PPO, ours:", masked, ours, "target ≥ 0.75"),
+        ("  the same, stock policy:", stock, ours,
+         "sb3-contrib's MlpPolicy (three Categorical builds a forward pass)"),
         ("MaskablePPO / PPO, stub:", stub_masked, stub_ppo,
          "the ceiling: the two algorithms alone"),
     )
@@ -260,7 +268,7 @@ def throughput(timesteps: int, rounds: int) -> None:
     extra = env_m + algo_m - env_p - algo_p
     print(f"  MaskablePPO's extra time per frame on our env: {extra:+.0f} µs = env "
           f"{env_m - env_p:+.0f} µs (game steps against no-ops) + algorithm "
-          f"{algo_m - algo_p:+.0f} µs (sb3-contrib's masking)")
+          f"{algo_m - algo_p:+.0f} µs (masking)")
 
 
 class TimeLimit(BaseCallback):
@@ -277,7 +285,7 @@ def train_for(scenario: str, minutes: float, out: Path) -> Path:
         _env_of(scenario),
         n_envs=2, seed=1, env_kwargs={"scenario": scenario, "reward_shaping": True},
     )
-    model = MaskablePPO("MlpPolicy", venv, **SETTINGS)
+    model = MaskablePPO(policy_for("maskable-ppo"), venv, **SETTINGS)
     started = time.perf_counter()
     model.learn(total_timesteps=10**9, callback=TimeLimit(60 * minutes))
     print(f"  trained {model.num_timesteps} timesteps in {time.perf_counter() - started:.0f} s")

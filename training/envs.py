@@ -46,6 +46,7 @@ def make_single(
     opponent: str | Agent,
     shaping: bool,
     draw_reward: float = 0.0,
+    narrate: bool = True,
 ) -> EscaramuzaEnv:
     """One registered env (``illegal_action="noop"``), unwrapped: the sampler is the wrapper."""
     try:
@@ -56,6 +57,7 @@ def make_single(
             opponent=opponent,
             reward_shaping=shaping,
             draw_reward=draw_reward,
+            narrate=narrate,
             disable_env_checker=True,
         )
     except (ValueError, OSError) as exc:
@@ -105,6 +107,7 @@ class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
         self.illegal_streak = 0
         if not self.keep_events:
             info.pop("events", None)
+            info.pop("action_mask", None)
         info["scenario"] = self.current.scenario.name
         info["side"] = self.current.side.value
         return obs, info
@@ -114,8 +117,9 @@ class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
         if not self.keep_events:
             # SB3's DummyVecEnv deep-copies every info dict each step; the event list
             # (frozen dataclasses) made that ~20 % of a MaskablePPO step. Training never
-            # reads it.
+            # reads it, nor the mask's copy (MaskablePPO asks action_masks()).
             info.pop("events", None)
+            info.pop("action_mask", None)
         if info.get("illegal_action"):
             self.illegal_streak += 1
             if self.illegal_streak >= MAX_CONSECUTIVE_ILLEGAL:
@@ -154,9 +158,10 @@ def make_train_env(
     agent = make_agent(opponent)
     sides = ("enemies", "heroes") if side == "both" else (side,)
     names: Sequence[str | None] = list(scenarios) or [None]
+    # No ActionTaken lines (narrate=False): the sampler drops the events anyway.
     return ScenarioSampler(
         [
-            make_single(env_id, name, s, agent, shaping, draw_reward)
+            make_single(env_id, name, s, agent, shaping, draw_reward, narrate=False)
             for name in names
             for s in sides
         ]

@@ -171,6 +171,17 @@ def _vec_env(config: TrainConfig, opponent: str | None, n_envs: int, seed: int) 
     )
 
 
+def policy_for(algo: str) -> Any:
+    """The policy ``escaramuza train`` gives an algorithm: PPO's stock ``MlpPolicy``;
+    for MaskablePPO the same MLP with the masked distribution built once per forward
+    pass (training/masking.py: the same distribution, about 0.2 ms a frame cheaper)."""
+    if algo == "maskable-ppo":
+        from escaramuza.training.masking import OnceMaskedPolicy
+
+        return OnceMaskedPolicy
+    return "MlpPolicy"
+
+
 def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> Any:
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
@@ -188,7 +199,7 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> A
             raise EscaramuzaError(f"--resume {resume}: cannot load it ({exc})") from None
     else:
         model = cls(
-            "MlpPolicy",
+            policy_for(config.algo),
             venv,
             policy_kwargs={"net_arch": list(net_arch)},
             seed=config.seed,

@@ -49,3 +49,20 @@ def test_consecutive_illegal_actions_truncate_the_episode() -> None:
     env.step(illegal)
     env.step(int(np.flatnonzero(env.action_masks())[0]))
     assert env.illegal_streak == 0
+
+
+def test_training_env_infos_leave_out_events_and_mask_copy() -> None:
+    """SB3's DummyVecEnv deep-copies every info dict; the training env keeps them small
+    (MaskablePPO asks ``action_masks()``), and its battles are not narrated."""
+    from escaramuza.rules.core.events import ActionTaken
+    from escaramuza.training.envs import make_train_env
+
+    env = make_train_env(
+        "escaramuza/Cairn-v0", ["cairn/duelo_bugbear"], "enemies", "heuristic", True
+    )
+    _, info = env.reset(seed=0)
+    assert "events" not in info and "action_mask" not in info
+    legal = [i for i, ok in enumerate(env.action_masks()) if ok]
+    _, _, _, _, info = env.step(legal[0])
+    assert "events" not in info and "action_mask" not in info
+    assert not any(isinstance(e, ActionTaken) for e in env.current.state.log)

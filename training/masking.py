@@ -1,0 +1,106 @@
+"""A MaskablePPO policy whose masked distribution is built once per forward pass.
+
+sb3-contrib's ``MaskableCategorical`` builds torch's ``Categorical`` three times for every
+masked forward pass: once from the raw logits, once more when its own constructor applies
+"no mask", and a third time when the policy applies the real mask (each build normalises
+the logits with ``logsumexp`` and validates them). That is most of what MaskablePPO costs
+over PPO per frame (docs/training.md "Benchmarks"; upstream sb3-contrib issue #283).
+
+:class:`OnceMaskedPolicy` is sb3-contrib's ``MaskableActorCriticPolicy`` with one change:
+the action distribution keeps the logits until the mask arrives and then builds a single
+``Categorical`` over the masked logits. The probabilities are the same distribution —
+masked slots get the same ``-1e8`` logit as upstream, and softmax does not care whether
+the logits were normalised once before masking (upstream) or not — so log-probabilities
+agree to float rounding (tested against upstream in tests/training/test_training_masking.py);
+sampling, entropy and the network are unchanged. It skips torch's argument validation
+(see :class:`OnceMaskedCategorical`). Saved models name this class, which
+``escaramuza`` provides wherever it is installed; models saved with the stock policy
+still load and play.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch as th
+from sb3_contrib.common.maskable.distributions import (
+    MaskableCategorical,
+    MaskableCategoricalDistribution,
+)
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch.distributions import Categorical
+
+# The logit upstream gives a masked slot (sb3_contrib.common.maskable.distributions).
+MASKED_LOGIT = -1e8
+
+
+class OnceMaskedCategorical(MaskableCategorical):
+    """``MaskableCategorical`` built in one step from raw logits and a mask (or none)."""
+
+    def __init__(self, logits: th.Tensor, masks: th.Tensor | np.ndarray | None = None) -> None:
+        self._original_logits = logits
+        if masks is None:
+            self.masks = None
+            masked = logits
+        else:
+            self.masks = th.as_tensor(masks, dtype=th.bool, device=logits.device).reshape(
+                logits.shape
+            )
+            fill = th.tensor(MASKED_LOGIT, dtype=logits.dtype, device=logits.device)
+            masked = th.where(self.masks, logits, fill)
+        # Skip MaskableCategorical.__init__ (the two extra builds) and build once; the
+        # inherited apply_masking and entropy work on the attributes set above. Argument
+        # validation is off: it checks that the logits are real numbers and, in log_prob,
+        # that the action is in range — a third of this distribution's cost per frame. The
+        # logits are the network's output and the actions its own samples or the rollout
+        # buffer's; a NaN from a diverged network still stops training, in torch.multinomial.
+        Categorical.__init__(self, logits=masked, validate_args=False)
+
+
+class OnceMaskedCategoricalDistribution(MaskableCategoricalDistribution):
+    """Holds the logits until the mask is known, then builds one distribution.
+
+    The policy calls ``proba_distribution(logits)`` and then, when it has a mask,
+    ``apply_masking(mask)``; without a mask the distribution is built unmasked the first
+    time anything asks for it.
+    """
+
+    def __init__(self, action_dim: int) -> None:
+        super().__init__(action_dim)
+        self._logits: th.Tensor | None = None
+        self._built: OnceMaskedCategorical | None = None
+
+    @property  # type: ignore[override]  # upstream declares a plain attribute
+    def distribution(self) -> OnceMaskedCategorical:
+        if self._built is None:
+            if self._logits is None:
+                raise RuntimeError("proba_distribution() must be called first")
+            self._built = OnceMaskedCategorical(self._logits)
+        return self._built
+
+    def proba_distribution(self, action_logits: th.Tensor) -> OnceMaskedCategoricalDistribution:
+        self._logits = action_logits.view(-1, self.action_dim)
+        self._built = None
+        return self
+
+    def apply_masking(self, masks: th.Tensor | np.ndarray | None) -> None:
+        if self._logits is None:
+            raise RuntimeError("proba_distribution() must be called first")
+        self._built = OnceMaskedCategorical(self._logits, masks)
+
+
+class OnceMaskedPolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` with :class:`OnceMaskedCategoricalDistribution`.
+
+    Only for ``Discrete`` action spaces (every escaramuza env's); the network layers are
+    built exactly as upstream builds them, so the same seed gives the same weights.
+    """
+
+    def __init__(self, observation_space: Any, action_space: Any, *args: Any, **kwargs: Any):
+        super().__init__(observation_space, action_space, *args, **kwargs)
+        if not isinstance(self.action_dist, MaskableCategoricalDistribution):
+            raise TypeError(
+                f"OnceMaskedPolicy needs a Discrete action space, got {action_space}"
+            )
+        self.action_dist = OnceMaskedCategoricalDistribution(self.action_dist.action_dim)
