@@ -406,11 +406,7 @@ class Sistema2d10(Ruleset):
             if target.active and target.resources["defensas"] > 0
             else None
         )
-        if aim is not None:
-            multipliers: tuple[int, ...] = (table.multiplier(aim),)
-        else:
-            multipliers = tuple(loc.multiplier for loc in table.location_by_face)
-        out_faces = sum(1 for e in table.gdf_by_face if e.effect in ("inconsciente", "moribundo"))
+        multipliers = (table.multiplier(aim),) if aim is not None else table.multipliers
         options = state.options
         return exact.attack_odds(
             weapon.mhc + aim_ms + combat.roll_penalty(attacker, physical=True),
@@ -424,7 +420,7 @@ class Sistema2d10(Ruleset):
             target.resources["pv"],
             profile(target).aguante + combat.roll_penalty(target, physical=False),
             int(options.aguante_difficulty),
-            out_faces / len(table.gdf_by_face),
+            table.out_share,
         )
 
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -105,6 +105,19 @@ class Tables:
     aimed: tuple[tuple[str, int], ...]
     #: Index = d10 face − 1.
     gdf_by_face: tuple[GdfEffect, ...]
+    #: Derived once (the exact attack odds ask for them on every attack option a
+    #: heuristic scores): the location multiplier of each d10 face, and the share of GDF
+    #: faces that take the target out (inconsciente, moribundo; S2-15).
+    multipliers: tuple[int, ...] = field(init=False)
+    out_share: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Frozen: derived fields are set once here, from fields that never change.
+        object.__setattr__(
+            self, "multipliers", tuple(loc.multiplier for loc in self.location_by_face)
+        )
+        out = sum(1 for e in self.gdf_by_face if e.effect in ("inconsciente", "moribundo"))
+        object.__setattr__(self, "out_share", out / len(self.gdf_by_face))
 
     def aim_modifier(self, location: str) -> int | None:
         for name, modifier in self.aimed:
