@@ -25,20 +25,39 @@ from collections.abc import Callable
 
 from escaramuza.rules.core.model import Action, Combatant, Status
 from escaramuza.rules.core.state import BattleState
-from escaramuza.rules.destiny_dice.exact import drop_probability, expected_pv_loss
+from escaramuza.rules.destiny_dice.exact import (
+    AttackProfile,
+    drop_probability,
+    expected_pv_loss,
+)
 
 ByVerb = dict[str, list[Action]]
 
 
+#: attack_score's answers by (profile, PV left): a pure function of the key (exact odds),
+#: so entries never go stale. One lookup here replaces two memoised helpers' (each hashes
+#: the whole profile again); emptied if it ever grows past _MAX_SCORES.
+_SCORES: dict[tuple[AttackProfile, int], tuple[float, float]] = {}
+_MAX_SCORES = 1 << 16
+
+
 def attack_score(state: BattleState, action: Action) -> tuple[float, float]:
     """(P(drop), expected PV lost / PV left) of an attack action."""
-    rules = state.ruleset
     att = state.by_id[action.actor]
     dfn = state.by_id[str(action.target)]
     weapon = att.stats.weapons[str(action.item)]
-    profile = rules.profile(state, att, dfn, weapon)  # type: ignore[attr-defined]
-    pv = dfn.resources["pv"]
-    return drop_probability(profile, pv), expected_pv_loss(profile) / max(pv, 1)
+    profile = state.ruleset.profile(state, att, dfn, weapon)  # type: ignore[attr-defined]
+    key = (profile, dfn.resources["pv"])
+    score = _SCORES.get(key)
+    if score is None:
+        if len(_SCORES) >= _MAX_SCORES:
+            _SCORES.clear()
+        pv = key[1]
+        score = _SCORES[key] = (
+            drop_probability(profile, pv),
+            expected_pv_loss(profile) / max(pv, 1),
+        )
+    return score
 
 
 def expected_damage(state: BattleState, action: Action) -> float:
@@ -56,8 +75,7 @@ def _enemies(state: BattleState, c: Combatant) -> list[Combatant]:
 
 def _attack_bands(state: BattleState, c: Combatant) -> frozenset[int]:
     """The distance bands at which ``c`` has a usable weapon now."""
-    usable = state.ruleset._usable_weapons(c)  # type: ignore[attr-defined]
-    return frozenset(band for w in usable for band in w.bands)
+    return state.ruleset.usable_bands(c)  # type: ignore[attr-defined,no-any-return]
 
 
 class _View:
@@ -69,11 +87,10 @@ class _View:
     loop). Valid only while the state does not change, i.e. within one ``choose``.
     """
 
-    __slots__ = ("state", "c", "foe_zones", "bands", "_near", "_reach")
+    __slots__ = ("hops_from", "foe_zones", "bands", "_near", "_reach")
 
     def __init__(self, state: BattleState, c: Combatant) -> None:
-        self.state = state
-        self.c = c
+        self.hops_from = state.battlefield.distances_from
         self.foe_zones = [t.zone for t in _enemies(state, c)]
         self.bands = _attack_bands(state, c)
         self._near: dict[str, int] = {}
@@ -83,21 +100,24 @@ class _View:
         """Hops from ``zone`` to the closest active foe (0 if none is left)."""
         near = self._near.get(zone)
         if near is None:
-            dist = self.state.battlefield.distance
-            near = self._near[zone] = min((dist(zone, z) for z in self.foe_zones), default=0)
+            hops = self.hops_from(zone)
+            near = self._near[zone] = min([hops[z] for z in self.foe_zones], default=0)
         return near
 
     def can_attack_from(self, zone: str) -> bool:
         """Whether a usable weapon reaches some active foe from ``zone``."""
         reach = self._reach.get(zone)
         if reach is None:
-            dist, band, bands = self.state.battlefield.distance, self.state.ruleset.band, self.bands
-            reach = self._reach[zone] = any(band(dist(zone, z)) in bands for z in self.foe_zones)
+            hops, bands = self.hops_from(zone), self.bands
+            # DD-05 bands as the ruleset's band(): 0 cuerpo a cuerpo, 1 cerca, 2+ lejos.
+            reach = self._reach[zone] = any(
+                (h if h < 2 else 2) in bands for h in [hops[z] for z in self.foe_zones]
+            )
         return reach
 
 
 def _shooter(c: Combatant) -> bool:
-    return any(w.characteristic == "mente" for w in c.stats.weapons.values())
+    return c.stats.ranged  # type: ignore[no-any-return]
 
 
 def _hurt(c: Combatant) -> bool:
@@ -114,10 +134,14 @@ def _best_move(
     state: BattleState, c: Combatant, moves: list[Action], key: Callable[[str], tuple]
 ) -> Action | None:
     """The move with the highest ``key``, if it beats staying where ``c`` is."""
-    if not moves:
-        return None
-    best = max(moves, key=lambda a: key(str(a.zone)))
-    return best if key(str(best.zone)) > key(c.zone) else None
+    # max() by hand so that each zone's key is computed once (ties keep the first, as max).
+    best: Action | None = None
+    best_key: tuple = ()
+    for move in moves:
+        move_key = key(str(move.zone))
+        if best is None or move_key > best_key:
+            best, best_key = move, move_key
+    return best if best is not None and best_key > key(c.zone) else None
 
 
 def _approach_key(state: BattleState, c: Combatant) -> Callable[[str], tuple]:
@@ -172,11 +196,11 @@ def _tactician(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Ra
 
 def _brute(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
     if "atacar" in by_verb:
-        dist = state.battlefield.distance
+        hops = state.battlefield.distances_from(c.zone)
 
         def key(a: Action) -> tuple[int, int, float]:
             t = state.by_id[str(a.target)]
-            return (-dist(c.zone, t.zone), -t.resources["pv"], expected_damage(state, a))
+            return (-hops[t.zone], -t.resources["pv"], expected_damage(state, a))
 
         return max(by_verb["atacar"], key=key)
     view = _View(state, c)
@@ -193,8 +217,8 @@ def _cautious(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Ran
         if move:
             return move
     attacks = by_verb.get("atacar", [])
-    dist = state.battlefield.distance
-    ranged = [a for a in attacks if dist(c.zone, state.by_id[str(a.target)].zone) > 0]
+    hops = state.battlefield.distances_from(c.zone)
+    ranged = [a for a in attacks if hops[state.by_id[str(a.target)].zone] > 0]
     if ranged or attacks:
         return max(ranged or attacks, key=lambda a: attack_score(state, a))
     move = _best_move(state, c, by_verb.get("mover", []), _approach_key(state, c))

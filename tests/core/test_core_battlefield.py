@@ -61,6 +61,15 @@ def test_battlefield_distance_table_matches_bfs_and_is_symmetric(
         assert bf.distance(a, b) == bf.distance(b, a) == bfs_distance(layout[1], a, b)
 
 
+@pytest.mark.parametrize("layout", [CHAIN, DIAMOND, STAR])
+def test_battlefield_distances_from_is_the_row_of_every_zone(
+    layout: tuple[str, list[tuple[str, str]]],
+) -> None:
+    bf = make(*layout)
+    for a in bf.zone_ids:
+        assert dict(bf.distances_from(a)) == {b: bfs_distance(layout[1], a, b) for b in bf.zone_ids}
+
+
 @pytest.mark.parametrize(
     ("layout", "zone", "neighbours"),
     [

@@ -66,3 +66,21 @@ def test_event_json_is_byte_identical_for_equal_events() -> None:
     a = Rolled("d20 del Destino: 20", "zara", "destino", (20,), 20)
     b = Rolled("d20 del Destino: 20", "zara", "destino", (20,), 20)
     assert a == b and a.to_json() == b.to_json()
+
+
+@pytest.mark.parametrize("cls", EVENT_TYPES, ids=lambda cls: cls.__name__)
+def test_every_event_type_stores_each_field_by_position_keyword_and_default(
+    cls: type[Event],
+) -> None:
+    # Events get a faster __init__ than the dataclass's; it must keep its signature.
+    names = [f.name for f in dataclasses.fields(cls)]
+    values = [f"value of {name}" for name in names]
+    for event in (cls(*values), cls(**dict(zip(names, values, strict=True)))):
+        assert [getattr(event, name) for name in names] == values
+    bare = cls("text only")
+    assert [getattr(bare, f.name) for f in dataclasses.fields(cls)[1:]] == [
+        f.default for f in dataclasses.fields(cls)[1:]
+    ]
+    assert cls(*values) == cls(*values) and hash(cls(*values)) == hash(cls(*values))
+    with pytest.raises(TypeError):
+        cls(*values, "one too many")

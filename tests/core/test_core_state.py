@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import pytest
@@ -114,6 +115,17 @@ def test_combatant_clone_and_flags() -> None:
     assert c.active and c.has("envenenado") and not c.has("derribado")
     d = c.clone()
     assert d == c and d is not c
+    # clone() sets the fields one by one (no __init__): none may be missed, and the
+    # mutable ones are copies while the shared ones (stats, maxima) are the same objects.
+    for f in dataclasses.fields(Combatant):
+        mine, theirs = getattr(d, f.name), getattr(c, f.name)
+        assert mine == theirs, f.name
+        if f.name in ("resources", "conditions", "data"):
+            assert mine is not theirs, f.name
+    d.resources["pv"] = 0
+    d.data["x"] = 1
+    d.conditions.clear()
+    assert c.resources["pv"] == 10 and "x" not in c.data and c.has("envenenado")
 
 
 @pytest.mark.parametrize(
