@@ -51,7 +51,16 @@ class VerbBlock:
 class ActionCodec:
     """Maps ``Action`` values to flat indices and back for one ruleset and size limits."""
 
-    __slots__ = ("ruleset", "max_combatants", "max_zones", "max_items", "blocks", "by_verb", "n")
+    __slots__ = (
+        "ruleset",
+        "max_combatants",
+        "max_zones",
+        "max_items",
+        "blocks",
+        "by_verb",
+        "n",
+        "_memo",
+    )
 
     def __init__(
         self, ruleset: Ruleset, max_combatants: int, max_zones: int, max_items: int
@@ -87,6 +96,14 @@ class ActionCodec:
         self.by_verb: dict[str, VerbBlock] = {b.spec.name: b for b in blocks}
         #: Size of the flat action space.
         self.n = offset
+        # legal_map's memo of encoded actions, for one scenario at a time (see there):
+        # (scenario, key → index), swapped as one tuple so a reader never pairs one
+        # scenario with another's table.
+        self._memo: tuple[object, dict[tuple[object, ...], int]] = (None, {})
+
+    def __reduce__(self) -> tuple[type[ActionCodec], tuple[Ruleset, int, int, int]]:
+        # The memo holds a scenario; a copy starts with an empty one.
+        return (ActionCodec, (self.ruleset, self.max_combatants, self.max_zones, self.max_items))
 
     # -- encode ---------------------------------------------------------------
     def encode(self, state: BattleState, action: Action) -> int:
@@ -136,10 +153,37 @@ class ActionCodec:
         )
 
     def legal_map(self, state: BattleState, actions: Sequence[Action]) -> dict[int, Action]:
-        """Flat index → action for a list of legal actions (the env's per-decision table)."""
+        """Flat index → action for a list of legal actions (the env's per-decision table).
+
+        Every decision re-encodes a handful of actions that earlier decisions of the
+        same battle already encoded, so the indices are memoised per scenario, keyed by
+        the action's verb, target, zone and option plus, for an item action, the item
+        and the actor's ``items`` tuple (the actor is not encoded otherwise). That key
+        fixes the index: :meth:`encode` reads nothing else but the static layout,
+        the target's ``Combatant.index`` (set by the loader, copied on clone, never
+        reassigned by the engine), the zone's position in ``state.battlefield.index``
+        (``BattleState`` takes the scenario's battlefield and clones share it) and the
+        item's position in the actor's ``items`` (in the key, so even a ruleset that
+        replaced a combatant's items would get a fresh entry). Actions that fail to
+        encode are never stored, so they raise every time.
+        """
+        memo = self._memo
+        if memo[0] is not state.scenario:
+            memo = self._memo = (state.scenario, {})
+        known = memo[1]
+        by_id = state.by_id
         table: dict[int, Action] = {}
         for action in actions:
-            index = self.encode(state, action)
+            item = action.item
+            if item is None:
+                key: tuple[object, ...] = (action.verb, action.target, action.zone, action.option)
+            else:
+                actor = by_id.get(action.actor)
+                items = None if actor is None else actor.items
+                key = (action.verb, action.target, action.zone, action.option, item, items)
+            index = known.get(key)
+            if index is None:
+                index = known[key] = self.encode(state, action)
             if index in table:
                 raise LayoutError(
                     f"{self.ruleset.id}: legal actions {table[index]} and {action} "

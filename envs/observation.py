@@ -56,29 +56,36 @@ class _Plan:
 
     The combatants of a battle are clones of the scenario's, in the same order
     with the same ``index``, ``items`` and ``maxima`` (never copied on clone, so
-    fixed), so every position can be laid out in advance. The hot path then
-    gathers the values in one Python list (per combatant: hops, band, the
-    resources twice — for value / maximum and value / scale — then the
-    features), scales them with one multiplication and writes them with one
-    fancy-index assignment; one-hot flags go in with a second one. Few numpy
-    calls matter more than few Python operations at this size.
+    fixed), and ``state.battlefield`` is the scenario's (``BattleState`` takes it
+    from the scenario and clones share it), so every position can be laid out in
+    advance. The hot path then gathers the numbers to scale in one Python list, in
+    the order of their positions (per combatant: each resource twice — value /
+    maximum and value / scale, interleaved as in the slot — then hops and band,
+    then the features), and packs them with ONE ``struct.pack`` into the bytes of
+    a whole float64 vector; the format's pad bytes are the other positions, zeros.
+    Whole-vector numpy calls then scale, clip and cast to float32: the constant
+    flags (present, ally, enemy, learner is heroes) ride in the clip's lower
+    bound, which is 1.0 at their positions. The flags that change (acting,
+    status, conditions, zone, globals) are written one by one through a
+    memoryview, which costs less than a fancy-index assignment at this size.
+    Few numpy calls matter more than few Python operations here.
     """
 
     __slots__ = (
         "scenario",
         "n",
-        "templates",
         "acting_at",
         "status_at",
         "zone_at",
-        "cond_base",
-        "distances",
+        "cond_at",
+        "hop_rows",
+        "no_hops",
         "res_pairs",
         "res_getters",
-        "values_at",
-        "scale",
         "n_values",
+        "reorder",
         "packer",
+        "scale",
         "low",
         "high",
     )
@@ -87,63 +94,101 @@ class _Plan:
         self.scenario = scenario
         combatants = scenario.combatants
         field = scenario.battlefield
-        # The battlefield's hop table, read once per step as one dict row.
-        self.distances: dict[str, dict[str, int]] = {
-            a: {b: field.distance(a, b) for b in field.zone_ids} for a in field.zone_ids
-        }
+        # (hops, band) of every zone seen from every zone, and the zeros used when
+        # nobody is acting, so the hot path reads one 2-tuple per combatant.
+        hop_table = encoder._hop_table
+        self.hop_rows: dict[str, dict[str, tuple[float, float]]] = {}
+        for a in field.zone_ids:
+            row: dict[str, tuple[float, float]] = {}
+            for b in field.zone_ids:
+                hops = field.distance(a, b)
+                row[b] = hop_table[hops] if hops < len(hop_table) else encoder._far(hops)
+            self.hop_rows[a] = row
+        self.no_hops: dict[str, tuple[float, float]] = {z: (0.0, 0.0) for z in field.zone_ids}
         self.n = len(combatants)
         per_slot = encoder.per_slot
         bases = [c.index * per_slot for c in combatants]
-        self.templates: dict[Side, np.ndarray] = {}
-        for side in _SIDES:
-            template = np.zeros(encoder.size, dtype=np.float32)
-            for c, base in zip(combatants, bases, strict=True):
-                template[base] = 1.0  # present
-                template[base + (1 if c.side is side else 2)] = 1.0  # ally / enemy
-            template[encoder.max_combatants * per_slot + 1] = 1.0 if side is Side.HEROES else 0.0
-            self.templates[side] = template
         self.acting_at = {c.id: base + 3 for c, base in zip(combatants, bases, strict=True)}
-        self.status_at = [base + 4 for base in bases]
-        self.zone_at = [base + encoder.zone_offset for base in bases]
-        self.cond_base = bases
+        self.status_at: list[dict[Status, int]] = [
+            {s: base + 4 + i for i, s in enumerate(_STATUSES)} for base in bases
+        ]
+        self.zone_at: list[dict[str, int]] = [
+            {z: base + encoder.zone_offset + i for z, i in field.index.items()} for base in bases
+        ]
+        self.cond_at: list[dict[str, int]] = [
+            {name: base + at for name, at in encoder.cond_offset.items()} for base in bases
+        ]
         res0 = 4 + len(_STATUSES)
         n_features = encoder.ruleset.n_features
         pairs: list[tuple[int, str]] = []
-        values_at: list[int] = []
-        scale: list[float] = []
+        positions: list[int] = []
+        scale_at: dict[int, float] = {}
         self.res_getters: list[Callable[[dict[str, int]], tuple[int, ...]]] = []
         for i, (c, base) in enumerate(zip(combatants, bases, strict=True)):
-            values_at += [base + encoder.hop_offset, base + encoder.hop_offset + 1]
-            scale += [1.0, 1.0]
             present = [
                 (j, key, sc) for j, (key, sc) in enumerate(encoder.resource_pairs)
                 if key in c.resources
             ]
             pairs += [(i, key) for _, key, _ in present]
-            for j, key, _ in present:
-                values_at.append(base + res0 + 2 * j)
+            keys: list[str] = []
+            for j, key, sc in present:
                 top = c.maxima.get(key) or 0
-                scale.append(1.0 / top if top > 0 else 0.0)
-            for j, _, sc in present:
-                values_at.append(base + res0 + 2 * j + 1)
-                scale.append(1.0 / sc)
-            values_at += [base + encoder.feature_offset + k for k in range(n_features)]
-            scale += [1.0] * n_features
-            # A C-level itemgetter per combatant, returning a tuple even for one key.
-            keys = [key for _, key, _ in present]
-            if len(keys) == 1:
-                self.res_getters.append(lambda r, k=keys[0]: (r[k],))
-            elif keys:
+                scale_at[base + res0 + 2 * j] = 1.0 / top if top > 0 else 0.0
+                scale_at[base + res0 + 2 * j + 1] = 1.0 / sc
+                positions += [base + res0 + 2 * j, base + res0 + 2 * j + 1]
+                keys += [key, key]
+            positions += [base + encoder.hop_offset, base + encoder.hop_offset + 1]
+            positions += [base + encoder.feature_offset + k for k in range(n_features)]
+            # A C-level itemgetter per combatant naming each key twice (value / maximum,
+            # value / scale), so it returns the interleaved tuple; () when no resources.
+            if keys:
                 self.res_getters.append(itemgetter(*keys))
             else:
                 self.res_getters.append(lambda r: ())
         self.res_pairs = pairs
-        self.values_at = np.array(values_at, dtype=np.intp)
-        self.scale = np.array(scale, dtype=np.float64)
-        self.n_values = len(values_at)
-        self.packer = struct.Struct(f"<{self.n_values}d")
-        self.low = np.full(self.n_values, -OBS_BOUND)
-        self.high = np.full(self.n_values, OBS_BOUND)
+        # struct writes its values in increasing positions. Inside a slot the layout
+        # already puts resources, hops and features in that order, and the loader gives
+        # each combatant its list position as index, so the order the hot path gathers
+        # them in is the packer's; a scenario built with other indices gets one C-level
+        # reordering per call instead.
+        order = sorted(range(len(positions)), key=positions.__getitem__)
+        self.reorder: Callable[[list[float]], tuple[float, ...]] | None = None
+        if order != list(range(len(positions))):
+            self.reorder = itemgetter(*order)
+            positions = [positions[k] for k in order]
+        if len(set(positions)) != len(positions):
+            raise ValueError(
+                f"scenario {getattr(scenario, 'name', scenario)!r}: two combatants share "
+                "one observation slot (the same Combatant.index)"
+            )
+        self.n_values = len(positions)
+        fmt = ["<"]
+        at = 0
+        for pos in positions:
+            if pos > at:
+                fmt.append(f"{8 * (pos - at)}x")
+            fmt.append("d")
+            at = pos + 1
+        size = encoder.size
+        # Pad to the whole vector, so the packed bytes are the full float64 vector.
+        if size > at:
+            fmt.append(f"{8 * (size - at)}x")
+        self.packer = struct.Struct("".join(fmt))
+        scale = np.ones(size, dtype=np.float64)
+        for pos, value in scale_at.items():
+            scale[pos] = value
+        self.scale = scale
+        # Everything but the values is 0 or a flag in [0, 1], which the bounds leave
+        # alone; the always-on flags get 1.0 as their lower bound (see the docstring).
+        self.low: dict[Side, np.ndarray] = {}
+        for side in _SIDES:
+            low = np.full(size, -OBS_BOUND)
+            for c, base in zip(combatants, bases, strict=True):
+                low[base] = 1.0  # present
+                low[base + (1 if c.side is side else 2)] = 1.0  # ally / enemy
+            low[encoder.max_combatants * per_slot + 1] = 1.0 if side is Side.HEROES else 0.0
+            self.low[side] = low
+        self.high = np.full(size, OBS_BOUND)
 
 
 class ObservationEncoder:
@@ -220,62 +265,57 @@ class ObservationEncoder:
     def encode(self, state: BattleState, side: Side) -> np.ndarray:
         """The observation of ``state`` for the learner playing ``side``."""
         plan = self.plan(state.scenario)
-        combatants = state.combatants
-        out = plan.templates[side].copy()
         pending = state.pending
-        zone_index = state.battlefield.index
+        if pending is not None:
+            hops = plan.hop_rows[state.by_id[pending.actor].zone]
+            ones = [plan.acting_at[pending.actor]]
+        else:
+            hops = plan.no_hops
+            ones = []
+        features = self.ruleset.features if self.ruleset.n_features else None
+        res_getters = plan.res_getters
         status_at = plan.status_at
         zone_at = plan.zone_at
-        ones = [status_at[i] + _STATUS_INDEX[c.status] for i, c in enumerate(combatants)]
-        ones += [zone_at[i] + zone_index[c.zone] for i, c in enumerate(combatants)]
-        if pending is not None:
-            here = state.by_id[pending.actor].zone
-            ones.append(plan.acting_at[pending.actor])
-        else:
-            here = None
-        hop_table = self._hop_table
-        n_hops = len(hop_table)
-        row = plan.distances[here] if here is not None else None
-        features = self.ruleset.features if self.ruleset.n_features else None
         values: list[float] = []
-        for i, c in enumerate(combatants):
-            if row is None:
-                values += (0.0, 0.0)
-            else:
-                hops = row[c.zone]
-                values += hop_table[hops] if hops < n_hops else self._far(hops)
+        for i, c in enumerate(state.combatants):
+            zone = c.zone
             try:
-                resources = plan.res_getters[i](c.resources)
+                values += res_getters[i](c.resources)
             except KeyError:
                 # A resource the scenario's combatant had is gone: read it as 0.
-                resources = tuple(c.resources.get(k, 0) for j, k in plan.res_pairs if j == i)
-            values += resources
-            values += resources
+                for j, k in plan.res_pairs:
+                    if j == i:
+                        value = c.resources.get(k, 0)
+                        values += (value, value)
+            values += hops[zone]
             if features is not None:
                 values += features(state, c)
+            ones.append(status_at[i][c.status])
+            ones.append(zone_at[i][zone])
             if c.conditions:
-                base = plan.cond_base[i]
-                for name in c.conditions:
-                    at = self.cond_offset.get(name)
-                    if at is not None:
-                        ones.append(base + at)
+                cond_at = plan.cond_at[i]
+                ones += [cond_at[name] for name in c.conditions if name in cond_at]
         if len(values) != plan.n_values:
             raise ValueError(self._length_error(state))
-        # struct.pack + frombuffer converts the list faster than np.array; bounds are
-        # arrays because ufuncs with scalar operands pay a conversion on every call.
-        scaled = np.frombuffer(plan.packer.pack(*values), dtype=np.float64) * plan.scale
-        np.maximum(scaled, plan.low, out=scaled)
-        np.minimum(scaled, plan.high, out=scaled)
-        out[plan.values_at] = scaled
-        out[ones] = 1.0
+        packed = values if plan.reorder is None else plan.reorder(values)
+        # Scale in float64, clip, then cast to float32: the same numbers, in the same
+        # order of operations, as scaling each value and storing it in a float32 array.
+        # Every call works in fresh arrays (nothing shared between calls or threads).
+        work = np.frombuffer(plan.packer.pack(*packed), dtype=np.float64) * plan.scale
+        np.maximum(work, plan.low[side], out=work)
+        np.minimum(work, plan.high, out=work)
+        out = work.astype(np.float32)
+        cells = memoryview(out)
+        for at in ones:
+            cells[at] = 1.0
         g = self.max_combatants * self.per_slot
         limit = state.scenario.round_limit
-        out[g] = min(state.round / limit, 1.0) if limit else 0.0
+        cells[g] = min(state.round / limit, 1.0) if limit else 0.0
         if pending is not None:
-            out[g + 2 + int(pending.kind)] = 1.0
+            cells[g + 2 + int(pending.kind)] = 1.0
             name = self._decision_index.get(pending.name)
             if name is not None:
-                out[g + 2 + len(_KINDS) + name] = 1.0
+                cells[g + 2 + len(_KINDS) + name] = 1.0
         return out
 
     def _far(self, hops: int) -> tuple[float, float]:

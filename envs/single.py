@@ -293,7 +293,11 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         mask = np.zeros(self.codec.n, dtype=bool)
         if state.outcome is None:
             self._legal = self.codec.legal_map(state, state.ruleset.legal_actions(state))
-            mask[list(self._legal)] = True
+            # Item by item through a memoryview: for the handful of legal slots this is
+            # cheaper than a fancy-index assignment (which converts the list first).
+            cells = memoryview(mask)
+            for index in self._legal:
+                cells[index] = True
         else:
             self._legal = {}
             # A maskable sampler must never see an empty mask; action 0 then just
