@@ -35,8 +35,9 @@ help action, so "uses cover" and "heals, helps" have nothing to act on.
 from __future__ import annotations
 
 import random
+from operator import itemgetter
 
-from escaramuza.rules.core.model import Action, Combatant, Side
+from escaramuza.rules.core.model import Action, Combatant, Side, Status
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
 from escaramuza.rules.donjon.combat import CONTACT, ONE_ACTION, band_of
@@ -56,47 +57,66 @@ def attack_hurt_chance(
     state: BattleState, actor: Combatant, target: Combatant, arma: Arma
 ) -> float:
     """P(this attack takes at least one Herida or attribute point off ``target``)."""
-    sides, tied = _sides(state)
-    band = band_of(state.distance(actor, target))
+    opts = state.options
+    band = band_of(state.battlefield.distance(actor.zone, target.zone))
     pool = combat.attack_pool(actor, arma, band)
     if pool is None:
         return 0.0
     pool += actor.data["bonus"]
     defence = combat.dodge_pool(target)
-    if arma.tipo == MELEE and target.data["init"] and combat.parry_weapon(target):
+    if arma.tipo == MELEE and target.data["init"] and combat.profile(target).parry:
         # The defender may parry instead: count on the better of its two defences.
         defence = max(defence, combat.parry_pool(target))
     return hurt_probability(
         max(0, pool), defence, combat.damage_pool(actor, arma), combat.soak_pool(target),
-        sides, tied, 1 if actor.pc else 0,
+        opts.die_size, opts.all_tied, 1 if actor.pc else 0,
     )
+
+
+#: ``id(stats)`` → (the stat block, its best band). A function of the frozen, never mutated
+#: stat block alone (combat.Profile); the entry keeps the block alive, and identity is checked.
+_BEST_BANDS: dict[int, tuple[object, int]] = {}
 
 
 def best_band(actor: Combatant) -> int:
     """The band where the actor's strongest weapon (most attack + damage dice) has no penalty."""
+    s = actor.stats
+    found = _BEST_BANDS.get(id(s))
+    if found is not None and found[0] is s:
+        return found[1]
     best = max(
-        actor.stats.weapons,
+        s.weapons,
         key=lambda a: (a.dano, a.tipo == MELEE),
     )
-    return CONTACT if best.tipo == MELEE else ONE_ACTION
+    band = CONTACT if best.tipo == MELEE else ONE_ACTION
+    if len(_BEST_BANDS) >= 4096:
+        _BEST_BANDS.clear()
+    _BEST_BANDS[id(s)] = (s, band)
+    return band
+
+
+#: The sort key of the scored attacks: chance, then the random tie break (never the action).
+_SCORE = itemgetter(0, 1)
 
 
 def _choose_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
-    actor = state.by_id[actions[0].actor]
+    by_id = state.by_id
+    actor = by_id[actions[0].actor]
+    weapons = combat.profile(actor).by_name
     scored: list[tuple[float, float, Action]] = []
     for a in actions:
         if a.verb == "atacar" and a.target and a.item:
-            target = state.by_id[a.target]
-            chance = attack_hurt_chance(state, actor, target, combat.weapon(actor, a.item))
+            target = by_id[a.target]
+            arma = weapons.get(a.item) or combat.weapon(actor, a.item)
+            chance = attack_hurt_chance(state, actor, target, arma)
             scored.append((chance, rng.random(), a))
     if scored:
-        chance, _, best = max(scored, key=lambda t: (t[0], t[1]))
+        chance, _, best = max(scored, key=_SCORE)
         if chance >= _WORTH_ATTACKING:
             return best
     want = best_band(actor)
-    foes = [o for o in state.combatants if o.side is not actor.side and o.active]
-    if foes:
-        nearest = min(foes, key=lambda o: (state.distance(actor, o), o.index))
+    nearest = _nearest(state, actor)
+    if nearest is not None:
         here = band_of(state.distance(actor, nearest))
         verb = "acercarse" if here > want else ("alejarse" if here < want else "")
         for a in actions:
@@ -106,7 +126,7 @@ def _choose_turn(state: BattleState, actions: list[Action], rng: random.Random) 
         if a.verb == "rematar":
             return a
     if scored:
-        return max(scored, key=lambda t: (t[0], t[1]))[2]
+        return max(scored, key=_SCORE)[2]
     return next(a for a in actions if a.verb == "esperar")
 
 
@@ -205,7 +225,22 @@ def _foes(state: BattleState, c: Combatant) -> list[Combatant]:
 
 
 def _nearest(state: BattleState, c: Combatant) -> Combatant | None:
-    return min(_foes(state, c), key=lambda o: (state.distance(c, o), o.index), default=None)
+    """The active foe fewest hops away; ties go to the lowest ``index``.
+
+    One pass over the combatants, the same answer as
+    ``min(_foes(state, c), key=lambda o: (distance, o.index))``.
+    """
+    distance, here = state.battlefield.distance, c.zone
+    side, active = c.side, Status.ACTIVE
+    best: Combatant | None = None
+    best_key = (0, 0)
+    for o in state.combatants:
+        if o.side is side or o.status is not active:
+            continue
+        key = (distance(here, o.zone), o.index)
+        if best is None or key < best_key:
+            best, best_key = o, key
+    return best
 
 
 def _step(actions: list[Action], verb: str, target: str) -> Action | None:

@@ -7,6 +7,8 @@ both use them, so a suggestion and the roll it predicts count the same dice.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from escaramuza.rules.core.model import Combatant
 from escaramuza.rules.donjon.stats import MELEE, RANGED, THROWN, Arma, DonjonStats
 
@@ -25,7 +27,7 @@ CONTACT, ONE_ACTION, TWO_ACTIONS, OUT_OF_RANGE = 0, 1, 2, 3
 # penalización al atacar con armas de distancia o armas arrojadizas, pero no puede atacar
 # cuerpo a cuerpo"; "en contacto ... 6 dados para los ataques con armas de distancia, 3 dados
 # para las armas arrojadizas y puede atacar normalmente en cuerpo a cuerpo".
-_PENALTY: dict[str, tuple[int | None, ...]] = {
+PENALTY: dict[str, tuple[int | None, ...]] = {
     MELEE: (0, None, None, None),
     THROWN: (3, 0, None, None),
     RANGED: (6, 0, 3, None),
@@ -39,18 +41,55 @@ def band_of(hops: int) -> int:
 
 def range_penalty(kind: str, band: int) -> int | None:
     """DJ-12: dice lost attacking with a ``kind`` weapon at ``band``; None if it cannot."""
-    return _PENALTY[kind][band]
+    return PENALTY[kind][band]
 
 
 def stats(c: Combatant) -> DonjonStats:
     return c.stats  # type: ignore[no-any-return]
 
 
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What a stat block fixes for a whole battle, worked out once per block.
+
+    Valid for as long as the block lives: a ``DonjonStats`` is a frozen pydantic model
+    (``_Strict``: ``frozen=True``) that rulesets share and never mutate (architecture.md,
+    "Combatant.stats"), and everything here is a function of the block alone.
+    """
+
+    stats: DonjonStats
+    #: Weapon by ``nombre`` (names are unique per sheet: ``build_combatant`` checks it).
+    by_name: dict[str, Arma]
+    #: :func:`parry_weapon`'s answer.
+    parry: Arma | None
+
+
+#: ``id(stats)`` → its profile. Each entry holds a strong reference to its block, so the
+#: id cannot be reused by another object while the entry lives; ``profile`` still checks
+#: identity. Cleared when it grows past ``_PROFILE_LIMIT`` (many generated scenarios).
+_PROFILES: dict[int, Profile] = {}
+_PROFILE_LIMIT = 4096
+
+
+def profile(c: Combatant) -> Profile:
+    """The cached :class:`Profile` of ``c``'s stat block."""
+    s = c.stats
+    p = _PROFILES.get(id(s))
+    if p is None or p.stats is not s:
+        if len(_PROFILES) >= _PROFILE_LIMIT:
+            _PROFILES.clear()
+        by_name: dict[str, Arma] = {}
+        for arma in s.weapons:
+            by_name.setdefault(arma.nombre, arma)  # first of a name, as the old scan found
+        p = _PROFILES[id(s)] = Profile(s, by_name, _parry_weapon(s))
+    return p
+
+
 def weapon(c: Combatant, name: str) -> Arma:
-    for arma in stats(c).weapons:
-        if arma.nombre == name:
-            return arma
-    raise KeyError(f"{c.id} carries no weapon {name!r}")
+    arma = profile(c).by_name.get(name)
+    if arma is None:
+        raise KeyError(f"{c.id} carries no weapon {name!r}")
+    return arma
 
 
 def attack_pool(c: Combatant, arma: Arma, band: int) -> int | None:
@@ -58,35 +97,35 @@ def attack_pool(c: Combatant, arma: Arma, band: int) -> int | None:
 
     Carried bonus dice (DJ-10 movement successes) are added by the caller.
     """
-    penalty = range_penalty(arma.tipo, band)
+    penalty = PENALTY[arma.tipo][band]
     if penalty is None:
         return None
-    return c.resources["celeridad"] + stats(c).habilidades.ataque - penalty
+    return c.resources["celeridad"] + c.stats.habilidades.ataque - penalty
 
 
 def parry_pool(c: Combatant) -> int:
     """DJ-14: "se defiende tirando su Celeridad más cualquier Habilidad apropiada para atacar"."""
-    return c.resources["celeridad"] + stats(c).habilidades.ataque
+    return c.resources["celeridad"] + c.stats.habilidades.ataque
 
 
 def dodge_pool(c: Combatant) -> int:
     """DJ-15: "Celeridad, más cualquier tipo de Habilidad defensiva o para esquivar"."""
-    return c.resources["celeridad"] + stats(c).habilidades.esquivar
+    return c.resources["celeridad"] + c.stats.habilidades.esquivar
 
 
 def move_pool(c: Combatant) -> int:
     """DJ-10: "Tira la Celeridad de tu personaje, más alguna Habilidad pertinente"."""
-    return c.resources["celeridad"] + stats(c).habilidades.movimiento
+    return c.resources["celeridad"] + c.stats.habilidades.movimiento
 
 
 def damage_pool(c: Combatant, arma: Arma) -> int:
     """DJ-16: Virilidad + the weapon's Nivel de Daño + ability (bonus dice added by the caller)."""
-    return c.resources["virilidad"] + arma.dano + stats(c).habilidades.dano
+    return c.resources["virilidad"] + arma.dano + c.stats.habilidades.dano
 
 
 def soak_pool(c: Combatant) -> int:
     """DJ-16: "el Aguante de tu oponente, más el Nivel de Daño de su armadura, más la Habilidad"."""
-    s = stats(c)
+    s = c.stats
     return c.resources["aguante"] + s.armadura + s.habilidades.resistencia
 
 
@@ -101,8 +140,12 @@ def parry_weapon(c: Combatant) -> Arma | None:
     DJ-14: "Tanto un arma cuerpo a cuerpo como un hechizo ... pueden utilizarse para
     defenderse activamente" — no melee weapon, no parry (spells are not simulated).
     """
+    return profile(c).parry
+
+
+def _parry_weapon(s: DonjonStats) -> Arma | None:
     best: Arma | None = None
-    for arma in stats(c).weapons:
+    for arma in s.weapons:
         if arma.tipo == MELEE and (best is None or arma.dano > best.dano):
             best = arma
     return best

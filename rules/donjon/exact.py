@@ -48,8 +48,15 @@ def opposed_test(
     highest die *after* the tied pairs were set aside; the set-aside pairs are
     added back for the winner.
     """
-    a = sorted(attacker, reverse=True)
-    d = sorted(defender, reverse=True)
+    return opposed_sorted(
+        sorted(attacker, reverse=True), sorted(defender, reverse=True), all_tied)
+
+
+def opposed_sorted(
+    a: Sequence[int], d: Sequence[int], all_tied: str = DEFENDER
+) -> OpposedResult:
+    """:func:`opposed_test` of faces already sorted highest first (the ruleset sorts them
+    once for both the narration and the test)."""
     i = 0
     while i < len(a) and i < len(d) and a[i] == d[i]:
         i += 1
@@ -61,7 +68,13 @@ def opposed_test(
         # Every die tied: the default gives the test to the defender, with nothing to spend.
         return OpposedResult(all_tied, 0, i)
     top = lose_dice[i] if i < len(lose_dice) else 0
-    return OpposedResult(winner, i + sum(1 for x in win_dice[i:] if x > top), i)
+    # The winner's dice are sorted highest first: count them down to the first one ≤ top.
+    successes = i
+    for x in win_dice[i:]:
+        if x <= top:
+            break
+        successes += 1
+    return OpposedResult(winner, successes, i)
 
 
 # -- exact distribution -------------------------------------------------------
@@ -159,10 +172,15 @@ def opposed_distribution(
     return dict(sorted(out.items()))
 
 
+@cache
 def win_probability(
     attacker_dice: int, defender_dice: int, sides: int = 20, all_tied: str = DEFENDER
 ) -> float:
-    """P(the attacker wins the opposed test)."""
+    """P(the attacker wins the opposed test).
+
+    Cached like :func:`opposed_distribution` it sums (a float of four ints/strings): the
+    heuristic asks it for every parry and resistance.
+    """
     dist = opposed_distribution(attacker_dice, defender_dice, sides, all_tied)
     return sum(p for (who, _), p in dist.items() if who == ATTACKER)
 

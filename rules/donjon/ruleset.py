@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from escaramuza.rules.core.battlefield import Battlefield
 from escaramuza.rules.core.dice import Roller, faces_text, roll_pool
 from escaramuza.rules.core.events import (
     AttackResolved,
@@ -48,14 +49,21 @@ from escaramuza.rules.core.model import (
 from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
-from escaramuza.rules.donjon.combat import BAND_NAMES, CONTACT, OUT_OF_RANGE, TWO_ACTIONS, band_of
+from escaramuza.rules.donjon.combat import (
+    BAND_NAMES,
+    CONTACT,
+    OUT_OF_RANGE,
+    PENALTY,
+    TWO_ACTIONS,
+    band_of,
+)
 from escaramuza.rules.donjon.exact import (
     ATTACKER,
     OpposedResult,
     Outcomes,
     damage_after,
     defender_wins,
-    opposed_test,
+    opposed_sorted,
     successes_distribution,
 )
 from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, DonjonOptions, DonjonStats
@@ -96,6 +104,157 @@ class PendingSpend:
     victim: str
     remaining: int
     picked: tuple[str, ...] = ()
+
+
+# -- hot-loop caches ---------------------------------------------------------------
+# legal_actions and apply run once per decision (~320 a battle on donjon/emboscada, and 32
+# rollouts a decision for the planner). Building a frozen slotted dataclass (an Action, a
+# Decision) costs microseconds, and a turn lists a dozen actions, so the values that are pure
+# functions of immutable inputs are built once and shared. Every cache below is keyed by ALL
+# the inputs of the value it stores (or holds a strong reference to the immutable object it
+# was derived from and checks identity), so a hit returns exactly what a fresh build would.
+#: Upper bound of each cache's entries before it is simply emptied (generated scenarios).
+_CACHE_LIMIT = 1 << 16
+
+_ActionKey = tuple[str, str, str | None, str | None, str | None]
+#: Interned actions: an Action is a frozen value, so one shared instance per distinct
+#: (verb, actor, target, item, option) is indistinguishable from a fresh one.
+_ACTIONS: dict[_ActionKey, Action] = {}
+
+
+def _action(
+    verb: str, actor: str, target: str | None = None, item: str | None = None,
+    option: str | None = None,
+) -> Action:
+    key = (verb, actor, target, item, option)
+    found = _ACTIONS.get(key)
+    if found is None:
+        if len(_ACTIONS) >= _CACHE_LIMIT:
+            _ACTIONS.clear()
+        found = _ACTIONS[key] = Action(verb, actor, target, item=item, option=option)
+    return found
+
+
+#: Interned frozen values (decisions, pending attacks and spends): ``(class, *arguments)``
+#: → ``class(*arguments)``. The key is the class and every constructor argument, and the
+#: values are frozen, so a shared instance equals a fresh one in every field.
+_VALUES: dict[tuple[Any, ...], Any] = {}
+
+
+def _interned(cls: Any, *args: Any) -> Any:
+    key = (cls, *args)
+    found = _VALUES.get(key)
+    if found is None:
+        if len(_VALUES) >= _CACHE_LIMIT:
+            _VALUES.clear()
+        found = _VALUES[key] = cls(*args)
+    return found
+
+
+def _decision(kind: DecisionKind, actor: str, side: Side, name: str, prompt: str) -> Decision:
+    """An interned :class:`Decision` (a frozen value, like the actions)."""
+    return _interned(Decision, kind, actor, side, name, prompt)  # type: ignore[no-any-return]
+
+
+# Events are NOT interned although they are frozen values too: the planner's tree reuse
+# (agents/search.py, MCTSAgent._reusable) tells a log that only moved forward by the
+# IDENTITY of its last event, so every event must stay a fresh object.
+
+#: ``str`` of every face a die of up to 100 sides shows (DonjonOptions.die_size ≤ 100).
+_FACE_TEXT: dict[int, str] = {i: str(i) for i in range(101)}
+
+
+def _faces_text(faces: Sequence[int]) -> str:
+    """``faces_text`` (", ".join of the faces) with the faces' strings looked up, not built."""
+    try:
+        return ", ".join([_FACE_TEXT[f] for f in faces])
+    except KeyError:
+        return faces_text(faces)
+
+
+#: Per zone pair of a battlefield: (hops, DJ-09 band, whether a step away exists — the
+#: ``alejarse`` condition of ``_turn_actions``). A function of the map alone, and a
+#: Battlefield is immutable (rules/core/battlefield.py: "Immutable map of zones").
+_ZoneInfo = dict[str, dict[str, tuple[int, int, bool]]]
+#: ``id(battlefield)`` → (the battlefield, its table); the strong reference keeps the id from
+#: being reused while the entry lives, and the lookup checks identity anyway.
+_ZONE_TABLES: dict[int, tuple[Battlefield, _ZoneInfo]] = {}
+
+
+def _zone_info(bf: Battlefield) -> _ZoneInfo:
+    entry = _ZONE_TABLES.get(id(bf))
+    if entry is not None and entry[0] is bf:
+        return entry[1]
+    if len(_ZONE_TABLES) >= 256:
+        _ZONE_TABLES.clear()
+    table: _ZoneInfo = {}
+    for a in bf.zone_ids:
+        row = table[a] = {}
+        for b in bf.zone_ids:
+            here = bf.distance(a, b)
+            away = any(bf.distance(z, b) > here for z in bf.neighbours(a))
+            band = band_of(here)
+            row[b] = (here, band, band < OUT_OF_RANGE and away)
+    _ZONE_TABLES[id(bf)] = (bf, table)
+    return table
+
+
+@dataclass(frozen=True, slots=True)
+class _Versus:
+    """The turn actions an actor can take against one opponent, by the opponent's state."""
+
+    #: (DJ-12 penalty by band, the ``atacar`` action) per weapon, sheet order.
+    attacks: tuple[tuple[tuple[int | None, ...], Action], ...]
+    #: (penalty by band, the ``rematar`` action) per weapon, sheet order.
+    finishes: tuple[tuple[tuple[int | None, ...], Action], ...]
+    closer: Action
+    away: Action
+
+
+@dataclass(frozen=True, slots=True)
+class _TurnRow:
+    """An actor's static turn data: a function of its id and stat block only."""
+
+    stats: Any
+    ataque: int
+    weapons: tuple[tuple[tuple[int | None, ...], str], ...]
+    huir: Action
+    esperar: Action
+    #: Opponent id → its actions, filled lazily (ids are all the entry depends on).
+    versus: dict[str, _Versus]
+
+
+#: (actor id, id(its stat block)) → row; the row keeps the block alive and is checked by
+#: identity, and a stat block is a frozen model nobody mutates (combat.Profile).
+_TURN_ROWS: dict[tuple[str, int], _TurnRow] = {}
+
+
+def _turn_row(actor: Combatant) -> _TurnRow:
+    s = actor.stats
+    row = _TURN_ROWS.get((actor.id, id(s)))
+    if row is not None and row.stats is s:
+        return row
+    if len(_TURN_ROWS) >= 4096:
+        _TURN_ROWS.clear()
+    row = _TURN_ROWS[(actor.id, id(s))] = _TurnRow(
+        s, s.habilidades.ataque, tuple((PENALTY[a.tipo], a.nombre) for a in s.weapons),
+        _action("huir", actor.id), _action("esperar", actor.id), {},
+    )
+    return row
+
+
+def _versus(row: _TurnRow, actor: str, target: str) -> _Versus:
+    found = row.versus.get(target)
+    if found is None:
+        found = row.versus[target] = _Versus(
+            tuple((pens, _action("atacar", actor, target, item=name))
+                  for pens, name in row.weapons),
+            tuple((pens, _action("rematar", actor, target, item=name))
+                  for pens, name in row.weapons),
+            _action("acercarse", actor, target),
+            _action("alejarse", actor, target),
+        )
+    return found
 
 
 class Donjon(Ruleset):
@@ -209,14 +368,17 @@ class Donjon(Ruleset):
         a_faces = roll_pool(roller, max(0, a_dice), sides, f"{attacker.id} {a_what}")
         d_name = defender.id if defender else "DJ"
         d_faces = roll_pool(roller, max(0, d_dice), sides, f"{d_name} {d_what}")
-        result = opposed_test(a_faces, d_faces, opts.all_tied)
+        # Sorted once, for the narration and for the test (opposed_test sorts the same way).
+        a_sorted = sorted(a_faces, reverse=True)
+        d_sorted = sorted(d_faces, reverse=True)
+        result = opposed_sorted(a_sorted, d_sorted, opts.all_tied)
         who = attacker.name if result.winner == ATTACKER else (defender.name if defender else "DJ")
         events: list[Event] = [
             Rolled(f"{attacker.name} rolls {len(a_faces)}d{sides} for {a_what}: "
-                   f"{faces_text(sorted(a_faces, reverse=True)) or 'no dice'}.",
+                   f"{_faces_text(a_sorted) or 'no dice'}.",
                    attacker.id, a_what, tuple(a_faces), len(a_faces)),
             Rolled(f"{defender.name if defender else 'The DJ'} rolls {len(d_faces)}d{sides} "
-                   f"for {d_what}: {faces_text(sorted(d_faces, reverse=True)) or 'no dice'}.",
+                   f"for {d_what}: {_faces_text(d_sorted) or 'no dice'}.",
                    d_name, d_what, tuple(d_faces), len(d_faces)),
             Note(f"{who} wins the test with {result.successes} éxito(s)"
                  + (f" ({result.set_aside} tied pair(s) set aside)." if result.set_aside else ".")),
@@ -314,34 +476,42 @@ class Donjon(Ruleset):
 
     def _advance(self, state: BattleState) -> list[Event]:
         """Call numbers down from the current one until someone acts on it (DJ-05, DJ-06)."""
-        count: int = state.data["count"]
-        while count >= 1:
-            best: Combatant | None = None
-            best_key: tuple[int, int, int] = (0, 0, 0)
-            for c in state.combatants:
-                if not c.active or count not in c.data["init"]:
-                    continue
-                acted_at, times = c.data["acted"]
-                # "su personaje puede realizar una sola acción - podrá realizar las demás ...
-                # luego de que los demás ... con el mismo número hayan actuado"; PJ before PNJ,
-                # table (scenario) order among each.
-                key = (times if acted_at == count else 0, 0 if c.pc else 1, c.index)
-                if best is None or key < best_key:
-                    best, best_key = c, key
-            if best is not None:
-                state.data["count"] = count
-                state.pending = Decision(DecisionKind.TURN, best.id, best.side, TURN,
-                                         f"{best.name} acts on {count}")
-                return [TurnStarted(f"{count}: {best.name} acts.", best.id, state.round)]
-            count -= 1
+        current: int = state.data["count"]
+        active = Status.ACTIVE
+        # The GM calls current, current − 1, … and stops at the first number some active
+        # combatant still holds: the highest held number ≤ current. One pass finds it and,
+        # among its holders, who acts: "su personaje puede realizar una sola acción - podrá
+        # realizar las demás ... luego de que los demás ... con el mismo número hayan
+        # actuado"; PJ before PNJ, table (scenario) order among each.
+        count = 0
+        best: Combatant | None = None
+        best_key: tuple[int, int, int] = (0, 0, 0)
+        for c in state.combatants:
+            if c.status is not active:
+                continue
+            top = 0
+            for n in c.data["init"]:
+                if top < n <= current:
+                    top = n
+            if top == 0 or top < count:
+                continue
+            acted_at, times = c.data["acted"]
+            key = (times if acted_at == top else 0, 0 if c.pc else 1, c.index)
+            if top > count or key < best_key:
+                count, best, best_key = top, c, key
+        if best is not None:
+            state.data["count"] = count
+            state.pending = _decision(DecisionKind.TURN, best.id, best.side, TURN,
+                                      f"{best.name} acts on {count}")
+            return [TurnStarted(f"{count}: {best.name} acts.", best.id, state.round)]
         state.data["count"] = 0
         state.data["continuing"] = ()
         return self._ask_continue(state, Side.HEROES)
 
     def _ask_continue(self, state: BattleState, side: Side) -> list[Event]:
         actor = state.active(side)[0]
-        state.pending = Decision(DecisionKind.CHOICE, actor.id, side, CONTINUE,
-                                 f"the {side.value} continue or withdraw")
+        state.pending = _decision(DecisionKind.CHOICE, actor.id, side, CONTINUE,
+                                  f"the {side.value} continue or withdraw")
         return [Note(f"The count reaches 1: the {side.value} decide whether to go on (DJ-07).")]
 
     def _after(self, state: BattleState) -> list[Event]:
@@ -362,46 +532,51 @@ class Donjon(Ruleset):
         if pending.name == TURN:
             return self._turn_actions(state, state.by_id[me])
         if pending.name == DEFENCE:
-            return [Action("parar", me), Action("esquivar", me)]
+            return [_action("parar", me), _action("esquivar", me)]
         if pending.name == RESIST:
-            return [Action("resistir", me), Action("dejar", me)]
+            return [_action("resistir", me), _action("dejar", me)]
         if pending.name == SPEND:
-            return [Action("repartir", me, option=o) for o in self._spend_options(state)]
-        return [Action("continuar", me), Action("retirarse", me)]
+            return [_action("repartir", me, option=o) for o in self._spend_options(state)]
+        return [_action("continuar", me), _action("retirarse", me)]
 
     def _turn_actions(self, state: BattleState, actor: Combatant) -> list[Action]:
         attacks: list[Action] = []
         finish: list[Action] = []
         closer: list[Action] = []
         away: list[Action] = []
-        bf = state.battlefield
-        weapons = stats_of(actor).weapons
-        bonus = actor.data["bonus"]
+        row = _turn_row(actor)
+        zones = _zone_info(state.battlefield)[actor.zone]
+        # DJ-13 attack pool + carried bonus, before the weapon's DJ-12 penalty.
+        dice = actor.resources["celeridad"] + row.ataque + actor.data["bonus"]
         nearest = OUT_OF_RANGE
+        side = actor.side
+        active, down = Status.ACTIVE, Status.DOWN
         for o in state.combatants:
-            if o.side is actor.side:
+            if o.side is side:
                 continue
-            hops = bf.distance(actor.zone, o.zone)
-            band = band_of(hops)
-            if o.active:
-                nearest = min(nearest, band)
-                for arma in weapons:
-                    pool = combat.attack_pool(actor, arma, band)
+            hops, band, can_step_away = zones[o.zone]
+            vs = row.versus.get(o.id) or _versus(row, actor.id, o.id)
+            status = o.status
+            if status is active:
+                if band < nearest:
+                    nearest = band
+                for pens, act in vs.attacks:
+                    penalty = pens[band]
                     # *(default)* an attack needs at least one die to roll.
-                    if pool is not None and pool + bonus >= 1:
-                        attacks.append(Action("atacar", actor.id, o.id, item=arma.nombre))
+                    if penalty is not None and dice - penalty >= 1:
+                        attacks.append(act)
                 if hops > 0:
-                    closer.append(Action("acercarse", actor.id, o.id))
-                if band < OUT_OF_RANGE and self._away_zone(state, actor, o) is not None:
-                    away.append(Action("alejarse", actor.id, o.id))
-            elif o.status is Status.DOWN:
-                for arma in weapons:
-                    if combat.range_penalty(arma.tipo, band) is not None:
-                        finish.append(Action("rematar", actor.id, o.id, item=arma.nombre))
+                    closer.append(vs.closer)
+                if can_step_away:
+                    away.append(vs.away)
+            elif status is down:
+                for pens, act in vs.finishes:
+                    if pens[band] is not None:
+                        finish.append(act)
         out = attacks + finish + closer + away
         if nearest >= TWO_ACTIONS:
-            out.append(Action("huir", actor.id))
-        out.append(Action("esperar", actor.id))
+            out.append(row.huir)
+        out.append(row.esperar)
         return out
 
     @staticmethod
@@ -480,12 +655,12 @@ class Donjon(Ruleset):
     ) -> list[Event]:
         arma = combat.weapon(actor, item)
         band = band_of(state.distance(actor, target))
-        state.data["attack"] = PendingAttack(actor.id, target.id, item, band)
+        state.data["attack"] = _interned(PendingAttack, actor.id, target.id, item, band)
         # DJ-14: "Sólo se pueden defender activamente los ataques cuerpo a cuerpo", and the
         # parry must cross off a later number and needs a melee weapon to parry with.
         if arma.tipo == MELEE and self._can_react(target) and combat.parry_weapon(target):
-            state.pending = Decision(DecisionKind.REACTION, target.id, target.side, DEFENCE,
-                                     f"{target.name}: parry or dodge {actor.name}'s attack")
+            state.pending = _decision(DecisionKind.REACTION, target.id, target.side, DEFENCE,
+                                      f"{target.name}: parry or dodge {actor.name}'s attack")
             return [Note(f"{actor.name} attacks {target.name} with {item}.")]
         return self._resolve_attack(state, roller, parry=False)
 
@@ -557,7 +732,7 @@ class Donjon(Ruleset):
             events.append(self.set_status(victim, Status.DOWN,
                                           f"{victim.name} falls unconscious.", dealer.id))
             return events
-        state.data["spend"] = PendingSpend(dealer.id, victim.id, result.successes)
+        state.data["spend"] = _interned(PendingSpend, dealer.id, victim.id, result.successes, ())
         return events + self._next_spend(state)
 
     def _next_spend(self, state: BattleState) -> list[Event]:
@@ -566,7 +741,7 @@ class Donjon(Ruleset):
         victim = state.by_id[spend.victim]
         if spend.remaining > 0 and victim.active and self._spend_options(state):
             dealer = state.by_id[spend.dealer]
-            state.pending = Decision(
+            state.pending = _decision(
                 DecisionKind.CHOICE, dealer.id, dealer.side, SPEND,
                 f"{dealer.name}: spend {spend.remaining} éxito(s) on {victim.name}")
             return []
@@ -607,7 +782,7 @@ class Donjon(Ruleset):
             left = victim.resources[option]
             events.append(Damaged(f"{dealer.name} lowers {victim.name}'s {option} to {left}.",
                                   victim.id, 1, option, dealer.id, left))
-        state.data["spend"] = PendingSpend(spend.dealer, spend.victim, remaining, picked)
+        state.data["spend"] = _interned(PendingSpend, spend.dealer, spend.victim, remaining, picked)
         events.extend(self._next_spend(state))
         if "spend" not in state.data:
             events.extend(self._after(state))
@@ -639,8 +814,8 @@ class Donjon(Ruleset):
         move = PendingMove(actor.id, resister.id if resister else "", verb, to_zone, from_contact)
         state.data["move"] = move
         if resister is not None:
-            state.pending = Decision(DecisionKind.REACTION, resister.id, resister.side, RESIST,
-                                     f"{resister.name}: resist {actor.name}'s movement?")
+            state.pending = _decision(DecisionKind.REACTION, resister.id, resister.side, RESIST,
+                                      f"{resister.name}: resist {actor.name}'s movement?")
             return [Note(f"{actor.name} tries to {verb}; {resister.name} may resist.")]
         return self._resolve_move(state, roller, resist=False)
 
