@@ -142,6 +142,41 @@ class Action:
         return {k: v for k in Action.__slots__ if (v := getattr(self, k)) is not None}
 
 
+#: (verb, actor, target, zone, item, option): an Action's fields, in order.
+ActionKey = tuple[str, str, "str | None", "str | None", "str | None", "str | None"]
+
+#: Interned actions. An Action is a frozen value compared by its fields, so one shared
+#: instance per distinct key is the same as a fresh equal one, and a dict lookup costs a
+#: fraction of the frozen dataclass's ``__init__`` — rulesets list a dozen actions for every
+#: decision of every battle (playtests, envs, the planner's rollouts). Nothing here can go
+#: stale; the table is emptied if it ever grows past ``_MAX_INTERNED`` entries, which keeps a
+#: process that loads many scenarios bounded.
+_INTERNED: dict[ActionKey, Action] = {}
+_MAX_INTERNED = 1 << 16
+
+
+def action_of(key: ActionKey) -> Action:
+    """The shared :class:`Action` whose fields are ``key`` (see :data:`ActionKey`)."""
+    found = _INTERNED.get(key)
+    if found is None:
+        if len(_INTERNED) >= _MAX_INTERNED:
+            _INTERNED.clear()
+        found = _INTERNED[key] = Action(*key)
+    return found
+
+
+def interned_action(
+    verb: str,
+    actor: str,
+    target: str | None = None,
+    zone: str | None = None,
+    item: str | None = None,
+    option: str | None = None,
+) -> Action:
+    """``Action(verb, actor, …)``, shared with every equal action built this way."""
+    return action_of((verb, actor, target, zone, item, option))
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """Who must decide now, and what kind of choice it is."""

@@ -39,6 +39,8 @@ from escaramuza.rules.core.model import (
     Side,
     Status,
     VerbSpec,
+    action_of,
+    interned_action,
 )
 from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
@@ -146,20 +148,11 @@ DESCRIPTIONS = {
     "pasar": "{c} does not react",
 }
 
-ActionKey = tuple[str, str, "str | None", "str | None", "str | None"]
-
-#: Interned actions, keyed by (verb, actor, target, zone, item). An Action is a frozen value
-#: compared by its fields, so handing out one shared instance per distinct key is the same as
-#: building a fresh equal one — and a dict lookup costs a fraction of the frozen dataclass's
-#: ``__init__`` (legal_actions is the hot loop of playtests, envs and the planner). Nothing in
-#: here can go stale; the table is only emptied if it ever grows past ``_MAX_INTERNED``, which
-#: keeps a process that loads many scenarios bounded.
-_ACTIONS: dict[ActionKey, Action] = {}
 #: Movement lists, keyed by (battlefield, verb, actor, zone): a pure function of the key,
 #: since a Battlefield is immutable (its neighbours never change) and hashed by identity.
 #: Its bound is smaller: each entry keeps its battlefield alive until the next clear.
 _STEPS: dict[tuple[Battlefield, str, str, str], tuple[Action, ...]] = {}
-_MAX_INTERNED = 1 << 16
+_MAX_TURNS = 1 << 16
 _MAX_STEPS = 1 << 12
 #: Builds an AttackProfile from its fields in order, without the named tuple's Python-level
 #: ``__new__`` (see :meth:`DestinyDice.profile`).
@@ -167,24 +160,6 @@ _new_tuple = tuple.__new__
 #: Poison and healing dice are rolled from their notation (``1d8``, ``2``): parse each text
 #: once. A DiceExpr is a frozen value and parse_dice a pure function, so sharing is safe.
 _dice = lru_cache(maxsize=256)(parse_dice)
-
-
-def _intern(key: ActionKey) -> Action:
-    if len(_ACTIONS) >= _MAX_INTERNED:
-        _ACTIONS.clear()
-    action = _ACTIONS[key] = Action(*key)
-    return action
-
-
-def _action(
-    verb: str,
-    actor: str,
-    target: str | None = None,
-    zone: str | None = None,
-    item: str | None = None,
-) -> Action:
-    key = (verb, actor, target, zone, item)
-    return _ACTIONS.get(key) or _intern(key)
 
 
 #: Turn decisions by (actor, side), interned like actions: a Decision is a frozen value too,
@@ -196,7 +171,7 @@ def _turn(c: Combatant) -> Decision:
     key = (c.id, c.side)
     decision = _TURNS.get(key)
     if decision is None:
-        if len(_TURNS) >= _MAX_INTERNED:
+        if len(_TURNS) >= _MAX_TURNS:
             _TURNS.clear()
         decision = _TURNS[key] = Decision(DecisionKind.TURN, c.id, c.side, "turn")
     return decision
@@ -210,7 +185,7 @@ def _steps(battlefield: Battlefield, verb: str, actor: str, zone: str) -> tuple[
         if len(_STEPS) >= _MAX_STEPS:
             _STEPS.clear()
         steps = _STEPS[key] = tuple(
-            _action(verb, actor, zone=z) for z in battlefield.neighbours(zone)
+            interned_action(verb, actor, zone=z) for z in battlefield.neighbours(zone)
         )
     return steps
 
@@ -481,10 +456,10 @@ class DestinyDice(Ruleset):
             actions.extend(self._heals(state, c))
             for name, key in c.stats.jam_keys:
                 if c.data.get(key):
-                    actions.append(_action("recargar", c.id, item=name))
+                    actions.append(interned_action("recargar", c.id, item=name))
             if "desarmado" in c.conditions:
-                actions.append(_action("recuperar_arma", c.id))
-        actions.append(_action("fin_turno", c.id))
+                actions.append(interned_action("recuperar_arma", c.id))
+        actions.append(interned_action("fin_turno", c.id))
         return actions
 
     def _usable_weapons(self, c: Combatant) -> list[Weapon]:
@@ -523,7 +498,7 @@ class DestinyDice(Ruleset):
         out: list[Action] = []
         reach = self.usable_by_band(c)
         hops_to = state.battlefield.distances_from(c.zone)
-        side, cid, active, interned = c.side, c.id, Status.ACTIVE, _ACTIONS
+        side, cid, active = c.side, c.id, Status.ACTIVE
         for t in state.combatants:
             if t.side is side or t.status is not active:
                 continue
@@ -531,8 +506,7 @@ class DestinyDice(Ruleset):
             tid = t.id
             # DD-05 band of band(): 0 cuerpo a cuerpo, 1 cerca, 2+ lejos.
             for name in reach[hops if hops < 2 else 2]:
-                key = (verb, cid, tid, None, name)
-                out.append(interned.get(key) or _intern(key))
+                out.append(action_of((verb, cid, tid, None, name, None)))
         return out
 
     def _helps(self, state: BattleState, c: Combatant) -> list[Action]:
@@ -540,7 +514,7 @@ class DestinyDice(Ruleset):
         hops_to = state.battlefield.distances_from(c.zone)
         side, cid, active = c.side, c.id, Status.ACTIVE
         return [
-            _action("ayudar", cid, target=a.id)
+            interned_action("ayudar", cid, target=a.id)
             for a in state.combatants
             if a.side is side and a.status is active and a.id != cid and hops_to[a.zone] <= 1
         ]
@@ -563,7 +537,7 @@ class DestinyDice(Ruleset):
                     x in a.conditions for x in heal.cures
                 )
                 if hurt and self.band(hops_to[a.zone]) in heal.bands:
-                    out.append(_action("curar", c.id, target=a.id, item=heal.name))
+                    out.append(interned_action("curar", c.id, target=a.id, item=heal.name))
         return out
 
     def _reactions(self, state: BattleState, c: Combatant) -> list[Action]:
@@ -577,7 +551,7 @@ class DestinyDice(Ruleset):
                 )
             if not ({"derribado", "inmovil"} & c.conditions.keys()):
                 out.extend(_steps(state.battlefield, "reposicionar", c.id, c.zone))
-        out.append(_action("pasar", c.id))
+        out.append(interned_action("pasar", c.id))
         return out
 
     # -- apply ---------------------------------------------------------------

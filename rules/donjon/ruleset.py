@@ -45,6 +45,7 @@ from escaramuza.rules.core.model import (
     Side,
     Status,
     VerbSpec,
+    interned_action,
 )
 from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
@@ -115,25 +116,6 @@ class PendingSpend:
 # was derived from and checks identity), so a hit returns exactly what a fresh build would.
 #: Upper bound of each cache's entries before it is simply emptied (generated scenarios).
 _CACHE_LIMIT = 1 << 16
-
-_ActionKey = tuple[str, str, str | None, str | None, str | None]
-#: Interned actions: an Action is a frozen value, so one shared instance per distinct
-#: (verb, actor, target, item, option) is indistinguishable from a fresh one.
-_ACTIONS: dict[_ActionKey, Action] = {}
-
-
-def _action(
-    verb: str, actor: str, target: str | None = None, item: str | None = None,
-    option: str | None = None,
-) -> Action:
-    key = (verb, actor, target, item, option)
-    found = _ACTIONS.get(key)
-    if found is None:
-        if len(_ACTIONS) >= _CACHE_LIMIT:
-            _ACTIONS.clear()
-        found = _ACTIONS[key] = Action(verb, actor, target, item=item, option=option)
-    return found
-
 
 #: Interned frozen values (decisions, pending attacks and spends): ``(class, *arguments)``
 #: → ``class(*arguments)``. The key is the class and every constructor argument, and the
@@ -238,7 +220,7 @@ def _turn_row(actor: Combatant) -> _TurnRow:
         _TURN_ROWS.clear()
     row = _TURN_ROWS[(actor.id, id(s))] = _TurnRow(
         s, s.habilidades.ataque, tuple((PENALTY[a.tipo], a.nombre) for a in s.weapons),
-        _action("huir", actor.id), _action("esperar", actor.id), {},
+        interned_action("huir", actor.id), interned_action("esperar", actor.id), {},
     )
     return row
 
@@ -247,12 +229,12 @@ def _versus(row: _TurnRow, actor: str, target: str) -> _Versus:
     found = row.versus.get(target)
     if found is None:
         found = row.versus[target] = _Versus(
-            tuple((pens, _action("atacar", actor, target, item=name))
+            tuple((pens, interned_action("atacar", actor, target, item=name))
                   for pens, name in row.weapons),
-            tuple((pens, _action("rematar", actor, target, item=name))
+            tuple((pens, interned_action("rematar", actor, target, item=name))
                   for pens, name in row.weapons),
-            _action("acercarse", actor, target),
-            _action("alejarse", actor, target),
+            interned_action("acercarse", actor, target),
+            interned_action("alejarse", actor, target),
         )
     return found
 
@@ -532,12 +514,12 @@ class Donjon(Ruleset):
         if pending.name == TURN:
             return self._turn_actions(state, state.by_id[me])
         if pending.name == DEFENCE:
-            return [_action("parar", me), _action("esquivar", me)]
+            return [interned_action("parar", me), interned_action("esquivar", me)]
         if pending.name == RESIST:
-            return [_action("resistir", me), _action("dejar", me)]
+            return [interned_action("resistir", me), interned_action("dejar", me)]
         if pending.name == SPEND:
-            return [_action("repartir", me, option=o) for o in self._spend_options(state)]
-        return [_action("continuar", me), _action("retirarse", me)]
+            return [interned_action("repartir", me, option=o) for o in self._spend_options(state)]
+        return [interned_action("continuar", me), interned_action("retirarse", me)]
 
     def _turn_actions(self, state: BattleState, actor: Combatant) -> list[Action]:
         attacks: list[Action] = []
