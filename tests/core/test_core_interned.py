@@ -1,0 +1,46 @@
+"""Interned actions (rules/core/model.py): equal values, shared instances, a bounded table."""
+
+from __future__ import annotations
+
+import pytest
+
+from escaramuza.rules.core import model
+from escaramuza.rules.core.model import Action, action_of, interned_action
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"verb": "atacar", "actor": "a", "target": "b", "item": "espada"},
+        {"verb": "mover", "actor": "a", "zone": "z2"},
+        {"verb": "repartir", "actor": "a", "option": "herida"},
+        {"verb": "fin_turno", "actor": "a"},
+    ],
+)
+def test_interned_action_equals_a_fresh_one_and_is_shared(fields: dict[str, str]) -> None:
+    first = interned_action(**fields)
+    assert first == Action(**fields)
+    assert hash(first) == hash(Action(**fields))
+    assert interned_action(**fields) is first
+    key = (
+        fields["verb"], fields["actor"], fields.get("target"), fields.get("zone"),
+        fields.get("item"), fields.get("option"),
+    )
+    assert action_of(key) is first
+
+
+def test_different_fields_give_different_actions() -> None:
+    assert interned_action("atacar", "a", "b", item="x") != interned_action(
+        "atacar", "a", "b", item="y"
+    )
+    # zone and item are not interchangeable although both are positional strings.
+    assert interned_action("mover", "a", zone="z") != interned_action("mover", "a", item="z")
+
+
+def test_the_table_is_emptied_past_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model, "_INTERNED", {})
+    monkeypatch.setattr(model, "_MAX_INTERNED", 3)
+    made = [interned_action("pasar", f"c{i}") for i in range(10)]
+    assert len(model._INTERNED) <= 3
+    # Still the right values after every clear.
+    assert made == [Action("pasar", f"c{i}") for i in range(10)]
