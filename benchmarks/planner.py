@@ -67,7 +67,7 @@ def _arm(job: tuple[str, str, int, int, dict[str, Any]]) -> tuple[str, str, int,
         assert state.outcome is not None
         wins += state.outcome.winner is Side.ENEMIES
         deviated += getattr(enemies, "deviated", 0)
-    return name, arm, wins, count, time.perf_counter() - start, deviated
+    return name, arm, first, wins, count, time.perf_counter() - start, deviated
 
 
 def strength(
@@ -98,7 +98,7 @@ def strength(
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(_arm, job) for job in jobs]
         for future in as_completed(futures):
-            name, arm, wins, count, secs, deviated = future.result()
+            name, arm, first, wins, count, secs, deviated = future.result()
             row = totals.setdefault((name, arm), [0, 0, 0.0, 0])
             row[0] += wins
             row[1] += count
@@ -107,9 +107,12 @@ def strength(
             done = [totals.get((name, a), [0, 0, 0.0, 0])[1] for a in ("heuristic", "mcts")]
             if done != [battles, battles]:
                 # Progress, so that a long run cut short still shows what it had played.
+                # Each chunk's seeds and wins too, so the chunks finished by a run cut short
+                # can be paired with the other arm's same seeds (and runs combined).
                 print(
                     f"# {name} {arm}: {int(row[1])}/{battles} battles, {int(row[0])} enemy "
-                    f"wins, {row[2] / row[1]:.2f} s/battle",
+                    f"wins, {row[2] / row[1]:.2f} s/battle (chunk seeds {first}–"
+                    f"{first + count - 1}: {wins}/{count})",
                     flush=True,
                 )
                 continue
