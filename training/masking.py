@@ -9,10 +9,11 @@ over PPO per frame (docs/training.md "Benchmarks"; upstream sb3-contrib issue #2
 :class:`OnceMaskedPolicy` is sb3-contrib's ``MaskableActorCriticPolicy`` with one change:
 the action distribution keeps the logits until the mask arrives and then builds a single
 ``Categorical`` over the masked logits. The probabilities are the same distribution —
-masked slots get the same ``-1e8`` logit as upstream, and softmax does not care whether
-the logits were normalised once before masking (upstream) or not — so log-probabilities
-agree to float rounding (tested against upstream in tests/training/test_training_masking.py);
-sampling, entropy and the network are unchanged. It skips torch's argument validation
+the same operations on the same numbers as upstream (normalise, mask with ``-1e8``,
+normalise), without the intermediate ``Categorical`` objects — so probabilities,
+log-probabilities, entropies and samples are bit for bit upstream's, and a training run
+with the same seed gives the same weights as with the stock policy (tested in
+tests/training/test_training_masking.py). It skips torch's argument validation
 (see :class:`OnceMaskedCategorical`). Saved models name this class, which
 ``escaramuza`` provides wherever it is installed; models saved with the stock policy
 still load and play.
@@ -36,25 +37,35 @@ MASKED_LOGIT = -1e8
 
 
 class OnceMaskedCategorical(MaskableCategorical):
-    """``MaskableCategorical`` built in one step from raw logits and a mask (or none)."""
+    """``MaskableCategorical`` built in one step from raw logits and a mask (or none).
+
+    Bit for bit upstream's distribution: upstream normalises the raw logits (its first
+    build), masks the *normalised* logits and normalises again (its last build); this does
+    the same two normalisations with plain tensor operations and builds one ``Categorical``
+    — so probabilities, log-probabilities, entropies and samples are identical, and a
+    training run gives the same weights as with the stock policy (tested).
+    """
 
     def __init__(self, logits: th.Tensor, masks: th.Tensor | np.ndarray | None = None) -> None:
-        self._original_logits = logits
+        # What upstream's first Categorical stores as its logits, and keeps to mask.
+        normalised = logits - logits.logsumexp(dim=-1, keepdim=True)
+        self._original_logits = normalised
         if masks is None:
             self.masks = None
-            masked = logits
+            masked = normalised
         else:
             self.masks = th.as_tensor(masks, dtype=th.bool, device=logits.device).reshape(
                 logits.shape
             )
             fill = th.tensor(MASKED_LOGIT, dtype=logits.dtype, device=logits.device)
-            masked = th.where(self.masks, logits, fill)
-        # Skip MaskableCategorical.__init__ (the two extra builds) and build once; the
+            masked = th.where(self.masks, normalised, fill)
+        # Skip MaskableCategorical.__init__ (its extra builds) and build once; the
         # inherited apply_masking and entropy work on the attributes set above. Argument
         # validation is off: it checks that the logits are real numbers and, in log_prob,
-        # that the action is in range — a third of this distribution's cost per frame. The
-        # logits are the network's output and the actions its own samples or the rollout
-        # buffer's; a NaN from a diverged network still stops training, in torch.multinomial.
+        # that the action is in range — a third of this distribution's cost per frame —
+        # and changes no number. The logits are the network's output and the actions its
+        # own samples or the rollout buffer's; a NaN from a diverged network still stops
+        # training, in torch.multinomial.
         Categorical.__init__(self, logits=masked, validate_args=False)
 
 

@@ -41,12 +41,18 @@ def test_once_masked_matches_upstream(seed: int, rows: int, n: int, legal: int) 
     logits, masks = _batch(seed, rows, n, legal)
     ours = OnceMaskedCategorical(logits, masks)
     theirs = MaskableCategorical(logits=logits, masks=masks)
-    assert th.allclose(ours.probs, theirs.probs, atol=1e-6)
+    # Bit for bit: the same operations on the same numbers.
+    assert th.equal(ours.logits, theirs.logits)
+    assert th.equal(ours.probs, theirs.probs)
     # Masked slots: probability exactly 0 in both, as exp(-1e8) underflows.
     assert bool((ours.probs[~th.as_tensor(masks)] == 0).all())
     actions = th.as_tensor([int(np.flatnonzero(row)[-1]) for row in masks])
-    assert th.allclose(ours.log_prob(actions), theirs.log_prob(actions), atol=1e-5)
-    assert th.allclose(ours.entropy(), theirs.entropy(), atol=1e-5)
+    assert th.equal(ours.log_prob(actions), theirs.log_prob(actions))
+    assert th.equal(ours.entropy(), theirs.entropy())
+    th.manual_seed(seed)
+    drawn = ours.sample()
+    th.manual_seed(seed)
+    assert th.equal(drawn, theirs.sample())
     # A row with one legal slot is certain: log-probability 0, entropy 0.
     if legal == 1:
         assert th.allclose(ours.log_prob(actions), th.zeros(rows), atol=1e-6)
@@ -61,10 +67,11 @@ def test_once_masked_samples_only_legal_slots() -> None:
     assert bool(legal.all())
 
 
-def test_unmasked_distribution_is_plain_categorical() -> None:
+def test_unmasked_distribution_is_upstreams_unmasked_one() -> None:
     logits, _ = _batch(6, 8, 30, 30)
     dist = OnceMaskedCategoricalDistribution(30).proba_distribution(logits)
     # No apply_masking: built unmasked on first use.
+    assert th.equal(dist.distribution.logits, MaskableCategorical(logits=logits).logits)
     assert th.allclose(dist.distribution.probs, th.softmax(logits, dim=-1), atol=1e-6)
     assert dist.distribution.masks is None
 
@@ -109,9 +116,9 @@ def test_policy_same_weights_and_evaluation_as_upstream() -> None:
     v1, lp1, e1 = theirs.evaluate_actions(obs, actions, action_masks=masks)
     v2, lp2, e2 = ours.evaluate_actions(obs, actions, action_masks=masks)
     assert th.equal(v1, v2)
-    assert th.allclose(lp1, lp2, atol=1e-5)
+    assert th.equal(lp1, lp2)
     assert e1 is not None and e2 is not None
-    assert th.allclose(e1, e2, atol=1e-5)
+    assert th.equal(e1, e2)
     with th.no_grad():
         chosen, _, _ = ours(obs, deterministic=True, action_masks=masks)
     assert bool(th.as_tensor(masks).gather(1, chosen[:, None]).all())
@@ -142,3 +149,29 @@ def test_saved_model_reloads_with_the_policy_class(tmp_path: object) -> None:
     a1, _ = model.predict(obs, deterministic=True, action_masks=mask)
     a2, _ = loaded.predict(obs, deterministic=True, action_masks=mask)
     assert int(a1) == int(a2) and mask[int(a1)]
+
+
+def test_training_gives_the_stock_policys_weights() -> None:
+    """Same seed, same env: MaskablePPO with OnceMaskedPolicy ends with exactly the weights
+    of MaskablePPO with sb3-contrib's MlpPolicy (so a shipped policy's command reproduces
+    it whichever of the two trained it)."""
+    from escaramuza.training.envs import make_train_env
+
+    weights = []
+    for policy in ("MlpPolicy", OnceMaskedPolicy):
+        env = make_train_env(
+            "escaramuza/Cairn-v0", ["cairn/duelo_bugbear"], "enemies", "heuristic", True
+        )
+        model = MaskablePPO(
+            policy, env, n_steps=64, batch_size=32, n_epochs=2, seed=3, device="cpu",
+            policy_kwargs={"net_arch": [16, 16]},
+        )
+        initial = {k: v.clone() for k, v in model.policy.state_dict().items()}
+        model.learn(total_timesteps=192)
+        weights.append(model.policy.state_dict())
+        # The updates did change the weights: the comparison below is not of initial ones.
+        assert any(not th.equal(initial[k], v) for k, v in weights[-1].items())
+    stock, ours = weights
+    assert stock.keys() == ours.keys()
+    for name in stock:
+        assert th.equal(stock[name], ours[name]), name
