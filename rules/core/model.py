@@ -142,26 +142,27 @@ class Action:
         return {k: v for k in Action.__slots__ if (v := getattr(self, k)) is not None}
 
 
-#: (verb, actor, target, zone, item, option): an Action's fields, in order.
-ActionKey = tuple[str, str, "str | None", "str | None", "str | None", "str | None"]
-
-#: Interned actions. An Action is a frozen value compared by its fields, so one shared
-#: instance per distinct key is the same as a fresh equal one, and a dict lookup costs a
-#: fraction of the frozen dataclass's ``__init__`` — rulesets list a dozen actions for every
-#: decision of every battle (playtests, envs, the planner's rollouts). Nothing here can go
-#: stale; the table is emptied if it ever grows past ``_MAX_INTERNED`` entries, which keeps a
-#: process that loads many scenarios bounded.
-_INTERNED: dict[ActionKey, Action] = {}
+#: Interned frozen values: ``(class, *arguments)`` → ``class(*arguments)``. A frozen value
+#: compared by its fields (an Action, a Decision, a ruleset's pending attack…) can be shared:
+#: one instance per distinct key is the same as a fresh equal one, and a dict lookup costs a
+#: fraction of a frozen dataclass's ``__init__`` — rulesets list a dozen actions for every
+#: decision of every battle (playtests, envs, the planner's rollouts). Only for classes whose
+#: instances are immutable and built from hashable arguments. Never for events: the planner
+#: tells a log that only moved forward by the identity of its last event. Nothing here can
+#: go stale; the table is emptied if it ever grows past ``_MAX_INTERNED`` entries, which
+#: keeps a process that loads many scenarios bounded.
+_INTERNED: dict[tuple[Any, ...], Any] = {}
 _MAX_INTERNED = 1 << 16
 
 
-def action_of(key: ActionKey) -> Action:
-    """The shared :class:`Action` whose fields are ``key`` (see :data:`ActionKey`)."""
+def interned(cls: Any, *args: Any) -> Any:
+    """``cls(*args)``, shared with every equal value interned before (see above)."""
+    key = (cls, *args)
     found = _INTERNED.get(key)
     if found is None:
         if len(_INTERNED) >= _MAX_INTERNED:
             _INTERNED.clear()
-        found = _INTERNED[key] = Action(*key)
+        found = _INTERNED[key] = cls(*args)
     return found
 
 
@@ -174,7 +175,7 @@ def interned_action(
     option: str | None = None,
 ) -> Action:
     """``Action(verb, actor, …)``, shared with every equal action built this way."""
-    return action_of((verb, actor, target, zone, item, option))
+    return interned(Action, verb, actor, target, zone, item, option)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ from escaramuza.rules.core.model import (
     Side,
     Status,
     VerbSpec,
-    action_of,
+    interned,
     interned_action,
 )
 from escaramuza.rules.core.ruleset import Odds, Ruleset
@@ -152,7 +152,6 @@ DESCRIPTIONS = {
 #: since a Battlefield is immutable (its neighbours never change) and hashed by identity.
 #: Its bound is smaller: each entry keeps its battlefield alive until the next clear.
 _STEPS: dict[tuple[Battlefield, str, str, str], tuple[Action, ...]] = {}
-_MAX_TURNS = 1 << 16
 _MAX_STEPS = 1 << 12
 #: Builds an AttackProfile from its fields in order, without the named tuple's Python-level
 #: ``__new__`` (see :meth:`DestinyDice.profile`).
@@ -162,19 +161,9 @@ _new_tuple = tuple.__new__
 _dice = lru_cache(maxsize=256)(parse_dice)
 
 
-#: Turn decisions by (actor, side), interned like actions: a Decision is a frozen value too,
-#: and one is made for every decision of a battle.
-_TURNS: dict[tuple[str, Side], Decision] = {}
-
-
 def _turn(c: Combatant) -> Decision:
-    key = (c.id, c.side)
-    decision = _TURNS.get(key)
-    if decision is None:
-        if len(_TURNS) >= _MAX_TURNS:
-            _TURNS.clear()
-        decision = _TURNS[key] = Decision(DecisionKind.TURN, c.id, c.side, "turn")
-    return decision
+    """``c``'s turn decision, interned (a Decision is a frozen value, like the actions)."""
+    return interned(Decision, DecisionKind.TURN, c.id, c.side, "turn")  # type: ignore[no-any-return]
 
 
 def _steps(battlefield: Battlefield, verb: str, actor: str, zone: str) -> tuple[Action, ...]:
@@ -506,7 +495,7 @@ class DestinyDice(Ruleset):
             tid = t.id
             # DD-05 band of band(): 0 cuerpo a cuerpo, 1 cerca, 2+ lejos.
             for name in reach[hops if hops < 2 else 2]:
-                out.append(action_of((verb, cid, tid, None, name, None)))
+                out.append(interned(Action, verb, cid, tid, None, name, None))
         return out
 
     def _helps(self, state: BattleState, c: Combatant) -> list[Action]:

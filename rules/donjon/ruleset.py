@@ -45,6 +45,7 @@ from escaramuza.rules.core.model import (
     Side,
     Status,
     VerbSpec,
+    interned,
     interned_action,
 )
 from escaramuza.rules.core.ruleset import Odds, Ruleset
@@ -114,28 +115,10 @@ class PendingSpend:
 # functions of immutable inputs are built once and shared. Every cache below is keyed by ALL
 # the inputs of the value it stores (or holds a strong reference to the immutable object it
 # was derived from and checks identity), so a hit returns exactly what a fresh build would.
-#: Upper bound of each cache's entries before it is simply emptied (generated scenarios).
-_CACHE_LIMIT = 1 << 16
-
-#: Interned frozen values (decisions, pending attacks and spends): ``(class, *arguments)``
-#: → ``class(*arguments)``. The key is the class and every constructor argument, and the
-#: values are frozen, so a shared instance equals a fresh one in every field.
-_VALUES: dict[tuple[Any, ...], Any] = {}
-
-
-def _interned(cls: Any, *args: Any) -> Any:
-    key = (cls, *args)
-    found = _VALUES.get(key)
-    if found is None:
-        if len(_VALUES) >= _CACHE_LIMIT:
-            _VALUES.clear()
-        found = _VALUES[key] = cls(*args)
-    return found
-
 
 def _decision(kind: DecisionKind, actor: str, side: Side, name: str, prompt: str) -> Decision:
     """An interned :class:`Decision` (a frozen value, like the actions)."""
-    return _interned(Decision, kind, actor, side, name, prompt)  # type: ignore[no-any-return]
+    return interned(Decision, kind, actor, side, name, prompt)  # type: ignore[no-any-return]
 
 
 # Events are NOT interned although they are frozen values too: the planner's tree reuse
@@ -637,7 +620,7 @@ class Donjon(Ruleset):
     ) -> list[Event]:
         arma = combat.weapon(actor, item)
         band = band_of(state.distance(actor, target))
-        state.data["attack"] = _interned(PendingAttack, actor.id, target.id, item, band)
+        state.data["attack"] = interned(PendingAttack, actor.id, target.id, item, band)
         # DJ-14: "Sólo se pueden defender activamente los ataques cuerpo a cuerpo", and the
         # parry must cross off a later number and needs a melee weapon to parry with.
         if arma.tipo == MELEE and self._can_react(target) and combat.parry_weapon(target):
@@ -714,7 +697,7 @@ class Donjon(Ruleset):
             events.append(self.set_status(victim, Status.DOWN,
                                           f"{victim.name} falls unconscious.", dealer.id))
             return events
-        state.data["spend"] = _interned(PendingSpend, dealer.id, victim.id, result.successes, ())
+        state.data["spend"] = interned(PendingSpend, dealer.id, victim.id, result.successes, ())
         return events + self._next_spend(state)
 
     def _next_spend(self, state: BattleState) -> list[Event]:
@@ -764,7 +747,7 @@ class Donjon(Ruleset):
             left = victim.resources[option]
             events.append(Damaged(f"{dealer.name} lowers {victim.name}'s {option} to {left}.",
                                   victim.id, 1, option, dealer.id, left))
-        state.data["spend"] = _interned(PendingSpend, spend.dealer, spend.victim, remaining, picked)
+        state.data["spend"] = interned(PendingSpend, spend.dealer, spend.victim, remaining, picked)
         events.extend(self._next_spend(state))
         if "spend" not in state.data:
             events.extend(self._after(state))

@@ -1,11 +1,18 @@
-"""Interned actions (rules/core/model.py): equal values, shared instances, a bounded table."""
+"""Interned frozen values (rules/core/model.py): equal values, shared instances, a bounded table."""
 
 from __future__ import annotations
 
 import pytest
 
 from escaramuza.rules.core import model
-from escaramuza.rules.core.model import Action, action_of, interned_action
+from escaramuza.rules.core.model import (
+    Action,
+    Decision,
+    DecisionKind,
+    Side,
+    interned,
+    interned_action,
+)
 
 
 @pytest.mark.parametrize(
@@ -22,11 +29,20 @@ def test_interned_action_equals_a_fresh_one_and_is_shared(fields: dict[str, str]
     assert first == Action(**fields)
     assert hash(first) == hash(Action(**fields))
     assert interned_action(**fields) is first
-    key = (
+    args = (
         fields["verb"], fields["actor"], fields.get("target"), fields.get("zone"),
         fields.get("item"), fields.get("option"),
     )
-    assert action_of(key) is first
+    assert interned(Action, *args) is first
+
+
+def test_interned_values_are_keyed_by_their_class_too() -> None:
+    turn = interned(Decision, DecisionKind.TURN, "a", Side.HEROES, "turn")
+    assert turn == Decision(DecisionKind.TURN, "a", Side.HEROES, "turn")
+    assert interned(Decision, DecisionKind.TURN, "a", Side.HEROES, "turn") is turn
+    # Same arguments, another class: another value.
+    assert interned(tuple, ("a",)) == ("a",)
+    assert interned(Decision, DecisionKind.TURN, "a", Side.ENEMIES, "turn") is not turn
 
 
 def test_different_fields_give_different_actions() -> None:
