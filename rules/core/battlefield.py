@@ -7,13 +7,15 @@ battle loop reads them from a tuple table and never calls networkx
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import networkx as nx
 
 from escaramuza.rules.core.errors import EscaramuzaError
+
+T = TypeVar("T")
 
 #: Distance reported between zones that are not connected (never happens on a valid map).
 UNREACHABLE = 10**6
@@ -44,7 +46,7 @@ class Zone:
 class Battlefield:
     """Immutable map of zones. Shared, never copied, by every clone of a battle state."""
 
-    __slots__ = ("graph", "zones", "zone_ids", "index", "_dist", "_neighbours")
+    __slots__ = ("graph", "zones", "zone_ids", "index", "_dist", "_neighbours", "_derived")
 
     def __init__(self, zones: Iterable[Zone], links: Iterable[tuple[str, str, Mapping[str, Any]]]):
         graph: nx.Graph = nx.Graph()
@@ -81,6 +83,19 @@ class Battlefield:
             zid: tuple(sorted(graph.neighbors(zid), key=self.index.__getitem__))
             for zid in self.zone_ids
         }
+        self._derived: dict[Hashable, Any] = {}
+
+    def derived(self, key: Hashable, build: Callable[[Battlefield], T]) -> T:
+        """What a ruleset derives from this map alone, built on first use and kept here.
+
+        A Battlefield never changes after construction, so a table computed from it
+        (bands by zone pair, movement options, …) stays valid as long as the map lives,
+        and goes with it; ``key`` names the table (prefix it with the ruleset id).
+        """
+        found = self._derived.get(key)
+        if found is None:
+            found = self._derived[key] = build(self)
+        return found  # type: ignore[no-any-return]
 
     def distance(self, a: str, b: str) -> int:
         """Hop distance between two zones (0 for the same zone)."""

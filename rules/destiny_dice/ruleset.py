@@ -148,11 +148,6 @@ DESCRIPTIONS = {
     "pasar": "{c} does not react",
 }
 
-#: Movement lists, keyed by (battlefield, verb, actor, zone): a pure function of the key,
-#: since a Battlefield is immutable (its neighbours never change) and hashed by identity.
-#: Its bound is smaller: each entry keeps its battlefield alive until the next clear.
-_STEPS: dict[tuple[Battlefield, str, str, str], tuple[Action, ...]] = {}
-_MAX_STEPS = 1 << 12
 #: Builds an AttackProfile from its fields in order, without the named tuple's Python-level
 #: ``__new__`` (see :meth:`DestinyDice.profile`).
 _new_tuple = tuple.__new__
@@ -166,14 +161,23 @@ def _turn(c: Combatant) -> Decision:
     return interned(Decision, DecisionKind.TURN, c.id, c.side, "turn")  # type: ignore[no-any-return]
 
 
+def _new_memo(_: Battlefield) -> dict[Any, Any]:
+    return {}
+
+
 def _steps(battlefield: Battlefield, verb: str, actor: str, zone: str) -> tuple[Action, ...]:
-    """``verb`` (mover / reposicionar) to each neighbour of ``zone``, in map order."""
-    key = (battlefield, verb, actor, zone)
-    steps = _STEPS.get(key)
+    """``verb`` (mover / reposicionar) to each neighbour of ``zone``, in map order.
+
+    Memoised on the battlefield (a pure function of its neighbours, which never change):
+    one table per map, keyed by (verb, actor, zone), freed with the map.
+    """
+    memo: dict[tuple[str, str, str], tuple[Action, ...]] = battlefield.derived(
+        "destiny_dice.steps", _new_memo
+    )
+    key = (verb, actor, zone)
+    steps = memo.get(key)
     if steps is None:
-        if len(_STEPS) >= _MAX_STEPS:
-            _STEPS.clear()
-        steps = _STEPS[key] = tuple(
+        steps = memo[key] = tuple(
             interned_action(verb, actor, zone=z) for z in battlefield.neighbours(zone)
         )
     return steps

@@ -141,17 +141,11 @@ def _faces_text(faces: Sequence[int]) -> str:
 #: ``alejarse`` condition of ``_turn_actions``). A function of the map alone, and a
 #: Battlefield is immutable (rules/core/battlefield.py: "Immutable map of zones").
 _ZoneInfo = dict[str, dict[str, tuple[int, int, bool]]]
-#: ``id(battlefield)`` → (the battlefield, its table); the strong reference keeps the id from
-#: being reused while the entry lives, and the lookup checks identity anyway.
-_ZONE_TABLES: dict[int, tuple[Battlefield, _ZoneInfo]] = {}
-
-
 def _zone_info(bf: Battlefield) -> _ZoneInfo:
-    entry = _ZONE_TABLES.get(id(bf))
-    if entry is not None and entry[0] is bf:
-        return entry[1]
-    if len(_ZONE_TABLES) >= 256:
-        _ZONE_TABLES.clear()
+    return bf.derived("donjon.zone_info", _build_zone_info)
+
+
+def _build_zone_info(bf: Battlefield) -> _ZoneInfo:
     table: _ZoneInfo = {}
     for a in bf.zone_ids:
         row = table[a] = {}
@@ -160,7 +154,6 @@ def _zone_info(bf: Battlefield) -> _ZoneInfo:
             away = any(bf.distance(z, b) > here for z in bf.neighbours(a))
             band = band_of(here)
             row[b] = (here, band, band < OUT_OF_RANGE and away)
-    _ZONE_TABLES[id(bf)] = (bf, table)
     return table
 
 

@@ -185,3 +185,26 @@ def test_battlefield_unknown_zone_lookups() -> None:
         bf.require("z")
     bf.require("a")
     assert issubclass(BattlefieldError, EscaramuzaError)
+
+
+def test_battlefield_derived_tables_are_built_once_per_map_and_key() -> None:
+    builds: list[tuple[int, str]] = []
+
+    def n_zones(bf: Battlefield) -> int:
+        builds.append((id(bf), "n"))
+        return len(bf.zone_ids)
+
+    def n_links(bf: Battlefield) -> int:
+        builds.append((id(bf), "links"))
+        return bf.graph.number_of_edges()
+
+    small = make("a b c", [("a", "b"), ("b", "c")])
+    large = make("a b c d", [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")])
+    assert [small.derived("t.n", n_zones) for _ in range(3)] == [3, 3, 3]
+    assert large.derived("t.n", n_zones) == 4
+    assert small.derived("t.links", n_links) == 2
+    assert large.derived("t.links", n_links) == 4
+    # One build per (map, key), whatever the number of calls.
+    assert sorted(builds) == sorted(
+        [(id(small), "n"), (id(large), "n"), (id(small), "links"), (id(large), "links")]
+    )
