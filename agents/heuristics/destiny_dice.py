@@ -20,6 +20,7 @@ All temperaments read the exact odds of :mod:`escaramuza.rules.destiny_dice.exac
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 
@@ -87,10 +88,12 @@ class _View:
     loop). Valid only while the state does not change, i.e. within one ``choose``.
     """
 
-    __slots__ = ("hops_from", "foe_zones", "bands", "_near", "_reach")
+    __slots__ = ("hops_from", "bands_from", "foe_zones", "bands", "_near", "_reach")
 
     def __init__(self, state: BattleState, c: Combatant) -> None:
-        self.hops_from = state.battlefield.distances_from
+        field = state.battlefield
+        self.hops_from = field.distances_from
+        self.bands_from = functools.partial(state.ruleset.bands_from, field)  # type: ignore[attr-defined]
         self.foe_zones = [t.zone for t in _enemies(state, c)]
         self.bands = _attack_bands(state, c)
         self._near: dict[str, int] = {}
@@ -108,11 +111,8 @@ class _View:
         """Whether a usable weapon reaches some active foe from ``zone``."""
         reach = self._reach.get(zone)
         if reach is None:
-            hops, bands = self.hops_from(zone), self.bands
-            # DD-05 bands as the ruleset's band(): 0 cuerpo a cuerpo, 1 cerca, 2+ lejos.
-            reach = self._reach[zone] = any(
-                (h if h < 2 else 2) in bands for h in [hops[z] for z in self.foe_zones]
-            )
+            band_to, bands = self.bands_from(zone), self.bands
+            reach = self._reach[zone] = any([band_to[z] in bands for z in self.foe_zones])
         return reach
 
 

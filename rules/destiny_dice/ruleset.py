@@ -6,7 +6,7 @@ seed sentence is quoted where the code makes a reading of it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -240,6 +240,17 @@ class DestinyDice(Ruleset):
     def band(self, hops: int) -> int:
         # DD-05: 0 hops cuerpo a cuerpo, 1 cerca, 2 or more lejos (hot path: no len()/min()).
         return hops if hops < 2 else 2
+
+    def bands_from(self, battlefield: Battlefield, zone: str) -> Mapping[str, int]:
+        """The :meth:`band` from ``zone`` to every zone: one row of a table built once per
+        map (the hot loops ask it for every target of every decision)."""
+        return battlefield.derived("destiny_dice.bands", self._band_table)[zone]
+
+    def _band_table(self, battlefield: Battlefield) -> dict[str, dict[str, int]]:
+        return {
+            a: {b: self.band(hops) for b, hops in battlefield.distances_from(a).items()}
+            for a in battlefield.zone_ids
+        }
 
     # -- scenario -------------------------------------------------------------
     def build_combatant(
@@ -490,15 +501,13 @@ class DestinyDice(Ruleset):
     def _attacks(self, state: BattleState, c: Combatant, verb: str) -> list[Action]:
         out: list[Action] = []
         reach = self.usable_by_band(c)
-        hops_to = state.battlefield.distances_from(c.zone)
+        band_to = self.bands_from(state.battlefield, c.zone)
         side, cid, active = c.side, c.id, Status.ACTIVE
         for t in state.combatants:
             if t.side is side or t.status is not active:
                 continue
-            hops = hops_to[t.zone]
             tid = t.id
-            # DD-05 band of band(): 0 cuerpo a cuerpo, 1 cerca, 2+ lejos.
-            for name in reach[hops if hops < 2 else 2]:
+            for name in reach[band_to[t.zone]]:
                 out.append(interned(Action, verb, cid, tid, None, name, None))
         return out
 
