@@ -37,12 +37,12 @@ from __future__ import annotations
 import random
 from operator import itemgetter
 
-from escaramuza.rules.core.model import Action, Combatant, Side, Status
+from escaramuza.rules.core.model import Action, Combatant, IdentityMemo, Side, Status
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
 from escaramuza.rules.donjon.combat import CONTACT, ONE_ACTION, band_of
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability
-from escaramuza.rules.donjon.stats import MELEE, Arma
+from escaramuza.rules.donjon.stats import MELEE, Arma, DonjonStats
 
 #: Below this chance to hurt, moving into a better range beats swinging.
 _WORTH_ATTACKING = 0.08
@@ -73,29 +73,23 @@ def attack_hurt_chance(
     )
 
 
-#: ``id(stats)`` → (the stat block, its best band). A function of the frozen, never mutated
-#: stat block alone (combat.Profile); the entry keeps the block alive, and identity is checked.
-_BEST_BANDS: dict[int, tuple[object, int]] = {}
-
-
-def best_band(actor: Combatant) -> int:
-    """The band where the actor's strongest weapon (most attack + damage dice) has no penalty."""
-    s = actor.stats
-    found = _BEST_BANDS.get(id(s))
-    if found is not None and found[0] is s:
-        return found[1]
+def _best_band(s: DonjonStats) -> int:
     best = max(
         s.weapons,
         key=lambda a: (a.dano, a.tipo == MELEE),
     )
-    band = CONTACT if best.tipo == MELEE else ONE_ACTION
-    if len(_BEST_BANDS) >= 4096:
-        _BEST_BANDS.clear()
-    _BEST_BANDS[id(s)] = (s, band)
-    return band
+    return CONTACT if best.tipo == MELEE else ONE_ACTION
 
 
-#: The sort key of the scored attacks: chance, then the random tie break (never the action).
+#: A stat block's best band: a function of the frozen, never mutated block alone.
+_best_band_of: IdentityMemo[DonjonStats, int] = IdentityMemo(_best_band)
+
+
+def best_band(actor: Combatant) -> int:
+    """The band where the actor's strongest weapon (most attack + damage dice) has no penalty."""
+    return _best_band_of(actor.stats)
+
+
 _SCORE = itemgetter(0, 1)
 
 

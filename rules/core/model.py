@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 #: ``object.__new__``, bound once: :meth:`Combatant.clone` builds instances without ``__init__``.
 _new_object = object.__new__
+
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class Side(StrEnum):
@@ -164,6 +169,34 @@ def interned(cls: Any, *args: Any) -> Any:
             _INTERNED.clear()
         found = _INTERNED[key] = cls(*args)
     return found
+
+
+class IdentityMemo(Generic[K, V]):
+    """``build(obj)``, computed once per object and looked up by the object's identity.
+
+    For values derived from an immutable object that cannot be hashed cheaply (a frozen
+    pydantic stat block, which rulesets share between combatants and never mutate). Each
+    entry keeps its object alive, so its ``id`` cannot be reused by another object while
+    the entry lives, and the lookup checks identity anyway; the table is emptied if it
+    grows past ``limit`` entries (a process that loads many scenarios stays bounded).
+    """
+
+    __slots__ = ("build", "limit", "_table")
+
+    def __init__(self, build: Callable[[K], V], limit: int = 4096) -> None:
+        self.build = build
+        self.limit = limit
+        self._table: dict[int, tuple[K, V]] = {}
+
+    def __call__(self, obj: K) -> V:
+        entry = self._table.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            return entry[1]
+        if len(self._table) >= self.limit:
+            self._table.clear()
+        value = self.build(obj)
+        self._table[id(obj)] = (obj, value)
+        return value
 
 
 def interned_action(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from escaramuza.rules.core.model import Combatant
+from escaramuza.rules.core.model import Combatant, IdentityMemo
 from escaramuza.rules.donjon.stats import MELEE, RANGED, THROWN, Arma, DonjonStats
 
 #: DJ-09: "Tu personaje siempre estará a una de las siguientes distancias de sus oponentes".
@@ -64,25 +64,20 @@ class Profile:
     parry: Arma | None
 
 
-#: ``id(stats)`` → its profile. Each entry holds a strong reference to its block, so the
-#: id cannot be reused by another object while the entry lives; ``profile`` still checks
-#: identity. Cleared when it grows past ``_PROFILE_LIMIT`` (many generated scenarios).
-_PROFILES: dict[int, Profile] = {}
-_PROFILE_LIMIT = 4096
+def _build_profile(s: DonjonStats) -> Profile:
+    by_name: dict[str, Arma] = {}
+    for arma in s.weapons:
+        by_name.setdefault(arma.nombre, arma)  # first of a name, as the old scan found
+    return Profile(s, by_name, _parry_weapon(s))
+
+
+#: A stat block's profile: a function of the frozen block alone, which nobody mutates.
+_profile_of: IdentityMemo[DonjonStats, Profile] = IdentityMemo(_build_profile)
 
 
 def profile(c: Combatant) -> Profile:
     """The cached :class:`Profile` of ``c``'s stat block."""
-    s = c.stats
-    p = _PROFILES.get(id(s))
-    if p is None or p.stats is not s:
-        if len(_PROFILES) >= _PROFILE_LIMIT:
-            _PROFILES.clear()
-        by_name: dict[str, Arma] = {}
-        for arma in s.weapons:
-            by_name.setdefault(arma.nombre, arma)  # first of a name, as the old scan found
-        p = _PROFILES[id(s)] = Profile(s, by_name, _parry_weapon(s))
-    return p
+    return _profile_of(c.stats)
 
 
 def weapon(c: Combatant, name: str) -> Arma:

@@ -42,6 +42,7 @@ from escaramuza.rules.core.model import (
     Condition,
     Decision,
     DecisionKind,
+    IdentityMemo,
     Side,
     Status,
     VerbSpec,
@@ -182,22 +183,24 @@ class _TurnRow:
     versus: dict[str, _Versus]
 
 
-#: (actor id, id(its stat block)) → row; the row keeps the block alive and is checked by
-#: identity, and a stat block is a frozen model nobody mutates (combat.Profile).
-_TURN_ROWS: dict[tuple[str, int], _TurnRow] = {}
+def _no_rows(_: DonjonStats) -> dict[str, _TurnRow]:
+    return {}
+
+
+#: A stat block's turn rows by actor id: a row depends on the actor's id and on its frozen
+#: stat block alone, which nobody mutates (combat.Profile).
+_turn_rows_of: IdentityMemo[DonjonStats, dict[str, _TurnRow]] = IdentityMemo(_no_rows)
 
 
 def _turn_row(actor: Combatant) -> _TurnRow:
     s = actor.stats
-    row = _TURN_ROWS.get((actor.id, id(s)))
-    if row is not None and row.stats is s:
-        return row
-    if len(_TURN_ROWS) >= 4096:
-        _TURN_ROWS.clear()
-    row = _TURN_ROWS[(actor.id, id(s))] = _TurnRow(
-        s, s.habilidades.ataque, tuple((PENALTY[a.tipo], a.nombre) for a in s.weapons),
-        interned_action("huir", actor.id), interned_action("esperar", actor.id), {},
-    )
+    rows = _turn_rows_of(s)
+    row = rows.get(actor.id)
+    if row is None:
+        row = rows[actor.id] = _TurnRow(
+            s, s.habilidades.ataque, tuple((PENALTY[a.tipo], a.nombre) for a in s.weapons),
+            interned_action("huir", actor.id), interned_action("esperar", actor.id), {},
+        )
     return row
 
 

@@ -60,3 +60,23 @@ def test_the_table_is_emptied_past_its_bound(monkeypatch: pytest.MonkeyPatch) ->
     assert len(model._INTERNED) <= 3
     # Still the right values after every clear.
     assert made == [Action("pasar", f"c{i}") for i in range(10)]
+
+
+def test_identity_memo_builds_once_per_object_and_tells_equal_objects_apart() -> None:
+    from escaramuza.rules.core.model import IdentityMemo
+
+    calls: list[object] = []
+
+    def build(obj: list[int]) -> int:
+        calls.append(obj)
+        return sum(obj)
+
+    memo: IdentityMemo[list[int], int] = IdentityMemo(build, limit=2)
+    a, b = [1, 2], [1, 2]  # equal but distinct (and unhashable) objects
+    assert [memo(a), memo(a), memo(b)] == [3, 3, 3]
+    assert [x is a for x in calls] == [True, False] and calls[1] is b
+    # Past its limit the table is emptied, and values are rebuilt, still right.
+    c = [5]
+    assert memo(c) == 5
+    assert len(memo._table) <= 2
+    assert memo(a) == 3
