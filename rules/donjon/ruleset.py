@@ -174,7 +174,6 @@ class _Versus:
 class _TurnRow:
     """An actor's static turn data: a function of its id and stat block only."""
 
-    stats: Any
     ataque: int
     weapons: tuple[tuple[tuple[int | None, ...], str], ...]
     huir: Action
@@ -198,7 +197,7 @@ def _turn_row(actor: Combatant) -> _TurnRow:
     row = rows.get(actor.id)
     if row is None:
         row = rows[actor.id] = _TurnRow(
-            s, s.habilidades.ataque, tuple((PENALTY[a.tipo], a.nombre) for a in s.weapons),
+            s.habilidades.ataque, tuple((PENALTY[a.tipo], a.nombre) for a in s.weapons),
             interned_action("huir", actor.id), interned_action("esperar", actor.id), {},
         )
     return row
