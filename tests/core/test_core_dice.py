@@ -15,6 +15,7 @@ from escaramuza.rules.core.dice import (
     ScriptError,
     parse_dice,
     parse_die,
+    roll_pool,
 )
 from escaramuza.rules.core.errors import EscaramuzaError
 
@@ -196,6 +197,33 @@ def test_random_roller_covers_every_face_and_nothing_else(sides: int) -> None:
     roller = RandomRoller(3)
     seen = Counter(roller.roll(sides) for _ in range(sides * 60))
     assert set(seen) == set(range(1, sides + 1))
+
+
+def test_random_roller_draws_what_randrange_draws() -> None:
+    """The inlined draw is ``Random.randrange(sides) + 1`` die for die, so every seed
+    names the same battle it named before (and the same one ``random`` would give)."""
+    import random
+
+    sides = [1, 2, 3, 5, 7, 100, *STANDARD_DICE] * 40
+    for seed in range(25):
+        roller, reference = RandomRoller(seed), random.Random(seed)
+        assert [roller.roll(s) for s in sides] == [reference.randrange(s) + 1 for s in sides]
+
+
+def test_random_roller_pool_is_rolls_in_a_row() -> None:
+    """roll_pool's one-call path for RandomRoller gives the dice one roll at a time would."""
+    for seed in range(10):
+        pooled, single = RandomRoller(seed), RandomRoller(seed)
+        for count, sides in [(0, 6), (1, 6), (5, 6), (9, 10), (3, 1), (4, 20)]:
+            assert roll_pool(pooled, count, sides) == [single.roll(sides) for _ in range(count)]
+
+
+@pytest.mark.parametrize("sides", [0, -3])
+def test_random_roller_rejects_a_die_without_faces(sides: int) -> None:
+    with pytest.raises(ValueError, match="at least one face"):
+        RandomRoller(1).roll(sides)
+    with pytest.raises(ValueError, match="at least one face"):
+        RandomRoller(1).pool(2, sides)
 
 
 def test_random_roller_state_replays() -> None:
