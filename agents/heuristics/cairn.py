@@ -34,6 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
+from functools import lru_cache
 
 from escaramuza.rules.cairn import combat
 from escaramuza.rules.cairn.combat import (
@@ -63,13 +64,23 @@ def declared_pools(state: BattleState) -> dict[str, list[int]]:
     return combat.declared_pools(state, me.side) if me is not None else {}
 
 
-def _value(state: BattleState, target: Combatant, dice: list[int]) -> Fraction:
-    pi, fue, armour = target.resources["pi"], target.resources["fue"], target.stats.armadura
+def _value(dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scars: bool
+           ) -> Fraction:
+    """P(out) + DAMAGE_WEIGHT × E[damage] of the pool ``dice`` against one target."""
     if not dice:
         return Fraction(0)
-    return out_probability(dice, armour, pi, fue, target.pc, state.options.scars) + Fraction(
+    return out_probability(dice, armour, pi, fue, pc, scars) + Fraction(
         DAMAGE_WEIGHT
     ) * expected_damage(dice, armour, pi, fue)
+
+
+@lru_cache(maxsize=8192)
+def _added_value(before: tuple[int, ...], mine: tuple[int, ...], armour: int, pi: int,
+                 fue: int, pc: bool, scars: bool) -> Fraction:
+    # Memoised: the tactician scores every attack of every decision, mostly the same few
+    # pools against the same few targets, and the exact Fraction sums dominated its cost.
+    return (_value(before + mine, armour, pi, fue, pc, scars)
+            - _value(before, armour, pi, fue, pc, scars))
 
 
 def attack_gain(
@@ -81,11 +92,12 @@ def attack_gain(
     weapon = weapon_named(me, action.item)
     hit = (blast_targets(state, me, target, weapon)
            if is_blast(me, target, weapon) else [target])
+    scars = state.options.scars
     gain = Fraction(0)
     for t in hit:
-        before = pools.get(t.id, [])
-        mine = list(attack_dice(state, me, t, weapon)[0])
-        gain += _value(state, t, before + mine) - _value(state, t, before)
+        res = t.resources
+        gain += _added_value(tuple(pools.get(t.id, ())), attack_dice(state, me, t, weapon)[0],
+                             t.stats.armadura, res["pi"], res["fue"], t.pc, scars)
     return float(gain)
 
 
@@ -125,24 +137,30 @@ def _enemies(state: BattleState, me: Combatant) -> list[Combatant]:
     return [c for c in state.combatants if c.active and c.side is not me.side]
 
 
-def _nearest_enemy(state: BattleState, me: Combatant, zone: str) -> int:
-    hops = [state.battlefield.distance(zone, c.zone) for c in _enemies(state, me)]
-    return min(hops) if hops else 0
+def _nearest_enemy(state: BattleState, me: Combatant, zone: str,
+                   enemies: list[Combatant] | None = None) -> int:
+    """Hops from ``zone`` to the nearest active enemy of ``me`` (0 if none); ``enemies``
+    is ``_enemies(state, me)`` when the caller already has it."""
+    hops_to = state.battlefield.distances_from(zone)
+    foes = _enemies(state, me) if enemies is None else enemies
+    return min((hops_to[c.zone] for c in foes), default=0)
 
 
 def move_score(state: BattleState, me: Combatant, zone: str) -> float:
     bf = state.battlefield
+    enemies = _enemies(state, me)
     ranged = [w for w in weapons_of(me) if w.ranged]
-    enemies_there = sum(1 for c in _enemies(state, me) if c.zone == zone)
+    enemies_there = sum(1 for c in enemies if c.zone == zone)
     reach = max((w.reach for w in ranged), default=-1)
-    if ranged and _nearest_enemy(state, me, me.zone) <= reach:
+    here = _nearest_enemy(state, me, me.zone, enemies)
+    if ranged and here <= reach:
         if bf.zones[me.zone].cover > 0:
             return -0.01  # already in cover with a shot: stay and shoot
-        if _nearest_enemy(state, me, zone) > reach:
+        if _nearest_enemy(state, me, zone, enemies) > reach:
             return -0.01
         return COVER_WEIGHT * bf.zones[zone].cover - 0.1 * enemies_there
     # Nothing in reach (or melee only): close in.
-    closer = _nearest_enemy(state, me, me.zone) - _nearest_enemy(state, me, zone)
+    closer = here - _nearest_enemy(state, me, zone, enemies)
     return CLOSE_WEIGHT * closer - 0.001 * bf.distance(me.zone, zone)
 
 

@@ -51,6 +51,7 @@ from escaramuza.rules.core.model import (
     Side,
     Status,
     VerbSpec,
+    interned_action,
 )
 from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
@@ -199,28 +200,33 @@ class Cairn(Ruleset):
 
     def actions_for(self, state: BattleState, actor: Combatant) -> list[Action]:
         bf = state.battlefield
+        hops_to = bf.distances_from(actor.zone)
         mobile = self.can_move(actor)
+        me, side, active = actor.id, actor.side, Status.ACTIVE
+        weapons = weapons_of(actor)
         out: list[Action] = []
+        # Interned actions (one shared frozen value per distinct action): every decision
+        # of every battle lists these, and a dict lookup is cheaper than a frozen init.
         for target in state.combatants:
-            if not target.active or target.side is actor.side:
+            if target.status is not active or target.side is side:
                 continue
-            hops = bf.distance(actor.zone, target.zone)
-            for weapon in weapons_of(actor):
+            hops = hops_to[target.zone]
+            for weapon in weapons:
                 if weapon.ranged:
                     ok = hops <= weapon.reach
                 else:
                     # CA-04: the move (one zone step) then the attack.
                     ok = hops == 0 or (hops == 1 and mobile)
                 if ok:
-                    out.append(Action(ATTACK, actor.id, target=target.id, item=weapon.name))
+                    out.append(interned_action(ATTACK, me, target=target.id, item=weapon.name))
         if mobile:
             for zone in bf.zone_ids:
-                if 1 <= bf.distance(actor.zone, zone) <= MAX_MOVE:
-                    out.append(Action(MOVE, actor.id, zone=zone))
+                if 1 <= hops_to[zone] <= MAX_MOVE:
+                    out.append(interned_action(MOVE, me, zone=zone))
         exits = bf.exits()
-        if exits and min(bf.distance(actor.zone, z) for z in exits) <= (1 if mobile else 0):
-            out.append(Action(FLEE, actor.id))
-        out.append(Action(WAIT, actor.id))
+        if exits and min(hops_to[z] for z in exits) <= (1 if mobile else 0):
+            out.append(interned_action(FLEE, me))
+        out.append(interned_action(WAIT, me))
         return out
 
     # -- apply ----------------------------------------------------------------------

@@ -84,7 +84,10 @@ class Weapon(BaseModel):
 
     @property
     def dice(self) -> tuple[int, ...]:
-        return self._dice
+        # Read from the private-attribute dict directly: ``self._dice`` goes through
+        # pydantic's ``__getattr__`` fallback, several times slower, and the heuristics ask
+        # for a weapon's dice on every attack they weigh.
+        return self.__pydantic_private__["_dice"]  # type: ignore[index,no-any-return]
 
 
 #: "Los ataques desarmados siempre hacen 1d4 de daño" (CA-07).

@@ -15,7 +15,7 @@ from escaramuza.rules.cairn.combat import (
     weapon_named,
 )
 from escaramuza.rules.cairn.scars import CICATRICES, scar_for
-from escaramuza.rules.cairn.stats import parse_damage
+from escaramuza.rules.cairn.stats import UNARMED, Weapon, parse_damage
 from escaramuza.rules.core.dice import ScriptedRoller, ScriptError
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.events import Damaged, Moved, Rolled
@@ -256,6 +256,22 @@ def test_ca09_blast_rolls_separately_per_target() -> None:
 )
 def test_ca10_two_weapons_notation(text: str, dice: tuple[int, ...]) -> None:
     assert parse_damage(text) == dice
+
+
+@pytest.mark.parametrize(
+    ("text", "dice"), [("d8+d8", (8, 8)), ("d6+d4", (6, 4)), ("d10", (10,))]
+)
+def test_ca10_weapon_dice_survive_copies(text: str, dice: tuple[int, ...]) -> None:
+    """A weapon's parsed dice (read straight from pydantic's private storage in the hot
+    loop) are there for a built, a deep-copied, a pickled and a re-validated weapon."""
+    import copy
+    import pickle
+
+    weapon = Weapon(name="w", damage=text)
+    for w in (weapon, copy.deepcopy(weapon), pickle.loads(pickle.dumps(weapon)),
+              Weapon.model_validate(weapon.model_dump())):
+        assert w.dice == dice
+    assert UNARMED.dice == (4,)
 
 
 @pytest.mark.parametrize(("faces", "pi_after"), [(("d8=3", "d6=6"), 6), (("d8=7", "d6=2"), 5)])
