@@ -46,22 +46,28 @@ class SkillOdds:
 @lru_cache(maxsize=4096)
 def skill_odds(bonus: int, difficulty: int, expres: ExpresUse = "none") -> SkillOdds:
     """Exact odds of 2d10 + ``bonus`` (MHC + MS) against ``difficulty`` (S2-01…S2-05)."""
-    weight = Fraction(1, 100)
-    counts: dict[tuple[bool, str], Fraction] = {
-        (s, d): Fraction(0) for s in (False, True) for d in DEGREES
-    }
-    p_success = p_critical = p_fumble = Fraction(0)
+    # Counted in thousandths: each of the 100 two-dice outcomes weighs 10/1000, split into
+    # ten 1/1000 shares when the Dado Exprés is rolled. Integer sums turned into Fractions
+    # once are the same exact values as summing Fractions, at a fraction of the cost (a
+    # process's first battles compute a few hundred of these).
+    counts: dict[tuple[bool, str], int] = {(s, d): 0 for s in (False, True) for d in DEGREES}
+    success = critical = fumble = 0
     for a, b in product(_D10, _D10):
         base = judge((a, b), bonus, difficulty)
         spend = expres == "before" or (expres == "after" and not base.success and not base.fumble)
         outcomes = [judge((a, b, c), bonus, difficulty) for c in _D10] if spend else [base]
-        each = weight / len(outcomes)
+        each = 10 // len(outcomes)
         for result in outcomes:
             counts[(result.success, result.degree)] += each
-            p_success += each if result.success else 0
-            p_critical += each if result.critical else 0
-            p_fumble += each if result.fumble else 0
-    return SkillOdds(p_success, p_critical, p_fumble, tuple(counts.items()))
+            success += each if result.success else 0
+            critical += each if result.critical else 0
+            fumble += each if result.fumble else 0
+    return SkillOdds(
+        Fraction(success, 1000),
+        Fraction(critical, 1000),
+        Fraction(fumble, 1000),
+        tuple((key, Fraction(n, 1000)) for key, n in counts.items()),
+    )
 
 
 def success_probability(bonus: int, difficulty: int, expres: ExpresUse = "none") -> Fraction:
