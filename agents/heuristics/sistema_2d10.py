@@ -133,9 +133,9 @@ def attack_value(state: BattleState, action: Action, o: Odds | None = None) -> f
     return min(o.p_hit, o.expected_damage / max(1, state.get(action.target or "").resources["pv"]))
 
 
-def tactical_score(state: BattleState, action: Action) -> float:
+def tactical_score(state: BattleState, action: Action, o: Odds | None = None) -> float:
     """P(drop) + expected share of PV removed: finishing a foe is worth a whole foe."""
-    o = odds(state, action)
+    o = o or odds(state, action)
     return o.p_drop + attack_value(state, action, o)
 
 
@@ -143,7 +143,10 @@ def _best_attack(state: BattleState, attacks: list[Action], rng: random.Random) 
     """The attack with the best :func:`tactical_score` (ties broken by ``rng``), if any > 0."""
     if not attacks:
         return None
-    scored = [(tactical_score(state, a), i) for i, a in enumerate(attacks)]
+    # Every aimed variant of every (target, weapon): their odds in one call.
+    all_odds = state.ruleset.odds_many(state, attacks)  # type: ignore[attr-defined]
+    scored = [(tactical_score(state, a, o), i) for i, (a, o) in enumerate(zip(attacks, all_odds,
+                                                                              strict=True))]
     best = max(v for v, _ in scored)
     if best <= 0:
         return None

@@ -372,6 +372,23 @@ class Sistema2d10(Ruleset):
             state, state.get(action.actor), state.get(action.target), action.item, aim
         )
 
+    def odds_many(self, state: BattleState, actions: Sequence[Action]) -> list[Odds | None]:
+        """:meth:`odds` of each action, the same values, with the terms that do not depend
+        on the aim worked out once per (attacker, target, weapon): the heuristic scores
+        every aimed variant of every attack it can make."""
+        out: list[Odds | None] = [None] * len(actions)
+        groups: dict[tuple[str, str, str], list[int]] = {}
+        for i, action in enumerate(actions):
+            if action.verb == ATACAR and action.target is not None and action.item is not None:
+                groups.setdefault((action.actor, action.target, action.item), []).append(i)
+        for (actor, target, item), where in groups.items():
+            aims = [None if actions[i].option in (None, LIBRE) else actions[i].option
+                    for i in where]
+            found = self._aimed_odds(state, state.get(actor), state.get(target), item, aims)
+            for i, odds in zip(where, found, strict=True):
+                out[i] = odds
+        return out
+
     def attack_odds(
         self,
         state: BattleState,
@@ -398,30 +415,42 @@ class Sistema2d10(Ruleset):
           moribundo (S2-15). GDF effects that take it out later (sangrado bleeding it to
           0, …) are not counted.
         """
+        return self._aimed_odds(state, attacker, target, weapon_name, (aim,))[0]
+
+    def _aimed_odds(
+        self,
+        state: BattleState,
+        attacker: Combatant,
+        target: Combatant,
+        weapon_name: str,
+        aims: Sequence[str | None],
+    ) -> list[Odds]:
+        """:meth:`attack_odds` for each aim (None: free), the aim-independent terms once."""
         weapon = profile(attacker).weapon(weapon_name)
         table = combat.tables(state)
-        aim_ms = (table.aim_modifier(aim) or 0) if aim is not None else 0
         defence = (
             combat.defence_bonus(state, target, weapon.tipo)
             if target.active and target.resources["defensas"] > 0
             else None
         )
-        multipliers = (table.multiplier(aim),) if aim is not None else table.multipliers
         options = state.options
-        return exact.attack_odds(
-            weapon.mhc + aim_ms + combat.roll_penalty(attacker, physical=True),
-            combat.passive_defence(state, target, weapon.tipo),
-            defence,
-            options.passive_beats,
-            options.active_blocks,
-            weapon.dano,
-            target.stats.ca,
-            multipliers,
-            target.resources["pv"],
-            profile(target).aguante + combat.roll_penalty(target, physical=False),
-            int(options.aguante_difficulty),
-            table.out_share,
-        )
+        bonus = weapon.mhc + combat.roll_penalty(attacker, physical=True)
+        passive = combat.passive_defence(state, target, weapon.tipo)
+        passive_rule, block_rule = options.passive_beats, options.active_blocks
+        dano, ca, pv = weapon.dano, target.stats.ca, target.resources["pv"]
+        aguante = profile(target).aguante + combat.roll_penalty(target, physical=False)
+        difficulty, out_share = int(options.aguante_difficulty), table.out_share
+        out: list[Odds] = []
+        for aim in aims:
+            if aim is None:
+                aim_ms, multipliers = 0, table.multipliers
+            else:
+                aim_ms, multipliers = table.aim_modifier(aim) or 0, (table.multiplier(aim),)
+            out.append(exact.attack_odds(
+                bonus + aim_ms, passive, defence, passive_rule, block_rule, dano, ca,
+                multipliers, pv, aguante, difficulty, out_share,
+            ))
+        return out
 
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
         prof = profile(combatant)

@@ -219,3 +219,31 @@ def test_s211_odds_are_none_for_actions_that_are_not_attacks(tools: Any) -> None
     for action in state.ruleset.legal_actions(state):
         assert action.verb != "atacar"
         assert state.ruleset.odds(state, action) is None
+
+
+@pytest.mark.parametrize("name", ["sistema_2d10/duelo", "sistema_2d10/escuadra"])
+def test_s213_odds_many_equal_odds_of_each_action(name: str) -> None:
+    """``odds_many`` (the aim-independent terms once per attacker, target and weapon) gives
+    exactly :meth:`odds` of each action — free and aimed attacks, every other verb None —
+    in states along heuristic battles, with defences spent and PV lost."""
+    from escaramuza.agents.heuristic import heuristic_choice
+    from escaramuza.agents.runner import agent_rng
+    from escaramuza.rules.core.dice import RandomRoller
+    from escaramuza.rules.core.ruleset import apply_action, new_battle
+    from escaramuza.rules.core.scenario import load_scenario
+
+    scenario = load_scenario(name)
+    checked = aimed = 0
+    for seed in range(4):
+        roller, rng = RandomRoller(seed), agent_rng(seed)
+        state = new_battle(scenario, roller)
+        rules = state.ruleset
+        while state.outcome is None:
+            actions = rules.legal_actions(state)
+            # Every attack the actor has, not only the pending decision's verbs: the
+            # ruleset lists them on its turn.
+            assert rules.odds_many(state, actions) == [rules.odds(state, a) for a in actions]
+            checked += sum(a.verb == "atacar" for a in actions)
+            aimed += sum(a.verb == "atacar" and a.option not in (None, "libre") for a in actions)
+            apply_action(state, heuristic_choice(state, actions, rng), roller)
+    assert checked > 100 and aimed > 50
