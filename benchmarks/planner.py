@@ -17,7 +17,11 @@ battle where the agent left the heuristic's pick.
 Run: ``python benchmarks/planner.py --battles 500 --workers 2``. The issue asks for
 ≥ 500 battles per arm; the default is smaller so that the script ends in minutes —
 the printed header says what was run. ``--first-seed`` extends an earlier run with
-new seeds (both arms keep sharing them).
+new seeds (both arms keep sharing them). Every finished chunk of battles prints a line
+with its seeds and wins, so a run cut short still counts; ``--combine LOG…`` adds up the
+chunk lines of several logs, each scenario over the seeds both arms played (logs written
+before 2026-11-30 lack the chunk line of a finished run's last chunk; its table row has
+the totals).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import re
 import statistics
 import sys
 import time
@@ -104,17 +109,17 @@ def strength(
             row[1] += count
             row[2] += secs
             row[3] += deviated
+            # Progress, so that a long run cut short still shows what it had played; each
+            # chunk's seeds and wins too, so that the chunks of runs cut short or split over
+            # sessions can be paired seed for seed and combined (``--combine``).
+            print(
+                f"# {name} {arm}: {int(row[1])}/{battles} battles, {int(row[0])} enemy "
+                f"wins, {row[2] / row[1]:.2f} s/battle (chunk seeds {first}–"
+                f"{first + count - 1}: {wins}/{count})",
+                flush=True,
+            )
             done = [totals.get((name, a), [0, 0, 0.0, 0])[1] for a in ("heuristic", "mcts")]
             if done != [battles, battles]:
-                # Progress, so that a long run cut short still shows what it had played.
-                # Each chunk's seeds and wins too, so the chunks finished by a run cut short
-                # can be paired with the other arm's same seeds (and runs combined).
-                print(
-                    f"# {name} {arm}: {int(row[1])}/{battles} battles, {int(row[0])} enemy "
-                    f"wins, {row[2] / row[1]:.2f} s/battle (chunk seeds {first}–"
-                    f"{first + count - 1}: {wins}/{count})",
-                    flush=True,
-                )
                 continue
             line, diff = _row(name, totals)
             diffs.append(diff)
@@ -138,6 +143,90 @@ def _row(name: str, totals: dict[tuple[str, str], list[float]]) -> tuple[str, fl
         f"{(pm - ph) * 100:+6.1f} pts (±{half * 100:4.1f})   {msecs / mn:10.2f} "
         f"{deviated / mn:14.1f}"
     ), pm - ph
+
+
+_CHUNK = re.compile(
+    r"^# (?P<name>\S+) (?P<arm>heuristic|mcts): .*\(chunk seeds (?P<first>\d+)–(?P<last>\d+): "
+    r"(?P<wins>\d+)/(?P<count>\d+)\)$"
+)
+
+
+class LogError(ValueError):
+    """Chunk lines of strength logs that cannot be combined."""
+
+
+def read_chunks(paths: list[str]) -> dict[tuple[str, str], dict[tuple[int, int], int]]:
+    """(scenario, arm) → (first seed, last seed) → enemy wins, from the progress lines of
+    strength logs. A chunk met in two logs (an arm replayed by a later run) must agree:
+    the same seeds give the same battles; chunks that overlap otherwise are an error."""
+    chunks: dict[tuple[str, str], dict[tuple[int, int], int]] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as log:
+            for number, line in enumerate(log, 1):
+                m = _CHUNK.match(line.strip())
+                if m is None:
+                    continue
+                seeds = (int(m["first"]), int(m["last"]))
+                wins, count = int(m["wins"]), int(m["count"])
+                if count != seeds[1] - seeds[0] + 1 or wins > count:
+                    raise LogError(f"{path}:{number}: chunk {seeds} says {wins}/{count}")
+                arm = chunks.setdefault((m["name"], m["arm"]), {})
+                if seeds in arm:
+                    if arm[seeds] != wins:
+                        raise LogError(
+                            f"{path}:{number}: {m['name']} {m['arm']} seeds {seeds[0]}–"
+                            f"{seeds[1]}: {wins} wins here, {arm[seeds]} in an earlier log"
+                        )
+                    continue
+                for first, last in arm:
+                    if first <= seeds[1] and seeds[0] <= last:
+                        raise LogError(
+                            f"{path}:{number}: {m['name']} {m['arm']} seeds {seeds[0]}–"
+                            f"{seeds[1]} overlap the chunk {first}–{last} of an earlier log"
+                        )
+                arm[seeds] = wins
+    return chunks
+
+
+def combine(paths: list[str]) -> list[str]:
+    """The strength table of several logs' chunks, each scenario over the seeds both arms
+    played (the heuristic arm is usually replayed whole by every run)."""
+    chunks = read_chunks(paths)
+    lines, diffs = [], []
+    for name in sorted({name for name, _ in chunks}):
+        arms = {arm: chunks.get((name, arm), {}) for arm in ("heuristic", "mcts")}
+        seeds = {arm: {s for a, b in c for s in range(a, b + 1)} for arm, c in arms.items()}
+        common = seeds["heuristic"] & seeds["mcts"]
+        totals: dict[str, tuple[int, int]] = {}
+        for arm, c in arms.items():
+            wins = n = 0
+            for (a, b), w in c.items():
+                inside = sum(a <= s <= b for s in common)
+                if inside not in (0, b - a + 1):
+                    raise LogError(f"{name} {arm}: chunk {a}–{b} is only partly paired")
+                if inside:
+                    wins, n = wins + w, n + inside
+            totals[arm] = (wins, n)
+        (hw, n), (mw, _) = totals["heuristic"], totals["mcts"]
+        if n == 0:
+            lines.append(f"{name:34s} no seeds played by both arms")
+            continue
+        ph, pm = hw / n, mw / n
+        half = 1.96 * math.sqrt(ph * (1 - ph) / n + pm * (1 - pm) / n)
+        hl, hh = wilson_interval(hw, n)
+        ml, mh = wilson_interval(mw, n)
+        diffs.append(pm - ph)
+        lines.append(
+            f"{name:34s} {n} paired battles (seeds {min(common)}–{max(common)}): heuristic "
+            f"{hw}/{n} = {ph:.1%} ({hl:.1%}–{hh:.1%}), mcts {mw}/{n} = {pm:.1%} "
+            f"({ml:.1%}–{mh:.1%}), {(pm - ph) * 100:+.1f} pts (±{half * 100:.1f})"
+        )
+    if diffs:
+        lines.append(
+            f"mean difference over {len(diffs)} scenarios: {statistics.mean(diffs) * 100:+.1f} "
+            "points"
+        )
+    return lines
 
 
 def latency(samples: int, budget_ms: float, seed: int) -> list[str]:
@@ -209,7 +298,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="battle seeds first-seed … first-seed+battles-1 (to extend a run)")
     parser.add_argument("--skip-strength", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument("--combine", nargs="+", metavar="LOG",
+                        help="instead of playing: the strength table of these logs' chunk "
+                        "lines, each scenario over the seeds both arms played")
     args = parser.parse_args(argv)
+    if args.combine:
+        try:
+            for line in combine(args.combine):
+                print(line)
+        except (OSError, LogError) as err:
+            print(f"planner.py: {err}", file=sys.stderr)
+            return 2
+        return 0
     names = args.scenarios or list(shipped_scenarios())
     if not args.skip_latency:
         for line in latency(args.latency_samples, args.budget_ms, seed=1):

@@ -1,0 +1,91 @@
+"""benchmarks/planner.py --combine: strength logs split over runs are paired seed for seed."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def _planner() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("planner_benchmark", ROOT / "benchmarks" /
+                                                  "planner.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+planner = _planner()
+
+
+def _chunk(arm: str, first: int, last: int, wins: int, name: str = "x/y") -> str:
+    n = last - first + 1
+    return f"# {name} {arm}: {n}/{n} battles, {wins} enemy wins, 1.00 s/battle " \
+           f"(chunk seeds {first}–{last}: {wins}/{n})\n"
+
+
+def _log(tmp_path: Path, name: str, *lines: str) -> str:
+    path = tmp_path / name
+    path.write_text("strength: header\n" + "".join(lines), encoding="utf-8")
+    return str(path)
+
+
+def test_combine_pairs_only_seeds_both_arms_played(tmp_path: Path) -> None:
+    # Run 1 played the heuristic arm on seeds 0–9 but the planner only on 0–4; run 2
+    # replayed the heuristic arm on 5–9 (same wins) and played the planner there.
+    one = _log(tmp_path, "a.log", _chunk("heuristic", 0, 4, 2), _chunk("heuristic", 5, 9, 1),
+               _chunk("mcts", 0, 4, 4))
+    two = _log(tmp_path, "b.log", _chunk("heuristic", 5, 9, 1), _chunk("mcts", 5, 9, 5))
+    (row, mean) = planner.combine([one, two])
+    assert "10 paired battles (seeds 0–9)" in row
+    assert "heuristic 3/10 = 30.0%" in row and "mcts 9/10 = 90.0%" in row
+    assert "+60.0 pts" in row and mean.endswith("+60.0 points")
+    # Without the second run only seeds 0–4 pair: 2/5 against 4/5.
+    (row, _) = planner.combine([one])
+    assert "5 paired battles (seeds 0–4)" in row and "+40.0 pts" in row
+
+
+@pytest.mark.parametrize(
+    ("second", "message"),
+    [
+        (_chunk("heuristic", 5, 9, 3), "3 wins here, 1 in an earlier log"),
+        (_chunk("heuristic", 3, 7, 1), "overlap the chunk"),
+        (_chunk("mcts", 0, 4, 6), "says 6/5"),
+    ],
+)
+def test_combine_rejects_logs_that_disagree(tmp_path: Path, second: str, message: str) -> None:
+    one = _log(tmp_path, "a.log", _chunk("heuristic", 5, 9, 1), _chunk("mcts", 5, 9, 2))
+    two = _log(tmp_path, "b.log", second)
+    with pytest.raises(planner.LogError, match=message):
+        planner.combine([one, two])
+
+
+def test_combine_refuses_a_chunk_only_partly_paired(tmp_path: Path) -> None:
+    log = _log(tmp_path, "a.log", _chunk("heuristic", 0, 9, 4), _chunk("mcts", 0, 4, 3))
+    with pytest.raises(planner.LogError, match="only partly paired"):
+        planner.combine([log])
+
+
+def test_committed_donjon_ambush_logs_combine() -> None:
+    """The 96-rollout Donjon ambush logs: seeds 0–89 (the planner 84 wins, the heuristic 37,
+    as their chunk lines add up) and 90–99 (10 and 2) pair into 100 battles."""
+    logs = [str(RESULTS / f"planner-donjon-emboscada-96it-z2-seeds-{s}.log")
+            for s in ("0-89", "90-99")]
+    (row, _) = planner.combine(logs)
+    assert row.startswith("donjon/emboscada")
+    assert "100 paired battles (seeds 0–99)" in row
+    assert "heuristic 39/100" in row and "mcts 94/100" in row
+
+
+def test_combine_cli_reports_a_bad_log_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert planner.main(["--combine", str(tmp_path / "missing.log")]) == 2
+    err = capsys.readouterr().err
+    assert "missing.log" in err and "Traceback" not in err
