@@ -188,6 +188,17 @@ def read_chunks(paths: list[str]) -> dict[tuple[str, str], dict[tuple[int, int],
     return chunks
 
 
+def _ranges(seeds: set[int]) -> str:
+    """``{0, 1, 2, 5, 6}`` → ``0–2, 5–6``."""
+    spans: list[list[int]] = []
+    for s in sorted(seeds):
+        if spans and s == spans[-1][1] + 1:
+            spans[-1][1] = s
+        else:
+            spans.append([s, s])
+    return ", ".join(f"{a}–{b}" for a, b in spans)
+
+
 def combine(paths: list[str]) -> list[str]:
     """The strength table of several logs' chunks, each scenario over the seeds both arms
     played (the heuristic arm is usually replayed whole by every run)."""
@@ -217,7 +228,7 @@ def combine(paths: list[str]) -> list[str]:
         ml, mh = wilson_interval(mw, n)
         diffs.append(pm - ph)
         lines.append(
-            f"{name:34s} {n} paired battles (seeds {min(common)}–{max(common)}): heuristic "
+            f"{name:34s} {n} paired battles (seeds {_ranges(common)}): heuristic "
             f"{hw}/{n} = {ph:.1%} ({hl:.1%}–{hh:.1%}), mcts {mw}/{n} = {pm:.1%} "
             f"({ml:.1%}–{mh:.1%}), {(pm - ph) * 100:+.1f} pts (±{half * 100:.1f})"
         )

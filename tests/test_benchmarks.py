@@ -66,6 +66,13 @@ def test_combine_rejects_logs_that_disagree(tmp_path: Path, second: str, message
         planner.combine([one, two])
 
 
+def test_combine_names_the_seeds_it_paired_gaps_included(tmp_path: Path) -> None:
+    log = _log(tmp_path, "a.log", *(_chunk("heuristic", f, f + 4, 1) for f in (0, 5, 10, 15)),
+               _chunk("mcts", 0, 4, 2), _chunk("mcts", 10, 14, 3), _chunk("mcts", 15, 19, 4))
+    (row, _) = planner.combine([log])
+    assert "15 paired battles (seeds 0–4, 10–19)" in row and "heuristic 3/15" in row
+
+
 def test_combine_refuses_a_chunk_only_partly_paired(tmp_path: Path) -> None:
     log = _log(tmp_path, "a.log", _chunk("heuristic", 0, 9, 4), _chunk("mcts", 0, 4, 3))
     with pytest.raises(planner.LogError, match="only partly paired"):
