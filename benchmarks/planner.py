@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import re
 import statistics
@@ -131,13 +132,20 @@ def strength(
     return lines
 
 
+def _compare(
+    hw: int, hn: int, mw: int, mn: int
+) -> tuple[tuple[float, float, float], tuple[float, float, float], float]:
+    """Each arm's enemy win rate with its Wilson interval, and the half-width of the
+    normal 95 % interval of their difference (the arms are independent samples)."""
+    ph, pm = hw / hn, mw / mn
+    half = 1.96 * math.sqrt(ph * (1 - ph) / hn + pm * (1 - pm) / mn)
+    return (ph, *wilson_interval(hw, hn)), (pm, *wilson_interval(mw, mn)), half
+
+
 def _row(name: str, totals: dict[tuple[str, str], list[float]]) -> tuple[str, float]:
     hw, hn, _, _ = totals[(name, "heuristic")]
     mw, mn, msecs, deviated = totals[(name, "mcts")]
-    ph, pm = hw / hn, mw / mn
-    hl, hh = wilson_interval(int(hw), int(hn))
-    ml, mh = wilson_interval(int(mw), int(mn))
-    half = 1.96 * math.sqrt(ph * (1 - ph) / hn + pm * (1 - pm) / mn)
+    (ph, hl, hh), (pm, ml, mh), half = _compare(int(hw), int(hn), int(mw), int(mn))
     return (
         f"{name:34s} {ph:6.1%} ({hl:5.1%}–{hh:5.1%})  {pm:6.1%} ({ml:5.1%}–{mh:5.1%})  "
         f"{(pm - ph) * 100:+6.1f} pts (±{half * 100:4.1f})   {msecs / mn:10.2f} "
@@ -222,10 +230,7 @@ def combine(paths: list[str]) -> list[str]:
         if n == 0:
             lines.append(f"{name:34s} no seeds played by both arms")
             continue
-        ph, pm = hw / n, mw / n
-        half = 1.96 * math.sqrt(ph * (1 - ph) / n + pm * (1 - pm) / n)
-        hl, hh = wilson_interval(hw, n)
-        ml, mh = wilson_interval(mw, n)
+        (ph, hl, hh), (pm, ml, mh), half = _compare(hw, n, mw, n)
         diffs.append(pm - ph)
         lines.append(
             f"{name:34s} {n} paired battles (seeds {_ranges(common)}): heuristic "
@@ -315,11 +320,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.combine:
         try:
-            for line in combine(args.combine):
-                print(line)
+            lines = combine(args.combine)
         except (OSError, LogError) as err:
             print(f"planner.py: {err}", file=sys.stderr)
             return 2
+        try:
+            for line in lines:
+                print(line)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader closed the pipe (``| head -1``): what it read is all it wanted.
+            # stdout goes to devnull so the interpreter's own flush at exit stays quiet.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     names = args.scenarios or list(shipped_scenarios())
     if not args.skip_latency:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -96,3 +98,28 @@ def test_combine_cli_reports_a_bad_log_without_a_traceback(
     assert planner.main(["--combine", str(tmp_path / "missing.log")]) == 2
     err = capsys.readouterr().err
     assert "missing.log" in err and "Traceback" not in err
+
+
+def test_combine_interval_of_the_difference(tmp_path: Path) -> None:
+    # 3/10 against 9/10: 1.96 * sqrt(0.3 * 0.7 / 10 + 0.9 * 0.1 / 10) = 1.96 * sqrt(0.03)
+    # = 0.33948 → ±33.9 points; Wilson 95 % of 9/10 is 59.6 %–98.2 % (by hand).
+    log = _log(tmp_path, "a.log", _chunk("heuristic", 0, 9, 3), _chunk("mcts", 0, 9, 9))
+    (row, _) = planner.combine([log])
+    assert "(±33.9)" in row and "mcts 9/10 = 90.0% (59.6%–98.2%)" in row
+
+
+def test_combine_cli_quiet_when_the_reader_closes_the_pipe(tmp_path: Path) -> None:
+    """``--combine … | head -1``: the reader stops after one line; no error, no traceback."""
+    lines = [_chunk(arm, f, f, 1, name=f"s/{i}") for i in range(3000)
+             for arm in ("heuristic", "mcts") for f in (0,)]
+    log = _log(tmp_path, "a.log", *lines)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "benchmarks" / "planner.py"), "--combine", log],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"s/0 ")
+    proc.stdout.close()  # more than a pipe buffer of rows is still to come
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0
+    assert err == ""
