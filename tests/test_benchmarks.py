@@ -123,3 +123,16 @@ def test_combine_cli_quiet_when_the_reader_closes_the_pipe(tmp_path: Path) -> No
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0
     assert err == ""
+
+
+def test_donjon_ambush_heuristic_arm_is_the_same_in_every_run() -> None:
+    """The heuristic arm is replayed by every strength run: the first default's logs
+    (32 rollouts) and the 96-rollout logs, played sessions apart, must have the same
+    enemy wins on every 5-seed chunk they share (same seed ⇒ same battle)."""
+    first = planner.read_chunks([str(p) for p in sorted(RESULTS.glob(
+        "planner-donjon-emboscada-seeds-*.log"))])[("donjon/emboscada", "heuristic")]
+    later = planner.read_chunks([str(p) for p in sorted(RESULTS.glob(
+        "planner-donjon-emboscada-96it-z2-*.log"))])[("donjon/emboscada", "heuristic")]
+    shared = first.keys() & later.keys()
+    assert len(shared) >= 420 // 5  # seeds 80–499 in the first default's logs
+    assert {c: first[c] for c in shared} == {c: later[c] for c in shared}
