@@ -83,13 +83,19 @@ def test_combine_refuses_a_chunk_only_partly_paired(tmp_path: Path) -> None:
 
 def test_committed_donjon_ambush_logs_combine() -> None:
     """The 96-rollout Donjon ambush logs: seeds 0–89 (the planner 84 wins, the heuristic 37,
-    as their chunk lines add up) and 90–99 (10 and 2) pair into 100 battles."""
+    as their chunk lines add up) and 90–99 (10 and 2) pair into 100 battles; with the
+    runs from seeds 100 and 460, into 500."""
     logs = [str(RESULTS / f"planner-donjon-emboscada-96it-z2-seeds-{s}.log")
             for s in ("0-89", "90-99")]
     (row, _) = planner.combine(logs)
     assert row.startswith("donjon/emboscada")
     assert "100 paired battles (seeds 0–99)" in row
     assert "heuristic 39/100" in row and "mcts 94/100" in row
+    # All four runs pair every seed 0–499; the heuristic arm has the first default's
+    # 32 + 147 + 35 enemy wins (seeds 0–79, 80–404, 405–499; docs/gm.md).
+    (row, _) = planner.combine(sorted(str(p) for p in RESULTS.glob(
+        "planner-donjon-emboscada-96it-z2-*.log")))
+    assert "500 paired battles (seeds 0–499)" in row and "heuristic 214/500" in row
 
 
 def test_combine_cli_reports_a_bad_log_without_a_traceback(
