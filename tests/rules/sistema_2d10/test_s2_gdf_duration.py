@@ -47,6 +47,11 @@ def _hit(
     return state, roller
 
 
+def _e_attacks_h_blocks(t: Any, state: Any, roller: Any) -> None:
+    t.act(state, roller, "atacar", target="h", item="espada", option="libre")
+    t.act(state, roller, "defender")
+
+
 # -- S2-15 duration: aturdido lasts until healed ---------------------------------------
 
 
@@ -61,14 +66,12 @@ def test_s215_gdf_aturdido_persists_past_the_next_turn(tools: Any) -> None:
     e = state.get("e")
     assert e.conditions["aturdido"].until == "hasta_sanar"
     assert "until healed" in _applied(state, "aturdido").text
-    t.act(state, roller, "atacar", target="h", item="espada", option="libre")
-    t.act(state, roller, "defender")
+    _e_attacks_h_blocks(t, state, roller)
     assert _last_attack_total(state) == 6 + 6 + MHC - 2
     assert state.round == 2 and state.pending.actor == "h"
     assert e.conditions["aturdido"].value == -2  # survived the end of e's next turn
     t.act(state, roller, "pasar")
-    t.act(state, roller, "atacar", target="h", item="espada", option="libre")
-    t.act(state, roller, "defender")
+    _e_attacks_h_blocks(t, state, roller)
     roller.assert_exhausted()
     assert _last_attack_total(state) == 6 + 6 + MHC - 2
     assert e.has("aturdido")
@@ -83,13 +86,11 @@ def test_s214_exact_16_stuns_for_the_next_turn_only(tools: Any) -> None:
     e = state.get("e")
     assert e.conditions["aturdido_16"].until == "siguiente_turno"
     assert "until the end of their next turn" in _applied(state, "aturdido_16").text
-    t.act(state, roller, "atacar", target="h", item="espada", option="libre")
-    t.act(state, roller, "defender")
+    _e_attacks_h_blocks(t, state, roller)
     assert _last_attack_total(state) == 9 + 9 + MHC - 3
     assert not e.conditions  # over at the end of that turn
     t.act(state, roller, "pasar")  # h, round 2
-    t.act(state, roller, "atacar", target="h", item="espada", option="libre")
-    t.act(state, roller, "defender")
+    _e_attacks_h_blocks(t, state, roller)
     roller.assert_exhausted()
     assert _last_attack_total(state) == 9 + 9 + MHC
 
@@ -117,13 +118,11 @@ def test_s214_s215_gdf_aturdido_and_exact_16_do_not_add_up(
     assert "do not add up" in _applied(state, "aturdido_16").text
     assert state.pending.actor == "e"
     assert roll_penalty(e, physical=True) == first_turn
-    t.act(state, roller, "atacar", target="h", item="espada", option="libre")
-    t.act(state, roller, "defender")
+    _e_attacks_h_blocks(t, state, roller)
     assert _last_attack_total(state) == 9 + 9 + MHC + first_turn
     assert set(e.conditions) == {"aturdido"}
     t.act(state, roller, "pasar")  # h, round 2
-    t.act(state, roller, "atacar", target="h", item="espada", option="libre")
-    t.act(state, roller, "defender")
+    _e_attacks_h_blocks(t, state, roller)
     roller.assert_exhausted()
     assert _last_attack_total(state) == 9 + 9 + MHC - 2
 
@@ -236,8 +235,7 @@ def test_s215_tables_file_overrides_the_duration(tools: Any, tmp_path: Path) -> 
     state, roller = _hit(t, dice, options={"tables": path})
     e = state.get("e")
     assert e.conditions["aturdido"].until == "siguiente_turno"
-    t.act(state, roller, "atacar", target="h", item="espada", option="libre")
-    t.act(state, roller, "defender")
+    _e_attacks_h_blocks(t, state, roller)
     roller.assert_exhausted()
     assert _last_attack_total(state) == 6 + 6 + MHC - 2
     assert not e.conditions
