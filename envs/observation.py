@@ -13,7 +13,8 @@ per slot, in ``Combatant.index`` order (scenario order):
   present, ally, enemy, acting,
   one flag per :class:`Status` (active, down, defeated, dead, fled),
   per resource of ``ruleset.resources``: value / maximum, value / scale,
-  one flag per condition of ``ruleset.conditions``,
+  one flag per condition of ``ruleset.conditions`` (also set by the condition's
+  ``ruleset.condition_aliases``),
   hop distance from the acting combatant / (max_zones - 1),
   band from the acting combatant / (number of bands - 1),
   zone one-hot over ``max_zones`` (position in ``battlefield.zone_ids``),
@@ -234,6 +235,9 @@ class ObservationEncoder:
         self.cond_offset: dict[str, int] = {
             name: prefix + i for i, name in enumerate(self.conditions)
         }
+        # An alias sets its condition's flag: the layout does not grow.
+        for alias, name in ruleset.condition_aliases.items():
+            self.cond_offset[alias] = self.cond_offset[name]
         self.hop_offset = prefix + len(self.conditions)
         self.zone_offset = self.hop_offset + 2
         self.feature_offset = self.zone_offset + max_zones

@@ -196,7 +196,7 @@ class GMSession(cmd.Cmd):
                 f"{k} {v}/{c.maxima[k]}" if k in c.maxima else f"{k} {v}"
                 for k, v in c.resources.items()
             )
-            conds = ", ".join(_cond_text(x) for x in c.conditions.values())
+            conds = ", ".join(x.text() for x in c.conditions.values())
             self.say(
                 f" {mark} {c.id:<14} {c.side.value:<7} {c.zone:<12} {c.status.value:<8} {res}"
                 + (f"  [{conds}]" if conds else "")
@@ -291,7 +291,9 @@ class GMSession(cmd.Cmd):
     def do_cond(self, arg: str) -> None:
         """cond add ID NAME [VALUE] | cond remove ID NAME — add or remove a condition.
 
-        NAME is one of the ruleset's conditions; VALUE is its number (Envenenado 2)."""
+        NAME is one of the ruleset's conditions (or a variant of one, such as Sistema
+        2d10's incapacitado_pierna_derecha); VALUE is its number (Envenenado 2). An added
+        condition lasts until removed; removing one is how a GM heals it."""
         parts = arg.split()
         if len(parts) < 3 or parts[0] not in ("add", "remove"):
             raise GMError("usage: cond add ID NAME [VALUE] | cond remove ID NAME")
@@ -309,7 +311,8 @@ class GMSession(cmd.Cmd):
 
             self._edit(f"{cid} is no longer {name}", drop)
             return
-        known = self.state.ruleset.conditions
+        rs = self.state.ruleset
+        known = (*rs.conditions, *rs.condition_aliases)
         if name not in known:
             raise GMError(f"unknown condition {name!r} (known: {', '.join(known)})")
         if len(parts) > 4 or (len(parts) == 4 and not parts[3].lstrip("-").isdigit()):
@@ -529,10 +532,6 @@ class GMSession(cmd.Cmd):
                 continue
             doc = getattr(self, f"do_{name}").__doc__ or name
             self.say(f"  {doc.strip().splitlines()[0]}")
-
-
-def _cond_text(c: Condition) -> str:
-    return c.name + (f" {c.value}" if c.value else "") + (f" ({c.dice})" if c.dice else "")
 
 
 def _dedent(doc: str) -> str:

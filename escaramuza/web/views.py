@@ -359,7 +359,7 @@ def battle_view(session: WebSession) -> BattleView:
             active=c.active, pending=c.id == pending_id, temperament=c.temperament,
             resources=[ResourceView(key=k, value=v, maximum=c.maxima.get(k))
                        for k, v in c.resources.items()],
-            conditions=[_condition_text(x) for x in c.conditions.values()],
+            conditions=[x.text() for x in c.conditions.values()],
             health=health, token=tokens[c.id],
         ))
     pending = None
@@ -394,10 +394,6 @@ def scenario_info(session: WebSession) -> ScenarioInfo:
         heroes=sum(c.side.value == "heroes" for c in sc.combatants),
         enemies=sum(c.side.value == "enemies" for c in sc.combatants),
     )
-
-
-def _condition_text(c: Any) -> str:
-    return c.name + (f" {c.value}" if c.value else "") + (f" ({c.dice})" if c.dice else "")
 
 
 def suggestions_view(session: WebSession, result: Suggestions) -> SuggestionsView:

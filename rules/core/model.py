@@ -65,6 +65,12 @@ class Condition:
     until: str | None = None
     dice: str | None = None
 
+    def text(self) -> str:
+        """How the GM terminal and the web page show it: ``aturdido -2 [hasta_sanar]``."""
+        out = self.name + (f" {self.value}" if self.value else "")
+        out += f" ({self.dice})" if self.dice else ""
+        return out + (f" [{self.until}]" if self.until else "")
+
 
 @dataclass(slots=True)
 class Combatant:

@@ -60,6 +60,10 @@ class Ruleset(ABC):
     resources: ClassVar[Mapping[str, float]]
     #: Conditions observed per combatant (one flag each).
     conditions: ClassVar[tuple[str, ...]]
+    #: Further condition names a combatant may carry, each observed through the flag of
+    #: one of :attr:`conditions` (a variant of it: Sistema 2d10's ``incapacitado_torso``
+    #: sets ``incapacitado``). The GM may add them like the conditions themselves.
+    condition_aliases: ClassVar[Mapping[str, str]] = {}
     #: Names of the distance bands, index = band number.
     band_names: ClassVar[tuple[str, ...]]
     #: Pydantic model of the ``options`` block of a scenario (extra fields forbidden).

@@ -27,7 +27,15 @@ from escaramuza.rules.core.model import Combatant, Condition, Decision, Decision
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.sistema_2d10.rolls import SkillResult, judge
 from escaramuza.rules.sistema_2d10.stats import Profile
-from escaramuza.rules.sistema_2d10.tables import GdfEffect, Tables
+from escaramuza.rules.sistema_2d10.tables import (
+    ARMS,
+    LEGS,
+    LOCATIONS,
+    NEXT_TURN,
+    UNTIL_HEALED,
+    GdfEffect,
+    Tables,
+)
 
 if TYPE_CHECKING:
     from escaramuza.rules.sistema_2d10.ruleset import Sistema2d10
@@ -41,6 +49,25 @@ EXPRES_BEFORE = "expres_before"
 EXPRES_AFTER = "expres_after"
 ACTIVE_DEFENCE = "active_defence"
 
+#: The GDF's stun (S2-15), lasting as its table row says (until healed by default).
+STUNNED = "aturdido"
+#: S2-14's stun, "Si se obtiene un 16 quedará Aturdido durante el siguiente turno": kept
+#: apart from the GDF's because it lasts one turn; the two do not add up (the worse MS
+#: applies, rules-notes S2-15).
+STUNNED_16 = "aturdido_16"
+#: An incapacitated body part: ``incapacitado_<location>`` (S2-12 location ids), or
+#: plain ``incapacitado`` when the location is not known (a GM's own condition).
+INCAPACITATED = "incapacitado"
+#: Every name an incapacitated location may take (the observation flags them all as
+#: ``incapacitado``).
+INCAPACITATED_NAMES: tuple[str, ...] = (
+    INCAPACITATED,
+    *(f"{INCAPACITATED}_{loc}" for loc in LOCATIONS),
+)
+_LEG_NAMES = frozenset(f"{INCAPACITATED}_{leg}" for leg in LEGS)
+#: The MS floor: "un Modificador de situación (MS) negativo que va del -1 al -10".
+_MS_FLOOR = -10
+
 
 @dataclass(frozen=True, slots=True)
 class PendingRoll:
@@ -51,6 +78,9 @@ class PendingRoll:
     bonus: int
     faces: tuple[int, ...] = ()
     expres: bool = False
+    #: Aguante test: where the blow that called for it landed (S2-12), for an
+    #: incapacitado GDF result ("El miembro afectado queda inutilizado").
+    location: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,21 +103,45 @@ def tables(state: BattleState) -> Tables:
     return state.data["tables"]  # type: ignore[no-any-return]
 
 
+def stun_penalty(c: Combatant) -> int:
+    """The MS of being aturdido: the worse of the GDF's stun and S2-14's exact-16 stun
+    (they do not add up, rules-notes S2-15)."""
+    ms = 0
+    for name in (STUNNED, STUNNED_16):
+        cond = c.conditions.get(name)
+        if cond is not None and cond.value < ms:
+            ms = cond.value
+    return ms
+
+
+def limb_penalty(c: Combatant) -> int:
+    """The MS of incapacitated body parts to attack and active defence rolls.
+
+    S2-15 "tener que luchar con la mano contraria a la habitual aplicando los MS
+    pertinentes": an arm gives its table MS; a leg gives none (it stops movement,
+    :func:`lame`); head, torso, abdomen or vital point give the same MS *(default)*.
+    Different parts add up, to −10 at most; a part hit twice keeps the worse MS.
+    """
+    ms = 0
+    for name, cond in c.conditions.items():
+        if name.startswith(INCAPACITATED) and name not in _LEG_NAMES:
+            ms += cond.value
+    return max(_MS_FLOOR, ms)
+
+
+def lame(c: Combatant) -> bool:
+    """S2-15 "No poder andar por tener una pierna incapacitada": no moving between zones."""
+    return any(name in _LEG_NAMES for name in c.conditions)
+
+
 def roll_penalty(c: Combatant, physical: bool) -> int:
     """MS from conditions: aturdido on every roll; incapacitado on physical rolls.
 
     Seed: "El aturdimiento generalmente causa un Modificador de situación (MS) negativo";
-    *(default)* an incapacitated limb ("aplicando los MS pertinentes") penalises attack
-    and defence rolls, not the Aguante test.
+    an incapacitated part penalises attack and active defence rolls as
+    :func:`limb_penalty` says, not the Aguante test.
     """
-    ms = 0
-    stun = c.conditions.get("aturdido")
-    if stun is not None:
-        ms += stun.value
-    limb = c.conditions.get("incapacitado")
-    if physical and limb is not None:
-        ms += limb.value
-    return ms
+    return stun_penalty(c) + (limb_penalty(c) if physical else 0)
 
 
 def passive_defence(state: BattleState, target: Combatant, tipo: str) -> int:
@@ -389,7 +443,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
             raw,
         )
     )
-    return events + take_damage(rs, state, target, damage, attacker.id, roller)
+    return events + take_damage(rs, state, target, damage, attacker.id, roller, location)
 
 
 def take_damage(
@@ -399,6 +453,7 @@ def take_damage(
     damage: int,
     source: str,
     roller: Roller,
+    location: str | None = None,
 ) -> list[Event]:
     before = target.resources["pv"]
     target.resources["pv"] = max(0, before - damage)
@@ -422,7 +477,10 @@ def take_damage(
         # actuales deberá realizar una prueba de Aguante".
         events.append(Note(f"{target.name} lost half or more of their PV: prueba de Aguante."))
         roll = PendingRoll(
-            AGUANTE, target.id, profile(target).aguante + roll_penalty(target, physical=False)
+            AGUANTE,
+            target.id,
+            profile(target).aguante + roll_penalty(target, physical=False),
+            location=location,
         )
         return events + start_roll(rs, state, roll, roller)
     return events + resume(rs, state, roller)
@@ -438,7 +496,7 @@ def _aguante_judged(
         events.append(Note(f"{c.name} shrugs off the pain."))
     elif not result.fumble and result.total == result.difficulty:
         # "Si se obtiene un 16 quedará Aturdido durante el siguiente turno".
-        events.append(stun(state, c, int(state.options.stun_penalty)))
+        events.append(stun(c, STUNNED_16, int(state.options.stun_penalty), NEXT_TURN))
     else:
         face = roller.roll(10, "GDF")
         effect = tables(state).gdf_by_face[face - 1]
@@ -451,48 +509,112 @@ def _aguante_judged(
                 face,
             )
         )
-        events += apply_gdf(rs, state, c, effect, roller)
+        events += apply_gdf(rs, state, c, effect, roller, roll.location)
     return events + resume(rs, state, roller)
 
 
-def stun(state: BattleState, c: Combatant, ms: int) -> Event:
-    old = c.conditions.get("aturdido")
+def _until(old: Condition | None, duration: str) -> str:
+    """A condition hit again lasts as long as the longer of the two."""
+    if old is not None and old.until == UNTIL_HEALED:
+        return UNTIL_HEALED
+    return duration
+
+
+def _lasting(duration: str) -> str:
+    if duration == UNTIL_HEALED:
+        # S2-15 "duran hasta que el daño es sanado"; nothing heals within a battle, so
+        # it is the rest of the battle unless the GM removes the condition.
+        return "until healed"
+    return "until the end of their next turn"
+
+
+def _set(c: Combatant, name: str, value: int, duration: str) -> Condition:
+    cond = Condition(name, value, persistent=duration == UNTIL_HEALED, until=duration)
+    c.conditions[name] = cond
+    return cond
+
+
+def stun(c: Combatant, name: str, ms: int, duration: str) -> Event:
+    """Aturdido: the GDF's (``name`` :data:`STUNNED`) or S2-14's (:data:`STUNNED_16`).
+
+    The same stun twice keeps the worse MS and the longer duration; the two stuns are
+    kept apart and :func:`stun_penalty` applies the worse of them.
+    """
+    old = c.conditions.get(name)
     value = min(ms, old.value) if old is not None else ms
-    c.conditions["aturdido"] = Condition("aturdido", value, until="fin_de_su_turno")
+    cond = _set(c, name, value, _until(old, duration))
+    why = "S2-14, an Aguante test of exactly 16" if name == STUNNED_16 else "GDF, S2-15"
+    text = f"{c.name} is aturdido (MS {value:+d}, {why}) {_lasting(cond.until or '')}."
+    other = c.conditions.get(STUNNED if name == STUNNED_16 else STUNNED_16)
+    if other is not None:
+        text += (
+            f" The two stuns do not add up: the worse applies (MS {stun_penalty(c):+d})."
+        )
+    return ConditionApplied(text, c.id, name, value)
+
+
+def _stack(c: Combatant, name: str, value: int, duration: str) -> Condition:
+    old = c.conditions.get(name)
+    total = min(99, value + (old.value if old is not None else 0))
+    return _set(c, name, total, _until(old, duration))
+
+
+def incapacitate(c: Combatant, effect: GdfEffect, location: str | None) -> Event:
+    """S2-15 "El miembro afectado queda inutilizado", by where the blow landed (S2-12)."""
+    name = f"{INCAPACITATED}_{location}" if location else INCAPACITATED
+    leg = name in _LEG_NAMES
+    value = 0 if leg else effect.value
+    old = c.conditions.get(name)
+    if old is not None:
+        value = min(value, old.value)
+    cond = _set(c, name, value, _until(old, effect.duration))
+    part = location or "a limb"
+    if leg:
+        # "No poder andar por tener una pierna incapacitada".
+        what = "cannot move between zones (no MS)"
+    elif location in ARMS:
+        # "tener que luchar con la mano contraria a la habitual aplicando los MS pertinentes".
+        what = f"fights with the other hand: MS {value:+d} to attack and active defence"
+    else:
+        what = f"MS {value:+d} to attack and active defence (default reading)"
+    total = limb_penalty(c)
+    if total != value and not leg:
+        what += f" ({total:+d} with the other incapacitated parts)"
     return ConditionApplied(
-        f"{c.name} is aturdido (MS {value:+d}) until the end of their next turn.",
+        f"{c.name}'s {part} is incapacitado (GDF, S2-15): {what}, {_lasting(cond.until or '')}.",
         c.id,
-        "aturdido",
+        name,
         value,
     )
 
 
-def _stack(c: Combatant, name: str, value: int, low: int, high: int) -> int:
-    old = c.conditions.get(name)
-    total = max(low, min(high, value + (old.value if old is not None else 0)))
-    c.conditions[name] = Condition(name, total, persistent=True)
-    return total
-
-
 def apply_gdf(
-    rs: Sistema2d10, state: BattleState, c: Combatant, effect: GdfEffect, roller: Roller
+    rs: Sistema2d10,
+    state: BattleState,
+    c: Combatant,
+    effect: GdfEffect,
+    roller: Roller,
+    location: str | None = None,
 ) -> list[Event]:
-    """S2-15: "Los efectos indicados en la tabla duran hasta que el daño es sanado"."""
+    """S2-15: "Los efectos indicados en la tabla duran hasta que el daño es sanado" — each
+    row's ``duracion`` (until healed by default)."""
     kind = effect.effect
     if kind == "aturdido":
-        return [stun(state, c, effect.value)]
+        return [stun(c, STUNNED, effect.value, effect.duration)]
     if kind in ("sangrado", "derribado"):
-        value = _stack(c, kind, effect.value, 0, 99)
+        cond = _stack(c, kind, effect.value, effect.duration)
         what = "bleeds" if kind == "sangrado" else "is knocked down"
-        unit = "PV per turn" if kind == "sangrado" else "action(s) lost next turn"
-        return [ConditionApplied(f"{c.name} {what} ({value} {unit}).", c.id, kind, value)]
-    if kind == "incapacitado":
-        value = _stack(c, kind, effect.value, -10, 0)
+        unit = "PV per turn" if kind == "sangrado" else "action(s) lost each turn"
         return [
             ConditionApplied(
-                f"{c.name} has a limb incapacitado (MS {value:+d}).", c.id, kind, value
+                f"{c.name} {what} ({cond.value} {unit}, {_lasting(cond.until or '')}).",
+                c.id,
+                kind,
+                cond.value,
             )
         ]
+    if kind == "incapacitado":
+        return [incapacitate(c, effect, location)]
     if kind == "inconsciente":
         return [rs.set_status(c, Status.DOWN, f"{c.name} falls inconsciente (GDF).")]
     assert effect.dice is not None
@@ -526,11 +648,15 @@ def resume(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]:
 
 def end_turn(state: BattleState, c: Combatant) -> list[Event]:
     c.resources["acciones"] = 0
-    if "aturdido" in c.conditions:
-        # "quedará Aturdido durante el siguiente turno": over once that turn is played.
-        del c.conditions["aturdido"]
-        return [ConditionEnded(f"{c.name} is no longer aturdido.", c.id, "aturdido")]
-    return []
+    events: list[Event] = []
+    for name in [n for n, cond in c.conditions.items() if cond.until == NEXT_TURN]:
+        # "quedará Aturdido durante el siguiente turno" (and a GDF row that lasts as
+        # long): over once that turn is played.
+        del c.conditions[name]
+        events.append(
+            ConditionEnded(f"{c.name} is no longer {name} (it lasted one turn).", c.id, name)
+        )
+    return events
 
 
 def _round_start(rs: Sistema2d10, state: BattleState) -> list[Event]:
@@ -557,14 +683,11 @@ def _start_turn(rs: Sistema2d10, state: BattleState, c: Combatant) -> list[Event
         del c.conditions["defensa_completa"]
         events.append(ConditionEnded(f"{c.name} leaves full defence.", c.id, "defensa_completa"))
     actions = c.stats.acciones + c.stats.acciones_extra
-    knocked = c.conditions.pop("derribado", None)
+    knocked = c.conditions.get("derribado")
     if knocked is not None:
+        # GDF 8 "loses an action", every turn the effect lasts (S2-15).
         actions -= knocked.value
-        events.append(
-            ConditionEnded(
-                f"{c.name} gets up, losing {knocked.value} action(s).", c.id, "derribado"
-            )
-        )
+        events.append(Note(f"{c.name} is derribado: loses {knocked.value} action(s) this turn."))
     c.resources["acciones"] = max(0, actions)
     bleed = c.conditions.get("sangrado")
     if bleed is not None:

@@ -98,6 +98,13 @@ class Sistema2d10(Ruleset):
         "moribundo",
         "defensa_completa",
     )
+    #: S2-14's one-turn stun and each incapacitated location are their own conditions
+    #: (they last and act differently) but set the flag of ``aturdido`` /
+    #: ``incapacitado``, so the observation keeps its size.
+    condition_aliases: ClassVar[dict[str, str]] = {
+        combat.STUNNED_16: combat.STUNNED,
+        **{name: combat.INCAPACITATED for name in combat.INCAPACITATED_NAMES[1:]},
+    }
     band_names: ClassVar[tuple[str, ...]] = ("cuerpo a cuerpo", "corta", "media", "larga")
     options_model = Sistema2d10Options
     stats_model = Sistema2d10Stats
@@ -254,9 +261,11 @@ class Sistema2d10(Ruleset):
                         Action(ATACAR, actor.id, target=foe.id, item=weapon.name, option=aim)
                         for aim in aims
                     )
-        actions.extend(
-            Action(MOVER, actor.id, zone=z) for z in state.battlefield.neighbours(actor.zone)
-        )
+        if not combat.lame(actor):
+            # S2-15 "No poder andar por tener una pierna incapacitada".
+            actions.extend(
+                Action(MOVER, actor.id, zone=z) for z in state.battlefield.neighbours(actor.zone)
+            )
         if actor.resources["dados_expres"] > 0:
             # "Los jugadores pueden cederse sus dados exprés entre ellos".
             actions.extend(
@@ -399,7 +408,8 @@ class Sistema2d10(Ruleset):
     ) -> Odds:
         """Exact odds of ``attacker`` attacking ``target`` with a weapon, free or aimed.
 
-        * ``p_hit``: the attack roll (2d10 + MHC + aimed MS + aturdido/incapacitado MS)
+        * ``p_hit``: the attack roll (2d10 + MHC + aimed MS + the aturdido and incapacitado
+          MS as the engine applies them, :func:`combat.roll_penalty`)
           reaches the defensa pasiva (S2-08, option ``passive_beats``) AND is not blocked by
           the active defence. Assumption: the target defends actively whenever it has a
           defence left this round (``defensas`` > 0) — as the heuristic's own attack scoring

@@ -37,6 +37,12 @@ LOCATIONS: tuple[str, ...] = (
     "punto_vital",
 )
 
+#: Limbs by class: S2-15 "El miembro afectado queda inutilizado" plays differently for
+#: a leg ("No poder andar por tener una pierna incapacitada") and an arm ("tener que
+#: luchar con la mano contraria"); every other location is the default reading.
+LEGS: tuple[str, ...] = ("pierna_derecha", "pierna_izquierda")
+ARMS: tuple[str, ...] = ("brazo_derecho", "brazo_izquierdo")
+
 #: GDF effects the engine can play (S2-15).
 GDF_EFFECTS: tuple[str, ...] = (
     "aturdido",
@@ -48,6 +54,21 @@ GDF_EFFECTS: tuple[str, ...] = (
 )
 
 DEFAULT_TABLES = "default"
+
+#: How long a GDF effect lasts (the ``duracion`` of a ``gdf`` row). S2-15 "Los efectos
+#: indicados en la tabla duran hasta que el daño es sanado": ``hasta_sanar``, the
+#: default of every row. ``siguiente_turno``: over at the end of the victim's next turn
+#: (the duration S2-14 gives the stun of an Aguante test of exactly 16), for a GM whose
+#: book gives a row that shorter duration.
+UNTIL_HEALED = "hasta_sanar"
+NEXT_TURN = "siguiente_turno"
+DURATIONS: tuple[str, ...] = (UNTIL_HEALED, NEXT_TURN)
+#: Effects that can only last until healed: the engine has no waking up from
+#: *inconsciente*, and *moribundo* counts its own turns with its dice.
+_HEALED_ONLY: dict[str, str] = {
+    "inconsciente": "the engine has no waking up within a battle",
+    "moribundo": "its dice count the turns until death",
+}
 
 
 class _Strict(BaseModel):
@@ -67,6 +88,7 @@ class _GdfRow(_Strict):
     ]
     valor: int = 0
     dados: str | None = None
+    duracion: str = UNTIL_HEALED
 
 
 class _TablesFile(_Strict):
@@ -91,6 +113,8 @@ class GdfEffect:
     effect: str
     value: int = 0
     dice: DiceExpr | None = None
+    #: :data:`UNTIL_HEALED` or :data:`NEXT_TURN`.
+    duration: str = UNTIL_HEALED
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +219,19 @@ def _gdf_effect(row: _GdfRow, source: str, field: str) -> GdfEffect:
         raise ScenarioError(
             source, f"{field}.dados", f"only moribundo takes dice, not {row.efecto}"
         )
-    return GdfEffect(row.efecto, row.valor, dice)
+    if row.duracion not in DURATIONS:
+        raise ScenarioError(
+            source,
+            f"{field}.duracion",
+            f"unknown duration {row.duracion!r} (known: {', '.join(DURATIONS)})",
+        )
+    if row.efecto in _HEALED_ONLY and row.duracion != UNTIL_HEALED:
+        raise ScenarioError(
+            source,
+            f"{field}.duracion",
+            f"{row.efecto} can only last {UNTIL_HEALED} ({_HEALED_ONLY[row.efecto]})",
+        )
+    return GdfEffect(row.efecto, row.valor, dice, row.duracion)
 
 
 def _loc(loc: tuple[Any, ...]) -> str:

@@ -36,8 +36,10 @@ def _reference(env: EscaramuzaEnv, state: BattleState, side: Side) -> np.ndarray
                 values[f"{key}/max"] = clip(c.resources[key] / top) if top else 0.0
                 values[f"{key}/scale"] = clip(c.resources[key] / scale)
         for name in c.conditions:
-            if name in ruleset.conditions:
-                values[f"condition.{name}"] = 1.0
+            # A variant (Sistema 2d10's incapacitado_torso) sets its condition's flag.
+            flag = ruleset.condition_aliases.get(name, name)
+            if flag in ruleset.conditions:
+                values[f"condition.{flag}"] = 1.0
         if acting is not None:
             hops = state.battlefield.distance(acting.zone, c.zone)
             values["hops"] = min(1.0, hops / (enc.max_zones - 1))
@@ -90,3 +92,28 @@ def test_the_acting_combatant_is_always_the_learners(side: str) -> None:
         obs, _, terminated, truncated, _ = env.step(masked_choice(env.action_masks(), rng))
         if terminated or truncated:
             break
+
+
+def test_s215_sistema_2d10_condition_variants_set_their_flag_size_unchanged() -> None:
+    """S2-14's one-turn stun and an incapacitated location are conditions of their own,
+    observed through the ``aturdido`` / ``incapacitado`` flags: the size stays 825
+    (docs/environments.md)."""
+    from escaramuza.rules.core.model import Condition
+
+    env = EscaramuzaEnv("sistema_2d10", side="heroes", opponent="random")
+    env.reset(seed=3)
+    assert env.observation_space.shape == (825,)
+    names = env.encoder.slot_layout()
+    per_slot = len(names)
+    c = env.state.combatants[0]
+    c.conditions.clear()
+    base = c.index * per_slot
+    for name, flag in (
+        ("aturdido_16", "condition.aturdido"),
+        ("incapacitado_pierna_derecha", "condition.incapacitado"),
+    ):
+        assert env.encoder.encode(env.state, env.side)[base + names.index(flag)] == 0.0
+        c.conditions[name] = Condition(name, 0)
+        obs = env.encoder.encode(env.state, env.side)
+        assert obs[base + names.index(flag)] == 1.0
+        np.testing.assert_allclose(obs, _reference(env, env.state, env.side), atol=1e-6)

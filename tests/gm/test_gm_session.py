@@ -11,7 +11,7 @@ import pytest
 
 from escaramuza.cli import main
 from escaramuza.gm import GMSession, run_session
-from escaramuza.rules.core.model import Action, Side, Status
+from escaramuza.rules.core.model import Action, Condition, Decision, DecisionKind, Side, Status
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.state_file import load_state, save_state, state_to_dict
 
@@ -250,3 +250,23 @@ def test_play_stop_after_must_be_a_positive_number(value, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert "--stop-after" in err and "Traceback" not in err
+
+
+def test_s215_gm_adds_a_location_variant_and_sees_its_duration() -> None:
+    """Sistema 2d10: `cond add` takes `incapacitado_<lugar>` (S2-15); the show line
+    carries each condition's duration tag, and a leg takes `mover` away."""
+    session, out = drive(
+        ["cond add diego incapacitado_pierna_derecha", "cond add gonzalo incapacitado_cola",
+         "show"],
+        target="sistema_2d10/duelo",
+    )
+    diego = session.state.by_id["diego"]
+    assert "incapacitado_pierna_derecha" in diego.conditions
+    assert "unknown condition 'incapacitado_cola'" in out
+    assert "[incapacitado_pierna_derecha]" in out
+    state = session.state.clone()
+    # Whoever is pending now: diego's own turn is what matters.
+    state.pending = Decision(DecisionKind.TURN, "diego", diego.side, "turn")
+    assert not [a for a in state.ruleset.legal_actions(state) if a.verb == "mover"]
+    cond = Condition("aturdido", -2, persistent=True, until="hasta_sanar")
+    assert cond.text() == "aturdido -2 [hasta_sanar]"

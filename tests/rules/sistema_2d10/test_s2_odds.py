@@ -247,3 +247,50 @@ def test_s213_odds_many_equal_odds_of_each_action(name: str) -> None:
             aimed += sum(a.verb == "atacar" and a.option not in (None, "libre") for a in actions)
             apply_action(state, heuristic_choice(state, actions, rng), roller)
     assert checked > 100 and aimed > 50
+
+
+# (id, attacker's conditions, target's conditions, MS to the attack, MS to the active
+# defence, MS to the target's Aguante) — the MS worked out from the seed's reading: a
+# leg gives no MS; an arm or another part its MS to attack and active defence; the two
+# stuns do not add up (the worse applies) and count on every roll (rules-notes S2-15).
+MS_ROWS: list[tuple[Any, ...]] = [
+    ("leg_no_ms", {"incapacitado_pierna_derecha": -2}, {}, 0, 0, 0),
+    ("arm", {"incapacitado_brazo_izquierdo": -2}, {}, -2, 0, 0),
+    ("arm_and_torso", {"incapacitado_brazo_derecho": -2, "incapacitado_torso": -3}, {},
+     -5, 0, 0),
+    ("stuns_worse_applies", {"aturdido": -2, "aturdido_16": -4}, {}, -4, 0, 0),
+    ("target_torso", {}, {"incapacitado_torso": -2}, 0, -2, 0),
+    ("target_leg", {}, {"incapacitado_pierna_izquierda": 0}, 0, 0, 0),
+    ("target_stunned", {}, {"aturdido_16": -3, "aturdido": -1}, 0, -3, -3),
+]
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "attack_ms", "defence_ms", "aguante_ms"),
+    [row[1:] for row in MS_ROWS],
+    ids=[row[0] for row in MS_ROWS],
+)
+def test_s215_odds_apply_the_ms_as_the_engine_does(
+    tools: Any,
+    mine: dict[str, int],
+    theirs: dict[str, int],
+    attack_ms: int,
+    defence_ms: int,
+    aguante_ms: int,
+) -> None:
+    t = tools
+    state, _ = t.start(t.duel(), t.HERO_FIRST)
+    for who, conds in (("h", mine), ("e", theirs)):
+        for name, value in conds.items():
+            state.get(who).conditions[name] = Condition(name, value, until="hasta_sanar")
+    state.get("e").resources["pv"] = 10  # a 1d10 blow of 5+ calls for the Aguante test
+    p_hit = brute_p_hit(6 + attack_ms, 16, 6 + defence_ms)
+    dist, drop = brute_outcome(p_hit, (1, 10, 0), 0, None, 10, 6 + aguante_ms)
+    action = Action("atacar", "h", target="e", item="espada", option="libre")
+    odds = state.ruleset.odds(state, action)
+    assert odds is not None
+    assert odds.p_hit == pytest.approx(float(p_hit), abs=1e-12)
+    assert odds.p_drop == pytest.approx(float(drop), abs=1e-12)
+    assert odds.expected_damage == pytest.approx(
+        float(sum(k * v for k, v in dist.items())), abs=1e-12
+    )

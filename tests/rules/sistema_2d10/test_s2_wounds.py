@@ -35,11 +35,12 @@ def _hit_e(
 @pytest.mark.parametrize(
     ("aguante", "gdf", "status", "condition"),
     [
-        (("d10=5", "d10=5"), (), Status.ACTIVE, ("aturdido", -2)),  # exactly 16: aturdido
+        (("d10=5", "d10=5"), (), Status.ACTIVE, ("aturdido_16", -2)),  # exactly 16: aturdido
         (("d10=5", "d10=6"), (), Status.ACTIVE, None),  # 17 > 16: resists
         (("d10=10", "d10=10"), (), Status.ACTIVE, None),  # crítico resists
         (("d10=4", "d10=5"), ("d10=9",), Status.DOWN, None),  # 15 < 16: GDF 9 inconsciente
-        (("d10=1", "d10=1"), ("d10=6",), Status.ACTIVE, ("incapacitado", -2)),  # pifia
+        # pifia: GDF 6, the torso (BIG_HIT's location) incapacitado
+        (("d10=1", "d10=1"), ("d10=6",), Status.ACTIVE, ("incapacitado_torso", -2)),
     ],
 )
 def test_s214_aguante_test_below_equal_above_sixteen(
@@ -75,7 +76,7 @@ def test_s214_only_when_half_or_more_of_current_pv_is_lost(
 def test_s214_aturdido_penalises_the_next_turn_then_ends(tools: Any) -> None:
     dice = BIG_HIT + ["d10=5", "d10=5", "d10=6", "d10=6"]  # stunned; e attacks with 12+6−2
     state, roller = _hit_e(tools, dice)
-    assert state.pending.actor == "e" and state.get("e").has("aturdido")
+    assert state.pending.actor == "e" and state.get("e").has("aturdido_16")
     tools.act(state, roller, "atacar", target="h", item="espada", option="libre")
     roller.assert_exhausted()
     attack = [e for e in state.log if isinstance(e, Rolled) and e.what == "ataque"][-1]
@@ -86,7 +87,7 @@ def test_s214_aturdido_penalises_the_next_turn_then_ends(tools: Any) -> None:
 def test_s214_aturdido_removed_after_its_turn(tools: Any) -> None:
     state, roller = _hit_e(tools, BIG_HIT + ["d10=5", "d10=5"])
     tools.act(state, roller, "pasar")
-    assert not state.get("e").has("aturdido")
+    assert not state.get("e").has("aturdido_16")
     roller.assert_exhausted()
 
 
@@ -97,8 +98,8 @@ def test_s214_aturdido_removed_after_its_turn(tools: Any) -> None:
         (3, (), Status.ACTIVE, ("aturdido", -2)),
         (4, (), Status.ACTIVE, ("sangrado", 1)),
         (5, (), Status.ACTIVE, ("sangrado", 1)),
-        (6, (), Status.ACTIVE, ("incapacitado", -2)),
-        (7, (), Status.ACTIVE, ("incapacitado", -2)),
+        (6, (), Status.ACTIVE, ("incapacitado_torso", -2)),
+        (7, (), Status.ACTIVE, ("incapacitado_torso", -2)),
         (8, (), Status.ACTIVE, ("derribado", 1)),
         (9, (), Status.DOWN, None),
         (10, ("d10=3",), Status.DOWN, ("moribundo", 3)),
@@ -133,12 +134,17 @@ def test_s215_sangrado_costs_a_pv_each_turn(tools: Any) -> None:
     assert state.get("e").resources["pv"] == 9
 
 
-def test_s215_derribado_loses_an_action(tools: Any) -> None:
+def test_s215_derribado_loses_an_action_every_turn_until_healed(tools: Any) -> None:
     state, roller = _gdf_state(tools, 8, foe={"acciones": 2})
     tools.act(state, roller, "pasar")  # e2
     e = state.get("e")
     assert state.pending.actor == "e" and e.resources["acciones"] == 1
-    assert not e.has("derribado")
+    # "Los efectos indicados en la tabla duran hasta que el daño es sanado".
+    tools.act(state, roller, "pasar")  # e
+    tools.act(state, roller, "pasar")  # h, round 2
+    tools.act(state, roller, "pasar")  # e2
+    assert state.round == 2 and state.pending.actor == "e"
+    assert e.resources["acciones"] == 1 and e.has("derribado")
 
 
 def test_s215_incapacitado_penalises_attack_rolls(tools: Any) -> None:
