@@ -64,23 +64,23 @@ def declared_pools(state: BattleState) -> dict[str, list[int]]:
     return combat.declared_pools(state, me.side) if me is not None else {}
 
 
-def _value(dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scars: bool
-           ) -> Fraction:
+def _value(dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scars: bool,
+           doomed: str) -> Fraction:
     """P(out) + DAMAGE_WEIGHT × E[damage] of the pool ``dice`` against one target."""
     if not dice:
         return Fraction(0)
-    return out_probability(dice, armour, pi, fue, pc, scars) + Fraction(
+    return out_probability(dice, armour, pi, fue, pc, scars, doomed) + Fraction(
         DAMAGE_WEIGHT
     ) * expected_damage(dice, armour, pi, fue)
 
 
 @lru_cache(maxsize=8192)
 def _added_value(before: tuple[int, ...], mine: tuple[int, ...], armour: int, pi: int,
-                 fue: int, pc: bool, scars: bool) -> Fraction:
+                 fue: int, pc: bool, scars: bool, doomed: str) -> Fraction:
     # Memoised: the tactician scores every attack of every decision, mostly the same few
     # pools against the same few targets, and the exact Fraction sums dominated its cost.
-    return (_value(before + mine, armour, pi, fue, pc, scars)
-            - _value(before, armour, pi, fue, pc, scars))
+    return (_value(before + mine, armour, pi, fue, pc, scars, doomed)
+            - _value(before, armour, pi, fue, pc, scars, doomed))
 
 
 def attack_gain(
@@ -92,12 +92,12 @@ def attack_gain(
     weapon = weapon_named(me, action.item)
     hit = (blast_targets(state, me, target, weapon)
            if is_blast(me, target, weapon) else [target])
-    scars = state.options.scars
+    scars, doomed = state.options.scars, state.options.doomed
     gain = Fraction(0)
     for t in hit:
         res = t.resources
         gain += _added_value(tuple(pools.get(t.id, ())), attack_dice(state, me, t, weapon)[0],
-                             t.stats.armadura, res["pi"], res["fue"], t.pc, scars)
+                             t.stats.armadura, res["pi"], res["fue"], t.pc, scars, doomed)
     return float(gain)
 
 

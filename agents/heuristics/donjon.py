@@ -69,7 +69,8 @@ def attack_hurt_chance(
         defence = max(defence, combat.parry_pool(target))
     return hurt_probability(
         max(0, pool), defence, combat.damage_pool(actor, arma), combat.soak_pool(target),
-        opts.die_size, opts.all_tied, 1 if actor.pc else 0,
+        opts.die_size, opts.all_tied, combat.damage_test_floor(actor),
+        combat.damage_test_floor(target),
     )
 
 

@@ -264,7 +264,7 @@ def damage_outside_combat(c: Combatant, amount: int, attribute: str = "fue") -> 
 
 def read_scar(state: BattleState, target: Combatant, pi_lost: int, source: str) -> list[Event]:
     """CA-13: read the Cicatrices entry for the PI lost and apply its fight effects."""
-    scar = scar_for(pi_lost)
+    scar = scar_for(pi_lost, state.options.doomed)
     events: list[Event] = [
         ScarSuffered(
             f"{target.name} is left at exactly 0 PI after losing {pi_lost}: Cicatrices "

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from escaramuza.rules.cairn.scars import DOOMED_READINGS, scar_takes_out
+
 _ONE = Fraction(1)
 
 # The heuristic and the planner ask the same few questions on every decision (a pool
@@ -76,27 +78,34 @@ def save_chance(score: int) -> Fraction:
 
 
 def out_probability(
-    dice: Sequence[int], armour: int, pi: int, fue: int, pc: bool = False, scars: bool = True
+    dice: Sequence[int], armour: int, pi: int, fue: int, pc: bool = False, scars: bool = True,
+    doomed: str = DOOMED_READINGS[0],
 ) -> Fraction:
     """P(the target is out of the fight after the exchange).
 
     Out = FUE reaches 0 (CA-14), or a failed FUE save with the new FUE
     (CA-11: Daño Crítico); for a PC also a Cicatrices entry that puts them
-    out of action (11, 12 — only reachable with at least 11 PI).
+    out of action (11, and 12 unless the ``doomed`` option says otherwise — only
+    reachable with at least 11 PI).
     """
-    return _out_probability(_pool_key(dice), armour, pi, fue, pc, scars)
+    return _out_probability(_pool_key(dice), armour, pi, fue, pc, scars, doomed)
+
+
+def _scar_out(pi_lost: int, pi: int, pc: bool, scars: bool, doomed: str) -> bool:
+    """CA-13: an exchange that leaves a PC at exactly 0 PI reads a scar that takes it out."""
+    return pc and scars and pi > 0 and pi_lost == pi and scar_takes_out(pi_lost, doomed)
 
 
 @lru_cache(maxsize=_CACHE)
 def _out_probability(
-    dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scars: bool
+    dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scars: bool, doomed: str
 ) -> Fraction:
     total = Fraction(0)
     for (pi_lost, fue_lost), p in _exchange(dice, armour, pi):
         if fue_lost > 0:
             left = fue - fue_lost
             total += p if left <= 0 else p * (1 - save_chance(left))
-        elif pc and scars and pi > 0 and pi_lost == pi and pi_lost >= 11:
+        elif _scar_out(pi_lost, pi, pc, scars, doomed):
             total += p
     return total
 
@@ -112,7 +121,9 @@ def _expected_damage(dice: tuple[int, ...], armour: int, pi: int, fue: int) -> F
     return sum((p * (lost + min(over, fue)) for (lost, over), p in outcomes), Fraction(0))
 
 
-def _out_threshold(face: int, armour: int, pi: int, fue: int, pc: bool, scars: bool) -> int:
+def _out_threshold(
+    face: int, armour: int, pi: int, fue: int, pc: bool, scars: bool, doomed: str
+) -> int:
     """The target is out after an exchange whose kept die shows ``face`` iff d20 > this.
 
     20: never out; 0: always out; otherwise the FUE save's success range (CA-01:
@@ -126,8 +137,8 @@ def _out_threshold(face: int, armour: int, pi: int, fue: int, pc: bool, scars: b
         left = fue - over
         # CA-14: FUE 0 is death; CA-11: otherwise the save with the new FUE.
         return 0 if left <= 0 else min(max(left, 1), 19)
-    if pc and scars and pi > 0 and pi_lost == pi and pi_lost >= 11:
-        return 0  # CA-13: Cicatrices 11–12 put a PC out of action
+    if _scar_out(pi_lost, pi, pc, scars, doomed):
+        return 0  # CA-13: Cicatrices 11 (and 12 by default) put a PC out of action
     return 20
 
 
@@ -155,6 +166,7 @@ def marginal_exchange(
     fue: int,
     pc: bool = False,
     scars: bool = True,
+    doomed: str = DOOMED_READINGS[0],
 ) -> MarginalOdds:
     """Exact marginal odds of adding the dice ``mine`` to the pool ``before`` at one target.
 
@@ -172,7 +184,7 @@ def marginal_exchange(
     for m, pm in pool.items():
         if not pm:
             continue
-        t_without = _out_threshold(m, armour, pi, fue, pc, scars) if m else 20
+        t_without = _out_threshold(m, armour, pi, fue, pc, scars, doomed) if m else 20
         for x, px in _keep_highest(_pool_key(mine)):
             if not px:
                 continue
@@ -180,7 +192,7 @@ def marginal_exchange(
             p = pm * px
             extra = loss(kept) - loss(m)
             damage[extra] = damage.get(extra, Fraction(0)) + p
-            t_with = _out_threshold(kept, armour, pi, fue, pc, scars)
+            t_with = _out_threshold(kept, armour, pi, fue, pc, scars, doomed)
             # Out with: d20 > t_with; not out without: d20 ≤ t_without.
             drop += p * Fraction(max(0, t_without - t_with), 20)
     damage = dict(sorted(damage.items()))

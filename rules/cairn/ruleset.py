@@ -430,7 +430,8 @@ class Cairn(Ruleset):
         * ``p_drop`` — P(the target is out of the fight with this declaration and
           would not be without it, on the same dice and FUE save): FUE to 0
           (CA-14), a failed FUE save for Daño Crítico (CA-11/12, CA-16 a routed
-          destacamento) or, for a PC, Cicatrices 11–12 (CA-13).
+          destacamento) or, for a PC, Cicatrices 11, and 12 unless the ``doomed``
+          option reads it as an event only (CA-13).
 
         A blast (CA-09, CA-16) also rolls at the other opponents in the zone; only
         the named target's odds are reported.
@@ -444,7 +445,7 @@ class Cairn(Ruleset):
         before = declared_pools(state, actor.side, exclude=actor.id).get(target.id, [])
         m = marginal_exchange(
             before, mine, target.stats.armadura, target.resources["pi"],
-            target.resources["fue"], target.pc, state.options.scars,
+            target.resources["fue"], target.pc, state.options.scars, state.options.doomed,
         )
         return Odds(
             float(m.p_hit),

@@ -6,16 +6,27 @@ omits the table itself; the entries are the published game's *(ext)*, 1–12,
 and a loss of 12 or more reads entry 12 *(default)*. Effects are paraphrased.
 
 ``effect`` says what the engine simulates in a fight: ``out_of_action`` (the
-PC is down, crawling), ``deprived`` (recorded as the ``privado`` condition;
+PC is down), ``deprived`` (recorded as the ``privado`` condition;
 nothing heals during a fight, so it changes no dice here), ``hamstrung``
 (cannot move: no second move, no closing in, no retreat through a neighbour
 zone). Every other entry is only recorded as an event with what happens after
 the fight (the maximum-PI or attribute rolls are made on recovery, not here).
+
+Entry 12 (Condenado, the book's "Doomed") is the one reading a GM may want to
+change: in the published game the doomed PC survives the blow and death comes
+for it later, so whether it is taken out of this fight is a choice, the
+scenario option ``doomed`` (docs/rulesets/cairn.md, CA-13):
+
+* ``out_of_action`` *(default, the engine's first reading)* — the PC is out of
+  action, status ``down`` and condition ``fuera_de_accion``, as entry 11;
+* ``event`` — the doom is only recorded (the ``ScarSuffered`` event); the PC
+  stays in the fight at 0 PI, where the next damage goes to FUE with the CA-11
+  save as for anyone.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +64,30 @@ CICATRICES: tuple[Scar, ...] = (
     Scar(12, "Condenado", "doomed: out of action, death's grip is near", ("out_of_action",)),
 )
 
+#: The values of the ``doomed`` option; the first is the default.
+DOOMED_READINGS: tuple[str, ...] = ("out_of_action", "event")
 
-def scar_for(pi_lost: int) -> Scar:
-    """The entry read for ``pi_lost`` PI lost in the attack (≥ 12 reads 12, *(default)*)."""
+#: Entry 12 as each ``doomed`` reading has it.
+_DOOMED: dict[str, Scar] = {
+    "out_of_action": CICATRICES[11],
+    "event": replace(CICATRICES[11], text="doomed: death's grip is near, but it comes "
+                     "later — fights on at 0 PI", effects=()),
+}
+
+
+def scar_for(pi_lost: int, doomed: str = DOOMED_READINGS[0]) -> Scar:
+    """The entry read for ``pi_lost`` PI lost in the attack (≥ 12 reads 12, *(default)*).
+
+    ``doomed`` is the scenario option that says what entry 12 does in the fight.
+    """
     if pi_lost < 1:
         raise ValueError("a scar needs at least 1 PI lost")
-    return CICATRICES[min(pi_lost, len(CICATRICES)) - 1]
+    entry = min(pi_lost, len(CICATRICES))
+    if entry == len(CICATRICES):
+        return _DOOMED[doomed]
+    return CICATRICES[entry - 1]
+
+
+def scar_takes_out(pi_lost: int, doomed: str = DOOMED_READINGS[0]) -> bool:
+    """Whether the entry for ``pi_lost`` takes the PC out of the fight (11, and 12 by default)."""
+    return "out_of_action" in scar_for(pi_lost, doomed).effects

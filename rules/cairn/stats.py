@@ -46,6 +46,10 @@ class CairnOptions(BaseModel):
     first_round_save: bool = True
     #: CA-13: roll on the Cicatrices table when an attack leaves a PC at exactly 0 PI.
     scars: bool = True
+    #: CA-13 entry 12, Condenado (the book's "Doomed"; the seed has no table): what it
+    #: does in the fight. ``out_of_action`` *(default)* takes the PC out; ``event`` only
+    #: records the doom and the PC fights on at 0 PI (scars.DOOMED_READINGS).
+    doomed: Literal["out_of_action", "event"] = "out_of_action"
     #: CA-18 *(ext)*: morale saves for the enemies; off by default (rules-notes).
     morale: bool = False
     #: CA-07 reading *(default)*: a ranged attack on a target standing in a zone whose

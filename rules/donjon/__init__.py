@@ -63,8 +63,9 @@ documented behaviour).
   no test at any distance its weapon reaches.
 * DJ-19 PJ at 0 Heridas fights on; a PNJ damage test in which every die is a
   success against a PJ already at 0 Heridas breaks it *(default: already at 0
-  before the test)* — DOWN, killable by ``rematar``. PJ roll at least one
-  damage die.
+  before the test)* — DOWN, killable by ``rematar``. A PJ rolls at least one
+  die in every damage test, dealing and resisting ("inclusive cuando su Aguante
+  es reducido a cero"); a PNJ with an empty pool rolls none.
 * DJ-20 :func:`heal_between_scenes`: each PJ recovers one attribute point
   (lowest damaged first) or else one Herida; ``between_adventures`` heals all.
 * DJ-21 ``heridas`` is a required stat-block field.

@@ -124,6 +124,16 @@ def soak_pool(c: Combatant) -> int:
     return c.resources["aguante"] + s.armadura + s.habilidades.resistencia
 
 
+def damage_test_floor(c: Combatant) -> int:
+    """DJ-19: the fewest dice ``c`` rolls in a Prueba de Daño, dealing or resisting.
+
+    "Los PJ siempre tiran un dado en las Pruebas de Daño, inclusive cuando su Aguante es
+    reducido a cero": the sentence names Aguante, the resisting pool, so the floor holds on
+    both sides of the test (rules-notes DJ-19, clarified 2026-12-01). A PNJ has none.
+    """
+    return 1 if c.pc else 0
+
+
 def initiative_pool(c: Combatant) -> int:
     """DJ-04: "una cantidad de dados igual a su Nivel más su Discernimiento"."""
     return stats(c).nivel + c.resources["discernimiento"]

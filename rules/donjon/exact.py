@@ -202,16 +202,20 @@ def attack_damage_distribution(
     sides: int = 20,
     all_tied: str = DEFENDER,
     min_damage_dice: int = 0,
+    min_soak_dice: int = 0,
 ) -> dict[int, float]:
     """P(the attack hits AND its damage test is won with exactly k successes), k ≥ 0.
 
-    DJ-03: the attack's successes are bonus dice for the damage test (DJ-16);
-    ``min_damage_dice`` is 1 for PCs (DJ-19). Misses and lost damage tests are left out.
+    DJ-03: the attack's successes are bonus dice for the damage test (DJ-16).
+    ``min_damage_dice`` is 1 for a PJ dealer and ``min_soak_dice`` 1 for a PJ victim
+    (DJ-19: a PJ rolls at least one die in every damage test, dealing and resisting).
+    Misses and lost damage tests are left out.
     """
     out: dict[int, float] = {}
+    soak = max(0, min_soak_dice, soak_dice)
     for s, p in successes_distribution(attack_dice, defence_dice, sides, all_tied).items():
         pool = max(min_damage_dice, damage_dice + s)
-        for k, q in successes_distribution(pool, soak_dice, sides, all_tied).items():
+        for k, q in successes_distribution(pool, soak, sides, all_tied).items():
             out[k] = out.get(k, 0.0) + p * q
     return out
 
@@ -225,10 +229,12 @@ def hurt_probability(
     sides: int = 20,
     all_tied: str = DEFENDER,
     min_damage_dice: int = 0,
+    min_soak_dice: int = 0,
 ) -> float:
     """P(an attack hits and its damage test is won): the chance to take Heridas off."""
     dist = attack_damage_distribution(
-        attack_dice, defence_dice, damage_dice, soak_dice, sides, all_tied, min_damage_dice
+        attack_dice, defence_dice, damage_dice, soak_dice, sides, all_tied, min_damage_dice,
+        min_soak_dice,
     )
     return sum(dist.values())
 
@@ -242,10 +248,12 @@ def expected_damage(
     sides: int = 20,
     all_tied: str = DEFENDER,
     min_damage_dice: int = 0,
+    min_soak_dice: int = 0,
 ) -> float:
     """Expected damage successes of an attack (attack test, then damage test)."""
     dist = attack_damage_distribution(
-        attack_dice, defence_dice, damage_dice, soak_dice, sides, all_tied, min_damage_dice
+        attack_dice, defence_dice, damage_dice, soak_dice, sides, all_tied, min_damage_dice,
+        min_soak_dice,
     )
     return sum(k * q for k, q in dist.items())
 
@@ -279,16 +287,19 @@ def damage_after(
     sides: int = 20,
     all_tied: str = DEFENDER,
     min_damage_dice: int = 0,
+    min_soak_dice: int = 0,
 ) -> Outcomes:
     """Outcomes of a damage test that follows a test won with ``s`` successes w.p. ``won[s]``.
 
     DJ-03: those successes are bonus damage dice; the rest of the probability
-    (the test lost) deals nothing. ``min_damage_dice`` is 1 for a PJ dealer (DJ-19).
+    (the test lost) deals nothing. ``min_damage_dice`` is 1 for a PJ dealer and
+    ``min_soak_dice`` 1 for a PJ victim (DJ-19, both sides of the damage test).
     """
     out: Outcomes = {(0, False): max(0.0, 1.0 - sum(won.values()))}
+    soak = max(0, min_soak_dice, soak_dice)
     for s, p in won.items():
         pool = max(0, min_damage_dice, damage_dice + s)
-        for key, q in damage_test_outcomes(pool, soak_dice, sides, all_tied).items():
+        for key, q in damage_test_outcomes(pool, soak, sides, all_tied).items():
             out[key] = out.get(key, 0.0) + p * q
     return out
 

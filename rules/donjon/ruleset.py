@@ -669,16 +669,17 @@ class Donjon(Ruleset):
         carried: int,
     ) -> list[Event]:
         """DJ-16 damage test; DJ-03 carried successes are bonus dice; DJ-19 breaking a PC."""
-        pool = combat.damage_pool(dealer, arma) + carried
-        if dealer.pc:
-            # "Los PJ siempre tiran un dado en las Pruebas de Daño".
-            pool = max(1, pool)
-        pool = max(0, pool)
+        # DJ-19: "Los PJ siempre tiran un dado en las Pruebas de Daño, inclusive cuando su
+        # Aguante es reducido a cero" — a PJ rolls at least one die whether it deals the
+        # damage or resists it; a PNJ with an empty pool rolls none.
+        pool = max(0, combat.damage_test_floor(dealer),
+                   combat.damage_pool(dealer, arma) + carried)
+        soak = max(0, combat.damage_test_floor(victim), combat.soak_pool(victim))
         victim_at_zero = victim.resources[HERIDAS] == 0
         result, events = self._opposed(
             state, roller, dealer, pool, f"Prueba de Daño with {arma.nombre}"
             + (f" (+{carried} carried)" if carried else ""),
-            victim, combat.soak_pool(victim), "Aguante + armadura")
+            victim, soak, "Aguante + armadura")
         if result.winner != ATTACKER or result.successes == 0:
             events.append(Note(f"{victim.name} shrugs off the blow."))
             return events
@@ -888,7 +889,8 @@ class Donjon(Ruleset):
         target loses when every damage success goes on Heridas (the default spend,
         DJ-17), capped at its Heridas; ``p_drop`` P(a PNJ reaches 0 Heridas,
         DJ-18) or P(a PJ already at 0 is broken by a PNJ, every damage die a
-        success, DJ-19).
+        success, DJ-19). A PJ's damage and resistance pools are at least one die
+        (DJ-19), as in the battle.
         """
         opts = self._opts(state)
         sides, tied = opts.die_size, opts.all_tied
@@ -941,7 +943,7 @@ class Donjon(Ruleset):
         opts = self._opts(state)
         outcomes: Outcomes = damage_after(
             won, combat.damage_pool(dealer, arma), combat.soak_pool(victim), opts.die_size,
-            opts.all_tied, 1 if dealer.pc else 0)
+            opts.all_tied, combat.damage_test_floor(dealer), combat.damage_test_floor(victim))
         heridas = victim.resources[HERIDAS]
         breakable = victim.pc and not dealer.pc and heridas == 0
         damage: dict[int, float] = {}

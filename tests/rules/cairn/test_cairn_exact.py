@@ -91,6 +91,18 @@ def test_ca13_out_probability_counts_out_of_action_scars() -> None:
     assert out_probability((12,), 0, 11, 10, pc=False) == Fraction(1, 12) * Fraction(11, 20)
 
 
+@pytest.mark.parametrize(("doomed", "scar_out"), [("out_of_action", True), ("event", False)])
+def test_ca13_out_probability_follows_the_doomed_option(doomed: str, scar_out: bool) -> None:
+    # A PC at 12 PI hit by a d12 at armour 0: only a 12 leaves it at exactly 0 PI, reading
+    # Cicatrices #12 (Condenado); nothing goes past PI, so no FUE save. Out iff the option
+    # takes the doomed PC out.
+    expected = Fraction(1, 12) if scar_out else Fraction(0)
+    assert out_probability((12,), 0, 12, 10, True, True, doomed) == expected
+    # Entry 11 is out either way: a PC at 11 PI, a d12 showing 11 (and 12: FUE save).
+    assert out_probability((12,), 0, 11, 10, True, True, doomed) == Fraction(1, 12) + (
+        Fraction(1, 12) * Fraction(11, 20))
+
+
 def test_ca05_expected_damage_small_case() -> None:
     # d6 vs armour 1, PI 2, FUE 1: damage 0,1,2,3,4,5 for faces 1..6, capped at 3 total.
     assert expected_damage((6,), 1, 2, 1) == Fraction(0 + 1 + 2 + 3 + 3 + 3, 6)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from cairn_helpers import battle, fighter
 
-from escaramuza.agents.heuristics.cairn import choose
+from escaramuza.agents.heuristics.cairn import attack_gain, choose
 from escaramuza.rules.core.dice import ScriptedRoller
 from escaramuza.rules.core.model import Action, Status
 from escaramuza.rules.core.ruleset import apply_action
@@ -63,3 +64,20 @@ def test_ca17_heuristic_retreats_when_side_broken() -> None:
 def test_ca17_lone_fighter_at_zero_pi_heads_for_the_exit() -> None:
     state = battle([fighter("h", zone="c", pi=0), fighter("e", "enemies", zone="d")])
     assert pick(state) == Action("mover", "h", zone="a")  # two zones towards the exit
+
+
+def test_ca13_heuristic_values_the_doom_only_when_it_takes_the_pc_out() -> None:
+    # A d12 on a PC at 12 PI: a 12 (1/12) reads Condenado; nothing goes past PI. The blow's
+    # expected damage is the same under both readings, so the tactician's value of it
+    # differs by exactly P(out) = 1/12: out of action by default, nothing as an event.
+    gains = {}
+    for doomed in ("out_of_action", "event"):
+        state = battle([fighter("pc", pi=12, fue=8, zone="b"),
+                        fighter("e", "enemies", zone="b",
+                                weapons=[{"name": "mandoble", "damage": "d12"}])],
+                       options={"doomed": doomed})
+        declare(state, Action("esperar", "pc"))
+        me = state.by_id["e"]
+        gains[doomed] = attack_gain(state, me, Action("atacar", "e", target="pc",
+                                                      item="mandoble"), {})
+    assert gains["out_of_action"] - gains["event"] == pytest.approx(1 / 12)

@@ -25,15 +25,18 @@ from escaramuza.rules.core.state import BattleState
 
 
 def read_exchange(
-    face: int, armour: int, pi: int, fue: int, pc: bool, d20: int
+    face: int, armour: int, pi: int, fue: int, pc: bool, d20: int,
+    doomed: str = "out_of_action",
 ) -> tuple[int, bool]:
     """(PI + FUE lost, out of the fight) when the kept die shows ``face`` (0: no die)."""
     damage = max(0, face - armour)
     to_pi = min(damage, pi)
     over = damage - to_pi
     if over == 0:
-        # CA-13: a PC left at exactly 0 PI reads Cicatrices; 11 and 12 put it out of action.
-        out = pc and to_pi > 0 and to_pi == pi and to_pi >= 11
+        # CA-13: a PC left at exactly 0 PI reads Cicatrices; 11 (Herida mortal) puts it out
+        # of action, and 12 or more (Condenado) too unless the option ``doomed`` is "event".
+        out = pc and to_pi > 0 and to_pi == pi and (
+            to_pi == 11 or (to_pi >= 12 and doomed == "out_of_action"))
         return to_pi, out
     new_fue = max(0, fue - over)
     if new_fue == 0:
@@ -51,12 +54,15 @@ HELPER_ROWS = [
     ((12,), (12,), 0, 11, 8, True),  # piling on can turn a certain scar into a save
     ((10,), (4,), 2, 0, 5, False),
     ((), (12,), 3, 6, 1, False),
+    ((8,), (12,), 0, 12, 6, True),  # CA-13: only a 12 reads Condenado (entry 12)
 ]
 
 
+@pytest.mark.parametrize("doomed", ["out_of_action", "event"])
 @pytest.mark.parametrize(("before", "mine", "armour", "pi", "fue", "pc"), HELPER_ROWS)
 def test_ca06_marginal_exchange_matches_enumeration(
-    before: tuple[int, ...], mine: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool
+    before: tuple[int, ...], mine: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool,
+    doomed: str,
 ) -> None:
     damage: dict[int, Fraction] = {}
     drop = Fraction(0)
@@ -66,13 +72,13 @@ def test_ca06_marginal_exchange_matches_enumeration(
     for *faces, d20 in combos:
         old = max(faces[: len(before)], default=0)
         new = max(faces)
-        lost_without, out_without = read_exchange(old, armour, pi, fue, pc, d20)
-        lost_with, out_with = read_exchange(new, armour, pi, fue, pc, d20)
+        lost_without, out_without = read_exchange(old, armour, pi, fue, pc, d20, doomed)
+        lost_with, out_with = read_exchange(new, armour, pi, fue, pc, d20, doomed)
         extra = lost_with - lost_without
         damage[extra] = damage.get(extra, Fraction(0)) + w
         if out_with and not out_without:
             drop += w
-    got = marginal_exchange(before, mine, armour, pi, fue, pc)
+    got = marginal_exchange(before, mine, armour, pi, fue, pc, doomed=doomed)
     assert got.damage == {k: v for k, v in sorted(damage.items())}
     assert got.p_drop == drop
     assert got.p_hit == sum((p for k, p in damage.items() if k >= 1), Fraction(0))
@@ -217,6 +223,23 @@ def test_ca13_odds_of_an_enemy_piling_on_a_pc_count_the_scar() -> None:
     p_hit, mean, drop, _ = engine_odds(state, action, {"e1": [12]}, [4])
     assert (odds.p_hit, odds.expected_damage, odds.p_drop) == pytest.approx(
         (float(p_hit), float(mean), float(drop)), abs=1e-12)
+
+
+@pytest.mark.parametrize("doomed", ["out_of_action", "event"])
+def test_ca13_odds_of_a_blow_that_can_doom_a_pc_follow_the_option(doomed: str) -> None:
+    """A d12 on a PC with 12 PI: a 12 reads Condenado. Enumerated through the engine."""
+    state = battle([fighter("pc", pi=12, fue=8, zone="b"),
+                    fighter("e1", "enemies", zone="b", weapons=D["d12"])],
+                   options={"doomed": doomed})
+    apply_action(state, Action("esperar", "pc"), FaceRoller({}, 20))
+    action = Action("atacar", "e1", target="pc", item="mandoble")
+    odds = state.ruleset.odds(state, action)
+    assert odds is not None
+    p_hit, mean, drop, _ = engine_odds(state, action, {}, [12])
+    assert (odds.p_hit, odds.expected_damage, odds.p_drop) == pytest.approx(
+        (float(p_hit), float(mean), float(drop)), abs=1e-12)
+    # Nothing can go past 12 PI, so the only way out is the scar: 1/12 or nothing.
+    assert odds.p_drop == pytest.approx(1 / 12 if doomed == "out_of_action" else 0.0)
 
 
 def test_ca05_odds_are_none_for_anything_but_an_attack() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from cairn_helpers import battle, fighter
@@ -14,8 +14,8 @@ from escaramuza.rules.cairn.combat import (
     save,
     weapon_named,
 )
-from escaramuza.rules.cairn.scars import CICATRICES, scar_for
-from escaramuza.rules.cairn.stats import UNARMED, Weapon, parse_damage
+from escaramuza.rules.cairn.scars import CICATRICES, DOOMED_READINGS, scar_for
+from escaramuza.rules.cairn.stats import UNARMED, CairnOptions, Weapon, parse_damage
 from escaramuza.rules.core.dice import ScriptedRoller, ScriptError
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.events import Damaged, Moved, Rolled
@@ -372,6 +372,63 @@ def test_ca13_no_scar_for_npcs_or_damage_past_zero(who: str, pi: int, face: int,
                else [wait("t"), attack(state, "x", "t")])
     events = play(state, actions, dice)
     assert not [e for e in events if type(e).__name__ == "ScarSuffered"]
+
+
+def test_ca13_doomed_option_values_and_default() -> None:
+    # The scenario option and the table agree on the readings; the engine's first reading
+    # (out of action) stays the default.
+    assert get_args(CairnOptions.model_fields["doomed"].annotation) == DOOMED_READINGS
+    assert CairnOptions().doomed == "out_of_action" == DOOMED_READINGS[0]
+    with pytest.raises(ScenarioError, match="doomed"):
+        battle([fighter("pj"), fighter("m", "enemies")], options={"doomed": "dies"})
+
+
+D12 = [{"name": "mandoble", "damage": "d12"}]
+
+
+@pytest.mark.parametrize(
+    ("doomed", "status", "conditions"),
+    [
+        ("out_of_action", Status.DOWN, {"fuera_de_accion"}),  # default: out of the fight
+        ("event", Status.ACTIVE, set()),  # the doom is recorded; the PC fights on at 0 PI
+    ],
+)
+def test_ca13_doomed_entry_12_follows_the_option(
+    doomed: str, status: Status, conditions: set[str]
+) -> None:
+    # 12 PI, a d12 showing 12: exactly 0 PI after losing 12, Cicatrices #12 Condenado.
+    state = battle([fighter("pj", pi=12), fighter("m", "enemies", weapons=D12)],
+                   options={"doomed": doomed})
+    events = play(state, [wait("pj"), attack(state, "m", "pj", "mandoble")], ["d12=12"])
+    pj = state.get("pj")
+    scars = [e for e in events if type(e).__name__ == "ScarSuffered"]
+    assert [(s.entry, s.scar) for s in scars] == [(12, "Condenado")]
+    assert pj.resources["pi"] == 0
+    assert pj.status is status and set(pj.conditions) == conditions
+
+
+@pytest.mark.parametrize(("d20", "status"), [(5, Status.ACTIVE), (15, Status.DOWN)])
+def test_ca13_doomed_as_event_the_pc_fights_on_and_saves_like_anyone(
+    d20: int, status: Status
+) -> None:
+    state = battle([fighter("pj", pi=12), fighter("m", "enemies", weapons=D12)],
+                   options={"doomed": "event"})
+    play(state, [wait("pj"), attack(state, "m", "pj", "mandoble")], ["d12=12"])
+    # Next round the doomed PC still declares; the foe's 3 goes past 0 PI to FUE 10 → 7
+    # and the CA-11 save with FUE 7: 5 passes, 15 fails (Daño Crítico, out).
+    assert state.pending is not None and state.pending.actor == "pj"
+    play(state, [wait("pj"), attack(state, "m", "pj", "mandoble")], ["d12=3", f"d20={d20}"])
+    pj = state.get("pj")
+    assert pj.resources["fue"] == 7
+    assert pj.status is status
+    assert pj.has("dano_critico") is (status is Status.DOWN)
+
+
+def test_ca13_doomed_as_event_leaves_mortal_wound_out_of_action() -> None:
+    state = battle([fighter("pj", pi=11), fighter("m", "enemies", weapons=D12)],
+                   options={"doomed": "event"})
+    play(state, [wait("pj"), attack(state, "m", "pj", "mandoble")], ["d12=11"])
+    assert state.get("pj").status is Status.DOWN  # entry 11 is not the option's
 
 
 def test_ca13_hamstrung_cannot_move() -> None:

@@ -383,3 +383,70 @@ def test_dj19_npcs_with_no_damage_dice_roll_none() -> None:
     play(state, d20(10, 5, 3, 10, 5, 3) + d20(15, 12, 4), act("parar", "foe"))
     assert _pools(state)[-2:] == [("Prueba de Daño with puños", 0), ("Aguante + armadura", 3)]
     assert state.by_id["hero"].resources == state.by_id["hero"].maxima
+
+
+# DJ-19, the resisting side: "Los PJ siempre tiran un dado en las Pruebas de Daño, inclusive
+# cuando su Aguante es reducido a cero." The PJ below has Aguante 0 (beaten down by DJ-17
+# spends), no armour and no resistencia: Aguante + armadura + ability = 0, yet it rolls one die.
+@pytest.mark.parametrize(
+    ("heridas", "damage", "soak", "broken", "spent"),
+    [
+        # At 0 Heridas, every one of the PNJ's 5 damage dice beats the PJ's single die: broken.
+        (0, [20, 19, 18, 17, 16], 10, True, None),
+        # One PNJ die (4) does not beat the PJ's 10: not every die an éxito, not broken —
+        # with no die to resist (the old reading) these 5 dice would all be éxitos.
+        (0, [20, 19, 18, 17, 4], 10, False, 4),
+        # The PJ's one die (20) beats every PNJ die: the blow is shrugged off.
+        (0, [19, 18, 17, 16, 15], 20, False, 0),
+        # Above 0 Heridas the die still limits the éxitos: 3 of 5 beat the PJ's 10.
+        (5, [20, 19, 18, 1, 1], 10, False, 3),
+    ],
+)
+def test_dj19_a_pc_at_aguante_zero_resists_with_one_die(
+    heridas: int, damage: list[int], soak: int, broken: bool, spent: int | None
+) -> None:
+    sc = scenario(fighter("hero", armas=[ARCO], heridas=5), fighter("ally", zone="b"),
+                  fighter("foe", "enemies"))
+    state, _ = begin(sc, [2, 1], [2, 1], [20, 1])
+    hero = state.by_id["hero"]
+    hero.resources["aguante"] = 0
+    hero.resources["heridas"] = heridas
+    # The bow cannot parry: the attack is dodged at once. Foe 20 vs 5: one éxito carried, so
+    # Virilidad 3 + espada 1 + 1 = 5 damage dice against the PJ's floor of one die.
+    play(state, d20(20, 1, 1, 5, 4, 3) + d20(*damage, soak),
+         act("atacar", "foe", "hero", "espada"))
+    assert _pools(state)[-2:] == [("Prueba de Daño with espada", 5), ("Aguante + armadura", 1)]
+    assert hero.has("quebrado") is broken
+    assert (hero.status is Status.DOWN) is broken
+    if spent:
+        assert state.pending is not None and state.pending.name == "repartir"
+        assert state.data["spend"].remaining == spent
+    elif not broken:
+        assert state.pending is not None and state.pending.name == "turn"
+        assert hero.resources["heridas"] == heridas
+
+
+def test_dj19_a_pc_with_an_empty_pool_deals_with_one_die_against_an_npc_with_none() -> None:
+    # The PJ deals with Virilidad 0 + puños 0 + 0 éxitos (an all-tied parry) and still rolls
+    # one die; the PNJ resists with Aguante 0 + no armour + no ability and rolls none (DJ-19
+    # gives the floor to PJ only), so the PJ's one die is an éxito whatever it shows.
+    sc = scenario(fighter("hero", armas=[]), fighter("foe", "enemies"))
+    state, _ = begin(sc, [10, 5], [20, 1])
+    state.by_id["hero"].resources["virilidad"] = 0
+    state.by_id["foe"].resources["aguante"] = 0
+    play(state, [], act("atacar", "foe", "hero", "espada"))
+    play(state, d20(10, 5, 3, 10, 5, 3) + d20(1), act("parar", "hero"))
+    assert _pools(state)[-2:] == [("Prueba de Daño with puños", 1), ("Aguante + armadura", 0)]
+    assert state.pending is not None and state.pending.name == "repartir"
+    assert state.data["spend"].remaining == 1
+
+
+def test_dj19_an_npc_at_aguante_zero_resists_with_no_dice() -> None:
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", armas=[ARCO]))
+    state, _ = begin(sc, [20, 1], [2, 1])
+    state.by_id["foe"].resources["aguante"] = 0
+    # Hero 20 vs 5: one éxito; 3 + 1 + 1 = 5 damage dice against no die at all: 5 éxitos.
+    play(state, d20(20, 1, 1, 5, 4, 3) + d20(7, 6, 5, 4, 3),
+         act("atacar", "hero", "foe", "espada"))
+    assert _pools(state)[-2:] == [("Prueba de Daño with espada", 5), ("Aguante + armadura", 0)]
+    assert state.data["spend"].remaining == 5

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from fractions import Fraction
 from itertools import product
 
 import pytest
 
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.donjon.exact import (
+    attack_damage_distribution,
     expected_damage,
     hurt_probability,
     opposed_distribution,
@@ -125,3 +127,59 @@ def test_dj03_hurt_probability_uses_attack_successes_as_damage_dice() -> None:
     # carried successes (DJ-03) and a PC's minimum die (DJ-19) changes nothing here.
     assert hurt_probability(2, 2, 0, 2, min_damage_dice=1) == hurt_probability(2, 2, 0, 2) > 0
     assert expected_damage(3, 2, 1, 3) > 0
+
+
+def _brute_attack_damage(
+    attack: int, defence: int, damage: int, soak: int, sides: int, min_damage: int,
+    min_soak: int,
+) -> dict[int, Fraction]:
+    """Every face of the attack test, then every face of the damage test that follows.
+
+    DJ-03: the attack's successes join the damage pool; DJ-19: a PJ's damage pool and its
+    resistance pool are at least ``min_damage`` / ``min_soak`` dice.
+    """
+    out: dict[int, Fraction] = {}
+    faces = range(1, sides + 1)
+    for a in product(faces, repeat=attack):
+        for d in product(faces, repeat=defence):
+            who, s = _brute_resolve(a, d)
+            if who != "attacker":
+                continue
+            w = Fraction(1, sides ** (attack + defence))
+            pool, resist = max(min_damage, damage + s), max(min_soak, soak)
+            for x in product(faces, repeat=pool):
+                for y in product(faces, repeat=resist):
+                    who2, k = _brute_resolve(x, y)
+                    if who2 == "attacker":
+                        out[k] = out.get(k, Fraction(0)) + w / sides ** (pool + resist)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("attack", "defence", "damage", "soak", "min_damage", "min_soak"),
+    [
+        (2, 1, 1, 0, 0, 1),  # PNJ on a PJ at Aguante 0: the PJ resists with one die
+        (2, 1, 1, 0, 0, 0),  # PNJ on a PNJ at Aguante 0: no die to resist with
+        (2, 1, 0, 0, 1, 1),  # PJ on a PJ, both pools empty: one die each
+        (1, 2, 0, 2, 1, 0),  # PJ with no damage dice on a PNJ
+        (2, 2, 1, 2, 0, 1),  # the floor is below the pool: it changes nothing
+    ],
+)
+def test_dj19_attack_damage_distribution_matches_enumeration(
+    attack: int, defence: int, damage: int, soak: int, min_damage: int, min_soak: int
+) -> None:
+    sides = 4
+    want = _brute_attack_damage(attack, defence, damage, soak, sides, min_damage, min_soak)
+    got = attack_damage_distribution(attack, defence, damage, soak, sides,
+                                     min_damage_dice=min_damage, min_soak_dice=min_soak)
+    assert got == pytest.approx({k: float(v) for k, v in want.items()}, abs=1e-12)
+    assert hurt_probability(attack, defence, damage, soak, sides, min_damage_dice=min_damage,
+                            min_soak_dice=min_soak) == pytest.approx(float(sum(want.values())))
+    mean = sum((k * p for k, p in want.items()), Fraction(0))
+    assert expected_damage(attack, defence, damage, soak, sides, min_damage_dice=min_damage,
+                           min_soak_dice=min_soak) == pytest.approx(float(mean))
+
+
+def test_dj19_the_resistance_die_lowers_the_chance_to_hurt_a_pj() -> None:
+    # Against no die every won damage test hurts; against one die it can be lost.
+    assert hurt_probability(2, 1, 1, 0, min_soak_dice=1) < hurt_probability(2, 1, 1, 0)

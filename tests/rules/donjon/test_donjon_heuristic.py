@@ -7,7 +7,7 @@ import random
 import pytest
 from donjon_helpers import act, begin, d20, fighter, play, scenario
 
-from escaramuza.agents.heuristics.donjon import choose
+from escaramuza.agents.heuristics.donjon import attack_hurt_chance, choose
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.state import BattleState
 
@@ -53,6 +53,22 @@ def test_heuristic_spends_on_heridas_unless_an_attribute_blow_is_better(
     play(state, d20(20, 1, 1, *dodge) + d20(*damage, 10, 9, 8),
          act("atacar", "hero", "foe", "espada"))
     assert _pick(state).option == option
+
+
+def test_dj19_heuristic_counts_the_resistance_die_of_a_pc_at_aguante_zero() -> None:
+    # A PJ at Aguante 0 (no armour, no ability) still resists with one die (DJ-19). Against
+    # no die at all every won attack would hurt (hurt chance = P(hit)); with the die some
+    # won attacks are shrugged off. The heuristic's chance is the odds' P(damage > 0), which
+    # test_donjon_odds checks against the enumerated engine.
+    sc = scenario(fighter("hero", armas=[ARCO]), fighter("foe", "enemies"))
+    state, _ = begin(sc, [2, 1], [20, 1])
+    hero, foe = state.by_id["hero"], state.by_id["foe"]
+    hero.resources["aguante"] = 0
+    chance = attack_hurt_chance(state, foe, hero, foe.stats.weapons[0])
+    odds = state.ruleset.odds(state, act("atacar", "foe", "hero", "espada"))
+    assert odds is not None and odds.damage is not None
+    assert chance == pytest.approx(1.0 - odds.damage[0], abs=1e-12)
+    assert 0 < chance < odds.p_hit - 0.01
 
 
 def test_heuristic_attacks_the_opponent_it_is_most_likely_to_hurt() -> None:

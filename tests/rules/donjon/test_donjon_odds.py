@@ -173,6 +173,27 @@ def _pnj_breaks_pj() -> tuple[BattleState, Action, str, Callable[[list[Event]], 
     return state, Action("atacar", "foe", "hero", item="maza"), "hero", attack_hit("foe"), ""
 
 
+def _pnj_on_pj_at_aguante_zero(
+) -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
+    # DJ-19: a PJ at Aguante 0 (no armour, no ability) and 0 Heridas still resists with one
+    # die, so not every PNJ damage die is an éxito for sure.
+    state = begin(fighter("hero", cel=1, agu=1, armas=ARCO),
+                  fighter("foe", "enemies", cel=1, vir=1, armas=[{"nombre": "maza", "dano": 1}]),
+                  first="foe")
+    state.by_id["hero"].resources["heridas"] = 0
+    state.by_id["hero"].resources["aguante"] = 0
+    return state, Action("atacar", "foe", "hero", item="maza"), "hero", attack_hit("foe"), ""
+
+
+def _pj_on_pnj_at_aguante_zero(
+) -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
+    # A PNJ at Aguante 0 gets no floor: the PJ's damage dice are all éxitos.
+    state = begin(fighter("hero", cel=2, vir=1, armas=ESPADA),
+                  fighter("foe", "enemies", cel=1, agu=1, heridas=2, armas=ARCO), first="hero")
+    state.by_id["foe"].resources["aguante"] = 0
+    return state, Action("atacar", "hero", "foe", item="espada"), "foe", attack_hit("hero"), ""
+
+
 def _free_attack() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # The PNJ tries to leave the hero's contact; the hero resists: DJ-11 free attack.
     state = begin(fighter("hero", cel=1, vir=1, armas=ESPADA),
@@ -191,8 +212,8 @@ def _parry_counter() -> tuple[BattleState, Action, str, Callable[[list[Event]], 
     return state, Action("parar", "hero"), "foe", parried("foe"), ""
 
 
-ROWS = [_atacar_no_parry, _atacar_parry, _ranged_with_bonus, _pnj_breaks_pj, _free_attack,
-        _parry_counter]
+ROWS = [_atacar_no_parry, _atacar_parry, _ranged_with_bonus, _pnj_breaks_pj,
+        _pnj_on_pj_at_aguante_zero, _pj_on_pnj_at_aguante_zero, _free_attack, _parry_counter]
 
 
 @pytest.mark.parametrize("build", ROWS, ids=lambda f: f.__name__.strip("_"))
