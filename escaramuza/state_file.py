@@ -42,7 +42,7 @@ from typing import Any
 from escaramuza.rules import BOOKKEEPING, get_bookkeeping
 from escaramuza.rules.core.bookkeeping import CORE_STATE_TYPES, BookkeepingError
 from escaramuza.rules.core.dice import RandomRoller
-from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.errors import EscaramuzaError, clip
 from escaramuza.rules.core.files import (
     atomic_write,
     check_tree,
@@ -77,8 +77,8 @@ class StateFileError(EscaramuzaError):
 
     def __init__(self, source: str, field: str, reason: str) -> None:
         self.source = source
-        self.field = field
-        self.reason = reason
+        self.field = field = clip(field, 120)
+        self.reason = reason = clip(reason)
         super().__init__(f"{source}: {field}: {reason}" if field else f"{source}: {reason}")
 
 

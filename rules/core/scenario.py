@@ -21,6 +21,8 @@ from escaramuza.rules.core.files import parse_yaml, read_text_file
 from escaramuza.rules.core.model import Combatant, Side
 
 _ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$"
+#: Longest zone or combatant id (they are shown in every narrated line).
+_ID_MAX = 64
 
 #: Largest scenario file read (issue 19, item 3): the shipped ones are under 4 KiB.
 MAX_SCENARIO_BYTES = 1 << 20
@@ -31,7 +33,7 @@ class _Strict(BaseModel):
 
 
 class ZoneSpec(_Strict):
-    id: str = Field(pattern=_ID_PATTERN)
+    id: str = Field(pattern=_ID_PATTERN, max_length=_ID_MAX)
     name: str | None = None
     description: str = ""
     cover: int = Field(0, ge=0, le=2)
@@ -56,7 +58,7 @@ class CombatantBase(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    id: str = Field(pattern=_ID_PATTERN)
+    id: str = Field(pattern=_ID_PATTERN, max_length=_ID_MAX)
     name: str | None = None
     side: Side
     zone: str
