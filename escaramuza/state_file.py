@@ -41,6 +41,7 @@ from typing import Any
 
 from escaramuza.rules import BOOKKEEPING, get_bookkeeping
 from escaramuza.rules.core.bookkeeping import CORE_STATE_TYPES, BookkeepingError
+from escaramuza.rules.core.bookkeeping import short as _short
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError, clip
 from escaramuza.rules.core.files import (
@@ -423,12 +424,6 @@ def state_from_dict(
         raise StateFileError(source, exc.field, exc.reason) from None
     _check_playable(state, source)
     return state, meta
-
-
-def _short(value: Any) -> str:
-    """``repr(value)``, cut to 80 characters (a fuzzed file's values can be huge)."""
-    text = repr(value)
-    return text if len(text) <= 80 else f"{text[:80]}…"
 
 
 def _unknown(cid: Any, state: BattleState) -> str:
