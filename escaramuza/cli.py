@@ -24,7 +24,7 @@ from escaramuza.agents import AGENT_NAMES, make_agent
 from escaramuza.agents.base import Agent
 from escaramuza.agents.heuristic import HeuristicAgent
 from escaramuza.agents.runner import play_battle
-from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError, clip
 from escaramuza.rules.core.events import (
     ActionTaken,
     BattleEnded,
@@ -283,7 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_play(args, out)
     except EscaramuzaError as exc:
         out.flush()
-        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        # One line, whatever the input held (a hostile file's newlines or huge values).
+        message = clip(" ".join(str(exc).splitlines()), 1000)
+        sys.stderr.write(f"{PROG}: error: {message}\n")
         return EXIT_USER_ERROR
     except BrokenPipeError:
         # `escaramuza play … | head`: the reader left; stop quietly, like other Unix tools.

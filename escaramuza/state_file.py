@@ -5,10 +5,19 @@ changes during a battle: round, turn order, the pending decision, every
 combatant's zone, status, resources, conditions and bookkeeping, and the
 ruleset's own bookkeeping. The full schema is in ``docs/gm.md``.
 
+A state file is untrusted input (issue 19): it is read only if it is a regular
+file of at most :data:`MAX_STATE_BYTES`, parsed with the bounded JSON parser
+(nesting, integer length), its typed values are decoded only into the classes
+of an explicit registry (:func:`state_types`: the core's and each ruleset's
+``bookkeeping.STATE_TYPES``; nothing is ever imported by a name the file
+gives), and each ruleset checks its own bookkeeping and the invariants its
+engine relies on (``rules/<ruleset>/bookkeeping.py``) before the battle is
+handed to anyone.
+
 Bookkeeping values (``data``) are immutable by the engine contract (ints,
 strings, tuples, frozen dataclasses, None). They are written generically:
-tuples as JSON lists (read back as tuples), frozen dataclasses of
-``escaramuza`` modules as ``{"$type": "module:Class", "fields": {...}}``,
+tuples as JSON lists (read back as tuples), the registered frozen dataclasses
+as ``{"$type": "module:Class", "fields": {...}}``,
 enums as ``{"$enum": "module:Class", "value": …}``, frozensets as
 ``{"$frozenset": [...]}``. A dataclass value equal to the one a fresh battle
 of the scenario holds (a Sistema 2d10 combatant's derived ``profile``, the
@@ -24,15 +33,24 @@ to a temporary file in the same folder and is moved into place with
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 from enum import Enum
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from escaramuza.rules import BOOKKEEPING, get_bookkeeping
+from escaramuza.rules.core.bookkeeping import CORE_STATE_TYPES, BookkeepingError
+from escaramuza.rules.core.bookkeeping import short as _short
 from escaramuza.rules.core.dice import RandomRoller
-from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.files import atomic_write, read_text_file
+from escaramuza.rules.core.errors import EscaramuzaError, clip
+from escaramuza.rules.core.files import (
+    atomic_write,
+    check_tree,
+    parse_json,
+    read_text_file,
+    remove_stale_temporaries,
+)
 from escaramuza.rules.core.model import (
     Combatant,
     Condition,
@@ -50,14 +68,18 @@ FORMAT = "escaramuza-state"
 VERSION = 1
 _SCENARIO_MARK = "$scenario"
 
+#: Largest state file read (issue 19, item 3). A state of a shipped scenario is about
+#: 10 KiB; one saved by the web page carries its scenario's YAML (at most 256 KiB).
+MAX_STATE_BYTES = 1 << 20
+
 
 class StateFileError(EscaramuzaError):
     """A state file that cannot be read or used: names the file, the field and the reason."""
 
     def __init__(self, source: str, field: str, reason: str) -> None:
         self.source = source
-        self.field = field
-        self.reason = reason
+        self.field = field = clip(field, 120)
+        self.reason = reason = clip(reason)
         super().__init__(f"{source}: {field}: {reason}" if field else f"{source}: {reason}")
 
 
@@ -91,20 +113,32 @@ def encode_value(value: Any) -> Any:
     raise _Unencodable(type(value).__name__)
 
 
-def _import_class(ref: str, field: str, source: str) -> type:
-    module, _, name = ref.partition(":")
-    # Only the project's own classes: a state file must not be able to import anything.
-    if not module.startswith("escaramuza.") or not name:
-        raise StateFileError(source, field, f"type {ref!r} is not an escaramuza class")
-    try:
-        obj: Any = importlib.import_module(module)
-        for part in name.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError):
-        raise StateFileError(source, field, f"unknown type {ref!r}") from None
-    if not isinstance(obj, type):
-        raise StateFileError(source, field, f"{ref!r} is not a class")
-    return obj
+def _type_ref(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+@cache
+def state_types() -> dict[str, type]:
+    """Every class a state file may name (``$type``/``$enum``), by its ``module:Class``.
+
+    The core's values and each ruleset's ``bookkeeping.STATE_TYPES`` — an explicit list,
+    so a file can never make the loader import a module (issue 19, item 2).
+    """
+    classes: list[type] = list(CORE_STATE_TYPES)
+    for ruleset_id in BOOKKEEPING:
+        classes.extend(get_bookkeeping(ruleset_id).STATE_TYPES)
+    return {_type_ref(cls): cls for cls in classes}
+
+
+def _registered_class(ref: Any, field: str, source: str) -> type:
+    cls = state_types().get(ref) if isinstance(ref, str) else None
+    if cls is None:
+        shown = ref if isinstance(ref, str) and len(ref) <= 80 else f"{str(ref)[:80]}…"
+        raise StateFileError(
+            source, field, f"unknown type {shown!r} (a state holds only the rulesets' own "
+            "bookkeeping types; see docs/gm.md)",
+        )
+    return cls
 
 
 def decode_value(raw: Any, field: str, source: str, reference: Any = None) -> Any:
@@ -114,7 +148,7 @@ def decode_value(raw: Any, field: str, source: str, reference: Any = None) -> An
     if isinstance(raw, list):
         return tuple(decode_value(v, f"{field}[{i}]", source) for i, v in enumerate(raw))
     if not isinstance(raw, dict):
-        raise StateFileError(source, field, f"unsupported value {raw!r}")
+        raise StateFileError(source, field, f"unsupported value {_short(raw)}")
     if raw.get(_SCENARIO_MARK) is True:
         if reference is None:
             raise StateFileError(source, field, "the scenario has no value to take here")
@@ -125,19 +159,21 @@ def decode_value(raw: Any, field: str, source: str, reference: Any = None) -> An
             raise StateFileError(source, field, "$frozenset must be a list")
         return frozenset(decode_value(v, f"{field}[{i}]", source) for i, v in enumerate(items))
     if "$enum" in raw:
-        cls = _import_class(str(raw["$enum"]), field, source)
+        cls = _registered_class(raw["$enum"], field, source)
         if not issubclass(cls, Enum):
-            raise StateFileError(source, field, f"{raw['$enum']!r} is not an enum")
+            raise StateFileError(source, field, f"{_short(raw['$enum'])} is not an enum")
         try:
             return cls(raw.get("value"))
-        except ValueError:
-            bad = f"bad {cls.__name__} {raw.get('value')!r}"
+        except (ValueError, TypeError):
+            bad = f"bad {cls.__name__} {_short(raw.get('value'))}"
             raise StateFileError(source, field, bad) from None
     if "$type" in raw:
-        cls = _import_class(str(raw["$type"]), field, source)
+        cls = _registered_class(raw["$type"], field, source)
         fields = raw.get("fields")
         if not dataclasses.is_dataclass(cls) or not isinstance(fields, dict):
-            raise StateFileError(source, field, f"{raw['$type']!r} needs a dataclass and fields")
+            raise StateFileError(
+                source, field, f"{_short(raw['$type'])} needs a dataclass and fields"
+            )
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(fields) - names)
         if unknown:
@@ -274,13 +310,10 @@ def load_state(path: str | Path) -> tuple[BattleState, dict[str, Any]]:
     """Read and validate a state file; return the state and its ``meta`` block."""
     path = Path(path)
     source = str(path)
-    text = read_text_file(path, StateFileError, "a state file")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StateFileError(
-            source, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"
-        ) from None
+    # What a killed autosave of this file left behind goes first (issue 19, item 8).
+    remove_stale_temporaries(path)
+    text = read_text_file(path, StateFileError, "a state file", MAX_STATE_BYTES)
+    doc = parse_json(text, source, StateFileError)
     return state_from_dict(doc, source, base_dir=path.parent)
 
 
@@ -298,7 +331,7 @@ def _need(
     bad_bool = isinstance(value, bool) and kind in (int, (int, float))
     if bad_bool or not isinstance(value, kind):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise StateFileError(source, field, f"expected {_json_name(names)}, got {value!r}")
+        raise StateFileError(source, field, f"expected {_json_name(names)}, got {_short(value)}")
     return value
 
 
@@ -319,7 +352,7 @@ def _resolve_scenario(ref: str, base_dir: Path | None, source: str) -> Scenario:
             return load_scenario(name)
         except EscaramuzaError as exc:
             last = exc
-    raise StateFileError(source, "scenario", f"cannot load scenario {ref!r}: {last}")
+    raise StateFileError(source, "scenario", f"cannot load scenario {_short(ref)}: {last}")
 
 
 def state_from_dict(
@@ -336,8 +369,12 @@ def state_from_dict(
     """
     if not isinstance(doc, dict):
         raise StateFileError(source, "", "a state file must be a JSON object")
+    # A document built in memory (the web page's upload) gets the same bounds as a file.
+    check_tree(doc, source, StateFileError)
     if doc.get("format") != FORMAT:
-        raise StateFileError(source, "format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
+        raise StateFileError(
+            source, "format", f"expected {FORMAT!r}, got {_short(doc.get('format'))}"
+        )
     version = _need(doc, "version", int, "version", source)
     if version != VERSION:
         raise StateFileError(
@@ -349,7 +386,7 @@ def state_from_dict(
     ruleset = _need(doc, "ruleset", str, "ruleset", source)
     if ruleset != scenario.ruleset.id:
         raise StateFileError(
-            source, "ruleset", f"{ruleset!r} but the scenario is {scenario.ruleset.id!r}"
+            source, "ruleset", f"{_short(ruleset)} but the scenario is {scenario.ruleset.id!r}"
         )
     state = BattleState(scenario, [c.clone() for c in scenario.combatants])
     state.round = _need(doc, "round", int, "round", source)
@@ -360,8 +397,10 @@ def state_from_dict(
     state.turn = _need(doc, "turn", int, "turn", source)
     order = _need(doc, "order", list, "order", source)
     for i, cid in enumerate(order):
-        if cid not in state.by_id:
+        if not isinstance(cid, str) or cid not in state.by_id:
             raise StateFileError(source, f"order[{i}]", _unknown(cid, state))
+        if cid in order[:i]:
+            raise StateFileError(source, f"order[{i}]", f"combatant {cid!r} appears twice")
     state.order = tuple(order)
     _load_combatants(doc, state, source)
     state.outcome = _load_outcome(doc.get("outcome"), source)
@@ -377,12 +416,18 @@ def state_from_dict(
     meta = doc.get("meta", {})
     if not isinstance(meta, dict):
         raise StateFileError(source, "meta", "expected an object")
+    try:
+        # The ruleset's own schema of its bookkeeping and the invariants its engine
+        # relies on (issue 19, item 5): what passes here can be played.
+        get_bookkeeping(state.ruleset.id).check_state(state)
+    except BookkeepingError as exc:
+        raise StateFileError(source, exc.field, exc.reason) from None
     _check_playable(state, source)
     return state, meta
 
 
 def _unknown(cid: Any, state: BattleState) -> str:
-    return f"unknown combatant {cid!r} (combatants: {', '.join(state.by_id)})"
+    return f"unknown combatant {_short(cid)} (combatants: {', '.join(state.by_id)})"
 
 
 def _load_combatants(doc: dict[str, Any], state: BattleState, source: str) -> None:
@@ -404,7 +449,7 @@ def _load_combatants(doc: dict[str, Any], state: BattleState, source: str) -> No
         if zone not in zones:
             raise StateFileError(
                 source, f"{where}.zone",
-                f"unknown zone {zone!r} (zones: {', '.join(state.battlefield.zone_ids)})",
+                f"unknown zone {_short(zone)} (zones: {', '.join(state.battlefield.zone_ids)})",
             )
         c.zone = zone
         status = _need(raw, "status", str, f"{where}.status", source)
@@ -413,7 +458,7 @@ def _load_combatants(doc: dict[str, Any], state: BattleState, source: str) -> No
         except ValueError:
             known = ", ".join(s.value for s in Status)
             raise StateFileError(
-                source, f"{where}.status", f"unknown status {status!r} (known: {known})"
+                source, f"{where}.status", f"unknown status {_short(status)} (known: {known})"
             ) from None
         _load_resources(raw, c, f"{where}.resources", source)
         c.conditions = _load_conditions(raw, state, f"{where}.conditions", source)
@@ -438,7 +483,9 @@ def _load_resources(raw: dict[str, Any], c: Combatant, where: str, source: str) 
                 f"unknown resource for {c.id} (resources: {', '.join(c.resources)})",
             )
         if isinstance(value, bool) or not isinstance(value, int):
-            raise StateFileError(source, f"{where}.{key}", f"expected an integer, got {value!r}")
+            raise StateFileError(
+                source, f"{where}.{key}", f"expected an integer, got {_short(value)}"
+            )
         top = c.maxima.get(key)
         if top is not None and value > top:
             raise StateFileError(
@@ -472,7 +519,8 @@ def _load_conditions(
             ok = ok or (isinstance(value, kind) and (kind is bool or not isinstance(value, bool)))
             if not ok:
                 raise StateFileError(
-                    source, f"{at}.{key}", f"expected {_json_name(kind.__name__)}, got {value!r}"
+                    source, f"{at}.{key}",
+                    f"expected {_json_name(kind.__name__)}, got {_short(value)}",
                 )
         name = _need(item, "name", str, f"{at}.name", source)
         if item.get("source") is not None and item["source"] not in state.by_id:
@@ -488,7 +536,7 @@ def _load_outcome(raw: Any, source: str) -> Outcome | None:
         raise StateFileError(source, "outcome", "expected an object or null")
     winner = raw.get("winner")
     if winner is not None and winner not in (s.value for s in Side):
-        raise StateFileError(source, "outcome.winner", f"unknown side {winner!r}")
+        raise StateFileError(source, "outcome.winner", f"unknown side {_short(winner)}")
     reason = _need(raw, "reason", str, "outcome.reason", source)
     rounds = _need(raw, "rounds", int, "outcome.rounds", source)
     return Outcome(Side(winner) if winner else None, reason, rounds)
@@ -503,7 +551,7 @@ def _load_pending(raw: Any, state: BattleState, source: str) -> Decision | None:
     kinds = {k.name.lower(): k for k in DecisionKind}
     if kind not in kinds:
         raise StateFileError(
-            source, "pending.kind", f"unknown kind {kind!r} (known: {', '.join(kinds)})"
+            source, "pending.kind", f"unknown kind {_short(kind)} (known: {', '.join(kinds)})"
         )
     actor = _need(raw, "actor", str, "pending.actor", source)
     if actor not in state.by_id:
@@ -511,17 +559,17 @@ def _load_pending(raw: Any, state: BattleState, source: str) -> Decision | None:
     side = state.by_id[actor].side
     if raw.get("side", side.value) != side.value:
         raise StateFileError(
-            source, "pending.side", f"{raw.get('side')!r} but {actor} is on the {side.value}"
+            source, "pending.side", f"{_short(raw.get('side'))} but {actor} is on the {side.value}"
         )
     name = _need(raw, "name", str, "pending.name", source)
     names = state.ruleset.decision_names
     if name not in names:
         raise StateFileError(
-            source, "pending.name", f"unknown decision {name!r} (known: {', '.join(names)})"
+            source, "pending.name", f"unknown decision {_short(name)} (known: {', '.join(names)})"
         )
     prompt = raw.get("prompt", "")
     if not isinstance(prompt, str):
-        raise StateFileError(source, "pending.prompt", f"expected a string, got {prompt!r}")
+        raise StateFileError(source, "pending.prompt", f"expected a string, got {_short(prompt)}")
     return Decision(kinds[kind], actor, side, name, prompt)
 
 

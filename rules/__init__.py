@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from escaramuza.rules.core.errors import UnknownNameError
 
@@ -23,6 +23,26 @@ RULESETS: dict[str, str] = {
     "sistema_2d10": "escaramuza.rules.sistema_2d10:Sistema2d10",
     "cairn": "escaramuza.rules.cairn:Cairn",
 }
+
+#: Ruleset id → the module of its state bookkeeping checks (``STATE_TYPES``, the classes
+#: a state may hold, and ``check_state(state)``; see rules/core/bookkeeping.py). The state
+#: file loader decodes only those classes and runs the check on every loaded state.
+BOOKKEEPING: dict[str, str] = {
+    "destiny_dice": "escaramuza.rules.destiny_dice.bookkeeping",
+    "donjon": "escaramuza.rules.donjon.bookkeeping",
+    "sistema_2d10": "escaramuza.rules.sistema_2d10.bookkeeping",
+    "cairn": "escaramuza.rules.cairn.bookkeeping",
+}
+
+
+@cache
+def get_bookkeeping(ruleset_id: str) -> Any:
+    """A ruleset's bookkeeping module (``STATE_TYPES``, ``check_state``)."""
+    if ruleset_id not in BOOKKEEPING:
+        raise UnknownNameError(
+            f"unknown ruleset {ruleset_id!r} (known: {', '.join(BOOKKEEPING)})"
+        )
+    return importlib.import_module(BOOKKEEPING[ruleset_id])
 
 
 @cache

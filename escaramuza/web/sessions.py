@@ -13,8 +13,8 @@ terminal session does. Its printed lines are captured and shown on the page.
 
 Safety (issue 10, item 4): the client names only shipped scenarios or sends
 content (YAML, a state file), never a server path. Uploaded YAML is parsed with
-``yaml.safe_load`` (through :func:`parse_scenario_text`) and may not point at a
-server file (``options.tables``); an uploaded state file may name only a
+the bounded safe loader (:func:`parse_yaml`: no duplicate keys, bounded nesting)
+and may not point at a server file (``options.tables``); an uploaded state file may name only a
 shipped scenario, or carry its scenario's YAML as saved by this page.
 """
 
@@ -32,8 +32,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.agents.suggest import Suggestions, suggest
 from escaramuza.gm import DEFAULT_SEED, GMSession, blank_battle
@@ -48,11 +46,12 @@ from escaramuza.playtest import (
     summarize,
 )
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
+from escaramuza.rules.core.files import parse_json, parse_yaml
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import (
     Scenario,
     load_scenario,
-    parse_scenario_text,
+    parse_scenario,
     shipped_scenarios,
 )
 from escaramuza.rules.core.state import BattleState
@@ -148,10 +147,9 @@ def read_upload(data: bytes, filename: str) -> str:
 
 def parse_upload(text: str, filename: str) -> Scenario:
     """Validate an uploaded scenario (ScenarioError names file, field and reason)."""
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError:
-        raw = None  # parse_scenario_text reports the syntax error with its position
+    # The bounded parser (issue 19): a syntax error, a duplicate key, too deep a nesting
+    # or an overlong integer is a ScenarioError with its line or field (a 400).
+    raw = parse_yaml(text, filename, ScenarioError)
     options = raw.get("options") if isinstance(raw, dict) else None
     if isinstance(options, dict):
         # Checked before parsing: the ruleset would open the named file while loading.
@@ -162,7 +160,7 @@ def parse_upload(text: str, filename: str) -> Scenario:
                     "an uploaded scenario cannot name a file on the server; "
                     "remove it to use the default",
                 )
-    return parse_scenario_text(text, filename, default_name=Path(filename).stem or "upload")
+    return parse_scenario(raw, filename, default_name=Path(filename).stem or "upload")
 
 
 def parse_dice(text: str) -> list[str] | None:
@@ -436,12 +434,7 @@ class WebSession:
     def load_state(self, filename: str, data: bytes) -> None:
         filename = clean_filename(filename, "state.json")
         text = read_upload(data, filename)
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise StateFileError(
-                filename, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"
-            ) from None
+        doc = parse_json(text, filename, StateFileError)  # bounded, like a state file's
         if not isinstance(doc, dict):
             raise StateFileError(filename, "", "a state file must be a JSON object")
         ref = doc.get("scenario")

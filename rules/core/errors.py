@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+#: Longest reason an error message carries: a hostile file's value (a 5,000-character
+#: name) is shown cut, so the CLI's error stays one readable line (issue 19).
+MAX_REASON = 400
+
+
+def clip(text: str, limit: int = MAX_REASON) -> str:
+    """``text`` cut to ``limit`` characters (an ellipsis marks the cut)."""
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
 
 class EscaramuzaError(Exception):
     """Base class of every error caused by input: files, names, actions."""
@@ -12,9 +21,9 @@ class ScenarioError(EscaramuzaError):
 
     def __init__(self, source: str, field: str, reason: str) -> None:
         self.source = source
-        self.field = field
-        self.reason = reason
-        where = f"{source}: {field}" if field else source
+        self.field = clip(field, 120)
+        self.reason = reason = clip(reason)
+        where = f"{source}: {self.field}" if field else source
         super().__init__(f"{where}: {reason}")
 
 

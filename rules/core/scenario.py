@@ -13,15 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zone
 from escaramuza.rules.core.errors import ScenarioError, UnknownNameError
-from escaramuza.rules.core.files import read_text_file
+from escaramuza.rules.core.files import parse_yaml, read_text_file
 from escaramuza.rules.core.model import Combatant, Side
 
 _ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$"
+#: Longest zone or combatant id (they are shown in every narrated line).
+_ID_MAX = 64
+
+#: Largest scenario file read (issue 19, item 3): the shipped ones are under 4 KiB.
+MAX_SCENARIO_BYTES = 1 << 20
 
 
 class _Strict(BaseModel):
@@ -29,7 +33,7 @@ class _Strict(BaseModel):
 
 
 class ZoneSpec(_Strict):
-    id: str = Field(pattern=_ID_PATTERN)
+    id: str = Field(pattern=_ID_PATTERN, max_length=_ID_MAX)
     name: str | None = None
     description: str = ""
     cover: int = Field(0, ge=0, le=2)
@@ -54,7 +58,7 @@ class CombatantBase(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    id: str = Field(pattern=_ID_PATTERN)
+    id: str = Field(pattern=_ID_PATTERN, max_length=_ID_MAX)
     name: str | None = None
     side: Side
     zone: str
@@ -245,19 +249,14 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
 
 def load_scenario_file(path: str | Path) -> Scenario:
     path = Path(path)
-    text = read_text_file(path, ScenarioError, "a scenario file")
+    text = read_text_file(path, ScenarioError, "a scenario file", MAX_SCENARIO_BYTES)
     return parse_scenario_text(text, str(path), default_name=path.stem)
 
 
 def parse_scenario_text(text: str, source: str, default_name: str = "scenario") -> Scenario:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ScenarioError(source, where, f"YAML syntax error: {problem}") from None
-    return parse_scenario(data, source, default_name)
+    """Parse and validate a scenario's YAML text (duplicate keys, too deep a nesting and
+    overlong integers are refused by :func:`parse_yaml` with their line or field)."""
+    return parse_scenario(parse_yaml(text, source, ScenarioError), source, default_name)
 
 
 def shipped_scenarios() -> dict[str, str]:
@@ -285,7 +284,16 @@ def resolve_scenario(name_or_path: str) -> str:
         raise UnknownNameError(
             f"scenario name {name_or_path!r} is ambiguous: {', '.join(matches)}"
         )
-    if Path(name_or_path).exists():
+    try:
+        exists = Path(name_or_path).exists()
+    except (OSError, ValueError) as exc:
+        # A 5,000-character name (ENAMETOOLONG) or one with a NUL byte names no file.
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UnknownNameError(
+            f"no scenario file or shipped scenario named {name_or_path[:80]!r}"
+            f"{'…' if len(name_or_path) > 80 else ''} ({reason})"
+        ) from None
+    if exists:
         return name_or_path
     raise UnknownNameError(
         f"no scenario file or shipped scenario named {name_or_path!r} "

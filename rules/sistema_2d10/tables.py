@@ -18,11 +18,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from escaramuza.rules.core.dice import DiceError, DiceExpr, parse_dice
 from escaramuza.rules.core.errors import ScenarioError
+from escaramuza.rules.core.files import parse_yaml, read_text_file
 
 #: Fixed location ids: they are the options of the ``atacar`` verb, so a table may map
 #: the d10 to them differently but may not invent new ones.
@@ -278,19 +278,14 @@ def default_tables_path() -> str:
     return str(importlib.resources.files("escaramuza.rules.sistema_2d10") / "tables/default.yaml")
 
 
+#: Largest tables file read (issue 19, item 3): the shipped default is under 8 KiB.
+MAX_TABLES_BYTES = 1 << 20
+
+
 @lru_cache(maxsize=32)
 def _load(path: str, mtime_ns: int) -> Tables:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(path, "", f"cannot be read ({exc.strerror or exc})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
-        raise ScenarioError(path, where, "YAML syntax error") from None
-    return parse_tables(data, path)
+    text = read_text_file(path, ScenarioError, "a tables file", MAX_TABLES_BYTES)
+    return parse_tables(parse_yaml(text, path, ScenarioError), path)
 
 
 def load_tables(path: str | None = None) -> Tables:

@@ -148,9 +148,15 @@ BAD_DOCS = [
     (lambda d: _set(d, "pending.name", "dance"), "pending.name", "unknown decision 'dance'"),
     (lambda d: _set(d, "pending", None), "pending", "required while the battle is not over"),
     (lambda d: _set(d, "data.turn_actor", {"$type": "os:system", "fields": {}}),
-     "data.turn_actor", "not an escaramuza class"),
+     "data.turn_actor", "unknown type 'os:system'"),
+    # Issue 19, item 2: a project module that is not a registered bookkeeping type is not
+    # imported either (the web server once re-ran the CLI from escaramuza.__main__).
+    (lambda d: _set(d, "data.turn_actor", {"$type": "escaramuza.__main__:main", "fields": {}}),
+     "data.turn_actor", "unknown type 'escaramuza.__main__:main'"),
+    (lambda d: _set(d, "data.turn_actor", {"$enum": "escaramuza.training.train:X", "value": 1}),
+     "data.turn_actor", "unknown type 'escaramuza.training.train:X'"),
     (lambda d: _set(d, "data.moved", {"what": 1}), "data.moved", "unsupported JSON object"),
-    (lambda d: _drop(d, "data.moved"), "pending", "cannot continue from this state"),
+    (lambda d: _drop(d, "data.moved"), "data.moved", "required field is missing"),
     (lambda d: [], "", "must be a JSON object"),
 ]
 

@@ -1,0 +1,148 @@
+"""What a loaded state's bookkeeping must be: the shared part of the rulesets' checks.
+
+A state file (``escaramuza.state_file``) is untrusted: any value in it may have
+been edited. Each ruleset owns its bookkeeping — the ``data`` of the battle and
+of each combatant — and checks it in its own ``bookkeeping.py`` module
+(``STATE_TYPES`` and ``check_state``, found through
+:data:`escaramuza.rules.BOOKKEEPING`) with the helpers here: a pydantic schema
+of the values (:func:`validate`), the typed fields of a frozen dataclass
+(:func:`check_fields`), known combatant ids, zones and conditions. Every
+failure is a :class:`BookkeepingError` naming the field and the reason; the
+state file loader adds the file (issue 19, item 5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from escaramuza.rules.core.model import Action, DecisionKind, Side, Status
+from escaramuza.rules.core.state import BattleState
+
+#: Classes of the core a state's bookkeeping may hold (Cairn's declared actions…).
+CORE_STATE_TYPES: tuple[type, ...] = (Action, Side, Status, DecisionKind)
+
+#: Largest value a bookkeeping counter may hold: far above any real battle's (a bonus of
+#: successes, a count of uses), low enough that no arithmetic on it misbehaves.
+MAX_COUNTER = 1000
+
+
+class BookkeepingError(ValueError):
+    """A bookkeeping value the ruleset cannot continue from: the field and the reason."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
+class Schema(BaseModel):
+    """Base of the rulesets' bookkeeping schemas: strict types, no unknown keys, and
+    tuples for sequences (a state file's lists are decoded as tuples)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _error(err: ValidationError, field: str) -> BookkeepingError:
+    first = err.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    path = f"{field}.{where}" if where else field
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown field"
+    elif first["type"] == "missing":
+        msg = "required field is missing"
+    return BookkeepingError(path, msg.removeprefix("Value error, "))
+
+
+def validate(schema: type[BaseModel], data: Any, field: str) -> Any:
+    """``schema`` validated against ``data`` (a mapping), or a :class:`BookkeepingError`."""
+    try:
+        return schema.model_validate(data)
+    except ValidationError as err:
+        raise _error(err, field) from None
+
+
+@cache
+def _field_model(cls: type) -> type[BaseModel]:
+    hints = typing.get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else ...
+        fields[f.name] = (hints[f.name], default)
+    return create_model(f"{cls.__name__}Fields", __base__=Schema, **fields)
+
+
+def check_fields(value: Any, cls: type, field: str) -> Any:
+    """``value`` must be a ``cls`` (a frozen dataclass) whose fields have their declared
+    types (the generic decoder builds it from whatever the file gave)."""
+    if type(value) is not cls:
+        raise BookkeepingError(field, f"expected a {cls.__name__}, got {short(value)}")
+    data = {f.name: getattr(value, f.name) for f in dataclasses.fields(cls)}
+    validate(_field_model(cls), data, field)
+    return value
+
+
+def check_id(state: BattleState, cid: Any, field: str, *, active: bool = False) -> str:
+    """``cid`` must name a combatant of the battle (an active one with ``active``)."""
+    if not isinstance(cid, str) or cid not in state.by_id:
+        known = ", ".join(state.by_id)
+        raise BookkeepingError(field, f"unknown combatant {short(cid)} (combatants: {known})")
+    if active and not state.by_id[cid].active:
+        raise BookkeepingError(field, f"{cid} is {state.by_id[cid].status.value}, not active")
+    return cid
+
+
+def check_zone(state: BattleState, zone: Any, field: str) -> str:
+    if not isinstance(zone, str) or zone not in state.battlefield.zones:
+        known = ", ".join(state.battlefield.zone_ids)
+        raise BookkeepingError(field, f"unknown zone {short(zone)} (zones: {known})")
+    return zone
+
+
+def check_conditions(state: BattleState, known: Iterable[str]) -> None:
+    """Every combatant's conditions are among ``known`` (the ruleset's), with a value of
+    at most :data:`MAX_COUNTER` either way."""
+    names = set(known)
+    for i, c in enumerate(state.combatants):
+        for j, (name, cond) in enumerate(c.conditions.items()):
+            if abs(cond.value) > MAX_COUNTER:
+                raise BookkeepingError(
+                    f"combatants[{i}].conditions[{j}].value",
+                    f"{cond.value} is outside ±{MAX_COUNTER}",
+                )
+            if name not in names:
+                raise BookkeepingError(
+                    f"combatants[{i}].conditions[{j}].name",
+                    f"unknown condition {short(name)} for this ruleset "
+                    f"(known: {', '.join(sorted(names))})",
+                )
+
+
+def check_pending(state: BattleState, allowed: dict[str, DecisionKind]) -> None:
+    """The pending decision's kind is the one its name has in this ruleset."""
+    pending = state.pending
+    if pending is None:
+        return
+    kind = allowed.get(pending.name)
+    if kind is not None and pending.kind is not kind:
+        raise BookkeepingError(
+            "pending.kind", f"a {pending.name!r} decision is a {kind.name.lower()} decision"
+        )
+
+
+def require(condition: bool, field: str, reason: str) -> None:
+    """Raise ``BookkeepingError(field, reason)`` unless ``condition`` holds."""
+    if not condition:
+        raise BookkeepingError(field, reason)
+
+
+def short(value: Any) -> str:
+    """``repr(value)``, cut to 80 characters (an edited file's values can be huge)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:80]}…"

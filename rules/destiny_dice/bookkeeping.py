@@ -1,0 +1,97 @@
+"""Destiny Dice bookkeeping in a loaded state: its schema and the turn invariants.
+
+What :class:`~escaramuza.rules.destiny_dice.ruleset.DestinyDice` keeps between
+decisions (issue 19, item 5):
+
+* battle ``data``: ``turn_actor`` (whose turn it is), ``moved`` and ``acted``
+  (DD-03: one move and one main action a turn), ``reaction_vs`` (the attacker a
+  Defensa Perfecta answers, DD-08);
+* combatant ``data``: ``ayuda`` (DD-04's bonus to the next roll),
+  ``jam:WEAPON`` (DD-18, a jammed weapon that shoots), ``uses:HEAL`` (uses left
+  of a limited heal).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from escaramuza.rules.core.bookkeeping import (
+    MAX_COUNTER,
+    BookkeepingError,
+    Schema,
+    check_conditions,
+    check_id,
+    check_pending,
+    require,
+    short,
+    validate,
+)
+from escaramuza.rules.core.dice import DiceError, parse_dice
+from escaramuza.rules.core.model import Combatant, DecisionKind
+from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.destiny_dice.stats import CONDITIONS
+
+#: Destiny Dice keeps no dataclass or enum in its bookkeeping.
+STATE_TYPES: tuple[type, ...] = ()
+
+_DECISIONS = {"turn": DecisionKind.TURN, "defensa_perfecta": DecisionKind.REACTION}
+
+
+class BattleData(Schema):
+    turn_actor: str | None
+    moved: bool
+    acted: bool
+    reaction_vs: str | None = None
+
+
+class Ayuda(Schema):
+    ayuda: int = Field(0, ge=0, le=MAX_COUNTER)
+
+
+def check_state(state: BattleState) -> None:
+    """Raise :class:`BookkeepingError` unless the ruleset can play on from ``state``."""
+    data = validate(BattleData, state.data, "data")
+    check_conditions(state, CONDITIONS)
+    check_pending(state, _DECISIONS)
+    for i, c in enumerate(state.combatants):
+        where = f"combatants[{i}]"
+        _check_combatant_data(c, where)
+        poison = c.conditions.get("envenenado")
+        if poison is not None and poison.dice is not None:
+            try:
+                parse_dice(poison.dice)
+            except DiceError as exc:  # rolled at the start of each of its turns (DD-19)
+                raise BookkeepingError(f"{where}.conditions.envenenado.dice", str(exc)) from None
+    pending = state.pending
+    if pending is None:
+        return
+    require(state.order != (), "order", "empty while the battle is not over")
+    require(0 <= state.turn < len(state.order), "turn",
+            f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)")
+    actor = check_id(state, data.turn_actor, "data.turn_actor", active=pending.name == "turn")
+    require(state.order[state.turn] == actor, "data.turn_actor",
+            f"{actor} is not at the order's position {state.turn} "
+            f"({state.order[state.turn]} is)")
+    if pending.name == "turn":
+        require(pending.actor == actor, "pending.actor",
+                f"{pending.actor} but it is {actor}'s turn (data.turn_actor)")
+    else:  # DD-08: the defender answers the attacker
+        check_id(state, data.reaction_vs, "data.reaction_vs")
+
+
+def _check_combatant_data(c: Combatant, where: str) -> None:
+    jams = {key for _, key in c.stats.jam_keys}
+    uses = {h.uses_key: h.uses for h in c.stats.heals.values() if h.uses is not None}
+    for key, value in c.data.items():
+        field = f"{where}.data.{key}"
+        if key == "ayuda":
+            validate(Ayuda, {"ayuda": value}, f"{where}.data")
+        elif key in jams:
+            require(type(value) is bool, field, f"expected true or false, got {short(value)}")
+        elif key in uses:
+            top = uses[key]
+            require(type(value) is int and 0 <= value <= top, field,
+                    f"expected the uses left, an integer 0–{top}, got {short(value)}")
+        else:
+            known = ", ".join(["ayuda", *sorted(jams), *sorted(uses)])
+            raise BookkeepingError(field, f"unknown field (known for {c.id}: {known})")

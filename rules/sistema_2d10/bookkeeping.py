@@ -1,0 +1,125 @@
+"""Sistema 2d10 bookkeeping in a loaded state: its schema and the turn's invariants.
+
+What :class:`~escaramuza.rules.sistema_2d10.ruleset.Sistema2d10` keeps between
+decisions (issue 19, item 5):
+
+* battle ``data``: ``tables`` (the scenario's damage tables, always taken from
+  the scenario), ``roll`` (a :class:`PendingRoll` in flight, S2-05's Dado
+  Exprés decisions), ``attack`` (the :class:`AttackCtx` in flight) and
+  ``fresh`` (no action taken yet this turn: Defensa completa is still allowed);
+* combatant ``data``: ``profile``, derived from the stat block and always taken
+  from the scenario.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from escaramuza.rules.core.bookkeeping import (
+    MAX_COUNTER,
+    BookkeepingError,
+    Schema,
+    check_conditions,
+    check_fields,
+    check_id,
+    check_pending,
+    require,
+    validate,
+)
+from escaramuza.rules.core.model import DecisionKind
+from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.sistema_2d10.combat import (
+    ACTIVE_DEFENCE,
+    AGUANTE,
+    ATAQUE,
+    DEFENSA,
+    EXPRES_AFTER,
+    EXPRES_BEFORE,
+    TURN,
+    AttackCtx,
+    PendingRoll,
+)
+from escaramuza.rules.sistema_2d10.ruleset import Sistema2d10
+from escaramuza.rules.sistema_2d10.tables import load_tables
+
+#: The frozen dataclasses a Sistema 2d10 state may hold (the roll and the attack in flight).
+STATE_TYPES: tuple[type, ...] = (PendingRoll, AttackCtx)
+
+_DECISIONS = {
+    TURN: DecisionKind.TURN,
+    ACTIVE_DEFENCE: DecisionKind.REACTION,
+    EXPRES_BEFORE: DecisionKind.CHOICE,
+    EXPRES_AFTER: DecisionKind.CHOICE,
+}
+
+
+class BattleData(Schema):
+    tables: Any  # compared with the scenario's below
+    roll: PendingRoll | None
+    attack: AttackCtx | None
+    fresh: bool
+
+
+def check_state(state: BattleState) -> None:
+    """Raise :class:`BookkeepingError` unless the ruleset can play on from ``state``."""
+    data = validate(BattleData, state.data, "data")
+    require(data.tables == load_tables(state.options.tables), "data.tables",
+            'must be the scenario\'s tables (write {"$scenario": true})')
+    check_conditions(state, Sistema2d10.conditions)
+    check_pending(state, _DECISIONS)
+    for i, c in enumerate(state.combatants):
+        where = f"combatants[{i}].data"
+        for key in c.data:
+            require(key == "profile", f"{where}.{key}", "unknown field")
+        require(c.data.get("profile") is state.scenario.combatant(c.id).data["profile"],
+                f"{where}.profile", 'must be the scenario\'s (write {"$scenario": true})')
+    if data.attack is not None:
+        _check_attack(state, data.attack)
+    if data.roll is not None:
+        _check_roll(state, data.roll, data.attack)
+    pending = state.pending
+    if pending is None:
+        return
+    require(0 <= state.turn < len(state.order), "turn",
+            f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)")
+    # S2-06: whoever decides, it is the turn of the combatant at ``turn`` in the order.
+    current = state.by_id[state.order[state.turn]]
+    if pending.name == TURN:
+        require(pending.actor == current.id and current.active, "pending.actor",
+                f"{pending.actor} but the turn is {current.id}'s (order[{state.turn}])")
+        require(data.roll is None, "data.roll", "must be null at the start of a decision")
+    elif pending.name == ACTIVE_DEFENCE:
+        require(data.attack is not None and data.attack.target == pending.actor,
+                "data.attack", f"an attack on {pending.actor} is required while it defends")
+    else:
+        require(data.roll is not None and data.roll.roller == pending.actor, "data.roll",
+                f"a roll of {pending.actor}'s is required for a Dado Exprés decision")
+        assert data.roll is not None
+        require(bool(data.roll.faces) == (pending.name == EXPRES_AFTER), "data.roll.faces",
+                "rolled dice are needed after the roll, and none before it")
+
+
+def _check_attack(state: BattleState, attack: AttackCtx) -> None:
+    check_fields(attack, AttackCtx, "data.attack")
+    attacker = state.by_id[check_id(state, attack.attacker, "data.attack.attacker")]
+    check_id(state, attack.target, "data.attack.target")
+    profile = attacker.data.get("profile")
+    names = [w.name for w in profile.weapons] if profile is not None else []
+    require(attack.weapon in names, "data.attack.weapon",
+            f"{attacker.id} carries no weapon {attack.weapon!r}")
+    aims = [name for name, _ in state.data["tables"].aimed]
+    require(attack.aim is None or attack.aim in aims, "data.attack.aim",
+            f"unknown location {attack.aim!r} (known: {', '.join(aims)})")
+    require(abs(attack.total) <= MAX_COUNTER, "data.attack.total", "out of range")
+
+
+def _check_roll(state: BattleState, roll: PendingRoll, attack: AttackCtx | None) -> None:
+    check_fields(roll, PendingRoll, "data.roll")
+    check_id(state, roll.roller, "data.roll.roller")
+    if roll.purpose not in (ATAQUE, DEFENSA, AGUANTE):
+        raise BookkeepingError("data.roll.purpose", f"unknown roll {roll.purpose!r}")
+    if roll.purpose != AGUANTE:
+        require(attack is not None, "data.attack", f"required by an {roll.purpose} roll")
+    require(abs(roll.bonus) <= MAX_COUNTER, "data.roll.bonus", "out of range")
+    require(len(roll.faces) in (0, 2, 3) and all(1 <= f <= 10 for f in roll.faces),
+            "data.roll.faces", "expected no dice, or two or three d10 faces (1–10)")
