@@ -65,7 +65,8 @@ def check_state(state: BattleState) -> None:
     data = validate(BattleData, state.data, "data")
     require(data.tables == load_tables(state.options.tables), "data.tables",
             'must be the scenario\'s tables (write {"$scenario": true})')
-    check_conditions(state, Sistema2d10.conditions)
+    # S2-15 names a limb or a stun in variants of the observed conditions (aliases).
+    check_conditions(state, (*Sistema2d10.conditions, *Sistema2d10.condition_aliases))
     check_pending(state, _DECISIONS)
     for i, c in enumerate(state.combatants):
         where = f"combatants[{i}].data"

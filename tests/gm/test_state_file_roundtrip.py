@@ -214,3 +214,20 @@ def test_scenario_path_is_found_next_to_the_state_file(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc), encoding="utf-8")
     loaded, _ = load_state(path)
     assert loaded.ruleset.legal_actions(loaded) == state.ruleset.legal_actions(state)
+
+
+def test_s215_limb_and_stun_variants_load_from_a_state_file(tmp_path: Path) -> None:
+    """S2-15's conditions named after the limb or the kind of stun (the ruleset's
+    ``condition_aliases``) are conditions a loaded state may carry."""
+    from escaramuza.rules.core.model import Condition
+    from escaramuza.rules.sistema_2d10.ruleset import Sistema2d10
+
+    state = mid_battle("sistema_2d10/duelo", decisions=2)
+    assert Sistema2d10.condition_aliases  # otherwise this test checks nothing
+    victim = state.combatants[0]
+    for name in Sistema2d10.condition_aliases:
+        victim.conditions[name] = Condition(name, -2, persistent=True, until="hasta_sanar")
+    path = tmp_path / "state.json"
+    save_state(state, path)
+    loaded, _ = load_state(path)
+    assert set(loaded.combatants[0].conditions) >= set(Sistema2d10.condition_aliases)
