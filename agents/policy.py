@@ -58,6 +58,18 @@ META_NAME = "escaramuza.json"
 META_FORMAT = "escaramuza.policy/1"
 PREFIX = "policy:"
 
+#: Help of the ``--trust-policy`` flag of play, playtest, suggest and evaluate.
+TRUST_POLICY_HELP = (
+    "load policy:PATH files with stable-baselines3's own loader, which unpickles them and "
+    "so can run code from the file: only for a model you made or fully trust (without "
+    "it, a file that cannot be read without unpickling is refused; docs/training.md)"
+)
+
+
+def add_trust_option(parser: Any) -> None:
+    """Add ``--trust-policy`` to a subcommand that takes ``policy:PATH`` agents."""
+    parser.add_argument("--trust-policy", action="store_true", help=TRUST_POLICY_HELP)
+
 
 @dataclass(frozen=True, slots=True)
 class PolicyMeta:
