@@ -169,7 +169,7 @@ class UntrustedPolicyError(EscaramuzaError):
 
 #: The end of every refusal: what the flag does and why it is not the default.
 TRUST_HINT = (
-    "pass --trust-policy to load it with stable-baselines3 anyway, only for a file you "
+    "Pass --trust-policy to load it with stable-baselines3 anyway, only for a file you "
     "made or fully trust: that unpickles it, which can run any code"
 )
 
@@ -189,8 +189,9 @@ _FLATTEN = "<class 'stable_baselines3.common.torch_layers.FlattenExtractor'>"
 
 #: Globals the pickles of an SB3 model's ``data`` legitimately name: numpy arrays and
 #: random generators, gymnasium's spaces, the deques of episode statistics, the
-#: schedules, rollout buffers and policy classes. Anything else (``os.system``,
-#: ``builtins.exec``, cloudpickle's function builders…) refuses the file.
+#: schedules, rollout buffers, policy classes and the classes ``policy_kwargs`` may
+#: hold. Anything else (``os.system``, ``builtins.exec``, cloudpickle's function
+#: builders…) refuses the file.
 _DATA_GLOBALS = frozenset(
     {
         *((np_mod, name) for np_mod in ("numpy.core.multiarray", "numpy._core.multiarray")
@@ -214,6 +215,9 @@ _DATA_GLOBALS = frozenset(
         ("stable_baselines3.common.utils", "ConstantSchedule"),
         ("stable_baselines3.common.buffers", "RolloutBuffer"),
         ("sb3_contrib.common.maskable.buffers", "MaskableRolloutBuffer"),
+        ("stable_baselines3.common.torch_layers", "FlattenExtractor"),
+        ("torch.optim.adam", "Adam"),
+        *(("torch.nn.modules.activation", name) for name in ACTIVATIONS),
         *POLICY_CLASSES,
     }
 )
@@ -318,7 +322,7 @@ def _scan_data(doc: dict[str, Any], label: str) -> None:
         bad = sorted(f"{m}.{n}" for m, n in names if (m, n) not in _DATA_GLOBALS)
         if bad:
             raise UntrustedPolicyError(
-                f"policy {label}: entry {key!r} of its 'data' file is a pickle that calls "
+                f"policy {label}: entry {key!r} of its 'data' file is a pickle naming "
                 f"{', '.join(bad)}, which no policy file needs (a tampered file or pickled "
                 f"code); refused without running it. {TRUST_HINT}"
             )
