@@ -290,7 +290,7 @@ def _read_entry(archive: zipfile.ZipFile, name: str, limit: int, label: str) -> 
     info = archive.getinfo(name)
     if info.file_size > limit:
         raise EscaramuzaError(
-            f"policy {label}: its {name!r} entry is {info.file_size} bytes, more than the "
+            f"{label}: its {name!r} entry is {info.file_size} bytes, more than the "
             f"{limit} a policy file may hold"
         )
     with archive.open(info) as entry:
@@ -322,7 +322,7 @@ def _scan_data(doc: dict[str, Any], label: str) -> None:
         bad = sorted(f"{m}.{n}" for m, n in names if (m, n) not in _DATA_GLOBALS)
         if bad:
             raise UntrustedPolicyError(
-                f"policy {label}: entry {key!r} of its 'data' file is a pickle naming "
+                f"{label}: entry {key!r} of its 'data' file is a pickle naming "
                 f"{', '.join(bad)}, which no policy file needs (a tampered file or pickled "
                 f"code); refused without running it. {TRUST_HINT}"
             )
@@ -342,7 +342,7 @@ def _policy_class(doc: dict[str, Any], label: str) -> tuple[Any, str]:
         what = ", ".join(sorted(f"{m}.{n}" for m, n in names)) or "no class"
         allowed = ", ".join(f"{m}.{n}" for m, n in POLICY_CLASSES)
         raise UntrustedPolicyError(
-            f"policy {label}: its policy_class is {what}, not one of the known policy "
+            f"{label}: its policy_class is {what}, not one of the known policy "
             f"classes ({allowed}). {TRUST_HINT}"
         )
     module, name = known[0]
@@ -356,7 +356,7 @@ def _policy_kwargs(doc: dict[str, Any], label: str) -> dict[str, Any]:
 
     raw = doc.get("policy_kwargs") or {}
     if not isinstance(raw, dict):
-        raise EscaramuzaError(f"policy {label}: policy_kwargs is not a mapping")
+        raise EscaramuzaError(f"{label}: policy_kwargs is not a mapping")
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
         if key in (":type:", ":serialized:", "device", "optimizer_class", "optimizer_kwargs"):
@@ -366,20 +366,20 @@ def _policy_kwargs(doc: dict[str, Any], label: str) -> dict[str, Any]:
             if isinstance(value, list) and value and isinstance(value[0], dict):
                 value = value[0]
             if not _is_net_arch(value):
-                raise EscaramuzaError(f"policy {label}: policy_kwargs net_arch {value!r} "
+                raise EscaramuzaError(f"{label}: policy_kwargs net_arch {value!r} "
                                       "is not a list of layer sizes")
             kwargs[key] = value
         elif key == "activation_fn":
             match = _ACTIVATION.fullmatch(str(value))
             if match is None or match.group(1) not in ACTIVATIONS:
                 raise UntrustedPolicyError(
-                    f"policy {label}: policy_kwargs activation_fn {value!r} is not one of "
+                    f"{label}: policy_kwargs activation_fn {value!r} is not one of "
                     f"torch's {', '.join(sorted(ACTIVATIONS))}. {TRUST_HINT}"
                 )
             kwargs[key] = getattr(torch.nn, match.group(1))
         elif key in ("ortho_init", "share_features_extractor", "normalize_images"):
             if not isinstance(value, bool):
-                raise EscaramuzaError(f"policy {label}: policy_kwargs {key} is not true/false")
+                raise EscaramuzaError(f"{label}: policy_kwargs {key} is not true/false")
             kwargs[key] = value
         elif key == "features_extractor_class" and value == _FLATTEN:
             continue  # SB3's default
@@ -387,7 +387,7 @@ def _policy_kwargs(doc: dict[str, Any], label: str) -> dict[str, Any]:
             continue
         else:
             raise UntrustedPolicyError(
-                f"policy {label}: policy_kwargs {key}={value!r} is not a setting escaramuza "
+                f"{label}: policy_kwargs {key}={value!r} is not a setting escaramuza "
                 f"can rebuild without unpickling. {TRUST_HINT}"
             )
     return kwargs
@@ -439,8 +439,9 @@ class LoadedPolicy:
 
 
 def check_sizes(label: str, meta: PolicyMeta, obs_shape: tuple[int, ...], n_actions: int) -> None:
-    """A model whose spaces differ from the codecs' (trained before a ruleset changed its
-    features or verbs, or with other limits) would fail deep inside torch."""
+    """Refuse a model whose spaces differ from the codecs' (trained before a ruleset
+    changed its features or verbs, or with other limits): it would fail deep inside
+    torch. ``label`` starts the message (``policy PATH``)."""
     from escaramuza.envs.codec import ActionCodec
     from escaramuza.envs.observation import ObservationEncoder
     from escaramuza.rules import get_ruleset
@@ -450,11 +451,35 @@ def check_sizes(label: str, meta: PolicyMeta, obs_shape: tuple[int, ...], n_acti
     encoder = ObservationEncoder(ruleset, meta.max_combatants, meta.max_zones)
     if obs_shape != (encoder.size,) or n_actions != codec.n:
         raise EscaramuzaError(
-            f"policy {label}: the model expects observations of shape {obs_shape} "
+            f"{label}: the model expects observations of shape {obs_shape} "
             f"and {n_actions} actions, but {meta.ruleset!r} with its saved limits "
             f"makes ({encoder.size},) and {codec.n}; retrain it with this "
             "version of escaramuza"
         )
+
+
+def _read_model(file: Path, label: str) -> tuple[dict[str, Any], bytes]:
+    """The JSON of a model zip's ``data`` entry and the bytes of its ``policy.pth``."""
+    try:
+        with zipfile.ZipFile(file) as archive:
+            names = set(archive.namelist())
+            missing = [n for n in ("data", "policy.pth") if n not in names]
+            if missing:
+                raise EscaramuzaError(
+                    f"{label}: not a stable-baselines3 model (no {' or '.join(missing)} "
+                    "entry in the zip)"
+                )
+            data = _read_entry(archive, "data", MAX_DATA_BYTES, label)
+            weights = _read_entry(archive, "policy.pth", MAX_WEIGHTS_BYTES, label)
+    except (OSError, zipfile.BadZipFile, RuntimeError) as exc:
+        raise EscaramuzaError(f"{label}: not a saved model ({exc})") from None
+    try:
+        doc = json.loads(data)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise EscaramuzaError(f"{label}: its 'data' entry is not JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise EscaramuzaError(f"{label}: its 'data' entry is not a JSON object")
+    return doc, weights
 
 
 def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[LoadedPolicy,
@@ -467,39 +492,21 @@ def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[Loade
     from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
     from escaramuza.rules import get_ruleset
 
-    try:
-        with zipfile.ZipFile(file) as archive:
-            names = set(archive.namelist())
-            missing = [n for n in ("data", "policy.pth") if n not in names]
-            if missing:
-                raise EscaramuzaError(
-                    f"policy {label}: not a stable-baselines3 model (no {' or '.join(missing)} "
-                    "entry in the zip)"
-                )
-            data = _read_entry(archive, "data", MAX_DATA_BYTES, label)
-            weights = _read_entry(archive, "policy.pth", MAX_WEIGHTS_BYTES, label)
-    except (OSError, zipfile.BadZipFile, RuntimeError) as exc:
-        raise EscaramuzaError(f"policy {label}: not a saved model ({exc})") from None
-    try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise EscaramuzaError(f"policy {label}: its 'data' entry is not JSON ({exc})") from None
-    if not isinstance(doc, dict):
-        raise EscaramuzaError(f"policy {label}: its 'data' entry is not a JSON object")
+    doc, weights = _read_model(file, label)
     _scan_data(doc, label)
     policy_class, algo = _policy_class(doc, label)
     if meta is not None and meta.algo != algo:
         raise EscaramuzaError(
-            f"policy {label}: escaramuza.json says {meta.algo!r} but its policy class "
+            f"{label}: escaramuza.json says {meta.algo!r} but its policy class "
             f"{policy_class.__name__} is {algo!r}'s"
         )
     if doc.get("use_sde"):
-        raise EscaramuzaError(f"policy {label}: gSDE exploration (use_sde) is not supported")
+        raise EscaramuzaError(f"{label}: gSDE exploration (use_sde) is not supported")
     kwargs = _policy_kwargs(doc, label)
     shape, n = _declared_sizes(doc)
     if meta is None:
         if n is None:
-            raise EscaramuzaError(f"policy {label}: no action_space size in its 'data' entry "
+            raise EscaramuzaError(f"{label}: no action_space size in its 'data' entry "
                                   "and no escaramuza.json")
         meta = _infer_meta(n, algo)
     ruleset = get_ruleset(meta.ruleset)
@@ -523,11 +530,57 @@ def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[Loade
             EOFError, zipfile.BadZipFile) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise EscaramuzaError(
-            f"policy {label}: its weights (policy.pth) do not load into a "
+            f"{label}: its weights (policy.pth) do not load into a "
             f"{policy_class.__name__} with {kwargs or 'default settings'} ({first})"
         ) from None
     policy.set_training_mode(False)
     return LoadedPolicy(policy, algo, (encoder.size,), codec.n), meta
+
+
+#: Serialized entries of a checkpoint that training rebuilds itself on ``--resume``: the
+#: last observations and episode starts (the env is reset: SB3's ``force_reset``), the
+#: episode statistics (a fresh window), the rollout buffer class (the algorithm's
+#: default) and the learning-rate schedule (rebuilt from ``learning_rate``).
+RESUME_REBUILT: dict[str, Any] = {
+    "_last_obs": None,
+    "_last_episode_starts": None,
+    "_last_original_obs": None,
+    "ep_info_buffer": None,
+    "ep_success_buffer": None,
+    "rollout_buffer_class": None,
+    "action_noise": None,
+    "lr_schedule": None,
+}
+
+_CONSTANT = re.compile(r"ConstantSchedule\(val=([-+0-9.eE]+)\)")
+
+
+def checkpoint_objects(file: Path, label: str, given: dict[str, Any]) -> dict[str, Any]:
+    """SB3 ``custom_objects`` that replace every pickled entry of a checkpoint's ``data``.
+
+    With them ``MaskablePPO.load`` / ``PPO.load`` unpickle nothing (``json_to_data``
+    takes a custom object instead of decoding the entry); ``given`` holds what the
+    caller knows (the env's spaces). The policy class is read from its opcodes and must
+    be allow-listed; constant clip ranges are read from the readable copy SB3 writes
+    beside the pickle; any other pickled entry is refused (:class:`UntrustedPolicyError`).
+    """
+    doc, _weights = _read_model(file, label)
+    _scan_data(doc, label)
+    objects = {**RESUME_REBUILT, **given}
+    objects["policy_class"], _algo = _policy_class(doc, label)
+    for key in ("clip_range", "clip_range_vf"):
+        value = doc.get(key)
+        if isinstance(value, dict) and ":serialized:" in value:
+            match = _CONSTANT.fullmatch(str(value.get("value_schedule", "")))
+            if match is not None:
+                objects[key] = float(match.group(1))
+    for key in doc:
+        if _serialized(doc, key) is not None and key not in objects:
+            raise UntrustedPolicyError(
+                f"{label}: entry {key!r} of its 'data' file is pickled and escaramuza "
+                f"cannot rebuild it without unpickling. {TRUST_HINT}"
+            )
+    return objects
 
 
 def _load_trusted(file: Path, label: str, meta: PolicyMeta | None) -> tuple[LoadedPolicy,
@@ -541,7 +594,7 @@ def _load_trusted(file: Path, label: str, meta: PolicyMeta | None) -> tuple[Load
     errors = []
     for algo in order:
         if algo not in classes:
-            raise EscaramuzaError(f"policy {label}: unknown algorithm {algo!r}")
+            raise EscaramuzaError(f"{label}: unknown algorithm {algo!r}")
         try:
             model = classes[algo].load(file, device="cpu")
         except Exception as exc:  # noqa: BLE001 - SB3 raises many kinds for a wrong class
@@ -550,7 +603,7 @@ def _load_trusted(file: Path, label: str, meta: PolicyMeta | None) -> tuple[Load
         shape = tuple(getattr(model.observation_space, "shape", None) or ())
         n = int(getattr(model.action_space, "n", -1))
         return LoadedPolicy(model.policy, algo, shape, n), meta or _infer_meta(n, algo)
-    raise EscaramuzaError(f"policy {label}: cannot load ({'; '.join(errors)})")
+    raise EscaramuzaError(f"{label}: cannot load ({'; '.join(errors)})")
 
 
 #: Loaded models by (resolved path, mtime, trusted): playtests build a fresh agent per
@@ -597,8 +650,8 @@ def load_model(
     if cached is not None:
         return cached
     meta = read_meta(file)
-    loaded = _load_trusted(file, str(path), meta) if trust else _load_safely(file, str(path),
-                                                                           meta)
+    label = f"policy {path}"
+    loaded = _load_trusted(file, label, meta) if trust else _load_safely(file, label, meta)
     _CACHE[key] = loaded
     return loaded
 
@@ -626,7 +679,8 @@ class PolicyAgent:
         m = self.meta
         self.codec = ActionCodec(self.ruleset, m.max_combatants, m.max_zones, m.max_items)
         self.encoder = ObservationEncoder(self.ruleset, m.max_combatants, m.max_zones)
-        check_sizes(self.path, self.meta, self.model.observation_shape, self.model.n_actions)
+        check_sizes(f"policy {self.path}", self.meta, self.model.observation_shape,
+                    self.model.n_actions)
         self._checked: set[str] = set()
 
     def _check(self, state: BattleState) -> None:
