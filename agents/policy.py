@@ -36,6 +36,7 @@ import importlib
 import io
 import json
 import os
+import pickle
 import pickletools
 import random
 import re
@@ -122,19 +123,25 @@ def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
         with zipfile.ZipFile(path) as archive:
             if META_NAME not in archive.namelist():
                 return None
-            data = json.loads(archive.read(META_NAME))
+            raw = _read_entry(archive, META_NAME, MAX_META_BYTES, f"policy {path}")
     except (OSError, zipfile.BadZipFile) as exc:
         raise EscaramuzaError(f"policy {path}: not a saved model ({exc})") from None
-    return PolicyMeta(
-        ruleset=data["ruleset"],
-        env_id=data["env_id"],
-        algo=data["algo"],
-        side=data["side"],
-        max_combatants=int(data["max_combatants"]),
-        max_zones=int(data["max_zones"]),
-        max_items=int(data["max_items"]),
-        scenarios=tuple(data.get("scenarios", ())),
-    )
+    try:
+        data = json.loads(raw)
+        return PolicyMeta(
+            ruleset=str(data["ruleset"]),
+            env_id=str(data["env_id"]),
+            algo=str(data["algo"]),
+            side=str(data["side"]),
+            max_combatants=int(data["max_combatants"]),
+            max_zones=int(data["max_zones"]),
+            max_items=int(data["max_items"]),
+            scenarios=tuple(str(s) for s in data.get("scenarios", ())),
+        )
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise EscaramuzaError(
+            f"policy {path}: {META_NAME} is not valid metadata ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def _infer_meta(n: int, algo: str) -> PolicyMeta:
@@ -225,6 +232,7 @@ _DATA_GLOBALS = frozenset(
 #: Largest ``data`` and ``policy.pth`` entries read (the shipped ones are ~50 kB and
 #: ~700 kB): a zip bomb stops here instead of filling the memory.
 MAX_DATA_BYTES = 16 * 1024 * 1024
+MAX_META_BYTES = 64 * 1024
 MAX_WEIGHTS_BYTES = 256 * 1024 * 1024
 
 _STRING_OPS = frozenset({"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "STRING",
@@ -294,7 +302,11 @@ def _read_entry(archive: zipfile.ZipFile, name: str, limit: int, label: str) -> 
             f"{limit} a policy file may hold"
         )
     with archive.open(info) as entry:
-        return entry.read(limit + 1)[:limit + 1]
+        data = entry.read(limit + 1)
+    if len(data) > limit:
+        raise EscaramuzaError(f"{label}: its {name!r} entry is larger than the {limit} bytes "
+                              "a policy file may hold")
+    return data
 
 
 def _serialized(doc: dict[str, Any], key: str) -> bytes | None:
@@ -523,11 +535,22 @@ def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[Loade
     rate = doc.get("learning_rate")
     rate = float(rate) if isinstance(rate, (int, float)) else 0.0
     try:
-        policy = policy_class(observation_space, action_space, lambda _progress: rate, **kwargs)
         state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        # weights_only refused a global: the file holds more than tensors.
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "not tensors"
+        raise UntrustedPolicyError(
+            f"{label}: its weights (policy.pth) hold more than tensors ({first}); refused "
+            f"without running them. {TRUST_HINT}"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a broken file
+        raise EscaramuzaError(
+            f"{label}: its weights (policy.pth) are not a torch file ({exc})"
+        ) from None
+    try:
+        policy = policy_class(observation_space, action_space, lambda _progress: rate, **kwargs)
         policy.load_state_dict(state, strict=True)
-    except (RuntimeError, TypeError, ValueError, KeyError, AttributeError,
-            EOFError, zipfile.BadZipFile) as exc:
+    except (RuntimeError, TypeError, ValueError, KeyError, AttributeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise EscaramuzaError(
             f"{label}: its weights (policy.pth) do not load into a "

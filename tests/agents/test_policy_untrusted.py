@@ -265,3 +265,36 @@ def test_make_agent_passes_the_trust_flag(tmp_path: Path) -> None:
     with pytest.raises(UntrustedPolicyError):
         make_agent(f"policy:{path}")
     assert not marker.exists()
+
+
+def _rewrite(tmp_path: Path, name: str, entry: str, data: bytes) -> Path:
+    """A copy of a shipped policy with one zip entry replaced."""
+    with zipfile.ZipFile(resolve_policy(SHIPPED)) as archive:
+        entries = {i.filename: archive.read(i) for i in archive.infolist()}
+    entries[entry] = data
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w") as archive:
+        for key, value in entries.items():
+            archive.writestr(key, value)
+    return path
+
+
+def test_weights_that_are_more_than_tensors_are_refused(tmp_path: Path) -> None:
+    import io
+
+    marker = tmp_path / "marker-weights"
+    buffer = io.BytesIO()
+    torch.save({"action_net.weight": Payload(marker)}, buffer)
+    path = _rewrite(tmp_path, "weights.zip", "policy.pth", buffer.getvalue())
+    with pytest.raises(UntrustedPolicyError, match=r"its weights \(policy\.pth\) hold more "
+                                                   r"than tensors .*--trust-policy"):
+        load_model(path)
+    assert not marker.exists()
+
+
+def test_metadata_missing_a_field_is_a_clear_error(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = _rewrite(tmp_path, "meta.zip", "escaramuza.json", b'{"ruleset": "donjon"}')
+    code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}"], capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert f"policy {path}: escaramuza.json is not valid metadata (KeyError: 'env_id')" in err
