@@ -494,6 +494,12 @@ def _read_model(file: Path, label: str) -> tuple[dict[str, Any], bytes]:
     return doc, weights
 
 
+def _first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (torch's run to dozens of lines)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[LoadedPolicy,
                                                                           PolicyMeta]:
     """Rebuild the policy network from JSON, allow-lists and ``weights_only`` tensors."""
@@ -538,9 +544,9 @@ def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[Loade
         state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         # weights_only refused a global: the file holds more than tensors.
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "not tensors"
         raise UntrustedPolicyError(
-            f"{label}: its weights (policy.pth) hold more than tensors ({first}); refused "
+            f"{label}: its weights (policy.pth) hold more than tensors ({_first_line(exc)}); "
+            "refused "
             f"without running them. {TRUST_HINT}"
         ) from None
     except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a broken file
@@ -551,10 +557,9 @@ def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[Loade
         policy = policy_class(observation_space, action_space, lambda _progress: rate, **kwargs)
         policy.load_state_dict(state, strict=True)
     except (RuntimeError, TypeError, ValueError, KeyError, AttributeError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise EscaramuzaError(
             f"{label}: its weights (policy.pth) do not load into a "
-            f"{policy_class.__name__} with {kwargs or 'default settings'} ({first})"
+            f"{policy_class.__name__} with {kwargs or 'default settings'} ({_first_line(exc)})"
         ) from None
     policy.set_training_mode(False)
     return LoadedPolicy(policy, algo, (encoder.size,), codec.n), meta
