@@ -9,12 +9,14 @@ from escaramuza.rules.core.errors import UnknownNameError
 AGENT_NAMES = ("random", "heuristic", *(f"heuristic:{t}" for t in TEMPERAMENTS), "mcts")
 
 
-def make_agent(spec: str | Agent) -> Agent:
+def make_agent(spec: str | Agent, trust_policy: bool = False) -> Agent:
     """An agent from its CLI name or an agent object.
 
     Names: ``random``; ``heuristic`` (each combatant's scenario temperament);
     ``heuristic:T`` or just ``T`` for a temperament T overriding the scenario's;
-    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search.py).
+    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search.py);
+    ``policy:PATH`` for a trained model, loaded without unpickling unless
+    ``trust_policy`` (``--trust-policy``, agents/policy.py).
     """
     if not isinstance(spec, str):
         return spec
@@ -29,7 +31,7 @@ def make_agent(spec: str | Agent) -> Agent:
     if spec.startswith("policy:"):  # a trained model (agents/policy.py, docs/training.md)
         from escaramuza.agents.policy import parse_policy_spec
 
-        return parse_policy_spec(spec)
+        return parse_policy_spec(spec, trust=trust_policy)
     temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
     if temperament in TEMPERAMENTS and spec != "random":
         return HeuristicAgent(temperament)

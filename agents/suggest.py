@@ -298,13 +298,14 @@ def suggest(
     )
 
 
-def load_policy(policy: ProbabilityAgent | str) -> ProbabilityAgent:
-    """The policy agent of ``suggest(policy=…)``: an object, or a spec string."""
+def load_policy(policy: ProbabilityAgent | str, trust: bool = False) -> ProbabilityAgent:
+    """The policy agent of ``suggest(policy=…)``: an object, or a spec string (loaded
+    with ``--trust-policy`` when ``trust``)."""
     if isinstance(policy, str):
         from escaramuza.agents import make_agent
 
         spec = policy if policy.startswith("policy:") else f"policy:{policy}"
-        policy = make_agent(spec)  # type: ignore[assignment]
+        policy = make_agent(spec, trust_policy=trust)  # type: ignore[assignment]
     if not callable(getattr(policy, "action_probabilities", None)):
         name = getattr(policy, "name", type(policy).__name__)
         raise SuggestError(

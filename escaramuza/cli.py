@@ -23,6 +23,7 @@ from escaramuza import __version__, gm, playtest, web
 from escaramuza.agents import AGENT_NAMES, make_agent
 from escaramuza.agents.base import Agent
 from escaramuza.agents.heuristic import HeuristicAgent
+from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.runner import play_battle
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError, clip
 from escaramuza.rules.core.events import (
@@ -106,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="re-check every chosen action against the legal actions (slower; for debugging)",
     )
+    add_trust_option(play)
     gm.add_play_options(play)
     playtest.add_parser(commands)
     gm.add_parsers(commands)
@@ -151,8 +153,8 @@ def cmd_scenarios(args: argparse.Namespace, out: TextIO) -> int:
 # -- play ---------------------------------------------------------------------
 
 
-def _agent(spec: str, scenario: Scenario) -> Agent:
-    agent = make_agent(spec)
+def _agent(spec: str, scenario: Scenario, trust_policy: bool = False) -> Agent:
+    agent = make_agent(spec, trust_policy=trust_policy)
     if isinstance(agent, HeuristicAgent):
         # The heuristic agent dispatches by ruleset id; a ruleset without one would
         # otherwise fail mid-battle with an ImportError instead of a clear message.
@@ -219,8 +221,8 @@ def _indent(event: Event) -> str:
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     scenario = load_scenario(args.scenario)
     agents = {
-        Side.HEROES: _agent(args.heroes, scenario),
-        Side.ENEMIES: _agent(args.enemies, scenario),
+        Side.HEROES: _agent(args.heroes, scenario, args.trust_policy),
+        Side.ENEMIES: _agent(args.enemies, scenario, args.trust_policy),
     }
 
     def emit_text(events: list[Event]) -> None:

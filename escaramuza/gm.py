@@ -22,7 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
+from escaramuza.agents.policy import add_trust_option
+from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, load_policy, suggest
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Condition, Status
@@ -628,6 +629,7 @@ def add_parsers(commands: Any) -> None:
                           "as destiny_dice/emboscada)")
     sug.add_argument("--json", action="store_true",
                      help="print one JSON document (schema in docs/gm.md)")
+    add_trust_option(sug)
 
     gm = commands.add_parser(
         "gm",
@@ -689,8 +691,9 @@ def run_command(args: Any, out: TextIO) -> int:
     budget = args.budget_ms if args.budget_ms is not None or args.iterations is None else None
     if budget is None and args.iterations is None:
         budget = DEFAULT_BUDGET_MS
+    policy = load_policy(args.policy, trust=args.trust_policy) if args.policy else None
     result = suggest(state, args.actor, budget_ms=budget, iterations=args.iterations,
-                     seed=args.seed, policy=args.policy)
+                     seed=args.seed, policy=policy)
     if args.json:
         out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:

@@ -36,6 +36,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from escaramuza.agents import make_agent
+from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.runner import play_battle
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.events import Damaged, Event, RoundStarted, StatusChanged
@@ -107,6 +108,8 @@ class PlaytestConfig:
     address: str | None = None
     #: Battles per chunk; None = calibrated so a chunk is 0.1–2 s of work.
     chunk_size: int | None = None
+    #: ``--trust-policy``: load ``policy:PATH`` files with SB3's unpickling loader.
+    trust_policy: bool = False
 
     def validate(self) -> None:
         """Raise :class:`EscaramuzaError` for values a user can get wrong."""
@@ -127,7 +130,9 @@ class PlaytestConfig:
         if self.seed < 0:
             raise EscaramuzaError(f"--seed must be a non-negative integer, not {self.seed}")
         for spec in (self.heroes, self.enemies):
-            make_agent(spec)  # raises UnknownNameError for an unknown agent
+            # raises UnknownNameError for an unknown agent, UntrustedPolicyError for a
+            # policy file that cannot be read without unpickling
+            make_agent(spec, trust_policy=self.trust_policy)
 
     @property
     def processes(self) -> int:
@@ -318,12 +323,19 @@ class ChunkJob:
     seed: int
     start: int
     stop: int
+    trust_policy: bool = False
 
 
-def play_one(scenario: Scenario, heroes: str, enemies: str, seed: int, index: int) -> BattleRecord:
+def play_one(
+    scenario: Scenario, heroes: str, enemies: str, seed: int, index: int,
+    trust_policy: bool = False,
+) -> BattleRecord:
     """Play battle ``index``. Fresh agents every battle, so no agent memory can leak
     from one battle to the next and make results depend on how battles were chunked."""
-    agents = {Side.HEROES: make_agent(heroes), Side.ENEMIES: make_agent(enemies)}
+    agents = {
+        Side.HEROES: make_agent(heroes, trust_policy=trust_policy),
+        Side.ENEMIES: make_agent(enemies, trust_policy=trust_policy),
+    }
     battle = battle_seed(seed, index)
     # No ActionTaken lines: a record reads only the rules' events (runner.play_battle).
     state = play_battle(scenario, agents, seed=battle, narrate=False)
@@ -334,7 +346,8 @@ def run_chunk(job: ChunkJob) -> list[BattleRecord]:
     """Play one chunk (in whatever process or cluster node runs it)."""
     scenario = job.ref.load()
     return [
-        play_one(scenario, job.heroes, job.enemies, job.seed, i) for i in range(job.start, job.stop)
+        play_one(scenario, job.heroes, job.enemies, job.seed, i, job.trust_policy)
+        for i in range(job.start, job.stop)
     ]
 
 
@@ -520,7 +533,8 @@ def run_battles(
         # Time a few battles here (they count) to size the chunks (issue 7, item 4).
         began = time.perf_counter()
         while start < config.n and time.perf_counter() - began < CALIBRATION_SECONDS:
-            records.append(play_one(scenario, config.heroes, config.enemies, config.seed, start))
+            records.append(play_one(scenario, config.heroes, config.enemies, config.seed, start,
+                                    config.trust_policy))
             start += 1
             tick(1)
         per = (time.perf_counter() - began) / max(start, 1)
@@ -529,7 +543,7 @@ def run_battles(
         # One process: chunks only pace the progress bar, ~1 % of the run each.
         size = max(1, math.ceil(config.n / 100))
     jobs = [
-        ChunkJob(ref, config.heroes, config.enemies, config.seed, a, b)
+        ChunkJob(ref, config.heroes, config.enemies, config.seed, a, b, config.trust_policy)
         for a, b in chunk_ranges(start, config.n, size)
     ]
     records.extend(runner.run(jobs, tick))
@@ -864,6 +878,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--report", metavar="DIR", help="write summary.json, report.md and PNG plots to DIR"
     )
+    add_trust_option(parser)
     return parser
 
 
@@ -877,6 +892,7 @@ def cmd_playtest(args: argparse.Namespace, out: TextIO) -> int:
         workers=args.workers,
         backend=args.backend,
         address=args.address,
+        trust_policy=args.trust_policy,
     )
     config.validate()
     report_dir = None

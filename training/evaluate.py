@@ -49,8 +49,9 @@ DEFAULT_N = 100
 DEFAULT_SEED = 1
 
 
-def parse_agents(text: str) -> list[str]:
-    """``--agents A,B,…``: at least two distinct, known agents."""
+def parse_agents(text: str, trust_policy: bool = False) -> list[str]:
+    """``--agents A,B,…``: at least two distinct, known agents (``policy:PATH`` ones
+    loadable without unpickling, unless ``trust_policy``)."""
     names = [a.strip() for a in text.split(",") if a.strip()]
     if len(names) < 2:
         raise EscaramuzaError(
@@ -61,7 +62,7 @@ def parse_agents(text: str) -> list[str]:
         raise EscaramuzaError(f"--agents: {dup!r} is named twice")
     for name in names:
         try:
-            make_agent(name)
+            make_agent(name, trust_policy=trust_policy)
         except EscaramuzaError as exc:
             raise EscaramuzaError(f"--agents: {exc}") from None
     return names
@@ -163,6 +164,7 @@ def evaluate(
     n: int = DEFAULT_N,
     seed: int = DEFAULT_SEED,
     workers: int = 1,
+    trust_policy: bool = False,
 ) -> Evaluation:
     """Play ``n`` battles of every (scenario, heroes agent, enemies agent)."""
     if n <= 0:
@@ -172,7 +174,7 @@ def evaluate(
     if not scenarios:
         raise EscaramuzaError("--scenario: name at least one scenario")
     refs = [ScenarioRef.resolve(s) for s in scenarios]
-    base = PlaytestConfig(n=n, seed=seed, workers=workers)
+    base = PlaytestConfig(n=n, seed=seed, workers=workers, trust_policy=trust_policy)
     base.validate()
     result = Evaluation(list(agents), [r.name for r in refs], n, seed)
     with Runner(base) as runner:
@@ -292,13 +294,14 @@ def run(
     report: str | None,
     as_json: bool,
     out: TextIO,
+    trust_policy: bool = False,
 ) -> int:
-    agents = parse_agents(agents_text)
+    agents = parse_agents(agents_text, trust_policy)
     if report is not None:
         from escaramuza.report import prepare_dir
 
         prepare_dir(report)  # fail before the battles, not after
-    doc = evaluate(scenarios, agents, n, seed, workers).document()
+    doc = evaluate(scenarios, agents, n, seed, workers, trust_policy).document()
     if report is not None:
         write_report(doc, report)
     out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"

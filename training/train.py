@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from escaramuza.agents.policy import PolicyMeta, write_meta
+from escaramuza.agents.policy import PolicyMeta, checkpoint_objects, write_meta
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.training.config import TrainConfig
 from escaramuza.training.envs import make_train_env, ruleset_of
@@ -193,8 +193,15 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> A
     if resume is not None:
         if not resume.is_file():
             raise EscaramuzaError(f"--resume {resume}: no such checkpoint")
+        # Every pickled entry of the checkpoint is replaced by a custom object, so SB3's
+        # load unpickles nothing (issue 19, item 1): a checkpoint is a file like any other.
+        objects = checkpoint_objects(resume, f"--resume {resume}", {
+            "observation_space": venv.observation_space,
+            "action_space": venv.action_space,
+            "clip_range": hp["clip_range"],  # unless the checkpoint's is a readable constant
+        })
         try:
-            model = cls.load(resume, env=venv, device="cpu")
+            model = cls.load(resume, env=venv, device="cpu", custom_objects=objects)
         except Exception as exc:  # noqa: BLE001 - SB3 raises many kinds for a bad zip
             raise EscaramuzaError(f"--resume {resume}: cannot load it ({exc})") from None
     else:

@@ -69,7 +69,7 @@ def test_a_model_with_other_observation_sizes_is_a_clear_error(
     model, meta = policy_module.load_model(SCENARIO)
     # The same weights claimed for one more zone slot: the encoder's size no longer fits.
     wider = dataclasses.replace(meta, max_zones=meta.max_zones + 1)
-    monkeypatch.setattr(policy_module, "load_model", lambda path: (model, wider))
+    monkeypatch.setattr(policy_module, "load_model", lambda path, trust=False: (model, wider))
     with pytest.raises(EscaramuzaError, match=r"policy x\.zip: the model expects observations"):
         PolicyAgent("x.zip")
 

@@ -39,8 +39,10 @@ class PassiveAgent:
         return (harmless or actions)[0]
 
 
-def _make_agent(spec: object) -> object:
-    return PassiveAgent() if spec == "passive" else real_make_agent(spec)  # type: ignore[arg-type]
+def _make_agent(spec: object, trust_policy: bool = False) -> object:
+    if spec == "passive":
+        return PassiveAgent()
+    return real_make_agent(spec, trust_policy=trust_policy)  # type: ignore[arg-type]
 
 
 @pytest.fixture()

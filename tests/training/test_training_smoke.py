@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import pickle
 import zipfile
 from pathlib import Path
 
@@ -39,7 +41,8 @@ def _tiny_config(tmp_path: Path, name: str = "tiny.yaml", **extra: object) -> Pa
     return path
 
 
-def test_smoke_run_saves_reloads_and_plays(tmp_path: Path) -> None:
+def test_smoke_run_saves_reloads_and_plays(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     run = tmp_path / "run"
     config = _tiny_config(tmp_path)
     code = main(
@@ -89,10 +92,51 @@ def test_smoke_run_saves_reloads_and_plays(tmp_path: Path) -> None:
     assert main(["play", "destiny_dice/emboscada", "--enemies",
                  f"policy:{run / 'policy.zip'}", "--seed", "2"]) == 0
 
-    # Resume from a checkpoint up to 768 timesteps in total.
+    # A checkpoint whose episode statistics hold a pickled os.system call: --resume
+    # refuses it without running it (issue 19, item 1), before any training.
+    marker = tmp_path / "marker"
+    evil = run / "checkpoints" / "evil.zip"
+    with zipfile.ZipFile(run / "checkpoints/ckpt_512_steps.zip") as archive:
+        entries = {i.filename: archive.read(i) for i in archive.infolist()}
+    doc = json.loads(entries["data"])
+    doc["ep_info_buffer"][":serialized:"] = base64.b64encode(
+        pickle.dumps(_Touch(marker))).decode()
+    entries["data"] = json.dumps(doc).encode()
+    with zipfile.ZipFile(evil, "w") as archive:
+        for entry, data in entries.items():
+            archive.writestr(entry, data)
+    assert main(["train", "--resume", str(evil), "--timesteps", "768", "--no-progress",
+                 "--out", str(run)]) == 2
+    assert not marker.exists()
+
+    # Resume from a checkpoint up to 768 timesteps in total, unpickling nothing.
+    import cloudpickle
+
+    def forbidden(*_args: object, **_kwargs: object) -> object:
+        raise AssertionError("--resume unpickled the checkpoint")
+
+    monkeypatch.setattr(cloudpickle, "loads", forbidden)
     assert main(["train", "--resume", str(run / "checkpoints/ckpt_512_steps.zip"),
                  "--timesteps", "768", "--no-progress", "--out", str(run)]) == 0
     assert json.loads((run / "summary.json").read_text())["timesteps"] >= 768
+    # The clip range, a pickled schedule in the checkpoint, survives the resume.
+    from sb3_contrib import MaskablePPO
+
+    monkeypatch.undo()
+    resumed = MaskablePPO.load(run / "final.zip", device="cpu")
+    assert resumed.clip_range(1.0) == saved.hyperparameters.clip_range
+
+
+class _Touch:
+    """Unpickling this runs ``touch MARKER``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, ...]:
+        import os
+
+        return (os.system, (f"touch '{self.marker}'",))
 
 
 def test_same_seed_same_first_update_loss(tmp_path: Path) -> None:
