@@ -242,6 +242,11 @@ def _aimed(spec: _TablesFile, source: str) -> tuple[tuple[str, int], ...]:
     return tuple(aimed)
 
 
+def tables_model() -> type[BaseModel]:
+    """The pydantic model of a tables file (``escaramuza schema tables`` prints its schema)."""
+    return _TablesFile
+
+
 def default_tables_path() -> str:
     return str(importlib.resources.files("escaramuza.rules.sistema_2d10") / "tables/default.yaml")
 
