@@ -316,7 +316,8 @@ def _findings(
                 _suggest(problem.value, known),
             )
         )
-    return out
+    # In the file's order; problems without a line (the whole file) first.
+    return sorted(out, key=lambda finding: finding.line or 0)
 
 
 # -- the command ---------------------------------------------------------------------------

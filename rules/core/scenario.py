@@ -242,9 +242,9 @@ def _build_battlefield(spec: BattlefieldSpec, source: str) -> Battlefield:
         raise ScenarioError(source, "battlefield", str(exc)) from None
 
 
-def _check_structure(data: dict[str, Any], source: str) -> None:
-    """Validate the whole file against :func:`scenario_model` (or the generic keys when
-    the ruleset is unknown) and raise every problem found at once."""
+def _structure_problems(data: dict[str, Any]) -> list[Problem]:
+    """Every problem of the file against :func:`scenario_model` (or of the generic keys
+    when the ruleset is unknown), all at once."""
     from escaramuza.rules import RULESETS
 
     ruleset_id = data.get("ruleset")
@@ -253,27 +253,32 @@ def _check_structure(data: dict[str, Any], source: str) -> None:
     try:
         model.model_validate(data)
     except ValidationError as err:
-        raise ScenarioError.of(source, pydantic_problems(err)) from None
+        return pydantic_problems(err)
+    return []
 
 
 def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Scenario:
     """Validate a scenario mapping (already parsed from YAML).
 
-    Problems are collected, not raised one by one: the structure first (every pydantic
-    error), then, on a well-formed file, every reference and cross-field check of every
-    combatant; the :class:`ScenarioError` raised carries them all in ``problems``.
+    Problems are collected, not raised one by one: the structure (every pydantic
+    error), then, when the generic keys are well formed, the references (zones,
+    duplicate ids, temperaments, links) and, when the whole structure is, each
+    combatant's cross-field checks; the :class:`ScenarioError` raised carries them all
+    in ``problems``.
     """
     from escaramuza.rules import get_ruleset
 
     if not isinstance(data, dict):
         raise ScenarioError(source, "", "a scenario must be a YAML mapping of fields")
-    _check_structure(data, source)
-    # The structure is valid, so these cannot fail; they give the loader its objects.
-    spec = ScenarioSpec.model_validate(data)
+    problems = _structure_problems(data)
+    try:
+        spec = ScenarioSpec.model_validate(data)
+    except ValidationError:
+        raise ScenarioError.of(source, problems) from None
     ruleset = get_ruleset(spec.ruleset)
-    options = ruleset.options_model.model_validate(spec.options)
-
-    problems: list[Problem] = []
+    # With a problem in the structure, stat blocks and options may not validate: only
+    # the references are checked then.
+    options = None if problems else ruleset.options_model.model_validate(spec.options)
     battlefield: Battlefield | None = None
     try:
         battlefield = _build_battlefield(spec.battlefield, source)
@@ -300,6 +305,8 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
             reason = f"unknown zone {spec_c.zone!r} (zones: {', '.join(zone_ids)})"
             problems.append(Problem(f"{where}.zone", reason, spec_c.zone, tuple(zone_ids)))
             continue  # the ruleset builds a combatant in a zone of the map
+        if options is None:
+            continue
         try:
             stats = ruleset.stats_model.model_validate(dict(spec_c.model_extra or {}))
         except ValidationError as err:
@@ -319,7 +326,7 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
     for side in Side:
         if not any(c.side is side for c in spec.combatants):
             problems.append(Problem("combatants", f"the {side.value} side is empty"))
-    if problems or battlefield is None:
+    if problems or battlefield is None or options is None:
         raise ScenarioError.of(source, problems)
 
     scenario = Scenario(
