@@ -7,6 +7,12 @@ every die and what it meant, damage, conditions, who dropped — and the outcome
 unknown name, an illegal action) is an :class:`EscaramuzaError`: it is printed
 as one ``escaramuza: error: …`` line on stderr with exit code 2, never a
 traceback, the same code argparse uses for a bad command line.
+
+Start-up is kept short (issue 23, item 4): this module imports only argparse and
+the error classes; a command's module (the agents, the GM session, the web page,
+training) is imported when that command runs. :func:`main` parses twice: first
+with every command as a name and help line only (which answers ``--help`` and
+``--version`` at once), then with the chosen command's real arguments.
 """
 
 from __future__ import annotations
@@ -17,27 +23,16 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from escaramuza import __version__, gm, playtest, web
-from escaramuza.agents import AGENT_NAMES, make_agent
-from escaramuza.agents.base import Agent
-from escaramuza.agents.heuristic import HeuristicAgent
-from escaramuza.agents.policy import add_trust_option
-from escaramuza.agents.runner import play_battle
+from escaramuza import __version__
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError, clip
-from escaramuza.rules.core.events import (
-    ActionTaken,
-    BattleEnded,
-    BattleStarted,
-    Event,
-    RoundStarted,
-    TurnStarted,
-)
-from escaramuza.rules.core.model import Side
-from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
-from escaramuza.rules.core.state import BattleState
-from escaramuza.training import cli as training_cli
+
+if TYPE_CHECKING:
+    from escaramuza.agents.base import Agent
+    from escaramuza.rules.core.events import Event
+    from escaramuza.rules.core.scenario import Scenario
+    from escaramuza.rules.core.state import BattleState
 
 PROG = "escaramuza"
 
@@ -52,7 +47,26 @@ DEFAULT_AGENT = "heuristic"
 EXIT_USER_ERROR = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Every command's one-line help, in the order ``--help`` lists them. A command that is
+#: not the one running is defined by this line only, so its module is not imported
+#: (tests/cli/test_cli_startup.py checks each line is the one its module gives).
+COMMAND_HELP: dict[str, str] = {
+    "scenarios": "list the shipped scenarios",
+    "play": "play one whole battle and print the narrated log",
+    "playtest": "play a scenario many times and report how deadly it is",
+    "suggest": "rank the pending combatant's actions (search, exact odds, in-character pick)",
+    "gm": "interactive game master session (edit, roll, apply, undo, suggest)",
+    "serve": "serve the game master's web page on this machine",
+    "train": "train a MaskablePPO (or PPO) agent on an escaramuza env",
+    "evaluate": "play every pair of agents on each side; win matrix, ratings, heat map",
+    "validate": "check scenario, state and tables files without playing",
+    "schema": "print the JSON Schema of a scenario or tables file (for editors)",
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line. With ``command`` (``""``: none), only that command gets its
+    arguments and the others are names with a help line; ``None`` defines them all."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Combat AI and tactics sandbox for tabletop role-playing games.",
@@ -60,6 +74,45 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    def wanted(*names: str) -> bool:
+        if command is None or command in names:
+            return True
+        for name in names:  # a line in --help; its arguments are read in the second pass
+            commands.add_parser(name, help=COMMAND_HELP[name], add_help=False)
+        return False
+
+    if wanted("scenarios"):
+        _add_scenarios(commands)
+    if wanted("play"):
+        _add_play(commands)
+    if wanted("playtest"):
+        from escaramuza import playtest
+
+        playtest.add_parser(commands)
+    if wanted("suggest", "gm"):
+        from escaramuza import gm
+
+        gm.add_parsers(commands)
+    if wanted("serve"):
+        from escaramuza import web
+
+        web.add_parser(commands)  # serve (docs/web.md)
+    if wanted("train", "evaluate"):
+        from escaramuza.training import cli as training_cli
+
+        training_cli.add_parsers(commands)  # train, evaluate (docs/training.md)
+    if wanted("validate"):
+        from escaramuza import validate
+
+        validate.add_parser(commands)  # docs/cli.md
+    if wanted("schema"):
+        from escaramuza import schema
+
+        schema.add_parser(commands)  # docs/scenario-format.md
+    return parser
+
+
+def _add_scenarios(commands: Any) -> None:
     listing = commands.add_parser(
         "scenarios",
         help="list the shipped scenarios",
@@ -68,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument(
         "--json", action="store_true", help="one JSON object per scenario instead of a table"
     )
+
+
+def _add_play(commands: Any) -> None:
+    from escaramuza import gm
+    from escaramuza.agents import AGENT_NAMES
+    from escaramuza.rules.core.model import Side
 
     play = commands.add_parser(
         "play",
@@ -107,19 +166,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="re-check every chosen action against the legal actions (slower; for debugging)",
     )
+    from escaramuza.agents.policy import add_trust_option
+
     add_trust_option(play)
     gm.add_play_options(play)
-    playtest.add_parser(commands)
-    gm.add_parsers(commands)
-    web.add_parser(commands)  # serve (docs/web.md)
-    training_cli.add_parsers(commands)  # train, evaluate (docs/training.md)
-    return parser
 
 
 # -- scenarios ----------------------------------------------------------------
 
 
 def _scenario_row(name: str, scenario: Scenario) -> dict[str, Any]:
+    from escaramuza.rules.core.model import Side
+
     counts = {side.value: sum(c.side is side for c in scenario.combatants) for side in Side}
     return {
         "name": name,
@@ -133,6 +191,8 @@ def _scenario_row(name: str, scenario: Scenario) -> dict[str, Any]:
 
 
 def cmd_scenarios(args: argparse.Namespace, out: TextIO) -> int:
+    from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+
     rows = [_scenario_row(name, load_scenario(name)) for name in shipped_scenarios()]
     if args.json:
         for row in rows:
@@ -154,6 +214,9 @@ def cmd_scenarios(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _agent(spec: str, scenario: Scenario, trust_policy: bool = False) -> Agent:
+    from escaramuza.agents import make_agent
+    from escaramuza.agents.heuristic import HeuristicAgent
+
     agent = make_agent(spec, trust_policy=trust_policy)
     if isinstance(agent, HeuristicAgent):
         # The heuristic agent dispatches by ruleset id; a ruleset without one would
@@ -205,13 +268,18 @@ def _outcome_lines(state: BattleState) -> list[str]:
     return lines
 
 
-#: Events printed flush left; the dice and consequences under them are indented so a
-#: GM can scan the log turn by turn.
-_HEADLINES = (BattleStarted, RoundStarted, TurnStarted, BattleEnded)
-
-
 def _indent(event: Event) -> str:
-    if isinstance(event, _HEADLINES):
+    from escaramuza.rules.core.events import (
+        ActionTaken,
+        BattleEnded,
+        BattleStarted,
+        RoundStarted,
+        TurnStarted,
+    )
+
+    # Events printed flush left; the dice and consequences under them are indented so a
+    # GM can scan the log turn by turn.
+    if isinstance(event, BattleStarted | RoundStarted | TurnStarted | BattleEnded):
         return ""
     if isinstance(event, ActionTaken):
         return "  » "
@@ -219,6 +287,12 @@ def _indent(event: Event) -> str:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    from escaramuza import gm
+    from escaramuza.agents.runner import play_battle
+    from escaramuza.rules.core.events import RoundStarted
+    from escaramuza.rules.core.model import Side
+    from escaramuza.rules.core.scenario import load_scenario
+
     scenario = load_scenario(args.scenario)
     agents = {
         Side.HEROES: _agent(args.heroes, scenario, args.trust_policy),
@@ -262,27 +336,51 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
 # -- entry point ----------------------------------------------------------------
 
 
+def _run(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the parsed command, importing only its module."""
+    if args.command == "playtest":
+        from escaramuza import playtest
+
+        return playtest.cmd_playtest(args, out)
+    if args.command == "scenarios":
+        return cmd_scenarios(args, out)
+    if args.command == "validate":
+        from escaramuza.validate import cmd_validate
+
+        return cmd_validate(args, out)
+    if args.command == "schema":
+        from escaramuza.schema import cmd_schema
+
+        return cmd_schema(args, out)
+    if args.command in ("train", "evaluate"):
+        from escaramuza.training import cli as training_cli
+
+        return training_cli.run_command(args, out)
+    if args.command in ("suggest", "gm"):
+        from escaramuza import gm
+
+        return gm.run_command(args, out)
+    if args.command == "serve":
+        from escaramuza import web
+
+        return web.run_command(args, out)
+    return cmd_play(args, out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 2 user error)."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
+        # First pass: which command (every command a name only; answers --help and
+        # --version without importing any command's module). Second: its arguments.
+        chosen, _ = build_parser("").parse_known_args(argv)
+        args = build_parser(chosen.command).parse_args(argv)
     except SystemExit as exc:  # --help, --version or a bad command line
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USER_ERROR)
     out = sys.stdout
     try:
-        if args.command == "playtest":
-            return playtest.cmd_playtest(args, out)
-        if args.command == "scenarios":
-            return cmd_scenarios(args, out)
-        if args.command in training_cli.COMMANDS:
-            return training_cli.run_command(args, out)
-        if args.command in ("suggest", "gm"):
-            return gm.run_command(args, out)
-        if args.command == "serve":
-            return web.run_command(args, out)
-        return cmd_play(args, out)
+        return _run(args, out)
     except EscaramuzaError as exc:
         out.flush()
         # One line, whatever the input held (a hostile file's newlines or huge values).

@@ -126,10 +126,24 @@ TEMPLATES: dict[str, dict[str, Any]] = {
 }
 
 
+_TEMPLATE_FIELDS = ("pi", "fue", "des", "vol")
+
+
+def _template_schema(schema: dict[str, Any]) -> None:
+    # The template is merged in before validation (``_apply_template``), so pi, fue, des
+    # and vol are required only without one; the JSON Schema says so for editors.
+    required = [key for key in schema.get("required", []) if key not in _TEMPLATE_FIELDS]
+    if required:
+        schema["required"] = required
+    else:
+        schema.pop("required", None)
+    schema["anyOf"] = [{"required": ["template"]}, {"required": list(_TEMPLATE_FIELDS)}]
+
+
 class CairnStats(BaseModel):
     """A combatant's Cairn keys in a scenario file."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_template_schema)
 
     #: CA-19 typical stat block to start from (``goblin``, ``bandit``, ``bugbear``).
     template: Literal["goblin", "bandit", "bugbear"] | None = None

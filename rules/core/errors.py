@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 #: Longest reason an error message carries: a hostile file's value (a 5,000-character
 #: name) is shown cut, so the CLI's error stays one readable line (issue 19).
 MAX_REASON = 400
@@ -16,15 +19,50 @@ class EscaramuzaError(Exception):
     """Base class of every error caused by input: files, names, actions."""
 
 
-class ScenarioError(EscaramuzaError):
-    """A scenario (or data table) that cannot be used: names the file, the field and the reason."""
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a file: the field path and the reason.
 
-    def __init__(self, source: str, field: str, reason: str) -> None:
+    ``value`` and ``known`` are set where the problem is a name that is not among
+    the known ones (an unknown zone, ruleset, temperament…), so ``escaramuza
+    validate`` can offer a "did you mean" (issue 23, item 3).
+    """
+
+    field: str
+    reason: str
+    value: str | None = None
+    known: tuple[str, ...] = ()
+
+
+class ScenarioError(EscaramuzaError):
+    """A scenario (or data table) that cannot be used: names the file, the field and the reason.
+
+    The message is the first problem (and how many more there are), one line for
+    ``escaramuza play``; :attr:`problems` holds every problem found, which
+    ``escaramuza validate`` lists.
+    """
+
+    def __init__(
+        self, source: str, field: str, reason: str, problems: Sequence[Problem] = ()
+    ) -> None:
         self.source = source
         self.field = clip(field, 120)
         self.reason = reason = clip(reason)
+        self.problems: tuple[Problem, ...] = tuple(problems) or (Problem(self.field, reason),)
         where = f"{source}: {self.field}" if field else source
         super().__init__(f"{where}: {reason}")
+
+    @classmethod
+    def of(cls, source: str, problems: Sequence[Problem]) -> ScenarioError:
+        """One error for several problems: the first one's message, all in :attr:`problems`."""
+        first = problems[0]
+        more = ""
+        if len(problems) > 1:
+            more = (
+                f" (and {len(problems) - 1} more problem(s); "
+                f"`escaramuza validate {source}` lists them all)"
+            )
+        return cls(source, first.field, first.reason + more, problems)
 
 
 class IllegalActionError(EscaramuzaError):

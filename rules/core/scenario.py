@@ -9,23 +9,61 @@ either a complete :class:`Scenario` or a :class:`ScenarioError`.
 from __future__ import annotations
 
 import importlib.resources
+import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zone
-from escaramuza.rules.core.errors import ScenarioError, UnknownNameError
+from escaramuza.rules.core.errors import Problem, ScenarioError, UnknownNameError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
 from escaramuza.rules.core.model import Combatant, Side
 
-_ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$"
+#: What an id may be, in words: the reason an invalid id gives and the schema's description.
+ID_RULE = (
+    "letters of any alphabet (matón, ñu), digits, '_' and '-', not starting with '-'"
+)
+
+
+def _check_id(value: str) -> str:
+    # Unicode letters are allowed: the games are Spanish-language games, and a GM who
+    # names a combatant "matón" means it (issue 23, item 3). Spaces, dots and the like
+    # stay out: ids are typed in `suggest`/`gm` commands and used as keys.
+    if not value:
+        raise ValueError(f"an id cannot be empty; an id is {ID_RULE}")
+    for ch in value:
+        if not (ch.isalnum() or ch in "_-"):
+            raise ValueError(
+                f"{value!r} is not a valid id: {ch!r} is not allowed; an id is {ID_RULE}"
+            )
+    if value.startswith("-"):
+        raise ValueError(f"{value!r} is not a valid id: it starts with '-'; an id is {ID_RULE}")
+    return value
+
+
 #: Longest zone or combatant id (they are shown in every narrated line).
 _ID_MAX = 64
 
 #: Largest scenario file read (issue 19, item 3): the shipped ones are under 4 KiB.
 MAX_SCENARIO_BYTES = 1 << 20
+
+Id = Annotated[
+    str,
+    Field(max_length=_ID_MAX, description=f"An id: {ID_RULE}, at most {_ID_MAX} characters."),
+    AfterValidator(_check_id),
+]
 
 
 class _Strict(BaseModel):
@@ -33,7 +71,7 @@ class _Strict(BaseModel):
 
 
 class ZoneSpec(_Strict):
-    id: str = Field(pattern=_ID_PATTERN, max_length=_ID_MAX)
+    id: Id
     name: str | None = None
     description: str = ""
     cover: int = Field(0, ge=0, le=2)
@@ -58,7 +96,7 @@ class CombatantBase(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    id: str = Field(pattern=_ID_PATTERN, max_length=_ID_MAX)
+    id: Id
     name: str | None = None
     side: Side
     zone: str
@@ -82,8 +120,42 @@ class ScenarioSpec(_Strict):
         from escaramuza.rules import RULESETS
 
         if value not in RULESETS:
-            raise ValueError(f"unknown ruleset {value!r} (known: {', '.join(RULESETS)})")
+            raise PydanticCustomError(
+                "unknown_name",
+                f"unknown ruleset {value!r} (known: {', '.join(RULESETS)})",
+                {"value": value, "known": tuple(RULESETS)},
+            )
         return value
+
+
+@cache
+def scenario_model(ruleset_id: str) -> type[ScenarioSpec]:
+    """The whole scenario file of one ruleset as one model: the generic keys with the
+    ruleset's ``options`` and stat block merged into each combatant.
+
+    :func:`parse_scenario` validates a file with it first, so every structural problem
+    (generic, options, every combatant's stats) is reported at once, and
+    ``escaramuza schema`` prints its JSON Schema, so editors check exactly what loads.
+    """
+    from escaramuza.rules import get_ruleset
+
+    ruleset = get_ruleset(ruleset_id)
+    stem = type(ruleset).__name__
+    combatant = create_model(
+        f"{stem}Combatant",
+        __base__=(CombatantBase, ruleset.stats_model),
+        __cls_kwargs__={"extra": "forbid"},
+        __module__=__name__,
+    )
+    model: type[ScenarioSpec] = create_model(
+        f"{stem}Scenario",
+        __base__=ScenarioSpec,
+        __module__=__name__,
+        ruleset=(Literal[ruleset_id], ...),  # type: ignore[valid-type]
+        options=(ruleset.options_model, Field(default_factory=ruleset.options_model)),
+        combatants=(list[combatant], Field(min_length=2)),  # type: ignore[valid-type]
+    )
+    return model
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,22 +199,31 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _first_error(source: str, err: ValidationError, prefix: str = "") -> ScenarioError:
-    errors = err.errors()
-    first = errors[0]
-    path = _loc(tuple(first["loc"]))
-    field = f"{prefix}.{path}" if prefix and path else (prefix or path)
-    msg = first["msg"]
-    if first["type"] == "extra_forbidden":
-        msg = "unknown field"
-    if first["type"] == "missing":
-        msg = "required field is missing"
-    if first["type"] == "value_error":
+_REASONS = {"extra_forbidden": "unknown field", "missing": "required field is missing"}
+
+
+def pydantic_problems(err: ValidationError, prefix: str = "") -> list[Problem]:
+    """Every error of a pydantic validation as a :class:`Problem`, in the file's words."""
+    out: list[Problem] = []
+    for error in err.errors():
+        path = _loc(tuple(error["loc"]))
+        field = f"{prefix}.{path}" if prefix and path else (prefix or path)
         # pydantic prefixes a validator's own message with "Value error, "; the reason
         # the validator wrote reads better to a scenario designer without it.
-        msg = msg.removeprefix("Value error, ")
-    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-    return ScenarioError(source, field, msg + more)
+        reason = _REASONS.get(error["type"], error["msg"].removeprefix("Value error, "))
+        ctx = error.get("ctx") or {}
+        value: str | None = None
+        known: tuple[str, ...] = ()
+        if error["type"] == "extra_forbidden":
+            value = str(error["loc"][-1])
+        elif "known" in ctx:
+            value, known = str(ctx["value"]), tuple(ctx["known"])
+        elif error["type"] in ("literal_error", "enum") and isinstance(error["input"], str):
+            value, known = error["input"], tuple(re.findall(r"'([^']*)'", ctx.get("expected", "")))
+        problem = Problem(field, reason, value, known)
+        if problem not in out:  # a union reports one bad item once per branch
+            out.append(problem)
+    return out
 
 
 def _split_reason(source: str, prefix: str, exc: ValueError) -> ScenarioError:
@@ -170,49 +251,76 @@ def _build_battlefield(spec: BattlefieldSpec, source: str) -> Battlefield:
         raise ScenarioError(source, "battlefield", str(exc)) from None
 
 
+def _structure_problems(data: dict[str, Any]) -> list[Problem]:
+    """Every problem of the file against :func:`scenario_model` (or of the generic keys
+    when the ruleset is unknown), all at once."""
+    from escaramuza.rules import RULESETS
+
+    ruleset_id = data.get("ruleset")
+    known = isinstance(ruleset_id, str) and ruleset_id in RULESETS
+    model = scenario_model(ruleset_id) if known else ScenarioSpec
+    try:
+        model.model_validate(data)
+    except ValidationError as err:
+        return pydantic_problems(err)
+    return []
+
+
 def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Scenario:
-    """Validate a scenario mapping (already parsed from YAML)."""
+    """Validate a scenario mapping (already parsed from YAML).
+
+    Problems are collected, not raised one by one: the structure (every pydantic
+    error), then, when the generic keys are well formed, the references (zones,
+    duplicate ids, temperaments, links) and, when the whole structure is, each
+    combatant's cross-field checks; the :class:`ScenarioError` raised carries them all
+    in ``problems``.
+    """
     from escaramuza.rules import get_ruleset
 
     if not isinstance(data, dict):
         raise ScenarioError(source, "", "a scenario must be a YAML mapping of fields")
+    problems = _structure_problems(data)
     try:
         spec = ScenarioSpec.model_validate(data)
-    except ValidationError as err:
-        raise _first_error(source, err) from None
+    except ValidationError:
+        raise ScenarioError.of(source, problems) from None
     ruleset = get_ruleset(spec.ruleset)
+    # With a problem in the structure, stat blocks and options may not validate: only
+    # the references are checked then.
+    options = None if problems else ruleset.options_model.model_validate(spec.options)
+    battlefield: Battlefield | None = None
     try:
-        options = ruleset.options_model.model_validate(spec.options)
-    except ValidationError as err:
-        raise _first_error(source, err, "options") from None
-
-    battlefield = _build_battlefield(spec.battlefield, source)
+        battlefield = _build_battlefield(spec.battlefield, source)
+    except ScenarioError as exc:
+        problems.extend(exc.problems)
+    zone_ids = [z.id for z in spec.battlefield.zones]
 
     seen: set[str] = set()
     combatants: list[Combatant] = []
     for i, spec_c in enumerate(spec.combatants):
         where = f"combatants[{i}]"
         if spec_c.id in seen:
-            raise ScenarioError(source, f"{where}.id", f"duplicate combatant id {spec_c.id!r}")
+            problems.append(Problem(f"{where}.id", f"duplicate combatant id {spec_c.id!r}"))
         seen.add(spec_c.id)
-        if spec_c.zone not in battlefield.zones:
-            raise ScenarioError(
-                source,
-                f"{where}.zone",
-                f"unknown zone {spec_c.zone!r} (zones: {', '.join(battlefield.zone_ids)})",
-            )
         if spec_c.temperament not in KNOWN_TEMPERAMENTS:
-            raise ScenarioError(
-                source,
-                f"{where}.temperament",
+            reason = (
                 f"unknown temperament {spec_c.temperament!r} "
-                f"(known: {', '.join(KNOWN_TEMPERAMENTS)})",
+                f"(known: {', '.join(KNOWN_TEMPERAMENTS)})"
             )
-        extra = dict(spec_c.model_extra or {})
+            problems.append(
+                Problem(f"{where}.temperament", reason, spec_c.temperament, KNOWN_TEMPERAMENTS)
+            )
+        if spec_c.zone not in zone_ids:
+            reason = f"unknown zone {spec_c.zone!r} (zones: {', '.join(zone_ids)})"
+            problems.append(Problem(f"{where}.zone", reason, spec_c.zone, tuple(zone_ids)))
+            continue  # the ruleset builds a combatant in a zone of the map
+        if options is None:
+            continue
         try:
-            stats = ruleset.stats_model.model_validate(extra)
+            stats = ruleset.stats_model.model_validate(dict(spec_c.model_extra or {}))
         except ValidationError as err:
-            raise _first_error(source, err, where) from None
+            problems.extend(pydantic_problems(err, where))
+            continue
         base = {
             "id": spec_c.id,
             "name": spec_c.name or spec_c.id,
@@ -223,10 +331,12 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
         try:
             combatants.append(ruleset.build_combatant(base, stats, options, i))
         except ValueError as exc:
-            raise _split_reason(source, where, exc) from None
+            problems.extend(_split_reason(source, where, exc).problems)
     for side in Side:
-        if not any(c.side is side for c in combatants):
-            raise ScenarioError(source, "combatants", f"the {side.value} side is empty")
+        if not any(c.side is side for c in spec.combatants):
+            problems.append(Problem("combatants", f"the {side.value} side is empty"))
+    if problems or battlefield is None or options is None:
+        raise ScenarioError.of(source, problems)
 
     scenario = Scenario(
         name=spec.name or default_name,

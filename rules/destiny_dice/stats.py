@@ -6,11 +6,11 @@ explicit fields; nothing is derived by an invented formula (rules-notes.md).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
-from escaramuza.rules.core.dice import DiceError, parse_dice, parse_die
+from escaramuza.rules.core.dice import STANDARD_DICE, DiceError, parse_dice, parse_die
 
 Band = Literal["cuerpo_a_cuerpo", "cerca", "lejos"]
 BANDS: tuple[Band, ...] = ("cuerpo_a_cuerpo", "cerca", "lejos")
@@ -23,6 +23,26 @@ TIERS: dict[str, tuple[int, int]] = {"ligera": (1, 4), "media": (2, 6), "pesada"
 TEMPORAL = ("derribado", "inmovil", "paralizado", "desarmado")
 PERSISTENT = ("ciego", "asustado", "envenenado")
 CONDITIONS = TEMPORAL + PERSISTENT
+
+
+#: A characteristic die as written in a scenario (``d8``, or its size); the validator
+#: below turns it into the size, so the JSON Schema (``escaramuza schema``) describes
+#: the written form, not the int.
+Die = Annotated[
+    int,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {
+                    "type": "string",
+                    "pattern": rf"^\s*(1\s*)?[dD]\s*({'|'.join(map(str, STANDARD_DICE))})\s*$",
+                },
+                {"type": "integer", "enum": list(STANDARD_DICE)},
+            ],
+            "description": "one die: " + ", ".join(f"d{d}" for d in STANDARD_DICE),
+        }
+    ),
+]
 
 
 class _Strict(BaseModel):
@@ -145,10 +165,10 @@ class Stats(_Strict):
     bestiary (DD-06), so ``defensa`` is required for enemies and refused for heroes.
     """
 
-    cuerpo: int
-    mente: int
-    alma: int
-    defensa: int | None = None
+    cuerpo: Die
+    mente: Die
+    alma: Die
+    defensa: Die | None = None
     pv: int = Field(ge=1)
     pv_actual: int | None = Field(None, ge=0)
     armadura: int = Field(0, ge=0)

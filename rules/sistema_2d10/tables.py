@@ -21,8 +21,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from escaramuza.rules.core.dice import DiceError, DiceExpr, parse_dice
-from escaramuza.rules.core.errors import ScenarioError
+from escaramuza.rules.core.errors import Problem, ScenarioError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
+from escaramuza.rules.core.scenario import pydantic_problems
 
 #: Fixed location ids: they are the options of the ``atacar`` verb, so a table may map
 #: the d10 to them differently but may not invent new ones.
@@ -186,15 +187,16 @@ def _cover(rows: list[Any], source: str, table: str) -> list[Any]:
     return by_face
 
 
+def _unknown_location(source: str, field: str, name: str) -> ScenarioError:
+    reason = f"unknown location {name!r} (known: {', '.join(LOCATIONS)})"
+    return ScenarioError(source, field, reason, [Problem(field, reason, name, LOCATIONS)])
+
+
 def _location_rows(spec: _TablesFile, source: str) -> tuple[Location, ...]:
     out: list[Location] = []
     for i, row in _cover(spec.localizacion, source, "localizacion"):
         if row.lugar not in LOCATIONS:
-            raise ScenarioError(
-                source,
-                f"localizacion[{i}].lugar",
-                f"unknown location {row.lugar!r} (known: {', '.join(LOCATIONS)})",
-            )
+            raise _unknown_location(source, f"localizacion[{i}].lugar", row.lugar)
         out.append(Location(row.lugar, row.multiplicador))
     return tuple(out)
 
@@ -234,16 +236,6 @@ def _gdf_effect(row: _GdfRow, source: str, field: str) -> GdfEffect:
     return GdfEffect(row.efecto, row.valor, dice, row.duracion)
 
 
-def _loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif not (part[:1].isupper() or "[" in part):
-            out += f".{part}" if out else part
-    return out
-
-
 def parse_tables(data: Any, source: str) -> Tables:
     """Validate a parsed tables mapping; raise :class:`ScenarioError` (file, field, reason)."""
     if not isinstance(data, dict):
@@ -251,27 +243,44 @@ def parse_tables(data: Any, source: str) -> Tables:
     try:
         spec = _TablesFile.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
-        reason = {"extra_forbidden": "unknown field", "missing": "required field is missing"}
-        raise ScenarioError(
-            source, _loc(tuple(first["loc"])), reason.get(first["type"], first["msg"])
-        ) from None
-    locations = _location_rows(spec, source)
+        raise ScenarioError.of(source, pydantic_problems(err)) from None
+    # Each table is checked even when another has a problem, so every problem is listed.
+    problems: list[Problem] = []
+    try:
+        locations = _location_rows(spec, source)
+    except ScenarioError as exc:
+        problems.extend(exc.problems)
+    try:
+        aimed = _aimed(spec, source)
+    except ScenarioError as exc:
+        problems.extend(exc.problems)
+    try:
+        gdf = tuple(
+            _gdf_effect(row, source, f"gdf[{i}]") for i, row in _cover(spec.gdf, source, "gdf")
+        )
+    except ScenarioError as exc:
+        problems.extend(exc.problems)
+    if problems:
+        raise ScenarioError.of(source, problems)
+    return Tables(source, spec.default, locations, aimed, gdf)
+
+
+def _aimed(spec: _TablesFile, source: str) -> tuple[tuple[str, int], ...]:
     aimed: list[tuple[str, int]] = []
     for name, modifier in spec.ataque_apuntado.items():
         if name not in LOCATIONS:
-            raise ScenarioError(
-                source,
-                f"ataque_apuntado.{name}",
-                f"unknown location {name!r} (known: {', '.join(LOCATIONS)})",
-            )
+            raise _unknown_location(source, f"ataque_apuntado.{name}", name)
         if not -20 <= modifier <= 0:
             raise ScenarioError(source, f"ataque_apuntado.{name}", "must be an MS from -20 to 0")
     for name in LOCATIONS:
         if name in spec.ataque_apuntado:
             aimed.append((name, spec.ataque_apuntado[name]))
-    gdf = tuple(_gdf_effect(row, source, f"gdf[{i}]") for i, row in _cover(spec.gdf, source, "gdf"))
-    return Tables(source, spec.default, locations, tuple(aimed), gdf)
+    return tuple(aimed)
+
+
+def tables_model() -> type[BaseModel]:
+    """The pydantic model of a tables file (``escaramuza schema tables`` prints its schema)."""
+    return _TablesFile
 
 
 def default_tables_path() -> str:

@@ -1,0 +1,364 @@
+"""``escaramuza validate FILE…``: check scenario, state and tables files without playing.
+
+Each file goes through the loader that ``play``, ``gm`` and the Sistema 2d10 ruleset
+use (:func:`load_scenario_file`, :func:`load_state`, :func:`load_tables`), so what
+passes here loads there. Every problem the loader collects is listed, one line each:
+
+    FILE:LINE: FIELD: REASON (did you mean 'x'?)
+
+LINE comes from the YAML (or JSON) node the field path leads to — PyYAML's
+``compose()`` keeps each node's start mark — and is left out when the path does
+not lead anywhere in the file. "Did you mean" comes from :func:`difflib.get_close_matches`
+over the names the file could have meant: a model's field names (read from its JSON
+Schema, so they follow the models when the vocabulary changes), the zones, rulesets,
+temperaments, locations or shipped scenario names the loader knows.
+
+Exit code: 0 when every file is valid, 2 when any problem is found (the code of
+every user error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from escaramuza.rules.core.errors import EscaramuzaError, Problem
+
+#: ``--kind``: what a file is; ``auto`` decides from its name and keys.
+KINDS = ("auto", "scenario", "state", "tables")
+
+#: Top-level keys that only a Sistema 2d10 tables file has.
+_TABLES_KEYS = frozenset({"localizacion", "ataque_apuntado", "gdf"})
+
+_SYNTAX_WHERE = re.compile(r"^line (\d+), column (\d+)$")
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem of one file, ready to print."""
+
+    source: str
+    field: str
+    reason: str
+    line: int | None = None
+    suggestion: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        field = f" {self.field}:" if self.field else ""
+        hint = f" (did you mean {self.suggestion!r}?)" if self.suggestion else ""
+        return f"{where}:{field} {self.reason}{hint}"
+
+
+# -- reading the file ------------------------------------------------------------------
+
+
+def _not_regular(path: Path) -> str | None:
+    """Why ``path`` cannot be validated without opening it, or ``None``.
+
+    Checked with ``stat`` first so a FIFO or a device is never opened (opening a FIFO
+    blocks until a writer comes).
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a file to validate"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a FIFO, socket or device)"
+    if not os.access(path, os.R_OK):
+        return "cannot be read (permission denied)"
+    return None
+
+
+def _compose(text: str) -> Any:
+    """The YAML node tree of ``text`` (JSON is YAML too), or ``None`` if it does not parse."""
+    import yaml
+
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+
+
+def _kind(path: Path, text: str) -> str:
+    """``state`` for ``.json`` (as ``gm``/``suggest`` decide), ``tables`` for a mapping of
+    tables keys without a ruleset, else ``scenario``."""
+    from escaramuza.state_file import is_state_file
+
+    if is_state_file(path):
+        return "state"
+    node = _compose(text)
+    keys = {k.value for k, _ in node.value} if _is_mapping(node) else set()
+    if keys & _TABLES_KEYS and not keys & {"ruleset", "combatants"}:
+        return "tables"
+    return "scenario"
+
+
+def _is_mapping(node: Any) -> bool:
+    import yaml
+
+    return isinstance(node, yaml.MappingNode)
+
+
+# -- from a field path to a line ---------------------------------------------------------
+
+
+def _path(field: str) -> list[str | int]:
+    return [
+        int(index) if index else name
+        for name, index in _PATH_PART.findall(field)
+    ]
+
+
+def _line_of(root: Any, field: str, key_line: bool) -> int | None:
+    """The 1-based line of the node ``field`` leads to in ``root``; for an unknown field
+    (``key_line``) the line of its key. Stops at the deepest node that exists."""
+    import yaml
+
+    if root is None:
+        return None
+    node, line = root, root.start_mark.line + 1
+    for part in _path(field):
+        child = None
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            for key, value in node.value:
+                if key.value == part:
+                    line = (key if key_line else value).start_mark.line + 1
+                    child = value
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if 0 <= part < len(node.value):
+                child = node.value[part]
+                line = child.start_mark.line + 1
+        if child is None:
+            break
+        node = child
+    return line
+
+
+# -- did you mean --------------------------------------------------------------------------
+
+
+def _schema_keys(schema: dict[str, Any], path: Sequence[str | int]) -> list[str]:
+    """The property names a JSON Schema allows in the object at ``path``."""
+    defs = schema.get("$defs", {})
+
+    def expand(node: Any) -> list[dict[str, Any]]:
+        if not isinstance(node, dict):
+            return []
+        if "$ref" in node:
+            return expand(defs.get(node["$ref"].rsplit("/", 1)[-1]))
+        out = [node]
+        for key in ("anyOf", "oneOf", "allOf"):
+            for branch in node.get(key, []):
+                out.extend(expand(branch))
+        return out
+
+    nodes = expand(schema)
+    for part in path:
+        following: list[dict[str, Any]] = []
+        for node in nodes:
+            if isinstance(part, int):
+                following.extend(expand(node.get("items")))
+                prefix = node.get("prefixItems", [])
+                if part < len(prefix):
+                    following.extend(expand(prefix[part]))
+            elif part in node.get("properties", {}):
+                following.extend(expand(node["properties"][part]))
+            elif isinstance(node.get("additionalProperties"), dict):
+                following.extend(expand(node["additionalProperties"]))
+        nodes = following
+    return sorted({key for node in nodes for key in node.get("properties", {})})
+
+
+def _suggest(value: str | None, known: Sequence[str]) -> str | None:
+    if not value or not known:
+        return None
+    close = difflib.get_close_matches(value, list(known), n=1, cutoff=0.6)
+    return close[0] if close and close[0] != value else None
+
+
+def _scenario_schema(root: Any) -> dict[str, Any]:
+    """The schema whose names a scenario could have meant: its ruleset's, or the
+    generic keys' when the ruleset is unknown."""
+    from escaramuza.rules import RULESETS
+    from escaramuza.rules.core.scenario import ScenarioSpec, scenario_model
+
+    ruleset = None
+    if _is_mapping(root):
+        ruleset = next((v.value for k, v in root.value if k.value == "ruleset"), None)
+    if ruleset in RULESETS:
+        return scenario_model(ruleset).model_json_schema()
+    return ScenarioSpec.model_json_schema()
+
+
+def _names_for(kind: str, root: Any) -> dict[str, Any] | None:
+    if kind == "scenario":
+        return _scenario_schema(root)
+    if kind == "tables":
+        from escaramuza.rules.sistema_2d10.tables import tables_model
+
+        return tables_model().model_json_schema()
+    return None
+
+
+def _state_known(problem: Problem, root: Any) -> Problem:
+    """A state file's unknown scenario: the shipped names are what it could have meant."""
+    if problem.field != "scenario" or problem.known or not _is_mapping(root):
+        return problem
+    from escaramuza.rules.core.scenario import shipped_scenarios
+
+    value = next((v.value for k, v in root.value if k.value == "scenario"), None)
+    if not isinstance(value, str):
+        return problem
+    names = list(shipped_scenarios())
+    names += [name.split("/", 1)[1] for name in names]
+    return Problem(problem.field, problem.reason, value, tuple(names))
+
+
+# -- one file ------------------------------------------------------------------------------
+
+
+def _load(path: Path, kind: str) -> None:
+    """Load ``path`` with the project's own loader for ``kind``; raise what it raises."""
+    if kind == "state":
+        from escaramuza.state_file import load_state
+
+        load_state(path)
+    elif kind == "tables":
+        from escaramuza.rules.sistema_2d10.tables import load_tables
+
+        load_tables(str(path))
+    else:
+        from escaramuza.rules.core.scenario import load_scenario_file
+
+        load_scenario_file(path)
+
+
+def _problems(exc: EscaramuzaError) -> tuple[str | None, tuple[Problem, ...]]:
+    problems = getattr(exc, "problems", None)
+    if problems:
+        return getattr(exc, "source", None), tuple(problems)
+    field = getattr(exc, "field", None)
+    reason = getattr(exc, "reason", None)
+    if reason is not None:
+        return getattr(exc, "source", None), (Problem(field or "", reason),)
+    return None, (Problem("", str(exc)),)
+
+
+def validate_file(name: str, kind: str = "auto") -> tuple[str, list[Finding]]:
+    """Validate one file: (the kind it was checked as, every problem found)."""
+    path = Path(name)
+    why = _not_regular(path)
+    if why is not None:
+        return kind, [Finding(name, "", why)]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return kind, [Finding(name, "", "not UTF-8 text")]
+    except OSError as exc:
+        return kind, [Finding(name, "", f"cannot be read ({exc.strerror})")]
+    if kind == "auto":
+        kind = _kind(path, text)
+    try:
+        _load(path, kind)
+    except EscaramuzaError as exc:
+        source, problems = _problems(exc)
+        return kind, _findings(source or name, name, text, kind, problems)
+    return kind, []
+
+
+def _findings(
+    source: str, name: str, text: str, kind: str, problems: Sequence[Problem]
+) -> list[Finding]:
+    if source != name:
+        # The problem is in another file (a scenario's tables file, a state file's
+        # scenario): its lines and names are that file's.
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+            kind = "tables" if kind == "scenario" else "scenario"
+        except (OSError, UnicodeDecodeError):
+            text, kind = "", "other"
+    root = _compose(text)
+    schema: dict[str, Any] | None = None
+    out: list[Finding] = []
+    for problem in problems:
+        if kind == "state":
+            problem = _state_known(problem, root)
+        syntax = _SYNTAX_WHERE.match(problem.field)
+        if syntax:  # a YAML or JSON syntax error: the loader's field is where it is
+            out.append(Finding(source, "", problem.reason, int(syntax.group(1))))
+            continue
+        unknown_field = problem.reason == "unknown field"
+        known = problem.known
+        if unknown_field and not known:
+            if schema is None:
+                schema = _names_for(kind, root) or {}
+            known = tuple(_schema_keys(schema, _path(problem.field)[:-1]))
+        out.append(
+            Finding(
+                source,
+                problem.field,
+                problem.reason,
+                _line_of(root, problem.field, key_line=unknown_field),
+                _suggest(problem.value, known),
+            )
+        )
+    # In the file's order; problems without a line (the whole file) first.
+    return sorted(out, key=lambda finding: finding.line or 0)
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def add_parser(commands: Any) -> None:
+    validate = commands.add_parser(
+        "validate",
+        help="check scenario, state and tables files without playing",
+        description="Check each FILE with the loader play and gm use — a scenario (YAML), "
+        "a state file (.json) or a Sistema 2d10 tables file (YAML) — and list every "
+        "problem as FILE:LINE: FIELD: REASON, with a 'did you mean' where a known name "
+        "is close. Exit 0 when all are valid, 2 otherwise.",
+    )
+    validate.add_argument("files", nargs="+", metavar="FILE", help="files to check")
+    validate.add_argument(
+        "--kind",
+        choices=KINDS,
+        default="auto",
+        help="what the files are (default auto: .json is a state file, a YAML mapping "
+        "with localizacion/ataque_apuntado/gdf and no ruleset a tables file, else a scenario)",
+    )
+    validate.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the problems, not the valid files"
+    )
+
+
+def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
+    bad = 0
+    total = 0
+    for name in args.files:
+        kind, findings = validate_file(name, args.kind)
+        total += len(findings)
+        if findings:
+            bad += 1
+            for finding in findings:
+                out.write(f"{finding}\n")
+        elif not args.quiet:
+            out.write(f"{name}: ok ({kind})\n")
+    if bad:
+        files = len(args.files)
+        out.write(f"{total} problem(s) in {bad} of {files} file(s)\n")
+        return 2
+    return 0

@@ -1,0 +1,280 @@
+"""``escaramuza validate`` and ``escaramuza schema`` (issue 23, item 3).
+
+Every shipped file validates; twelve broken files exit 2 with every problem listed as
+``FILE:LINE: FIELD: REASON (did you mean 'x'?)``. Expected lines are found by
+searching the broken text for the line that was broken, not taken from the code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from escaramuza.cli import main
+from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+from escaramuza.rules.sistema_2d10.tables import default_tables_path
+from escaramuza.schema import render, schema_dir, shipped_schemas
+
+ROOT = Path(__file__).resolve().parents[2]
+
+VALID = """\
+name: mini
+title: Mini duel
+ruleset: destiny_dice
+round_limit: 10
+battlefield:
+  zones:
+    - {id: patio}
+    - {id: puerta}
+  links:
+    - [patio, puerta]
+combatants:
+  - id: brann
+    name: Brann
+    side: heroes
+    zone: patio
+    cuerpo: d8
+    mente: d6
+    alma: d6
+    pv: 12
+    weapons:
+      - {name: espada corta, tier: media}
+  - id: saqueador
+    side: enemies
+    zone: puerta
+    cuerpo: d6
+    mente: d6
+    alma: d4
+    defensa: d6
+    armadura: 1
+    pv: 8
+    weapons:
+      - {name: hacha, tier: ligera}
+"""
+
+TABLES = Path(default_tables_path()).read_text(encoding="utf-8")
+
+
+def edit(text: str, old: str, new: str) -> str:
+    assert old in text, f"{old!r} is not in the file"
+    return text.replace(old, new, 1)
+
+
+def line_of(text: str, needle: str) -> int:
+    """1-based number of the first line containing ``needle``."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} is not in the text")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str]]:
+    code = main(["validate", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out.splitlines()
+
+
+# -- shipped files -------------------------------------------------------------------------
+
+
+def shipped_files() -> list[str]:
+    return [*shipped_scenarios().values(), default_tables_path()]
+
+
+def test_every_shipped_file_validates(capsys: pytest.CaptureFixture[str]) -> None:
+    files = shipped_files()
+    code, lines = run(capsys, *files)
+    assert code == 0, lines
+    assert lines == [
+        f"{path}: ok ({'tables' if path.endswith('default.yaml') else 'scenario'})"
+        for path in files
+    ]
+
+
+def test_a_saved_state_file_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "batalla.json"
+    assert main(["play", "destiny_dice/brann-vs-saqueador", "--stop-after", "3",
+                 "--save-state", str(state)]) == 0
+    capsys.readouterr()
+    assert run(capsys, str(state)) == (0, [f"{state}: ok (state)"])
+
+
+def test_shipped_scenarios_carry_the_schema_modeline() -> None:
+    for name, path in shipped_scenarios().items():
+        first = Path(path).read_text(encoding="utf-8").splitlines()[0]
+        ruleset = name.split("/")[0]
+        assert first == f"# yaml-language-server: $schema=../schema/{ruleset}.json"
+        assert (Path(path).parent / "../schema" / f"{ruleset}.json").resolve().is_file()
+        # A YAML comment: the loader ignores it.
+        assert load_scenario(name).ruleset.id == ruleset
+    first = TABLES.splitlines()[0]
+    target = first.removeprefix("# yaml-language-server: $schema=")
+    assert target != first and (Path(default_tables_path()).parent / target).resolve().is_file()
+
+
+# -- twelve broken files -----------------------------------------------------------------
+
+# A problem of structure (found by the models) and one of reference (found once the
+# generic keys are well formed): both are listed.
+TWO_PROBLEMS = edit(edit(VALID, "pv: 12", "pv: doce"), "zone: puerta", "zone: puerto")
+
+# (case, file name, text, [(line needle or None, field, words of the reason, suggestion)])
+BROKEN: list[tuple[str, str, str, list[tuple[str | None, str, str, str | None]]]] = [
+    ("typo_field", "a.yaml", edit(VALID, "armadura: 1", "armadra: 1"),
+     [("armadra: 1", "combatants[1].armadra", "unknown field", "armadura")]),
+    ("wrong_type", "a.yaml", edit(VALID, "round_limit: 10", "round_limit: pronto"),
+     [("round_limit: pronto", "round_limit", "valid integer", None)]),
+    ("bad_id", "a.yaml", edit(VALID, "id: saqueador", "id: el saqueador"),
+     [("id: el saqueador", "combatants[1].id", "' ' is not allowed; an id is letters", None)]),
+    ("unknown_zone", "a.yaml", edit(VALID, "zone: puerta", "zone: puerto"),
+     [("zone: puerto", "combatants[1].zone", "unknown zone 'puerto'", "puerta")]),
+    ("missing_field", "a.yaml", edit(VALID, "    pv: 8\n", ""),
+     [("- id: saqueador", "combatants[1].pv", "required field is missing", None)]),
+    ("duplicate_id", "a.yaml", edit(VALID, "id: saqueador", "id: 'brann'"),
+     [("id: 'brann'", "combatants[1].id", "duplicate combatant id 'brann'", None)]),
+    ("two_problems", "a.yaml", TWO_PROBLEMS,
+     [("pv: doce", "combatants[0].pv", "valid integer", None),
+      ("zone: puerto", "combatants[1].zone", "unknown zone 'puerto'", "puerta")]),
+    ("malformed_yaml", "a.yaml", edit(VALID, "- {id: puerta}", "- {id: puerta"),
+     [("links:", "", "YAML syntax error", None)]),
+    ("wrong_ruleset", "a.yaml", edit(VALID, "ruleset: destiny_dice", "ruleset: destiny_dise"),
+     [("ruleset: destiny_dise", "ruleset", "unknown ruleset 'destiny_dise'", "destiny_dice")]),
+    ("bad_state_json", "a.json", '{"format": "escaramuza-state",\n "version": 1,\n "round": }\n',
+     [(' "round": }', "", "not valid JSON", None)]),
+    ("bad_tables_entry", "tablas.yaml", edit(TABLES, "lugar: torso}", "lugar: torzo}"),
+     [("lugar: torzo", "localizacion[3].lugar", "unknown location 'torzo'", "torso")]),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [c[1:] for c in BROKEN],
+                         ids=[c[0] for c in BROKEN])
+def test_broken_file_lists_every_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str,
+    expected: list[tuple[str | None, str, str, str | None]],
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    code, lines = run(capsys, str(path))
+    assert code == 2
+    *problems, summary = lines
+    assert summary == f"{len(expected)} problem(s) in 1 of 1 file(s)"
+    assert len(problems) == len(expected), problems
+    for line, (needle, field, reason, suggestion) in zip(problems, expected, strict=True):
+        where = f"{path}:{line_of(text, needle)}:" if needle else f"{path}:"
+        assert line.startswith(where + (f" {field}: " if field else " ")), line
+        assert reason in line
+        if suggestion:
+            assert line.endswith(f"(did you mean {suggestion!r}?)"), line
+        else:
+            assert "did you mean" not in line
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a FIFO")
+def test_non_regular_files_are_refused_without_opening(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "tubo.yaml"
+    os.mkfifo(fifo)  # opening it would block: validate must not
+    code, lines = run(capsys, str(fifo), str(tmp_path), str(tmp_path / "nada.yaml"))
+    assert code == 2
+    assert lines == [
+        f"{fifo}: is not a regular file (a FIFO, socket or device)",
+        f"{tmp_path}: is a directory, not a file to validate",
+        f"{tmp_path / 'nada.yaml'}: no such file",
+        "3 problem(s) in 3 of 3 file(s)",
+    ]
+
+
+def test_play_keeps_one_line_and_points_at_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "a.yaml"
+    path.write_text(TWO_PROBLEMS, encoding="utf-8")
+    assert main(["play", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "combatants[0].pv" in err and "puerto" not in err
+    assert f"(and 1 more problem(s); `escaramuza validate {path}` lists them all)" in err
+
+
+def test_unicode_ids_are_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = VALID.replace("saqueador", "matón").replace("patio", "patio_de_armas_ñ")
+    path = tmp_path / "a.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert run(capsys, str(path)) == (0, [f"{path}: ok (scenario)"])
+    ids = [c.id for c in load_scenario(str(path)).combatants]
+    assert ids == ["brann", "matón"]
+
+
+def test_a_tables_problem_of_a_scenario_names_the_tables_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tables = tmp_path / "tablas.yaml"
+    tables.write_text(edit(TABLES, "lugar: torso}", "lugar: torzo}"), encoding="utf-8")
+    scenario = Path(shipped_scenarios()["sistema_2d10/duelo"]).read_text(encoding="utf-8")
+    scenario = re.sub(r"^options: \{\}$", f"options: {{tables: {tables}}}", scenario,
+                      count=1, flags=re.M)
+    assert "options: {tables:" in scenario
+    path = tmp_path / "duelo.yaml"
+    path.write_text(scenario, encoding="utf-8")
+    code, lines = run(capsys, str(path))
+    assert code == 2
+    number = line_of(tables.read_text(encoding="utf-8"), "lugar: torzo")
+    assert lines[0].startswith(f"{tables}:{number}: localizacion[3].lugar: unknown location")
+
+
+# -- schema --------------------------------------------------------------------------------
+
+
+def test_shipped_schemas_are_up_to_date() -> None:
+    schemas = shipped_schemas()
+    assert sorted(p.name for p in schema_dir().glob("*.json")) == sorted(schemas)
+    for name, schema in schemas.items():
+        text = (schema_dir() / name).read_text(encoding="utf-8")
+        assert text == render(schema), f"{name} is stale: run python -m escaramuza.schema"
+
+
+@pytest.mark.parametrize("name", list(shipped_scenarios()))
+def test_schema_validates_every_shipped_scenario(name: str) -> None:
+    data = yaml.safe_load(Path(shipped_scenarios()[name]).read_text(encoding="utf-8"))
+    for file in ("scenario.json", f"{name.split('/')[0]}.json"):
+        schema = json.loads((schema_dir() / file).read_text(encoding="utf-8"))
+        jsonschema.Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator(schema).validate(data)
+
+
+def test_schema_rejects_what_the_loader_rejects() -> None:
+    schema = json.loads((schema_dir() / "destiny_dice.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    for broken in (edit(VALID, "armadura: 1", "armadra: 1"), edit(VALID, "pv: 12", "pv: doce"),
+                   edit(VALID, "cuerpo: d8", "cuerpo: d7"), edit(VALID, "side: enemies",
+                                                               "side: villains")):
+        assert not validator.is_valid(yaml.safe_load(broken))
+    assert validator.is_valid(yaml.safe_load(VALID))
+
+
+def test_tables_schema_validates_the_default_tables() -> None:
+    schema = json.loads((schema_dir() / "sistema_2d10-tables.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(yaml.safe_load(TABLES))
+
+
+def test_schema_command_prints_the_rulesets_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "scenario", "--ruleset", "donjon"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads((schema_dir() / "donjon.json").read_text(encoding="utf-8"))
+    assert printed["properties"]["ruleset"]["const"] == "donjon"
+
+
+def test_schema_command_refuses_an_unknown_ruleset(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "scenario", "--ruleset", "ajedrez"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "unknown ruleset 'ajedrez'" in err
