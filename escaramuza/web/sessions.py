@@ -70,6 +70,7 @@ MAX_SESSIONS = 32
 WEB_BUDGET_MS = 600.0
 #: Bounds of a suggestion request (milliseconds or rollouts), so one request cannot
 #: hold a worker thread for minutes.
+MIN_BUDGET_MS = 50.0
 MAX_BUDGET_MS = 5000.0
 MAX_ITERATIONS = 2000
 #: Battles one playtest may ask for, and playtests running at once on the server.
@@ -403,8 +404,10 @@ class WebSession:
             raise WebError(f"iterations must be 1–{MAX_ITERATIONS}, not {iterations}")
         if iterations is None:
             budget_ms = WEB_BUDGET_MS if budget_ms is None else budget_ms
-            if not 0 < budget_ms <= MAX_BUDGET_MS:
-                raise WebError(f"budget_ms must be in (0, {MAX_BUDGET_MS:g}], not {budget_ms}")
+            # Written so that NaN (the page's form accepts "nan") fails too.
+            if not MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS:
+                raise WebError(f"budget_ms must be {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g}, "
+                               f"not {budget_ms:g}")
         else:
             budget_ms = None
         # Seeded as the terminal session does: session seed + decisions applied.

@@ -13,7 +13,7 @@ import sys
 import pytest
 from test_gm_session import DUEL, drive
 
-from escaramuza.agents.search import MCTS, MAX_BUDGET_MS, MAX_ITERATIONS, MIN_BUDGET_MS
+from escaramuza.agents.search import MAX_BUDGET_MS, MAX_ITERATIONS, MCTS, MIN_BUDGET_MS
 from escaramuza.cli import main
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.state_file import state_to_dict
