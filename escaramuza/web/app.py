@@ -172,10 +172,13 @@ class BodyLimit:
 
 
 def create_app(
-    trusted_hosts: Sequence[str] | None = None, max_sessions: int = ws.MAX_SESSIONS
+    trusted_hosts: Sequence[str] | None = None,
+    max_sessions: int = ws.MAX_SESSIONS,
+    keep_idle_s: float = ws.KEEP_IDLE_S,
 ) -> FastAPI:
-    """The app. ``trusted_hosts`` limits the Host header (``escaramuza serve`` on localhost)."""
-    store = ws.SessionStore(max_sessions)
+    """The app. ``trusted_hosts`` limits the Host header (``escaramuza serve`` on localhost);
+    ``max_sessions`` and ``keep_idle_s`` are :class:`~escaramuza.web.sessions.SessionStore`'s."""
+    store = ws.SessionStore(max_sessions, keep_idle_s)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -262,7 +265,12 @@ def _is_api(request: Request) -> bool:
 def _add_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
     @app.exception_handler(EscaramuzaError)
     async def user_error(request: Request, exc: EscaramuzaError) -> Response:
-        return JSONResponse({"detail": str(exc)}, status_code=status_of(exc))
+        if _is_api(request):
+            return JSONResponse({"detail": str(exc)}, status_code=status_of(exc))
+        # The page's own errors are drawn by its routes; what reaches here is a session
+        # that could not be created (a full server): the page shows it in its red box.
+        return _render(templates, request, _lookup(request), error=str(exc),
+                       status=status_of(exc))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
