@@ -162,8 +162,10 @@ def parse_upload(text: str, filename: str) -> Scenario:
     """Validate an uploaded scenario (ScenarioError names file, field and reason)."""
     try:
         raw = yaml.safe_load(text)
-    except yaml.YAMLError:
-        raw = None  # parse_scenario_text reports the syntax error with its position
+    except (yaml.YAMLError, ValueError, RecursionError):
+        # parse_scenario_text reports the syntax error with its position (and the
+        # loader's own limits: an integer of thousands of digits, lists nested too deep).
+        raw = None
     options = raw.get("options") if isinstance(raw, dict) else None
     if isinstance(options, dict):
         # Checked before parsing: the ruleset would open the named file while loading.
@@ -459,6 +461,10 @@ class WebSession:
             raise StateFileError(
                 filename, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"
             ) from None
+        except ValueError as exc:  # Python's cap on integer digits (issue 19, item 4)
+            raise StateFileError(filename, "", f"a number is too long: {exc}") from None
+        except RecursionError:
+            raise StateFileError(filename, "", "lists or objects nested too deeply") from None
         if not isinstance(doc, dict):
             raise StateFileError(filename, "", "a state file must be a JSON object")
         ref = doc.get("scenario")
