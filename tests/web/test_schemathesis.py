@@ -15,13 +15,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import pytest
+import schemathesis  # the dev extra
+from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-schemathesis = pytest.importorskip("schemathesis")  # the dev extra
-from hypothesis import HealthCheck, settings  # noqa: E402
-from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
-
-from escaramuza.web.app import SESSION_HEADER, create_app  # noqa: E402
+from escaramuza.web.app import SESSION_HEADER, create_app
 
 DUEL = "destiny_dice/brann-vs-saqueador"
 #: Generated search and playtest sizes are cut to these before the call: the bounds the
