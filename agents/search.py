@@ -72,6 +72,15 @@ from escaramuza.rules.core.state import BattleState
 
 #: Iterations of a plain :class:`MCTS` search (``suggest`` passes its own budget).
 DEFAULT_ITERATIONS = 200
+#: Bounds of every search budget a user can give (``suggest --budget-ms/--iterations``,
+#: ``gm``'s ``suggest MS``, the ``mcts:MS`` / ``mcts:Nit`` agents): a search must end
+#: (issue 19, item 6: ``suggest nan`` and ``suggest 1e99`` never returned). 10 ms is about
+#: one rollout of a small battle; a minute is far past the 1 s answer ``suggest`` aims
+#: at; 100,000 rollouts take from a few minutes (duels) to about half an hour (the
+#: largest scenarios) on one core.
+MIN_BUDGET_MS = 10.0
+MAX_BUDGET_MS = 60_000.0
+MAX_ITERATIONS = 100_000
 #: The ``mcts`` agent's defaults (docs/gm.md, "Planner design", has the measurements):
 #: 96 rollouts a decision, CRN sweeps with sequential halving at the root, rollouts cut
 #: at the end of the current round, no tree below the root. 96 rather than 32 because,
@@ -312,6 +321,26 @@ def candidate_order(state: BattleState, actions: list[Action], heuristic: Action
     return [heuristic, *(t[3] for t in scored)]
 
 
+def check_budget(
+    budget_ms: float | None,
+    iterations: int | None,
+    ms_name: str = "the MCTS budget",
+    it_name: str = "the MCTS iterations",
+) -> None:
+    """Refuse a budget outside :data:`MIN_BUDGET_MS`–:data:`MAX_BUDGET_MS` ms or
+    1–:data:`MAX_ITERATIONS` rollouts; ``ms_name``/``it_name`` name it in the message."""
+    if iterations is not None and (
+        isinstance(iterations, bool) or not 1 <= iterations <= MAX_ITERATIONS
+    ):
+        raise EscaramuzaError(f"{it_name} must be 1–{MAX_ITERATIONS}, not {iterations}")
+    # Written so that NaN fails as well: every comparison with NaN is false.
+    if budget_ms is not None and not MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS:
+        raise EscaramuzaError(
+            f"{ms_name} must be {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g} ms "
+            f"(a finite number), not {budget_ms:g}"
+        )
+
+
 class MCTS:
     """The planner: ``search(state)`` grows a tree from the pending decision."""
 
@@ -333,10 +362,7 @@ class MCTS:
     ) -> None:
         if iterations is None and budget_ms is None:
             raise EscaramuzaError("an MCTS budget needs iterations, milliseconds or both")
-        if iterations is not None and iterations < 1:
-            raise EscaramuzaError(f"MCTS iterations must be at least 1, not {iterations}")
-        if budget_ms is not None and budget_ms <= 0:
-            raise EscaramuzaError(f"MCTS budget must be positive, not {budget_ms} ms")
+        check_budget(budget_ms, iterations)
         if horizon is not None and horizon < 1:
             raise EscaramuzaError(f"MCTS horizon must be at least 1 round, not {horizon}")
         if root not in ROOT_POLICIES:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.agents.policy import add_trust_option
+from escaramuza.agents.search import MAX_BUDGET_MS, MAX_ITERATIONS, MIN_BUDGET_MS, check_budget
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, load_policy, suggest
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
@@ -462,6 +463,8 @@ class GMSession(cmd.Cmd):
     def do_suggest(self, arg: str) -> None:
         """suggest [MS] — rank the pending combatant's actions (search MS ms, default 800).
 
+        MS is 10–60000: a search must end (`suggest nan` or `1e99` would never return).
+
         Shows the win chance with its 95 % interval, the exact odds, the risk to the
         actor before its next turn, a reason, and the in-character pick (*)."""
         text = arg.strip().removesuffix("ms")
@@ -469,8 +472,10 @@ class GMSession(cmd.Cmd):
             budget = float(text) if text else DEFAULT_BUDGET_MS
         except ValueError:
             raise GMError(f"usage: suggest [MS] ({arg!r} is not a number)") from None
-        if budget <= 0:
-            raise GMError("the budget must be positive")
+        try:
+            check_budget(budget, None, "the budget")
+        except EscaramuzaError as exc:
+            raise GMError(f"{exc}; usage: suggest [MS]") from None
         self.say(suggest(self.state, budget_ms=budget, seed=self.seed + self.steps).table())
 
     # -- history and files ------------------------------------------------------------
@@ -618,9 +623,11 @@ def add_parsers(commands: Any) -> None:
     sug.add_argument("--actor", metavar="ID",
                      help="the combatant to rank; must be the pending one (default: it)")
     sug.add_argument("--budget-ms", type=float, default=None, metavar="MS",
-                     help=f"search time in milliseconds (default {DEFAULT_BUDGET_MS:g})")
+                     help=f"search time in milliseconds, {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g} "
+                          f"(default {DEFAULT_BUDGET_MS:g})")
     sug.add_argument("--iterations", type=int, default=None, metavar="N",
-                     help="search N rollouts instead of a time budget (reproducible)")
+                     help=f"search N rollouts (1–{MAX_ITERATIONS}) instead of a time budget "
+                          "(reproducible)")
     sug.add_argument("--seed", type=int, default=DEFAULT_SEED,
                      help=f"seed of the search and of a fresh battle (default {DEFAULT_SEED})")
     sug.add_argument("--policy", metavar="SPEC", default=None,
@@ -683,10 +690,8 @@ def run_command(args: Any, out: TextIO) -> int:
         return 0
     import json
 
-    if args.budget_ms is not None and args.budget_ms <= 0:
-        raise GMError("--budget-ms must be positive")
-    if args.iterations is not None and args.iterations < 1:
-        raise GMError("--iterations must be at least 1")
+    # Before the battle is opened: a budget the search could not finish is refused at once.
+    check_budget(args.budget_ms, args.iterations, "--budget-ms", "--iterations")
     state, _ = open_battle(args.target, args.seed)
     budget = args.budget_ms if args.budget_ms is not None or args.iterations is None else None
     if budget is None and args.iterations is None:

@@ -27,9 +27,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from escaramuza import __version__
@@ -65,48 +67,78 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 # -- request bodies -----------------------------------------------------------------
 
 
+def _number(value: object) -> object:
+    # JSON's false/true and "12" are not numbers: pydantic's lax mode would read them as
+    # 0, 1 and 12 (issue 19, item 10: `"seed": false` started a battle with seed 0).
+    # 12.0 stays a valid integer, as it is for the JSON Schema `integer` of /openapi.json.
+    if isinstance(value, bool | str):
+        raise ValueError("expected a number, not " + ("true/false" if value in (True, False)
+                                                      else "text"))
+    return value
+
+
+#: Integers and numbers of the JSON bodies: a JSON number only.
+JsonInt = Annotated[int, BeforeValidator(_number)]
+JsonFloat = Annotated[float, BeforeValidator(_number)]
+
+
 class NewBattle(BaseModel):
     scenario: str = Field(description="a shipped scenario name (GET /api/scenarios)")
-    seed: int = Field(DEFAULT_SEED, ge=0, description="seed of the tool's dice")
+    seed: JsonInt = Field(DEFAULT_SEED, ge=0, description="seed of the tool's dice")
 
 
 class ApplyRequest(BaseModel):
-    index: int | None = Field(None, description="number of the legal action (BattleView)")
+    index: JsonInt | None = Field(None, description="number of the legal action (BattleView)")
     action: ActionModel | None = Field(None, description="or the action's fields")
     dice: str = Field("", max_length=2000,
                       description="dice rolled at the table in order ('6 14 d10=4'); "
                       "empty: the tool rolls")
-    version: int | None = Field(None, description="BattleView.version the client saw")
+    version: JsonInt | None = Field(None, description="BattleView.version the client saw")
 
 
 class VersionRequest(BaseModel):
-    version: int | None = None
+    version: JsonInt | None = None
 
 
 class EditRequest(BaseModel):
     command: str = Field(max_length=500, description="set/status/move/cond/initiative …")
-    version: int | None = None
+    version: JsonInt | None = None
 
 
 class SuggestRequest(BaseModel):
-    budget_ms: float | None = Field(None, description=f"search time (default {ws.WEB_BUDGET_MS:g})")
-    iterations: int | None = Field(None, description="or a number of rollouts (reproducible)")
+    budget_ms: JsonFloat | None = Field(
+        None, ge=ws.MIN_BUDGET_MS, le=ws.MAX_BUDGET_MS,
+        description=f"search time in ms (default {ws.WEB_BUDGET_MS:g})",
+    )
+    iterations: JsonInt | None = Field(None, ge=1, le=ws.MAX_ITERATIONS,
+                                       description="or a number of rollouts (reproducible)")
 
 
 class PlaytestRequest(BaseModel):
-    n: int = Field(200, description=f"battles, 1–{ws.MAX_PLAYTEST_BATTLES}")
-    seed: int = Field(1, ge=0)
+    n: JsonInt = Field(200, ge=1, le=ws.MAX_PLAYTEST_BATTLES, description="battles")
+    seed: JsonInt = Field(1, ge=0)
     heroes: str = "heuristic"
     enemies: str = "heuristic"
 
 
 class ErrorView(BaseModel):
+    """Every error answer of the API: one human-readable message (file, field, reason)."""
+
     detail: str
 
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorView} for code in (400, 404, 409, 413, 429)
-}
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorView} for code in codes}
+
+
+#: The error answers of the API's operations. 422 is declared with the project's
+#: ``{"detail": "…"}`` model: FastAPI would otherwise document its own list of
+#: validation errors, which this API does not send (issue 19, item 10). 411 and 413
+#: come from :class:`BodyLimit`.
+ERRORS = _errors(400, 404, 409, 411, 413, 422, 429)
+#: Operations that may create a session also answer 503 when every slot holds a
+#: session its owner still uses (:class:`escaramuza.web.sessions.SessionStore`).
+SESSION_ERRORS = _errors(400, 404, 409, 411, 413, 422, 429, 503)
 
 
 # -- the size limit ---------------------------------------------------------------
@@ -140,10 +172,13 @@ class BodyLimit:
 
 
 def create_app(
-    trusted_hosts: Sequence[str] | None = None, max_sessions: int = ws.MAX_SESSIONS
+    trusted_hosts: Sequence[str] | None = None,
+    max_sessions: int = ws.MAX_SESSIONS,
+    keep_idle_s: float = ws.KEEP_IDLE_S,
 ) -> FastAPI:
-    """The app. ``trusted_hosts`` limits the Host header (``escaramuza serve`` on localhost)."""
-    store = ws.SessionStore(max_sessions)
+    """The app. ``trusted_hosts`` limits the Host header (``escaramuza serve`` on localhost);
+    ``max_sessions`` and ``keep_idle_s`` are :class:`~escaramuza.web.sessions.SessionStore`'s."""
+    store = ws.SessionStore(max_sessions, keep_idle_s)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -230,7 +265,12 @@ def _is_api(request: Request) -> bool:
 def _add_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
     @app.exception_handler(EscaramuzaError)
     async def user_error(request: Request, exc: EscaramuzaError) -> Response:
-        return JSONResponse({"detail": str(exc)}, status_code=status_of(exc))
+        if _is_api(request):
+            return JSONResponse({"detail": str(exc)}, status_code=status_of(exc))
+        # The page's own errors are drawn by its routes; what reaches here is a session
+        # that could not be created (a full server): the page shows it in its red box.
+        return _render(templates, request, _lookup(request), error=str(exc),
+                       status=status_of(exc))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
@@ -244,11 +284,31 @@ def _add_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
         session = _lookup(request)
         return _render(templates, request, session, error=problems, status=422)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette's Allow names only the methods of the first route on the path;
+            # GET and POST /api/battle are two routes (issue 19, item 10).
+            headers["Allow"] = ", ".join(_allowed_methods(request))
+        return JSONResponse({"detail": str(exc.detail)}, status_code=exc.status_code,
+                            headers=headers)
+
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:
         # Logged with its traceback on the server; the client learns nothing more.
         log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
         return JSONResponse({"detail": "internal server error"}, status_code=500)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app serves at this request's path."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    return sorted(methods)
 
 
 # -- the JSON API ---------------------------------------------------------------------------
@@ -260,19 +320,22 @@ def _shipped() -> tuple[ScenarioInfo, ...]:
 
 
 def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
-    @app.get("/api/scenarios", response_model=list[ScenarioInfo], tags=["battle"])
+    @app.get("/api/scenarios", response_model=list[ScenarioInfo], responses=_errors(404),
+             tags=["battle"])
     def scenarios() -> list[ScenarioInfo]:
         """The shipped scenarios a battle can start from."""
         return list(_shipped())
 
-    @app.post("/api/session", response_model=SessionView, tags=["session"])
+    @app.post("/api/session", response_model=SessionView, responses=SESSION_ERRORS,
+              tags=["session"])
     def session(request: Request, response: Response) -> SessionView:
         """This client's session (created if needed; also set as a cookie)."""
         s, created = _obtain(request)
         _cookie(response, s, created)
         return SessionView(session=s.id, battle=s.gm is not None)
 
-    @app.post("/api/battle", response_model=BattleView, responses=ERRORS, tags=["battle"])
+    @app.post("/api/battle", response_model=BattleView, responses=SESSION_ERRORS,
+              tags=["battle"])
     def new_battle(body: NewBattle, request: Request, response: Response) -> BattleView:
         """Start a battle of a shipped scenario (initiative rolled with ``seed``)."""
         s, created = _obtain(request)
@@ -281,7 +344,7 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
             s.start_shipped(body.scenario, body.seed)
             return battle_view(s)
 
-    @app.post("/api/battle/upload", response_model=BattleView, responses=ERRORS,
+    @app.post("/api/battle/upload", response_model=BattleView, responses=SESSION_ERRORS,
               tags=["battle"])
     async def upload_battle(
         request: Request, response: Response, file: Annotated[UploadFile, File()],
@@ -353,7 +416,8 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
         return Response(data, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
-    @app.post("/api/state", response_model=BattleView, responses=ERRORS, tags=["state file"])
+    @app.post("/api/state", response_model=BattleView, responses=SESSION_ERRORS,
+              tags=["state file"])
     async def load_state(
         request: Request, response: Response, file: Annotated[UploadFile, File()]
     ) -> BattleView:

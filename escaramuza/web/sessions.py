@@ -62,13 +62,19 @@ log = logging.getLogger("escaramuza.web")
 #: Largest upload (scenario YAML or state file) accepted: shipped scenarios are ~5 kB
 #: and state files ~20 kB, so 256 KB is generous and still cheap to parse.
 MAX_UPLOAD_BYTES = 256 * 1024
-#: Sessions kept at once; the least recently used one is dropped past this.
+#: Sessions kept at once (memory stays bounded). Past this, a new session takes the
+#: place of one its owner never came back to, or of one idle for :data:`KEEP_IDLE_S`.
 MAX_SESSIONS = 32
+#: A session its owner used within this many seconds is never dropped to make room
+#: for another client's new one (issue 19, item 9: 32 `POST /api/session` calls
+#: evicted the GM's battle). An hour covers a pause at the table.
+KEEP_IDLE_S = 3600.0
 #: Default search time of the page's Suggest button: "an answer in about a second"
 #: (issue 8) including the exact odds and drawing the page.
 WEB_BUDGET_MS = 600.0
 #: Bounds of a suggestion request (milliseconds or rollouts), so one request cannot
 #: hold a worker thread for minutes.
+MIN_BUDGET_MS = 50.0
 MAX_BUDGET_MS = 5000.0
 MAX_ITERATIONS = 2000
 #: Battles one playtest may ask for, and playtests running at once on the server.
@@ -112,6 +118,12 @@ class TooLargeError(WebError):
 
 class BusyError(WebError):
     status = 429
+
+
+class FullError(WebError):
+    """Every session slot holds a session its owner is still using."""
+
+    status = 503
 
 
 class Upload:
@@ -278,7 +290,10 @@ class WebSession:
         self.lines: list[str] = []
         self.message: str | None = None
         self.playtest: PlaytestJob | None = None
+        #: When its owner last used it, and whether the owner ever came back with its
+        #: id after the request that created it (see :class:`SessionStore`).
         self.touched = time.monotonic()
+        self.returned = False
 
     # -- helpers --------------------------------------------------------------------
     @property
@@ -401,8 +416,10 @@ class WebSession:
             raise WebError(f"iterations must be 1–{MAX_ITERATIONS}, not {iterations}")
         if iterations is None:
             budget_ms = WEB_BUDGET_MS if budget_ms is None else budget_ms
-            if not 0 < budget_ms <= MAX_BUDGET_MS:
-                raise WebError(f"budget_ms must be in (0, {MAX_BUDGET_MS:g}], not {budget_ms}")
+            # Written so that NaN (the page's form accepts "nan") fails too.
+            if not MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS:
+                raise WebError(f"budget_ms must be {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g}, "
+                               f"not {budget_ms:g}")
         else:
             budget_ms = None
         # Seeded as the terminal session does: session seed + decisions applied.
@@ -496,35 +513,75 @@ class WebSession:
 
 
 class SessionStore:
-    """The sessions of one server, by id, capped at ``max_sessions`` (LRU dropped)."""
+    """The sessions of one server, by id, at most ``max_sessions`` of them.
 
-    def __init__(self, max_sessions: int = MAX_SESSIONS) -> None:
+    When a new session would pass the cap, the one dropped is, in this order: the
+    least recently created session whose owner never came back with its id (a client
+    that asked for sessions and never used them), else the least recently used one
+    idle for ``keep_idle_s`` or more. A session its owner used more recently is never
+    dropped for someone else's new one: with every slot holding such a session, a new
+    session is refused (:class:`FullError`, 503) until one goes idle. So no client
+    can evict the GM's battle by asking for sessions (issue 19, item 9).
+    """
+
+    def __init__(
+        self,
+        max_sessions: int = MAX_SESSIONS,
+        keep_idle_s: float = KEEP_IDLE_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.max_sessions = max_sessions
+        self.keep_idle_s = keep_idle_s
+        self.clock = clock
         self._lock = threading.Lock()
+        # Least recently used first.
         self._sessions: OrderedDict[str, WebSession] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._sessions)
 
     def get(self, sid: str | None) -> WebSession | None:
+        """The session with this id, used by its owner now (None if there is none)."""
         if not sid or not _SESSION_ID.match(sid):
             return None
         with self._lock:
             session = self._sessions.get(sid)
             if session is not None:
                 self._sessions.move_to_end(sid)
-                session.touched = time.monotonic()
+                session.touched = self.clock()
+                session.returned = True
             return session
+
+    def peek(self, sid: str) -> WebSession | None:
+        """The session with this id, without counting as its owner's use (tests, logs)."""
+        with self._lock:
+            return self._sessions.get(sid)
+
+    def _victim(self) -> WebSession | None:
+        unused = (s for s in self._sessions.values() if not s.returned)
+        idle_since = self.clock() - self.keep_idle_s
+        idle = (s for s in self._sessions.values() if s.touched <= idle_since)
+        return next(unused, None) or next(idle, None)
 
     def create(self) -> WebSession:
         with self._lock:
             while len(self._sessions) >= self.max_sessions:
-                _, old = self._sessions.popitem(last=False)
+                old = self._victim()
+                if old is None:
+                    log.warning("session limit %d reached and every session is in use: "
+                                "a new one was refused", self.max_sessions)
+                    raise FullError(
+                        f"the server already holds {self.max_sessions} sessions in use "
+                        f"(each used in the last {self.keep_idle_s / 60:g} minutes); "
+                        "try again later, or reuse your session's cookie"
+                    )
+                del self._sessions[old.id]
                 if old.playtest is not None:
                     old.playtest.cancel()
-                log.info("session limit %d reached: dropped the least recently used one",
-                         self.max_sessions)
+                log.info("session limit %d reached: dropped a session %s", self.max_sessions,
+                         "idle for long" if old.returned else "its owner never used")
             session = WebSession(secrets.token_urlsafe(24))
+            session.touched = self.clock()
             self._sessions[session.id] = session
             return session
 

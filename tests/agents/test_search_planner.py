@@ -112,8 +112,8 @@ def test_time_budget_stops_the_search() -> None:
     ("kwargs", "message"),
     [
         ({"iterations": None, "budget_ms": None}, "needs iterations"),
-        ({"iterations": 0}, "at least 1"),
-        ({"iterations": None, "budget_ms": -5}, "positive"),
+        ({"iterations": 0}, "1–100000"),
+        ({"iterations": None, "budget_ms": -5}, "10–60000 ms"),
     ],
 )
 def test_bad_budgets_are_user_errors(kwargs: dict, message: str) -> None:

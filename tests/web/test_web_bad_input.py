@@ -34,14 +34,26 @@ BATTLE_ROWS = [
     ("post", "/api/apply", {"json": {"index": 1, "dice": "d20=25"}}, 400, "nothing was applied"),
     ("post", "/api/apply", {"json": {"action": {"verb": "volar", "actor": "brann"}}}, 400,
      "not a legal action"),
-    ("post", "/api/suggest", {"json": {"budget_ms": 0}}, 400, "budget_ms"),
-    ("post", "/api/suggest", {"json": {"budget_ms": 600000}}, 400, "budget_ms"),
-    ("post", "/api/suggest", {"json": {"iterations": 100000}}, 400, "iterations"),
+    # The bounds are in the schema (50–5000 ms, 1–2000 rollouts): 422 like any field.
+    ("post", "/api/suggest", {"json": {"budget_ms": 0}}, 422, "budget_ms"),
+    ("post", "/api/suggest", {"json": {"budget_ms": 49.9}}, 422, "budget_ms"),
+    ("post", "/api/suggest", {"json": {"budget_ms": 600000}}, 422, "budget_ms"),
+    ("post", "/api/suggest", {"content": b'{"budget_ms": NaN}',
+                              "headers": {"content-type": "application/json"}}, 422, "budget_ms"),
+    ("post", "/api/suggest", {"json": {"iterations": 100000}}, 422, "iterations"),
+    ("post", "/api/suggest", {"json": {"iterations": True}}, 422, "iterations"),
+    # Issue 19, item 10: JSON's false/true and numbers as text are not integers.
+    ("post", "/api/battle", {"json": {"scenario": DUEL, "seed": False}}, 422, "seed"),
+    ("post", "/api/battle", {"json": {"scenario": DUEL, "seed": "3"}}, 422, "seed"),
+    ("post", "/api/apply", {"json": {"index": True}}, 422, "index"),
+    ("post", "/api/undo", {"json": {"version": False}}, 422, "version"),
+    ("post", "/api/playtest", {"json": {"n": 10, "seed": False}}, 422, "seed"),
     ("post", "/api/edit", {"json": {"command": "save /tmp/x.json"}}, 400, "unknown edit command"),
     ("post", "/api/edit", {"json": {"command": "load /etc/passwd"}}, 400, "unknown edit command"),
     ("post", "/api/edit", {"json": {"command": "set nobody pv 3"}}, 404, "nobody"),
     ("post", "/api/edit", {"json": {"command": "set brann pv 99"}}, 400, "0–16"),
-    ("post", "/api/playtest", {"json": {"n": 0}}, 400, "n must be"),
+    ("post", "/api/playtest", {"json": {"n": 0}}, 422, "n: "),
+    ("post", "/api/playtest", {"json": {"n": 5001}}, 422, "n: "),
     ("post", "/api/playtest", {"json": {"n": 10, "heroes": "policy:/etc/passwd"}}, 400,
      "unknown agent"),
     ("post", "/api/playtest", {"json": {"n": 10, "enemies": "mcts"}}, 400, "unknown agent"),
@@ -154,3 +166,47 @@ def test_loopback_server_answers_only_local_host_names() -> None:
     assert c.get("/api/scenarios", headers={"host": "127.0.0.1:8000"}).status_code == 200
     assert c.get("/api/scenarios", headers={"host": "localhost:8000"}).status_code == 200
     assert c.get("/api/scenarios", headers={"host": "evil.example"}).status_code == 400
+
+
+def test_page_budget_nan_is_refused_with_a_message() -> None:
+    """The page's form field is text: "nan" reaches the session's own bounds check."""
+    c = started()
+    r = c.post("/ui/suggest", data={"budget_ms": "nan"})
+    assert r.status_code == 400
+    assert "budget_ms must be 50–5000, not nan" in r.text
+
+
+def test_validation_errors_are_the_declared_error_model() -> None:
+    """Every operation that can answer 422 declares it with the ``{"detail": str}`` body
+    it sends (issue 19, item 10: 8 operations declared FastAPI's list instead)."""
+    schema = client().get("/openapi.json").json()
+    declared = 0
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            body = "requestBody" in operation or operation.get("parameters")
+            if not body:
+                continue
+            answer = operation["responses"].get("422")
+            assert answer is not None, (method, path)
+            ref = answer["content"]["application/json"]["schema"]["$ref"]
+            assert ref.endswith("/ErrorView"), (method, path)
+            declared += 1
+    assert declared >= 8
+    error_view = schema["components"]["schemas"]["ErrorView"]
+    assert error_view["properties"]["detail"]["type"] == "string"
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
+    r = started().post("/api/battle", json={"scenario": DUEL, "seed": False})
+    assert r.status_code == 422 and isinstance(r.json()["detail"], str)
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("put", "/api/battle"), ("delete", "/api/battle"), ("delete", "/api/state"),
+    ("put", "/api/playtest"), ("get", "/api/apply"),
+])
+def test_405_allow_lists_every_method_of_the_path(method: str, path: str) -> None:
+    c = started()
+    documented = {m.upper() for m in c.get("/openapi.json").json()["paths"][path]}
+    r = c.request(method, path)
+    assert r.status_code == 405
+    assert {m.strip() for m in r.headers["allow"].split(",")} == documented
+    assert isinstance(r.json()["detail"], str)
