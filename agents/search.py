@@ -599,8 +599,9 @@ class MCTS:
         on that sweep's dice, so the whole table is paired. The search stops early when
         the ranking is clear (every other action separated from the best by the paired
         test) or when every action of the tie group scored exactly the same on every
-        shared rollout after :data:`SETTLE_SWEEPS` sweeps (``"identical"``: more dice
-        cannot tell them apart). At the target, a search that is not clear goes on up
+        shared rollout after ``max(settle, min_shared)`` sweeps (``"identical"``: the
+        same evidence the test needs to separate two actions; more dice are unlikely to
+        tell them apart). At the target, a search that is not clear goes on up
         to ``max_ms`` / ``max_iterations`` with only the tie group in the sweeps (an
         action separated from the best gets no more rollouts; one that falls back into
         the group does); without a maximum it stops (``"budget"``). The ranking is
@@ -654,7 +655,9 @@ class MCTS:
                 group = [a for a in order if a in now_ranked.tied]
                 if now_ranked.verdict == "clear":
                     stopped = "clear"
-                elif sweeps >= self.settle > 0 and _all_tied(root, group, group[0]):
+                elif self.settle > 0 and sweeps >= max(self.settle, self.min_shared) and _all_tied(
+                    root, group, group[0]
+                ):
                     stopped = "identical"
                 elif extended:
                     active = group

@@ -65,8 +65,8 @@ def test_brann_attack_odds_match_a_brute_force_count() -> None:
 def test_win_probability_and_interval_come_from_the_rollout_counts() -> None:
     state = enemy_turn("destiny_dice/kaspar-tiroteo", 2)
     result = suggest(state, iterations=40, budget_ms=None)
-    # 40 rollouts, or fewer if the best was clear before (the search stops there).
-    assert result.iterations == 40 or result.stopped == "clear"
+    # 40 rollouts, or fewer if the search could stop before (clear, or identical leaders).
+    assert result.iterations == 40 or result.stopped in ("clear", "identical")
     assert sum(s.visits for s in result.items) == result.iterations
     for s in result.items:
         assert 0.0 <= s.win_low <= s.win <= s.win_high <= 1.0
