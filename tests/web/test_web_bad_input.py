@@ -37,6 +37,8 @@ BATTLE_ROWS = [
     ("post", "/api/suggest", {"json": {"budget_ms": 0}}, 400, "budget_ms"),
     ("post", "/api/suggest", {"json": {"budget_ms": 600000}}, 400, "budget_ms"),
     ("post", "/api/suggest", {"json": {"iterations": 100000}}, 400, "iterations"),
+    ("post", "/api/suggest", {"json": {"budget_ms": 600, "max_ms": 300}}, 400, "max_ms"),
+    ("post", "/api/suggest", {"json": {"budget_ms": 600, "max_ms": 60000}}, 400, "max_ms"),
     ("post", "/api/edit", {"json": {"command": "save /tmp/x.json"}}, 400, "unknown edit command"),
     ("post", "/api/edit", {"json": {"command": "load /etc/passwd"}}, 400, "unknown edit command"),
     ("post", "/api/edit", {"json": {"command": "set nobody pv 3"}}, 404, "nobody"),
