@@ -37,6 +37,11 @@ measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
   heuristic's pick and K other actions, the most damaging by the ruleset's
   exact odds first. A search whose first sweeps show every candidate doing
   exactly what the heuristic's pick does (same dice, same value) stops early.
+* ``root="race"`` (``suggest``, issue 22): sweeps of every candidate up to the
+  budget, stopping as soon as the ranking is clear; past it, up to ``max_ms`` /
+  ``max_iterations``, sweeps of the tie group only (:meth:`MCTS._race`).
+* **The ranking** (:func:`rank`): estimates paired over the shared dice, the tie
+  group of the paired test at z, the preferred (in-character) action first in it.
 * **The agent's pick** (``root="sweep"``): the heuristic's pick unless a
   candidate beats it on a paired test over the shared dice
   (:meth:`SearchResult.choice`).
