@@ -37,6 +37,11 @@ measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
   heuristic's pick and K other actions, the most damaging by the ruleset's
   exact odds first. A search whose first sweeps show every candidate doing
   exactly what the heuristic's pick does (same dice, same value) stops early.
+* ``root="race"`` (``suggest``, issue 22): sweeps of every candidate up to the
+  budget, stopping as soon as the ranking is clear; past it, up to ``max_ms`` /
+  ``max_iterations``, sweeps of the tie group only (:meth:`MCTS._race`).
+* **The ranking** (:func:`rank`): estimates paired over the shared dice, the tie
+  group of the paired test at z, the preferred (in-character) action first in it.
 * **The agent's pick** (``root="sweep"``): the heuristic's pick unless a
   candidate beats it on a paired test over the shared dice
   (:meth:`SearchResult.choice`).
@@ -108,7 +113,17 @@ DRAW = -0.8
 #: Decisions a single rollout may take before it is cut and scored as a draw.
 MAX_ROLLOUT_DECISIONS = 5_000
 #: Root policies: UCB1 over every action, or CRN sweeps over the candidates.
-ROOT_POLICIES = ("ucb", "sweep")
+ROOT_POLICIES = ("ucb", "sweep", "race")
+#: Fewest shared rollouts on which the paired test may call two actions apart. With
+#: fewer, a perfect record is still luck too often: 8 wins in a row where the other
+#: action lost is 1 chance in 256 under a fair coin (the sign test), below the 2.3 %
+#: one-sided error of z = 2; 4 in a row (1 in 16) is not.
+MIN_SHARED = 8
+#: What a ranking compares: ``"win"`` (1 for a won rollout, else 0: the WIN column of
+#: ``suggest``) or ``"value"`` (the backed-up value: the agent's cut rollouts).
+METRICS = ("win", "value")
+#: Why a search stopped (``SearchResult.stopped``; docs/gm.md, "suggest JSON").
+STOP_REASONS = ("clear", "identical", "budget", "max_time", "max_iterations", "single_action")
 #: Sweeps after which a search whose candidates all tie the heuristic's pick on every
 #: shared rollout stops (the choice changes nothing the dice can show); 0 never stops.
 SETTLE_SWEEPS = 4
@@ -193,6 +208,12 @@ class Node:
     #: Root children only: the value of this search's k-th rollout through the
     #: action, which used the k-th common dice seed (paired comparisons).
     samples: list[float] = field(default_factory=list)
+    #: Root children only: 1.0 if the k-th rollout through the action was won, else 0.0.
+    win_samples: list[float] = field(default_factory=list)
+
+    def series(self, metric: str) -> list[float]:
+        """The per-seed samples a ranking compares (:data:`METRICS`)."""
+        return self.win_samples if metric == "win" else self.samples
 
     @property
     def mean(self) -> float:
@@ -227,6 +248,8 @@ class SearchResult:
     settled: bool = False
     #: The common dice: the k-th rollout of every root action used ``seeds[k]``.
     seeds: list[int] = field(default_factory=list)
+    #: Why the search stopped (:data:`STOP_REASONS`).
+    stopped: str = "budget"
 
     def child(self, action: Action) -> Node:
         return self.root.children.get(action) or Node()
@@ -245,16 +268,17 @@ class SearchResult:
 
     def paired(self, action: Action) -> Paired:
         """``action`` against the heuristic's pick over the common-dice rollouts of both."""
-        mine, ref = self.child(action).samples, self.child(self.heuristic).samples
-        n = min(len(mine), len(ref))
-        if n == 0:
-            return Paired(0, 0.0, 0.0)
-        diffs = [mine[k] - ref[k] for k in range(n)]
-        gain = sum(diffs) / n
-        if n < 2:
-            return Paired(n, gain, 0.0)
-        var = sum((d - gain) ** 2 for d in diffs) / (n - 1)
-        return Paired(n, gain, math.sqrt(var / n))
+        return paired(self.child(action).samples, self.child(self.heuristic).samples)
+
+    def ranking(
+        self,
+        z: float = DEFAULT_Z,
+        metric: str = "value",
+        prefer: Action | None = None,
+        min_shared: int = MIN_SHARED,
+    ) -> Ranking:
+        """:func:`rank` of this search's root actions."""
+        return rank(self, z, metric, prefer, min_shared)
 
     def choice(self, z: float = DEFAULT_Z) -> Action:
         """The agent's pick: the candidate whose paired gain over the heuristic's pick has
@@ -269,6 +293,136 @@ class SearchResult:
             if p.n >= 2 and low > best_low:
                 best, best_low = action, low
         return best
+
+
+def paired(mine: list[float], ref: list[float]) -> Paired:
+    """Mean and standard error of ``mine[k] − ref[k]`` over the seeds both have (the
+    first ``min(len)``: the k-th rollout of every root action uses the k-th seed)."""
+    n = min(len(mine), len(ref))
+    if n == 0:
+        return Paired(0, 0.0, 0.0)
+    diffs = [a - b for a, b in zip(mine, ref, strict=False)]
+    gain = sum(diffs) / n
+    if n < 2:
+        return Paired(n, gain, 0.0)
+    var = sum((d - gain) ** 2 for d in diffs) / (n - 1)
+    return Paired(n, gain, math.sqrt(var / n))
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The root actions ranked by value, with the paired test's tie group.
+
+    ``order`` is the presentation order: the tie group (actions the paired test cannot
+    separate from the best), the preferred action (the in-character pick) first when it
+    is in the group, the others by estimate; then the rest by estimate. ``order[0]`` is
+    the pick: the best, or the preferred action when no evidence prefers another.
+    """
+
+    order: tuple[Action, ...]
+    #: Highest estimate (the statistical best); the reference of every gap.
+    best: Action
+    #: Paired estimate of each searched action's metric (absent: not searched).
+    estimate: dict[Action, float]
+    #: The best minus each action over the rollouts they share (the best: n, 0, 0).
+    gap: dict[Action, Paired]
+    #: The tie group: every action not separated from the best, the best included.
+    tied: frozenset[Action]
+    #: The other action least separated from the best (None with a single action).
+    runner_up: Action | None
+    z: float
+    min_shared: int
+
+    @property
+    def verdict(self) -> str:
+        """``"clear"`` when every other action is separated from the best, else
+        ``"too_close"``."""
+        return "clear" if len(self.tied) == 1 else "too_close"
+
+    @property
+    def pick(self) -> Action:
+        return self.order[0]
+
+    def separated(self, action: Action) -> bool:
+        """The paired test: the best's mean gain over ``action`` exceeds z standard
+        errors, on at least :data:`MIN_SHARED` shared rollouts."""
+        g = self.gap[action]
+        return action != self.best and g.n >= self.min_shared and g.gain - self.z * g.stderr > 0
+
+    def interval(self, action: Action) -> tuple[float, float]:
+        """The paired interval of the best's gain over ``action``: gain ± z × stderr."""
+        g = self.gap[action]
+        return g.gain - self.z * g.stderr, g.gain + self.z * g.stderr
+
+
+def rank(
+    result: SearchResult,
+    z: float = DEFAULT_Z,
+    metric: str = "value",
+    prefer: Action | None = None,
+    min_shared: int = MIN_SHARED,
+) -> Ranking:
+    """Rank ``result``'s root candidates by value, paired over the shared dice.
+
+    * **Estimate** of each action (control variate on the common dice): the mean of
+      the reference (the action with the most rollouts) plus the action's mean paired
+      difference from it over the seeds they share. For actions with the same number
+      of rollouts this is their plain mean; an action searched less is judged on the
+      dice it saw, against the reference on the same dice, not on its luck alone.
+    * **Best**: the highest estimate (ties: ``prefer``, then candidate order).
+    * **Tie group**: the actions the paired test (``z``, ``min_shared``) cannot
+      separate from the best, the best included; an action never searched has no
+      evidence against it and is in the group.
+    * **Order**: the tie group first, ``prefer`` (default: the heuristic's pick, the
+      in-character one) at its head when it is in the group, since no evidence prefers
+      another; within each block by estimate, then candidate order.
+
+    ``metric`` picks the samples compared (:data:`METRICS`): ``suggest`` ranks by the
+    win chance, the ``mcts`` agent can rank its cut rollouts by value.
+    """
+    _check_metric(metric)
+    prefer = result.heuristic if prefer is None else prefer
+    actions = result.candidates or result.actions
+    position = {a: i for i, a in enumerate(actions)}
+    series = {a: result.child(a).series(metric) for a in actions}
+    searched = [a for a in actions if series[a]]
+    low, high = (0.0, 1.0) if metric == "win" else (-1.0, 1.0)
+
+    def mean(a: Action) -> float:
+        return sum(series[a]) / len(series[a])
+
+    def by_estimate(a: Action) -> tuple[float, bool, int]:
+        return (-estimate.get(a, -math.inf), a != prefer, position[a])
+
+    estimate: dict[Action, float] = {}
+    if searched:
+        ref = max(searched, key=lambda a: (len(series[a]), mean(a), a == prefer, -position[a]))
+        for a in searched:
+            estimate[a] = mean(ref) + paired(series[a], series[ref]).gain
+    best = min(actions, key=by_estimate)
+    gap = {a: paired(series[best], series[a]) for a in actions}
+    if searched:
+        # Every estimate on the best's dice, so that "N points below the best" is the
+        # difference of the two estimates: the best's mean less the paired gap.
+        estimate = {a: min(high, max(low, mean(best) - gap[a].gain)) for a in searched}
+    ranking = Ranking((), best, estimate, gap, frozenset(), None, z, min_shared)
+    tied = frozenset(a for a in actions if not ranking.separated(a))
+    others = [a for a in actions if a != best]
+
+    def closeness(a: Action) -> tuple[float, tuple[float, bool, int]]:
+        g = gap[a]
+        low = g.gain - z * g.stderr if g.n >= min_shared else -math.inf
+        return (low, by_estimate(a))
+
+    runner_up = min(others, key=closeness) if others else None
+    group = sorted(tied, key=lambda a: (a != prefer, *by_estimate(a)))
+    rest = sorted((a for a in actions if a not in tied), key=by_estimate)
+    return Ranking(tuple(group + rest), best, estimate, gap, tied, runner_up, z, min_shared)
+
+
+def _check_metric(metric: str) -> None:
+    if metric not in METRICS:
+        raise EscaramuzaError(f"unknown ranking metric {metric!r} (known: {', '.join(METRICS)})")
 
 
 @dataclass(slots=True)
@@ -359,6 +513,11 @@ class MCTS:
         halving: bool = True,
         settle: int = SETTLE_SWEEPS,
         draw: float = DRAW,
+        max_ms: float | None = None,
+        max_iterations: int | None = None,
+        z: float = DEFAULT_Z,
+        metric: str = "value",
+        min_shared: int = MIN_SHARED,
     ) -> None:
         if iterations is None and budget_ms is None:
             raise EscaramuzaError("an MCTS budget needs iterations, milliseconds or both")
@@ -371,6 +530,23 @@ class MCTS:
             )
         if candidates is not None and candidates < 1:
             raise EscaramuzaError(f"MCTS candidates must be at least 1, not {candidates}")
+        if (max_ms is not None or max_iterations is not None) and root != "race":
+            raise EscaramuzaError(
+                "a maximum (max_ms, max_iterations) lets a race search go on until the best "
+                f"is clear; the {root!r} root has no such test"
+            )
+        if max_ms is not None and (max_ms <= 0 or (budget_ms is not None and max_ms < budget_ms)):
+            raise EscaramuzaError(
+                f"the MCTS maximum must be positive and at least the budget, not {max_ms} ms"
+            )
+        if max_iterations is not None and (
+            max_iterations < 1 or (iterations is not None and max_iterations < iterations)
+        ):
+            raise EscaramuzaError(
+                "the MCTS maximum of iterations must be at least the iterations, not "
+                f"{max_iterations}"
+            )
+        _check_metric(metric)
         self.iterations = iterations
         self.budget_ms = budget_ms
         self.uct_c = uct_c
@@ -384,6 +560,11 @@ class MCTS:
         self.halving = halving
         self.settle = settle
         self.draw = draw
+        self.max_ms = max_ms
+        self.max_iterations = max_iterations
+        self.z = z
+        self.metric = metric
+        self.min_shared = min_shared
 
     # -- the search -----------------------------------------------------------
     def search(
@@ -406,7 +587,10 @@ class MCTS:
         root = root if root is not None else Node()
         for child in root.children.values():
             child.samples = []  # a reused tree's samples were rolled on other dice
+            child.win_samples = []
         seeds: list[int] = []
+        if self.root == "race":
+            return self._race(state, rng, root, actions, heuristic, order, seeds, start)
         done = 0
         settled = False
         run = self._sweeps if self.root == "sweep" else self._ucb
@@ -426,8 +610,101 @@ class MCTS:
         elapsed = (time.perf_counter() - start) * 1000.0
         return SearchResult(
             root, actions, pending.side, pending.actor, heuristic, done, elapsed, order, settled,
-            seeds,
+            seeds, "identical" if settled else "budget",
         )
+
+    def _race(
+        self,
+        state: BattleState,
+        rng: random.Random,
+        root: Node,
+        actions: list[Action],
+        heuristic: Action,
+        order: list[Action],
+        seeds: list[int],
+        start: float,
+    ) -> SearchResult:
+        """``root="race"``: search until the best is clear of the rest.
+
+        Up to the budget (the *target*) every candidate gets one rollout per sweep, all
+        on that sweep's dice, so the whole table is paired. The search stops early when
+        the ranking is clear (every other action separated from the best by the paired
+        test) or when every action of the tie group scored exactly the same on every
+        shared rollout after ``max(settle, min_shared)`` sweeps (``"identical"``: the
+        same evidence the test needs to separate two actions; more dice are unlikely to
+        tell them apart). At the target, a search that is not clear goes on up
+        to ``max_ms`` / ``max_iterations`` with only the tie group in the sweeps (an
+        action separated from the best gets no more rollouts; one that falls back into
+        the group does); without a maximum it stops (``"budget"``). The ranking is
+        tested after the sweeps whose number reaches the next check, about every 10 %
+        more sweeps, so the tests cost little beside the rollouts. One legal action is
+        not searched (``"single_action"``).
+        """
+        pending = state.pending
+        assert pending is not None
+        result = SearchResult(root, actions, pending.side, pending.actor, heuristic, 0, 0.0,
+                              order, seeds=seeds)
+        if len(order) == 1:
+            result.stopped = "single_action"
+            return result
+
+        def ranking() -> Ranking:
+            return rank(result, self.z, self.metric, heuristic, self.min_shared)
+
+        seconds = self.budget_ms / 1000.0 if self.budget_ms is not None else math.inf
+        target = (self.iterations, start + seconds)
+        limit = (
+            self.max_iterations if self.max_iterations is not None else self.iterations,
+            start + self.max_ms / 1000.0 if self.max_ms is not None else target[1],
+        )
+        extended = False
+        active = list(order)
+        sweeps = 0
+        check = 1
+        stopped = ""
+        while not stopped:
+            for action in active:
+                if not extended and _reached(target, result.iterations):
+                    if ranking().verdict == "clear":
+                        stopped = "clear"
+                        break
+                    extended = True
+                if extended and (hit := _reached(limit, result.iterations)):
+                    stopped = self._stop_at_limit(hit, limit, target)
+                    break
+                k = len(root.children[action].samples) if action in root.children else 0
+                while len(seeds) <= k:
+                    seeds.append(rng.getrandbits(63))
+                self._iterate(state, root, action, pending.side, pending.actor, seeds[k])
+                result.iterations += 1
+            else:
+                sweeps += 1
+                if sweeps < check:
+                    continue
+                check = max(sweeps + 1, math.ceil(sweeps * 1.1))
+                now_ranked = ranking()
+                group = [a for a in order if a in now_ranked.tied]
+                if now_ranked.verdict == "clear":
+                    stopped = "clear"
+                elif self.settle > 0 and sweeps >= max(self.settle, self.min_shared) and _all_tied(
+                    root, group, group[0]
+                ):
+                    stopped = "identical"
+                elif extended:
+                    active = group
+        result.stopped = stopped
+        result.settled = stopped == "identical"
+        result.elapsed_ms = (time.perf_counter() - start) * 1000.0
+        return result
+
+    def _stop_at_limit(
+        self, hit: str, limit: tuple[int | None, float], target: tuple[int | None, float]
+    ) -> str:
+        """The stop reason when the race's maximum is reached: ``"budget"`` if the
+        maximum is the target itself (no maximum was given for that budget)."""
+        if hit == "iterations":
+            return "budget" if limit[0] == target[0] else "max_iterations"
+        return "budget" if limit[1] == target[1] else "max_time"
 
     def _ucb(self, root: Node, order: list[Action], heuristic: Action) -> Iterator[Action]:
         while True:
@@ -558,6 +835,7 @@ class MCTS:
             n.losses += loss
         if len(path) > 1:
             path[1].samples.append(value)
+            path[1].win_samples.append(1.0 if win else 0.0)
             if walk.knocked_out:
                 path[1].knocked_out += 1
 
@@ -608,10 +886,22 @@ class MCTS:
         return best
 
 
+def _reached(budget: tuple[int | None, float], done: int) -> str:
+    """Which part of a (iterations, deadline) budget ``done`` rollouts have reached:
+    ``"iterations"``, ``"time"`` (checked between rollouts: the first one always runs)
+    or ``""``."""
+    iterations, deadline = budget
+    if iterations is not None and done >= iterations:
+        return "iterations"
+    if done and time.perf_counter() >= deadline:
+        return "time"
+    return ""
+
+
 def _all_tied(root: Node, active: list[Action], heuristic: Action) -> bool:
     """Every candidate scored exactly what the heuristic's pick did on every shared dice."""
-    ref = root.children[heuristic].samples
-    return all(root.children[a].samples == ref for a in active)
+    ref = root.children[heuristic].samples if heuristic in root.children else None
+    return all(a in root.children and root.children[a].samples == ref for a in active)
 
 
 def _keep_better_half(root: Node, active: list[Action], heuristic: Action) -> list[Action]:

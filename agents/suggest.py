@@ -1,11 +1,15 @@
 """Ranked suggestions for the game master: ``suggest(state)`` (issue 8, item 2).
 
-For the pending decision's combatant, every legal action is ranked by an MCTS
-search (:mod:`escaramuza.agents.search`) and annotated with numbers a GM can
-check against the rulebook:
+For the pending decision's combatant, every legal action is ranked by its win
+chance, paired over the shared dice of an MCTS race search
+(:mod:`escaramuza.agents.search`, :func:`~escaramuza.agents.search.rank`; issue
+22). The actions the paired test cannot tell from the best form a tie group,
+"too close to call", led by the in-character pick; the search goes on past its
+budget, up to a maximum, while the best is not clear. Each action is annotated
+with numbers a GM can check against the rulebook:
 
 * the estimated chance its side wins after taking it, with a 95 % Wilson
-  interval from the rollout counts;
+  interval from the rollout counts, and the number of rollouts;
 * the exact chance to hit, expected damage and chance to drop the target from
   :meth:`Ruleset.odds` ("—" when the ruleset has no exact helper for it);
 * the risk to the actor: the fraction of rollouts in which it is knocked out
@@ -29,7 +33,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from escaramuza.agents.heuristic import heuristic_choice
-from escaramuza.agents.search import MCTS, SearchResult, health_key
+from escaramuza.agents.search import (
+    DEFAULT_Z,
+    MCTS,
+    MIN_SHARED,
+    Paired,
+    Ranking,
+    health_key,
+)
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.ruleset import Odds
@@ -39,11 +50,28 @@ from escaramuza.rules.core.stats import wilson_interval as wilson
 #: Default search time of a suggestion: under the 1 s latency target with room for
 #: the odds, the heuristic pick and printing (issue 8: "an answer in about a second").
 DEFAULT_BUDGET_MS = 800.0
+#: Default maximum of ``escaramuza suggest`` and ``gm`` (``--max-ms``): a search that
+#: is still too close to call at its budget goes on up to this many milliseconds. A
+#: few seconds: long enough for some 300 rollouts of a big battle, short enough to
+#: wait for at the table.
+DEFAULT_MAX_MS = 3000.0
 #: Default seed of a suggestion's search, so the same state prints the same table
 #: when an iteration budget is used.
 DEFAULT_SEED = 0
 #: Version of the ``--json`` document (docs/gm.md, "suggest JSON").
-JSON_VERSION = 1
+#: Version 2 (issue 22): rows ranked by value, ``win_estimate``, ``tied_with_best``,
+#: ``gap_to_best``, the top-level ``verdict`` / ``best`` / ``runner_up`` / ``gap`` and the
+#: search's ``max_ms``, ``max_iterations``, ``stopped``, ``z`` and ``min_shared``.
+JSON_VERSION = 2
+#: What the table's head says about why the search stopped (keys: ``STOP_REASONS``).
+STOPPED_TEXT = {
+    "clear": "stopped: clear",
+    "identical": "stopped: the leading actions scored the same on every shared rollout",
+    "budget": "stopped at the budget",
+    "max_time": "stopped at the {max_ms:g} ms maximum, still too close to call",
+    "max_iterations": "stopped at the {max_iterations}-rollout maximum, still too close to call",
+    "single_action": "the only legal action: nothing to search",
+}
 
 
 class SuggestError(EscaramuzaError):
@@ -76,6 +104,14 @@ class Suggestion:
     in_character: bool
     #: The policy's probability of this action (``suggest(policy=…)``); None without one.
     policy_probability: float | None = None
+    #: The win chance paired over the best's dice (the ranking's key); None: not searched.
+    estimate: float | None = None
+    #: In the "too close to call" group (only when the verdict is too close).
+    tied_with_best: bool = False
+    #: The best's win chance minus this action's over the rollouts they share, and the
+    #: paired interval at ``z`` (None for the best and for an action never searched).
+    gap: Paired | None = None
+    gap_interval: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         odds = self.odds
@@ -93,6 +129,9 @@ class Suggestion:
             "risk": round(self.risk, 4),
             "reason": self.reason,
             "in_character": self.in_character,
+            "win_estimate": None if self.estimate is None else round(self.estimate, 4),
+            "tied_with_best": self.tied_with_best,
+            "gap_to_best": _gap_dict(self.gap, self.gap_interval),
         }
         if self.policy_probability is not None:
             # Only with a policy, so version-1 documents without one keep their keys.
@@ -122,10 +161,29 @@ class Suggestions:
     odds_available: bool
     #: Name of the policy whose probabilities fill ``policy_probability`` (or None).
     policy: str | None = None
+    #: ``"clear"`` or ``"too_close"`` (:attr:`Ranking.verdict`).
+    verdict: str = "clear"
+    #: The highest win chance, and the other action least separated from it.
+    best_action: Action | None = None
+    runner_up: Action | None = None
+    #: The best minus the runner-up over their shared rollouts, and its paired interval.
+    gap: Paired | None = None
+    gap_interval: tuple[float, float] | None = None
+    max_ms: float | None = None
+    max_iterations: int | None = None
+    #: Why the search stopped (``escaramuza.agents.search.STOP_REASONS``).
+    stopped: str = "budget"
+    z: float = DEFAULT_Z
+    min_shared: int = MIN_SHARED
 
     @property
     def best(self) -> Suggestion:
+        """The first row: the best, or the in-character pick when it is too close to call."""
         return self.items[0]
+
+    @property
+    def tie_group(self) -> tuple[Suggestion, ...]:
+        return tuple(s for s in self.items if s.tied_with_best)
 
     def to_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -144,8 +202,17 @@ class Suggestions:
                 "elapsed_ms": round(self.elapsed_ms, 1),
                 "budget_ms": self.budget_ms,
                 "budget_iterations": self.budget_iterations,
+                "max_ms": self.max_ms,
+                "max_iterations": self.max_iterations,
+                "stopped": self.stopped,
                 "seed": self.seed,
+                "z": self.z,
+                "min_shared": self.min_shared,
             },
+            "verdict": self.verdict,
+            "best": None if self.best_action is None else self.best_action.to_dict(),
+            "runner_up": None if self.runner_up is None else self.runner_up.to_dict(),
+            "gap": _gap_dict(self.gap, self.gap_interval),
             "odds_available": self.odds_available,
             "suggestions": [s.to_dict() for s in self.items],
         }
@@ -153,14 +220,52 @@ class Suggestions:
             doc["policy"] = self.policy
         return doc
 
+    def stopped_text(self) -> str:
+        """Why the search stopped, in words (:data:`STOPPED_TEXT`)."""
+        return STOPPED_TEXT[self.stopped].format(
+            max_ms=self.max_ms or 0.0, max_iterations=self.max_iterations or 0
+        )
+
+    def verdict_text(self) -> str:
+        """The verdict in one line: the tie group's "too close to call" line, or how
+        clearly the best leads, with the paired interval of its gap over the runner-up."""
+        if self.runner_up is None or self.gap is None or self.gap_interval is None:
+            return "clear: the only legal action"
+        low, high = self.gap_interval
+        best, runner = self.place(self.best_action), self.place(self.runner_up)
+        lead = (
+            f"{best} (highest win chance) leads {runner} by {_points(self.gap.gain)}"
+            if self.gap.gain > 0
+            else f"{best} (highest win chance) and {runner} are level"
+        )
+        shared = f"{self.gap.n} shared rollout{'s' if self.gap.n != 1 else ''}"
+        if self.gap.n < self.min_shared:
+            shared += f", fewer than the {self.min_shared} the test needs"
+        gap = (
+            f"{lead} on the same dice: paired interval {_signed(low)} to {_signed(high)} "
+            f"points at z = {self.z:g}, {shared}"
+        )
+        if self.verdict == "clear":
+            return f"clear: {gap}"
+        return f"too close to call: any of these; {gap}"
+
+    def place(self, action: Action | None) -> str:
+        """``#rank`` of ``action`` in this table."""
+        row = next((s for s in self.items if s.action == action), None)
+        return f"#{row.rank}" if row is not None else "—"
+
     def table(self) -> str:
-        """The ranking as a fixed-width table a GM can read at the table."""
+        """The ranking as a fixed-width table a GM can read at the table.
+
+        The tie group (too close to call) is drawn as one block under its own line,
+        the in-character pick first; the rows below it are separated from the best."""
         head = (
             f"Round {self.round} — {self.actor_name} ({self.side}, {self.decision}); "
-            f"search: {self.iterations} rollouts in {self.elapsed_ms:.0f} ms"
+            f"search: {self.iterations} rollouts in {self.elapsed_ms:.0f} ms, "
+            f"{self.stopped_text()}"
         )
         policy = self.policy is not None
-        header = ["#", "ACTION", "WIN % (95% CI)", "HIT", "E[DMG]", "DROP", "RISK"]
+        header = ["#", "ACTION", "WIN % (95% CI)", "ROLLOUTS", "HIT", "E[DMG]", "DROP", "RISK"]
         rows = [[*header, "POLICY", "WHY"] if policy else [*header, "WHY"]]
         for s in self.items:
             mark = "*" if s.in_character else " "
@@ -170,6 +275,7 @@ class Suggestions:
                 f"{s.win * 100:3.0f} ({s.win_low * 100:.0f}–{s.win_high * 100:.0f})"
                 if s.visits
                 else "  — (not searched)",
+                str(s.visits),
                 _pct(s.odds.p_hit if s.odds else None),
                 "—" if s.odds is None else f"{s.odds.expected_damage:.1f}",
                 _pct(s.odds.p_drop if s.odds else None),
@@ -180,16 +286,29 @@ class Suggestions:
             rows.append([*row, s.reason])
         n = len(rows[0]) - 1  # every column but WHY, which is left as is
         widths = [max(len(r[i]) for r in rows) for i in range(n)]
-        lines = [head, ""]
-        for r in rows:
+        group = len(self.tie_group)
+
+        def line(r: list[str], gutter: str) -> str:
             cells = [r[0].rjust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2])]
             cells += [r[i].rjust(widths[i]) for i in range(3, n)]
-            lines.append("  ".join([*cells, r[n]]).rstrip())
+            return (gutter + "  ".join([*cells, r[n]])).rstrip()
+
+        lines = [head, "", line(rows[0], "  ")]
+        if group:
+            lines.append("┌ " + self.verdict_text())
+        for i, r in enumerate(rows[1:]):
+            lines.append(line(r, "│ " if i < group else "  "))
+            if i == group - 1:
+                lines.append("└")
         lines.append("")
+        if not group:
+            lines.append(self.verdict_text() + ".")
         lines.append(
             f"* = in character: what a {self.temperament} {self.actor_name} would do. "
-            "WIN = chance the side wins (rollouts); RISK = chance the actor is out "
-            "before its next turn."
+            "WIN = chance the side wins (its rollouts); rows are ranked by the win chance "
+            "paired over the shared dice, and actions the paired test "
+            f"(z = {self.z:g}) cannot tell from the best are too close to call. "
+            "RISK = chance the actor is out before its next turn."
         )
         if not self.odds_available:
             # None for every action here: either no action of this decision is an attack
@@ -205,6 +324,28 @@ class Suggestions:
         return "\n".join(lines)
 
 
+def _points(gap: float) -> str:
+    """A win-chance gap in points (percentage points), never "0 points" for a real gap."""
+    pts = round(abs(gap) * 100)
+    if pts == 0:
+        return "<1 point" if gap else "0 points"
+    return f"{pts} point{'s' if pts != 1 else ''}"
+
+
+def _signed(x: float) -> str:
+    return f"{x * 100:+.0f}".replace("-", "−")
+
+
+def _gap_dict(gap: Paired | None, interval: tuple[float, float] | None) -> dict[str, Any] | None:
+    if gap is None or interval is None:
+        return None
+    return {
+        "n": gap.n,
+        "mean": round(gap.gain, 4),
+        "interval": [round(interval[0], 4), round(interval[1], 4)],
+    }
+
+
 def _pct(p: float | None) -> str:
     return "—" if p is None else f"{p * 100:.0f}%"
 
@@ -216,15 +357,22 @@ def suggest(
     iterations: int | None = None,
     seed: int | None = DEFAULT_SEED,
     policy: ProbabilityAgent | str | None = None,
+    *,
+    max_ms: float | None = None,
+    max_iterations: int | None = None,
+    z: float = DEFAULT_Z,
 ) -> Suggestions:
     """Rank the legal actions of the pending decision (see the module docstring).
 
     ``actor`` None means the pending decision's actor; any other id must be the
-    pending one. With ``iterations`` (and ``budget_ms`` None) the ranking is
-    reproducible for a given ``seed``. ``policy`` (a ``PolicyAgent`` or its spec,
-    ``policy:PATH`` or just ``PATH``/a shipped policy name) fills each suggestion's
-    ``policy_probability``; a policy trained for another ruleset or sizes is an
-    :class:`EscaramuzaError` naming it.
+    pending one. ``budget_ms`` / ``iterations`` is the search's target; a search
+    still too close to call there goes on up to ``max_ms`` (a time budget only) or
+    ``max_iterations`` (an iteration budget), and stops as soon as the best is clear.
+    With ``iterations`` (and ``budget_ms`` None) the ranking is reproducible for a
+    given ``seed``, with or without ``max_iterations``. ``policy`` (a ``PolicyAgent``
+    or its spec, ``policy:PATH`` or just ``PATH``/a shipped policy name) fills each
+    suggestion's ``policy_probability``; a policy trained for another ruleset or
+    sizes is an :class:`EscaramuzaError` naming it.
     """
     pending = state.pending
     if state.outcome is not None or pending is None:
@@ -238,28 +386,41 @@ def suggest(
             "because the dice and turns before it are unknown; apply decisions until "
             f"{actor} acts (escaramuza gm) and ask again"
         )
+    if max_ms is not None and iterations is not None:
+        # A wall-clock maximum would make an iteration budget's ranking machine-dependent.
+        raise SuggestError(
+            "a maximum in milliseconds extends a time budget only: with an iteration budget "
+            "the ranking is reproducible (use a maximum of iterations)"
+        )
     # Before the search: a policy that does not fit this battle fails at once.
     agent = load_policy(policy) if policy is not None else None
     by_policy = dict(agent.action_probabilities(state)) if agent is not None else None
-    planner = MCTS(iterations=iterations, budget_ms=budget_ms)
+    if max_ms is not None and budget_ms is not None:
+        max_ms = max(max_ms, budget_ms)
+    # A race at the root (every action on the same dice, see search.py), rollouts played
+    # to the end so that WIN is a frequency of wins, and no tree below the root: every
+    # action is followed by the same in-character play, so the paired differences
+    # measure the action alone.
+    planner = MCTS(
+        iterations=iterations, budget_ms=budget_ms, expand_after=None, root="race",
+        metric="win", z=z, max_ms=max_ms, max_iterations=max_iterations,
+    )
     rng = random.Random(seed)
     result = planner.search(state, rng)
     c = state.by_id[pending.actor]
     in_char = heuristic_choice(state, result.actions, random.Random(seed))
+    ranking = result.ranking(z, "win", in_char)
+    too_close = ranking.verdict == "too_close"
     items: list[Suggestion] = []
-    # The verdict compares with the highest win rate among searched actions (the rank
-    # follows visits, which also weigh draws, so rank 1 need not have the highest).
-    best_win = max(
-        (n.wins / n.visits for n in result.root.children.values() if n.visits), default=0.0
-    )
     any_odds = False
-    for rank, action in enumerate(result.ranked(), start=1):
+    for rank, action in enumerate(ranking.order, start=1):
         node = result.child(action)
         odds = state.ruleset.odds(state, action)
         any_odds = any_odds or odds is not None
         win = node.wins / node.visits if node.visits else 0.0
         low, high = wilson(node.wins, node.visits)
         risk = node.knocked_out / node.visits if node.visits else 0.0
+        gap = ranking.gap[action] if action != ranking.best and node.visits else None
         items.append(
             Suggestion(
                 rank,
@@ -272,11 +433,17 @@ def suggest(
                 node.mean,
                 odds,
                 risk,
-                reason(state, action, odds, result, win, best_win, risk),
+                reason(state, action, odds, ranking, risk, len(result.actions)),
                 action == in_char,
                 None if by_policy is None else by_policy.get(action, 0.0),
+                ranking.estimate.get(action),
+                too_close and action in ranking.tied,
+                gap,
+                None if gap is None else ranking.interval(action),
             )
         )
+    runner = ranking.runner_up
+    runner_gap = ranking.gap[runner] if runner is not None else None
     return Suggestions(
         scenario=state.scenario.name,
         ruleset=state.ruleset.id,
@@ -295,6 +462,16 @@ def suggest(
         seed=seed,
         odds_available=any_odds,
         policy=None if agent is None else agent.name,
+        verdict=ranking.verdict,
+        best_action=ranking.best,
+        runner_up=runner,
+        gap=runner_gap,
+        gap_interval=None if runner is None else ranking.interval(runner),
+        max_ms=max_ms,
+        max_iterations=max_iterations,
+        stopped=result.stopped,
+        z=z,
+        min_shared=ranking.min_shared,
     )
 
 
@@ -319,12 +496,12 @@ def reason(
     state: BattleState,
     action: Action,
     odds: Odds | None,
-    result: SearchResult,
-    win: float,
-    best_win: float,
+    ranking: Ranking,
     risk: float,
+    legal: int = 2,
 ) -> str:
-    """One line in plain words: the action's strongest point, then the search's verdict."""
+    """One line in plain words: the action's strongest point, then its place in the
+    ranking — what the paired test says of it against the best — then its risk."""
     parts: list[str] = []
     target = state.by_id[action.target] if action.target in state.by_id else None
     if odds is not None and target is not None:
@@ -339,17 +516,30 @@ def reason(
     elif target is not None:
         ally = target.side is state.by_id[action.actor].side
         parts.append(f"{'supports' if ally else 'acts on'} {target.name}")
-    node = result.child(action)
-    if node.visits == 0:
-        parts.append("not searched (budget too small)")
-    elif win >= best_win - 1e-9:
-        parts.append("highest win chance found by search")
-    else:
-        gap = round((best_win - win) * 100)
-        parts.append(f"{gap} point{'s' if gap != 1 else ''} below the best")
+    parts.append(standing(action, ranking, legal))
     if risk >= 0.3:
         parts.append(f"{risk:.0%} risk of being taken out")
     return "; ".join(parts)
+
+
+def standing(action: Action, ranking: Ranking, legal: int = 2) -> str:
+    """The search's verdict on ``action``, agreeing with its place in ``ranking``:
+    "N points below the best" is the best's paired gain over it on the shared dice,
+    which is also the difference of their estimates (the ranking's key)."""
+    if legal == 1:
+        return "the only legal action"
+    if action not in ranking.estimate:
+        return "not searched (budget too small)"
+    if action == ranking.best:
+        if ranking.verdict == "clear":
+            return "highest win chance, clear of the rest on the same dice"
+        return "highest win chance found, too close to call"
+    gain = ranking.gap[action].gain
+    if action in ranking.tied:
+        if gain <= 0:
+            return "as good as the best on the same dice, too close to call"
+        return f"{_points(gain)} below the best on the same dice, too close to call"
+    return f"{_points(gain)} below the best on the same dice"
 
 
 def _move_reason(state: BattleState, action: Action) -> str:

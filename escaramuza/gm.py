@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.search import MAX_BUDGET_MS, MAX_ITERATIONS, MIN_BUDGET_MS, check_budget
-from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, load_policy, suggest
+from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS, load_policy, suggest
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Condition, Status
@@ -92,6 +92,7 @@ class GMSession(cmd.Cmd):
         seed: int = DEFAULT_SEED,
         roll: str = "auto",
         steps: int = 0,
+        max_ms: float = DEFAULT_MAX_MS,
     ) -> None:
         super().__init__(stdin=stdin, stdout=stdout)
         # cmd uses input() (readline editing) only for the real terminal.
@@ -102,6 +103,8 @@ class GMSession(cmd.Cmd):
         self.seed = seed
         self.roll_mode = roll
         self.steps = steps
+        #: How long ``suggest`` may go on while the best is too close to call (``--max-ms``).
+        self.max_ms = max_ms
         self.applied = 0
         self.out: TextIO = stdout or sys.stdout
 
@@ -461,22 +464,29 @@ class GMSession(cmd.Cmd):
 
     # -- advice ---------------------------------------------------------------------
     def do_suggest(self, arg: str) -> None:
-        """suggest [MS] — rank the pending combatant's actions (search MS ms, default 800).
+        """suggest [MS] [max MAX] — rank the pending combatant's actions.
 
-        MS is 10–60000: a search must end (`suggest nan` or `1e99` would never return).
-
-        Shows the win chance with its 95 % interval, the exact odds, the risk to the
-        actor before its next turn, a reason, and the in-character pick (*)."""
-        text = arg.strip().removesuffix("ms")
-        try:
-            budget = float(text) if text else DEFAULT_BUDGET_MS
-        except ValueError:
-            raise GMError(f"usage: suggest [MS] ({arg!r} is not a number)") from None
-        try:
-            check_budget(budget, None, "the budget")
-        except EscaramuzaError as exc:
-            raise GMError(f"{exc}; usage: suggest [MS]") from None
-        self.say(suggest(self.state, budget_ms=budget, seed=self.seed + self.steps).table())
+        Searches MS ms (default 800; MS and MAX are 10–60000: a search must end, so
+        `suggest nan` or `1e99` is refused); while the best is too close to call it goes on up
+        to MAX ms (default: the session's --max-ms, 3000), and stops as soon as it is
+        clear. Rows are ranked by the win chance (95 % interval, rollouts), with the
+        exact odds, the risk to the actor before its next turn, a reason and the
+        in-character pick (*); actions too close to call are grouped, * first."""
+        usage = "usage: suggest [MS] [max MAX]"
+        words = arg.split()
+        max_ms: float | None = None
+        if len(words) >= 2 and words[-2] == "max":
+            max_ms = _milliseconds(words[-1], usage)
+            words = words[:-2]
+        if len(words) > 1:
+            raise GMError(f"{usage} ({arg!r})")
+        budget = _milliseconds(words[0], usage) if words else DEFAULT_BUDGET_MS
+        if max_ms is None:
+            max_ms = max(self.max_ms, budget)  # the session's default never cuts a budget
+        elif max_ms < budget:
+            raise GMError(f"max {max_ms:g} is below the budget ({budget:g} ms)")
+        result = suggest(self.state, budget_ms=budget, seed=self.seed + self.steps, max_ms=max_ms)
+        self.say(result.table())
 
     # -- history and files ------------------------------------------------------------
     def do_undo(self, arg: str) -> None:
@@ -540,6 +550,20 @@ class GMSession(cmd.Cmd):
             self.say(f"  {doc.strip().splitlines()[0]}")
 
 
+def _milliseconds(text: str, usage: str) -> float:
+    """Milliseconds (``300`` or ``300ms``) of a ``gm`` command, within the planner's bounds
+    (:func:`check_budget`: finite, 10–60000), so that a search always ends."""
+    try:
+        value = float(text.removesuffix("ms"))
+    except ValueError:
+        raise GMError(f"{usage} ({text!r} is not a number)") from None
+    try:
+        check_budget(value, None, "the budget")
+    except EscaramuzaError as exc:
+        raise GMError(f"{exc}; {usage}") from None
+    return value
+
+
 def _dedent(doc: str) -> str:
     import textwrap
 
@@ -554,6 +578,7 @@ def run_session(
     autosave: Path | None | bool = True,
     seed: int = DEFAULT_SEED,
     roll: str = "auto",
+    max_ms: float = DEFAULT_MAX_MS,
 ) -> GMSession:
     """Open ``target`` (scenario or state file) and run the session until quit or EOF.
 
@@ -574,7 +599,7 @@ def run_session(
     elif isinstance(autosave, Path):
         path = autosave
     start = blank_battle(scenario) if state is None else state
-    session = GMSession(start, stdin, stdout, path, seed, roll, steps)
+    session = GMSession(start, stdin, stdout, path, seed, roll, steps, max_ms)
     out.write(
         f"escaramuza gm — {start.scenario.title} [{start.scenario.name}]. "
         "Type help for the commands.\n"
@@ -627,7 +652,10 @@ def add_parsers(commands: Any) -> None:
                           f"(default {DEFAULT_BUDGET_MS:g})")
     sug.add_argument("--iterations", type=int, default=None, metavar="N",
                      help=f"search N rollouts (1–{MAX_ITERATIONS}) instead of a time budget "
-                          "(reproducible)")
+                          "(reproducible; stops earlier when the best is clear)")
+    sug.add_argument("--max-ms", type=float, default=None, metavar="MS",
+                     help="while the best is too close to call at --budget-ms, go on up to "
+                          f"MS milliseconds (default {DEFAULT_MAX_MS:g}; not with --iterations)")
     sug.add_argument("--seed", type=int, default=DEFAULT_SEED,
                      help=f"seed of the search and of a fresh battle (default {DEFAULT_SEED})")
     sug.add_argument("--policy", metavar="SPEC", default=None,
@@ -653,6 +681,9 @@ def add_parsers(commands: Any) -> None:
                     help=f"seed of the tool's dice (default {DEFAULT_SEED})")
     gm.add_argument("--roll", choices=("auto", "manual"), default="auto",
                     help="who rolls: the tool (auto) or the table, die by die (manual)")
+    gm.add_argument("--max-ms", type=float, default=DEFAULT_MAX_MS, metavar="MS",
+                    help="how long suggest may go on while the best is too close to call "
+                         f"(default {DEFAULT_MAX_MS:g}; suggest MS max MAX overrides it)")
     save = gm.add_mutually_exclusive_group()
     save.add_argument("--autosave", metavar="FILE", default=None,
                       help="autosave file (default: <scenario>.autosave.json here)")
@@ -686,19 +717,32 @@ def run_command(args: Any, out: TextIO) -> int:
         autosave: Path | bool = (
             False if args.no_autosave else (Path(args.autosave) if args.autosave else True)
         )
-        run_session(args.target, None, out, autosave, args.seed, args.roll)
+        if not args.max_ms > 0:
+            raise GMError("--max-ms must be positive")
+        run_session(args.target, None, out, autosave, args.seed, args.roll, args.max_ms)
         return 0
     import json
 
     # Before the battle is opened: a budget the search could not finish is refused at once.
     check_budget(args.budget_ms, args.iterations, "--budget-ms", "--iterations")
-    state, _ = open_battle(args.target, args.seed)
+    if args.max_ms is not None:
+        check_budget(args.max_ms, None, "--max-ms")
+    if args.max_ms is not None and args.iterations is not None:
+        raise GMError("--max-ms extends a time budget (--budget-ms); with --iterations the "
+                      "search stops at N rollouts, so that the ranking is reproducible")
     budget = args.budget_ms if args.budget_ms is not None or args.iterations is None else None
     if budget is None and args.iterations is None:
         budget = DEFAULT_BUDGET_MS
+    if args.max_ms is not None and budget is not None and args.max_ms < budget:
+        raise GMError(f"--max-ms ({args.max_ms:g}) must be at least --budget-ms ({budget:g})")
+    # The default maximum never cuts an explicit budget above it.
+    max_ms = None if args.iterations is not None else (
+        args.max_ms if args.max_ms is not None else max(DEFAULT_MAX_MS, budget or 0.0)
+    )
     policy = load_policy(args.policy, trust=args.trust_policy) if args.policy else None
+    state, _ = open_battle(args.target, args.seed)
     result = suggest(state, args.actor, budget_ms=budget, iterations=args.iterations,
-                     seed=args.seed, policy=policy)
+                     seed=args.seed, policy=policy, max_ms=max_ms)
     if args.json:
         out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:

@@ -112,6 +112,11 @@ class SuggestRequest(BaseModel):
     )
     iterations: JsonInt | None = Field(None, ge=1, le=ws.MAX_ITERATIONS,
                                        description="or a number of rollouts (reproducible)")
+    max_ms: JsonFloat | None = Field(
+        None, ge=ws.MIN_BUDGET_MS, le=ws.MAX_BUDGET_MS,
+        description=f"go on up to this while too close to call (default {ws.WEB_MAX_MS:g}; "
+                    "time budgets only)",
+    )
 
 
 class PlaytestRequest(BaseModel):
@@ -375,7 +380,7 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
         """Rank the pending decision's actions (win chance, exact odds, risk, reason)."""
         s = _need(request)
         with s.lock:
-            return suggestions_view(s, s.suggest(body.budget_ms, body.iterations))
+            return suggestions_view(s, s.suggest(body.budget_ms, body.iterations, body.max_ms))
 
     @app.post("/api/apply", response_model=ApplyView, responses=ERRORS, tags=["battle"])
     def apply(body: ApplyRequest, request: Request) -> ApplyView:
@@ -540,8 +545,9 @@ def _add_page(app: FastAPI, templates: Jinja2Templates) -> None:  # noqa: C901 -
 
     @app.post("/ui/suggest", include_in_schema=False)
     def ui_suggest(request: Request,
-                   budget_ms: Annotated[float, Form()] = ws.WEB_BUDGET_MS) -> Response:
-        return run(request, lambda s: s.suggest(budget_ms, None))
+                   budget_ms: Annotated[float, Form()] = ws.WEB_BUDGET_MS,
+                   max_ms: Annotated[float | None, Form()] = None) -> Response:
+        return run(request, lambda s: s.suggest(budget_ms, None, max_ms))
 
     @app.post("/ui/apply", include_in_schema=False)
     def ui_apply(request: Request, version: Annotated[int, Form()],

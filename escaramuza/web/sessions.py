@@ -72,6 +72,9 @@ KEEP_IDLE_S = 3600.0
 #: Default search time of the page's Suggest button: "an answer in about a second"
 #: (issue 8) including the exact odds and drawing the page.
 WEB_BUDGET_MS = 600.0
+#: How long the page's search may go on while the best is too close to call (issue 22):
+#: the answer stays within about two seconds; the page says so beside the budget.
+WEB_MAX_MS = 2000.0
 #: Bounds of a suggestion request (milliseconds or rollouts), so one request cannot
 #: hold a worker thread for minutes.
 MIN_BUDGET_MS = 50.0
@@ -410,7 +413,8 @@ class WebSession:
         lines = self._run(getattr(gm, f"do_{word}"), rest)
         return self._changed(lines, lines[-1] if lines else "ok")
 
-    def suggest(self, budget_ms: float | None, iterations: int | None) -> Suggestions:
+    def suggest(self, budget_ms: float | None, iterations: int | None,
+                max_ms: float | None = None) -> Suggestions:
         gm = self.require()
         if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
             raise WebError(f"iterations must be 1–{MAX_ITERATIONS}, not {iterations}")
@@ -420,11 +424,16 @@ class WebSession:
             if not MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS:
                 raise WebError(f"budget_ms must be {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g}, "
                                f"not {budget_ms:g}")
+            # The page's maximum never cuts a longer budget; an explicit one is checked.
+            max_ms = max(WEB_MAX_MS, budget_ms) if max_ms is None else max_ms
+            if not budget_ms <= max_ms <= MAX_BUDGET_MS:
+                raise WebError(f"max_ms must be in [budget_ms, {MAX_BUDGET_MS:g}], not {max_ms:g}")
         else:
-            budget_ms = None
+            # An iteration budget is reproducible: no wall-clock maximum.
+            budget_ms = max_ms = None
         # Seeded as the terminal session does: session seed + decisions applied.
         result = suggest(gm.state, budget_ms=budget_ms, iterations=iterations,
-                         seed=gm.seed + gm.steps)
+                         seed=gm.seed + gm.steps, max_ms=max_ms)
         self.suggestions = result
         self.suggestions_version = self.version
         return result

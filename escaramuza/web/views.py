@@ -141,6 +141,12 @@ class BattleView(BaseModel):
     log: list[str] = Field(description="the last events of the battle")
 
 
+class GapView(BaseModel):
+    n: int = Field(description="rollouts the two actions share (same dice)")
+    mean: float = Field(description="the best's win chance minus the other's")
+    interval: list[float] = Field(description="mean ± z × standard error")
+
+
 class SuggestionView(BaseModel):
     rank: int
     index: int = Field(description="the action's number among the legal actions")
@@ -156,6 +162,9 @@ class SuggestionView(BaseModel):
     risk: float
     reason: str
     in_character: bool
+    win_estimate: float | None = Field(description="win chance paired over the best's dice")
+    tied_with_best: bool = Field(description="too close to call: in the tie group")
+    gap_to_best: GapView | None
 
 
 class SearchView(BaseModel):
@@ -163,7 +172,13 @@ class SearchView(BaseModel):
     elapsed_ms: float
     budget_ms: float | None
     budget_iterations: int | None
+    max_ms: float | None
+    max_iterations: int | None
+    stopped: str = Field(description="clear, identical, budget, max_time, max_iterations "
+                                     "or single_action")
     seed: int | None
+    z: float
+    min_shared: int
 
 
 class SuggestionsView(BaseModel):
@@ -180,8 +195,15 @@ class SuggestionsView(BaseModel):
     temperament: str
     in_character: ActionModel
     search: SearchView
+    verdict: str = Field(description="clear or too_close")
+    best: ActionModel | None
+    runner_up: ActionModel | None
+    gap: GapView | None
     odds_available: bool
     suggestions: list[SuggestionView]
+    verdict_text: str = Field(description="the verdict in words, as `escaramuza suggest` "
+                                          "prints it (the tie group's line)")
+    stopped_text: str = Field(description="why the search stopped, in words")
 
 
 class ApplyView(BaseModel):
@@ -401,6 +423,8 @@ def suggestions_view(session: WebSession, result: Suggestions) -> SuggestionsVie
     index = {a: i for i, a in enumerate(session.actions(), start=1)}
     for item, s in zip(doc["suggestions"], result.items, strict=True):
         item["index"] = index.get(s.action, 0)
+    doc["verdict_text"] = result.verdict_text()
+    doc["stopped_text"] = result.stopped_text()
     return SuggestionsView.model_validate(doc)
 
 

@@ -65,8 +65,9 @@ def test_brann_attack_odds_match_a_brute_force_count() -> None:
 def test_win_probability_and_interval_come_from_the_rollout_counts() -> None:
     state = enemy_turn("destiny_dice/kaspar-tiroteo", 2)
     result = suggest(state, iterations=40, budget_ms=None)
-    assert result.iterations == 40
-    assert sum(s.visits for s in result.items) == 40
+    # 40 rollouts, or fewer if the search could stop before (clear, or identical leaders).
+    assert result.iterations == 40 or result.stopped in ("clear", "identical")
+    assert sum(s.visits for s in result.items) == result.iterations
     for s in result.items:
         assert 0.0 <= s.win_low <= s.win <= s.win_high <= 1.0
         wins = round(s.win * s.visits)
@@ -74,8 +75,6 @@ def test_win_probability_and_interval_come_from_the_rollout_counts() -> None:
         assert 0.0 <= s.risk <= 1.0
         assert s.reason
     assert [s.rank for s in result.items] == list(range(1, len(result.items) + 1))
-    visits = [s.visits for s in result.items]
-    assert visits == sorted(visits, reverse=True)
 
 
 def test_in_character_pick_is_the_temperaments_choice() -> None:
@@ -116,14 +115,17 @@ def test_finished_battle_has_nothing_to_suggest() -> None:
 def test_json_document_schema() -> None:
     state = enemy_turn("destiny_dice/emboscada", 3)
     doc = json.loads(json.dumps(suggest(state, iterations=15, budget_ms=None).to_dict()))
-    assert doc["format"] == "escaramuza-suggestions" and doc["version"] == 1
+    assert doc["format"] == "escaramuza-suggestions" and doc["version"] == 2
     assert set(doc) >= {"scenario", "ruleset", "round", "actor", "side", "decision",
-                        "temperament", "in_character", "search", "odds_available",
-                        "suggestions"}
+                        "temperament", "in_character", "search", "verdict", "best",
+                        "runner_up", "gap", "odds_available", "suggestions"}
+    assert set(doc["search"]) == {"iterations", "elapsed_ms", "budget_ms", "budget_iterations",
+                                  "max_ms", "max_iterations", "stopped", "seed", "z",
+                                  "min_shared"}
     row = doc["suggestions"][0]
     assert set(row) == {"rank", "action", "text", "visits", "win_probability", "win_interval",
                         "value", "p_hit", "expected_damage", "p_drop", "risk", "reason",
-                        "in_character"}
+                        "in_character", "win_estimate", "tied_with_best", "gap_to_best"}
     assert row["action"]["actor"] == doc["actor"]
 
 
@@ -147,5 +149,5 @@ def test_a_ruleset_without_odds_shows_a_dash_and_says_why(
     assert all(s.odds is None for s in result.items)
     table = result.table()
     assert "no destiny_dice action here has exact odds" in table
-    row = table.splitlines()[3]
+    row = next(line for line in table.splitlines() if line.lstrip("│ ").startswith("1"))
     assert row.count("—") >= 3  # HIT, E[DMG] and DROP

@@ -70,6 +70,9 @@ BAD_COMMANDS = [
     ("roll sometimes", "usage: roll auto|manual"),
     ("undo", "nothing to undo"),
     ("suggest soon", "usage: suggest [MS]"),
+    ("suggest 300 max never", "usage: suggest [MS] [max MAX]"),
+    ("suggest 300 400 500", "usage: suggest [MS] [max MAX]"),
+    ("suggest 500 max 300", "max 300 is below the budget (500 ms)"),
     ("load /nonexistent/x.json", "no such file"),
 ]
 
@@ -189,9 +192,32 @@ def test_save_and_load_continue_the_same_battle(tmp_path: Path) -> None:
 
 
 def test_suggest_inside_the_session() -> None:
-    _, out = drive(["suggest 150"])
-    assert "WIN % (95% CI)" in out
+    _, out = drive(["suggest 150 max 300"])
+    assert "WIN % (95% CI)" in out and "ROLLOUTS" in out
     assert "in character" in out
+    # The table says why the search stopped, and either draws the tie group or says clear.
+    head = next(line for line in out.splitlines() if "rollouts in" in line)
+    assert any(w in head for w in ("stopped: clear", "300 ms maximum", "stopped: the leading"))
+    assert "┌ too close to call: any of these" in out or "\nclear: " in out
+
+
+def test_suggest_max_bounds_the_time_in_the_session() -> None:
+    import time
+
+    t0 = time.perf_counter()
+    session, out = drive(["suggest 50 max 250"], target="destiny_dice/emboscada")
+    assert (time.perf_counter() - t0) * 1000.0 <= 250 + 3000  # generous: session start too
+    ms = int(out.split("rollouts in ")[1].split(" ms")[0])
+    assert ms <= 250 + 1500
+    assert session.max_ms == 3000.0  # the default, overridden by this command's max
+
+
+def test_session_max_ms_option(capsys: pytest.CaptureFixture[str]) -> None:
+    session = run_session(DUEL, io.StringIO("quit\n"), io.StringIO(), False, seed=3,
+                          max_ms=1234.0)
+    assert session.max_ms == 1234.0
+    assert main(["gm", DUEL, "--no-autosave", "--max-ms", "0"]) == 2
+    assert "--max-ms must be positive" in capsys.readouterr().err
 
 
 def test_session_from_a_state_file(tmp_path: Path) -> None:

@@ -148,6 +148,10 @@ def test_suggest_ranks_every_legal_action_with_exact_odds() -> None:
     doc = r.json()
     assert doc["format"] == "escaramuza-suggestions"
     assert doc["actor"] == view["pending"]["actor"]
+    assert doc["verdict"] in ("clear", "too_close")
+    assert doc["search"]["max_ms"] is None  # an iteration budget has no wall-clock maximum
+    assert doc["verdict_text"].startswith(("clear", "too close to call"))
+    assert all("tied_with_best" in s for s in doc["suggestions"])
     items = doc["suggestions"]
     assert [s["rank"] for s in items] == list(range(1, len(view["actions"]) + 1))
     assert sorted(s["index"] for s in items) == [a["index"] for a in view["actions"]]

@@ -48,6 +48,8 @@ BATTLE_ROWS = [
     ("post", "/api/apply", {"json": {"index": True}}, 422, "index"),
     ("post", "/api/undo", {"json": {"version": False}}, 422, "version"),
     ("post", "/api/playtest", {"json": {"n": 10, "seed": False}}, 422, "seed"),
+    ("post", "/api/suggest", {"json": {"budget_ms": 600, "max_ms": 300}}, 400, "max_ms"),
+    ("post", "/api/suggest", {"json": {"budget_ms": 600, "max_ms": 60000}}, 422, "max_ms"),
     ("post", "/api/edit", {"json": {"command": "save /tmp/x.json"}}, 400, "unknown edit command"),
     ("post", "/api/edit", {"json": {"command": "load /etc/passwd"}}, 400, "unknown edit command"),
     ("post", "/api/edit", {"json": {"command": "set nobody pv 3"}}, 404, "nobody"),

@@ -112,14 +112,24 @@ def test_browser_suggest_apply_undo(server: str, tmp_path: Path) -> None:
             assert n_actions > 1
 
             # Ask for a suggestion.
-            # A longer search for the README's picture (steadier numbers), short otherwise.
-            budget = "2000" if os.environ.get("ESCARAMUZA_SCREENSHOT") else "300"
-            page.fill("#suggest-form input[name=budget_ms]", budget)
+            # A longer search for the README's picture (steadier numbers). Otherwise 100 ms
+            # at most: fewer rollouts than the paired test needs to separate two actions,
+            # so every action is too close to call and the page draws one tie group.
+            shot_run = bool(os.environ.get("ESCARAMUZA_SCREENSHOT"))
+            page.fill("#suggest-form input[name=budget_ms]", "2000" if shot_run else "100")
+            page.fill("#suggest-form input[name=max_ms]", "4000" if shot_run else "100")
             page.click("#suggest-button")
-            rows = page.locator("#suggestions tbody tr")
+            rows = page.locator("#suggestions tr[data-rank]")
             expect(rows).to_have_count(n_actions)
             first = rows.first
             expect(first).to_contain_text("%")
+            if not shot_run:
+                group = page.locator("#suggestions tbody.tie-group")
+                expect(group).to_have_count(1)
+                expect(group.locator("tr.tie-note")).to_contain_text(
+                    "too close to call: any of these")
+                expect(group.locator("tr[data-rank]")).to_have_count(n_actions)
+                expect(group.locator("tr[data-rank]").first).to_contain_text("★")
             first_text = first.locator("td").nth(1).inner_text().splitlines()[0]
             page.screenshot(path=str(tmp_path / "suggest.png"))
             shot = page.screenshot(full_page=False)

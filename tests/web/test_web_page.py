@@ -85,6 +85,24 @@ def test_suggest_apply_from_a_suggestion_and_undo_through_forms() -> None:
     assert 'id="undo-button" disabled' in html
 
 
+def test_a_search_too_short_to_call_draws_one_tie_group() -> None:
+    c = client()
+    c.get("/")
+    c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "2"})
+    # 100 ms is a few rollouts of each of the ambush's actions, fewer than the paired test
+    # needs (MIN_SHARED): nothing can be separated from the best, so all are tied.
+    html = c.post("/ui/suggest", data={"budget_ms": "100", "max_ms": "100"}).text
+    assert html.count('class="tie-group"') == 1
+    group = html.split('class="tie-group"')[1].split("</tbody>")[0]
+    assert "too close to call: any of these" in group
+    assert 'data-verdict="too_close"' in html
+    rows = re.findall(r'<tr data-rank="(\d+)"', group)
+    assert rows and rows[0] == "1"
+    first = group.split('<tr data-rank="1"')[1].split("</tr>")[0]
+    assert "★" in first  # the in-character pick heads the group
+    assert "up to" in html and 'name="max_ms"' in html
+
+
 def test_form_errors_are_drawn_in_the_page() -> None:
     c = client()
     c.get("/")
