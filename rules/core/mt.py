@@ -1,0 +1,208 @@
+"""The one dice stream of the fast path: CPython's Mersenne Twister, compiled.
+
+architecture.md, "The fast path": the engine and a compiled kernel draw every die and
+every agent tie-break from the same generator in the same order, so one seed gives one
+battle on both. The engine's generator is :class:`random.Random` (MT19937: the dice of
+:class:`~escaramuza.rules.core.dice.RandomRoller`, the agents' choices of
+``agents.runner.agent_rng``). Rather than move both to a new generator — which would
+give every seed a new battle and void every figure measured so far — the kernels run
+the *same* generator: this module is MT19937 exactly as CPython implements it
+(``Modules/_randommodule.c``), over a ``uint32[625]`` array (624 words, then the index),
+with ``random.Random``'s own draws on top (``getrandbits``, ``randrange(n)`` through
+``_randbelow``, ``random()``). Tests compare every draw with ``random.Random``.
+
+A state array round-trips with ``random.Random.getstate()``/``setstate()``
+(:func:`state_from_random`, :func:`state_to_random`), so a kernel can take over an
+engine battle mid-way and hand it back.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from numba import njit
+
+N = 624
+M = 397
+MATRIX_A = np.uint32(0x9908B0DF)
+UPPER_MASK = np.uint32(0x80000000)
+LOWER_MASK = np.uint32(0x7FFFFFFF)
+#: Length of a state array: the 624 words and the index of the next one.
+STATE_SIZE = N + 1
+
+
+def new_state() -> np.ndarray:
+    """An uninitialised state array (seed it with :func:`seed_int`)."""
+    return np.zeros(STATE_SIZE, dtype=np.uint32)
+
+
+def state_from_random(rng: random.Random) -> np.ndarray:
+    """The state array of ``rng`` (the same generator, at the same point)."""
+    version, internal, gauss = rng.getstate()
+    if version != 3 or gauss is not None:
+        # random.Random.gauss caches a second normal deviate; no battle draws one.
+        raise ValueError("only a version-3 random.Random state without a gauss cache")
+    return np.array(internal, dtype=np.uint32)
+
+
+def state_to_random(state: np.ndarray, rng: random.Random | None = None) -> random.Random:
+    """``rng`` (a new one if None) set to the point ``state`` is at."""
+    out = rng if rng is not None else random.Random()
+    out.setstate((3, tuple(int(x) for x in state), None))
+    return out
+
+
+@njit(cache=True)
+def _init_genrand(state: np.ndarray, s: np.uint32) -> None:
+    state[0] = s
+    for i in range(1, N):
+        prev = np.uint64(state[i - 1])
+        state[i] = np.uint32(
+            (np.uint64(1812433253) * (prev ^ (prev >> np.uint64(30))) + np.uint64(i))
+            & np.uint64(0xFFFFFFFF)
+        )
+    state[N] = N
+
+
+@njit(cache=True)
+def seed_key(state: np.ndarray, key: np.ndarray) -> None:
+    """``init_by_array(key)``: what ``random.Random(seed)`` does with the seed's 32-bit
+    words (least significant first)."""
+    _init_genrand(state, np.uint32(19650218))
+    i = 1
+    j = 0
+    n_key = key.shape[0]
+    k = N if N > n_key else n_key
+    while k > 0:
+        prev = np.uint64(state[i - 1])
+        x = (np.uint64(state[i]) ^ ((prev ^ (prev >> np.uint64(30))) * np.uint64(1664525)))
+        x = x + np.uint64(key[j]) + np.uint64(j)
+        state[i] = np.uint32(x & np.uint64(0xFFFFFFFF))
+        i += 1
+        j += 1
+        if i >= N:
+            state[0] = state[N - 1]
+            i = 1
+        if j >= n_key:
+            j = 0
+        k -= 1
+    k = N - 1
+    while k > 0:
+        prev = np.uint64(state[i - 1])
+        x = (np.uint64(state[i]) ^ ((prev ^ (prev >> np.uint64(30))) * np.uint64(1566083941)))
+        x = (x - np.uint64(i)) & np.uint64(0xFFFFFFFF)
+        state[i] = np.uint32(x)
+        i += 1
+        if i >= N:
+            state[0] = state[N - 1]
+            i = 1
+        k -= 1
+    state[0] = np.uint32(0x80000000)
+    state[N] = N
+
+
+@njit(cache=True)
+def seed_int(state: np.ndarray, seed: np.int64) -> None:
+    """``random.Random(seed)`` for a non-negative integer seed below 2**63 (CPython
+    seeds with ``abs(seed)``; callers pass what they would pass to ``random.Random``)."""
+    n = seed if seed >= 0 else -seed
+    if n == 0:
+        key = np.zeros(1, dtype=np.uint32)
+    else:
+        words = 0
+        m = n
+        while m > 0:
+            words += 1
+            m >>= 32
+        key = np.zeros(words, dtype=np.uint32)
+        for w in range(words):
+            key[w] = np.uint32(n & 0xFFFFFFFF)
+            n >>= 32
+    seed_key(state, key)
+
+
+def key_of(seed: int | str | bytes) -> np.ndarray:
+    """The 32-bit key words ``random.Random(seed)`` seeds with, for any int, str or bytes
+    seed (CPython's version-2 seeding: a str is ``seed + sha512(seed)`` as one integer)."""
+    if isinstance(seed, (str, bytes, bytearray)):
+        from hashlib import sha512
+
+        raw = seed.encode() if isinstance(seed, str) else bytes(seed)
+        seed = int.from_bytes(raw + sha512(raw).digest(), "big")
+    n = abs(int(seed))
+    words = [0] if n == 0 else []
+    while n:
+        words.append(n & 0xFFFFFFFF)
+        n >>= 32
+    return np.array(words, dtype=np.uint32)
+
+
+@njit(cache=True)
+def genrand_uint32(state: np.ndarray) -> np.uint32:
+    """The next 32-bit word (``genrand_uint32`` of CPython's _randommodule.c)."""
+    mti = state[N]
+    if mti >= N:
+        for kk in range(N - M):
+            y = (state[kk] & UPPER_MASK) | (state[kk + 1] & LOWER_MASK)
+            state[kk] = state[kk + M] ^ (y >> np.uint32(1)) ^ (MATRIX_A if y & 1 else np.uint32(0))
+        for kk in range(N - M, N - 1):
+            y = (state[kk] & UPPER_MASK) | (state[kk + 1] & LOWER_MASK)
+            state[kk] = state[kk + (M - N)] ^ (y >> np.uint32(1)) ^ (
+                MATRIX_A if y & 1 else np.uint32(0)
+            )
+        y = (state[N - 1] & UPPER_MASK) | (state[0] & LOWER_MASK)
+        state[N - 1] = state[M - 1] ^ (y >> np.uint32(1)) ^ (MATRIX_A if y & 1 else np.uint32(0))
+        mti = 0
+    y = state[mti]
+    state[N] = mti + 1
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return y
+
+
+@njit(cache=True)
+def getrandbits(state: np.ndarray, k: np.int64) -> np.int64:
+    """``random.Random.getrandbits(k)`` for 1 <= k <= 63 (words filled least
+    significant first; the last word keeps its high bits, as CPython does)."""
+    if k <= 32:
+        return np.int64(genrand_uint32(state) >> np.uint32(32 - k))
+    low = np.int64(genrand_uint32(state))
+    high = np.int64(genrand_uint32(state) >> np.uint32(64 - k))
+    return (high << 32) | low
+
+
+@njit(cache=True)
+def bit_length(n: np.int64) -> np.int64:
+    k = 0
+    while n > 0:
+        k += 1
+        n >>= 1
+    return k
+
+
+@njit(cache=True)
+def randbelow(state: np.ndarray, n: np.int64) -> np.int64:
+    """``random.Random._randbelow(n)`` = ``randrange(n)`` for n >= 1: a rejection loop on
+    ``getrandbits(n.bit_length())``."""
+    k = bit_length(n)
+    r = getrandbits(state, k)
+    while r >= n:
+        r = getrandbits(state, k)
+    return r
+
+
+@njit(cache=True)
+def roll(state: np.ndarray, sides: np.int64) -> np.int64:
+    """One die of ``sides`` faces, as :meth:`RandomRoller.roll` draws it."""
+    return randbelow(state, sides) + 1
+
+
+@njit(cache=True)
+def random_float(state: np.ndarray) -> float:
+    """``random.Random.random()``: 53 bits from two words."""
+    a = genrand_uint32(state) >> np.uint32(5)
+    b = genrand_uint32(state) >> np.uint32(6)
+    return (np.float64(a) * 67108864.0 + np.float64(b)) * (1.0 / 9007199254740992.0)
