@@ -27,7 +27,8 @@ from typing import Any, TextIO
 
 from escaramuza.agents.policy import PolicyMeta, write_meta
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.training.config import TrainConfig
+from escaramuza.rules.core.files import atomic_write
+from escaramuza.training.config import TrainConfig, rounded_timesteps
 from escaramuza.training.envs import make_train_env, ruleset_of
 
 #: The evaluation env's seed offset: never the same battles as the training envs.
@@ -251,6 +252,20 @@ def export_policy(model: Any, path: Path, meta: PolicyMeta) -> Path:
     return path
 
 
+def timesteps_note(requested: int, planned: int, n_steps: int, n_envs: int) -> str:
+    """The line ``train`` prints before training: how many timesteps it trains and, when
+    that is not ``--timesteps``, why (PPO's whole rollouts, :func:`rounded_timesteps`)."""
+    if planned == requested:
+        return f"training {planned} timesteps\n"
+    rollout = n_steps * n_envs
+    return (
+        f"training {planned} timesteps, not the {requested} asked for: PPO learns from whole "
+        f"rollouts of n_steps x n_envs = {n_steps} x {n_envs} = {rollout} timesteps and "
+        f"rounds the total up to them; ask for a multiple of {rollout} (or change "
+        f"hyperparameters.n_steps or --n-envs) to train exactly that\n"
+    )
+
+
 def train(
     config: TrainConfig,
     out: str | Path,
@@ -266,7 +281,8 @@ def train(
     resume_path = Path(resume) if resume is not None else None
     check_config(config)
     prepare_run_dir(run, resume_path)
-    (run / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+    # Written once before anything else can fail, then again with the trained timesteps.
+    atomic_write(run / "config.yaml", config.to_yaml())
     # Small MLPs: torch's thread pool costs more than it saves (docs/training.md).
     torch.set_num_threads(config.torch_threads)
     meta = meta_for(config)
@@ -297,8 +313,13 @@ def train(
                 f"--resume {resume_path}: the checkpoint is already at {model.num_timesteps} "
                 f"timesteps; raise --timesteps above it"
             )
-        show = progress_bar and optional("tqdm") and optional("rich")
         start_steps = model.num_timesteps if resume_path else 0
+        planned = rounded_timesteps(config.timesteps, model.n_steps, venv.num_envs, start_steps)
+        atomic_write(run / "config.yaml", config.to_yaml(planned))
+        if log is not None:
+            log.write(timesteps_note(config.timesteps, planned, model.n_steps, venv.num_envs))
+            log.flush()
+        show = progress_bar and optional("tqdm") and optional("rich")
         started = time.perf_counter()
         model.learn(
             total_timesteps=remaining,
@@ -328,6 +349,7 @@ def train(
                          last_eval)
     summary = {
         "timesteps": result.timesteps,
+        "timesteps_requested": config.timesteps,
         "seconds": round(seconds, 2),
         "fps": round(((result.timesteps - start_steps) / seconds) if seconds > 0 else 0.0, 1),
         "first_update_loss": first_loss.loss,
