@@ -36,6 +36,7 @@ from escaramuza.agents import make_agent
 from escaramuza.playtest import (
     BattleRecord,
     PlaytestConfig,
+    Progress,
     Runner,
     ScenarioRef,
     proportion,
@@ -169,8 +170,10 @@ def evaluate(
     n: int = DEFAULT_N,
     seed: int = DEFAULT_SEED,
     workers: int = 1,
+    progress: bool = False,
 ) -> Evaluation:
-    """Play ``n`` battles of every (scenario, heroes agent, enemies agent)."""
+    """Play ``n`` battles of every (scenario, heroes agent, enemies agent); ``progress``
+    draws one bar over all of them (on stderr, a terminal only: escaramuza/progress.py)."""
     if n <= 0:
         raise EscaramuzaError(f"-n must be a positive number of battles, not {n}")
     if len(agents) < 2:
@@ -181,15 +184,19 @@ def evaluate(
     base = PlaytestConfig(n=n, seed=seed, workers=workers)
     base.validate()
     result = Evaluation(list(agents), [r.name for r in refs], n, seed)
-    with Runner(base) as runner:
-        runner.start()
-        for ref in refs:
-            for heroes in agents:
-                for enemies in agents:
-                    config = dataclasses.replace(base, heroes=heroes, enemies=enemies)
-                    result.records[(ref.name, heroes, enemies)] = run_battles(
-                        ref, config, runner
-                    )
+    bar = Progress(len(refs) * len(agents) ** 2 * n, "evaluate", progress)
+    try:
+        with Runner(base) as runner:
+            runner.start()
+            for ref in refs:
+                for heroes in agents:
+                    for enemies in agents:
+                        config = dataclasses.replace(base, heroes=heroes, enemies=enemies)
+                        result.records[(ref.name, heroes, enemies)] = run_battles(
+                            ref, config, runner, bar
+                        )
+    finally:
+        bar.close()
     return result
 
 
@@ -313,13 +320,14 @@ def run(
     report: str | None,
     as_json: bool,
     out: TextIO,
+    progress: bool = True,
 ) -> int:
     agents = parse_agents(agents_text)
     if report is not None:
         from escaramuza.report import prepare_dir
 
         prepare_dir(report)  # fail before the battles, not after
-    doc = evaluate(scenarios, agents, n, seed, workers).document()
+    doc = evaluate(scenarios, agents, n, seed, workers, progress).document()
     if report is not None:
         write_report(doc, report)
     out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"

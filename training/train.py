@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.agents.policy import PolicyMeta, write_meta
+from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write
 from escaramuza.training.config import TrainConfig, rounded_timesteps
@@ -83,6 +84,22 @@ def _first_loss_callback() -> Any:
             return True
 
     return FirstLoss()
+
+
+def _progress_callback() -> Any:
+    from stable_baselines3.common.callbacks import ProgressBarCallback
+
+    from escaramuza.progress import progress_bar
+
+    class StderrProgressBar(ProgressBarCallback):
+        """SB3's progress bar (tqdm drawn by rich), drawn on stderr: SB3's own draws on
+        rich's default console, stdout (escaramuza/progress.py)."""
+
+        def _on_training_start(self) -> None:
+            total = self.locals["total_timesteps"] - self.model.num_timesteps
+            self.pbar = progress_bar(total, "training", unit="timesteps")
+
+    return StderrProgressBar()
 
 
 def _meta_checkpoint(save_freq: int, folder: Path, meta: PolicyMeta) -> Any:
@@ -319,13 +336,13 @@ def train(
         if log is not None:
             log.write(timesteps_note(config.timesteps, planned, model.n_steps, venv.num_envs))
             log.flush()
-        show = progress_bar and optional("tqdm") and optional("rich")
+        if shows(progress_bar):
+            callbacks.append(_progress_callback())
         started = time.perf_counter()
         model.learn(
             total_timesteps=remaining,
             callback=CallbackList(callbacks),
             reset_num_timesteps=resume_path is None,
-            progress_bar=show,
         )
         seconds = time.perf_counter() - started
         final = run / "final.zip"
