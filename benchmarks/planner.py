@@ -51,6 +51,7 @@ from escaramuza.agents.search import (
     MCTSAgent,
 )
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
+from escaramuza.progress import progress_bar
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
@@ -83,6 +84,7 @@ def strength(
     chunk: int,
     config: dict[str, Any],
     first_seed: int = 0,
+    progress: bool = False,
 ) -> list[str]:
     end = first_seed + battles
     jobs = [
@@ -101,10 +103,13 @@ def strength(
     diffs = []
     # Rows are printed as soon as both arms of a scenario are done, so a long run that
     # is stopped early still reports the scenarios it finished.
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # The bar is on stderr (a terminal only); the rows and chunk lines stay on stdout.
+    bar = progress_bar(sum(job[3] for job in jobs), "strength", progress)
+    with bar, ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(_arm, job) for job in jobs]
         for future in as_completed(futures):
             name, arm, first, wins, count, secs, deviated = future.result()
+            bar.update(count)
             row = totals.setdefault((name, arm), [0, 0, 0.0, 0])
             row[0] += wins
             row[1] += count
@@ -245,7 +250,13 @@ def combine(paths: list[str]) -> list[str]:
     return lines
 
 
-def latency(samples: int, budget_ms: float, seed: int) -> list[str]:
+def latency(samples: int, budget_ms: float, seed: int, progress: bool = False) -> list[str]:
+    bar = progress_bar(samples, "latency", progress, unit="decisions")
+    with bar:
+        return _latency(samples, budget_ms, seed, bar)
+
+
+def _latency(samples: int, budget_ms: float, seed: int, bar: Any) -> list[str]:
     scenario = load_scenario(LATENCY_SCENARIO)
     rng = random.Random(seed)
     times: list[float] = []
@@ -267,6 +278,7 @@ def latency(samples: int, budget_ms: float, seed: int) -> list[str]:
         t0 = time.perf_counter()
         result = suggest(state, budget_ms=budget_ms, seed=battle_seed)
         times.append((time.perf_counter() - t0) * 1000.0)
+        bar.update(1)
         rollouts += result.iterations
         counts.append(result.iterations)
         searched += result.elapsed_ms
@@ -312,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="paired test of the sweep agent (standard errors)")
     parser.add_argument("--first-seed", type=int, default=0,
                         help="battle seeds first-seed … first-seed+battles-1 (to extend a run)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (shown on stderr when it is a terminal)")
     parser.add_argument("--skip-strength", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--combine", nargs="+", metavar="LOG",
@@ -335,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     names = args.scenarios or list(shipped_scenarios())
     if not args.skip_latency:
-        for line in latency(args.latency_samples, args.budget_ms, seed=1):
+        for line in latency(args.latency_samples, args.budget_ms, seed=1,
+                            progress=not args.no_progress):
             print(line, flush=True)
     if not args.skip_strength:
         config: dict[str, Any] = {
@@ -350,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
             f"arms; heroes heuristic; mcts enemies {config}",
             flush=True,
         )
-        lines = strength(names, args.battles, args.workers, args.chunk, config, args.first_seed)
+        lines = strength(names, args.battles, args.workers, args.chunk, config, args.first_seed,
+                         progress=not args.no_progress)
         print(lines[-1], flush=True)
     return 0
 

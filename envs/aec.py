@@ -11,6 +11,10 @@ single-agent env: zero-sum unless a draw is priced).
 All agents are terminated when the battle ends, truncated at the round limit
 (reason ``"timeout"``).
 
+PettingZoo's ``aec_to_parallel`` refuses it with :class:`NotParallelizableError`
+pointing to ``escaramuza.envs.parallel_env`` (every combatant an agent) and to
+``turn_based_aec_to_parallel`` (which works: one side acts per step).
+
 ``raw_env`` raises :class:`IllegalActionError` for an unmasked action;
 ``env()`` wraps it PettingZoo's usual way (an illegal move ends the game
 with −1 for the mover, bounds asserted, order enforced).
@@ -21,7 +25,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
@@ -36,9 +39,10 @@ from escaramuza.envs.common import (
     load_env_scenario,
     resolve_ruleset,
 )
-from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
+from escaramuza.envs.multiagent import AgentSpaces, legal_listing
+from escaramuza.envs.observation import ObservationEncoder
 from escaramuza.rules.core.dice import RandomRoller
-from escaramuza.rules.core.errors import EscaramuzaError, IllegalActionError
+from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.events import ActionTaken, Event
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
@@ -46,6 +50,33 @@ from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 
 AGENTS: tuple[str, ...] = (Side.HEROES.value, Side.ENEMIES.value)
+
+#: What PettingZoo's ``aec_to_parallel`` is told instead of its generic assertion.
+NOT_PARALLELIZABLE = (
+    "the escaramuza AEC env cannot go through aec_to_parallel: its agents are the two "
+    "sides and a side often decides several times in a row (each of its combatants' turns, "
+    "its reactions), while aec_to_parallel needs every agent to act once per cycle. Use "
+    "escaramuza.envs.parallel_env(ruleset=..., scenario=...), the ParallelEnv with every "
+    "combatant as an agent (Cairn's declarations in one step), or "
+    "pettingzoo.utils.conversions.turn_based_aec_to_parallel(env) for the two sides "
+    "taking turns"
+)
+
+
+class NotParallelizableError(TypeError):
+    """``aec_to_parallel`` on the AEC env (see :data:`NOT_PARALLELIZABLE`)."""
+
+
+class _Metadata(dict[str, Any]):
+    """The AEC env's metadata. PettingZoo's ``aec_to_parallel`` reads
+    ``metadata.get("is_parallelizable")`` first and asserts it, with a message that
+    names neither the reason nor an alternative; this answers that one read with
+    :class:`NotParallelizableError` saying both. Indexing gives ``False`` as usual."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "is_parallelizable":
+            raise NotParallelizableError(NOT_PARALLELIZABLE)
+        return super().get(key, default)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -56,15 +87,17 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AgentSpaces, AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Both sides of an escaramuza battle as PettingZoo agents (see the module docstring)."""
 
-    metadata: dict[str, Any] = {
-        "render_modes": ["ansi", "rgb_array"],
-        "name": "escaramuza_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata: dict[str, Any] = _Metadata(
+        {
+            "render_modes": ["ansi", "rgb_array"],
+            "name": "escaramuza_v0",
+            "is_parallelizable": False,
+            "render_fps": 2,
+        }
+    )
 
     def __init__(
         self,
@@ -88,18 +121,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.encoder = ObservationEncoder(self.ruleset, max_combatants, max_zones)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        self.action_spaces = {a: spaces.Discrete(self.codec.n) for a in AGENTS}
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(
-                        -OBS_BOUND, OBS_BOUND, shape=(self.encoder.size,), dtype=np.float32
-                    ),
-                    "action_mask": spaces.Box(0, 1, shape=(self.codec.n,), dtype=np.int8),
-                }
-            )
-            for a in AGENTS
-        }
+        self.init_spaces(list(AGENTS), self.encoder, self.codec)
         self._np_random: np.random.Generator | None = None
         self._state: BattleState | None = None
         self._roller: RandomRoller | None = None
@@ -111,19 +133,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    @property
-    def battle(self) -> BattleState:
-        """The engine state (for agents and tests)."""
-        if self._state is None:
-            raise EscaramuzaError("call reset() first")
-        return self._state
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None or self._np_random is None:
@@ -159,7 +168,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise IllegalActionError(
                 f"action {int(action)} is not legal for {agent} "
                 f"({state.pending.actor if state.pending else 'nobody'}); legal: "
-                + ", ".join(f"{i}={a}" for i, a in list(self._legal.items())[:12])
+                + legal_listing(self._legal)
             )
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -266,13 +266,19 @@ class ObservationEncoder:
             plan = self._plan = _Plan(self, scenario)
         return plan
 
-    def encode(self, state: BattleState, side: Side) -> np.ndarray:
-        """The observation of ``state`` for the learner playing ``side``."""
+    def encode(self, state: BattleState, side: Side, actor: str | None = None) -> np.ndarray:
+        """The observation of ``state`` for the learner playing ``side``.
+
+        The acting combatant (its flag, the distances) is the pending decision's actor,
+        or ``actor`` when given: one of a group deciding together
+        (``Ruleset.simultaneous``), seen as if its own decision were the pending one.
+        """
         plan = self.plan(state.scenario)
         pending = state.pending
         if pending is not None:
-            hops = plan.hop_rows[state.by_id[pending.actor].zone]
-            ones = [plan.acting_at[pending.actor]]
+            acting = pending.actor if actor is None else actor
+            hops = plan.hop_rows[state.by_id[acting].zone]
+            ones = [plan.acting_at[acting]]
         else:
             hops = plan.no_hops
             ones = []

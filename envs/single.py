@@ -21,6 +21,7 @@ from escaramuza.envs.common import (
     load_env_scenario,
     resolve_ruleset,
 )
+from escaramuza.envs.multiagent import legal_listing
 from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError, IllegalActionError
@@ -327,12 +328,10 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         state = self.state
         if self.illegal_action == "raise":
             meant = self.codec.decode(state, index) if 0 <= index < self.codec.n else None
-            legal = ", ".join(f"{i}={a}" for i, a in list(self._legal.items())[:12])
-            more = " …" if len(self._legal) > 12 else ""
             raise IllegalActionError(
                 f"action {index} ({meant if meant is not None else 'an empty slot'}) is not "
                 f"legal for {state.pending.actor if state.pending else 'nobody'}; the "
-                f"{len(self._legal)} legal actions are: {legal}{more}"
+                f"{len(self._legal)} legal actions are: {legal_listing(self._legal)}"
             )
         self._events = []
         # Nothing changed, so the observation is the decision's kept one (issue 9, item 6:

@@ -25,7 +25,6 @@ import json
 import math
 import multiprocessing
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -38,6 +37,7 @@ import numpy as np
 from escaramuza.agents import make_agent
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.runner import play_battle
+from escaramuza.progress import progress_bar
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.events import Damaged, Event, RoundStarted, StatusChanged
 from escaramuza.rules.core.model import Side, Status
@@ -370,37 +370,22 @@ def chunk_size_for(seconds_per_battle: float, remaining: int, workers: int) -> i
 
 
 class Progress:
-    """A one-line progress bar on stderr (issue 7, item 5); silent when disabled."""
+    """Counts the battles played (the web page reads ``done``) and draws the commands'
+    progress bar (escaramuza/progress.py: stderr, a terminal only) when enabled."""
 
     def __init__(
         self, total: int, label: str, enabled: bool, stream: TextIO | None = None
     ) -> None:
         self.total = total
-        self.label = label
-        self.enabled = enabled
-        self.stream = stream if stream is not None else sys.stderr
         self.done = 0
-        self.started = time.monotonic()
-        self._last = 0.0
+        self._bar = progress_bar(total, label, enabled, stream)
 
     def update(self, count: int) -> None:
         self.done += count
-        now = time.monotonic()
-        if self.enabled and (now - self._last >= 0.1 or self.done >= self.total):
-            self._last = now
-            width = 30
-            filled = int(width * self.done / max(self.total, 1))
-            rate = self.done / max(now - self.started, 1e-9)
-            self.stream.write(
-                f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
-                f"{self.done}/{self.total} battles, {rate:.0f}/s "
-            )
-            self.stream.flush()
+        self._bar.update(count)
 
     def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+        self._bar.close()
 
 
 # -- backends -------------------------------------------------------------------
@@ -875,6 +860,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--address", metavar="ADDR", help="Ray cluster to join (--backend ray)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (shown on stderr when it is a terminal)")
     parser.add_argument(
         "--report", metavar="DIR", help="write summary.json, report.md and PNG plots to DIR"
     )
@@ -900,8 +887,8 @@ def cmd_playtest(args: argparse.Namespace, out: TextIO) -> int:
         from escaramuza.report import prepare_dir
 
         report_dir = prepare_dir(args.report)  # fail before the battles, not after
-    show = not args.json and sys.stderr.isatty()
-    result = playtest(args.scenarios, config, show_progress=show)
+    # On stderr and only on a terminal (escaramuza/progress.py), so never in --json's stdout.
+    result = playtest(args.scenarios, config, show_progress=not args.no_progress)
     if report_dir is not None:
         from escaramuza.report import write_report
 

@@ -53,7 +53,8 @@ def add_parsers(commands: Any) -> None:
     train.add_argument("--config", metavar="FILE", help="YAML configuration (docs/training.md)")
     train.add_argument("--resume", metavar="CHECKPOINT",
                        help="continue from RUN_DIR/checkpoints/….zip up to --timesteps in total")
-    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.add_argument("--no-progress", action="store_true",
+                       help="no progress bar (shown on stderr when it is a terminal)")
     train.add_argument("--out", metavar="RUN_DIR", required=True, help="folder of the run")
 
     evaluate = commands.add_parser(
@@ -77,6 +78,8 @@ def add_parsers(commands: Any) -> None:
     evaluate.add_argument("--workers", type=int, default=1,
                           help="processes (default 1; 0 = all cores)")
     evaluate.add_argument("--json", action="store_true", help="print the JSON document")
+    evaluate.add_argument("--no-progress", action="store_true",
+                          help="no progress bar (shown on stderr when it is a terminal)")
     evaluate.add_argument("--report", metavar="DIR",
                           help="write evaluation.json and heatmap.png to DIR")
     add_trust_option(evaluate)
@@ -135,7 +138,7 @@ def cmd_evaluate(args: argparse.Namespace, out: TextIO) -> int:
     if args.workers < 0:
         raise EscaramuzaError(f"--workers must be 0 (all cores) or positive, not {args.workers}")
     return run(args.scenarios, args.agents, args.n, args.seed, args.workers, args.report,
-               args.json, out, args.trust_policy)
+               args.json, out, args.trust_policy, progress=not args.no_progress)
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:

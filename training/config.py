@@ -120,8 +120,34 @@ class TrainConfig(BaseModel):
             raise ValueError("opponent: self-play trains against snapshots; leave --opponent out")
         return self
 
-    def to_yaml(self) -> str:
-        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+    def to_yaml(self, trained_timesteps: int | None = None) -> str:
+        """The YAML of ``RUN_DIR/config.yaml``; with ``trained_timesteps``, that number
+        beside ``timesteps`` (what the run trains: whole rollouts, :func:`rounded_timesteps`)."""
+        text = yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+        if trained_timesteps is None:
+            return text
+        return (
+            f"{text}# `timesteps` rounded up to whole rollouts of n_steps x n_envs "
+            f"(docs/training.md); derived, so a --config read ignores it\n"
+            f"{TRAINED_KEY}: {trained_timesteps}\n"
+        )
+
+
+#: The key ``config.yaml`` records the trained timesteps under (see ``to_yaml``).
+TRAINED_KEY = "trained_timesteps"
+
+
+def rounded_timesteps(requested: int, n_steps: int, n_envs: int, start: int = 0) -> int:
+    """The timesteps PPO trains when asked for ``requested`` in total from ``start``.
+
+    SB3's PPO (and MaskablePPO) learns from whole rollouts: each collects
+    ``n_steps`` steps in each of the ``n_envs`` envs, and ``learn`` collects rollouts
+    while fewer than ``requested`` timesteps are done, so the total is ``start`` plus
+    the remaining timesteps rounded UP to a multiple of ``n_steps × n_envs``.
+    """
+    rollout = n_steps * n_envs
+    remaining = max(requested - start, 0)
+    return start + -(-remaining // rollout) * rollout
 
 
 def _error(source: str, exc: ValidationError) -> EscaramuzaError:
@@ -151,6 +177,8 @@ def load_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConf
         if loaded is not None and not isinstance(loaded, dict):
             raise EscaramuzaError(f"--config {path}: expected a mapping of settings")
         data = dict(loaded or {})
+    # Written by `escaramuza train` beside `timesteps`, recomputed by every run.
+    data.pop(TRAINED_KEY, None)
     for key, value in overrides.items():
         if value is not None:
             data[key] = value

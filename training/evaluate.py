@@ -36,6 +36,7 @@ from escaramuza.agents import make_agent
 from escaramuza.playtest import (
     BattleRecord,
     PlaytestConfig,
+    Progress,
     Runner,
     ScenarioRef,
     proportion,
@@ -132,6 +133,10 @@ class Evaluation:
 
     def document(self) -> dict[str, Any]:
         ratings = openskill_ratings(self.agents, self.games())
+        # The matrix, the text tables and the heat map list the agents by rating rank
+        # (best first), so a reader meets them in one order everywhere; "agents" keeps
+        # the --agents order as given.
+        ranked = [r.agent for r in ratings]
         return {
             "schema": SCHEMA,
             "agents": self.agents,
@@ -147,13 +152,15 @@ class Evaluation:
             "battles_per_pairing": self.n,
             "seed": self.seed,
             "matrix": {
-                "rows": self.agents,
-                "columns": self.agents,
-                "cells": [[self.cell(a, b) for b in self.agents] for a in self.agents],
+                "rows": ranked,
+                "columns": ranked,
+                "cells": [[self.cell(a, b) for b in ranked] for a in ranked],
             },
             "ratings": {
                 "model": "openskill.PlackettLuce",
-                "agents": [r.to_dict() for r in ratings],
+                "agents": [
+                    {"rank": rank, **r.to_dict()} for rank, r in enumerate(ratings, start=1)
+                ],
             },
         }
 
@@ -165,8 +172,10 @@ def evaluate(
     seed: int = DEFAULT_SEED,
     workers: int = 1,
     trust_policy: bool = False,
+    progress: bool = False,
 ) -> Evaluation:
-    """Play ``n`` battles of every (scenario, heroes agent, enemies agent)."""
+    """Play ``n`` battles of every (scenario, heroes agent, enemies agent); ``progress``
+    draws one bar over all of them (on stderr, a terminal only: escaramuza/progress.py)."""
     if n <= 0:
         raise EscaramuzaError(f"-n must be a positive number of battles, not {n}")
     if len(agents) < 2:
@@ -177,15 +186,19 @@ def evaluate(
     base = PlaytestConfig(n=n, seed=seed, workers=workers, trust_policy=trust_policy)
     base.validate()
     result = Evaluation(list(agents), [r.name for r in refs], n, seed)
-    with Runner(base) as runner:
-        runner.start()
-        for ref in refs:
-            for heroes in agents:
-                for enemies in agents:
-                    config = dataclasses.replace(base, heroes=heroes, enemies=enemies)
-                    result.records[(ref.name, heroes, enemies)] = run_battles(
-                        ref, config, runner
-                    )
+    bar = Progress(len(refs) * len(agents) ** 2 * n, "evaluate", progress)
+    try:
+        with Runner(base) as runner:
+            runner.start()
+            for ref in refs:
+                for heroes in agents:
+                    for enemies in agents:
+                        config = dataclasses.replace(base, heroes=heroes, enemies=enemies)
+                        result.records[(ref.name, heroes, enemies)] = run_battles(
+                            ref, config, runner, bar
+                        )
+    finally:
+        bar.close()
     return result
 
 
@@ -197,8 +210,11 @@ def _pct(rate: float, ci: Sequence[float]) -> str:
 
 
 def render_text(doc: dict[str, Any]) -> str:
-    agents = doc["agents"]
-    keys = [f"#{i + 1}" for i in range(len(agents))]
+    # Rank order (document() sorts the matrix by rating): "#1" is the best-rated agent,
+    # in the ratings, in the tables' rows and in their column keys alike.
+    agents = doc["matrix"]["rows"]
+    rank = {r["agent"]: r["rank"] for r in doc["ratings"]["agents"]}
+    keys = [f"#{rank[a]}" for a in agents]
     lines = [
         f"{len(agents)} agents, {len(doc['scenarios'])} scenario(s), "
         f"{doc['battles_per_pairing']} battles per pairing and side, seed {doc['seed']}",
@@ -233,13 +249,15 @@ def render_text(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def heatmap_png(doc: dict[str, Any]) -> bytes:
-    """The win matrix as a heat map: row agent's win rate against the column agent."""
+def heatmap_figure(doc: dict[str, Any]) -> Any:
+    """The win matrix as a matplotlib ``Figure``: the row agent's win rate against the
+    column agent, rows and columns in the matrix's own order (rating rank), so the
+    picture and ``evaluation.json`` agree."""
     import matplotlib
 
     from escaramuza.report import DPI, RC
 
-    agents = doc["agents"]
+    agents = doc["matrix"]["rows"]
     cells = doc["matrix"]["cells"]
     values = [[c["win_rate"] for c in row] for row in cells]
     k = len(agents)
@@ -262,14 +280,24 @@ def heatmap_png(doc: dict[str, Any]) -> bytes:
         ax.set_xticks(range(k), agents, rotation=30, ha="right", fontsize=8)
         ax.set_yticks(range(k), agents, fontsize=8)
         ax.set_xlabel("opponent")
-        ax.set_ylabel("agent")
+        ax.set_ylabel("agent (by rating rank)")
         ax.set_title("win rate of the row against the column (both sides)", fontsize=9)
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         fig.tight_layout()
-        import io
+    return fig
 
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+
+def heatmap_png(doc: dict[str, Any]) -> bytes:
+    """:func:`heatmap_figure` as PNG bytes (fixed size and fonts, no "Software" metadata)."""
+    import io
+
+    import matplotlib
+
+    from escaramuza.report import DPI, RC
+
+    buf = io.BytesIO()
+    with matplotlib.rc_context(RC):
+        heatmap_figure(doc).savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
 
@@ -295,13 +323,14 @@ def run(
     as_json: bool,
     out: TextIO,
     trust_policy: bool = False,
+    progress: bool = True,
 ) -> int:
     agents = parse_agents(agents_text, trust_policy)
     if report is not None:
         from escaramuza.report import prepare_dir
 
         prepare_dir(report)  # fail before the battles, not after
-    doc = evaluate(scenarios, agents, n, seed, workers, trust_policy).document()
+    doc = evaluate(scenarios, agents, n, seed, workers, trust_policy, progress).document()
     if report is not None:
         write_report(doc, report)
     out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"

@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.agents.policy import PolicyMeta, checkpoint_objects, write_meta
+from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.training.config import TrainConfig
+from escaramuza.rules.core.files import atomic_write
+from escaramuza.training.config import TrainConfig, rounded_timesteps
 from escaramuza.training.envs import make_train_env, ruleset_of
 
 #: The evaluation env's seed offset: never the same battles as the training envs.
@@ -82,6 +84,22 @@ def _first_loss_callback() -> Any:
             return True
 
     return FirstLoss()
+
+
+def _progress_callback() -> Any:
+    from stable_baselines3.common.callbacks import ProgressBarCallback
+
+    from escaramuza.progress import progress_bar
+
+    class StderrProgressBar(ProgressBarCallback):
+        """SB3's progress bar (tqdm drawn by rich), drawn on stderr: SB3's own draws on
+        rich's default console, stdout (escaramuza/progress.py)."""
+
+        def _on_training_start(self) -> None:
+            total = self.locals["total_timesteps"] - self.model.num_timesteps
+            self.pbar = progress_bar(total, "training", unit="timesteps")
+
+    return StderrProgressBar()
 
 
 def _meta_checkpoint(save_freq: int, folder: Path, meta: PolicyMeta) -> Any:
@@ -258,6 +276,20 @@ def export_policy(model: Any, path: Path, meta: PolicyMeta) -> Path:
     return path
 
 
+def timesteps_note(requested: int, planned: int, n_steps: int, n_envs: int) -> str:
+    """The line ``train`` prints before training: how many timesteps it trains and, when
+    that is not ``--timesteps``, why (PPO's whole rollouts, :func:`rounded_timesteps`)."""
+    if planned == requested:
+        return f"training {planned} timesteps\n"
+    rollout = n_steps * n_envs
+    return (
+        f"training {planned} timesteps, not the {requested} asked for: PPO learns from whole "
+        f"rollouts of n_steps x n_envs = {n_steps} x {n_envs} = {rollout} timesteps and "
+        f"rounds the total up to them; ask for a multiple of {rollout} (or change "
+        f"hyperparameters.n_steps or --n-envs) to train exactly that\n"
+    )
+
+
 def train(
     config: TrainConfig,
     out: str | Path,
@@ -273,7 +305,8 @@ def train(
     resume_path = Path(resume) if resume is not None else None
     check_config(config)
     prepare_run_dir(run, resume_path)
-    (run / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+    # Written once before anything else can fail, then again with the trained timesteps.
+    atomic_write(run / "config.yaml", config.to_yaml())
     # Small MLPs: torch's thread pool costs more than it saves (docs/training.md).
     torch.set_num_threads(config.torch_threads)
     meta = meta_for(config)
@@ -304,14 +337,19 @@ def train(
                 f"--resume {resume_path}: the checkpoint is already at {model.num_timesteps} "
                 f"timesteps; raise --timesteps above it"
             )
-        show = progress_bar and optional("tqdm") and optional("rich")
         start_steps = model.num_timesteps if resume_path else 0
+        planned = rounded_timesteps(config.timesteps, model.n_steps, venv.num_envs, start_steps)
+        atomic_write(run / "config.yaml", config.to_yaml(planned))
+        if log is not None:
+            log.write(timesteps_note(config.timesteps, planned, model.n_steps, venv.num_envs))
+            log.flush()
+        if shows(progress_bar):
+            callbacks.append(_progress_callback())
         started = time.perf_counter()
         model.learn(
             total_timesteps=remaining,
             callback=CallbackList(callbacks),
             reset_num_timesteps=resume_path is None,
-            progress_bar=show,
         )
         seconds = time.perf_counter() - started
         final = run / "final.zip"
@@ -335,6 +373,7 @@ def train(
                          last_eval)
     summary = {
         "timesteps": result.timesteps,
+        "timesteps_requested": config.timesteps,
         "seconds": round(seconds, 2),
         "fps": round(((result.timesteps - start_steps) / seconds) if seconds > 0 else 0.0, 1),
         "first_update_loss": first_loss.loss,

@@ -193,6 +193,17 @@ class Cairn(Ruleset):
             return []
         return self.actions_for(state, state.by_id[state.pending.actor])
 
+    def simultaneous(self, state: BattleState) -> dict[str, list[Action]]:
+        """The side's whole queue of declarers: CA-02 "Todas las acciones se declaran antes
+        de resolverse" — a declaration only joins ``data["declared"]``, which no legal
+        action reads, so each declarer's options are the same before and after the others
+        declare."""
+        if state.pending is None or state.outcome is not None:
+            return {}
+        return {
+            actor: self.actions_for(state, state.by_id[actor]) for actor in state.data["queue"]
+        }
+
     @staticmethod
     def can_move(c: Combatant) -> bool:
         # CA-13 Desjarretado: "can barely move".

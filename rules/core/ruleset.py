@@ -100,6 +100,21 @@ class Ruleset(ABC):
     def apply(self, state: BattleState, action: Action, roller: Roller) -> list[Event]:
         """Carry out a legal action and advance ``state.pending``; return the events."""
 
+    def simultaneous(self, state: BattleState) -> dict[str, list[Action]]:
+        """Every combatant deciding now, on the same information, with its legal actions,
+        in the order :meth:`apply` takes their decisions (the first is the pending actor).
+
+        A turn-based ruleset asks one combatant at a time: the pending actor and
+        :meth:`legal_actions` (this default). A ruleset whose combatants declare
+        together and resolve together (Cairn, CA-02) lists the whole group: none of
+        their declarations may change another's legal actions, so each can choose
+        without seeing the others' (the PettingZoo parallel env takes them in one step).
+        Empty when the battle is over.
+        """
+        if state.pending is None or state.outcome is not None:
+            return {}
+        return {state.pending.actor: self.legal_actions(state)}
+
     def band(self, hops: int) -> int:
         """Map a hop distance to this ruleset's band index."""
         return min(hops, len(self.band_names) - 1)

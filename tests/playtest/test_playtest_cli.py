@@ -90,8 +90,10 @@ def test_playtest_same_seed_same_output(capsys: pytest.CaptureFixture[str]) -> N
     assert first == second
 
 
-@pytest.mark.parametrize(("extra", "shown"), [([], True), (["--json"], False)])
-def test_playtest_progress_bar_only_on_a_terminal_without_json(
+@pytest.mark.parametrize(
+    ("extra", "shown"), [([], True), (["--json"], True), (["--no-progress"], False)]
+)
+def test_playtest_progress_bar_on_a_terminal_unless_no_progress(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     extra: list[str],
@@ -100,23 +102,34 @@ def test_playtest_progress_bar_only_on_a_terminal_without_json(
     terminal = FakeTerminal()
     monkeypatch.setattr("sys.stderr", terminal)
     code = main(["playtest", FAST, "-n", "10", *extra])
-    capsys.readouterr()
+    out = capsys.readouterr().out
     assert code == 0
-    assert ("10/10 battles" in terminal.getvalue()) is shown
+    assert ("10/10" in terminal.getvalue()) is shown
+    # The bar is on stderr only: stdout holds the text or the JSON document alone.
+    assert "━" not in out
+    if "--json" in extra:
+        assert json.loads(out)["schema"] == SCHEMA
 
 
 def test_playtest_progress_bar_draws_and_is_silent_when_disabled() -> None:
-    stream = io.StringIO()
+    stream = FakeTerminal()
     bar = Progress(4, "x", True, stream)
     bar.update(2)
     bar.update(2)
     bar.close()
-    assert "4/4 battles" in stream.getvalue() and stream.getvalue().endswith("\n")
-    quiet = io.StringIO()
+    assert bar.done == 4
+    assert "4/4" in stream.getvalue() and "100%" in stream.getvalue()
+    quiet = FakeTerminal()
     off = Progress(4, "x", False, quiet)
     off.update(4)
     off.close()
-    assert quiet.getvalue() == ""
+    assert quiet.getvalue() == "" and off.done == 4
+    # Not a terminal: nothing, even when asked for.
+    piped = io.StringIO()
+    on = Progress(4, "x", True, piped)
+    on.update(4)
+    on.close()
+    assert piped.getvalue() == ""
 
 
 # -- bad arguments -----------------------------------------------------------------

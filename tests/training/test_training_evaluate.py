@@ -158,3 +158,40 @@ def test_parse_agents_errors(text: str, message: str) -> None:
 
     with pytest.raises(EscaramuzaError, match="^" + message.replace("(", r"\(")):
         parse_agents(text)
+
+
+@pytest.fixture()
+def doc_passive_first(with_passive: None) -> dict:
+    # --agents names the weaker agent first: the rank order differs from the given one.
+    return evaluate([SCENARIO], ["passive", "random"], n=N, seed=4).document()
+
+
+def test_matrix_ratings_and_text_list_agents_by_rank(doc_passive_first: dict) -> None:
+    doc = doc_passive_first
+    assert doc["agents"] == ["passive", "random"]  # as given in --agents
+    # passive never wins (it never deals damage): random is rated first.
+    ratings = doc["ratings"]["agents"]
+    assert [(r["rank"], r["agent"]) for r in ratings] == [(1, "random"), (2, "passive")]
+    assert doc["matrix"]["rows"] == doc["matrix"]["columns"] == ["random", "passive"]
+    cells = doc["matrix"]["cells"]
+    assert cells[1][0]["wins"] == 0 and cells[0][1]["wins"] >= N  # row passive, col random
+    text = evaluate_module.render_text(doc)
+    lines = text.splitlines()
+    at = lines.index("Ratings (OpenSkill Plackett-Luce; ranked by mu - 3 sigma):")
+    assert lines[at + 1].lstrip().startswith("#1 random")
+    assert lines[at + 2].lstrip().startswith("#2 passive")
+    header = lines[lines.index(next(ln for ln in lines if ln.startswith("Win rate"))) + 1]
+    assert header.split() == ["#1", "#2"]
+
+
+def test_heatmap_axes_follow_the_json_matrix(doc_passive_first: dict) -> None:
+    fig = evaluate_module.heatmap_figure(doc_passive_first)
+    ax = fig.axes[0]
+    rows = doc_passive_first["matrix"]["rows"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == rows
+    assert [t.get_text() for t in ax.get_xticklabels()] == doc_passive_first["matrix"]["columns"]
+    # The cell drawn at (row i, column j) shows the JSON's cell [i][j].
+    cells = doc_passive_first["matrix"]["cells"]
+    for text in ax.texts:
+        j, i = (round(v) for v in text.get_position())
+        assert text.get_text().startswith(f"{100 * cells[i][j]['win_rate']:.0f}%")

@@ -86,6 +86,23 @@ def test_ca02_declare_all_then_resolve_heroes_then_enemies() -> None:
     assert state.round == 2 and state.pending.actor == "h1"
 
 
+def test_ca02_simultaneous_lists_the_sides_declarers_with_unchanging_options() -> None:
+    """ "Todas las acciones se declaran antes de resolverse": the whole side's queue decides
+    together, and a declaration leaves the later declarers' legal actions as they were."""
+    state = battle([fighter("h1"), fighter("h2", zone="c"), fighter("e1", "enemies", zone="b"),
+                    fighter("e2", "enemies", zone="d")])
+    group = state.ruleset.simultaneous(state)
+    assert list(group) == ["h1", "h2"]  # scenario order; the enemies declare next side turn
+    assert group["h1"] == state.ruleset.legal_actions(state)
+    apply_action(state, attack(state, "h1", "e1"), ScriptedRoller([]))
+    assert state.pending is not None and state.pending.actor == "h2"
+    # h2's options, listed before h1 declared, are the engine's now that h2 is pending.
+    assert group["h2"] == state.ruleset.legal_actions(state)
+    assert list(state.ruleset.simultaneous(state)) == ["h2"]
+    play(state, [attack(state, "h2", "e2")], ["d6=1", "d6=1"])
+    assert list(state.ruleset.simultaneous(state)) == ["e1", "e2"]
+
+
 def test_ca02_round_limit_ends_battle_on_heroes_turn() -> None:
     state = battle([fighter("h"), fighter("e", "enemies")], round_limit=2)
     play(state, [wait("h"), wait("e"), wait("h"), wait("e")], [])

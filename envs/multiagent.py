@@ -1,0 +1,58 @@
+"""What the two PettingZoo envs (AEC and parallel) share: spaces, the engine state, messages."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from escaramuza.envs.codec import ActionCodec
+from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.state import BattleState
+
+
+def masked_observation_space(encoder: ObservationEncoder, codec: ActionCodec) -> spaces.Dict:
+    """``Dict(observation=Box, action_mask=Box(int8))``: PettingZoo's masked observation."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(
+                -OBS_BOUND, OBS_BOUND, shape=(encoder.size,), dtype=np.float32
+            ),
+            "action_mask": spaces.Box(0, 1, shape=(codec.n,), dtype=np.int8),
+        }
+    )
+
+
+def legal_listing(legal: dict[int, Action], most: int = 12) -> str:
+    """``"3=…, 17=…"``: the first ``most`` legal actions of a decision, for error messages."""
+    shown = ", ".join(f"{i}={a}" for i, a in list(legal.items())[:most])
+    return shown + (" …" if len(legal) > most else "")
+
+
+class AgentSpaces:
+    """One space object per agent, returned every time (PettingZoo seeds them), and the
+    engine state behind the env."""
+
+    action_spaces: dict[str, spaces.Space]
+    observation_spaces: dict[str, spaces.Space]
+    _state: BattleState | None
+
+    def init_spaces(
+        self, agents: list[str], encoder: ObservationEncoder, codec: ActionCodec
+    ) -> None:
+        self.action_spaces = {a: spaces.Discrete(codec.n) for a in agents}
+        self.observation_spaces = {a: masked_observation_space(encoder, codec) for a in agents}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def battle(self) -> BattleState:
+        """The engine state (for agents and tests)."""
+        if self._state is None:
+            raise EscaramuzaError("call reset() first")
+        return self._state
