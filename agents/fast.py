@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.rules.core.errors import EscaramuzaError
@@ -156,6 +156,20 @@ def choose_engine(
             f"run on the fast path: {why} (use --engine auto or reference)"
         )
     return REFERENCE, why
+
+
+def add_engine_option(parser: Any, what: str) -> None:
+    """``--engine auto|fast|reference`` on a command (playtest, evaluate, suggest, gm);
+    ``what`` names what it decides ("battles", "the search's rollouts")."""
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=DEFAULT_ENGINE,
+        help=f"who plays {what}: auto (default: the ruleset's compiled kernel where it "
+        "plays them, else the reference engine), fast (the kernel, or exit 2 naming what "
+        "it refuses) or reference (the engine). Same seed, same result on both; see "
+        "docs/fast-path.md",
+    )
 
 
 def engine_line(used: str, reason: str | None) -> str:

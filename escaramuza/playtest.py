@@ -38,9 +38,9 @@ import numpy as np
 from escaramuza.agents import make_agent
 from escaramuza.agents.fast import (
     DEFAULT_ENGINE,
-    ENGINES,
     FAST,
     REFERENCE,
+    add_engine_option,
     check_engine,
     choose_engine,
     engine_line,
@@ -943,22 +943,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--report", metavar="DIR", help="write summary.json, report.md and PNG plots to DIR"
     )
-    add_engine_option(parser, "battles")
+    add_engine_option(parser, "the battles")
     add_trust_option(parser)
     return parser
-
-
-def add_engine_option(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--engine auto|fast|reference`` (playtest, evaluate)."""
-    parser.add_argument(
-        "--engine",
-        choices=ENGINES,
-        default=DEFAULT_ENGINE,
-        help=f"who plays the {what}: auto (default: a ruleset's compiled kernel where it "
-        "plays the scenario and agents, else the reference engine), fast (the kernel, or "
-        "exit 2 naming what it refuses) or reference (the engine). Same seed, same "
-        "battles on both; see docs/fast-path.md",
-    )
 
 
 def cmd_playtest(args: argparse.Namespace, out: TextIO) -> int:

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from escaramuza.agents.fast import add_engine_option
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.training.config import ALGOS, SIDES
@@ -79,6 +80,7 @@ def add_parsers(commands: Any) -> None:
     evaluate.add_argument("--json", action="store_true", help="print the JSON document")
     evaluate.add_argument("--report", metavar="DIR",
                           help="write evaluation.json and heatmap.png to DIR")
+    add_engine_option(evaluate, "the battles of every pairing")
     add_trust_option(evaluate)
 
 
@@ -135,7 +137,7 @@ def cmd_evaluate(args: argparse.Namespace, out: TextIO) -> int:
     if args.workers < 0:
         raise EscaramuzaError(f"--workers must be 0 (all cores) or positive, not {args.workers}")
     return run(args.scenarios, args.agents, args.n, args.seed, args.workers, args.report,
-               args.json, out, args.trust_policy)
+               args.json, out, args.trust_policy, args.engine)
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:
