@@ -9,12 +9,14 @@ from escaramuza.rules.core.errors import UnknownNameError
 AGENT_NAMES = ("random", "heuristic", *(f"heuristic:{t}" for t in TEMPERAMENTS), "mcts")
 
 
-def make_agent(spec: str | Agent, trust_policy: bool = False) -> Agent:
+def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None = None) -> Agent:
     """An agent from its CLI name or an agent object.
 
     Names: ``random``; ``heuristic`` (each combatant's scenario temperament);
     ``heuristic:T`` or just ``T`` for a temperament T overriding the scenario's;
-    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search.py);
+    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search.py),
+    optionally ending in ``:auto`` / ``:fast`` / ``:reference``, the engine of its
+    rollouts (``engine`` is the default for a spec naming none: docs/fast-path.md);
     ``policy:PATH`` for a trained model, loaded without unpickling unless
     ``trust_policy`` (``--trust-policy``, agents/policy.py).
     """
@@ -27,7 +29,7 @@ def make_agent(spec: str | Agent, trust_policy: bool = False) -> Agent:
     if spec == "mcts" or spec.startswith("mcts:"):
         from escaramuza.agents.search import parse_mcts_spec
 
-        return parse_mcts_spec(spec)
+        return parse_mcts_spec(spec, engine)
     if spec.startswith("policy:"):  # a trained model (agents/policy.py, docs/training.md)
         from escaramuza.agents.policy import parse_policy_spec
 

@@ -67,10 +67,21 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from escaramuza.agents.fast import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    FAST,
+    REFERENCE,
+    EngineRefusal,
+    check_engine,
+    find_kernel,
+)
+from escaramuza.agents.fast import refusal as fast_refusal
 from escaramuza.agents.heuristic import heuristic_choice
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.events import Event
+from escaramuza.rules.core.kernel import Kernel, KernelRefusal, RolloutBatch
 from escaramuza.rules.core.model import Action, DecisionKind, Side
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.state import BattleState
@@ -250,6 +261,10 @@ class SearchResult:
     seeds: list[int] = field(default_factory=list)
     #: Why the search stopped (:data:`STOP_REASONS`).
     stopped: str = "budget"
+    #: Which engine played the rollouts (``"fast"``: the ruleset's kernel, or
+    #: ``"reference"``), and why not the kernel when ``engine="auto"`` fell back.
+    engine: str = "reference"
+    engine_refusal: str | None = None
 
     def child(self, action: Action) -> Node:
         return self.root.children.get(action) or Node()
@@ -518,7 +533,9 @@ class MCTS:
         z: float = DEFAULT_Z,
         metric: str = "value",
         min_shared: int = MIN_SHARED,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
+        check_engine(engine, "the MCTS engine")
         if iterations is None and budget_ms is None:
             raise EscaramuzaError("an MCTS budget needs iterations, milliseconds or both")
         check_budget(budget_ms, iterations)
@@ -565,6 +582,46 @@ class MCTS:
         self.z = z
         self.metric = metric
         self.min_shared = min_shared
+        #: Where rollouts run (docs/fast-path.md): ``auto`` (the ruleset's kernel when it
+        #: accepts the state, else the engine), ``fast`` (the kernel or an error) or
+        #: ``reference``. Rollouts below a tree (``expand_after``) stay on the engine.
+        self.engine = engine
+
+    def _kernel(
+        self, state: BattleState, actions: list[Action]
+    ) -> tuple[Kernel | None, str | None]:
+        """The kernel for this search's rollouts, warmed, or None and why not.
+
+        ``engine="fast"`` raises :class:`EngineRefusal` where ``auto`` would fall back."""
+        if self.engine == REFERENCE:
+            return None, None
+        why = self._refusal(state)
+        kernel = find_kernel(state.ruleset.id) if why is None else None
+        if kernel is not None and kernel not in _WARM:
+            # The first call compiles the kernel or loads it from numba's cache: once per
+            # process, before any clock starts. A state it refuses leaves it cold.
+            try:
+                kernel.rollouts(state, actions[:1], [0], self.horizon, self.rollout_temperament,
+                                MAX_ROLLOUT_DECISIONS)
+                _WARM.add(kernel)
+            except KernelRefusal as exc:
+                kernel, why = None, str(exc)
+        if kernel is None and self.engine == FAST:
+            raise EngineRefusal(f"--engine fast: the planner's rollouts cannot run on the "
+                                f"fast path: {why}")
+        return kernel, why
+
+    def _refusal(self, state: BattleState) -> str | None:
+        """Why these rollouts cannot run on a kernel (None: they may)."""
+        if self.expand_after != math.inf:
+            # Inside a tree the searching side's later decisions are the tree's, which a
+            # kernel does not know: only tree-less rollouts (the agent, suggest) batch.
+            return "a tree below the root (expand_after) is searched on the engine"
+        pending = state.pending
+        assert pending is not None
+        own = f"heuristic:{self.rollout_temperament}" if self.rollout_temperament else "heuristic"
+        specs = [own, "heuristic"] if pending.side is Side.HEROES else ["heuristic", own]
+        return fast_refusal(state.scenario, specs)
 
     # -- the search -----------------------------------------------------------
     def search(
@@ -574,9 +631,11 @@ class MCTS:
         pending = state.pending
         if state.outcome is not None or pending is None:
             raise EscaramuzaError("the battle is over: there is no decision to search")
-        start = time.perf_counter()
-        deadline = start + self.budget_ms / 1000.0 if self.budget_ms is not None else math.inf
         actions = state.ruleset.legal_actions(state)
+        # Before the clock starts: the kernel's one-time compile (or load from numba's
+        # cache) never eats the search budget (docs/fast-path.md).
+        kernel, why = self._kernel(state, actions)
+        start = time.perf_counter()
         heuristic = heuristic_choice(state, actions, rng, self.rollout_temperament)
         # The heuristic's pick comes first: with a tiny budget the ranking then at least
         # contains the "in character" baseline, and it is the paired reference.
@@ -589,24 +648,58 @@ class MCTS:
             child.samples = []  # a reused tree's samples were rolled on other dice
             child.win_samples = []
         seeds: list[int] = []
+        runner = _Rollouts(self, state, root, seeds, rng, kernel, why)
         if self.root == "race":
-            return self._race(state, rng, root, actions, heuristic, order, seeds, start)
+            result = self._race(state, rng, root, actions, heuristic, order, seeds, start, runner)
+        else:
+            result = self._plain(state, root, actions, heuristic, order, seeds, start, runner)
+        result.engine, result.engine_refusal = runner.engine, runner.why
+        return result
+
+    def _plain(
+        self,
+        state: BattleState,
+        root: Node,
+        actions: list[Action],
+        heuristic: Action,
+        order: list[Action],
+        seeds: list[int],
+        start: float,
+        runner: _Rollouts,
+    ) -> SearchResult:
+        """``root="ucb"`` or ``"sweep"``: the rollouts :meth:`_ucb` / :meth:`_sweeps` ask
+        for, in the chunks they give, until the budget ends (checked before each chunk,
+        and a chunk never runs past an iteration budget) or the sweeps settle."""
+        pending = state.pending
+        assert pending is not None
+        deadline = start + self.budget_ms / 1000.0 if self.budget_ms is not None else math.inf
         done = 0
         settled = False
+        stop = False
         run = self._sweeps if self.root == "sweep" else self._ucb
-        for action in run(root, order, heuristic):
-            if self.iterations is not None and done >= self.iterations:
+        for item in run(root, order, heuristic):
+            played = 0
+            while True:
+                if self.iterations is not None and done >= self.iterations:
+                    stop = True
+                if done and time.perf_counter() >= deadline:
+                    stop = True
+                if stop:
+                    break
+                if item is None:  # the sweeps found nothing to choose between
+                    settled = stop = True
+                    break
+                active, sweeps = item
+                left = len(active) * sweeps - played
+                if left <= 0:
+                    break
+                room = self.iterations - done if self.iterations is not None else left
+                n = runner.chunk(min(left, room), deadline < math.inf)
+                runner.run([active[(played + i) % len(active)] for i in range(n)])
+                played += n
+                done += n
+            if stop:
                 break
-            if done and time.perf_counter() >= deadline:
-                break
-            if action is None:  # the sweeps found nothing to choose between
-                settled = True
-                break
-            k = len(root.children[action].samples) if action in root.children else 0
-            while len(seeds) <= k:
-                seeds.append(rng.getrandbits(63))
-            self._iterate(state, root, action, pending.side, pending.actor, seeds[k])
-            done += 1
         elapsed = (time.perf_counter() - start) * 1000.0
         return SearchResult(
             root, actions, pending.side, pending.actor, heuristic, done, elapsed, order, settled,
@@ -623,6 +716,7 @@ class MCTS:
         order: list[Action],
         seeds: list[int],
         start: float,
+        runner: _Rollouts,
     ) -> SearchResult:
         """``root="race"``: search until the best is clear of the rest.
 
@@ -639,6 +733,11 @@ class MCTS:
         tested after the sweeps whose number reaches the next check, about every 10 %
         more sweeps, so the tests cost little beside the rollouts. One legal action is
         not searched (``"single_action"``).
+
+        The rollouts run in chunks (:class:`_Rollouts`: one at a time on the engine under
+        a deadline, a batch per kernel call): a chunk is the rest of the current sweep and
+        the sweeps up to the next test, never past the iteration budget in force, so an
+        iteration budget gives the same search, rollout for rollout, on either engine.
         """
         pending = state.pending
         assert pending is not None
@@ -662,23 +761,29 @@ class MCTS:
         sweeps = 0
         check = 1
         stopped = ""
+        played = 0  # rollouts of the current sweep already played
+        timed = self.budget_ms is not None or self.max_ms is not None
         while not stopped:
-            for action in active:
-                if not extended and _reached(target, result.iterations):
-                    if ranking().verdict == "clear":
-                        stopped = "clear"
-                        break
-                    extended = True
-                if extended and (hit := _reached(limit, result.iterations)):
-                    stopped = self._stop_at_limit(hit, limit, target)
+            if not extended and _reached(target, result.iterations):
+                if ranking().verdict == "clear":
+                    stopped = "clear"
                     break
-                k = len(root.children[action].samples) if action in root.children else 0
-                while len(seeds) <= k:
-                    seeds.append(rng.getrandbits(63))
-                self._iterate(state, root, action, pending.side, pending.actor, seeds[k])
-                result.iterations += 1
-            else:
-                sweeps += 1
+                extended = True
+            if extended and (hit := _reached(limit, result.iterations)):
+                stopped = self._stop_at_limit(hit, limit, target)
+                break
+            # The rest of this sweep and the sweeps before the next test...
+            left = len(active) * (check - sweeps) - played
+            # ...but not past the iteration budget in force, where the next test is.
+            cap = limit[0] if extended else target[0]
+            room = cap - result.iterations if cap is not None else left
+            n = runner.chunk(min(left, room), timed)
+            runner.run([active[(played + i) % len(active)] for i in range(n)])
+            result.iterations += n
+            played += n
+            completed, played = divmod(played, len(active))
+            sweeps += completed
+            if completed:
                 if sweeps < check:
                     continue
                 check = max(sweeps + 1, math.ceil(sweeps * 1.1))
@@ -706,17 +811,24 @@ class MCTS:
             return "budget" if limit[0] == target[0] else "max_iterations"
         return "budget" if limit[1] == target[1] else "max_time"
 
-    def _ucb(self, root: Node, order: list[Action], heuristic: Action) -> Iterator[Action]:
+    def _ucb(
+        self, root: Node, order: list[Action], heuristic: Action
+    ) -> Iterator[tuple[list[Action], int]]:
+        """One rollout at a time, of the action UCB1 picks from what the last one gave."""
         while True:
-            yield self._select_root(root, order, heuristic)
+            yield [self._select_root(root, order, heuristic)], 1
 
     def _sweeps(
         self, root: Node, order: list[Action], heuristic: Action
-    ) -> Iterator[Action | None]:
+    ) -> Iterator[tuple[list[Action], int] | None]:
         """One rollout per active candidate per sweep, all on that sweep's dice; with an
         iteration budget, sequential halving: ⌈log₂ K⌉ stages of equal budget, the
         worse half (by mean over the stage's shared sweeps) dropped after each,
-        the heuristic's pick always kept as the reference."""
+        the heuristic's pick always kept as the reference.
+
+        Yields ``(active, m)``: m sweeps of the active candidates to play before the
+        next decision (the settling test or a halving; ``math.inf``: none is left), so
+        that a kernel can play them in one batch; None when the sweeps settled."""
         active = list(order)
         stages = max(1, math.ceil(math.log2(len(active)))) if len(active) > 1 else 1
         halve = self.halving and self.iterations is not None and len(active) > 2
@@ -724,8 +836,12 @@ class MCTS:
         sweeps = 0
         stage_end = max(1, int(per_stage // len(active))) if halve else math.inf
         while True:
-            yield from active
-            sweeps += 1
+            ahead = [stage_end - sweeps if len(active) > 2 else math.inf]
+            if self.settle > sweeps:
+                ahead.append(self.settle - sweeps)
+            m = min(ahead)
+            yield active, m  # type: ignore[misc]
+            sweeps += m  # type: ignore[assignment]
             if sweeps == self.settle and len(active) > 1 and _all_tied(
                 root, active, heuristic
             ):
@@ -814,30 +930,32 @@ class MCTS:
     def leaf_value(self, sim: BattleState, side: Side) -> float:
         """Value of where a rollout stopped, for ``side``, on [−1, 1] (module docstring)."""
         outcome = sim.outcome
-        if outcome is not None and outcome.winner is side:
+        winner = 0 if outcome is None or outcome.winner is None else (
+            1 if outcome.winner is side else -1
+        )
+        return self.value_of(
+            winner, outcome is not None, side_strength(sim, side), side_strength(sim, side.other)
+        )
+
+    def value_of(self, winner: int, finished: bool, own: float, foe: float) -> float:
+        """:meth:`leaf_value` from what a rollout's end gives (a kernel's
+        :class:`RolloutBatch` too): ``winner`` +1 / −1 / 0 for the searching side, whether
+        the battle ended, and the two sides' :func:`side_strength` — the same float
+        operations as :func:`side_value` and :func:`shaped_value`, so the same value."""
+        if winner > 0:
             return 1.0
-        if outcome is not None and outcome.winner is side.other:
+        if winner < 0:
             return -1.0
-        if outcome is None and self.horizon is not None:
+        if not finished and self.horizon is not None:
             # Cut at the horizon: how the fight is going, on the win/loss scale.
-            return 2.0 * side_value(sim, side) - 1.0
-        return self.draw + shaped_value(sim, side)
+            return 2.0 * (own / (own + foe) if own + foe > 0.0 else 0.5) - 1.0
+        return self.draw + SHAPING * (own - foe)
 
     def _backup(self, sim: BattleState, path: list[Node], side: Side, walk: _Walk) -> None:
-        value = self.leaf_value(sim, side)
         outcome = sim.outcome
         win = outcome is not None and outcome.winner is side
         loss = outcome is not None and outcome.winner is side.other
-        for n in path:
-            n.visits += 1
-            n.value += value
-            n.wins += win
-            n.losses += loss
-        if len(path) > 1:
-            path[1].samples.append(value)
-            path[1].win_samples.append(1.0 if win else 0.0)
-            if walk.knocked_out:
-                path[1].knocked_out += 1
+        _add(path, self.leaf_value(sim, side), win, loss, walk.knocked_out)
 
     def _select_root(self, root: Node, order: list[Action], heuristic: Action) -> Action:
         """UCB1 over every legal root action, each tried once before any twice, with a
@@ -884,6 +1002,145 @@ class MCTS:
             if score > best_score:
                 best, best_score = action, score
         return best
+
+
+def _add(path: list[Node], value: float, win: bool, loss: bool, knocked_out: bool) -> None:
+    """Back one rollout's end up ``path`` (the root, then the root action's node…)."""
+    for n in path:
+        n.visits += 1
+        n.value += value
+        n.wins += win
+        n.losses += loss
+    if len(path) > 1:
+        path[1].samples.append(value)
+        path[1].win_samples.append(1.0 if win else 0.0)
+        if knocked_out:
+            path[1].knocked_out += 1
+
+
+#: Kernels already called once in this process (compiled or loaded from the cache).
+_WARM: set[object] = set()
+#: A kernel call should take about this long under a deadline: long enough to make its
+#: overhead (exporting the state) small, short enough not to overrun the budget.
+KERNEL_CALL_SECONDS = 0.02
+
+
+class _Rollouts:
+    """Plays a search's rollouts on the engine, one by one, or on a kernel, in batches.
+
+    ``run(plan)`` plays the root actions of ``plan`` in order, the k-th rollout of an
+    action on ``seeds[k]`` (drawn from ``rng`` as needed, in order), and backs each up
+    exactly as :meth:`MCTS._iterate` does, in plan order (float sums in the same
+    order). On a kernel, the actions of the plan that share their seeds go in one
+    :meth:`Kernel.rollouts` call. A state the kernel refuses falls back to the engine
+    (``auto``) or raises :class:`EngineRefusal` (``fast``)."""
+
+    def __init__(
+        self,
+        planner: MCTS,
+        state: BattleState,
+        root: Node,
+        seeds: list[int],
+        rng: random.Random,
+        kernel: Kernel | None,
+        why: str | None,
+    ) -> None:
+        self.planner = planner
+        self.state = state
+        self.root = root
+        self.seeds = seeds
+        self.rng = rng
+        self.kernel = kernel
+        self.why = why
+        self.rate = 0.0  # kernel rollouts a second, measured
+
+    @property
+    def engine(self) -> str:
+        return FAST if self.kernel is not None else REFERENCE
+
+    def chunk(self, wanted: float, timed: bool) -> int:
+        """How many of ``wanted`` rollouts to play before the budget is checked again:
+        on the engine under a deadline one (as the search always did), else all of them;
+        on a kernel under a deadline about :data:`KERNEL_CALL_SECONDS` worth."""
+        if not timed:
+            return int(wanted)
+        if self.kernel is None:
+            return min(1, int(wanted))
+        fits = max(1, int(self.rate * KERNEL_CALL_SECONDS)) if self.rate else 1
+        return int(min(wanted, fits))
+
+    def _seed(self, k: int) -> int:
+        while len(self.seeds) <= k:
+            self.seeds.append(self.rng.getrandbits(63))
+        return self.seeds[k]
+
+    def run(self, plan: list[Action]) -> None:
+        if self.kernel is not None:
+            try:
+                self._run_kernel(plan)
+                return
+            except KernelRefusal as exc:
+                if self.planner.engine == FAST:
+                    raise EngineRefusal(
+                        f"--engine fast: the kernel refuses this state: {exc}"
+                    ) from None
+                self.kernel, self.why = None, str(exc)
+        pending = self.state.pending
+        assert pending is not None
+        children = self.root.children
+        for action in plan:
+            k = len(children[action].samples) if action in children else 0
+            self.planner._iterate(
+                self.state, self.root, action, pending.side, pending.actor, self._seed(k)
+            )
+
+    def _run_kernel(self, plan: list[Action]) -> None:
+        assert self.kernel is not None
+        pending = self.state.pending
+        assert pending is not None
+        children = self.root.children
+        # The seeds each action takes: its next ones, as many as its plan entries.
+        first: dict[Action, int] = {}
+        count: dict[Action, int] = {}
+        for action in plan:
+            if action not in first:
+                first[action] = len(children[action].samples) if action in children else 0
+            count[action] = count.get(action, 0) + 1
+        for action in plan:  # draw seeds in the order the engine would
+            self._seed(first[action] + count[action] - 1)
+        groups: dict[tuple[int, int], list[Action]] = {}
+        for action in first:
+            groups.setdefault((first[action], count[action]), []).append(action)
+        began = time.perf_counter()
+        where: dict[Action, tuple[RolloutBatch, int]] = {}
+        for (k, c), actions in groups.items():
+            batch = self.kernel.rollouts(
+                self.state, actions, self.seeds[k : k + c], self.planner.horizon,
+                self.planner.rollout_temperament, MAX_ROLLOUT_DECISIONS,
+            )
+            for i, action in enumerate(actions):
+                where[action] = (batch, i)
+        elapsed = time.perf_counter() - began
+        if elapsed > 0:
+            self.rate = len(plan) / elapsed
+        value_of = self.planner.value_of
+        taken = dict.fromkeys(first, 0)
+        for action in plan:
+            batch, i = where[action]
+            j = taken[action]
+            taken[action] = j + 1
+            winner = int(batch.winner[i, j])
+            child = children.get(action)
+            if child is None:
+                child = children[action] = Node()
+            _add(
+                [self.root, child],
+                float(value_of(winner, bool(batch.finished[i, j]), float(batch.own[i, j]),
+                               float(batch.foe[i, j]))),
+                winner > 0,
+                winner < 0,
+                bool(batch.actor_out[i, j]),
+            )
 
 
 def _reached(budget: tuple[int | None, float], done: int) -> str:
@@ -941,11 +1198,12 @@ class MCTSAgent:
         settle: int = SETTLE_SWEEPS,
         draw: float = DRAW,
         z: float = DEFAULT_Z,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
         self.planner = MCTS(
             iterations, budget_ms, uct_c, expand_after, rollout_temperament, bias,
             horizon=horizon, root=root, candidates=candidates, halving=halving, settle=settle,
-            draw=draw,
+            draw=draw, engine=engine,
         )
         self.seed = seed
         self.reuse = reuse
@@ -1021,18 +1279,28 @@ class MCTSAgent:
         self._kept_scenario = state.scenario
 
 
-def parse_mcts_spec(spec: str) -> MCTSAgent:
+def parse_mcts_spec(spec: str, engine: str | None = None) -> MCTSAgent:
     """``mcts`` (default iterations), ``mcts:N`` / ``mcts:Nms`` (N ms a decision),
-    ``mcts:Nit`` (N iterations a decision)."""
-    if spec == "mcts":
-        return MCTSAgent()
-    arg = spec.split(":", 1)[1].strip().lower() if ":" in spec else ""
+    ``mcts:Nit`` (N iterations a decision), each optionally followed by ``:auto``,
+    ``:fast`` or ``:reference``, the engine of the rollouts (``mcts:fast``,
+    ``mcts:96it:reference``; docs/fast-path.md). ``engine`` is the default when the
+    spec names none (a playtest's ``--engine reference`` passes it on)."""
+    words = [w.strip().lower() for w in spec.split(":")[1:]]
+    if words and words[-1] in ENGINES:
+        engine = words.pop()
+    engine = engine or DEFAULT_ENGINE
+    if not words:
+        return MCTSAgent(engine=engine)
+    arg = words[0]
     try:
+        if len(words) > 1:
+            raise ValueError(spec)
         if arg.endswith("it"):
-            return MCTSAgent(iterations=int(arg[:-2]))
-        return MCTSAgent(iterations=None, budget_ms=float(arg.removesuffix("ms")))
+            return MCTSAgent(iterations=int(arg[:-2]), engine=engine)
+        return MCTSAgent(iterations=None, budget_ms=float(arg.removesuffix("ms")), engine=engine)
     except ValueError:
         raise EscaramuzaError(
             f"bad MCTS budget {spec!r}: use mcts, mcts:500 or mcts:500ms (milliseconds a "
-            "decision) or mcts:300it (iterations a decision)"
+            "decision) or mcts:300it (iterations a decision), optionally followed by "
+            f":{', :'.join(ENGINES)} (the rollouts' engine)"
         ) from None

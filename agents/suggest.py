@@ -32,6 +32,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from escaramuza.agents.fast import DEFAULT_ENGINE
 from escaramuza.agents.heuristic import heuristic_choice
 from escaramuza.agents.search import (
     DEFAULT_Z,
@@ -175,6 +176,10 @@ class Suggestions:
     stopped: str = "budget"
     z: float = DEFAULT_Z
     min_shared: int = MIN_SHARED
+    #: Which engine played the rollouts (``"fast"`` / ``"reference"``) and, when
+    #: ``engine="auto"`` fell back to the reference engine, why (docs/fast-path.md).
+    engine: str = "reference"
+    engine_refusal: str | None = None
 
     @property
     def best(self) -> Suggestion:
@@ -208,6 +213,8 @@ class Suggestions:
                 "seed": self.seed,
                 "z": self.z,
                 "min_shared": self.min_shared,
+                "engine": self.engine,
+                "engine_refusal": self.engine_refusal,
             },
             "verdict": self.verdict,
             "best": None if self.best_action is None else self.best_action.to_dict(),
@@ -261,8 +268,8 @@ class Suggestions:
         the in-character pick first; the rows below it are separated from the best."""
         head = (
             f"Round {self.round} — {self.actor_name} ({self.side}, {self.decision}); "
-            f"search: {self.iterations} rollouts in {self.elapsed_ms:.0f} ms, "
-            f"{self.stopped_text()}"
+            f"search: {self.iterations} rollouts in {self.elapsed_ms:.0f} ms "
+            f"({self.engine} engine), {self.stopped_text()}"
         )
         policy = self.policy is not None
         header = ["#", "ACTION", "WIN % (95% CI)", "ROLLOUTS", "HIT", "E[DMG]", "DROP", "RISK"]
@@ -361,6 +368,7 @@ def suggest(
     max_ms: float | None = None,
     max_iterations: int | None = None,
     z: float = DEFAULT_Z,
+    engine: str = DEFAULT_ENGINE,
 ) -> Suggestions:
     """Rank the legal actions of the pending decision (see the module docstring).
 
@@ -372,7 +380,9 @@ def suggest(
     given ``seed``, with or without ``max_iterations``. ``policy`` (a ``PolicyAgent``
     or its spec, ``policy:PATH`` or just ``PATH``/a shipped policy name) fills each
     suggestion's ``policy_probability``; a policy trained for another ruleset or
-    sizes is an :class:`EscaramuzaError` naming it.
+    sizes is an :class:`EscaramuzaError` naming it. ``engine`` is where the rollouts
+    run (``auto``: the ruleset's kernel when it takes the state; docs/fast-path.md): the
+    same iteration budget gives the same ranking on either.
     """
     pending = state.pending
     if state.outcome is not None or pending is None:
@@ -403,7 +413,7 @@ def suggest(
     # measure the action alone.
     planner = MCTS(
         iterations=iterations, budget_ms=budget_ms, expand_after=None, root="race",
-        metric="win", z=z, max_ms=max_ms, max_iterations=max_iterations,
+        metric="win", z=z, max_ms=max_ms, max_iterations=max_iterations, engine=engine,
     )
     rng = random.Random(seed)
     result = planner.search(state, rng)
@@ -472,6 +482,8 @@ def suggest(
         stopped=result.stopped,
         z=z,
         min_shared=ranking.min_shared,
+        engine=result.engine,
+        engine_refusal=result.engine_refusal,
     )
 
 

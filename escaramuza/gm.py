@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from escaramuza.agents.fast import DEFAULT_ENGINE, add_engine_option
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.search import MAX_BUDGET_MS, MAX_ITERATIONS, MIN_BUDGET_MS, check_budget
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS, load_policy, suggest
@@ -93,6 +94,7 @@ class GMSession(cmd.Cmd):
         roll: str = "auto",
         steps: int = 0,
         max_ms: float = DEFAULT_MAX_MS,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
         super().__init__(stdin=stdin, stdout=stdout)
         # cmd uses input() (readline editing) only for the real terminal.
@@ -105,6 +107,8 @@ class GMSession(cmd.Cmd):
         self.steps = steps
         #: How long ``suggest`` may go on while the best is too close to call (``--max-ms``).
         self.max_ms = max_ms
+        #: Where ``suggest``'s rollouts run (``--engine``; docs/fast-path.md).
+        self.engine = engine
         self.applied = 0
         self.out: TextIO = stdout or sys.stdout
 
@@ -485,7 +489,8 @@ class GMSession(cmd.Cmd):
             max_ms = max(self.max_ms, budget)  # the session's default never cuts a budget
         elif max_ms < budget:
             raise GMError(f"max {max_ms:g} is below the budget ({budget:g} ms)")
-        result = suggest(self.state, budget_ms=budget, seed=self.seed + self.steps, max_ms=max_ms)
+        result = suggest(self.state, budget_ms=budget, seed=self.seed + self.steps, max_ms=max_ms,
+                         engine=self.engine)
         self.say(result.table())
 
     # -- history and files ------------------------------------------------------------
@@ -579,6 +584,7 @@ def run_session(
     seed: int = DEFAULT_SEED,
     roll: str = "auto",
     max_ms: float = DEFAULT_MAX_MS,
+    engine: str = DEFAULT_ENGINE,
 ) -> GMSession:
     """Open ``target`` (scenario or state file) and run the session until quit or EOF.
 
@@ -599,7 +605,7 @@ def run_session(
     elif isinstance(autosave, Path):
         path = autosave
     start = blank_battle(scenario) if state is None else state
-    session = GMSession(start, stdin, stdout, path, seed, roll, steps, max_ms)
+    session = GMSession(start, stdin, stdout, path, seed, roll, steps, max_ms, engine)
     out.write(
         f"escaramuza gm — {start.scenario.title} [{start.scenario.name}]. "
         "Type help for the commands.\n"
@@ -664,6 +670,7 @@ def add_parsers(commands: Any) -> None:
                           "as destiny_dice/emboscada)")
     sug.add_argument("--json", action="store_true",
                      help="print one JSON document (schema in docs/gm.md)")
+    add_engine_option(sug, "the search's rollouts")
     add_trust_option(sug)
 
     gm = commands.add_parser(
@@ -684,6 +691,7 @@ def add_parsers(commands: Any) -> None:
     gm.add_argument("--max-ms", type=float, default=DEFAULT_MAX_MS, metavar="MS",
                     help="how long suggest may go on while the best is too close to call "
                          f"(default {DEFAULT_MAX_MS:g}; suggest MS max MAX overrides it)")
+    add_engine_option(gm, "suggest's rollouts")
     save = gm.add_mutually_exclusive_group()
     save.add_argument("--autosave", metavar="FILE", default=None,
                       help="autosave file (default: <scenario>.autosave.json here)")
@@ -719,7 +727,8 @@ def run_command(args: Any, out: TextIO) -> int:
         )
         if not args.max_ms > 0:
             raise GMError("--max-ms must be positive")
-        run_session(args.target, None, out, autosave, args.seed, args.roll, args.max_ms)
+        run_session(args.target, None, out, autosave, args.seed, args.roll, args.max_ms,
+                    args.engine)
         return 0
     import json
 
@@ -742,7 +751,7 @@ def run_command(args: Any, out: TextIO) -> int:
     policy = load_policy(args.policy, trust=args.trust_policy) if args.policy else None
     state, _ = open_battle(args.target, args.seed)
     result = suggest(state, args.actor, budget_ms=budget, iterations=args.iterations,
-                     seed=args.seed, policy=policy, max_ms=max_ms)
+                     seed=args.seed, policy=policy, max_ms=max_ms, engine=args.engine)
     if args.json:
         out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:

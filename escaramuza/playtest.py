@@ -35,6 +35,16 @@ from typing import Any, TextIO
 import numpy as np
 
 from escaramuza.agents import make_agent
+from escaramuza.agents.fast import (
+    DEFAULT_ENGINE,
+    FAST,
+    REFERENCE,
+    add_engine_option,
+    check_engine,
+    choose_engine,
+    engine_line,
+    play_records,
+)
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.runner import play_battle
 from escaramuza.progress import progress_bar
@@ -110,6 +120,16 @@ class PlaytestConfig:
     chunk_size: int | None = None
     #: ``--trust-policy``: load ``policy:PATH`` files with SB3's unpickling loader.
     trust_policy: bool = False
+    #: ``--engine``: ``auto`` (a ruleset's compiled kernel where it plays the scenario and
+    #: the agents, else the engine), ``fast`` (the kernel or an error) or ``reference``.
+    #: The numbers never depend on it (docs/fast-path.md).
+    engine: str = DEFAULT_ENGINE
+
+    @property
+    def planner_engine(self) -> str:
+        """The engine of an ``mcts`` agent's rollouts when its spec names none: the
+        engine's when ``--engine reference``, else ``auto``."""
+        return REFERENCE if self.engine == REFERENCE else DEFAULT_ENGINE
 
     def validate(self) -> None:
         """Raise :class:`EscaramuzaError` for values a user can get wrong."""
@@ -129,6 +149,7 @@ class PlaytestConfig:
             raise EscaramuzaError(f"chunk size must be positive, not {self.chunk_size}")
         if self.seed < 0:
             raise EscaramuzaError(f"--seed must be a non-negative integer, not {self.seed}")
+        check_engine(self.engine)
         for spec in (self.heroes, self.enemies):
             # raises UnknownNameError for an unknown agent, UntrustedPolicyError for a
             # policy file that cannot be read without unpickling
@@ -324,17 +345,23 @@ class ChunkJob:
     start: int
     stop: int
     trust_policy: bool = False
+    #: The engine that plays the chunk, chosen once per scenario by the parent
+    #: (:func:`escaramuza.agents.fast.choose_engine`): ``"fast"`` or ``"reference"``.
+    engine: str = REFERENCE
+    #: The rollouts' engine of ``mcts`` agents whose spec names none.
+    planner_engine: str = DEFAULT_ENGINE
 
 
 def play_one(
     scenario: Scenario, heroes: str, enemies: str, seed: int, index: int,
-    trust_policy: bool = False,
+    trust_policy: bool = False, planner_engine: str = DEFAULT_ENGINE,
 ) -> BattleRecord:
-    """Play battle ``index``. Fresh agents every battle, so no agent memory can leak
-    from one battle to the next and make results depend on how battles were chunked."""
+    """Play battle ``index`` on the engine. Fresh agents every battle, so no agent memory
+    can leak from one battle to the next and make results depend on how battles were
+    chunked."""
     agents = {
-        Side.HEROES: make_agent(heroes, trust_policy=trust_policy),
-        Side.ENEMIES: make_agent(enemies, trust_policy=trust_policy),
+        Side.HEROES: make_agent(heroes, trust_policy=trust_policy, engine=planner_engine),
+        Side.ENEMIES: make_agent(enemies, trust_policy=trust_policy, engine=planner_engine),
     }
     battle = battle_seed(seed, index)
     # No ActionTaken lines: a record reads only the rules' events (runner.play_battle).
@@ -343,10 +370,14 @@ def play_one(
 
 
 def run_chunk(job: ChunkJob) -> list[BattleRecord]:
-    """Play one chunk (in whatever process or cluster node runs it)."""
+    """Play one chunk (in whatever process or cluster node runs it), on its engine: a
+    kernel plays the whole chunk in one call and gives the engine's records."""
     scenario = job.ref.load()
+    if job.engine == FAST:
+        return play_records(scenario, job.heroes, job.enemies, job.seed, job.start, job.stop)
     return [
-        play_one(scenario, job.heroes, job.enemies, job.seed, i, job.trust_policy)
+        play_one(scenario, job.heroes, job.enemies, job.seed, i, job.trust_policy,
+                 job.planner_engine)
         for i in range(job.start, job.stop)
     ]
 
@@ -502,35 +533,57 @@ class Runner:
         return out
 
 
+def scenario_engine(scenario: Scenario, config: PlaytestConfig) -> tuple[str, str | None]:
+    """The engine that plays ``scenario``'s battles and, when ``auto`` fell back to the
+    reference engine, why (``--engine fast`` refusing raises, exit 2)."""
+    return choose_engine(config.engine, scenario, (config.heroes, config.enemies))
+
+
 def run_battles(
     ref: ScenarioRef,
     config: PlaytestConfig,
     runner: Runner,
     progress: Progress | None = None,
+    engine: str | None = None,
 ) -> list[BattleRecord]:
-    """All ``config.n`` battles of one scenario, sorted by battle index."""
+    """All ``config.n`` battles of one scenario, sorted by battle index, on ``engine``
+    (``"fast"`` / ``"reference"``; None: :func:`scenario_engine` chooses)."""
     scenario = ref.load()
+    if engine is None:
+        engine = scenario_engine(scenario, config)[0]
     records: list[BattleRecord] = []
     tick = progress.update if progress is not None else (lambda _count: None)
     size = config.chunk_size
     start = 0
+
+    def job(a: int, b: int) -> ChunkJob:
+        return ChunkJob(ref, config.heroes, config.enemies, config.seed, a, b,
+                        config.trust_policy, engine, config.planner_engine)
+
     if size is None and runner.parallel:
         # Time a few battles here (they count) to size the chunks (issue 7, item 4).
-        began = time.perf_counter()
-        while start < config.n and time.perf_counter() - began < CALIBRATION_SECONDS:
-            records.append(play_one(scenario, config.heroes, config.enemies, config.seed, start,
-                                    config.trust_policy))
-            start += 1
+        if engine == FAST:
+            # The first kernel call compiles it or loads it from numba's cache: not timed.
+            records.extend(run_chunk(job(0, 1)))
+            start = 1
             tick(1)
-        per = (time.perf_counter() - began) / max(start, 1)
+        began = time.perf_counter()
+        timed = start
+        batch = 1
+        while start < config.n and time.perf_counter() - began < CALIBRATION_SECONDS:
+            # The engine one battle at a time (an mcts battle can take seconds); a kernel
+            # in doubling batches, since one battle is far below a call's overhead.
+            stop = min(config.n, start + batch)
+            records.extend(run_chunk(job(start, stop)))
+            tick(stop - start)
+            start = stop
+            batch = batch * 2 if engine == FAST else 1
+        per = (time.perf_counter() - began) / max(start - timed, 1)
         size = chunk_size_for(per, config.n - start, config.processes)
     elif size is None:
         # One process: chunks only pace the progress bar, ~1 % of the run each.
         size = max(1, math.ceil(config.n / 100))
-    jobs = [
-        ChunkJob(ref, config.heroes, config.enemies, config.seed, a, b, config.trust_policy)
-        for a, b in chunk_ranges(start, config.n, size)
-    ]
+    jobs = [job(a, b) for a, b in chunk_ranges(start, config.n, size)]
     records.extend(runner.run(jobs, tick))
     records.sort(key=lambda r: r.index)
     if [r.index for r in records] != list(range(config.n)):
@@ -715,13 +768,20 @@ def playtest(
     active = runner if runner is not None else Runner(config)
     try:
         active.start()
-        for ref in refs:
+        # Every scenario's engine first: --engine fast refuses before any battle.
+        engines = [scenario_engine(ref.load(), config) for ref in refs]
+        for ref, (engine, why) in zip(refs, engines, strict=True):
             bar = Progress(config.n, ref.name, show_progress)
             try:
-                records = run_battles(ref, config, active, bar)
+                records = run_battles(ref, config, active, bar, engine)
             finally:
                 bar.close()
-            result.summaries.append(summarize(ref.load(), records))
+            summary = summarize(ref.load(), records)
+            # Which engine played (docs/fast-path.md): the only keys that differ between
+            # --engine fast and --engine reference, since the battles are the same.
+            summary["engine"] = engine
+            summary["engine_refusal"] = why
+            result.summaries.append(summary)
             if keep_records:
                 result.records[ref.name] = records
     finally:
@@ -808,6 +868,11 @@ def render_text(result: PlaytestResult) -> str:
         "Rates with 95% Wilson intervals.",
         "",
     ]
+    for s in result.summaries:
+        # Which engine played each scenario, and why the kernel did not when it did not.
+        used = engine_line(s.get("engine", REFERENCE), s.get("engine_refusal"))
+        lines.append(f"{s['scenario']}: {used}")
+    lines.append("")
     header = ["", *[s["scenario"] for s in result.summaries]]
     rows = [header] + [[label, *[fn(s) for s in result.summaries]] for label, fn in _METRICS]
     lines.extend(_table(rows))
@@ -865,6 +930,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--report", metavar="DIR", help="write summary.json, report.md and PNG plots to DIR"
     )
+    add_engine_option(parser, "the battles")
     add_trust_option(parser)
     return parser
 
@@ -880,6 +946,7 @@ def cmd_playtest(args: argparse.Namespace, out: TextIO) -> int:
         backend=args.backend,
         address=args.address,
         trust_policy=args.trust_policy,
+        engine=args.engine,
     )
     config.validate()
     report_dir = None

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from escaramuza.agents.fast import add_engine_option
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.training.config import ALGOS, SIDES
@@ -82,6 +83,7 @@ def add_parsers(commands: Any) -> None:
                           help="no progress bar (shown on stderr when it is a terminal)")
     evaluate.add_argument("--report", metavar="DIR",
                           help="write evaluation.json and heatmap.png to DIR")
+    add_engine_option(evaluate, "the battles of every pairing")
     add_trust_option(evaluate)
 
 
@@ -138,7 +140,8 @@ def cmd_evaluate(args: argparse.Namespace, out: TextIO) -> int:
     if args.workers < 0:
         raise EscaramuzaError(f"--workers must be 0 (all cores) or positive, not {args.workers}")
     return run(args.scenarios, args.agents, args.n, args.seed, args.workers, args.report,
-               args.json, out, args.trust_policy, progress=not args.no_progress)
+               args.json, out, args.trust_policy, progress=not args.no_progress,
+               engine=args.engine)
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:

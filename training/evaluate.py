@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.agents import make_agent
+from escaramuza.agents.fast import DEFAULT_ENGINE, REFERENCE
 from escaramuza.playtest import (
     BattleRecord,
     PlaytestConfig,
@@ -41,6 +42,7 @@ from escaramuza.playtest import (
     ScenarioRef,
     proportion,
     run_battles,
+    scenario_engine,
 )
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.training.ratings import Game, openskill_ratings
@@ -77,6 +79,8 @@ class Evaluation:
     seed: int
     #: (scenario, heroes agent, enemies agent) → records sorted by battle index.
     records: dict[tuple[str, str, str], list[BattleRecord]] = field(default_factory=dict)
+    #: (scenario, heroes agent, enemies agent) → (engine that played, auto's refusal).
+    engines: dict[tuple[str, str, str], tuple[str, str | None]] = field(default_factory=dict)
 
     # -- statistics ---------------------------------------------------------------
     def pairing(self, scenario: str, heroes: str, enemies: str) -> dict[str, Any]:
@@ -84,7 +88,11 @@ class Evaluation:
         n = len(recs)
         h = sum(r.winner == "heroes" for r in recs)
         e = sum(r.winner == "enemies" for r in recs)
+        engine, why = self.engines.get((scenario, heroes, enemies), (REFERENCE, None))
         return {
+            # Which engine played the pairing: the only keys --engine changes.
+            "engine": engine,
+            "engine_refusal": why,
             "heroes": heroes,
             "enemies": enemies,
             "battles": n,
@@ -173,9 +181,12 @@ def evaluate(
     workers: int = 1,
     trust_policy: bool = False,
     progress: bool = False,
+    engine: str = DEFAULT_ENGINE,
 ) -> Evaluation:
-    """Play ``n`` battles of every (scenario, heroes agent, enemies agent); ``progress``
-    draws one bar over all of them (on stderr, a terminal only: escaramuza/progress.py)."""
+    """Play ``n`` battles of every (scenario, heroes agent, enemies agent), each pairing
+    on the engine :func:`~escaramuza.playtest.scenario_engine` chooses for ``engine``;
+    ``progress`` draws one bar over all of them (on stderr, a terminal only:
+    escaramuza/progress.py)."""
     if n <= 0:
         raise EscaramuzaError(f"-n must be a positive number of battles, not {n}")
     if len(agents) < 2:
@@ -183,20 +194,25 @@ def evaluate(
     if not scenarios:
         raise EscaramuzaError("--scenario: name at least one scenario")
     refs = [ScenarioRef.resolve(s) for s in scenarios]
-    base = PlaytestConfig(n=n, seed=seed, workers=workers, trust_policy=trust_policy)
+    base = PlaytestConfig(n=n, seed=seed, workers=workers, trust_policy=trust_policy,
+                          engine=engine)
     base.validate()
     result = Evaluation(list(agents), [r.name for r in refs], n, seed)
-    bar = Progress(len(refs) * len(agents) ** 2 * n, "evaluate", progress)
+    configs = {
+        (ref.name, h, e): (ref, dataclasses.replace(base, heroes=h, enemies=e))
+        for ref in refs for h in agents for e in agents
+    }
+    # Every pairing's engine first: --engine fast refuses before any battle.
+    for key, (ref, config) in configs.items():
+        result.engines[key] = scenario_engine(ref.load(), config)
+    bar = Progress(len(configs) * n, "evaluate", progress)
     try:
         with Runner(base) as runner:
             runner.start()
-            for ref in refs:
-                for heroes in agents:
-                    for enemies in agents:
-                        config = dataclasses.replace(base, heroes=heroes, enemies=enemies)
-                        result.records[(ref.name, heroes, enemies)] = run_battles(
-                            ref, config, runner, bar
-                        )
+            for key, (ref, config) in configs.items():
+                result.records[key] = run_battles(
+                    ref, config, runner, bar, engine=result.engines[key][0]
+                )
     finally:
         bar.close()
     return result
@@ -237,6 +253,7 @@ def render_text(doc: dict[str, Any]) -> str:
             out.append(f"  {label[a]:<{width}}" + "".join("  " + t.rjust(col) for t in row))
         return out
 
+    lines += ["", engine_summary(doc)]
     lines += ["", "Win rate of the row against the column (both sides; 95% Wilson interval):"]
     lines += table(
         [[_pct(c["win_rate"], c["ci95"]) for c in row] for row in doc["matrix"]["cells"]]
@@ -247,6 +264,20 @@ def render_text(doc: dict[str, Any]) -> str:
         lines += table([[_pct(by[(h, e)]["rate"], by[(h, e)]["ci95"]) for h in agents]
                         for e in agents])
     return "\n".join(lines) + "\n"
+
+
+def engine_summary(doc: dict[str, Any]) -> str:
+    """The text report's line saying which engine played the pairings (and why the
+    kernel did not, where it did not)."""
+    pairings = [p for s in doc["scenarios"] for p in s["pairings"]]
+    fast = sum(p.get("engine") == "fast" for p in pairings)
+    line = f"engine: fast for {fast} of {len(pairings)} pairings, reference for the rest"
+    if fast == len(pairings):
+        line = "engine: fast (compiled kernels) for every pairing"
+    elif fast == 0:
+        line = "engine: reference for every pairing"
+    reasons = sorted({p["engine_refusal"] for p in pairings if p.get("engine_refusal")})
+    return line + "".join(f"\n  reference: {r}" for r in reasons)
 
 
 def heatmap_figure(doc: dict[str, Any]) -> Any:
@@ -324,13 +355,16 @@ def run(
     out: TextIO,
     trust_policy: bool = False,
     progress: bool = True,
+    engine: str = DEFAULT_ENGINE,
 ) -> int:
     agents = parse_agents(agents_text, trust_policy)
     if report is not None:
         from escaramuza.report import prepare_dir
 
         prepare_dir(report)  # fail before the battles, not after
-    doc = evaluate(scenarios, agents, n, seed, workers, trust_policy, progress).document()
+    doc = evaluate(
+        scenarios, agents, n, seed, workers, trust_policy, progress, engine
+    ).document()
     if report is not None:
         write_report(doc, report)
     out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"

@@ -43,6 +43,7 @@ from escaramuza.playtest import (
     ScenarioRef,
     render_text,
     run_battles,
+    scenario_engine,
     summarize,
 )
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
@@ -250,9 +251,14 @@ class PlaytestJob:
         try:
             # One process, in this thread: the server stays one process and the numbers
             # are the same as `escaramuza playtest` with the same seed and agents.
+            # The engine as `escaramuza playtest` chooses it (auto: the kernel where it
+            # plays the scenario and agents), named in the summary as there.
+            engine, why = scenario_engine(self.ref.load(), self.config)
             with Runner(self.config) as runner:
-                records = run_battles(self.ref, self.config, runner, self.progress)
+                records = run_battles(self.ref, self.config, runner, self.progress, engine)
             summary = summarize(self.ref.load(), records)
+            summary["engine"] = engine
+            summary["engine_refusal"] = why
             self.text = render_text(PlaytestResult(self.config, [summary]))
             self.plots = {
                 "outcomes": outcome_plot(summary),

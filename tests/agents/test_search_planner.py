@@ -168,8 +168,10 @@ def test_make_agent_knows_mcts(spec: str, name: str) -> None:
 
 
 def test_bad_mcts_spec_is_a_user_error() -> None:
-    with pytest.raises(EscaramuzaError, match="bad MCTS budget"):
-        make_agent("mcts:fast")
+    # (``mcts:fast`` is a valid spec since the fast path: the rollouts' engine.)
+    for spec in ("mcts:quick", "mcts:40it:96it", "mcts:turbo:fast"):
+        with pytest.raises(EscaramuzaError, match="bad MCTS budget"):
+            make_agent(spec)
 
 
 def test_mcts_battle_is_reproducible_and_reuses_its_tree() -> None:

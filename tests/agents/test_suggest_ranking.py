@@ -121,7 +121,7 @@ def test_json_document_schema() -> None:
                         "runner_up", "gap", "odds_available", "suggestions"}
     assert set(doc["search"]) == {"iterations", "elapsed_ms", "budget_ms", "budget_iterations",
                                   "max_ms", "max_iterations", "stopped", "seed", "z",
-                                  "min_shared"}
+                                  "min_shared", "engine", "engine_refusal"}
     row = doc["suggestions"][0]
     assert set(row) == {"rank", "action", "text", "visits", "win_probability", "win_interval",
                         "value", "p_hit", "expected_damage", "p_drop", "risk", "reason",

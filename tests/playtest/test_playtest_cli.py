@@ -34,6 +34,7 @@ class FakeTerminal(io.StringIO):
 SCENARIO_KEYS = {
     "battles", "combatants", "difficulty", "hero_knockout_share", "outcomes", "party_wipe",
     "rounds", "round_limit", "ruleset", "scenario", "title", "top_damager",
+    "engine", "engine_refusal",  # which engine played (docs/fast-path.md)
 }
 COMBATANT_KEYS = {
     "damage_share", "id", "mean_damage_dealt", "mean_damage_dealt_to_foes",

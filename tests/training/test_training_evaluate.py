@@ -39,10 +39,10 @@ class PassiveAgent:
         return (harmless or actions)[0]
 
 
-def _make_agent(spec: object, trust_policy: bool = False) -> object:
+def _make_agent(spec: object, trust_policy: bool = False, engine: str | None = None) -> object:
     if spec == "passive":
         return PassiveAgent()
-    return real_make_agent(spec, trust_policy=trust_policy)  # type: ignore[arg-type]
+    return real_make_agent(spec, trust_policy=trust_policy, engine=engine)  # type: ignore[arg-type]
 
 
 @pytest.fixture()
