@@ -20,7 +20,6 @@ every user error).
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 import stat
@@ -30,6 +29,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.rules.core.errors import EscaramuzaError, Problem
+from escaramuza.rules.core.vocabulary import (
+    compose,
+    did_you_mean,
+    field_path,
+    line_of,
+    schema_keys,
+)
 
 #: ``--kind``: what a file is; ``auto`` decides from its name and keys.
 KINDS = ("auto", "scenario", "state", "tables")
@@ -38,7 +44,6 @@ KINDS = ("auto", "scenario", "state", "tables")
 _TABLES_KEYS = frozenset({"localizacion", "ataque_apuntado", "gdf"})
 
 _SYNTAX_WHERE = re.compile(r"^line (\d+), column (\d+)$")
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,16 +87,6 @@ def _not_regular(path: Path) -> str | None:
     return None
 
 
-def _compose(text: str) -> Any:
-    """The YAML node tree of ``text`` (JSON is YAML too), or ``None`` if it does not parse."""
-    import yaml
-
-    try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-
-
 def _kind(path: Path, text: str) -> str:
     """``state`` for ``.json`` (as ``gm``/``suggest`` decide), ``tables`` for a mapping of
     tables keys without a ruleset, else ``scenario``."""
@@ -99,7 +94,7 @@ def _kind(path: Path, text: str) -> str:
 
     if is_state_file(path):
         return "state"
-    node = _compose(text)
+    node = compose(text)
     keys = {k.value for k, _ in node.value} if _is_mapping(node) else set()
     if keys & _TABLES_KEYS and not keys & {"ruleset", "combatants"}:
         return "tables"
@@ -112,82 +107,7 @@ def _is_mapping(node: Any) -> bool:
     return isinstance(node, yaml.MappingNode)
 
 
-# -- from a field path to a line ---------------------------------------------------------
-
-
-def _path(field: str) -> list[str | int]:
-    return [
-        int(index) if index else name
-        for name, index in _PATH_PART.findall(field)
-    ]
-
-
-def _line_of(root: Any, field: str, key_line: bool) -> int | None:
-    """The 1-based line of the node ``field`` leads to in ``root``; for an unknown field
-    (``key_line``) the line of its key. Stops at the deepest node that exists."""
-    import yaml
-
-    if root is None:
-        return None
-    node, line = root, root.start_mark.line + 1
-    for part in _path(field):
-        child = None
-        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            for key, value in node.value:
-                if key.value == part:
-                    line = (key if key_line else value).start_mark.line + 1
-                    child = value
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-            if 0 <= part < len(node.value):
-                child = node.value[part]
-                line = child.start_mark.line + 1
-        if child is None:
-            break
-        node = child
-    return line
-
-
 # -- did you mean --------------------------------------------------------------------------
-
-
-def _schema_keys(schema: dict[str, Any], path: Sequence[str | int]) -> list[str]:
-    """The property names a JSON Schema allows in the object at ``path``."""
-    defs = schema.get("$defs", {})
-
-    def expand(node: Any) -> list[dict[str, Any]]:
-        if not isinstance(node, dict):
-            return []
-        if "$ref" in node:
-            return expand(defs.get(node["$ref"].rsplit("/", 1)[-1]))
-        out = [node]
-        for key in ("anyOf", "oneOf", "allOf"):
-            for branch in node.get(key, []):
-                out.extend(expand(branch))
-        return out
-
-    nodes = expand(schema)
-    for part in path:
-        following: list[dict[str, Any]] = []
-        for node in nodes:
-            if isinstance(part, int):
-                following.extend(expand(node.get("items")))
-                prefix = node.get("prefixItems", [])
-                if part < len(prefix):
-                    following.extend(expand(prefix[part]))
-            elif part in node.get("properties", {}):
-                following.extend(expand(node["properties"][part]))
-            elif isinstance(node.get("additionalProperties"), dict):
-                following.extend(expand(node["additionalProperties"]))
-        nodes = following
-    return sorted({key for node in nodes for key in node.get("properties", {})})
-
-
-def _suggest(value: str | None, known: Sequence[str]) -> str | None:
-    if not value or not known:
-        return None
-    close = difflib.get_close_matches(value, list(known), n=1, cutoff=0.6)
-    return close[0] if close and close[0] != value else None
 
 
 def _scenario_schema(root: Any) -> dict[str, Any]:
@@ -291,7 +211,7 @@ def _findings(
             kind = "tables" if kind == "scenario" else "scenario"
         except (OSError, UnicodeDecodeError):
             text, kind = "", "other"
-    root = _compose(text)
+    root = compose(text)
     schema: dict[str, Any] | None = None
     out: list[Finding] = []
     for problem in problems:
@@ -306,14 +226,15 @@ def _findings(
         if unknown_field and not known:
             if schema is None:
                 schema = _names_for(kind, root) or {}
-            known = tuple(_schema_keys(schema, _path(problem.field)[:-1]))
+            known = tuple(schema_keys(schema, field_path(problem.field)[:-1]))
+        key_line = unknown_field or problem.at_key
         out.append(
             Finding(
                 source,
                 problem.field,
                 problem.reason,
-                _line_of(root, problem.field, key_line=unknown_field),
-                _suggest(problem.value, known),
+                problem.line or line_of(root, problem.field, key_line=key_line),
+                did_you_mean(problem.value, known),
             )
         )
     # In the file's order; problems without a line (the whole file) first.

@@ -139,14 +139,14 @@ die = st.sampled_from(DICE)
 
 
 @st.composite
-def dd_weapon(draw: st.DrawFn, name: str, cuerpo: int, mente: int, escudo: int) -> dict[str, Any]:
-    kind = draw(st.sampled_from(["melee", "ranged"]))
-    wielding = cuerpo if kind == "melee" else mente
-    tiers = ["desarmado"] if kind == "melee" else []
+def dd_weapon(draw: st.DrawFn, name: str, cuerpo: int, mente: int, shield: int) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["cuerpo_a_cuerpo", "distancia"]))
+    wielding = cuerpo if kind == "cuerpo_a_cuerpo" else mente
+    tiers = ["desarmado"] if kind == "cuerpo_a_cuerpo" else []
     tiers += [t for t, need in TIER_NEEDS.items() if need <= wielding
-              and not (t == "pesada" and escudo)]
+              and not (t == "pesada" and shield)]
     weapon: dict[str, Any] = {"name": name, "tier": draw(st.sampled_from(tiers)), "kind": kind}
-    if kind == "ranged":
+    if kind == "distancia":
         weapon["bands"] = draw(st.lists(st.sampled_from(["cuerpo_a_cuerpo", "cerca", "lejos"]),
                                         min_size=1, max_size=3, unique=True))
     elif draw(st.booleans()):
@@ -166,21 +166,21 @@ def dd_weapon(draw: st.DrawFn, name: str, cuerpo: int, mente: int, escudo: int) 
 @st.composite
 def dd_combatant(draw: st.DrawFn, cid: str, side: str, zones: list[str]) -> dict[str, Any]:
     cuerpo, mente, alma = draw(die), draw(die), draw(die)
-    escudo = draw(st.integers(0, 1))
+    shield = draw(st.integers(0, 1))
     pv = draw(st.integers(1, 20))
     c: dict[str, Any] = {
         "id": cid, "side": side, "zone": draw(st.sampled_from(zones)),
         "temperament": draw(st.sampled_from(
             ["tactician", "brute", "cautious", "coward", "protector", "random"])),
         "cuerpo": f"d{cuerpo}", "mente": f"d{mente}", "alma": f"d{alma}",
-        "pv": pv, "armadura": draw(st.integers(0, 2)), "escudo": escudo,
+        "pv": pv, "armour": draw(st.integers(0, 2)), "shield": shield,
     }
     if side == "enemies":
         c["defensa"] = f"d{draw(die)}"
     if draw(st.booleans()):
-        c["pv_actual"] = draw(st.integers(1, pv))
-    c["energia"] = {k: draw(st.integers(0, 12)) for k in ("pc", "pm", "pa")}
-    c["weapons"] = [draw(dd_weapon(f"{cid}-arma{i}", cuerpo, mente, escudo))
+        c["pv_current"] = draw(st.integers(1, pv))
+    c["energy"] = {k: draw(st.integers(0, 12)) for k in ("pc", "pm", "pa")}
+    c["weapons"] = [draw(dd_weapon(f"{cid}-arma{i}", cuerpo, mente, shield))
                     for i in range(draw(st.integers(0, 2)))]
     if draw(st.integers(0, 2)) == 0:
         c["heals"] = [{

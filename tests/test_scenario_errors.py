@@ -47,7 +47,7 @@ combatants:
     mente: d6
     alma: d4
     defensa: d6
-    armadura: 1
+    armour: 1
     pv: 8
     weapons:
       - {name: hacha, tier: ligera}
@@ -99,7 +99,7 @@ CASES: list[tuple[str, str, str | None, str]] = [
      "combatants[0].weapons[0].tier", "needs Cuerpo d8"),
     ("ranged_weapon_above_mente", edit(
         "{name: hacha, tier: ligera}",
-        "{name: ballesta, tier: pesada, kind: ranged, bands: [cerca, lejos]}").replace(
+        "{name: ballesta, tier: pesada, kind: distancia, bands: [cerca, lejos]}").replace(
             "cuerpo: d6", "cuerpo: d8", 1),
      "combatants[1].weapons[0].tier", "needs Mente d8"),
     ("empty_side", EMPTY_SIDE, "combatants", "the heroes side is empty"),

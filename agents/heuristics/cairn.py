@@ -45,6 +45,7 @@ from escaramuza.rules.cairn.combat import (
     weapons_of,
 )
 from escaramuza.rules.cairn.exact import expected_damage, out_probability
+from escaramuza.rules.cairn.stats import RANGED
 from escaramuza.rules.core.model import Action, Combatant
 from escaramuza.rules.core.state import BattleState
 
@@ -97,7 +98,7 @@ def attack_gain(
     for t in hit:
         res = t.resources
         gain += _added_value(tuple(pools.get(t.id, ())), attack_dice(state, me, t, weapon)[0],
-                             t.stats.armadura, res["pi"], res["fue"], t.pc, scars, doomed)
+                             t.stats.armour, res["pi"], res["fue"], t.pc, scars, doomed)
     return float(gain)
 
 
@@ -106,7 +107,7 @@ def single_damage(state: BattleState, me: Combatant, action: Action) -> float:
     assert action.target is not None and action.item is not None
     t = state.by_id[action.target]
     dice = attack_dice(state, me, t, weapon_named(me, action.item))[0]
-    return float(expected_damage(dice, t.stats.armadura, t.resources["pi"], t.resources["fue"]))
+    return float(expected_damage(dice, t.stats.armour, t.resources["pi"], t.resources["fue"]))
 
 
 def side_broken(state: BattleState, me: Combatant) -> bool:
@@ -149,7 +150,7 @@ def _nearest_enemy(state: BattleState, me: Combatant, zone: str,
 def move_score(state: BattleState, me: Combatant, zone: str) -> float:
     bf = state.battlefield
     enemies = _enemies(state, me)
-    ranged = [w for w in weapons_of(me) if w.ranged]
+    ranged = [w for w in weapons_of(me) if w.kind == RANGED]
     enemies_there = sum(1 for c in enemies if c.zone == zone)
     reach = max((w.reach for w in ranged), default=-1)
     here = _nearest_enemy(state, me, me.zone, enemies)
@@ -259,7 +260,7 @@ def _cautious(state: BattleState, me: Combatant, actions: list[Action],
               rng: random.Random) -> Action:
     bf = state.battlefield
     attacks = _attacks(actions)
-    ranged = [a for a in attacks if weapon_named(me, str(a.item)).ranged]
+    ranged = [a for a in attacks if weapon_named(me, str(a.item)).kind == RANGED]
     if hurt(me):
         # Withdraws when hurt. A mover cannot be caught in Cairn (two zones a turn against
         # a melee attacker's one-zone close), so an endless step back is a stalemate: the
@@ -274,7 +275,7 @@ def _cautious(state: BattleState, me: Combatant, actions: list[Action],
                 return move
     if ranged:
         # Keep its range: out of the enemy's zone and in cover, if a shot is kept.
-        reach = max(w.reach for w in weapons_of(me) if w.ranged)
+        reach = max(w.reach for w in weapons_of(me) if w.kind == RANGED)
 
         def post(z: str) -> tuple[bool, bool, int]:
             near = _nearest_enemy(state, me, z)

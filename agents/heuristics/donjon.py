@@ -42,7 +42,7 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
 from escaramuza.rules.donjon.combat import CONTACT, ONE_ACTION, band_of
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability
-from escaramuza.rules.donjon.stats import MELEE, Arma, DonjonStats
+from escaramuza.rules.donjon.stats import MELEE, DonjonStats, Weapon
 
 #: Below this chance to hurt, moving into a better range beats swinging.
 _WORTH_ATTACKING = 0.08
@@ -54,21 +54,21 @@ def _sides(state: BattleState) -> tuple[int, str]:
 
 
 def attack_hurt_chance(
-    state: BattleState, actor: Combatant, target: Combatant, arma: Arma
+    state: BattleState, actor: Combatant, target: Combatant, weapon: Weapon
 ) -> float:
     """P(this attack takes at least one Herida or attribute point off ``target``)."""
     opts = state.options
     band = band_of(state.battlefield.distance(actor.zone, target.zone))
-    pool = combat.attack_pool(actor, arma, band)
+    pool = combat.attack_pool(actor, weapon, band)
     if pool is None:
         return 0.0
     pool += actor.data["bonus"]
     defence = combat.dodge_pool(target)
-    if arma.tipo == MELEE and target.data["init"] and combat.profile(target).parry:
+    if weapon.kind == MELEE and target.data["init"] and combat.profile(target).parry:
         # The defender may parry instead: count on the better of its two defences.
         defence = max(defence, combat.parry_pool(target))
     return hurt_probability(
-        max(0, pool), defence, combat.damage_pool(actor, arma), combat.soak_pool(target),
+        max(0, pool), defence, combat.damage_pool(actor, weapon), combat.soak_pool(target),
         opts.die_size, opts.all_tied, combat.damage_test_floor(actor),
         combat.damage_test_floor(target),
     )
@@ -76,10 +76,10 @@ def attack_hurt_chance(
 
 def _best_band(s: DonjonStats) -> int:
     best = max(
-        s.weapons,
-        key=lambda a: (a.dano, a.tipo == MELEE),
+        s.weapons_or_fists,
+        key=lambda a: (a.damage, a.kind == MELEE),
     )
-    return CONTACT if best.tipo == MELEE else ONE_ACTION
+    return CONTACT if best.kind == MELEE else ONE_ACTION
 
 
 #: A stat block's best band: a function of the frozen, never mutated block alone.
@@ -102,8 +102,8 @@ def _choose_turn(state: BattleState, actions: list[Action], rng: random.Random) 
     for a in actions:
         if a.verb == "atacar" and a.target and a.item:
             target = by_id[a.target]
-            arma = weapons.get(a.item) or combat.weapon(actor, a.item)
-            chance = attack_hurt_chance(state, actor, target, arma)
+            weapon = weapons.get(a.item) or combat.weapon(actor, a.item)
+            chance = attack_hurt_chance(state, actor, target, weapon)
             scored.append((chance, rng.random(), a))
     if scored:
         chance, _, best = max(scored, key=_SCORE)
@@ -129,8 +129,8 @@ def _choose_defence(state: BattleState, actions: list[Action]) -> Action:
     me = state.by_id[actions[0].actor]
     pend = state.data["attack"]
     attacker = state.by_id[pend.attacker]
-    arma = combat.weapon(attacker, pend.weapon)
-    pool = (combat.attack_pool(attacker, arma, pend.band) or 0) + attacker.data["bonus"]
+    weapon = combat.weapon(attacker, pend.weapon)
+    pool = (combat.attack_pool(attacker, weapon, pend.band) or 0) + attacker.data["bonus"]
     sides, tied = _sides(state)
     # The defender is the "defender" of the opposed test: it wins when the attacker does not.
     p_parry = 1.0 - win_probability(pool, combat.parry_pool(me), sides, tied)
@@ -248,10 +248,10 @@ def _wait(actions: list[Action]) -> Action:
 
 def _dice(actor: Combatant, a: Action, state: BattleState) -> int:
     """Attack + damage dice of an attack action (how hard the brute swings)."""
-    arma = combat.weapon(actor, str(a.item))
+    weapon = combat.weapon(actor, str(a.item))
     target = state.by_id[str(a.target)]
-    pool = combat.attack_pool(actor, arma, band_of(state.distance(actor, target))) or 0
-    return pool + combat.damage_pool(actor, arma)
+    pool = combat.attack_pool(actor, weapon, band_of(state.distance(actor, target))) or 0
+    return pool + combat.damage_pool(actor, weapon)
 
 
 def _brute_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:

@@ -75,15 +75,15 @@ def p_hurts(state: BattleState) -> float:
     ctx: combat.AttackCtx = state.data["attack"]
     weapon = combat.profile(state.get(ctx.attacker)).weapon(ctx.weapon)
     ca = state.get(ctx.target).stats.ca
-    return sum(p for v, p in weapon.dano.distribution().items() if v > ca)
+    return sum(p for v, p in weapon.damage.distribution().items() if v > ca)
 
 
 def _defend(state: BattleState, actions: list[Action], temperament: str) -> Action:
     ctx: combat.AttackCtx = state.data["attack"]
     target = state.get(ctx.target)
-    tipo = combat.profile(state.get(ctx.attacker)).weapon(ctx.weapon).tipo
+    kind = combat.profile(state.get(ctx.attacker)).weapon(ctx.weapon).kind
     p_block = block_probability(
-        combat.defence_bonus(state, target, tipo),
+        combat.defence_bonus(state, target, kind),
         ctx.total,
         ctx.critical,
         state.options.active_blocks,
@@ -164,7 +164,7 @@ def _nearest(state: BattleState, c: Combatant, zone: str) -> int:
 
 
 def _reach(c: Combatant) -> int:
-    return max(w.alcance for w in combat.profile(c).weapons)
+    return max(w.reach for w in combat.profile(c).weapons)
 
 
 def _gap(state: BattleState, actor: Combatant, zone: str) -> int:
@@ -177,7 +177,7 @@ def _gap(state: BattleState, actor: Combatant, zone: str) -> int:
 def _can_shoot_from(state: BattleState, c: Combatant, zone: str) -> bool:
     """A ranged weapon reaches some foe from ``zone`` without standing in a foe's zone."""
     dist = state.battlefield.distance
-    ranged = [w.alcance for w in combat.profile(c).weapons if w.alcance > 0]
+    ranged = [w.reach for w in combat.profile(c).weapons if w.reach > 0]
     return bool(ranged) and any(0 < dist(zone, f.zone) <= max(ranged) for f in _foes(state, c))
 
 
@@ -319,7 +319,7 @@ def _threat(state: BattleState, foe: Combatant, ward: Combatant) -> float:
         (
             rs.attack_odds(state, foe, ward, w.name).expected_damage  # type: ignore[attr-defined]
             for w in combat.profile(foe).weapons
-            if w.alcance >= dist
+            if w.reach >= dist
         ),
         default=0.0,
     )

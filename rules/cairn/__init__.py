@@ -14,10 +14,10 @@ Every rule, the seed sentence it follows and the default where the seed is silen
 * CA-04 "moverse hasta 12 metros y realizar una acción": one zone step plus the action;
   ``mover`` covers two zones (the second move is the action); melee ``atacar`` closes
   one zone first; the risky action simulated is the retreat (CA-17).
-* CA-05 "Los ataques en combate siempre impactan": weapon die − armadura, to PI.
+* CA-05 "Los ataques en combate siempre impactan": weapon die − armadura (``armour``), to PI.
 * CA-06 "se tiran todos los dados de daño y se conserva el resultado más alto".
-* CA-07 Impedido → d4: the attacker's ``impaired`` flag, a ranged attack on a target whose
-  ZONE has ``cover`` ≥ option ``cover_impairs_at`` *(default 1)*, an individual
+* CA-07 Impedido → d4: the attacker's ``impaired`` flag, a ``distancia`` weapon's attack
+  on a target whose ZONE has ``cover`` ≥ option ``cover_impairs_at`` *(default 1)*, an individual
   attacking a destacamento; unarmed is always d4.
 * CA-08 Mejorado → d12: a ``helpless`` target, a destacamento attacking an individual.
   Both Impedido and Mejorado: option ``both_modifiers`` *(default ``cancel``: the
@@ -40,7 +40,7 @@ Every rule, the seed sentence it follows and the default where the seed is silen
   FLED; failure leaves the character in the exit zone.
 * CA-18 *(ext)* option ``morale`` (default off): the enemies' VOL saves on the first
   casualty and at half strength, a lone foe at 0 PI; failure flees at once.
-* CA-19 *(ext)* armadura ≤ 3; ``template: goblin|bandit|bugbear`` stat blocks.
+* CA-19 *(ext)* ``armour`` ≤ 3; ``template: goblin|bandit|bugbear`` stat blocks.
 
 Exact helpers: :mod:`escaramuza.rules.cairn.exact`.
 """

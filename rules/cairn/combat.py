@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from escaramuza.rules.cairn.scars import scar_for
-from escaramuza.rules.cairn.stats import UNARMED, Weapon
+from escaramuza.rules.cairn.stats import RANGED, UNARMED, Weapon
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import (
     ConditionApplied,
@@ -98,7 +98,7 @@ def attack_modifier(
     # CA-07 reading: "luchando … a través de cobertura": a ranged attack into a zone
     # with cover is made through that cover (the target's zone, not the shooter's).
     cover = state.battlefield.zones[target.zone].cover
-    if weapon.ranged and cover >= state.options.cover_impairs_at:
+    if weapon.kind == RANGED and cover >= state.options.cover_impairs_at:
         impaired.append(f"target in cover {cover}")
     # CA-16: "Los ataques contra destacamentos por parte de un solo individuo se
     # consideran Impedidos (excluyendo el daño por Explosión)."
@@ -167,7 +167,7 @@ def apply_damage(
 ) -> list[Event]:
     """Take ``damage`` (already net of armour) to PI, then FUE with the save (CA-11)."""
     if damage <= 0:
-        return [Note(f"{target.name}'s armadura {target.stats.armadura} stops it: no damage.")]
+        return [Note(f"{target.name}'s armadura {target.stats.armour} stops it: no damage.")]
     events: list[Event] = []
     pi = target.resources["pi"]
     to_pi = min(damage, pi)

@@ -29,7 +29,7 @@ from escaramuza.rules.cairn.combat import (
     weapons_of,
 )
 from escaramuza.rules.cairn.exact import marginal_exchange
-from escaramuza.rules.cairn.stats import CairnOptions, CairnStats, Weapon
+from escaramuza.rules.cairn.stats import RANGED, CairnOptions, CairnStats, Weapon
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import (
     AttackResolved,
@@ -223,7 +223,7 @@ class Cairn(Ruleset):
                 continue
             hops = hops_to[target.zone]
             for weapon in weapons:
-                if weapon.ranged:
+                if weapon.kind == RANGED:
                     ok = hops <= weapon.reach
                 else:
                     # CA-04: the move (one zone step) then the attack.
@@ -278,7 +278,7 @@ class Cairn(Ruleset):
             return [self._move(actor, action.zone)]
         if action.verb == ATTACK and action.target is not None and action.item is not None:
             target = state.by_id[action.target]
-            if not weapon_named(actor, action.item).ranged and actor.zone != target.zone:
+            if weapon_named(actor, action.item).kind != RANGED and actor.zone != target.zone:
                 return [self._move(actor, target.zone)]
             return []
         if action.verb == FLEE:
@@ -360,7 +360,7 @@ class Cairn(Ruleset):
             ))
             if max(faces) > best:
                 best, source = max(faces), attacker.id
-        armour = target.stats.armadura
+        armour = target.stats.armour
         damage = max(0, best - armour)
         kept = (f"keeping the highest, {best}" if len(entries) > 1 or len(dice) > 1
                 else f"{best}")
@@ -416,9 +416,9 @@ class Cairn(Ruleset):
         declared = state.data.get("declared", ())
         aimed = sum(1 for a in declared if a.verb == ATTACK and a.target == combatant.id)
         return (
-            stats.armadura / 3.0,
+            stats.armour / 3.0,
             max(max(w.dice) for w in weapons) / 12.0,
-            1.0 if any(w.ranged for w in weapons) else 0.0,
+            1.0 if any(w.kind == RANGED for w in weapons) else 0.0,
             1.0 if stats.destacamento else 0.0,
             1.0 if combatant.pc else 0.0,
             state.battlefield.zones[combatant.zone].cover / 2.0,
@@ -455,7 +455,7 @@ class Cairn(Ruleset):
         mine = attack_dice(state, actor, target, weapon)[0]
         before = declared_pools(state, actor.side, exclude=actor.id).get(target.id, [])
         m = marginal_exchange(
-            before, mine, target.stats.armadura, target.resources["pi"],
+            before, mine, target.stats.armour, target.resources["pi"],
             target.resources["fue"], target.pc, state.options.scars, state.options.doomed,
         )
         return Odds(

@@ -13,6 +13,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+#: A weapon's kind, in the same words as the other rulesets' (docs/scenario-format.md):
+#: a ``distancia`` weapon (sling, bow) attacks from where the wielder stands, up to
+#: ``reach`` hops; a ``cuerpo_a_cuerpo`` one only in the wielder's zone.
+MELEE = "cuerpo_a_cuerpo"
+RANGED = "distancia"
+WeaponKind = Literal["cuerpo_a_cuerpo", "distancia"]
+
 #: Die sizes a Cairn weapon can roll.
 CAIRN_DICE: tuple[int, ...] = (4, 6, 8, 10, 12)
 
@@ -67,9 +74,8 @@ class Weapon(BaseModel):
 
     name: str = Field(min_length=1)
     damage: str = "d6"
-    #: A ranged weapon (sling, bow) attacks from where the wielder stands.
-    ranged: bool = False
-    #: Hops a ranged weapon reaches *(default 3; the seed gives no ranges)*.
+    kind: WeaponKind = MELEE
+    #: Hops a ``distancia`` weapon reaches *(default 3; the seed gives no ranges)*.
     reach: int = Field(3, ge=0, le=20)
     #: CA-09 Explosión: every opponent in the target's zone, rolled separately.
     blast: bool = False
@@ -104,7 +110,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
         "fue": 8,
         "des": 12,
         "vol": 8,
-        "armadura": 0,
+        "armour": 0,
         "weapons": [{"name": "daga", "damage": "d6"}],
     },
     "bandit": {
@@ -112,7 +118,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
         "fue": 12,
         "des": 12,
         "vol": 9,
-        "armadura": 1,
+        "armour": 1,
         "weapons": [{"name": "espada corta", "damage": "d6"}],
     },
     "bugbear": {
@@ -120,7 +126,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
         "fue": 14,
         "des": 12,
         "vol": 11,
-        "armadura": 1,
+        "armour": 1,
         "weapons": [{"name": "lucero del alba", "damage": "d8"}],
     },
 }
@@ -151,8 +157,8 @@ class CairnStats(BaseModel):
     fue: int = Field(ge=1, le=20)
     des: int = Field(ge=1, le=20)
     vol: int = Field(ge=1, le=20)
-    #: CA-19 *(ext)*: "Armour ≤ 3".
-    armadura: int = Field(0, ge=0, le=3)
+    #: CA-05 "resta la armadura del objetivo"; CA-19 *(ext)*: "Armour ≤ 3".
+    armour: int = Field(0, ge=0, le=3)
     weapons: list[Weapon] = Field(default_factory=list)
     #: CA-16: a group fought as one.
     destacamento: bool = False

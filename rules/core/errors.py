@@ -24,14 +24,18 @@ class Problem:
     """One thing wrong with a file: the field path and the reason.
 
     ``value`` and ``known`` are set where the problem is a name that is not among
-    the known ones (an unknown zone, ruleset, temperament…), so ``escaramuza
-    validate`` can offer a "did you mean" (issue 23, item 3).
+    the known ones (an unknown zone, ruleset, temperament, field…), so the message
+    can offer a "did you mean" (issue 23, item 3). ``at_key`` marks a problem with
+    the key itself (a retired key): its line is the key's. ``line`` is the 1-based
+    line of the field in the file, where the loader knows it.
     """
 
     field: str
     reason: str
     value: str | None = None
     known: tuple[str, ...] = ()
+    at_key: bool = False
+    line: int | None = None
 
 
 class ScenarioError(EscaramuzaError):
@@ -54,15 +58,24 @@ class ScenarioError(EscaramuzaError):
 
     @classmethod
     def of(cls, source: str, problems: Sequence[Problem]) -> ScenarioError:
-        """One error for several problems: the first one's message, all in :attr:`problems`."""
+        """One error for several problems: the first one's message, all in :attr:`problems`.
+
+        The message adds the first problem's "did you mean" (a known name close to the
+        one written) and its line, where known: ``play`` prints this one line.
+        """
+        from escaramuza.rules.core.vocabulary import did_you_mean
+
         first = problems[0]
+        close = did_you_mean(first.value, first.known)
+        hint = f", did you mean {close!r}?" if close else ""
+        line = f" (line {first.line})" if first.line else ""
         more = ""
         if len(problems) > 1:
             more = (
                 f" (and {len(problems) - 1} more problem(s); "
                 f"`escaramuza validate {source}` lists them all)"
             )
-        return cls(source, first.field, first.reason + more, problems)
+        return cls(source, first.field, first.reason + hint + line + more, problems)
 
 
 class IllegalActionError(EscaramuzaError):

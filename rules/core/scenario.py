@@ -30,6 +30,7 @@ from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zon
 from escaramuza.rules.core.errors import Problem, ScenarioError, UnknownNameError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
 from escaramuza.rules.core.model import Combatant, Side
+from escaramuza.rules.core.vocabulary import explain, with_lines
 
 #: What an id may be, in words: the reason an invalid id gives and the schema's description.
 ID_RULE = (
@@ -262,8 +263,18 @@ def _structure_problems(data: dict[str, Any]) -> list[Problem]:
     try:
         model.model_validate(data)
     except ValidationError as err:
-        return pydantic_problems(err)
+        # Retired keys say what they are now; unknown keys carry the keys allowed there.
+        schema = _scenario_schema(ruleset_id if known else None)
+        return explain(pydantic_problems(err), schema)
     return []
+
+
+@cache
+def _scenario_schema(ruleset_id: str | None) -> dict[str, Any]:
+    """The JSON Schema of :func:`scenario_model` (of the generic keys without a ruleset),
+    built once: only a file with a problem needs it."""
+    model = scenario_model(ruleset_id) if ruleset_id is not None else ScenarioSpec
+    return model.model_json_schema()
 
 
 def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Scenario:
@@ -365,8 +376,20 @@ def load_scenario_file(path: str | Path) -> Scenario:
 
 def parse_scenario_text(text: str, source: str, default_name: str = "scenario") -> Scenario:
     """Parse and validate a scenario's YAML text (duplicate keys, too deep a nesting and
-    overlong integers are refused by :func:`parse_yaml` with their line or field)."""
-    return parse_scenario(parse_yaml(text, source, ScenarioError), source, default_name)
+    overlong integers are refused by :func:`parse_yaml` with their line or field).
+
+    A problem of the file carries the line its field is at, so ``play``'s one-line
+    message names it as ``escaramuza validate`` does.
+    """
+    data = parse_yaml(text, source, ScenarioError)
+    try:
+        return parse_scenario(data, source, default_name)
+    except ScenarioError as exc:
+        if exc.source != source:  # a problem of another file (a tables file)
+            raise
+        # In the file's order, as ``escaramuza validate`` lists them.
+        problems = sorted(with_lines(exc.problems, text), key=lambda p: p.line or 0)
+        raise ScenarioError.of(source, problems) from None
 
 
 def shipped_scenarios() -> dict[str, str]:

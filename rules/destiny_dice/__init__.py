@@ -13,8 +13,9 @@ Rule by rule (ids of ``rules-notes.md``), what the engine does:
   cerca.
 * DD-05 Bands: 0 hops cuerpo a cuerpo, 1 cerca, ≥2 lejos; weapons list the bands
   they reach.
-* DD-06 Opposed roll: Cuerpo (melee) or Mente (ranged) against Defensa — a hero's
-  Cuerpo die, an enemy's Defensa die — plus armadura and escudo.
+* DD-06 Opposed roll: Cuerpo (``kind: cuerpo_a_cuerpo``) or Mente (``kind: distancia``)
+  against Defensa — a hero's Cuerpo die, an enemy's Defensa die — plus ``armour``
+  (armadura) and ``shield`` (escudo).
 * DD-07 Both roll the d20 del Destino.
 * DD-08 Defence d20 = 20 and the defence wins: the defender's reaction decision,
   ``contraatacar`` (free attack on the attacker), ``reposicionar`` (one zone
@@ -29,7 +30,7 @@ Rule by rule (ids of ``rules-notes.md``), what the engine does:
   shield); a weapon above its wielder's die is rejected when loading.
 * DD-13 Two weapons: still one attack per turn (``atacar`` is the main action).
 * DD-14 A hit earns 2 PC/PM/PA (pool of the characteristic used), capped at
-  ``energia_max`` (a stat-block field, default 10).
+  ``energy_max`` (a stat-block field, default 10).
 * DD-15 Enemy at 0 PV: ``defeated``.
 * DD-16 Hero at 0 PV: ``down`` (Fuera de Combate), back at once when healed;
   otherwise wakes with 1 PV when the battle ends.

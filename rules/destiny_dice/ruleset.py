@@ -54,6 +54,7 @@ from escaramuza.rules.destiny_dice.exact import (
 from escaramuza.rules.destiny_dice.stats import (
     BANDS,
     CONDITIONS,
+    MELEE,
     PERSISTENT,
     TIERS,
     HealSpec,
@@ -187,7 +188,7 @@ def _weapon(spec: WeaponSpec) -> Weapon:
     unarmed = spec.tier == "desarmado"
     return Weapon(
         name=spec.name,
-        characteristic="cuerpo" if spec.kind == "melee" else "mente",
+        characteristic="cuerpo" if spec.kind == MELEE else "mente",
         bands=frozenset(BANDS.index(b) for b in spec.bands or ()),
         tier_bonus=0 if unarmed else TIERS[spec.tier][0],
         extra=spec.bonus,
@@ -276,10 +277,10 @@ class DestinyDice(Ruleset):
                         f"weapons[{i}].tier: {spec.name!r} is {spec.tier} (needs {char} d{need}) "
                         f"but {base['id']} has {char} d{die}"
                     )
-                if spec.tier == "pesada" and stats.escudo:
+                if spec.tier == "pesada" and stats.shield:
                     raise ValueError(
                         f"weapons[{i}].tier: {spec.name!r} is heavy, two-handed (2M): "
-                        "it cannot be carried with a shield (escudo)"
+                        "it cannot be carried with a `shield`"
                     )
             weapons[spec.name] = weapon
         if not any(w.unarmed for w in weapons.values()) and UNARMED not in weapons:
@@ -295,7 +296,7 @@ class DestinyDice(Ruleset):
             stats.mente,
             stats.alma,
             defensa,
-            stats.armadura + stats.escudo,
+            stats.armour + stats.shield,
             weapons,
             heals,
             (
@@ -303,15 +304,15 @@ class DestinyDice(Ruleset):
                 stats.mente / 12,
                 stats.alma / 12,
                 defensa / 12,
-                (stats.armadura + stats.escudo) / 5,
+                (stats.armour + stats.shield) / 5,
                 float(ranged),
             ),
             *_sheet_tables(weapons),
             ranged,
         )
-        pv = stats.pv if stats.pv_actual is None else stats.pv_actual
-        resources = {"pv": pv, **stats.energia.model_dump()}
-        cap = stats.energia_max
+        pv = stats.pv if stats.pv_current is None else stats.pv_current
+        resources = {"pv": pv, **stats.energy.model_dump()}
+        cap = stats.energy_max
         resources = {k: (min(v, cap) if k != "pv" else v) for k, v in resources.items()}
         data: dict[str, Any] = {f"uses:{h.name}": h.uses for h in heals.values() if h.uses}
         conditions = {

@@ -13,6 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validat
 from escaramuza.rules.core.dice import STANDARD_DICE, DiceError, parse_dice, parse_die
 
 Band = Literal["cuerpo_a_cuerpo", "cerca", "lejos"]
+
+#: A weapon's kind, in the seed's words (DD-06: "armas cuerpo a cuerpo", "armas a
+#: distancia"); the same values as Donjon's and Sistema 2d10's (docs/scenario-format.md).
+MELEE = "cuerpo_a_cuerpo"
+RANGED = "distancia"
+WeaponKind = Literal["cuerpo_a_cuerpo", "distancia"]
 BANDS: tuple[Band, ...] = ("cuerpo_a_cuerpo", "cerca", "lejos")
 
 #: "Ligera +1 Req. d4 · Media +2 Req. d6 · Pesada +3 Req. d8, (2M)" (DD-12).
@@ -108,7 +114,8 @@ class WeaponSpec(_Strict):
 
     ``tier`` sets the damage bonus and the die requirement (DD-12); ``desarmado``
     is fists and kicks (damage = die − 1, minimum 1, DD-11). ``kind`` picks the
-    characteristic: Cuerpo for melee, Mente for ranged (DD-06). ``bands`` are the
+    characteristic: "Cuerpo para armas cuerpo a cuerpo, Mente para armas a distancia"
+    (DD-06). ``bands`` are the
     distance bands it reaches (DD-05). ``bonus`` is a special modifier applied
     after (magic weapons, abilities). ``shoots`` marks firearms, bows and
     crossbows, which jam on a d20 of 1 (DD-18); spells do not shoot.
@@ -116,7 +123,7 @@ class WeaponSpec(_Strict):
 
     name: str = Field(min_length=1)
     tier: Literal["desarmado", "ligera", "media", "pesada"]
-    kind: Literal["melee", "ranged"] = "melee"
+    kind: WeaponKind = MELEE
     bands: list[Band] | None = None
     bonus: int = 0
     shoots: bool | None = None
@@ -125,13 +132,13 @@ class WeaponSpec(_Strict):
     @model_validator(mode="after")
     def _defaults(self) -> WeaponSpec:
         if self.bands is None:
-            if self.kind == "ranged":
+            if self.kind == RANGED:
                 raise ValueError("a ranged weapon must list the bands it reaches (cerca, lejos)")
             self.bands = ["cuerpo_a_cuerpo"]
         if not self.bands:
             raise ValueError("bands must name at least one band")
         if self.shoots is None:
-            self.shoots = self.kind == "ranged"
+            self.shoots = self.kind == RANGED
         return self
 
 
@@ -152,7 +159,7 @@ class HealSpec(_Strict):
     _check_heal = field_validator("heal")(lambda cls, v: _dice_text(v))
 
 
-class Energia(_Strict):
+class Energy(_Strict):
     pc: int = Field(0, ge=0)
     pm: int = Field(0, ge=0)
     pa: int = Field(0, ge=0)
@@ -170,13 +177,16 @@ class Stats(_Strict):
     alma: Die
     defensa: Die | None = None
     pv: int = Field(ge=1)
-    pv_actual: int | None = Field(None, ge=0)
-    armadura: int = Field(0, ge=0)
-    escudo: int = Field(0, ge=0)
+    #: PV at the start of the battle, when below ``pv``.
+    pv_current: int | None = Field(None, ge=0)
+    #: DD-06: "Modificadores de armadura y escudo se suman al resultado de la tirada de
+    #: Defensa".
+    armour: int = Field(0, ge=0)
+    shield: int = Field(0, ge=0)
     #: PC/PM/PA earned by hitting (DD-14) and EC/EM/EA recovered by rests (DD-17) are
-    #: read as the same three energy pools; the seed gives no maximum, so it is a field.
-    energia: Energia = Field(default_factory=Energia)
-    energia_max: int = Field(10, ge=0)
+    #: read as the same three Energía pools; the seed gives no maximum, so it is a field.
+    energy: Energy = Field(default_factory=Energy)
+    energy_max: int = Field(10, ge=0)
     weapons: list[WeaponSpec] = Field(default_factory=list)
     heals: list[HealSpec] = Field(default_factory=list)
     conditions: list[ConditionSpec] = Field(default_factory=list)
@@ -191,6 +201,6 @@ class Stats(_Strict):
         for name in names:
             if names.count(name) > 1:
                 raise ValueError(f"item name {name!r} is used twice")
-        if self.pv_actual is not None and self.pv_actual > self.pv:
-            raise ValueError("pv_actual cannot exceed pv")
+        if self.pv_current is not None and self.pv_current > self.pv:
+            raise ValueError("pv_current cannot exceed pv")
         return self

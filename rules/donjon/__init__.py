@@ -18,7 +18,7 @@ documented behaviour).
   simulated).
 * DJ-04 "cada jugador tira una cantidad de dados igual a su Nivel más su
   Discernimiento": Nivel + current Discernimiento; ``sorpresa`` successes add
-  dice to the first ráfaga; ``habilidades.iniciativa`` > 0 rolls an unopposed
+  dice to the first ráfaga; ``skills.iniciativa`` > 0 rolls an unopposed
   Media test (ability + Celeridad) whose successes are bonus dice.
 * DJ-05 "El DJ inicia una cuenta hacia atrás desde 20": the count runs from the
   die size (option ``die_size``) to 1; one action per die on the number called.
@@ -54,8 +54,8 @@ documented behaviour).
   loser (the defender with its best melee weapon).
 * DJ-15 Dodge: free and unlimited, Celeridad + ``esquivar``; ranged and thrown
   attacks are always dodged; its successes are lost.
-* DJ-16 Damage = Virilidad + weapon ``dano`` + ``habilidades.dano`` + carried
-  successes vs Aguante + ``armadura`` + ``habilidades.resistencia``.
+* DJ-16 Damage = Virilidad + weapon ``damage`` + ``skills.dano`` + carried
+  successes vs Aguante + ``armour`` + ``skills.resistencia``.
 * DJ-17 Each success is a ``repartir`` decision of the damage dealer: one
   Herida, or an attribute (the first success on each attribute is the fact,
   unless the victim has 0 Heridas); successes with nothing left to hit are lost.

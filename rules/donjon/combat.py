@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from escaramuza.rules.core.model import Combatant, IdentityMemo
-from escaramuza.rules.donjon.stats import MELEE, RANGED, THROWN, Arma, DonjonStats
+from escaramuza.rules.donjon.stats import MELEE, RANGED, THROWN, DonjonStats, Weapon
 
 #: DJ-09: "Tu personaje siempre estará a una de las siguientes distancias de sus oponentes".
 BAND_NAMES: tuple[str, ...] = (
@@ -59,15 +59,15 @@ class Profile:
 
     stats: DonjonStats
     #: Weapon by ``nombre`` (names are unique per sheet: ``build_combatant`` checks it).
-    by_name: dict[str, Arma]
+    by_name: dict[str, Weapon]
     #: :func:`parry_weapon`'s answer.
-    parry: Arma | None
+    parry: Weapon | None
 
 
 def _build_profile(s: DonjonStats) -> Profile:
-    by_name: dict[str, Arma] = {}
-    for arma in s.weapons:
-        by_name.setdefault(arma.nombre, arma)  # first of a name, as the old scan found
+    by_name: dict[str, Weapon] = {}
+    for weapon in s.weapons_or_fists:
+        by_name.setdefault(weapon.name, weapon)  # first of a name, as the old scan found
     return Profile(s, by_name, _parry_weapon(s))
 
 
@@ -80,48 +80,48 @@ def profile(c: Combatant) -> Profile:
     return _profile_of(c.stats)
 
 
-def weapon(c: Combatant, name: str) -> Arma:
-    arma = profile(c).by_name.get(name)
-    if arma is None:
+def weapon(c: Combatant, name: str) -> Weapon:
+    weapon = profile(c).by_name.get(name)
+    if weapon is None:
         raise KeyError(f"{c.id} carries no weapon {name!r}")
-    return arma
+    return weapon
 
 
-def attack_pool(c: Combatant, arma: Arma, band: int) -> int | None:
+def attack_pool(c: Combatant, weapon: Weapon, band: int) -> int | None:
     """DJ-13: Celeridad + attack ability − the DJ-12 penalty (None: out of the weapon's reach).
 
     Carried bonus dice (DJ-10 movement successes) are added by the caller.
     """
-    penalty = PENALTY[arma.tipo][band]
+    penalty = PENALTY[weapon.kind][band]
     if penalty is None:
         return None
-    return c.resources["celeridad"] + c.stats.habilidades.ataque - penalty
+    return c.resources["celeridad"] + c.stats.skills.ataque - penalty
 
 
 def parry_pool(c: Combatant) -> int:
     """DJ-14: "se defiende tirando su Celeridad más cualquier Habilidad apropiada para atacar"."""
-    return c.resources["celeridad"] + c.stats.habilidades.ataque
+    return c.resources["celeridad"] + c.stats.skills.ataque
 
 
 def dodge_pool(c: Combatant) -> int:
     """DJ-15: "Celeridad, más cualquier tipo de Habilidad defensiva o para esquivar"."""
-    return c.resources["celeridad"] + c.stats.habilidades.esquivar
+    return c.resources["celeridad"] + c.stats.skills.esquivar
 
 
 def move_pool(c: Combatant) -> int:
     """DJ-10: "Tira la Celeridad de tu personaje, más alguna Habilidad pertinente"."""
-    return c.resources["celeridad"] + c.stats.habilidades.movimiento
+    return c.resources["celeridad"] + c.stats.skills.movimiento
 
 
-def damage_pool(c: Combatant, arma: Arma) -> int:
+def damage_pool(c: Combatant, weapon: Weapon) -> int:
     """DJ-16: Virilidad + the weapon's Nivel de Daño + ability (bonus dice added by the caller)."""
-    return c.resources["virilidad"] + arma.dano + c.stats.habilidades.dano
+    return c.resources["virilidad"] + weapon.damage + c.stats.skills.dano
 
 
 def soak_pool(c: Combatant) -> int:
     """DJ-16: "el Aguante de tu oponente, más el Nivel de Daño de su armadura, más la Habilidad"."""
     s = c.stats
-    return c.resources["aguante"] + s.armadura + s.habilidades.resistencia
+    return c.resources["aguante"] + s.armour + s.skills.resistencia
 
 
 def damage_test_floor(c: Combatant) -> int:
@@ -136,10 +136,10 @@ def damage_test_floor(c: Combatant) -> int:
 
 def initiative_pool(c: Combatant) -> int:
     """DJ-04: "una cantidad de dados igual a su Nivel más su Discernimiento"."""
-    return stats(c).nivel + c.resources["discernimiento"]
+    return stats(c).level + c.resources["discernimiento"]
 
 
-def parry_weapon(c: Combatant) -> Arma | None:
+def parry_weapon(c: Combatant) -> Weapon | None:
     """The melee weapon a parry and its counterattack use (highest Nivel de Daño), if any.
 
     DJ-14: "Tanto un arma cuerpo a cuerpo como un hechizo ... pueden utilizarse para
@@ -148,26 +148,26 @@ def parry_weapon(c: Combatant) -> Arma | None:
     return profile(c).parry
 
 
-def _parry_weapon(s: DonjonStats) -> Arma | None:
-    best: Arma | None = None
-    for arma in s.weapons:
-        if arma.tipo == MELEE and (best is None or arma.dano > best.dano):
-            best = arma
+def _parry_weapon(s: DonjonStats) -> Weapon | None:
+    best: Weapon | None = None
+    for weapon in s.weapons_or_fists:
+        if weapon.kind == MELEE and (best is None or weapon.damage > best.damage):
+            best = weapon
     return best
 
 
-def free_attack_weapon(c: Combatant) -> Arma | None:
+def free_attack_weapon(c: Combatant) -> Weapon | None:
     """*(default)* The weapon of a DJ-11 free attack (in contact): the one with most dice.
 
     Dice = attack pool at contact + damage pool; ties keep sheet order.
     """
-    best: Arma | None = None
+    best: Weapon | None = None
     best_dice = 0
-    for arma in stats(c).weapons:
-        pool = attack_pool(c, arma, CONTACT)
+    for weapon in stats(c).weapons_or_fists:
+        pool = attack_pool(c, weapon, CONTACT)
         if pool is None:
             continue
-        dice = pool + damage_pool(c, arma)
+        dice = pool + damage_pool(c, weapon)
         if best is None or dice > best_dice:
-            best, best_dice = arma, dice
+            best, best_dice = weapon, dice
     return best

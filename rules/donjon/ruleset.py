@@ -197,7 +197,7 @@ def _turn_row(actor: Combatant) -> _TurnRow:
     row = rows.get(actor.id)
     if row is None:
         row = rows[actor.id] = _TurnRow(
-            s.habilidades.ataque, tuple((PENALTY[a.tipo], a.nombre) for a in s.weapons),
+            s.skills.ataque, tuple((PENALTY[a.kind], a.name) for a in s.weapons_or_fists),
             interned_action("huir", actor.id), interned_action("esperar", actor.id), {},
         )
     return row
@@ -262,11 +262,11 @@ class Donjon(Ruleset):
     ) -> Combatant:
         assert isinstance(stats, DonjonStats)
         seen: set[str] = set()
-        for i, arma in enumerate(stats.armas):
-            if arma.nombre in seen:
-                raise ValueError(f"armas[{i}].nombre: duplicate weapon name {arma.nombre!r}")
-            seen.add(arma.nombre)
-        attrs = stats.atributos
+        for i, weapon in enumerate(stats.weapons):
+            if weapon.name in seen:
+                raise ValueError(f"weapons[{i}].name: duplicate weapon name {weapon.name!r}")
+            seen.add(weapon.name)
+        attrs = stats.attributes
         values = {
             HERIDAS: stats.heridas,
             "celeridad": attrs.celeridad,
@@ -284,10 +284,10 @@ class Donjon(Ruleset):
             stats=stats,
             resources=dict(values),
             maxima=dict(values),
-            items=tuple(a.nombre for a in stats.weapons),
+            items=tuple(a.name for a in stats.weapons_or_fists),
             temperament=base["temperament"],
             # DJ-06 needs PJ/PNJ: heroes are PJ, enemies PNJ, unless the sheet says otherwise.
-            pc=stats.pj if stats.pj is not None else side is Side.HEROES,
+            pc=stats.pc if stats.pc is not None else side is Side.HEROES,
             data={"init": (), "bonus": 0, "acted": (0, 0)},
         )
 
@@ -410,7 +410,7 @@ class Donjon(Ruleset):
             # "simplemente suma los éxitos de un intento de acercarte sigilosamente como
             # bonificadores para tu Prueba de Iniciativa" (rolled before the battle).
             bonus += stats_of(c).sorpresa
-        skill = stats_of(c).habilidades.iniciativa
+        skill = stats_of(c).skills.iniciativa
         if skill:
             # "puedes hacer una Prueba sin oposición (dificultad Media) con la Habilidad, más la
             # puntuación del Atributo apropiado (usualmente Celeridad) y usar los éxitos como
@@ -613,12 +613,12 @@ class Donjon(Ruleset):
     def _declare_attack(
         self, state: BattleState, actor: Combatant, target: Combatant, item: str, roller: Roller
     ) -> list[Event]:
-        arma = combat.weapon(actor, item)
+        weapon = combat.weapon(actor, item)
         band = band_of(state.distance(actor, target))
         state.data["attack"] = interned(PendingAttack, actor.id, target.id, item, band)
         # DJ-14: "Sólo se pueden defender activamente los ataques cuerpo a cuerpo", and the
         # parry must cross off a later number and needs a melee weapon to parry with.
-        if arma.tipo == MELEE and self._can_react(target) and combat.parry_weapon(target):
+        if weapon.kind == MELEE and self._can_react(target) and combat.parry_weapon(target):
             state.pending = _decision(DecisionKind.REACTION, target.id, target.side, DEFENCE,
                                       f"{target.name}: parry or dodge {actor.name}'s attack")
             return [Note(f"{actor.name} attacks {target.name} with {item}.")]
@@ -628,27 +628,27 @@ class Donjon(Ruleset):
         pend: PendingAttack = state.data["attack"]
         actor = state.by_id[pend.attacker]
         target = state.by_id[pend.target]
-        arma = combat.weapon(actor, pend.weapon)
+        weapon = combat.weapon(actor, pend.weapon)
         events: list[Event] = []
         if parry:
             events.append(self._cross_off(target))
-        pool = combat.attack_pool(actor, arma, pend.band) or 0
+        pool = combat.attack_pool(actor, weapon, pend.band) or 0
         bonus = actor.data["bonus"]
         actor.data["bonus"] = 0
         d_pool = combat.parry_pool(target) if parry else combat.dodge_pool(target)
         d_what = "parada (defensa activa)" if parry else "esquiva (defensa pasiva)"
         result, evs = self._opposed(
             state, roller, actor, pool + bonus,
-            f"Prueba de Ataque with {arma.nombre} ({BAND_NAMES[pend.band]})",
+            f"Prueba de Ataque with {weapon.name} ({BAND_NAMES[pend.band]})",
             target, d_pool, d_what)
         events.extend(evs)
         hit = result.winner == ATTACKER
         events.append(AttackResolved(
             f"{actor.name}'s attack on {target.name} "
             + ("hits." if hit else ("is parried: counterattack!" if parry else "is dodged.")),
-            actor.id, target.id, arma.nombre, hit))
+            actor.id, target.id, weapon.name, hit))
         if hit:
-            events.extend(self._damage(state, roller, actor, target, arma, result.successes))
+            events.extend(self._damage(state, roller, actor, target, weapon, result.successes))
         elif parry:
             # DJ-14: "El ganador de la Prueba daña a su oponente, ya sea el atacante o el defensor."
             counter = combat.parry_weapon(target)
@@ -665,7 +665,7 @@ class Donjon(Ruleset):
         roller: Roller,
         dealer: Combatant,
         victim: Combatant,
-        arma: Any,
+        weapon: Any,
         carried: int,
     ) -> list[Event]:
         """DJ-16 damage test; DJ-03 carried successes are bonus dice; DJ-19 breaking a PC."""
@@ -673,11 +673,11 @@ class Donjon(Ruleset):
         # Aguante es reducido a cero" — a PJ rolls at least one die whether it deals the
         # damage or resists it; a PNJ with an empty pool rolls none.
         pool = max(0, combat.damage_test_floor(dealer),
-                   combat.damage_pool(dealer, arma) + carried)
+                   combat.damage_pool(dealer, weapon) + carried)
         soak = max(0, combat.damage_test_floor(victim), combat.soak_pool(victim))
         victim_at_zero = victim.resources[HERIDAS] == 0
         result, events = self._opposed(
-            state, roller, dealer, pool, f"Prueba de Daño with {arma.nombre}"
+            state, roller, dealer, pool, f"Prueba de Daño with {weapon.name}"
             + (f" (+{carried} carried)" if carried else ""),
             victim, soak, "Aguante + armadura")
         if result.winner != ATTACKER or result.successes == 0:
@@ -831,21 +831,21 @@ class Donjon(Ruleset):
         successes: int,
     ) -> list[Event]:
         """DJ-11: a free attack, the movement successes as bonus dice; only a dodge defends it."""
-        arma = combat.free_attack_weapon(attacker)
-        if arma is None:
+        weapon = combat.free_attack_weapon(attacker)
+        if weapon is None:
             return []
-        pool = (combat.attack_pool(attacker, arma, CONTACT) or 0) + successes
+        pool = (combat.attack_pool(attacker, weapon, CONTACT) or 0) + successes
         if pool < 1:
             return []
         result, events = self._opposed(
-            state, roller, attacker, pool, f"ataque gratuito with {arma.nombre} "
+            state, roller, attacker, pool, f"ataque gratuito with {weapon.name} "
             f"(+{successes} bonus)", target, combat.dodge_pool(target), "esquiva (defensa pasiva)")
         hit = result.winner == ATTACKER
         events.append(AttackResolved(
             f"{attacker.name}'s free attack on the fleeing {target.name} "
-            + ("hits." if hit else "is dodged."), attacker.id, target.id, arma.nombre, hit))
+            + ("hits." if hit else "is dodged."), attacker.id, target.id, weapon.name, hit))
         if hit:
-            events.extend(self._damage(state, roller, attacker, target, arma, result.successes))
+            events.extend(self._damage(state, roller, attacker, target, weapon, result.successes))
         return events
 
     # -- end of ráfaga ---------------------------------------------------------------
@@ -899,22 +899,22 @@ class Donjon(Ruleset):
             return Odds(1.0, 0.0, 1.0, {0: 1.0})
         if action.verb == "atacar" and action.target and action.item:
             target = state.by_id[action.target]
-            arma = combat.weapon(actor, action.item)
+            weapon = combat.weapon(actor, action.item)
             band = band_of(state.distance(actor, target))
-            pool = (combat.attack_pool(actor, arma, band) or 0) + actor.data["bonus"]
+            pool = (combat.attack_pool(actor, weapon, band) or 0) + actor.data["bonus"]
             defence = combat.dodge_pool(target)
-            if arma.tipo == MELEE and self._can_react(target) and combat.parry_weapon(target):
+            if weapon.kind == MELEE and self._can_react(target) and combat.parry_weapon(target):
                 defence = max(defence, combat.parry_pool(target))
             won = successes_distribution(max(0, pool), defence, sides, tied)
-            return self._odds_of(state, actor, target, arma, won)
+            return self._odds_of(state, actor, target, weapon, won)
         pending = state.pending
         if action.verb == "resistir" and pending is not None and pending.name == RESIST:
             move: PendingMove = state.data["move"]
-            arma = combat.free_attack_weapon(actor)
-            if not move.from_contact or arma is None:
+            weapon = combat.free_attack_weapon(actor)
+            if not move.from_contact or weapon is None:
                 return None
             mover = state.by_id[move.mover]
-            base = combat.attack_pool(actor, arma, CONTACT) or 0
+            base = combat.attack_pool(actor, weapon, CONTACT) or 0
             resist = defender_wins(combat.move_pool(mover) + mover.data["bonus"],
                                    combat.move_pool(actor), sides, tied)
             won: dict[int, float] = {}
@@ -924,7 +924,7 @@ class Donjon(Ruleset):
                 for t, q in successes_distribution(base + s, combat.dodge_pool(mover), sides,
                                                    tied).items():
                     won[t] = won.get(t, 0.0) + p * q
-            return self._odds_of(state, actor, mover, arma, won)
+            return self._odds_of(state, actor, mover, weapon, won)
         if action.verb == "parar" and pending is not None and pending.name == DEFENCE:
             pend: PendingAttack = state.data["attack"]
             attacker = state.by_id[pend.attacker]
@@ -937,12 +937,12 @@ class Donjon(Ruleset):
         return None
 
     def _odds_of(
-        self, state: BattleState, dealer: Combatant, victim: Combatant, arma: Any,
+        self, state: BattleState, dealer: Combatant, victim: Combatant, weapon: Any,
         won: dict[int, float],
     ) -> Odds:
         opts = self._opts(state)
         outcomes: Outcomes = damage_after(
-            won, combat.damage_pool(dealer, arma), combat.soak_pool(victim), opts.die_size,
+            won, combat.damage_pool(dealer, weapon), combat.soak_pool(victim), opts.die_size,
             opts.all_tied, combat.damage_test_floor(dealer), combat.damage_test_floor(victim))
         heridas = victim.resources[HERIDAS]
         breakable = victim.pc and not dealer.pc and heridas == 0
@@ -968,10 +968,10 @@ class Donjon(Ruleset):
         if target is not None and actor is not None:
             band = BAND_NAMES[band_of(state.distance(actor, target))]
             if action.verb == "atacar":
-                arma = combat.weapon(actor, action.item or "")
-                pool = (combat.attack_pool(actor, arma, band_of(state.distance(actor, target)))
+                weapon = combat.weapon(actor, action.item or "")
+                pool = (combat.attack_pool(actor, weapon, band_of(state.distance(actor, target)))
                         or 0) + actor.data["bonus"]
-                return (f"{who}: atacar a {target.name} con {arma.nombre} ({band}, "
+                return (f"{who}: atacar a {target.name} con {weapon.name} ({band}, "
                         f"{pool} dados)")
             return f"{who}: {action.verb} {target.name} ({band})"
         if action.option:
@@ -982,8 +982,8 @@ class Donjon(Ruleset):
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
         s = stats_of(combatant)
         r = combatant.resources
-        melee = max((a.dano for a in s.weapons if a.tipo == MELEE), default=0)
-        ranged = max((a.dano for a in s.weapons if a.tipo != MELEE), default=0)
+        melee = max((a.damage for a in s.weapons_or_fists if a.kind == MELEE), default=0)
+        ranged = max((a.damage for a in s.weapons_or_fists if a.kind != MELEE), default=0)
         init = combatant.data["init"]
         die = self._opts(state).die_size
         return (
@@ -991,10 +991,10 @@ class Donjon(Ruleset):
             r["virilidad"] / 6.0,
             r["aguante"] / 6.0,
             r["discernimiento"] / 6.0,
-            min(s.nivel, 10) / 10.0,
-            min(s.habilidades.ataque, 6) / 6.0,
-            min(s.habilidades.esquivar, 6) / 6.0,
-            min(s.armadura, 6) / 6.0,
+            min(s.level, 10) / 10.0,
+            min(s.skills.ataque, 6) / 6.0,
+            min(s.skills.esquivar, 6) / 6.0,
+            min(s.armour, 6) / 6.0,
             min(melee, 6) / 6.0,
             min(ranged, 6) / 6.0,
             min(len(init), 10) / 10.0,

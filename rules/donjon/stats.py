@@ -46,7 +46,7 @@ class DonjonOptions(_Strict):
     dificultades: Dificultades = Field(default_factory=Dificultades)
 
 
-class Atributos(_Strict):
+class Attributes(_Strict):
     """Attributes (1–6), each a number of d20 in a pool."""
 
     celeridad: int = Field(ge=1, le=6)
@@ -55,8 +55,8 @@ class Atributos(_Strict):
     discernimiento: int = Field(ge=1, le=6)
 
 
-class Habilidades(_Strict):
-    """Abilities by the role they play in a combat pool (dice added to it).
+class Skills(_Strict):
+    """Habilidades by the role they play in a combat pool (dice added to it).
 
     ``ataque``: attack and parry (DJ-13, DJ-14); ``esquivar``: dodge (DJ-15);
     ``movimiento``: movement tests (DJ-10); ``dano``: damage tests (DJ-16);
@@ -73,34 +73,36 @@ class Habilidades(_Strict):
     iniciativa: int = Field(0, ge=0, le=10)
 
 
-class Arma(_Strict):
-    """A weapon: its kind sets the distances it reaches (DJ-12), ``dano`` its Nivel de Daño."""
+class Weapon(_Strict):
+    """A weapon: its ``kind`` sets the distances it reaches (DJ-12), ``damage`` its Nivel
+    de Daño (DJ-16)."""
 
-    nombre: str = Field(pattern=r"^[^\s].*$", max_length=40)
-    tipo: WeaponKind = MELEE
-    dano: int = Field(0, ge=0, le=10)
+    name: str = Field(pattern=r"^[^\s].*$", max_length=40)
+    kind: WeaponKind = MELEE
+    damage: int = Field(0, ge=0, le=10)
 
 
-#: The implicit weapon of a combatant without ``armas``.
-FISTS: tuple[Arma, ...] = (Arma(nombre=UNARMED),)
+#: The implicit weapon of a combatant without ``weapons``.
+FISTS: tuple[Weapon, ...] = (Weapon(name=UNARMED),)
 
 
 class DonjonStats(_Strict):
     """A combatant's Donjon keys in a scenario file."""
 
-    nivel: int = Field(ge=1, le=20)
+    #: Nivel (DJ-04: initiative is "su Nivel más su Discernimiento").
+    level: int = Field(ge=1, le=20)
     heridas: int = Field(ge=1, le=100)
-    atributos: Atributos
-    habilidades: Habilidades = Field(default_factory=Habilidades)
-    armas: tuple[Arma, ...] = ()
-    #: Nivel de Daño of the armour (DJ-16).
-    armadura: int = Field(0, ge=0, le=10)
-    #: PJ or PNJ; by default heroes are PJ and enemies PNJ.
-    pj: bool | None = None
+    attributes: Attributes
+    skills: Skills = Field(default_factory=Skills)
+    weapons: tuple[Weapon, ...] = ()
+    #: Nivel de Daño of the armadura (DJ-16).
+    armour: int = Field(0, ge=0, le=10)
+    #: PJ (true) or PNJ (false); by default heroes are PJ and enemies PNJ.
+    pc: bool | None = None
     #: DJ-04: successes of a stealthy approach, bonus dice on the first initiative only.
     sorpresa: int = Field(0, ge=0, le=20)
 
     @property
-    def weapons(self) -> tuple[Arma, ...]:
+    def weapons_or_fists(self) -> tuple[Weapon, ...]:
         """The weapons carried; bare hands when the sheet lists none."""
-        return self.armas or FISTS
+        return self.weapons or FISTS

@@ -24,7 +24,7 @@ Rule ids, the seed sentence each follows, and where the seed is silent the
   option ``active_blocks``); *(default)* a crítico attack is only blocked by a crítico.
 * S2-09 "Defensa Completa": the whole turn, +3 to active defence rolls until the
   bearer's next turn (option ``full_defence_bonus``).
-* S2-10 Extra actions from Técnicas (``acciones_extra``) add turn actions but "no
+* S2-10 Extra actions from Técnicas (``extra_actions``) add turn actions but "no
   otorga una acción refleja de defensa".
 * S2-11 "Se tira el daño del arma y se le resta la CA ... se resta de los Puntos de
   Vitalidad"; *(default)* 0 PV = down.

@@ -144,22 +144,22 @@ def roll_penalty(c: Combatant, physical: bool) -> int:
     return stun_penalty(c) + (limb_penalty(c) if physical else 0)
 
 
-def passive_defence(state: BattleState, target: Combatant, tipo: str) -> int:
+def passive_defence(state: BattleState, target: Combatant, kind: str) -> int:
     """S2-08 "defensa pasiva (10+MHC defensivo ... según el tipo de ataque)"."""
-    return 10 + profile(target).defence(tipo)
+    return 10 + profile(target).defence(kind)
 
 
 def attack_need(state: BattleState, ctx: AttackCtx) -> int:
     """The difficulty an attack roll is judged against (S2-08 option ``passive_beats``)."""
     target = state.get(ctx.target)
     weapon = profile(state.get(ctx.attacker)).weapon(ctx.weapon)
-    need = passive_defence(state, target, weapon.tipo)
+    need = passive_defence(state, target, weapon.kind)
     return need + (1 if state.options.passive_beats == "gt" else 0)
 
 
-def defence_bonus(state: BattleState, target: Combatant, tipo: str) -> int:
+def defence_bonus(state: BattleState, target: Combatant, kind: str) -> int:
     """Active defence: 2d10 + the same MHC (S2-08), +3 in full defence (S2-09)."""
-    bonus = profile(target).defence(tipo) + roll_penalty(target, physical=True)
+    bonus = profile(target).defence(kind) + roll_penalty(target, physical=True)
     full = target.conditions.get("defensa_completa")
     if full is not None:
         bonus += full.value
@@ -367,8 +367,8 @@ def defence_decided(
     # "Cada defensa activa consume uno de sus turnos en la fase defensiva, sin afectar a
     # la fase ofensiva".
     target.resources["defensas"] -= 1
-    tipo = profile(state.get(ctx.attacker)).weapon(ctx.weapon).tipo
-    roll = PendingRoll(DEFENSA, target.id, defence_bonus(state, target, tipo))
+    kind = profile(state.get(ctx.attacker)).weapon(ctx.weapon).kind
+    roll = PendingRoll(DEFENSA, target.id, defence_bonus(state, target, kind))
     return start_roll(rs, state, roll, roller)
 
 
@@ -411,7 +411,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
         )
     ]
     # "En ningún caso podrán utilizarse los dados exprés en las tiradas de daño."
-    raw, faces = weapon.dano.roll(roller, "daño")
+    raw, faces = weapon.damage.roll(roller, "daño")
     ca = target.stats.ca
     absorbed = max(0, raw - ca)
     table = tables(state)
@@ -435,7 +435,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
     mult = f" ×{multiplier} ({location})" if multiplier != 1 else f" ({location})"
     events.append(
         Rolled(
-            f"Daño {weapon.dano} [{', '.join(map(str, faces))}] = {raw} − CA {ca} = {absorbed}"
+            f"Daño {weapon.damage} [{', '.join(map(str, faces))}] = {raw} − CA {ca} = {absorbed}"
             f"{mult} → {damage} ({where}).",
             attacker.id,
             "daño",
@@ -665,7 +665,7 @@ def _round_start(rs: Sistema2d10, state: BattleState) -> list[Event]:
         if c.active:
             # S2-08/S2-10: one active defence per action per round; extra actions from
             # Técnicas "no otorga una acción refleja de defensa".
-            c.resources["defensas"] = c.stats.acciones
+            c.resources["defensas"] = c.stats.actions
         dying = c.conditions.get("moribundo")
         if dying is not None and c.status is Status.DOWN:
             left = dying.value - 1
@@ -682,7 +682,7 @@ def _start_turn(rs: Sistema2d10, state: BattleState, c: Combatant) -> list[Event
     if "defensa_completa" in c.conditions:
         del c.conditions["defensa_completa"]
         events.append(ConditionEnded(f"{c.name} leaves full defence.", c.id, "defensa_completa"))
-    actions = c.stats.acciones + c.stats.acciones_extra
+    actions = c.stats.actions + c.stats.extra_actions
     knocked = c.conditions.get("derribado")
     if knocked is not None:
         # GDF 8 "loses an action", every turn the effect lasts (S2-15).

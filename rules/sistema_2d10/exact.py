@@ -129,23 +129,23 @@ def hit_probability(
 
 
 @lru_cache(maxsize=4096)
-def expected_damage(dano: DiceExpr, ca: int, multiplier: int = 1) -> float:
+def expected_damage(damage: DiceExpr, ca: int, multiplier: int = 1) -> float:
     """E[max(0, damage − CA) × multiplier] (S2-11, S2-12)."""
-    return sum(p * max(0, v - ca) * multiplier for v, p in dano.distribution().items())
+    return sum(p * max(0, v - ca) * multiplier for v, p in damage.distribution().items())
 
 
 def location_expected_damage(
-    dano: DiceExpr, ca: int, tables: Tables, aimed: str | None = None
+    damage: DiceExpr, ca: int, tables: Tables, aimed: str | None = None
 ) -> float:
     """Expected damage of a hit: at the aimed location, or averaged over the d10 table."""
     if aimed is not None:
-        return expected_damage(dano, ca, tables.multiplier(aimed))
-    return sum(expected_damage(dano, ca, loc.multiplier) for loc in tables.location_by_face) / 10
+        return expected_damage(damage, ca, tables.multiplier(aimed))
+    return sum(expected_damage(damage, ca, loc.multiplier) for loc in tables.location_by_face) / 10
 
 
 @lru_cache(maxsize=4096)
 def hit_damage_distribution(
-    dano: DiceExpr, ca: int, multipliers: tuple[int, ...]
+    damage: DiceExpr, ca: int, multipliers: tuple[int, ...]
 ) -> tuple[tuple[int, float], ...]:
     """Distribution of the damage one hit deals: (daño − CA, min 0) × the location's
     multiplier (S2-11, S2-12), the multiplier drawn uniformly from ``multipliers`` — the
@@ -155,7 +155,7 @@ def hit_damage_distribution(
     """
     out: dict[int, float] = {}
     share = 1 / len(multipliers)
-    for value, p in dano.distribution().items():
+    for value, p in damage.distribution().items():
         for mult in multipliers:
             dealt = max(0, value - ca) * mult
             out[dealt] = out.get(dealt, 0.0) + p * share
@@ -207,7 +207,7 @@ def attack_odds(
     defence_bonus: int | None,
     passive_rule: Literal["ge", "gt"],
     block_rule: Literal["ge", "gt"],
-    dano: DiceExpr,
+    damage: DiceExpr,
     ca: int,
     multipliers: tuple[int, ...],
     pv: int,
@@ -223,7 +223,7 @@ def attack_odds(
     :func:`pain_knockout_probability` of the target. No Dado Exprés on any roll.
     """
     p_hit = float(hit_probability(attack_bonus, passive, defence_bonus, passive_rule, block_rule))
-    hit_damage = hit_damage_distribution(dano, ca, multipliers)
+    hit_damage = hit_damage_distribution(damage, ca, multipliers)
     p_pain_out = pain_knockout_probability(aguante_bonus, aguante_difficulty, p_out_on_gdf)
     expected, p_drop, dist = attack_outcome(p_hit, hit_damage, pv, p_pain_out)
     # Read-only: the same cached object is handed to every caller.

@@ -33,7 +33,7 @@ from escaramuza.rules.sistema_2d10.combat import (
 from escaramuza.rules.sistema_2d10.rolls import mhc
 from escaramuza.rules.sistema_2d10.stats import (
     MELEE,
-    REQUIRED_CARACTERISTICAS,
+    REQUIRED_ATTRIBUTES,
     Profile,
     Sistema2d10Options,
     Sistema2d10Stats,
@@ -117,24 +117,24 @@ class Sistema2d10(Ruleset):
     ) -> Combatant:
         assert isinstance(stats, Sistema2d10Stats)
         assert isinstance(options, Sistema2d10Options)
-        car, hab = stats.caracteristicas, stats.habilidades
-        for key in REQUIRED_CARACTERISTICAS:
+        car, hab = stats.attributes, stats.skills
+        for key in REQUIRED_ATTRIBUTES:
             if key not in car:
-                raise ValueError(f"caracteristicas.{key}: required characteristic is missing")
-        for group, table in (("caracteristicas", car), ("habilidades", hab)):
+                raise ValueError(f"attributes.{key}: required característica is missing")
+        for group, table in (("attributes", car), ("skills", hab)):
             for key, value in table.items():
                 if not 0 <= value <= 100:
                     raise ValueError(f"{group}.{key}: must be 0 to 100, not {value}")
-        weapons = tuple(self._weapon(stats, i) for i in range(len(stats.armas)))
+        weapons = tuple(self._weapon(stats, i) for i in range(len(stats.weapons)))
         names = [w.name for w in weapons]
         for i, name in enumerate(names):
             if name in names[:i]:
-                raise ValueError(f"armas[{i}].name: duplicate weapon name {name!r}")
-        most = stats.max_dados_expres
+                raise ValueError(f"weapons[{i}].name: duplicate weapon name {name!r}")
+        most = stats.dados_expres_max
         if most is None:
             most = max(stats.dados_expres, 3)
         if most < stats.dados_expres:
-            raise ValueError(f"max_dados_expres: {most} is below dados_expres {stats.dados_expres}")
+            raise ValueError(f"dados_expres_max: {most} is below dados_expres {stats.dados_expres}")
         reflejos = car["reflejos"]
         prof = Profile(
             iniciativa=mhc(car["sentidos"], reflejos),  # S2-06 MHC(Reflejos + Sentidos)
@@ -144,17 +144,17 @@ class Sistema2d10(Ruleset):
             aguante=mhc(_score(hab, "resistencia_al_dolor"), car["aguante"]),
             weapons=weapons,
         )
-        actions = stats.acciones + stats.acciones_extra
+        actions = stats.actions + stats.extra_actions
         resources = {
             "pv": stats.pv,
             "acciones": 0,
-            "defensas": stats.acciones,
+            "defensas": stats.actions,
             "dados_expres": stats.dados_expres,
         }
         maxima = {
             "pv": stats.pv,
             "acciones": actions,
-            "defensas": stats.acciones,
+            "defensas": stats.actions,
             "dados_expres": most,
         }
         return Combatant(
@@ -174,25 +174,23 @@ class Sistema2d10(Ruleset):
 
     @staticmethod
     def _weapon(stats: Sistema2d10Stats, i: int) -> WeaponProfile:
-        w = stats.armas[i]
-        if w.caracteristica not in stats.caracteristicas:
-            known = ", ".join(stats.caracteristicas)
+        w = stats.weapons[i]
+        if w.attribute not in stats.attributes:
+            known = ", ".join(stats.attributes)
             raise ValueError(
-                f"armas[{i}].caracteristica: unknown characteristic {w.caracteristica!r} "
+                f"weapons[{i}].attribute: unknown característica {w.attribute!r} "
                 f"(known: {known})"
             )
-        if w.tipo == MELEE and w.alcance != 0:
-            raise ValueError(f"armas[{i}].alcance: a cuerpo_a_cuerpo weapon reaches 0 zones")
+        if w.kind == MELEE and w.reach != 0:
+            raise ValueError(f"weapons[{i}].reach: a cuerpo_a_cuerpo weapon reaches 0 zones")
         try:
-            dano = parse_dice(w.dano)
+            damage = parse_dice(w.damage)
         except DiceError as exc:
-            raise ValueError(f"armas[{i}].dano: {exc}") from None
-        if dano.minimum < 0:
-            raise ValueError(f"armas[{i}].dano: damage can be negative")
-        weapon_mhc = mhc(
-            _score(stats.habilidades, w.habilidad), stats.caracteristicas[w.caracteristica]
-        )
-        return WeaponProfile(w.name, w.tipo, weapon_mhc, dano, w.alcance)
+            raise ValueError(f"weapons[{i}].damage: {exc}") from None
+        if damage.minimum < 0:
+            raise ValueError(f"weapons[{i}].damage: damage can be negative")
+        weapon_mhc = mhc(_score(stats.skills, w.skill), stats.attributes[w.attribute])
+        return WeaponProfile(w.name, w.kind, weapon_mhc, damage, w.reach)
 
     def validate_scenario(self, scenario: Any) -> None:
         # Loading here rejects a malformed tables file when the scenario loads, with the
@@ -256,7 +254,7 @@ class Sistema2d10(Ruleset):
         dist = state.battlefield.distance
         for weapon in profile(actor).weapons:
             for foe in foes:
-                if dist(actor.zone, foe.zone) <= weapon.alcance:
+                if dist(actor.zone, foe.zone) <= weapon.reach:
                     actions.extend(
                         Action(ATACAR, actor.id, target=foe.id, item=weapon.name, option=aim)
                         for aim in aims
@@ -439,15 +437,15 @@ class Sistema2d10(Ruleset):
         weapon = profile(attacker).weapon(weapon_name)
         table = combat.tables(state)
         defence = (
-            combat.defence_bonus(state, target, weapon.tipo)
+            combat.defence_bonus(state, target, weapon.kind)
             if target.active and target.resources["defensas"] > 0
             else None
         )
         options = state.options
         bonus = weapon.mhc + combat.roll_penalty(attacker, physical=True)
-        passive = combat.passive_defence(state, target, weapon.tipo)
+        passive = combat.passive_defence(state, target, weapon.kind)
         passive_rule, block_rule = options.passive_beats, options.active_blocks
-        dano, ca, pv = weapon.dano, target.stats.ca, target.resources["pv"]
+        damage, ca, pv = weapon.damage, target.stats.ca, target.resources["pv"]
         aguante = profile(target).aguante + combat.roll_penalty(target, physical=False)
         difficulty, out_share = int(options.aguante_difficulty), table.out_share
         out: list[Odds] = []
@@ -457,7 +455,7 @@ class Sistema2d10(Ruleset):
             else:
                 aim_ms, multipliers = table.aim_modifier(aim) or 0, (table.multiplier(aim),)
             out.append(exact.attack_odds(
-                bonus + aim_ms, passive, defence, passive_rule, block_rule, dano, ca,
+                bonus + aim_ms, passive, defence, passive_rule, block_rule, damage, ca,
                 multipliers, pv, aguante, difficulty, out_share,
             ))
         return out
@@ -465,16 +463,16 @@ class Sistema2d10(Ruleset):
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:
         prof = profile(combatant)
         stats = combatant.stats
-        best = max(prof.weapons, key=lambda w: (w.mhc, w.dano.maximum))
+        best = max(prof.weapons, key=lambda w: (w.mhc, w.damage.maximum))
         return (
             best.mhc / 10,
-            (best.dano.minimum + best.dano.maximum) / 40,
-            max(w.alcance for w in prof.weapons) / 5,
+            (best.damage.minimum + best.damage.maximum) / 40,
+            max(w.reach for w in prof.weapons) / 5,
             prof.defensa_cac / 10,
             prof.defensa_dist / 10,
             prof.aguante / 10,
             prof.iniciativa / 10,
             stats.ca / 10,
-            stats.acciones / 3,
-            stats.acciones_extra / 3,
+            stats.actions / 3,
+            stats.extra_actions / 3,
         )

@@ -18,9 +18,9 @@ from escaramuza.rules.sistema_2d10.tables import DEFAULT_TABLES
 MELEE = "cuerpo_a_cuerpo"
 RANGED = "distancia"
 
-#: Characteristics every stat block needs: Reflejos + Sentidos (initiative, S2-06),
-#: Reflejos (defence, S2-08) and Aguante (pain test, S2-14).
-REQUIRED_CARACTERISTICAS: tuple[str, ...] = ("reflejos", "sentidos", "aguante")
+#: Características every stat block's ``attributes`` need: Reflejos + Sentidos
+#: (initiative, S2-06), Reflejos (defence, S2-08) and Aguante (pain test, S2-14).
+REQUIRED_ATTRIBUTES: tuple[str, ...] = ("reflejos", "sentidos", "aguante")
 
 
 class _Strict(BaseModel):
@@ -60,17 +60,18 @@ class Sistema2d10Options(_Strict):
 
 
 class Weapon(_Strict):
-    """An attack a combatant can make. ``habilidad`` and ``caracteristica`` name the
-    scores whose sum's tens digit is the attack MHC (S2-02)."""
+    """An attack a combatant can make. ``skill`` (a Habilidad) and ``attribute`` (a
+    Característica) name the scores whose sum's tens digit is the attack MHC (S2-02)."""
 
     name: str = Field(min_length=1)
-    tipo: Literal["cuerpo_a_cuerpo", "distancia"] = MELEE
-    habilidad: str
-    caracteristica: str
+    #: S2-08 "según el tipo de ataque": it picks the defence skill.
+    kind: Literal["cuerpo_a_cuerpo", "distancia"] = MELEE
+    skill: str
+    attribute: str
     #: S2-11 "Se tira el daño del arma" — dice notation such as ``1d10+2``.
-    dano: str
-    #: Reach in zone hops: 0 for melee; a firearm reaches this many hops.
-    alcance: int = Field(0, ge=0, le=10)
+    damage: str
+    #: Reach in zone hops: 0 for cuerpo_a_cuerpo; a firearm reaches this many hops.
+    reach: int = Field(0, ge=0, le=10)
 
 
 class Sistema2d10Stats(_Strict):
@@ -79,21 +80,21 @@ class Sistema2d10Stats(_Strict):
     #: Puntos de Vitalidad (S2-11).
     pv: int = Field(ge=1, le=999)
     #: S2-07 acciones por turno, 1–3 (a scenario field; the table is not in the seed).
-    acciones: int = Field(ge=1, le=3)
+    actions: int = Field(ge=1, le=3)
     #: S2-10 extra actions from Técnicas: usable in the turn, no extra reflex defence.
-    acciones_extra: int = Field(0, ge=0, le=3)
+    extra_actions: int = Field(0, ge=0, le=3)
     #: S2-05 Dados Exprés at the start of the battle, and how many the bearer may hold.
     dados_expres: int = Field(0, ge=0, le=10)
-    max_dados_expres: int | None = Field(None, ge=0, le=10)
-    #: S2-11 Capacidad de Absorción of the armour and, for the log, its name.
+    dados_expres_max: int | None = Field(None, ge=0, le=10)
+    #: S2-11 Capacidad de Absorción of the armadura and, for the log, its name.
     ca: int = Field(0, ge=0, le=50)
-    armadura: str = ""
-    #: Characteristic scores (0–100), e.g. reflejos, sentidos, aguante, destreza.
-    caracteristicas: dict[str, int]
-    #: Skill scores (0–100), e.g. esquivar, cubrir, resistencia_al_dolor, espada.
+    armour: str = ""
+    #: Característica scores (0–100), e.g. reflejos, sentidos, aguante, destreza.
+    attributes: dict[str, int]
+    #: Habilidad scores (0–100), e.g. esquivar, cubrir, resistencia_al_dolor, espada.
     #: *(default)* a skill not listed is 0.
-    habilidades: dict[str, int] = Field(default_factory=dict)
-    armas: list[Weapon] = Field(min_length=1)
+    skills: dict[str, int] = Field(default_factory=dict)
+    weapons: list[Weapon] = Field(min_length=1)
     pc: bool = True
 
 
@@ -102,10 +103,10 @@ class WeaponProfile:
     """A weapon with its MHC and parsed damage, computed once per combatant."""
 
     name: str
-    tipo: str
+    kind: str
     mhc: int
-    dano: DiceExpr
-    alcance: int
+    damage: DiceExpr
+    reach: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,5 +128,5 @@ class Profile:
                 return w
         raise KeyError(name)
 
-    def defence(self, tipo: str) -> int:
-        return self.defensa_cac if tipo == MELEE else self.defensa_dist
+    def defence(self, kind: str) -> int:
+        return self.defensa_cac if kind == MELEE else self.defensa_dist

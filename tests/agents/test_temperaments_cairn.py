@@ -17,7 +17,7 @@ ZONES = [{"id": "x", "exit": True}, {"id": "a"}, {"id": "b"}, {"id": "c", "cover
          {"id": "d", "cover": 2}]
 LINKS = [["x", "a"], ["a", "b"], ["b", "c"], ["c", "d"]]
 SWORD = [{"name": "espada", "damage": "d6"}]
-SLING = [{"name": "honda", "damage": "d6", "ranged": True}, {"name": "daga", "damage": "d4"}]
+SLING = [{"name": "honda", "damage": "d6", "kind": "distancia"}, {"name": "daga", "damage": "d4"}]
 
 
 def c(cid: str, side: str, zone: str, **kw: Any) -> dict[str, Any]:

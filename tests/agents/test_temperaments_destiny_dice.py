@@ -12,7 +12,7 @@ from escaramuza.rules.core import Action, ScriptedRoller, Status, UnknownNameErr
 from escaramuza.rules.core.scenario import parse_scenario
 
 SWORD = {"name": "espada", "tier": "media"}
-BOW = {"name": "arco", "tier": "media", "kind": "ranged", "bands": ["cerca", "lejos"]}
+BOW = {"name": "arco", "tier": "media", "kind": "distancia", "bands": ["cerca", "lejos"]}
 POTION = {"name": "poción", "heal": "1d4", "uses": 3, "bands": ["cuerpo_a_cuerpo", "cerca"]}
 #   a — b — c — d      (e is an exit off d)
 ZONES = [{"id": "a"}, {"id": "b", "cover": 1}, {"id": "c"}, {"id": "d"}, {"id": "e", "exit": True}]
@@ -70,7 +70,7 @@ def test_tactician_focuses_the_wounded():
     state = situation(
         c("h", "heroes", "a", weapons=[SWORD]),
         c("fresh", "enemies", "a", pv=12),
-        c("wounded", "enemies", "a", pv=12, pv_actual=2),
+        c("wounded", "enemies", "a", pv=12, pv_current=2),
     )
     assert pick(state, "tactician").target == "wounded"
 
@@ -78,7 +78,7 @@ def test_tactician_focuses_the_wounded():
 def test_tactician_heals_a_fallen_ally_before_attacking():
     state = situation(
         c("h", "heroes", "a", weapons=[SWORD], heals=[POTION]),
-        c("ally", "heroes", "b", pv_actual=0),
+        c("ally", "heroes", "b", pv_current=0),
         c("e", "enemies", "a", pv=1),
     )
     assert state.get("ally").status is Status.DOWN
@@ -96,7 +96,7 @@ def test_cautious_shoots_from_range_rather_than_brawl():
 
 def test_cautious_withdraws_when_hurt():
     state = situation(
-        c("h", "heroes", "c", pv=12, pv_actual=4, weapons=[SWORD]), c("e", "enemies", "c")
+        c("h", "heroes", "c", pv=12, pv_current=4, weapons=[SWORD]), c("e", "enemies", "c")
     )
     choice = pick(state, "cautious")
     assert choice.verb == "mover" and choice.zone in {"b", "d"}
@@ -106,7 +106,7 @@ def test_cautious_withdraws_when_hurt():
 def test_coward_runs_for_the_exit_when_its_side_breaks():
     state = situation(
         c("h", "enemies", "d", weapons=[SWORD]),
-        c("dead1", "enemies", "a", pv_actual=0),
+        c("dead1", "enemies", "a", pv_current=0),
         c("p", "heroes", "c"),
     )
     assert pick(state, "coward") == Action("mover", "h", zone="e")
@@ -115,7 +115,7 @@ def test_coward_runs_for_the_exit_when_its_side_breaks():
 
 def test_coward_fights_when_cornered():
     state = situation(
-        c("h", "enemies", "e", pv_actual=2, weapons=[SWORD]),
+        c("h", "enemies", "e", pv_current=2, weapons=[SWORD]),
         c("p", "heroes", "e"),
         c("q", "heroes", "d"),
     )
@@ -126,7 +126,7 @@ def test_coward_fights_when_cornered():
 def test_protector_heals_a_hurt_ally_and_guards():
     state = situation(
         c("h", "heroes", "b", weapons=[SWORD], heals=[POTION]),
-        c("ally", "heroes", "b", pv=12, pv_actual=7),
+        c("ally", "heroes", "b", pv=12, pv_current=7),
         c("e", "enemies", "b"),
     )
     assert pick(state, "protector") == Action("curar", "h", target="ally", item="poción")
@@ -136,7 +136,7 @@ def test_protector_heals_a_hurt_ally_and_guards():
 def test_protector_strikes_whoever_engages_its_ward():
     state = situation(
         c("h", "heroes", "b", weapons=[BOW, SWORD]),
-        c("ward", "heroes", "c", pv_actual=5),
+        c("ward", "heroes", "c", pv_current=5),
         c("near_me", "enemies", "b", pv=3),
         c("on_ward", "enemies", "c"),
     )

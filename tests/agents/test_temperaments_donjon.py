@@ -14,17 +14,17 @@ from escaramuza.rules.core.scenario import parse_scenario
 from escaramuza.rules.core.state import BattleState
 
 ZONES = ("a", "b", "c", "d", "e")  # a line: hop distance = letters apart
-ESPADA = {"nombre": "espada", "dano": 1}
-JABALINAS = {"nombre": "jabalinas", "tipo": "arrojadiza", "dano": 1}
-ARCO = {"nombre": "arco", "tipo": "distancia", "dano": 2}
-DAGA = {"nombre": "daga", "dano": 0}
+ESPADA = {"name": "espada", "damage": 1}
+JABALINAS = {"name": "jabalinas", "kind": "arrojadiza", "damage": 1}
+ARCO = {"name": "arco", "kind": "distancia", "damage": 2}
+DAGA = {"name": "daga", "damage": 0}
 
 
 def f(cid: str, side: str, zone: str, *, cel: int = 3, agu: int = 3, heridas: int = 5,
-      armas: list[dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
-    return {"id": cid, "side": side, "zone": zone, "nivel": 1, "heridas": heridas,
-            "atributos": {"celeridad": cel, "virilidad": 3, "aguante": agu, "discernimiento": 1},
-            "armas": armas if armas is not None else [ESPADA]} | kw
+      weapons: list[dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
+    return {"id": cid, "side": side, "zone": zone, "level": 1, "heridas": heridas,
+            "attributes": {"celeridad": cel, "virilidad": 3, "aguante": agu, "discernimiento": 1},
+            "weapons": weapons if weapons is not None else [ESPADA]} | kw
 
 
 def situation(*fighters: dict[str, Any], first: str | None = None) -> BattleState:
@@ -50,11 +50,11 @@ def hurt(state: BattleState, cid: str, heridas: int) -> None:
     state.by_id[cid].resources["heridas"] = heridas
 
 
-TOUGH = {"agu": 6, "armadura": 4, "habilidades": {"esquivar": 4}}
+TOUGH = {"agu": 6, "armour": 4, "skills": {"esquivar": 4}}
 
 
 def test_brute_hits_the_nearest_but_the_tactician_the_likeliest_to_hurt() -> None:
-    state = situation(f("h", "heroes", "a", armas=[ESPADA, JABALINAS]),
+    state = situation(f("h", "heroes", "a", weapons=[ESPADA, JABALINAS]),
                       f("near", "enemies", "a", **TOUGH), f("far", "enemies", "b", cel=1, agu=1))
     assert pick(state, "brute") == Action("atacar", "h", "near", item="espada")
     assert pick(state, "tactician") == Action("atacar", "h", "far", item="jabalinas")
@@ -67,7 +67,7 @@ def test_brute_closes_in() -> None:
 
 def test_cautious_keeps_its_best_range() -> None:
     # Its bow is its best weapon (a una acción); in contact it backs off rather than knife.
-    state = situation(f("h", "heroes", "b", armas=[ARCO, DAGA]), f("e", "enemies", "b"))
+    state = situation(f("h", "heroes", "b", weapons=[ARCO, DAGA]), f("e", "enemies", "b"))
     assert pick(state, "cautious") == Action("alejarse", "h", "e")
     assert pick(state, "tactician") == Action("atacar", "h", "e", item="daga")
 
@@ -89,7 +89,7 @@ def test_coward_leaves_the_battle_when_its_side_breaks() -> None:
 
 def test_coward_fights_when_cornered() -> None:
     # At the end of the line with the foe a una acción: no step away, no huir from there.
-    state = situation(f("h", "heroes", "a", armas=[JABALINAS]), f("e", "enemies", "b"))
+    state = situation(f("h", "heroes", "a", weapons=[JABALINAS]), f("e", "enemies", "b"))
     hurt(state, "h", 1)
     assert pick(state, "coward") == Action("atacar", "h", "e", item="jabalinas")
 
@@ -110,7 +110,7 @@ def test_defence_reaction_by_temperament(temperament: str, verb: str) -> None:
 
 
 def test_tactician_parries_when_a_counter_is_likely() -> None:
-    state = _attacked(f("h", "heroes", "a", cel=5, habilidades={"ataque": 4}))
+    state = _attacked(f("h", "heroes", "a", cel=5, skills={"ataque": 4}))
     assert pick(state, "tactician").verb == "parar"
 
 
@@ -149,7 +149,7 @@ def test_the_pause_by_temperament(hero: int, foe: int, temperament: str, verb: s
 
 
 def test_protector_strikes_the_foe_on_its_most_hurt_ally() -> None:
-    state = situation(f("p", "heroes", "b", armas=[ESPADA, JABALINAS]),
+    state = situation(f("p", "heroes", "b", weapons=[ESPADA, JABALINAS]),
                       f("ward", "heroes", "c"), f("bully", "enemies", "c", **TOUGH),
                       f("weak", "enemies", "b", cel=1, agu=1))
     hurt(state, "ward", 2)
@@ -166,7 +166,7 @@ def test_protector_closes_on_the_threat_it_cannot_reach() -> None:
 
 
 def test_scenario_temperament_is_used_unless_the_agent_has_one() -> None:
-    state = situation(f("h", "heroes", "a", armas=[ESPADA, JABALINAS], temperament="brute"),
+    state = situation(f("h", "heroes", "a", weapons=[ESPADA, JABALINAS], temperament="brute"),
                       f("near", "enemies", "a", **TOUGH), f("far", "enemies", "b", cel=1, agu=1))
     assert HeuristicAgent().act(state, random.Random(0)).target == "near"
     assert HeuristicAgent("tactician").act(state, random.Random(0)).target == "far"

@@ -11,14 +11,14 @@ from escaramuza.agents import HeuristicAgent, make_agent
 from escaramuza.rules.core import Action, ScriptedRoller, Status, apply_action, new_battle
 from escaramuza.rules.core.scenario import parse_scenario
 
-SWORD = {"name": "espada", "habilidad": "espada", "caracteristica": "destreza", "dano": "1d10"}
+SWORD = {"name": "espada", "skill": "espada", "attribute": "destreza", "damage": "1d10"}
 RIFLE = {
     "name": "fusil",
-    "tipo": "distancia",
-    "habilidad": "fusil",
-    "caracteristica": "destreza",
-    "dano": "1d10",
-    "alcance": 2,
+    "kind": "distancia",
+    "skill": "fusil",
+    "attribute": "destreza",
+    "damage": "1d10",
+    "reach": 2,
 }
 #   a — b — c — d — e      (e is an exit)
 ZONES = [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}, {"id": "e", "exit": True}]
@@ -32,16 +32,16 @@ def c(cid: str, side: str, zone: str, **kw: Any) -> dict[str, Any]:
         "side": side,
         "zone": zone,
         "pv": 20,
-        "acciones": 1,
-        "caracteristicas": {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 30},
-        "habilidades": {
+        "actions": 1,
+        "attributes": {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 30},
+        "skills": {
             "espada": 30,
             "fusil": 30,
             "esquivar": 30,
             "cubrir": 30,
             "resistencia_al_dolor": 30,
         },
-        "armas": [SWORD],
+        "weapons": [SWORD],
     }
     base.update(kw)
     return base
@@ -78,7 +78,7 @@ def pick(state, temperament: str) -> Action:
 
 def test_brute_hits_the_nearest_foe_where_the_tactician_finishes_the_far_one():
     state = situation(
-        c("h", "heroes", "b", armas=[RIFLE]),
+        c("h", "heroes", "b", weapons=[RIFLE]),
         c("near", "enemies", "b"),
         c("far", "enemies", "d"),
         pv={"far": 2},  # any hit drops it
@@ -128,7 +128,7 @@ def test_tactician_gives_a_spare_dado_expres_when_no_blow_can_hurt():
 
 
 def test_cautious_steps_out_of_contact_to_keep_its_firearm_range():
-    state = situation(c("h", "heroes", "b", armas=[SWORD, RIFLE]), c("e", "enemies", "b"))
+    state = situation(c("h", "heroes", "b", weapons=[SWORD, RIFLE]), c("e", "enemies", "b"))
     # From a, e (in b) is 1 hop away: still in the fusil's reach, out of the sword's.
     assert pick(state, "cautious") == Action("mover", "h", zone="a")
     assert pick(state, "tactician").verb == "atacar"
@@ -136,7 +136,7 @@ def test_cautious_steps_out_of_contact_to_keep_its_firearm_range():
 
 def test_cautious_shoots_at_distance_rather_than_brawl_when_it_cannot_step_out():
     state = situation(
-        c("h", "heroes", "a", armas=[SWORD, RIFLE]),
+        c("h", "heroes", "a", weapons=[SWORD, RIFLE]),
         c("adjacent", "enemies", "a"),
         c("across", "enemies", "b"),
     )
@@ -146,11 +146,11 @@ def test_cautious_shoots_at_distance_rather_than_brawl_when_it_cannot_step_out()
 
 
 def test_cautious_approaches_only_to_its_best_range():
-    state = situation(c("h", "heroes", "a", armas=[RIFLE]), c("e", "enemies", "c"))
+    state = situation(c("h", "heroes", "a", weapons=[RIFLE]), c("e", "enemies", "c"))
     # c is 2 hops away: in the fusil's reach already, so it shoots instead of closing in.
     assert pick(state, "cautious").verb == "atacar"
     assert pick(state, "brute").target == "e"
-    far = situation(c("h", "heroes", "a", armas=[RIFLE]), c("e", "enemies", "d"))
+    far = situation(c("h", "heroes", "a", weapons=[RIFLE]), c("e", "enemies", "d"))
     assert pick(far, "cautious") == Action("mover", "h", zone="b")
 
 
@@ -213,7 +213,7 @@ def test_protector_gives_a_dado_expres_to_an_ally():
 
 def test_protector_strikes_whoever_threatens_its_most_hurt_ally():
     state = situation(
-        c("h", "heroes", "b", armas=[RIFLE, SWORD]),
+        c("h", "heroes", "b", weapons=[RIFLE, SWORD]),
         c("ward", "heroes", "c"),
         c("near_me", "enemies", "b"),
         c("on_ward", "enemies", "c"),
@@ -249,11 +249,11 @@ def test_protector_moves_to_the_threat_when_out_of_reach():
 def test_wary_temperaments_defend_against_a_light_blow(temperament: str, expected: str):
     """A 1d6 against CA 4 hurts only on 5–6 (⅓): the tactician keeps its defence, the
     wary ones spend it."""
-    light = SWORD | {"dano": "1d6"}
+    light = SWORD | {"damage": "1d6"}
     data = {
         "ruleset": "sistema_2d10",
         "battlefield": {"zones": ZONES, "links": LINKS},
-        "combatants": [c("h", "heroes", "a", ca=4), c("e", "enemies", "a", armas=[light])],
+        "combatants": [c("h", "heroes", "a", ca=4), c("e", "enemies", "a", weapons=[light])],
     }
     # Initiative: h 2, e 20; e attacks 6 + 6 + 6 = 18 ≥ defensa pasiva 16.
     roller = ScriptedRoller(["d10=1", "d10=1", "d10=10", "d10=10", "d10=6", "d10=6"])
@@ -269,7 +269,7 @@ def test_wary_temperaments_defend_against_a_light_blow(temperament: str, expecte
 
 def test_scenario_temperament_is_used_and_cli_overrides_it():
     state = situation(
-        c("h", "heroes", "b", armas=[RIFLE], temperament="brute"),
+        c("h", "heroes", "b", weapons=[RIFLE], temperament="brute"),
         c("near", "enemies", "b"),
         c("far", "enemies", "d"),
         pv={"far": 2},

@@ -52,7 +52,7 @@ combatants:
     mente: d6
     alma: d4
     defensa: d6
-    armadura: 1
+    armour: 1
     pv: 8
     weapons:
       - {name: hacha, tier: ligera}
@@ -129,8 +129,8 @@ TWO_PROBLEMS = edit(edit(VALID, "pv: 12", "pv: doce"), "zone: puerta", "zone: pu
 
 # (case, file name, text, [(line needle or None, field, words of the reason, suggestion)])
 BROKEN: list[tuple[str, str, str, list[tuple[str | None, str, str, str | None]]]] = [
-    ("typo_field", "a.yaml", edit(VALID, "armadura: 1", "armadra: 1"),
-     [("armadra: 1", "combatants[1].armadra", "unknown field", "armadura")]),
+    ("typo_field", "a.yaml", edit(VALID, "armour: 1", "armuor: 1"),
+     [("armuor: 1", "combatants[1].armuor", "unknown field", "armour")]),
     ("wrong_type", "a.yaml", edit(VALID, "round_limit: 10", "round_limit: pronto"),
      [("round_limit: pronto", "round_limit", "valid integer", None)]),
     ("bad_id", "a.yaml", edit(VALID, "id: saqueador", "id: el saqueador"),
@@ -255,7 +255,7 @@ def test_schema_validates_every_shipped_scenario(name: str) -> None:
 def test_schema_rejects_what_the_loader_rejects() -> None:
     schema = json.loads((schema_dir() / "destiny_dice.json").read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
-    for broken in (edit(VALID, "armadura: 1", "armadra: 1"), edit(VALID, "pv: 12", "pv: doce"),
+    for broken in (edit(VALID, "armour: 1", "armuor: 1"), edit(VALID, "pv: 12", "pv: doce"),
                    edit(VALID, "cuerpo: d8", "cuerpo: d7"), edit(VALID, "side: enemies",
                                                                "side: villains")):
         assert not validator.is_valid(yaml.safe_load(broken))

@@ -214,7 +214,7 @@ combatants:
     pv: 20
     conditions: [{{name: inmovil}}]
     weapons:
-      - {{name: dardo de fuego, tier: ligera, kind: ranged, bands: [cerca], shoots: false}}
+      - {{name: dardo de fuego, tier: ligera, kind: distancia, bands: [cerca], shoots: false}}
   - id: esbirro
     name: Esbirro
     side: enemies

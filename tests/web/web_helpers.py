@@ -44,7 +44,7 @@ combatants:
     mente: d4
     alma: d4
     defensa: d6
-    armadura: 1
+    armour: 1
     pv: 10
 """
 

@@ -34,14 +34,14 @@ def test_ca06_heuristic_piles_on_when_one_more_die_drops_the_target() -> None:
     big = [{"name": "hacha", "damage": "d8"}]
     state = battle([
         fighter("h1", weapons=[{"name": "daga", "damage": "d4"}]), fighter("h2", weapons=big),
-        fighter("e1", "enemies", pi=0, fue=1, armadura=3), fighter("e2", "enemies"),
+        fighter("e1", "enemies", pi=0, fue=1, armour=3), fighter("e2", "enemies"),
     ])
     declare(state, Action("atacar", "h1", target="e1", item="daga"))
     assert pick(state) == Action("atacar", "h2", target="e1", item="hacha")
 
 
 def test_ca07_heuristic_ranged_takes_cover() -> None:
-    sling: list[dict[str, Any]] = [{"name": "honda", "damage": "d4", "ranged": True}]
+    sling: list[dict[str, Any]] = [{"name": "honda", "damage": "d4", "kind": "distancia"}]
     # zones a–b–c(cover 1)–d(cover 2): the slinger in b, the target in a
     state = battle([fighter("h", weapons=sling, zone="c"), fighter("h0", zone="out"),
                     fighter("e", "enemies", zone="a")],

@@ -152,7 +152,7 @@ def engine_odds(
 D = {"d4": [{"name": "daga", "damage": "d4"}], "d6": [{"name": "espada", "damage": "d6"}],
      "d8": [{"name": "hacha", "damage": "d8"}], "d12": [{"name": "mandoble", "damage": "d12"}],
      "2d6": [{"name": "dos dagas", "damage": "d6+d6"}],
-     "sling": [{"name": "honda", "damage": "d6", "ranged": True}]}
+     "sling": [{"name": "honda", "damage": "d6", "kind": "distancia"}]}
 
 
 def _heroes_then(
@@ -170,7 +170,7 @@ ENGINE_ROWS = [
         [], Action("atacar", "h", target="e", item="dos dagas"), {}, [6, 6], id="alone-2d6"),
     pytest.param(  # an earlier d6 on the same NPC: only a higher d8 adds anything
         [fighter("h1"), fighter("h2", weapons=D["d8"]),
-         fighter("e", "enemies", pi=3, fue=4, armadura=1)],
+         fighter("e", "enemies", pi=3, fue=4, armour=1)],
         [Action("atacar", "h1", target="e", item="espada")],
         Action("atacar", "h2", target="e", item="hacha"), {"h1": [6]}, [8], id="pile-on-npc"),
     pytest.param(  # an earlier declaration on ANOTHER target does not count

@@ -142,7 +142,7 @@ def test_ca03_enemies_make_no_save_and_all_heroes_failing_passes_to_enemies() ->
 def test_ca04_move_one_step_plus_action() -> None:
     state = battle([
         fighter("h", weapons=[{"name": "espada", "damage": "d6"},
-                              {"name": "honda", "damage": "d4", "ranged": True, "reach": 2}]),
+                              {"name": "honda", "damage": "d4", "kind": "distancia", "reach": 2}]),
         fighter("e1", "enemies", zone="b"), fighter("e2", "enemies", zone="d"),
     ])
     legal = state.ruleset.legal_actions(state)
@@ -164,7 +164,7 @@ def test_ca04_move_one_step_plus_action() -> None:
     [(6, 0, 2), (3, 2, 7), (2, 3, 8), (6, 3, 5)],
 )
 def test_ca05_attacks_always_hit_die_minus_armour(face: int, armour: int, pi_after: int) -> None:
-    state = battle([fighter("h"), fighter("e", "enemies", pi=8, armadura=armour)])
+    state = battle([fighter("h"), fighter("e", "enemies", pi=8, armour=armour)])
     play(state, [attack(state, "h", "e")], [f"d6={face}"])
     assert state.get("e").resources["pi"] == pi_after
 
@@ -176,7 +176,7 @@ def test_ca06_several_attackers_keep_single_highest() -> None:
     state = battle([
         fighter("h1"), fighter("h2", weapons=[{"name": "espada", "damage": "d8"}]),
         fighter("h3", weapons=[{"name": "espada", "damage": "d4"}]),
-        fighter("e", "enemies", pi=12, armadura=1),
+        fighter("e", "enemies", pi=12, armour=1),
     ])
     events = play(state, [attack(state, h, "e") for h in ("h1", "h2", "h3")],
                   ["d6=2", "d8=7", "d4=4"])
@@ -195,7 +195,7 @@ def test_ca06_separate_targets_are_separate_exchanges() -> None:
 
 # -- CA-07 ------------------------------------------------------------------------
 
-BOW = {"name": "arco", "damage": "d8", "ranged": True}
+BOW = {"name": "arco", "damage": "d8", "kind": "distancia"}
 
 
 @pytest.mark.parametrize(
@@ -250,7 +250,7 @@ def test_ca08_enhanced_rolls_d12(attacker: dict[str, Any], target: dict[str, Any
 
 # -- CA-09 ------------------------------------------------------------------------
 
-BOMB = {"name": "bomba", "damage": "d6", "ranged": True, "reach": 1, "blast": True}
+BOMB = {"name": "bomba", "damage": "d6", "kind": "distancia", "reach": 1, "blast": True}
 
 
 def test_ca09_blast_rolls_separately_per_target() -> None:
@@ -612,14 +612,14 @@ def test_ca19_typical_stat_blocks(template: str, block: tuple[Any, ...]) -> None
     state = battle([fighter("h"), {"id": "m", "side": "enemies", "zone": "a",
                                    "template": template}])
     m = state.get("m")
-    got = (m.maxima["pi"], m.stats.armadura, m.maxima["fue"], m.maxima["des"],
+    got = (m.maxima["pi"], m.stats.armour, m.maxima["fue"], m.maxima["des"],
            m.maxima["vol"], m.stats.weapons[0].dice)
     assert got == block
 
 
 def test_ca19_armour_above_three_is_rejected() -> None:
-    with pytest.raises(ScenarioError, match="armadura"):
-        battle([fighter("h", armadura=4), fighter("e", "enemies")])
+    with pytest.raises(ScenarioError, match="armour"):
+        battle([fighter("h", armour=4), fighter("e", "enemies")])
 
 
 def test_ca19_shipped_goblins_use_the_typical_block() -> None:

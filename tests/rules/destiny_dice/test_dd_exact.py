@@ -92,7 +92,7 @@ def test_dd06_odds_of_an_action_in_a_state_match_the_profile(battle):
 
     sc = scenario(
         hero("h", weapons=[{"name": "espada", "tier": "media"}]),
-        enemy("e", defensa="d6", armadura=1, pv=7, mente="d4"),
+        enemy("e", defensa="d6", armour=1, pv=7, mente="d4"),
     )
     state, _ = battle(sc, ["d6=6", "d4=1"])
     odds = state.ruleset.odds(state, Action("atacar", "h", target="e", item="espada"))

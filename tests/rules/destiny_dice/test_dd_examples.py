@@ -29,7 +29,7 @@ def test_dd20_brann_vs_saqueador(battle):
     7 vs 4+1 = 5 hit; damage 5 + 2 = 7; the Saqueador loses 7 PV; Brann gains 2 PC."""
     sc = scenario(
         hero("brann", cuerpo="d8", weapons=[{"name": "espada corta", "tier": "media"}]),
-        enemy("saqueador", defensa="d6", armadura=1, pv=12, mente="d4"),
+        enemy("saqueador", defensa="d6", armour=1, pv=12, mente="d4"),
     )
     # Initiative (not in the example): Brann Mente d6 = 5, Saqueador Mente d4 = 1.
     # The example does not give the Saqueador's d20; a 10 has no special effect.
@@ -56,7 +56,7 @@ def test_dd20_kaspar_pistol(battle):
         hero(
             "kaspar",
             mente="d8",
-            weapons=[{"name": "pistola", "tier": "media", "kind": "ranged", "bands": ["cerca"]}],
+            weapons=[{"name": "pistola", "tier": "media", "kind": "distancia", "bands": ["cerca"]}],
         ),
         enemy("merodeador", zone="b", defensa="d6", mente="d4"),
     )
@@ -77,7 +77,7 @@ def test_dd20_zara_energy_shield(battle):
         hero(
             "zara",
             cuerpo="d8",
-            escudo=2,
+            shield=2,
             mente="d4",
             weapons=[{"name": "vibrohoja", "tier": "media"}],
         ),
@@ -115,7 +115,7 @@ def test_dd20_rex_unarmed(battle):
 def test_dd20_brann_short_rest():
     """ "Brann tiene 8 PV de 16. Toma un descanso corto y lanza 1d4: saca 3. Pasa a 11 PV.
     También recupera 1 EC, 1 EM y 1 EA." (DD-17)"""
-    sc = scenario(hero("brann", pv=16, pv_actual=8), enemy("x"))
+    sc = scenario(hero("brann", pv=16, pv_current=8), enemy("x"))
     brann = sc.combatant("brann").clone()
     roller = ScriptedRoller(["d4=3"])
     short_rest(brann, roller)

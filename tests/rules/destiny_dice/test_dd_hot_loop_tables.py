@@ -14,7 +14,7 @@ from dd_helpers import enemy, hero, scenario
 from escaramuza.rules.core import Action, ScriptedRoller, new_battle
 
 SWORD = {"name": "espada", "tier": "media"}
-BOW = {"name": "arco", "tier": "media", "kind": "ranged", "bands": ["cerca", "lejos"]}
+BOW = {"name": "arco", "tier": "media", "kind": "distancia", "bands": ["cerca", "lejos"]}
 
 
 def _state(*combatants, links=None):

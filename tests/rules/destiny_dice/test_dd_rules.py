@@ -19,7 +19,7 @@ from escaramuza.rules.core.events import AttackResolved, Damaged, Rolled
 from escaramuza.rules.destiny_dice import long_rest
 
 SWORD = {"name": "espada", "tier": "media"}
-BOW = {"name": "arco", "tier": "media", "kind": "ranged", "bands": ["cerca", "lejos"]}
+BOW = {"name": "arco", "tier": "media", "kind": "distancia", "bands": ["cerca", "lejos"]}
 
 
 def verbs(state):
@@ -111,8 +111,8 @@ def test_dd05_weapons_reach_their_bands(battle, enemy_zone, usable):
 
 def test_dd06_hero_defends_with_cuerpo_enemy_with_defensa_plus_armour(battle):
     sc = scenario(
-        hero("h", cuerpo="d10", escudo=1, armadura=1, weapons=[SWORD]),
-        enemy("e", defensa="d4", armadura=2, mente="d4", weapons=[SWORD]),
+        hero("h", cuerpo="d10", shield=1, armour=1, weapons=[SWORD]),
+        enemy("e", defensa="d4", armour=2, mente="d4", weapons=[SWORD]),
     )
     # The scripted die sizes prove which die each side rolls (a wrong die raises).
     state, roller = battle(sc, ["d6=6", "d4=1"], ["d10=5", "d20=10", "d4=3", "d20=10", "d10=1"])
@@ -227,7 +227,7 @@ def test_dd11_damage_is_the_die_again_plus_bonus(battle, weapon, face, damage):
             "weapons[0].tier",
         ),
         (
-            {"cuerpo": "d8", "escudo": 1, "weapons": [{"name": "mandoble", "tier": "pesada"}]},
+            {"cuerpo": "d8", "shield": 1, "weapons": [{"name": "mandoble", "tier": "pesada"}]},
             "weapons[0].tier",
         ),
     ],
@@ -264,7 +264,7 @@ def test_dd13_two_weapons_still_one_attack(battle):
 @pytest.mark.parametrize(("weapon", "zone", "pool"), [(SWORD, "a", "pc"), (BOW, "b", "pm")])
 def test_dd14_a_hit_earns_two_points_of_the_characteristic(battle, weapon, zone, pool):
     sc = scenario(
-        hero("h", mente="d8", weapons=[weapon], energia={pool: 9}, energia_max=10),
+        hero("h", mente="d8", weapons=[weapon], energy={pool: 9}, energy_max=10),
         enemy("e", zone=zone, mente="d4", pv=30),
     )
     state, roller = battle(sc, ["d8=8", "d4=1"], ["d8=8", "d20=10", "d6=1", "d20=10", "d8=1"])
@@ -286,7 +286,7 @@ def test_dd15_enemy_at_zero_pv_is_defeated(battle):
 def test_dd16_hero_down_healed_back_and_wakes_at_the_end(battle):
     heal = {"name": "poción", "heal": "1d4", "uses": 1}
     sc = scenario(
-        hero("h1", pv=10, pv_actual=1),
+        hero("h1", pv=10, pv_current=1),
         hero("h2", heals=[heal]),
         enemy("e", mente="d8", weapons=[SWORD], pv=30),
     )
@@ -315,7 +315,7 @@ def test_dd16_hero_down_healed_back_and_wakes_at_the_end(battle):
 
 def test_dd17_long_rest_restores_everything():
     sc = scenario(
-        hero("h", pv=16, pv_actual=3, energia_max=6, conditions=[{"name": "envenenado", "x": "1"}]),
+        hero("h", pv=16, pv_current=3, energy_max=6, conditions=[{"name": "envenenado", "x": "1"}]),
         enemy("e"),
     )
     h = sc.combatant("h").clone()

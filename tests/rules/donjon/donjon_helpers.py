@@ -20,22 +20,22 @@ def fighter(
     vir: int = 3,
     agu: int = 3,
     dis: int = 1,
-    nivel: int = 1,
+    level: int = 1,
     heridas: int = 5,
-    armas: list[dict[str, Any]] | None = None,
-    armadura: int = 0,
+    weapons: list[dict[str, Any]] | None = None,
+    armour: int = 0,
     **extra: Any,
 ) -> dict[str, Any]:
-    """A stat block; keyword ``habilidades``, ``pj``, ``sorpresa`` pass through."""
+    """A stat block; keyword ``skills``, ``pc``, ``sorpresa`` pass through."""
     out: dict[str, Any] = {
         "id": cid,
         "side": side,
         "zone": zone,
-        "nivel": nivel,
+        "level": level,
         "heridas": heridas,
-        "atributos": {"celeridad": cel, "virilidad": vir, "aguante": agu, "discernimiento": dis},
-        "armas": armas if armas is not None else [{"nombre": "espada", "dano": 1}],
-        "armadura": armadura,
+        "attributes": {"celeridad": cel, "virilidad": vir, "aguante": agu, "discernimiento": dis},
+        "weapons": weapons if weapons is not None else [{"name": "espada", "damage": 1}],
+        "armour": armour,
     }
     out.update(extra)
     return out

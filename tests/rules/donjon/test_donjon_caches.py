@@ -20,8 +20,8 @@ from escaramuza.rules.donjon import Donjon
 from escaramuza.rules.donjon.combat import parry_weapon, weapon
 from escaramuza.rules.donjon.ruleset import _faces_text
 
-ESPADA = {"nombre": "espada", "tipo": "cuerpo_a_cuerpo", "dano": 1}
-ARCO = {"nombre": "arco", "tipo": "distancia", "dano": 2}
+ESPADA = {"name": "espada", "kind": "cuerpo_a_cuerpo", "damage": 1}
+ARCO = {"name": "arco", "kind": "distancia", "damage": 2}
 
 
 def _turn(state: BattleState, actor: str) -> list[Action]:
@@ -31,8 +31,8 @@ def _turn(state: BattleState, actor: str) -> list[Action]:
 
 
 def test_turn_actions_and_weapons_follow_a_new_stat_block() -> None:
-    sword = scenario(fighter("hero", armas=[ESPADA]), fighter("foe", "enemies", zone="b"))
-    bow = scenario(fighter("hero", armas=[ARCO]), fighter("foe", "enemies", zone="b"))
+    sword = scenario(fighter("hero", weapons=[ESPADA]), fighter("foe", "enemies", zone="b"))
+    bow = scenario(fighter("hero", weapons=[ARCO]), fighter("foe", "enemies", zone="b"))
     state, _ = begin(sword, [20, 19], [2, 1])
     hero = state.by_id["hero"]
     before = _turn(state, "hero")
@@ -42,7 +42,7 @@ def test_turn_actions_and_weapons_follow_a_new_stat_block() -> None:
     hero.stats = bow.combatants[0].stats  # a different (frozen) stat block
     after = _turn(state, "hero")
     assert Action("atacar", "hero", "foe", item="arco") in after
-    assert weapon(hero, "arco").nombre == "arco"
+    assert weapon(hero, "arco").name == "arco"
     with pytest.raises(KeyError):
         weapon(hero, "espada")
     assert parry_weapon(hero) is None and best_band(hero) == 1
@@ -97,9 +97,9 @@ def _count_down(state: BattleState) -> tuple[int, str | None]:
 
 def test_one_pass_initiative_call_matches_the_count_down() -> None:
     sc = scenario(
-        fighter("h1"), fighter("h2", zone="b"), fighter("h3", "heroes", pj=False),
+        fighter("h1"), fighter("h2", zone="b"), fighter("h3", "heroes", pc=False),
         fighter("e1", "enemies"), fighter("e2", "enemies", zone="b"),
-        fighter("e3", "enemies", pj=True),
+        fighter("e3", "enemies", pc=True),
     )
     ruleset = Donjon()
     rng = random.Random(7)

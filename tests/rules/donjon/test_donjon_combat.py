@@ -17,10 +17,10 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import Donjon
 from escaramuza.rules.donjon.combat import attack_pool, band_of, range_penalty, weapon
 
-ARCO = {"nombre": "arco", "tipo": "distancia", "dano": 1}
-JABALINA = {"nombre": "jabalina", "tipo": "arrojadiza", "dano": 1}
-ESPADA = {"nombre": "espada", "tipo": "cuerpo_a_cuerpo", "dano": 1}
-MAZA = {"nombre": "maza", "tipo": "cuerpo_a_cuerpo", "dano": 2}
+ARCO = {"name": "arco", "kind": "distancia", "damage": 1}
+JABALINA = {"name": "jabalina", "kind": "arrojadiza", "damage": 1}
+ESPADA = {"name": "espada", "kind": "cuerpo_a_cuerpo", "damage": 1}
+MAZA = {"name": "maza", "kind": "cuerpo_a_cuerpo", "damage": 2}
 
 
 def _verbs(state: BattleState) -> list[tuple[str, str | None, str | None]]:
@@ -89,7 +89,7 @@ def test_dj10_resisting_crosses_off_the_next_number_and_calls_a_movement_test(
 
 
 def test_dj10_movement_successes_are_bonus_dice_for_the_next_attack() -> None:
-    sc = scenario(fighter("hero", zone="a", armas=[JABALINA]),
+    sc = scenario(fighter("hero", zone="a", weapons=[JABALINA]),
                   fighter("foe", "enemies", zone="c"))
     state, _ = begin(sc, [20, 19], [10, 5])
     play(state, d20(18, 10, 3, 15, 6, 2), act("acercarse", "hero", "foe"), act("resistir", "foe"))
@@ -167,15 +167,15 @@ def test_dj12_range_penalty_table(kind: str, penalties: tuple[int | None, ...]) 
     ],
 )
 def test_dj12_which_weapons_can_attack_at_each_distance(foe_zone: str, items: list[str]) -> None:
-    sc = scenario(fighter("hero", zone="a", habilidades={"ataque": 2},
-                          armas=[ARCO, JABALINA, ESPADA]),
+    sc = scenario(fighter("hero", zone="a", skills={"ataque": 2},
+                          weapons=[ARCO, JABALINA, ESPADA]),
                   fighter("foe", "enemies", zone=foe_zone))
     state, _ = begin(sc, [20, 1], [2, 1])
     assert sorted(v[2] or "" for v in _verbs(state) if v[0] == "atacar") == sorted(items)
 
 
 def test_dj12_penalty_dice_come_off_the_attack_pool() -> None:
-    sc = scenario(fighter("hero", zone="a", habilidades={"ataque": 2}, armas=[ARCO]),
+    sc = scenario(fighter("hero", zone="a", skills={"ataque": 2}, weapons=[ARCO]),
                   fighter("foe", "enemies", zone="c"))
     state, _ = begin(sc, [20, 1], [2, 1])
     play(state, d20(3, 2, 10, 9, 8), act("atacar", "hero", "foe", "arco"))
@@ -195,15 +195,15 @@ def test_dj12_penalty_dice_come_off_the_attack_pool() -> None:
 def test_dj13_attack_pool_is_celeridad_plus_attack_ability(
     cel: int, ataque: int, arms: list[dict[str, object]], band: int, pool: int | None
 ) -> None:
-    sc = scenario(fighter("hero", cel=cel, habilidades={"ataque": ataque}, armas=arms),
+    sc = scenario(fighter("hero", cel=cel, skills={"ataque": ataque}, weapons=arms),
                   fighter("foe", "enemies"))
     hero = sc.combatants[0]
-    assert attack_pool(hero, weapon(hero, str(arms[0]["nombre"])), band) == pool
+    assert attack_pool(hero, weapon(hero, str(arms[0]["name"])), band) == pool
 
 
 def test_dj15_a_free_dodge_that_hurts_nobody() -> None:
-    sc = scenario(fighter("hero", cel=4, habilidades={"ataque": 2, "esquivar": 5}),
-                  fighter("foe", "enemies", habilidades={"esquivar": 2}, armas=[ARCO]))
+    sc = scenario(fighter("hero", cel=4, skills={"ataque": 2, "esquivar": 5}),
+                  fighter("foe", "enemies", skills={"esquivar": 2}, weapons=[ARCO]))
     state, _ = begin(sc, [20, 19], [10, 5])
     # Celeridad 4 + ataque 2 = 6 dice against Celeridad 3 + esquivar 2 = 5; the dodge wins.
     play(state, d20(15, 14, 9, 4, 3, 1, 18, 16, 2, 2, 2), act("atacar", "hero", "foe", "espada"))
@@ -215,8 +215,8 @@ def test_dj15_a_free_dodge_that_hurts_nobody() -> None:
 
 
 def test_dj14_parry_crosses_off_a_number_and_the_winner_damages_the_attacker() -> None:
-    sc = scenario(fighter("hero", armadura=1),
-                  fighter("foe", "enemies", habilidades={"ataque": 1}, armas=[MAZA]))
+    sc = scenario(fighter("hero", armour=1),
+                  fighter("foe", "enemies", skills={"ataque": 1}, weapons=[MAZA]))
     state, _ = begin(sc, [20, 1], [10, 5])
     assert [a.verb for a in state.ruleset.legal_actions(state)][:1] == ["atacar"]
     play(state, [], act("atacar", "hero", "foe", "espada"))
@@ -249,11 +249,11 @@ def test_dj14_parry_crosses_off_a_number_and_the_winner_damages_the_attacker() -
 def test_dj14_parry_is_offered_only_against_melee_with_a_number_left(
     hero_arms: list[dict[str, object]], foe_zone: str, foe_init: list[int], reaction: bool
 ) -> None:
-    sc = scenario(fighter("hero", habilidades={"ataque": 3}, armas=hero_arms),
+    sc = scenario(fighter("hero", skills={"ataque": 3}, weapons=hero_arms),
                   fighter("foe", "enemies", zone=foe_zone))
     state, _ = begin(sc, [20, 1], [2, 1])
     state.by_id["foe"].data["init"] = tuple(foe_init)
-    item = hero_arms[0]["nombre"]
+    item = hero_arms[0]["name"]
     # Without a reaction the attack is dodged at once: Celeridad 3 + ataque 3 ones vs 5, 4, 3.
     dice = [] if reaction else d20(1, 1, 1, 1, 1, 1, 5, 4, 3)
     play(state, dice, act("atacar", "hero", "foe", str(item)))
@@ -262,10 +262,10 @@ def test_dj14_parry_is_offered_only_against_melee_with_a_number_left(
 
 def test_dj16_damage_pool_and_soak_pool() -> None:
     sc = scenario(
-        fighter("hero", vir=4, habilidades={"dano": 1},
-                armas=[{"nombre": "mandoble", "dano": 2}]),
-        fighter("foe", "enemies", agu=2, armadura=2, habilidades={"resistencia": 1},
-                armas=[ARCO]),
+        fighter("hero", vir=4, skills={"dano": 1},
+                weapons=[{"name": "mandoble", "damage": 2}]),
+        fighter("foe", "enemies", agu=2, armour=2, skills={"resistencia": 1},
+                weapons=[ARCO]),
     )
     state, _ = begin(sc, [20, 1], [2, 1])
     play(state, d20(20, 1, 1, 5, 4, 3) + d20(*[2] * 8, 19, 18, 17, 16, 15),
@@ -288,7 +288,7 @@ def _options(state: BattleState) -> list[str | None]:
 
 
 def test_dj17_each_success_is_a_herida_or_an_attribute_after_a_fact() -> None:
-    sc = scenario(fighter("hero"), fighter("foe", "enemies", armas=[ARCO]))
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", weapons=[ARCO]))
     state, _ = begin(sc, [20, 1], [2, 1])
     _hit_for(state, "hero", "foe", 4)
     assert state.pending is not None and (state.pending.name, state.pending.actor) == (
@@ -309,7 +309,7 @@ def test_dj17_each_success_is_a_herida_or_an_attribute_after_a_fact() -> None:
 
 
 def test_dj17_dj19_a_pc_at_zero_heridas_takes_attribute_damage_without_a_fact() -> None:
-    sc = scenario(fighter("hero", armas=[ARCO, ESPADA]), fighter("foe", "enemies"))
+    sc = scenario(fighter("hero", weapons=[ARCO, ESPADA]), fighter("foe", "enemies"))
     state, _ = begin(sc, [2, 1], [20, 1])
     hero = state.by_id["hero"]
     hero.resources["heridas"] = 0
@@ -323,7 +323,7 @@ def test_dj17_dj19_a_pc_at_zero_heridas_takes_attribute_damage_without_a_fact() 
 
 
 def test_dj18_an_npc_at_zero_heridas_falls_unconscious_and_one_attack_kills_it() -> None:
-    sc = scenario(fighter("hero"), fighter("foe", "enemies", heridas=2, armas=[ARCO]),
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", heridas=2, weapons=[ARCO]),
                   fighter("other", "enemies", zone="c"))
     state, _ = begin(sc, [20, 19], [2, 1], [2, 1])
     _hit_for(state, "hero", "foe", 2)
@@ -348,7 +348,7 @@ def test_dj18_an_npc_at_zero_heridas_falls_unconscious_and_one_attack_kills_it()
 def test_dj19_a_pc_is_broken_only_when_every_npc_damage_die_succeeds(
     heridas: int, damage: list[int], broken: bool
 ) -> None:
-    sc = scenario(fighter("hero", armas=[ARCO, ESPADA]), fighter("ally", zone="b"),
+    sc = scenario(fighter("hero", weapons=[ARCO, ESPADA]), fighter("ally", zone="b"),
                   fighter("foe", "enemies"))
     state, _ = begin(sc, [2, 1], [2, 1], [20, 1])
     hero = state.by_id["hero"]
@@ -366,7 +366,7 @@ def test_dj19_a_pc_is_broken_only_when_every_npc_damage_die_succeeds(
 def test_dj19_pcs_always_roll_one_damage_die() -> None:
     # An all-tied parry is won by the defender with 0 éxitos (DJ-01 default); the PJ's
     # counterattack then has Virilidad 0 + puños 0 + 0 éxitos, and still rolls one die.
-    sc = scenario(fighter("hero", armas=[]), fighter("foe", "enemies"))
+    sc = scenario(fighter("hero", weapons=[]), fighter("foe", "enemies"))
     state, _ = begin(sc, [10, 5], [20, 1])
     state.by_id["hero"].resources["virilidad"] = 0
     play(state, [], act("atacar", "foe", "hero", "espada"))
@@ -376,7 +376,7 @@ def test_dj19_pcs_always_roll_one_damage_die() -> None:
 
 
 def test_dj19_npcs_with_no_damage_dice_roll_none() -> None:
-    sc = scenario(fighter("hero"), fighter("foe", "enemies", armas=[]))
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", weapons=[]))
     state, _ = begin(sc, [20, 5], [10, 1])
     state.by_id["foe"].resources["virilidad"] = 0
     play(state, [], act("atacar", "hero", "foe", "espada"))
@@ -405,7 +405,7 @@ def test_dj19_npcs_with_no_damage_dice_roll_none() -> None:
 def test_dj19_a_pc_at_aguante_zero_resists_with_one_die(
     heridas: int, damage: list[int], soak: int, broken: bool, spent: int | None
 ) -> None:
-    sc = scenario(fighter("hero", armas=[ARCO], heridas=5), fighter("ally", zone="b"),
+    sc = scenario(fighter("hero", weapons=[ARCO], heridas=5), fighter("ally", zone="b"),
                   fighter("foe", "enemies"))
     state, _ = begin(sc, [2, 1], [2, 1], [20, 1])
     hero = state.by_id["hero"]
@@ -430,7 +430,7 @@ def test_dj19_a_pc_with_an_empty_pool_deals_with_one_die_against_an_npc_with_non
     # The PJ deals with Virilidad 0 + puños 0 + 0 éxitos (an all-tied parry) and still rolls
     # one die; the PNJ resists with Aguante 0 + no armour + no ability and rolls none (DJ-19
     # gives the floor to PJ only), so the PJ's one die is an éxito whatever it shows.
-    sc = scenario(fighter("hero", armas=[]), fighter("foe", "enemies"))
+    sc = scenario(fighter("hero", weapons=[]), fighter("foe", "enemies"))
     state, _ = begin(sc, [10, 5], [20, 1])
     state.by_id["hero"].resources["virilidad"] = 0
     state.by_id["foe"].resources["aguante"] = 0
@@ -442,7 +442,7 @@ def test_dj19_a_pc_with_an_empty_pool_deals_with_one_die_against_an_npc_with_non
 
 
 def test_dj19_an_npc_at_aguante_zero_resists_with_no_dice() -> None:
-    sc = scenario(fighter("hero"), fighter("foe", "enemies", armas=[ARCO]))
+    sc = scenario(fighter("hero"), fighter("foe", "enemies", weapons=[ARCO]))
     state, _ = begin(sc, [20, 1], [2, 1])
     state.by_id["foe"].resources["aguante"] = 0
     # Hero 20 vs 5: one éxito; 3 + 1 + 1 = 5 damage dice against no die at all: 5 éxitos.

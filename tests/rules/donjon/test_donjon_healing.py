@@ -63,8 +63,8 @@ def test_dj21_heridas_is_a_required_scenario_field() -> None:
 
 
 def test_dj21_stat_block_errors_name_the_field() -> None:
-    with pytest.raises(ScenarioError, match=r"armas\[1\]\.nombre"):
-        scenario(fighter("hero", armas=[{"nombre": "x"}, {"nombre": "x"}]),
+    with pytest.raises(ScenarioError, match=r"weapons\[1\]\.name"):
+        scenario(fighter("hero", weapons=[{"name": "x"}, {"name": "x"}]),
                  fighter("foe", "enemies"))
     with pytest.raises(ScenarioError, match="celeridad"):
         scenario(fighter("hero", cel=7), fighter("foe", "enemies"))

@@ -11,7 +11,7 @@ from escaramuza.agents.heuristics.donjon import attack_hurt_chance, choose
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.state import BattleState
 
-ARCO = {"nombre": "arco", "tipo": "distancia", "dano": 1}
+ARCO = {"name": "arco", "kind": "distancia", "damage": 1}
 
 
 def _pick(state: BattleState) -> Action:
@@ -21,8 +21,8 @@ def _pick(state: BattleState) -> Action:
 @pytest.mark.parametrize(
     ("defender", "verb"),
     [
-        ({"cel": 5, "habilidades": {"ataque": 4}}, "parar"),  # 9 parry dice vs 3: a likely counter
-        ({"cel": 1, "habilidades": {"esquivar": 5}}, "esquivar"),  # 1 parry die, 6 dodge dice
+        ({"cel": 5, "skills": {"ataque": 4}}, "parar"),  # 9 parry dice vs 3: a likely counter
+        ({"cel": 1, "skills": {"esquivar": 5}}, "esquivar"),  # 1 parry die, 6 dodge dice
         ({"cel": 2}, "esquivar"),  # 2 vs 3: a counter is unlikely, keep the action
     ],
 )
@@ -46,7 +46,7 @@ def test_heuristic_spends_on_heridas_unless_an_attribute_blow_is_better(
     heridas: int, celeridad: int, successes: int, option: str
 ) -> None:
     sc = scenario(fighter("hero"), fighter("foe", "enemies", heridas=heridas, cel=celeridad,
-                                           armas=[ARCO]))
+                                           weapons=[ARCO]))
     state, _ = begin(sc, [20, 1], [2, 1])
     dodge = [5, 4, 3][:celeridad]
     damage = [20 - i for i in range(successes)] + [1] * (5 - successes)
@@ -60,7 +60,7 @@ def test_dj19_heuristic_counts_the_resistance_die_of_a_pc_at_aguante_zero() -> N
     # no die at all every won attack would hurt (hurt chance = P(hit)); with the die some
     # won attacks are shrugged off. The heuristic's chance is the odds' P(damage > 0), which
     # test_donjon_odds checks against the enumerated engine.
-    sc = scenario(fighter("hero", armas=[ARCO]), fighter("foe", "enemies"))
+    sc = scenario(fighter("hero", weapons=[ARCO]), fighter("foe", "enemies"))
     state, _ = begin(sc, [2, 1], [20, 1])
     hero, foe = state.by_id["hero"], state.by_id["foe"]
     hero.resources["aguante"] = 0
@@ -73,8 +73,8 @@ def test_dj19_heuristic_counts_the_resistance_die_of_a_pc_at_aguante_zero() -> N
 
 def test_heuristic_attacks_the_opponent_it_is_most_likely_to_hurt() -> None:
     sc = scenario(
-        fighter("hero", habilidades={"ataque": 2}),
-        fighter("tank", "enemies", agu=6, armadura=6, habilidades={"esquivar": 4}),
+        fighter("hero", skills={"ataque": 2}),
+        fighter("tank", "enemies", agu=6, armour=6, skills={"esquivar": 4}),
         fighter("weak", "enemies", agu=1, cel=1),
     )
     state, _ = begin(sc, [20, 1], [2, 1], [2, 1])
@@ -84,14 +84,14 @@ def test_heuristic_attacks_the_opponent_it_is_most_likely_to_hurt() -> None:
 @pytest.mark.parametrize(
     ("arms", "hero_zone", "foe_zone", "verb"),
     [
-        ([{"nombre": "espada", "dano": 1}], "a", "c", "acercarse"),  # melee closes in
+        ([{"name": "espada", "damage": 1}], "a", "c", "acercarse"),  # melee closes in
         ([ARCO], "a", "a", "alejarse"),  # a bow cannot shoot in contact: back off
     ],
 )
 def test_heuristic_closes_to_its_weapons_best_range(
     arms: list[dict[str, object]], hero_zone: str, foe_zone: str, verb: str
 ) -> None:
-    sc = scenario(fighter("hero", zone=hero_zone, armas=arms),
+    sc = scenario(fighter("hero", zone=hero_zone, weapons=arms),
                   fighter("foe", "enemies", zone=foe_zone))
     state, _ = begin(sc, [20, 1], [2, 1])
     assert _pick(state) == act(verb, "hero", "foe")

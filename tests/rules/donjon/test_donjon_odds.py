@@ -29,8 +29,8 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.exact import damage_test_outcomes
 
 DIE = 4
-ESPADA = [{"nombre": "espada", "dano": 0}]
-ARCO = [{"nombre": "arco", "tipo": "distancia", "dano": 0}]
+ESPADA = [{"name": "espada", "damage": 0}]
+ARCO = [{"name": "arco", "kind": "distancia", "damage": 0}]
 
 
 class TreeRoller:
@@ -142,23 +142,23 @@ def parried(attacker: str) -> Callable[[list[Event]], bool]:
 
 def _atacar_no_parry() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # The foe has only a bow: no parry, a dodge of 1 die; PJ hero, 2 attack dice.
-    state = begin(fighter("hero", cel=2, vir=1, armas=ESPADA),
-                  fighter("foe", "enemies", cel=1, agu=1, heridas=1, armas=ARCO), first="hero")
+    state = begin(fighter("hero", cel=2, vir=1, weapons=ESPADA),
+                  fighter("foe", "enemies", cel=1, agu=1, heridas=1, weapons=ARCO), first="hero")
     return state, Action("atacar", "hero", "foe", item="espada"), "foe", attack_hit("hero"), ""
 
 
 def _atacar_parry() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # Parry pool 2 (Celeridad 1 + ataque 1) beats the dodge pool 1: counted as a parry.
-    state = begin(fighter("hero", cel=1, vir=1, agu=1, habilidades={"ataque": 1}, armas=ESPADA),
-                  fighter("foe", "enemies", cel=1, vir=1, agu=1, heridas=2, armas=ESPADA,
-                          habilidades={"ataque": 1}), first="hero")
+    state = begin(fighter("hero", cel=1, vir=1, agu=1, skills={"ataque": 1}, weapons=ESPADA),
+                  fighter("foe", "enemies", cel=1, vir=1, agu=1, heridas=2, weapons=ESPADA,
+                          skills={"ataque": 1}), first="hero")
     return (state, Action("atacar", "hero", "foe", item="espada"), "foe", attack_hit("hero"),
             "parar")
 
 
 def _ranged_with_bonus() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # A bow a una acción (no penalty) with one carried movement success (DJ-10).
-    state = begin(fighter("hero", cel=1, vir=1, armas=ARCO),
+    state = begin(fighter("hero", cel=1, vir=1, weapons=ARCO),
                   fighter("foe", "enemies", zone="b", cel=1, agu=1, heridas=2), first="hero")
     state.by_id["hero"].data["bonus"] = 1
     return state, Action("atacar", "hero", "foe", item="arco"), "foe", attack_hit("hero"), ""
@@ -166,8 +166,8 @@ def _ranged_with_bonus() -> tuple[BattleState, Action, str, Callable[[list[Event
 
 def _pnj_breaks_pj() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # DJ-19: a PJ already at 0 Heridas is broken when every PNJ damage die is an éxito.
-    state = begin(fighter("hero", cel=1, agu=1, armas=ARCO),
-                  fighter("foe", "enemies", cel=1, vir=1, armas=[{"nombre": "maza", "dano": 1}]),
+    state = begin(fighter("hero", cel=1, agu=1, weapons=ARCO),
+                  fighter("foe", "enemies", cel=1, vir=1, weapons=[{"name": "maza", "damage": 1}]),
                   first="foe")
     state.by_id["hero"].resources["heridas"] = 0
     return state, Action("atacar", "foe", "hero", item="maza"), "hero", attack_hit("foe"), ""
@@ -177,8 +177,8 @@ def _pnj_on_pj_at_aguante_zero(
 ) -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # DJ-19: a PJ at Aguante 0 (no armour, no ability) and 0 Heridas still resists with one
     # die, so not every PNJ damage die is an éxito for sure.
-    state = begin(fighter("hero", cel=1, agu=1, armas=ARCO),
-                  fighter("foe", "enemies", cel=1, vir=1, armas=[{"nombre": "maza", "dano": 1}]),
+    state = begin(fighter("hero", cel=1, agu=1, weapons=ARCO),
+                  fighter("foe", "enemies", cel=1, vir=1, weapons=[{"name": "maza", "damage": 1}]),
                   first="foe")
     state.by_id["hero"].resources["heridas"] = 0
     state.by_id["hero"].resources["aguante"] = 0
@@ -188,15 +188,15 @@ def _pnj_on_pj_at_aguante_zero(
 def _pj_on_pnj_at_aguante_zero(
 ) -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # A PNJ at Aguante 0 gets no floor: the PJ's damage dice are all éxitos.
-    state = begin(fighter("hero", cel=2, vir=1, armas=ESPADA),
-                  fighter("foe", "enemies", cel=1, agu=1, heridas=2, armas=ARCO), first="hero")
+    state = begin(fighter("hero", cel=2, vir=1, weapons=ESPADA),
+                  fighter("foe", "enemies", cel=1, agu=1, heridas=2, weapons=ARCO), first="hero")
     state.by_id["foe"].resources["aguante"] = 0
     return state, Action("atacar", "hero", "foe", item="espada"), "foe", attack_hit("hero"), ""
 
 
 def _free_attack() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # The PNJ tries to leave the hero's contact; the hero resists: DJ-11 free attack.
-    state = begin(fighter("hero", cel=1, vir=1, armas=ESPADA),
+    state = begin(fighter("hero", cel=1, vir=1, weapons=ESPADA),
                   fighter("foe", "enemies", cel=1, agu=1, heridas=1), first="foe")
     apply_action(state, Action("alejarse", "foe", "hero"), ScriptedRoller([]))
     assert state.pending is not None and state.pending.name == "resistir"
@@ -205,7 +205,7 @@ def _free_attack() -> tuple[BattleState, Action, str, Callable[[list[Event]], bo
 
 def _parry_counter() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # DJ-14: the hero parries the PNJ's sword; winning the parry damages the attacker.
-    state = begin(fighter("hero", cel=1, vir=1, agu=1, armas=ESPADA),
+    state = begin(fighter("hero", cel=1, vir=1, agu=1, weapons=ESPADA),
                   fighter("foe", "enemies", cel=1, vir=1, agu=1, heridas=1), first="foe")
     apply_action(state, Action("atacar", "foe", "hero", item="espada"), ScriptedRoller([]))
     assert state.pending is not None and state.pending.name == "defensa"
@@ -231,14 +231,14 @@ def test_dj13_dj16_odds_match_the_enumerated_engine(build: Callable[..., Any]) -
 
 
 def test_dj19_a_pj_above_zero_heridas_is_never_dropped() -> None:
-    state = begin(fighter("hero", cel=1, agu=1, heridas=1, armas=ARCO),
+    state = begin(fighter("hero", cel=1, agu=1, heridas=1, weapons=ARCO),
                   fighter("foe", "enemies", cel=3, vir=3), first="foe")
     odds = state.ruleset.odds(state, Action("atacar", "foe", "hero", item="espada"))
     assert odds is not None and odds.p_drop == 0 and odds.expected_damage > 0
 
 
 def test_dj18_rematar_is_certain_and_other_actions_have_no_odds() -> None:
-    state = begin(fighter("hero", armas=ESPADA), fighter("foe", "enemies", zone="b"),
+    state = begin(fighter("hero", weapons=ESPADA), fighter("foe", "enemies", zone="b"),
                   first="hero")
     rules = state.ruleset
     assert rules.odds(state, Action("rematar", "hero", "foe", item="espada")) == pytest.approx(

@@ -12,7 +12,7 @@ from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.state import BattleState
 
-BOW = [{"nombre": "arco", "tipo": "distancia", "dano": 1}]
+BOW = [{"name": "arco", "kind": "distancia", "damage": 1}]
 
 
 def _pass_turns(state: BattleState) -> list[tuple[str, int]]:
@@ -30,7 +30,7 @@ def _initiative_pools(events: list[object]) -> dict[str, int]:
 
 def test_dj04_initiative_is_nivel_plus_discernimiento_and_surprise_on_the_first_rafaga() -> None:
     sc = scenario(
-        fighter("hero", nivel=2, dis=3, sorpresa=2, habilidades={"ataque": 4, "esquivar": 2}),
+        fighter("hero", level=2, dis=3, sorpresa=2, skills={"ataque": 4, "esquivar": 2}),
         fighter("foe", "enemies"),
     )
     # Nivel 2 + Discernimiento 3 = 5 dice, + 2 surprise successes; abilities add nothing.
@@ -58,7 +58,7 @@ def test_dj02_initiative_ability_is_an_unopposed_media_test(
     test_dice: list[int], gm_dice: list[int], media: int, pool: int
 ) -> None:
     sc = scenario(
-        fighter("hero", cel=3, habilidades={"iniciativa": 2}),
+        fighter("hero", cel=3, skills={"iniciativa": 2}),
         fighter("foe", "enemies"),
         options={"dificultades": {"media": media}},
     )
@@ -97,7 +97,7 @@ def test_dj06_ties_go_to_pcs_in_table_order_then_npcs_one_action_at_a_time() -> 
         fighter("npc", "enemies"),
         fighter("pc1"),
         fighter("pc2"),
-        fighter("hired", pj=False),  # a PNJ on the heroes' side also acts after the PJs
+        fighter("hired", pc=False),  # a PNJ on the heroes' side also acts after the PJs
     )
     state, _ = begin(sc, [12, 12], [12, 12], [12, 5], [12, 1])
     assert _pass_turns(state) == [
@@ -147,7 +147,7 @@ def test_dj07_a_new_rafaga_past_the_round_limit_ends_the_battle() -> None:
 
 
 def test_dj08_an_attack_action_makes_one_test_plus_its_damage_test() -> None:
-    sc = scenario(fighter("hero"), fighter("archer", "enemies", armas=BOW))
+    sc = scenario(fighter("hero"), fighter("archer", "enemies", weapons=BOW))
     state, _ = begin(sc, [20, 10], [2, 1])
     roller = ScriptedRoller(
         d20(17, 9, 4)  # Prueba de Ataque: Celeridad 3

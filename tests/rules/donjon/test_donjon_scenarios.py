@@ -25,7 +25,7 @@ def test_shipped_scenarios_cover_the_issue() -> None:
     heroes = [c for c in band.combatants if c.side is Side.HEROES]
     enemies = [c for c in band.combatants if c.side is Side.ENEMIES]
     assert (len(heroes), len(enemies)) == (4, 6)
-    kinds = {a.tipo for c in enemies for a in c.stats.weapons}
+    kinds = {a.kind for c in enemies for a in c.stats.weapons}
     assert {"distancia", "arrojadiza"} <= kinds
     hops = {band.battlefield.distance(h.zone, e.zone) for h in heroes for e in enemies}
     assert hops == {0, 1, 2}  # mixed starting distances (DJ-09)

@@ -18,13 +18,13 @@ from escaramuza.rules.core.state import BattleState
 BASE: dict[str, Any] = {
     "zone": "a",
     "pv": 20,
-    "acciones": 1,
+    "actions": 1,
     "dados_expres": 0,
     "ca": 0,
-    "caracteristicas": {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 30},
-    "habilidades": {"espada": 30, "esquivar": 30, "cubrir": 20, "resistencia_al_dolor": 30},
-    "armas": [
-        {"name": "espada", "habilidad": "espada", "caracteristica": "destreza", "dano": "1d10"}
+    "attributes": {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 30},
+    "skills": {"espada": 30, "esquivar": 30, "cubrir": 20, "resistencia_al_dolor": 30},
+    "weapons": [
+        {"name": "espada", "skill": "espada", "attribute": "destreza", "damage": "1d10"}
     ],
 }
 

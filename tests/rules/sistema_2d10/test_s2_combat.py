@@ -81,7 +81,7 @@ def test_s201_s211_worked_attack(tools: Any) -> None:
 
 def test_s208_active_defences_one_per_action_per_round(tools: Any) -> None:
     t = tools
-    scn = t.duel(hero={"acciones": 2}, foe={"acciones": 1, "pv": 60})
+    scn = t.duel(hero={"actions": 2}, foe={"actions": 1, "pv": 60})
     hit = ["d10=6", "d10=6"]
     dice = t.HERO_FIRST + hit + ["d10=1", "d10=2", "d10=3", "d10=5"] + hit + ["d10=3", "d10=5"]
     state, roller = t.start(scn, dice)
@@ -101,7 +101,7 @@ def test_s208_active_defences_one_per_action_per_round(tools: Any) -> None:
 
 def test_s205_spent_before_the_roll_adds_a_third_die(tools: Any) -> None:
     t = tools
-    scn = t.duel(hero={"dados_expres": 1}, foe={"acciones": 1})
+    scn = t.duel(hero={"dados_expres": 1}, foe={"actions": 1})
     state, roller = t.start(scn, t.HERO_FIRST + ["d10=3", "d10=3", "d10=9"])
     _attack(t, state, roller)
     assert state.pending.name == "expres_before" and state.pending.actor == "h"
@@ -115,7 +115,7 @@ def test_s205_spent_before_the_roll_adds_a_third_die(tools: Any) -> None:
 
 def test_s205_spent_after_seeing_the_roll(tools: Any) -> None:
     t = tools
-    scn = t.duel(hero={"dados_expres": 2}, foe={"acciones": 1})
+    scn = t.duel(hero={"dados_expres": 2}, foe={"actions": 1})
     state, roller = t.start(scn, t.HERO_FIRST + ["d10=3", "d10=3", "d10=4"])
     _attack(t, state, roller)
     t.act(state, roller, "no_gastar")
@@ -129,7 +129,7 @@ def test_s205_spent_after_seeing_the_roll(tools: Any) -> None:
 @pytest.mark.parametrize("faces", [("d10=1", "d10=1"), ("d10=10", "d10=10")])
 def test_s205_no_after_roll_die_on_pifia_or_critico(tools: Any, faces: tuple[str, str]) -> None:
     t = tools
-    scn = t.duel(hero={"dados_expres": 1}, foe={"acciones": 1})
+    scn = t.duel(hero={"dados_expres": 1}, foe={"actions": 1})
     state, roller = t.start(scn, t.HERO_FIRST + list(faces))
     _attack(t, state, roller)
     t.act(state, roller, "no_gastar")
@@ -159,7 +159,7 @@ def test_s205_defender_side_decides_on_its_own_roll_and_never_on_damage(tools: A
 def test_s205_giving_a_dado_expres_is_an_action(tools: Any) -> None:
     t = tools
     scn = t.scenario(
-        t.fighter("h", "heroes", dados_expres=2, acciones=2),
+        t.fighter("h", "heroes", dados_expres=2, actions=2),
         t.fighter("h2", "heroes"),
         t.fighter("e", "enemies"),
     )
@@ -180,7 +180,7 @@ def test_s205_giving_a_dado_expres_is_an_action(tools: Any) -> None:
 
 def test_s206_initiative_2d10_plus_mhc_reflejos_sentidos(tools: Any) -> None:
     t = tools
-    quick = {"caracteristicas": {"reflejos": 30, "sentidos": 50, "aguante": 30, "destreza": 30}}
+    quick = {"attributes": {"reflejos": 30, "sentidos": 50, "aguante": 30, "destreza": 30}}
     scn = t.scenario(
         t.fighter("h", "heroes"), t.fighter("e", "enemies"), t.fighter("h2", "heroes", **quick)
     )
@@ -195,7 +195,7 @@ def test_s206_initiative_2d10_plus_mhc_reflejos_sentidos(tools: Any) -> None:
 @pytest.mark.parametrize("acciones", [1, 2, 3])
 def test_s207_actions_per_turn_are_the_stat_field(tools: Any, acciones: int) -> None:
     t = tools
-    scn = t.duel(hero={"acciones": acciones})
+    scn = t.duel(hero={"actions": acciones})
     state, roller = t.start(scn, t.HERO_FIRST)
     zones = ["b", "a", "b"]
     for i in range(acciones):
@@ -226,7 +226,7 @@ def test_s209_full_defence_adds_three_to_active_defence(tools: Any) -> None:
 
 def test_s209_full_defence_only_before_any_action(tools: Any) -> None:
     t = tools
-    scn = t.duel(hero={"acciones": 2})
+    scn = t.duel(hero={"actions": 2})
     state, roller = t.start(scn, t.HERO_FIRST)
     assert Action("defensa_completa", "h") in state.ruleset.legal_actions(state)
     t.act(state, roller, "mover", zone="b")
@@ -235,7 +235,7 @@ def test_s209_full_defence_only_before_any_action(tools: Any) -> None:
 
 def test_s210_extra_actions_give_no_extra_defence(tools: Any) -> None:
     t = tools
-    scn = t.duel(hero={"acciones": 2, "acciones_extra": 1})
+    scn = t.duel(hero={"actions": 2, "extra_actions": 1})
     state, roller = t.start(scn, t.HERO_FIRST)
     h = state.get("h")
     assert h.resources["acciones"] == 3
@@ -264,7 +264,7 @@ def test_s211_s212_damage_minus_ca_times_location(
     tools: Any, ca: int, face: int, location_face: int, lost: int
 ) -> None:
     t = tools
-    scn = t.duel(foe={"ca": ca, "pv": 40, "acciones": 1})
+    scn = t.duel(foe={"ca": ca, "pv": 40, "actions": 1})
     dice = t.HERO_FIRST + ["d10=6", "d10=6", f"d10={face}", f"d10={location_face}"]
     state, roller = t.start(scn, dice)
     _attack(t, state, roller)
@@ -308,7 +308,7 @@ def test_s213_aimed_attack_modifier_and_lands_where_aimed(
     tools: Any, aim: str, faces: tuple[str, str], hit: bool, lost: int
 ) -> None:
     t = tools
-    scn = t.duel(foe={"pv": 60, "acciones": 1})
+    scn = t.duel(foe={"pv": 60, "actions": 1})
     dice = t.HERO_FIRST + list(faces) + (["d10=5"] if hit else [])  # no location die
     state, roller = t.start(scn, dice)
     _attack(t, state, roller, option=aim)
@@ -322,7 +322,7 @@ def test_s213_aimed_attack_modifier_and_lands_where_aimed(
 def test_s203_s208_a_critico_attack_is_blocked_only_by_a_critico(tools: Any) -> None:
     t = tools
     nimble = {"esquivar": 90, "cubrir": 20, "espada": 30, "resistencia_al_dolor": 30}
-    scn = t.duel(foe={"pv": 60, "habilidades": nimble})  # defence MHC (90 + 30) // 10 = 12
+    scn = t.duel(foe={"pv": 60, "skills": nimble})  # defence MHC (90 + 30) // 10 = 12
     # Attack 10 + 10 + 6 = 26 (crítico); defence 9 + 9 + 12 = 30 ≥ 26 but not a crítico.
     dice = t.HERO_FIRST + ["d10=10", "d10=10", "d10=9", "d10=9", "d10=7", "d10=5"]
     state, roller = t.start(scn, dice)

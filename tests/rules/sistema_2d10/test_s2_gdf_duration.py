@@ -107,7 +107,7 @@ def test_s214_s215_gdf_aturdido_and_exact_16_do_not_add_up(
             "d10=6", "d10=6", "d10=5", "d10=5", "d10=6", "d10=6",
             "d10=9", "d10=9", "d10=10", "d10=10",  # e attacks, h blocks (crítico)
             "d10=9", "d10=9", "d10=10", "d10=10"]  # round 2: again
-    state, roller = _hit(t, dice, hero={"acciones": 2}, options={"stun_penalty": penalty})
+    state, roller = _hit(t, dice, hero={"actions": 2}, options={"stun_penalty": penalty})
     t.act(state, roller, "atacar", target="e", item="espada", option="libre")
     t.act(state, roller, "no_defender")
     e = state.get("e")
@@ -186,7 +186,7 @@ def test_s215_same_part_twice_keeps_its_ms_two_parts_add_up(tools: Any) -> None:
     # h (3 actions) against e (16 PV): the right arm, the same arm again, then the torso,
     # each blow half or more of e's PV, each Aguante 15, each GDF incapacitado.
     state, roller = t.start(
-        t.duel({"acciones": 3}, {"pv": 16, "acciones": 3}),
+        t.duel({"actions": 3}, {"pv": 16, "actions": 3}),
         t.HERO_FIRST
         # 16 → 8: arm, Aguante 15, GDF 6.
         + HIT + ["d10=8", "d10=2", *FAIL, "d10=6"]

@@ -17,12 +17,12 @@ def _pick(state: Any) -> Action:
     return choose(state, state.ruleset.legal_actions(state), RNG)
 
 
-def _arm(dano: str) -> list[dict[str, str]]:
-    return [{"name": "espada", "habilidad": "espada", "caracteristica": "destreza", "dano": dano}]
+def _arm(damage: str) -> list[dict[str, str]]:
+    return [{"name": "espada", "skill": "espada", "attribute": "destreza", "damage": damage}]
 
 
 @pytest.mark.parametrize(
-    ("dano", "ca", "expected"),
+    ("damage", "ca", "expected"),
     [
         ("1d10+4", 0, "defender"),
         ("1d4", 5, "no_defender"),
@@ -31,10 +31,10 @@ def _arm(dano: str) -> list[dict[str, str]]:
     ],
 )
 def test_s208_defends_actively_when_the_blow_is_likely_to_hurt(
-    tools: Any, dano: str, ca: int, expected: str
+    tools: Any, damage: str, ca: int, expected: str
 ) -> None:
     t = tools
-    scn = t.duel(hero={"armas": _arm(dano)}, foe={"ca": ca, "pv": 40})
+    scn = t.duel(hero={"weapons": _arm(damage)}, foe={"ca": ca, "pv": 40})
     state, roller = t.start(scn, t.HERO_FIRST + ["d10=6", "d10=6"])
     t.act(state, roller, "atacar", target="e", item="espada", option="libre")
     assert state.pending.name == "active_defence"
@@ -56,7 +56,7 @@ def test_s205_spends_a_dado_expres_when_it_flips_the_result(
 ) -> None:
     t = tools
     skills = {"espada": espada, "esquivar": 30, "cubrir": 20, "resistencia_al_dolor": 30}
-    scn = t.duel(hero={"dados_expres": 1, "habilidades": skills})
+    scn = t.duel(hero={"dados_expres": 1, "skills": skills})
     state, roller = t.start(scn, t.HERO_FIRST + list(faces))
     t.act(state, roller, "atacar", target="e", item="espada", option="libre")
     assert state.pending.name == "expres_before"
@@ -86,7 +86,7 @@ def test_s205_spends_to_lift_an_aguante_stun(tools: Any) -> None:
 def test_s213_aims_when_it_pays(tools: Any, espada: int, expected: str) -> None:
     t = tools
     skilled = {"espada": espada, "esquivar": 30, "cubrir": 20, "resistencia_al_dolor": 30}
-    scn = t.duel(hero={"habilidades": skilled}, foe={"pv": 200})
+    scn = t.duel(hero={"skills": skilled}, foe={"pv": 200})
     state, _ = t.start(scn, t.HERO_FIRST)
     action = _pick(state)
     assert (action.verb, action.option) == ("atacar", expected)

@@ -79,25 +79,25 @@ def brute_outcome(
     return dist, drop
 
 
-SWORD = {"name": "espada", "habilidad": "espada", "caracteristica": "destreza"}
+SWORD = {"name": "espada", "skill": "espada", "attribute": "destreza"}
 RIFLE = {
     "name": "fusil",
-    "tipo": "distancia",
-    "habilidad": "fusil",
-    "caracteristica": "destreza",
-    "alcance": 2,
+    "kind": "distancia",
+    "skill": "fusil",
+    "attribute": "destreza",
+    "reach": 2,
 }
 
 # (id, hero overrides, foe overrides, weapon, aim, dice, options, tweak)
 ROWS: list[tuple[Any, ...]] = [
-    ("plain", {}, {}, SWORD | {"dano": "1d10"}, None, (1, 10, 0), {}, {}),
-    ("no_defence_left", {}, {}, SWORD | {"dano": "1d10"}, None, (1, 10, 0), {}, {"defensas": 0}),
-    ("aimed_head_ca", {}, {"ca": 2}, SWORD | {"dano": "1d10+2"}, "cabeza", (1, 10, 2), {}, {}),
+    ("plain", {}, {}, SWORD | {"damage": "1d10"}, None, (1, 10, 0), {}, {}),
+    ("no_defence_left", {}, {}, SWORD | {"damage": "1d10"}, None, (1, 10, 0), {}, {"defensas": 0}),
+    ("aimed_head_ca", {}, {"ca": 2}, SWORD | {"damage": "1d10+2"}, "cabeza", (1, 10, 2), {}, {}),
     (
         "aimed_vital_kill",
-        {"habilidades": {"espada": 90}},
+        {"skills": {"espada": 90}},
         {},
-        SWORD | {"dano": "1d10"},
+        SWORD | {"damage": "1d10"},
         "punto_vital",
         (1, 10, 0),
         {},
@@ -107,7 +107,7 @@ ROWS: list[tuple[Any, ...]] = [
         "full_defence_stunned_gt",
         {},
         {},
-        SWORD | {"dano": "1d8"},
+        SWORD | {"damage": "1d8"},
         "brazo_derecho",
         (1, 8, 0),
         {"passive_beats": "gt", "active_blocks": "gt"},
@@ -115,9 +115,9 @@ ROWS: list[tuple[Any, ...]] = [
     ),
     (
         "rifle_2d6",
-        {"habilidades": {"fusil": 40}},
-        {"zone": "b", "habilidades": {"cubrir": 20, "esquivar": 60}},
-        RIFLE | {"dano": "2d6"},
+        {"skills": {"fusil": 40}},
+        {"zone": "b", "skills": {"cubrir": 20, "esquivar": 60}},
+        RIFLE | {"damage": "2d6"},
         None,
         (2, 6, 0),
         {},
@@ -126,8 +126,8 @@ ROWS: list[tuple[Any, ...]] = [
     (
         "weak_aguante_pain",
         {},
-        {"caracteristicas": {"reflejos": 20, "sentidos": 30, "aguante": 20}},
-        SWORD | {"dano": "1d10+4"},
+        {"attributes": {"reflejos": 20, "sentidos": 30, "aguante": 20}},
+        SWORD | {"damage": "1d10+4"},
         "torso",
         (1, 10, 4),
         {},
@@ -152,12 +152,12 @@ def test_s208_s212_s214_odds_match_enumeration(
     tweak: dict[str, int],
 ) -> None:
     t = tools
-    h = t.fighter("h", "heroes", armas=[weapon])
-    h["caracteristicas"] = h["caracteristicas"] | hero.get("caracteristicas", {})
-    h["habilidades"] = h["habilidades"] | hero.get("habilidades", {})
+    h = t.fighter("h", "heroes", weapons=[weapon])
+    h["attributes"] = h["attributes"] | hero.get("attributes", {})
+    h["skills"] = h["skills"] | hero.get("skills", {})
     e = t.fighter("e", "enemies", zone=foe.get("zone", "a"), ca=foe.get("ca", 0))
-    e["caracteristicas"] = e["caracteristicas"] | foe.get("caracteristicas", {})
-    e["habilidades"] = e["habilidades"] | foe.get("habilidades", {})
+    e["attributes"] = e["attributes"] | foe.get("attributes", {})
+    e["skills"] = e["skills"] | foe.get("skills", {})
     state, _ = t.start(t.scenario(h, e, options=options), t.HERO_FIRST)
     target = state.get("e")
     for key in ("pv", "defensas"):
@@ -169,11 +169,11 @@ def test_s208_s212_s214_odds_match_enumeration(
         state.get("h").conditions["aturdido"] = Condition("aturdido", tweak["stun"])
 
     # The numbers the enumeration needs, from the stat block (S2-02, S2-08, S2-14).
-    hc, hh = h["caracteristicas"], h["habilidades"]
-    ec, eh = e["caracteristicas"], e["habilidades"]
-    bonus = _mhc(hh[weapon["habilidad"]], hc["destreza"]) + tweak.get("stun", 0)
+    hc, hh = h["attributes"], h["skills"]
+    ec, eh = e["attributes"], e["skills"]
+    bonus = _mhc(hh[weapon["skill"]], hc["destreza"]) + tweak.get("stun", 0)
     bonus += AIM[aim][0] if aim else 0
-    skill = "cubrir" if weapon.get("tipo") == "distancia" else "esquivar"
+    skill = "cubrir" if weapon.get("kind") == "distancia" else "esquivar"
     def_mhc = _mhc(eh[skill], ec["reflejos"])
     dbonus = def_mhc + tweak.get("full", 0) if tweak.get("defensas", 1) > 0 else None
     p_hit = brute_p_hit(

@@ -25,7 +25,7 @@ def test_s207_s211_both_scenarios_are_shipped_and_load() -> None:
     squad = load_scenario("sistema_2d10/escuadra")
     assert sum(c.side is Side.HEROES for c in squad.combatants) == 4
     assert sum(c.side is Side.ENEMIES for c in squad.combatants) == 5
-    kinds = {w.tipo for c in squad.combatants for w in c.stats.armas}
+    kinds = {w.kind for c in squad.combatants for w in c.stats.weapons}
     assert kinds == {"cuerpo_a_cuerpo", "distancia"}
     assert len({c.stats.ca for c in squad.combatants}) >= 3
     assert get_ruleset("sistema_2d10").default_scenario in SCENARIOS

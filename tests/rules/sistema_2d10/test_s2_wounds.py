@@ -135,7 +135,7 @@ def test_s215_sangrado_costs_a_pv_each_turn(tools: Any) -> None:
 
 
 def test_s215_derribado_loses_an_action_every_turn_until_healed(tools: Any) -> None:
-    state, roller = _gdf_state(tools, 8, foe={"acciones": 2})
+    state, roller = _gdf_state(tools, 8, foe={"actions": 2})
     tools.act(state, roller, "pasar")  # e2
     e = state.get("e")
     assert state.pending.actor == "e" and e.resources["acciones"] == 1
