@@ -34,8 +34,9 @@ def mixture_radius(n: int, alpha: float, rho: float) -> float:
 
     The two-sided normal-mixture boundary of Robbins (1970), in the form of Howard,
     Ramdas, McAuliffe and Sekhon, "Time-uniform, nonparametric, nonasymptotic confidence
-    sequences", Ann. Statist. 49(2), 2021 (their normal-mixture boundary): values in [0, 1] are sub-Gaussian
-    with variance proxy σ² = 1/4, so with V = nσ² the sum S_n of the centred values
+    sequences", Ann. Statist. 49(2), 2021 (their normal-mixture boundary): values in
+    [0, 1] are sub-Gaussian with variance proxy σ² = 1/4, so with V = nσ² the sum S_n
+    of the centred values
     satisfies P(∃n: |S_n| ≥ √(2(V+ρ)·log(√((V+ρ)/ρ)·2/α))) ≤ α. Dividing by n gives
     the radius: the running mean is within it of the true mean at every n at once, with
     probability at least 1 − α, however often it is looked at. ``rho`` > 0 only moves
