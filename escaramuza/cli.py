@@ -54,12 +54,14 @@ COMMAND_HELP: dict[str, str] = {
     "scenarios": "list the shipped scenarios",
     "play": "play one whole battle and print the narrated log",
     "playtest": "play a scenario many times and report how deadly it is",
+    "balance": "find the variant of an encounter closest to a target difficulty",
+    "campaign": "play an adventuring day (encounters and rests) many times",
     "suggest": "rank the pending combatant's actions (search, exact odds, in-character pick)",
     "gm": "interactive game master session (edit, roll, apply, undo, suggest)",
     "serve": "serve the game master's web page on this machine",
     "train": "train a MaskablePPO (or PPO) agent on an escaramuza env",
     "evaluate": "play every pair of agents on each side; win matrix, ratings, heat map",
-    "validate": "check scenario, state and tables files without playing",
+    "validate": "check scenario, day, state and tables files without playing",
     "schema": "print the JSON Schema of a scenario or tables file (for editors)",
 }
 
@@ -89,6 +91,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from escaramuza import playtest
 
         playtest.add_parser(commands)
+    if wanted("balance"):
+        from escaramuza import balance
+
+        balance.add_parser(commands)  # docs/playtest.md, "Balancing an encounter"
+    if wanted("campaign"):
+        from escaramuza import campaign
+
+        campaign.add_parser(commands)  # docs/playtest.md, "Adventuring days"
     if wanted("suggest", "gm"):
         from escaramuza import gm
 
@@ -342,6 +352,14 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         from escaramuza import playtest
 
         return playtest.cmd_playtest(args, out)
+    if args.command == "balance":
+        from escaramuza.balance import cmd_balance
+
+        return cmd_balance(args, out)
+    if args.command == "campaign":
+        from escaramuza.campaign import cmd_campaign
+
+        return cmd_campaign(args, out)
     if args.command == "scenarios":
         return cmd_scenarios(args, out)
     if args.command == "validate":

@@ -445,7 +445,7 @@ class Runner:
         self._pool: Executor | None = None
         self._ray: Any = None
         self._ray_started = False
-        self._remote: Any = None
+        self._remote: dict[Callable[[Any], list[Any]], Any] = {}
 
     def __enter__(self) -> Runner:
         return self
@@ -470,24 +470,33 @@ class Runner:
             self._ray.shutdown()
             self._ray_started = False
 
-    def run(self, jobs: Sequence[ChunkJob], done: Done) -> list[BattleRecord]:
-        """Run ``jobs``; call ``done(battles)`` as each finishes; records in any order."""
+    def run(
+        self, jobs: Sequence[Any], done: Done, work: Callable[[Any], list[Any]] = run_chunk
+    ) -> list[Any]:
+        """Run ``jobs``; call ``done(items)`` as each finishes; records in any order.
+
+        ``work`` plays one job (default :func:`run_chunk`, a chunk of battles); ``campaign``
+        passes its own, which plays whole adventuring days. It must be a module-level
+        function (the pool pickles it by name) and each job must have ``start``/``stop``.
+        """
         if not jobs:
             return []
         if self.config.backend == "ray":
-            return self._run_ray(jobs, done)
+            return self._run_ray(jobs, done, work)
         if self.config.processes <= 1:
-            out: list[BattleRecord] = []
+            out: list[Any] = []
             for job in jobs:
-                out.extend(run_chunk(job))
+                out.extend(work(job))
                 done(job.stop - job.start)
             return out
-        return self._run_pool(jobs, done)
+        return self._run_pool(jobs, done, work)
 
-    def _run_pool(self, jobs: Sequence[ChunkJob], done: Done) -> list[BattleRecord]:
+    def _run_pool(
+        self, jobs: Sequence[Any], done: Done, work: Callable[[Any], list[Any]]
+    ) -> list[Any]:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.config.processes, mp_context=_pool_context())
-        futures = {self._pool.submit(run_chunk, job): job for job in jobs}
+        futures = {self._pool.submit(work, job): job for job in jobs}
         out: list[BattleRecord] = []
         for future in as_completed(futures):
             out.extend(future.result())
@@ -517,13 +526,17 @@ class Runner:
                 raise EscaramuzaError(f"cannot start or join {where}: {exc}") from None
             self._ray_started = True
         self._ray = ray
-        self._remote = ray.remote(run_chunk)
         return ray
 
-    def _run_ray(self, jobs: Sequence[ChunkJob], done: Done) -> list[BattleRecord]:
+    def _run_ray(
+        self, jobs: Sequence[Any], done: Done, work: Callable[[Any], list[Any]]
+    ) -> list[Any]:
         ray = self._connect_ray()
-        pending = {self._remote.remote(job): job for job in jobs}
-        out: list[BattleRecord] = []
+        remote = self._remote.get(work)
+        if remote is None:
+            remote = self._remote[work] = ray.remote(work)
+        pending = {remote.remote(job): job for job in jobs}
+        out: list[Any] = []
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:

@@ -242,6 +242,12 @@ def write_report(result: PlaytestResult, folder: str | os.PathLike[str]) -> list
         files[f"{slug}-rounds.png"] = rounds_plot(s)
         files[f"{slug}-survival.png"] = survival_plot(s)
     files["report.md"] = render_markdown(result, slugs).encode("utf-8")
+    return write_files(out, files)
+
+
+def write_files(folder: str | os.PathLike[str], files: dict[str, bytes | str]) -> list[Path]:
+    """Write each file of a report atomically (``balance`` and ``campaign`` share it)."""
+    out = Path(folder)
     written = []
     try:
         for name, data in files.items():

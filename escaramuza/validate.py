@@ -38,7 +38,7 @@ from escaramuza.rules.core.vocabulary import (
 )
 
 #: ``--kind``: what a file is; ``auto`` decides from its name and keys.
-KINDS = ("auto", "scenario", "state", "tables")
+KINDS = ("auto", "scenario", "day", "state", "tables")
 
 #: Top-level keys that only a Sistema 2d10 tables file has.
 _TABLES_KEYS = frozenset({"localizacion", "ataque_apuntado", "gdf"})
@@ -96,6 +96,8 @@ def _kind(path: Path, text: str) -> str:
         return "state"
     node = compose(text)
     keys = {k.value for k, _ in node.value} if _is_mapping(node) else set()
+    if path.name.endswith(".day.yaml") or ("encounters" in keys and "combatants" not in keys):
+        return "day"
     if keys & _TABLES_KEYS and not keys & {"ruleset", "combatants"}:
         return "tables"
     return "scenario"
@@ -127,6 +129,10 @@ def _scenario_schema(root: Any) -> dict[str, Any]:
 def _names_for(kind: str, root: Any) -> dict[str, Any] | None:
     if kind == "scenario":
         return _scenario_schema(root)
+    if kind == "day":
+        from escaramuza.day import DaySpec
+
+        return DaySpec.model_json_schema()
     if kind == "tables":
         from escaramuza.rules.sistema_2d10.tables import tables_model
 
@@ -161,6 +167,10 @@ def _load(path: Path, kind: str) -> None:
         from escaramuza.rules.sistema_2d10.tables import load_tables
 
         load_tables(str(path))
+    elif kind == "day":
+        from escaramuza.day import load_day_file
+
+        load_day_file(path)
     else:
         from escaramuza.rules.core.scenario import load_scenario_file
 
@@ -247,9 +257,10 @@ def _findings(
 def add_parser(commands: Any) -> None:
     validate = commands.add_parser(
         "validate",
-        help="check scenario, state and tables files without playing",
+        help="check scenario, day, state and tables files without playing",
         description="Check each FILE with the loader play and gm use — a scenario (YAML), "
-        "a state file (.json) or a Sistema 2d10 tables file (YAML) — and list every "
+        "an adventuring day (*.day.yaml), a state file (.json) or a Sistema 2d10 tables "
+        "file (YAML) — and list every "
         "problem as FILE:LINE: FIELD: REASON, with a 'did you mean' where a known name "
         "is close. Exit 0 when all are valid, 2 otherwise.",
     )
@@ -258,7 +269,8 @@ def add_parser(commands: Any) -> None:
         "--kind",
         choices=KINDS,
         default="auto",
-        help="what the files are (default auto: .json is a state file, a YAML mapping "
+        help="what the files are (default auto: .json is a state file, *.day.yaml or a "
+        "mapping with encounters and no combatants a day, a YAML mapping "
         "with localizacion/ataque_apuntado/gdf and no ruleset a tables file, else a scenario)",
     )
     validate.add_argument(

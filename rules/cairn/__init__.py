@@ -41,6 +41,9 @@ Every rule, the seed sentence it follows and the default where the seed is silen
 * CA-18 *(ext)* option ``morale`` (default off): the enemies' VOL saves on the first
   casualty and at half strength, a lone foe at 0 PI; failure flees at once.
 * CA-19 *(ext)* ``armour`` ≤ 3; ``template: goblin|bandit|bugbear`` stat blocks.
+* CA-20 *(ext)* Rest between the fights of one day (``escaramuza campaign``): PI back
+  unless privado; lost attributes and the Cicatrices persist; Daño Crítico is
+  stabilised by a standing companion or kills (:mod:`escaramuza.rules.cairn.recovery`).
 
 Exact helpers: :mod:`escaramuza.rules.cairn.exact`.
 """

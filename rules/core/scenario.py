@@ -392,17 +392,32 @@ def parse_scenario_text(text: str, source: str, default_name: str = "scenario") 
         raise ScenarioError.of(source, problems) from None
 
 
-def shipped_scenarios() -> dict[str, str]:
-    """Shipped scenario names (``ruleset/stem``) → their resource paths."""
+#: How an adventuring day's file ends (``escaramuza campaign``): it sits with its
+#: ruleset's scenarios but is not one, so the scenario listing leaves it out.
+DAY_SUFFIX = ".day.yaml"
+
+
+def _shipped(days: bool) -> dict[str, str]:
     root = importlib.resources.files("escaramuza.scenarios")
     out: dict[str, str] = {}
     for folder in sorted(root.iterdir(), key=lambda p: p.name):
         if not folder.is_dir() or folder.name.startswith(("_", ".")):
             continue
         for item in sorted(folder.iterdir(), key=lambda p: p.name):
-            if item.name.endswith(".yaml"):
-                out[f"{folder.name}/{item.name[:-5]}"] = str(item)
+            if item.name.endswith(DAY_SUFFIX) is days and item.name.endswith(".yaml"):
+                stem = item.name[: -len(DAY_SUFFIX if days else ".yaml")]
+                out[f"{folder.name}/{stem}"] = str(item)
     return out
+
+
+def shipped_scenarios() -> dict[str, str]:
+    """Shipped scenario names (``ruleset/stem``) → their resource paths."""
+    return _shipped(days=False)
+
+
+def shipped_days() -> dict[str, str]:
+    """Shipped adventuring days (``ruleset/stem`` of ``stem.day.yaml``) → their paths."""
+    return _shipped(days=True)
 
 
 def resolve_scenario(name_or_path: str) -> str:

@@ -27,3 +27,40 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == trials else min(1.0, centre + half)
     return low, high
+
+
+def mixture_radius(n: int, alpha: float, rho: float) -> float:
+    """Half-width of a time-uniform confidence sequence for the mean of values in [0, 1].
+
+    The two-sided normal-mixture boundary of Robbins (1970), in the form of Howard,
+    Ramdas, McAuliffe and Sekhon, "Time-uniform, nonparametric, nonasymptotic confidence
+    sequences", Ann. Statist. 49(2), 2021 (their normal-mixture boundary): values in
+    [0, 1] are sub-Gaussian with variance proxy σ² = 1/4, so with V = nσ² the sum S_n
+    of the centred values
+    satisfies P(∃n: |S_n| ≥ √(2(V+ρ)·log(√((V+ρ)/ρ)·2/α))) ≤ α. Dividing by n gives
+    the radius: the running mean is within it of the true mean at every n at once, with
+    probability at least 1 − α, however often it is looked at. ``rho`` > 0 only moves
+    where the boundary is tightest (:func:`mixture_rho`), never its error rate.
+    """
+    if n <= 0:
+        return 1.0
+    v = n / 4
+    return math.sqrt(2 * (v + rho) * math.log(math.sqrt((v + rho) / rho) * 2 / alpha)) / n
+
+
+def mixture_rho(n_opt: int, alpha: float) -> float:
+    """The ρ that makes :func:`mixture_radius` tightest near ``n_opt`` values (Howard et
+    al. 2021's choice of ρ = V_opt / (−2·log a + log(1 − 2·log a)) with a = α/2 per side)."""
+    a = math.log(2 / alpha)
+    return (n_opt / 4) / (2 * a + math.log(1 + 2 * a))
+
+
+def confidence_sequence(
+    total: float, n: int, alpha: float, rho: float
+) -> tuple[float, float]:
+    """The interval of :func:`mixture_radius` around ``total / n``, clipped to [0, 1]."""
+    if n <= 0:
+        return 0.0, 1.0
+    mean = total / n
+    r = mixture_radius(n, alpha, rho)
+    return max(0.0, mean - r), min(1.0, mean + r)

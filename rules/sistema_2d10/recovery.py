@@ -1,0 +1,37 @@
+"""Recovery between fights in Sistema 2d10, for adventuring days (``escaramuza campaign``).
+
+The seed gives no recovery between fights: it says only that the GDF effects "duran
+hasta que el daño es sanado" (S2-15) and that spent Dados Exprés come back "según
+criterio del MZ" (S2-05); no rate of healing, no rest. So the default between two
+fights of a day is ``none`` (PV, GDF effects and spent Dados Exprés carry as they are),
+and ``full`` is the GM's documented house option: all the damage is healed (every PV
+back, the GDF effects end with it, a downed but living character stands up), as a
+healer or a long pause would do. Dados Exprés are not given back by either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from escaramuza.rules.core.events import ConditionEnded, Event, Healed, StatusChanged
+from escaramuza.rules.core.model import Combatant, Status
+
+
+def heal_fully(party: Sequence[Combatant]) -> list[Event]:
+    """The ``full`` house option: "hasta que el daño es sanado" — heal it all."""
+    events: list[Event] = []
+    for c in party:
+        if c.status is Status.DEAD:
+            continue
+        lost = c.maxima["pv"] - c.resources["pv"]
+        if lost > 0:
+            c.resources["pv"] = c.maxima["pv"]
+            events.append(Healed(f"{c.name} is healed: +{lost} PV.",
+                                 c.id, lost, "pv", "", c.resources["pv"]))
+        for name in sorted(c.conditions):
+            del c.conditions[name]
+            events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
+        if c.status is Status.DOWN:
+            c.status = Status.ACTIVE
+            events.append(StatusChanged(f"{c.name} is on their feet again.", c.id, "active"))
+    return events

@@ -1,0 +1,146 @@
+"""``escaramuza balance``: bisection, the sequential test's error rate, the written variant."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from escaramuza.balance import Target, bisect, looks, sequential, verdict
+from escaramuza.cli import main
+from escaramuza.rules.core.stats import mixture_rho
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 37, 98, 99])
+def test_bisection_finds_a_planted_threshold(threshold: int) -> None:
+    # A stub measure, increasing in the index, exactly on the target at `threshold`.
+    seen: list[int] = []
+
+    def side(k: int) -> str:
+        seen.append(k)
+        return "below" if k < threshold else "above" if k > threshold else "on"
+
+    order = bisect(side, 100)
+    assert order == seen
+    assert order[-1] == threshold
+    assert len(order) <= 2 + math.ceil(math.log2(100))
+
+
+def test_bisection_without_an_exact_variant_ends_on_the_two_neighbours() -> None:
+    order = bisect(lambda k: "below" if k < 37 else "above", 100)
+    assert sorted(order[-2:]) == [36, 37] or {36, 37} <= set(order)
+
+
+def test_bisection_with_both_ends_on_one_side_stops_after_the_ends() -> None:
+    assert bisect(lambda k: "below", 10) == [0, 9]
+
+
+def _pmf(n: int, p: float) -> np.ndarray:
+    k = np.arange(n + 1)
+    logs = np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                     for i in k]) + k * math.log(p) + (n - k) * math.log1p(-p)
+    return np.exp(logs)
+
+
+def _exact_decisions(target: Target, p: float, alpha: float, first: int, most: int
+                     ) -> dict[str, float]:
+    """P(each verdict) of the sequential test for Bernoulli(p), by exact binomial
+    convolution over the looks (independent of the code's own loop)."""
+    rho = mixture_rho(800, alpha)
+    alive = np.array([1.0])  # P(k successes so far and still undecided)
+    n_prev = 0
+    out = {"above": 0.0, "below": 0.0, "on": 0.0}
+    for n in looks(first, most):
+        alive = np.convolve(alive, _pmf(n - n_prev, p))
+        n_prev = n
+        for k in range(n + 1):
+            v, _ = verdict(target, {target.measure: [1.0] * k + [0.0] * (n - k)}, alpha, rho)
+            if v != "undecided":
+                out[v] += alive[k]
+                alive[k] = 0.0
+    return out
+
+
+@pytest.mark.parametrize("p", [0.1, 0.2, 0.24, 0.36, 0.45, 0.5])
+def test_sequential_test_error_rate_is_at_most_alpha_exactly(p: float) -> None:
+    # True rate outside the band [0.25, 0.35]: "on" or the wrong side are errors.
+    target = Target(measure="wipe", value=0.3, tolerance=0.05)
+    alpha = 0.05
+    decided = _exact_decisions(target, p, alpha, 100, 800)
+    wrong = decided["on"] + (decided["above"] if p < 0.25 else decided["below"])
+    assert wrong <= alpha
+    # ...and the test is not vacuous: far from the band it decides the right side.
+    if p in (0.1, 0.5):
+        assert decided["below" if p < 0.25 else "above"] > 0.5
+
+
+def test_sequential_error_rate_by_simulation_matches_the_exact_binomial() -> None:
+    target = Target(measure="wipe", value=0.3, tolerance=0.05)
+    p, alpha, runs = 0.24, 0.2, 3000  # a loose alpha so errors are frequent enough to count
+    exact = _exact_decisions(target, p, alpha, 100, 800)
+    rng = np.random.default_rng(7)
+    counts = {"above": 0, "below": 0, "on": 0, "undecided": 0}
+    for _ in range(runs):
+        draws = (rng.random(800) < p).astype(float).tolist()
+        v, _, _, _ = sequential(target, lambda n, d=draws: {"wipe": d[:n]}, alpha, 100, 800)
+        counts[v] += 1
+    for key in ("above", "below", "on"):
+        se = math.sqrt(exact[key] * (1 - exact[key]) / runs) + 1e-9
+        assert abs(counts[key] / runs - exact[key]) <= 4 * se + 1 / runs
+    assert (counts["on"] + counts["above"]) / runs <= alpha
+
+
+def test_level_target_verdicts_follow_the_difficulty_thresholds() -> None:
+    # 0 of 400 wipes and no knock-outs: decidedly below Hard; all wiped: above Hard.
+    rho = mixture_rho(800, 0.05)
+    hard = Target(level="Hard")
+    none = {"wipe": [0.0] * 400, "knockout": [0.0] * 400}
+    every = {"wipe": [1.0] * 400, "knockout": [1.0] * 400}
+    assert verdict(hard, none, 0.05, rho)[0] == "below"
+    assert verdict(hard, every, 0.05, rho)[0] == "above"
+    # wipe 0.3 (Hard's band is wipe in [0.2, 0.5) with knock-outs under 0.75)
+    mid = {"wipe": [1.0] * 1200 + [0.0] * 2800, "knockout": [0.5] * 4000}
+    assert verdict(hard, mid, 0.05, rho)[0] == "on"
+
+
+def test_written_variant_loads_and_reproduces_its_rates(tmp_path, capsys) -> None:
+    out = tmp_path / "variant.yaml"
+    code = main(["balance", "destiny_dice/brann-vs-saqueador", "--target", "heroes-win=0.5",
+                 "--tolerance", "0.15", "--vary", "stat:saqueador.pv=4..16",
+                 "--max-battles", "400", "--seed", "3", "--out", str(out), "--json"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    chosen = doc["chosen"]
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# Found by `escaramuza balance destiny_dice/brann-vs-saqueador")
+    assert main(["validate", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["playtest", str(out), "-n", str(chosen["battles"]), "--seed", "3", "--json",
+                 "--no-progress"]) == 0
+    summary = json.loads(capsys.readouterr().out)["scenarios"][0]
+    assert summary["outcomes"]["heroes"]["rate"] == chosen["estimates"]["heroes-win"]["rate"]
+    # the variant holds the chosen value
+    assert f"pv: {chosen['values']['stat:saqueador.pv']}" in text
+
+
+def test_same_seed_same_search_for_any_worker_count(capsys) -> None:
+    args = ["balance", "destiny_dice/brann-vs-saqueador", "--target", "heroes-win=0.5",
+            "--vary", "stat:saqueador.pv=6..12", "--max-battles", "200", "--json"]
+    assert main(args) == 0
+    one = capsys.readouterr().out
+    assert main([*args, "--workers", "2"]) == 0
+    assert capsys.readouterr().out == one
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--target", "brutal"], "difficulty level"),
+    (["--target", "hard", "--vary", "count:nadie=1..3"], "no combatant 'nadie'"),
+    (["--target", "hard", "--vary", "size:x=1..2"], "count:ID=LOW..HIGH"),
+])
+def test_bad_balance_arguments_exit_2(argv, words, capsys) -> None:
+    vary = [] if "--vary" in argv else ["--vary", "count:saqueador=1..2"]
+    code = main(["balance", "destiny_dice/brann-vs-saqueador", *vary, *argv])
+    assert code == 2
+    assert words in capsys.readouterr().err
