@@ -84,13 +84,13 @@ MAX_ACTIONS = 4096
 
 
 # -- the temperaments (agents/heuristics/destiny_dice.py) ---------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _pack(a: int, b: int, c: int) -> int:
     """A 3-tuple key as one integer ordered like the tuple (fields within ±2**20)."""
     return ((a + _OFF) << 42) | ((b + _OFF) << 21) | (c + _OFF)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def attack_score(K: tuple, ST: tuple, att: int, dfn: int, w: int) -> tuple[float, float]:
     """attack_score: (P(drop), expected PV lost / PV left), the engine's floats."""
     PROF, EPL, DROP = K[6], K[7], K[8]
@@ -101,7 +101,7 @@ def attack_score(K: tuple, ST: tuple, att: int, dfn: int, w: int) -> tuple[float
     return DROP[pid, pv], EPL[pid] / (pv if pv > 1 else 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_attack(
     K: tuple, ST: tuple, LA: np.ndarray, n: int, verb: int, mode: int, arg: int
 ) -> int:
@@ -128,7 +128,7 @@ def _best_attack(
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _nearest(K: tuple, ST: tuple, c: int, zone: int) -> int:
     """_View.nearest: hops from ``zone`` to the closest active foe of ``c`` (0 if none)."""
     S, DIST = K[0], K[4]
@@ -142,7 +142,7 @@ def _nearest(K: tuple, ST: tuple, c: int, zone: int) -> int:
     return 0 if best < 0 else best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _can_attack_from(K: tuple, ST: tuple, c: int, zone: int, mask: int) -> bool:
     """_View.can_attack_from: a usable weapon (bands ``mask``) reaches an active foe."""
     S, DIST = K[0], K[4]
@@ -154,7 +154,7 @@ def _can_attack_from(K: tuple, ST: tuple, c: int, zone: int, mask: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _move_key(K: tuple, ST: tuple, c: int, zone: int, kind: int, arg: int, mask: int) -> int:
     """_approach_key / _away_key / the brute's and the protector's keys for ``zone``."""
     S, ZS, DIST = K[0], K[3], K[4]
@@ -172,7 +172,7 @@ def _move_key(K: tuple, ST: tuple, c: int, zone: int, kind: int, arg: int, mask:
     return _pack(-DIST[zone, arg], 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_move(K: tuple, ST: tuple, LA: np.ndarray, n: int, verb: int, kind: int, arg: int) -> int:
     """_best_move: the step with the highest key if it beats staying; -1 otherwise."""
     D, G = ST[0], ST[2]
@@ -191,7 +191,7 @@ def _best_move(K: tuple, ST: tuple, LA: np.ndarray, n: int, verb: int, kind: int
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _heal_worst(K: tuple, ST: tuple, LA: np.ndarray, n: int, threshold: float) -> int:
     """_heal_worst: the heal on the ally with the lowest PV fraction, down first."""
     S = K[0]
@@ -212,7 +212,7 @@ def _heal_worst(K: tuple, ST: tuple, LA: np.ndarray, n: int, threshold: float) -
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _useful_help(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     """_useful_help: the first ``ayudar`` whose ally can attack from where it stands."""
     D = ST[0]
@@ -224,7 +224,7 @@ def _useful_help(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _first(LA: np.ndarray, n: int, verb: int) -> int:
     for i in range(n):
         if LA[i, 0] == verb:
@@ -232,19 +232,19 @@ def _first(LA: np.ndarray, n: int, verb: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _upkeep(LA: np.ndarray, n: int) -> int:
     """_upkeep: recover the dropped weapon, else reload."""
     i = _first(LA, n, RECUPERAR)
     return i if i >= 0 else _first(LA, n, RECARGAR)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _hurt(K: tuple, ST: tuple, c: int) -> bool:
     return ST[0][c, D_PV] * 2 < K[0][c, S_MAXPV]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _side_broken(K: tuple, ST: tuple, c: int) -> bool:
     S = K[0]
     D = ST[0]
@@ -258,7 +258,7 @@ def _side_broken(K: tuple, ST: tuple, c: int) -> bool:
     return out * 2 >= mine
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tactician(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     i = _heal_worst(K, ST, LA, n, 1 / 3)
     if i >= 0:
@@ -273,7 +273,7 @@ def _tactician(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return i if i >= 0 else n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _brute(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     DIST, EPL, PROF = K[4], K[7], K[6]
     D, G = ST[0], ST[2]
@@ -302,7 +302,7 @@ def _brute(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return i if i >= 0 else n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cautious(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     G = ST[2]
     c = G[G_PACTOR]
@@ -324,7 +324,7 @@ def _cautious(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return i if i >= 0 else n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _coward(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     c = ST[2][G_PACTOR]
     if not (_hurt(K, ST, c) or _side_broken(K, ST, c)):
@@ -338,7 +338,7 @@ def _coward(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _protector(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     S = K[0]
     D, G = ST[0], ST[2]
@@ -370,7 +370,7 @@ def _protector(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return i if i >= 0 else n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(K: tuple, ST: tuple, LA: np.ndarray, n: int, temperament: int) -> int:
     """choose: the row of the legal list the temperament picks."""
     G = ST[2]
@@ -396,7 +396,7 @@ def choose(K: tuple, ST: tuple, LA: np.ndarray, n: int, temperament: int) -> int
     return _tactician(K, ST, LA, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_choice(
     K: tuple, ST: tuple, LA: np.ndarray, n: int, mood: int, rng: np.ndarray
 ) -> int:
@@ -408,7 +408,7 @@ def heuristic_choice(
     return choose(K, ST, LA, n, mood)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _decide(
     K: tuple, ST: tuple, LA: np.ndarray, n: int, kind: int, override: int, rng: np.ndarray
 ) -> int:
@@ -418,6 +418,15 @@ def _decide(
     c = ST[2][G_PACTOR]
     mood = override if override >= 0 else K[0][c, S_TEMP]
     return heuristic_choice(K, ST, LA, n, mood, rng)
+
+
+@njit(cache=True, _nrt=False)
+def _draws(K: tuple, ST: tuple, n: int, kind: int, override: int) -> bool:
+    """Whether :func:`_decide` draws from the agents' generator for this decision."""
+    if kind == 0:
+        return True
+    mood = override if override >= 0 else K[0][ST[2][G_PACTOR], S_TEMP]
+    return n > 1 and mood == RANDOM
 
 
 # -- loops ----------------------------------------------------------------------------
@@ -454,12 +463,17 @@ def play_many(
             D[i, D_KO] = -1 if D[i, D_STATUS] == ACTIVE else 0
         G[G_WIPE] = 1 if all_heroes_out(K, ST) else 0
         seed_key(dice, dice_keys[b, : dice_len[b]])
-        seed_key(rng, agent_keys[b, : agent_len[b]])
+        # The agents' generator is seeded at its first draw (heuristic temperaments other
+        # than random never draw): the same draws, without seeding it for nothing.
+        seeded = False
         start(K, ST, dice)
         decisions = 0
         while G[G_OUT] < 0 and decisions <= MAX_DECISIONS:
             n = legal_actions(K, ST, LA)
             side = K[0][G[G_PACTOR], S_SIDE]
+            if not seeded and _draws(K, ST, n, kinds[side], overrides[side]):
+                seed_key(rng, agent_keys[b, : agent_len[b]])
+                seeded = True
             i = _decide(K, ST, LA, n, kinds[side], overrides[side], rng)
             apply(K, ST, LA[i, 0], LA[i, 1], LA[i, 2], LA[i, 3], dice)
             decisions += 1
@@ -483,7 +497,7 @@ def play_many(
             out_d[b, i, 10] = D[i, D_TAKEN]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def side_strength(K: tuple, ST: tuple, side: int) -> float:
     """agents.search.side_strength, summed in the same order."""
     S = K[0]
@@ -542,7 +556,7 @@ def rollout_many(
             G[:] = G0
             ORD[:] = ORD0
             seed_key(dice, seed_keys[s, : seed_len[s]])
-            seed_key(rng, seed_keys[s, : seed_len[s]])
+            seeded = False
             tracking = True
             left_turn = False
             out = False
@@ -577,6 +591,9 @@ def rollout_many(
                 mood = S[c, S_TEMP]
                 if S[c, S_SIDE] == side and own_temp >= 0:
                     mood = own_temp
+                if not seeded and n > 1 and mood == RANDOM:
+                    seed_key(rng, seed_keys[s, : seed_len[s]])
+                    seeded = True
                 i = heuristic_choice(K, ST, LA, n, mood, rng)
                 v, t, it, z = LA[i, 0], LA[i, 1], LA[i, 2], LA[i, 3]
             w = G[G_OUT]
@@ -594,6 +611,12 @@ _WINNERS = ("heroes", "enemies", None)
 
 def _keys(seeds: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
     """random.Random(seed)'s key words for each seed, padded into one array."""
+    if seeds and all(type(s) is int and 0 <= s < 1 << 63 for s in seeds):
+        # mt.key_of for small non-negative ints: the low word, then the high one if any.
+        arr = np.array(seeds, dtype=np.uint64)
+        high = arr >> np.uint64(32)
+        out = np.stack([arr & np.uint64(0xFFFFFFFF), high], axis=1).astype(np.uint32)
+        return out, np.where(high > 0, 2, 1).astype(np.int64)
     words = [key_of(s) for s in seeds]
     width = max([len(w) for w in words] + [1])
     out = np.zeros((len(words), width), dtype=np.uint32)
@@ -660,7 +683,11 @@ class DestinyDiceKernel:
         kinds = np.array([k0, k1], dtype=np.int64)
         overrides = np.array([o0, o1], dtype=np.int64)
         dice_keys, dice_len = _keys(seeds)
-        agent_keys, agent_len = _keys([f"escaramuza-agents-{s}" for s in seeds])
+        if self._may_draw(K, kinds, overrides):
+            agent_keys, agent_len = _keys([f"escaramuza-agents-{s}" for s in seeds])
+        else:  # no agent ever draws: the kernel never seeds their generator
+            agent_keys = np.zeros((len(seeds), 1), dtype=np.uint32)
+            agent_len = np.ones(len(seeds), dtype=np.int64)
         nc = D0.shape[0]
         out_g = np.zeros((len(seeds), 5), dtype=np.int64)
         out_d = np.zeros((len(seeds), nc, 11), dtype=np.int64)
@@ -672,6 +699,18 @@ class DestinyDiceKernel:
         return self._read_back(scenario, seeds, out_g, out_d)
 
     @staticmethod
+    def _may_draw(K: tuple[np.ndarray, ...], kinds: np.ndarray, overrides: np.ndarray) -> bool:
+        """Whether some agent may draw (random agent, or a ``random`` temperament)."""
+        S = K[0]
+        for side in (0, 1):
+            if kinds[side] == 0 or overrides[side] == RANDOM:
+                return True
+            mine = S[:, S_SIDE] == side
+            if overrides[side] < 0 and (S[mine, S_TEMP] == RANDOM).any():
+                return True
+        return False
+
+    @staticmethod
     def _read_back(
         scenario: Any, seeds: Sequence[int], out_g: np.ndarray, out_d: np.ndarray
     ) -> list[KernelBattle]:
@@ -679,44 +718,42 @@ class DestinyDiceKernel:
         statuses = [s.value for s in dk.STATUSES]
         conds: dict[int, tuple[tuple[str, int], ...]] = {}
         res_cache: dict[tuple[int, ...], tuple[tuple[str, int], ...]] = {}
-        nc = out_d.shape[1]
-        never = (False,) * nc
+
+        def resources(key: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+            r = res_cache.get(key)
+            if r is None:
+                r = res_cache[key] = tuple(zip(_RESOURCE_NAMES, key, strict=True))
+            return r
+
+        def conditions(mask: int) -> tuple[tuple[str, int], ...]:
+            c = conds.get(mask)
+            if c is None:
+                c = conds[mask] = tuple(
+                    sorted((name, 0) for name, bit in dk.COND_BIT.items() if mask >> bit & 1)
+                )
+            return c
+
+        never = (False,) * out_d.shape[1]
         out: list[KernelBattle] = []
-        for b, seed in enumerate(seeds):
-            g = out_g[b].tolist()
-            d = out_d[b].tolist()
-            resources = []
-            conditions = []
-            for row in d:
-                key = tuple(row[2:6])
-                r = res_cache.get(key)
-                if r is None:
-                    r = res_cache[key] = tuple(zip(_RESOURCE_NAMES, key, strict=True))
-                resources.append(r)
-                mask = row[6]
-                cond = conds.get(mask)
-                if cond is None:
-                    cond = conds[mask] = tuple(
-                        sorted((name, 0) for name, bit in dk.COND_BIT.items() if mask >> bit & 1)
-                    )
-                conditions.append(cond)
+        for seed, g, d in zip(seeds, out_g.tolist(), out_d.tolist(), strict=True):
+            cols = list(zip(*d, strict=True))
             out.append(
                 KernelBattle(
-                    seed=seed,
-                    winner=_WINNERS[g[0]],
-                    reason=dk.REASONS[g[1]],
-                    rounds=g[2],
-                    wipe=bool(g[3]),
-                    decisions=g[4],
-                    statuses=tuple(statuses[row[1]] for row in d),
-                    zones=tuple(zone_ids[row[0]] for row in d),
-                    resources=tuple(resources),
-                    conditions=tuple(conditions),
-                    ko_round=tuple(row[7] for row in d),
-                    died=never,
-                    dealt=tuple(row[8] for row in d),
-                    dealt_to_foes=tuple(row[9] for row in d),
-                    taken=tuple(row[10] for row in d),
+                    seed,
+                    _WINNERS[g[0]],
+                    dk.REASONS[g[1]],
+                    g[2],
+                    bool(g[3]),
+                    g[4],
+                    tuple(map(statuses.__getitem__, cols[1])),
+                    tuple(map(zone_ids.__getitem__, cols[0])),
+                    tuple(map(resources, zip(cols[2], cols[3], cols[4], cols[5], strict=True))),
+                    tuple(map(conditions, cols[6])),
+                    cols[7],
+                    never,
+                    cols[8],
+                    cols[9],
+                    cols[10],
                 )
             )
         return out

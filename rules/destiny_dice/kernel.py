@@ -106,7 +106,9 @@ NOPT = 8
 # D columns (dynamic per combatant)
 D_ZONE, D_STATUS, D_PV, D_PC, D_PM, D_PA, D_COND, D_FEAR, D_AYUDA, D_JAM = range(10)
 D_KO, D_DEALT, D_TOFOES, D_TAKEN, D_POISON = range(10, 15)
-ND = D_POISON + DX
+#: The initiative roll (scratch for start()).
+D_INIT = D_POISON + DX
+ND = D_INIT + 1
 # G (globals)
 G_ROUND, G_TURN, G_NORDER, G_ACTOR, G_MOVED, G_ACTED, G_RVS = range(7)
 G_PKIND, G_PACTOR, G_OUT, G_REASON, G_WIPE, G_DEC = range(7, 13)
@@ -376,13 +378,13 @@ def export_state(state: BattleState, nh: int) -> tuple[np.ndarray, ...]:
 
 
 # -- compiled rules -----------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def band(hops: int) -> int:
     """DD-05: 0 hops cuerpo a cuerpo, 1 cerca, 2 or more lejos (DestinyDice.band)."""
     return hops if hops < 2 else 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_expr(mt: np.ndarray, X: np.ndarray, base: int) -> int:
     """DiceExpr.roll: the modifier plus every term's dice, rolled in order."""
     total = X[base]
@@ -396,7 +398,7 @@ def roll_expr(mt: np.ndarray, X: np.ndarray, base: int) -> int:
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def all_heroes_out(K: tuple, ST: tuple) -> bool:
     """playtest.record_from_events' wipe test: every hero knocked out at once."""
     S = K[0]
@@ -410,7 +412,7 @@ def all_heroes_out(K: tuple, ST: tuple) -> bool:
     return any_hero
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_status(K: tuple, ST: tuple, c: int, status: int) -> None:
     """Ruleset.set_status plus what its StatusChanged event means to the playtest
     counters (first knock-out round, wipe)."""
@@ -422,7 +424,7 @@ def set_status(K: tuple, ST: tuple, c: int, status: int) -> None:
         G[G_WIPE] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def damage(K: tuple, ST: tuple, c: int, amount: int, source: int) -> None:
     """DestinyDice._damage (DD-15, DD-16) and its Damaged event's counters."""
     S = K[0]
@@ -442,7 +444,7 @@ def damage(K: tuple, ST: tuple, c: int, amount: int, source: int) -> None:
         set_status(K, ST, c, DOWN if S[c, S_HERO] else DEFEATED)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish(K: tuple, ST: tuple, winner: int, reason: int) -> None:
     """Ruleset.finish + DestinyDice.on_battle_end: downed heroes wake with 1 PV (DD-16)."""
     S = K[0]
@@ -456,7 +458,7 @@ def finish(K: tuple, ST: tuple, winner: int, reason: int) -> None:
             set_status(K, ST, i, ACTIVE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_end(K: tuple, ST: tuple) -> None:
     """Ruleset.check_end: one side with nobody able to fight ends the battle."""
     S = K[0]
@@ -481,7 +483,7 @@ def check_end(K: tuple, ST: tuple) -> None:
         finish(K, ST, DRAW, MUTUAL_R)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_round(K: tuple, ST: tuple) -> None:
     """Ruleset.begin_round: the round limit ends the battle (timeout_winner)."""
     S, OPT = K[0], K[5]
@@ -498,24 +500,24 @@ def begin_round(K: tuple, ST: tuple) -> None:
         finish(K, ST, winner, TIMEOUT_R)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start(K: tuple, ST: tuple, mt: np.ndarray) -> None:
     """DestinyDice.start: DD-01 initiative (Mente), DD-02 ties heroes first, then
     scenario order; then the first turn."""
     S = K[0]
     D, G, ORD = ST[0], ST[2], ST[3]
     nc = S.shape[0]
-    rolls = np.zeros(nc, dtype=np.int64)
     n = 0
     for i in range(nc):
         if D[i, D_STATUS] != ACTIVE:
             continue
-        rolls[i] = roll(mt, S[i, S_MENTE])
+        D[i, D_INIT] = roll(mt, S[i, S_MENTE])
         # insertion by (-roll, side, index): stable, scenario order breaks the last tie
         k = n
         while k > 0:
             j = ORD[k - 1]
-            if rolls[j] > rolls[i] or (rolls[j] == rolls[i] and S[j, S_SIDE] <= S[i, S_SIDE]):
+            rj, ri = D[j, D_INIT], D[i, D_INIT]
+            if rj > ri or (rj == ri and S[j, S_SIDE] <= S[i, S_SIDE]):
                 break
             ORD[k] = j
             k -= 1
@@ -531,7 +533,7 @@ def start(K: tuple, ST: tuple, mt: np.ndarray) -> None:
         advance(K, ST, mt)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance(K: tuple, ST: tuple, mt: np.ndarray) -> None:
     """DestinyDice._advance: the next combatant able to act, starting rounds as needed."""
     D, G, ORD = ST[0], ST[2], ST[3]
@@ -553,7 +555,7 @@ def advance(K: tuple, ST: tuple, mt: np.ndarray) -> None:
         check_end(K, ST)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_turn(K: tuple, ST: tuple, c: int, mt: np.ndarray) -> bool:
     """DestinyDice._start_turn (DD-19): Envenenado's damage, then the temporal states
     end and apply to this turn. True if ``c`` has a choice to make."""
@@ -581,7 +583,7 @@ def start_turn(K: tuple, ST: tuple, c: int, mt: np.ndarray) -> bool:
     return not (moved and acted)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def weapon_usable(WS: np.ndarray, D: np.ndarray, c: int, w: int) -> bool:
     """DestinyDice._usable_weapons: Desarmado leaves only unarmed attacks; a jammed
     weapon that shoots waits for ``recargar`` (DD-18)."""
@@ -592,7 +594,7 @@ def weapon_usable(WS: np.ndarray, D: np.ndarray, c: int, w: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def usable_band_mask(K: tuple, ST: tuple, c: int) -> int:
     """DestinyDice.usable_bands as a bit mask."""
     S, WS = K[0], K[1]
@@ -606,7 +608,7 @@ def usable_band_mask(K: tuple, ST: tuple, c: int) -> int:
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _push(LA: np.ndarray, n: int, verb: int, target: int, item: int, zone: int) -> int:
     LA[n, 0] = verb
     LA[n, 1] = target
@@ -615,7 +617,7 @@ def _push(LA: np.ndarray, n: int, verb: int, target: int, item: int, zone: int) 
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _attacks(K: tuple, ST: tuple, c: int, verb: int, only: int, LA: np.ndarray, n: int) -> int:
     """DestinyDice._attacks: every active foe (scenario order) × usable weapon reaching
     its band (weapons order); ``only`` >= 0 keeps that target (the counterattack)."""
@@ -634,7 +636,7 @@ def _attacks(K: tuple, ST: tuple, c: int, verb: int, only: int, LA: np.ndarray, 
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _steps(K: tuple, zone: int, verb: int, LA: np.ndarray, n: int) -> int:
     """``_steps``: ``verb`` to each neighbour of ``zone``, in map order."""
     ZS = K[3]
@@ -643,7 +645,7 @@ def _steps(K: tuple, zone: int, verb: int, LA: np.ndarray, n: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _helps(K: tuple, ST: tuple, c: int, LA: np.ndarray, n: int) -> int:
     """DestinyDice._helps: DD-04 gives no range; an active ally within cerca."""
     S, DIST = K[0], K[4]
@@ -660,7 +662,7 @@ def _helps(K: tuple, ST: tuple, c: int, LA: np.ndarray, n: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _heals(K: tuple, ST: tuple, c: int, LA: np.ndarray, n: int) -> int:
     """DestinyDice._heals: each heal with uses and energy left, on every hurt (or
     curable) ally, active or down, within the heal's bands."""
@@ -685,7 +687,7 @@ def _heals(K: tuple, ST: tuple, c: int, LA: np.ndarray, n: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_actions(K: tuple, ST: tuple, LA: np.ndarray) -> int:
     """DestinyDice.legal_actions in its exact order; rows (verb, target, item, zone)."""
     S, WS = K[0], K[1]
@@ -717,7 +719,7 @@ def legal_actions(K: tuple, ST: tuple, LA: np.ndarray) -> int:
     return _push(LA, n, FIN, -1, -1, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move(K: tuple, ST: tuple, c: int, zone: int, mt: np.ndarray) -> None:
     """DestinyDice._move: Asustado needs "Alma (Voluntad) Dif 5" to approach its source."""
     S, DIST = K[0], K[4]
@@ -734,7 +736,7 @@ def move(K: tuple, ST: tuple, c: int, zone: int, mt: np.ndarray) -> None:
     D[c, D_ZONE] = zone
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def profile_mods(K: tuple, ST: tuple, att: int, dfn: int, w: int) -> tuple[int, int]:
     """DestinyDice.profile's variable part: (att_mod, defence extra beyond the armour)
     — help, Ciego −2, and cover against ranged attacks."""
@@ -749,7 +751,7 @@ def profile_mods(K: tuple, ST: tuple, att: int, dfn: int, w: int) -> tuple[int, 
     return att_mod, extra
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack(K: tuple, ST: tuple, att: int, dfn: int, w: int, mt: np.ndarray) -> None:
     """DestinyDice.attack: DD-06 … DD-11, DD-14, DD-18, and DD-08's reaction."""
     S, WS, OPT = K[0], K[1], K[5]
@@ -784,7 +786,7 @@ def attack(K: tuple, ST: tuple, att: int, dfn: int, w: int, mt: np.ndarray) -> N
         G[G_PACTOR] = dfn
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _hit(K: tuple, ST: tuple, att: int, dfn: int, w: int, die: int, mt: np.ndarray) -> None:
     """DestinyDice._hit: DD-11 damage, DD-14 energy, the weapon's state."""
     S, WS = K[0], K[1]
@@ -812,7 +814,7 @@ def _hit(K: tuple, ST: tuple, att: int, dfn: int, w: int, die: int, mt: np.ndarr
                 D[dfn, D_POISON + k] = WS[att, w, W_DICE + k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heal(K: tuple, ST: tuple, c: int, ally: int, h: int, mt: np.ndarray) -> None:
     """DestinyDice._heal (DD-16: a healed hero is back at once)."""
     S, HS = K[0], K[2]
@@ -830,7 +832,7 @@ def heal(K: tuple, ST: tuple, c: int, ally: int, h: int, mt: np.ndarray) -> None
         set_status(K, ST, ally, ACTIVE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply(
     K: tuple, ST: tuple, verb: int, target: int, item: int, zone: int, mt: np.ndarray
 ) -> None:
