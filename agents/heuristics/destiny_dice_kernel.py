@@ -784,9 +784,11 @@ class DestinyDiceKernel:
         try:
             K, _, _ = self._export(state.scenario)
             D0, U0, G0, ORD0 = dk.export_state(state, K[2].shape[1])
-            own = -1 if own_temperament is None else parse_agent(own_temperament)[1]
-            if own_temperament is not None and own < 0:
-                raise UnsupportedFeature(f"own temperament {own_temperament!r}")
+            own = -1
+            if own_temperament is not None:
+                if own_temperament not in TEMPERAMENTS:
+                    raise UnsupportedFeature(f"own temperament {own_temperament!r}")
+                own = dk.TEMPERAMENT_CODES[own_temperament]
             pending = state.pending
             for action in actions:
                 if action.actor != pending.actor:

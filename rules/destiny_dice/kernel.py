@@ -312,7 +312,7 @@ def export_combatants(combatants: list[Combatant], nh: int) -> tuple[np.ndarray,
         row[D_FEAR] = index.get(fear.source, -1) if fear is not None and fear.source else -1
         poison = c.conditions.get("envenenado")
         if poison is not None:
-            row[D_POISON:] = dice_code(poison.dice, f"{c.id}: envenenado")
+            row[D_POISON : D_POISON + DX] = dice_code(poison.dice, f"{c.id}: envenenado")
         jam = 0
         for key, value in c.data.items():
             if key == "ayuda":
