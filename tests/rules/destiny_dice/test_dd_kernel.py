@@ -1,0 +1,356 @@
+"""The Destiny Dice kernel plays exactly the engine's battles (issue 20, the fast path).
+
+Proof by equality, not resemblance: for every shipped scenario, every agent spec on each
+side, hypothesis-generated small scenarios and rollouts from mid-battle states, the
+kernel's read-back equals what the engine's own battle gives (tests/fastpath_helpers.py:
+play_battle's final state + playtest.record_battle), field by field.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from escaramuza.agents import make_agent
+from escaramuza.agents.heuristics.destiny_dice_kernel import KERNEL
+from escaramuza.agents.runner import play_battle
+from escaramuza.agents.search import MCTS, Node, side_strength
+from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.scenario import load_scenario, parse_scenario_text
+
+sys.path.insert(0, str(Path(__file__).parents[2]))  # tests/: the shared fastpath_helpers
+from fastpath_helpers import engine_battle  # noqa: E402
+
+SHIPPED = (
+    "destiny_dice/brann-vs-saqueador",
+    "destiny_dice/emboscada",
+    "destiny_dice/kaspar-tiroteo",
+)
+SPECS = (
+    "random",
+    "heuristic",
+    "heuristic:tactician",
+    "heuristic:brute",
+    "heuristic:cautious",
+    "heuristic:coward",
+    "heuristic:protector",
+    "heuristic:random",
+)
+#: Each spec meets two others, on each side (a cyclic sample of the 64 pairings).
+PAIRINGS = [(SPECS[i], SPECS[(i + k) % len(SPECS)]) for i in range(len(SPECS)) for k in (0, 3, 5)]
+
+
+def _compare(scenario, agents, seeds):
+    kernel = KERNEL.play_battles(scenario, agents, seeds)
+    assert [k.seed for k in kernel] == list(seeds)
+    for seed, battle in zip(seeds, kernel, strict=True):
+        assert battle == engine_battle(scenario, agents, seed), (scenario.name, agents, seed)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_dd_kernel_heuristic_battles_equal_the_engine(name):
+    _compare(load_scenario(name), ("heuristic", "heuristic"), range(40))
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_dd_kernel_every_agent_pairing_equals_the_engine(name):
+    scenario = load_scenario(name)
+    for k, agents in enumerate(PAIRINGS):
+        _compare(scenario, agents, [1000 * k + s for s in range(4)])
+
+
+def test_dd_kernel_large_and_odd_seeds_equal_the_engine():
+    # Seeds beyond 32 and 63 bits, and 0, seed random.Random with more key words.
+    scenario = load_scenario("destiny_dice/kaspar-tiroteo")
+    _compare(scenario, ("heuristic", "random"), [0, 2**32 + 5, 2**40 + 3, 2**70 + 1])
+
+
+# -- hypothesis scenarios ---------------------------------------------------------------
+DICE = (4, 6, 8, 10, 12)
+TIER_NEEDS = {"ligera": 4, "media": 6, "pesada": 8}
+INFLICTS = (
+    None,
+    "derribado",
+    "ciego",
+    "inmovil",
+    "paralizado",
+    "asustado",
+    "desarmado",
+    "envenenado",
+)
+
+
+@st.composite
+def _weapon(draw, i, cuerpo, mente, escudo):
+    ranged = draw(st.booleans())
+    die = mente if ranged else cuerpo
+    tiers = ["desarmado"] + [t for t, need in TIER_NEEDS.items() if die >= need]
+    if escudo and "pesada" in tiers:
+        tiers.remove("pesada")
+    tier = draw(st.sampled_from(tiers))
+    spec = {"name": f"arma{i}", "tier": tier}
+    if ranged:
+        spec["kind"] = "ranged"
+        spec["bands"] = draw(
+            st.lists(
+                st.sampled_from(["cuerpo_a_cuerpo", "cerca", "lejos"]),
+                min_size=1,
+                max_size=3,
+                unique=True,
+            )
+        )
+        spec["shoots"] = draw(st.booleans())
+    elif draw(st.booleans()):
+        spec["bands"] = ["cuerpo_a_cuerpo", "cerca"]
+    spec["bonus"] = draw(st.integers(-1, 2))
+    inflicts = draw(st.sampled_from(INFLICTS))
+    if inflicts:
+        spec["inflicts"] = {"name": inflicts}
+        if inflicts == "envenenado":
+            spec["inflicts"]["x"] = draw(st.sampled_from(["1", "1d4", "2", "1d6+1"]))
+    return spec
+
+
+@st.composite
+def _combatant(draw, i, side, zones):
+    cuerpo, mente, alma = (draw(st.sampled_from(DICE)) for _ in range(3))
+    escudo = draw(st.integers(0, 1))
+    pv = draw(st.integers(3, 14))
+    c = {
+        "id": f"c{i}",
+        "side": side,
+        "zone": draw(st.sampled_from(zones)),
+        "temperament": draw(
+            st.sampled_from(["tactician", "brute", "cautious", "coward", "protector", "random"])
+        ),
+        "cuerpo": f"d{cuerpo}",
+        "mente": f"d{mente}",
+        "alma": f"d{alma}",
+        "pv": pv,
+        "pv_actual": draw(st.one_of(st.none(), st.integers(0, pv))),
+        "armadura": draw(st.integers(0, 1)),
+        "escudo": escudo,
+        "energia": {"pc": draw(st.integers(0, 3)), "pa": draw(st.integers(0, 4))},
+        "energia_max": draw(st.integers(2, 10)),
+        "weapons": [
+            draw(_weapon(f"{i}{k}", cuerpo, mente, escudo)) for k in range(draw(st.integers(0, 2)))
+        ],
+    }
+    if side == "enemies":
+        c["defensa"] = f"d{draw(st.sampled_from(DICE))}"
+    if draw(st.booleans()):
+        c["heals"] = [
+            {
+                "name": f"cura{i}",
+                "heal": draw(st.sampled_from(["1d4", "1d6", "2d4", "3"])),
+                "bands": draw(
+                    st.lists(
+                        st.sampled_from(["cuerpo_a_cuerpo", "cerca", "lejos"]),
+                        min_size=1,
+                        max_size=2,
+                        unique=True,
+                    )
+                ),
+                "uses": draw(st.one_of(st.none(), st.integers(1, 2))),
+                "cost": draw(st.sampled_from([{}, {"pa": 1}, {"pc": 1, "pm": 1}])),
+                "cures": draw(st.sampled_from([[], ["envenenado"], ["ciego", "asustado"]])),
+            }
+        ]
+    start = draw(
+        st.sampled_from([None, "ciego", "envenenado", "derribado", "desarmado", "asustado"])
+    )
+    if start:
+        c["conditions"] = [{"name": start, **({"x": "1"} if start == "envenenado" else {})}]
+    return c
+
+
+@st.composite
+def _scenario(draw):
+    nz = draw(st.integers(1, 4))
+    zones = [f"z{k}" for k in range(nz)]
+    links = [[zones[k], zones[draw(st.integers(0, k - 1))]] for k in range(1, nz)]
+    nh, ne = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    combatants = [draw(_combatant(i, "heroes", zones)) for i in range(nh)]
+    combatants += [draw(_combatant(nh + i, "enemies", zones)) for i in range(ne)]
+    spec = {
+        "name": "hypothesis",
+        "ruleset": "destiny_dice",
+        "round_limit": draw(st.integers(2, 8)),
+        "victory": draw(st.sampled_from(["defeat_all", "survive"])),
+        "options": {
+            "ties_favor": draw(st.sampled_from(["attacker", "defender"])),
+            "help_bonus": draw(st.integers(1, 2)),
+            "jam_on_one": draw(st.booleans()),
+            "cover_defense": draw(st.integers(0, 2)),
+            "fumble_damage": draw(st.sampled_from(["always", "defence_wins"])),
+        },
+        "battlefield": {
+            "zones": [
+                {"id": z, "cover": draw(st.integers(0, 2)), "exit": draw(st.booleans())}
+                for z in zones
+            ],
+            "links": links,
+        },
+        "combatants": combatants,
+    }
+    return parse_scenario_text(yaml.safe_dump(spec), "<hypothesis>", default_name="hypothesis")
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(_scenario(), st.sampled_from(PAIRINGS))
+def test_dd_kernel_hypothesis_scenarios_equal_the_engine(scenario, agents):
+    assert KERNEL.refusal(scenario, agents) is None
+    _compare(scenario, agents, range(4))
+
+
+# -- rollouts ---------------------------------------------------------------------------
+def _engine_rollout(mcts, state, action, seed, actor):
+    side = state.pending.side
+    sim, _, walk = mcts._descend(state, Node(), action, side, actor, seed)
+    outcome = sim.outcome
+    winner = 0
+    if outcome is not None and outcome.winner is side:
+        winner = 1
+    elif outcome is not None and outcome.winner is side.other:
+        winner = -1
+    return (
+        winner,
+        outcome is not None,
+        side_strength(sim, side),
+        side_strength(sim, side.other),
+        walk.knocked_out,
+        mcts.rollout(state, action, seed),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "horizon", "temperament"),
+    [
+        ("destiny_dice/emboscada", None, None),
+        ("destiny_dice/emboscada", 2, "brute"),
+        ("destiny_dice/kaspar-tiroteo", 1, None),
+        ("destiny_dice/brann-vs-saqueador", None, "random"),
+    ],
+)
+def test_dd_kernel_rollouts_equal_mcts_rollout(name, horizon, temperament):
+    scenario = load_scenario(name)
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("random")}
+    mcts = MCTS(iterations=1, horizon=horizon, rollout_temperament=temperament)
+    pick = random.Random(7)
+    checked = 0
+    for battle in range(4):
+        for stop in (0, 3, 9, 17):
+            state = play_battle(scenario, agents, 50 + battle, stop_after=stop, narrate=False)
+            if state.outcome is not None:
+                continue
+            legal = state.ruleset.legal_actions(state)
+            actions = pick.sample(legal, min(3, len(legal)))
+            seeds = [11, 2**33 + 1, 4242]
+            batch = KERNEL.rollouts(state, actions, seeds, horizon, temperament, 5000)
+            for a, action in enumerate(actions):
+                for s, seed in enumerate(seeds):
+                    winner, finished, own, foe, out, (sim, value) = _engine_rollout(
+                        mcts, state, action, seed, state.pending.actor
+                    )
+                    got = (
+                        batch.winner[a, s],
+                        batch.finished[a, s],
+                        batch.own[a, s],
+                        batch.foe[a, s],
+                        batch.actor_out[a, s],
+                    )
+                    assert got == (winner, finished, own, foe, out), (name, stop, action, seed)
+                    if finished:
+                        assert value == float(winner) or winner == 0
+                    checked += 1
+    assert checked >= 30
+
+
+def test_dd_kernel_rollouts_resume_a_perfect_defence_reaction():
+    # Script an engine state whose pending decision is DD-08's reaction, by playing until
+    # one comes up, and roll out from it.
+    scenario = load_scenario("destiny_dice/brann-vs-saqueador")
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+    mcts = MCTS(iterations=1)
+    found = 0
+    for seed in range(400):
+        for stop in range(1, 30):
+            state = play_battle(scenario, agents, seed, stop_after=stop, narrate=False)
+            if state.outcome is not None:
+                break
+            if state.pending.name != "defensa_perfecta":
+                continue
+            actions = state.ruleset.legal_actions(state)
+            batch = KERNEL.rollouts(state, actions, [1, 2, 3], None, None, 5000)
+            for a, action in enumerate(actions):
+                for s, rseed in enumerate([1, 2, 3]):
+                    expected = _engine_rollout(mcts, state, action, rseed, state.pending.actor)
+                    got = (
+                        batch.winner[a, s],
+                        batch.finished[a, s],
+                        batch.own[a, s],
+                        batch.foe[a, s],
+                        batch.actor_out[a, s],
+                    )
+                    assert got == expected[:5]
+            found += 1
+            break
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+# -- refusals ---------------------------------------------------------------------------
+def test_dd_kernel_refuses_what_it_does_not_implement():
+    scenario = load_scenario("destiny_dice/brann-vs-saqueador")
+    assert KERNEL.refusal(scenario, ("heuristic", "heuristic:brute")) is None
+    reason = KERNEL.refusal(scenario, ("mcts", "heuristic"))
+    assert reason is not None and "'mcts'" in reason
+    with pytest.raises(KernelRefusal, match="policy:x"):
+        KERNEL.play_battles(scenario, ("heuristic", "policy:x"), [1])
+    cairn = load_scenario("cairn/duelo_bugbear")
+    assert "ruleset 'cairn'" in (KERNEL.refusal(cairn, ("heuristic", "heuristic")) or "")
+    text = yaml.safe_dump(
+        {
+            "name": "kh",
+            "ruleset": "destiny_dice",
+            "battlefield": {"zones": [{"id": "a"}], "links": []},
+            "combatants": [
+                {
+                    "id": "h",
+                    "side": "heroes",
+                    "zone": "a",
+                    "cuerpo": "d6",
+                    "mente": "d6",
+                    "alma": "d6",
+                    "pv": 5,
+                    "heals": [{"name": "suerte", "heal": "2d6kh1"}],
+                },
+                {
+                    "id": "e",
+                    "side": "enemies",
+                    "zone": "a",
+                    "cuerpo": "d6",
+                    "mente": "d6",
+                    "alma": "d6",
+                    "defensa": "d6",
+                    "pv": 5,
+                },
+            ],
+        }
+    )
+    kh = parse_scenario_text(text, "<kh>", default_name="kh")
+    reason = KERNEL.refusal(kh, ("heuristic", "heuristic"))
+    assert reason is not None and "keeps the highest" in reason and "suerte" in reason
