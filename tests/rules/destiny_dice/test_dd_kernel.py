@@ -97,7 +97,7 @@ def _weapon(draw, i, cuerpo, mente, escudo):
     tier = draw(st.sampled_from(tiers))
     spec = {"name": f"arma{i}", "tier": tier}
     if ranged:
-        spec["kind"] = "ranged"
+        spec["kind"] = "distancia"
         spec["bands"] = draw(
             st.lists(
                 st.sampled_from(["cuerpo_a_cuerpo", "cerca", "lejos"]),
@@ -134,11 +134,11 @@ def _combatant(draw, i, side, zones):
         "mente": f"d{mente}",
         "alma": f"d{alma}",
         "pv": pv,
-        "pv_actual": draw(st.one_of(st.none(), st.integers(0, pv))),
-        "armadura": draw(st.integers(0, 1)),
-        "escudo": escudo,
-        "energia": {"pc": draw(st.integers(0, 3)), "pa": draw(st.integers(0, 4))},
-        "energia_max": draw(st.integers(2, 10)),
+        "pv_current": draw(st.one_of(st.none(), st.integers(0, pv))),
+        "armour": draw(st.integers(0, 1)),
+        "shield": escudo,
+        "energy": {"pc": draw(st.integers(0, 3)), "pa": draw(st.integers(0, 4))},
+        "energy_max": draw(st.integers(2, 10)),
         "weapons": [
             draw(_weapon(f"{i}{k}", cuerpo, mente, escudo)) for k in range(draw(st.integers(0, 2)))
         ],
