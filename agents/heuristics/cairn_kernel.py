@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
-from escaramuza.agents.heuristics.cairn import COVER_WEIGHT, CLOSE_WEIGHT, DAMAGE_WEIGHT
+from escaramuza.agents.heuristics.cairn import CLOSE_WEIGHT, COVER_WEIGHT, DAMAGE_WEIGHT
 from escaramuza.rules.cairn import kernel as K
 from escaramuza.rules.cairn.kernel import (
     ACTIVE,
@@ -43,6 +43,7 @@ from escaramuza.rules.cairn.kernel import (
     FLEE,
     G_DONE,
     G_NDECL,
+    G_NEEDKEY,
     G_QHEAD,
     G_ROUND,
     MOVE,
@@ -56,6 +57,7 @@ from escaramuza.rules.cairn.kernel import (
     W_RANGED,
     W_REACH,
 )
+from escaramuza.rules.cairn.stats import CAIRN_DICE
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
 
@@ -89,10 +91,13 @@ def _scar_out(pi_lost: np.int64, pi: np.int64, pc: bool, scars: bool,
 def pool_value(cnt: np.ndarray, armour: np.int64, pi: np.int64, fue: np.int64, pc: bool,
                scars: bool, doomed_out: bool) -> tuple[int, int, int]:
     """``_value`` of the pool with ``cnt[s]`` dice of ``s`` sides: ``(P, E, Q)`` with
-    P(out) = P / (20 Q) and E[damage] = E / Q (exact.out_probability, expected_damage)."""
+    P(out) = P / (20 Q) and E[damage] = E / Q (exact.out_probability, expected_damage).
+
+    P(highest ≤ k) = Π min(k, s)/s (exact._keep_highest); a Cairn die is one of
+    ``CAIRN_DICE`` (CA-07's fists and Impedido are d4, Mejorado d12)."""
     q = 1
     top = 0
-    for s in range(1, 13):
+    for s in CAIRN_DICE:
         for _ in range(cnt[s]):
             q *= s
         if cnt[s] > 0:
@@ -104,7 +109,7 @@ def pool_value(cnt: np.ndarray, armour: np.int64, pi: np.int64, fue: np.int64, p
     e_num = 0
     for k in range(1, top + 1):
         at_most = 1
-        for s in range(1, 13):
+        for s in CAIRN_DICE:
             m = k if k < s else s
             for _ in range(cnt[s]):
                 at_most *= m
@@ -127,6 +132,13 @@ def pool_value(cnt: np.ndarray, armour: np.int64, pi: np.int64, fue: np.int64, p
     return p_num, e_num, q
 
 
+#: Columns of a ``pools`` row after the dice counts (indexed by die size, 0…12): the
+#: row's own pool value, computed once per decision (the target's PI and FUE do not
+#: change while one combatant declares).
+P_VALID, P_P, P_E, P_Q = 13, 14, 15, 16
+POOL_WIDTH = 17
+
+
 @njit(cache=True)
 def _gcd(a: np.int64, b: np.int64) -> np.int64:
     a = abs(a)
@@ -141,15 +153,25 @@ def added_value(before: np.ndarray, n: np.int64, d1: np.int64, d2: np.int64,
                 armour: np.int64, pi: np.int64, fue: np.int64, pc: bool, scars: bool,
                 doomed_out: bool) -> tuple[int, int, int]:
     """``_added_value`` as ``(X, Y, D)``: the gain is (X + DAMAGE_WEIGHT·Y) / D, in lowest
-    terms (gcd of the three)."""
-    p_b, e_b, q_b = pool_value(before, armour, pi, fue, pc, scars, doomed_out)
-    after = before.copy()
-    after[d1] += 1
+    terms (gcd of the three). ``before`` is a ``pools`` row (its value cached in it)."""
+    if before[P_VALID] == 0:
+        p_b, e_b, q_b = pool_value(before, armour, pi, fue, pc, scars, doomed_out)
+        before[P_VALID] = 1
+        before[P_P] = p_b
+        before[P_E] = e_b
+        before[P_Q] = q_b
+    p_b = before[P_P]
+    e_b = before[P_E]
+    # The pool with my dice added, in place and then restored (no allocation).
+    before[d1] += 1
     q_m = d1
     if n == 2:
-        after[d2] += 1
+        before[d2] += 1
         q_m *= d2
-    p_a, e_a, q_a = pool_value(after, armour, pi, fue, pc, scars, doomed_out)
+    p_a, e_a, q_a = pool_value(before, armour, pi, fue, pc, scars, doomed_out)
+    before[d1] -= 1
+    if n == 2:
+        before[d2] -= 1
     x = p_a - p_b * q_m
     y = 20 * (e_a - e_b * q_m)
     d = 20 * q_a
@@ -165,16 +187,27 @@ def added_value(before: np.ndarray, n: np.int64, d1: np.int64, d2: np.int64,
 def expected_single(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
                     opts: np.ndarray, cs: np.ndarray, a: np.int64, t: np.int64,
                     w: np.int64) -> float:
-    """``single_damage``: E[PI + FUE] of this attack alone, the correctly rounded E/Q."""
+    """``single_damage``: E[PI + FUE] of this attack alone (exact.expected_damage of its
+    one or two dice, keep-highest), the correctly rounded E/Q — the float the engine's
+    ``float(Fraction)`` gives."""
     n, d1, d2 = K.attack_dice(cstat, wpn, zcover, opts, cs, a, t, w)
-    cnt = np.zeros(13, dtype=np.int64)
-    cnt[d1] += 1
-    if n == 2:
-        cnt[d2] += 1
-    _, e_num, q = pool_value(cnt, cstat[t, C_ARMOUR], cs[t, S_PI], cs[t, S_FUE],
-                             cstat[t, C_PC] == 1, opts[O_SCARS] == 1,
-                             opts[O_DOOMED_OUT] == 1)
-    return np.float64(e_num) / np.float64(q)
+    if n == 1:
+        d2 = 1  # a one-faced "second die" leaves the keep-highest distribution as it is
+    armour = cstat[t, C_ARMOUR]
+    pi = cs[t, S_PI]
+    fue = cs[t, S_FUE]
+    top = max(d1, d2)
+    prev = 0
+    e_num = 0
+    for k in range(1, top + 1):
+        at_most = min(k, d1) * min(k, d2)
+        count = at_most - prev
+        prev = at_most
+        damage = k - armour if k > armour else 0
+        lost = damage if damage < pi else pi
+        over = damage - pi if damage > pi else 0
+        e_num += count * (lost + min(over, fue))
+    return np.float64(e_num) / np.float64(d1 * d2)
 
 
 @njit(cache=True)
@@ -412,6 +445,31 @@ def best_attack(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np
     return best
 
 
+# -- the agents' generator, seeded on its first draw -------------------------------------
+#: ``arng`` layout: the MT state (``mt.STATE_SIZE`` words), then whether it is seeded, the
+#: key's length (0: not known yet) and the key words of ``random.Random(key)``.
+A_SEEDED = mt.STATE_SIZE
+A_KEYLEN = mt.STATE_SIZE + 1
+A_KEY = mt.STATE_SIZE + 2
+
+
+@njit(cache=True)
+def agent_draw(arng: np.ndarray, g: np.ndarray, n: np.int64) -> np.int64:
+    """``rng.randrange(n)`` of the agents' generator (``agents.runner.agent_rng``).
+
+    Seeding MT19937 costs more than a short battle, and many battles (brute against
+    brute) never draw, so the generator is seeded here on its first draw. A battle whose
+    key was not given stops (``G_NEEDKEY``) and is played again with its key."""
+    if arng[A_SEEDED] == 0:
+        length = arng[A_KEYLEN]
+        if length == 0:
+            g[G_NEEDKEY] = 1
+            return 0
+        mt.seed_key(arng, arng[A_KEY:A_KEY + length])
+        arng[A_SEEDED] = 1
+    return mt.randbelow(arng, n)
+
+
 # -- temperaments ------------------------------------------------------------------------------
 @njit(cache=True)
 def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
@@ -444,7 +502,7 @@ def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
     for i in range(n):
         if scores[i] >= floor:
             count += 1
-    pick = mt.randbelow(arng, count)
+    pick = agent_draw(arng, g, count)
     for i in range(n):
         if scores[i] >= floor:
             if pick == 0:
@@ -605,12 +663,12 @@ def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
            me: np.int64, acts: np.ndarray, n: np.int64) -> np.int64:
     """``RandomAgent.act`` / ``heuristic_choice`` + ``cairn.choose``: the chosen row."""
     if agent == RANDOM_AGENT:
-        return mt.randbelow(arng, n)
+        return agent_draw(arng, g, n)
     if n == 1:
         return 0
     mood = agent if agent >= 0 else cstat[me, C_TEMPER]
     if mood == T_RANDOM:
-        return mt.randbelow(arng, n)
+        return agent_draw(arng, g, n)
     if mood == T_BRUTE:
         return brute(cstat, wpn, dist, zcover, opts, cs, me, acts, n)
     if mood == T_CAUTIOUS:
@@ -635,14 +693,16 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
     """Whole battles from the start, one per seed (``agents.runner.play_battle``)."""
     n = cs0.shape[0]
     dice = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
-    arng = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
+    arng = np.zeros(A_KEY + keys.shape[1], dtype=np.uint32)
     acts = np.zeros((n * wpn.shape[1] + dist.shape[0] + 2, 4), dtype=np.int64)
-    pools = np.zeros((n, 13), dtype=np.int64)
+    pools = np.zeros((n, POOL_WIDTH), dtype=np.int64)
     queue = np.zeros(n, dtype=np.int64)
     decl = np.zeros((n, K.N_DECL), dtype=np.int64)
     for b in range(seeds.shape[0]):
         mt.seed_int(dice, seeds[b])
-        mt.seed_key(arng, keys[b, :key_len[b]])
+        arng[A_SEEDED] = 0
+        arng[A_KEYLEN] = key_len[b]
+        arng[A_KEY:A_KEY + key_len[b]] = keys[b, :key_len[b]]
         cs = cs0.copy()
         g = np.zeros(K.N_G, dtype=np.int64)
         g[K.G_WINNER] = -1
@@ -653,6 +713,8 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
             na = K.legal_actions(cstat, wpn, dist, zexit, cs, me, acts)
             i = choose(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng,
                        agents[cstat[me, C_SIDE]], me, acts, na)
+            if g[G_NEEDKEY] == 1:
+                break
             K.apply(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl, me,
                     acts[i])
             decisions += 1
@@ -691,9 +753,10 @@ def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: n
     action; the root actor's ``_Walk`` for ``actor_out``."""
     n = cs0.shape[0]
     dice = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
-    arng = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
+    arng = np.zeros(A_KEY, dtype=np.uint32)
+    arng[A_SEEDED] = 1
     acts = np.zeros((n * wpn.shape[1] + dist.shape[0] + 2, 4), dtype=np.int64)
-    pools = np.zeros((n, 13), dtype=np.int64)
+    pools = np.zeros((n, POOL_WIDTH), dtype=np.int64)
     for ai in range(first.shape[0]):
         for si in range(seeds.shape[0]):
             mt.seed_int(dice, seeds[si])
@@ -768,6 +831,27 @@ def agent_code(spec: str) -> int:
                         "agents")
 
 
+def agent_keys(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``mt.key_of(f"escaramuza-agents-{s}")`` for every seed, as rows of one array.
+
+    The key of a str seed is the little-endian 32-bit words of the integer
+    ``seed + sha512(seed)`` (big-endian bytes): the reversed bytes, read as ``<u4``."""
+    from hashlib import sha512
+
+    blobs = []
+    for s in seeds.tolist():
+        raw = f"escaramuza-agents-{s}".encode()
+        blobs.append((raw + sha512(raw).digest())[::-1])
+    width = (max(len(b) for b in blobs) + 3) // 4
+    keys = np.zeros((len(blobs), width), dtype=np.uint32)
+    key_len = np.zeros(len(blobs), dtype=np.int64)
+    for i, b in enumerate(blobs):
+        words = (len(b) + 3) // 4
+        keys[i, :words] = np.frombuffer(b.ljust(4 * words, b"\0"), dtype="<u4")
+        key_len[i] = words
+    return keys, key_len
+
+
 class CairnKernel:
     """The Kernel protocol (rules/core/kernel.py) for Cairn."""
 
@@ -818,22 +902,28 @@ class CairnKernel:
         st = self.static(scenario)
         codes = np.array([agent_code(agents[0]), agent_code(agents[1])], dtype=np.int64)
         cs0 = K.initial_state(st, scenario)
-        nb = len(seeds)
-        key_list = [mt.key_of(f"escaramuza-agents-{s}") for s in seeds]
-        width = max((len(k) for k in key_list), default=1)
-        keys = np.zeros((nb, width), dtype=np.uint32)
-        key_len = np.zeros(nb, dtype=np.int64)
-        for i, k in enumerate(key_list):
-            keys[i, :len(k)] = k
-            key_len[i] = len(k)
         seed_arr = np.array(list(seeds), dtype=np.int64)
+        nb = len(seed_arr)
         out_cs = np.zeros((nb, *cs0.shape), dtype=np.int64)
         out_g = np.zeros((nb, K.N_G), dtype=np.int64)
         out_dec = np.zeros(nb, dtype=np.int64)
+        # First pass without the agents' keys (a sha512 each); the battles that draw
+        # a tie-break stop at once and are played again with their keys.
+        no_keys = np.zeros((nb, 1), dtype=np.uint32)
         play_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs0, codes,
-                  seed_arr, keys, key_len, out_cs, out_g, out_dec)
-        return [read_back(st, int(seeds[i]), out_cs[i], out_g[i], int(out_dec[i]))
-                for i in range(nb)]
+                  seed_arr, no_keys, np.zeros(nb, dtype=np.int64), out_cs, out_g, out_dec)
+        again = np.flatnonzero(out_g[:, G_NEEDKEY])
+        if again.size:
+            keys, key_len = agent_keys(seed_arr[again])
+            sub_cs = np.zeros((again.size, *cs0.shape), dtype=np.int64)
+            sub_g = np.zeros((again.size, K.N_G), dtype=np.int64)
+            sub_dec = np.zeros(again.size, dtype=np.int64)
+            play_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs0, codes,
+                      seed_arr[again], keys, key_len, sub_cs, sub_g, sub_dec)
+            out_cs[again] = sub_cs
+            out_g[again] = sub_g
+            out_dec[again] = sub_dec
+        return read_back(st, seeds, out_cs, out_g, out_dec)
 
     def rollouts(
         self,
@@ -876,34 +966,53 @@ class CairnKernel:
         return RolloutBatch(winner, finished, own, foe, actor_out)
 
 
-_RESOURCES = (("des", K.S_DES), ("fue", K.S_FUE), ("pi", K.S_PI), ("vol", K.S_VOL))
+_STATUS_VALUES = tuple(st.value for st in K.STATUSES)
 _CONDITIONS_SORTED = tuple(sorted((name, 1 << bit) for bit, name in
                                   enumerate(K.CONDITIONS)))
+#: Every condition mask's sorted (name, value) pairs (Cairn's conditions carry no value).
+_CONDITION_PAIRS = tuple(
+    tuple((name, 0) for name, bit in _CONDITIONS_SORTED if mask & bit)
+    for mask in range(1 << len(K.CONDITIONS))
+)
 
 
-def read_back(st: K.Static, seed: int, cs: np.ndarray, g: np.ndarray,
-              decisions: int) -> KernelBattle:
-    """A finished kernel battle in the engine's terms (KernelBattle)."""
-    rows = cs.tolist()
-    w = int(g[K.G_WINNER])
-    return KernelBattle(
-        seed=seed,
-        winner=None if w < 0 else ("heroes" if w == K.HEROES else "enemies"),
-        reason=K.REASONS[int(g[K.G_REASON])],
-        rounds=int(g[G_ROUND]),
-        wipe=bool(g[K.G_WIPE]),
-        decisions=decisions,
-        statuses=tuple(K.STATUSES[r[K.S_STATUS]].value for r in rows),
-        zones=tuple(st.zone_ids[r[K.S_ZONE]] for r in rows),
-        resources=tuple(tuple((name, r[col]) for name, col in _RESOURCES) for r in rows),
-        conditions=tuple(tuple((name, 0) for name, bit in _CONDITIONS_SORTED
-                               if r[K.S_COND] & bit) for r in rows),
-        ko_round=tuple(r[K.S_KO] for r in rows),
-        died=tuple(bool(r[K.S_DIED]) for r in rows),
-        dealt=tuple(r[K.S_DEALT] for r in rows),
-        dealt_to_foes=tuple(r[K.S_TOFOES] for r in rows),
-        taken=tuple(r[K.S_TAKEN] for r in rows),
-    )
+def read_back(st: K.Static, seeds: Sequence[int], out_cs: np.ndarray, out_g: np.ndarray,
+              out_dec: np.ndarray) -> list[KernelBattle]:
+    """Finished kernel battles in the engine's terms (KernelBattle), one per seed.
+
+    Plain lists and precomputed tuples: at tens of thousands of battles a second the
+    read-back is a fair share of the time."""
+    zone_ids = st.zone_ids
+    status_values = _STATUS_VALUES
+    pairs = _CONDITION_PAIRS
+    reasons = K.REASONS
+    winners = (None, "heroes", "enemies")  # index winner + 1
+    s_pi, s_fue, s_des, s_vol = K.S_PI, K.S_FUE, K.S_DES, K.S_VOL
+    s_status, s_zone, s_cond, s_ko = K.S_STATUS, K.S_ZONE, K.S_COND, K.S_KO
+    s_died, s_dealt, s_tofoes, s_taken = K.S_DIED, K.S_DEALT, K.S_TOFOES, K.S_TAKEN
+    g_winner, g_reason, g_round, g_wipe = K.G_WINNER, K.G_REASON, G_ROUND, K.G_WIPE
+    out: list[KernelBattle] = []
+    for seed, rows, g, decisions in zip(seeds, out_cs.tolist(), out_g.tolist(),
+                                        out_dec.tolist(), strict=True):
+        out.append(KernelBattle(
+            int(seed),
+            winners[g[g_winner] + 1],
+            reasons[g[g_reason]],
+            g[g_round],
+            g[g_wipe] == 1,
+            decisions,
+            tuple([status_values[r[s_status]] for r in rows]),
+            tuple([zone_ids[r[s_zone]] for r in rows]),
+            tuple([(("des", r[s_des]), ("fue", r[s_fue]), ("pi", r[s_pi]), ("vol", r[s_vol]))
+                   for r in rows]),
+            tuple([pairs[r[s_cond]] for r in rows]),
+            tuple([r[s_ko] for r in rows]),
+            tuple([r[s_died] == 1 for r in rows]),
+            tuple([r[s_dealt] for r in rows]),
+            tuple([r[s_tofoes] for r in rows]),
+            tuple([r[s_taken] for r in rows]),
+        ))
+    return out
 
 
 KERNEL = CairnKernel()

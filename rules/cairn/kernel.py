@@ -69,8 +69,8 @@ S_KO, S_DIED, S_DEALT, S_TOFOES, S_TAKEN = 7, 8, 9, 10, 11
 N_CS = 12
 # g
 G_ROUND, G_SIDE, G_QHEAD, G_QLEN, G_NDECL, G_DONE, G_WINNER, G_REASON = range(8)
-G_MFIRST, G_MHALF, G_MLONE, G_WIPE = 8, 9, 10, 11
-N_G = 12
+G_MFIRST, G_MHALF, G_MLONE, G_WIPE, G_NEEDKEY = 8, 9, 10, 11, 12
+N_G = 13
 # decl columns
 D_VERB, D_TARGET, D_ZONE, D_ITEM, D_ACTOR = 0, 1, 2, 3, 4
 N_DECL = 5
@@ -611,6 +611,26 @@ def resolve_attacks(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
 
 
 @njit(cache=True)
+def _fighting_members(cstat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> int:
+    """Mark the enemies' non-PC members still fighting; return how many."""
+    active = 0
+    for c in range(cs.shape[0]):
+        group[c] = (cstat[c, C_SIDE] == ENEMIES and cstat[c, C_PC] == 0
+                    and cs[c, S_STATUS] == ACTIVE)
+        if group[c]:
+            active += 1
+    return active
+
+
+@njit(cache=True)
+def _morale_saves(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray,
+                  group: np.ndarray) -> None:
+    for c in range(cs.shape[0]):
+        if group[c] and not save(dice, cs, c, S_VOL):
+            set_status(cstat, cs, g, c, FLED)
+
+
+@njit(cache=True)
 def morale(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
            dice: np.ndarray) -> None:
     """CA-18 *(ext, option morale)*: VOL saves on the first casualty, at half strength,
@@ -626,34 +646,21 @@ def morale(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
             last = c
     if members == 0:
         return
+    group = np.zeros(n, dtype=np.bool_)
     if members == 1:
         if cs[last, S_STATUS] == ACTIVE and cs[last, S_PI] == 0 and g[G_MLONE] == 0:
             g[G_MLONE] = 1
-            if not save(dice, cs, last, S_VOL):
-                set_status(cstat, cs, g, last, FLED)
+            group[last] = True
+            _morale_saves(cstat, cs, g, dice, group)
         return
-    group = np.zeros(n, dtype=np.bool_)
-    active = 0
-    for c in range(n):
-        if cstat[c, C_SIDE] == ENEMIES and cstat[c, C_PC] == 0 and cs[c, S_STATUS] == ACTIVE:
-            group[c] = True
-            active += 1
+    active = _fighting_members(cstat, cs, group)
     if active < members and g[G_MFIRST] == 0:
         g[G_MFIRST] = 1
-        for c in range(n):
-            if group[c] and not save(dice, cs, c, S_VOL):
-                set_status(cstat, cs, g, c, FLED)
-    active = 0
-    for c in range(n):
-        group[c] = (cstat[c, C_SIDE] == ENEMIES and cstat[c, C_PC] == 0
-                    and cs[c, S_STATUS] == ACTIVE)
-        if group[c]:
-            active += 1
+        _morale_saves(cstat, cs, g, dice, group)
+    active = _fighting_members(cstat, cs, group)
     if active > 0 and 2 * active <= members and g[G_MHALF] == 0:
         g[G_MHALF] = 1
-        for c in range(n):
-            if group[c] and not save(dice, cs, c, S_VOL):
-                set_status(cstat, cs, g, c, FLED)
+        _morale_saves(cstat, cs, g, dice, group)
 
 
 @njit(cache=True)
