@@ -17,6 +17,7 @@ firsts and the tactician's 1e-12 band).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -923,7 +924,15 @@ class CairnKernel:
             out_cs[again] = sub_cs
             out_g[again] = sub_g
             out_dec[again] = sub_dec
-        return read_back(st, seeds, out_cs, out_g, out_dec)
+        # Millions of small tuples: the cyclic collector would rescan the growing list
+        # over and over (none of them can form a cycle), so it waits until the end.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return read_back(st, seeds, out_cs, out_g, out_dec)
+        finally:
+            if enabled:
+                gc.enable()
 
     def rollouts(
         self,
@@ -976,43 +985,44 @@ _CONDITION_PAIRS = tuple(
 )
 
 
+def _objects(values: Sequence[Any], codes: np.ndarray) -> list[Any]:
+    """``[[values[c] for c in row] for row in codes]``, done by numpy (object take)."""
+    table = np.empty(len(values), dtype=object)
+    table[:] = values
+    return table[codes].tolist()  # type: ignore[no-any-return]
+
+
 def read_back(st: K.Static, seeds: Sequence[int], out_cs: np.ndarray, out_g: np.ndarray,
               out_dec: np.ndarray) -> list[KernelBattle]:
     """Finished kernel battles in the engine's terms (KernelBattle), one per seed.
 
-    Plain lists and precomputed tuples: at tens of thousands of battles a second the
-    read-back is a fair share of the time."""
-    zone_ids = st.zone_ids
-    status_values = _STATUS_VALUES
-    pairs = _CONDITION_PAIRS
+    Column by column with numpy, then one tuple per field and battle: at thousands of
+    battles a second a per-combatant Python loop would cost as much as the battles."""
+    statuses = _objects(_STATUS_VALUES, out_cs[:, :, K.S_STATUS])
+    zones = _objects(st.zone_ids, out_cs[:, :, K.S_ZONE])
+    conditions = _objects(_CONDITION_PAIRS, out_cs[:, :, K.S_COND])
+    # Resources: each distinct (des, fue, pi, vol) row once.
+    res = out_cs[:, :, [K.S_DES, K.S_FUE, K.S_PI, K.S_VOL]].reshape(-1, 4)
+    uniq, inverse = np.unique(res, axis=0, return_inverse=True)
+    res_values = [(("des", d), ("fue", f), ("pi", p), ("vol", v))
+                  for d, f, p, v in uniq.tolist()]
+    resources = _objects(res_values, inverse.reshape(out_cs.shape[:2]))
+    ko = out_cs[:, :, K.S_KO].tolist()
+    died = (out_cs[:, :, K.S_DIED] == 1).tolist()
+    dealt = out_cs[:, :, K.S_DEALT].tolist()
+    to_foes = out_cs[:, :, K.S_TOFOES].tolist()
+    taken = out_cs[:, :, K.S_TAKEN].tolist()
+    winners = (None, "heroes", "enemies")  # index: the winner code + 1
     reasons = K.REASONS
-    winners = (None, "heroes", "enemies")  # index winner + 1
-    s_pi, s_fue, s_des, s_vol = K.S_PI, K.S_FUE, K.S_DES, K.S_VOL
-    s_status, s_zone, s_cond, s_ko = K.S_STATUS, K.S_ZONE, K.S_COND, K.S_KO
-    s_died, s_dealt, s_tofoes, s_taken = K.S_DIED, K.S_DEALT, K.S_TOFOES, K.S_TAKEN
     g_winner, g_reason, g_round, g_wipe = K.G_WINNER, K.G_REASON, G_ROUND, K.G_WIPE
-    out: list[KernelBattle] = []
-    for seed, rows, g, decisions in zip(seeds, out_cs.tolist(), out_g.tolist(),
-                                        out_dec.tolist(), strict=True):
-        out.append(KernelBattle(
-            int(seed),
-            winners[g[g_winner] + 1],
-            reasons[g[g_reason]],
-            g[g_round],
-            g[g_wipe] == 1,
-            decisions,
-            tuple([status_values[r[s_status]] for r in rows]),
-            tuple([zone_ids[r[s_zone]] for r in rows]),
-            tuple([(("des", r[s_des]), ("fue", r[s_fue]), ("pi", r[s_pi]), ("vol", r[s_vol]))
-                   for r in rows]),
-            tuple([pairs[r[s_cond]] for r in rows]),
-            tuple([r[s_ko] for r in rows]),
-            tuple([r[s_died] == 1 for r in rows]),
-            tuple([r[s_dealt] for r in rows]),
-            tuple([r[s_tofoes] for r in rows]),
-            tuple([r[s_taken] for r in rows]),
-        ))
-    return out
+    return [
+        KernelBattle(int(seed), winners[g[g_winner] + 1], reasons[g[g_reason]], g[g_round],
+                     g[g_wipe] == 1, dec, tuple(statuses[b]), tuple(zones[b]),
+                     tuple(resources[b]), tuple(conditions[b]), tuple(ko[b]),
+                     tuple(died[b]), tuple(dealt[b]), tuple(to_foes[b]), tuple(taken[b]))
+        for b, (seed, g, dec) in enumerate(zip(seeds, out_g.tolist(), out_dec.tolist(),
+                                               strict=True))
+    ]
 
 
 KERNEL = CairnKernel()
