@@ -131,8 +131,8 @@ def test_kernel_rollouts_equal_mcts_rollouts(name: str, horizon: int | None,
     rng = random.Random(f"{name}-{horizon}")
     planner = MCTS(iterations=1, rollout_temperament=own, horizon=horizon)
     compared = 0
-    for game in range(3):
-        stop = rng.randrange(0, 12)
+    for game in range(4):
+        stop = rng.randrange(0, 5)
         agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
         state = play_battle(scn, agents, 100 + game, stop_after=stop, narrate=False)
         if state.outcome is not None:
