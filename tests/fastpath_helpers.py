@@ -1,52 +1,12 @@
-"""The engine's side of the fast path's equality tests: a battle as a KernelBattle.
+"""The engine's side of the kernels' equality tests.
 
-``engine_battle`` plays ``agents.runner.play_battle`` and reads its final state and
-``playtest.record_battle`` into the fields a kernel reads back, so a kernel battle and
-the engine's compare with ``==`` (rules/core/kernel.py).
+One implementation serves the tests, ``benchmarks/fast_path.py --equality`` and the
+driver: :func:`escaramuza.agents.fast.engine_battle` plays ``play_battle`` and reads its
+final state and ``playtest.record_battle`` into a ``KernelBattle`` (rules/core/kernel.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from escaramuza.agents.fast import engine_battle
 
-from escaramuza.agents import make_agent
-from escaramuza.agents.runner import play_battle
-from escaramuza.playtest import record_battle
-from escaramuza.rules.core.kernel import KernelBattle
-from escaramuza.rules.core.model import Side
-from escaramuza.rules.core.scenario import Scenario
-
-
-def engine_battle(scenario: Scenario, agents: Sequence[str], seed: int) -> KernelBattle:
-    """The engine's battle of ``seed`` in KernelBattle terms."""
-    calls: list[int] = []  # on_events runs once at the start, then once per decision
-    state = play_battle(
-        scenario,
-        {Side.HEROES: make_agent(agents[0]), Side.ENEMIES: make_agent(agents[1])},
-        seed,
-        on_events=lambda events: calls.append(len(events)),
-        narrate=False,
-    )
-    record = record_battle(0, seed, state)
-    outcome = state.outcome
-    assert outcome is not None
-    return KernelBattle(
-        seed=seed,
-        winner=outcome.winner.value if outcome.winner else None,
-        reason=outcome.reason,
-        rounds=outcome.rounds,
-        wipe=record.wipe,
-        decisions=len(calls) - 1,
-        statuses=tuple(c.status.value for c in state.combatants),
-        zones=tuple(c.zone for c in state.combatants),
-        resources=tuple(tuple(sorted(c.resources.items())) for c in state.combatants),
-        conditions=tuple(
-            tuple(sorted((name, cond.value) for name, cond in c.conditions.items()))
-            for c in state.combatants
-        ),
-        ko_round=tuple(r.ko_round for r in record.combatants),
-        died=tuple(r.died for r in record.combatants),
-        dealt=tuple(r.dealt for r in record.combatants),
-        dealt_to_foes=tuple(r.dealt_to_foes for r in record.combatants),
-        taken=tuple(r.taken for r in record.combatants),
-    )
+__all__ = ["engine_battle"]

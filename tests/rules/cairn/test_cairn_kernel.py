@@ -1,0 +1,178 @@
+"""The Cairn kernel plays exactly the engine's battles (issue 20, "Proof by equality").
+
+Every comparison runs the engine (the specification) and the kernel on the same seeds
+and compares whole KernelBattles (outcome, rounds, each combatant's status, zone,
+resources, conditions, knock-out round, damage dealt and taken, decisions): nothing is
+a number copied from the kernel.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from escaramuza.agents import make_agent
+from escaramuza.agents.heuristics.cairn_kernel import KERNEL
+from escaramuza.agents.runner import play_battle
+from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, side_strength
+from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.scenario import load_scenario
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from cairn_helpers import fighter, scenario  # noqa: E402
+from fastpath_helpers import engine_battle  # noqa: E402
+
+SCENARIOS = ("cairn/emboscada_goblin", "cairn/bandidos_destacamento", "cairn/duelo_bugbear")
+SPECS = ("random", "heuristic", "heuristic:tactician", "heuristic:brute",
+         "heuristic:cautious", "heuristic:coward", "heuristic:protector", "heuristic:random")
+
+
+def assert_same(scn: Any, agents: tuple[str, str], seeds: list[int]) -> None:
+    kernel = KERNEL.play_battles(scn, agents, seeds)
+    for seed, got in zip(seeds, kernel, strict=True):
+        want = engine_battle(scn, agents, seed)
+        assert got == want, f"{scn.name} {agents} seed {seed}:\nengine {want}\nkernel {got}"
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_kernel_heuristic_battles_equal_the_engine(name: str) -> None:
+    assert_same(load_scenario(name), ("heuristic", "heuristic"), list(range(40)))
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("shift", [1, 3, 6])
+def test_kernel_every_agent_pairing_equals_the_engine(name: str, shift: int) -> None:
+    # Every spec on each side, against three different opponents (shifts) per scenario.
+    scn = load_scenario(name)
+    for i, heroes in enumerate(SPECS):
+        enemies = SPECS[(i + shift) % len(SPECS)]
+        assert_same(scn, (heroes, enemies), [7 * i + shift + k for k in range(6)])
+
+
+def test_kernel_battle_records_are_not_trivial() -> None:
+    # The comparison above must see real fights: knock-outs, damage, several rounds.
+    battles = KERNEL.play_battles(load_scenario("cairn/emboscada_goblin"),
+                                  ("heuristic", "heuristic"), list(range(40)))
+    assert any(b.winner == "heroes" for b in battles)
+    assert any(b.winner == "enemies" for b in battles)
+    assert any(any(k >= 1 for k in b.ko_round) for b in battles)
+    assert all(b.decisions > 0 and sum(b.taken) > 0 for b in battles)
+
+
+# -- hypothesis: small scenarios with every supported feature ---------------------------
+DICE = ("d4", "d6", "d8", "d10", "d12", "d6+d6", "d8+d4")
+ZONES = [{"id": "a"}, {"id": "b", "cover": 1}, {"id": "c", "cover": 2},
+         {"id": "d"}, {"id": "out", "exit": True}]
+LINKS = [["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"], ["b", "d"]]
+
+
+@st.composite
+def weapons(draw: Any) -> list[dict[str, Any]]:
+    out = []
+    for j in range(draw(st.integers(0, 2))):
+        kind = draw(st.sampled_from(["cuerpo_a_cuerpo", "distancia"]))
+        out.append({"name": f"w{j}", "damage": draw(st.sampled_from(DICE)), "kind": kind,
+                    "reach": draw(st.integers(0, 3)), "blast": draw(st.booleans())})
+    return out
+
+
+@st.composite
+def small_scenarios(draw: Any) -> Any:
+    combatants = []
+    n_heroes = draw(st.integers(1, 3))
+    n_enemies = draw(st.integers(1, 3))
+    for i in range(n_heroes + n_enemies):
+        side = "heroes" if i < n_heroes else "enemies"
+        extra: dict[str, Any] = {
+            "pi": draw(st.integers(0, 13)), "fue": draw(st.integers(1, 14)),
+            "des": draw(st.integers(1, 18)), "vol": draw(st.integers(1, 18)),
+            "armour": draw(st.integers(0, 3)), "weapons": draw(weapons()),
+            "temperament": draw(st.sampled_from(
+                ["tactician", "brute", "cautious", "coward", "protector", "random"])),
+            "impaired": draw(st.booleans()), "helpless": draw(st.booleans()),
+            "waive_first_save": draw(st.booleans()),
+        }
+        if side == "enemies" and draw(st.booleans()):
+            extra["destacamento"] = True
+        combatants.append(fighter(f"c{i}", side, draw(st.sampled_from("abcd")), **extra))
+    options = {
+        "first_round_save": draw(st.booleans()), "scars": draw(st.booleans()),
+        "doomed": draw(st.sampled_from(["out_of_action", "event"])),
+        "morale": draw(st.booleans()), "cover_impairs_at": draw(st.integers(1, 3)),
+        "both_modifiers": draw(st.sampled_from(["cancel", "impaired", "enhanced"])),
+    }
+    return scenario(combatants, options, zones=ZONES, links=LINKS,
+                    round_limit=draw(st.integers(1, 8)))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scn=small_scenarios(), heroes=st.sampled_from(SPECS), enemies=st.sampled_from(SPECS),
+       seed=st.integers(0, 10**6))
+def test_kernel_equals_the_engine_on_generated_scenarios(
+    scn: Any, heroes: str, enemies: str, seed: int
+) -> None:
+    assert KERNEL.refusal(scn, (heroes, enemies)) is None
+    assert_same(scn, (heroes, enemies), [seed, seed + 1, seed + 2])
+
+
+# -- rollouts ------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize(("horizon", "own"), [(None, None), (2, "brute"), (1, "random")])
+def test_kernel_rollouts_equal_mcts_rollouts(name: str, horizon: int | None,
+                                             own: str | None) -> None:
+    scn = load_scenario(name)
+    rng = random.Random(f"{name}-{horizon}")
+    planner = MCTS(iterations=1, rollout_temperament=own, horizon=horizon)
+    compared = 0
+    for game in range(4):
+        stop = rng.randrange(0, 5)
+        agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+        state = play_battle(scn, agents, 100 + game, stop_after=stop, narrate=False)
+        if state.outcome is not None:
+            continue
+        pending = state.pending
+        assert pending is not None
+        actions = state.ruleset.legal_actions(state)
+        seeds = [rng.randrange(10**9) for _ in range(4)]
+        batch = KERNEL.rollouts(state, actions, seeds, horizon, own, MAX_ROLLOUT_DECISIONS)
+        for i, action in enumerate(actions):
+            for j, seed in enumerate(seeds):
+                sim, _, walk = planner._descend(state, Node(), action, pending.side,
+                                                pending.actor, seed)
+                out = sim.outcome
+                want = 0
+                if out is not None and out.winner is pending.side:
+                    want = 1
+                elif out is not None and out.winner is pending.side.other:
+                    want = -1
+                where = f"{name} round {state.round} {action} seed {seed}"
+                assert batch.winner[i, j] == want, where
+                assert bool(batch.finished[i, j]) == (out is not None), where
+                assert batch.own[i, j] == side_strength(sim, pending.side), where
+                assert batch.foe[i, j] == side_strength(sim, pending.side.other), where
+                assert bool(batch.actor_out[i, j]) == walk.knocked_out, where
+                compared += 1
+    assert compared > 0
+
+
+# -- refusal -------------------------------------------------------------------------------
+def test_kernel_refuses_what_it_does_not_implement() -> None:
+    scn = load_scenario("cairn/duelo_bugbear")
+    assert KERNEL.refusal(scn, ("heuristic", "heuristic:brute")) is None
+    why = KERNEL.refusal(scn, ("heuristic", "mcts"))
+    assert why is not None and "'mcts'" in why
+    with pytest.raises(KernelRefusal, match="mcts"):
+        KERNEL.play_battles(scn, ("mcts", "heuristic"), [1])
+    crowd = scenario([fighter(f"c{i}", "heroes" if i % 2 else "enemies") for i in range(14)])
+    why = KERNEL.refusal(crowd, ("heuristic", "heuristic"))
+    assert why is not None and "14 combatants" in why
+    donjon = load_scenario("donjon/emboscada")
+    why = KERNEL.refusal(donjon, ("heuristic", "heuristic"))
+    assert why is not None and "donjon" in why
