@@ -376,6 +376,8 @@ def suggest(
     pending one. ``budget_ms`` / ``iterations`` is the search's target; a search
     still too close to call there goes on up to ``max_ms`` (a time budget only) or
     ``max_iterations`` (an iteration budget), and stops as soon as the best is clear.
+    The target itself is always used whole (narrower intervals), unless every tied
+    action scored the same on every shared rollout (``"identical"``).
     With ``iterations`` (and ``budget_ms`` None) the ranking is reproducible for a
     given ``seed``, with or without ``max_iterations``. ``policy`` (a ``PolicyAgent``
     or its spec, ``policy:PATH`` or just ``PATH``/a shipped policy name) fills each

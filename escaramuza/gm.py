@@ -473,7 +473,7 @@ class GMSession(cmd.Cmd):
         Searches MS ms (default 800; MS and MAX are 10–60000: a search must end, so
         `suggest nan` or `1e99` is refused); while the best is too close to call it goes on up
         to MAX ms (default: the session's --max-ms, 3000), and stops as soon as it is
-        clear. Rows are ranked by the win chance (95 % interval, rollouts), with the
+        clear there. Rows are ranked by the win chance (95 % interval, rollouts), with the
         exact odds, the risk to the actor before its next turn, a reason and the
         in-character pick (*); actions too close to call are grouped, * first."""
         usage = "usage: suggest [MS] [max MAX]"
@@ -658,7 +658,7 @@ def add_parsers(commands: Any) -> None:
                           f"(default {DEFAULT_BUDGET_MS:g})")
     sug.add_argument("--iterations", type=int, default=None, metavar="N",
                      help=f"search N rollouts (1–{MAX_ITERATIONS}) instead of a time budget "
-                          "(reproducible; stops earlier when the best is clear)")
+                          "(reproducible)")
     sug.add_argument("--max-ms", type=float, default=None, metavar="MS",
                      help="while the best is too close to call at --budget-ms, go on up to "
                           f"MS milliseconds (default {DEFAULT_MAX_MS:g}; not with --iterations)")
