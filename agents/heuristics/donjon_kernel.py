@@ -12,6 +12,7 @@ odds the temperaments compare are the engine's own floats (``OddsTables``).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -25,8 +26,6 @@ from escaramuza.rules.core.model import Side
 from escaramuza.rules.donjon import kernel as K
 from escaramuza.rules.donjon.kernel import (
     ACERCARSE,
-    ACTED_AT,
-    ACTED_TIMES,
     AGU,
     ALEJARSE,
     AT_ATT,
@@ -50,7 +49,6 @@ from escaramuza.rules.donjon.kernel import (
     ERR_NONE,
     ERR_OVERFLOW,
     ESPERAR,
-    H,
     HUIR,
     INCONSC,
     INDEX,
@@ -60,7 +58,6 @@ from escaramuza.rules.donjon.kernel import (
     MV_MOVER,
     MV_VERB,
     NONE,
-    P_CONTINUE,
     P_DEFENCE,
     P_RESIST,
     P_SPEND,
@@ -87,8 +84,10 @@ from escaramuza.rules.donjon.kernel import (
     WINNER,
     WIPE,
     ZONE,
+    H,
     Static,
     attack_pool,
+    kjit,
     band_of,
     damage_pool,
     dodge_pool,
@@ -113,7 +112,7 @@ _UNREACHABLE = -(1 << 39)
 
 
 # -- temperaments (agents/heuristics/donjon.py) ------------------------------------------------
-@njit(cache=True)
+@kjit
 def attack_hurt_chance(ci, cs, g, wt, wd, pen, dist, hp, actor, target, w):  # noqa: ANN001, ANN201
     """P(this attack takes at least one Herida or attribute point off ``target``)."""
     band = band_of(dist[ci[actor, ZONE], ci[target, ZONE]])
@@ -129,7 +128,7 @@ def attack_hurt_chance(ci, cs, g, wt, wd, pen, dist, hp, actor, target, w):  # n
                      soak_pool(ci, cs, target), cs[actor, PC], cs[target, PC])
 
 
-@njit(cache=True)
+@kjit
 def _nearest(ci, cs, dist, c):  # noqa: ANN001, ANN201
     """The active foe fewest hops away; ties go to the lowest index."""
     best = NONE
@@ -147,7 +146,7 @@ def _nearest(ci, cs, dist, c):  # noqa: ANN001, ANN201
     return best
 
 
-@njit(cache=True)
+@kjit
 def _step(av, at, n, verb, target):  # noqa: ANN001, ANN201
     for k in range(n):
         if av[k] == verb and at[k] == target:
@@ -155,7 +154,7 @@ def _step(av, at, n, verb, target):  # noqa: ANN001, ANN201
     return NONE
 
 
-@njit(cache=True)
+@kjit
 def _first(av, n, verb):  # noqa: ANN001, ANN201
     for k in range(n):
         if av[k] == verb:
@@ -163,12 +162,12 @@ def _first(av, n, verb):  # noqa: ANN001, ANN201
     return NONE
 
 
-@njit(cache=True)
+@kjit
 def _hurt(ci, cs, c):  # noqa: ANN001, ANN201
     return ci[c, H] * 2 < cs[c, MAXH]
 
 
-@njit(cache=True)
+@kjit
 def _side_broken(ci, cs, c):  # noqa: ANN001, ANN201
     mine = 0
     out = 0
@@ -180,7 +179,7 @@ def _side_broken(ci, cs, c):  # noqa: ANN001, ANN201
     return mine > 1 and 2 * out >= mine
 
 
-@njit(cache=True)
+@kjit
 def _strength(ci, cs, side):  # noqa: ANN001, ANN201
     total = 0.0
     for c in range(ci.shape[0]):
@@ -189,7 +188,7 @@ def _strength(ci, cs, side):  # noqa: ANN001, ANN201
     return total
 
 
-@njit(cache=True)
+@kjit
 def _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa: ANN001, ANN201
     actor = g[PACTOR]
     best = NONE
@@ -223,7 +222,7 @@ def _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa:
     return _first(av, n, ESPERAR)
 
 
-@njit(cache=True)
+@kjit
 def _dice(ci, cs, wt, wd, pen, dist, actor, target, w):  # noqa: ANN001, ANN201
     """Attack + damage dice of an attack action (how hard the brute swings)."""
     pool = attack_pool(ci, cs, wt, pen, actor, w,
@@ -233,7 +232,7 @@ def _dice(ci, cs, wt, wd, pen, dist, actor, target, w):  # noqa: ANN001, ANN201
     return pool + damage_pool(ci, cs, wd, actor, w)
 
 
-@njit(cache=True)
+@kjit
 def _brute_turn(ci, cs, g, wt, wd, pen, dist, av, at, ai, n):  # noqa: ANN001, ANN201
     actor = g[PACTOR]
     nearest = _nearest(ci, cs, dist, actor)
@@ -261,7 +260,7 @@ def _brute_turn(ci, cs, g, wt, wd, pen, dist, av, at, ai, n):  # noqa: ANN001, A
     return _first(av, n, ESPERAR)
 
 
-@njit(cache=True)
+@kjit
 def _cautious_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa: ANN001, ANN201
     actor = g[PACTOR]
     nearest = _nearest(ci, cs, dist, actor)
@@ -274,7 +273,7 @@ def _cautious_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noq
     return _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n)
 
 
-@njit(cache=True)
+@kjit
 def _coward_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa: ANN001, ANN201
     actor = g[PACTOR]
     if not (_hurt(ci, cs, actor) or _side_broken(ci, cs, actor)):
@@ -291,7 +290,7 @@ def _coward_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa:
     return _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n)
 
 
-@njit(cache=True)
+@kjit
 def _protector_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa: ANN001, ANN201
     actor = g[PACTOR]
     side = cs[actor, SIDE]
@@ -328,7 +327,7 @@ def _protector_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # no
     return _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n)
 
 
-@njit(cache=True)
+@kjit
 def _choose_defence(ci, cs, g, wt, pen, wp):  # noqa: ANN001, ANN201
     """Parry when a counter is likely (P ≥ ½) and at least as likely as a dodge."""
     me = g[PACTOR]
@@ -345,7 +344,7 @@ def _choose_defence(ci, cs, g, wt, pen, wp):  # noqa: ANN001, ANN201
     return 0 if p_parry >= 0.5 and p_parry >= p_dodge else 1
 
 
-@njit(cache=True)
+@kjit
 def _choose_resist(ci, cs, g, wp):  # noqa: ANN001, ANN201
     """Resist when the movement test is likely won and the move goes against it."""
     me = g[PACTOR]
@@ -362,7 +361,7 @@ def _choose_resist(ci, cs, g, wp):  # noqa: ANN001, ANN201
     return 0 if against_me and p_win > 0.5 else 1
 
 
-@njit(cache=True)
+@kjit
 def _react(ci, cs, g, wt, pen, wp, mood):  # noqa: ANN001, ANN201
     """The ``defensa`` (0 parar, 1 esquivar) and ``resistir`` (0 resistir, 1 dejar)."""
     if g[PKIND] == P_DEFENCE:
@@ -378,32 +377,41 @@ def _react(ci, cs, g, wt, pen, wp, mood):  # noqa: ANN001, ANN201
     return _choose_resist(ci, cs, g, wp)
 
 
-@njit(cache=True)
+@kjit
+def _option(ai, n, option):  # noqa: ANN001, ANN201
+    for k in range(n):
+        if ai[k] == option:
+            return k
+    return NONE
+
+
+@kjit
 def _choose_spend(ci, g, ai, n):  # noqa: ANN001, ANN201
     victim = g[SP_VICTIM]
     heridas = ci[victim, H]
-    where = np.full(5, NONE, dtype=np.int64)
-    for k in range(n):
-        where[ai[k]] = k
     for j in range(g[SP_NPICK]):
         # Already paid the fact for this attribute: keep lowering it.
-        attr = g[SP_PICK + j]
-        if where[attr] != NONE and heridas > 0:
-            return where[attr]
+        k = _option(ai, n, g[SP_PICK + j])
+        if k != NONE and heridas > 0:
+            return k
     if heridas == 0:
         for o in range(1, 5):
-            if where[o] != NONE:
-                return where[o]
+            k = _option(ai, n, o)
+            if k != NONE:
+                return k
     rem = g[SP_REM]
-    if where[0] != NONE and rem < heridas and where[1] != NONE and rem - 1 >= ci[victim, CEL]:
+    on_heridas = _option(ai, n, 0)
+    on_celeridad = _option(ai, n, 1)
+    if (on_heridas != NONE and rem < heridas and on_celeridad != NONE
+            and rem - 1 >= ci[victim, CEL]):
         # The blow cannot drop the victim but can take all its Celeridad.
-        return where[1]
-    if where[0] != NONE:
-        return where[0]
+        return on_celeridad
+    if on_heridas != NONE:
+        return on_heridas
     return 0
 
 
-@njit(cache=True)
+@kjit
 def _pause(ci, cs, g, mood):  # noqa: ANN001, ANN201
     """DJ-07: 0 continuar, 1 retirarse."""
     actor = g[PACTOR]
@@ -421,7 +429,7 @@ def _pause(ci, cs, g, mood):  # noqa: ANN001, ANN201
     return 0 if go_on else 1
 
 
-@njit(cache=True)
+@kjit
 def heuristic_choice(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mood):  # noqa: ANN001, ANN201
     """``agents.heuristic.heuristic_choice`` + ``donjon.choose``: the index of the pick."""
     if n == 1:
@@ -447,7 +455,7 @@ def heuristic_choice(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, m
 
 
 # -- loops -----------------------------------------------------------------------------------
-@njit(cache=True)
+@kjit
 def _decide(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mode):  # noqa: ANN001, ANN201
     if mode == A_RANDOM_AGENT:
         return mt.randbelow(rng, n)
@@ -491,7 +499,7 @@ def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, 
         out_ci[j] = ci
 
 
-@njit(cache=True)
+@kjit
 def _walk_update(ci, cs, g, walk, actor):  # noqa: ANN001, ANN201
     """``agents.search._Walk.update``: walk = (tracking, left_turn, knocked_out)."""
     if g[DONE] == 1:
@@ -512,7 +520,7 @@ def _walk_update(ci, cs, g, walk, actor):  # noqa: ANN001, ANN201
         walk[0] = 0
 
 
-@njit(cache=True)
+@kjit
 def _side_strength(ci, cs, side):  # noqa: ANN001, ANN201
     """``agents.search.side_strength`` (health = Heridas)."""
     total = 0.0
@@ -605,7 +613,8 @@ def agent_mode(spec: str) -> int | None:
 
 
 def _keys(values: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
-    keys = [mt.key_of(v) for v in values]
+    """``mt.key_of`` of every value, padded into one array, with the lengths."""
+    keys = [_key_of(v) for v in values]
     width = max((len(k) for k in keys), default=1)
     out = np.zeros((len(keys), width), dtype=np.uint32)
     lens = np.zeros(len(keys), dtype=np.int64)
@@ -613,6 +622,23 @@ def _keys(values: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
         out[j, :len(k)] = k
         lens[j] = len(k)
     return out, lens
+
+
+def _key_of(seed: int | str) -> np.ndarray:
+    """``mt.key_of`` without a Python loop per word (a str seed is ~20 words): the
+    integer's bytes little-endian, read as 32-bit words, high zero words dropped."""
+    if not isinstance(seed, str):
+        return mt.key_of(seed)
+    from hashlib import sha512
+
+    raw = seed.encode()
+    data = (raw + sha512(raw).digest())[::-1]
+    data = data + b"\0" * (-len(data) % 4)
+    words = np.frombuffer(data, dtype="<u4")
+    top = len(words)
+    while top > 1 and words[top - 1] == 0:
+        top -= 1
+    return words[:top].astype(np.uint32)
 
 
 class DonjonKernel:
@@ -664,56 +690,62 @@ class DonjonKernel:
         out_g = np.zeros((ns, K.NG), dtype=np.int64)
         out_ci = np.zeros((ns, *ci0.shape), dtype=np.int64)
         todo = np.ones(ns, dtype=np.bool_)
-        engine: list[int] = []
+        engine: set[int] = set()
         while todo.any():
             play_battles_kernel(st.cs, st.wt, st.wd, st.pen, st.dist, st.stepto, st.away, st.p,
                                 ci0, init0, g0, seed_arr, keys, lens, modes, tables.hp,
                                 tables.wp, out_g, out_ci, todo)
             todo[:] = False
-            for j in range(ns):
+            for j in np.flatnonzero(out_g[:, ERR] != ERR_NONE).tolist():
                 err = out_g[j, ERR]
                 if err in (ERR_MISS_HP, ERR_MISS_WP):
                     tables.fill(out_g[j])
                     todo[j] = True
                 elif err == ERR_OVERFLOW:
-                    engine.append(j)
+                    engine.add(j)
         out: list[KernelBattle] = []
-        for j, seed in enumerate(seeds):
-            if j in engine:
-                out.append(engine_battle(scenario, agents, int(seed)))
-            else:
-                out.append(self._read_back(st, int(seed), out_g[j], out_ci[j]))
+        # Thousands of small tuples: the cyclic collector would walk them again and again
+        # (a tenth of the time); none of them can be part of a cycle.
+        g_rows = out_g.tolist()
+        ci_rows = out_ci.tolist()
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            for j, seed in enumerate(seeds):
+                if j in engine:
+                    out.append(engine_battle(scenario, agents, int(seed)))
+                else:
+                    out.append(self._read_back(st, int(seed), g_rows[j], ci_rows[j]))
+        finally:
+            if paused:
+                gc.enable()
         return out
 
     @staticmethod
-    def _read_back(st: Static, seed: int, g: np.ndarray, ci: np.ndarray) -> KernelBattle:
-        winner = int(g[WINNER])
-        n = ci.shape[0]
+    def _read_back(st: Static, seed: int, g: list[int], ci: list[list[int]]) -> KernelBattle:
+        """A battle's final arrays (as lists: one conversion, then plain indexing)."""
+        winner = g[WINNER]
+        statuses = _STATUS_NAMES
+        zones = st.zone_ids
         return KernelBattle(
             seed=seed,
-            winner=None if winner == NONE else K.SIDES[winner].value,
-            reason=K.REASONS[int(g[REASON])],
-            rounds=int(g[K.OROUNDS]),
+            winner=None if winner == NONE else _SIDE_NAMES[winner],
+            reason=K.REASONS[g[REASON]],
+            rounds=g[K.OROUNDS],
             wipe=bool(g[WIPE]),
-            decisions=int(g[DECISIONS]),
-            statuses=tuple(K.STATUS_CODES[int(ci[i, STATUS])].value for i in range(n)),
-            zones=tuple(st.zone_ids[int(ci[i, ZONE])] for i in range(n)),
-            resources=tuple(
-                (("aguante", int(ci[i, AGU])), ("celeridad", int(ci[i, CEL])),
-                 ("discernimiento", int(ci[i, DIS])), ("heridas", int(ci[i, H])),
-                 ("virilidad", int(ci[i, VIR])))
-                for i in range(n)
-            ),
-            conditions=tuple(
-                tuple(pair for pair, on in ((("inconsciente", 0), ci[i, INCONSC]),
-                                            (("quebrado", 0), ci[i, QUEBR])) if on)
-                for i in range(n)
-            ),
-            ko_round=tuple(int(ci[i, KO]) for i in range(n)),
-            died=tuple(bool(ci[i, DIED]) for i in range(n)),
-            dealt=tuple(int(ci[i, DEALT]) for i in range(n)),
-            dealt_to_foes=tuple(int(ci[i, TOFOES]) for i in range(n)),
-            taken=tuple(int(ci[i, TAKEN]) for i in range(n)),
+            decisions=g[DECISIONS],
+            statuses=tuple([statuses[r[STATUS]] for r in ci]),
+            zones=tuple([zones[r[ZONE]] for r in ci]),
+            # Combatant.resources as sorted (name, value) pairs.
+            resources=tuple([(("aguante", r[AGU]), ("celeridad", r[CEL]),
+                              ("discernimiento", r[DIS]), ("heridas", r[H]),
+                              ("virilidad", r[VIR])) for r in ci]),
+            conditions=tuple([_CONDITIONS[r[INCONSC]][r[QUEBR]] for r in ci]),
+            ko_round=tuple([r[KO] for r in ci]),
+            died=tuple([r[DIED] == 1 for r in ci]),
+            dealt=tuple([r[DEALT] for r in ci]),
+            dealt_to_foes=tuple([r[TOFOES] for r in ci]),
+            taken=tuple([r[TAKEN] for r in ci]),
         )
 
     # -- rollouts ------------------------------------------------------------------------
@@ -869,6 +901,12 @@ def engine_battle(scenario: Scenario, agents: Sequence[str], seed: int) -> Kerne
         taken=tuple(r.taken for r in record.combatants),
     )
 
+
+_STATUS_NAMES = tuple(s.value for s in K.STATUS_CODES)
+_SIDE_NAMES = tuple(s.value for s in K.SIDES)
+#: Final conditions as sorted (name, value) pairs, by (inconsciente, quebrado).
+_CONDITIONS = (((), (("quebrado", 0),)),
+               ((("inconsciente", 0),), (("inconsciente", 0), ("quebrado", 0))))
 
 KERNEL = DonjonKernel()
 

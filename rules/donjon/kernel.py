@@ -86,8 +86,8 @@ DECISIONS = 40
 NG = 42
 
 # Parameters (p).
-DIE, TIED_ATT, MEDIA, RLIMIT, SURVIVE = 0, 1, 2, 3, 4
-NP = 5
+DIE, TIED_ATT, MEDIA, RLIMIT, SURVIVE, DIE_BITS = 0, 1, 2, 3, 4, 5
+NP = 6
 
 # Error codes: a missing odds entry (fill and replay) or a size the arrays do not hold.
 ERR_NONE, ERR_MISS_HP, ERR_MISS_WP, ERR_OVERFLOW = 0, 1, 2, 3
@@ -96,6 +96,12 @@ MAX_INIT = 96
 #: Dice a single pool may roll in the kernel (else the seed runs on the engine).
 MAX_POOL = 256
 NONE = -1
+
+#: The compiled rules' decorator. ``_nrt=False``: these functions never allocate, and
+#: without numba's reference counting an array argument costs nothing to pass — with it,
+#: each call increments and decrements the count of every array it is given (~15 here),
+#: which measured as ~20 ns an array a call, most of a decision's time.
+kjit = njit(cache=True, _nrt=False)
 
 TEMPERAMENT_CODES: tuple[str, ...] = ("tactician", "brute", "cautious", "coward", "protector",
                                       "random")
@@ -181,6 +187,7 @@ def export_scenario(scenario: object) -> Static:
     p[MEDIA] = opts.dificultades.media
     p[RLIMIT] = scenario.round_limit  # type: ignore[attr-defined]
     p[SURVIVE] = 1 if scenario.victory == "survive" else 0  # type: ignore[attr-defined]
+    p[DIE_BITS] = int(opts.die_size).bit_length()
     return Static(tuple(c.id for c in combatants), zones, tuple(names), cs, wt, wd, pen, dist,
                   stepto, away, p, opts.die_size, opts.all_tied)
 
@@ -281,7 +288,7 @@ def odds_tables(die_size: int, all_tied: str) -> OddsTables:
     return found
 
 
-@njit(cache=True)
+@kjit
 def lookup_hp(g: np.ndarray, hp: np.ndarray, a: int, d: int, dmg: int, soak: int, fa: int,
               ft: int) -> float:
     """``exact.hurt_probability`` from the table, or a recorded miss (returns 0.0)."""
@@ -301,7 +308,7 @@ def lookup_hp(g: np.ndarray, hp: np.ndarray, a: int, d: int, dmg: int, soak: int
     return 0.0
 
 
-@njit(cache=True)
+@kjit
 def lookup_wp(g: np.ndarray, wp: np.ndarray, a: int, d: int) -> float:
     """``exact.win_probability`` from the table, or a recorded miss (returns 0.0)."""
     if a < wp.shape[0] and d < wp.shape[1]:
@@ -316,7 +323,7 @@ def lookup_wp(g: np.ndarray, wp: np.ndarray, a: int, d: int) -> float:
 
 
 # -- pools (combat.py) -------------------------------------------------------------------
-@njit(cache=True)
+@kjit
 def attack_pool(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray, c: int,
                 w: int, band: int) -> int:
     """DJ-13: Celeridad + ataque − the DJ-12 penalty; NONE (-1 << 40) when out of reach."""
@@ -326,37 +333,37 @@ def attack_pool(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray,
     return ci[c, CEL] + cs[c, HAT] - penalty
 
 
-@njit(cache=True)
+@kjit
 def parry_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DJ-14: Celeridad + ataque."""
     return ci[c, CEL] + cs[c, HAT]
 
 
-@njit(cache=True)
+@kjit
 def dodge_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DJ-15: Celeridad + esquivar."""
     return ci[c, CEL] + cs[c, HESQ]
 
 
-@njit(cache=True)
+@kjit
 def move_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DJ-10: Celeridad + movimiento."""
     return ci[c, CEL] + cs[c, HMOV]
 
 
-@njit(cache=True)
+@kjit
 def damage_pool(ci: np.ndarray, cs: np.ndarray, wd: np.ndarray, c: int, w: int) -> int:
     """DJ-16: Virilidad + the weapon's dano + the damage ability."""
     return ci[c, VIR] + wd[c, w] + cs[c, HDANO]
 
 
-@njit(cache=True)
+@kjit
 def soak_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DJ-16: Aguante + armadura + resistencia."""
     return ci[c, AGU] + cs[c, ARMOR] + cs[c, HRES]
 
 
-@njit(cache=True)
+@kjit
 def free_attack_weapon(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, wd: np.ndarray,
                        pen: np.ndarray, c: int) -> int:
     """*(default)* DJ-11 free attack weapon: most attack (at contact) + damage dice."""
@@ -372,26 +379,40 @@ def free_attack_weapon(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, wd: np.nd
     return best
 
 
-@njit(cache=True)
+@kjit
 def band_of(hops: int) -> int:
     """DJ-09: hops → en contacto 0, a una acción 1, a dos acciones 2, fuera del alcance 3."""
     return hops if hops < 3 else 3
 
 
-@njit(cache=True)
+@kjit
 def can_react(ci: np.ndarray, c: int) -> bool:
     return ci[c, STATUS] == ST_ACTIVE and ci[c, NINIT] > 0
 
 
 # -- dice (DJ-01) --------------------------------------------------------------------------
-@njit(cache=True)
-def roll_pool(dice: np.ndarray, g: np.ndarray, buf: np.ndarray, count: int, sides: int) -> int:
+@kjit
+def roll_die(dice: np.ndarray, sides: int, bits: int) -> int:
+    """``RandomRoller.roll(sides)``: ``mt.roll`` with ``sides.bit_length()`` worked out once
+    (``getrandbits(k)`` for k ≤ 32 is one word's top k bits; the same rejection loop)."""
+    shift = np.uint32(32 - bits)
+    r = mt.genrand_uint32(dice) >> shift
+    while r >= sides:
+        r = mt.genrand_uint32(dice) >> shift
+    return np.int64(r) + 1
+
+
+@kjit
+def roll_pool(dice: np.ndarray, g: np.ndarray, p: np.ndarray, buf: np.ndarray,
+              count: int) -> int:
     """``roll_pool``: ``count`` dice into ``buf`` sorted highest first; returns the count."""
     if count > buf.shape[0]:
         g[ERR] = ERR_OVERFLOW
         count = buf.shape[0]
+    sides = p[DIE]
+    bits = p[DIE_BITS]
     for k in range(count):
-        x = mt.roll(dice, sides)
+        x = roll_die(dice, sides, bits)
         j = k
         while j > 0 and buf[j - 1] < x:
             buf[j] = buf[j - 1]
@@ -400,16 +421,15 @@ def roll_pool(dice: np.ndarray, g: np.ndarray, buf: np.ndarray, count: int, side
     return count
 
 
-@njit(cache=True)
+@kjit
 def opposed(dice: np.ndarray, g: np.ndarray, p: np.ndarray, buf_a: np.ndarray,
             buf_d: np.ndarray, a_dice: int, d_dice: int) -> tuple[int, int]:
     """``Donjon._opposed`` + ``exact.opposed_sorted`` (DJ-01): attacker's pool rolled first.
 
     Returns (winner: 0 attacker / 1 defender, successes).
     """
-    sides = p[DIE]
-    la = roll_pool(dice, g, buf_a, max(0, a_dice), sides)
-    ld = roll_pool(dice, g, buf_d, max(0, d_dice), sides)
+    la = roll_pool(dice, g, p, buf_a, max(0, a_dice))
+    ld = roll_pool(dice, g, p, buf_d, max(0, d_dice))
     i = 0
     while i < la and i < ld and buf_a[i] == buf_d[i]:
         i += 1
@@ -434,7 +454,7 @@ def opposed(dice: np.ndarray, g: np.ndarray, p: np.ndarray, buf_a: np.ndarray,
 
 
 # -- bookkeeping -----------------------------------------------------------------------------
-@njit(cache=True)
+@kjit
 def set_status(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, c: int, status: int) -> None:
     """``Ruleset.set_status`` and what playtest's record reads from its StatusChanged."""
     ci[c, STATUS] = status
@@ -456,7 +476,7 @@ def set_status(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, c: int, status: in
             g[WIPE] = 1
 
 
-@njit(cache=True)
+@kjit
 def finish(g: np.ndarray, winner: int, reason: int) -> None:
     """``Ruleset.finish``."""
     g[DONE] = 1
@@ -466,7 +486,7 @@ def finish(g: np.ndarray, winner: int, reason: int) -> None:
     g[PKIND] = P_NONE
 
 
-@njit(cache=True)
+@kjit
 def check_end(ci: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.check_end``: a side with nobody active loses."""
     if g[DONE] == 1:
@@ -489,7 +509,7 @@ def check_end(ci: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
         finish(g, NONE, R_MUTUAL)
 
 
-@njit(cache=True)
+@kjit
 def begin_round(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, p: np.ndarray) -> None:
     """``Ruleset.begin_round``: the round limit ends the battle (survive: heroes win)."""
     g[ROUND] += 1
@@ -505,7 +525,7 @@ def begin_round(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, p: np.ndarray) ->
 
 
 # -- ráfaga (DJ-04..07) ------------------------------------------------------------------------
-@njit(cache=True)
+@kjit
 def roll_initiative(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                     p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
                     c: int, first: bool) -> None:
@@ -523,13 +543,13 @@ def roll_initiative(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndar
     if pool > MAX_INIT:
         g[ERR] = ERR_OVERFLOW
         return
-    n = roll_pool(dice, g, buf_a, pool, p[DIE])
+    n = roll_pool(dice, g, p, buf_a, pool)
     for k in range(n):
         init[c, k] = buf_a[k]
     ci[c, NINIT] = n
 
 
-@njit(cache=True)
+@kjit
 def new_rafaga(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray) -> None:
     """``Donjon._new_rafaga``: a new round, everyone's initiative, the count from the top."""
@@ -551,7 +571,7 @@ def new_rafaga(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
     advance(ci, init, cs, g)
 
 
-@njit(cache=True)
+@kjit
 def advance(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Donjon._advance`` (DJ-05, DJ-06): the highest number held at or below the count;
     among its holders fewest actions on it first, then PJ before PNJ, then table order."""
@@ -590,7 +610,7 @@ def advance(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> 
     ask_continue(ci, cs, g, HEROES)
 
 
-@njit(cache=True)
+@kjit
 def ask_continue(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, side: int) -> None:
     """``Donjon._ask_continue`` (DJ-07): the side's first active combatant decides."""
     for c in range(ci.shape[0]):
@@ -601,7 +621,7 @@ def ask_continue(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, side: int) -> No
     g[ERR] = ERR_OVERFLOW  # the engine raises IndexError here: not a battle to copy
 
 
-@njit(cache=True)
+@kjit
 def after(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Donjon._after``: end the battle if a side is out, else call the next number."""
     g[AT_ATT] = NONE
@@ -613,7 +633,7 @@ def after(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> No
 
 
 # -- legal actions ---------------------------------------------------------------------------
-@njit(cache=True)
+@kjit
 def turn_actions(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray,
                  dist: np.ndarray, away: np.ndarray, a: int, av: np.ndarray, at: np.ndarray,
                  ai: np.ndarray) -> int:
@@ -677,7 +697,7 @@ def turn_actions(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray
     return k + 1
 
 
-@njit(cache=True)
+@kjit
 def spend_options(ci: np.ndarray, g: np.ndarray, av: np.ndarray, at: np.ndarray,
                   ai: np.ndarray) -> int:
     """``Donjon._spend_options`` (DJ-17): Heridas while any, an attribute above 0 (its
@@ -706,7 +726,7 @@ def spend_options(ci: np.ndarray, g: np.ndarray, av: np.ndarray, at: np.ndarray,
     return k
 
 
-@njit(cache=True)
+@kjit
 def legal_actions(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
                   pen: np.ndarray, dist: np.ndarray, away: np.ndarray, av: np.ndarray,
                   at: np.ndarray, ai: np.ndarray) -> int:
@@ -733,7 +753,7 @@ def legal_actions(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
 
 
 # -- apply ---------------------------------------------------------------------------------------
-@njit(cache=True)
+@kjit
 def apply(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
           wd: np.ndarray, pen: np.ndarray, dist: np.ndarray, stepto: np.ndarray,
           away: np.ndarray, p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray,
@@ -754,7 +774,7 @@ def apply(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: n
         apply_continue(ci, init, cs, g, p, dice, buf_a, buf_d, verb == CONTINUAR)
 
 
-@njit(cache=True)
+@kjit
 def apply_turn(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, dist: np.ndarray,
                stepto: np.ndarray, away: np.ndarray, p: np.ndarray, dice: np.ndarray,
@@ -790,7 +810,7 @@ def apply_turn(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
         after(ci, init, cs, g)
 
 
-@njit(cache=True)
+@kjit
 def declare_attack(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                    wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, dist: np.ndarray,
                    p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
@@ -808,7 +828,7 @@ def declare_attack(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarr
     resolve_attack(ci, init, cs, g, wt, wd, pen, p, dice, buf_a, buf_d, False)
 
 
-@njit(cache=True)
+@kjit
 def cross_off(ci: np.ndarray, init: np.ndarray, c: int) -> None:
     """DJ-10/DJ-14: cross off the next initiative number."""
     n = ci[c, NINIT]
@@ -817,7 +837,7 @@ def cross_off(ci: np.ndarray, init: np.ndarray, c: int) -> None:
     ci[c, NINIT] = n - 1
 
 
-@njit(cache=True)
+@kjit
 def resolve_attack(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                    wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, p: np.ndarray,
                    dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
@@ -844,7 +864,7 @@ def resolve_attack(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarr
         after(ci, init, cs, g)
 
 
-@njit(cache=True)
+@kjit
 def damage(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wd: np.ndarray, p: np.ndarray,
            dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray, dealer: int, victim: int,
            w: int, carried: int) -> None:
@@ -869,7 +889,7 @@ def damage(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wd: np.ndarray, p: np.
     next_spend(ci, cs, g)
 
 
-@njit(cache=True)
+@kjit
 def next_spend(ci: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Donjon._next_spend``: ask for the next success or close the spending."""
     victim = g[SP_VICTIM]
@@ -880,7 +900,7 @@ def next_spend(ci: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     g[SP_DEALER] = NONE
 
 
-@njit(cache=True)
+@kjit
 def _has_spend_option(ci: np.ndarray, g: np.ndarray) -> bool:
     victim = g[SP_VICTIM]
     heridas = ci[victim, H]
@@ -893,7 +913,7 @@ def _has_spend_option(ci: np.ndarray, g: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True)
+@kjit
 def apply_spend(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                 option: int) -> None:
     """``Donjon._apply_spend`` (DJ-17, DJ-18): one success on Heridas, a fact, or a point
@@ -923,7 +943,7 @@ def apply_spend(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
         after(ci, init, cs, g)
 
 
-@njit(cache=True)
+@kjit
 def _count_damage(ci: np.ndarray, cs: np.ndarray, dealer: int, victim: int) -> None:
     # playtest.record_from_events: a Damaged event of amount 1.
     ci[victim, TAKEN] += 1
@@ -932,7 +952,7 @@ def _count_damage(ci: np.ndarray, cs: np.ndarray, dealer: int, victim: int) -> N
         ci[dealer, TOFOES] += 1
 
 
-@njit(cache=True)
+@kjit
 def declare_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                  wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, dist: np.ndarray,
                  stepto: np.ndarray, away: np.ndarray, p: np.ndarray, dice: np.ndarray,
@@ -971,7 +991,7 @@ def declare_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray
     resolve_move(ci, init, cs, g, wt, wd, pen, dist, p, dice, buf_a, buf_d, False)
 
 
-@njit(cache=True)
+@kjit
 def resolve_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                  wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, dist: np.ndarray,
                  p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
@@ -997,7 +1017,7 @@ def resolve_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray
     after(ci, init, cs, g)
 
 
-@njit(cache=True)
+@kjit
 def carry_out_move(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray,
                    mover: int) -> None:
     """``Donjon._carry_out_move``: huir leaves; a step fuera del alcance of every active
@@ -1014,7 +1034,7 @@ def carry_out_move(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarr
     set_status(ci, cs, g, mover, ST_FLED)
 
 
-@njit(cache=True)
+@kjit
 def free_attack(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
                 wd: np.ndarray, pen: np.ndarray, p: np.ndarray, dice: np.ndarray,
                 buf_a: np.ndarray, buf_d: np.ndarray, attacker: int, target: int,
@@ -1031,7 +1051,7 @@ def free_attack(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
         damage(ci, cs, g, wd, p, dice, buf_a, buf_d, attacker, target, w, s)
 
 
-@njit(cache=True)
+@kjit
 def apply_continue(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
                    p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
                    going_on: bool) -> None:
@@ -1049,7 +1069,7 @@ def apply_continue(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarr
         finish(g, NONE, R_WITHDRAWAL)
 
 
-@njit(cache=True)
+@kjit
 def start(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray, p: np.ndarray,
           dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray) -> None:
     """``Donjon.start``: the first ráfaga."""
