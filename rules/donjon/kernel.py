@@ -634,67 +634,70 @@ def after(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> No
 
 # -- legal actions ---------------------------------------------------------------------------
 @kjit
+def _push(av: np.ndarray, at: np.ndarray, ai: np.ndarray, k: int, verb: int, target: int,
+          item: int) -> int:
+    av[k] = verb
+    at[k] = target
+    ai[k] = item
+    return k + 1
+
+
+@kjit
+def _weapon_actions(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray,
+                    dist: np.ndarray, a: int, verb: int, av: np.ndarray, at: np.ndarray,
+                    ai: np.ndarray, k: int) -> int:
+    """``atacar`` on each active foe (DJ-12: in reach and at least one die left after the
+    penalty) or ``rematar`` on each unconscious one (in reach), weapons in sheet order."""
+    za = ci[a, ZONE]
+    dice = ci[a, CEL] + cs[a, HAT] + ci[a, BONUS]
+    wanted = ST_ACTIVE if verb == ATACAR else ST_DOWN
+    for o in range(ci.shape[0]):
+        if cs[o, SIDE] == cs[a, SIDE] or ci[o, STATUS] != wanted:
+            continue
+        band = band_of(dist[za, ci[o, ZONE]])
+        for w in range(cs[a, NW]):
+            penalty = pen[wt[a, w], band]
+            if penalty >= 0 and (verb == REMATAR or dice - penalty >= 1):
+                k = _push(av, at, ai, k, verb, o, w)
+    return k
+
+
+@kjit
+def _step_actions(ci: np.ndarray, cs: np.ndarray, dist: np.ndarray, away: np.ndarray,
+                  a: int, verb: int, av: np.ndarray, at: np.ndarray, ai: np.ndarray,
+                  k: int) -> int:
+    """``acercarse`` (not yet in contact) or ``alejarse`` (a step away exists, within
+    range) for each active foe (DJ-10)."""
+    za = ci[a, ZONE]
+    for o in range(ci.shape[0]):
+        if cs[o, SIDE] == cs[a, SIDE] or ci[o, STATUS] != ST_ACTIVE:
+            continue
+        zo = ci[o, ZONE]
+        if verb == ACERCARSE:
+            if dist[za, zo] > 0:
+                k = _push(av, at, ai, k, verb, o, NONE)
+        elif band_of(dist[za, zo]) < 3 and away[za, zo] != NONE:
+            k = _push(av, at, ai, k, verb, o, NONE)
+    return k
+
+
+@kjit
 def turn_actions(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray,
                  dist: np.ndarray, away: np.ndarray, a: int, av: np.ndarray, at: np.ndarray,
                  ai: np.ndarray) -> int:
     """``Donjon._turn_actions``: attacks, finishing blows, steps closer, steps away (each
-    opponent in table order, weapons in sheet order), huir, esperar."""
-    n = ci.shape[0]
-    side = cs[a, SIDE]
-    za = ci[a, ZONE]
-    dice = ci[a, CEL] + cs[a, HAT] + ci[a, BONUS]
+    opponent in table order), huir from a dos acciones or more, esperar."""
+    k = _weapon_actions(ci, cs, wt, pen, dist, a, ATACAR, av, at, ai, 0)
+    k = _weapon_actions(ci, cs, wt, pen, dist, a, REMATAR, av, at, ai, k)
+    k = _step_actions(ci, cs, dist, away, a, ACERCARSE, av, at, ai, k)
+    k = _step_actions(ci, cs, dist, away, a, ALEJARSE, av, at, ai, k)
     nearest = 3
-    k = 0
-    for o in range(n):
-        if cs[o, SIDE] == side or ci[o, STATUS] != ST_ACTIVE:
-            continue
-        band = band_of(dist[za, ci[o, ZONE]])
-        if band < nearest:
-            nearest = band
-        for w in range(cs[a, NW]):
-            penalty = pen[wt[a, w], band]
-            # *(default)* an attack needs at least one die to roll (DJ-12).
-            if penalty >= 0 and dice - penalty >= 1:
-                av[k] = ATACAR
-                at[k] = o
-                ai[k] = w
-                k += 1
-    for o in range(n):
-        if cs[o, SIDE] == side or ci[o, STATUS] != ST_DOWN:
-            continue
-        band = band_of(dist[za, ci[o, ZONE]])
-        for w in range(cs[a, NW]):
-            if pen[wt[a, w], band] >= 0:
-                av[k] = REMATAR
-                at[k] = o
-                ai[k] = w
-                k += 1
-    for o in range(n):
-        if cs[o, SIDE] == side or ci[o, STATUS] != ST_ACTIVE:
-            continue
-        if dist[za, ci[o, ZONE]] > 0:
-            av[k] = ACERCARSE
-            at[k] = o
-            ai[k] = NONE
-            k += 1
-    for o in range(n):
-        if cs[o, SIDE] == side or ci[o, STATUS] != ST_ACTIVE:
-            continue
-        zo = ci[o, ZONE]
-        if band_of(dist[za, zo]) < 3 and away[za, zo] != NONE:
-            av[k] = ALEJARSE
-            at[k] = o
-            ai[k] = NONE
-            k += 1
+    for o in range(ci.shape[0]):
+        if cs[o, SIDE] != cs[a, SIDE] and ci[o, STATUS] == ST_ACTIVE:
+            nearest = min(nearest, band_of(dist[ci[a, ZONE], ci[o, ZONE]]))
     if nearest >= 2:
-        av[k] = HUIR
-        at[k] = NONE
-        ai[k] = NONE
-        k += 1
-    av[k] = ESPERAR
-    at[k] = NONE
-    ai[k] = NONE
-    return k + 1
+        k = _push(av, at, ai, k, HUIR, NONE, NONE)
+    return _push(av, at, ai, k, ESPERAR, NONE, NONE)
 
 
 @kjit
