@@ -703,50 +703,18 @@ class DonjonKernel:
                     todo[j] = True
                 elif err == ERR_OVERFLOW:
                     engine.add(j)
-        out: list[KernelBattle] = []
         # Thousands of small tuples: the cyclic collector would walk them again and again
         # (a tenth of the time); none of them can be part of a cycle.
-        g_rows = out_g.tolist()
-        ci_rows = out_ci.tolist()
         paused = gc.isenabled()
         gc.disable()
         try:
-            for j, seed in enumerate(seeds):
-                if j in engine:
-                    out.append(engine_battle(scenario, agents, int(seed)))
-                else:
-                    out.append(self._read_back(st, int(seed), g_rows[j], ci_rows[j]))
+            out = _read_back(st, [int(s) for s in seeds], out_g, out_ci)
+            for j in engine:
+                out[j] = engine_battle(scenario, agents, int(seeds[j]))
         finally:
             if paused:
                 gc.enable()
         return out
-
-    @staticmethod
-    def _read_back(st: Static, seed: int, g: list[int], ci: list[list[int]]) -> KernelBattle:
-        """A battle's final arrays (as lists: one conversion, then plain indexing)."""
-        winner = g[WINNER]
-        statuses = _STATUS_NAMES
-        zones = st.zone_ids
-        return KernelBattle(
-            seed=seed,
-            winner=None if winner == NONE else _SIDE_NAMES[winner],
-            reason=K.REASONS[g[REASON]],
-            rounds=g[K.OROUNDS],
-            wipe=bool(g[WIPE]),
-            decisions=g[DECISIONS],
-            statuses=tuple([statuses[r[STATUS]] for r in ci]),
-            zones=tuple([zones[r[ZONE]] for r in ci]),
-            # Combatant.resources as sorted (name, value) pairs.
-            resources=tuple([(("aguante", r[AGU]), ("celeridad", r[CEL]),
-                              ("discernimiento", r[DIS]), ("heridas", r[H]),
-                              ("virilidad", r[VIR])) for r in ci]),
-            conditions=tuple([_CONDITIONS[r[INCONSC]][r[QUEBR]] for r in ci]),
-            ko_round=tuple([r[KO] for r in ci]),
-            died=tuple([r[DIED] == 1 for r in ci]),
-            dealt=tuple([r[DEALT] for r in ci]),
-            dealt_to_foes=tuple([r[TOFOES] for r in ci]),
-            taken=tuple([r[TAKEN] for r in ci]),
-        )
 
     # -- rollouts ------------------------------------------------------------------------
     def export_state(
@@ -900,6 +868,54 @@ def engine_battle(scenario: Scenario, agents: Sequence[str], seed: int) -> Kerne
         dealt_to_foes=tuple(r.dealt_to_foes for r in record.combatants),
         taken=tuple(r.taken for r in record.combatants),
     )
+
+
+def _read_back(st: Static, seeds: list[int], out_g: np.ndarray,
+               out_ci: np.ndarray) -> list[KernelBattle]:
+    """Final arrays → KernelBattles, column by column (one ``tolist`` a column, tuples
+    built by ``zip`` and ``map``: the per-battle Python is most of a short battle's cost)."""
+    n = out_ci.shape[1]
+
+    def col(c: int) -> list[list[int]]:
+        return out_ci[:, :, c].tolist()  # type: ignore[no-any-return]
+
+    status, zone, agu, cel, dis, her, vir = (col(c) for c in (STATUS, ZONE, AGU, CEL, DIS,
+                                                               H, VIR))
+    inconsc, quebr, ko, died, dealt, tofoes, taken = (col(c) for c in (
+        INCONSC, QUEBR, KO, DIED, DEALT, TOFOES, TAKEN))
+    g = out_g[:, [WINNER, REASON, K.OROUNDS, WIPE, DECISIONS]].tolist()
+    names = [(name,) * n for name in ("aguante", "celeridad", "discernimiento", "heridas",
+                                      "virilidad")]
+    status_of = _STATUS_NAMES.__getitem__
+    zone_of = st.zone_ids.__getitem__
+    out: list[KernelBattle] = []
+    for j, seed in enumerate(seeds):
+        winner, reason, rounds, wipe, decisions = g[j]
+        out.append(KernelBattle(
+            seed,
+            None if winner == NONE else _SIDE_NAMES[winner],
+            K.REASONS[reason],
+            rounds,
+            wipe == 1,
+            decisions,
+            tuple(map(status_of, status[j])),
+            tuple(map(zone_of, zone[j])),
+            # Combatant.resources as sorted (name, value) pairs.
+            tuple(zip(zip(names[0], agu[j], strict=True), zip(names[1], cel[j], strict=True),
+                      zip(names[2], dis[j], strict=True), zip(names[3], her[j], strict=True),
+                      zip(names[4], vir[j], strict=True), strict=True)),
+            tuple(map(_condition_pairs, inconsc[j], quebr[j])),
+            tuple(ko[j]),
+            tuple(map(bool, died[j])),
+            tuple(dealt[j]),
+            tuple(tofoes[j]),
+            tuple(taken[j]),
+        ))
+    return out
+
+
+def _condition_pairs(inconsciente: int, quebrado: int) -> tuple[tuple[str, int], ...]:
+    return _CONDITIONS[inconsciente][quebrado]
 
 
 _STATUS_NAMES = tuple(s.value for s in K.STATUS_CODES)
