@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Sequence
+from hashlib import sha512
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -464,8 +465,9 @@ def _decide(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mode):  # 
 
 
 @njit(cache=True)
-def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, seeds,  # noqa: ANN001, ANN201, PLR0913
-                        agent_keys, agent_key_len, modes, hp, wp, out_g, out_ci, todo):
+def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, dice_keys,  # noqa: ANN001, ANN201, PLR0913
+                        dice_key_len, agent_keys, agent_key_len, modes, hp, wp, out_g, out_ci,
+                        todo):
     """``agents.runner.play_battle`` for every seed ``todo[j]`` marks: the final ``g`` and
     ``ci`` rows; ``g[ERR]`` says a seed stopped on an odds miss or an overflow."""
     n_c = ci0.shape[0]
@@ -477,13 +479,13 @@ def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, 
     buf_d = np.zeros(K.MAX_POOL, dtype=np.int64)
     dice = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
     rng = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
-    for j in range(seeds.shape[0]):
+    for j in range(dice_keys.shape[0]):
         if not todo[j]:
             continue
         ci = ci0.copy()
         init = init0.copy()
         g = g0.copy()
-        mt.seed_int(dice, seeds[j])
+        mt.seed_key(dice, dice_keys[j, :dice_key_len[j]])
         mt.seed_key(rng, agent_keys[j, :agent_key_len[j]])
         K.start(ci, init, cs, g, p, dice, buf_a, buf_d)
         while g[DONE] == 0 and g[ERR] == ERR_NONE:
@@ -614,7 +616,7 @@ def agent_mode(spec: str) -> int | None:
 
 def _keys(values: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
     """``mt.key_of`` of every value, padded into one array, with the lengths."""
-    keys = [_key_of(v) for v in values]
+    keys = [mt.key_of(v) for v in values]
     width = max((len(k) for k in keys), default=1)
     out = np.zeros((len(keys), width), dtype=np.uint32)
     lens = np.zeros(len(keys), dtype=np.int64)
@@ -624,21 +626,22 @@ def _keys(values: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
     return out, lens
 
 
-def _key_of(seed: int | str) -> np.ndarray:
-    """``mt.key_of`` without a Python loop per word (a str seed is ~20 words): the
-    integer's bytes little-endian, read as 32-bit words, high zero words dropped."""
-    if not isinstance(seed, str):
-        return mt.key_of(seed)
-    from hashlib import sha512
+def _agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """``mt.key_of(f"escaramuza-agents-{s}")`` for every seed, as one padded array.
 
-    raw = seed.encode()
-    data = (raw + sha512(raw).digest())[::-1]
-    data = data + b"\0" * (-len(data) % 4)
-    words = np.frombuffer(data, dtype="<u4")
-    top = len(words)
-    while top > 1 and words[top - 1] == 0:
-        top -= 1
-    return words[:top].astype(np.uint32)
+    CPython seeds a str with the integer ``raw + sha512(raw)`` (big-endian); its 32-bit
+    words least significant first are the bytes reversed, read little-endian. The first
+    byte (``e``) is not zero, so the word count is the byte count / 4 rounded up. Built as
+    one byte string: a loop of numpy calls per seed cost more than a short battle.
+    """
+    blobs = []
+    for s in seeds:
+        raw = f"escaramuza-agents-{s}".encode()
+        blobs.append((raw + sha512(raw).digest())[::-1])
+    lens = np.array([(len(b) + 3) // 4 for b in blobs], dtype=np.int64)
+    width = int(lens.max()) if len(blobs) else 1
+    data = b"".join(b.ljust(4 * width, b"\0") for b in blobs)
+    return np.frombuffer(data, dtype="<u4").reshape(len(blobs), width).astype(np.uint32), lens
 
 
 class DonjonKernel:
@@ -683,17 +686,18 @@ class DonjonKernel:
         st = self.static(scenario)
         tables = K.odds_tables(st.die_size, st.all_tied)
         ci0, init0, g0 = K.initial_arrays(scenario, st)
-        seed_arr = np.array([int(s) for s in seeds], dtype=np.int64)
-        keys, lens = _keys([f"escaramuza-agents-{s}" for s in seeds])
+        seeds = [int(s) for s in seeds]
+        dice_keys, dice_lens = _keys(seeds)
+        keys, lens = _agent_keys(seeds)
         modes = np.array([agent_mode(agents[0]), agent_mode(agents[1])], dtype=np.int64)
-        ns = len(seed_arr)
+        ns = len(seeds)
         out_g = np.zeros((ns, K.NG), dtype=np.int64)
         out_ci = np.zeros((ns, *ci0.shape), dtype=np.int64)
         todo = np.ones(ns, dtype=np.bool_)
         engine: set[int] = set()
         while todo.any():
             play_battles_kernel(st.cs, st.wt, st.wd, st.pen, st.dist, st.stepto, st.away, st.p,
-                                ci0, init0, g0, seed_arr, keys, lens, modes, tables.hp,
+                                ci0, init0, g0, dice_keys, dice_lens, keys, lens, modes, tables.hp,
                                 tables.wp, out_g, out_ci, todo)
             todo[:] = False
             for j in np.flatnonzero(out_g[:, ERR] != ERR_NONE).tolist():
