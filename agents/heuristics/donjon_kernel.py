@@ -23,7 +23,6 @@ from numba import njit
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
-from escaramuza.rules.core.model import Side
 from escaramuza.rules.donjon import kernel as K
 from escaramuza.rules.donjon.kernel import (
     ACERCARSE,
@@ -694,7 +693,6 @@ class DonjonKernel:
         out_g = np.zeros((ns, K.NG), dtype=np.int64)
         out_ci = np.zeros((ns, *ci0.shape), dtype=np.int64)
         todo = np.ones(ns, dtype=np.bool_)
-        engine: set[int] = set()
         while todo.any():
             play_battles_kernel(st.cs, st.wt, st.wd, st.pen, st.dist, st.stepto, st.away, st.p,
                                 ci0, init0, g0, dice_keys, dice_lens, keys, lens, modes, tables.hp,
@@ -706,15 +704,15 @@ class DonjonKernel:
                     tables.fill(out_g[j])
                     todo[j] = True
                 elif err == ERR_OVERFLOW:
-                    engine.add(j)
+                    # Pools beyond the arrays (hundreds of dice): never in a real battle.
+                    raise KernelRefusal(f"donjon kernel: seed {seeds[j]} outgrows the "
+                                        "kernel's pools")
         # Thousands of small tuples: the cyclic collector would walk them again and again
         # (a tenth of the time); none of them can be part of a cycle.
         paused = gc.isenabled()
         gc.disable()
         try:
-            out = _read_back(st, [int(s) for s in seeds], out_g, out_ci)
-            for j in engine:
-                out[j] = engine_battle(scenario, agents, int(seeds[j]))
+            out = _read_back(st, seeds, out_g, out_ci)
         finally:
             if paused:
                 gc.enable()
@@ -840,40 +838,6 @@ class DonjonKernel:
         )
 
 
-def engine_battle(scenario: Scenario, agents: Sequence[str], seed: int) -> KernelBattle:
-    """One battle played by the engine, read as a :class:`KernelBattle` (the fallback for a
-    seed the kernel's arrays cannot hold, and the reference the equality tests compare)."""
-    from escaramuza.agents import make_agent
-    from escaramuza.agents.runner import play_battle
-    from escaramuza.playtest import record_battle
-    from escaramuza.rules.core.events import ActionTaken
-
-    # narrate=True logs one ActionTaken per decision: play_battle's own count.
-    state = play_battle(scenario, {Side.HEROES: make_agent(agents[0]),
-                                   Side.ENEMIES: make_agent(agents[1])}, seed, narrate=True)
-    record = record_battle(0, seed, state)
-    outcome = state.outcome
-    assert outcome is not None
-    return KernelBattle(
-        seed=seed,
-        winner=outcome.winner.value if outcome.winner else None,
-        reason=outcome.reason,
-        rounds=outcome.rounds,
-        wipe=record.wipe,
-        decisions=sum(1 for e in state.log if isinstance(e, ActionTaken)),
-        statuses=tuple(c.status.value for c in state.combatants),
-        zones=tuple(c.zone for c in state.combatants),
-        resources=tuple(tuple(sorted(c.resources.items())) for c in state.combatants),
-        conditions=tuple(tuple(sorted((k, v.value) for k, v in c.conditions.items()))
-                         for c in state.combatants),
-        ko_round=tuple(r.ko_round for r in record.combatants),
-        died=tuple(r.died for r in record.combatants),
-        dealt=tuple(r.dealt for r in record.combatants),
-        dealt_to_foes=tuple(r.dealt_to_foes for r in record.combatants),
-        taken=tuple(r.taken for r in record.combatants),
-    )
-
-
 def _read_back(st: Static, seeds: list[int], out_g: np.ndarray,
                out_ci: np.ndarray) -> list[KernelBattle]:
     """Final arrays → KernelBattles, column by column (one ``tolist`` a column, tuples
@@ -930,4 +894,4 @@ _CONDITIONS = (((), (("quebrado", 0),)),
 
 KERNEL = DonjonKernel()
 
-__all__ = ["KERNEL", "DonjonKernel", "engine_battle", "heuristic_choice"]
+__all__ = ["KERNEL", "DonjonKernel", "heuristic_choice"]
