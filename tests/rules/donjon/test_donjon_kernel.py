@@ -1,0 +1,200 @@
+"""The Donjon kernel plays exactly the engine's battles (issue 21 item 1).
+
+Proof by equality (architecture.md, "The fast path"): for the shipped scenarios and every
+agent spec on each side, hypothesis-generated scenarios and mid-battle rollouts, the
+kernel's read-back equals what the engine's own final state, event log and planner give
+(``tests/fastpath_helpers.py``). The rules themselves are tested with scripted dice in
+the other Donjon tests; here the engine is the oracle.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from escaramuza.agents import make_agent
+from escaramuza.agents.heuristics.donjon_kernel import KERNEL
+from escaramuza.agents.runner import play_battle
+from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.scenario import load_scenario, parse_scenario
+from tests.fastpath_helpers import KERNEL_SPECS, differences, engine_battle, engine_rollout
+
+SHIPPED = ("donjon/duelo", "donjon/emboscada")
+
+
+def assert_same(scenario: Any, agents: tuple[str, str], seeds: list[int]) -> None:
+    kernel = KERNEL.play_battles(scenario, agents, seeds)
+    assert [b.seed for b in kernel] == seeds
+    for seed, got in zip(seeds, kernel, strict=True):
+        diff = differences(engine_battle(scenario, agents, seed), got)
+        assert not diff, f"{scenario.name} {agents} seed {seed}: {diff}"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_heuristic_battles_equal_the_engine(name: str) -> None:
+    """Priority 1: heuristic against heuristic (scenario temperaments), many seeds."""
+    seeds = list(range(40)) + [2**31 + 7, 10**12 + 3]
+    assert_same(load_scenario(name), ("heuristic", "heuristic"), seeds)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_agent_pairing_equals_the_engine(name: str) -> None:
+    """Every spec against every spec (8 × 8), a few seeds each, different per pairing."""
+    scenario = load_scenario(name)
+    per_pair = 3 if name.endswith("duelo") else 1
+    for k, pair in enumerate(itertools.product(KERNEL_SPECS, KERNEL_SPECS)):
+        assert_same(scenario, pair, [1000 + per_pair * k + j for j in range(per_pair)])
+
+
+def test_random_agent_differs_from_heuristic_random() -> None:
+    """``random`` (RandomAgent) draws even for a single legal action; ``heuristic:random``
+    does not (heuristic_choice returns it): the kernel keeps the two apart."""
+    scenario = load_scenario("donjon/duelo")
+    seeds = list(range(12))
+    a = KERNEL.play_battles(scenario, ("random", "random"), seeds)
+    b = KERNEL.play_battles(scenario, ("heuristic:random", "heuristic:random"), seeds)
+    assert a != b
+    for seed, got in zip(seeds, b, strict=True):
+        assert not differences(
+            engine_battle(scenario, ("heuristic:random", "heuristic:random"), seed), got)
+
+
+# -- hypothesis scenarios --------------------------------------------------------------------
+KINDS = ("cuerpo_a_cuerpo", "distancia", "arrojadiza")
+
+
+@st.composite
+def donjon_scenarios(draw: st.DrawFn) -> dict[str, Any]:
+    """A small Donjon scenario: a line of 2–4 zones, 2–4 fighters within two hops of
+    every foe (DJ-09), random sheets, weapons, abilities, PJ flags and options."""
+    n_zones = draw(st.integers(2, 4))
+    zones = [f"z{i}" for i in range(n_zones)]
+    n = draw(st.integers(2, 4))
+    fighters = []
+    for i in range(n):
+        side = "heroes" if i == 0 else ("enemies" if i == 1 else draw(
+            st.sampled_from(["heroes", "enemies"])))
+        armas = [
+            {"name": f"arma{w}", "kind": draw(st.sampled_from(KINDS)),
+             "damage": draw(st.integers(0, 3))}
+            for w in range(draw(st.integers(0, 2)))
+        ]
+        fighter: dict[str, Any] = {
+            "id": f"c{i}", "side": side, "zone": draw(st.sampled_from(zones[:3])),
+            "temperament": draw(st.sampled_from(
+                ["tactician", "brute", "cautious", "coward", "protector", "random"])),
+            "level": draw(st.integers(1, 3)), "heridas": draw(st.integers(1, 6)),
+            "attributes": {a: draw(st.integers(1, 6)) for a in
+                          ("celeridad", "virilidad", "aguante", "discernimiento")},
+            "skills": {h: draw(st.integers(0, 3)) for h in
+                            ("ataque", "esquivar", "movimiento", "dano", "resistencia",
+                             "iniciativa")},
+            "weapons": armas, "armour": draw(st.integers(0, 2)),
+            "sorpresa": draw(st.integers(0, 2)),
+        }
+        if draw(st.booleans()):
+            fighter["pc"] = draw(st.booleans())
+        fighters.append(fighter)
+    return {
+        "name": "generated", "ruleset": "donjon",
+        "options": {"die_size": draw(st.sampled_from([6, 10, 20])),
+                    "all_tied": draw(st.sampled_from(["defender", "attacker"])),
+                    "dificultades": {"media": draw(st.integers(0, 4))}},
+        "round_limit": draw(st.integers(1, 6)),
+        "victory": draw(st.sampled_from(["defeat_all", "survive"])),
+        "battlefield": {"zones": [{"id": z} for z in zones],
+                        "links": [[a, b] for a, b in itertools.pairwise(zones)]},
+        "combatants": fighters,
+    }
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=donjon_scenarios(), heroes=st.sampled_from(KERNEL_SPECS),
+       enemies=st.sampled_from(KERNEL_SPECS), seed=st.integers(0, 2**40))
+def test_generated_scenarios_equal_the_engine(data: dict[str, Any], heroes: str,
+                                              enemies: str, seed: int) -> None:
+    scenario = parse_scenario(data, "<hypothesis>")
+    assert_same(scenario, (heroes, enemies), [seed, seed + 1, seed + 2])
+
+
+# -- rollouts ------------------------------------------------------------------------------------
+def mid_battle_states() -> list[Any]:
+    """Engine states waiting on every kind of decision (turn, defensa, resistir,
+    repartir, continuar), taken from heuristic battles of both shipped scenarios."""
+    found: dict[str, list[Any]] = {}
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+    for name in SHIPPED:
+        scenario = load_scenario(name)
+        for seed in range(8):
+            final = play_battle(scenario, agents, seed, narrate=False)
+            steps = sum(1 for _ in final.log)  # an upper bound of the decisions
+            for stop in range(1, min(steps, 400), 3):
+                state = play_battle(scenario, agents, seed, stop_after=stop, narrate=False)
+                if state.outcome is not None:
+                    break
+                bucket = found.setdefault(state.pending.name, [])
+                if len(bucket) < 4 and (not bucket or bucket[-1].scenario is not scenario
+                                        or stop % 9 == 1):
+                    bucket.append(state)
+            if all(len(found.get(k, ())) >= 4 for k in
+                   ("turn", "defensa", "resistir", "repartir", "continuar")):
+                break
+    return [s for states in found.values() for s in states]
+
+
+def test_rollouts_equal_mcts_rollout() -> None:
+    states = mid_battle_states()
+    kinds = {s.pending.name for s in states}
+    assert kinds == {"turn", "defensa", "resistir", "repartir", "continuar"}
+    seeds = [5, 91, 2**40 + 3]
+    for state in states:
+        actions = state.ruleset.legal_actions(state)
+        for horizon, own in ((None, None), (1, None), (2, "brute"), (1, "random")):
+            batch = KERNEL.rollouts(state, actions, seeds, horizon, own, 5000)
+            for i, action in enumerate(actions):
+                for j, seed in enumerate(seeds):
+                    got = (int(batch.winner[i, j]), bool(batch.finished[i, j]),
+                           float(batch.own[i, j]), float(batch.foe[i, j]),
+                           bool(batch.actor_out[i, j]))
+                    ref = engine_rollout(state, action, seed, horizon, own, 5000)
+                    assert got == ref, (state.pending.name, action, seed, horizon, own)
+
+
+def test_rollouts_stop_at_the_decision_cap() -> None:
+    state = mid_battle_states()[0]
+    action = state.ruleset.legal_actions(state)[0]
+    batch = KERNEL.rollouts(state, [action], [4], None, None, 3)
+    ref = engine_rollout(state, action, 4, None, None, 3)
+    assert not ref[1]  # three decisions never finish a Donjon battle from its start
+    assert (int(batch.winner[0, 0]), bool(batch.finished[0, 0]), float(batch.own[0, 0]),
+            float(batch.foe[0, 0]), bool(batch.actor_out[0, 0])) == ref
+
+
+# -- refusals ------------------------------------------------------------------------------------
+def test_refusal_names_the_agent() -> None:
+    scenario = load_scenario("donjon/duelo")
+    assert KERNEL.refusal(scenario, ("heuristic", "random")) is None
+    why = KERNEL.refusal(scenario, ("mcts", "heuristic"))
+    assert why is not None and "'mcts'" in why
+    with pytest.raises(KernelRefusal, match="policy:x"):
+        KERNEL.play_battles(scenario, ("heuristic", "policy:x"), [1])
+
+
+def test_refusal_names_another_ruleset() -> None:
+    why = KERNEL.refusal(load_scenario("destiny_dice/emboscada"), ("heuristic", "heuristic"))
+    assert why is not None and "destiny_dice" in why
+
+
+def test_rollouts_refuse_a_finished_battle() -> None:
+    scenario = load_scenario("donjon/duelo")
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+    state = play_battle(scenario, agents, 3, narrate=False)
+    with pytest.raises(KernelRefusal, match="over"):
+        KERNEL.rollouts(state, [], [1], None, None, 10)
+
