@@ -30,6 +30,7 @@ from escaramuza.rules.core.events import (
     StatusChanged,
     TurnStarted,
 )
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import (
     Action,
     Combatant,
@@ -135,17 +136,18 @@ ENERGY = {"cuerpo": "pc", "mente": "pm", "alma": "pa"}
 CHAR_NAME = {"cuerpo": "Cuerpo", "mente": "Mente", "alma": "Alma"}
 
 #: describe()'s line per verb: {c} the actor's name, {t} the target's, {item}, {zone}.
+#: Marked with N_ for the catalog, translated where describe() shows them.
 DESCRIPTIONS = {
-    "mover": "{c} moves to {zone}",
-    "atacar": "{c} attacks {t} with {item}",
-    "ayudar": "{c} helps {t}",
-    "curar": "{c} heals {t} with {item}",
-    "recargar": "{c} reloads {item}",
-    "recuperar_arma": "{c} recovers the dropped weapon",
-    "fin_turno": "{c} ends the turn",
-    "contraatacar": "{c} counterattacks {t} with {item}",
-    "reposicionar": "{c} repositions to {zone}",
-    "pasar": "{c} does not react",
+    "mover": N_("{c} moves to {zone}"),
+    "atacar": N_("{c} attacks {t} with {item}"),
+    "ayudar": N_("{c} helps {t}"),
+    "curar": N_("{c} heals {t} with {item}"),
+    "recargar": N_("{c} reloads {item}"),
+    "recuperar_arma": N_("{c} recovers the dropped weapon"),
+    "fin_turno": N_("{c} ends the turn"),
+    "contraatacar": N_("{c} counterattacks {t} with {item}"),
+    "reposicionar": N_("{c} repositions to {zone}"),
+    "pasar": N_("{c} does not react"),
 }
 
 #: Builds an AttackProfile from its fields in order, without the named tuple's Python-level
@@ -339,7 +341,11 @@ class DestinyDice(Ruleset):
     def start(self, state: BattleState, roller: Roller) -> list[Event]:
         events: list[Event] = [
             BattleStarted(
-                f"{state.scenario.title} — Destiny Dice, {len(state.combatants)} combatants.",
+                _f(
+                    "{title} — Destiny Dice, {n} combatants.",
+                    state.scenario.title,
+                    len(state.combatants),
+                ),
                 state.scenario.name,
                 self.id,
             )
@@ -353,7 +359,12 @@ class DestinyDice(Ruleset):
             rolls[c.id] = value
             events.append(
                 InitiativeRolled(
-                    f"{c.name} rolls initiative, Mente d{c.stats.mente}: {value}.",
+                    _f(
+                        "{c} rolls initiative, Mente d{mente}: {value}.",
+                        c.name,
+                        c.stats.mente,
+                        value,
+                    ),
                     c.id,
                     "iniciativa",
                     (value,),
@@ -372,7 +383,7 @@ class DestinyDice(Ruleset):
         )
         state.order = tuple(order)
         names = " → ".join(f"{state.by_id[c].name} ({rolls[c]})" for c in order)
-        events.append(InitiativeOrder(f"Initiative order: {names}.", state.order))
+        events.append(InitiativeOrder(_f("Initiative order: {names}.", names), state.order))
         state.turn = -1
         state.data.update(turn_actor=None, moved=True, acted=True)
         events.extend(self.begin_round(state))
@@ -402,7 +413,13 @@ class DestinyDice(Ruleset):
         self, state: BattleState, c: Combatant, roller: Roller, events: list[Event]
     ) -> bool:
         """Start-of-turn effects (DD-19); True if the combatant has a choice to make."""
-        events.append(TurnStarted(f"{c.name}'s turn (round {state.round}).", c.id, state.round))
+        events.append(
+            TurnStarted(
+                _f("{c}'s turn (round {round}).", c.name, state.round),
+                c.id,
+                state.round,
+            )
+        )
         moved = acted = False
         poison = c.conditions.get("envenenado")
         if poison is not None:
@@ -410,7 +427,7 @@ class DestinyDice(Ruleset):
             total, faces = _dice(poison.dice or "1").roll(roller, "envenenado")
             events.append(
                 Rolled(
-                    f"{c.name} suffers poison ({poison.dice}): {total}.",
+                    _f("{c} suffers poison ({dice}): {total}.", c.name, poison.dice, total),
                     c.id,
                     "envenenado",
                     faces,
@@ -425,19 +442,23 @@ class DestinyDice(Ruleset):
             # Temporal states "duran hasta el inicio de tu próximo turno": they end now, and the
             # ones whose effect is about this turn apply to it as they end (seed's table).
             if "paralizado" in c.conditions:
-                events.append(Note(f"{c.name} is Paralizado and loses this turn."))
+                events.append(Note(_f("{c} is Paralizado and loses this turn.", c.name)))
                 moved = acted = True
             if "derribado" in c.conditions:
                 # "En tu turno, levantarte cuesta tu acción principal."
-                events.append(Note(f"{c.name} stands up from Derribado, spending the main action."))
+                events.append(
+                    Note(_f("{c} stands up from Derribado, spending the main action.", c.name))
+                )
                 acted = True
             if "inmovil" in c.conditions:
-                events.append(Note(f"{c.name} is Inmóvil and cannot change zone this turn."))
+                events.append(Note(_f("{c} is Inmóvil and cannot change zone this turn.", c.name)))
                 moved = True
             for name in ("paralizado", "derribado", "inmovil"):
                 if name in c.conditions:
                     del c.conditions[name]
-                    events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
+                    events.append(
+                        ConditionEnded(_f("{c} is no longer {name}.", c.name, name), c.id, name)
+                    )
         data = state.data
         data["turn_actor"], data["moved"], data["acted"] = c.id, moved, acted
         return not (moved and acted)
@@ -479,7 +500,7 @@ class DestinyDice(Ruleset):
         if "desarmado" in c.conditions:
             return True
         data = c.data
-        for _, key in c.stats.jam_keys:
+        for _name, key in c.stats.jam_keys:
             if data.get(key):
                 return True
         return False
@@ -576,7 +597,7 @@ class DestinyDice(Ruleset):
         elif verb == "reposicionar":
             self._move(state, c, str(action.zone), roller, events)
         elif verb == "pasar":
-            events.append(Note(f"{c.name} lets the moment pass."))
+            events.append(Note(_f("{c} lets the moment pass.", c.name)))
         else:
             self._main_action(state, c, action, roller, events)
             state.data["acted"] = True
@@ -602,7 +623,9 @@ class DestinyDice(Ruleset):
             ally = state.by_id[str(action.target)]
             bonus = state.options.help_bonus
             ally.data["ayuda"] = max(ally.data.get("ayuda", 0), bonus)
-            events.append(Note(f"{c.name} helps {ally.name}: +{bonus} to their next roll."))
+            events.append(
+                Note(_f("{c} helps {ally}: +{bonus} to their next roll.", c.name, ally.name, bonus))
+            )
         elif verb == "curar":
             self._heal(
                 state,
@@ -614,10 +637,10 @@ class DestinyDice(Ruleset):
             )
         elif verb == "recargar":
             del c.data[f"jam:{action.item}"]
-            events.append(Note(f"{c.name} clears and reloads {action.item}."))
+            events.append(Note(_f("{c} clears and reloads {item}.", c.name, action.item)))
         elif verb == "recuperar_arma":
             del c.conditions["desarmado"]
-            events.append(ConditionEnded(f"{c.name} recovers the weapon.", c.id, "desarmado"))
+            events.append(ConditionEnded(_f("{c} recovers the weapon.", c.name), c.id, "desarmado"))
 
     def _move(
         self, state: BattleState, c: Combatant, zone: str, roller: Roller, events: list[Event]
@@ -633,9 +656,27 @@ class DestinyDice(Ruleset):
                 ok = face + bonus >= 5
                 events.append(
                     Rolled(
-                        f"{c.name} is Asustado of {source.name}: Alma d{c.stats.alma} "
-                        f"{face}{f' +{bonus}' if bonus else ''} vs 5 — "
-                        f"{'steels themself' if ok else 'cannot bring themself to approach'}.",
+                        (
+                            _f(
+                                "{c} is Asustado of {source}: Alma d{alma} {face}{bonus} vs 5 — "
+                                "steels themself.",
+                                c.name,
+                                source.name,
+                                c.stats.alma,
+                                face,
+                                f" +{bonus}" if bonus else "",
+                            )
+                            if ok
+                            else _f(
+                                "{c} is Asustado of {source}: Alma d{alma} {face}{bonus} vs 5 — "
+                                "cannot bring themself to approach.",
+                                c.name,
+                                source.name,
+                                c.stats.alma,
+                                face,
+                                f" +{bonus}" if bonus else "",
+                            )
+                        ),
                         c.id,
                         "asustado",
                         (face,),
@@ -644,7 +685,14 @@ class DestinyDice(Ruleset):
                 )
                 if not ok:
                     return
-        events.append(Moved(f"{c.name} moves from {c.zone} to {zone}.", c.id, c.zone, zone))
+        events.append(
+            Moved(
+                _f("{c} moves from {start} to {zone}.", c.name, c.zone, zone),
+                c.id,
+                c.zone,
+                zone,
+            )
+        )
         c.zone = zone
 
     # -- attack --------------------------------------------------------------
@@ -694,8 +742,19 @@ class DestinyDice(Ruleset):
         mods = f" {p.att_mod:+d}" if p.att_mod else ""
         events.append(
             Rolled(
-                f"{att.name} attacks {dfn.name} with {w.name}: {char} d{p.att_die} {a}{mods} "
-                f"= {a + p.att_mod}; d20 del Destino {d20a}.",
+                _f(
+                    "{att} attacks {dfn} with {w}: {char} d{att_die} {a}{mods} = {total}; d20 del "
+                    "Destino {d20a}.",
+                    att.name,
+                    dfn.name,
+                    w.name,
+                    char,
+                    p.att_die,
+                    a,
+                    mods,
+                    a + p.att_mod,
+                    d20a,
+                ),
                 att.id,
                 "ataque",
                 (a, d20a),
@@ -709,8 +768,13 @@ class DestinyDice(Ruleset):
                 att.data[f"jam:{w.name}"] = True
             events.append(
                 AttackResolved(
-                    f"A 1 on the d20 while shooting: automatic miss"
-                    f"{f'; {w.name} jams and needs an action to reload' if jam else ''}.",
+                    _f(
+                        "A 1 on the d20 while shooting: automatic miss; {w} jams and needs an "
+                        "action to reload.",
+                        w.name,
+                    )
+                    if jam
+                    else _("A 1 on the d20 while shooting: automatic miss."),
                     att.id,
                     dfn.id,
                     w.name,
@@ -727,8 +791,17 @@ class DestinyDice(Ruleset):
         die_name = "Cuerpo" if dfn.pc else "Defensa"
         events.append(
             Rolled(
-                f"{dfn.name} defends: {die_name} d{p.def_die} {d}{dmods} = {def_total}; "
-                f"d20 del Destino {d20d}.",
+                _f(
+                    "{dfn} defends: {die_name} d{def_die} {d}{dmods} = {def_total}; d20 del "
+                    "Destino {d20d}.",
+                    dfn.name,
+                    die_name,
+                    p.def_die,
+                    d,
+                    dmods,
+                    def_total,
+                    d20d,
+                ),
                 dfn.id,
                 "defensa",
                 (d, d20d),
@@ -736,13 +809,17 @@ class DestinyDice(Ruleset):
             )
         )
         tie = (
-            " (tie goes to the attacker)"
+            _(" (tie goes to the attacker)")
             if att_total == def_total and hit
-            else (" (tie goes to the defender)" if att_total == def_total else "")
+            else (_(" (tie goes to the defender)") if att_total == def_total else "")
         )
         events.append(
             AttackResolved(
-                f"{att_total} vs {def_total}: {'HIT' if hit else 'miss'}{tie}.",
+                (
+                    _f("{att_total} vs {def_total}: HIT{tie}.", att_total, def_total, tie)
+                    if hit
+                    else _f("{att_total} vs {def_total}: miss{tie}.", att_total, def_total, tie)
+                ),
                 att.id,
                 dfn.id,
                 w.name,
@@ -753,11 +830,15 @@ class DestinyDice(Ruleset):
             events.extend(self._hit(state, att, dfn, w, p, roller))
         if d20d == 1 and dfn.active and (not hit or state.options.fumble_damage == "always"):
             # DD-09: "Aunque tu Defensa supere al Ataque, recibes 1 punto de daño automático".
-            events.append(Note(f"Fallo Defensivo: {dfn.name} rolled a 1 on the d20 and stumbles."))
+            events.append(
+                Note(_f("Fallo Defensivo: {dfn} rolled a 1 on the d20 and stumbles.", dfn.name))
+            )
             events.extend(self._damage(state, dfn, 1, att.id, "fallo defensivo"))
         if not hit and d20d == 20 and dfn.active:
             # DD-08: the reaction is the defender's decision.
-            events.append(Note(f"Defensa Perfecta! {dfn.name} may counterattack or reposition."))
+            events.append(
+                Note(_f("Defensa Perfecta! {dfn} may counterattack or reposition.", dfn.name))
+            )
             state.data["reaction_vs"] = att.id
             state.pending = Decision(DecisionKind.REACTION, dfn.id, dfn.side, "defensa_perfecta")
         return events
@@ -775,13 +856,19 @@ class DestinyDice(Ruleset):
         # DD-11: "tira otra vez el mismo dado de característica ... y suma el Bono de Daño".
         face = roller.roll(p.att_die, "daño")
         if w.unarmed:
-            base, how = max(face - 1, 1), f"{face} − 1 (unarmed, minimum 1)"
+            base, how = max(face - 1, 1), _f("{face} − 1 (unarmed, minimum 1)", face)
         else:
             base, how = face + w.tier_bonus, f"{face} + {w.tier_bonus}"
         dmg = max(base + w.extra, 0)
-        extra = f" {w.extra:+d} special" if w.extra else ""
+        extra = _f(" {extra:+d} special", w.extra) if w.extra else ""
         events.append(
-            Rolled(f"Damage: d{p.att_die} {how}{extra} = {dmg}.", att.id, "daño", (face,), dmg)
+            Rolled(
+                _f("Damage: d{att_die} {how}{extra} = {dmg}.", p.att_die, how, extra, dmg),
+                att.id,
+                "daño",
+                (face,),
+                dmg,
+            )
         )
         events.extend(self._damage(state, dfn, dmg, att.id, w.name))
         # DD-14: "Brann gana 2 PC por impactar."
@@ -791,7 +878,13 @@ class DestinyDice(Ruleset):
         gained = att.resources[pool] - before
         events.append(
             ResourceChanged(
-                f"{att.name} gains {gained} {pool.upper()} for the hit ({att.resources[pool]}).",
+                _f(
+                    "{att} gains {gained} {pool} for the hit ({now}).",
+                    att.name,
+                    gained,
+                    pool.upper(),
+                    att.resources[pool],
+                ),
                 att.id,
                 pool,
                 gained,
@@ -804,7 +897,9 @@ class DestinyDice(Ruleset):
             )
             dfn.conditions[w.inflicts] = cond
             label = f"{w.inflicts} ({w.inflicts_x})" if w.inflicts_x else w.inflicts
-            events.append(ConditionApplied(f"{dfn.name} is now {label}.", dfn.id, w.inflicts))
+            events.append(
+                ConditionApplied(_f("{dfn} is now {label}.", dfn.name, label), dfn.id, w.inflicts)
+            )
         return events
 
     def _damage(
@@ -814,8 +909,14 @@ class DestinyDice(Ruleset):
         c.resources["pv"] = max(before - amount, 0)
         events: list[Event] = [
             Damaged(
-                f"{c.name} loses {before - c.resources['pv']} PV ({what}): "
-                f"{c.resources['pv']}/{c.maxima['pv']} PV.",
+                _f(
+                    "{c} loses {lost} PV ({what}): {pv}/{max} PV.",
+                    c.name,
+                    before - c.resources["pv"],
+                    what,
+                    c.resources["pv"],
+                    c.maxima["pv"],
+                ),
                 c.id,
                 before - c.resources["pv"],
                 "pv",
@@ -827,11 +928,15 @@ class DestinyDice(Ruleset):
             if c.pc:
                 # DD-16: "caes Fuera de Combate (inconsciente). No puedes actuar."
                 events.append(
-                    self.set_status(c, Status.DOWN, f"{c.name} falls Fuera de Combate!", source)
+                    self.set_status(
+                        c, Status.DOWN, _f("{c} falls Fuera de Combate!", c.name), source
+                    )
                 )
             else:
                 # DD-15: "El enemigo queda derrotado".
-                events.append(self.set_status(c, Status.DEFEATED, f"{c.name} is defeated!", source))
+                events.append(
+                    self.set_status(c, Status.DEFEATED, _f("{c} is defeated!", c.name), source)
+                )
         return events
 
     def _heal(
@@ -852,8 +957,16 @@ class DestinyDice(Ruleset):
         ally.resources["pv"] = min(before + max(total, 0), ally.maxima["pv"])
         events.append(
             Healed(
-                f"{c.name} uses {heal.name} on {ally.name}: {heal.heal} rolls {total}, "
-                f"{before} → {ally.resources['pv']} PV.",
+                _f(
+                    "{c} uses {heal} on {ally}: {dice} rolls {total}, {before} → {pv} PV.",
+                    c.name,
+                    heal.name,
+                    ally.name,
+                    heal.heal,
+                    total,
+                    before,
+                    ally.resources["pv"],
+                ),
                 ally.id,
                 ally.resources["pv"] - before,
                 "pv",
@@ -864,11 +977,22 @@ class DestinyDice(Ruleset):
         for name in heal.cures:
             if name in ally.conditions:
                 del ally.conditions[name]
-                events.append(ConditionEnded(f"{ally.name} is cured of {name}.", ally.id, name))
+                events.append(
+                    ConditionEnded(
+                        _f("{ally} is cured of {name}.", ally.name, name),
+                        ally.id,
+                        name,
+                    )
+                )
         if ally.status is Status.DOWN and ally.resources["pv"] > 0:
             # DD-16: "Si lo hace, te levantas inmediatamente y puedes actuar en tu siguiente turno."
             events.append(
-                self.set_status(ally, Status.ACTIVE, f"{ally.name} is back on their feet!", c.id)
+                self.set_status(
+                    ally,
+                    Status.ACTIVE,
+                    _f("{ally} is back on their feet!", ally.name),
+                    c.id,
+                )
             )
 
     def on_battle_end(self, state: BattleState) -> list[Event]:
@@ -879,7 +1003,11 @@ class DestinyDice(Ruleset):
                 c.resources["pv"] = 1
                 c.status = Status.ACTIVE
                 events.append(
-                    StatusChanged(f"{c.name} wakes up with 1 PV as the fight ends.", c.id, "active")
+                    StatusChanged(
+                        _f("{c} wakes up with 1 PV as the fight ends.", c.name),
+                        c.id,
+                        "active",
+                    )
                 )
         return events
 
@@ -892,7 +1020,7 @@ class DestinyDice(Ruleset):
         template = DESCRIPTIONS.get(action.verb)
         if template is None:
             return f"{action}."
-        return template.format(c=c.name, t=t, item=action.item, zone=action.zone) + "."
+        return _(template).format(c=c.name, t=t, item=action.item, zone=action.zone) + "."
 
     def odds(self, state: BattleState, action: Action) -> Odds | None:
         if action.verb not in ("atacar", "contraatacar"):
