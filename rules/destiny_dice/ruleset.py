@@ -654,6 +654,7 @@ class DestinyDice(Ruleset):
                 bonus = c.data.pop("ayuda", 0)
                 face = roller.roll(c.stats.alma, "Alma contra el miedo")
                 ok = face + bonus >= 5
+                plus = f" +{bonus}" if bonus else ""
                 events.append(
                     Rolled(
                         (
@@ -664,7 +665,7 @@ class DestinyDice(Ruleset):
                                 source.name,
                                 c.stats.alma,
                                 face,
-                                f" +{bonus}" if bonus else "",
+                                plus,
                             )
                             if ok
                             else _f(
@@ -674,7 +675,7 @@ class DestinyDice(Ruleset):
                                 source.name,
                                 c.stats.alma,
                                 face,
-                                f" +{bonus}" if bonus else "",
+                                plus,
                             )
                         ),
                         c.id,

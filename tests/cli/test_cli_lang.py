@@ -49,8 +49,18 @@ BATTLES = {
 
 
 def catalog() -> dict[str, str]:
+    """msgid → msgstr; a plural message is one entry per form (singular, then plural)."""
     with PO.open("rb") as fp:
-        return {m.id: m.string for m in read_po(fp) if m.id}
+        messages = [m for m in read_po(fp) if m.id]
+    found: dict[str, str] = {}
+    for m in messages:
+        if isinstance(m.id, str):
+            found[m.id] = m.string
+        else:  # Spanish has three CLDR forms; the last two are the plural
+            singular, plural = m.id
+            assert len(m.string) == 3 and m.string[1] == m.string[2]
+            found[singular], found[plural] = m.string[0], m.string[1]
+    return found
 
 
 def fields(template: str) -> set[str]:
