@@ -63,7 +63,7 @@ def apply_condition(c: Combatant, name: str, text: str, source: str | None = Non
 def save(roller: Roller, c: Combatant, attribute: str, why: str) -> tuple[bool, Rolled]:
     """CA-01 *(ext)*: d20 ≤ the attribute succeeds; 1 always succeeds, 20 always fails."""
     score = c.resources[attribute]
-    face = roller.roll(20, f"{c.id} {ATTRIBUTES[attribute]} save ({why})")
+    face = roller.roll(20, _f("{c} {attr} save ({why})", c.id, ATTRIBUTES[attribute], why))
     ok = face == 1 or (face != 20 and face <= score)
     text = (
         _f("{c} rolls a {attr} save ({why}): d20 = {face} against {attr} {score} — passes.",

@@ -347,7 +347,8 @@ class Cairn(Ruleset):
         best = 0
         source = entries[0][0].id
         for attacker, weapon, dice, why in entries:
-            faces = tuple(roller.roll(s, f"{attacker.id} damage on {target.id}") for s in dice)
+            why_roll = _f("{c} damage on {t}", attacker.id, target.id)
+            faces = tuple(roller.roll(s, why_roll) for s in dice)
             dice_text = "+".join(f"d{s}" for s in dice)
             note = f" ({why})" if why else ""
             events.append(Rolled(

@@ -355,7 +355,7 @@ class DestinyDice(Ruleset):
             if not c.active:
                 continue
             # DD-01: "todos los participantes hacen una prueba de MENTE".
-            value = roller.roll(c.stats.mente, "iniciativa (Mente)")
+            value = roller.roll(c.stats.mente, _("initiative (Mente)"))
             rolls[c.id] = value
             events.append(
                 InitiativeRolled(
@@ -424,7 +424,7 @@ class DestinyDice(Ruleset):
         poison = c.conditions.get("envenenado")
         if poison is not None:
             # "Envenenado (X): Sufres X daño al inicio de cada turno".
-            total, faces = _dice(poison.dice or "1").roll(roller, "envenenado")
+            total, faces = _dice(poison.dice or "1").roll(roller, _("poison (Envenenado)"))
             events.append(
                 Rolled(
                     _f("{c} suffers poison ({dice}): {total}.", c.name, poison.dice, total),
@@ -652,7 +652,7 @@ class DestinyDice(Ruleset):
             if source.active and dist(zone, source.zone) < dist(c.zone, source.zone):
                 # Asustado: "Para hacerlo: Alma (Voluntad) Dif 5."
                 bonus = c.data.pop("ayuda", 0)
-                face = roller.roll(c.stats.alma, "Alma contra el miedo")
+                face = roller.roll(c.stats.alma, _("Alma against fear (Asustado)"))
                 ok = face + bonus >= 5
                 plus = f" +{bonus}" if bonus else ""
                 events.append(
@@ -738,8 +738,8 @@ class DestinyDice(Ruleset):
         p = self.profile(state, att, dfn, w)
         att.data.pop("ayuda", None)
         char = CHAR_NAME[w.characteristic]
-        a = roller.roll(p.att_die, f"ataque ({char})")
-        d20a = roller.roll(20, "d20 del Destino (ataque)")
+        a = roller.roll(p.att_die, _f("attack ({char})", char))
+        d20a = roller.roll(20, _("d20 del Destino (attack)"))
         mods = f" {p.att_mod:+d}" if p.att_mod else ""
         events.append(
             Rolled(
@@ -784,8 +784,8 @@ class DestinyDice(Ruleset):
             )
             return events
         dfn.data.pop("ayuda", None)
-        d = roller.roll(p.def_die, "defensa")
-        d20d = roller.roll(20, "d20 del Destino (defensa)")
+        d = roller.roll(p.def_die, _("defence"))
+        d20d = roller.roll(20, _("d20 del Destino (defence)"))
         att_total, def_total = a + p.att_mod, d + p.def_mod
         hit = att_total > def_total or (att_total == def_total and p.ties_favor == "attacker")
         dmods = f" {p.def_mod:+d}" if p.def_mod else ""
@@ -855,7 +855,7 @@ class DestinyDice(Ruleset):
     ) -> list[Event]:
         events: list[Event] = []
         # DD-11: "tira otra vez el mismo dado de característica ... y suma el Bono de Daño".
-        face = roller.roll(p.att_die, "daño")
+        face = roller.roll(p.att_die, _("damage"))
         if w.unarmed:
             base, how = max(face - 1, 1), _f("{face} − 1 (unarmed, minimum 1)", face)
         else:
@@ -953,7 +953,7 @@ class DestinyDice(Ruleset):
             c.data[heal.uses_key] = c.data[heal.uses_key] - 1
         for pool, cost in heal.cost:
             c.resources[pool] -= cost
-        total, faces = _dice(heal.heal).roll(roller, f"curación ({heal.name})")
+        total, faces = _dice(heal.heal).roll(roller, _f("healing ({heal})", heal.name))
         before = ally.resources["pv"]
         ally.resources["pv"] = min(before + max(total, 0), ally.maxima["pv"])
         events.append(

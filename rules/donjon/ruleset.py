@@ -462,7 +462,7 @@ class Donjon(Ruleset):
             if result.winner == ATTACKER:
                 bonus += result.successes
         pool = combat.initiative_pool(c) + bonus
-        faces = roll_pool(roller, pool, sides, f"{c.id} iniciativa")
+        faces = roll_pool(roller, pool, sides, _f("{c} initiative", c.id))
         c.data["init"] = tuple(sorted(faces, reverse=True))
         events.append(
             InitiativeRolled(

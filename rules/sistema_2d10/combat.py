@@ -23,7 +23,7 @@ from escaramuza.rules.core.events import (
     Rolled,
     TurnStarted,
 )
-from escaramuza.rules.core.i18n import _, _f
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Combatant, Condition, Decision, DecisionKind, Status
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.sistema_2d10.rolls import SkillResult, judge
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 ATAQUE = "ataque"
 DEFENSA = "defensa"
 AGUANTE = "aguante"
+#: The rolls' names in narration and dice prompts (translated where shown).
+PURPOSE_TEXT = {ATAQUE: N_("attack"), DEFENSA: N_("defence"), AGUANTE: N_("Aguante")}
 
 TURN = "turn"
 EXPRES_BEFORE = "expres_before"
@@ -223,7 +225,7 @@ def start_roll(
             _f(
                 "{c}: spend a Dado Exprés on the {purpose} roll before rolling?",
                 c.name,
-                roll.purpose,
+                _(PURPOSE_TEXT[roll.purpose]),
             ),
         )
         return []
@@ -234,10 +236,11 @@ def roll_dice(
     rs: Sistema2d10, state: BattleState, roll: PendingRoll, spend: bool, roller: Roller
 ) -> list[Event]:
     c = state.get(roll.roller)
-    faces = (roller.roll(10, roll.purpose), roller.roll(10, roll.purpose))
+    purpose = _(PURPOSE_TEXT[roll.purpose])
+    faces = (roller.roll(10, purpose), roller.roll(10, purpose))
     if spend:
         c.resources["dados_expres"] -= 1
-        faces += (roller.roll(10, f"{roll.purpose} (dado exprés)"),)
+        faces += (roller.roll(10, _f("{purpose} (Dado Exprés)", purpose)),)
     roll = replace(roll, faces=faces, expres=spend)
     result = judge_pending(state, roll)
     expres = f" + Dado Exprés {faces[2]}" if spend else ""
@@ -247,7 +250,7 @@ def roll_dice(
                 "{c} rolls {purpose}: 2d10 [{a}, {b}]{expres} {bonus:+d} (MHC+MS) = {total} vs "
                 "{difficulty}: {label}.",
                 c.name,
-                roll.purpose,
+                _(PURPOSE_TEXT[roll.purpose]),
                 faces[0],
                 faces[1],
                 expres,
@@ -273,7 +276,7 @@ def roll_dice(
             _f(
                 "{c}: add a Dado Exprés to the {purpose} total of {total}?",
                 c.name,
-                roll.purpose,
+                _(PURPOSE_TEXT[roll.purpose]),
                 result.total,
             ),
         )
@@ -290,7 +293,7 @@ def expres_decided(rs: Sistema2d10, state: BattleState, spend: bool, roller: Rol
         return finish_roll(rs, state, roll, roller)
     c = state.get(roll.roller)
     c.resources["dados_expres"] -= 1
-    extra = roller.roll(10, f"{roll.purpose} (dado exprés)")
+    extra = roller.roll(10, _f("{purpose} (Dado Exprés)", _(PURPOSE_TEXT[roll.purpose])))
     roll = replace(roll, faces=(*roll.faces, extra), expres=True)
     result = judge_pending(state, roll)
     events: list[Event] = [
@@ -299,14 +302,14 @@ def expres_decided(rs: Sistema2d10, state: BattleState, spend: bool, roller: Rol
                 "{c} adds a Dado Exprés to the {purpose}: {extra}; total {total} vs {difficulty}: "
                 "{label}.",
                 c.name,
-                roll.purpose,
+                _(PURPOSE_TEXT[roll.purpose]),
                 extra,
                 result.total,
                 result.difficulty,
                 result.label,
             ),
             c.id,
-            f"{roll.purpose} (dado exprés)",
+            _f("{purpose} (Dado Exprés)", _(PURPOSE_TEXT[roll.purpose])),
             (extra,),
             result.total,
         )
@@ -478,7 +481,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
         )
     ]
     # "En ningún caso podrán utilizarse los dados exprés en las tiradas de daño."
-    raw, faces = weapon.dano.roll(roller, "daño")
+    raw, faces = weapon.dano.roll(roller, _("damage"))
     ca = target.stats.ca
     absorbed = max(0, raw - ca)
     table = tables(state)
@@ -486,7 +489,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
         # S2-13 *(default)* an aimed attack that hits lands where it was aimed.
         location, multiplier, where = ctx.aim, table.multiplier(ctx.aim), "aimed"
     else:
-        face = roller.roll(10, "localización")
+        face = roller.roll(10, _("hit location"))
         loc = table.location_by_face[face - 1]
         location, multiplier, where = loc.name, loc.multiplier, f"d10 {face}"
         events.append(
@@ -721,7 +724,7 @@ def apply_gdf(
     if kind == "inconsciente":
         return [rs.set_status(c, Status.DOWN, _f("{c} falls inconsciente (GDF).", c.name))]
     assert effect.dice is not None
-    turns, faces = effect.dice.roll(roller, "moribundo")
+    turns, faces = effect.dice.roll(roller, _("moribundo: rounds left"))
     c.conditions["moribundo"] = Condition("moribundo", turns, persistent=True)
     return [
         rs.set_status(c, Status.DOWN, _f("{c} is moribundo (GDF).", c.name)),

@@ -154,6 +154,10 @@ def _pattern(template: str) -> re.Pattern[str] | None:
     literals = [lit for lit, *_rest in string.Formatter().parse(template)]
     if sum(len(re.sub(r"[^A-Za-zÁÉÍÓÚÑáéíóúñ]", "", lit)) for lit in literals) < 6:
         return None
+    if " " not in "".join(literals).strip():
+        # One word ("defensa", "timeout"): too often a game term both languages keep
+        # ("parada (defensa activa)"); sentences are what must not cross over.
+        return None
     # Whole words only: English "resist" is not a line of English inside "resistirse".
     return re.compile(r"(?<!\w)" + ".+?".join(re.escape(lit) for lit in literals) + r"(?!\w)")
 
