@@ -101,6 +101,14 @@ def test_the_catalog_holds_exactly_the_strings_the_code_marks() -> None:
     assert set(catalog()) - marked == set()
 
 
+def test_the_catalog_passes_babels_checks() -> None:
+    """What ``pybabel compile`` refuses (a msgid Babel reads as a %-format, such as
+    "{pct}% on average", must keep its conversions in the translation)."""
+    with PO.open("rb") as fp:
+        problems = [(m.id, [str(e) for e in errors]) for m, errors in read_po(fp).check()]
+    assert problems == []
+
+
 def test_the_compiled_mo_file_is_the_po_file_compiled() -> None:
     with PO.open("rb") as fp:
         compiled = io.BytesIO()
@@ -229,3 +237,12 @@ def test_every_command_takes_lang(capsys: pytest.CaptureFixture[str], command: s
         build_parser(command).parse_args([command, "--lang", "xx"])
     assert exc.value.code == 2
     assert "argument --lang: invalid choice: 'xx'" in capsys.readouterr().err
+
+
+def test_playtest_report_in_spanish(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["playtest", "donjon/duelo", "-n", "4", "--workers", "1", "--lang", "es"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("4 batallas por escenario, semilla 1; héroes: heuristic, ")
+    for label in ("reglamento", "ganan los héroes", "grupo aniquilado", "combatiente"):
+        assert label in out
+    assert not any(w in out for w in ("heroes win", "party wipe", "battles per", "combatant"))
