@@ -267,7 +267,7 @@ class Suggestions:
         the in-character pick first; the rows below it are separated from the best."""
         head = _f(
             "Round {round} — {actor} ({side}, {decision}); search: {n} rollouts in {ms} ms, "
-            "{stopped}", self.round, self.actor_name, word(self.side), self.decision,
+            "{stopped}", self.round, self.actor_name, word(self.side), word(self.decision),
             self.iterations, format(self.elapsed_ms, ".0f"), self.stopped_text()
         )
         policy = self.policy is not None

@@ -209,7 +209,7 @@ class GMSession(cmd.Cmd):
             c = st.by_id[st.pending.actor]
             self.say(
                 _f("Pending: {name} [{id}] ({side}) — {decision}", c.name, c.id,
-                   word(c.side.value), st.pending.name)
+                   word(c.side.value), word(st.pending.name))
             )
         self.say(_f("Dice: {mode}", self.roll_mode))
         for c in st.combatants:
@@ -447,7 +447,7 @@ class GMSession(cmd.Cmd):
             self._say_outcome()
         elif st.pending is not None:
             c = st.by_id[st.pending.actor]
-            self.say(_f("Next: {name} [{id}] — {decision}.", c.name, c.id, st.pending.name))
+            self.say(_f("Next: {name} [{id}] — {decision}.", c.name, c.id, word(st.pending.name)))
 
     def do_initiative(self, arg: str) -> None:
         """initiative [dice D D …] — redo the start (initiative) with the table's dice.

@@ -166,6 +166,17 @@ _WORDS: dict[str, str] = {
     "mutual": N_("mutual"),
     "timeout": N_("timeout"),
     "withdrawal": N_("withdrawal"),
+    # decisions (Decision.name), as the GM session, suggest and the page show them
+    "turn": N_("turn"),
+    "declarar": N_("declare"),
+    "defensa": N_("defence"),
+    "resistir": N_("resist"),
+    "repartir": N_("allot"),
+    "continuar": N_("go on"),
+    "defensa_perfecta": N_("Defensa Perfecta"),
+    "expres_before": N_("Dado Exprés before the roll"),
+    "expres_after": N_("Dado Exprés after the roll"),
+    "active_defence": N_("defensa activa"),  # the seeds' term, as the narration says it
 }
 _WINNERS: dict[str | None, str] = {
     "heroes": N_("the heroes win"),
@@ -175,7 +186,8 @@ _WINNERS: dict[str | None, str] = {
 
 
 def word(value: str) -> str:
-    """A side, status or outcome reason (``heroes``, ``down``, ``timeout``…) in words."""
+    """A side, status, outcome reason or decision (``heroes``, ``down``, ``timeout``,
+    ``turn``…) in words."""
     found = _WORDS.get(value)
     return value if found is None else _(found)
 
