@@ -56,7 +56,9 @@ class PromptRoller:
 
     def roll(self, sides: int, why: str = "") -> int:
         for _attempt in range(3):
-            what = why or _("a roll")
+            # The rules name their dice with untranslated msgids (the hot loop pays
+            # nothing for them); a name composed of translated parts is left as it is.
+            what = _(why) if why else _("a roll")
             line = self.session.read_line(_f("  d{sides} for {what}? ", sides, what))
             if line is None or not line.strip():
                 raise RollAborted(
@@ -69,7 +71,8 @@ class PromptRoller:
                 _f("  {text} is not a d{sides} result (1–{sides}); try again.", repr(text), sides)
             )
         raise RollAborted(
-            _f("no valid d{sides} given for {what}: nothing was applied", sides, why or _("a roll"))
+            _f("no valid d{sides} given for {what}: nothing was applied", sides,
+               _(why) if why else _("a roll"))
         )
 
 

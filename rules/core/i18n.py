@@ -114,9 +114,13 @@ _current: ContextVar[_Language] = ContextVar(
 )
 
 
+#: ``_current.get`` bound once: :func:`_f` and :func:`_` run for every narrated event.
+_get = _current.get
+
+
 def _(message: str) -> str:
     """``message`` in the current language."""
-    return _current.get().translations.gettext(message)
+    return _get().translations.gettext(message)
 
 
 def _f(msgid: str, *args: object) -> str:
@@ -132,11 +136,11 @@ def _f(msgid: str, *args: object) -> str:
     replaces cost, where ``.format`` with keywords took three times as long.
     A field takes a format spec (``{bonus:+d}``), not a conversion (``!r``).
     """
-    language = _current.get()
-    found = language.compiled.get(msgid)
-    if found is None:
-        found = language.compile(msgid)
-    template, order = found
+    compiled = _get().compiled
+    try:
+        template, order = compiled[msgid]
+    except KeyError:
+        template, order = _get().compile(msgid)
     if order is None:
         return template % args
     return template % tuple([args[i] for i in order])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import ConditionEnded, Event, Healed, ResourceChanged
-from escaramuza.rules.core.i18n import _, _f
+from escaramuza.rules.core.i18n import N_, _f
 from escaramuza.rules.core.model import Combatant, Status
 
 ENERGY_POOLS = ("pc", "pm", "pa")
@@ -13,7 +13,7 @@ ENERGY_POOLS = ("pc", "pm", "pa")
 def short_rest(c: Combatant, roller: Roller) -> list[Event]:
     """Descanso Corto: "Recuperas 1d4 Puntos de Vida (PV) y ADEMÁS recuperas 1 punto de
     Energía en cada característica (1 EC, 1 EM y 1 EA)." Capped at the maxima."""
-    face = roller.roll(4, _("short rest"))
+    face = roller.roll(4, N_("short rest"))
     before = c.resources["pv"]
     c.resources["pv"] = min(before + face, c.maxima["pv"])
     events: list[Event] = [

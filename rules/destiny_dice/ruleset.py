@@ -134,6 +134,10 @@ def _sheet_tables(
 #: Energy pool earned by hitting with each characteristic (DD-14).
 ENERGY = {"cuerpo": "pc", "mente": "pm", "alma": "pa"}
 CHAR_NAME = {"cuerpo": "Cuerpo", "mente": "Mente", "alma": "Alma"}
+#: The attack die's purpose per characteristic name. The purposes the dice are rolled for
+#: are msgids left untranslated here (N_): only a GM's manual dice prompt shows them, and
+#: it translates them (escaramuza.gm.PromptRoller), so the hot loop pays nothing for them.
+ATTACK_ROLL = {"Cuerpo": N_("attack (Cuerpo)"), "Mente": N_("attack (Mente)")}
 
 #: describe()'s line per verb: {c} the actor's name, {t} the target's, {item}, {zone}.
 #: Marked with N_ for the catalog, translated where describe() shows them.
@@ -355,7 +359,7 @@ class DestinyDice(Ruleset):
             if not c.active:
                 continue
             # DD-01: "todos los participantes hacen una prueba de MENTE".
-            value = roller.roll(c.stats.mente, _("initiative (Mente)"))
+            value = roller.roll(c.stats.mente, N_("initiative (Mente)"))
             rolls[c.id] = value
             events.append(
                 InitiativeRolled(
@@ -424,7 +428,7 @@ class DestinyDice(Ruleset):
         poison = c.conditions.get("envenenado")
         if poison is not None:
             # "Envenenado (X): Sufres X daño al inicio de cada turno".
-            total, faces = _dice(poison.dice or "1").roll(roller, _("poison (Envenenado)"))
+            total, faces = _dice(poison.dice or "1").roll(roller, N_("poison (Envenenado)"))
             events.append(
                 Rolled(
                     _f("{c} suffers poison ({dice}): {total}.", c.name, poison.dice, total),
@@ -652,7 +656,7 @@ class DestinyDice(Ruleset):
             if source.active and dist(zone, source.zone) < dist(c.zone, source.zone):
                 # Asustado: "Para hacerlo: Alma (Voluntad) Dif 5."
                 bonus = c.data.pop("ayuda", 0)
-                face = roller.roll(c.stats.alma, _("Alma against fear (Asustado)"))
+                face = roller.roll(c.stats.alma, N_("Alma against fear (Asustado)"))
                 ok = face + bonus >= 5
                 plus = f" +{bonus}" if bonus else ""
                 events.append(
@@ -738,8 +742,8 @@ class DestinyDice(Ruleset):
         p = self.profile(state, att, dfn, w)
         att.data.pop("ayuda", None)
         char = CHAR_NAME[w.characteristic]
-        a = roller.roll(p.att_die, _f("attack ({char})", char))
-        d20a = roller.roll(20, _("d20 del Destino (attack)"))
+        a = roller.roll(p.att_die, ATTACK_ROLL[char])
+        d20a = roller.roll(20, N_("d20 del Destino (attack)"))
         mods = f" {p.att_mod:+d}" if p.att_mod else ""
         events.append(
             Rolled(
@@ -784,8 +788,8 @@ class DestinyDice(Ruleset):
             )
             return events
         dfn.data.pop("ayuda", None)
-        d = roller.roll(p.def_die, _("defence"))
-        d20d = roller.roll(20, _("d20 del Destino (defence)"))
+        d = roller.roll(p.def_die, N_("defence"))
+        d20d = roller.roll(20, N_("d20 del Destino (defence)"))
         att_total, def_total = a + p.att_mod, d + p.def_mod
         hit = att_total > def_total or (att_total == def_total and p.ties_favor == "attacker")
         dmods = f" {p.def_mod:+d}" if p.def_mod else ""
@@ -855,7 +859,7 @@ class DestinyDice(Ruleset):
     ) -> list[Event]:
         events: list[Event] = []
         # DD-11: "tira otra vez el mismo dado de característica ... y suma el Bono de Daño".
-        face = roller.roll(p.att_die, _("damage"))
+        face = roller.roll(p.att_die, N_("damage"))
         if w.unarmed:
             base, how = max(face - 1, 1), _f("{face} − 1 (unarmed, minimum 1)", face)
         else:

@@ -46,6 +46,13 @@ DEFENSA = "defensa"
 AGUANTE = "aguante"
 #: The rolls' names in narration and dice prompts (translated where shown).
 PURPOSE_TEXT = {ATAQUE: N_("attack"), DEFENSA: N_("defence"), AGUANTE: N_("Aguante")}
+#: The purpose of a roll's Dado Exprés. Dice purposes are left untranslated (N_): the GM's
+#: manual dice prompt translates them (escaramuza.gm.PromptRoller).
+EXPRES_TEXT = {
+    ATAQUE: N_("attack (Dado Exprés)"),
+    DEFENSA: N_("defence (Dado Exprés)"),
+    AGUANTE: N_("Aguante (Dado Exprés)"),
+}
 
 TURN = "turn"
 EXPRES_BEFORE = "expres_before"
@@ -236,11 +243,11 @@ def roll_dice(
     rs: Sistema2d10, state: BattleState, roll: PendingRoll, spend: bool, roller: Roller
 ) -> list[Event]:
     c = state.get(roll.roller)
-    purpose = _(PURPOSE_TEXT[roll.purpose])
+    purpose = PURPOSE_TEXT[roll.purpose]
     faces = (roller.roll(10, purpose), roller.roll(10, purpose))
     if spend:
         c.resources["dados_expres"] -= 1
-        faces += (roller.roll(10, _f("{purpose} (Dado Exprés)", purpose)),)
+        faces += (roller.roll(10, EXPRES_TEXT[roll.purpose]),)
     roll = replace(roll, faces=faces, expres=spend)
     result = judge_pending(state, roll)
     expres = f" + Dado Exprés {faces[2]}" if spend else ""
@@ -293,7 +300,7 @@ def expres_decided(rs: Sistema2d10, state: BattleState, spend: bool, roller: Rol
         return finish_roll(rs, state, roll, roller)
     c = state.get(roll.roller)
     c.resources["dados_expres"] -= 1
-    extra = roller.roll(10, _f("{purpose} (Dado Exprés)", _(PURPOSE_TEXT[roll.purpose])))
+    extra = roller.roll(10, EXPRES_TEXT[roll.purpose])
     roll = replace(roll, faces=(*roll.faces, extra), expres=True)
     result = judge_pending(state, roll)
     events: list[Event] = [
@@ -309,7 +316,7 @@ def expres_decided(rs: Sistema2d10, state: BattleState, spend: bool, roller: Rol
                 result.label,
             ),
             c.id,
-            _f("{purpose} (Dado Exprés)", _(PURPOSE_TEXT[roll.purpose])),
+            _(EXPRES_TEXT[roll.purpose]),
             (extra,),
             result.total,
         )
@@ -481,7 +488,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
         )
     ]
     # "En ningún caso podrán utilizarse los dados exprés en las tiradas de daño."
-    raw, faces = weapon.dano.roll(roller, _("damage"))
+    raw, faces = weapon.dano.roll(roller, N_("damage"))
     ca = target.stats.ca
     absorbed = max(0, raw - ca)
     table = tables(state)
@@ -489,7 +496,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
         # S2-13 *(default)* an aimed attack that hits lands where it was aimed.
         location, multiplier, where = ctx.aim, table.multiplier(ctx.aim), "aimed"
     else:
-        face = roller.roll(10, _("hit location"))
+        face = roller.roll(10, N_("hit location"))
         loc = table.location_by_face[face - 1]
         location, multiplier, where = loc.name, loc.multiplier, f"d10 {face}"
         events.append(
@@ -724,7 +731,7 @@ def apply_gdf(
     if kind == "inconsciente":
         return [rs.set_status(c, Status.DOWN, _f("{c} falls inconsciente (GDF).", c.name))]
     assert effect.dice is not None
-    turns, faces = effect.dice.roll(roller, _("moribundo: rounds left"))
+    turns, faces = effect.dice.roll(roller, N_("moribundo: rounds left"))
     c.conditions["moribundo"] = Condition("moribundo", turns, persistent=True)
     return [
         rs.set_status(c, Status.DOWN, _f("{c} is moribundo (GDF).", c.name)),

@@ -229,7 +229,7 @@ class Sistema2d10(Ruleset):
         totals: dict[str, int] = {}
         for c in state.combatants:
             # S2-06 "Iniciativa: 2D10 + MHC (Reflejos + Sentidos)".
-            a, b = roller.roll(10, _("initiative")), roller.roll(10, _("initiative"))
+            a, b = roller.roll(10, N_("initiative")), roller.roll(10, N_("initiative"))
             bonus = profile(c).iniciativa
             totals[c.id] = a + b + bonus
             events.append(

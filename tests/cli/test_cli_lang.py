@@ -247,3 +247,19 @@ def test_playtest_report_in_spanish(capsys: pytest.CaptureFixture[str]) -> None:
     for label in ("reglamento", "ganan los héroes", "grupo aniquilado", "combatiente"):
         assert label in out
     assert not any(w in out for w in ("heroes win", "party wipe", "battles per", "combatant"))
+
+
+def test_gm_session_in_spanish_asks_for_dice_in_spanish() -> None:
+    from escaramuza.gm import run_session
+
+    out = io.StringIO()
+    lines = ["5", "1", "show", "undo", "bogus", "quit"]
+    with language("es"):
+        run_session("destiny_dice/brann-vs-saqueador", io.StringIO("\n".join(lines) + "\n"),
+                    out, False, seed=3, roll="manual")
+    text = out.getvalue()
+    assert "  ¿d6 para iniciativa (Mente)? " in text  # Brann's Mente d6
+    assert "Escribe help para ver las órdenes." in text
+    assert "Pendiente: Brann [brann] (héroes) — turno" in text
+    assert "orden desconocida 'bogus'" in text and "Adiós." in text
+    assert " for " not in text and "Pending" not in text and "unknown command" not in text
