@@ -43,6 +43,7 @@ from escaramuza.agents.search import (
     health_key,
 )
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import N_, _, _f, ngettext, word
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.ruleset import Odds
 from escaramuza.rules.core.state import BattleState
@@ -66,12 +67,14 @@ DEFAULT_SEED = 0
 JSON_VERSION = 2
 #: What the table's head says about why the search stopped (keys: ``STOP_REASONS``).
 STOPPED_TEXT = {
-    "clear": "stopped: clear",
-    "identical": "stopped: the leading actions scored the same on every shared rollout",
-    "budget": "stopped at the budget",
-    "max_time": "stopped at the {max_ms:g} ms maximum, still too close to call",
-    "max_iterations": "stopped at the {max_iterations}-rollout maximum, still too close to call",
-    "single_action": "the only legal action: nothing to search",
+    "clear": N_("stopped: clear"),
+    "identical": N_("stopped: the leading actions scored the same on every shared rollout"),
+    "budget": N_("stopped at the budget"),
+    "max_time": N_("stopped at the {max_ms:g} ms maximum, still too close to call"),
+    "max_iterations": N_(
+        "stopped at the {max_iterations}-rollout maximum, still too close to call"
+    ),
+    "single_action": N_("the only legal action: nothing to search"),
 }
 
 
@@ -229,7 +232,7 @@ class Suggestions:
 
     def stopped_text(self) -> str:
         """Why the search stopped, in words (:data:`STOPPED_TEXT`)."""
-        return STOPPED_TEXT[self.stopped].format(
+        return _(STOPPED_TEXT[self.stopped]).format(
             max_ms=self.max_ms or 0.0, max_iterations=self.max_iterations or 0
         )
 
@@ -237,24 +240,27 @@ class Suggestions:
         """The verdict in one line: the tie group's "too close to call" line, or how
         clearly the best leads, with the paired interval of its gap over the runner-up."""
         if self.runner_up is None or self.gap is None or self.gap_interval is None:
-            return "clear: the only legal action"
+            return _("clear: the only legal action")
         low, high = self.gap_interval
         best, runner = self.place(self.best_action), self.place(self.runner_up)
         lead = (
-            f"{best} (highest win chance) leads {runner} by {_points(self.gap.gain)}"
+            _f("{best} (highest win chance) leads {runner} by {points}", best, runner,
+               _points(self.gap.gain))
             if self.gap.gain > 0
-            else f"{best} (highest win chance) and {runner} are level"
+            else _f("{best} (highest win chance) and {runner} are level", best, runner)
         )
-        shared = f"{self.gap.n} shared rollout{'s' if self.gap.n != 1 else ''}"
+        shared = ngettext("{n} shared rollout", "{n} shared rollouts", self.gap.n).format(
+            n=self.gap.n
+        )
         if self.gap.n < self.min_shared:
-            shared += f", fewer than the {self.min_shared} the test needs"
-        gap = (
-            f"{lead} on the same dice: paired interval {_signed(low)} to {_signed(high)} "
-            f"points at z = {self.z:g}, {shared}"
+            shared += _f(", fewer than the {n} the test needs", self.min_shared)
+        gap = _f(
+            "{lead} on the same dice: paired interval {low} to {high} points at z = {z}, "
+            "{shared}", lead, _signed(low), _signed(high), format(self.z, "g"), shared
         )
         if self.verdict == "clear":
-            return f"clear: {gap}"
-        return f"too close to call: any of these; {gap}"
+            return _f("clear: {gap}", gap)
+        return _f("too close to call: any of these; {gap}", gap)
 
     def place(self, action: Action | None) -> str:
         """``#rank`` of ``action`` in this table."""
@@ -266,14 +272,16 @@ class Suggestions:
 
         The tie group (too close to call) is drawn as one block under its own line,
         the in-character pick first; the rows below it are separated from the best."""
-        head = (
-            f"Round {self.round} — {self.actor_name} ({self.side}, {self.decision}); "
-            f"search: {self.iterations} rollouts in {self.elapsed_ms:.0f} ms "
-            f"({self.engine} engine), {self.stopped_text()}"
+        head = _f(
+            "Round {round} — {actor} ({side}, {decision}); search: {n} rollouts in {ms} ms "
+            "({engine} engine), {stopped}", self.round, self.actor_name, word(self.side),
+            word(self.decision), self.iterations, format(self.elapsed_ms, ".0f"),
+            self.engine, self.stopped_text()
         )
         policy = self.policy is not None
-        header = ["#", "ACTION", "WIN % (95% CI)", "ROLLOUTS", "HIT", "E[DMG]", "DROP", "RISK"]
-        rows = [[*header, "POLICY", "WHY"] if policy else [*header, "WHY"]]
+        header = ["#", _("ACTION"), _("WIN % (95% CI)"), _("ROLLOUTS"), _("HIT"), _("E[DMG]"),
+                  _("DROP"), _("RISK")]
+        rows = [[*header, _("POLICY"), _("WHY")] if policy else [*header, _("WHY")]]
         for s in self.items:
             mark = "*" if s.in_character else " "
             row = [
@@ -281,7 +289,7 @@ class Suggestions:
                 s.text,
                 f"{s.win * 100:3.0f} ({s.win_low * 100:.0f}–{s.win_high * 100:.0f})"
                 if s.visits
-                else "  — (not searched)",
+                else _("  — (not searched)"),
                 str(s.visits),
                 _pct(s.odds.p_hit if s.odds else None),
                 "—" if s.odds is None else f"{s.odds.expected_damage:.1f}",
@@ -311,23 +319,25 @@ class Suggestions:
         if not group:
             lines.append(self.verdict_text() + ".")
         lines.append(
-            f"* = in character: what a {self.temperament} {self.actor_name} would do. "
-            "WIN = chance the side wins (its rollouts); rows are ranked by the win chance "
-            "paired over the shared dice, and actions the paired test "
-            f"(z = {self.z:g}) cannot tell from the best are too close to call. "
-            "RISK = chance the actor is out before its next turn."
+            _f(
+                "* = in character: what a {temperament} {actor} would do. WIN = chance the "
+                "side wins (its rollouts); rows are ranked by the win chance paired over the "
+                "shared dice, and actions the paired test (z = {z}) cannot tell from the best "
+                "are too close to call. RISK = chance the actor is out before its next turn.",
+                self.temperament, self.actor_name, format(self.z, "g"),
+            )
         )
         if not self.odds_available:
             # None for every action here: either no action of this decision is an attack
             # (moves, helps, heals) or the ruleset gives no exact odds for them.
             lines.append(
-                f"HIT / E[DMG] / DROP: — (no {self.ruleset} action here has exact odds: "
-                "they exist for attacks only)."
+                _f("HIT / E[DMG] / DROP: — (no {ruleset} action here has exact odds: "
+                   "they exist for attacks only).", self.ruleset)
             )
         else:
-            lines.append("HIT / E[DMG] / DROP: exact, from the ruleset; — for non-attacks.")
+            lines.append(_("HIT / E[DMG] / DROP: exact, from the ruleset; — for non-attacks."))
         if policy:
-            lines.append(f"POLICY = the probability {self.policy} gives the action.")
+            lines.append(_f("POLICY = the probability {policy} gives the action.", self.policy))
         return "\n".join(lines)
 
 
@@ -335,8 +345,8 @@ def _points(gap: float) -> str:
     """A win-chance gap in points (percentage points), never "0 points" for a real gap."""
     pts = round(abs(gap) * 100)
     if pts == 0:
-        return "<1 point" if gap else "0 points"
-    return f"{pts} point{'s' if pts != 1 else ''}"
+        return _("<1 point") if gap else _("0 points")
+    return ngettext("{n} point", "{n} points", pts).format(n=pts)
 
 
 def _signed(x: float) -> str:
@@ -522,17 +532,19 @@ def reason(
         key = health_key(state)
         left = target.resources.get(key, 0)
         if odds.p_drop >= 0.15:
-            parts.append(f"{odds.p_drop:.0%} to drop {target.name} ({left} {key} left)")
+            parts.append(_f("{p} to drop {t} ({left} {key} left)", format(odds.p_drop, ".0%"),
+                            target.name, left, key))
         else:
-            parts.append(f"{odds.p_hit:.0%} to hit {target.name} for ~{odds.expected_damage:.1f}")
+            parts.append(_f("{p} to hit {t} for ~{dmg}", format(odds.p_hit, ".0%"), target.name,
+                            format(odds.expected_damage, ".1f")))
     elif action.zone is not None:
         parts.append(_move_reason(state, action))
     elif target is not None:
         ally = target.side is state.by_id[action.actor].side
-        parts.append(f"{'supports' if ally else 'acts on'} {target.name}")
+        parts.append(_f("supports {t}", target.name) if ally else _f("acts on {t}", target.name))
     parts.append(standing(action, ranking, legal))
     if risk >= 0.3:
-        parts.append(f"{risk:.0%} risk of being taken out")
+        parts.append(_f("{p} risk of being taken out", format(risk, ".0%")))
     return "; ".join(parts)
 
 
@@ -541,19 +553,19 @@ def standing(action: Action, ranking: Ranking, legal: int = 2) -> str:
     "N points below the best" is the best's paired gain over it on the shared dice,
     which is also the difference of their estimates (the ranking's key)."""
     if legal == 1:
-        return "the only legal action"
+        return _("the only legal action")
     if action not in ranking.estimate:
-        return "not searched (budget too small)"
+        return _("not searched (budget too small)")
     if action == ranking.best:
         if ranking.verdict == "clear":
-            return "highest win chance, clear of the rest on the same dice"
-        return "highest win chance found, too close to call"
+            return _("highest win chance, clear of the rest on the same dice")
+        return _("highest win chance found, too close to call")
     gain = ranking.gap[action].gain
     if action in ranking.tied:
         if gain <= 0:
-            return "as good as the best on the same dice, too close to call"
-        return f"{_points(gain)} below the best on the same dice, too close to call"
-    return f"{_points(gain)} below the best on the same dice"
+            return _("as good as the best on the same dice, too close to call")
+        return _f("{points} below the best on the same dice, too close to call", _points(gain))
+    return _f("{points} below the best on the same dice", _points(gain))
 
 
 def _move_reason(state: BattleState, action: Action) -> str:
@@ -562,14 +574,16 @@ def _move_reason(state: BattleState, action: Action) -> str:
     bf = state.battlefield
     foes = [c for c in state.combatants if c.active and c.side is not actor.side]
     cover = bf.zones[zone].cover if zone in bf.zones else 0
-    text = f"to {bf.zones[zone].name if zone in bf.zones else zone}"
+    text = _f("to {zone}", bf.zones[zone].name if zone in bf.zones else zone)
     if foes and zone in bf.zones:
         near = min(bf.distance(zone, f.zone) for f in foes)
         before = min(bf.distance(actor.zone, f.zone) for f in foes)
         if near < before:
-            text += f", closer to the foes ({near} zone{'s' if near != 1 else ''})"
+            text += ngettext(", closer to the foes ({n} zone)", ", closer to the foes ({n} zones)",
+                             near).format(n=near)
         elif near > before:
-            text += f", away from the foes ({near} zone{'s' if near != 1 else ''})"
+            text += ngettext(", away from the foes ({n} zone)", ", away from the foes ({n} zones)",
+                             near).format(n=near)
     if cover:
-        text += f", cover {cover}"
+        text += _f(", cover {cover}", cover)
     return text

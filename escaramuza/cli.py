@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from escaramuza import __version__
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError, clip
+from escaramuza.rules.core.i18n import ENV_VAR, LANGUAGES, _f, language, language_from
 
 if TYPE_CHECKING:
     from escaramuza.agents.base import Agent
@@ -74,6 +75,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Combat AI and tactics sandbox for tabletop role-playing games.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    _add_lang(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def wanted(*names: str) -> bool:
@@ -119,7 +121,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from escaramuza import schema
 
         schema.add_parser(commands)  # docs/scenario-format.md
+    for sub in commands.choices.values():  # --lang after the command too (issue 23)
+        _add_lang(sub)
     return parser
+
+
+def _add_lang(parser: argparse.ArgumentParser) -> None:
+    """``--lang en|es``: the language of the narration and interface (docs/cli.md).
+
+    SUPPRESS as default so the option given before the command is not overwritten by a
+    command's own default; :func:`main` falls back to ``ESCARAMUZA_LANG``, then English."""
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=argparse.SUPPRESS,
+        help=f"language of the narration and interface ({' or '.join(LANGUAGES)}; "
+        f"default ${ENV_VAR} or {LANGUAGES[0]})",
+    )
 
 
 def _add_scenarios(commands: Any) -> None:
@@ -265,16 +283,25 @@ def _outcome_dict(state: BattleState, seed: int) -> dict[str, Any]:
 
 
 def _outcome_lines(state: BattleState) -> list[str]:
+    from escaramuza.rules.core.i18n import who_wins, word
+
     outcome = state.outcome
     assert outcome is not None
-    who = f"the {outcome.winner.value} win" if outcome.winner else "nobody wins"
-    lines = [f"Outcome: {who} ({outcome.reason}) after {outcome.rounds} round(s)."]
+    who = who_wins(outcome.winner.value if outcome.winner else None)
+    lines = [
+        _f(
+            "Outcome: {who} ({reason}) after {rounds} round(s).",
+            who,
+            word(outcome.reason),
+            outcome.rounds,
+        )
+    ]
     for c in state.combatants:
         res = ", ".join(
             f"{key} {value}/{c.maxima[key]}" if key in c.maxima else f"{key} {value}"
             for key, value in c.resources.items()
         )
-        lines.append(f"  {c.name} ({c.side.value}, {c.zone}): {c.status.value}; {res}")
+        lines.append(f"  {c.name} ({word(c.side.value)}, {c.zone}): {word(c.status.value)}; {res}")
     return lines
 
 
@@ -323,8 +350,16 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
 
     if not args.json:
         out.write(
-            f"{scenario.title} [{scenario.name}, {scenario.ruleset.name}] — seed {args.seed}; "
-            f"heroes: {args.heroes}, enemies: {args.enemies}\n\n"
+            _f(
+                "{title} [{name}, {ruleset}] — seed {seed}; heroes: {heroes}, enemies: {enemies}",
+                scenario.title,
+                scenario.name,
+                scenario.ruleset.name,
+                args.seed,
+                args.heroes,
+                args.enemies,
+            )
+            + "\n\n"
         )
     state = play_battle(
         scenario,
@@ -398,7 +433,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code if isinstance(code, int) else (0 if code is None else EXIT_USER_ERROR)
     out = sys.stdout
     try:
-        return _run(args, out)
+        # Before anything is narrated: events keep the text of the language current when
+        # they were made (rules/core/i18n.py). Restored on return (main is called in-process
+        # by tests and the GM session's own commands).
+        with language(language_from(getattr(args, "lang", None))):
+            return _run(args, out)
     except EscaramuzaError as exc:
         out.flush()
         # One line, whatever the input held (a hostile file's newlines or huge values).

@@ -28,6 +28,7 @@ from escaramuza.agents.search import MAX_BUDGET_MS, MAX_ITERATIONS, MIN_BUDGET_M
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS, load_policy, suggest
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _, _f, who_wins, word
 from escaramuza.rules.core.model import Action, Condition, Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario, load_scenario
@@ -55,15 +56,25 @@ class PromptRoller:
         self.session = session
 
     def roll(self, sides: int, why: str = "") -> int:
-        for _ in range(3):
-            line = self.session.read_line(f"  d{sides} for {why or 'a roll'}? ")
+        for _attempt in range(3):
+            # The rules name their dice with untranslated msgids (the hot loop pays
+            # nothing for them); a name composed of translated parts is left as it is.
+            what = _(why) if why else _("a roll")
+            line = self.session.read_line(_f("  d{sides} for {what}? ", sides, what))
             if line is None or not line.strip():
-                raise RollAborted(f"no d{sides} given for {why or 'a roll'}: nothing was applied")
+                raise RollAborted(
+                    _f("no d{sides} given for {what}: nothing was applied", sides, what)
+                )
             text = line.strip()
             if text.isdigit() and 1 <= int(text) <= sides:
                 return int(text)
-            self.session.say(f"  {text!r} is not a d{sides} result (1–{sides}); try again.")
-        raise RollAborted(f"no valid d{sides} given for {why or 'a roll'}: nothing was applied")
+            self.session.say(
+                _f("  {text} is not a d{sides} result (1–{sides}); try again.", repr(text), sides)
+            )
+        raise RollAborted(
+            _f("no valid d{sides} given for {what}: nothing was applied", sides,
+               _(why) if why else _("a roll"))
+        )
 
 
 def default_autosave(scenario: Scenario) -> Path:
@@ -135,7 +146,7 @@ class GMSession(cmd.Cmd):
         try:
             return bool(super().onecmd(line))
         except EscaramuzaError as exc:
-            self.say(f"error: {exc}")
+            self.say(_f("error: {message}", exc))
             return False
 
     def emptyline(self) -> bool:
@@ -147,8 +158,11 @@ class GMSession(cmd.Cmd):
         word = line.split()[0] if line.split() else line
         names = [n[3:] for n in self.get_names() if n.startswith("do_")]
         close = difflib.get_close_matches(word, names, n=2)
-        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        self.say(f"unknown command {word!r}{hint}; type help for the commands. Nothing changed.")
+        hint = _f(" (did you mean {names}?)", _(" or ").join(close)) if close else ""
+        self.say(
+            _f("unknown command {word}{hint}; type help for the commands. Nothing changed.",
+               repr(word), hint)
+        )
         return False
 
     def _commit(self, new: BattleState, what: str) -> None:
@@ -163,7 +177,7 @@ class GMSession(cmd.Cmd):
         try:
             save_state(self.state, self.autosave, self.meta())
         except EscaramuzaError as exc:
-            self.say(f"warning: autosave failed: {exc}")
+            self.say(_f("warning: autosave failed: {message}", exc))
 
     def meta(self) -> dict[str, Any]:
         return {"seed": self.seed, "steps": self.steps, "roll": self.roll_mode}
@@ -174,31 +188,37 @@ class GMSession(cmd.Cmd):
     def _args(self, arg: str, count: int, usage: str) -> list[str]:
         parts = arg.split()
         if len(parts) != count:
-            raise GMError(f"usage: {usage}")
+            raise GMError(_f("usage: {usage}", usage))
         return parts
 
     def _edit(self, what: str, change: Callable[[BattleState], None]) -> None:
         if self.state.outcome is not None:
-            self.say("note: the battle is over; the edit is kept but no decision is pending.")
+            self.say(_("note: the battle is over; the edit is kept but no decision is pending."))
         new = self.state.clone()
         change(new)
         if new.outcome is None and new.pending is not None:
             new.ruleset.check_end(new)
         self._commit(new, what)
-        self.say(f"ok: {what}.")
+        self.say(_f("ok: {what}.", what))
 
     # -- looking --------------------------------------------------------------------
     def do_show(self, arg: str) -> None:
         """show — the round, whose decision is pending, and every combatant."""
         st = self.state
         sc = st.scenario
-        self.say(f"{sc.title} [{sc.name}, {st.ruleset.name}] — round {st.round}/{sc.round_limit}")
+        self.say(
+            _f("{title} [{name}, {ruleset}] — round {round}/{limit}", sc.title, sc.name,
+               st.ruleset.name, st.round, sc.round_limit)
+        )
         if st.outcome is not None:
             self._say_outcome()
         elif st.pending is not None:
             c = st.by_id[st.pending.actor]
-            self.say(f"Pending: {c.name} [{c.id}] ({c.side.value}) — {st.pending.name}")
-        self.say(f"Dice: {self.roll_mode}")
+            self.say(
+                _f("Pending: {name} [{id}] ({side}) — {decision}", c.name, c.id,
+                   word(c.side.value), word(st.pending.name))
+            )
+        self.say(_f("Dice: {mode}", self.roll_mode))
         for c in st.combatants:
             mark = ">" if st.pending is not None and st.pending.actor == c.id else " "
             res = ", ".join(
@@ -217,23 +237,23 @@ class GMSession(cmd.Cmd):
         bf = st.battlefield
         for zid in bf.zone_ids:
             z = bf.zones[zid]
-            tags = [f"cover {z.cover}"] if z.cover else []
-            tags += ["exit"] * z.exit + ["difficult"] * z.difficult
+            tags = [_f("cover {cover}", z.cover)] if z.cover else []
+            tags += [_("exit")] * z.exit + [_("difficult")] * z.difficult
             who = ", ".join(
-                f"{c.id}{'' if c.active else ' (' + c.status.value + ')'}"
+                f"{c.id}{'' if c.active else ' (' + word(c.status.value) + ')'}"
                 for c in st.combatants
                 if c.zone == zid
             )
             label = f"{zid} ({z.name})" if z.name != zid else zid
             extra = f" [{', '.join(tags)}]" if tags else ""
             self.say(f"  {label}{extra}: {who or '—'}")
-            self.say(f"      links: {', '.join(bf.neighbours(zid)) or '—'}")
+            self.say(_f("      links: {zones}", ", ".join(bf.neighbours(zid)) or "—"))
 
     def do_actions(self, arg: str) -> None:
         """actions — the numbered legal actions of the pending decision (use with apply N)."""
         st = self.state
         if st.outcome is not None or st.pending is None:
-            self.say("The battle is over: no actions.")
+            self.say(_("The battle is over: no actions."))
             return
         for i, a in enumerate(st.ruleset.legal_actions(st), start=1):
             self.say(f"  {i:>2}. {st.ruleset.describe(st, a)}   [{a}]")
@@ -425,8 +445,8 @@ class GMSession(cmd.Cmd):
     def _say_outcome(self) -> None:
         o = self.state.outcome
         assert o is not None
-        self.say(f"Battle over: {'the ' + o.winner.value + ' win' if o.winner else 'draw'} "
-                 f"({o.reason}).")
+        who = who_wins(o.winner.value) if o.winner else _("draw")
+        self.say(_f("Battle over: {who} ({reason}).", who, word(o.reason)))
 
     def _say_pending(self) -> None:
         st = self.state
@@ -434,7 +454,7 @@ class GMSession(cmd.Cmd):
             self._say_outcome()
         elif st.pending is not None:
             c = st.by_id[st.pending.actor]
-            self.say(f"Next: {c.name} [{c.id}] — {st.pending.name}.")
+            self.say(_f("Next: {name} [{id}] — {decision}.", c.name, c.id, word(st.pending.name)))
 
     def do_initiative(self, arg: str) -> None:
         """initiative [dice D D …] — redo the start (initiative) with the table's dice.
@@ -497,13 +517,13 @@ class GMSession(cmd.Cmd):
     def do_undo(self, arg: str) -> None:
         """undo — take back the last change (edit, action or load)."""
         if not self.history:
-            raise GMError("nothing to undo")
+            raise GMError(_("nothing to undo"))
         self.state, what = self.history.pop()
         if what.startswith("apply"):
             self.steps = max(self.steps - 1, 0)
             self.applied = max(self.applied - 1, 0)
         self._autosave()
-        self.say(f"undone: {what}.")
+        self.say(_f("undone: {what}.", what))
 
     def do_save(self, arg: str) -> None:
         """save FILE — write the battle to a state file (JSON; see docs/gm.md)."""
@@ -511,7 +531,7 @@ class GMSession(cmd.Cmd):
         if not path:
             raise GMError("usage: save FILE")
         save_state(self.state, path, self.meta())
-        self.say(f"saved to {path}.")
+        self.say(_f("saved to {path}.", path))
 
     def do_load(self, arg: str) -> None:
         """load FILE — continue from a state file (or start a scenario afresh); undo-able."""
@@ -521,13 +541,13 @@ class GMSession(cmd.Cmd):
         state, meta = open_battle(target, self.seed)
         self.steps = int(meta.get("steps", 0)) if isinstance(meta.get("steps"), int) else 0
         self._commit(state, f"load {target}")
-        self.say(f"loaded {target}.")
+        self.say(_f("loaded {path}.", target))
         self._say_pending()
 
     def do_quit(self, arg: str) -> bool:
         """quit — end the session (the autosave file keeps the battle)."""
-        where = f" The battle is in {self.autosave}." if self.autosave else ""
-        self.say("Bye." + where)
+        where = _f(" The battle is in {path}.", self.autosave) if self.autosave else ""
+        self.say(_("Bye.") + where)
         return True
 
     do_exit = do_quit
@@ -547,7 +567,7 @@ class GMSession(cmd.Cmd):
                 return
             self.say(_dedent(method.__doc__ or name))
             return
-        self.say("Commands (help COMMAND for details):")
+        self.say(_("Commands (help COMMAND for details):"))
         for name in sorted(n[3:] for n in self.get_names() if n.startswith("do_")):
             if name in ("EOF", "exit"):
                 continue
@@ -572,7 +592,7 @@ def _milliseconds(text: str, usage: str) -> float:
 def _dedent(doc: str) -> str:
     import textwrap
 
-    first, _, rest = doc.partition("\n")
+    first, _sep, rest = doc.partition("\n")
     return (first.strip() + "\n" + textwrap.dedent(rest)).strip()
 
 
@@ -607,11 +627,12 @@ def run_session(
     start = blank_battle(scenario) if state is None else state
     session = GMSession(start, stdin, stdout, path, seed, roll, steps, max_ms, engine)
     out.write(
-        f"escaramuza gm — {start.scenario.title} [{start.scenario.name}]. "
-        "Type help for the commands.\n"
+        _f("escaramuza gm — {title} [{name}]. Type help for the commands.",
+           start.scenario.title, start.scenario.name)
+        + "\n"
     )
     if path is not None:
-        out.write(f"Autosave: {path}\n")
+        out.write(_f("Autosave: {path}", path) + "\n")
     if state is None:
         # A scenario starts with its initiative: rolled by the tool, or asked for die by
         # die with roll manual (the initiative the table actually rolled).
@@ -749,7 +770,7 @@ def run_command(args: Any, out: TextIO) -> int:
         args.max_ms if args.max_ms is not None else max(DEFAULT_MAX_MS, budget or 0.0)
     )
     policy = load_policy(args.policy, trust=args.trust_policy) if args.policy else None
-    state, _ = open_battle(args.target, args.seed)
+    state, _meta = open_battle(args.target, args.seed)
     result = suggest(state, args.actor, budget_ms=budget, iterations=args.iterations,
                      seed=args.seed, policy=policy, max_ms=max_ms, engine=args.engine)
     if args.json:
@@ -768,7 +789,7 @@ def after_play(state: BattleState, args: Any, out: TextIO) -> bool:
             sys.stderr.write(f"state saved to {args.save_state}\n")
         return False
     pending = state.pending
-    who = state.by_id[pending.actor].name if pending is not None else "nobody"
+    who = state.by_id[pending.actor].name if pending is not None else _("nobody")
     if args.json:
         import json
 
@@ -776,7 +797,7 @@ def after_play(state: BattleState, args: Any, out: TextIO) -> bool:
                               "round": state.round, "pending": pending.actor if pending else None,
                               "state_file": args.save_state}, ensure_ascii=False) + "\n")
     else:
-        saved = f" State saved to {args.save_state}." if args.save_state else ""
-        out.write(f"\nStopped after {args.stop_after} decision(s) in round {state.round}; "
-                  f"next to decide: {who}.{saved}\n")
+        saved = _f(" State saved to {path}.", args.save_state) if args.save_state else ""
+        out.write("\n" + _f("Stopped after {n} decision(s) in round {round}; next to decide: "
+                             "{who}.{saved}", args.stop_after, state.round, who, saved) + "\n")
     return True

@@ -50,6 +50,7 @@ from escaramuza.agents.runner import play_battle
 from escaramuza.progress import progress_bar
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.events import Damaged, Event, RoundStarted, StatusChanged
+from escaramuza.rules.core.i18n import N_, _, _f, word
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.scenario import (
     Scenario,
@@ -94,12 +95,12 @@ DRAW_REASONS = ("timeout", "withdrawal", "mutual")
 #: A scenario gets the first rating whose wipe OR knock-out threshold it reaches
 #: (docs/playtest.md, "Difficulty rating").
 DIFFICULTY_THRESHOLDS: tuple[tuple[str, float, float], ...] = (
-    ("Deadly", 0.50, 0.75),
-    ("Hard", 0.20, 0.50),
-    ("Medium", 0.05, 0.25),
-    ("Easy", 0.01, 0.05),
+    (N_("Deadly"), 0.50, 0.75),
+    (N_("Hard"), 0.20, 0.50),
+    (N_("Medium"), 0.05, 0.25),
+    (N_("Easy"), 0.01, 0.05),
 )
-TRIVIAL = "Trivial"
+TRIVIAL = N_("Trivial")
 
 
 # -- configuration --------------------------------------------------------------
@@ -824,24 +825,29 @@ def _table(rows: Sequence[Sequence[str]], right: Sequence[bool] | None = None) -
     return lines
 
 
-#: Rows of the comparison table: (label, how to print it from a scenario summary).
+#: Rows of the comparison table: (label, how to print it from a scenario summary). The
+#: labels are marked for the catalog and translated where shown (``_(label)``); the
+#: difficulty is a value of the JSON document, shown in words.
 _METRICS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
-    ("ruleset", lambda s: s["ruleset"]),
-    ("difficulty", lambda s: s["difficulty"]),
-    ("heroes win", lambda s: _pct(s["outcomes"]["heroes"])),
-    ("enemies win", lambda s: _pct(s["outcomes"]["enemies"])),
-    ("draw", lambda s: _pct(s["outcomes"]["draw"])),
-    ("  timeout", lambda s: _pct(s["outcomes"]["draw_timeout"])),
-    ("  withdrawal", lambda s: _pct(s["outcomes"]["draw_withdrawal"])),
-    ("  mutual", lambda s: _pct(s["outcomes"]["draw_mutual"])),
-    ("party wipe", lambda s: _pct(s["party_wipe"])),
-    ("heroes knocked out", lambda s: f"{100 * s['hero_knockout_share']:.1f}% on average"),
+    (N_("ruleset"), lambda s: s["ruleset"]),
+    (N_("difficulty"), lambda s: _(s["difficulty"])),
+    (N_("heroes win"), lambda s: _pct(s["outcomes"]["heroes"])),
+    (N_("enemies win"), lambda s: _pct(s["outcomes"]["enemies"])),
+    (N_("draw"), lambda s: _pct(s["outcomes"]["draw"])),
+    (N_("  timeout"), lambda s: _pct(s["outcomes"]["draw_timeout"])),
+    (N_("  withdrawal"), lambda s: _pct(s["outcomes"]["draw_withdrawal"])),
+    (N_("  mutual"), lambda s: _pct(s["outcomes"]["draw_mutual"])),
+    (N_("party wipe"), lambda s: _pct(s["party_wipe"])),
     (
-        "rounds mean/median/p90",
+        N_("heroes knocked out"),
+        lambda s: _f("{pct} on average", format(100 * s["hero_knockout_share"], ".1f") + "%"),
+    ),
+    (
+        N_("rounds mean/median/p90"),
         lambda s: f"{s['rounds']['mean']:.2f} / {s['rounds']['median']:g} / {s['rounds']['p90']}",
     ),
     (
-        "top damager",
+        N_("top damager"),
         lambda s: (
             f"{s['top_damager']['name']} ({100 * s['top_damager']['share']:.0f}%)"
             if s["top_damager"]
@@ -853,13 +859,14 @@ _METRICS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
 
 def combatant_table(summary: dict[str, Any]) -> list[str]:
     rows: list[list[str]] = [
-        ["combatant", "side", "P(knocked out)", "P(dies)", "dealt", "taken", "rounds up", "share"]
+        [_("combatant"), _("side"), _("P(knocked out)"), _("P(dies)"), _("dealt"), _("taken"),
+         _("rounds up"), _("share")]
     ]
     for c in summary["combatants"]:
         rows.append(
             [
                 c["name"],
-                c["side"],
+                word(c["side"]),
                 _pct(c["p_knocked_out"]),
                 _pct(c["p_dies"]),
                 f"{c['mean_damage_dealt']:.2f}",
@@ -876,9 +883,8 @@ def render_text(result: PlaytestResult) -> str:
     scenario, its per-combatant table."""
     cfg = result.config
     lines = [
-        f"{cfg.n} battles per scenario, seed {cfg.seed}; "
-        f"heroes: {cfg.heroes}, enemies: {cfg.enemies}. "
-        "Rates with 95% Wilson intervals.",
+        _f("{n} battles per scenario, seed {seed}; heroes: {heroes}, enemies: {enemies}. "
+           "Rates with 95% Wilson intervals.", cfg.n, cfg.seed, cfg.heroes, cfg.enemies),
         "",
     ]
     for s in result.summaries:
@@ -887,10 +893,10 @@ def render_text(result: PlaytestResult) -> str:
         lines.append(f"{s['scenario']}: {used}")
     lines.append("")
     header = ["", *[s["scenario"] for s in result.summaries]]
-    rows = [header] + [[label, *[fn(s) for s in result.summaries]] for label, fn in _METRICS]
+    rows = [header] + [[_(label), *[fn(s) for s in result.summaries]] for label, fn in _METRICS]
     lines.extend(_table(rows))
     for s in result.summaries:
-        lines += ["", f"{s['scenario']} — {s['title']} ({s['difficulty']})"]
+        lines += ["", f"{s['scenario']} — {s['title']} ({_(s['difficulty'])})"]
         lines.extend(combatant_table(s))
     return "\n".join(lines) + "\n"
 

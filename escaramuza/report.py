@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.i18n import N_, _, _f, word
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -40,11 +41,11 @@ RC = {
     "path.simplify": True,
 }
 OUTCOME_BARS = (
-    ("heroes win", "heroes", "#2b6cb0"),
-    ("enemies win", "enemies", "#c53030"),
-    ("draw: timeout", "draw_timeout", "#718096"),
-    ("draw: withdrawal", "draw_withdrawal", "#a0aec0"),
-    ("draw: mutual", "draw_mutual", "#4a5568"),
+    (N_("heroes win"), "heroes", "#2b6cb0"),
+    (N_("enemies win"), "enemies", "#c53030"),
+    (N_("draw: timeout"), "draw_timeout", "#718096"),
+    (N_("draw: withdrawal"), "draw_withdrawal", "#a0aec0"),
+    (N_("draw: mutual"), "draw_mutual", "#4a5568"),
 )
 
 
@@ -93,7 +94,7 @@ def outcome_plot(summary: dict[str, Any]) -> bytes:
         labels, rates, lows, highs, colours = [], [], [], [], []
         for label, key, colour in OUTCOME_BARS:
             p = summary["outcomes"][key]
-            labels.append(label)
+            labels.append(_(label))
             rates.append(p["rate"])
             lows.append(p["rate"] - p["ci95"][0])
             highs.append(p["ci95"][1] - p["rate"])
@@ -105,9 +106,9 @@ def outcome_plot(summary: dict[str, Any]) -> bytes:
                         xytext=(0, 4), ha="center", fontsize=8)
         ax.set_xticks(xs, labels, fontsize=8)
         ax.set_ylim(0, 1.05)
-        ax.set_ylabel("probability")
-        ax.set_title(f"{summary['scenario']}: outcomes of {summary['battles']} battles "
-                     "(95% Wilson intervals)", fontsize=10)
+        ax.set_ylabel(_("probability"))
+        ax.set_title(_f("{scenario}: outcomes of {n} battles (95% Wilson intervals)",
+                        summary["scenario"], summary["battles"]), fontsize=10)
         fig.tight_layout()
         return _png(fig)
 
@@ -123,17 +124,17 @@ def rounds_plot(summary: dict[str, Any]) -> bytes:
         counts = rounds["histogram"]
         ax.bar(range(len(counts)), counts, color="#4a5568", width=0.9)
         for value, label, style in (
-            (rounds["mean"], "mean", "-"),
-            (rounds["median"], "median", "--"),
+            (rounds["mean"], _("mean"), "-"),
+            (rounds["median"], _("median"), "--"),
             (rounds["p90"], "p90", ":"),
         ):
             ax.axvline(value, color="#c53030", linestyle=style, label=f"{label} {value:.3g}")
-        ax.set_xlabel("rounds")
-        ax.set_ylabel("battles")
+        ax.set_xlabel(_("rounds"))
+        ax.set_ylabel(_("battles"))
         ax.set_xlim(-0.5, max(len(counts), 2) - 0.5)
         _integer_ticks(ax)
         ax.legend(fontsize=8)
-        ax.set_title(f"{summary['scenario']}: battle length", fontsize=10)
+        ax.set_title(_f("{scenario}: battle length", summary["scenario"]), fontsize=10)
         fig.tight_layout()
         return _png(fig)
 
@@ -149,15 +150,15 @@ def survival_plot(summary: dict[str, Any]) -> bytes:
             curve = c["survival"]
             style = "-" if c["side"] == "heroes" else "--"
             ax.step(range(len(curve)), curve, where="post", linestyle=style,
-                    label=f"{c['name']} ({c['side']})")
+                    label=f"{c['name']} ({word(c['side'])})")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlim(0, max(len(summary["combatants"][0]["survival"]) - 1, 1))
-        ax.set_xlabel("round")
-        ax.set_ylabel("P(not knocked out yet)")
+        ax.set_xlabel(_("round"))
+        ax.set_ylabel(_("P(not knocked out yet)"))
         _integer_ticks(ax)
         # Legend beside the plot, not over the curves; fixed margins keep the bytes stable.
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-        ax.set_title(f"{summary['scenario']}: survival by round", fontsize=10)
+        ax.set_title(_f("{scenario}: survival by round", summary["scenario"]), fontsize=10)
         fig.subplots_adjust(left=0.08, right=0.70, bottom=0.13, top=0.9)
         return _png(fig)
 
@@ -193,30 +194,30 @@ def render_markdown(result: PlaytestResult, slugs: Sequence[str]) -> str:
     summaries = doc["scenarios"]
     agents = doc["agents"]
     lines = [
-        "# Playtest report",
+        _("# Playtest report"),
         "",
-        f"{doc['battles']} battles per scenario, seed {doc['seed']}; heroes played by "
-        f"`{agents['heroes']}`, enemies by `{agents['enemies']}`. Rates are shown with their "
-        "95% Wilson score intervals. Definitions and the difficulty thresholds: "
-        "`docs/playtest.md`. The same numbers are in `summary.json`.",
+        _f("{n} battles per scenario, seed {seed}; heroes played by `{heroes}`, enemies by "
+           "`{enemies}`. Rates are shown with their 95% Wilson score intervals. Definitions "
+           "and the difficulty thresholds: `docs/playtest.md`. The same numbers are in "
+           "`summary.json`.", doc["battles"], doc["seed"], agents["heroes"], agents["enemies"]),
         "",
-        "## Comparison",
+        _("## Comparison"),
         "",
     ]
     rows = [["", *[s["scenario"] for s in summaries]]]
     rows += [
-        [f"draw: {label.strip()}" if label.startswith(" ") else label,
+        [_f("draw: {what}", _(label).strip()) if label.startswith(" ") else _(label),
          *[fn(s).strip() for s in summaries]]
         for label, fn in _METRICS
     ]
     lines += _md_table(rows)
     for s, slug in zip(summaries, slugs, strict=True):
         lines += ["", f"## {s['scenario']} — {s['title']}", "",
-                  f"Difficulty: **{s['difficulty']}**.", ""]
-        crow = [["combatant", "side", "P(knocked out)", "P(dies)", "mean dealt", "mean taken",
-                 "mean rounds survived", "share of side's damage"]]
+                  _f("Difficulty: **{difficulty}**.", _(s["difficulty"])), ""]
+        crow = [[_("combatant"), _("side"), _("P(knocked out)"), _("P(dies)"), _("mean dealt"),
+                 _("mean taken"), _("mean rounds survived"), _("share of side's damage")]]
         for c in s["combatants"]:
-            crow.append([c["name"], c["side"], _pct(c["p_knocked_out"]), _pct(c["p_dies"]),
+            crow.append([c["name"], word(c["side"]), _pct(c["p_knocked_out"]), _pct(c["p_dies"]),
                          f"{c['mean_damage_dealt']:.2f}", f"{c['mean_damage_taken']:.2f}",
                          f"{c['mean_rounds_survived']:.2f}", f"{100 * c['damage_share']:.0f}%"])
         lines += _md_table(crow)

@@ -31,12 +31,22 @@ from pydantic import BaseModel, BeforeValidator, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import HTTPConnection
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from escaramuza import __version__
 from escaramuza.gm import DEFAULT_SEED
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+from escaramuza.rules.core.i18n import (
+    LANGUAGES,
+    _,
+    current_language,
+    language,
+    ngettext,
+    who_wins,
+    word,
+)
 from escaramuza.web import sessions as ws
 from escaramuza.web.views import (
     ActionModel,
@@ -173,6 +183,32 @@ class BodyLimit:
         await self.app(scope, receive, send)
 
 
+#: The page's language (issue 23): the selector's cookie, else ``?lang=``, else the
+#: server's own (``serve --lang`` / ``ESCARAMUZA_LANG``, else English).
+LANG_COOKIE = "escaramuza_lang"
+#: The selector's choices: (code, the language's own name).
+LANGUAGE_NAMES = (("en", "English"), ("es", "Español"))
+
+
+class Language:
+    """Run each request in its language, so narration, suggestions and the page's labels
+    are made in it (rules/core/i18n.py: a context variable, so concurrent requests in
+    other languages do not interfere)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        conn = HTTPConnection(scope)
+        asked = conn.cookies.get(LANG_COOKIE) or conn.query_params.get("lang") or ""
+        code = asked if asked in LANGUAGES else current_language()
+        with language(code):
+            await self.app(scope, receive, send)
+
+
 # -- the application ---------------------------------------------------------------
 
 
@@ -203,13 +239,17 @@ def create_app(
     )
     app.state.store = store
     app.add_middleware(BodyLimit)
+    app.add_middleware(Language)
     if trusted_hosts:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(trusted_hosts))
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-        trim_blocks=True, lstrip_blocks=True,
+        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"],
     )
+    # The page's labels go through the same catalog as the narration (docs/translating.md).
+    env.install_gettext_callables(gettext=_, ngettext=ngettext)  # type: ignore[attr-defined]
+    env.globals.update(word=word, who_wins=who_wins, languages=LANGUAGE_NAMES)
     templates = Jinja2Templates(env=env)
     _add_error_handlers(app, templates)
     _add_api(app)
@@ -493,6 +533,7 @@ def _render(
     created: bool = False,
 ) -> Response:
     context: dict[str, Any] = {
+        "lang": current_language(),
         "scenarios": _shipped(), "error": error, "battle": None, "suggestions": None,
         "playtest": playtest_view(None), "session": session, "limits": ws,
         "agents": ws.PLAYTEST_AGENTS, "edit_commands": ws.EDIT_COMMANDS,
@@ -581,6 +622,16 @@ def _add_page(app: FastAPI, templates: Jinja2Templates) -> None:  # noqa: C901 -
                     heroes: Annotated[str, Form(max_length=50)] = "heuristic",
                     enemies: Annotated[str, Form(max_length=50)] = "heuristic") -> Response:
         return run(request, lambda s: s.start_playtest(n, seed, heroes, enemies))
+
+    @app.post("/ui/lang", include_in_schema=False)
+    def ui_lang(request: Request, lang: Annotated[str, Form(max_length=10)]) -> Response:
+        if lang not in LANGUAGES:
+            session, created = _obtain(request)
+            problem = f"lang: {lang!r} is not a language escaramuza speaks (en or es)"
+            return _render(templates, request, session, problem, 400, created)
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(LANG_COOKIE, lang, samesite="strict", max_age=365 * 24 * 3600)
+        return response
 
     @app.post("/ui/playtest/cancel", include_in_schema=False)
     def ui_cancel(request: Request) -> Response:

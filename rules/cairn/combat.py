@@ -21,6 +21,7 @@ from escaramuza.rules.core.events import (
     Rolled,
     StatusChanged,
 )
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Combatant, Condition, Side, Status
 
 if TYPE_CHECKING:
@@ -62,12 +63,14 @@ def apply_condition(c: Combatant, name: str, text: str, source: str | None = Non
 def save(roller: Roller, c: Combatant, attribute: str, why: str) -> tuple[bool, Rolled]:
     """CA-01 *(ext)*: d20 ≤ the attribute succeeds; 1 always succeeds, 20 always fails."""
     score = c.resources[attribute]
-    face = roller.roll(20, f"{c.id} {ATTRIBUTES[attribute]} save ({why})")
+    face = roller.roll(20, _f("{c} {attr} save ({why})", c.id, ATTRIBUTES[attribute], why))
     ok = face == 1 or (face != 20 and face <= score)
-    verdict = "passes" if ok else "fails"
     text = (
-        f"{c.name} rolls a {ATTRIBUTES[attribute]} save ({why}): d20 = {face} "
-        f"against {ATTRIBUTES[attribute]} {score} — {verdict}."
+        _f("{c} rolls a {attr} save ({why}): d20 = {face} against {attr} {score} — passes.",
+           c.name, ATTRIBUTES[attribute], why, face, score)
+        if ok
+        else _f("{c} rolls a {attr} save ({why}): d20 = {face} against {attr} {score} — fails.",
+                c.name, ATTRIBUTES[attribute], why, face, score)
     )
     return ok, Rolled(text, c.id, f"{attribute} save", (face,), face)
 
@@ -94,22 +97,22 @@ def attack_modifier(
     impaired: list[str] = []
     enhanced: list[str] = []
     if attacker.stats.impaired:
-        impaired.append("fights from weakness")
+        impaired.append(_("fights from weakness"))
     # CA-07 reading: "luchando … a través de cobertura": a ranged attack into a zone
     # with cover is made through that cover (the target's zone, not the shooter's).
     cover = state.battlefield.zones[target.zone].cover
     if weapon.kind == RANGED and cover >= state.options.cover_impairs_at:
-        impaired.append(f"target in cover {cover}")
+        impaired.append(_f("target in cover {cover}", cover))
     # CA-16: "Los ataques contra destacamentos por parte de un solo individuo se
     # consideran Impedidos (excluyendo el daño por Explosión)."
     if target.stats.destacamento and not attacker.stats.destacamento and not weapon.blast:
-        impaired.append("an individual against a destacamento")
+        impaired.append(_("an individual against a destacamento"))
     # CA-08: "contra un oponente indefenso" / CA-16 "ataques contra individuos por
     # parte de destacamentos se consideran Mejorados".
     if target.stats.helpless:
-        enhanced.append("helpless target")
+        enhanced.append(_("helpless target"))
     if attacker.stats.destacamento and not target.stats.destacamento:
-        enhanced.append("a destacamento against an individual")
+        enhanced.append(_("a destacamento against an individual"))
     if impaired and enhanced:
         rule = state.options.both_modifiers
         why = "; ".join(impaired + enhanced)
@@ -126,7 +129,7 @@ def attack_dice(
 ) -> tuple[tuple[int, ...], str]:
     """The dice one attacker rolls at one target, and why they are not the weapon's."""
     if weapon is UNARMED:
-        return (4,), "unarmed"
+        return (4,), _("unarmed")
     mod, why = attack_modifier(state, attacker, target, weapon)
     if mod == "impaired":
         # "el atacante debe tirar 1d4 de daño independientemente del dado de su arma"
@@ -167,7 +170,10 @@ def apply_damage(
 ) -> list[Event]:
     """Take ``damage`` (already net of armour) to PI, then FUE with the save (CA-11)."""
     if damage <= 0:
-        return [Note(f"{target.name}'s armadura {target.stats.armour} stops it: no damage.")]
+        return [Note(_f(
+            "{target}'s armadura {armadura} stops it: no damage.",
+            target.name, target.stats.armour,
+        ))]
     events: list[Event] = []
     pi = target.resources["pi"]
     to_pi = min(damage, pi)
@@ -176,7 +182,7 @@ def apply_damage(
         target.resources["pi"] = pi - to_pi
         events.append(
             Damaged(
-                f"{target.name} loses {to_pi} PI ({pi - to_pi} left).",
+                _f("{target} loses {to_pi} PI ({left} left).", target.name, to_pi, pi - to_pi),
                 target.id, to_pi, "pi", source, pi - to_pi,
             )
         )
@@ -191,7 +197,10 @@ def apply_damage(
     target.resources["fue"] = new
     events.append(
         Damaged(
-            f"{target.name} takes {over} damage past 0 PI to FUE ({new} left).",
+            _f(
+                "{target} takes {over} damage past 0 PI to FUE ({new} left).",
+                target.name, over, new,
+            ),
             target.id, fue - new, "fue", source, new,
         )
     )
@@ -213,32 +222,42 @@ def critical_damage(target: Combatant, source: str) -> list[Event]:
         # CA-16: "Cuando un destacamento sufre Daño Crítico, se retira" *(default: it
         # withdraws, leaving the fight)*.
         return [set_status(target, Status.FLED,
-                           f"{target.name} suffers Daño Crítico and the destacamento routs.",
+                           _f(
+                               "{target} suffers Daño Crítico and the destacamento routs.",
+                               target.name,
+                           ),
                            source)]
     if target.pc:
         # "no puede hacer nada más que arrastrarse débilmente, luchando por su vida".
         return [
             apply_condition(target, "dano_critico",
-                            f"{target.name} suffers Daño Crítico: crawling, dying within "
-                            "the hour unless treated.", source),
-            set_status(target, Status.DOWN, f"{target.name} is out of the fight.", source),
+                            _f("{target} suffers Daño Crítico: crawling, dying within the hour "
+                              "unless treated.", target.name), source),
+            set_status(target, Status.DOWN, _f(
+                "{target} is out of the fight.",
+                target.name,
+            ), source),
         ]
     # "Los PNJS y monstruos que no superen una tirada de salvación de Daño Crítico se
     # consideran muertos".
     return [set_status(target, Status.DEAD,
-                       f"{target.name} suffers Daño Crítico and dies.", source)]
+                       _f("{target} suffers Daño Crítico and dies.", target.name), source)]
 
 
 def attribute_zero(c: Combatant, attribute: str, source: str = "") -> list[Event]:
     """CA-14: FUE 0 is death (a destacamento is destroyed); DES 0 paralysed; VOL 0
     delirious — both leave the character unable to act."""
     if attribute == "fue":
-        what = "the destacamento is destroyed" if c.stats.destacamento else "dies"
-        return [set_status(c, Status.DEAD, f"{c.name} is at FUE 0 and {what}.", source)]
+        text = (_("{c} is at FUE 0 and the destacamento is destroyed.") if c.stats.destacamento
+                else _("{c} is at FUE 0 and dies."))
+        return [set_status(c, Status.DEAD, text.format(c=c.name), source)]
     name = "paralizado" if attribute == "des" else "delirante"
     return [
-        apply_condition(c, name, f"{c.name} is at {ATTRIBUTES[attribute]} 0: {name}.", source),
-        set_status(c, Status.DOWN, f"{c.name} cannot act.", source),
+        apply_condition(c, name, _f(
+            "{c} is at {attr} 0: {name}.",
+            c.name, ATTRIBUTES[attribute], name,
+        ), source),
+        set_status(c, Status.DOWN, _f("{c} cannot act.", c.name), source),
     ]
 
 
@@ -248,7 +267,10 @@ def lose_attribute(c: Combatant, attribute: str, amount: int, source: str = "") 
     new = max(0, old - amount)
     c.resources[attribute] = new
     events: list[Event] = [
-        Damaged(f"{c.name} loses {old - new} {ATTRIBUTES[attribute]} ({new} left).",
+        Damaged(_f(
+            "{c} loses {lost} {attr} ({new} left).",
+            c.name, old - new, ATTRIBUTES[attribute], new,
+        ),
                 c.id, old - new, attribute, source, new)
     ]
     if new == 0 and old > 0 and c.active:
@@ -267,20 +289,29 @@ def read_scar(state: BattleState, target: Combatant, pi_lost: int, source: str) 
     scar = scar_for(pi_lost, state.options.doomed)
     events: list[Event] = [
         ScarSuffered(
-            f"{target.name} is left at exactly 0 PI after losing {pi_lost}: Cicatrices "
-            f"#{scar.entry} {scar.name} — {scar.text}.",
+            _f("{t} is left at exactly 0 PI after losing {lost}: Cicatrices #{entry} {name} — "
+              "{text}.", target.name, pi_lost, scar.entry, scar.name, _(scar.text)),
             target.id, scar.entry, scar.name,
         )
     ]
     if "deprived" in scar.effects:
-        events.append(apply_condition(target, "privado", f"{target.name} is privado.", source))
+        events.append(apply_condition(target, "privado", _f(
+            "{target} is privado.",
+            target.name,
+        ), source))
     if "hamstrung" in scar.effects:
         events.append(apply_condition(target, "desjarretado",
-                                      f"{target.name} is hamstrung and cannot move.", source))
+                                      _f(
+                                          "{target} is hamstrung and cannot move.",
+                                          target.name,
+                                      ), source))
     if "out_of_action" in scar.effects:
         events.append(apply_condition(target, "fuera_de_accion",
-                                      f"{target.name} is out of action.", source))
-        events.append(set_status(target, Status.DOWN, f"{target.name} is out of the fight.",
+                                      _f("{target} is out of action.", target.name), source))
+        events.append(set_status(target, Status.DOWN, _f(
+            "{target} is out of the fight.",
+            target.name,
+        ),
                                  source))
     return events
 

@@ -42,6 +42,7 @@ from escaramuza.rules.core.events import (
     Rolled,
     TurnStarted,
 )
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import (
     Action,
     Combatant,
@@ -116,7 +117,7 @@ class Cairn(Ruleset):
     # -- turn structure (CA-02, CA-03) -------------------------------------------
     def start(self, state: BattleState, roller: Roller) -> list[Event]:
         events: list[Event] = [
-            BattleStarted(f"{state.scenario.title}: a Cairn battle begins.",
+            BattleStarted(_f("{title}: a Cairn battle begins.", state.scenario.title),
                           state.scenario.name, self.id)
         ]
         events.extend(self.begin_round(state))
@@ -130,7 +131,9 @@ class Cairn(Ruleset):
         state.data["side"] = side.value
         state.data["declared"] = ()
         events: list[Event] = [
-            TurnStarted(f"Round {state.round}: the {side.value} declare their actions.",
+            TurnStarted(_f("Round {round}: the heroes declare their actions.", state.round)
+                        if side is Side.HEROES
+                        else _f("Round {round}: the enemies declare their actions.", state.round),
                         "", state.round)
         ]
         if state.round == 1 and state.options.first_round_save:
@@ -138,11 +141,11 @@ class Cairn(Ruleset):
                 if c.side is side and c.active and c.pc and not c.stats.waive_first_save:
                     # CA-03: "cada PJ debe realizar una tirada de salvación de DES para poder
                     # actuar … Los PCs que no superen la tirada pierden su turno".
-                    ok, rolled = save(roller, c, "des", "first round")
+                    ok, rolled = save(roller, c, "des", _("first round"))
                     events.append(rolled)
                     if not ok:
                         c.conditions["perdio_turno"] = Condition("perdio_turno", until="turn")
-                        events.append(ConditionApplied(f"{c.name} loses the turn.", c.id,
+                        events.append(ConditionApplied(_f("{c} loses the turn.", c.name), c.id,
                                                        "perdio_turno"))
         queue = tuple(
             c.id for c in state.combatants
@@ -155,7 +158,7 @@ class Cairn(Ruleset):
     def _decision(self, state: BattleState, actor_id: str) -> Decision:
         c = state.by_id[actor_id]
         return Decision(DecisionKind.TURN, c.id, c.side, "declarar",
-                        f"{c.name}: declare an action (round {state.round})")
+                        _f("{c}: declare an action (round {round})", c.name, state.round))
 
     def _close_side_turn(self, state: BattleState) -> list[Event]:
         side = Side(state.data["side"])
@@ -163,7 +166,10 @@ class Cairn(Ruleset):
         for c in state.combatants:
             if c.side is side and "perdio_turno" in c.conditions:
                 del c.conditions["perdio_turno"]
-                events.append(ConditionEnded(f"{c.name} can act again.", c.id, "perdio_turno"))
+                events.append(ConditionEnded(_f(
+                    "{c} can act again.",
+                    c.name,
+                ), c.id, "perdio_turno"))
         state.data["declared"] = ()
         state.data["queue"] = ()
         state.pending = None
@@ -247,8 +253,8 @@ class Cairn(Ruleset):
         state.data["queue"] = queue
         actor = state.by_id[action.actor]
         events: list[Event] = [
-            Note(f"{actor.name} has declared ({len(queue)} still to declare before the "
-                 "side's actions resolve together).")
+            Note(_f("{actor} has declared ({n} still to declare before the side's actions resolve "
+                   "together).", actor.name, len(queue)))
         ]
         if queue:
             state.pending = self._decision(state, queue[0])
@@ -289,7 +295,10 @@ class Cairn(Ruleset):
     def _move(actor: Combatant, zone: str) -> Moved:
         old = actor.zone
         actor.zone = zone
-        return Moved(f"{actor.name} moves from {old} to {zone}.", actor.id, old, zone)
+        return Moved(_f(
+            "{actor} moves from {old} to {zone}.",
+            actor.name, old, zone,
+        ), actor.id, old, zone)
 
     def _retreat(self, state: BattleState, actor: Combatant, roller: Roller) -> list[Event]:
         """CA-17: "Huir … siempre requiere una tirada de salvación de Destreza exitosa,
@@ -303,9 +312,12 @@ class Cairn(Ruleset):
         ok, rolled = save(roller, actor, "des", "retreat")
         events.append(rolled)
         if ok:
-            events.append(set_status(actor, Status.FLED, f"{actor.name} gets away.", actor.id))
+            events.append(set_status(actor, Status.FLED, _f(
+                "{actor} gets away.",
+                actor.name,
+            ), actor.id))
         else:
-            events.append(Note(f"{actor.name} cannot break away this turn."))
+            events.append(Note(_f("{actor} cannot break away this turn.", actor.name)))
         return events
 
     def resolve_attacks(
@@ -346,26 +358,40 @@ class Cairn(Ruleset):
         best = 0
         source = entries[0][0].id
         for attacker, weapon, dice, why in entries:
-            faces = tuple(roller.roll(s, f"{attacker.id} damage on {target.id}") for s in dice)
+            why_roll = _f("{c} damage on {t}", attacker.id, target.id)
+            faces = tuple(roller.roll(s, why_roll) for s in dice)
             dice_text = "+".join(f"d{s}" for s in dice)
             note = f" ({why})" if why else ""
             events.append(Rolled(
-                f"{attacker.name} rolls {dice_text}{note} at {target.name} with {weapon.name}: "
-                f"{', '.join(map(str, faces))}.",
+                _f(
+                    "{attacker} rolls {dice_text}{note} at {target} with {weapon}: {faces}.",
+                    attacker.name,
+                    dice_text,
+                    note,
+                    target.name,
+                    weapon.name,
+                    ", ".join(map(str, faces)),
+                ),
                 attacker.id, "damage", faces, max(faces),
             ))
             events.append(AttackResolved(
-                f"{attacker.name}'s attack on {target.name} hits (attacks always hit).",
+                _f(
+                    "{attacker}'s attack on {target} hits (attacks always hit).",
+                    attacker.name, target.name,
+                ),
                 attacker.id, target.id, weapon.name, True,
             ))
             if max(faces) > best:
                 best, source = max(faces), attacker.id
         armour = target.stats.armour
         damage = max(0, best - armour)
-        kept = (f"keeping the highest, {best}" if len(entries) > 1 or len(dice) > 1
-                else f"{best}")
+        kept = (_f("keeping the highest, {best}", best)
+                if len(entries) > 1 or len(dice) > 1 else f"{best}")
         events.append(Note(
-            f"Damage to {target.name}: {kept}, minus armadura {armour} = {damage}."
+            _f(
+                "Damage to {target}: {kept}, minus armadura {armour} = {damage}.",
+                target.name, kept, armour, damage,
+            )
         ))
         events.extend(apply_damage(state, target, damage, source, roller))
         return events
@@ -385,16 +411,16 @@ class Cairn(Ruleset):
             foe = members[0]
             if foe.active and foe.resources["pi"] == 0 and not state.data.get("morale_lone"):
                 state.data["morale_lone"] = True
-                events.extend(self._morale_saves(state, [foe], "alone at 0 PI", roller))
+                events.extend(self._morale_saves(state, [foe], _("alone at 0 PI"), roller))
             return events
         active = [c for c in members if c.active]
         if len(active) < len(members) and not state.data.get("morale_first"):
             state.data["morale_first"] = True
-            events.extend(self._morale_saves(state, active, "first casualty", roller))
+            events.extend(self._morale_saves(state, active, _("first casualty"), roller))
         active = [c for c in members if c.active]
         if active and 2 * len(active) <= len(members) and not state.data.get("morale_half"):
             state.data["morale_half"] = True
-            events.extend(self._morale_saves(state, active, "half strength", roller))
+            events.extend(self._morale_saves(state, active, _("half strength"), roller))
         return events
 
     @staticmethod
@@ -403,10 +429,10 @@ class Cairn(Ruleset):
     ) -> list[Event]:
         events: list[Event] = []
         for c in group:
-            ok, rolled = save(roller, c, "vol", f"morale, {why}")
+            ok, rolled = save(roller, c, "vol", _f("morale, {why}", why))
             events.append(rolled)
             if not ok:
-                events.append(set_status(c, Status.FLED, f"{c.name} loses heart and flees."))
+                events.append(set_status(c, Status.FLED, _f("{c} loses heart and flees.", c.name)))
         return events
 
     # -- observation helpers --------------------------------------------------------
@@ -473,10 +499,12 @@ class Cairn(Ruleset):
             dice, why = attack_dice(state, actor, target, weapon)
             dice_text = "+".join(f"d{s}" for s in dice)
             extra = f", {why}" if why else ""
-            return (f"{actor.name}: atacar a {target.name} con {weapon.name} "
-                    f"({dice_text}{extra})")
+            return _f(
+                "{c}: attack {t} with {weapon} ({dice}{extra})",
+                actor.name, target.name, weapon.name, dice_text, extra,
+            )
         if action.verb == MOVE:
-            return f"{actor.name}: mover hacia {action.zone}"
+            return _f("{c}: move to {zone}", actor.name, action.zone)
         if action.verb == FLEE:
-            return f"{actor.name}: huir (DES save, through an exit zone)"
-        return f"{actor.name}: esperar"
+            return _f("{c}: flee (DES save, through an exit zone)", actor.name)
+        return _f("{c}: wait", actor.name)

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.events import BattleEnded, Event, RoundStarted, StatusChanged
+from escaramuza.rules.core.i18n import _f, who_wins, word
 from escaramuza.rules.core.model import Action, Combatant, Outcome, Side, Status, VerbSpec
 from escaramuza.rules.core.state import BattleState
 
@@ -139,7 +140,7 @@ class Ruleset(ABC):
         if state.round > limit:
             state.round = limit
             return self.finish(state, self.timeout_winner(state), "timeout")
-        return [RoundStarted(f"— Round {state.round} —", state.round)]
+        return [RoundStarted(_f("— Round {round} —", state.round), state.round)]
 
     def timeout_winner(self, state: BattleState) -> Side | None:
         """Who wins at the round limit: the heroes in a ``survive`` scenario, else nobody."""
@@ -171,11 +172,16 @@ class Ruleset(ABC):
     def finish(self, state: BattleState, winner: Side | None, reason: str) -> list[Event]:
         state.outcome = Outcome(winner, reason, state.round)
         state.pending = None
-        who = f"the {winner.value} win" if winner else "nobody wins"
+        who = who_wins(winner.value if winner else None)
         events: list[Event] = self.on_battle_end(state)
         events.append(
             BattleEnded(
-                f"Battle over after {state.round} round(s): {who} ({reason}).",
+                _f(
+                    "Battle over after {round} round(s): {who} ({reason}).",
+                    state.round,
+                    who,
+                    word(reason),
+                ),
                 winner.value if winner else None,
                 reason,
                 state.round,
@@ -218,7 +224,8 @@ def apply_action(
             who = f"{pending.actor} ({pending.name})" if pending else "nobody"
             raise IllegalActionError(
                 f"illegal action {action}; the pending decision is {who} and its "
-                f"{len(legal)} legal actions are: " + "; ".join(str(a) for a in legal[:12])
+                f"{len(legal)} legal actions are: "
+                + "; ".join(str(a) for a in legal[:12])
                 + (" …" if len(legal) > 12 else "")
             )
     events = state.ruleset.apply(state, action, roller)

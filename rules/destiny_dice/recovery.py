@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import ConditionEnded, Event, Healed, ResourceChanged
+from escaramuza.rules.core.i18n import N_, _f
 from escaramuza.rules.core.model import Combatant, Status
 
 ENERGY_POOLS = ("pc", "pm", "pa")
@@ -12,12 +13,18 @@ ENERGY_POOLS = ("pc", "pm", "pa")
 def short_rest(c: Combatant, roller: Roller) -> list[Event]:
     """Descanso Corto: "Recuperas 1d4 Puntos de Vida (PV) y ADEMÁS recuperas 1 punto de
     Energía en cada característica (1 EC, 1 EM y 1 EA)." Capped at the maxima."""
-    face = roller.roll(4, "descanso corto")
+    face = roller.roll(4, N_("short rest"))
     before = c.resources["pv"]
     c.resources["pv"] = min(before + face, c.maxima["pv"])
     events: list[Event] = [
         Healed(
-            f"{c.name} takes a short rest: 1d4 = {face}, {before} → {c.resources['pv']} PV.",
+            _f(
+                "{c} takes a short rest: 1d4 = {face}, {before} → {pv} PV.",
+                c.name,
+                face,
+                before,
+                c.resources["pv"],
+            ),
             c.id,
             c.resources["pv"] - before,
             "pv",
@@ -38,7 +45,7 @@ def long_rest(c: Combatant) -> list[Event]:
     c.resources["pv"] = c.maxima["pv"]
     events: list[Event] = [
         Healed(
-            f"{c.name} takes a long rest: {before} → {c.resources['pv']} PV.",
+            _f("{c} takes a long rest: {before} → {pv} PV.", c.name, before, c.resources["pv"]),
             c.id,
             c.resources["pv"] - before,
             "pv",
@@ -49,7 +56,7 @@ def long_rest(c: Combatant) -> list[Event]:
     events.extend(_energy(c, lambda value, cap: cap))
     for name in sorted(c.conditions):
         del c.conditions[name]
-        events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
+        events.append(ConditionEnded(_f("{c} is no longer {name}.", c.name, name), c.id, name))
     if c.status is Status.DOWN:
         c.status = Status.ACTIVE
     return events
@@ -62,8 +69,13 @@ def _energy(c: Combatant, rule: object) -> list[Event]:
         c.resources[pool] = rule(before, c.maxima[pool])  # type: ignore[operator]
         events.append(
             ResourceChanged(
-                f"{c.name} recovers {c.resources[pool] - before} {pool.upper()} "
-                f"({c.resources[pool]}).",
+                _f(
+                    "{c} recovers {gained} {pool} ({now}).",
+                    c.name,
+                    c.resources[pool] - before,
+                    pool.upper(),
+                    c.resources[pool],
+                ),
                 c.id,
                 pool,
                 c.resources[pool] - before,

@@ -30,6 +30,7 @@ from escaramuza.rules.core.events import (
     StatusChanged,
     TurnStarted,
 )
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import (
     Action,
     Combatant,
@@ -134,19 +135,24 @@ def _sheet_tables(
 #: Energy pool earned by hitting with each characteristic (DD-14).
 ENERGY = {"cuerpo": "pc", "mente": "pm", "alma": "pa"}
 CHAR_NAME = {"cuerpo": "Cuerpo", "mente": "Mente", "alma": "Alma"}
+#: The attack die's purpose per characteristic name. The purposes the dice are rolled for
+#: are msgids left untranslated here (N_): only a GM's manual dice prompt shows them, and
+#: it translates them (escaramuza.gm.PromptRoller), so the hot loop pays nothing for them.
+ATTACK_ROLL = {"Cuerpo": N_("attack (Cuerpo)"), "Mente": N_("attack (Mente)")}
 
 #: describe()'s line per verb: {c} the actor's name, {t} the target's, {item}, {zone}.
+#: Marked with N_ for the catalog, translated where describe() shows them.
 DESCRIPTIONS = {
-    "mover": "{c} moves to {zone}",
-    "atacar": "{c} attacks {t} with {item}",
-    "ayudar": "{c} helps {t}",
-    "curar": "{c} heals {t} with {item}",
-    "recargar": "{c} reloads {item}",
-    "recuperar_arma": "{c} recovers the dropped weapon",
-    "fin_turno": "{c} ends the turn",
-    "contraatacar": "{c} counterattacks {t} with {item}",
-    "reposicionar": "{c} repositions to {zone}",
-    "pasar": "{c} does not react",
+    "mover": N_("{c} moves to {zone}"),
+    "atacar": N_("{c} attacks {t} with {item}"),
+    "ayudar": N_("{c} helps {t}"),
+    "curar": N_("{c} heals {t} with {item}"),
+    "recargar": N_("{c} reloads {item}"),
+    "recuperar_arma": N_("{c} recovers the dropped weapon"),
+    "fin_turno": N_("{c} ends the turn"),
+    "contraatacar": N_("{c} counterattacks {t} with {item}"),
+    "reposicionar": N_("{c} repositions to {zone}"),
+    "pasar": N_("{c} does not react"),
 }
 
 #: Builds an AttackProfile from its fields in order, without the named tuple's Python-level
@@ -340,7 +346,11 @@ class DestinyDice(Ruleset):
     def start(self, state: BattleState, roller: Roller) -> list[Event]:
         events: list[Event] = [
             BattleStarted(
-                f"{state.scenario.title} — Destiny Dice, {len(state.combatants)} combatants.",
+                _f(
+                    "{title} — Destiny Dice, {n} combatants.",
+                    state.scenario.title,
+                    len(state.combatants),
+                ),
                 state.scenario.name,
                 self.id,
             )
@@ -350,11 +360,16 @@ class DestinyDice(Ruleset):
             if not c.active:
                 continue
             # DD-01: "todos los participantes hacen una prueba de MENTE".
-            value = roller.roll(c.stats.mente, "iniciativa (Mente)")
+            value = roller.roll(c.stats.mente, N_("initiative (Mente)"))
             rolls[c.id] = value
             events.append(
                 InitiativeRolled(
-                    f"{c.name} rolls initiative, Mente d{c.stats.mente}: {value}.",
+                    _f(
+                        "{c} rolls initiative, Mente d{mente}: {value}.",
+                        c.name,
+                        c.stats.mente,
+                        value,
+                    ),
                     c.id,
                     "iniciativa",
                     (value,),
@@ -373,7 +388,7 @@ class DestinyDice(Ruleset):
         )
         state.order = tuple(order)
         names = " → ".join(f"{state.by_id[c].name} ({rolls[c]})" for c in order)
-        events.append(InitiativeOrder(f"Initiative order: {names}.", state.order))
+        events.append(InitiativeOrder(_f("Initiative order: {names}.", names), state.order))
         state.turn = -1
         state.data.update(turn_actor=None, moved=True, acted=True)
         events.extend(self.begin_round(state))
@@ -403,15 +418,21 @@ class DestinyDice(Ruleset):
         self, state: BattleState, c: Combatant, roller: Roller, events: list[Event]
     ) -> bool:
         """Start-of-turn effects (DD-19); True if the combatant has a choice to make."""
-        events.append(TurnStarted(f"{c.name}'s turn (round {state.round}).", c.id, state.round))
+        events.append(
+            TurnStarted(
+                _f("{c}'s turn (round {round}).", c.name, state.round),
+                c.id,
+                state.round,
+            )
+        )
         moved = acted = False
         poison = c.conditions.get("envenenado")
         if poison is not None:
             # "Envenenado (X): Sufres X daño al inicio de cada turno".
-            total, faces = _dice(poison.dice or "1").roll(roller, "envenenado")
+            total, faces = _dice(poison.dice or "1").roll(roller, N_("poison (Envenenado)"))
             events.append(
                 Rolled(
-                    f"{c.name} suffers poison ({poison.dice}): {total}.",
+                    _f("{c} suffers poison ({dice}): {total}.", c.name, poison.dice, total),
                     c.id,
                     "envenenado",
                     faces,
@@ -426,19 +447,23 @@ class DestinyDice(Ruleset):
             # Temporal states "duran hasta el inicio de tu próximo turno": they end now, and the
             # ones whose effect is about this turn apply to it as they end (seed's table).
             if "paralizado" in c.conditions:
-                events.append(Note(f"{c.name} is Paralizado and loses this turn."))
+                events.append(Note(_f("{c} is Paralizado and loses this turn.", c.name)))
                 moved = acted = True
             if "derribado" in c.conditions:
                 # "En tu turno, levantarte cuesta tu acción principal."
-                events.append(Note(f"{c.name} stands up from Derribado, spending the main action."))
+                events.append(
+                    Note(_f("{c} stands up from Derribado, spending the main action.", c.name))
+                )
                 acted = True
             if "inmovil" in c.conditions:
-                events.append(Note(f"{c.name} is Inmóvil and cannot change zone this turn."))
+                events.append(Note(_f("{c} is Inmóvil and cannot change zone this turn.", c.name)))
                 moved = True
             for name in ("paralizado", "derribado", "inmovil"):
                 if name in c.conditions:
                     del c.conditions[name]
-                    events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
+                    events.append(
+                        ConditionEnded(_f("{c} is no longer {name}.", c.name, name), c.id, name)
+                    )
         data = state.data
         data["turn_actor"], data["moved"], data["acted"] = c.id, moved, acted
         return not (moved and acted)
@@ -480,7 +505,7 @@ class DestinyDice(Ruleset):
         if "desarmado" in c.conditions:
             return True
         data = c.data
-        for _, key in c.stats.jam_keys:
+        for _name, key in c.stats.jam_keys:
             if data.get(key):
                 return True
         return False
@@ -577,7 +602,7 @@ class DestinyDice(Ruleset):
         elif verb == "reposicionar":
             self._move(state, c, str(action.zone), roller, events)
         elif verb == "pasar":
-            events.append(Note(f"{c.name} lets the moment pass."))
+            events.append(Note(_f("{c} lets the moment pass.", c.name)))
         else:
             self._main_action(state, c, action, roller, events)
             state.data["acted"] = True
@@ -603,7 +628,9 @@ class DestinyDice(Ruleset):
             ally = state.by_id[str(action.target)]
             bonus = state.options.help_bonus
             ally.data["ayuda"] = max(ally.data.get("ayuda", 0), bonus)
-            events.append(Note(f"{c.name} helps {ally.name}: +{bonus} to their next roll."))
+            events.append(
+                Note(_f("{c} helps {ally}: +{bonus} to their next roll.", c.name, ally.name, bonus))
+            )
         elif verb == "curar":
             self._heal(
                 state,
@@ -615,10 +642,10 @@ class DestinyDice(Ruleset):
             )
         elif verb == "recargar":
             del c.data[f"jam:{action.item}"]
-            events.append(Note(f"{c.name} clears and reloads {action.item}."))
+            events.append(Note(_f("{c} clears and reloads {item}.", c.name, action.item)))
         elif verb == "recuperar_arma":
             del c.conditions["desarmado"]
-            events.append(ConditionEnded(f"{c.name} recovers the weapon.", c.id, "desarmado"))
+            events.append(ConditionEnded(_f("{c} recovers the weapon.", c.name), c.id, "desarmado"))
 
     def _move(
         self, state: BattleState, c: Combatant, zone: str, roller: Roller, events: list[Event]
@@ -630,13 +657,32 @@ class DestinyDice(Ruleset):
             if source.active and dist(zone, source.zone) < dist(c.zone, source.zone):
                 # Asustado: "Para hacerlo: Alma (Voluntad) Dif 5."
                 bonus = c.data.pop("ayuda", 0)
-                face = roller.roll(c.stats.alma, "Alma contra el miedo")
+                face = roller.roll(c.stats.alma, N_("Alma against fear (Asustado)"))
                 ok = face + bonus >= 5
+                plus = f" +{bonus}" if bonus else ""
                 events.append(
                     Rolled(
-                        f"{c.name} is Asustado of {source.name}: Alma d{c.stats.alma} "
-                        f"{face}{f' +{bonus}' if bonus else ''} vs 5 — "
-                        f"{'steels themself' if ok else 'cannot bring themself to approach'}.",
+                        (
+                            _f(
+                                "{c} is Asustado of {source}: Alma d{alma} {face}{bonus} vs 5 — "
+                                "steels themself.",
+                                c.name,
+                                source.name,
+                                c.stats.alma,
+                                face,
+                                plus,
+                            )
+                            if ok
+                            else _f(
+                                "{c} is Asustado of {source}: Alma d{alma} {face}{bonus} vs 5 — "
+                                "cannot bring themself to approach.",
+                                c.name,
+                                source.name,
+                                c.stats.alma,
+                                face,
+                                plus,
+                            )
+                        ),
                         c.id,
                         "asustado",
                         (face,),
@@ -645,7 +691,14 @@ class DestinyDice(Ruleset):
                 )
                 if not ok:
                     return
-        events.append(Moved(f"{c.name} moves from {c.zone} to {zone}.", c.id, c.zone, zone))
+        events.append(
+            Moved(
+                _f("{c} moves from {start} to {zone}.", c.name, c.zone, zone),
+                c.id,
+                c.zone,
+                zone,
+            )
+        )
         c.zone = zone
 
     # -- attack --------------------------------------------------------------
@@ -690,13 +743,24 @@ class DestinyDice(Ruleset):
         p = self.profile(state, att, dfn, w)
         att.data.pop("ayuda", None)
         char = CHAR_NAME[w.characteristic]
-        a = roller.roll(p.att_die, f"ataque ({char})")
-        d20a = roller.roll(20, "d20 del Destino (ataque)")
+        a = roller.roll(p.att_die, ATTACK_ROLL[char])
+        d20a = roller.roll(20, N_("d20 del Destino (attack)"))
         mods = f" {p.att_mod:+d}" if p.att_mod else ""
         events.append(
             Rolled(
-                f"{att.name} attacks {dfn.name} with {w.name}: {char} d{p.att_die} {a}{mods} "
-                f"= {a + p.att_mod}; d20 del Destino {d20a}.",
+                _f(
+                    "{att} attacks {dfn} with {w}: {char} d{att_die} {a}{mods} = {total}; d20 del "
+                    "Destino {d20a}.",
+                    att.name,
+                    dfn.name,
+                    w.name,
+                    char,
+                    p.att_die,
+                    a,
+                    mods,
+                    a + p.att_mod,
+                    d20a,
+                ),
                 att.id,
                 "ataque",
                 (a, d20a),
@@ -710,8 +774,13 @@ class DestinyDice(Ruleset):
                 att.data[f"jam:{w.name}"] = True
             events.append(
                 AttackResolved(
-                    f"A 1 on the d20 while shooting: automatic miss"
-                    f"{f'; {w.name} jams and needs an action to reload' if jam else ''}.",
+                    _f(
+                        "A 1 on the d20 while shooting: automatic miss; {w} jams and needs an "
+                        "action to reload.",
+                        w.name,
+                    )
+                    if jam
+                    else _("A 1 on the d20 while shooting: automatic miss."),
                     att.id,
                     dfn.id,
                     w.name,
@@ -720,16 +789,25 @@ class DestinyDice(Ruleset):
             )
             return events
         dfn.data.pop("ayuda", None)
-        d = roller.roll(p.def_die, "defensa")
-        d20d = roller.roll(20, "d20 del Destino (defensa)")
+        d = roller.roll(p.def_die, N_("defence"))
+        d20d = roller.roll(20, N_("d20 del Destino (defence)"))
         att_total, def_total = a + p.att_mod, d + p.def_mod
         hit = att_total > def_total or (att_total == def_total and p.ties_favor == "attacker")
         dmods = f" {p.def_mod:+d}" if p.def_mod else ""
         die_name = "Cuerpo" if dfn.pc else "Defensa"
         events.append(
             Rolled(
-                f"{dfn.name} defends: {die_name} d{p.def_die} {d}{dmods} = {def_total}; "
-                f"d20 del Destino {d20d}.",
+                _f(
+                    "{dfn} defends: {die_name} d{def_die} {d}{dmods} = {def_total}; d20 del "
+                    "Destino {d20d}.",
+                    dfn.name,
+                    die_name,
+                    p.def_die,
+                    d,
+                    dmods,
+                    def_total,
+                    d20d,
+                ),
                 dfn.id,
                 "defensa",
                 (d, d20d),
@@ -737,13 +815,17 @@ class DestinyDice(Ruleset):
             )
         )
         tie = (
-            " (tie goes to the attacker)"
+            _(" (tie goes to the attacker)")
             if att_total == def_total and hit
-            else (" (tie goes to the defender)" if att_total == def_total else "")
+            else (_(" (tie goes to the defender)") if att_total == def_total else "")
         )
         events.append(
             AttackResolved(
-                f"{att_total} vs {def_total}: {'HIT' if hit else 'miss'}{tie}.",
+                (
+                    _f("{att_total} vs {def_total}: HIT{tie}.", att_total, def_total, tie)
+                    if hit
+                    else _f("{att_total} vs {def_total}: miss{tie}.", att_total, def_total, tie)
+                ),
                 att.id,
                 dfn.id,
                 w.name,
@@ -754,11 +836,15 @@ class DestinyDice(Ruleset):
             events.extend(self._hit(state, att, dfn, w, p, roller))
         if d20d == 1 and dfn.active and (not hit or state.options.fumble_damage == "always"):
             # DD-09: "Aunque tu Defensa supere al Ataque, recibes 1 punto de daño automático".
-            events.append(Note(f"Fallo Defensivo: {dfn.name} rolled a 1 on the d20 and stumbles."))
+            events.append(
+                Note(_f("Fallo Defensivo: {dfn} rolled a 1 on the d20 and stumbles.", dfn.name))
+            )
             events.extend(self._damage(state, dfn, 1, att.id, "fallo defensivo"))
         if not hit and d20d == 20 and dfn.active:
             # DD-08: the reaction is the defender's decision.
-            events.append(Note(f"Defensa Perfecta! {dfn.name} may counterattack or reposition."))
+            events.append(
+                Note(_f("Defensa Perfecta! {dfn} may counterattack or reposition.", dfn.name))
+            )
             state.data["reaction_vs"] = att.id
             state.pending = Decision(DecisionKind.REACTION, dfn.id, dfn.side, "defensa_perfecta")
         return events
@@ -774,15 +860,21 @@ class DestinyDice(Ruleset):
     ) -> list[Event]:
         events: list[Event] = []
         # DD-11: "tira otra vez el mismo dado de característica ... y suma el Bono de Daño".
-        face = roller.roll(p.att_die, "daño")
+        face = roller.roll(p.att_die, N_("damage"))
         if w.unarmed:
-            base, how = max(face - 1, 1), f"{face} − 1 (unarmed, minimum 1)"
+            base, how = max(face - 1, 1), _f("{face} − 1 (unarmed, minimum 1)", face)
         else:
             base, how = face + w.tier_bonus, f"{face} + {w.tier_bonus}"
         dmg = max(base + w.extra, 0)
-        extra = f" {w.extra:+d} special" if w.extra else ""
+        extra = _f(" {extra:+d} special", w.extra) if w.extra else ""
         events.append(
-            Rolled(f"Damage: d{p.att_die} {how}{extra} = {dmg}.", att.id, "daño", (face,), dmg)
+            Rolled(
+                _f("Damage: d{att_die} {how}{extra} = {dmg}.", p.att_die, how, extra, dmg),
+                att.id,
+                "daño",
+                (face,),
+                dmg,
+            )
         )
         events.extend(self._damage(state, dfn, dmg, att.id, w.name))
         # DD-14: "Brann gana 2 PC por impactar."
@@ -792,7 +884,13 @@ class DestinyDice(Ruleset):
         gained = att.resources[pool] - before
         events.append(
             ResourceChanged(
-                f"{att.name} gains {gained} {pool.upper()} for the hit ({att.resources[pool]}).",
+                _f(
+                    "{att} gains {gained} {pool} for the hit ({now}).",
+                    att.name,
+                    gained,
+                    pool.upper(),
+                    att.resources[pool],
+                ),
                 att.id,
                 pool,
                 gained,
@@ -805,7 +903,9 @@ class DestinyDice(Ruleset):
             )
             dfn.conditions[w.inflicts] = cond
             label = f"{w.inflicts} ({w.inflicts_x})" if w.inflicts_x else w.inflicts
-            events.append(ConditionApplied(f"{dfn.name} is now {label}.", dfn.id, w.inflicts))
+            events.append(
+                ConditionApplied(_f("{dfn} is now {label}.", dfn.name, label), dfn.id, w.inflicts)
+            )
         return events
 
     def _damage(
@@ -815,8 +915,14 @@ class DestinyDice(Ruleset):
         c.resources["pv"] = max(before - amount, 0)
         events: list[Event] = [
             Damaged(
-                f"{c.name} loses {before - c.resources['pv']} PV ({what}): "
-                f"{c.resources['pv']}/{c.maxima['pv']} PV.",
+                _f(
+                    "{c} loses {lost} PV ({what}): {pv}/{max} PV.",
+                    c.name,
+                    before - c.resources["pv"],
+                    what,
+                    c.resources["pv"],
+                    c.maxima["pv"],
+                ),
                 c.id,
                 before - c.resources["pv"],
                 "pv",
@@ -828,11 +934,15 @@ class DestinyDice(Ruleset):
             if c.pc:
                 # DD-16: "caes Fuera de Combate (inconsciente). No puedes actuar."
                 events.append(
-                    self.set_status(c, Status.DOWN, f"{c.name} falls Fuera de Combate!", source)
+                    self.set_status(
+                        c, Status.DOWN, _f("{c} falls Fuera de Combate!", c.name), source
+                    )
                 )
             else:
                 # DD-15: "El enemigo queda derrotado".
-                events.append(self.set_status(c, Status.DEFEATED, f"{c.name} is defeated!", source))
+                events.append(
+                    self.set_status(c, Status.DEFEATED, _f("{c} is defeated!", c.name), source)
+                )
         return events
 
     def _heal(
@@ -848,13 +958,21 @@ class DestinyDice(Ruleset):
             c.data[heal.uses_key] = c.data[heal.uses_key] - 1
         for pool, cost in heal.cost:
             c.resources[pool] -= cost
-        total, faces = _dice(heal.heal).roll(roller, f"curación ({heal.name})")
+        total, faces = _dice(heal.heal).roll(roller, _f("healing ({heal})", heal.name))
         before = ally.resources["pv"]
         ally.resources["pv"] = min(before + max(total, 0), ally.maxima["pv"])
         events.append(
             Healed(
-                f"{c.name} uses {heal.name} on {ally.name}: {heal.heal} rolls {total}, "
-                f"{before} → {ally.resources['pv']} PV.",
+                _f(
+                    "{c} uses {heal} on {ally}: {dice} rolls {total}, {before} → {pv} PV.",
+                    c.name,
+                    heal.name,
+                    ally.name,
+                    heal.heal,
+                    total,
+                    before,
+                    ally.resources["pv"],
+                ),
                 ally.id,
                 ally.resources["pv"] - before,
                 "pv",
@@ -865,11 +983,22 @@ class DestinyDice(Ruleset):
         for name in heal.cures:
             if name in ally.conditions:
                 del ally.conditions[name]
-                events.append(ConditionEnded(f"{ally.name} is cured of {name}.", ally.id, name))
+                events.append(
+                    ConditionEnded(
+                        _f("{ally} is cured of {name}.", ally.name, name),
+                        ally.id,
+                        name,
+                    )
+                )
         if ally.status is Status.DOWN and ally.resources["pv"] > 0:
             # DD-16: "Si lo hace, te levantas inmediatamente y puedes actuar en tu siguiente turno."
             events.append(
-                self.set_status(ally, Status.ACTIVE, f"{ally.name} is back on their feet!", c.id)
+                self.set_status(
+                    ally,
+                    Status.ACTIVE,
+                    _f("{ally} is back on their feet!", ally.name),
+                    c.id,
+                )
             )
 
     def on_battle_end(self, state: BattleState) -> list[Event]:
@@ -880,7 +1009,11 @@ class DestinyDice(Ruleset):
                 c.resources["pv"] = 1
                 c.status = Status.ACTIVE
                 events.append(
-                    StatusChanged(f"{c.name} wakes up with 1 PV as the fight ends.", c.id, "active")
+                    StatusChanged(
+                        _f("{c} wakes up with 1 PV as the fight ends.", c.name),
+                        c.id,
+                        "active",
+                    )
                 )
         return events
 
@@ -893,7 +1026,7 @@ class DestinyDice(Ruleset):
         template = DESCRIPTIONS.get(action.verb)
         if template is None:
             return f"{action}."
-        return template.format(c=c.name, t=t, item=action.item, zone=action.zone) + "."
+        return _(template).format(c=c.name, t=t, item=action.item, zone=action.zone) + "."
 
     def odds(self, state: BattleState, action: Action) -> Odds | None:
         if action.verb not in ("atacar", "contraatacar"):

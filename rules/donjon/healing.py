@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from escaramuza.rules.core.events import Event, Healed, StatusChanged
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Combatant, Status
 from escaramuza.rules.donjon.stats import ATTRIBUTES
 
@@ -27,14 +28,17 @@ def _heal_one(c: Combatant, between_adventures: bool) -> list[Event]:
             if lost > 0:
                 c.resources[key] = c.maxima[key]
                 events.append(
-                    Healed(f"{c.name} heals all {key} between adventures (+{lost}).",
+                    Healed(_f(
+                        "{c} heals all {key} between adventures (+{lost}).",
+                        c.name, key, lost,
+                    ),
                            c.id, lost, key, "", c.resources[key])
                 )
         if c.status is Status.DOWN:
             c.status = Status.ACTIVE
             c.conditions.pop("quebrado", None)
             c.conditions.pop("inconsciente", None)
-            events.append(StatusChanged(f"{c.name} is on their feet again.", c.id, "active"))
+            events.append(StatusChanged(_f("{c} is on their feet again.", c.name), c.id, "active"))
         return events
     # "comenzando por el más bajo": the lowest damaged attribute first, sheet order on ties.
     damaged = [k for k in ATTRIBUTES if c.resources[k] < c.maxima[k]]
@@ -45,10 +49,11 @@ def _heal_one(c: Combatant, between_adventures: bool) -> list[Event]:
     else:
         return events
     c.resources[key] += 1
-    what = "die of " + key if key != "heridas" else "Herida"
+    text = (_("{c} recovers one die of {key} at the start of the scene ({key} {now}/{max}).")
+            if key != "heridas"
+            else _("{c} recovers one Herida at the start of the scene ({key} {now}/{max})."))
     events.append(
-        Healed(f"{c.name} recovers one {what} at the start of the scene "
-               f"({key} {c.resources[key]}/{c.maxima[key]}).",
+        Healed(text.format(c=c.name, key=key, now=c.resources[key], max=c.maxima[key]),
                c.id, 1, key, "", c.resources[key])
     )
     return events

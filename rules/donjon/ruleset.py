@@ -36,6 +36,7 @@ from escaramuza.rules.core.events import (
     Rolled,
     TurnStarted,
 )
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import (
     Action,
     Combatant,
@@ -217,6 +218,39 @@ def _versus(row: _TurnRow, actor: str, target: str) -> _Versus:
     return found
 
 
+#: describe()'s words for each verb but atacar (the verb ids are the seed's Spanish).
+VERB_TEXT = {
+    "rematar": N_("finish off"),
+    "acercarse": N_("approach"),
+    "alejarse": N_("move away from"),
+    "huir": N_("flee"),
+    "esperar": N_("wait"),
+    "parar": N_("parry"),
+    "esquivar": N_("dodge"),
+    "resistir": N_("resist"),
+    "dejar": N_("let it pass"),
+    "repartir": N_("allot"),
+    "continuar": N_("go on"),
+    "retirarse": N_("withdraw"),
+}
+
+#: The line announcing a move another combatant may resist (DJ-10), per verb.
+_TRIES = {
+    "acercarse": N_("{actor} tries to approach; {resister} may resist."),
+    "alejarse": N_("{actor} tries to move away; {resister} may resist."),
+    "huir": N_("{actor} tries to flee; {resister} may resist."),
+}
+
+#: _apply_continue's line per (heroes?, going on?) (DJ-07): whole sentences, so each
+#: language words its own.
+_GOING_ON = {
+    (True, True): N_("The heroes want to go on."),
+    (True, False): N_("The heroes would withdraw."),
+    (False, True): N_("The enemies want to go on."),
+    (False, False): N_("The enemies would withdraw."),
+}
+
+
 class Donjon(Ruleset):
     """Donjon's combat chapter (seed ``donjon.txt``); rule ids DJ-01 … DJ-21."""
 
@@ -334,14 +368,17 @@ class Donjon(Ruleset):
         result = opposed_sorted(a_sorted, d_sorted, opts.all_tied)
         who = attacker.name if result.winner == ATTACKER else (defender.name if defender else "DJ")
         events: list[Event] = [
-            Rolled(f"{attacker.name} rolls {len(a_faces)}d{sides} for {a_what}: "
-                   f"{_faces_text(a_sorted) or 'no dice'}.",
+            Rolled(_f("{c} rolls {n}d{sides} for {what}: {faces}.", attacker.name, len(a_faces),
+                      sides, a_what, _faces_text(a_sorted) or _("no dice")),
                    attacker.id, a_what, tuple(a_faces), len(a_faces)),
-            Rolled(f"{defender.name if defender else 'The DJ'} rolls {len(d_faces)}d{sides} "
-                   f"for {d_what}: {_faces_text(d_sorted) or 'no dice'}.",
+            Rolled(_f("{c} rolls {n}d{sides} for {what}: {faces}.", defender.name, len(d_faces),
+                      sides, d_what, _faces_text(d_sorted) or _("no dice")) if defender else
+                   _f("The DJ rolls {n}d{sides} for {what}: {faces}.", len(d_faces), sides,
+                      d_what, _faces_text(d_sorted) or _("no dice")),
                    d_name, d_what, tuple(d_faces), len(d_faces)),
-            Note(f"{who} wins the test with {result.successes} éxito(s)"
-                 + (f" ({result.set_aside} tied pair(s) set aside)." if result.set_aside else ".")),
+            Note(_f("{who} wins the test with {n} éxito(s) ({aside} tied pair(s) set aside).",
+                    who, result.successes, result.set_aside) if result.set_aside else
+                 _f("{who} wins the test with {n} éxito(s).", who, result.successes)),
         ]
         return result, events
 
@@ -357,7 +394,7 @@ class Donjon(Ruleset):
         """DJ-10/DJ-14: "simplemente tacha el siguiente número de iniciativa del oponente"."""
         init: tuple[int, ...] = c.data["init"]
         c.data["init"] = init[1:]
-        return Note(f"{c.name} crosses off initiative number {init[0]} to react.")
+        return Note(_f("{c} crosses off initiative number {n} to react.", c.name, init[0]))
 
     @staticmethod
     def _can_react(c: Combatant) -> bool:
@@ -370,7 +407,7 @@ class Donjon(Ruleset):
     # -- ráfaga -----------------------------------------------------------------
     def start(self, state: BattleState, roller: Roller) -> list[Event]:
         events: list[Event] = [
-            BattleStarted(f"{state.scenario.title}: a Donjon battle begins.",
+            BattleStarted(_f("{title}: a Donjon battle begins.", state.scenario.title),
                           state.scenario.name, self.id)
         ]
         events.extend(self._new_rafaga(state, roller))
@@ -381,7 +418,10 @@ class Donjon(Ruleset):
         if state.outcome is not None:
             return events
         first = state.round == 1
-        events.append(Note(f"Ráfaga {state.round}: everyone rolls a new Prueba de Iniciativa."))
+        events.append(Note(_f(
+            "Ráfaga {round}: everyone rolls a new Prueba de Iniciativa.",
+            state.round,
+        )))
         opts = self._opts(state)
         for c in state.combatants:
             c.data["acted"] = (0, 0)
@@ -422,13 +462,15 @@ class Donjon(Ruleset):
             if result.winner == ATTACKER:
                 bonus += result.successes
         pool = combat.initiative_pool(c) + bonus
-        faces = roll_pool(roller, pool, sides, f"{c.id} iniciativa")
+        faces = roll_pool(roller, pool, sides, _f("{c} initiative", c.id))
         c.data["init"] = tuple(sorted(faces, reverse=True))
         events.append(
             InitiativeRolled(
-                f"{c.name} rolls {pool}d{sides} for initiative (Nivel + Discernimiento"
-                + (f" + {bonus} bonus" if bonus else "")
-                + f"): acts on {faces_text(c.data['init'])}.",
+                _f("{c} rolls {n}d{sides} for initiative (Nivel + Discernimiento + {bonus} bonus): "
+                   "acts on {faces}.", c.name, pool, sides, bonus, faces_text(c.data["init"]))
+                if bonus else
+                _f("{c} rolls {n}d{sides} for initiative (Nivel + Discernimiento): acts on "
+                   "{faces}.", c.name, pool, sides, faces_text(c.data["init"])),
                 c.id, "iniciativa", tuple(faces), pool,
             )
         )
@@ -462,8 +504,11 @@ class Donjon(Ruleset):
         if best is not None:
             state.data["count"] = count
             state.pending = _decision(DecisionKind.TURN, best.id, best.side, TURN,
-                                      f"{best.name} acts on {count}")
-            return [TurnStarted(f"{count}: {best.name} acts.", best.id, state.round)]
+                                      _f("{c} acts on {count}", best.name, count))
+            return [TurnStarted(_f(
+                "{count}: {best} acts.",
+                count, best.name,
+            ), best.id, state.round)]
         state.data["count"] = 0
         state.data["continuing"] = ()
         return self._ask_continue(state, Side.HEROES)
@@ -471,8 +516,11 @@ class Donjon(Ruleset):
     def _ask_continue(self, state: BattleState, side: Side) -> list[Event]:
         actor = state.active(side)[0]
         state.pending = _decision(DecisionKind.CHOICE, actor.id, side, CONTINUE,
-                                  f"the {side.value} continue or withdraw")
-        return [Note(f"The count reaches 1: the {side.value} decide whether to go on (DJ-07).")]
+                                  _("the heroes continue or withdraw") if side is Side.HEROES
+                                  else _("the enemies continue or withdraw"))
+        return [Note(_("The count reaches 1: the heroes decide whether to go on "
+                       "(DJ-07).") if side is Side.HEROES
+                     else _("The count reaches 1: the enemies decide whether to go on (DJ-07)."))]
 
     def _after(self, state: BattleState) -> list[Event]:
         """Close an action: end the battle if a side is out, else call the next number."""
@@ -599,15 +647,19 @@ class Donjon(Ruleset):
             target = state.by_id[action.target or ""]
             # DJ-18: "Solo toma un ataque, que no requiere de Prueba alguna, para matar al PNJ".
             events: list[Event] = [
-                AttackResolved(f"{actor.name} finishes off the unconscious {target.name} "
-                               f"with {action.item} (no test).", actor.id, target.id,
+                AttackResolved(_f("{actor} finishes off the unconscious {target} with {item} "
+                                  "(no test).", actor.name, target.name, action.item),
+                               actor.id, target.id,
                                action.item or "", True),
-                self.set_status(target, Status.DEAD, f"{target.name} is killed.", actor.id),
+                self.set_status(target, Status.DEAD, _f(
+                    "{target} is killed.",
+                    target.name,
+                ), actor.id),
             ]
             return events + self._after(state)
         if verb in ("acercarse", "alejarse", "huir"):
             return self._declare_move(state, actor, verb, action.target, roller)
-        return [Note(f"{actor.name} lets the number pass.")] + self._after(state)
+        return [Note(_f("{actor} lets the number pass.", actor.name))] + self._after(state)
 
     # -- attacks ------------------------------------------------------------------
     def _declare_attack(
@@ -620,8 +672,14 @@ class Donjon(Ruleset):
         # parry must cross off a later number and needs a melee weapon to parry with.
         if weapon.kind == MELEE and self._can_react(target) and combat.parry_weapon(target):
             state.pending = _decision(DecisionKind.REACTION, target.id, target.side, DEFENCE,
-                                      f"{target.name}: parry or dodge {actor.name}'s attack")
-            return [Note(f"{actor.name} attacks {target.name} with {item}.")]
+                                      _f(
+                                          "{t}: parry or dodge {c}'s attack",
+                                          target.name, actor.name,
+                                      ))
+            return [Note(_f(
+                "{actor} attacks {target} with {item}.",
+                actor.name, target.name, item,
+            ))]
         return self._resolve_attack(state, roller, parry=False)
 
     def _resolve_attack(self, state: BattleState, roller: Roller, parry: bool) -> list[Event]:
@@ -636,16 +694,17 @@ class Donjon(Ruleset):
         bonus = actor.data["bonus"]
         actor.data["bonus"] = 0
         d_pool = combat.parry_pool(target) if parry else combat.dodge_pool(target)
-        d_what = "parada (defensa activa)" if parry else "esquiva (defensa pasiva)"
+        d_what = _("parada (defensa activa)") if parry else _("esquiva (defensa pasiva)")
         result, evs = self._opposed(
             state, roller, actor, pool + bonus,
-            f"Prueba de Ataque with {weapon.name} ({BAND_NAMES[pend.band]})",
+            _f("Prueba de Ataque with {item} ({band})", weapon.name, BAND_NAMES[pend.band]),
             target, d_pool, d_what)
         events.extend(evs)
         hit = result.winner == ATTACKER
         events.append(AttackResolved(
-            f"{actor.name}'s attack on {target.name} "
-            + ("hits." if hit else ("is parried: counterattack!" if parry else "is dodged.")),
+            _f("{c}'s attack on {t} hits.", actor.name, target.name) if hit else
+            _f("{c}'s attack on {t} is parried: counterattack!", actor.name, target.name) if parry
+            else _f("{c}'s attack on {t} is dodged.", actor.name, target.name),
             actor.id, target.id, weapon.name, hit))
         if hit:
             events.extend(self._damage(state, roller, actor, target, weapon, result.successes))
@@ -677,21 +736,27 @@ class Donjon(Ruleset):
         soak = max(0, combat.damage_test_floor(victim), combat.soak_pool(victim))
         victim_at_zero = victim.resources[HERIDAS] == 0
         result, events = self._opposed(
-            state, roller, dealer, pool, f"Prueba de Daño with {weapon.name}"
-            + (f" (+{carried} carried)" if carried else ""),
-            victim, soak, "Aguante + armadura")
+            state, roller, dealer, pool, (_f("Prueba de Daño with {item} (+{carried} "
+                                            "carried)", weapon.name, carried) if carried else _f(
+                                                "Prueba de Daño with {item}",
+                                                weapon.name,
+                                            )),
+            victim, soak, _("Aguante + armadura"))
         if result.winner != ATTACKER or result.successes == 0:
-            events.append(Note(f"{victim.name} shrugs off the blow."))
+            events.append(Note(_f("{victim} shrugs off the blow.", victim.name)))
             return events
         if victim.pc and not dealer.pc and victim_at_zero and result.successes == pool:
             # DJ-19: "el PNJ debe hacer una Prueba de Daño contra el personaje y lograr que
             # todos y cada uno de los dados sean éxitos" — the PJ must already be at 0 Heridas.
             victim.conditions["quebrado"] = Condition("quebrado")
             events.append(ConditionApplied(
-                f"Every one of {dealer.name}'s {pool} damage dice is an éxito: "
-                f"{victim.name} is quebrado.", victim.id, "quebrado"))
+                _f("Every one of {dealer}'s {pool} damage dice is an éxito: {victim} is "
+                  "quebrado.", dealer.name, pool, victim.name), victim.id, "quebrado"))
             events.append(self.set_status(victim, Status.DOWN,
-                                          f"{victim.name} falls unconscious.", dealer.id))
+                                          _f(
+                                              "{victim} falls unconscious.",
+                                              victim.name,
+                                          ), dealer.id))
             return events
         state.data["spend"] = interned(PendingSpend, dealer.id, victim.id, result.successes, ())
         return events + self._next_spend(state)
@@ -704,11 +769,11 @@ class Donjon(Ruleset):
             dealer = state.by_id[spend.dealer]
             state.pending = _decision(
                 DecisionKind.CHOICE, dealer.id, dealer.side, SPEND,
-                f"{dealer.name}: spend {spend.remaining} éxito(s) on {victim.name}")
+                _f("{c}: spend {n} éxito(s) on {t}", dealer.name, spend.remaining, victim.name))
             return []
         lost = spend.remaining if victim.active else 0
         state.data.pop("spend")
-        events: list[Event] = [Note(f"{lost} éxito(s) are lost.")] if lost else []
+        events: list[Event] = [Note(_f("{lost} éxito(s) are lost.", lost))] if lost else []
         return events
 
     def _apply_spend(self, state: BattleState, action: Action) -> list[Event]:
@@ -722,26 +787,34 @@ class Donjon(Ruleset):
         if option == HERIDAS:
             victim.resources[HERIDAS] -= 1
             left = victim.resources[HERIDAS]
-            events.append(Damaged(f"{dealer.name} takes one Herida off {victim.name} "
-                                  f"({left} left).", victim.id, 1, HERIDAS, dealer.id, left))
+            events.append(Damaged(_f(
+                "{dealer} takes one Herida off {victim} ({left} left).",
+                dealer.name, victim.name, left,
+            ), victim.id, 1, HERIDAS, dealer.id, left))
             if left == 0 and not victim.pc:
                 # DJ-18: "Todos los PNJ caen inconscientes cuando sus Heridas llegan a cero."
                 victim.conditions["inconsciente"] = Condition("inconsciente")
-                events.append(ConditionApplied(f"{victim.name} falls unconscious.",
+                events.append(ConditionApplied(_f("{victim} falls unconscious.", victim.name),
                                                victim.id, "inconsciente"))
                 events.append(self.set_status(victim, Status.DOWN,
-                                              f"{victim.name} is out of the fight.", dealer.id))
+                                              _f(
+                                                  "{victim} is out of the fight.",
+                                                  victim.name,
+                                              ), dealer.id))
             elif left == 0:
-                events.append(Note(f"{victim.name} is at 0 Heridas but, as a PJ, fights on "
-                                   "(DJ-19)."))
+                events.append(Note(_f("{victim} is at 0 Heridas but, as a PJ, fights on "
+                                     "(DJ-19).", victim.name)))
         elif victim.resources[HERIDAS] > 0 and option not in picked:
             picked = (*picked, option)
-            events.append(Note(f"{dealer.name} spends an éxito as a fact: the blow is aimed "
-                               f"at {victim.name}'s {option}."))
+            events.append(Note(_f("{dealer} spends an éxito as a fact: the blow is aimed at "
+                                 "{victim}'s {option}.", dealer.name, victim.name, option)))
         else:
             victim.resources[option] -= 1
             left = victim.resources[option]
-            events.append(Damaged(f"{dealer.name} lowers {victim.name}'s {option} to {left}.",
+            events.append(Damaged(_f(
+                "{dealer} lowers {victim}'s {option} to {left}.",
+                dealer.name, victim.name, option, left,
+            ),
                                   victim.id, 1, option, dealer.id, left))
         state.data["spend"] = interned(PendingSpend, spend.dealer, spend.victim, remaining, picked)
         events.extend(self._next_spend(state))
@@ -776,8 +849,8 @@ class Donjon(Ruleset):
         state.data["move"] = move
         if resister is not None:
             state.pending = _decision(DecisionKind.REACTION, resister.id, resister.side, RESIST,
-                                      f"{resister.name}: resist {actor.name}'s movement?")
-            return [Note(f"{actor.name} tries to {verb}; {resister.name} may resist.")]
+                                      _f("{t}: resist {c}'s movement?", resister.name, actor.name))
+            return [Note(_(_TRIES[verb]).format(actor=actor.name, resister=resister.name))]
         return self._resolve_move(state, roller, resist=False)
 
     def _resolve_move(self, state: BattleState, roller: Roller, resist: bool) -> list[Event]:
@@ -790,11 +863,14 @@ class Donjon(Ruleset):
             bonus = mover.data["bonus"]
             mover.data["bonus"] = 0
             result, evs = self._opposed(
-                state, roller, mover, combat.move_pool(mover) + bonus, "Prueba de Movimiento",
-                resister, combat.move_pool(resister), "Prueba de Movimiento (resistir)")
+                state, roller, mover, combat.move_pool(mover) + bonus, _("Prueba de Movimiento"),
+                resister, combat.move_pool(resister), _("Prueba de Movimiento (resistir)"))
             events.extend(evs)
             if result.winner != ATTACKER:
-                events.append(Note(f"{resister.name} stops {mover.name}'s movement."))
+                events.append(Note(_f(
+                    "{resister} stops {mover}'s movement.",
+                    resister.name, mover.name,
+                )))
                 if move.from_contact:
                     events.extend(self._free_attack(state, roller, resister, mover,
                                                     result.successes))
@@ -812,18 +888,22 @@ class Donjon(Ruleset):
     ) -> list[Event]:
         if move.to_zone is None:
             return [self.set_status(mover, Status.FLED,
-                                    f"{mover.name} moves fuera del alcance and leaves the battle.")]
+                                    _f("{mover} moves fuera del alcance and leaves the "
+                                      "battle.", mover.name))]
         old = mover.zone
         mover.zone = move.to_zone
-        events: list[Event] = [Moved(f"{mover.name} moves from {old} to {move.to_zone}.",
+        events: list[Event] = [Moved(_f(
+            "{mover} moves from {old} to {to_zone}.",
+            mover.name, old, move.to_zone,
+        ),
                                      mover.id, old, move.to_zone)]
         bf = state.battlefield
         if all(bf.distance(mover.zone, o.zone) >= OUT_OF_RANGE
                for o in self._opponents(state, mover)):
             # DJ-11: "Si un personaje se mueve fuera del alcance, está fuera del combate."
             events.append(self.set_status(
-                mover, Status.FLED, f"{mover.name} is fuera del alcance of every foe and "
-                "leaves the battle."))
+                mover, Status.FLED, _f("{mover} is fuera del alcance of every foe and leaves the "
+                                      "battle.", mover.name)))
         return events
 
     def _free_attack(
@@ -838,12 +918,16 @@ class Donjon(Ruleset):
         if pool < 1:
             return []
         result, events = self._opposed(
-            state, roller, attacker, pool, f"ataque gratuito with {weapon.name} "
-            f"(+{successes} bonus)", target, combat.dodge_pool(target), "esquiva (defensa pasiva)")
+            state, roller, attacker, pool, _f(
+                "ataque gratuito with {item} (+{n} bonus)",
+                weapon.name, successes,
+            ),
+            target, combat.dodge_pool(target), _("esquiva (defensa pasiva)"))
         hit = result.winner == ATTACKER
         events.append(AttackResolved(
-            f"{attacker.name}'s free attack on the fleeing {target.name} "
-            + ("hits." if hit else "is dodged."), attacker.id, target.id, weapon.name, hit))
+            _f("{c}'s free attack on the fleeing {t} hits.", attacker.name, target.name) if hit
+            else _f("{c}'s free attack on the fleeing {t} is dodged.", attacker.name, target.name),
+            attacker.id, target.id, weapon.name, hit))
         if hit:
             events.extend(self._damage(state, roller, attacker, target, weapon, result.successes))
         return events
@@ -858,8 +942,7 @@ class Donjon(Ruleset):
         if going_on:
             continuing = (*continuing, side.value)
         state.data["continuing"] = continuing
-        events: list[Event] = [Note(f"The {side.value} "
-                                    + ("want to go on." if going_on else "would withdraw."))]
+        events: list[Event] = [Note(_(_GOING_ON[side is Side.HEROES, going_on]))]
         if side is Side.HEROES:
             return events + self._ask_continue(state, Side.ENEMIES)
         if continuing:
@@ -971,12 +1054,18 @@ class Donjon(Ruleset):
                 weapon = combat.weapon(actor, action.item or "")
                 pool = (combat.attack_pool(actor, weapon, band_of(state.distance(actor, target)))
                         or 0) + actor.data["bonus"]
-                return (f"{who}: atacar a {target.name} con {weapon.name} ({band}, "
-                        f"{pool} dados)")
-            return f"{who}: {action.verb} {target.name} ({band})"
+                return _f(
+                    "{c}: attack {t} with {item} ({band}, {n} dice)",
+                    who, target.name, weapon.name, band, pool,
+                )
+            return _f(
+                "{c}: {verb} {t} ({band})",
+                who, _(VERB_TEXT.get(action.verb, action.verb)), target.name, band,
+            )
+        verb = _(VERB_TEXT.get(action.verb, action.verb))
         if action.option:
-            return f"{who}: {action.verb} ({action.option})"
-        return f"{who}: {action.verb}"
+            return _f("{c}: {verb} ({option})", who, verb, action.option)
+        return _f("{c}: {verb}", who, verb)
 
     # -- features ----------------------------------------------------------------------
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:

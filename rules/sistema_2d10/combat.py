@@ -23,6 +23,7 @@ from escaramuza.rules.core.events import (
     Rolled,
     TurnStarted,
 )
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Combatant, Condition, Decision, DecisionKind, Status
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.sistema_2d10.rolls import SkillResult, judge
@@ -43,6 +44,15 @@ if TYPE_CHECKING:
 ATAQUE = "ataque"
 DEFENSA = "defensa"
 AGUANTE = "aguante"
+#: The rolls' names in narration and dice prompts (translated where shown).
+PURPOSE_TEXT = {ATAQUE: N_("attack"), DEFENSA: N_("defence"), AGUANTE: N_("Aguante")}
+#: The purpose of a roll's Dado Exprés. Dice purposes are left untranslated (N_): the GM's
+#: manual dice prompt translates them (escaramuza.gm.PromptRoller).
+EXPRES_TEXT = {
+    ATAQUE: N_("attack (Dado Exprés)"),
+    DEFENSA: N_("defence (Dado Exprés)"),
+    AGUANTE: N_("Aguante (Dado Exprés)"),
+}
 
 TURN = "turn"
 EXPRES_BEFORE = "expres_before"
@@ -219,7 +229,11 @@ def start_roll(
             c.id,
             c.side,
             EXPRES_BEFORE,
-            f"{c.name}: spend a Dado Exprés on the {roll.purpose} roll before rolling?",
+            _f(
+                "{c}: spend a Dado Exprés on the {purpose} roll before rolling?",
+                c.name,
+                _(PURPOSE_TEXT[roll.purpose]),
+            ),
         )
         return []
     return roll_dice(rs, state, roll, False, roller)
@@ -229,17 +243,29 @@ def roll_dice(
     rs: Sistema2d10, state: BattleState, roll: PendingRoll, spend: bool, roller: Roller
 ) -> list[Event]:
     c = state.get(roll.roller)
-    faces = (roller.roll(10, roll.purpose), roller.roll(10, roll.purpose))
+    purpose = PURPOSE_TEXT[roll.purpose]
+    faces = (roller.roll(10, purpose), roller.roll(10, purpose))
     if spend:
         c.resources["dados_expres"] -= 1
-        faces += (roller.roll(10, f"{roll.purpose} (dado exprés)"),)
+        faces += (roller.roll(10, EXPRES_TEXT[roll.purpose]),)
     roll = replace(roll, faces=faces, expres=spend)
     result = judge_pending(state, roll)
     expres = f" + Dado Exprés {faces[2]}" if spend else ""
     events: list[Event] = [
         Rolled(
-            f"{c.name} rolls {roll.purpose}: 2d10 [{faces[0]}, {faces[1]}]{expres} "
-            f"{roll.bonus:+d} (MHC+MS) = {result.total} vs {result.difficulty}: {result.label}.",
+            _f(
+                "{c} rolls {purpose}: 2d10 [{a}, {b}]{expres} {bonus:+d} (MHC+MS) = {total} vs "
+                "{difficulty}: {label}.",
+                c.name,
+                _(PURPOSE_TEXT[roll.purpose]),
+                faces[0],
+                faces[1],
+                expres,
+                roll.bonus,
+                result.total,
+                result.difficulty,
+                result.label,
+            ),
             c.id,
             roll.purpose,
             faces,
@@ -254,7 +280,12 @@ def roll_dice(
             c.id,
             c.side,
             EXPRES_AFTER,
-            f"{c.name}: add a Dado Exprés to the {roll.purpose} total of {result.total}?",
+            _f(
+                "{c}: add a Dado Exprés to the {purpose} total of {total}?",
+                c.name,
+                _(PURPOSE_TEXT[roll.purpose]),
+                result.total,
+            ),
         )
         return events
     return events + finish_roll(rs, state, roll, roller)
@@ -269,15 +300,23 @@ def expres_decided(rs: Sistema2d10, state: BattleState, spend: bool, roller: Rol
         return finish_roll(rs, state, roll, roller)
     c = state.get(roll.roller)
     c.resources["dados_expres"] -= 1
-    extra = roller.roll(10, f"{roll.purpose} (dado exprés)")
+    extra = roller.roll(10, EXPRES_TEXT[roll.purpose])
     roll = replace(roll, faces=(*roll.faces, extra), expres=True)
     result = judge_pending(state, roll)
     events: list[Event] = [
         Rolled(
-            f"{c.name} adds a Dado Exprés to the {roll.purpose}: {extra}; total {result.total} "
-            f"vs {result.difficulty}: {result.label}.",
+            _f(
+                "{c} adds a Dado Exprés to the {purpose}: {extra}; total {total} vs {difficulty}: "
+                "{label}.",
+                c.name,
+                _(PURPOSE_TEXT[roll.purpose]),
+                extra,
+                result.total,
+                result.difficulty,
+                result.label,
+            ),
             c.id,
-            f"{roll.purpose} (dado exprés)",
+            _(EXPRES_TEXT[roll.purpose]),
             (extra,),
             result.total,
         )
@@ -313,9 +352,17 @@ def begin_attack(
     ms = aim_ms + roll_penalty(attacker, physical=True)
     ctx = AttackCtx(attacker.id, target.id, weapon.name, aim)
     state.data["attack"] = ctx
-    aimed = f", aiming at the {aim} (MS {aim_ms:+d}, S2-13)" if aim else ""
+    aimed = _f(", aiming at the {aim} (MS {ms:+d}, S2-13)", aim, aim_ms) if aim else ""
     events: list[Event] = [
-        Note(f"{attacker.name} attacks {target.name} with {weapon.name}{aimed}.")
+        Note(
+            _f(
+                "{attacker} attacks {target} with {weapon}{aimed}.",
+                attacker.name,
+                target.name,
+                weapon.name,
+                aimed,
+            )
+        )
     ]
     roll = PendingRoll(ATAQUE, attacker.id, weapon.mhc + ms)
     return events + start_roll(rs, state, roll, roller)
@@ -329,10 +376,20 @@ def _attack_judged(
     attacker, target = state.get(ctx.attacker), state.get(ctx.target)
     if not result.success:
         state.data["attack"] = None
-        why = "a pifia always fails" if result.fumble else "it does not reach the defensa pasiva"
+        why = (
+            _("a pifia always fails")
+            if result.fumble
+            else _("it does not reach the defensa pasiva")
+        )
         return [
             AttackResolved(
-                f"{attacker.name} misses {target.name}: {why} ({result.difficulty}).",
+                _f(
+                    "{attacker} misses {target}: {why} ({difficulty}).",
+                    attacker.name,
+                    target.name,
+                    why,
+                    result.difficulty,
+                ),
                 attacker.id,
                 target.id,
                 ctx.weapon,
@@ -350,10 +407,23 @@ def _attack_judged(
             target.id,
             target.side,
             ACTIVE_DEFENCE,
-            f"{target.name}: defend actively against {attacker.name}'s {ctx.weapon} "
-            f"(attack total {ctx.total})?",
+            _f(
+                "{t}: defend actively against {c}'s {weapon} (attack total {total})?",
+                target.name,
+                attacker.name,
+                ctx.weapon,
+                ctx.total,
+            ),
         )
-        return [Note(f"The attack ({result.total}) beats {target.name}'s defensa pasiva.")]
+        return [
+            Note(
+                _f(
+                    "The attack ({total}) beats {target}'s defensa pasiva.",
+                    result.total,
+                    target.name,
+                )
+            )
+        ]
     return land_hit(rs, state, roller)
 
 
@@ -362,7 +432,10 @@ def defence_decided(
 ) -> list[Event]:
     ctx: AttackCtx = state.data["attack"]
     if not defend:
-        return [Note(f"{state.get(ctx.target).name} takes the blow."), *land_hit(rs, state, roller)]
+        return [
+            Note(_f("{name} takes the blow.", state.get(ctx.target).name)),
+            *land_hit(rs, state, roller),
+        ]
     target = state.get(ctx.target)
     # "Cada defensa activa consume uno de sus turnos en la fase defensiva, sin afectar a
     # la fase ofensiva".
@@ -383,8 +456,12 @@ def _defence_judged(
         state.data["attack"] = None
         return [
             AttackResolved(
-                f"{state.get(ctx.target).name} blocks the attack (defensa activa "
-                f"{result.total} vs {ctx.total}).",
+                _f(
+                    "{name} blocks the attack (defensa activa {total} vs {attack}).",
+                    state.get(ctx.target).name,
+                    result.total,
+                    ctx.total,
+                ),
                 ctx.attacker,
                 ctx.target,
                 ctx.weapon,
@@ -403,7 +480,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
     weapon = profile(attacker).weapon(ctx.weapon)
     events: list[Event] = [
         AttackResolved(
-            f"{attacker.name} hits {target.name} with {weapon.name}.",
+            _f("{attacker} hits {target} with {weapon}.", attacker.name, target.name, weapon.name),
             attacker.id,
             target.id,
             weapon.name,
@@ -411,7 +488,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
         )
     ]
     # "En ningún caso podrán utilizarse los dados exprés en las tiradas de daño."
-    raw, faces = weapon.damage.roll(roller, "daño")
+    raw, faces = weapon.damage.roll(roller, N_("damage"))
     ca = target.stats.ca
     absorbed = max(0, raw - ca)
     table = tables(state)
@@ -419,12 +496,12 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
         # S2-13 *(default)* an aimed attack that hits lands where it was aimed.
         location, multiplier, where = ctx.aim, table.multiplier(ctx.aim), "aimed"
     else:
-        face = roller.roll(10, "localización")
+        face = roller.roll(10, N_("hit location"))
         loc = table.location_by_face[face - 1]
         location, multiplier, where = loc.name, loc.multiplier, f"d10 {face}"
         events.append(
             Rolled(
-                f"Hit location 1d10: {face} = {location}.",
+                _f("Hit location 1d10: {face} = {location}.", face, location),
                 attacker.id,
                 "localizacion",
                 (face,),
@@ -435,8 +512,17 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
     mult = f" ×{multiplier} ({location})" if multiplier != 1 else f" ({location})"
     events.append(
         Rolled(
-            f"Daño {weapon.damage} [{', '.join(map(str, faces))}] = {raw} − CA {ca} = {absorbed}"
-            f"{mult} → {damage} ({where}).",
+            _f(
+                "Daño {dano} [{faces}] = {raw} − CA {ca} = {absorbed}{mult} → {damage} ({where}).",
+                weapon.damage,
+                ", ".join(map(str, faces)),
+                raw,
+                ca,
+                absorbed,
+                mult,
+                damage,
+                where,
+            ),
             attacker.id,
             "daño",
             faces,
@@ -460,7 +546,12 @@ def take_damage(
     after = target.resources["pv"]
     events: list[Event] = [
         Damaged(
-            f"{target.name} loses {before - after} Puntos de Vitalidad ({after} left).",
+            _f(
+                "{target} loses {lost} Puntos de Vitalidad ({after} left).",
+                target.name,
+                before - after,
+                after,
+            ),
             target.id,
             before - after,
             "pv",
@@ -470,12 +561,16 @@ def take_damage(
     ]
     if after == 0:
         # *(default)* 0 PV: out of the fight (the seed does not say what 0 PV means).
-        events.append(rs.set_status(target, Status.DOWN, f"{target.name} falls at 0 PV.", source))
+        events.append(
+            rs.set_status(target, Status.DOWN, _f("{target} falls at 0 PV.", target.name), source)
+        )
         return events + resume(rs, state, roller)
     if damage > 0 and 2 * damage >= before:
         # S2-14 "El personaje que pierda ... la mitad o más de sus Puntos de Vitalidad
         # actuales deberá realizar una prueba de Aguante".
-        events.append(Note(f"{target.name} lost half or more of their PV: prueba de Aguante."))
+        events.append(
+            Note(_f("{target} lost half or more of their PV: prueba de Aguante.", target.name))
+        )
         roll = PendingRoll(
             AGUANTE,
             target.id,
@@ -493,7 +588,7 @@ def _aguante_judged(
     result = judge_pending(state, roll)
     events: list[Event] = []
     if result.critical or (not result.fumble and result.total > result.difficulty):
-        events.append(Note(f"{c.name} shrugs off the pain."))
+        events.append(Note(_f("{c} shrugs off the pain.", c.name)))
     elif not result.fumble and result.total == result.difficulty:
         # "Si se obtiene un 16 quedará Aturdido durante el siguiente turno".
         events.append(stun(c, STUNNED_16, int(state.options.stun_penalty), NEXT_TURN))
@@ -502,7 +597,12 @@ def _aguante_judged(
         effect = tables(state).gdf_by_face[face - 1]
         events.append(
             Rolled(
-                f"{c.name} fails the Aguante test: GDF 1d10 = {face} ({effect.effect}).",
+                _f(
+                    "{c} fails the Aguante test: GDF 1d10 = {face} ({effect}).",
+                    c.name,
+                    face,
+                    effect.effect,
+                ),
                 c.id,
                 "gdf",
                 (face,),
@@ -524,8 +624,8 @@ def _lasting(duration: str) -> str:
     if duration == UNTIL_HEALED:
         # S2-15 "duran hasta que el daño es sanado"; nothing heals within a battle, so
         # it is the rest of the battle unless the GM removes the condition.
-        return "until healed"
-    return "until the end of their next turn"
+        return _("until healed")
+    return _("until the end of their next turn")
 
 
 def _set(c: Combatant, name: str, value: int, duration: str) -> Condition:
@@ -543,13 +643,17 @@ def stun(c: Combatant, name: str, ms: int, duration: str) -> Event:
     old = c.conditions.get(name)
     value = min(ms, old.value) if old is not None else ms
     cond = _set(c, name, value, _until(old, duration))
-    why = "S2-14, an Aguante test of exactly 16" if name == STUNNED_16 else "GDF, S2-15"
-    text = f"{c.name} is aturdido (MS {value:+d}, {why}) {_lasting(cond.until or '')}."
+    why = _("S2-14, an Aguante test of exactly 16") if name == STUNNED_16 else "GDF, S2-15"
+    text = _f(
+        "{c} is aturdido (MS {value:+d}, {why}) {lasting}.",
+        c.name,
+        value,
+        why,
+        _lasting(cond.until or ""),
+    )
     other = c.conditions.get(STUNNED if name == STUNNED_16 else STUNNED_16)
     if other is not None:
-        text += (
-            f" The two stuns do not add up: the worse applies (MS {stun_penalty(c):+d})."
-        )
+        text += _f(" The two stuns do not add up: the worse applies (MS {ms:+d}).", stun_penalty(c))
     return ConditionApplied(text, c.id, name, value)
 
 
@@ -568,20 +672,26 @@ def incapacitate(c: Combatant, effect: GdfEffect, location: str | None) -> Event
     if old is not None:
         value = min(value, old.value)
     cond = _set(c, name, value, _until(old, effect.duration))
-    part = location or "a limb"
+    part = location or _("a limb")
     if leg:
         # "No poder andar por tener una pierna incapacitada".
-        what = "cannot move between zones (no MS)"
+        what = _("cannot move between zones (no MS)")
     elif location in ARMS:
         # "tener que luchar con la mano contraria a la habitual aplicando los MS pertinentes".
-        what = f"fights with the other hand: MS {value:+d} to attack and active defence"
+        what = _f("fights with the other hand: MS {value:+d} to attack and active defence", value)
     else:
-        what = f"MS {value:+d} to attack and active defence (default reading)"
+        what = _f("MS {value:+d} to attack and active defence (default reading)", value)
     total = limb_penalty(c)
     if total != value and not leg:
-        what += f" ({total:+d} with the other incapacitated parts)"
+        what += _f(" ({total:+d} with the other incapacitated parts)", total)
     return ConditionApplied(
-        f"{c.name}'s {part} is incapacitado (GDF, S2-15): {what}, {_lasting(cond.until or '')}.",
+        _f(
+            "{c}'s {part} is incapacitado (GDF, S2-15): {what}, {lasting}.",
+            c.name,
+            part,
+            what,
+            _lasting(cond.until or ""),
+        ),
         c.id,
         name,
         value,
@@ -603,11 +713,14 @@ def apply_gdf(
         return [stun(c, STUNNED, effect.value, effect.duration)]
     if kind in ("sangrado", "derribado"):
         cond = _stack(c, kind, effect.value, effect.duration)
-        what = "bleeds" if kind == "sangrado" else "is knocked down"
-        unit = "PV per turn" if kind == "sangrado" else "action(s) lost each turn"
+        text = (
+            _("{c} bleeds ({value} PV per turn, {lasting}).")
+            if kind == "sangrado"
+            else _("{c} is knocked down ({value} action(s) lost each turn, {lasting}).")
+        )
         return [
             ConditionApplied(
-                f"{c.name} {what} ({cond.value} {unit}, {_lasting(cond.until or '')}).",
+                text.format(c=c.name, value=cond.value, lasting=_lasting(cond.until or "")),
                 c.id,
                 kind,
                 cond.value,
@@ -616,14 +729,20 @@ def apply_gdf(
     if kind == "incapacitado":
         return [incapacitate(c, effect, location)]
     if kind == "inconsciente":
-        return [rs.set_status(c, Status.DOWN, f"{c.name} falls inconsciente (GDF).")]
+        return [rs.set_status(c, Status.DOWN, _f("{c} falls inconsciente (GDF).", c.name))]
     assert effect.dice is not None
-    turns, faces = effect.dice.roll(roller, "moribundo")
+    turns, faces = effect.dice.roll(roller, N_("moribundo: rounds left"))
     c.conditions["moribundo"] = Condition("moribundo", turns, persistent=True)
     return [
-        rs.set_status(c, Status.DOWN, f"{c.name} is moribundo (GDF)."),
+        rs.set_status(c, Status.DOWN, _f("{c} is moribundo (GDF).", c.name)),
         ConditionApplied(
-            f"{c.name} will die in {turns} round(s) untreated ({effect.dice} {list(faces)}).",
+            _f(
+                "{c} will die in {turns} round(s) untreated ({dice} {faces}).",
+                c.name,
+                turns,
+                effect.dice,
+                list(faces),
+            ),
             c.id,
             "moribundo",
             turns,
@@ -654,7 +773,11 @@ def end_turn(state: BattleState, c: Combatant) -> list[Event]:
         # long): over once that turn is played.
         del c.conditions[name]
         events.append(
-            ConditionEnded(f"{c.name} is no longer {name} (it lasted one turn).", c.id, name)
+            ConditionEnded(
+                _f("{c} is no longer {name} (it lasted one turn).", c.name, name),
+                c.id,
+                name,
+            )
         )
     return events
 
@@ -671,23 +794,29 @@ def _round_start(rs: Sistema2d10, state: BattleState) -> list[Event]:
             left = dying.value - 1
             if left <= 0:
                 del c.conditions["moribundo"]
-                events.append(rs.set_status(c, Status.DEAD, f"{c.name} dies of their wounds."))
+                events.append(
+                    rs.set_status(c, Status.DEAD, _f("{c} dies of their wounds.", c.name))
+                )
             else:
                 c.conditions["moribundo"] = Condition("moribundo", left, persistent=True)
     return events
 
 
 def _start_turn(rs: Sistema2d10, state: BattleState, c: Combatant) -> list[Event]:
-    events: list[Event] = [TurnStarted(f"{c.name}'s turn.", c.id, state.round)]
+    events: list[Event] = [TurnStarted(_f("{c}'s turn.", c.name), c.id, state.round)]
     if "defensa_completa" in c.conditions:
         del c.conditions["defensa_completa"]
-        events.append(ConditionEnded(f"{c.name} leaves full defence.", c.id, "defensa_completa"))
+        events.append(
+            ConditionEnded(_f("{c} leaves full defence.", c.name), c.id, "defensa_completa")
+        )
     actions = c.stats.actions + c.stats.extra_actions
     knocked = c.conditions.get("derribado")
     if knocked is not None:
         # GDF 8 "loses an action", every turn the effect lasts (S2-15).
         actions -= knocked.value
-        events.append(Note(f"{c.name} is derribado: loses {knocked.value} action(s) this turn."))
+        events.append(
+            Note(_f("{c} is derribado: loses {value} action(s) this turn.", c.name, knocked.value))
+        )
     c.resources["acciones"] = max(0, actions)
     bleed = c.conditions.get("sangrado")
     if bleed is not None:
@@ -695,7 +824,12 @@ def _start_turn(rs: Sistema2d10, state: BattleState, c: Combatant) -> list[Event
         c.resources["pv"] = max(0, before - bleed.value)
         events.append(
             Damaged(
-                f"{c.name} bleeds {before - c.resources['pv']} PV ({c.resources['pv']} left).",
+                _f(
+                    "{c} bleeds {lost} PV ({pv} left).",
+                    c.name,
+                    before - c.resources["pv"],
+                    c.resources["pv"],
+                ),
                 c.id,
                 before - c.resources["pv"],
                 "pv",
@@ -704,7 +838,7 @@ def _start_turn(rs: Sistema2d10, state: BattleState, c: Combatant) -> list[Event
             )
         )
         if c.resources["pv"] == 0:
-            events.append(rs.set_status(c, Status.DOWN, f"{c.name} bleeds out and falls."))
+            events.append(rs.set_status(c, Status.DOWN, _f("{c} bleeds out and falls.", c.name)))
             events += rs.check_end(state)
     return events
 
@@ -732,5 +866,5 @@ def next_turn(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event
             state.pending = Decision(DecisionKind.TURN, c.id, c.side, TURN)
             return events
         if c.active:
-            events.append(Note(f"{c.name} has no actions this turn."))
+            events.append(Note(_f("{c} has no actions this turn.", c.name)))
             events += end_turn(state, c)

@@ -18,6 +18,7 @@ from escaramuza.rules.core.events import (
     Note,
     ResourceChanged,
 )
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Action, Combatant, Condition, VerbSpec
 from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
@@ -57,6 +58,18 @@ NO_GASTAR = "no_gastar"
 def _score(table: dict[str, int], key: str) -> int:
     # *(default)* an unlisted skill scores 0 (untrained).
     return table.get(key, 0)
+
+
+#: describe()'s line for each verb without a target (marked for the catalog, translated
+#: where shown).
+DESCRIPTIONS = {
+    DEFENSA_COMPLETA: N_("{c} goes into full defence"),
+    PASAR: N_("{c} ends the turn"),
+    DEFENDER: N_("{c} defends actively"),
+    NO_DEFENDER: N_("{c} does not defend"),
+    GASTAR_DADO: N_("{c} spends a Dado Exprés"),
+    NO_GASTAR: N_("{c} does not spend a Dado Exprés"),
+}
 
 
 class Sistema2d10(Ruleset):
@@ -205,18 +218,24 @@ class Sistema2d10(Ruleset):
         state.data["fresh"] = False
         events: list[Event] = [
             BattleStarted(
-                f"{state.scenario.title} (Sistema 2d10) begins.", state.scenario.name, self.id
+                _f(
+                    "{title} (Sistema 2d10) begins.",
+                    state.scenario.title,
+                ), state.scenario.name, self.id
             )
         ]
         totals: dict[str, int] = {}
         for c in state.combatants:
             # S2-06 "Iniciativa: 2D10 + MHC (Reflejos + Sentidos)".
-            a, b = roller.roll(10, "iniciativa"), roller.roll(10, "iniciativa")
+            a, b = roller.roll(10, N_("initiative")), roller.roll(10, N_("initiative"))
             bonus = profile(c).iniciativa
             totals[c.id] = a + b + bonus
             events.append(
                 InitiativeRolled(
-                    f"{c.name} rolls iniciativa: 2d10 [{a}, {b}] {bonus:+d} = {totals[c.id]}.",
+                    _f(
+                        "{c} rolls iniciativa: 2d10 [{a}, {b}] {bonus:+d} = {total}.",
+                        c.name, a, b, bonus, totals[c.id],
+                    ),
                     c.id,
                     "iniciativa",
                     (a, b),
@@ -229,7 +248,10 @@ class Sistema2d10(Ruleset):
         state.order = tuple(c.id for c in order)
         events.append(
             InitiativeOrder(
-                "Initiative order: " + ", ".join(f"{c.name} ({totals[c.id]})" for c in order) + ".",
+                _f(
+                    "Initiative order: {names}.",
+                    ", ".join(f"{c.name} ({totals[c.id]})" for c in order),
+                ),
                 state.order,
             )
         )
@@ -303,7 +325,10 @@ class Sistema2d10(Ruleset):
             # *(default)* moving one zone step costs one action (the seed is silent).
             actor.resources["acciones"] -= 1
             events = [
-                Moved(f"{actor.name} moves to {action.zone}.", actor.id, actor.zone, action.zone)
+                Moved(_f(
+                    "{actor} moves to {zone}.",
+                    actor.name, action.zone,
+                ), actor.id, actor.zone, action.zone)
             ]
             actor.zone = action.zone
         elif verb == CEDER_DADO:
@@ -314,7 +339,7 @@ class Sistema2d10(Ruleset):
             ally.resources["dados_expres"] += 1
             events = [
                 ResourceChanged(
-                    f"{actor.name} gives a Dado Exprés to {ally.name}.",
+                    _f("{actor} gives a Dado Exprés to {ally}.", actor.name, ally.name),
                     ally.id,
                     "dados_expres",
                     1,
@@ -329,7 +354,10 @@ class Sistema2d10(Ruleset):
             actor.resources["acciones"] = 0
             events = [
                 ConditionApplied(
-                    f"{actor.name} goes into full defence (+{bonus} to defensive rolls).",
+                    _f(
+                        "{actor} goes into full defence (+{bonus} to defensive rolls).",
+                        actor.name, bonus,
+                    ),
                     actor.id,
                     "defensa_completa",
                     bonus,
@@ -337,7 +365,7 @@ class Sistema2d10(Ruleset):
             ]
         else:
             actor.resources["acciones"] = 0
-            events = [Note(f"{actor.name} ends the turn.")]
+            events = [Note(_f("{actor} ends the turn.", actor.name))]
         return events + resume(self, state, roller)
 
     # -- presentation ---------------------------------------------------------------
@@ -351,21 +379,19 @@ class Sistema2d10(Ruleset):
                 how = ""
             else:
                 ms = combat.tables(state).aim_modifier(aim) or 0
-                how = f", apuntando a {aim} (MS {ms:+d})"
-            return f"{actor.name} ataca a {target.name} con {action.item}{how}"
+                how = _f(", aiming at {aim} (MS {ms:+d})", aim, ms)
+            return _f("{c} attacks {t} with {item}{how}", actor.name, target.name, action.item, how)
         if verb == MOVER:
-            return f"{actor.name} se mueve a {action.zone}"
+            return _f("{c} moves to {zone}", actor.name, action.zone)
         if verb == CEDER_DADO:
-            return f"{actor.name} cede un Dado Exprés a {state.get(action.target or '').name}"
-        texts = {
-            DEFENSA_COMPLETA: "se pone en defensa completa",
-            PASAR: "termina su turno",
-            DEFENDER: "se defiende activamente",
-            NO_DEFENDER: "no se defiende",
-            GASTAR_DADO: "gasta un Dado Exprés",
-            NO_GASTAR: "no gasta Dado Exprés",
-        }
-        return f"{actor.name} {texts.get(verb, verb)}"
+            return _f(
+                "{c} gives a Dado Exprés to {t}",
+                actor.name, state.get(action.target or "").name,
+            )
+        template = DESCRIPTIONS.get(verb)
+        if template is None:
+            return f"{actor.name} {verb}"
+        return _(template).format(c=actor.name)
 
     def odds(self, state: BattleState, action: Action) -> Odds | None:
         """Exact odds of an ``atacar`` action (None for every other verb).

@@ -157,7 +157,8 @@ def test_manual_dice_are_asked_for_and_checked() -> None:
     # Brann's attack: a 9 is refused for his d8 and asked again.
     lines = ["5", "1", f"apply {n}", "9", "6", "14", "2", "10", "5"]
     session, out = drive(lines, roll="manual")
-    assert "d6 for iniciativa" in out
+    assert "  d6 for initiative (Mente)? " in out
+    assert "  d8 for attack (Cuerpo)? " in out  # was "ataque (Cuerpo)": one language (issue 23)
     assert "'9' is not a d8 result" in out
     assert "HIT" in out
     assert session.applied == 1

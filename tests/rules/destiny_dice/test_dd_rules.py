@@ -131,8 +131,8 @@ def test_dd07_both_sides_roll_the_d20_del_destino(battle):
     state, roller = battle(sc, ["d6=6", "d4=1"], ["d8=1", "d20=7", "d6=6", "d20=8"])
     attack(state, roller, "h", "e", "espada")
     assert [(s, why) for s, _, why in roller.log if s == 20] == [
-        (20, "d20 del Destino (ataque)"),
-        (20, "d20 del Destino (defensa)"),
+        (20, "d20 del Destino (attack)"),
+        (20, "d20 del Destino (defence)"),
     ]
 
 
