@@ -99,7 +99,7 @@ K_CLOSE, K_NEAR, K_AWAY, K_FLEE, K_GUARD = 0, 1, 2, 3, 4
 def legal(K, C, G, A):
     """``Sistema2d10.legal_actions`` in the engine's order, coded (verb, target, weapon,
     aim location or -1 for ``libre``, zone) into ``A``; returns how many."""
-    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT = K
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     pend = G[G_PEND]
     a = G[G_PACTOR]
     if pend == ACTIVE_DEFENCE:
@@ -141,7 +141,7 @@ def legal(K, C, G, A):
     return cnt + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put(A, i, verb, target, item, option, zone):
     A[i, 0] = verb
     A[i, 1] = target
@@ -153,7 +153,7 @@ def _put(A, i, verb, target, item, option, zone):
 # -- reading the field --------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nearest(K, C, c, zone):
     """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
     P, ZD = K[0], K[6]
@@ -166,7 +166,7 @@ def nearest(K, C, c, zone):
     return 0 if best < 0 else best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gap(K, C, c, zone):
     """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
     P, ZD = K[0], K[6]
@@ -180,7 +180,7 @@ def gap(K, C, c, zone):
     return 0 if best < 0 else best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_shoot_from(K, C, c, zone):
     """``_can_shoot_from``: a ranged weapon reaches a foe not in ``zone``."""
     P, ZD = K[0], K[6]
@@ -195,17 +195,17 @@ def can_shoot_from(K, C, c, zone):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hurt(K, C, c):
     return C[c, C_PV] * 2 < K[0][c, P_PVMAX]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def very_hurt(K, C, c):
     return C[c, C_PV] * 3 <= K[0][c, P_PVMAX]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def side_broken(K, C, c):
     P = K[0]
     mine = 0
@@ -218,13 +218,13 @@ def side_broken(K, C, c):
     return out * 2 >= mine
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def odds(K, C, a, w, t, aim):
-    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT = K
-    return k.attack_odds(P, W, C, TB, SUCC, HDV, HDP, HDN, a, w, t, aim)
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
+    return k.attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tactical_score(K, C, actor, A, i):
     """``tactical_score``: P(drop) + min(P(hit), E[damage] / PV)."""
     t = A[i, 1]
@@ -234,12 +234,12 @@ def tactical_score(K, C, actor, A, i):
 
 
 @njit(cache=True)
-def best_attack(K, C, actor, A, idx, cnt, arng):
+def best_attack(K, C, actor, A, S, F, idx, cnt, arng):
     """``_best_attack`` over ``A[idx[:cnt]]``: the best tactical score if > 0 (ties by
     ``rng.randrange``); -1 for none."""
     if cnt == 0:
         return -1
-    scores = np.empty(cnt, np.float64)
+    scores = F
     best = -np.inf
     for m in range(cnt):
         scores[m] = tactical_score(K, C, actor, A, idx[m])
@@ -247,7 +247,7 @@ def best_attack(K, C, actor, A, idx, cnt, arng):
             best = scores[m]
     if best <= 0:
         return -1
-    top = np.empty(cnt, np.int64)
+    top = S[4]
     ntop = 0
     for m in range(cnt):
         if scores[m] >= best - 1e-12:
@@ -258,7 +258,7 @@ def best_attack(K, C, actor, A, idx, cnt, arng):
     return top[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def move_key(K, C, c, zone, kind, threat):
     """The ``key`` of each ``_best_move`` caller, as a 3-integer tuple."""
     P, ZD, ZE, ZX = K[0], K[6], K[8], K[9]
@@ -273,7 +273,7 @@ def move_key(K, C, c, zone, kind, threat):
     return -max(0, ZD[zone, C[threat, C_ZONE]] - P[c, P_REACH]), 0, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greater(a0, a1, a2, b0, b1, b2):
     if a0 != b0:
         return a0 > b0
@@ -298,7 +298,7 @@ def best_move(K, C, c, A, idx, cnt, kind, threat):
     return best if greater(b0, b1, b2, h0, h1, h2) else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def of_verb(A, cnt, verb, out):
     """``_verb``: indices of the actions of ``verb``, in order; returns how many."""
     m = 0
@@ -309,7 +309,7 @@ def of_verb(A, cnt, verb, out):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def by_verb(A, cnt, verb):
     """``_by_verb``: the first action of ``verb``, -1 for none."""
     for i in range(cnt):
@@ -318,7 +318,7 @@ def by_verb(A, cnt, verb):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def full_or_pass(A, cnt):
     i = by_verb(A, cnt, DEFENSA_COMPLETA)
     if i >= 0:
@@ -328,8 +328,8 @@ def full_or_pass(A, cnt):
 
 
 @njit(cache=True)
-def close_in(K, C, c, A, cnt):
-    moves = np.empty(cnt, np.int64)
+def close_in(K, C, c, A, S, F, cnt):
+    moves = S[3]
     nm = of_verb(A, cnt, MOVER, moves)
     return best_move(K, C, c, A, moves, nm, K_CLOSE, -1)
 
@@ -340,7 +340,7 @@ def close_in(K, C, c, A, cnt):
 @njit(cache=True)
 def defend(K, C, G, temperament):
     """``_defend``: 0 (defender) or 1 (no_defender)."""
-    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT = K
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     a, w, t = G[G_AATT], G[G_AW], G[G_ATGT]
     tipo = W[a, w, W_TIPO]
     if G[G_ACRIT] == 1:
@@ -380,13 +380,13 @@ def expres(K, G):
 
 
 @njit(cache=True)
-def tactician(K, C, c, A, cnt, arng):
-    attacks = np.empty(cnt, np.int64)
+def tactician(K, C, c, A, S, F, cnt, arng):
+    attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
-    i = best_attack(K, C, c, A, attacks, na, arng)
+    i = best_attack(K, C, c, A, S, F, attacks, na, arng)
     if i >= 0:
         return i
-    i = close_in(K, C, c, A, cnt)
+    i = close_in(K, C, c, A, S, F, cnt)
     if i >= 0:
         return i
     if C[c, C_DX] >= 2:
@@ -397,9 +397,9 @@ def tactician(K, C, c, A, cnt, arng):
 
 
 @njit(cache=True)
-def brute(K, C, c, A, cnt):
+def brute(K, C, c, A, S, F, cnt):
     ZD = K[6]
-    attacks = np.empty(cnt, np.int64)
+    attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
     if na > 0:
         here = C[c, C_ZONE]
@@ -419,7 +419,7 @@ def brute(K, C, c, A, cnt):
                 best = i
                 best_v = v
         return best
-    moves = np.empty(cnt, np.int64)
+    moves = S[1]
     nm = of_verb(A, cnt, MOVER, moves)
     i = best_move(K, C, c, A, moves, nm, K_NEAR, -1)
     if i >= 0:
@@ -429,12 +429,12 @@ def brute(K, C, c, A, cnt):
 
 
 @njit(cache=True)
-def cautious(K, C, c, A, cnt, arng, advance):
+def cautious(K, C, c, A, S, F, cnt, arng, advance):
     ZD = K[6]
     full = by_verb(A, cnt, DEFENSA_COMPLETA)
     if very_hurt(K, C, c) and full >= 0:
         return full
-    moves = np.empty(cnt, np.int64)
+    moves = S[1]
     nm = of_verb(A, cnt, MOVER, moves)
     is_hurt = hurt(K, C, c)
     if is_hurt:
@@ -443,7 +443,7 @@ def cautious(K, C, c, A, cnt, arng, advance):
             return away
         if full >= 0:
             return full
-    attacks = np.empty(cnt, np.int64)
+    attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
     here = C[c, C_ZONE]
     if nearest(K, C, c, here) == 0 and not is_hurt:
@@ -452,31 +452,31 @@ def cautious(K, C, c, A, cnt, arng, advance):
             z = A[moves[m], 4]
             if nearest(K, C, c, z) > 0 and can_shoot_from(K, C, c, z):
                 return moves[m]
-    ranged = np.empty(cnt, np.int64)
+    ranged = S[2]
     nr = 0
     for m in range(na):
         if ZD[here, C[A[attacks[m], 1], C_ZONE]] > 0:
             ranged[nr] = attacks[m]
             nr += 1
-    i = best_attack(K, C, c, A, ranged, nr, arng)
+    i = best_attack(K, C, c, A, S, F, ranged, nr, arng)
     if i < 0:
-        i = best_attack(K, C, c, A, attacks, na, arng)
+        i = best_attack(K, C, c, A, S, F, attacks, na, arng)
     if i >= 0:
         return i
     if advance:
-        i = close_in(K, C, c, A, cnt)
+        i = close_in(K, C, c, A, S, F, cnt)
         if i >= 0:
             return i
     return full_or_pass(A, cnt)
 
 
 @njit(cache=True)
-def coward(K, C, c, A, cnt, arng):
+def coward(K, C, c, A, S, F, cnt, arng):
     if not (hurt(K, C, c) or side_broken(K, C, c)):
-        return cautious(K, C, c, A, cnt, arng, False)
+        return cautious(K, C, c, A, S, F, cnt, arng, False)
     here = nearest(K, C, c, C[c, C_ZONE])
     # "never advances": only steps that keep at least the current distance.
-    safe = np.empty(cnt, np.int64)
+    safe = S[2]
     ns = 0
     for i in range(cnt):
         if A[i, 0] == MOVER and nearest(K, C, c, A[i, 4]) >= here:
@@ -485,9 +485,9 @@ def coward(K, C, c, A, cnt, arng):
     i = best_move(K, C, c, A, safe, ns, K_FLEE, -1)
     if i >= 0:
         return i
-    attacks = np.empty(cnt, np.int64)
+    attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
-    i = best_attack(K, C, c, A, attacks, na, arng)
+    i = best_attack(K, C, c, A, S, F, attacks, na, arng)
     return i if i >= 0 else full_or_pass(A, cnt)
 
 
@@ -508,7 +508,7 @@ def threat_of(K, C, foe, ward):
 
 
 @njit(cache=True)
-def protector(K, C, c, A, cnt, arng):
+def protector(K, C, c, A, S, F, cnt, arng):
     P, ZD = K[0], K[6]
     n = C.shape[0]
     ward = -1
@@ -531,16 +531,16 @@ def protector(K, C, c, A, cnt, arng):
                     threat = f
                     t_v = v
                     t_d = d
-    attacks = np.empty(cnt, np.int64)
+    attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
     if threat >= 0:
-        guard = np.empty(cnt, np.int64)
+        guard = S[2]
         ng = 0
         for m in range(na):
             if A[attacks[m], 1] == threat:
                 guard[ng] = attacks[m]
                 ng += 1
-        i = best_attack(K, C, c, A, guard, ng, arng)
+        i = best_attack(K, C, c, A, S, F, guard, ng, arng)
         if i >= 0:
             return i
     gift = -1
@@ -558,20 +558,20 @@ def protector(K, C, c, A, cnt, arng):
     if gift >= 0:
         return gift
     if threat >= 0:
-        moves = np.empty(cnt, np.int64)
+        moves = S[1]
         nm = of_verb(A, cnt, MOVER, moves)
         i = best_move(K, C, c, A, moves, nm, K_GUARD, threat)
         if i >= 0:
             return i
-    i = best_attack(K, C, c, A, attacks, na, arng)
+    i = best_attack(K, C, c, A, S, F, attacks, na, arng)
     if i >= 0:
         return i
-    i = close_in(K, C, c, A, cnt)
+    i = close_in(K, C, c, A, S, F, cnt)
     return i if i >= 0 else full_or_pass(A, cnt)
 
 
 @njit(cache=True)
-def choose(K, C, G, A, cnt, arng, agent):
+def choose(K, C, G, A, S, F, cnt, arng, agent):
     """The agent's pick (``RandomAgent.act`` / ``heuristic_choice`` + ``choose``)."""
     if agent == AGENT_RANDOM:
         return mt.randbelow(arng, cnt)
@@ -587,14 +587,14 @@ def choose(K, C, G, A, cnt, arng, agent):
     if pend == EXPRES_BEFORE or pend == EXPRES_AFTER:
         return expres(K, G)
     if mood == BRUTE:
-        return brute(K, C, actor, A, cnt)
+        return brute(K, C, actor, A, S, F, cnt)
     if mood == CAUTIOUS:
-        return cautious(K, C, actor, A, cnt, arng, True)
+        return cautious(K, C, actor, A, S, F, cnt, arng, True)
     if mood == COWARD:
-        return coward(K, C, actor, A, cnt, arng)
+        return coward(K, C, actor, A, S, F, cnt, arng)
     if mood == PROTECTOR:
-        return protector(K, C, actor, A, cnt, arng)
-    return tactician(K, C, actor, A, cnt, arng)
+        return protector(K, C, actor, A, S, F, cnt, arng)
+    return tactician(K, C, actor, A, S, F, cnt, arng)
 
 
 @njit(cache=True)
@@ -614,6 +614,8 @@ def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
     dice = np.zeros(mt.STATE_SIZE, np.uint32)
     arng = np.zeros(mt.STATE_SIZE, np.uint32)
     A = np.zeros((maxa, 5), np.int64)
+    S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
+    F = np.zeros(maxa, np.float64)  # scratch scores
     for s in range(seeds.shape[0]):
         C = C0.copy()
         G = G0.copy()
@@ -623,7 +625,7 @@ def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
         decisions = 0
         while G[G_DONE] == 0:
             cnt = legal(K, C, G, A)
-            i = choose(K, C, G, A, cnt, arng, agents[P[G[G_PACTOR], P_SIDE]])
+            i = choose(K, C, G, A, S, F, cnt, arng, agents[P[G[G_PACTOR], P_SIDE]])
             step(K, C, G, A, i, dice)
             decisions += 1
             if decisions > MAX_DECISIONS:
@@ -662,6 +664,8 @@ def rollout_many(K, C0, G0, first, seeds, stop, max_decisions, own, maxa,
     dice = np.zeros(mt.STATE_SIZE, np.uint32)
     arng = np.zeros(mt.STATE_SIZE, np.uint32)
     A = np.zeros((maxa, 5), np.int64)
+    S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
+    F = np.zeros(maxa, np.float64)  # scratch scores
     side = P[G0[G_PACTOR], P_SIDE]
     actor = G0[G_PACTOR]
     for x in range(first.shape[0]):
@@ -699,7 +703,7 @@ def rollout_many(K, C0, G0, first, seeds, stop, max_decisions, own, maxa,
                     break
                 cnt = legal(K, C, G, A)
                 deciding = P[G[G_PACTOR], P_SIDE]
-                i = choose(K, C, G, A, cnt, arng, own if deciding == side else AGENT_SCENARIO)
+                i = choose(K, C, G, A, S, F, cnt, arng, own if deciding == side else AGENT_SCENARIO)
             done = G[G_DONE] == 1
             finished[x, s] = done
             w = G[G_WINNER]
@@ -750,7 +754,7 @@ class _Compiled:
                     ca = ct.stats.ca
                     hurt[a, w, t] = sum(p for v, p in dist.items() if v > ca)
         self.K = (ex.P, ex.W, ex.DT, TB, ex.GD, ex.SUCC, ex.ZD, ex.ZN, ex.ZE, ex.ZX,
-                  ex.HDV, ex.HDP, ex.HDN, hurt)
+                  ex.HDV, ex.HDP, ex.HDN, hurt, ex.HIT)
         self.maxa = int(maxw * n * (1 + len(ex.aims)) + ex.ZN.shape[1] + n + 2)
 
 
@@ -811,12 +815,11 @@ class Sistema2d10Kernel:
         Cs = np.zeros((len(seeds), *C0.shape), np.int64)
         Gs = np.zeros((len(seeds), *G0.shape), np.int64)
         play_many(comp.K, C0, G0, seed_arr, keys, nkeys, codes, comp.maxa, Cs, Gs)
-        out = []
-        for j, s in enumerate(seeds):
-            if Gs[j, G_DONE] == 2:
-                raise KernelRefusal(f"battle {s} did not end after {MAX_DECISIONS} decisions")
-            out.append(ex.read_back(int(s), Cs[j], Gs[j]))
-        return out
+        stuck = np.flatnonzero(Gs[:, G_DONE] == 2)
+        if stuck.size:
+            s = seeds[int(stuck[0])]
+            raise KernelRefusal(f"battle {s} did not end after {MAX_DECISIONS} decisions")
+        return ex.read_back_many(seeds, Cs, Gs)
 
     def rollouts(
         self,

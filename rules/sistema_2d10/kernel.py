@@ -107,23 +107,22 @@ def roll_expr(dice, terms, nt, mod):
     total = mod
     for t in range(nt):
         count, sides, keep, sign = terms[t, 0], terms[t, 1], terms[t, 2], terms[t, 3]
-        rolled = np.empty(count, np.int64)
-        for d in range(count):
-            rolled[d] = mt.roll(dice, sides)
-        if keep > 0:
-            s = np.sort(rolled)[::-1]
-            part = 0
-            for d in range(min(keep, count)):
-                part += s[d]
-        else:
-            part = 0
+        part = 0
+        if 0 < keep < count:
+            rolled = np.empty(count, np.int64)
             for d in range(count):
-                part += rolled[d]
+                rolled[d] = mt.roll(dice, sides)
+            s = np.sort(rolled)
+            for d in range(keep):
+                part += s[count - 1 - d]
+        else:
+            for d in range(count):
+                part += mt.roll(dice, sides)
         total += sign * part
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def judge(f0, f1, f2, nf, bonus, difficulty):
     """``rolls.judge`` (S2-01, S2-03, S2-04): (total, success, critical, fumble)."""
     total = f0 + f1 + bonus
@@ -140,7 +139,7 @@ def judge(f0, f1, f2, nf, bonus, difficulty):
     return total, success, critical, fumble
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def succ(SUCC, mode, k):
     """P(success) in thousandths of 2d10 + bonus vs difficulty, ``k = difficulty - bonus``
     (``exact.skill_odds``; mode 0 no Dado Exprés, 1 "after")."""
@@ -151,7 +150,7 @@ def succ(SUCC, mode, k):
     return SUCC[mode, k + K_OFF]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stun_penalty(C, i):
     """``combat.stun_penalty``: the worse of the two stuns (rules-notes S2-15)."""
     ms = 0
@@ -161,7 +160,7 @@ def stun_penalty(C, i):
     return ms
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def limb_penalty(C, i):
     """``combat.limb_penalty``: every incapacitated part but a leg, to −10 at most."""
     ms = 0
@@ -172,23 +171,23 @@ def limb_penalty(C, i):
     return max(-10, ms)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lame(C, i):
     """S2-15 "No poder andar por tener una pierna incapacitada"."""
     return C[i, C_CH + INCAP + 6] == 1 or C[i, C_CH + INCAP + 7] == 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def roll_penalty(C, i, physical):
     return stun_penalty(C, i) + (limb_penalty(C, i) if physical else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def defence_of(P, i, tipo):
     return P[i, P_DCAC] if tipo == 0 else P[i, P_DDIST]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def defence_bonus(P, C, i, tipo):
     """``combat.defence_bonus`` (S2-08, S2-09)."""
     bonus = defence_of(P, i, tipo) + roll_penalty(C, i, True)
@@ -197,21 +196,21 @@ def defence_bonus(P, C, i, tipo):
     return bonus
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_cond(C, i, c, value, until):
     C[i, C_CH + c] = 1
     C[i, C_CV + c] = value
     C[i, C_CU + c] = until
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def del_cond(C, i, c):
     C[i, C_CH + c] = 0
     C[i, C_CV + c] = 0
     C[i, C_CU + c] = U_NONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def until_of(C, i, c, duration):
     """``combat._until``: a condition hit again lasts as long as the longer of the two."""
     if C[i, C_CH + c] == 1 and C[i, C_CU + c] == U_HEALED:
@@ -219,7 +218,7 @@ def until_of(C, i, c, duration):
     return duration
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_status(C, G, i, status):
     """``Ruleset.set_status`` with what ``playtest.record_from_events`` counts."""
     C[i, C_STATUS] = status
@@ -229,7 +228,7 @@ def set_status(C, G, i, status):
         C[i, C_DIED] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def damaged(P, C, target, amount, source):
     """A ``Damaged`` event as the playtest record counts it (source -1: not a combatant)."""
     C[target, C_TAKEN] += amount
@@ -239,7 +238,7 @@ def damaged(P, C, target, amount, source):
             C[source, C_TOFOES] += amount
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def finish(G, winner, reason):
     G[G_DONE] = 1
     G[G_WINNER] = winner
@@ -271,7 +270,7 @@ def check_end(P, C, G):
         finish(G, -1, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pend(G, kind, actor):
     G[G_PEND] = kind
     G[G_PACTOR] = actor
@@ -732,8 +731,34 @@ def hit_count(SUCC, attack_bonus, need, has_defence, defence, block_gt):
     return n
 
 
+#: :func:`hit_count` depends only on x = need − attack bonus (constant outside 2…21: every
+#: non-pifia hits, or only a crítico) and z = attack bonus + ``gt`` − defence (constant
+#: outside −18…19, where the block chance is the same for every attack total).
+X_LO, X_HI, Z_LO, Z_HI = 2, 21, -18, 19
+
+
+def hit_table(SUCC: np.ndarray) -> np.ndarray:
+    """:func:`hit_count` for every (x, z), column 0 with no active defence."""
+    out = np.zeros((X_HI - X_LO + 1, Z_HI - Z_LO + 2), np.int64)
+    for x in range(X_LO, X_HI + 1):
+        out[x - X_LO, 0] = hit_count(SUCC, 0, x, False, 0, 0)
+        for z in range(Z_LO, Z_HI + 1):
+            out[x - X_LO, 1 + z - Z_LO] = hit_count(SUCC, 0, x, True, -z, 0)
+    return out
+
+
+@njit(cache=True, inline="always")
+def hit_lookup(HIT, bonus, need, has_defence, defence, block_gt):
+    """:func:`hit_count` from :func:`hit_table`."""
+    x = min(max(need - bonus, X_LO), X_HI) - X_LO
+    if not has_defence:
+        return HIT[x, 0]
+    z = min(max(bonus + block_gt - defence, Z_LO), Z_HI) - Z_LO
+    return HIT[x, 1 + z]
+
+
 @njit(cache=True)
-def attack_odds(P, W, C, TB, SUCC, HDV, HDP, HDN, a, w, t, aim):
+def attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim):
     """``Sistema2d10.attack_odds`` (free when ``aim`` is -1, else at location ``aim``):
     (p_hit, expected_damage, p_drop), the same floats as ``exact.attack_odds`` —
     exact integers where the engine has Fractions, then the engine's float operations
@@ -745,7 +770,7 @@ def attack_odds(P, W, C, TB, SUCC, HDV, HDP, HDN, a, w, t, aim):
     if aim >= 0:
         bonus += TB[TB_AIMMS + aim]
     need = 10 + defence_of(P, t, tipo) + TB[TB_PGT]
-    n = hit_count(SUCC, bonus, need, has_defence, defence, TB[TB_AGT])
+    n = hit_lookup(HIT, bonus, need, has_defence, defence, TB[TB_AGT])
     p_hit = np.float64(n) / 100000.0
     pv = C[t, C_PV]
     aguante = P[t, P_AGU] + roll_penalty(C, t, False)
@@ -919,6 +944,7 @@ class Exported:
                 HDV[a, w, t, s, m] = dealt
                 HDP[a, w, t, s, m] = q
         self.P, self.W, self.DT, self.TB, self.GD, self.SUCC = P, W, DT, TB, GD, SUCC
+        self.HIT = hit_table(SUCC)
         self.ZD, self.ZN, self.ZE, self.ZX = ZD, ZN, ZE, ZX
         self.HDV, self.HDP, self.HDN = HDV, HDP, HDN
         self.profiles = profiles
@@ -1006,6 +1032,47 @@ class Exported:
         if n and data.get("tables") is not None and data["tables"] != self.tables:
             raise KernelRefusal("the state's tables are not the scenario's")
         return C, G
+
+    def read_back_many(self, seeds, Cs: np.ndarray, Gs: np.ndarray) -> list:  # type: ignore[no-untyped-def,type-arg]
+        """:meth:`read_back` of a batch, reading the arrays as lists once (a battle of the
+        duel costs about as much to play as to read back one element at a time)."""
+        from escaramuza.rules.core.kernel import KernelBattle
+
+        names = cond_names()
+        n = len(self.ids)
+        heroes = [i for i in range(n) if self.P[i, P_SIDE] == 0]
+        zone_ids = self.zone_ids
+        out = []
+        for seed, rows, g in zip(seeds, Cs.tolist(), Gs.tolist(), strict=True):
+            statuses = tuple(STATUS_NAMES[r[C_STATUS]] for r in rows)
+            winner = g[G_WINNER]
+            out.append(KernelBattle(
+                seed=int(seed),
+                winner=None if winner < 0 else ("heroes" if winner == 0 else "enemies"),
+                reason=REASONS[g[G_REASON]],
+                rounds=g[G_ORND],
+                wipe=bool(heroes) and all(statuses[i] != "active" for i in heroes),
+                decisions=g[G_DECISIONS],
+                statuses=statuses,
+                zones=tuple(zone_ids[r[C_ZONE]] for r in rows),
+                resources=tuple(
+                    (("acciones", r[C_ACC]), ("dados_expres", r[C_DX]), ("defensas", r[C_DEF]),
+                     ("pv", r[C_PV]))
+                    for r in rows
+                ),
+                conditions=tuple(
+                    tuple(sorted(
+                        (names[c], r[C_CV + c]) for c in range(NCOND) if r[C_CH + c]
+                    )) if any(r[C_CH:C_CH + NCOND]) else ()
+                    for r in rows
+                ),
+                ko_round=tuple(r[C_KO] for r in rows),
+                died=tuple(bool(r[C_DIED]) for r in rows),
+                dealt=tuple(r[C_DEALT] for r in rows),
+                dealt_to_foes=tuple(r[C_TOFOES] for r in rows),
+                taken=tuple(r[C_TAKEN] for r in rows),
+            ))
+        return out
 
     def read_back(self, seed: int, C: np.ndarray, G: np.ndarray):  # type: ignore[no-untyped-def]
         """The :class:`KernelBattle` of a finished battle."""
