@@ -30,8 +30,6 @@ from escaramuza.rules.sistema_2d10.kernel import (
     ACTIVE_DEFENCE,
     AGUANTE,
     ATACAR,
-    C_ACC,
-    C_DEF,
     C_DX,
     C_PV,
     C_STATUS,
@@ -41,8 +39,8 @@ from escaramuza.rules.sistema_2d10.kernel import (
     DEFENSA_COMPLETA,
     EXPRES_AFTER,
     EXPRES_BEFORE,
-    G_ACRIT,
     G_AATT,
+    G_ACRIT,
     G_ATGT,
     G_ATOT,
     G_AW,
@@ -67,7 +65,6 @@ from escaramuza.rules.sistema_2d10.kernel import (
     P_TEMP,
     PASAR,
     RANDOM_TEMPERAMENT,
-    TB_AGDIFF,
     TB_AGT,
     TB_AIMLOC,
     TB_BLOCKMIN,
@@ -359,7 +356,7 @@ def defend(K, C, G, temperament):
 @njit(cache=True)
 def expres(K, G):
     """``_expres``: 0 (gastar) after the roll when the die flips it ≥ 40 % of the time."""
-    P, W, DT, TB = K[0], K[1], K[2], K[3]
+    P, W, TB = K[0], K[1], K[3]
     if G[G_PEND] != EXPRES_AFTER:
         return 1
     total, success, critical, fumble = k.judge_pending(P, W, G, TB)
@@ -508,41 +505,43 @@ def threat_of(K, C, foe, ward):
 
 
 @njit(cache=True)
-def protector(K, C, c, A, S, F, cnt, arng):
-    P, ZD = K[0], K[6]
-    n = C.shape[0]
+def ward_of(K, C, c):
+    """The protector's ward: the most hurt active ally (lowest PV fraction), -1 for none."""
+    P = K[0]
     ward = -1
     ward_v = 0.0
-    for a in range(n):
+    for a in range(C.shape[0]):
         if P[a, P_SIDE] == P[c, P_SIDE] and C[a, C_STATUS] == ACTIVE and a != c:
             v = C[a, C_PV] / P[a, P_PVMAX]
             if ward < 0 or v < ward_v:
                 ward = a
                 ward_v = v
+    return ward
+
+
+@njit(cache=True)
+def threat_to(K, C, c, ward):
+    """The foe with the largest (``_threat``, −distance to the ward), first on ties."""
+    P, ZD = K[0], K[6]
     threat = -1
-    if ward >= 0:
-        t_v = 0.0
-        t_d = 0
-        for f in range(n):
-            if C[f, C_STATUS] == ACTIVE and P[f, P_SIDE] != P[c, P_SIDE]:
-                v = threat_of(K, C, f, ward)
-                d = -ZD[C[f, C_ZONE], C[ward, C_ZONE]]
-                if threat < 0 or v > t_v or (v == t_v and d > t_d):
-                    threat = f
-                    t_v = v
-                    t_d = d
-    attacks = S[0]
-    na = of_verb(A, cnt, ATACAR, attacks)
-    if threat >= 0:
-        guard = S[2]
-        ng = 0
-        for m in range(na):
-            if A[attacks[m], 1] == threat:
-                guard[ng] = attacks[m]
-                ng += 1
-        i = best_attack(K, C, c, A, S, F, guard, ng, arng)
-        if i >= 0:
-            return i
+    t_v = 0.0
+    t_d = 0
+    for f in range(C.shape[0]):
+        if C[f, C_STATUS] == ACTIVE and P[f, P_SIDE] != P[c, P_SIDE]:
+            v = threat_of(K, C, f, ward)
+            d = -ZD[C[f, C_ZONE], C[ward, C_ZONE]]
+            if threat < 0 or v > t_v or (v == t_v and d > t_d):
+                threat = f
+                t_v = v
+                t_d = d
+    return threat
+
+
+@njit(cache=True)
+def gift_of(K, C, c, A, cnt):
+    """The protector's gift: to an ally holding fewer Dados Exprés, fewest first, then the
+    most hurt (``min`` by (dados, PV fraction)); -1 for none."""
+    P = K[0]
     gift = -1
     g_dx = 0
     g_v = 0.0
@@ -555,8 +554,28 @@ def protector(K, C, c, A, S, F, cnt, arng):
                     gift = i
                     g_dx = C[ally, C_DX]
                     g_v = v
-    if gift >= 0:
-        return gift
+    return gift
+
+
+@njit(cache=True)
+def protector(K, C, c, A, S, F, cnt, arng):
+    ward = ward_of(K, C, c)
+    threat = threat_to(K, C, c, ward) if ward >= 0 else -1
+    attacks = S[0]
+    na = of_verb(A, cnt, ATACAR, attacks)
+    if threat >= 0:
+        guard = S[2]
+        ng = 0
+        for m in range(na):
+            if A[attacks[m], 1] == threat:
+                guard[ng] = attacks[m]
+                ng += 1
+        i = best_attack(K, C, c, A, S, F, guard, ng, arng)
+        if i >= 0:
+            return i
+    i = gift_of(K, C, c, A, cnt)
+    if i >= 0:
+        return i
     if threat >= 0:
         moves = S[1]
         nm = of_verb(A, cnt, MOVER, moves)
@@ -610,7 +629,7 @@ def step(K, C, G, A, i, dice):
 def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
     """``agents.runner.play_battle`` for each seed; the final arrays into ``Cs``/``Gs``
     (``G_DONE`` is 2 when a battle passes ``MAX_DECISIONS``, where the engine raises)."""
-    P, W, DT, TB, GD = K[0], K[1], K[2], K[3], K[4]
+    P, TB = K[0], K[3]
     dice = np.zeros(mt.STATE_SIZE, np.uint32)
     arng = np.zeros(mt.STATE_SIZE, np.uint32)
     A = np.zeros((maxa, 5), np.int64)

@@ -22,10 +22,16 @@ compile mutually recursive functions, and each step is one engine function.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from numba import njit
 
 from escaramuza.rules.core import mt
+from escaramuza.rules.sistema_2d10 import exact
+from escaramuza.rules.sistema_2d10.combat import profile
+from escaramuza.rules.sistema_2d10.stats import MELEE
+from escaramuza.rules.sistema_2d10.tables import GDF_EFFECTS, LOCATIONS, load_tables
 
 # -- codes --------------------------------------------------------------------------
 
@@ -116,7 +122,7 @@ def roll_expr(dice, terms, nt, mod):
             for d in range(keep):
                 part += s[count - 1 - d]
         else:
-            for d in range(count):
+            for _ in range(count):
                 part += mt.roll(dice, sides)
         total += sign * part
     return total
@@ -814,23 +820,14 @@ class Exported:
     """A scenario as the kernel reads it: constant arrays plus the names to read back."""
 
     def __init__(self, scenario) -> None:  # type: ignore[no-untyped-def]
-        from fractions import Fraction
-
-        from escaramuza.rules.sistema_2d10 import exact
-        from escaramuza.rules.sistema_2d10.combat import profile
-        from escaramuza.rules.sistema_2d10.stats import MELEE
-        from escaramuza.rules.sistema_2d10.tables import GDF_EFFECTS, LOCATIONS, load_tables
-
         self.scenario = scenario
         combatants = list(scenario.combatants)
         self.ids = tuple(c.id for c in combatants)
         self.sides = tuple(c.side for c in combatants)
         bf = scenario.battlefield
         self.zone_ids = tuple(bf.zone_ids)
-        zindex = {z: k for k, z in enumerate(self.zone_ids)}
-        n, nz = len(combatants), len(self.zone_ids)
-        options = scenario.options
-        tables = load_tables(options.tables)
+        n = len(combatants)
+        tables = load_tables(scenario.options.tables)
         self.tables = tables
         profiles = [profile(c) for c in combatants]
         maxw = max(len(p.weapons) for p in profiles)
@@ -839,6 +836,18 @@ class Exported:
             if e.dice is not None:
                 maxt = max(maxt, len(e.dice.terms))
         maxt = max(maxt, 1)
+        self.loc_index = {name: k for k, name in enumerate(LOCATIONS)}
+        self.profiles = profiles
+        P, W, DT = self._export_combatants(combatants, profiles, maxw, maxt)
+        self.ZD, self.ZN, self.ZE, self.ZX = self._export_map(bf)
+        TB, GD = self._export_tables(scenario, tables, maxt, n)
+        SUCC, self.HDV, self.HDP, self.HDN = self._export_odds(combatants, profiles, tables, maxw)
+        self.P, self.W, self.DT, self.TB, self.GD, self.SUCC = P, W, DT, TB, GD, SUCC
+        self.HIT = hit_table(SUCC)
+
+    def _export_combatants(self, combatants, profiles, maxw, maxt):  # type: ignore[no-untyped-def]
+        """Stat blocks (P), weapons (W) and their damage dice (DT)."""
+        n = len(combatants)
         P = np.zeros((n, PF), np.int64)
         W = np.zeros((n, maxw, WF), np.int64)
         DT = np.zeros((n, maxw, maxt, 4), np.int64)
@@ -866,6 +875,12 @@ class Exported:
                 W[i, k, W_MOD] = wp.dano.modifier
                 for m, term in enumerate(wp.dano.terms):
                     DT[i, k, m] = (term.count, term.sides, term.keep or 0, term.sign)
+        return P, W, DT
+
+    def _export_map(self, bf):  # type: ignore[no-untyped-def]
+        """Distances, neighbours in map order, exits and each zone's hops to an exit."""
+        nz = len(self.zone_ids)
+        zindex = {z: k for k, z in enumerate(self.zone_ids)}
         ZD = np.zeros((nz, nz), np.int64)
         maxdeg = max(1, max(len(bf.neighbours(z)) for z in self.zone_ids))
         ZN = np.full((nz, maxdeg), -1, np.int64)
@@ -879,8 +894,13 @@ class Exported:
                 ZN[a, m] = zindex[zb]
             ZE[a] = 1 if bf.zones[za].exit else 0
             ZX[a] = min((bf.distance(za, e) for e in exits), default=0)
+        return ZD, ZN, ZE, ZX
+
+    def _export_tables(self, scenario, tables, maxt, n):  # type: ignore[no-untyped-def]
+        """The scenario's tables file (S2-12, S2-13, S2-15) and options (TB, GD)."""
+        options = scenario.options
         TB = np.zeros(TB_SIZE, np.int64)
-        loc_index = {name: k for k, name in enumerate(LOCATIONS)}
+        loc_index = self.loc_index
         for f, loc in enumerate(tables.location_by_face):
             TB[TB_LOCFACE + f] = loc_index[loc.name]
             TB[TB_LOCMULT + f] = loc.multiplier
@@ -912,6 +932,13 @@ class Exported:
             1 for e in tables.gdf_by_face if e.effect in ("inconsciente", "moribundo")
         )
         TB[TB_N] = n
+        return TB, GD
+
+    def _export_odds(self, combatants, profiles, tables, maxw):  # type: ignore[no-untyped-def]
+        """The engine's exact odds as integer tables: skill successes (SUCC) and each
+        attack's hit damage distribution (HDV/HDP/HDN), from ``exact`` itself."""
+        n = len(combatants)
+        loc_index = self.loc_index
         # exact.skill_odds success in thousandths, by difficulty − bonus (all that matters).
         SUCC = np.zeros((2, K_HI - K_LO + 1), np.int64)
         for m, mode in enumerate(("none", "after")):
@@ -943,12 +970,7 @@ class Exported:
             for m, (dealt, q) in enumerate(dist):
                 HDV[a, w, t, s, m] = dealt
                 HDP[a, w, t, s, m] = q
-        self.P, self.W, self.DT, self.TB, self.GD, self.SUCC = P, W, DT, TB, GD, SUCC
-        self.HIT = hit_table(SUCC)
-        self.ZD, self.ZN, self.ZE, self.ZX = ZD, ZN, ZE, ZX
-        self.HDV, self.HDP, self.HDN = HDV, HDP, HDN
-        self.profiles = profiles
-        self.loc_index = loc_index
+        return SUCC, HDV, HDP, HDN
 
     def new_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """C and G of a battle not yet started (``new_battle`` before ``start``)."""
@@ -973,29 +995,11 @@ class Exported:
         what the kernel cannot hold."""
         from escaramuza.rules.core.kernel import KernelRefusal
 
-        names = cond_names()
         n = len(self.ids)
         C, G = self.new_arrays()
         index = {cid: i for i, cid in enumerate(self.ids)}
         for i, c in enumerate(state.combatants):
-            if c.id != self.ids[i]:
-                raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
-            for k, key in enumerate(("pv", "acciones", "defensas", "dados_expres")):
-                C[i, k] = c.resources[key]
-            if c.status.value not in STATUS_NAMES:
-                raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
-            C[i, C_STATUS] = STATUS_NAMES.index(c.status.value)
-            C[i, C_ZONE] = self.zone_ids.index(c.zone)
-            for name, cond in c.conditions.items():
-                if name not in names:
-                    raise KernelRefusal(f"{c.id}'s condition {name!r} is not one the kernel plays")
-                code = names.index(name)
-                until = {None: U_NONE, "hasta_sanar": U_HEALED, "siguiente_turno": U_NEXT}
-                if cond.until not in until:
-                    raise KernelRefusal(f"{c.id}'s {name} lasts {cond.until!r}")
-                set_cond_py(C, i, code, int(cond.value), until[cond.until])
-            if c.maxima != self.scenario.combatants[i].maxima:
-                raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
+            self._export_combatant(C, i, c)
         G[G_ROUND] = state.round
         G[G_TURN] = state.turn
         for k, cid in enumerate(state.order):
@@ -1032,6 +1036,29 @@ class Exported:
         if n and data.get("tables") is not None and data["tables"] != self.tables:
             raise KernelRefusal("the state's tables are not the scenario's")
         return C, G
+
+    def _export_combatant(self, C: np.ndarray, i: int, c) -> None:  # type: ignore[no-untyped-def]
+        from escaramuza.rules.core.kernel import KernelRefusal
+
+        names = cond_names()
+        if c.id != self.ids[i]:
+            raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
+        for k, key in enumerate(("pv", "acciones", "defensas", "dados_expres")):
+            C[i, k] = c.resources[key]
+        if c.status.value not in STATUS_NAMES:
+            raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
+        C[i, C_STATUS] = STATUS_NAMES.index(c.status.value)
+        C[i, C_ZONE] = self.zone_ids.index(c.zone)
+        for name, cond in c.conditions.items():
+            if name not in names:
+                raise KernelRefusal(f"{c.id}'s condition {name!r} is not one the kernel plays")
+            code = names.index(name)
+            until = {None: U_NONE, "hasta_sanar": U_HEALED, "siguiente_turno": U_NEXT}
+            if cond.until not in until:
+                raise KernelRefusal(f"{c.id}'s {name} lasts {cond.until!r}")
+            set_cond(C, i, code, int(cond.value), until[cond.until])
+        if c.maxima != self.scenario.combatants[i].maxima:
+            raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
 
     def read_back_many(self, seeds, Cs: np.ndarray, Gs: np.ndarray) -> list:  # type: ignore[no-untyped-def,type-arg]
         """:meth:`read_back` of a batch, reading the arrays as lists once (a battle of the
@@ -1076,47 +1103,4 @@ class Exported:
 
     def read_back(self, seed: int, C: np.ndarray, G: np.ndarray):  # type: ignore[no-untyped-def]
         """The :class:`KernelBattle` of a finished battle."""
-        from escaramuza.rules.core.kernel import KernelBattle
-
-        names = cond_names()
-        n = len(self.ids)
-        statuses = tuple(STATUS_NAMES[C[i, C_STATUS]] for i in range(n))
-        heroes = [i for i in range(n) if self.P[i, P_SIDE] == 0]
-        wipe = bool(heroes) and all(statuses[i] != "active" for i in heroes)
-        winner = G[G_WINNER]
-        return KernelBattle(
-            seed=seed,
-            winner=None if winner < 0 else ("heroes" if winner == 0 else "enemies"),
-            reason=REASONS[G[G_REASON]],
-            rounds=int(G[G_ORND]),
-            wipe=wipe,
-            decisions=int(G[G_DECISIONS]),
-            statuses=statuses,
-            zones=tuple(self.zone_ids[C[i, C_ZONE]] for i in range(n)),
-            resources=tuple(
-                (
-                    ("acciones", int(C[i, C_ACC])),
-                    ("dados_expres", int(C[i, C_DX])),
-                    ("defensas", int(C[i, C_DEF])),
-                    ("pv", int(C[i, C_PV])),
-                )
-                for i in range(n)
-            ),
-            conditions=tuple(
-                tuple(sorted(
-                    (names[c], int(C[i, C_CV + c])) for c in range(NCOND) if C[i, C_CH + c] == 1
-                ))
-                for i in range(n)
-            ),
-            ko_round=tuple(int(C[i, C_KO]) for i in range(n)),
-            died=tuple(bool(C[i, C_DIED]) for i in range(n)),
-            dealt=tuple(int(C[i, C_DEALT]) for i in range(n)),
-            dealt_to_foes=tuple(int(C[i, C_TOFOES]) for i in range(n)),
-            taken=tuple(int(C[i, C_TAKEN]) for i in range(n)),
-        )
-
-
-def set_cond_py(C: np.ndarray, i: int, c: int, value: int, until: int) -> None:
-    C[i, C_CH + c] = 1
-    C[i, C_CV + c] = value
-    C[i, C_CU + c] = until
+        return self.read_back_many([seed], C[None], G[None])[0]
