@@ -151,23 +151,9 @@ def _put(A, i, verb, target, item, option, zone):
 
 
 @njit(cache=True, inline="always")
-def nearest(K, C, c, zone):
-    """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
+def short_of(K, C, c, zone, reach):
+    """The fewest hops beyond ``reach`` from ``zone`` to an active foe (0 with none)."""
     P, ZD = K[0], K[6]
-    best = -1
-    for f in range(C.shape[0]):
-        if C[f, C_STATUS] == ACTIVE and P[f, P_SIDE] != P[c, P_SIDE]:
-            d = ZD[zone, C[f, C_ZONE]]
-            if best < 0 or d < best:
-                best = d
-    return 0 if best < 0 else best
-
-
-@njit(cache=True, inline="always")
-def gap(K, C, c, zone):
-    """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
-    P, ZD = K[0], K[6]
-    reach = P[c, P_REACH]
     best = -1
     for f in range(C.shape[0]):
         if C[f, C_STATUS] == ACTIVE and P[f, P_SIDE] != P[c, P_SIDE]:
@@ -175,6 +161,18 @@ def gap(K, C, c, zone):
             if best < 0 or d < best:
                 best = d
     return 0 if best < 0 else best
+
+
+@njit(cache=True, inline="always")
+def nearest(K, C, c, zone):
+    """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
+    return short_of(K, C, c, zone, 0)
+
+
+@njit(cache=True, inline="always")
+def gap(K, C, c, zone):
+    """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
+    return short_of(K, C, c, zone, K[0][c, P_REACH])
 
 
 @njit(cache=True, inline="always")

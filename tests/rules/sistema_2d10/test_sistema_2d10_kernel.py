@@ -195,15 +195,18 @@ def test_generated_scenarios_play_the_engines_battles(
 # -- rollouts ------------------------------------------------------------------------------
 
 
-def _states(name: str, count: int) -> list[Any]:
-    """Mid-battle states of every decision kind (turns, active defence, Dados Exprés)."""
+def _states(name: str, count: int, longest: int) -> list[Any]:
+    """``count`` unfinished mid-battle states, up to ``longest`` decisions in (turns,
+    active defences, Dados Exprés; some with GDF effects on)."""
     scenario = load_scenario(name)
     agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("random")}
-    out = []
+    out: list[Any] = []
     rng = random.Random(7)
-    for seed in range(count):
-        stop = rng.randrange(1, 40)
+    seed = 0
+    while len(out) < count:
+        stop = rng.randrange(1, longest)
         state = play_battle(scenario, agents, seed, stop_after=stop, narrate=False)
+        seed += 1
         if state.outcome is None:
             out.append(state)
     return out
@@ -214,9 +217,11 @@ def _states(name: str, count: int) -> list[Any]:
 def test_rollouts_are_the_planners(name: str, horizon: int | None, mood: str | None) -> None:
     planner = MCTS(iterations=1, horizon=horizon, rollout_temperament=mood, expand_after=None)
     kinds = set()
-    for state in _states(name, 8):
+    wounded = False
+    for state in _states(name, 10, 40 if name.endswith("duelo") else 120):
         pending = state.pending
         kinds.add(pending.name)
+        wounded = wounded or any(c.conditions for c in state.combatants)
         actions = state.ruleset.legal_actions(state)
         actions = [actions[0], actions[-1], actions[len(actions) // 2]]
         seeds = [11, 12345, 2**33 + 5]
@@ -238,6 +243,8 @@ def test_rollouts_are_the_planners(name: str, horizon: int | None, mood: str | N
                 end, _ = planner.rollout(state, action, seed)
                 assert side_strength(end, side) == batch.own[x, s]
     assert {"turn", "active_defence", "expres_before"} <= kinds
+    # The squad's root states hold GDF effects (the duel's are over before they show).
+    assert wounded or name.endswith("duelo")
 
 
 # -- refusal -------------------------------------------------------------------------------
