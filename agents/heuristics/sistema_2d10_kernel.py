@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from hashlib import sha512
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -138,7 +139,7 @@ def legal(K, C, G, A):
     return cnt + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _put(A, i, verb, target, item, option, zone):
     A[i, 0] = verb
     A[i, 1] = target
@@ -190,17 +191,17 @@ def can_shoot_from(K, C, c, zone):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def hurt(K, C, c):
     return C[c, C_PV] * 2 < K[0][c, P_PVMAX]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def very_hurt(K, C, c):
     return C[c, C_PV] * 3 <= K[0][c, P_PVMAX]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def side_broken(K, C, c):
     P = K[0]
     mine = 0
@@ -293,7 +294,7 @@ def best_move(K, C, c, A, idx, cnt, kind, threat):
     return best if greater(b0, b1, b2, h0, h1, h2) else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def of_verb(A, cnt, verb, out):
     """``_verb``: indices of the actions of ``verb``, in order; returns how many."""
     m = 0
@@ -304,7 +305,7 @@ def of_verb(A, cnt, verb, out):
     return m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def by_verb(A, cnt, verb):
     """``_by_verb``: the first action of ``verb``, -1 for none."""
     for i in range(cnt):
@@ -313,7 +314,7 @@ def by_verb(A, cnt, verb):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def full_or_pass(A, cnt):
     i = by_verb(A, cnt, DEFENSA_COMPLETA)
     if i >= 0:
@@ -746,6 +747,30 @@ def _agent_code(spec: str) -> int | None:
     return None
 
 
+def agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``mt.key_of`` words of every ``agent_rng(seed)`` (``random.Random`` of the str
+    ``f"escaramuza-agents-{seed}"``), as rows of one array and their lengths.
+
+    The same words as ``mt.key_of`` (a test checks), read straight from the bytes: the
+    seed is the big-endian integer of ``text + sha512(text)``, whose 32-bit words, least
+    significant first, are the reversed bytes read as little-endian words (the text
+    starts with "e", so the top word is never zero). ``key_of`` built the integer first,
+    a fifth of a duel's time on the kernel.
+    """
+    raws = [f"escaramuza-agents-{s}".encode() for s in seeds]
+    longest = max((len(r) for r in raws), default=0) + 64
+    width = (longest + 3) // 4
+    keys = np.zeros((len(raws), width), np.uint32)
+    nkeys = np.zeros(len(raws), np.int64)
+    for j, raw in enumerate(raws):
+        data = (raw + sha512(raw).digest())[::-1]
+        data += bytes(-len(data) % 4)
+        words = np.frombuffer(data, "<u4")
+        keys[j, : words.size] = words
+        nkeys[j] = words.size
+    return keys, nkeys
+
+
 def _block_min() -> int:
     """The fewest thousandths ``p_block >= BLOCK_THRESHOLD`` accepts (a Fraction against a
     float, compared exactly as the engine compares them)."""
@@ -821,13 +846,7 @@ class Sistema2d10Kernel:
         seed_arr = np.array([int(s) for s in seeds], np.int64)
         if any(s < 0 or s >= 2**63 for s in seeds):
             raise KernelRefusal("seeds must be 0 … 2**63 - 1")
-        key_list = [mt.key_of(f"escaramuza-agents-{s}") for s in seeds]
-        width = max((len(x) for x in key_list), default=1)
-        keys = np.zeros((len(seeds), width), np.uint32)
-        nkeys = np.zeros(len(seeds), np.int64)
-        for j, key in enumerate(key_list):
-            keys[j, : len(key)] = key
-            nkeys[j] = len(key)
+        keys, nkeys = agent_keys(seeds)
         C0, G0 = ex.new_arrays()
         Cs = np.zeros((len(seeds), *C0.shape), np.int64)
         Gs = np.zeros((len(seeds), *G0.shape), np.int64)

@@ -23,6 +23,7 @@ compile mutually recursive functions, and each step is one engine function.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -177,7 +178,7 @@ def limb_penalty(C, i):
     return max(-10, ms)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lame(C, i):
     """S2-15 "No poder andar por tener una pierna incapacitada"."""
     return C[i, C_CH + INCAP + 6] == 1 or C[i, C_CH + INCAP + 7] == 1
@@ -202,21 +203,21 @@ def defence_bonus(P, C, i, tipo):
     return bonus
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def set_cond(C, i, c, value, until):
     C[i, C_CH + c] = 1
     C[i, C_CV + c] = value
     C[i, C_CU + c] = until
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def del_cond(C, i, c):
     C[i, C_CH + c] = 0
     C[i, C_CV + c] = 0
     C[i, C_CU + c] = U_NONE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def until_of(C, i, c, duration):
     """``combat._until``: a condition hit again lasts as long as the longer of the two."""
     if C[i, C_CH + c] == 1 and C[i, C_CU + c] == U_HEALED:
@@ -224,7 +225,7 @@ def until_of(C, i, c, duration):
     return duration
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def set_status(C, G, i, status):
     """``Ruleset.set_status`` with what ``playtest.record_from_events`` counts."""
     C[i, C_STATUS] = status
@@ -234,7 +235,7 @@ def set_status(C, G, i, status):
         C[i, C_DIED] = 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def damaged(P, C, target, amount, source):
     """A ``Damaged`` event as the playtest record counts it (source -1: not a combatant)."""
     C[target, C_TAKEN] += amount
@@ -244,7 +245,7 @@ def damaged(P, C, target, amount, source):
             C[source, C_TOFOES] += amount
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def finish(G, winner, reason):
     G[G_DONE] = 1
     G[G_WINNER] = winner
@@ -276,7 +277,7 @@ def check_end(P, C, G):
         finish(G, -1, 1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pend(G, kind, actor):
     G[G_PEND] = kind
     G[G_PACTOR] = actor
@@ -763,7 +764,7 @@ def hit_lookup(HIT, bonus, need, has_defence, defence, block_gt):
     return HIT[x, 1 + z]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim):
     """``Sistema2d10.attack_odds`` (free when ``aim`` is -1, else at location ``aim``):
     (p_hit, expected_damage, p_drop), the same floats as ``exact.attack_odds`` —
@@ -1061,43 +1062,66 @@ class Exported:
             raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
 
     def read_back_many(self, seeds, Cs: np.ndarray, Gs: np.ndarray) -> list:  # type: ignore[no-untyped-def,type-arg]
-        """:meth:`read_back` of a batch, reading the arrays as lists once (a battle of the
-        duel costs about as much to play as to read back one element at a time)."""
+        """:meth:`read_back` of a batch. Reading back element by element cost as much as
+        playing the duel, so each distinct combatant row (status, zone, resources,
+        conditions) is turned into its tuples once (keyed by its bytes) and the rest goes
+        to one list per battle."""
+        from operator import itemgetter
+
         from escaramuza.rules.core.kernel import KernelBattle
 
         names = cond_names()
         n = len(self.ids)
         heroes = [i for i in range(n) if self.P[i, P_SIDE] == 0]
-        zone_ids = self.zone_ids
+        columns = [C_STATUS, C_ZONE, C_ACC, C_DX, C_DEF, C_PV,
+                   *range(C_CH, C_CH + NCOND), *range(C_CV, C_CV + NCOND)]
+        flat = np.ascontiguousarray(Cs[:, :, columns]).reshape(-1, len(columns))
+        first: dict[bytes, int] = {}
+        inverse = [first.setdefault(b, len(first))
+                   for b in flat.view(np.dtype((np.void, 8 * len(columns)))).ravel().tolist()]
+        rows = [np.frombuffer(b, np.int64).tolist() for b in first]
+        status, zone, resources, conditions = [], [], [], []
+        for r in rows:
+            status.append(STATUS_NAMES[r[0]])
+            zone.append(self.zone_ids[r[1]])
+            resources.append((("acciones", r[2]), ("dados_expres", r[3]),
+                              ("defensas", r[4]), ("pv", r[5])))
+            flags, values = r[6:6 + NCOND], r[6 + NCOND:]
+            conditions.append(tuple(sorted(
+                (names[c], values[c]) for c in range(NCOND) if flags[c])))
+
+        def each(table: list) -> Any:  # type: ignore[type-arg]
+            # itemgetter of one index gives the item, not a 1-tuple.
+            return (lambda idx: (table[idx[0]],)) if n == 1 else (
+                lambda idx: itemgetter(*idx)(table))
+
+        status_of, zone_of, res_of, cond_of = map(each, (status, zone, resources, conditions))
+        # One list per battle: outcome, then ko rounds, deaths, dealt, to foes, taken.
+        record = np.concatenate(
+            (Gs[:, [G_WINNER, G_REASON, G_ORND, G_DECISIONS]],
+             *(Cs[:, :, f] for f in (C_KO, C_DIED, C_DEALT, C_TOFOES, C_TAKEN))), axis=1
+        ).tolist()
         out = []
-        for seed, rows, g in zip(seeds, Cs.tolist(), Gs.tolist(), strict=True):
-            statuses = tuple(STATUS_NAMES[r[C_STATUS]] for r in rows)
-            winner = g[G_WINNER]
+        for j, (seed, g) in enumerate(zip(seeds, record, strict=True)):
+            idx = inverse[j * n:(j + 1) * n]
+            statuses = status_of(idx)
+            winner = g[0]
             out.append(KernelBattle(
                 seed=int(seed),
                 winner=None if winner < 0 else ("heroes" if winner == 0 else "enemies"),
-                reason=REASONS[g[G_REASON]],
-                rounds=g[G_ORND],
+                reason=REASONS[g[1]],
+                rounds=g[2],
                 wipe=bool(heroes) and all(statuses[i] != "active" for i in heroes),
-                decisions=g[G_DECISIONS],
+                decisions=g[3],
                 statuses=statuses,
-                zones=tuple(zone_ids[r[C_ZONE]] for r in rows),
-                resources=tuple(
-                    (("acciones", r[C_ACC]), ("dados_expres", r[C_DX]), ("defensas", r[C_DEF]),
-                     ("pv", r[C_PV]))
-                    for r in rows
-                ),
-                conditions=tuple(
-                    tuple(sorted(
-                        (names[c], r[C_CV + c]) for c in range(NCOND) if r[C_CH + c]
-                    )) if any(r[C_CH:C_CH + NCOND]) else ()
-                    for r in rows
-                ),
-                ko_round=tuple(r[C_KO] for r in rows),
-                died=tuple(bool(r[C_DIED]) for r in rows),
-                dealt=tuple(r[C_DEALT] for r in rows),
-                dealt_to_foes=tuple(r[C_TOFOES] for r in rows),
-                taken=tuple(r[C_TAKEN] for r in rows),
+                zones=zone_of(idx),
+                resources=res_of(idx),
+                conditions=cond_of(idx),
+                ko_round=tuple(g[4:4 + n]),
+                died=tuple(map(bool, g[4 + n:4 + 2 * n])),
+                dealt=tuple(g[4 + 2 * n:4 + 3 * n]),
+                dealt_to_foes=tuple(g[4 + 3 * n:4 + 4 * n]),
+                taken=tuple(g[4 + 4 * n:4 + 5 * n]),
             ))
         return out
 
