@@ -635,8 +635,10 @@ def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
     S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
     F = np.zeros(maxa, np.float64)  # scratch scores
     for s in range(seeds.shape[0]):
-        C = C0.copy()
-        G = G0.copy()
+        C = Cs[s]
+        G = Gs[s]
+        C[:] = C0
+        G[:] = G0
         mt.seed_int(dice, seeds[s])
         mt.seed_key(arng, keys[s, : nkeys[s]])
         k.start(P, C, G, TB, dice)
@@ -650,8 +652,6 @@ def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
                 G[G_DONE] = 2
                 break
         G[G_DECISIONS] = decisions
-        Cs[s] = C
-        Gs[s] = G
 
 
 @njit(cache=True)
