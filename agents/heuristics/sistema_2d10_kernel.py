@@ -690,8 +690,9 @@ def rollout_many(K, C0, G0, first, seeds, stop, max_decisions, own, maxa,
         for s in range(seeds.shape[0]):
             C = C0.copy()
             G = G0.copy()
+            # Two generators seeded alike (MCTS._descend): seed one, copy it.
             mt.seed_int(dice, seeds[s])
-            mt.seed_int(arng, seeds[s])
+            arng[:] = dice
             for j in range(5):
                 A[0, j] = first[x, j]
             i = 0
