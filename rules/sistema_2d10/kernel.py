@@ -23,7 +23,6 @@ compile mutually recursive functions, and each step is one engine function.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -1066,8 +1065,6 @@ class Exported:
         playing the duel, so each distinct combatant row (status, zone, resources,
         conditions) is turned into its tuples once (keyed by its bytes) and the rest goes
         to one list per battle."""
-        from operator import itemgetter
-
         from escaramuza.rules.core.kernel import KernelBattle
 
         names = cond_names()
@@ -1080,22 +1077,18 @@ class Exported:
         inverse = [first.setdefault(b, len(first))
                    for b in flat.view(np.dtype((np.void, 8 * len(columns)))).ravel().tolist()]
         rows = [np.frombuffer(b, np.int64).tolist() for b in first]
-        status, zone, resources, conditions = [], [], [], []
-        for r in rows:
-            status.append(STATUS_NAMES[r[0]])
-            zone.append(self.zone_ids[r[1]])
-            resources.append((("acciones", r[2]), ("dados_expres", r[3]),
-                              ("defensas", r[4]), ("pv", r[5])))
-            flags, values = r[6:6 + NCOND], r[6 + NCOND:]
-            conditions.append(tuple(sorted(
-                (names[c], values[c]) for c in range(NCOND) if flags[c])))
-
-        def each(table: list) -> Any:  # type: ignore[type-arg]
-            # itemgetter of one index gives the item, not a 1-tuple.
-            return (lambda idx: (table[idx[0]],)) if n == 1 else (
-                lambda idx: itemgetter(*idx)(table))
-
-        status_of, zone_of, res_of, cond_of = map(each, (status, zone, resources, conditions))
+        # Per distinct row: (status, zone, resources, conditions), as the engine names them.
+        table = [
+            (
+                STATUS_NAMES[r[0]],
+                self.zone_ids[r[1]],
+                (("acciones", r[2]), ("dados_expres", r[3]), ("defensas", r[4]), ("pv", r[5])),
+                tuple(sorted(
+                    (names[c], r[6 + NCOND + c]) for c in range(NCOND) if r[6 + c]
+                )),
+            )
+            for r in rows
+        ]
         # One list per battle: outcome, then ko rounds, deaths, dealt, to foes, taken.
         record = np.concatenate(
             (Gs[:, [G_WINNER, G_REASON, G_ORND, G_DECISIONS]],
@@ -1104,7 +1097,7 @@ class Exported:
         out = []
         for j, (seed, g) in enumerate(zip(seeds, record, strict=True)):
             idx = inverse[j * n:(j + 1) * n]
-            statuses = status_of(idx)
+            statuses, zones, resources, conditions = zip(*[table[i] for i in idx], strict=True)
             winner = g[0]
             out.append(KernelBattle(
                 seed=int(seed),
@@ -1114,9 +1107,9 @@ class Exported:
                 wipe=bool(heroes) and all(statuses[i] != "active" for i in heroes),
                 decisions=g[3],
                 statuses=statuses,
-                zones=zone_of(idx),
-                resources=res_of(idx),
-                conditions=cond_of(idx),
+                zones=zones,
+                resources=resources,
+                conditions=conditions,
                 ko_round=tuple(g[4:4 + n]),
                 died=tuple(map(bool, g[4 + n:4 + 2 * n])),
                 dealt=tuple(g[4 + 2 * n:4 + 3 * n]),
