@@ -54,15 +54,15 @@ def _same(scenario: Scenario, agents: tuple[str, str], seeds: list[int]) -> None
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_heuristic_battles_are_the_engines(name: str) -> None:
-    _same(load_scenario(name), ("heuristic", "heuristic"), list(range(30)))
+    _same(load_scenario(name), ("heuristic", "heuristic"), list(range(60)))
 
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_every_agent_pairing_plays_the_engines_battles(name: str) -> None:
     scenario = load_scenario(name)
-    # Every spec on each side against every spec: 64 pairings, two seeds each.
+    # Every spec on each side against every spec: 64 pairings, four seeds each.
     for k, (a, b) in enumerate(itertools.product(SPECS, SPECS)):
-        _same(scenario, (a, b), [1000 + 2 * k, 1001 + 2 * k])
+        _same(scenario, (a, b), [1000 + 4 * k + j for j in range(4)])
 
 
 # -- a custom tables file (S2-12, S2-13, S2-15) ----------------------------------------
@@ -184,7 +184,7 @@ def _scenario(draw: Any) -> tuple[dict[str, Any], list[int]]:
     return data, draw(st.lists(st.integers(0, 2**40), min_size=2, max_size=3))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=_scenario(), agents=st.tuples(st.sampled_from(SPECS), st.sampled_from(SPECS)))
 def test_generated_scenarios_play_the_engines_battles(
     case: tuple[dict[str, Any], list[int]], agents: tuple[str, str]
