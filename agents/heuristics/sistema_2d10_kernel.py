@@ -1,0 +1,915 @@
+"""The Sistema 2d10 temperaments compiled with numba, and the battle / rollout loops.
+
+architecture.md, "The fast path": ``agents/heuristics/sistema_2d10.py`` function by
+function over the arrays of ``rules/sistema_2d10/kernel.py``, drawing the agents'
+choices from the same MT19937 stream as ``agents.runner.agent_rng`` (and, in rollouts,
+from ``random.Random(seed)`` as ``MCTS._descend`` does), so a kernel battle is the
+engine's battle. Decisions compare the same numbers as the engine: the exact odds are
+built from the same integer counts and the same float operations in the same order
+(``kernel.attack_odds``), the Fraction thresholds as integer thresholds computed here
+from the heuristic's own constants.
+
+:data:`KERNEL` implements :class:`escaramuza.rules.core.kernel.Kernel` for the driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from hashlib import sha512
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numba import njit
+
+from escaramuza.agents.heuristics.sistema_2d10 import BLOCK_THRESHOLD, HURT_THRESHOLD
+from escaramuza.rules.core import mt
+from escaramuza.rules.core.kernel import KERNEL_AGENTS, KernelBattle, KernelRefusal, RolloutBatch
+from escaramuza.rules.sistema_2d10 import kernel as k
+from escaramuza.rules.sistema_2d10.kernel import (
+    ACTIVE,
+    ACTIVE_DEFENCE,
+    AGUANTE,
+    ATACAR,
+    C_DX,
+    C_PV,
+    C_STATUS,
+    C_ZONE,
+    CEDER_DADO,
+    DEFENDER,
+    DEFENSA_COMPLETA,
+    EXPRES_AFTER,
+    EXPRES_BEFORE,
+    G_AATT,
+    G_ACRIT,
+    G_ATGT,
+    G_ATOT,
+    G_AW,
+    G_DECISIONS,
+    G_DONE,
+    G_FRESH,
+    G_PACTOR,
+    G_PEND,
+    G_ROUND,
+    G_RPURP,
+    G_WINNER,
+    GASTAR_DADO,
+    MOVER,
+    NO_DEFENDER,
+    NO_GASTAR,
+    P_DXMAX,
+    P_NW,
+    P_PVMAX,
+    P_RANGED,
+    P_REACH,
+    P_SIDE,
+    P_TEMP,
+    PASAR,
+    RANDOM_TEMPERAMENT,
+    TB_AGT,
+    TB_AIMLOC,
+    TB_BLOCKMIN,
+    TB_NAIM,
+    TURN,
+    W_ALC,
+    W_TIPO,
+)
+
+if TYPE_CHECKING:
+    from escaramuza.rules.core.model import Action
+    from escaramuza.rules.core.scenario import Scenario
+    from escaramuza.rules.core.state import BattleState
+
+TACTICIAN, BRUTE, CAUTIOUS, COWARD, PROTECTOR = 0, 1, 2, 3, 4
+#: Agent codes: the random agent, the heuristic by scenario temperament, else a
+#: temperament code (0 … 5) for the whole side.
+AGENT_RANDOM, AGENT_SCENARIO = -2, -1
+#: ``MAX_DECISIONS`` of agents.runner: the engine raises past it; so does the kernel.
+MAX_DECISIONS = 200_000
+#: Move keys (``_best_move``'s ``key``), by temperament rule.
+K_CLOSE, K_NEAR, K_AWAY, K_FLEE, K_GUARD = 0, 1, 2, 3, 4
+
+
+# -- legal actions ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def legal(K, C, G, A):
+    """``Sistema2d10.legal_actions`` in the engine's order, coded (verb, target, weapon,
+    aim location or -1 for ``libre``, zone) into ``A``; returns how many."""
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
+    pend = G[G_PEND]
+    a = G[G_PACTOR]
+    if pend == ACTIVE_DEFENCE:
+        _put(A, 0, DEFENDER, a, -1, -1, -1)
+        _put(A, 1, NO_DEFENDER, a, -1, -1, -1)
+        return 2
+    if pend == EXPRES_BEFORE or pend == EXPRES_AFTER:
+        _put(A, 0, GASTAR_DADO, a, -1, -1, -1)
+        _put(A, 1, NO_GASTAR, a, -1, -1, -1)
+        return 2
+    n = C.shape[0]
+    cnt = 0
+    here = C[a, C_ZONE]
+    for w in range(P[a, P_NW]):
+        for f in range(n):
+            if C[f, C_STATUS] == ACTIVE and P[f, P_SIDE] != P[a, P_SIDE]:
+                if ZD[here, C[f, C_ZONE]] <= W[a, w, W_ALC]:
+                    _put(A, cnt, ATACAR, f, w, -1, -1)
+                    cnt += 1
+                    for m in range(TB[TB_NAIM]):
+                        _put(A, cnt, ATACAR, f, w, TB[TB_AIMLOC + m], -1)
+                        cnt += 1
+    if not k.lame(C, a):
+        for m in range(ZN.shape[1]):
+            if ZN[here, m] < 0:
+                break
+            _put(A, cnt, MOVER, -1, -1, -1, ZN[here, m])
+            cnt += 1
+    if C[a, C_DX] > 0:
+        for c in range(n):
+            if (P[c, P_SIDE] == P[a, P_SIDE] and C[c, C_STATUS] == ACTIVE and c != a
+                    and C[c, C_DX] < P[c, P_DXMAX]):
+                _put(A, cnt, CEDER_DADO, c, -1, -1, -1)
+                cnt += 1
+    if G[G_FRESH] == 1:
+        _put(A, cnt, DEFENSA_COMPLETA, -1, -1, -1, -1)
+        cnt += 1
+    _put(A, cnt, PASAR, -1, -1, -1, -1)
+    return cnt + 1
+
+
+@njit(cache=True)
+def _put(A, i, verb, target, item, option, zone):
+    A[i, 0] = verb
+    A[i, 1] = target
+    A[i, 2] = item
+    A[i, 3] = option
+    A[i, 4] = zone
+
+
+# -- reading the field --------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def short_of(K, C, c, zone, reach):
+    """The fewest hops beyond ``reach`` from ``zone`` to an active foe (0 with none)."""
+    P, ZD = K[0], K[6]
+    best = -1
+    for f in range(C.shape[0]):
+        if C[f, C_STATUS] == ACTIVE and P[f, P_SIDE] != P[c, P_SIDE]:
+            d = max(0, ZD[zone, C[f, C_ZONE]] - reach)
+            if best < 0 or d < best:
+                best = d
+    return 0 if best < 0 else best
+
+
+@njit(cache=True, inline="always")
+def nearest(K, C, c, zone):
+    """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
+    return short_of(K, C, c, zone, 0)
+
+
+@njit(cache=True, inline="always")
+def gap(K, C, c, zone):
+    """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
+    return short_of(K, C, c, zone, K[0][c, P_REACH])
+
+
+@njit(cache=True, inline="always")
+def can_shoot_from(K, C, c, zone):
+    """``_can_shoot_from``: a ranged weapon reaches a foe not in ``zone``."""
+    P, ZD = K[0], K[6]
+    ranged = P[c, P_RANGED]
+    if ranged == 0:
+        return False
+    for f in range(C.shape[0]):
+        if C[f, C_STATUS] == ACTIVE and P[f, P_SIDE] != P[c, P_SIDE]:
+            d = ZD[zone, C[f, C_ZONE]]
+            if 0 < d <= ranged:
+                return True
+    return False
+
+
+@njit(cache=True)
+def hurt(K, C, c):
+    return C[c, C_PV] * 2 < K[0][c, P_PVMAX]
+
+
+@njit(cache=True)
+def very_hurt(K, C, c):
+    return C[c, C_PV] * 3 <= K[0][c, P_PVMAX]
+
+
+@njit(cache=True)
+def side_broken(K, C, c):
+    P = K[0]
+    mine = 0
+    out = 0
+    for a in range(C.shape[0]):
+        if P[a, P_SIDE] == P[c, P_SIDE]:
+            mine += 1
+            if C[a, C_STATUS] != ACTIVE:
+                out += 1
+    return out * 2 >= mine
+
+
+@njit(cache=True, inline="always")
+def odds(K, C, a, w, t, aim):
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
+    return k.attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim)
+
+
+@njit(cache=True, inline="always")
+def tactical_score(K, C, actor, A, i):
+    """``tactical_score``: P(drop) + min(P(hit), E[damage] / PV)."""
+    t = A[i, 1]
+    p_hit, expected, p_drop = odds(K, C, actor, A[i, 2], t, A[i, 3])
+    value = expected / np.float64(max(1, C[t, C_PV]))
+    return p_drop + (value if value < p_hit else p_hit)
+
+
+@njit(cache=True)
+def best_attack(K, C, actor, A, S, F, idx, cnt, arng):
+    """``_best_attack`` over ``A[idx[:cnt]]``: the best tactical score if > 0 (ties by
+    ``rng.randrange``); -1 for none."""
+    if cnt == 0:
+        return -1
+    scores = F
+    best = -np.inf
+    for m in range(cnt):
+        scores[m] = tactical_score(K, C, actor, A, idx[m])
+        if m == 0 or scores[m] > best:
+            best = scores[m]
+    if best <= 0:
+        return -1
+    top = S[4]
+    ntop = 0
+    for m in range(cnt):
+        if scores[m] >= best - 1e-12:
+            top[ntop] = idx[m]
+            ntop += 1
+    if ntop > 1:
+        return top[mt.randbelow(arng, ntop)]
+    return top[0]
+
+
+@njit(cache=True, inline="always")
+def move_key(K, C, c, zone, kind, threat):
+    """The ``key`` of each ``_best_move`` caller, as a 3-integer tuple."""
+    P, ZD, ZE, ZX = K[0], K[6], K[8], K[9]
+    if kind == K_CLOSE:
+        return -gap(K, C, c, zone), 0, 0
+    if kind == K_NEAR:
+        return -nearest(K, C, c, zone), 0, 0
+    if kind == K_AWAY:
+        return nearest(K, C, c, zone), 1 if can_shoot_from(K, C, c, zone) else 0, 0
+    if kind == K_FLEE:
+        return ZE[zone], nearest(K, C, c, zone), -ZX[zone]
+    return -max(0, ZD[zone, C[threat, C_ZONE]] - P[c, P_REACH]), 0, 0
+
+
+@njit(cache=True, inline="always")
+def greater(a0, a1, a2, b0, b1, b2):
+    if a0 != b0:
+        return a0 > b0
+    if a1 != b1:
+        return a1 > b1
+    return a2 > b2
+
+
+@njit(cache=True)
+def best_move(K, C, c, A, idx, cnt, kind, threat):
+    """``_best_move``: the first move with the highest key, if it beats staying."""
+    if cnt == 0:
+        return -1
+    best = idx[0]
+    b0, b1, b2 = move_key(K, C, c, A[best, 4], kind, threat)
+    for m in range(1, cnt):
+        x0, x1, x2 = move_key(K, C, c, A[idx[m], 4], kind, threat)
+        if greater(x0, x1, x2, b0, b1, b2):
+            best = idx[m]
+            b0, b1, b2 = x0, x1, x2
+    h0, h1, h2 = move_key(K, C, c, C[c, C_ZONE], kind, threat)
+    return best if greater(b0, b1, b2, h0, h1, h2) else -1
+
+
+@njit(cache=True)
+def of_verb(A, cnt, verb, out):
+    """``_verb``: indices of the actions of ``verb``, in order; returns how many."""
+    m = 0
+    for i in range(cnt):
+        if A[i, 0] == verb:
+            out[m] = i
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def by_verb(A, cnt, verb):
+    """``_by_verb``: the first action of ``verb``, -1 for none."""
+    for i in range(cnt):
+        if A[i, 0] == verb:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def full_or_pass(A, cnt):
+    i = by_verb(A, cnt, DEFENSA_COMPLETA)
+    if i >= 0:
+        return i
+    i = by_verb(A, cnt, PASAR)
+    return i if i >= 0 else cnt - 1
+
+
+@njit(cache=True)
+def close_in(K, C, c, A, S, F, cnt):
+    moves = S[3]
+    nm = of_verb(A, cnt, MOVER, moves)
+    return best_move(K, C, c, A, moves, nm, K_CLOSE, -1)
+
+
+# -- reactions ----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def defend(K, C, G, temperament):
+    """``_defend``: 0 (defender) or 1 (no_defender)."""
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
+    a, w, t = G[G_AATT], G[G_AW], G[G_ATGT]
+    tipo = W[a, w, W_TIPO]
+    if G[G_ACRIT] == 1:
+        blocks = 10  # Fraction(1, 100): only a crítico blocks a crítico
+    else:
+        mode = 1 if C[t, C_DX] > 0 else 0
+        blocks = k.succ(SUCC, mode, G[G_ATOT] + TB[TB_AGT] - k.defence_bonus(P, C, t, tipo))
+    hurts = HURT[a, w, t]
+    if temperament == CAUTIOUS or temperament == COWARD or temperament == PROTECTOR:
+        worth = hurts > 0
+    else:
+        worth = hurts >= HURT_THRESHOLD
+    return 0 if worth and blocks >= TB[TB_BLOCKMIN] else 1
+
+
+@njit(cache=True)
+def expres(K, G):
+    """``_expres``: 0 (gastar) after the roll when the die flips it ≥ 40 % of the time."""
+    P, W, TB = K[0], K[1], K[3]
+    if G[G_PEND] != EXPRES_AFTER:
+        return 1
+    total, success, critical, fumble = k.judge_pending(P, W, G, TB)
+    difficulty = k.difficulty_of(P, W, G, TB)
+    if critical or fumble:
+        flip = 0.0
+    elif G[G_RPURP] == AGUANTE and total == difficulty:
+        flip = 1.0
+    elif success:
+        flip = 0.0
+    else:
+        need = difficulty - total
+        flip = max(0, 11 - need) / 10 if need <= 10 else 0.0
+    return 0 if flip >= 0.4 else 1
+
+
+# -- temperaments -------------------------------------------------------------------
+
+
+@njit(cache=True)
+def tactician(K, C, c, A, S, F, cnt, arng):
+    attacks = S[0]
+    na = of_verb(A, cnt, ATACAR, attacks)
+    i = best_attack(K, C, c, A, S, F, attacks, na, arng)
+    if i >= 0:
+        return i
+    i = close_in(K, C, c, A, S, F, cnt)
+    if i >= 0:
+        return i
+    if C[c, C_DX] >= 2:
+        for j in range(cnt):
+            if A[j, 0] == CEDER_DADO and C[A[j, 1], C_DX] == 0:
+                return j
+    return full_or_pass(A, cnt)
+
+
+@njit(cache=True)
+def brute(K, C, c, A, S, F, cnt):
+    ZD = K[6]
+    attacks = S[0]
+    na = of_verb(A, cnt, ATACAR, attacks)
+    if na > 0:
+        here = C[c, C_ZONE]
+        near = -1
+        for m in range(na):
+            d = ZD[here, C[A[attacks[m], 1], C_ZONE]]
+            if near < 0 or d < near:
+                near = d
+        best = -1
+        best_v = 0.0
+        for m in range(na):
+            i = attacks[m]
+            if ZD[here, C[A[i, 1], C_ZONE]] != near:
+                continue
+            v = odds(K, C, c, A[i, 2], A[i, 1], A[i, 3])[1]
+            if best < 0 or v > best_v:
+                best = i
+                best_v = v
+        return best
+    moves = S[1]
+    nm = of_verb(A, cnt, MOVER, moves)
+    i = best_move(K, C, c, A, moves, nm, K_NEAR, -1)
+    if i >= 0:
+        return i
+    i = by_verb(A, cnt, PASAR)
+    return i if i >= 0 else cnt - 1
+
+
+@njit(cache=True)
+def cautious(K, C, c, A, S, F, cnt, arng, advance):
+    ZD = K[6]
+    full = by_verb(A, cnt, DEFENSA_COMPLETA)
+    if very_hurt(K, C, c) and full >= 0:
+        return full
+    moves = S[1]
+    nm = of_verb(A, cnt, MOVER, moves)
+    is_hurt = hurt(K, C, c)
+    if is_hurt:
+        away = best_move(K, C, c, A, moves, nm, K_AWAY, -1)
+        if away >= 0:
+            return away
+        if full >= 0:
+            return full
+    attacks = S[0]
+    na = of_verb(A, cnt, ATACAR, attacks)
+    here = C[c, C_ZONE]
+    if nearest(K, C, c, here) == 0 and not is_hurt:
+        # Keep the firearm's range: step out of contact to a zone it can still shoot from.
+        for m in range(nm):
+            z = A[moves[m], 4]
+            if nearest(K, C, c, z) > 0 and can_shoot_from(K, C, c, z):
+                return moves[m]
+    ranged = S[2]
+    nr = 0
+    for m in range(na):
+        if ZD[here, C[A[attacks[m], 1], C_ZONE]] > 0:
+            ranged[nr] = attacks[m]
+            nr += 1
+    i = best_attack(K, C, c, A, S, F, ranged, nr, arng)
+    if i < 0:
+        i = best_attack(K, C, c, A, S, F, attacks, na, arng)
+    if i >= 0:
+        return i
+    if advance:
+        i = close_in(K, C, c, A, S, F, cnt)
+        if i >= 0:
+            return i
+    return full_or_pass(A, cnt)
+
+
+@njit(cache=True)
+def coward(K, C, c, A, S, F, cnt, arng):
+    if not (hurt(K, C, c) or side_broken(K, C, c)):
+        return cautious(K, C, c, A, S, F, cnt, arng, False)
+    here = nearest(K, C, c, C[c, C_ZONE])
+    # "never advances": only steps that keep at least the current distance.
+    safe = S[2]
+    ns = 0
+    for i in range(cnt):
+        if A[i, 0] == MOVER and nearest(K, C, c, A[i, 4]) >= here:
+            safe[ns] = i
+            ns += 1
+    i = best_move(K, C, c, A, safe, ns, K_FLEE, -1)
+    if i >= 0:
+        return i
+    attacks = S[0]
+    na = of_verb(A, cnt, ATACAR, attacks)
+    i = best_attack(K, C, c, A, S, F, attacks, na, arng)
+    return i if i >= 0 else full_or_pass(A, cnt)
+
+
+@njit(cache=True)
+def threat_of(K, C, foe, ward):
+    """``_threat``: the largest expected damage of a free attack ``foe`` can make on ``ward``."""
+    P, W, ZD = K[0], K[1], K[6]
+    d = ZD[C[foe, C_ZONE], C[ward, C_ZONE]]
+    best = 0.0
+    found = False
+    for w in range(P[foe, P_NW]):
+        if W[foe, w, W_ALC] >= d:
+            v = odds(K, C, foe, w, ward, -1)[1]
+            if not found or v > best:
+                best = v
+                found = True
+    return best
+
+
+@njit(cache=True)
+def ward_of(K, C, c):
+    """The protector's ward: the most hurt active ally (lowest PV fraction), -1 for none."""
+    P = K[0]
+    ward = -1
+    ward_v = 0.0
+    for a in range(C.shape[0]):
+        if P[a, P_SIDE] == P[c, P_SIDE] and C[a, C_STATUS] == ACTIVE and a != c:
+            v = C[a, C_PV] / P[a, P_PVMAX]
+            if ward < 0 or v < ward_v:
+                ward = a
+                ward_v = v
+    return ward
+
+
+@njit(cache=True)
+def threat_to(K, C, c, ward):
+    """The foe with the largest (``_threat``, −distance to the ward), first on ties."""
+    P, ZD = K[0], K[6]
+    threat = -1
+    t_v = 0.0
+    t_d = 0
+    for f in range(C.shape[0]):
+        if C[f, C_STATUS] == ACTIVE and P[f, P_SIDE] != P[c, P_SIDE]:
+            v = threat_of(K, C, f, ward)
+            d = -ZD[C[f, C_ZONE], C[ward, C_ZONE]]
+            if threat < 0 or v > t_v or (v == t_v and d > t_d):
+                threat = f
+                t_v = v
+                t_d = d
+    return threat
+
+
+@njit(cache=True)
+def gift_of(K, C, c, A, cnt):
+    """The protector's gift: to an ally holding fewer Dados Exprés, fewest first, then the
+    most hurt (``min`` by (dados, PV fraction)); -1 for none."""
+    P = K[0]
+    gift = -1
+    g_dx = 0
+    g_v = 0.0
+    for i in range(cnt):
+        if A[i, 0] == CEDER_DADO:
+            ally = A[i, 1]
+            if C[ally, C_DX] < C[c, C_DX]:
+                v = C[ally, C_PV] / P[ally, P_PVMAX]
+                if gift < 0 or C[ally, C_DX] < g_dx or (C[ally, C_DX] == g_dx and v < g_v):
+                    gift = i
+                    g_dx = C[ally, C_DX]
+                    g_v = v
+    return gift
+
+
+@njit(cache=True)
+def protector(K, C, c, A, S, F, cnt, arng):
+    ward = ward_of(K, C, c)
+    threat = threat_to(K, C, c, ward) if ward >= 0 else -1
+    attacks = S[0]
+    na = of_verb(A, cnt, ATACAR, attacks)
+    if threat >= 0:
+        guard = S[2]
+        ng = 0
+        for m in range(na):
+            if A[attacks[m], 1] == threat:
+                guard[ng] = attacks[m]
+                ng += 1
+        i = best_attack(K, C, c, A, S, F, guard, ng, arng)
+        if i >= 0:
+            return i
+    i = gift_of(K, C, c, A, cnt)
+    if i >= 0:
+        return i
+    if threat >= 0:
+        moves = S[1]
+        nm = of_verb(A, cnt, MOVER, moves)
+        i = best_move(K, C, c, A, moves, nm, K_GUARD, threat)
+        if i >= 0:
+            return i
+    i = best_attack(K, C, c, A, S, F, attacks, na, arng)
+    if i >= 0:
+        return i
+    i = close_in(K, C, c, A, S, F, cnt)
+    return i if i >= 0 else full_or_pass(A, cnt)
+
+
+@njit(cache=True)
+def choose(K, C, G, A, S, F, cnt, arng, agent):
+    """The agent's pick (``RandomAgent.act`` / ``heuristic_choice`` + ``choose``)."""
+    if agent == AGENT_RANDOM:
+        return mt.randbelow(arng, cnt)
+    if cnt == 1:
+        return 0
+    actor = G[G_PACTOR]
+    mood = agent if agent >= 0 else K[0][actor, P_TEMP]
+    if mood == RANDOM_TEMPERAMENT:
+        return mt.randbelow(arng, cnt)
+    pend = G[G_PEND]
+    if pend == ACTIVE_DEFENCE:
+        return defend(K, C, G, mood)
+    if pend == EXPRES_BEFORE or pend == EXPRES_AFTER:
+        return expres(K, G)
+    if mood == BRUTE:
+        return brute(K, C, actor, A, S, F, cnt)
+    if mood == CAUTIOUS:
+        return cautious(K, C, actor, A, S, F, cnt, arng, True)
+    if mood == COWARD:
+        return coward(K, C, actor, A, S, F, cnt, arng)
+    if mood == PROTECTOR:
+        return protector(K, C, actor, A, S, F, cnt, arng)
+    return tactician(K, C, actor, A, S, F, cnt, arng)
+
+
+@njit(cache=True)
+def step(K, C, G, A, i, dice):
+    P, W, DT, TB, GD = K[0], K[1], K[2], K[3], K[4]
+    k.apply(P, W, DT, C, G, TB, GD, dice, A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4])
+
+
+# -- whole battles and rollouts -------------------------------------------------------
+
+
+@njit(cache=True)
+def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
+    """``agents.runner.play_battle`` for each seed; the final arrays into ``Cs``/``Gs``
+    (``G_DONE`` is 2 when a battle passes ``MAX_DECISIONS``, where the engine raises)."""
+    P, TB = K[0], K[3]
+    dice = np.zeros(mt.STATE_SIZE, np.uint32)
+    arng = np.zeros(mt.STATE_SIZE, np.uint32)
+    A = np.zeros((maxa, 5), np.int64)
+    S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
+    F = np.zeros(maxa, np.float64)  # scratch scores
+    for s in range(seeds.shape[0]):
+        C = Cs[s]
+        G = Gs[s]
+        C[:] = C0
+        G[:] = G0
+        mt.seed_int(dice, seeds[s])
+        mt.seed_key(arng, keys[s, : nkeys[s]])
+        k.start(P, C, G, TB, dice)
+        decisions = 0
+        while G[G_DONE] == 0:
+            cnt = legal(K, C, G, A)
+            i = choose(K, C, G, A, S, F, cnt, arng, agents[P[G[G_PACTOR], P_SIDE]])
+            step(K, C, G, A, i, dice)
+            decisions += 1
+            if decisions > MAX_DECISIONS:
+                G[G_DONE] = 2
+                break
+        G[G_DECISIONS] = decisions
+
+
+@njit(cache=True)
+def side_strength(K, C, side):
+    """``agents.search.side_strength`` (the same float operations, in order)."""
+    P = K[0]
+    total = 0.0
+    n = 0
+    for c in range(C.shape[0]):
+        if P[c, P_SIDE] != side:
+            continue
+        n += 1
+        if C[c, C_STATUS] != ACTIVE:
+            continue
+        top = P[c, P_PVMAX]
+        frac = C[c, C_PV] / top if top > 0 else 1.0
+        total += 0.5 + 0.5 * min(max(frac, 0.0), 1.0)
+    return total / n if n else 0.0
+
+
+@njit(cache=True)
+def rollout_many(K, C0, G0, first, seeds, stop, max_decisions, own, maxa,
+                 winner, finished, own_s, foe_s, actor_out):
+    """``MCTS._descend`` with no tree, for each (first action, seed): the action on the
+    dice of ``random.Random(seed)``, then heuristic play with tie-breaks from a second
+    ``random.Random(seed)``, to the end, round ``stop`` or ``max_decisions``."""
+    P = K[0]
+    dice = np.zeros(mt.STATE_SIZE, np.uint32)
+    arng = np.zeros(mt.STATE_SIZE, np.uint32)
+    A = np.zeros((maxa, 5), np.int64)
+    S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
+    F = np.zeros(maxa, np.float64)  # scratch scores
+    side = P[G0[G_PACTOR], P_SIDE]
+    actor = G0[G_PACTOR]
+    for x in range(first.shape[0]):
+        for s in range(seeds.shape[0]):
+            C = C0.copy()
+            G = G0.copy()
+            # Two generators seeded alike (MCTS._descend): seed one, copy it.
+            mt.seed_int(dice, seeds[s])
+            arng[:] = dice
+            for j in range(5):
+                A[0, j] = first[x, j]
+            i = 0
+            decisions = 0
+            tracking = True
+            left_turn = False
+            out = False
+            while True:
+                step(K, C, G, A, i, dice)
+                decisions += 1
+                if tracking:
+                    # _Walk.update for the root actor.
+                    if G[G_DONE] == 1:
+                        w = G[G_WINNER]
+                        lost = (w >= 0 and w != P[actor, P_SIDE]) or (
+                            w < 0 and C[actor, C_STATUS] != ACTIVE)
+                        out = lost or C[actor, C_STATUS] != ACTIVE
+                        tracking = False
+                    elif C[actor, C_STATUS] != ACTIVE:
+                        out = True
+                        tracking = False
+                    elif G[G_PACTOR] != actor:
+                        left_turn = True
+                    elif left_turn and G[G_PEND] == TURN:
+                        tracking = False
+                if G[G_DONE] == 1 or G[G_ROUND] >= stop or decisions >= max_decisions:
+                    break
+                cnt = legal(K, C, G, A)
+                deciding = P[G[G_PACTOR], P_SIDE]
+                i = choose(K, C, G, A, S, F, cnt, arng, own if deciding == side else AGENT_SCENARIO)
+            done = G[G_DONE] == 1
+            finished[x, s] = done
+            w = G[G_WINNER]
+            winner[x, s] = 0 if (not done or w < 0) else (1 if w == side else -1)
+            own_s[x, s] = side_strength(K, C, side)
+            foe_s[x, s] = side_strength(K, C, 1 - side)
+            actor_out[x, s] = out
+
+
+# -- the Kernel protocol --------------------------------------------------------------
+
+
+def _agent_code(spec: str) -> int | None:
+    from escaramuza.agents.heuristic import TEMPERAMENTS
+
+    if spec == "random":
+        return AGENT_RANDOM
+    if spec == "heuristic":
+        return AGENT_SCENARIO
+    temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
+    if temperament in TEMPERAMENTS:
+        return k.TEMPERAMENTS.index(temperament)
+    return None
+
+
+def agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``mt.key_of`` words of every ``agent_rng(seed)`` (``random.Random`` of the str
+    ``f"escaramuza-agents-{seed}"``), as rows of one array and their lengths.
+
+    The same words as ``mt.key_of`` (a test checks), read straight from the bytes: the
+    seed is the big-endian integer of ``text + sha512(text)``, whose 32-bit words, least
+    significant first, are the reversed bytes read as little-endian words (the text
+    starts with "e", so the top word is never zero). ``key_of`` built the integer first,
+    a fifth of a duel's time on the kernel.
+    """
+    raws = [f"escaramuza-agents-{s}".encode() for s in seeds]
+    longest = max((len(r) for r in raws), default=0) + 64
+    width = (longest + 3) // 4
+    keys = np.zeros((len(raws), width), np.uint32)
+    nkeys = np.zeros(len(raws), np.int64)
+    for j, raw in enumerate(raws):
+        data = (raw + sha512(raw).digest())[::-1]
+        data += bytes(-len(data) % 4)
+        words = np.frombuffer(data, "<u4")
+        keys[j, : words.size] = words
+        nkeys[j] = words.size
+    return keys, nkeys
+
+
+def _block_min() -> int:
+    """The fewest thousandths ``p_block >= BLOCK_THRESHOLD`` accepts (a Fraction against a
+    float, compared exactly as the engine compares them)."""
+    return next(c for c in range(1002) if Fraction(c, 1000) >= BLOCK_THRESHOLD)
+
+
+class _Compiled:
+    """A scenario's arrays for the compiled loops (built once per scenario)."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        ex = k.Exported(scenario)
+        self.ex = ex
+        TB = ex.TB.copy()
+        TB[TB_BLOCKMIN] = _block_min()
+        # p_hurts: sum(p for v, p in dano.distribution().items() if v > ca), as the engine.
+        n = len(ex.ids)
+        maxw = ex.W.shape[1]
+        hurt = np.zeros((n, maxw, n), np.float64)
+        for a, prof in enumerate(ex.profiles):
+            for w, wp in enumerate(prof.weapons):
+                dist = wp.damage.distribution()
+                for t, ct in enumerate(scenario.combatants):
+                    ca = ct.stats.ca
+                    hurt[a, w, t] = sum(p for v, p in dist.items() if v > ca)
+        self.K = (ex.P, ex.W, ex.DT, TB, ex.GD, ex.SUCC, ex.ZD, ex.ZN, ex.ZE, ex.ZX,
+                  ex.HDV, ex.HDP, ex.HDN, hurt, ex.HIT)
+        self.maxa = int(maxw * n * (1 + len(ex.aims)) + ex.ZN.shape[1] + n + 2)
+
+
+class Sistema2d10Kernel:
+    """The Sistema 2d10 kernel (S2-01 … S2-15 and the five temperaments + random)."""
+
+    ruleset_id = "sistema_2d10"
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[Any, _Compiled]] = {}
+
+    def _compiled(self, scenario: Scenario) -> _Compiled:
+        hit = self._cache.get(id(scenario))
+        if hit is not None and hit[0] is scenario:
+            return hit[1]
+        comp = _Compiled(scenario)
+        if len(self._cache) > 16:
+            self._cache.clear()
+        self._cache[id(scenario)] = (scenario, comp)
+        return comp
+
+    def refusal(self, scenario: Scenario, agents: Sequence[str]) -> str | None:
+        if scenario.ruleset.id != self.ruleset_id:
+            return f"the scenario's ruleset is {scenario.ruleset.id}, not {self.ruleset_id}"
+        for spec in agents:
+            if _agent_code(spec) is None:
+                return f"agent {spec!r} is not one the kernel plays ({', '.join(KERNEL_AGENTS)}, " \
+                    "heuristic:T)"
+        for c in scenario.combatants:
+            if c.id == "sangrado":
+                # The engine's bleeding damage names "sangrado" as its source: a combatant
+                # of that id would be credited with it.
+                return "a combatant with id 'sangrado'"
+            if not c.active or c.conditions:
+                return f"{c.id} starts out of the fight or with conditions"
+        return None
+
+    def play_battles(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> list[KernelBattle]:
+        why = self.refusal(scenario, agents)
+        if why is not None:
+            raise KernelRefusal(why)
+        comp = self._compiled(scenario)
+        ex = comp.ex
+        codes = np.array([_agent_code(a) for a in agents], np.int64)
+        seed_arr = np.array([int(s) for s in seeds], np.int64)
+        if any(s < 0 or s >= 2**63 for s in seeds):
+            raise KernelRefusal("seeds must be 0 … 2**63 - 1")
+        keys, nkeys = agent_keys(seeds)
+        C0, G0 = ex.new_arrays()
+        Cs = np.zeros((len(seeds), *C0.shape), np.int64)
+        Gs = np.zeros((len(seeds), *G0.shape), np.int64)
+        play_many(comp.K, C0, G0, seed_arr, keys, nkeys, codes, comp.maxa, Cs, Gs)
+        stuck = np.flatnonzero(Gs[:, G_DONE] == 2)
+        if stuck.size:
+            s = seeds[int(stuck[0])]
+            raise KernelRefusal(f"battle {s} did not end after {MAX_DECISIONS} decisions")
+        return ex.read_back_many(seeds, Cs, Gs)
+
+    def rollouts(
+        self,
+        state: BattleState,
+        actions: Sequence[Action],
+        seeds: Sequence[int],
+        horizon: int | None,
+        own_temperament: str | None,
+        max_decisions: int,
+    ) -> RolloutBatch:
+        why = self.refusal(state.scenario, ())
+        if why is not None:
+            raise KernelRefusal(why)
+        comp = self._compiled(state.scenario)
+        ex = comp.ex
+        C0, G0 = ex.export_state(state)
+        index = {cid: i for i, cid in enumerate(ex.ids)}
+        first = np.zeros((len(actions), 5), np.int64)
+        pending = state.pending
+        assert pending is not None
+        for x, action in enumerate(actions):
+            if action.actor != pending.actor:
+                raise KernelRefusal(f"{action} is not {pending.actor}'s")
+            verb = k.VERB_NAMES.index(action.verb)
+            target = index[action.target] if action.target is not None else -1
+            item = -1
+            if action.item is not None:
+                names = [w.name for w in ex.profiles[index[action.actor]].weapons]
+                item = names.index(action.item)
+            option = -1
+            if action.option not in (None, "libre"):
+                option = ex.loc_index[action.option]
+            zone = ex.zone_ids.index(action.zone) if action.zone is not None else -1
+            first[x] = (verb, target, item, option, zone)
+        own = AGENT_SCENARIO
+        if own_temperament is not None:
+            code = _agent_code(own_temperament)
+            if code is None or code == AGENT_RANDOM:
+                raise KernelRefusal(f"rollout temperament {own_temperament!r}")
+            own = code
+        stop = state.round + horizon if horizon is not None else 2**62
+        shape = (len(actions), len(seeds))
+        winner = np.zeros(shape, np.int64)
+        finished = np.zeros(shape, np.bool_)
+        own_s = np.zeros(shape, np.float64)
+        foe_s = np.zeros(shape, np.float64)
+        actor_out = np.zeros(shape, np.bool_)
+        seed_arr = np.array([int(s) for s in seeds], np.int64)
+        rollout_many(comp.K, C0, G0, first, seed_arr, stop, max_decisions, own, comp.maxa,
+                     winner, finished, own_s, foe_s, actor_out)
+        return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
+
+
+KERNEL = Sistema2d10Kernel()
+
+__all__ = ["KERNEL", "Sistema2d10Kernel"]

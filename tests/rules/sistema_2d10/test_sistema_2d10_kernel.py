@@ -1,0 +1,284 @@
+"""The Sistema 2d10 kernel plays exactly the engine's battles (issue 21 item 2).
+
+"Proof by equality, not resemblance": every field a kernel reads back is compared with
+the engine's own final state and playtest record of the same seed (tests/fastpath_helpers),
+on the shipped scenarios for every agent pairing, on hypothesis-generated scenarios, on a
+custom tables file, and the rollouts with ``MCTS.rollout`` / ``MCTS._descend``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from escaramuza.agents import make_agent
+from escaramuza.agents.heuristics.sistema_2d10_kernel import KERNEL, agent_keys
+from escaramuza.agents.runner import agent_rng, play_battle
+from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, side_strength
+from escaramuza.rules.core import mt
+from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.model import Condition, Side
+from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenario
+from escaramuza.rules.sistema_2d10.tables import default_tables_path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from fastpath_helpers import engine_battle  # noqa: E402
+
+SPECS = (
+    "random",
+    "heuristic",
+    "heuristic:tactician",
+    "heuristic:brute",
+    "heuristic:cautious",
+    "heuristic:coward",
+    "heuristic:protector",
+    "heuristic:random",
+)
+SHIPPED = ("sistema_2d10/duelo", "sistema_2d10/escuadra")
+
+
+def _same(scenario: Scenario, agents: tuple[str, str], seeds: list[int]) -> None:
+    fast = KERNEL.play_battles(scenario, agents, seeds)
+    for seed, got in zip(seeds, fast, strict=True):
+        want = engine_battle(scenario, agents, seed)
+        assert got == want, (scenario.name, agents, seed)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_heuristic_battles_are_the_engines(name: str) -> None:
+    _same(load_scenario(name), ("heuristic", "heuristic"), list(range(60)))
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_agent_pairing_plays_the_engines_battles(name: str) -> None:
+    scenario = load_scenario(name)
+    # Every spec on each side against every spec: 64 pairings, four seeds each.
+    for k, (a, b) in enumerate(itertools.product(SPECS, SPECS)):
+        _same(scenario, (a, b), [1000 + 4 * k + j for j in range(4)])
+
+
+# -- a custom tables file (S2-12, S2-13, S2-15) ----------------------------------------
+
+
+def _custom_tables(tmp_path: Path) -> str:
+    data = yaml.safe_load(Path(default_tables_path()).read_text(encoding="utf-8"))
+    data["default"] = False
+    # Other faces, multipliers, fewer aimable locations, one-turn rows, harsher GDF.
+    data["localizacion"] = [
+        {"tirada": "1-2", "lugar": "cabeza", "multiplicador": 3},
+        {"tirada": "3", "lugar": "brazo_izquierdo"},
+        {"tirada": "4-5", "lugar": "torso"},
+        {"tirada": "6", "lugar": "pierna_derecha"},
+        {"tirada": "7", "lugar": "pierna_izquierda"},
+        {"tirada": "8-9", "lugar": "abdomen", "multiplicador": 2},
+        {"tirada": "10", "lugar": "punto_vital", "multiplicador": 4},
+    ]
+    data["ataque_apuntado"] = {"cabeza": -5, "torso": -1, "pierna_derecha": -3}
+    data["gdf"] = [
+        {"tirada": "1", "efecto": "aturdido", "valor": -3, "duracion": "siguiente_turno"},
+        {"tirada": "2-3", "efecto": "sangrado", "valor": 2},
+        {"tirada": "4-6", "efecto": "incapacitado", "valor": -3, "duracion": "siguiente_turno"},
+        {"tirada": "7", "efecto": "derribado", "valor": 2, "duracion": "siguiente_turno"},
+        {"tirada": "8", "efecto": "inconsciente"},
+        {"tirada": "9-10", "efecto": "moribundo", "dados": "1d4+1"},
+    ]
+    path = tmp_path / "tablas.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return str(path)
+
+
+def _with_options(name: str, options: dict[str, Any]) -> Scenario:
+    path = Path("scenarios") / f"{name.split('/')[1]}.yaml"
+    root = Path(__file__).resolve().parents[3]
+    data = yaml.safe_load((root / "scenarios" / "sistema_2d10" / path.name).read_text("utf-8"))
+    data["options"] = options
+    return parse_scenario(data, str(path))
+
+
+def test_a_custom_tables_file_plays_the_engines_battles(tmp_path: Path) -> None:
+    tables = _custom_tables(tmp_path)
+    for name in SHIPPED:
+        scenario = _with_options(name, {"tables": tables, "passive_beats": "gt"})
+        for agents in (("heuristic", "heuristic"), ("random", "heuristic:protector")):
+            _same(scenario, agents, list(range(12)))
+
+
+# -- hypothesis scenarios ----------------------------------------------------------------
+
+_SKILLS = ("espada", "esquivar", "cubrir", "resistencia_al_dolor", "armas")
+
+
+@st.composite
+def _fighter(draw: Any, cid: str, side: str, zones: int) -> dict[str, Any]:
+    score = st.integers(0, 60)
+    weapons = []
+    for w in range(draw(st.integers(1, 2))):
+        ranged = draw(st.booleans())
+        weapons.append({
+            "name": f"arma{w}",
+            "kind": "distancia" if ranged else "cuerpo_a_cuerpo",
+            "skill": draw(st.sampled_from(("espada", "armas"))),
+            "attribute": "destreza",
+            "damage": draw(st.sampled_from(("1d6", "1d10+2", "2d6+2", "3d6", "2d10kh1", "1d8-1"))),
+            "reach": draw(st.integers(1, 3)) if ranged else 0,
+        })
+    dados = draw(st.integers(0, 3))
+    return {
+        "id": cid,
+        "side": side,
+        "zone": f"z{draw(st.integers(0, zones - 1))}",
+        "temperament": draw(st.sampled_from(
+            ("tactician", "brute", "cautious", "coward", "protector", "random"))),
+        "pv": draw(st.integers(4, 30)),
+        "actions": draw(st.integers(1, 3)),
+        "extra_actions": draw(st.integers(0, 1)),
+        "dados_expres": dados,
+        "dados_expres_max": dados + draw(st.integers(0, 2)),
+        "ca": draw(st.integers(0, 4)),
+        "pc": draw(st.booleans()),
+        "attributes": {k: draw(score) for k in ("reflejos", "sentidos", "aguante",
+                                                    "destreza")},
+        "skills": {k: draw(score) for k in _SKILLS},
+        "weapons": weapons,
+    }
+
+
+@st.composite
+def _scenario(draw: Any) -> tuple[dict[str, Any], list[int]]:
+    zones = draw(st.integers(1, 4))
+    heroes = draw(st.integers(1, 3))
+    enemies = draw(st.integers(1, 3))
+    fighters = [draw(_fighter(f"h{i}", "heroes", zones)) for i in range(heroes)]
+    fighters += [draw(_fighter(f"e{i}", "enemies", zones)) for i in range(enemies)]
+    links = [[f"z{i}", f"z{i + 1}"] for i in range(zones - 1)]
+    if zones >= 3 and draw(st.booleans()):
+        links.append(["z0", f"z{zones - 1}"])
+    exits = draw(st.sets(st.integers(0, zones - 1), max_size=1))
+    options = {
+        "passive_beats": draw(st.sampled_from(("ge", "gt"))),
+        "active_blocks": draw(st.sampled_from(("ge", "gt"))),
+        "full_defence_bonus": draw(st.integers(0, 5)),
+        "aguante_difficulty": draw(st.integers(10, 20)),
+        "stun_penalty": draw(st.integers(-4, 0)),
+    }
+    data = {
+        "name": "generado",
+        "ruleset": "sistema_2d10",
+        "round_limit": draw(st.integers(3, 12)),
+        "victory": draw(st.sampled_from(("defeat_all", "survive"))),
+        "options": options,
+        "battlefield": {
+            "zones": [{"id": f"z{i}", "exit": i in exits} for i in range(zones)],
+            "links": links,
+        },
+        "combatants": fighters,
+    }
+    return data, draw(st.lists(st.integers(0, 2**40), min_size=2, max_size=3))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=_scenario(), agents=st.tuples(st.sampled_from(SPECS), st.sampled_from(SPECS)))
+def test_generated_scenarios_play_the_engines_battles(
+    case: tuple[dict[str, Any], list[int]], agents: tuple[str, str]
+) -> None:
+    data, seeds = case
+    _same(parse_scenario(data, "generado.yaml"), agents, seeds)
+
+
+# -- rollouts ------------------------------------------------------------------------------
+
+
+def _states(name: str, count: int, longest: int) -> list[Any]:
+    """``count`` unfinished mid-battle states, up to ``longest`` decisions in (turns,
+    active defences, Dados Exprés; some with GDF effects on)."""
+    scenario = load_scenario(name)
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("random")}
+    out: list[Any] = []
+    rng = random.Random(7)
+    seed = 0
+    while len(out) < count:
+        stop = rng.randrange(1, longest)
+        state = play_battle(scenario, agents, seed, stop_after=stop, narrate=False)
+        seed += 1
+        if state.outcome is None:
+            out.append(state)
+    return out
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize(("horizon", "mood"), [(None, None), (1, "brute"), (3, "coward")])
+def test_rollouts_are_the_planners(name: str, horizon: int | None, mood: str | None) -> None:
+    planner = MCTS(iterations=1, horizon=horizon, rollout_temperament=mood, expand_after=None)
+    kinds = set()
+    wounded = False
+    for state in _states(name, 10, 40 if name.endswith("duelo") else 120):
+        pending = state.pending
+        kinds.add(pending.name)
+        wounded = wounded or any(c.conditions for c in state.combatants)
+        actions = state.ruleset.legal_actions(state)
+        actions = [actions[0], actions[-1], actions[len(actions) // 2]]
+        seeds = [11, 12345, 2**33 + 5]
+        batch = KERNEL.rollouts(state, actions, seeds, horizon, mood, MAX_ROLLOUT_DECISIONS)
+        side = pending.side
+        for x, action in enumerate(actions):
+            for s, seed in enumerate(seeds):
+                sim, _, walk = planner._descend(state, Node(), action, side, pending.actor, seed)
+                outcome = sim.outcome
+                winner = 0
+                if outcome is not None and outcome.winner is not None:
+                    winner = 1 if outcome.winner is side else -1
+                assert batch.winner[x, s] == winner
+                assert bool(batch.finished[x, s]) == (outcome is not None)
+                assert batch.own[x, s] == side_strength(sim, side)
+                assert batch.foe[x, s] == side_strength(sim, side.other)
+                assert bool(batch.actor_out[x, s]) == walk.knocked_out
+                # MCTS.rollout (no walk) ends in the same state.
+                end, _ = planner.rollout(state, action, seed)
+                assert side_strength(end, side) == batch.own[x, s]
+    assert {"turn", "active_defence", "expres_before"} <= kinds
+    # The squad's root states hold GDF effects (the duel's are over before they show).
+    assert wounded or name.endswith("duelo")
+
+
+# -- refusal -------------------------------------------------------------------------------
+
+
+def test_refusal_names_what_the_kernel_does_not_play() -> None:
+    scenario = load_scenario("sistema_2d10/duelo")
+    assert KERNEL.refusal(scenario, ("heuristic", "random")) is None
+    why = KERNEL.refusal(scenario, ("mcts", "heuristic"))
+    assert why is not None and "'mcts'" in why
+    with pytest.raises(KernelRefusal, match="policy:x"):
+        KERNEL.play_battles(scenario, ("heuristic", "policy:x"), [1])
+    other = load_scenario("destiny_dice/emboscada")
+    why = KERNEL.refusal(other, ("heuristic", "heuristic"))
+    assert why is not None and "destiny_dice" in why
+    # A rollout from a state holding a condition the ruleset never sets (a GM's own).
+    state = _states("sistema_2d10/duelo", 1, 5)[0]
+    state.combatants[0].conditions["envenenado"] = Condition("envenenado", 1)
+    with pytest.raises(KernelRefusal, match="envenenado"):
+        KERNEL.rollouts(state, state.ruleset.legal_actions(state)[:1], [1], None, None, 100)
+
+
+def test_agent_keys_are_the_agent_streams_seeds() -> None:
+    """``agent_keys`` reads the words of ``random.Random(f"escaramuza-agents-{seed}")``
+    from the bytes; they must be ``mt.key_of``'s, and seed the same generator."""
+    seeds = [0, 1, 9, 10, 99, 12345, 2**31, 2**40 + 3, 2**63 - 1]
+    keys, lengths = agent_keys(seeds)
+    for j, seed in enumerate(seeds):
+        want = mt.key_of(f"escaramuza-agents-{seed}")
+        assert lengths[j] == len(want)
+        assert keys[j, : lengths[j]].tolist() == want.tolist()
+        state = mt.new_state()
+        mt.seed_key(state, keys[j, : lengths[j]])
+        assert [mt.randbelow(state, 7) for _ in range(5)] == [
+            r.randrange(7) for r in [agent_rng(seed)] for _ in range(5)
+        ]
