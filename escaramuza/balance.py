@@ -28,7 +28,7 @@ from typing import Any, TextIO
 import yaml
 
 from escaramuza.agents.policy import add_trust_option
-from escaramuza.playtest.cli import add_run_options, run_config
+from escaramuza.playtest.cli import add_run_options, report_folder, run_config
 from escaramuza.playtest.records import NEVER, BattleRecord
 from escaramuza.playtest.runner import (
     ChunkJob,
@@ -640,11 +640,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
     config = run_config(args, 1)
     target = Target.parse(args.target, args.tolerance)
-    report_dir = None
-    if args.report is not None:
-        from escaramuza.playtest.report import prepare_dir
-
-        report_dir = prepare_dir(args.report)
+    report_dir = report_folder(args)
     doc = balance(args.scenario, target, args.vary, config, args.alpha,
                   min(FIRST_LOOK, args.max_battles), args.max_battles)
     command = "escaramuza balance " + " ".join(

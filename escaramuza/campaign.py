@@ -32,7 +32,7 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.runner import play_battle
 from escaramuza.day import Day, day_stem, file_lookup, parse_day, resolve_day
-from escaramuza.playtest.cli import add_run_options, run_config
+from escaramuza.playtest.cli import add_run_options, report_folder, run_config
 from escaramuza.playtest.records import BattleRecord, record_battle
 from escaramuza.playtest.runner import PlaytestConfig, Progress, Runner, chunk_ranges
 from escaramuza.playtest.stats import proportion, round6
@@ -425,11 +425,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def cmd_campaign(args: argparse.Namespace, out: TextIO) -> int:
     config = run_config(args, args.n)
     config.validate()
-    report_dir = None
-    if args.report is not None:
-        from escaramuza.playtest.report import prepare_dir
-
-        report_dir = prepare_dir(args.report)
+    report_dir = report_folder(args)
     began = time.perf_counter()
     doc, _ = campaign(args.day, config, show_progress=not args.no_progress)
     if report_dir is not None:

@@ -19,7 +19,13 @@ The names below are re-exported so ``from escaramuza.playtest import X`` keeps w
 
 from __future__ import annotations
 
-from escaramuza.playtest.cli import add_parser, add_run_options, cmd_playtest, run_config
+from escaramuza.playtest.cli import (
+    add_parser,
+    add_run_options,
+    cmd_playtest,
+    report_folder,
+    run_config,
+)
 from escaramuza.playtest.records import (
     KNOCKED_OUT,
     NEVER,
@@ -92,6 +98,7 @@ __all__ = [
     "record_battle",
     "record_from_events",
     "render_text",
+    "report_folder",
     "run_battles",
     "run_chunk",
     "run_config",

@@ -15,6 +15,7 @@ The options every command that plays battles shares (``playtest``, ``balance``,
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.agents.fast import DEFAULT_ENGINE, add_engine_option
@@ -84,6 +85,16 @@ def run_config(args: argparse.Namespace, n: int) -> PlaytestConfig:
     )
 
 
+def report_folder(args: argparse.Namespace) -> Path | None:
+    """``--report DIR`` created and checked writable now, so a bad folder fails before the
+    battles, not after them (None without ``--report``)."""
+    if args.report is None:
+        return None
+    from escaramuza.playtest.report import prepare_dir
+
+    return prepare_dir(args.report)
+
+
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``playtest`` subcommand to the CLI's subparsers."""
     parser = commands.add_parser(
@@ -113,11 +124,7 @@ def cmd_playtest(args: argparse.Namespace, out: TextIO) -> int:
     """Run ``escaramuza playtest``; user errors are raised as EscaramuzaError (exit 2)."""
     config = run_config(args, args.n)
     config.validate()
-    report_dir = None
-    if args.report is not None:
-        from escaramuza.playtest.report import prepare_dir
-
-        report_dir = prepare_dir(args.report)  # fail before the battles, not after
+    report_dir = report_folder(args)
     # On stderr and only on a terminal (escaramuza/progress.py), so never in --json's stdout.
     result = playtest(args.scenarios, config, show_progress=not args.no_progress)
     if report_dir is not None:
