@@ -11,7 +11,7 @@ kernels (docs/fast-path.md):
   ``auto`` plays on the kernel where it accepts them and on the engine otherwise, saying
   why; ``fast`` refuses (exit 2) what the kernel cannot play; ``reference`` is the engine;
 * :func:`play_records` — a chunk of playtest battles on the kernel, as the same
-  :class:`~escaramuza.playtest.BattleRecord` the engine's ``record_battle`` gives;
+  :class:`~escaramuza.playtest.records.BattleRecord` the engine's ``record_battle`` gives;
 * :func:`engine_battle` / :func:`compare` — the equality check: the engine's battle in
   the kernel's terms, field by field against the kernel's (tests, the benchmark).
 
@@ -34,7 +34,7 @@ from escaramuza.rules.core.kernel import Kernel, KernelBattle, KernelRefusal
 from escaramuza.rules.core.model import Side
 
 if TYPE_CHECKING:
-    from escaramuza.playtest import BattleRecord
+    from escaramuza.playtest.records import BattleRecord
     from escaramuza.rules.core.scenario import Scenario
     from escaramuza.rules.core.state import BattleState
 
@@ -201,7 +201,7 @@ def play_records(
 ) -> list[BattleRecord]:
     """Battles ``start``…``stop - 1`` of a playtest of run seed ``seed``, on the kernel:
     the records ``playtest.play_one`` gives on the engine, equal field for field."""
-    from escaramuza.playtest import battle_seed
+    from escaramuza.playtest.records import battle_seed
 
     specs = [kernel_spec(heroes), kernel_spec(enemies)]
     if specs[0] is None or specs[1] is None:
@@ -220,7 +220,7 @@ def play_records(
 
 def to_record(index: int, seed: int, battle: KernelBattle) -> BattleRecord:
     """A kernel's battle as the playtest's compact record."""
-    from escaramuza.playtest import BattleRecord, CombatantRecord
+    from escaramuza.playtest.records import BattleRecord, CombatantRecord
 
     if battle.seed != seed:
         raise EscaramuzaError(f"the kernel played seed {battle.seed} for battle seed {seed}")
@@ -274,7 +274,7 @@ def final_battle(
     state: BattleState, seed: int, decisions: int
 ) -> KernelBattle:
     """A finished engine battle in the kernel's terms (:class:`KernelBattle`)."""
-    from escaramuza.playtest import record_battle
+    from escaramuza.playtest.records import record_battle
 
     record = record_battle(0, seed, state)
     cs = state.combatants

@@ -39,7 +39,8 @@ from escaramuza.agents.fast import compare, find_kernel, play_records, refusal
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.agents.runner import play_battle
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
-from escaramuza.playtest import battle_seed, play_one
+from escaramuza.playtest.records import battle_seed
+from escaramuza.playtest.runner import play_one
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 

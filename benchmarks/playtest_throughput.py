@@ -28,7 +28,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 from escaramuza.agents.heuristic import heuristic_choice
 from escaramuza.agents.runner import agent_rng
-from escaramuza.playtest import PlaytestConfig, Runner, battle_seed, playtest
+from escaramuza.playtest.records import battle_seed
+from escaramuza.playtest.result import playtest
+from escaramuza.playtest.runner import PlaytestConfig, Runner
 from escaramuza.rules import RULESETS
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.ruleset import apply_action, new_battle

@@ -47,7 +47,8 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 import escaramuza.envs  # noqa: F401 - registers the ids
-from escaramuza.playtest import PlaytestConfig, playtest
+from escaramuza.playtest.result import playtest
+from escaramuza.playtest.runner import PlaytestConfig
 from escaramuza.training.envs import ScenarioSampler, make_train_env
 from escaramuza.training.train import policy_for
 

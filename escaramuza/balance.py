@@ -28,23 +28,17 @@ from typing import Any, TextIO
 import yaml
 
 from escaramuza.agents.policy import add_trust_option
-from escaramuza.playtest import (
-    BACKENDS,
-    DEFAULT_AGENT,
-    DEFAULT_WORKERS,
-    DIFFICULTY_THRESHOLDS,
-    NEVER,
-    TRIVIAL,
-    BattleRecord,
+from escaramuza.playtest.cli import add_run_options, report_folder, run_config
+from escaramuza.playtest.records import NEVER, BattleRecord
+from escaramuza.playtest.runner import (
     ChunkJob,
     PlaytestConfig,
     Runner,
     ScenarioRef,
-    _round,
-    _table,
     chunk_ranges,
-    difficulty,
 )
+from escaramuza.playtest.stats import DIFFICULTY_THRESHOLDS, TRIVIAL, difficulty, round6
+from escaramuza.playtest.text import table
 from escaramuza.rules.core.dice import STANDARD_DICE
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write, parse_yaml
@@ -143,7 +137,7 @@ def verdict(
     est: dict[str, Any] = {}
     for name in names:
         lo, hi = confidence_sequence(sum(obs[name]), n, level_alpha, rho)
-        est[name] = {"rate": _round(sum(obs[name]) / n), "cs": [_round(lo), _round(hi)]}
+        est[name] = {"rate": round6(sum(obs[name]) / n), "cs": [round6(lo), round6(hi)]}
     if target.level is None:
         lo, hi = est[names[0]]["cs"]
         band = (target.value - target.tolerance, target.value + target.tolerance)
@@ -561,7 +555,7 @@ def render_text(doc: dict[str, Any]) -> str:
         f"tried, rates with {100 * (1 - doc['alpha']):g}% confidence sequences "
         "(valid at every look).",
         "",
-        *_table(rows),
+        *table(rows),
         "",
         "chosen: " + ", ".join(f"{k}={v}" for k, v in doc["chosen"]["values"].items())
         + f" ({doc['chosen']['verdict']}, {doc['chosen']['battles']} battles)",
@@ -589,11 +583,11 @@ def plot(doc: dict[str, Any]) -> bytes:
     """The target measure (point and confidence sequence) against the varied quantity."""
     import matplotlib
 
-    from escaramuza.report import RC, _figure, _png
+    from escaramuza.playtest.report import RC, figure, png
 
     names = [k for k in doc["tried"][0]["estimates"] if k != "difficulty"]
     with matplotlib.rc_context(RC):
-        fig = _figure()
+        fig = figure()
         ax = fig.add_subplot()
         axis = max((i for i, v in enumerate(doc["vary"]) if v["ordered"]), default=0)
         for name in names:
@@ -609,7 +603,7 @@ def plot(doc: dict[str, Any]) -> bytes:
         ax.set_title(f"{doc['scenario']}: toward {doc['target']}")
         ax.legend()
         fig.tight_layout()
-        return _png(fig)
+        return png(fig)
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -635,31 +629,18 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help=f"error rate of each variant's decision (default {DEFAULT_ALPHA})")
     parser.add_argument("--max-battles", type=int, default=DEFAULT_MAX_BATTLES,
                         help=f"battles per variant at most (default {DEFAULT_MAX_BATTLES})")
-    parser.add_argument("--seed", type=int, default=1, help="run seed (default 1)")
-    for side in Side:
-        parser.add_argument(f"--{side.value}", metavar="AGENT", default=DEFAULT_AGENT,
-                            help=f"agent playing the {side.value} (default {DEFAULT_AGENT})")
-    parser.add_argument("--workers", metavar="W", type=int, default=DEFAULT_WORKERS,
-                        help=f"processes (default {DEFAULT_WORKERS}; 0 = all cores)")
-    parser.add_argument("--backend", default="local", help=" or ".join(BACKENDS))
-    parser.add_argument("--address", metavar="ADDR", help="Ray cluster to join (--backend ray)")
+    # No progress bar: each variant's looks are short, and the table says what was tried.
+    add_run_options(parser, progress=False)
     parser.add_argument("--out", metavar="FILE", help="write the chosen variant's YAML")
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--report", metavar="DIR", help="write summary.json and a plot to DIR")
     add_trust_option(parser)
     return parser
 
 
 def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
-    config = PlaytestConfig(n=1, seed=args.seed, heroes=args.heroes, enemies=args.enemies,
-                            workers=args.workers, backend=args.backend, address=args.address,
-                            trust_policy=args.trust_policy)
+    config = run_config(args, 1)
     target = Target.parse(args.target, args.tolerance)
-    report_dir = None
-    if args.report is not None:
-        from escaramuza.report import prepare_dir
-
-        report_dir = prepare_dir(args.report)
+    report_dir = report_folder(args)
     doc = balance(args.scenario, target, args.vary, config, args.alpha,
                   min(FIRST_LOOK, args.max_battles), args.max_battles)
     command = "escaramuza balance " + " ".join(
@@ -671,7 +652,7 @@ def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
         except OSError as exc:
             raise EscaramuzaError(f"--out {args.out}: cannot write ({exc.strerror})") from None
     if report_dir is not None:
-        from escaramuza.report import write_files
+        from escaramuza.playtest.report import write_files
 
         write_files(report_dir, {
             "summary.json": json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n",

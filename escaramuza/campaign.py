@@ -5,7 +5,7 @@ of a run with seed ``S`` plays encounter ``k`` with the battle seed
 ``SeedSequence(S, spawn_key=(d, k))`` and rolls the rest after it with
 ``SeedSequence(S, spawn_key=(d, k, 1))``: whatever process plays a day, it plays the
 same one, so the numbers are the same for any worker count and either backend (days are
-run in chunks by playtest's :class:`~escaramuza.playtest.Runner`, sorted by index).
+run in chunks by playtest's :class:`~escaramuza.playtest.runner.Runner`, sorted by index).
 
 What carries from fight to fight (resources, lasting conditions, scars, the dead) and
 each ruleset's rest are in :mod:`escaramuza.rules.core.rest`. A hero who cannot fight
@@ -32,21 +32,11 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.runner import play_battle
 from escaramuza.day import Day, day_stem, file_lookup, parse_day, resolve_day
-from escaramuza.playtest import (
-    BACKENDS,
-    DEFAULT_AGENT,
-    DEFAULT_WORKERS,
-    BattleRecord,
-    PlaytestConfig,
-    Progress,
-    Runner,
-    _pct,
-    _round,
-    _table,
-    chunk_ranges,
-    proportion,
-    record_battle,
-)
+from escaramuza.playtest.cli import add_run_options, report_folder, run_config
+from escaramuza.playtest.records import BattleRecord, record_battle
+from escaramuza.playtest.runner import PlaytestConfig, Progress, Runner, chunk_ranges
+from escaramuza.playtest.stats import proportion, round6
+from escaramuza.playtest.text import pct, table
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
@@ -56,7 +46,6 @@ from escaramuza.rules.core.scenario import MAX_SCENARIO_BYTES
 
 SCHEMA = "escaramuza.campaign/1"
 DEFAULT_N = 1000
-DEFAULT_SEED = 1
 #: Where a day that was won all the way ends.
 FINISHED = "finished"
 
@@ -213,7 +202,7 @@ def run_days(job: DayJob) -> list[DayRecord]:
 
 
 def _mean(values: Sequence[float]) -> float | None:
-    return _round(sum(values) / len(values)) if values else None
+    return round6(sum(values) / len(values)) if values else None
 
 
 def summarize_days(day: Day, records: Sequence[DayRecord]) -> dict[str, Any]:
@@ -232,9 +221,9 @@ def summarize_days(day: Day, records: Sequence[DayRecord]) -> dict[str, Any]:
             heroes.append({
                 "id": hero_id,
                 "name": day.hero_names[h],
-                "able": _round(sum(s.status == Status.ACTIVE.value for s in states)
+                "able": round6(sum(s.status == Status.ACTIVE.value for s in states)
                                / len(states)) if states else None,
-                "dead": _round(sum(s.status == Status.DEAD.value for s in states)
+                "dead": round6(sum(s.status == Status.DEAD.value for s in states)
                                / len(states)) if states else None,
                 "resources": {key: _mean([s.resources[j] for s in states])
                               for j, key in enumerate(keys)},
@@ -316,7 +305,7 @@ def render_text(doc: dict[str, Any]) -> str:
         f"heroes: {doc['agents']['heroes']}, enemies: {doc['agents']['enemies']}. "
         "Rates with 95% Wilson intervals.",
         "",
-        f"party finishes the day: {_pct(doc['finished'])}; the day usually ends: "
+        f"party finishes the day: {pct(doc['finished'])}; the day usually ends: "
         f"{doc['usually_ends']}",
         "",
     ]
@@ -324,13 +313,13 @@ def render_text(doc: dict[str, Any]) -> str:
              "day ends here", "rest after"]]
     for e in doc["encounters"]:
         rows.append([
-            e["encounter"], _pct(e["reached"]), _pct(e["won"]),
-            _pct(e["won_if_reached"]) if e["won_if_reached"] else "—",
-            _pct(e["party_wipe_if_reached"]) if e["party_wipe_if_reached"] else "—",
+            e["encounter"], pct(e["reached"]), pct(e["won"]),
+            pct(e["won_if_reached"]) if e["won_if_reached"] else "—",
+            pct(e["party_wipe_if_reached"]) if e["party_wipe_if_reached"] else "—",
             f"{e['mean_rounds']:.2f}" if e["mean_rounds"] is not None else "—",
-            _pct(e["ended_here"]), e["rest_after"] or "—",
+            pct(e["ended_here"]), e["rest_after"] or "—",
         ])
-    lines.extend(_table(rows, [False, True, True, True, True, True, True, False]))
+    lines.extend(table(rows, [False, True, True, True, True, True, True, False]))
     keys = doc["carried_resources"]
     lines += ["", "attrition: each hero entering each fight (mean over the days that reach it)"]
     rows = [["encounter", "hero", "able to fight", "dead", *keys]]
@@ -341,18 +330,18 @@ def render_text(doc: dict[str, Any]) -> str:
             rows.append([e["encounter"], h["name"], f"{100 * h['able']:.1f}%",
                          f"{100 * h['dead']:.1f}%",
                          *[f"{h['resources'][k]:.2f}" for k in keys]])
-    lines.extend(_table(rows, [False, False, True, True, *[True] * len(keys)]))
+    lines.extend(table(rows, [False, False, True, True, *[True] * len(keys)]))
     return "\n".join(lines) + "\n"
 
 
 def _progress_plot(doc: dict[str, Any]) -> bytes:
     import matplotlib
 
-    from escaramuza.report import RC, _figure, _png
+    from escaramuza.playtest.report import RC, figure, png
 
     names = [e["encounter"] for e in doc["encounters"]]
     with matplotlib.rc_context(RC):
-        fig = _figure()
+        fig = figure()
         ax = fig.add_subplot()
         for key in ("reached", "won"):
             rows = [e[key] for e in doc["encounters"]]
@@ -365,18 +354,18 @@ def _progress_plot(doc: dict[str, Any]) -> bytes:
         ax.set_title(f"{doc['title']}: how far the party gets")
         ax.legend()
         fig.tight_layout()
-        return _png(fig)
+        return png(fig)
 
 
 def _attrition_plot(doc: dict[str, Any]) -> bytes:
     import matplotlib
 
-    from escaramuza.report import RC, _figure, _png
+    from escaramuza.playtest.report import RC, figure, png
 
     names = [e["encounter"] for e in doc["encounters"]]
     key = doc["carried_resources"][0]
     with matplotlib.rc_context(RC):
-        fig = _figure()
+        fig = figure()
         ax = fig.add_subplot()
         for h, hero in enumerate(doc["heroes"]):
             ys = [e["entering"][h]["resources"][key] for e in doc["encounters"]]
@@ -387,13 +376,13 @@ def _attrition_plot(doc: dict[str, Any]) -> bytes:
         ax.set_title(f"{doc['title']}: attrition")
         ax.legend()
         fig.tight_layout()
-        return _png(fig)
+        return png(fig)
 
 
 def write_report(doc: dict[str, Any], folder: Path) -> list[Path]:
     """``summary.json``, ``report.md`` and two PNGs: how far the party gets, and each
     hero's first carried resource (PV, Heridas, PI) entering each fight."""
-    from escaramuza.report import write_files
+    from escaramuza.playtest.report import write_files
 
     md = (f"# {doc['title']}\n\n```\n{render_text(doc)}```\n\n"
           "![how far the party gets](day-progress.png)\n\n![attrition](day-attrition.png)\n")
@@ -426,17 +415,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("day", metavar="DAY", help="day file (*.day.yaml) or shipped day")
     parser.add_argument("-n", type=int, default=DEFAULT_N, help=f"days (default {DEFAULT_N})")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                        help=f"run seed (default {DEFAULT_SEED})")
-    for side in Side:
-        parser.add_argument(f"--{side.value}", metavar="AGENT", default=DEFAULT_AGENT,
-                            help=f"agent playing the {side.value} (default {DEFAULT_AGENT})")
-    parser.add_argument("--workers", metavar="W", type=int, default=DEFAULT_WORKERS,
-                        help=f"processes (default {DEFAULT_WORKERS}; 0 = all cores)")
-    parser.add_argument("--backend", default="local", help=" or ".join(BACKENDS))
-    parser.add_argument("--address", metavar="ADDR", help="Ray cluster to join (--backend ray)")
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_options(parser)
     parser.add_argument("--report", metavar="DIR",
                         help="write summary.json, report.md and PNG plots to DIR")
     add_trust_option(parser)
@@ -444,15 +423,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def cmd_campaign(args: argparse.Namespace, out: TextIO) -> int:
-    config = PlaytestConfig(n=args.n, seed=args.seed, heroes=args.heroes, enemies=args.enemies,
-                            workers=args.workers, backend=args.backend, address=args.address,
-                            trust_policy=args.trust_policy)
+    config = run_config(args, args.n)
     config.validate()
-    report_dir = None
-    if args.report is not None:
-        from escaramuza.report import prepare_dir
-
-        report_dir = prepare_dir(args.report)
+    report_dir = report_folder(args)
     began = time.perf_counter()
     doc, _ = campaign(args.day, config, show_progress=not args.no_progress)
     if report_dir is not None:

@@ -90,9 +90,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if wanted("play"):
         _add_play(commands)
     if wanted("playtest"):
-        from escaramuza import playtest
+        from escaramuza.playtest import cli as playtest_cli
 
-        playtest.add_parser(commands)
+        playtest_cli.add_parser(commands)
     if wanted("balance"):
         from escaramuza import balance
 
@@ -384,9 +384,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Run the parsed command, importing only its module."""
     if args.command == "playtest":
-        from escaramuza import playtest
+        from escaramuza.playtest.cli import cmd_playtest
 
-        return playtest.cmd_playtest(args, out)
+        return cmd_playtest(args, out)
     if args.command == "balance":
         from escaramuza.balance import cmd_balance
 

@@ -3,14 +3,14 @@
 Issue 9, item 3. For each scenario and each ordered pair (heroes agent, enemies
 agent) — an agent against itself included, as a reference — ``-n`` battles are
 played with the playtest runner, so battle ``i`` of a pairing uses the seed
-``SeedSequence(seed).spawn(n)[i]`` (escaramuza/playtest.py) for every pairing:
+``SeedSequence(seed).spawn(n)[i]`` (escaramuza/playtest/records.py) for every pairing:
 all pairings meet the same dice streams (common random numbers), which makes
 their differences less noisy, and the numbers are the same for any worker count.
 
 Statistics (docs/training.md, "Evaluation"):
 
 * per scenario and pairing, the heroes' and the enemies' win rates and the
-  draw rate, each with its 95 % Wilson interval (``playtest.proportion``);
+  draw rate, each with its 95 % Wilson interval (``escaramuza.playtest.stats.proportion``);
 * the win matrix over all scenarios and both sides: cell (A, B) counts the
   battles A played against B (as heroes and as enemies), A's wins, draws and
   losses, A's win rate with its Wilson interval and A's score (win 1, draw ½);
@@ -34,16 +34,16 @@ from typing import Any, TextIO
 
 from escaramuza.agents import make_agent
 from escaramuza.agents.fast import DEFAULT_ENGINE, REFERENCE
-from escaramuza.playtest import (
-    BattleRecord,
+from escaramuza.playtest.records import BattleRecord
+from escaramuza.playtest.runner import (
     PlaytestConfig,
     Progress,
     Runner,
     ScenarioRef,
-    proportion,
     run_battles,
     scenario_engine,
 )
+from escaramuza.playtest.stats import proportion
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.training.ratings import Game, openskill_ratings
 
@@ -184,7 +184,7 @@ def evaluate(
     engine: str = DEFAULT_ENGINE,
 ) -> Evaluation:
     """Play ``n`` battles of every (scenario, heroes agent, enemies agent), each pairing
-    on the engine :func:`~escaramuza.playtest.scenario_engine` chooses for ``engine``;
+    on the engine :func:`~escaramuza.playtest.runner.scenario_engine` chooses for ``engine``;
     ``progress`` draws one bar over all of them (on stderr, a terminal only:
     escaramuza/progress.py)."""
     if n <= 0:
@@ -286,7 +286,7 @@ def heatmap_figure(doc: dict[str, Any]) -> Any:
     picture and ``evaluation.json`` agree."""
     import matplotlib
 
-    from escaramuza.report import DPI, RC
+    from escaramuza.playtest.report import DPI, RC
 
     agents = doc["matrix"]["rows"]
     cells = doc["matrix"]["cells"]
@@ -320,20 +320,17 @@ def heatmap_figure(doc: dict[str, Any]) -> Any:
 
 def heatmap_png(doc: dict[str, Any]) -> bytes:
     """:func:`heatmap_figure` as PNG bytes (fixed size and fonts, no "Software" metadata)."""
-    import io
-
     import matplotlib
 
-    from escaramuza.report import DPI, RC
+    from escaramuza.playtest.report import RC, png
 
-    buf = io.BytesIO()
     with matplotlib.rc_context(RC):
-        heatmap_figure(doc).savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    return buf.getvalue()
+        return png(heatmap_figure(doc))
 
 
 def write_report(doc: dict[str, Any], folder: str | Path) -> list[Path]:
-    from escaramuza.report import atomic_write, prepare_dir
+    from escaramuza.playtest.report import prepare_dir
+    from escaramuza.rules.core.files import atomic_write
 
     out = prepare_dir(folder)
     json_path = out / "evaluation.json"
@@ -359,7 +356,7 @@ def run(
 ) -> int:
     agents = parse_agents(agents_text, trust_policy)
     if report is not None:
-        from escaramuza.report import prepare_dir
+        from escaramuza.playtest.report import prepare_dir
 
         prepare_dir(report)  # fail before the battles, not after
     doc = evaluate(

@@ -35,17 +35,17 @@ from typing import Any
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.agents.suggest import Suggestions, suggest
 from escaramuza.gm import DEFAULT_SEED, GMSession, blank_battle
-from escaramuza.playtest import (
+from escaramuza.playtest.result import PlaytestResult
+from escaramuza.playtest.runner import (
     PlaytestConfig,
-    PlaytestResult,
     Progress,
     Runner,
     ScenarioRef,
-    render_text,
     run_battles,
     scenario_engine,
-    summarize,
 )
+from escaramuza.playtest.stats import summarize
+from escaramuza.playtest.text import render_text
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
 from escaramuza.rules.core.files import parse_json, parse_yaml
 from escaramuza.rules.core.model import Action
@@ -246,7 +246,7 @@ class PlaytestJob:
         return min(self.progress.done, self.config.n)
 
     def _run(self) -> None:
-        from escaramuza.report import outcome_plot, rounds_plot, survival_plot
+        from escaramuza.playtest.report import outcome_plot, rounds_plot, survival_plot
 
         try:
             # One process, in this thread: the server stays one process and the numbers

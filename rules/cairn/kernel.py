@@ -5,7 +5,7 @@ architecture.md, "The fast path": the engine (:mod:`escaramuza.rules.cairn.rules
 engine function of the same name over plain arrays, drawing the same dice in the same
 order from the same generator (:mod:`escaramuza.rules.core.mt`), and cites the same
 rule id. Nothing here narrates: the only bookkeeping kept beside the rules is what
-``escaramuza.playtest.record_from_events`` reads from the events (damage dealt and
+``escaramuza.playtest.records.record_from_events`` reads from the events (damage dealt and
 taken, knock-out round, death, wipe).
 
 The compiled temperaments and the battle loop joining them with these rules live in

@@ -7,7 +7,7 @@ module holds only what every kernel and the driver (``escaramuza.agents.fast``) 
 * :class:`KernelRefusal` — a scenario, option, agent or state a kernel does not
   implement. The driver then plays on the engine and says so ("refuse, never diverge").
 * :class:`KernelBattle` — what a kernel reads back after a whole battle: exactly what
-  the engine's final state and event log give (``escaramuza.playtest.record_battle``
+  the engine's final state and event log give (``escaramuza.playtest.records.record_battle``
   and the equality checks compare them field by field).
 * :class:`RolloutBatch` — what the planner needs of a batch of rollouts.
 * :class:`Kernel` — the protocol a ruleset's kernel implements.
@@ -56,7 +56,7 @@ class KernelBattle:
     ``conditions`` the final conditions as sorted ``(name, value)`` pairs, so that a
     kernel battle and an engine battle compare with ``==``. ``ko_round``, ``died``,
     ``dealt``, ``dealt_to_foes``, ``taken`` and ``wipe`` mean what they mean in
-    ``escaramuza.playtest.CombatantRecord`` / ``BattleRecord`` (the same counts as the
+    ``escaramuza.playtest.records.CombatantRecord`` / ``BattleRecord`` (the same counts as the
     engine's ``Damaged`` and ``StatusChanged`` events give).
     """
 

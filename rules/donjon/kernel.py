@@ -10,7 +10,7 @@ The state of a battle is a struct of arrays (small integer codes, no strings):
 
 * ``ci[n, NCI]`` — each combatant's changing values (zone, status, the five resources of
   ``Donjon.resources``, carried bonus dice, initiative count and DJ-06 ``acted``), its two
-  conditions and the playtest counters of ``escaramuza.playtest.record_from_events``;
+  conditions and the playtest counters of ``escaramuza.playtest.records.record_from_events``;
 * ``init[n, MAX_INIT]`` — each combatant's initiative numbers left, highest first;
 * ``g[NG]`` — the round, the number called, the pending decision and what it waits on
   (``state.data``'s attack, move, spend and continuing), the outcome, an error code;

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from escaramuza.cli import main
-from escaramuza.playtest import SCHEMA, PlaytestConfig, Progress, playtest
-from escaramuza.report import _slugs, write_report
+from escaramuza.playtest.report import file_slugs, write_report
+from escaramuza.playtest.result import SCHEMA, playtest
+from escaramuza.playtest.runner import PlaytestConfig, Progress
 
 FAST = "destiny_dice/brann-vs-saqueador"
 OTHER = "destiny_dice/kaspar-tiroteo"
@@ -224,7 +225,7 @@ def test_playtest_cli_report_matches_json_output(
 
 def test_playtest_report_file_names_are_unique_per_scenario() -> None:
     names = [{"scenario": FAST}, {"scenario": OTHER}, {"scenario": FAST}]
-    assert _slugs(names) == [
+    assert file_slugs(names) == [
         "destiny_dice-brann-vs-saqueador",
         "destiny_dice-kaspar-tiroteo",
         "destiny_dice-brann-vs-saqueador-2",

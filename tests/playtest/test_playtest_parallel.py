@@ -8,16 +8,15 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from escaramuza.playtest import (
+from escaramuza.playtest.records import battle_seed
+from escaramuza.playtest.result import PlaytestResult, playtest
+from escaramuza.playtest.runner import (
     MAX_CHUNK_SECONDS,
     MIN_CHUNK_SECONDS,
     PlaytestConfig,
-    PlaytestResult,
     Runner,
-    battle_seed,
     chunk_ranges,
     chunk_size_for,
-    playtest,
 )
 from escaramuza.rules.core.scenario import shipped_scenarios
 

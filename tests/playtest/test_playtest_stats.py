@@ -11,21 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from escaramuza.playtest import (
-    NEVER,
-    BattleRecord,
-    CombatantRecord,
-    PlaytestConfig,
-    difficulty,
-    percentile_nearest_rank,
-    playtest,
-    record_from_events,
-    summarize,
-    wilson_interval,
-)
+from escaramuza.playtest.records import NEVER, BattleRecord, CombatantRecord, record_from_events
+from escaramuza.playtest.result import playtest
+from escaramuza.playtest.runner import PlaytestConfig
+from escaramuza.playtest.stats import difficulty, percentile_nearest_rank, summarize
 from escaramuza.rules.core.events import Damaged, Event, RoundStarted, StatusChanged
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import parse_scenario_text
+from escaramuza.rules.core.stats import wilson_interval
 
 Z = 1.959963984540054
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from escaramuza import playtest
 from escaramuza.agents import make_agent as real_make_agent
+from escaramuza.playtest import runner as playtest_runner
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.state import BattleState
 from escaramuza.training import evaluate as evaluate_module
@@ -47,12 +47,12 @@ def _make_agent(spec: object, trust_policy: bool = False, engine: str | None = N
 
 @pytest.fixture()
 def with_passive(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(playtest, "make_agent", _make_agent)
+    monkeypatch.setattr(playtest_runner, "make_agent", _make_agent)
     monkeypatch.setattr(evaluate_module, "make_agent", _make_agent)
 
 
 def _wilson(k: int, n: int) -> tuple[float, float]:
-    # Closed form written out again here, independently of playtest.wilson_interval.
+    # Closed form written out again here, independently of rules.core.stats.wilson_interval.
     z = 1.959963984540054
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)

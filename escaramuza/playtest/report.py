@@ -1,4 +1,6 @@
-"""``escaramuza playtest --report DIR``: summary.json, report.md and PNG plots.
+"""The report folder: ``escaramuza playtest --report DIR`` writes summary.json, report.md
+and PNG plots; ``balance`` and ``campaign`` draw their plots with :data:`RC`,
+:func:`figure` and :func:`png` and write their folders with :func:`write_files`.
 
 Issue 7, item 3: outcome bars with their 95 % intervals, a histogram of rounds
 and the survival curve of each combatant by round, for each scenario. Everything
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from escaramuza.playtest.text import METRICS
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write
 from escaramuza.rules.core.i18n import N_, _, _f, word
@@ -28,7 +31,7 @@ from escaramuza.rules.core.i18n import N_, _, _f, word
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from escaramuza.playtest import PlaytestResult
+    from escaramuza.playtest.result import PlaytestResult
 
 #: Every figure: same size and resolution on every machine (byte-identical PNGs).
 FIGSIZE = (7.0, 4.0)
@@ -65,7 +68,7 @@ def prepare_dir(path: str | os.PathLike[str]) -> Path:
 # -- plots ------------------------------------------------------------------------
 
 
-def _figure(figsize: tuple[float, float] = FIGSIZE) -> Figure:
+def figure(figsize: tuple[float, float] = FIGSIZE) -> Figure:
     from matplotlib.figure import Figure
 
     # A bare Figure (no pyplot): no global state, Agg chosen by savefig for PNG.
@@ -78,7 +81,7 @@ def _integer_ticks(ax: Any) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def _png(fig: Figure) -> bytes:
+def png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
@@ -89,7 +92,7 @@ def outcome_plot(summary: dict[str, Any]) -> bytes:
     import matplotlib
 
     with matplotlib.rc_context(RC):
-        fig = _figure()
+        fig = figure()
         ax = fig.add_subplot()
         labels, rates, lows, highs, colours = [], [], [], [], []
         for label, key, colour in OUTCOME_BARS:
@@ -110,7 +113,7 @@ def outcome_plot(summary: dict[str, Any]) -> bytes:
         ax.set_title(_f("{scenario}: outcomes of {n} battles (95% Wilson intervals)",
                         summary["scenario"], summary["battles"]), fontsize=10)
         fig.tight_layout()
-        return _png(fig)
+        return png(fig)
 
 
 def rounds_plot(summary: dict[str, Any]) -> bytes:
@@ -119,7 +122,7 @@ def rounds_plot(summary: dict[str, Any]) -> bytes:
 
     rounds = summary["rounds"]
     with matplotlib.rc_context(RC):
-        fig = _figure()
+        fig = figure()
         ax = fig.add_subplot()
         counts = rounds["histogram"]
         ax.bar(range(len(counts)), counts, color="#4a5568", width=0.9)
@@ -136,7 +139,7 @@ def rounds_plot(summary: dict[str, Any]) -> bytes:
         ax.legend(fontsize=8)
         ax.set_title(_f("{scenario}: battle length", summary["scenario"]), fontsize=10)
         fig.tight_layout()
-        return _png(fig)
+        return png(fig)
 
 
 def survival_plot(summary: dict[str, Any]) -> bytes:
@@ -144,7 +147,7 @@ def survival_plot(summary: dict[str, Any]) -> bytes:
     import matplotlib
 
     with matplotlib.rc_context(RC):
-        fig = _figure(SURVIVAL_FIGSIZE)
+        fig = figure(SURVIVAL_FIGSIZE)
         ax = fig.add_subplot()
         for c in summary["combatants"]:
             curve = c["survival"]
@@ -160,13 +163,13 @@ def survival_plot(summary: dict[str, Any]) -> bytes:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         ax.set_title(_f("{scenario}: survival by round", summary["scenario"]), fontsize=10)
         fig.subplots_adjust(left=0.08, right=0.70, bottom=0.13, top=0.9)
-        return _png(fig)
+        return png(fig)
 
 
 # -- markdown ---------------------------------------------------------------------
 
 
-def _pct(p: dict[str, Any]) -> str:
+def _md_pct(p: dict[str, Any]) -> str:
     lo, hi = p["ci95"]
     return f"{100 * p['rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f})"
 
@@ -177,7 +180,7 @@ def _md_table(rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def _slugs(summaries: Sequence[dict[str, Any]]) -> list[str]:
+def file_slugs(summaries: Sequence[dict[str, Any]]) -> list[str]:
     seen: dict[str, int] = {}
     out = []
     for s in summaries:
@@ -188,8 +191,6 @@ def _slugs(summaries: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def render_markdown(result: PlaytestResult, slugs: Sequence[str]) -> str:
-    from escaramuza.playtest import _METRICS
-
     doc = result.document()
     summaries = doc["scenarios"]
     agents = doc["agents"]
@@ -208,7 +209,7 @@ def render_markdown(result: PlaytestResult, slugs: Sequence[str]) -> str:
     rows += [
         [_f("draw: {what}", _(label).strip()) if label.startswith(" ") else _(label),
          *[fn(s).strip() for s in summaries]]
-        for label, fn in _METRICS
+        for label, fn in METRICS
     ]
     lines += _md_table(rows)
     for s, slug in zip(summaries, slugs, strict=True):
@@ -217,7 +218,8 @@ def render_markdown(result: PlaytestResult, slugs: Sequence[str]) -> str:
         crow = [[_("combatant"), _("side"), _("P(knocked out)"), _("P(dies)"), _("mean dealt"),
                  _("mean taken"), _("mean rounds survived"), _("share of side's damage")]]
         for c in s["combatants"]:
-            crow.append([c["name"], word(c["side"]), _pct(c["p_knocked_out"]), _pct(c["p_dies"]),
+            crow.append([c["name"], word(c["side"]), _md_pct(c["p_knocked_out"]),
+                         _md_pct(c["p_dies"]),
                          f"{c['mean_damage_dealt']:.2f}", f"{c['mean_damage_taken']:.2f}",
                          f"{c['mean_rounds_survived']:.2f}", f"{100 * c['damage_share']:.0f}%"])
         lines += _md_table(crow)
@@ -236,7 +238,7 @@ def write_report(result: PlaytestResult, folder: str | os.PathLike[str]) -> list
     """Write summary.json, report.md and three PNGs per scenario; return the paths."""
     out = prepare_dir(folder)
     summaries = result.document()["scenarios"]
-    slugs = _slugs(summaries)
+    slugs = file_slugs(summaries)
     files: dict[str, bytes] = {"summary.json": result.to_json().encode("utf-8")}
     for s, slug in zip(summaries, slugs, strict=True):
         files[f"{slug}-outcomes.png"] = outcome_plot(s)

@@ -1,0 +1,159 @@
+"""One battle → one compact record: what the statistics read, not the event log.
+
+Battle ``i`` of a run with seed ``S`` is played with the integer seed
+``SeedSequence(S).spawn(n)[i].generate_state(1)[0]`` (:func:`battle_seed`), whatever
+process plays it (architecture.md, "Determinism and seeds"). The engine's records come
+from :func:`record_battle`; the compiled kernels build the same records with
+:func:`record_from_events` (docs/fast-path.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.events import Damaged, Event, RoundStarted, StatusChanged
+from escaramuza.rules.core.model import Side, Status
+from escaramuza.rules.core.state import BattleState
+
+#: Statuses that mean "knocked out" (issue 7: any status other than active or fled).
+KNOCKED_OUT = frozenset({Status.DOWN.value, Status.DEFEATED.value, Status.DEAD.value})
+#: ``ko_round`` of a combatant never knocked out in a battle.
+NEVER = -1
+
+
+@dataclass(frozen=True, slots=True)
+class CombatantRecord:
+    """What one battle did to one combatant. Damage is in the ruleset's own units
+    (PV, heridas, FUE…), summed over every resource its ``Damaged`` events name."""
+
+    ko_round: int  # round of the first knock-out, NEVER if it stayed up
+    died: bool
+    dealt: int  # damage this combatant caused (any target)
+    dealt_to_foes: int  # of which to the other side
+    taken: int
+
+
+@dataclass(frozen=True, slots=True)
+class BattleRecord:
+    """One battle, compactly: what the statistics need, not the event log."""
+
+    index: int
+    seed: int
+    winner: str | None
+    reason: str
+    rounds: int
+    wipe: bool
+    combatants: tuple[CombatantRecord, ...]  # scenario order
+
+
+def battle_seed(seed: int, index: int) -> int:
+    """The integer seed of battle ``index``: child ``index`` of ``SeedSequence(seed).spawn``.
+
+    ``SeedSequence(seed, spawn_key=(i,))`` is exactly the i-th spawned child, so a
+    worker derives its seeds without the parent spawning (and shipping) all n.
+    """
+    child = np.random.SeedSequence(seed, spawn_key=(index,))
+    return int(child.generate_state(1)[0])
+
+
+def record_battle(index: int, seed: int, state: BattleState) -> BattleRecord:
+    """Reduce a finished battle's event log to a :class:`BattleRecord`."""
+    outcome = state.outcome
+    if outcome is None:
+        raise EscaramuzaError(f"{state.scenario.name}: battle {index} did not finish")
+    start = state.scenario.combatants
+    return record_from_events(
+        [c.id for c in start],
+        [c.side for c in start],
+        [c.status.value for c in start],
+        state.log,
+        index=index,
+        seed=seed,
+        winner=outcome.winner.value if outcome.winner else None,
+        reason=outcome.reason,
+        rounds=outcome.rounds,
+        final=[c.status.value for c in state.combatants],
+    )
+
+
+def record_from_events(
+    ids: Sequence[str],
+    sides: Sequence[Side],
+    initial: Sequence[str],
+    events: Sequence[Event],
+    *,
+    index: int,
+    seed: int,
+    winner: str | None,
+    reason: str,
+    rounds: int,
+    final: Sequence[str] | None = None,
+) -> BattleRecord:
+    """Walk the log once, keeping each combatant's status as it changes.
+
+    A knock-out is any status other than active or fled at any moment; the party
+    is wiped when, at some moment, every hero is knocked out at once — checked
+    after each status change, so Destiny Dice heroes who wake with 1 PV as the
+    battle ends (DD-16) still count as wiped (docs/playtest.md, "Definitions").
+    """
+    pos = {cid: i for i, cid in enumerate(ids)}
+    status = list(initial)
+    ko = [0 if s in KNOCKED_OUT else NEVER for s in status]
+    died = [s == Status.DEAD.value for s in status]
+    dealt = [0] * len(ids)
+    to_foes = [0] * len(ids)
+    taken = [0] * len(ids)
+    heroes = [i for i, s in enumerate(sides) if s is Side.HEROES]
+
+    def all_heroes_out() -> bool:
+        return bool(heroes) and all(status[i] in KNOCKED_OUT for i in heroes)
+
+    wipe = all_heroes_out()
+    current_round = 0
+    for event in events:
+        if isinstance(event, Damaged):
+            t = pos.get(event.target)
+            if t is None:
+                continue
+            taken[t] += event.amount
+            s = pos.get(event.source)
+            if s is not None:
+                dealt[s] += event.amount
+                if sides[s] is not sides[t]:
+                    to_foes[s] += event.amount
+        elif isinstance(event, StatusChanged):
+            t = pos.get(event.target)
+            if t is None:
+                continue
+            status[t] = event.status
+            if event.status in KNOCKED_OUT and ko[t] == NEVER:
+                ko[t] = current_round
+            died[t] = died[t] or event.status == Status.DEAD.value
+            wipe = wipe or all_heroes_out()
+        elif isinstance(event, RoundStarted):
+            current_round = event.round
+    if final is not None:
+        # Safety net: a status set without a StatusChanged event still counts at the end.
+        for i, s in enumerate(final):
+            if s in KNOCKED_OUT and ko[i] == NEVER:
+                ko[i] = rounds
+            died[i] = died[i] or s == Status.DEAD.value
+        status = list(final)
+        wipe = wipe or all_heroes_out()
+    return BattleRecord(
+        index,
+        seed,
+        winner,
+        reason,
+        rounds,
+        wipe,
+        tuple(
+            CombatantRecord(ko[i], died[i], dealt[i], to_foes[i], taken[i])
+            for i in range(len(ids))
+        ),
+    )
+
