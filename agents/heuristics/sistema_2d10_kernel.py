@@ -404,7 +404,7 @@ def tactician(K, C, c, A, S, F, cnt, arng):
 
 @njit(cache=True)
 def brute(K, C, c, A, S, F, cnt):
-    ZD = K[6]
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
     if na > 0:
@@ -416,11 +416,17 @@ def brute(K, C, c, A, S, F, cnt):
                 near = d
         best = -1
         best_v = 0.0
+        t_last, w_last = A[attacks[0], 1], A[attacks[0], 2]
+        terms = k.attack_terms(P, W, C, TB, SUCC, c, w_last, t_last)
         for m in range(na):
             i = attacks[m]
-            if ZD[here, C[A[i, 1], C_ZONE]] != near:
+            t, w = A[i, 1], A[i, 2]
+            if ZD[here, C[t, C_ZONE]] != near:
                 continue
-            v = odds(K, C, c, A[i, 2], A[i, 1], A[i, 3])[1]
+            if t != t_last or w != w_last:
+                terms = k.attack_terms(P, W, C, TB, SUCC, c, w, t)
+                t_last, w_last = t, w
+            v = k.aimed_odds(C, TB, HIT, HDV, HDP, HDN, c, w, t, A[i, 3], terms)[1]
             if best < 0 or v > best_v:
                 best = i
                 best_v = v
