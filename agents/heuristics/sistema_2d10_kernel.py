@@ -221,10 +221,8 @@ def odds(K, C, a, w, t, aim):
 
 
 @njit(cache=True, inline="always")
-def tactical_score(K, C, actor, A, i):
+def score(C, t, p_hit, expected, p_drop):
     """``tactical_score``: P(drop) + min(P(hit), E[damage] / PV)."""
-    t = A[i, 1]
-    p_hit, expected, p_drop = odds(K, C, actor, A[i, 2], t, A[i, 3])
     value = expected / np.float64(max(1, C[t, C_PV]))
     return p_drop + (value if value < p_hit else p_hit)
 
@@ -235,10 +233,22 @@ def best_attack(K, C, actor, A, S, F, idx, cnt, arng):
     ``rng.randrange``); -1 for none."""
     if cnt == 0:
         return -1
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     scores = F
     best = -np.inf
+    # The aimed variants of one (target, weapon) are listed together: their shared
+    # terms once, as Sistema2d10.odds_many does.
+    t_last, w_last = A[idx[0], 1], A[idx[0], 2]
+    terms = k.attack_terms(P, W, C, TB, SUCC, actor, w_last, t_last)
     for m in range(cnt):
-        scores[m] = tactical_score(K, C, actor, A, idx[m])
+        i = idx[m]
+        t, w = A[i, 1], A[i, 2]
+        if t != t_last or w != w_last:
+            terms = k.attack_terms(P, W, C, TB, SUCC, actor, w, t)
+            t_last, w_last = t, w
+        p_hit, expected, p_drop = k.aimed_odds(C, TB, HIT, HDV, HDP, HDN, actor, w, t, A[i, 3],
+                                               terms)
+        scores[m] = score(C, t, p_hit, expected, p_drop)
         if m == 0 or scores[m] > best:
             best = scores[m]
     if best <= 0:
@@ -394,7 +404,7 @@ def tactician(K, C, c, A, S, F, cnt, arng):
 
 @njit(cache=True)
 def brute(K, C, c, A, S, F, cnt):
-    ZD = K[6]
+    P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
     if na > 0:
@@ -406,11 +416,17 @@ def brute(K, C, c, A, S, F, cnt):
                 near = d
         best = -1
         best_v = 0.0
+        t_last, w_last = A[attacks[0], 1], A[attacks[0], 2]
+        terms = k.attack_terms(P, W, C, TB, SUCC, c, w_last, t_last)
         for m in range(na):
             i = attacks[m]
-            if ZD[here, C[A[i, 1], C_ZONE]] != near:
+            t, w = A[i, 1], A[i, 2]
+            if ZD[here, C[t, C_ZONE]] != near:
                 continue
-            v = odds(K, C, c, A[i, 2], A[i, 1], A[i, 3])[1]
+            if t != t_last or w != w_last:
+                terms = k.attack_terms(P, W, C, TB, SUCC, c, w, t)
+                t_last, w_last = t, w
+            v = k.aimed_odds(C, TB, HIT, HDV, HDP, HDN, c, w, t, A[i, 3], terms)[1]
             if best < 0 or v > best_v:
                 best = i
                 best_v = v

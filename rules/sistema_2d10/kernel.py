@@ -764,24 +764,31 @@ def hit_lookup(HIT, bonus, need, has_defence, defence, block_gt):
 
 
 @njit(cache=True, inline="always")
-def attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim):
-    """``Sistema2d10.attack_odds`` (free when ``aim`` is -1, else at location ``aim``):
-    (p_hit, expected_damage, p_drop), the same floats as ``exact.attack_odds`` —
-    exact integers where the engine has Fractions, then the engine's float operations
-    in the engine's order."""
+def attack_terms(P, W, C, TB, SUCC, a, w, t):
+    """What ``Sistema2d10._aimed_odds`` works out once per (attacker, target, weapon):
+    (bonus before the aimed MS, need, has active defence, its bonus, P(pain knock-out))."""
     tipo = W[a, w, W_TIPO]
     has_defence = C[t, C_STATUS] == ACTIVE and C[t, C_DEF] > 0
     defence = defence_bonus(P, C, t, tipo) if has_defence else 0
     bonus = W[a, w, W_MHC] + roll_penalty(C, a, True)
-    if aim >= 0:
-        bonus += TB[TB_AIMMS + aim]
     need = 10 + defence_of(P, t, tipo) + TB[TB_PGT]
-    n = hit_lookup(HIT, bonus, need, has_defence, defence, TB[TB_AGT])
-    p_hit = np.float64(n) / 100000.0
-    pv = C[t, C_PV]
     aguante = P[t, P_AGU] + roll_penalty(C, t, False)
     fail = 1000 - succ(SUCC, 0, TB[TB_AGDIFF] - aguante)
     p_pain_out = (np.float64(fail) / 1000.0) * (np.float64(TB[TB_OUTCOUNT]) / 10.0)
+    return bonus, need, has_defence, defence, p_pain_out
+
+
+@njit(cache=True, inline="always")
+def aimed_odds(C, TB, HIT, HDV, HDP, HDN, a, w, t, aim, terms):
+    """``exact.attack_odds`` for one aim (-1 free, else a location) from
+    :func:`attack_terms`: (p_hit, expected_damage, p_drop), the same floats as the engine
+    — exact integers where it has Fractions, then its float operations in its order."""
+    bonus, need, has_defence, defence, p_pain_out = terms
+    if aim >= 0:
+        bonus += TB[TB_AIMMS + aim]
+    n = hit_lookup(HIT, bonus, need, has_defence, defence, TB[TB_AGT])
+    p_hit = np.float64(n) / 100000.0
+    pv = C[t, C_PV]
     slot = aim + 1
     expected = 0.0
     p_drop = 0.0
@@ -795,6 +802,13 @@ def attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim):
         elif dealt > 0 and 2 * dealt >= pv:
             p_drop += pq * p_pain_out
     return p_hit, expected, p_drop
+
+
+@njit(cache=True, inline="always")
+def attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim):
+    """``Sistema2d10.attack_odds`` (free when ``aim`` is -1, else at location ``aim``)."""
+    terms = attack_terms(P, W, C, TB, SUCC, a, w, t)
+    return aimed_odds(C, TB, HIT, HDV, HDP, HDN, a, w, t, aim, terms)
 
 
 # -- export and read-back (plain Python, once per scenario / state) -------------------
