@@ -7,8 +7,9 @@ legal actions. A position is named by ``(scenario, seed, decisions)`` and replay
 exactly, so the cache holds no state, only those three numbers and the oracle's ranking.
 
 Oracle: ``suggest`` on that position with a budget 100 times the default (80 s against
-800 ms, or ``--oracle-iterations N``), no early stop (its maximum is the budget), its
-seed apart from the evaluation's. It gives each action's win chance (paired over the
+800 ms — as two 40 s searches on different seeds, their estimates averaged, since one
+search is capped at a minute — or ``--oracle-iterations N``), no extension past the
+budget, its seeds apart from the evaluation's. It gives each action's win chance (paired over the
 oracle's common dice) and its own tie group. The oracle is cached in
 ``benchmarks/results/suggest-quality-oracle.json`` with the command that made it
 (``--make-oracle``; ``--resume`` adds the missing positions to a cache cut short).
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -39,6 +41,7 @@ from typing import Any
 
 from escaramuza.agents import HeuristicAgent
 from escaramuza.agents.runner import agent_rng, play_battle
+from escaramuza.agents.search import MAX_BUDGET_MS
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.files import atomic_write
@@ -103,28 +106,43 @@ def draw_positions(name: str, per_scenario: int, first_seed: int = 0) -> list[tu
 
 
 def _oracle(job: tuple[str, int, int, float | None, int | None]) -> dict[str, Any]:
+    """The oracle of one position. A time budget above the planner's cap
+    (``MAX_BUDGET_MS``: a user's search must end within a minute) is split into equal
+    searches on different seeds whose estimates are averaged (each search is paired on
+    its own dice; independent searches average without bias); an action is tied with
+    the best when no search separated it."""
     name, seed, decisions, budget_ms, iterations = job
     state = position_state(name, seed, decisions)
-    result = suggest(
-        state,
-        budget_ms=budget_ms,
-        iterations=iterations,
-        seed=ORACLE_SEED,
-        max_ms=budget_ms,  # no extension: the oracle's budget is its maximum
-    ) if iterations is None else suggest(state, budget_ms=None, iterations=iterations,
-                                         seed=ORACLE_SEED)
+    if iterations is not None:
+        parts = [suggest(state, budget_ms=None, iterations=iterations, seed=ORACLE_SEED)]
+    else:
+        assert budget_ms is not None
+        k = math.ceil(budget_ms / MAX_BUDGET_MS)
+        parts = [
+            # No extension: the oracle's budget is its maximum.
+            suggest(state, budget_ms=budget_ms / k, max_ms=budget_ms / k, seed=ORACLE_SEED + i)
+            for i in range(k)
+        ]
+    wins: dict[str, list[float]] = defaultdict(list)
+    separated: dict[str, bool] = defaultdict(bool)
+    for result in parts:
+        for s in result.items:
+            wins[str(s.action)].append(s.estimate if s.estimate is not None else s.win)
+            tied = s.rank == 1 or s.tied_with_best
+            separated[str(s.action)] |= not tied
+    first = parts[0]
     return {
         "scenario": name,
         "seed": seed,
         "decisions": decisions,
-        "side": result.side,
-        "round": result.round,
-        "rollouts": result.iterations,
-        "verdict": result.verdict,
+        "side": first.side,
+        "round": first.round,
+        "rollouts": sum(r.iterations for r in parts),
+        "searches": len(parts),
+        "verdict": "too_close" if sum(not v for v in separated.values()) > 1 else "clear",
         "actions": {
-            str(s.action): {"win": s.estimate if s.estimate is not None else s.win,
-                            "tied_with_best": s.tied_with_best or s.rank == 1}
-            for s in result.items
+            action: {"win": statistics.mean(w), "tied_with_best": not separated[action]}
+            for action, w in wins.items()
         },
     }
 
