@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.kernel import Kernel, KernelBattle, KernelRefusal
 from escaramuza.rules.core.model import Side
 
@@ -173,12 +174,13 @@ def add_engine_option(parser: Any, what: str) -> None:
 
 
 def engine_line(used: str, reason: str | None) -> str:
-    """The text reports' line saying which engine played."""
+    """The text reports' line saying which engine played. The refusal's reason is an
+    error message's text, English in this round (docs/translating.md)."""
     if used == FAST:
-        return "engine: fast (compiled kernel; same battles as the reference engine)"
+        return _("engine: fast (compiled kernel; same battles as the reference engine)")
     if reason is None:
-        return "engine: reference"
-    return f"engine: reference ({reason})"
+        return _("engine: reference")
+    return _f("engine: reference ({reason})", reason)
 
 
 # -- battles on the kernel ------------------------------------------------------------

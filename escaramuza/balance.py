@@ -42,6 +42,7 @@ from escaramuza.playtest.text import table
 from escaramuza.rules.core.dice import STANDARD_DICE
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write, parse_yaml
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.stats import confidence_sequence, mixture_rho
@@ -56,7 +57,7 @@ RHO_BATTLES = 800
 #: Largest grid of variants a search may play.
 MAX_GRID = 64
 #: Difficulty levels, easiest first (docs/playtest.md, "Difficulty rating").
-LEVELS = (TRIVIAL, *(name for name, _, _ in reversed(DIFFICULTY_THRESHOLDS)))
+LEVELS = (TRIVIAL, *(name for name, _wipe, _ko in reversed(DIFFICULTY_THRESHOLDS)))
 #: Numeric targets: name → the per-battle value in [0, 1] whose mean is the measure.
 MEASURES = ("heroes-win", "enemies-win", "wipe", "knockout")
 
@@ -117,7 +118,7 @@ def _at_least(level: str, wipe: tuple[float, float], ko: tuple[float, float]) ->
     from the two intervals; None while they straddle a threshold."""
     if level == TRIVIAL:
         return True
-    _, min_wipe, min_ko = next(t for t in DIFFICULTY_THRESHOLDS if t[0] == level)
+    _level, min_wipe, min_ko = next(t for t in DIFFICULTY_THRESHOLDS if t[0] == level)
     if wipe[0] >= min_wipe or ko[0] >= min_ko:
         return True
     if wipe[1] < min_wipe and ko[1] < min_ko:
@@ -214,7 +215,7 @@ def _number(text: str, spec: str) -> float:
 
 
 def _count(data: dict[str, Any], spec: str, body: str) -> Dimension:
-    who, _, rng = body.partition("=")
+    who, _sep, rng = body.partition("=")
     lo, hi = (int(_number(x, spec)) for x in _range(rng, spec))
     if not 0 <= lo <= hi:
         raise EscaramuzaError(f"--vary {spec}: counts run from 0 up, low ≤ high")
@@ -240,8 +241,8 @@ def _count(data: dict[str, Any], spec: str, body: str) -> Dimension:
 
 
 def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
-    where, _, rng = body.partition("=")
-    who, _, key = where.partition(".")
+    where, _sep, rng = body.partition("=")
+    who, _sep, key = where.partition(".")
     if not key:
         raise EscaramuzaError(f"--vary {spec}: stat:WHO.FIELD=RANGE (WHO an id, heroes or enemies)")
     targets = [i for i, c in enumerate(data["combatants"]) if c in _combatants(data, who, spec)]
@@ -288,7 +289,7 @@ def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
 
 
 def _zones(data: dict[str, Any], spec: str, body: str) -> Dimension:
-    side, _, names = body.partition("=")
+    side, _sep, names = body.partition("=")
     if side not in (Side.HEROES.value, Side.ENEMIES.value) or not names:
         raise EscaramuzaError(f"--vary {spec}: zones:SIDE=ZONE,ZONE… with SIDE heroes or enemies")
     zones = [z.strip() for z in names.split(",") if z.strip()]
@@ -529,6 +530,40 @@ def _tried_json(t: Tried, dims: Sequence[Dimension]) -> dict[str, Any]:
 
 # -- output ----------------------------------------------------------------------------------
 
+#: The measures and verdicts in words (the JSON keeps the names ``--target`` takes).
+_MEASURE_WORDS = {
+    "heroes-win": N_("heroes win"),
+    "enemies-win": N_("enemies win"),
+    "wipe": N_("party wipe"),
+    "knockout": N_("heroes knocked out"),
+}
+_VERDICT_WORDS = {
+    "above": N_("above"),
+    "below": N_("below"),
+    "on": N_("on target"),
+    "undecided": N_("undecided"),
+}
+
+
+def _measure(name: str) -> str:
+    found = _MEASURE_WORDS.get(name)
+    return name if found is None else _(found)
+
+
+def _verdict(t: dict[str, Any]) -> str:
+    said = _(_VERDICT_WORDS[t["verdict"]])
+    if t["verdict"] == "undecided":
+        return _f("{verdict} ({side})", said, _(_VERDICT_WORDS[t["side"]]))
+    return said
+
+
+def _target(label: str) -> str:
+    """The target in words: a level (``hard`` → ``difícil``); a measure's band as typed."""
+    for level in LEVELS:
+        if label == level.lower():
+            return _(level).lower()
+    return label
+
 
 def _cell(est: dict[str, Any]) -> str:
     lo, hi = est["cs"]
@@ -537,45 +572,48 @@ def _cell(est: dict[str, Any]) -> str:
 
 def render_text(doc: dict[str, Any]) -> str:
     names = [k for k in doc["tried"][0]["estimates"] if k != "difficulty"]
-    header = ["#", *[v["spec"].split("=")[0] for v in doc["vary"]], "verdict", *names]
+    header = ["#", *[v["spec"].split("=")[0] for v in doc["vary"]], _("verdict"),
+              *[_measure(k) for k in names]]
     if doc["tried"][0]["estimates"].get("difficulty"):
-        header.append("difficulty")
-    header.append("battles")
+        header.append(_("difficulty"))
+    header.append(_("battles"))
     rows = [header]
     for i, t in enumerate(doc["tried"], 1):
-        verdict_text = t["verdict"] if t["verdict"] != "undecided" else f"undecided ({t['side']})"
-        row = [str(i), *t["values"].values(), verdict_text,
+        row = [str(i), *t["values"].values(), _verdict(t),
                *[_cell(t["estimates"][k]) for k in names]]
         if "difficulty" in t["estimates"]:
-            row.append(t["estimates"]["difficulty"])
+            row.append(_(t["estimates"]["difficulty"]))
         row.append(str(t["battles"]))
         rows.append(row)
+    chosen = doc["chosen"]
     lines = [
-        f"balance {doc['scenario']} to {doc['target']}, seed {doc['seed']}: every variant "
-        f"tried, rates with {100 * (1 - doc['alpha']):g}% confidence sequences "
-        "(valid at every look).",
+        _f("balance {scenario} to {target}, seed {seed}: every variant tried, rates with "
+           "{confidence} confidence sequences (valid at every look).", doc["scenario"],
+           _target(doc["target"]), doc["seed"], format(100 * (1 - doc["alpha"]), "g") + "%"),
         "",
         *table(rows),
         "",
-        "chosen: " + ", ".join(f"{k}={v}" for k, v in doc["chosen"]["values"].items())
-        + f" ({doc['chosen']['verdict']}, {doc['chosen']['battles']} battles)",
+        _f("chosen: {values} ({verdict}, {n} battles)",
+           ", ".join(f"{k}={v}" for k, v in chosen["values"].items()), _verdict(chosen),
+           chosen["battles"]),
     ]
     return "\n".join(lines) + "\n"
 
 
 def out_text(doc: dict[str, Any], command: str) -> str:
     chosen = doc["chosen"]
-    rates = ", ".join(f"{k} {v['rate']:.3f}" for k, v in chosen["estimates"].items()
+    rates = ", ".join(f"{_measure(k)} {v['rate']:.3f}" for k, v in chosen["estimates"].items()
                       if k != "difficulty")
-    head = (
-        f"# Found by `{command}`:\n"
-        f"# target {doc['target']}, "
-        + ", ".join(f"{k}={v}" for k, v in chosen["values"].items())
-        + f" ({chosen['verdict']}) after {len(doc['tried'])} variant(s); its "
-        f"{chosen['battles']} battles with seed {doc['seed']} gave {rates}.\n"
-        f"# `escaramuza playtest FILE -n {chosen['battles']} --seed {doc['seed']}` "
-        "reproduces them.\n"
-    )
+    # A YAML comment for the person who opens the file: in the run's language.
+    head = "".join(f"# {line}\n" for line in (
+        _f("Found by `{command}`:", command),
+        _f("target {target}, {values} ({verdict}) after {variants} variant(s); its {n} "
+           "battles with seed {seed} gave {rates}.", _target(doc["target"]),
+           ", ".join(f"{k}={v}" for k, v in chosen["values"].items()), _verdict(chosen),
+           len(doc["tried"]), chosen["battles"], doc["seed"], rates),
+        _f("`{command}` reproduces them.",
+           f"escaramuza playtest FILE -n {chosen['battles']} --seed {doc['seed']}"),
+    ))
     return head + doc["yaml"]
 
 
@@ -593,14 +631,14 @@ def plot(doc: dict[str, Any]) -> bytes:
         for name in names:
             pts = sorted((t["plot_x"][axis], t["estimates"][name]) for t in doc["tried"])
             xs = [p[0] for p in pts]
-            ax.errorbar(xs, [p[1]["rate"] for p in pts], marker="o", capsize=3, label=name,
-                        linestyle="none",
+            ax.errorbar(xs, [p[1]["rate"] for p in pts], marker="o", capsize=3,
+                        label=_measure(name), linestyle="none",
                         yerr=[[p[1]["rate"] - p[1]["cs"][0] for p in pts],
                               [p[1]["cs"][1] - p[1]["rate"] for p in pts]])
         ax.set_xlabel(doc["vary"][axis]["spec"])
-        ax.set_ylabel("rate (confidence sequence)")
+        ax.set_ylabel(_("rate (confidence sequence)"))
         ax.set_ylim(0, 1.05)
-        ax.set_title(f"{doc['scenario']}: toward {doc['target']}")
+        ax.set_title(_f("{scenario}: toward {target}", doc["scenario"], _target(doc["target"])))
         ax.legend()
         fig.tight_layout()
         return png(fig)

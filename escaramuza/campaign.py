@@ -40,6 +40,7 @@ from escaramuza.playtest.text import pct, table
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Combatant, Side, Status
 from escaramuza.rules.core.rest import RECOVERY, carry, rest
 from escaramuza.rules.core.scenario import MAX_SCENARIO_BYTES
@@ -300,17 +301,19 @@ def campaign(
 
 
 def render_text(doc: dict[str, Any]) -> str:
+    # Encounter names, resources and rests are the day file's and the seeds' words.
+    usual = doc["usually_ends"]
     lines = [
-        f"{doc['title']} ({doc['ruleset']}): {doc['days']} days, seed {doc['seed']}; "
-        f"heroes: {doc['agents']['heroes']}, enemies: {doc['agents']['enemies']}. "
-        "Rates with 95% Wilson intervals.",
+        _f("{title} ({ruleset}): {days} days, seed {seed}; heroes: {heroes}, enemies: "
+           "{enemies}. Rates with 95% Wilson intervals.", doc["title"], doc["ruleset"],
+           doc["days"], doc["seed"], doc["agents"]["heroes"], doc["agents"]["enemies"]),
         "",
-        f"party finishes the day: {pct(doc['finished'])}; the day usually ends: "
-        f"{doc['usually_ends']}",
+        _f("party finishes the day: {rate}; the day usually ends: {where}", pct(doc["finished"]),
+           _("finished (the day is won)") if usual == FINISHED else usual),
         "",
     ]
-    rows = [["encounter", "reached", "won", "won if reached", "wipe if reached", "rounds",
-             "day ends here", "rest after"]]
+    rows = [[_("encounter"), _("reached"), _("won"), _("won if reached"), _("wipe if reached"),
+             _("rounds"), _("day ends here"), _("rest after")]]
     for e in doc["encounters"]:
         rows.append([
             e["encounter"], pct(e["reached"]), pct(e["won"]),
@@ -321,8 +324,8 @@ def render_text(doc: dict[str, Any]) -> str:
         ])
     lines.extend(table(rows, [False, True, True, True, True, True, True, False]))
     keys = doc["carried_resources"]
-    lines += ["", "attrition: each hero entering each fight (mean over the days that reach it)"]
-    rows = [["encounter", "hero", "able to fight", "dead", *keys]]
+    lines += ["", _("attrition: each hero entering each fight (mean over the days that reach it)")]
+    rows = [[_("encounter"), _("hero"), _("able to fight"), _("dead"), *keys]]
     for e in doc["encounters"]:
         for h in e["entering"]:
             if h["able"] is None:
@@ -343,15 +346,15 @@ def _progress_plot(doc: dict[str, Any]) -> bytes:
     with matplotlib.rc_context(RC):
         fig = figure()
         ax = fig.add_subplot()
-        for key in ("reached", "won"):
+        for key, label in (("reached", N_("reached")), ("won", N_("won"))):
             rows = [e[key] for e in doc["encounters"]]
             ax.errorbar(range(len(rows)), [p["rate"] for p in rows], marker="o", capsize=3,
                         yerr=[[p["rate"] - p["ci95"][0] for p in rows],
-                              [p["ci95"][1] - p["rate"] for p in rows]], label=key)
+                              [p["ci95"][1] - p["rate"] for p in rows]], label=_(label))
         ax.set_xticks(range(len(names)), names, rotation=15, ha="right")
         ax.set_ylim(0, 1.05)
-        ax.set_ylabel("share of days (95% Wilson)")
-        ax.set_title(f"{doc['title']}: how far the party gets")
+        ax.set_ylabel(_("share of days (95% Wilson)"))
+        ax.set_title(_f("{title}: how far the party gets", doc["title"]))
         ax.legend()
         fig.tight_layout()
         return png(fig)
@@ -372,8 +375,8 @@ def _attrition_plot(doc: dict[str, Any]) -> bytes:
             ax.plot(range(len(names)), [math.nan if y is None else y for y in ys],
                     marker="o", label=hero)
         ax.set_xticks(range(len(names)), names, rotation=15, ha="right")
-        ax.set_ylabel(f"mean {key} entering the fight")
-        ax.set_title(f"{doc['title']}: attrition")
+        ax.set_ylabel(_f("mean {resource} entering the fight", key))
+        ax.set_title(_f("{title}: attrition", doc["title"]))
         ax.legend()
         fig.tight_layout()
         return png(fig)
@@ -384,8 +387,9 @@ def write_report(doc: dict[str, Any], folder: Path) -> list[Path]:
     hero's first carried resource (PV, Heridas, PI) entering each fight."""
     from escaramuza.playtest.report import write_files
 
+    progress, attrition = _("how far the party gets"), _("attrition")
     md = (f"# {doc['title']}\n\n```\n{render_text(doc)}```\n\n"
-          "![how far the party gets](day-progress.png)\n\n![attrition](day-attrition.png)\n")
+          f"![{progress}](day-progress.png)\n\n![{attrition}](day-attrition.png)\n")
     return write_files(folder, {
         "summary.json": json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n",
         "day-progress.png": _progress_plot(doc),
@@ -427,7 +431,7 @@ def cmd_campaign(args: argparse.Namespace, out: TextIO) -> int:
     config.validate()
     report_dir = report_folder(args)
     began = time.perf_counter()
-    doc, _ = campaign(args.day, config, show_progress=not args.no_progress)
+    doc, _records = campaign(args.day, config, show_progress=not args.no_progress)
     if report_dir is not None:
         write_report(doc, report_dir)
     if args.json:

@@ -271,19 +271,21 @@ class GMSession(cmd.Cmd):
 
         The value must be a whole number from 0 to the combatant's maximum. A status
         does not change by itself: use `status ID down` when a combatant drops."""
-        cid, key, raw = self._args(arg, 3, "set ID RESOURCE VALUE (e.g. set nara pv 5)")
+        cid, key, raw = self._args(arg, 3, "set ID RESOURCE VALUE")
         c = self._combatant(self.state, cid)
         if key not in c.resources:
-            raise GMError(f"{cid} has no resource {key!r} (resources: {', '.join(c.resources)})")
+            raise GMError(_f("{id} has no resource {key} (resources: {known})", cid,
+                              repr(key), ", ".join(c.resources)))
         try:
             number = int(raw)
         except ValueError:
-            raise GMError(f"{raw!r} is not a whole number") from None
+            raise GMError(_f("{value} is not a whole number", repr(raw))) from None
         value = c.resources[key] + number if raw[0] in "+-" else number
         top = c.maxima.get(key)
         if value < 0 or (top is not None and value > top):
             most = top if top is not None else "…"
-            raise GMError(f"{key} of {cid} must be 0–{most}, not {value}")
+            raise GMError(_f("{key} of {id} must be 0–{most}, not {value}", key, cid, most,
+                             value))
 
         def change(st: BattleState) -> None:
             st.by_id[cid].resources[key] = value
@@ -298,13 +300,15 @@ class GMSession(cmd.Cmd):
             status = Status(raw)
         except ValueError:
             raise GMError(
-                f"unknown status {raw!r} (known: {', '.join(s.value for s in Status)})"
+                _f("unknown status {status} (known: {known})", repr(raw),
+                   ", ".join(s.value for s in Status))
             ) from None
 
         def change(st: BattleState) -> None:
             st.by_id[cid].status = status
 
-        self._edit(f"{cid} is {status.value} (was {c.status.value})", change)
+        self._edit(_f("{id} is {status} (was {before})", cid, word(status.value),
+                      word(c.status.value)), change)
 
     def do_move(self, arg: str) -> None:
         """move ID ZONE — put a combatant in a zone (no rules applied: the GM says so)."""
@@ -315,7 +319,7 @@ class GMSession(cmd.Cmd):
         def change(st: BattleState) -> None:
             st.by_id[cid].zone = zone
 
-        self._edit(f"{cid} moved {c.zone} → {zone}", change)
+        self._edit(_f("{id} moved {before} → {zone}", cid, c.zone, zone), change)
 
     def do_cond(self, arg: str) -> None:
         """cond add ID NAME [VALUE] | cond remove ID NAME — add or remove a condition.
@@ -325,33 +329,35 @@ class GMSession(cmd.Cmd):
         condition lasts until removed; removing one is how a GM heals it."""
         parts = arg.split()
         if len(parts) < 3 or parts[0] not in ("add", "remove"):
-            raise GMError("usage: cond add ID NAME [VALUE] | cond remove ID NAME")
+            raise GMError(_f("usage: {usage}", "cond add ID NAME [VALUE] | cond remove ID NAME"))
         op, cid, name = parts[:3]
         c = self._combatant(self.state, cid)
         if op == "remove":
             if len(parts) != 3:
-                raise GMError("usage: cond remove ID NAME")
+                raise GMError(_f("usage: {usage}", "cond remove ID NAME"))
             if name not in c.conditions:
-                have = ", ".join(c.conditions) or "none"
-                raise GMError(f"{cid} has no condition {name!r} (has: {have})")
+                have = ", ".join(c.conditions) or _("none")
+                raise GMError(_f("{id} has no condition {name} (has: {have})", cid, repr(name),
+                                 have))
 
             def drop(st: BattleState) -> None:
                 del st.by_id[cid].conditions[name]
 
-            self._edit(f"{cid} is no longer {name}", drop)
+            self._edit(_f("{id} is no longer {condition}", cid, name), drop)
             return
         rs = self.state.ruleset
         known = (*rs.conditions, *rs.condition_aliases)
         if name not in known:
-            raise GMError(f"unknown condition {name!r} (known: {', '.join(known)})")
+            raise GMError(_f("unknown condition {name} (known: {known})", repr(name),
+                             ", ".join(known)))
         if len(parts) > 4 or (len(parts) == 4 and not parts[3].lstrip("-").isdigit()):
-            raise GMError("usage: cond add ID NAME [VALUE] (VALUE a whole number)")
+            raise GMError(_f("usage: {usage} (VALUE a whole number)", "cond add ID NAME [VALUE]"))
         value = int(parts[3]) if len(parts) == 4 else 0
 
         def add(st: BattleState) -> None:
             st.by_id[cid].conditions[name] = Condition(name, value=value)
 
-        self._edit(f"{cid} is {name}" + (f" {value}" if value else ""), add)
+        self._edit(_f("{id} is {condition}", cid, name + (f" {value}" if value else "")), add)
 
     # -- dice and actions -------------------------------------------------------------
     def do_roll(self, arg: str) -> None:
@@ -362,13 +368,13 @@ class GMSession(cmd.Cmd):
         `apply N dice 6 14 …` gives the dice of one action whatever the mode."""
         mode = arg.strip()
         if not mode:
-            self.say(f"dice: {self.roll_mode}")
+            self.say(_f("Dice: {mode}", self.roll_mode))
             return
         if mode not in ("auto", "manual"):
-            raise GMError("usage: roll auto|manual")
+            raise GMError(_f("usage: {usage}", "roll auto|manual"))
         self.roll_mode = mode
         self._autosave()
-        self.say(f"ok: dice are now {mode}.")
+        self.say(_f("ok: dice are now {mode}.", mode))
 
     def _roller(self, dice: list[str] | None) -> Roller:
         if dice is not None:
@@ -376,7 +382,7 @@ class GMSession(cmd.Cmd):
                 return ScriptedRoller([int(d) if d.isdigit() else ScriptedDie.parse(d)
                                        for d in dice])
             except EscaramuzaError as exc:
-                raise GMError(f"bad dice: {exc}") from None
+                raise GMError(_f("bad dice: {problem}", exc)) from None
         if self.roll_mode == "manual":
             return PromptRoller(self)
         # One generator per applied decision, derived from the session seed and the
@@ -390,7 +396,8 @@ class GMSession(cmd.Cmd):
         if text.isdigit():
             n = int(text)
             if not 1 <= n <= len(actions):
-                raise GMError(f"there is no action {n}: type actions (1–{len(actions)})")
+                raise GMError(_f("there is no action {n}: type actions (1–{count})", n,
+                                 len(actions)))
             return actions[n - 1]
         labels = [f"{a} | {st.ruleset.describe(st, a)}".lower() for a in actions]
         exact = [a for a, lab in zip(actions, labels, strict=True) if text in lab.split(" | ")]
@@ -401,9 +408,11 @@ class GMSession(cmd.Cmd):
         if len(found) == 1:
             return found[0]
         if not found:
-            raise GMError(f"no legal action matches {spec!r}; type actions to list them")
+            raise GMError(_f("no legal action matches {spec}; type actions to list them",
+                             repr(spec)))
         some = "; ".join(str(a) for a in found[:6]) + (" …" if len(found) > 6 else "")
-        raise GMError(f"{spec!r} matches {len(found)} actions ({some}); be more specific")
+        raise GMError(_f("{spec} matches {n} actions ({some}); be more specific", repr(spec),
+                         len(found), some))
 
     def do_apply(self, arg: str) -> None:
         """apply N | apply ACTION-WORDS [dice D D …] — carry out a legal action.
@@ -414,16 +423,16 @@ class GMSession(cmd.Cmd):
         dice the tool rolls (roll auto) or asks for each die (roll manual)."""
         st = self.state
         if st.outcome is not None or st.pending is None:
-            raise GMError("the battle is over: there is nothing to apply")
+            raise GMError(_("the battle is over: there is nothing to apply"))
         words = arg.split()
         dice: list[str] | None = None
         if "dice" in words:
             at = words.index("dice")
             words, dice = words[:at], words[at + 1:]
             if not dice:
-                raise GMError("give the dice after 'dice', e.g. apply 3 dice 6 14 4 10")
+                raise GMError(_("give the dice after 'dice', e.g. apply 3 dice 6 14 4 10"))
         if not words:
-            raise GMError("usage: apply N | apply ACTION-WORDS [dice D D …]")
+            raise GMError(_f("usage: {usage}", "apply N | apply ACTION-WORDS [dice D D …]"))
         action = self._find_action(" ".join(words))
         roller = self._roller(dice)
         new = st.clone()
@@ -432,7 +441,7 @@ class GMSession(cmd.Cmd):
             if isinstance(roller, ScriptedRoller):
                 roller.assert_exhausted()
         except EscaramuzaError as exc:
-            raise GMError(f"{exc}; nothing was applied") from None
+            raise GMError(_f("{problem}; nothing was applied", exc)) from None
         self.steps += 1
         self.applied += 1
         self._commit(new, f"apply {action}")
@@ -463,18 +472,20 @@ class GMSession(cmd.Cmd):
         rolls them (every combatant in scenario order). Without dice the tool rolls
         (roll auto) or asks for each die (roll manual). Edits made so far are kept."""
         if self.applied:
-            raise GMError("initiative can only be entered before the first action (use undo)")
+            raise GMError(
+                _("initiative can only be entered before the first action (use undo)")
+            )
         words = arg.split()
         dice = words[1:] if words and words[0] == "dice" else None
         if words and dice is None:
-            raise GMError("usage: initiative [dice D D …]")
+            raise GMError(_f("usage: {usage}", "initiative [dice D D …]"))
         roller = self._roller(dice)
         try:
             new = new_battle(self.state.scenario, roller)
             if isinstance(roller, ScriptedRoller):
                 roller.assert_exhausted()
         except EscaramuzaError as exc:
-            raise GMError(f"{exc}; nothing changed") from None
+            raise GMError(_f("{problem}; nothing changed", exc)) from None
         # Keep the GM's edits of the combatants: only the start (initiative) is redone.
         for c in new.combatants:
             old = self.state.by_id[c.id]
@@ -496,7 +507,7 @@ class GMSession(cmd.Cmd):
         clear there. Rows are ranked by the win chance (95 % interval, rollouts), with the
         exact odds, the risk to the actor before its next turn, a reason and the
         in-character pick (*); actions too close to call are grouped, * first."""
-        usage = "usage: suggest [MS] [max MAX]"
+        usage = _f("usage: {usage}", "suggest [MS] [max MAX]")
         words = arg.split()
         max_ms: float | None = None
         if len(words) >= 2 and words[-2] == "max":
@@ -508,7 +519,8 @@ class GMSession(cmd.Cmd):
         if max_ms is None:
             max_ms = max(self.max_ms, budget)  # the session's default never cuts a budget
         elif max_ms < budget:
-            raise GMError(f"max {max_ms:g} is below the budget ({budget:g} ms)")
+            raise GMError(_f("max {most} is below the budget ({budget} ms)", format(max_ms, "g"),
+                             format(budget, "g")))
         result = suggest(self.state, budget_ms=budget, seed=self.seed + self.steps, max_ms=max_ms,
                          engine=self.engine)
         self.say(result.table())
@@ -529,7 +541,7 @@ class GMSession(cmd.Cmd):
         """save FILE — write the battle to a state file (JSON; see docs/gm.md)."""
         path = arg.strip()
         if not path:
-            raise GMError("usage: save FILE")
+            raise GMError(_f("usage: {usage}", "save FILE"))
         save_state(self.state, path, self.meta())
         self.say(_f("saved to {path}.", path))
 
@@ -537,7 +549,7 @@ class GMSession(cmd.Cmd):
         """load FILE — continue from a state file (or start a scenario afresh); undo-able."""
         target = arg.strip()
         if not target:
-            raise GMError("usage: load FILE")
+            raise GMError(_f("usage: {usage}", "load FILE"))
         state, meta = open_battle(target, self.seed)
         self.steps = int(meta.get("steps", 0)) if isinstance(meta.get("steps"), int) else 0
         self._commit(state, f"load {target}")
@@ -581,7 +593,7 @@ def _milliseconds(text: str, usage: str) -> float:
     try:
         value = float(text.removesuffix("ms"))
     except ValueError:
-        raise GMError(f"{usage} ({text!r} is not a number)") from None
+        raise GMError(_f("{usage} ({value} is not a number)", usage, repr(text))) from None
     try:
         check_budget(value, None, "the budget")
     except EscaramuzaError as exc:

@@ -45,6 +45,7 @@ from escaramuza.playtest.runner import (
 )
 from escaramuza.playtest.stats import proportion
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.training.ratings import Game, openskill_ratings
 
 SCHEMA = "escaramuza.evaluate/1"
@@ -232,10 +233,11 @@ def render_text(doc: dict[str, Any]) -> str:
     rank = {r["agent"]: r["rank"] for r in doc["ratings"]["agents"]}
     keys = [f"#{rank[a]}" for a in agents]
     lines = [
-        f"{len(agents)} agents, {len(doc['scenarios'])} scenario(s), "
-        f"{doc['battles_per_pairing']} battles per pairing and side, seed {doc['seed']}",
+        _f("{agents} agents, {scenarios} scenario(s), {n} battles per pairing and side, "
+           "seed {seed}", len(agents), len(doc["scenarios"]), doc["battles_per_pairing"],
+           doc["seed"]),
         "",
-        "Ratings (OpenSkill Plackett-Luce; ranked by mu - 3 sigma):",
+        _("Ratings (OpenSkill Plackett-Luce; ranked by mu - 3 sigma):"),
     ]
     width = max(len(a) for a in agents) + 4
     label = {a: f"{k} {a}" for k, a in zip(keys, agents, strict=True)}
@@ -254,12 +256,13 @@ def render_text(doc: dict[str, Any]) -> str:
         return out
 
     lines += ["", engine_summary(doc)]
-    lines += ["", "Win rate of the row against the column (both sides; 95% Wilson interval):"]
+    lines += ["", _("Win rate of the row against the column (both sides; 95% Wilson interval):")]
     lines += table(
         [[_pct(c["win_rate"], c["ci95"]) for c in row] for row in doc["matrix"]["cells"]]
     )
     for s in doc["scenarios"]:
-        lines += ["", f"{s['scenario']}: enemies' win rate (rows: enemies, columns: heroes)"]
+        lines += ["", _f("{scenario}: enemies' win rate (rows: enemies, columns: heroes)",
+                         s["scenario"])]
         by = {(p["heroes"], p["enemies"]): p["enemies_win"] for p in s["pairings"]}
         lines += table([[_pct(by[(h, e)]["rate"], by[(h, e)]["ci95"]) for h in agents]
                         for e in agents])
@@ -271,13 +274,15 @@ def engine_summary(doc: dict[str, Any]) -> str:
     kernel did not, where it did not)."""
     pairings = [p for s in doc["scenarios"] for p in s["pairings"]]
     fast = sum(p.get("engine") == "fast" for p in pairings)
-    line = f"engine: fast for {fast} of {len(pairings)} pairings, reference for the rest"
     if fast == len(pairings):
-        line = "engine: fast (compiled kernels) for every pairing"
+        line = _("engine: fast (compiled kernels) for every pairing")
     elif fast == 0:
-        line = "engine: reference for every pairing"
+        line = _("engine: reference for every pairing")
+    else:
+        line = _f("engine: fast for {fast} of {n} pairings, reference for the rest", fast,
+                  len(pairings))
     reasons = sorted({p["engine_refusal"] for p in pairings if p.get("engine_refusal")})
-    return line + "".join(f"\n  reference: {r}" for r in reasons)
+    return line + "".join("\n  " + _f("reference: {reason}", r) for r in reasons)
 
 
 def heatmap_figure(doc: dict[str, Any]) -> Any:

@@ -263,3 +263,92 @@ def test_gm_session_in_spanish_asks_for_dice_in_spanish() -> None:
     assert "Pendiente: Brann [brann] (héroes) — turno" in text
     assert "orden desconocida 'bogus'" in text and "Adiós." in text
     assert " for " not in text and "Pending" not in text and "unknown command" not in text
+
+
+# -- balance, campaign and gm's errors (the checker the battles use) -----------------------
+
+
+def _both_ways(english: str, spanish: str) -> None:
+    """The same check as :func:`test_no_line_of_the_other_language`, on any output."""
+    pairs = [(m, s) for m, s in catalog().items() if m != s]
+    assert english != spanish
+    assert _foreign(spanish, [m for m, _s in pairs]) == []
+    assert _foreign(english, [s for _m, s in pairs]) == []
+
+
+def test_campaign_in_spanish_has_no_english_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    outputs = {}
+    for lang in ("en", "es"):
+        report = tmp_path / lang
+        code = main(["campaign", "scenarios/destiny_dice/jornada.day.yaml", "-n", "3",
+                     "--workers", "1", "--no-progress", "--report", str(report), "--lang", lang])
+        out, err = capsys.readouterr()
+        assert (code, err) == (0, "")
+        outputs[lang] = out + (report / "report.md").read_text(encoding="utf-8")
+    _both_ways(outputs["en"], outputs["es"])
+    # Written by hand from the catalog: the tables' headings and the summary line.
+    spanish = outputs["es"]
+    assert "el grupo termina el día: " in spanish and "desgaste: cada héroe" in spanish
+    assert "![hasta dónde llega el grupo](day-progress.png)" in spanish
+    assert "encounter" not in spanish and "reached" not in spanish
+
+
+def test_balance_in_spanish_has_no_english_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    outputs = {}
+    for lang in ("en", "es"):
+        variant = tmp_path / f"{lang}.yaml"
+        code = main(["balance", "destiny_dice/brann-vs-saqueador", "--target", "hard",
+                     "--vary", "stat:saqueador.pv=4..16", "--max-battles", "100",
+                     "--workers", "1", "--out", str(variant), "--lang", lang])
+        out, err = capsys.readouterr()
+        assert (code, err) == (0, "")
+        comment = [line for line in variant.read_text(encoding="utf-8").splitlines()
+                   if line.startswith("#")]
+        assert len(comment) == 3  # the "how it was found" comment, in the run's language
+        outputs[lang] = out + "\n".join(comment)
+    _both_ways(outputs["en"], outputs["es"])
+    spanish = outputs["es"]
+    assert spanish.startswith("equilibrio de destiny_dice/brann-vs-saqueador hacia difícil, "
+                              "semilla 1:")
+    assert "veredicto" in spanish and "\nelegida: stat:saqueador.pv=" in spanish
+    assert "# Encontrada con `escaramuza balance destiny_dice/brann-vs-saqueador" in spanish
+
+
+def test_engine_lines_in_spanish() -> None:
+    from escaramuza.agents.fast import FAST, REFERENCE, engine_line
+    from escaramuza.training.evaluate import engine_summary
+
+    doc = {"scenarios": [{"pairings": [{"engine": FAST},
+                                       {"engine": REFERENCE, "engine_refusal": "why"}]}]}
+    with language("es"):
+        assert engine_line(REFERENCE, None) == "motor: de referencia"
+        assert engine_line(FAST, None).startswith("motor: rápido (núcleo compilado;")
+        assert engine_summary(doc) == ("motor: rápido para 1 de 2 emparejamientos, de "
+                                       "referencia para el resto\n  de referencia: why")
+
+
+def test_gm_errors_in_spanish() -> None:
+    from escaramuza.gm import run_session
+
+    lines = ["set brann pv 99", "set brann pv lots", "cond add brann flying",
+             "status brann asleep", "apply 99", "apply dance wildly", "roll sometimes", "quit"]
+    outputs = {}
+    for lang in ("en", "es"):
+        out = io.StringIO()
+        with language(lang):
+            run_session("destiny_dice/brann-vs-saqueador", io.StringIO("\n".join(lines) + "\n"),
+                        out, False, seed=3)
+        outputs[lang] = out.getvalue()
+    _both_ways(outputs["en"], outputs["es"])
+    spanish = outputs["es"]
+    # Brann's pv maximum is 16 (scenarios/destiny_dice/brann-vs-saqueador.yaml).
+    assert "error: pv de brann debe ser 0–16, no 99" in spanish
+    assert "error: 'lots' no es un número entero" in spanish
+    assert "error: estado desconocido 'flying' (conocidos: " in spanish
+    assert "error: no hay acción 99: escribe actions (1–" in spanish
+    assert "error: ninguna acción legal encaja con 'dance wildly'" in spanish
+    assert "error: uso: roll auto|manual" in spanish
