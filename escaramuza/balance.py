@@ -27,6 +27,7 @@ from typing import Any, TextIO
 
 import yaml
 
+from escaramuza.agents.fast import add_engine_option
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.playtest.cli import add_run_options, report_folder, run_config
 from escaramuza.playtest.records import NEVER, BattleRecord
@@ -36,6 +37,7 @@ from escaramuza.playtest.runner import (
     Runner,
     ScenarioRef,
     chunk_ranges,
+    scenario_engine,
 )
 from escaramuza.playtest.stats import DIFFICULTY_THRESHOLDS, TRIVIAL, difficulty, round6
 from escaramuza.playtest.text import table
@@ -456,8 +458,11 @@ class BalanceRun:
             cfg = self.config
             ref = self.ref(point)
             size = cfg.chunk_size or max(1, math.ceil((n - len(have)) / (4 * cfg.processes)))
-            jobs = [ChunkJob(ref, cfg.heroes, cfg.enemies, cfg.seed, a, b, cfg.trust_policy)
-                    for a, b in chunk_ranges(len(have), n, size)]
+            # The variant's engine as playtest chooses it (--engine; auto: its ruleset's
+            # kernel where it plays the scenario and agents): the same battles either way.
+            engine, _why = scenario_engine(ref.load(), cfg)
+            jobs = [ChunkJob(ref, cfg.heroes, cfg.enemies, cfg.seed, a, b, cfg.trust_policy,
+                             engine) for a, b in chunk_ranges(len(have), n, size)]
             have.extend(runner.run(jobs, lambda _n: None))
             have.sort(key=lambda r: r.index)
         return have[:n]
@@ -669,6 +674,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help=f"battles per variant at most (default {DEFAULT_MAX_BATTLES})")
     # No progress bar: each variant's looks are short, and the table says what was tried.
     add_run_options(parser, progress=False)
+    add_engine_option(parser, "the battles")
     parser.add_argument("--out", metavar="FILE", help="write the chosen variant's YAML")
     parser.add_argument("--report", metavar="DIR", help="write summary.json and a plot to DIR")
     add_trust_option(parser)
