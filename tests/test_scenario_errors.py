@@ -17,41 +17,7 @@ import pytest
 from escaramuza.cli import main
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.scenario import load_scenario_file
-
-VALID = """\
-name: mini
-title: Mini duel
-ruleset: destiny_dice
-round_limit: 10
-battlefield:
-  zones:
-    - {id: patio}
-    - {id: puerta}
-  links:
-    - [patio, puerta]
-combatants:
-  - id: brann
-    name: Brann
-    side: heroes
-    zone: patio
-    cuerpo: d8
-    mente: d6
-    alma: d6
-    pv: 12
-    weapons:
-      - {name: espada corta, tier: media}
-  - id: saqueador
-    side: enemies
-    zone: puerta
-    cuerpo: d6
-    mente: d6
-    alma: d4
-    defensa: d6
-    armour: 1
-    pv: 8
-    weapons:
-      - {name: hacha, tier: ligera}
-"""
+from tests.scenario_texts import VALID
 
 
 def edit(old: str, new: str, count: int = 1) -> str:

@@ -20,43 +20,10 @@ from escaramuza.cli import main
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 from escaramuza.rules.sistema_2d10.tables import default_tables_path
 from escaramuza.schema import render, schema_dir, shipped_schemas
+from tests.scenario_texts import VALID
 
 ROOT = Path(__file__).resolve().parents[2]
 
-VALID = """\
-name: mini
-title: Mini duel
-ruleset: destiny_dice
-round_limit: 10
-battlefield:
-  zones:
-    - {id: patio}
-    - {id: puerta}
-  links:
-    - [patio, puerta]
-combatants:
-  - id: brann
-    name: Brann
-    side: heroes
-    zone: patio
-    cuerpo: d8
-    mente: d6
-    alma: d6
-    pv: 12
-    weapons:
-      - {name: espada corta, tier: media}
-  - id: saqueador
-    side: enemies
-    zone: puerta
-    cuerpo: d6
-    mente: d6
-    alma: d4
-    defensa: d6
-    armour: 1
-    pv: 8
-    weapons:
-      - {name: hacha, tier: ligera}
-"""
 
 TABLES = Path(default_tables_path()).read_text(encoding="utf-8")
 
