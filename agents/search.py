@@ -43,9 +43,9 @@ measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
   ``max_iterations``, sweeps of the tie group only (:meth:`MCTS._race`).
 * **The ranking** (:func:`rank`): estimates paired over the shared dice, the tie
   group of the paired test at z, the preferred (in-character) action first in it.
-* **The agent's pick** (``root="sweep"``): the heuristic's pick unless a
-  candidate beats it on a paired test over the shared dice
-  (:meth:`SearchResult.choice`).
+* **The agent's pick** (``root="sweep"``): the pick of the same ranking over the
+  backed-up values: the heuristic's pick unless the best candidate beats it on the
+  paired test over the shared dice (:meth:`SearchResult.choice`).
 * **Deeper nodes** get their own children only after ``expand_after`` visits
   (``None``: never — the agent's default, a plain one-step improvement over the
   heuristic); before that the heuristic plays on from them. Inside the tree an unvisited
@@ -104,7 +104,7 @@ MAX_ITERATIONS = 100_000
 #: with the stricter paired test below, it did at least as well on every shipped
 #: scenario (500 battles each) and better on the 2d10 duel and the Destiny Dice
 #: and Donjon ambushes.
-AGENT_ITERATIONS = 96
+AGENT_ITERATIONS = 1000
 AGENT_HORIZON = 1
 AGENT_ROOT = "sweep"
 #: UCB exploration constant for values in [−1, 1]. UCB1's √2 is for rewards in [0, 1]
@@ -296,19 +296,12 @@ class SearchResult:
         """:func:`rank` of this search's root actions."""
         return rank(self, z, metric, prefer, min_shared)
 
-    def choice(self, z: float = DEFAULT_Z) -> Action:
-        """The agent's pick: the candidate whose paired gain over the heuristic's pick has
-        the highest lower bound ``gain − z × stderr``, if that bound is above 0 and rests
-        on at least two shared rollouts; otherwise the heuristic's pick."""
-        best, best_low = self.heuristic, 0.0
-        for action in self.candidates:
-            if action == self.heuristic:
-                continue
-            p = self.paired(action)
-            low = p.gain - z * p.stderr
-            if p.n >= 2 and low > best_low:
-                best, best_low = action, low
-        return best
+    def choice(self, z: float = DEFAULT_Z, min_shared: int = MIN_SHARED) -> Action:
+        """The agent's pick: :func:`rank`'s pick over the backed-up values, the ranking
+        ``suggest`` shows (issue 22, item 5). The heuristic's pick (the in-character one)
+        stays unless the best candidate beats it by more than ``z`` standard errors of the
+        paired gain on at least ``min_shared`` shared rollouts; then the best by estimate."""
+        return self.ranking(z, "value", self.heuristic, min_shared).pick
 
 
 def paired(mine: list[float], ref: list[float]) -> Paired:

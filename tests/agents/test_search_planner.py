@@ -333,25 +333,33 @@ def _result_with_samples(samples: dict[str, list[float]]) -> SearchResult:
 @pytest.mark.parametrize(
     ("samples", "z", "expected"),
     [
-        # Won every shared rollout the heuristic's pick lost: leave the pick.
-        ({"h": [-1, -1, -1], "a": [1, 1, 1]}, 1.0, "a"),
+        # Won each of 8 shared rollouts the heuristic's pick lost: leave the pick.
+        ({"h": [-1] * 8, "a": [1] * 8}, 1.0, "a"),
+        # The same perfect record on 7 shared rollouts is not enough evidence (MIN_SHARED).
+        ({"h": [-1] * 7, "a": [1] * 7}, 1.0, "h"),
         # Same mean gain, but a noisy one: gains +2, −2, +2, −2… average 0.
-        ({"h": [-1, 1, -1, 1], "a": [1, -1, 1, -1]}, 1.0, "h"),
-        # One shared rollout is never enough, however good it looked.
-        ({"h": [-1], "a": [1]}, 0.0, "h"),
-        # Gains 0.5, 0.5, 0.5, −0.5: mean 0.25, stderr 0.25 — above 0 only at z < 1.
-        ({"h": [0, 0, 0, 0], "a": [0.5, 0.5, 0.5, -0.5]}, 1.0, "h"),
-        ({"h": [0, 0, 0, 0], "a": [0.5, 0.5, 0.5, -0.5]}, 0.5, "a"),
-        # Two better candidates: the higher lower bound wins (b: gain 1, stderr 0).
-        ({"h": [0, 0, 0], "a": [2, 0, 1], "b": [1, 1, 1]}, 1.0, "b"),
-        # Only the shared prefix counts: a's extra good sample has no partner in h.
-        ({"h": [0, 0], "a": [0, 0, 1, 1]}, 0.0, "h"),
+        ({"h": [-1, 1] * 4, "a": [1, -1] * 4}, 1.0, "h"),
+        # Gains 0.5 ×6 and −0.5 ×2: mean 0.25, stderr sqrt(1.5/7/8) ≈ 0.164: the lower
+        # bound is above 0 at z = 1 (0.086) and below it at z = 2 (−0.077).
+        ({"h": [0] * 8, "a": [0.5] * 6 + [-0.5] * 2}, 1.0, "a"),
+        ({"h": [0] * 8, "a": [0.5] * 6 + [-0.5] * 2}, 2.0, "h"),
+        # Two candidates clear of the pick: the higher estimate is the pick (a: mean 1.5
+        # with a wide interval, b: 1 with none) — the ranking's best, as suggest shows it.
+        ({"h": [0] * 8, "a": [2, 1] * 4, "b": [1] * 8}, 1.0, "a"),
+        # b is the best, but a is not separated from the heuristic's pick, and the pick is
+        # not separated from b: the pick stays in the tie group and is offered first.
+        ({"h": [0] * 8, "a": [1, -1] * 4, "b": [1, -1, 1, 1, -1, 1, 1, -1]}, 2.0, "h"),
+        # Only the shared prefix counts: a's extra good samples have no partner in h.
+        ({"h": [0] * 8, "a": [0] * 8 + [1] * 8}, 0.0, "h"),
     ],
 )
 def test_agent_leaves_the_heuristic_only_on_a_clear_paired_gain(
     samples: dict[str, list[float]], z: float, expected: str
 ) -> None:
-    assert _result_with_samples(samples).choice(z).actor == expected
+    result = _result_with_samples(samples)
+    assert result.choice(z).actor == expected
+    # The agent's pick is the ranking's pick, the order suggest shows (issue 22, item 5).
+    assert result.choice(z) == result.ranking(z, "value").pick
 
 
 def test_paired_statistics_are_the_mean_and_stderr_of_the_differences() -> None:
