@@ -65,8 +65,10 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from escaramuza.agents.fast import (
     DEFAULT_ENGINE,
@@ -304,17 +306,21 @@ class SearchResult:
         return self.ranking(z, "value", self.heuristic, min_shared).pick
 
 
-def paired(mine: list[float], ref: list[float]) -> Paired:
+def paired(mine: Sequence[float] | np.ndarray, ref: Sequence[float] | np.ndarray) -> Paired:
     """Mean and standard error of ``mine[k] − ref[k]`` over the seeds both have (the
-    first ``min(len)``: the k-th rollout of every root action uses the k-th seed)."""
+    first ``min(len)``: the k-th rollout of every root action uses the k-th seed).
+
+    Vectorised: a ranking of ``suggest`` pairs a dozen series of thousands of rollouts
+    about fifty times a search, which in a Python loop took a sixth of its budget."""
     n = min(len(mine), len(ref))
     if n == 0:
         return Paired(0, 0.0, 0.0)
-    diffs = [a - b for a, b in zip(mine, ref, strict=False)]
-    gain = sum(diffs) / n
+    diffs = np.asarray(mine[:n], dtype=np.float64) - np.asarray(ref[:n], dtype=np.float64)
+    gain = float(diffs.sum()) / n
     if n < 2:
         return Paired(n, gain, 0.0)
-    var = sum((d - gain) ** 2 for d in diffs) / (n - 1)
+    dev = diffs - gain
+    var = float(dev @ dev) / (n - 1)
     return Paired(n, gain, math.sqrt(var / n))
 
 
@@ -393,12 +399,12 @@ def rank(
     prefer = result.heuristic if prefer is None else prefer
     actions = result.candidates or result.actions
     position = {a: i for i, a in enumerate(actions)}
-    series = {a: result.child(a).series(metric) for a in actions}
-    searched = [a for a in actions if series[a]]
+    series = {a: np.asarray(result.child(a).series(metric), dtype=np.float64) for a in actions}
+    searched = [a for a in actions if len(series[a])]
     low, high = (0.0, 1.0) if metric == "win" else (-1.0, 1.0)
 
     def mean(a: Action) -> float:
-        return sum(series[a]) / len(series[a])
+        return float(series[a].sum()) / len(series[a])
 
     def by_estimate(a: Action) -> tuple[float, bool, int]:
         return (-estimate.get(a, -math.inf), a != prefer, position[a])
@@ -1099,48 +1105,73 @@ class _Rollouts:
         pending = self.state.pending
         assert pending is not None
         children = self.root.children
+        # Each distinct action of the plan by its index: hashing an Action rollout by
+        # rollout cost as much as backing the rollouts up.
+        index: dict[Action, int] = {}
+        ids = [index.setdefault(action, len(index)) for action in plan]
+        distinct = list(index)
+        count = [0] * len(distinct)
+        for i in ids:
+            count[i] += 1
         # The seeds each action takes: its next ones, as many as its plan entries.
-        first: dict[Action, int] = {}
-        count: dict[Action, int] = {}
-        for action in plan:
-            if action not in first:
-                first[action] = len(children[action].samples) if action in children else 0
-            count[action] = count.get(action, 0) + 1
-        for action in plan:  # draw seeds in the order the engine would
-            self._seed(first[action] + count[action] - 1)
-        groups: dict[tuple[int, int], list[Action]] = {}
-        for action in first:
-            groups.setdefault((first[action], count[action]), []).append(action)
+        nodes = []
+        first = []
+        for action in distinct:
+            child = children.get(action)
+            first.append(len(child.samples) if child is not None else 0)
+            if child is None:
+                child = children[action] = Node()
+            nodes.append([self.root, child])
+        for i in ids:  # draw seeds in the order the engine would
+            self._seed(first[i] + count[i] - 1)
+        groups: dict[tuple[int, int], list[int]] = {}
+        for i in range(len(distinct)):
+            groups.setdefault((first[i], count[i]), []).append(i)
         began = time.perf_counter()
-        where: dict[Action, tuple[RolloutBatch, int]] = {}
-        for (k, c), actions in groups.items():
+        # Each batch's arrays as Python lists, read once: indexing numpy scalars rollout
+        # by rollout cost more than the backing up itself.
+        where: list[tuple[list[list[int]], list[list[bool]], list[list[float]],
+                          list[list[float]], list[list[bool]], int]] = [None] * len(distinct)  # type: ignore[list-item]
+        for (k, c), members in groups.items():
             batch = self.kernel.rollouts(
-                self.state, actions, self.seeds[k : k + c], self.planner.horizon,
-                self.planner.rollout_temperament, MAX_ROLLOUT_DECISIONS,
+                self.state, [distinct[i] for i in members], self.seeds[k : k + c],
+                self.planner.horizon, self.planner.rollout_temperament, MAX_ROLLOUT_DECISIONS,
             )
-            for i, action in enumerate(actions):
-                where[action] = (batch, i)
+            lists = _batch_lists(batch)
+            for row, i in enumerate(members):
+                where[i] = (*lists, row)
         elapsed = time.perf_counter() - began
         if elapsed > 0:
             self.rate = len(plan) / elapsed
         value_of = self.planner.value_of
-        taken = dict.fromkeys(first, 0)
-        for action in plan:
-            batch, i = where[action]
-            j = taken[action]
-            taken[action] = j + 1
-            winner = int(batch.winner[i, j])
-            child = children.get(action)
-            if child is None:
-                child = children[action] = Node()
+        taken = [0] * len(distinct)
+        for i in ids:
+            winner, finished, own, foe, actor_out, row = where[i]
+            j = taken[i]
+            taken[i] = j + 1
+            w = winner[row][j]
             _add(
-                [self.root, child],
-                float(value_of(winner, bool(batch.finished[i, j]), float(batch.own[i, j]),
-                               float(batch.foe[i, j]))),
-                winner > 0,
-                winner < 0,
-                bool(batch.actor_out[i, j]),
+                nodes[i],
+                float(value_of(w, finished[row][j], own[row][j], foe[row][j])),
+                w > 0,
+                w < 0,
+                actor_out[row][j],
             )
+
+
+def _batch_lists(
+    batch: RolloutBatch,
+) -> tuple[list[list[int]], list[list[bool]], list[list[float]], list[list[float]],
+           list[list[bool]]]:
+    """A batch's arrays as nested Python lists of Python ints, bools and floats (the
+    same values the engine's rollouts back up)."""
+    return (
+        batch.winner.astype(np.int64).tolist(),
+        batch.finished.astype(bool).tolist(),
+        batch.own.astype(np.float64).tolist(),
+        batch.foe.astype(np.float64).tolist(),
+        batch.actor_out.astype(bool).tolist(),
+    )
 
 
 def _reached(budget: tuple[int | None, float], done: int) -> str:

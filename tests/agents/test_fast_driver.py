@@ -29,7 +29,7 @@ from escaramuza.agents.fast import (
     use_kernel,
 )
 from escaramuza.agents.runner import play_battle
-from escaramuza.agents.search import MCTS, MCTSAgent, Node
+from escaramuza.agents.search import AGENT_ITERATIONS, MCTS, MCTSAgent, Node
 from escaramuza.agents.suggest import suggest
 from escaramuza.cli import main
 from escaramuza.playtest import PlaytestConfig, play_one, playtest
@@ -315,7 +315,8 @@ def test_a_tree_search_stays_on_the_engine() -> None:
 
 @pytest.mark.parametrize(
     ("spec", "engine", "iterations"),
-    [("mcts", "auto", 96), ("mcts:fast", "fast", 96), ("mcts:40it:reference", "reference", 40),
+    [("mcts", "auto", AGENT_ITERATIONS), ("mcts:fast", "fast", AGENT_ITERATIONS),
+     ("mcts:40it:reference", "reference", 40),
      ("mcts:250ms:fast", "fast", None)],
 )
 def test_mcts_spec_names_the_rollouts_engine(spec: str, engine: str, iterations: int | None
