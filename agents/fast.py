@@ -203,12 +203,12 @@ def play_records(
 ) -> list[BattleRecord]:
     """Battles ``start``…``stop - 1`` of a playtest of run seed ``seed``, on the kernel:
     the records ``playtest.play_one`` gives on the engine, equal field for field."""
-    from escaramuza.playtest.records import battle_seed
+    from escaramuza.playtest.records import battle_seeds
 
     specs = [kernel_spec(heroes), kernel_spec(enemies)]
     if specs[0] is None or specs[1] is None:
         raise EngineRefusal(f"agents {heroes!r}, {enemies!r}: not played by kernels")
-    seeds = [battle_seed(seed, i) for i in range(start, stop)]
+    seeds = battle_seeds(seed, start, stop)
     battles = _kernel(scenario).play_battles(scenario, specs, seeds)
     if len(battles) != len(seeds):
         raise EscaramuzaError(

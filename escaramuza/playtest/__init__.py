@@ -32,6 +32,7 @@ from escaramuza.playtest.records import (
     BattleRecord,
     CombatantRecord,
     battle_seed,
+    battle_seeds,
     record_battle,
     record_from_events,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "add_parser",
     "add_run_options",
     "battle_seed",
+    "battle_seeds",
     "chunk_ranges",
     "chunk_size_for",
     "cmd_playtest",

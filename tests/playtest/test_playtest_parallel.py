@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from escaramuza.playtest.records import battle_seed
+from escaramuza.playtest.records import battle_seed, battle_seeds
 from escaramuza.playtest.result import PlaytestResult, playtest
 from escaramuza.playtest.runner import (
     MAX_CHUNK_SECONDS,
@@ -41,6 +41,26 @@ def test_playtest_battle_seeds_are_the_spawned_children() -> None:
     assert [battle_seed(5, i) for i in range(12)] == [
         int(c.generate_state(1)[0]) for c in children
     ]
+
+
+@pytest.mark.parametrize(
+    "seed",
+    # One word of run entropy, the 4-word pool exactly filled, and more words than the
+    # pool holds (each past the pool advances the hash constant the spawn word meets).
+    [0, 1, 5, 2**32 - 1, 2**32, 2**64 + 3, 2**128 - 1, 2**128, 2**200 + 7, 2**400 + 12345],
+)
+def test_battle_seeds_vectorised_equal_numpys_seed_sequence(seed: int) -> None:
+    # numpy's own SeedSequence is the reference; battle_seeds recomputes its arithmetic.
+    indices = [0, 1, 2, 7, 1000, 2**31, 2**32 - 1, 123_456_789]
+    for i in indices:
+        want = int(np.random.SeedSequence(seed, spawn_key=(i,)).generate_state(1)[0])
+        assert battle_seeds(seed, i, i + 1) == [want] and battle_seed(seed, i) == want
+    assert battle_seeds(seed, 40, 90) == [
+        int(c.generate_state(1)[0]) for c in np.random.SeedSequence(seed).spawn(90)[40:]
+    ]
+    assert battle_seeds(seed, 5, 5) == []
+    with pytest.raises(ValueError, match="out of"):
+        battle_seeds(seed, 0, 2**32 + 1)
 
 
 @pytest.mark.parametrize(
