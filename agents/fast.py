@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import importlib
 import random
+import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -56,6 +58,12 @@ KERNEL_MODULES = (
 #: :func:`use_kernel` (tests and benchmarks).
 _FOUND: dict[str, Kernel | None] = {}
 _OVERRIDES: dict[str, Kernel | None] = {}
+#: Rulesets whose kernel has been called in this process (compiled or loaded).
+_CALLED: set[str] = set()
+#: How long a kernel's first call in a process may take before a terminal user is told
+#: it is compiling. Loading a compiled kernel from numba's cache takes under a second;
+#: compiling one takes 20–70 s, once per install.
+COMPILE_NOTICE_SECONDS = 2.0
 
 
 class EngineRefusal(EscaramuzaError):
@@ -186,6 +194,38 @@ def engine_line(used: str, reason: str | None) -> str:
 # -- battles on the kernel ------------------------------------------------------------
 
 
+def _compile_notice(ruleset_id: str) -> None:
+    print(_f("escaramuza: compiling the fast path for {ruleset} (once per install: up to "
+             "a minute; later runs load it from numba's cache)…", ruleset_id),
+          file=sys.stderr, flush=True)
+
+
+@contextmanager
+def first_call(ruleset_id: str) -> Iterator[None]:
+    """Around a call of the ruleset's kernel. The first one in a process compiles the
+    kernel (numba, ``cache=True``) or loads it from the cache: if it takes more than
+    :data:`COMPILE_NOTICE_SECONDS` and stderr is a terminal (as for the progress bars),
+    a line says why the command is waiting. The timer thread gets its turn: numba's
+    compiler is mostly Python code, between whose bytecodes the interpreter switches
+    threads, and llvmlite's calls release the GIL."""
+    if ruleset_id in _CALLED:
+        yield
+        return
+    from escaramuza.progress import shows
+
+    timer = None
+    if shows(True, sys.stderr):
+        timer = threading.Timer(COMPILE_NOTICE_SECONDS, _compile_notice, (ruleset_id,))
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+        _CALLED.add(ruleset_id)
+    finally:
+        if timer is not None:
+            timer.cancel()
+
+
 def _kernel(scenario: Scenario) -> Kernel:
     kernel = find_kernel(scenario.ruleset.id)
     if kernel is None:
@@ -209,7 +249,8 @@ def play_records(
     if specs[0] is None or specs[1] is None:
         raise EngineRefusal(f"agents {heroes!r}, {enemies!r}: not played by kernels")
     seeds = battle_seeds(seed, start, stop)
-    battles = _kernel(scenario).play_battles(scenario, specs, seeds)
+    with first_call(scenario.ruleset.id):
+        battles = _kernel(scenario).play_battles(scenario, specs, seeds)
     if len(battles) != len(seeds):
         raise EscaramuzaError(
             f"{scenario.name}: the kernel returned {len(battles)} battles for {len(seeds)} seeds"
@@ -341,7 +382,8 @@ def compare(
     why = kernel.refusal(scenario, specs)
     if why is not None:
         raise KernelRefusal(why)
-    fast = kernel.play_battles(scenario, specs, list(seeds))
+    with first_call(scenario.ruleset.id):
+        fast = kernel.play_battles(scenario, specs, list(seeds))
     out: list[Mismatch] = []
     for seed, battle in zip(seeds, fast, strict=True):
         out.extend(diff(engine_battle(scenario, agents, seed), battle))

@@ -78,6 +78,7 @@ from escaramuza.agents.fast import (
     EngineRefusal,
     check_engine,
     find_kernel,
+    first_call,
 )
 from escaramuza.agents.fast import refusal as fast_refusal
 from escaramuza.agents.heuristic import heuristic_choice
@@ -601,8 +602,9 @@ class MCTS:
             # The first call compiles the kernel or loads it from numba's cache: once per
             # process, before any clock starts. A state it refuses leaves it cold.
             try:
-                kernel.rollouts(state, actions[:1], [0], self.horizon, self.rollout_temperament,
-                                MAX_ROLLOUT_DECISIONS)
+                with first_call(state.ruleset.id):
+                    kernel.rollouts(state, actions[:1], [0], self.horizon,
+                                    self.rollout_temperament, MAX_ROLLOUT_DECISIONS)
                 _WARM.add(kernel)
             except KernelRefusal as exc:
                 kernel, why = None, str(exc)

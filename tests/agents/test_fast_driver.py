@@ -11,14 +11,17 @@ and by ``benchmarks/fast_path.py --equality``.
 
 from __future__ import annotations
 
+import io
 import json
 import random
+import sys
+import time
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
-from escaramuza.agents import make_agent
+from escaramuza.agents import fast, make_agent
 from escaramuza.agents.fast import (
     EngineRefusal,
     choose_engine,
@@ -343,3 +346,57 @@ def test_mcts_agent_battle_is_identical_on_both_engines() -> None:
 
 def engine_battle_of(state: BattleState) -> tuple:
     return (state.outcome, [(c.status, dict(c.resources), c.zone) for c in state.combatants])
+
+
+class _SlowKernel(EngineKernel):
+    """The engine kernel, with a first call as slow as a compile."""
+
+    def play_battles(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> list[KernelBattle]:
+        time.sleep(0.3)
+        return super().play_battles(scenario, agents, seeds)
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_slow_first_kernel_call_tells_a_terminal_user_it_is_compiling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scenario = load_scenario(DUEL)
+    monkeypatch.setattr(fast, "COMPILE_NOTICE_SECONDS", 0.05)
+    monkeypatch.setattr(fast, "_CALLED", set())
+    terminal = _Tty()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with use_kernel(RULESET, _SlowKernel()):
+        play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
+        assert "compiling the fast path for destiny_dice" in terminal.getvalue()
+        # Once per process: the next call says nothing, however long it takes.
+        terminal.seek(0)
+        terminal.truncate()
+        play_records(scenario, "heuristic", "heuristic", 1, 1, 2)
+    assert terminal.getvalue() == ""
+
+
+def test_no_compile_notice_when_stderr_is_not_a_terminal_or_the_call_is_quick(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scenario = load_scenario(DUEL)
+    monkeypatch.setattr(fast, "_CALLED", set())
+    piped = io.StringIO()  # not a terminal: like the progress bars, no line
+    monkeypatch.setattr(sys, "stderr", piped)
+    monkeypatch.setattr(fast, "COMPILE_NOTICE_SECONDS", 0.05)
+    with use_kernel(RULESET, _SlowKernel()):
+        play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
+    assert piped.getvalue() == ""
+    terminal = _Tty()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(fast, "_CALLED", set())
+    monkeypatch.setattr(fast, "COMPILE_NOTICE_SECONDS", 5.0)  # a cached kernel loads fast
+    with use_kernel(RULESET, _SlowKernel()):
+        play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
+    time.sleep(0.1)
+    assert terminal.getvalue() == ""
