@@ -21,6 +21,7 @@ that on the engine (``auto``) or stops with the reason (``fast``).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import random
 import sys
@@ -226,6 +227,21 @@ def first_call(ruleset_id: str) -> Iterator[None]:
             timer.cancel()
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a chunk's results are built: they
+    are tens of thousands of small tuples and records with no reference cycles, and the
+    collections their allocations triggered took a third of a small battle's time on the
+    kernel (measured: the Destiny Dice duel 33 → 19 µs a battle, the ambush 100 → 68)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _kernel(scenario: Scenario) -> Kernel:
     kernel = find_kernel(scenario.ruleset.id)
     if kernel is None:
@@ -249,16 +265,17 @@ def play_records(
     if specs[0] is None or specs[1] is None:
         raise EngineRefusal(f"agents {heroes!r}, {enemies!r}: not played by kernels")
     seeds = battle_seeds(seed, start, stop)
-    with first_call(scenario.ruleset.id):
+    with first_call(scenario.ruleset.id), _gc_paused():
         battles = _kernel(scenario).play_battles(scenario, specs, seeds)
     if len(battles) != len(seeds):
         raise EscaramuzaError(
             f"{scenario.name}: the kernel returned {len(battles)} battles for {len(seeds)} seeds"
         )
-    return [
-        to_record(index, s, b)
-        for index, s, b in zip(range(start, stop), seeds, battles, strict=True)
-    ]
+    with _gc_paused():
+        return [
+            to_record(index, s, b)
+            for index, s, b in zip(range(start, stop), seeds, battles, strict=True)
+        ]
 
 
 def to_record(index: int, seed: int, battle: KernelBattle) -> BattleRecord:
