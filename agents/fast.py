@@ -32,6 +32,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from escaramuza.agents.heuristic import TEMPERAMENTS
+from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.kernel import Kernel, KernelBattle, KernelRefusal
@@ -212,8 +213,6 @@ def first_call(ruleset_id: str) -> Iterator[None]:
     if ruleset_id in _CALLED:
         yield
         return
-    from escaramuza.progress import shows
-
     timer = None
     if shows(True, sys.stderr):
         timer = threading.Timer(COMPILE_NOTICE_SECONDS, _compile_notice, (ruleset_id,))
@@ -265,13 +264,14 @@ def play_records(
     if specs[0] is None or specs[1] is None:
         raise EngineRefusal(f"agents {heroes!r}, {enemies!r}: not played by kernels")
     seeds = battle_seeds(seed, start, stop)
-    with first_call(scenario.ruleset.id), _gc_paused():
-        battles = _kernel(scenario).play_battles(scenario, specs, seeds)
-    if len(battles) != len(seeds):
-        raise EscaramuzaError(
-            f"{scenario.name}: the kernel returned {len(battles)} battles for {len(seeds)} seeds"
-        )
     with _gc_paused():
+        with first_call(scenario.ruleset.id):
+            battles = _kernel(scenario).play_battles(scenario, specs, seeds)
+        if len(battles) != len(seeds):
+            raise EscaramuzaError(
+                f"{scenario.name}: the kernel returned {len(battles)} battles for "
+                f"{len(seeds)} seeds"
+            )
         return [
             to_record(index, s, b)
             for index, s, b in zip(range(start, stop), seeds, battles, strict=True)

@@ -105,8 +105,8 @@ MAX_ITERATIONS = 100_000
 #: 1000 rollouts a decision, CRN sweeps with sequential halving at the root, rollouts
 #: cut at the end of the current round, no tree below the root. 1000 since the rollouts
 #: run on the compiled kernels (issue 20, item 3): about what 96 cost on the engine, and
-#: the ambushes gain most from the narrower paired test (docs/gm.md, "How the agent's
-#: budget was chosen"). The same count on either engine, so ``mcts`` plays the same
+#: the ambushes gain most from the narrower paired test (docs/gm.md, "How the budget
+#: was re-tuned for the kernels"). The same count on either engine, so ``mcts`` plays the same
 #: battle on both; on the engine alone (``mcts:reference``, a scenario no kernel plays)
 #: ``mcts:96it`` is the old, ten times cheaper budget.
 AGENT_ITERATIONS = 1000
@@ -147,9 +147,9 @@ SETTLE_SWEEPS = 4
 #: z of the agent's paired test: it leaves the heuristic's pick only when the best
 #: candidate's mean paired gain exceeds this many standard errors. 2 rather than 1: at
 #: 96 rollouts (the earlier default) the test still saw the ambushes' real gains, and the
-#: stricter bar keeps
-#: the planner from trading a sound move for a lucky-looking one in the duels (docs/gm.md,
-#: "How the agent's budget was chosen").
+#: stricter bar kept the planner from trading a sound move for a lucky-looking one in the
+#: duels (docs/gm.md, "How the agent's budget was chosen"); at 1000, z = 1 did no better
+#: (docs/gm.md, "How the budget was re-tuned for the kernels").
 DEFAULT_Z = 2.0
 
 
@@ -315,7 +315,7 @@ def paired(mine: Sequence[float] | np.ndarray, ref: Sequence[float] | np.ndarray
     first ``min(len)``: the k-th rollout of every root action uses the k-th seed).
 
     Vectorised: a ranking of ``suggest`` pairs a dozen series of thousands of rollouts
-    about fifty times a search, which in a Python loop took a sixth of its budget."""
+    about fifty times a search, which in a Python loop took a seventh of its budget."""
     n = min(len(mine), len(ref))
     if n == 0:
         return Paired(0, 0.0, 0.0)
@@ -1135,8 +1135,7 @@ class _Rollouts:
         began = time.perf_counter()
         # Each batch's arrays as Python lists, read once: indexing numpy scalars rollout
         # by rollout cost more than the backing up itself.
-        where: list[tuple[list[list[int]], list[list[bool]], list[list[float]],
-                          list[list[float]], list[list[bool]], int]] = [None] * len(distinct)  # type: ignore[list-item]
+        where: dict[int, tuple[_BatchLists, int]] = {}
         for (k, c), members in groups.items():
             batch = self.kernel.rollouts(
                 self.state, [distinct[i] for i in members], self.seeds[k : k + c],
@@ -1144,14 +1143,14 @@ class _Rollouts:
             )
             lists = _batch_lists(batch)
             for row, i in enumerate(members):
-                where[i] = (*lists, row)
+                where[i] = (lists, row)
         elapsed = time.perf_counter() - began
         if elapsed > 0:
             self.rate = len(plan) / elapsed
         value_of = self.planner.value_of
         taken = [0] * len(distinct)
         for i in ids:
-            winner, finished, own, foe, actor_out, row = where[i]
+            (winner, finished, own, foe, actor_out), row = where[i]
             j = taken[i]
             taken[i] = j + 1
             w = winner[row][j]
@@ -1164,10 +1163,12 @@ class _Rollouts:
             )
 
 
-def _batch_lists(
-    batch: RolloutBatch,
-) -> tuple[list[list[int]], list[list[bool]], list[list[float]], list[list[float]],
-           list[list[bool]]]:
+#: A :class:`RolloutBatch`'s winner, finished, own, foe and actor_out as nested lists.
+_BatchLists = tuple[list[list[int]], list[list[bool]], list[list[float]], list[list[float]],
+                    list[list[bool]]]
+
+
+def _batch_lists(batch: RolloutBatch) -> _BatchLists:
     """A batch's arrays as nested Python lists of Python ints, bools and floats (the
     same values the engine's rollouts back up)."""
     return (
