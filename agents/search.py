@@ -63,9 +63,11 @@ measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
 from __future__ import annotations
 
 import math
+import os
 import random
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -541,8 +543,11 @@ class MCTS:
         metric: str = "value",
         min_shared: int = MIN_SHARED,
         engine: str = DEFAULT_ENGINE,
+        threads: int = 1,
     ) -> None:
         check_engine(engine, "the MCTS engine")
+        if threads < 1:
+            raise EscaramuzaError(f"MCTS threads must be at least 1, not {threads}")
         if iterations is None and budget_ms is None:
             raise EscaramuzaError("an MCTS budget needs iterations, milliseconds or both")
         check_budget(budget_ms, iterations)
@@ -593,6 +598,10 @@ class MCTS:
         #: accepts the state, else the engine), ``fast`` (the kernel or an error) or
         #: ``reference``. Rollouts below a tree (``expand_after``) stay on the engine.
         self.engine = engine
+        #: Threads a kernel batch is split over (by seeds; the rollouts are the same, so
+        #: the search is too): ``suggest`` uses the machine's cores, where its time
+        #: budget buys rollouts; the agent keeps 1, since playtests run a process a core.
+        self.threads = threads
 
     def _kernel(
         self, state: BattleState, actions: list[Action]
@@ -702,7 +711,7 @@ class MCTS:
                 if left <= 0:
                     break
                 room = self.iterations - done if self.iterations is not None else left
-                n = runner.chunk(min(left, room), deadline < math.inf)
+                n = runner.chunk(min(left, room), deadline < math.inf, deadline)
                 runner.run([active[(played + i) % len(active)] for i in range(n)])
                 played += n
                 done += n
@@ -785,7 +794,7 @@ class MCTS:
             # ...but not past the iteration budget in force, where the next test is.
             cap = limit[0] if extended else target[0]
             room = cap - result.iterations if cap is not None else left
-            n = runner.chunk(min(left, room), timed)
+            n = runner.chunk(min(left, room), timed, limit[1] if extended else target[1])
             runner.run([active[(played + i) % len(active)] for i in range(n)])
             result.iterations += n
             played += n
@@ -1072,15 +1081,18 @@ class _Rollouts:
     def engine(self) -> str:
         return FAST if self.kernel is not None else REFERENCE
 
-    def chunk(self, wanted: float, timed: bool) -> int:
+    def chunk(self, wanted: float, timed: bool, deadline: float = math.inf) -> int:
         """How many of ``wanted`` rollouts to play before the budget is checked again:
         on the engine under a deadline one (as the search always did), else all of them;
-        on a kernel under a deadline about :data:`KERNEL_CALL_SECONDS` worth."""
+        on a kernel under a deadline about :data:`KERNEL_CALL_SECONDS` worth, and no
+        more than the time left before ``deadline`` holds, so that a search overruns its
+        budget by one rollout at most, not by a chunk."""
         if not timed:
             return int(wanted)
         if self.kernel is None:
             return min(1, int(wanted))
-        fits = max(1, int(self.rate * KERNEL_CALL_SECONDS)) if self.rate else 1
+        seconds = min(KERNEL_CALL_SECONDS, max(0.0, deadline - time.perf_counter()))
+        fits = max(1, int(self.rate * seconds)) if self.rate else 1
         return int(min(wanted, fits))
 
     def _seed(self, k: int) -> int:
@@ -1140,10 +1152,7 @@ class _Rollouts:
         # by rollout cost more than the backing up itself.
         where: dict[int, tuple[_BatchLists, int]] = {}
         for (k, c), members in groups.items():
-            batch = self.kernel.rollouts(
-                self.state, [distinct[i] for i in members], self.seeds[k : k + c],
-                self.planner.horizon, self.planner.rollout_temperament, MAX_ROLLOUT_DECISIONS,
-            )
+            batch = self._batch([distinct[i] for i in members], self.seeds[k : k + c])
             lists = _batch_lists(batch)
             for row, i in enumerate(members):
                 where[i] = (lists, row)
@@ -1164,6 +1173,56 @@ class _Rollouts:
                 w < 0,
                 actor_out[row][j],
             )
+
+
+    def _batch(self, actions: list[Action], seeds: list[int]) -> RolloutBatch:
+        """``Kernel.rollouts`` of ``actions`` × ``seeds``, split by seeds over the
+        planner's threads when there is enough work (:data:`MIN_THREAD_ROLLOUTS` a
+        part). Each (action, seed) rollout depends on nothing but its seed, so the
+        parts, joined in seed order, are the one call's arrays; the kernels' rollout
+        loops release the GIL (``nogil=True``), so the parts run at once."""
+        assert self.kernel is not None
+        kernel, planner = self.kernel, self.planner
+        parts = min(planner.threads, len(seeds),
+                    len(actions) * len(seeds) // MIN_THREAD_ROLLOUTS)
+        args = (planner.horizon, planner.rollout_temperament, MAX_ROLLOUT_DECISIONS)
+        if parts <= 1:
+            return kernel.rollouts(self.state, actions, seeds, *args)
+        bounds = [len(seeds) * i // parts for i in range(parts + 1)]
+        pool = _thread_pool(planner.threads - 1)
+        futures = [
+            pool.submit(kernel.rollouts, self.state, actions, seeds[a:b], *args)
+            for a, b in zip(bounds[1:-1], bounds[2:], strict=True)
+        ]
+        # The first part on this thread, the others on the pool's.
+        batches = [kernel.rollouts(self.state, actions, seeds[: bounds[1]], *args)]
+        batches += [f.result() for f in futures]
+        return RolloutBatch(*(
+            np.concatenate([getattr(b, name) for b in batches], axis=1)
+            for name in ("winner", "finished", "own", "foe", "actor_out")
+        ))
+
+
+#: Fewest rollouts a thread's part of a kernel batch should have: a rollout costs 10–250
+#: µs on the kernels, a hand-off to the pool tens of µs.
+MIN_THREAD_ROLLOUTS = 8
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _thread_pool(workers: int) -> ThreadPoolExecutor:
+    """The process's pool of ``workers`` threads for split kernel batches (made once)."""
+    pool = _POOLS.get(workers)
+    if pool is None:
+        pool = _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="rollouts")
+    return pool
+
+
+def machine_threads() -> int:
+    """The cores this process may run on (its CPU affinity where the OS reports one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
 
 
 #: A :class:`RolloutBatch`'s winner, finished, own, foe and actor_out as nested lists.

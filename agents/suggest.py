@@ -41,6 +41,7 @@ from escaramuza.agents.search import (
     Paired,
     Ranking,
     health_key,
+    machine_threads,
 )
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import N_, _, _f, ngettext, word
@@ -379,6 +380,7 @@ def suggest(
     max_iterations: int | None = None,
     z: float = DEFAULT_Z,
     engine: str = DEFAULT_ENGINE,
+    threads: int | None = None,
 ) -> Suggestions:
     """Rank the legal actions of the pending decision (see the module docstring).
 
@@ -394,7 +396,9 @@ def suggest(
     suggestion's ``policy_probability``; a policy trained for another ruleset or
     sizes is an :class:`EscaramuzaError` naming it. ``engine`` is where the rollouts
     run (``auto``: the ruleset's kernel when it takes the state; docs/fast-path.md): the
-    same iteration budget gives the same ranking on either.
+    same iteration budget gives the same ranking on either. ``threads`` (default: the
+    cores this process may use) split each kernel batch; the ranking of an iteration
+    budget does not depend on it, a time budget buys more rollouts with more cores.
     """
     pending = state.pending
     if state.outcome is not None or pending is None:
@@ -426,6 +430,7 @@ def suggest(
     planner = MCTS(
         iterations=iterations, budget_ms=budget_ms, expand_after=None, root="race",
         metric="win", z=z, max_ms=max_ms, max_iterations=max_iterations, engine=engine,
+        threads=machine_threads() if threads is None else threads,
     )
     rng = random.Random(seed)
     result = planner.search(state, rng)

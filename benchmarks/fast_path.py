@@ -38,6 +38,7 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.fast import compare, find_kernel, play_records, refusal
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.agents.runner import play_battle
+from escaramuza.agents.search import machine_threads
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
 from escaramuza.playtest.records import battle_seed
 from escaramuza.playtest.runner import play_one
@@ -115,14 +116,19 @@ def battles_per_second(scenario: Scenario, seconds: float, slices: int = 4) -> t
     return (totals["engine"][0] / totals["engine"][1], totals["kernel"][0] / totals["kernel"][1])
 
 
-def planner_rates(scenario: Scenario, budget_ms: float) -> dict[str, tuple[int, float, float]]:
-    """Per engine: rollouts of ``suggest`` at ``budget_ms`` from the first decision,
-    rollouts/s, and the width in points of the top row's 95 % interval."""
+def planner_rates(scenario: Scenario, budget_ms: float, position: int = 0
+                  ) -> dict[str, tuple[int, float, float]]:
+    """Per engine: rollouts of ``suggest`` at ``budget_ms`` from decision ``position`` of
+    a heuristic battle (0: the first), rollouts/s, and the width in points of the top
+    row's 95 % interval. ``fast`` splits the kernel's batches over every core (suggest's
+    default), ``fast1`` keeps one thread."""
     agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
-    state = play_battle(scenario, agents, seed=RUN_SEED, stop_after=0, narrate=False)
-    out = {}
-    for engine in ("reference", "fast", "reference", "fast"):  # interleaved, 2 each
-        result = suggest(state, budget_ms=budget_ms, max_ms=budget_ms, engine=engine)
+    state = play_battle(scenario, agents, seed=RUN_SEED, stop_after=position, narrate=False)
+    out: dict[str, tuple[int, float, float]] = {}
+    runs = (("reference", None), ("fast", None), ("fast1", 1))
+    for engine, threads in runs * 2:  # interleaved, 2 each
+        result = suggest(state, budget_ms=budget_ms, max_ms=budget_ms,
+                         engine=engine.removesuffix("1"), threads=threads)
         top = result.items[0]
         rollouts, seconds, width = out.get(engine, (0, 0.0, 0.0))
         out[engine] = (rollouts + result.iterations, seconds + result.elapsed_ms / 1000.0,
@@ -144,19 +150,22 @@ def startup(scenario: str) -> tuple[float, float]:
     return runs[0], runs[1]
 
 
-def speed(names: Sequence[str] | None, seconds: float, budget_ms: float, with_startup: bool
-          ) -> None:
+def speed(names: Sequence[str] | None, seconds: float, budget_ms: float, with_startup: bool,
+          position: int = 0) -> None:
     scenarios = kernel_scenarios(names)
+    where = "the first decision" if position == 0 else f"decision {position}"
     print(f"battles/s heuristic vs heuristic ({seconds:g} s a scenario, interleaved); "
-          f"suggest at {budget_ms:g} ms from the first decision")
+          f"suggest at {budget_ms:g} ms from {where}: rollouts on the engine, on the kernel "
+          f"over {machine_threads()} threads and over 1")
     print(f"{'scenario':34} {'engine/s':>9} {'kernel/s':>10} {'ratio':>7}   "
-          f"{'rollouts ref':>12} {'rollouts fast':>13} {'ratio':>6} {'±pts fast':>9}")
+          f"{'rollouts ref':>12} {'rollouts fast':>13} {'1 thread':>9} {'ratio':>6} "
+          f"{'±pts fast':>9}")
     for scenario in scenarios:
         slow, fast = battles_per_second(scenario, seconds)
-        plan = planner_rates(scenario, budget_ms)
-        ref_n, fast_n = plan["reference"][0], plan["fast"][0]
+        plan = planner_rates(scenario, budget_ms, position)
+        ref_n, fast_n, one_n = plan["reference"][0], plan["fast"][0], plan["fast1"][0]
         print(f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.0f}×   "
-              f"{ref_n:12d} {fast_n:13d} {fast_n / max(ref_n, 1):5.0f}× "
+              f"{ref_n:12d} {fast_n:13d} {one_n:9d} {fast_n / max(ref_n, 1):5.0f}× "
               f"{plan['fast'][2] / 2:9.1f}", flush=True)
     if with_startup:
         print("\nkernel import + first call in a fresh process (s): empty numba cache, cached")
@@ -202,6 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="timed seconds of battles per scenario, both engines (default 4)")
     parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS,
                         help=f"suggest's budget (default {DEFAULT_BUDGET_MS:g})")
+    parser.add_argument("--position", type=int, default=0,
+                        help="suggest from this decision of a heuristic battle (default 0)")
     parser.add_argument("--no-startup", action="store_true",
                         help="skip the compile and start-up measurements")
     parser.add_argument("--equality", action="store_true", help="run the equality sweep")
@@ -210,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.equality:
         return equality(args.scenario, args.seeds)
-    speed(args.scenario, args.seconds, args.budget_ms, not args.no_startup)
+    speed(args.scenario, args.seconds, args.budget_ms, not args.no_startup, args.position)
     return 0
 
 

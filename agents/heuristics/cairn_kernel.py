@@ -741,7 +741,8 @@ def side_strength(cstat: np.ndarray, cs: np.ndarray, side: np.int64) -> float:
     return total / n if n else 0.0
 
 
-@njit(cache=True)
+# nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
+@njit(cache=True, nogil=True)
 def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
                  zexit: np.ndarray, opts: np.ndarray, cs0: np.ndarray, g0: np.ndarray,
                  queue0: np.ndarray, decl0: np.ndarray, first: np.ndarray,

@@ -516,7 +516,8 @@ def side_strength(K: tuple, ST: tuple, side: int) -> float:
     return total / n if n else 0.0
 
 
-@njit(cache=True)
+# nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
+@njit(cache=True, nogil=True)
 def rollout_many(
     K: tuple,
     D0: np.ndarray,

@@ -538,7 +538,8 @@ def _side_strength(ci, cs, side):  # noqa: ANN001, ANN201
     return total / n if n else 0.0
 
 
-@njit(cache=True)
+# nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
+@njit(cache=True, nogil=True)
 def rollouts_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, acts, seeds,  # noqa: ANN001, ANN201, PLR0913
                     seed_keys, seed_key_len, stop_round, own_mood, search_side, root_actor,
                     max_decisions, hp, wp, out, errs, todo):

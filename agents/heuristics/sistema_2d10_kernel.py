@@ -688,7 +688,8 @@ def side_strength(K, C, side):
     return total / n if n else 0.0
 
 
-@njit(cache=True)
+# nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
+@njit(cache=True, nogil=True)
 def rollout_many(K, C0, G0, first, seeds, stop, max_decisions, own, maxa,
                  winner, finished, own_s, foe_s, actor_out):
     """``MCTS._descend`` with no tree, for each (first action, seed): the action on the

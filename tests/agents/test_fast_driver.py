@@ -36,6 +36,7 @@ from escaramuza.agents.search import AGENT_ITERATIONS, MCTS, MCTSAgent, Node
 from escaramuza.agents.suggest import suggest
 from escaramuza.cli import main
 from escaramuza.playtest import PlaytestConfig, play_one, playtest
+from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario
@@ -400,3 +401,25 @@ def test_no_compile_notice_when_stderr_is_not_a_terminal_or_the_call_is_quick(
         play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
     time.sleep(0.1)
     assert terminal.getvalue() == ""
+
+
+def test_a_kernel_chunk_never_holds_more_than_the_time_left() -> None:
+    """Near the deadline a chunk shrinks to what the measured rate fits in the time left
+    (one rollout at least), so a time budget is overrun by a rollout, not by a chunk."""
+    from escaramuza.agents.search import KERNEL_CALL_SECONDS, _Rollouts
+
+    state = _state()
+    runner = _Rollouts(MCTS(iterations=None, budget_ms=100, root="race", expand_after=None),
+                       state, Node(), [], random.Random(1), EngineKernel(), None)  # type: ignore[arg-type]
+    runner.rate = 10_000.0  # rollouts a second
+    now = time.perf_counter()
+    assert runner.chunk(10**6, True) == int(10_000 * KERNEL_CALL_SECONDS)  # no deadline
+    assert runner.chunk(10**6, True, now + 3600) == int(10_000 * KERNEL_CALL_SECONDS)
+    assert runner.chunk(10**6, True, now + 0.005) <= 50
+    assert runner.chunk(10**6, True, now - 1) == 1  # past it: one rollout, never zero
+    assert runner.chunk(7, False, now - 1) == 7  # an iteration budget is not cut
+
+
+def test_threads_must_be_positive() -> None:
+    with pytest.raises(EscaramuzaError, match="threads must be at least 1"):
+        MCTS(iterations=10, threads=0)

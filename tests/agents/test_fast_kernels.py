@@ -9,12 +9,16 @@ hypothesis-generated scenarios.
 from __future__ import annotations
 
 import json
+import random
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from escaramuza.agents import make_agent
-from escaramuza.agents.fast import compare, refusal
+from escaramuza.agents.fast import compare, find_kernel, refusal
 from escaramuza.agents.runner import play_battle
+from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, _Rollouts
 from escaramuza.agents.suggest import suggest
 from escaramuza.playtest import PlaytestConfig, battle_seed, playtest
 from escaramuza.rules.core.model import Side
@@ -70,5 +74,54 @@ def test_suggestion_with_an_iteration_budget_is_the_same_on_both_engines(name: s
         doc = result.to_dict()
         for key in ("elapsed_ms", "engine", "engine_refusal"):
             doc["search"].pop(key)
+        docs.append(doc)
+    assert docs[0] == docs[1]
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_a_batch_split_over_threads_is_the_one_calls_arrays(name: str) -> None:
+    """The planner's thread split (``_Rollouts._batch``) joins parts that are the single
+    call's arrays, element for element, on every kernel (their rollout loops run
+    without the GIL, two at once)."""
+    scenario = _kernel_scenario(name)
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+    state = play_battle(scenario, agents, seed=5, stop_after=3, narrate=False)
+    if state.outcome is not None:
+        pytest.skip("the battle ended before the position")
+    kernel = find_kernel(scenario.ruleset.id)
+    assert kernel is not None
+    actions = state.ruleset.legal_actions(state)
+    rng = random.Random(7)
+    seeds = [rng.getrandbits(63) for _ in range(37)]  # an odd count: unequal parts
+    whole = kernel.rollouts(state, actions, seeds, None, None, MAX_ROLLOUT_DECISIONS)
+    for threads in (2, 3):
+        planner = MCTS(iterations=10, root="race", expand_after=None, horizon=None,
+                       threads=threads)
+        runner = _Rollouts(planner, state, Node(), seeds, rng, kernel, None)
+        calls: list[int] = []
+        real = kernel.rollouts
+
+        def counting(*args: object, real: object = real, calls: list[int] = calls) -> object:
+            calls.append(len(args[2]))  # type: ignore[arg-type]
+            return real(*args)  # type: ignore[operator]
+
+        runner.kernel = SimpleNamespace(rollouts=counting)  # type: ignore[assignment]
+        split = runner._batch(actions, seeds)
+        assert len(calls) == threads and sum(calls) == len(seeds)  # really split
+        for field in ("winner", "finished", "own", "foe", "actor_out"):
+            assert np.array_equal(getattr(split, field), getattr(whole, field)), field
+
+
+@pytest.mark.parametrize("name", ["destiny_dice/emboscada", "donjon/emboscada"])
+def test_a_suggestion_is_the_same_with_one_thread_or_several(name: str) -> None:
+    scenario = _kernel_scenario(name)
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+    state = play_battle(scenario, agents, seed=2, stop_after=4, narrate=False)
+    docs = []
+    for threads in (1, 2):
+        result = suggest(state, budget_ms=None, iterations=600, seed=1, engine="fast",
+                         threads=threads)
+        doc = result.to_dict()
+        doc["search"].pop("elapsed_ms")
         docs.append(doc)
     assert docs[0] == docs[1]
