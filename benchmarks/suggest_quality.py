@@ -41,7 +41,7 @@ from typing import Any
 
 from escaramuza.agents import HeuristicAgent
 from escaramuza.agents.runner import agent_rng, play_battle
-from escaramuza.agents.search import MAX_BUDGET_MS
+from escaramuza.agents.search import MAX_BUDGET_MS, machine_threads
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.files import atomic_write
@@ -105,22 +105,30 @@ def draw_positions(name: str, per_scenario: int, first_seed: int = 0) -> list[tu
     return out
 
 
-def _oracle(job: tuple[str, int, int, float | None, int | None]) -> dict[str, Any]:
+def _threads(workers: int) -> int:
+    """Each worker's share of the cores, so that workers × threads never oversubscribe
+    the machine (suggest alone uses every core)."""
+    return max(1, machine_threads() // max(1, workers))
+
+
+def _oracle(job: tuple[str, int, int, float | None, int | None, int]) -> dict[str, Any]:
     """The oracle of one position. A time budget above the planner's cap
     (``MAX_BUDGET_MS``: a user's search must end within a minute) is split into equal
     searches on different seeds whose estimates are averaged (each search is paired on
     its own dice; independent searches average without bias); an action is tied with
     the best when no search separated it."""
-    name, seed, decisions, budget_ms, iterations = job
+    name, seed, decisions, budget_ms, iterations, threads = job
     state = position_state(name, seed, decisions)
     if iterations is not None:
-        parts = [suggest(state, budget_ms=None, iterations=iterations, seed=ORACLE_SEED)]
+        parts = [suggest(state, budget_ms=None, iterations=iterations, seed=ORACLE_SEED,
+                         threads=threads)]
     else:
         assert budget_ms is not None
         k = math.ceil(budget_ms / MAX_BUDGET_MS)
         parts = [
             # No extension: the oracle's budget is its maximum.
-            suggest(state, budget_ms=budget_ms / k, max_ms=budget_ms / k, seed=ORACLE_SEED + i)
+            suggest(state, budget_ms=budget_ms / k, max_ms=budget_ms / k, seed=ORACLE_SEED + i,
+                    threads=threads)
             for i in range(k)
         ]
     wins: dict[str, list[float]] = defaultdict(list)
@@ -158,7 +166,8 @@ def make_oracle(args: argparse.Namespace) -> int:
     for name in names:
         for seed, d in draw_positions(name, args.positions):
             if (name, seed, d) not in done:
-                jobs.append((name, seed, d, budget, args.oracle_iterations))
+                jobs.append((name, seed, d, budget, args.oracle_iterations,
+                             _threads(args.workers)))
     command = " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]])
     print(f"{len(jobs)} oracle positions to search ({len(done)} cached)", flush=True)
 
@@ -193,11 +202,12 @@ def regret(oracle: dict[str, Any], suggested: str) -> tuple[float, bool]:
     return 100.0 * (best - row["win"]), bool(row["tied_with_best"]) or row["win"] >= best
 
 
-def _evaluate(job: tuple[dict[str, Any], int, float, float]) -> dict[str, Any]:
-    oracle, search_seed, budget_ms, max_ms = job
+def _evaluate(job: tuple[dict[str, Any], int, float, float, int]) -> dict[str, Any]:
+    oracle, search_seed, budget_ms, max_ms, threads = job
     state = position_state(oracle["scenario"], oracle["seed"], oracle["decisions"])
     start = time.perf_counter()
-    result = suggest(state, budget_ms=budget_ms, seed=search_seed, max_ms=max_ms)
+    result = suggest(state, budget_ms=budget_ms, seed=search_seed, max_ms=max_ms,
+                     threads=threads)
     elapsed = (time.perf_counter() - start) * 1000.0
     top = result.items[0]
     points, good = regret(oracle, str(top.action))
@@ -225,7 +235,8 @@ def report(args: argparse.Namespace) -> int:
     if args.scenarios:
         positions = [p for p in positions if p["scenario"] in args.scenarios]
     jobs = [
-        (p, 10_000 + r, args.budget_ms, max(args.max_ms, args.budget_ms))
+        (p, 10_000 + r, args.budget_ms, max(args.max_ms, args.budget_ms),
+         _threads(args.workers))
         for p in positions
         for r in range(args.repeats)
     ]
