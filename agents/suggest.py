@@ -36,7 +36,9 @@ from escaramuza.agents.fast import DEFAULT_ENGINE
 from escaramuza.agents.heuristic import heuristic_choice
 from escaramuza.agents.search import (
     DEFAULT_Z,
+    MAX_BUDGET_MS,
     MCTS,
+    MIN_BUDGET_MS,
     MIN_SHARED,
     Paired,
     Ranking,
@@ -53,6 +55,11 @@ from escaramuza.rules.core.stats import wilson_interval as wilson
 #: Default search time of a suggestion: under the 1 s latency target with room for
 #: the odds, the heuristic pick and printing (issue 8: "an answer in about a second").
 DEFAULT_BUDGET_MS = 800.0
+#: Of a time budget, what the table after the search may take (odds, reasons, the
+#: ranking: a few ms on the largest battles): the search stops this much earlier, so
+#: that the whole suggestion, not only its search, ends within the budget.
+TABLE_RESERVE_MS = 10.0
+TABLE_RESERVE_SHARE = 0.02
 #: Default maximum of ``escaramuza suggest`` and ``gm`` (``--max-ms``): a search that
 #: is still too close to call at its budget goes on up to this many milliseconds. A
 #: few seconds: long enough for some 300 rollouts of a big battle, short enough to
@@ -368,6 +375,16 @@ def _pct(p: float | None) -> str:
     return "—" if p is None else f"{p * 100:.0f}%"
 
 
+def _search_ms(ms: float | None) -> float | None:
+    """The search's share of a time budget ``ms``: less the table's reserve (the smaller
+    of :data:`TABLE_RESERVE_MS` and :data:`TABLE_RESERVE_SHARE` of it), never below the
+    planner's minimum. A value out of the planner's range (NaN included) is passed on
+    as it is, to be refused with the planner's message."""
+    if ms is None or not MIN_BUDGET_MS <= ms <= MAX_BUDGET_MS:
+        return ms
+    return max(MIN_BUDGET_MS, ms - min(TABLE_RESERVE_MS, TABLE_RESERVE_SHARE * ms))
+
+
 def suggest(
     state: BattleState,
     actor: str | None = None,
@@ -428,8 +445,9 @@ def suggest(
     # action is followed by the same in-character play, so the paired differences
     # measure the action alone.
     planner = MCTS(
-        iterations=iterations, budget_ms=budget_ms, expand_after=None, root="race",
-        metric="win", z=z, max_ms=max_ms, max_iterations=max_iterations, engine=engine,
+        iterations=iterations, budget_ms=_search_ms(budget_ms), expand_after=None,
+        root="race", metric="win", z=z, max_ms=_search_ms(max_ms),
+        max_iterations=max_iterations, engine=engine,
         threads=machine_threads() if threads is None else threads,
     )
     rng = random.Random(seed)

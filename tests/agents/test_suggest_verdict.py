@@ -246,3 +246,20 @@ def test_docs_json_example_has_every_field() -> None:
     for reason in ("clear", "identical", "budget", "max_time", "max_iterations",
                    "single_action"):
         assert f"`{reason}`" in text, f"docs/gm.md does not explain stopped = {reason}"
+
+
+def test_the_search_leaves_the_table_its_share_of_a_time_budget() -> None:
+    """suggest's search stops early by the table's reserve (the smaller of 10 ms and 2 %),
+    so the whole suggestion ends within the budget; out-of-range budgets reach the
+    planner unchanged, to be refused with its message."""
+    import math
+
+    from escaramuza.agents.suggest import _search_ms
+
+    assert _search_ms(None) is None
+    assert _search_ms(800.0) == 790.0
+    assert _search_ms(100.0) == 98.0
+    assert _search_ms(60_000.0) == 59_990.0
+    assert _search_ms(10.0) == 10.0  # never below the planner's minimum
+    assert _search_ms(5.0) == 5.0 and _search_ms(60_001.0) == 60_001.0
+    assert math.isnan(_search_ms(math.nan))  # type: ignore[arg-type]
