@@ -1174,7 +1174,6 @@ class _Rollouts:
                 actor_out[row][j],
             )
 
-
     def _batch(self, actions: list[Action], seeds: list[int]) -> RolloutBatch:
         """``Kernel.rollouts`` of ``actions`` × ``seeds``, split by seeds over the
         planner's threads when there is enough work (:data:`MIN_THREAD_ROLLOUTS` a
