@@ -1205,14 +1205,18 @@ class _Rollouts:
 #: Fewest rollouts a thread's part of a kernel batch should have: a rollout costs 10–250
 #: µs on the kernels, a hand-off to the pool tens of µs.
 MIN_THREAD_ROLLOUTS = 8
-_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
 
 
 def _thread_pool(workers: int) -> ThreadPoolExecutor:
-    """The process's pool of ``workers`` threads for split kernel batches (made once)."""
-    pool = _POOLS.get(workers)
+    """The process's pool of ``workers`` threads for split kernel batches (made once).
+
+    Keyed by process id too: a process forked after its parent made a pool inherits the
+    pool object but not its threads, and work submitted to it would never run."""
+    key = (os.getpid(), workers)
+    pool = _POOLS.get(key)
     if pool is None:
-        pool = _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="rollouts")
+        pool = _POOLS[key] = ThreadPoolExecutor(workers, thread_name_prefix="rollouts")
     return pool
 
 

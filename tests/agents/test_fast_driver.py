@@ -423,3 +423,25 @@ def test_a_kernel_chunk_never_holds_more_than_the_time_left() -> None:
 def test_threads_must_be_positive() -> None:
     with pytest.raises(EscaramuzaError, match="threads must be at least 1"):
         MCTS(iterations=10, threads=0)
+
+
+def test_a_forked_child_gets_its_own_rollout_thread_pool() -> None:
+    """A child forked after its parent used a pool must not reuse it (its threads do not
+    exist in the child): split batches there still run, and the result is the same."""
+    import multiprocessing
+
+    from escaramuza.agents.search import _thread_pool
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    parent = _thread_pool(1)
+    assert parent.submit(lambda: 41 + 1).result(timeout=10) == 42
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        assert pool.apply_async(_child_pool_works).get(timeout=60) is True
+
+
+def _child_pool_works() -> bool:
+    from escaramuza.agents.search import _thread_pool
+
+    return _thread_pool(1).submit(lambda: True).result(timeout=10)
