@@ -19,7 +19,8 @@ measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
 * **Rollouts**: every decision after the tree — the opponents' and the
   searching side's later ones — is the heuristic's. A rollout ends with the
   battle, or, with a ``horizon`` of H rounds, when round ``root round + H``
-  begins (H = 1: at the end of the current round); a cut rollout is scored by
+  begins (H = 1: at the end of the current round; H = 2, the ``mcts`` agent's
+  default: at the end of the next); a cut rollout is scored by
   :func:`side_value`. The engine's round limit and a decision cap bound a
   rollout in any case.
 * **Value** from the searching side's view, in [−1, 1]: +1 win, −1 loss; a draw
