@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import random
 import sys
 import threading
@@ -239,6 +240,16 @@ def _gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def machine_threads() -> int:
+    """The cores this process may run on (its CPU affinity where the OS reports one, so
+    a container or ``taskset`` limit is respected): ``suggest``'s threads, ``playtest
+    --workers 0``'s processes."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
 
 
 def _kernel(scenario: Scenario) -> Kernel:

@@ -69,7 +69,7 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -1198,8 +1198,8 @@ class _Rollouts:
         batches = [kernel.rollouts(self.state, actions, seeds[: bounds[1]], *args)]
         batches += [f.result() for f in futures]
         return RolloutBatch(*(
-            np.concatenate([getattr(b, name) for b in batches], axis=1)
-            for name in ("winner", "finished", "own", "foe", "actor_out")
+            np.concatenate([getattr(b, f.name) for b in batches], axis=1)
+            for f in fields(RolloutBatch)
         ))
 
 
@@ -1219,14 +1219,6 @@ def _thread_pool(workers: int) -> ThreadPoolExecutor:
     if pool is None:
         pool = _POOLS[key] = ThreadPoolExecutor(workers, thread_name_prefix="rollouts")
     return pool
-
-
-def machine_threads() -> int:
-    """The cores this process may run on (its CPU affinity where the OS reports one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on every platform
-        return max(1, os.cpu_count() or 1)
 
 
 #: A :class:`RolloutBatch`'s winner, finished, own, foe and actor_out as nested lists.

@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from escaramuza.agents.fast import DEFAULT_ENGINE
+from escaramuza.agents.fast import DEFAULT_ENGINE, machine_threads
 from escaramuza.agents.heuristic import heuristic_choice
 from escaramuza.agents.search import (
     DEFAULT_Z,
@@ -43,7 +43,6 @@ from escaramuza.agents.search import (
     Paired,
     Ranking,
     health_key,
-    machine_threads,
 )
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import N_, _, _f, ngettext, word

@@ -35,10 +35,9 @@ import time
 from collections.abc import Callable, Sequence
 
 from escaramuza.agents import make_agent
-from escaramuza.agents.fast import compare, find_kernel, play_records, refusal
+from escaramuza.agents.fast import compare, find_kernel, machine_threads, play_records, refusal
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.agents.runner import play_battle
-from escaramuza.agents.search import machine_threads
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
 from escaramuza.playtest.records import battle_seed
 from escaramuza.playtest.runner import play_one

@@ -38,6 +38,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from escaramuza.agents import HeuristicAgent
+from escaramuza.agents.fast import machine_threads
 from escaramuza.agents.runner import play_battle
 from escaramuza.agents.search import (
     AGENT_HORIZON,
@@ -49,7 +50,6 @@ from escaramuza.agents.search import (
     DRAW,
     ROOT_POLICIES,
     MCTSAgent,
-    machine_threads,
 )
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
 from escaramuza.progress import progress_bar

@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from escaramuza.agents import HeuristicAgent
+from escaramuza.agents.fast import machine_threads
 from escaramuza.agents.runner import agent_rng, play_battle
-from escaramuza.agents.search import MAX_BUDGET_MS, machine_threads
+from escaramuza.agents.search import MAX_BUDGET_MS
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.files import atomic_write

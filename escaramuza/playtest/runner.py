@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -27,6 +26,7 @@ from escaramuza.agents.fast import (
     REFERENCE,
     check_engine,
     choose_engine,
+    machine_threads,
     play_records,
 )
 from escaramuza.agents.runner import play_battle
@@ -114,7 +114,7 @@ class PlaytestConfig:
 
     @property
     def processes(self) -> int:
-        return self.workers or (os.cpu_count() or 1)
+        return self.workers or machine_threads()
 
 
 @dataclass(frozen=True, slots=True)
