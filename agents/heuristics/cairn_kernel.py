@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import njit
 
 from escaramuza.agents.heuristics.cairn import CLOSE_WEIGHT, COVER_WEIGHT, DAMAGE_WEIGHT
 from escaramuza.rules.cairn import kernel as K
@@ -60,6 +59,7 @@ from escaramuza.rules.cairn.kernel import (
 )
 from escaramuza.rules.cairn.stats import CAIRN_DICE
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
 
 if TYPE_CHECKING:
@@ -703,7 +703,8 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
         mt.seed_int(dice, seeds[b])
         arng[A_SEEDED] = 0
         arng[A_KEYLEN] = key_len[b]
-        arng[A_KEY:A_KEY + key_len[b]] = keys[b, :key_len[b]]
+        for j in range(key_len[b]):  # not a slice assignment (rules.core.jit.copy_into)
+            arng[A_KEY + j] = keys[b, j]
         cs = cs0.copy()
         g = np.zeros(K.N_G, dtype=np.int64)
         g[K.G_WINNER] = -1
@@ -719,8 +720,8 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
             K.apply(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl, me,
                     acts[i])
             decisions += 1
-        out_cs[b] = cs
-        out_g[b] = g
+        copy_into(out_cs[b], cs)
+        copy_into(out_g[b], g)
         out_decisions[b] = decisions
 
 

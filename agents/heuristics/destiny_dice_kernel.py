@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from escaramuza.agents.heuristic import TEMPERAMENTS
+from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.mt import STATE_SIZE, key_of, randbelow, seed_key
@@ -455,8 +455,8 @@ def play_many(
     dice = np.zeros(STATE_SIZE, dtype=np.uint32)
     rng = np.zeros(STATE_SIZE, dtype=np.uint32)
     for b in range(dice_keys.shape[0]):
-        D[:, :] = D0
-        U[:, :] = U0
+        copy_into(D, D0)
+        copy_into(U, U0)
         G[:] = 0
         G[G_OUT] = -1
         for i in range(nc):
@@ -552,10 +552,10 @@ def rollout_many(
     side = S[actor, S_SIDE]
     for a in range(acts.shape[0]):
         for s in range(seed_keys.shape[0]):
-            D[:, :] = D0
-            U[:, :] = U0
-            G[:] = G0
-            ORD[:] = ORD0
+            copy_into(D, D0)
+            copy_into(U, U0)
+            copy_into(G, G0)
+            copy_into(ORD, ORD0)
             seed_key(dice, seed_keys[s, : seed_len[s]])
             seeded = False
             tracking = True

@@ -18,10 +18,10 @@ from hashlib import sha512
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
 from escaramuza.rules.donjon import kernel as K
 from escaramuza.rules.donjon.kernel import (
@@ -496,8 +496,8 @@ def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, 
             K.apply(ci, init, cs, g, wt, wd, pen, dist, stepto, away, p, dice, buf_a, buf_d,
                     av[k], at[k], ai[k])
             g[DECISIONS] += 1
-        out_g[j] = g
-        out_ci[j] = ci
+        copy_into(out_g[j], g)
+        copy_into(out_ci[j], ci)
 
 
 @kjit
@@ -590,7 +590,8 @@ def rollouts_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, acts
                 if g[ERR] != ERR_NONE:
                     break
                 verb, target, item = av[k], at[k], ai[k]
-            errs[a, s, :] = g[ERR:ERR + 8]
+            for j in range(8):  # not a slice assignment (rules.core.jit.copy_into)
+                errs[a, s, j] = g[ERR + j]
             if g[ERR] != ERR_NONE:
                 continue
             winner = g[WINNER] if g[DONE] == 1 else NONE

@@ -20,10 +20,10 @@ from hashlib import sha512
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import njit
 
 from escaramuza.agents.heuristics.sistema_2d10 import BLOCK_THRESHOLD, HURT_THRESHOLD
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import KERNEL_AGENTS, KernelBattle, KernelRefusal, RolloutBatch
 from escaramuza.rules.sistema_2d10 import kernel as k
 from escaramuza.rules.sistema_2d10.kernel import (
@@ -653,8 +653,8 @@ def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
     for s in range(seeds.shape[0]):
         C = Cs[s]
         G = Gs[s]
-        C[:] = C0
-        G[:] = G0
+        copy_into(C, C0)
+        copy_into(G, G0)
         mt.seed_int(dice, seeds[s])
         mt.seed_key(arng, keys[s, : nkeys[s]])
         k.start(P, C, G, TB, dice)
@@ -709,7 +709,7 @@ def rollout_many(K, C0, G0, first, seeds, stop, max_decisions, own, maxa,
             G = G0.copy()
             # Two generators seeded alike (MCTS._descend): seed one, copy it.
             mt.seed_int(dice, seeds[s])
-            arng[:] = dice
+            copy_into(arng, dice)
             for j in range(5):
                 A[0, j] = first[x, j]
             i = 0

@@ -28,11 +28,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
 from escaramuza.rules.cairn.stats import RANGED, UNARMED
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.state import BattleState
 

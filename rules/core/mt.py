@@ -21,7 +21,8 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from numba import njit
+
+from escaramuza.rules.core.jit import njit
 
 N = 624
 M = 397

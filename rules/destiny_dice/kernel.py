@@ -30,9 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from escaramuza.rules.core.dice import parse_dice
+from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.model import Combatant, DecisionKind, Side, Status
 from escaramuza.rules.core.mt import roll
 from escaramuza.rules.core.state import BattleState

@@ -30,9 +30,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.donjon.combat import PENALTY
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability

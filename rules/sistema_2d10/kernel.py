@@ -25,9 +25,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from numba import njit
 
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.jit import njit
 from escaramuza.rules.sistema_2d10 import exact
 from escaramuza.rules.sistema_2d10.combat import profile
 from escaramuza.rules.sistema_2d10.stats import MELEE

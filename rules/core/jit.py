@@ -1,0 +1,67 @@
+"""The kernels' ``njit``: numba's, compiling each helper once rather than once per constant.
+
+numba types a constant argument at a call site as a literal (``Literal[int](2)``), and a
+jitted callee is compiled once for every distinct tuple of argument types it is called
+with — so a helper called as ``finish(K, ST, 0, 0)``, ``finish(K, ST, 1, 0)`` and
+``finish(K, ST, side, 2)`` was compiled three times, its callees with it. In the Destiny
+Dice kernel 30 such duplicate compilations were about a third of the first compile
+(docs/fast-path.md, "Compilation and numba's cache"). The kernels never need a literal
+argument (no helper indexes a heterogeneous tuple with a parameter), so this dispatcher
+asks for the compilation with the literals widened to their plain types
+(:func:`numba.core.types.unliteral`) and keeps numba's literal typing only as a fallback
+for a call that does not type without it. The machine code is the same: a literal
+specialisation only let LLVM fold a constant it now receives as an argument, and the
+callees that are small enough are still inlined by LLVM.
+
+Everything else is numba's own ``njit``: the same options (``cache``, ``inline``,
+``_nrt``…), the same on-disk cache, the same dispatcher otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from numba import njit as _numba_njit
+from numba.core import errors, types
+from numba.core.registry import CPUDispatcher
+
+
+class PlainArgsDispatcher(CPUDispatcher):
+    """A CPU dispatcher whose calls from jitted code compile for unliteral argument types."""
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:  # noqa: ANN401 (numba's types)
+        plain = tuple(types.unliteral(a) for a in args)
+        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if plain != tuple(args) or plain_kws != dict(kws):
+            try:
+                return super().get_call_template(plain, plain_kws)
+            except errors.TypingError:
+                pass  # this call needs its literals (never the case in the kernels)
+        return super().get_call_template(args, kws)
+
+
+def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:  # noqa: ANN401
+    """``numba.njit`` with :class:`PlainArgsDispatcher`; used as ``@njit`` or
+    ``@njit(cache=True, ...)`` exactly like numba's."""
+
+    def wrap(f: Callable[..., Any]) -> Any:  # noqa: ANN401
+        dispatcher = _numba_njit(**options)(f)
+        if isinstance(dispatcher, CPUDispatcher):  # not with NUMBA_DISABLE_JIT
+            dispatcher.__class__ = PlainArgsDispatcher
+        return dispatcher
+
+    return wrap if func is None else wrap(func)
+
+
+@njit(cache=True)
+def copy_into(dst: Any, src: Any) -> None:  # noqa: ANN401 (numba arrays)
+    """``dst[...] = src`` for two C-contiguous arrays of the same shape and dtype.
+
+    numba compiles an array-to-slice assignment with its broadcasting checks, whose
+    error message formats both shapes — about 2 s of string code compiled into every
+    kernel that used one (the callers' arrays always have the same shape)."""
+    d = dst.reshape(dst.size)
+    s = src.reshape(src.size)
+    for i in range(d.size):
+        d[i] = s[i]

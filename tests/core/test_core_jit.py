@@ -1,0 +1,95 @@
+"""The kernels' njit (escaramuza.rules.core.jit): one compilation per helper, not one per
+constant; copy_into; every kernel function uses it."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+from numba import njit as numba_njit
+from numba.core.registry import CPUDispatcher
+
+from escaramuza.rules.core.jit import PlainArgsDispatcher, copy_into, njit
+
+KERNEL_MODULES = (
+    "escaramuza.rules.core.mt",
+    "escaramuza.rules.destiny_dice.kernel",
+    "escaramuza.rules.cairn.kernel",
+    "escaramuza.rules.donjon.kernel",
+    "escaramuza.rules.sistema_2d10.kernel",
+    "escaramuza.agents.heuristics.destiny_dice_kernel",
+    "escaramuza.agents.heuristics.cairn_kernel",
+    "escaramuza.agents.heuristics.donjon_kernel",
+    "escaramuza.agents.heuristics.sistema_2d10_kernel",
+)
+
+
+def _add(a: int, b: int) -> int:
+    return a + b
+
+
+def test_a_helper_called_with_different_constants_compiles_once() -> None:
+    ours = njit(_add)
+    theirs = numba_njit(_add)
+
+    @numba_njit
+    def call_ours(x: int) -> int:
+        return ours(x, 3) + ours(x, 4) + ours(x, 5)
+
+    @numba_njit
+    def call_theirs(x: int) -> int:
+        return theirs(x, 3) + theirs(x, 4) + theirs(x, 5)
+
+    assert call_ours(1) == call_theirs(1) == 15
+    # numba's own dispatcher compiles one specialisation per literal; ours one in all.
+    assert len(theirs.signatures) == 3
+    assert len(ours.signatures) == 1
+    assert "Literal" not in str(ours.signatures[0])
+
+
+def test_a_call_that_needs_its_literal_still_types() -> None:
+    @njit
+    def pick(t: tuple[int, float], i: int) -> float:
+        return t[i]  # a heterogeneous tuple indexed by the argument: literal only
+
+    @numba_njit
+    def caller() -> float:
+        return pick((1, 2.5), 1) + pick((1, 2.5), 0)
+
+    assert caller() == 3.5
+
+
+def test_the_decorator_takes_numbas_options() -> None:
+    f = njit(cache=False, inline="always")(_add)
+    assert isinstance(f, PlainArgsDispatcher)
+    assert f.targetoptions["inline"] == "always"
+    assert f(2, 3) == 5
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 5)])
+def test_copy_into_is_the_slice_assignment(shape: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(len(shape))
+    src = rng.integers(-100, 100, size=shape)
+    dst = np.zeros(shape, dtype=np.int64)
+    copy_into(dst, src)
+    assert np.array_equal(dst, src)
+    assert dst is not src
+    # into a row of a bigger array, as the kernels write their outputs
+    out = np.zeros((3, *shape), dtype=np.int64)
+    copy_into(out[1], src)
+    assert np.array_equal(out[1], src)
+    assert not out[0].any() and not out[2].any()
+
+
+@pytest.mark.parametrize("name", KERNEL_MODULES)
+def test_every_kernel_function_compiles_with_plain_arguments(name: str) -> None:
+    module = importlib.import_module(name)
+    jitted = [v for v in vars(module).values() if isinstance(v, CPUDispatcher)]
+    assert jitted, name
+    numba_own = [
+        v.py_func.__qualname__
+        for v in jitted
+        if type(v) is not PlainArgsDispatcher and v.py_func.__module__ == name
+    ]
+    assert numba_own == []
