@@ -49,7 +49,9 @@ AGENTS = ("random", "heuristic", *(f"heuristic:{t}" for t in TEMPERAMENTS))
 HEURISTIC = ("heuristic", "heuristic")
 RUN_SEED = 1
 
-#: Measured in a fresh interpreter: the kernel's import and first call.
+#: Measured in a fresh interpreter: the kernel's import and first call — of a playtest
+#: battle (``battles``), or of a suggestion's rollouts (``rollouts``), which compiles the
+#: rollout entry point and, with an empty cache, every rule and temperament under it.
 STARTUP = """
 import json, sys, time
 t0 = time.perf_counter()
@@ -57,8 +59,19 @@ from escaramuza.agents.fast import find_kernel, play_records
 from escaramuza.rules.core.scenario import load_scenario
 scenario = load_scenario(sys.argv[1])
 find_kernel(scenario.ruleset.id)
+if sys.argv[2] == "rollouts":
+    from escaramuza.agents import make_agent
+    from escaramuza.agents.runner import play_battle
+    from escaramuza.agents.suggest import suggest
+    from escaramuza.rules.core.model import Side
+    state = play_battle(scenario, {Side.HEROES: make_agent("heuristic"),
+                                   Side.ENEMIES: make_agent("heuristic")},
+                        seed=1, stop_after=0, narrate=False)
 t1 = time.perf_counter()
-play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
+if sys.argv[2] == "rollouts":
+    suggest(state, iterations=64, engine="fast")
+else:
+    play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
 t2 = time.perf_counter()
 print(json.dumps({"import": t1 - t0, "first_call": t2 - t1}))
 """
@@ -135,14 +148,15 @@ def planner_rates(scenario: Scenario, budget_ms: float, position: int = 0
     return {e: (n // 2, n / s, w) for e, (n, s, w) in out.items()}
 
 
-def startup(scenario: str) -> tuple[float, float]:
-    """(first call with an empty cache, first call with the cache filled), in seconds:
-    numba's cache goes to a fresh NUMBA_CACHE_DIR so the first run really compiles."""
+def startup(scenario: str, entry: str = "battles") -> tuple[float, float]:
+    """(first call with an empty cache, first call with the cache filled), in seconds, of
+    ``entry`` (``battles`` or ``rollouts``, :data:`STARTUP`): numba's cache goes to a
+    fresh NUMBA_CACHE_DIR so the first run really compiles."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         runs = []
         for _ in range(2):
-            done = subprocess.run([sys.executable, "-c", STARTUP, scenario], env=env,
+            done = subprocess.run([sys.executable, "-c", STARTUP, scenario, entry], env=env,
                                   capture_output=True, text=True, check=True)
             t = json.loads(done.stdout.splitlines()[-1])
             runs.append(t["import"] + t["first_call"])
@@ -167,14 +181,23 @@ def speed(names: Sequence[str] | None, seconds: float, budget_ms: float, with_st
               f"{ref_n:12d} {fast_n:13d} {one_n:9d} {fast_n / max(ref_n, 1):5.0f}× "
               f"{plan['fast'][2] / 2:9.1f}", flush=True)
     if with_startup:
-        print("\nkernel import + first call in a fresh process (s): empty numba cache, cached")
-        seen = set()
-        for scenario in scenarios:
-            if scenario.ruleset.id in seen:
-                continue
-            seen.add(scenario.ruleset.id)
-            cold, warm = startup(scenario.name)
-            print(f"{scenario.ruleset.id:34} {cold:8.2f} {warm:8.2f}", flush=True)
+        startups(scenarios)
+
+
+def startups(scenarios: Sequence[Scenario]) -> None:
+    """Per ruleset: import + first call in a fresh process, with an empty numba cache
+    (the one-time compile) and with it filled, of a playtest battle and of suggest."""
+    print("\nkernel import + first call in a fresh process (s): a playtest battle, empty numba"
+          " cache / cached; suggest's rollouts, empty / cached")
+    seen = set()
+    for scenario in scenarios:
+        if scenario.ruleset.id in seen:
+            continue
+        seen.add(scenario.ruleset.id)
+        cold, warm = startup(scenario.name, "battles")
+        cold_r, warm_r = startup(scenario.name, "rollouts")
+        print(f"{scenario.ruleset.id:34} {cold:8.2f} {warm:8.2f}   {cold_r:8.2f} {warm_r:8.2f}",
+              flush=True)
 
 
 # -- the equality sweep --------------------------------------------------------------------
@@ -214,12 +237,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="suggest from this decision of a heuristic battle (default 0)")
     parser.add_argument("--no-startup", action="store_true",
                         help="skip the compile and start-up measurements")
+    parser.add_argument("--startup-only", action="store_true",
+                        help="only the compile and start-up measurements")
     parser.add_argument("--equality", action="store_true", help="run the equality sweep")
     parser.add_argument("--seeds", type=int, default=1000,
                         help="seeds per scenario and pairing of --equality (default 1000)")
     args = parser.parse_args(argv)
     if args.equality:
         return equality(args.scenario, args.seeds)
+    if args.startup_only:
+        startups(kernel_scenarios(args.scenario))
+        return 0
     speed(args.scenario, args.seconds, args.budget_ms, not args.no_startup, args.position)
     return 0
 

@@ -151,7 +151,7 @@ def _put(A, i, verb, target, item, option, zone):
 # -- reading the field --------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def short_of(K, C, c, zone, reach):
     """The fewest hops beyond ``reach`` from ``zone`` to an active foe (0 with none)."""
     P, ZD = K[0], K[6]
@@ -164,19 +164,19 @@ def short_of(K, C, c, zone, reach):
     return 0 if best < 0 else best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def nearest(K, C, c, zone):
     """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
     return short_of(K, C, c, zone, 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def gap(K, C, c, zone):
     """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
     return short_of(K, C, c, zone, K[0][c, P_REACH])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def can_shoot_from(K, C, c, zone):
     """``_can_shoot_from``: a ranged weapon reaches a foe not in ``zone``."""
     P, ZD = K[0], K[6]
@@ -214,13 +214,13 @@ def side_broken(K, C, c):
     return out * 2 >= mine
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def odds(K, C, a, w, t, aim):
     P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     return k.attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def score(C, t, p_hit, expected, p_drop):
     """``tactical_score``: P(drop) + min(P(hit), E[damage] / PV)."""
     value = expected / np.float64(max(1, C[t, C_PV]))
@@ -264,7 +264,7 @@ def best_attack(K, C, actor, A, S, F, idx, cnt, arng):
     return top[0]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_key(K, C, c, zone, kind, threat):
     """The ``key`` of each ``_best_move`` caller, as a 3-integer tuple."""
     P, ZD, ZE, ZX = K[0], K[6], K[8], K[9]
@@ -279,7 +279,7 @@ def move_key(K, C, c, zone, kind, threat):
     return -max(0, ZD[zone, C[threat, C_ZONE]] - P[c, P_REACH]), 0, 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def greater(a0, a1, a2, b0, b1, b2):
     if a0 != b0:
         return a0 > b0

@@ -65,3 +65,18 @@ def copy_into(dst: Any, src: Any) -> None:  # noqa: ANN401 (numba arrays)
     s = src.reshape(src.size)
     for i in range(d.size):
         d[i] = s[i]
+
+
+@njit(cache=True)
+def sort_in_place(a: Any) -> None:  # noqa: ANN401 (a numba array)
+    """Sort a short 1-d array ascending, in place (insertion sort).
+
+    The kernels sort a handful of dice or initiative keys; numba's ``np.sort`` /
+    ``np.argsort`` compile its quicksort (about 2 s of a first compile) for that."""
+    for i in range(1, a.size):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x

@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.jit import njit, sort_in_place
 from escaramuza.rules.sistema_2d10 import exact
 from escaramuza.rules.sistema_2d10.combat import profile
 from escaramuza.rules.sistema_2d10.stats import MELEE
@@ -118,9 +118,9 @@ def roll_expr(dice, terms, nt, mod):
             rolled = np.empty(count, np.int64)
             for d in range(count):
                 rolled[d] = mt.roll(dice, sides)
-            s = np.sort(rolled)
+            sort_in_place(rolled)
             for d in range(keep):
-                part += s[count - 1 - d]
+                part += rolled[count - 1 - d]
         else:
             for _ in range(count):
                 part += mt.roll(dice, sides)
@@ -394,11 +394,12 @@ def start(P, C, G, TB, dice):
         a = mt.roll(dice, 10)
         b = mt.roll(dice, 10)
         total = a + b + P[i, P_INI]
-        # sorted by (-total, index): one integer key, the index breaking ties.
-        keys[i] = -total * 1024 + i
-    idx = np.argsort(keys)
+        # sorted by (-total, index): one integer key, -total * n + index, the index
+        # breaking ties and read back as the key modulo n (floored, as Python's).
+        keys[i] = -total * n + i
+    sort_in_place(keys)
     for k in range(n):
-        G[G_ORDER + k] = idx[k]
+        G[G_ORDER + k] = keys[k] % n
     G[G_ROUND] = 0
     G[G_TURN] = n - 1
     next_turn(P, C, G, TB)

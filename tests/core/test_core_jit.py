@@ -10,7 +10,7 @@ import pytest
 from numba import njit as numba_njit
 from numba.core.registry import CPUDispatcher
 
-from escaramuza.rules.core.jit import PlainArgsDispatcher, copy_into, njit
+from escaramuza.rules.core.jit import PlainArgsDispatcher, copy_into, njit, sort_in_place
 
 KERNEL_MODULES = (
     "escaramuza.rules.core.mt",
@@ -80,6 +80,16 @@ def test_copy_into_is_the_slice_assignment(shape: tuple[int, ...]) -> None:
     copy_into(out[1], src)
     assert np.array_equal(out[1], src)
     assert not out[0].any() and not out[2].any()
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 5, 17, 64])
+def test_sort_in_place_is_numpys_sort(size: int) -> None:
+    rng = np.random.default_rng(size)
+    for _ in range(20):
+        a = rng.integers(-5, 6, size=size)  # duplicates and negatives
+        want = np.sort(a)
+        sort_in_place(a)
+        assert np.array_equal(a, want)
 
 
 @pytest.mark.parametrize("name", KERNEL_MODULES)
