@@ -54,32 +54,38 @@ def state_to_random(state: np.ndarray, rng: random.Random | None = None) -> rand
     return out
 
 
-@njit(cache=True)
-def _init_genrand(state: np.ndarray, s: np.uint32) -> None:
-    state[0] = s
+def _init_genrand(s: int) -> np.ndarray:
+    """``init_genrand(s)`` of _randommodule.c, as a state array (computed once, in Python)."""
+    words = [s]
     for i in range(1, N):
-        prev = np.uint64(state[i - 1])
-        state[i] = np.uint32(
-            (np.uint64(1812433253) * (prev ^ (prev >> np.uint64(30))) + np.uint64(i))
-            & np.uint64(0xFFFFFFFF)
-        )
-    state[N] = N
+        prev = words[-1]
+        words.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    return np.array([*words, N], dtype=np.uint32)
+
+
+#: ``init_by_array`` starts from ``init_genrand(19650218)`` whatever the key: a constant,
+#: copied rather than recomputed (a third of a seeding: 624 dependent multiplications).
+_INIT_BY_ARRAY_START = _init_genrand(19650218)
 
 
 @njit(cache=True)
 def seed_key(state: np.ndarray, key: np.ndarray) -> None:
     """``init_by_array(key)``: what ``random.Random(seed)`` does with the seed's 32-bit
-    words (least significant first)."""
-    _init_genrand(state, np.uint32(19650218))
+    words (least significant first). uint32 arithmetic wraps modulo 2**32 as the C code's
+    ``& 0xffffffff`` does."""
+    for w in range(N + 1):
+        state[w] = _INIT_BY_ARRAY_START[w]
     i = 1
     j = 0
     n_key = key.shape[0]
     k = N if N > n_key else n_key
     while k > 0:
-        prev = np.uint64(state[i - 1])
-        x = (np.uint64(state[i]) ^ ((prev ^ (prev >> np.uint64(30))) * np.uint64(1664525)))
-        x = x + np.uint64(key[j]) + np.uint64(j)
-        state[i] = np.uint32(x & np.uint64(0xFFFFFFFF))
+        prev = state[i - 1]
+        state[i] = (
+            (state[i] ^ ((prev ^ (prev >> np.uint32(30))) * np.uint32(1664525)))
+            + key[j]
+            + np.uint32(j)
+        )
         i += 1
         j += 1
         if i >= N:
@@ -90,10 +96,10 @@ def seed_key(state: np.ndarray, key: np.ndarray) -> None:
         k -= 1
     k = N - 1
     while k > 0:
-        prev = np.uint64(state[i - 1])
-        x = (np.uint64(state[i]) ^ ((prev ^ (prev >> np.uint64(30))) * np.uint64(1566083941)))
-        x = (x - np.uint64(i)) & np.uint64(0xFFFFFFFF)
-        state[i] = np.uint32(x)
+        prev = state[i - 1]
+        state[i] = (
+            state[i] ^ ((prev ^ (prev >> np.uint32(30))) * np.uint32(1566083941))
+        ) - np.uint32(i)
         i += 1
         if i >= N:
             state[0] = state[N - 1]
