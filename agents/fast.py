@@ -269,7 +269,7 @@ def play_records(
 ) -> list[BattleRecord]:
     """Battles ``start``…``stop - 1`` of a playtest of run seed ``seed``, on the kernel:
     the records ``playtest.play_one`` gives on the engine, equal field for field."""
-    from escaramuza.playtest.records import battle_seeds
+    from escaramuza.playtest.records import battle_seeds, records_from_columns
 
     specs = [kernel_spec(heroes), kernel_spec(enemies)]
     if specs[0] is None or specs[1] is None:
@@ -277,16 +277,8 @@ def play_records(
     seeds = battle_seeds(seed, start, stop)
     with _gc_paused():
         with first_call(scenario.ruleset.id):
-            battles = _kernel(scenario).play_battles(scenario, specs, seeds)
-        if len(battles) != len(seeds):
-            raise EscaramuzaError(
-                f"{scenario.name}: the kernel returned {len(battles)} battles for "
-                f"{len(seeds)} seeds"
-            )
-        return [
-            to_record(index, s, b)
-            for index, s, b in zip(range(start, stop), seeds, battles, strict=True)
-        ]
+            columns = _kernel(scenario).play_columns(scenario, specs, seeds)
+        return records_from_columns(start, seeds, columns)
 
 
 def to_record(index: int, seed: int, battle: KernelBattle) -> BattleRecord:

@@ -60,7 +60,13 @@ from escaramuza.rules.cairn.kernel import (
 from escaramuza.rules.cairn.stats import CAIRN_DICE
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import copy_into, njit
-from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
+from escaramuza.rules.core.kernel import (
+    WINNERS,
+    BattleColumns,
+    KernelBattle,
+    KernelRefusal,
+    RolloutBatch,
+)
 
 if TYPE_CHECKING:
     from escaramuza.rules.core.model import Action
@@ -899,6 +905,40 @@ class CairnKernel:
     def play_battles(
         self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
     ) -> list[KernelBattle]:
+        st, out_cs, out_g, out_dec = self._play(scenario, agents, seeds)
+        # Millions of small tuples: the cyclic collector would rescan the growing list
+        # over and over (none of them can form a cycle), so it waits until the end.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return read_back(st, seeds, out_cs, out_g, out_dec)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def play_columns(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> BattleColumns:
+        _, out_cs, out_g, _ = self._play(scenario, agents, seeds)
+        winner = out_g[:, K.G_WINNER]  # -1 nobody, 0 the heroes, 1 the enemies
+        return BattleColumns(
+            winner=np.where(winner < 0, WINNERS.index(None), winner),
+            reason=out_g[:, K.G_REASON],
+            reasons=K.REASONS,
+            rounds=out_g[:, G_ROUND],
+            wipe=out_g[:, K.G_WIPE] == 1,
+            ko_round=out_cs[:, :, K.S_KO],
+            died=out_cs[:, :, K.S_DIED] == 1,
+            dealt=out_cs[:, :, K.S_DEALT],
+            dealt_to_foes=out_cs[:, :, K.S_TOFOES],
+            taken=out_cs[:, :, K.S_TAKEN],
+        )
+
+    def _play(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> tuple[K.Static, np.ndarray, np.ndarray, np.ndarray]:
+        """The kernel's final arrays of one battle per seed: each combatant's row, the
+        battle's ``g`` and its decisions."""
         why = self.refusal(scenario, agents)
         if why is not None:
             raise KernelRefusal(why)
@@ -926,15 +966,7 @@ class CairnKernel:
             out_cs[again] = sub_cs
             out_g[again] = sub_g
             out_dec[again] = sub_dec
-        # Millions of small tuples: the cyclic collector would rescan the growing list
-        # over and over (none of them can form a cycle), so it waits until the end.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return read_back(st, seeds, out_cs, out_g, out_dec)
-        finally:
-            if enabled:
-                gc.enable()
+        return st, out_cs, out_g, out_dec
 
     def rollouts(
         self,

@@ -22,7 +22,13 @@ import numpy as np
 
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.rules.core.jit import copy_into, njit
-from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
+from escaramuza.rules.core.kernel import (
+    WINNERS,
+    BattleColumns,
+    KernelBattle,
+    KernelRefusal,
+    RolloutBatch,
+)
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.mt import STATE_SIZE, key_of, randbelow, seed_key
 from escaramuza.rules.destiny_dice import kernel as dk
@@ -607,7 +613,7 @@ def rollout_many(
 
 # -- the Kernel -------------------------------------------------------------------------
 _RESOURCE_NAMES = ("pa", "pc", "pm", "pv")  # sorted: KernelBattle's order
-_WINNERS = ("heroes", "enemies", None)
+_WINNERS = WINNERS  # out_g[:, 0] codes
 
 
 def _keys(seeds: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
@@ -676,6 +682,30 @@ class DestinyDiceKernel:
     def play_battles(
         self, scenario: Any, agents: Sequence[str], seeds: Sequence[int]
     ) -> list[KernelBattle]:
+        return self._read_back(scenario, seeds, *self._play(scenario, agents, seeds))
+
+    def play_columns(
+        self, scenario: Any, agents: Sequence[str], seeds: Sequence[int]
+    ) -> BattleColumns:
+        out_g, out_d = self._play(scenario, agents, seeds)
+        return BattleColumns(
+            winner=out_g[:, 0],  # _WINNERS' order is WINNERS'
+            reason=out_g[:, 1],
+            reasons=dk.REASONS,
+            rounds=out_g[:, 2],
+            wipe=out_g[:, 3] != 0,
+            ko_round=out_d[:, :, 7],
+            died=np.zeros(out_d.shape[:2], dtype=np.bool_),  # no one dies in Destiny Dice
+            dealt=out_d[:, :, 8],
+            dealt_to_foes=out_d[:, :, 9],
+            taken=out_d[:, :, 10],
+        )
+
+    def _play(
+        self, scenario: Any, agents: Sequence[str], seeds: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The kernel's final arrays of one battle per seed: ``out_g`` (winner, reason,
+        rounds, wipe, decisions) and ``out_d`` (each combatant's row, _read_back's columns)."""
         reason = self.refusal(scenario, agents)
         if reason is not None:
             raise KernelRefusal(reason)
@@ -697,7 +727,7 @@ class DestinyDiceKernel:
         )
         if (out_g[:, 4] > MAX_DECISIONS).any():
             raise KernelRefusal(f"{scenario.name}: a battle did not end after {MAX_DECISIONS}")
-        return self._read_back(scenario, seeds, out_g, out_d)
+        return out_g, out_d
 
     @staticmethod
     def _may_draw(K: tuple[np.ndarray, ...], kinds: np.ndarray, overrides: np.ndarray) -> bool:

@@ -22,7 +22,13 @@ import numpy as np
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import copy_into, njit
-from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
+from escaramuza.rules.core.kernel import (
+    WINNERS,
+    BattleColumns,
+    KernelBattle,
+    KernelRefusal,
+    RolloutBatch,
+)
 from escaramuza.rules.donjon import kernel as K
 from escaramuza.rules.donjon.kernel import (
     ACERCARSE,
@@ -681,6 +687,41 @@ class DonjonKernel:
     def play_battles(
         self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
     ) -> list[KernelBattle]:
+        st, seeds, out_g, out_ci = self._play(scenario, agents, seeds)
+        # Thousands of small tuples: the cyclic collector would walk them again and again
+        # (a tenth of the time); none of them can be part of a cycle.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            out = _read_back(st, seeds, out_g, out_ci)
+        finally:
+            if paused:
+                gc.enable()
+        return out
+
+    def play_columns(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> BattleColumns:
+        _, _, out_g, out_ci = self._play(scenario, agents, seeds)
+        winner = out_g[:, WINNER]  # NONE, else an index of K.SIDES (heroes, enemies)
+        return BattleColumns(
+            winner=np.where(winner == NONE, WINNERS.index(None), winner),
+            reason=out_g[:, REASON],
+            reasons=K.REASONS,
+            rounds=out_g[:, K.OROUNDS],
+            wipe=out_g[:, WIPE] == 1,
+            ko_round=out_ci[:, :, KO],
+            died=out_ci[:, :, DIED] != 0,
+            dealt=out_ci[:, :, DEALT],
+            dealt_to_foes=out_ci[:, :, TOFOES],
+            taken=out_ci[:, :, TAKEN],
+        )
+
+    def _play(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> tuple[Static, list[int], np.ndarray, np.ndarray]:
+        """The kernel's final arrays of one battle per seed (``g`` and each combatant's
+        row), with the seeds as ints."""
         why = self.refusal(scenario, agents)
         if why is not None:
             raise KernelRefusal(f"donjon kernel: {why}")
@@ -709,16 +750,7 @@ class DonjonKernel:
                     # Pools beyond the arrays (hundreds of dice): never in a real battle.
                     raise KernelRefusal(f"donjon kernel: seed {seeds[j]} outgrows the "
                                         "kernel's pools")
-        # Thousands of small tuples: the cyclic collector would walk them again and again
-        # (a tenth of the time); none of them can be part of a cycle.
-        paused = gc.isenabled()
-        gc.disable()
-        try:
-            out = _read_back(st, seeds, out_g, out_ci)
-        finally:
-            if paused:
-                gc.enable()
-        return out
+        return st, seeds, out_g, out_ci
 
     # -- rollouts ------------------------------------------------------------------------
     def export_state(

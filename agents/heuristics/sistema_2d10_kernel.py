@@ -24,7 +24,14 @@ import numpy as np
 from escaramuza.agents.heuristics.sistema_2d10 import BLOCK_THRESHOLD, HURT_THRESHOLD
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import copy_into, njit
-from escaramuza.rules.core.kernel import KERNEL_AGENTS, KernelBattle, KernelRefusal, RolloutBatch
+from escaramuza.rules.core.kernel import (
+    KERNEL_AGENTS,
+    WINNERS,
+    BattleColumns,
+    KernelBattle,
+    KernelRefusal,
+    RolloutBatch,
+)
 from escaramuza.rules.sistema_2d10 import kernel as k
 from escaramuza.rules.sistema_2d10.kernel import (
     ACTIVE,
@@ -855,6 +862,35 @@ class Sistema2d10Kernel:
     def play_battles(
         self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
     ) -> list[KernelBattle]:
+        ex, Cs, Gs = self._play(scenario, agents, seeds)
+        return ex.read_back_many(seeds, Cs, Gs)  # type: ignore[no-any-return]
+
+    def play_columns(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> BattleColumns:
+        ex, Cs, Gs = self._play(scenario, agents, seeds)
+        winner = Gs[:, G_WINNER]  # -1 nobody, 0 the heroes, 1 the enemies
+        heroes = [i for i in range(Cs.shape[1]) if ex.P[i, P_SIDE] == 0]
+        # read_back_many's wipe: some heroes, none of them active at the end.
+        wipe = (Cs[:, heroes, C_STATUS] != ACTIVE).all(axis=1) if heroes else np.zeros(
+            len(Gs), dtype=np.bool_)
+        return BattleColumns(
+            winner=np.where(winner < 0, WINNERS.index(None), winner),
+            reason=Gs[:, k.G_REASON],
+            reasons=k.REASONS,
+            rounds=Gs[:, k.G_ORND],
+            wipe=wipe,
+            ko_round=Cs[:, :, k.C_KO],
+            died=Cs[:, :, k.C_DIED] != 0,
+            dealt=Cs[:, :, k.C_DEALT],
+            dealt_to_foes=Cs[:, :, k.C_TOFOES],
+            taken=Cs[:, :, k.C_TAKEN],
+        )
+
+    def _play(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> tuple[Any, np.ndarray, np.ndarray]:
+        """The scenario's export and the kernel's final arrays, one battle per seed."""
         why = self.refusal(scenario, agents)
         if why is not None:
             raise KernelRefusal(why)
@@ -873,7 +909,7 @@ class Sistema2d10Kernel:
         if stuck.size:
             s = seeds[int(stuck[0])]
             raise KernelRefusal(f"battle {s} did not end after {MAX_DECISIONS} decisions")
-        return ex.read_back_many(seeds, Cs, Gs)
+        return ex, Cs, Gs
 
     def rollouts(
         self,

@@ -9,6 +9,7 @@ module holds only what every kernel and the driver (``escaramuza.agents.fast``) 
 * :class:`KernelBattle` — what a kernel reads back after a whole battle: exactly what
   the engine's final state and event log give (``escaramuza.playtest.records.record_battle``
   and the equality checks compare them field by field).
+* :class:`BattleColumns` — what a playtest keeps of a chunk of battles, as arrays.
 * :class:`RolloutBatch` — what the planner needs of a batch of rollouts.
 * :class:`Kernel` — the protocol a ruleset's kernel implements.
 
@@ -77,6 +78,61 @@ class KernelBattle:
     taken: tuple[int, ...]
 
 
+#: :attr:`BattleColumns.winner` codes: 0 the heroes, 1 the enemies, 2 nobody (a draw).
+WINNERS: tuple[str | None, ...] = ("heroes", "enemies", None)
+
+
+@dataclass(frozen=True, slots=True)
+class BattleColumns:
+    """A chunk of whole battles as a playtest reads them: of each :class:`KernelBattle`,
+    the fields ``escaramuza.playtest.records.BattleRecord`` keeps, one row per seed.
+
+    The final statuses, zones, resources and conditions (what the equality checks
+    compare) are left out, and nothing is a Python object per battle: turning a small
+    battle's arrays into tuples cost the driver as much as the kernel took to play it.
+    Arrays of shape ``(n,)`` — ``winner`` (a code of :data:`WINNERS`), ``reason`` (an
+    index into ``reasons``, the engine's exact strings), ``rounds``, ``wipe`` (bool) —
+    and ``(n, combatants)`` in scenario order: ``ko_round``, ``died`` (bool), ``dealt``,
+    ``dealt_to_foes``, ``taken``.
+    """
+
+    winner: np.ndarray
+    reason: np.ndarray
+    reasons: tuple[str, ...]
+    rounds: np.ndarray
+    wipe: np.ndarray
+    ko_round: np.ndarray
+    died: np.ndarray
+    dealt: np.ndarray
+    dealt_to_foes: np.ndarray
+    taken: np.ndarray
+
+    @classmethod
+    def of(cls, battles: Sequence[KernelBattle]) -> BattleColumns:
+        """The columns of whole :class:`KernelBattle` objects (a kernel that only has
+        ``play_battles``, a test double; the reasons in order of first appearance)."""
+        reasons = tuple(dict.fromkeys(b.reason for b in battles))
+        nc = len(battles[0].ko_round) if battles else 0
+
+        def per_combatant(field: str, dtype: type) -> np.ndarray:
+            return np.array([getattr(b, field) for b in battles], dtype=dtype).reshape(
+                len(battles), nc
+            )
+
+        return cls(
+            winner=np.array([WINNERS.index(b.winner) for b in battles], dtype=np.int64),
+            reason=np.array([reasons.index(b.reason) for b in battles], dtype=np.int64),
+            reasons=reasons,
+            rounds=np.array([b.rounds for b in battles], dtype=np.int64),
+            wipe=np.array([b.wipe for b in battles], dtype=np.bool_),
+            ko_round=per_combatant("ko_round", np.int64),
+            died=per_combatant("died", np.bool_),
+            dealt=per_combatant("dealt", np.int64),
+            dealt_to_foes=per_combatant("dealt_to_foes", np.int64),
+            taken=per_combatant("taken", np.int64),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class RolloutBatch:
     """Rollouts of ``actions`` × ``seeds`` from one engine state, for the planner.
@@ -114,6 +170,12 @@ class Kernel(Protocol):
         """Whole battles from the start (initiative included), one per seed, as
         ``agents.runner.play_battle(scenario, {heroes: make_agent(agents[0]),
         enemies: make_agent(agents[1])}, seed)`` plays them."""
+        ...
+
+    def play_columns(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> BattleColumns:
+        """The battles :meth:`play_battles` plays, as the columns a playtest keeps."""
         ...
 
     def rollouts(

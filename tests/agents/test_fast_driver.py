@@ -37,7 +37,7 @@ from escaramuza.agents.suggest import suggest
 from escaramuza.cli import main
 from escaramuza.playtest import PlaytestConfig, play_one, playtest
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal, RolloutBatch
+from escaramuza.rules.core.kernel import BattleColumns, KernelBattle, KernelRefusal, RolloutBatch
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
@@ -69,6 +69,11 @@ class EngineKernel:
     ) -> list[KernelBattle]:
         self.battle_calls.append(len(seeds))
         return [engine_battle(scenario, agents, s) for s in seeds]
+
+    def play_columns(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> BattleColumns:
+        return BattleColumns.of(self.play_battles(scenario, agents, seeds))
 
     def rollouts(
         self,

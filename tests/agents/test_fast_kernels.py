@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 from escaramuza.agents import make_agent
-from escaramuza.agents.fast import compare, find_kernel, refusal
+from escaramuza.agents.fast import compare, find_kernel, play_records, refusal
 from escaramuza.agents.runner import play_battle
 from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, _Rollouts
 from escaramuza.agents.suggest import suggest
 from escaramuza.playtest import PlaytestConfig, battle_seed, playtest
+from escaramuza.playtest.runner import play_one
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 
@@ -125,3 +126,14 @@ def test_a_suggestion_is_the_same_with_one_thread_or_several(name: str) -> None:
         doc["search"].pop("elapsed_ms")
         docs.append(doc)
     assert docs[0] == docs[1]
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_the_kernels_playtest_records_are_the_engines(name: str) -> None:
+    # play_records goes through play_columns/records_from_columns, not KernelBattle.
+    scenario = _kernel_scenario(name)
+    for heroes, enemies in (("heuristic", "heuristic"), ("random", "heuristic:brute"),
+                            ("heuristic:coward", "random")):
+        fast = play_records(scenario, heroes, enemies, 5, 10, 22)
+        reference = [play_one(scenario, heroes, enemies, 5, i) for i in range(10, 22)]
+        assert fast == reference, (heroes, enemies)
