@@ -9,6 +9,7 @@ from escaramuza.agents.base import Agent
 from escaramuza.rules.core.dice import RandomRoller, Roller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.events import ActionTaken, Event
+from escaramuza.rules.core.kernel import AGENT_SEED
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario
@@ -20,7 +21,7 @@ MAX_DECISIONS = 200_000
 
 def agent_rng(seed: int | None) -> random.Random:
     """The agents' own generator, derived from the battle seed but apart from the dice."""
-    return random.Random(f"escaramuza-agents-{seed}")
+    return random.Random(AGENT_SEED.format(seed))
 
 
 def play_battle(

@@ -840,25 +840,9 @@ def agent_code(spec: str) -> int:
                         "agents")
 
 
-def agent_keys(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``mt.key_of(f"escaramuza-agents-{s}")`` for every seed, as rows of one array.
-
-    The key of a str seed is the little-endian 32-bit words of the integer
-    ``seed + sha512(seed)`` (big-endian bytes): the reversed bytes, read as ``<u4``."""
-    from hashlib import sha512
-
-    blobs = []
-    for s in seeds.tolist():
-        raw = f"escaramuza-agents-{s}".encode()
-        blobs.append((raw + sha512(raw).digest())[::-1])
-    width = (max(len(b) for b in blobs) + 3) // 4
-    keys = np.zeros((len(blobs), width), dtype=np.uint32)
-    key_len = np.zeros(len(blobs), dtype=np.int64)
-    for i, b in enumerate(blobs):
-        words = (len(b) + 3) // 4
-        keys[i, :words] = np.frombuffer(b.ljust(4 * words, b"\0"), dtype="<u4")
-        key_len[i] = words
-    return keys, key_len
+#: Battles of a chunk played first without the agents' keys, to see whether this
+#: scenario's agents draw tie-breaks (CairnKernel._play).
+KEY_PROBE = 32
 
 
 class CairnKernel:
@@ -950,22 +934,36 @@ class CairnKernel:
         out_cs = np.zeros((nb, *cs0.shape), dtype=np.int64)
         out_g = np.zeros((nb, K.N_G), dtype=np.int64)
         out_dec = np.zeros(nb, dtype=np.int64)
-        # First pass without the agents' keys (a sha512 each); the battles that draw
-        # a tie-break stop at once and are played again with their keys.
-        no_keys = np.zeros((nb, 1), dtype=np.uint32)
-        play_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs0, codes,
-                  seed_arr, no_keys, np.zeros(nb, dtype=np.int64), out_cs, out_g, out_dec)
-        again = np.flatnonzero(out_g[:, G_NEEDKEY])
-        if again.size:
-            keys, key_len = agent_keys(seed_arr[again])
-            sub_cs = np.zeros((again.size, *cs0.shape), dtype=np.int64)
-            sub_g = np.zeros((again.size, K.N_G), dtype=np.int64)
-            sub_dec = np.zeros(again.size, dtype=np.int64)
+
+        def play(idx: np.ndarray, keyed: bool) -> None:
+            """The battles at ``idx``, into the out arrays; ``keyed``: with their agents'
+            generators' keys, else a battle whose agent draws stops there (G_NEEDKEY)."""
+            if idx.size == 0:
+                return
+            if keyed:
+                keys, key_len = mt.agent_keys(seed_arr[idx].tolist())
+            else:
+                keys = np.zeros((idx.size, 1), dtype=np.uint32)
+                key_len = np.zeros(idx.size, dtype=np.int64)
+            sub_cs = np.zeros((idx.size, *cs0.shape), dtype=np.int64)
+            sub_g = np.zeros((idx.size, K.N_G), dtype=np.int64)
+            sub_dec = np.zeros(idx.size, dtype=np.int64)
             play_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs0, codes,
-                      seed_arr[again], keys, key_len, sub_cs, sub_g, sub_dec)
-            out_cs[again] = sub_cs
-            out_g[again] = sub_g
-            out_dec[again] = sub_dec
+                      seed_arr[idx], keys, key_len, sub_cs, sub_g, sub_dec)
+            out_cs[idx] = sub_cs
+            out_g[idx] = sub_g
+            out_dec[idx] = sub_dec
+
+        # The agents' keys cost a sha512 each, and in many battles no agent ever draws a
+        # tie-break. A first few battles are played without keys: if most of them drew,
+        # the rest are played with their keys; if not, without, and the battles that
+        # drew (stopped at the draw) are played again with theirs. The same battles
+        # either way; only the time differs (a wasted first pass, or unneeded keys).
+        probe = np.arange(min(nb, KEY_PROBE))
+        play(probe, keyed=False)
+        rest = np.arange(probe.size, nb)
+        play(rest, keyed=2 * int(out_g[probe, G_NEEDKEY].sum()) > probe.size)
+        play(np.flatnonzero(out_g[:, G_NEEDKEY]), keyed=True)
         return st, out_cs, out_g, out_dec
 
     def rollouts(

@@ -31,6 +31,7 @@ from escaramuza.rules.core.kernel import (
 )
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.mt import STATE_SIZE, key_of, randbelow, seed_key
+from escaramuza.rules.core.mt import agent_keys as mt_agent_keys
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
     ACTIVE,
@@ -715,7 +716,7 @@ class DestinyDiceKernel:
         overrides = np.array([o0, o1], dtype=np.int64)
         dice_keys, dice_len = _keys(seeds)
         if self._may_draw(K, kinds, overrides):
-            agent_keys, agent_len = _keys([f"escaramuza-agents-{s}" for s in seeds])
+            agent_keys, agent_len = mt_agent_keys(seeds)
         else:  # no agent ever draws: the kernel never seeds their generator
             agent_keys = np.zeros((len(seeds), 1), dtype=np.uint32)
             agent_len = np.ones(len(seeds), dtype=np.int64)

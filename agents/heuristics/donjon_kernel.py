@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Sequence
-from hashlib import sha512
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -633,24 +632,6 @@ def _keys(values: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
     return out, lens
 
 
-def _agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """``mt.key_of(f"escaramuza-agents-{s}")`` for every seed, as one padded array.
-
-    CPython seeds a str with the integer ``raw + sha512(raw)`` (big-endian); its 32-bit
-    words least significant first are the bytes reversed, read little-endian. The first
-    byte (``e``) is not zero, so the word count is the byte count / 4 rounded up. Built as
-    one byte string: a loop of numpy calls per seed cost more than a short battle.
-    """
-    blobs = []
-    for s in seeds:
-        raw = f"escaramuza-agents-{s}".encode()
-        blobs.append((raw + sha512(raw).digest())[::-1])
-    lens = np.array([(len(b) + 3) // 4 for b in blobs], dtype=np.int64)
-    width = int(lens.max()) if len(blobs) else 1
-    data = b"".join(b.ljust(4 * width, b"\0") for b in blobs)
-    return np.frombuffer(data, dtype="<u4").reshape(len(blobs), width).astype(np.uint32), lens
-
-
 class DonjonKernel:
     """The Donjon kernel (``rules.core.kernel.Kernel``)."""
 
@@ -730,7 +711,7 @@ class DonjonKernel:
         ci0, init0, g0 = K.initial_arrays(scenario, st)
         seeds = [int(s) for s in seeds]
         dice_keys, dice_lens = _keys(seeds)
-        keys, lens = _agent_keys(seeds)
+        keys, lens = mt.agent_keys(seeds)
         modes = np.array([agent_mode(agents[0]), agent_mode(agents[1])], dtype=np.int64)
         ns = len(seeds)
         out_g = np.zeros((ns, K.NG), dtype=np.int64)

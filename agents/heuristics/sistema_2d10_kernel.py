@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from hashlib import sha512
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -772,30 +771,6 @@ def _agent_code(spec: str) -> int | None:
     return None
 
 
-def agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The ``mt.key_of`` words of every ``agent_rng(seed)`` (``random.Random`` of the str
-    ``f"escaramuza-agents-{seed}"``), as rows of one array and their lengths.
-
-    The same words as ``mt.key_of`` (a test checks), read straight from the bytes: the
-    seed is the big-endian integer of ``text + sha512(text)``, whose 32-bit words, least
-    significant first, are the reversed bytes read as little-endian words (the text
-    starts with "e", so the top word is never zero). ``key_of`` built the integer first,
-    a fifth of a duel's time on the kernel.
-    """
-    raws = [f"escaramuza-agents-{s}".encode() for s in seeds]
-    longest = max((len(r) for r in raws), default=0) + 64
-    width = (longest + 3) // 4
-    keys = np.zeros((len(raws), width), np.uint32)
-    nkeys = np.zeros(len(raws), np.int64)
-    for j, raw in enumerate(raws):
-        data = (raw + sha512(raw).digest())[::-1]
-        data += bytes(-len(data) % 4)
-        words = np.frombuffer(data, "<u4")
-        keys[j, : words.size] = words
-        nkeys[j] = words.size
-    return keys, nkeys
-
-
 def _block_min() -> int:
     """The fewest thousandths ``p_block >= BLOCK_THRESHOLD`` accepts (a Fraction against a
     float, compared exactly as the engine compares them)."""
@@ -900,7 +875,7 @@ class Sistema2d10Kernel:
         seed_arr = np.array([int(s) for s in seeds], np.int64)
         if any(s < 0 or s >= 2**63 for s in seeds):
             raise KernelRefusal("seeds must be 0 … 2**63 - 1")
-        keys, nkeys = agent_keys(seeds)
+        keys, nkeys = mt.agent_keys(seeds)
         C0, G0 = ex.new_arrays()
         Cs = np.zeros((len(seeds), *C0.shape), np.int64)
         Gs = np.zeros((len(seeds), *G0.shape), np.int64)

@@ -37,6 +37,12 @@ if TYPE_CHECKING:
     from escaramuza.rules.core.state import BattleState
 
 
+#: The agents' generator of battle ``seed`` is ``random.Random(AGENT_SEED.format(seed))``
+#: (``agents.runner.agent_rng``; ``mt.agent_keys`` for the kernels), apart from the
+#: dice's ``random.Random(seed)``.
+AGENT_SEED = "escaramuza-agents-{}"
+
+
 class KernelRefusal(EscaramuzaError):
     """What a kernel does not implement; the message says what, for the engine line."""
 

@@ -19,10 +19,12 @@ engine battle mid-way and hand it back.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import numpy as np
 
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.kernel import AGENT_SEED
 
 N = 624
 M = 397
@@ -143,6 +145,28 @@ def key_of(seed: int | str | bytes) -> np.ndarray:
         words.append(n & 0xFFFFFFFF)
         n >>= 32
     return np.array(words, dtype=np.uint32)
+
+
+def agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`key_of` of every seed's agents' generator (:data:`AGENT_SEED`), as the rows
+    of one zero-padded array, and each row's length in words.
+
+    CPython seeds a str with the integer ``raw + sha512(raw)`` (big-endian bytes); its
+    32-bit words, least significant first, are those bytes reversed and read as
+    little-endian words. The text starts with ``e``, so the top word is never zero and
+    the length is the byte count / 4 rounded up. Built as one byte string: a numpy call
+    per seed cost more than a short battle on a kernel (tests compare with key_of)."""
+    from hashlib import sha512
+
+    blobs = []
+    for s in seeds:
+        raw = AGENT_SEED.format(s).encode()
+        blobs.append((raw + sha512(raw).digest())[::-1])
+    lens = np.array([(len(b) + 3) // 4 for b in blobs], dtype=np.int64)
+    width = int(lens.max()) if blobs else 1
+    data = b"".join(b.ljust(4 * width, b"\0") for b in blobs)
+    keys = np.frombuffer(data, dtype="<u4").reshape(len(blobs), width).astype(np.uint32)
+    return keys, lens
 
 
 @njit(cache=True)

@@ -76,3 +76,25 @@ def test_keys_of_every_length_seed_as_random_random(words: int) -> None:
     state = mt.new_state()
     mt.seed_key(state, mt.key_of(seed))
     assert np.array_equal(state, mt.state_from_random(random.Random(seed)))
+
+
+def test_agent_keys_are_the_agent_streams_seeds() -> None:
+    """``agent_keys`` reads the words of the agents' ``random.Random(AGENT_SEED.format(s))``
+    from the bytes; they must be ``key_of``'s, and seed the same generator as
+    ``agents.runner.agent_rng`` — for seeds of every digit count in one padded array."""
+    from escaramuza.agents.runner import agent_rng
+
+    seeds = [0, 1, 9, 10, 99, 12345, 2**31, 2**40 + 3, 2**63 - 1]
+    keys, lengths = mt.agent_keys(seeds)
+    assert keys.shape == (len(seeds), max(lengths))
+    for j, seed in enumerate(seeds):
+        want = mt.key_of(f"escaramuza-agents-{seed}")
+        assert lengths[j] == len(want)
+        assert keys[j, : lengths[j]].tolist() == want.tolist()
+        assert not keys[j, lengths[j]:].any()
+        state = mt.new_state()
+        mt.seed_key(state, keys[j, : lengths[j]])
+        rng = agent_rng(seed)
+        assert [mt.randbelow(state, 7) for _ in range(5)] == [rng.randrange(7) for _ in range(5)]
+    empty, no_lengths = mt.agent_keys([])
+    assert empty.shape[0] == 0 and no_lengths.size == 0

@@ -176,3 +176,34 @@ def test_kernel_refuses_what_it_does_not_implement() -> None:
     donjon = load_scenario("donjon/emboscada")
     why = KERNEL.refusal(donjon, ("heuristic", "heuristic"))
     assert why is not None and "donjon" in why
+
+
+@pytest.mark.parametrize(("name", "probe", "keyed_rest"), [
+    ("cairn/bandidos_destacamento", 4, True),  # its agents draw tie-breaks: keys at once
+    ("cairn/bandidos_destacamento", 0, False),  # no probe: every battle tried without
+    ("cairn/duelo_bugbear", 4, False),  # nobody draws: no key is ever made
+])
+def test_the_key_probe_changes_the_time_not_the_battles(
+    monkeypatch: pytest.MonkeyPatch, name: str, probe: int, keyed_rest: bool
+) -> None:
+    import escaramuza.agents.heuristics.cairn_kernel as ck
+    from escaramuza.playtest.records import battle_seed, records_from_columns
+    from escaramuza.playtest.runner import play_one
+
+    calls: list[tuple[int, bool]] = []  # (battles, with keys) of each kernel call
+    real = ck.play_many
+
+    def spy(*args: Any) -> Any:
+        calls.append((len(args[8]), bool(args[10].any())))
+        return real(*args)
+
+    monkeypatch.setattr(ck, "KEY_PROBE", probe)
+    monkeypatch.setattr(ck, "play_many", spy)
+    sc = load_scenario(name)
+    seeds = [battle_seed(2, i) for i in range(40)]
+    got = records_from_columns(0, seeds, KERNEL.play_columns(sc, ["heuristic", "heuristic"], seeds))
+    assert got == [play_one(sc, "heuristic", "heuristic", 2, i) for i in range(40)]
+    rest = [c for c in calls if c[0] == 40 - probe]
+    assert rest[0] == (40 - probe, keyed_rest)
+    if name == "cairn/duelo_bugbear":
+        assert all(not keyed for _, keyed in calls)

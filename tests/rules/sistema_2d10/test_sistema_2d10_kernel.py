@@ -20,10 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from escaramuza.agents import make_agent
-from escaramuza.agents.heuristics.sistema_2d10_kernel import KERNEL, agent_keys
-from escaramuza.agents.runner import agent_rng, play_battle
+from escaramuza.agents.heuristics.sistema_2d10_kernel import KERNEL
+from escaramuza.agents.runner import play_battle
 from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, side_strength
-from escaramuza.rules.core import mt
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.model import Condition, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenario
@@ -266,19 +265,3 @@ def test_refusal_names_what_the_kernel_does_not_play() -> None:
     state.combatants[0].conditions["envenenado"] = Condition("envenenado", 1)
     with pytest.raises(KernelRefusal, match="envenenado"):
         KERNEL.rollouts(state, state.ruleset.legal_actions(state)[:1], [1], None, None, 100)
-
-
-def test_agent_keys_are_the_agent_streams_seeds() -> None:
-    """``agent_keys`` reads the words of ``random.Random(f"escaramuza-agents-{seed}")``
-    from the bytes; they must be ``mt.key_of``'s, and seed the same generator."""
-    seeds = [0, 1, 9, 10, 99, 12345, 2**31, 2**40 + 3, 2**63 - 1]
-    keys, lengths = agent_keys(seeds)
-    for j, seed in enumerate(seeds):
-        want = mt.key_of(f"escaramuza-agents-{seed}")
-        assert lengths[j] == len(want)
-        assert keys[j, : lengths[j]].tolist() == want.tolist()
-        state = mt.new_state()
-        mt.seed_key(state, keys[j, : lengths[j]])
-        assert [mt.randbelow(state, 7) for _ in range(5)] == [
-            r.randrange(7) for r in [agent_rng(seed)] for _ in range(5)
-        ]
