@@ -30,7 +30,7 @@ from escaramuza.rules.core.kernel import (
     RolloutBatch,
 )
 from escaramuza.rules.core.model import Action
-from escaramuza.rules.core.mt import STATE_SIZE, key_of, randbelow, seed_key
+from escaramuza.rules.core.mt import STATE_SIZE, randbelow, seed_key, seed_keys
 from escaramuza.rules.core.mt import agent_keys as mt_agent_keys
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
@@ -617,24 +617,6 @@ _RESOURCE_NAMES = ("pa", "pc", "pm", "pv")  # sorted: KernelBattle's order
 _WINNERS = WINNERS  # out_g[:, 0] codes
 
 
-def _keys(seeds: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
-    """random.Random(seed)'s key words for each seed, padded into one array."""
-    if seeds and all(type(s) is int and 0 <= s < 1 << 63 for s in seeds):
-        # mt.key_of for small non-negative ints: the low word, then the high one if any.
-        arr = np.array(seeds, dtype=np.uint64)
-        high = arr >> np.uint64(32)
-        out = np.stack([arr & np.uint64(0xFFFFFFFF), high], axis=1).astype(np.uint32)
-        return out, np.where(high > 0, 2, 1).astype(np.int64)
-    words = [key_of(s) for s in seeds]
-    width = max([len(w) for w in words] + [1])
-    out = np.zeros((len(words), width), dtype=np.uint32)
-    lengths = np.zeros(len(words), dtype=np.int64)
-    for i, w in enumerate(words):
-        out[i, : len(w)] = w
-        lengths[i] = len(w)
-    return out, lengths
-
-
 def parse_agent(spec: str) -> tuple[int, int]:
     """(kind, temperament override) of an agent spec: kind 0 RandomAgent, 1 heuristic."""
     if spec == "random":
@@ -714,7 +696,7 @@ class DestinyDiceKernel:
         (k0, o0), (k1, o1) = parse_agent(agents[0]), parse_agent(agents[1])
         kinds = np.array([k0, k1], dtype=np.int64)
         overrides = np.array([o0, o1], dtype=np.int64)
-        dice_keys, dice_len = _keys(seeds)
+        dice_keys, dice_len = seed_keys(seeds)
         if self._may_draw(K, kinds, overrides):
             agent_keys, agent_len = mt_agent_keys(seeds)
         else:  # no agent ever draws: the kernel never seeds their generator
@@ -830,7 +812,7 @@ class DestinyDiceKernel:
             raise KernelRefusal(
                 f"the Destiny Dice kernel cannot resume this state: {exc}"
             ) from None
-        keys, lengths = _keys(seeds)
+        keys, lengths = seed_keys(seeds)
         shape = (len(actions), len(seeds))
         winner = np.zeros(shape, dtype=np.int64)
         finished = np.zeros(shape, dtype=np.bool_)

@@ -620,18 +620,6 @@ def agent_mode(spec: str) -> int | None:
     return None
 
 
-def _keys(values: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
-    """``mt.key_of`` of every value, padded into one array, with the lengths."""
-    keys = [mt.key_of(v) for v in values]
-    width = max((len(k) for k in keys), default=1)
-    out = np.zeros((len(keys), width), dtype=np.uint32)
-    lens = np.zeros(len(keys), dtype=np.int64)
-    for j, k in enumerate(keys):
-        out[j, :len(k)] = k
-        lens[j] = len(k)
-    return out, lens
-
-
 class DonjonKernel:
     """The Donjon kernel (``rules.core.kernel.Kernel``)."""
 
@@ -710,7 +698,7 @@ class DonjonKernel:
         tables = K.odds_tables(st.die_size, st.all_tied)
         ci0, init0, g0 = K.initial_arrays(scenario, st)
         seeds = [int(s) for s in seeds]
-        dice_keys, dice_lens = _keys(seeds)
+        dice_keys, dice_lens = mt.seed_keys(seeds)
         keys, lens = mt.agent_keys(seeds)
         modes = np.array([agent_mode(agents[0]), agent_mode(agents[1])], dtype=np.int64)
         ns = len(seeds)
@@ -819,7 +807,7 @@ class DonjonKernel:
         own = TEMPERAMENTS.index(own_temperament) if own_temperament is not None else -1
         acts = np.array([self.encode_action(st, a) for a in actions], dtype=np.int64)
         acts = acts.reshape(len(actions), 3)
-        keys, lens = _keys([int(s) for s in seeds])
+        keys, lens = mt.seed_keys([int(s) for s in seeds])
         stop = state.round + horizon if horizon is not None else np.iinfo(np.int64).max
         tables = K.odds_tables(st.die_size, st.all_tied)
         na, ns = len(actions), len(seeds)

@@ -147,6 +147,26 @@ def key_of(seed: int | str | bytes) -> np.ndarray:
     return np.array(words, dtype=np.uint32)
 
 
+def seed_keys(seeds: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`key_of` of every seed (``random.Random(seed)``'s key words), as the rows of
+    one zero-padded array, and each row's length in words. Non-negative ints below 2**63
+    (every battle and rollout seed) are split into words by numpy, a chunk at once."""
+    if seeds and all(type(s) is int and 0 <= s < 1 << 63 for s in seeds):
+        # key_of of such an int: the low word, then the high one if it is not zero.
+        arr = np.array(seeds, dtype=np.uint64)
+        high = arr >> np.uint64(32)
+        out = np.stack([arr & np.uint64(0xFFFFFFFF), high], axis=1).astype(np.uint32)
+        return out, np.where(high > 0, 2, 1).astype(np.int64)
+    words = [key_of(s) for s in seeds]
+    width = max([len(w) for w in words] + [1])
+    out = np.zeros((len(words), width), dtype=np.uint32)
+    lengths = np.zeros(len(words), dtype=np.int64)
+    for i, w in enumerate(words):
+        out[i, : len(w)] = w
+        lengths[i] = len(w)
+    return out, lengths
+
+
 def agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`key_of` of every seed's agents' generator (:data:`AGENT_SEED`), as the rows
     of one zero-padded array, and each row's length in words.

@@ -98,3 +98,12 @@ def test_agent_keys_are_the_agent_streams_seeds() -> None:
         assert [mt.randbelow(state, 7) for _ in range(5)] == [rng.randrange(7) for _ in range(5)]
     empty, no_lengths = mt.agent_keys([])
     assert empty.shape[0] == 0 and no_lengths.size == 0
+
+
+def test_seed_keys_are_key_of_for_ints_and_strs() -> None:
+    for seeds in ([0, 1, 2**32 - 1, 2**32, 2**63 - 1], [5, "x", 2**70, b"y"]):
+        keys, lengths = mt.seed_keys(seeds)
+        for j, seed in enumerate(seeds):
+            want = mt.key_of(seed)
+            assert keys[j, : lengths[j]].tolist() == want.tolist()
+            assert not keys[j, lengths[j]:].any()
