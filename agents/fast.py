@@ -281,29 +281,6 @@ def play_records(
         return records_from_columns(start, seeds, columns)
 
 
-def to_record(index: int, seed: int, battle: KernelBattle) -> BattleRecord:
-    """A kernel's battle as the playtest's compact record."""
-    from escaramuza.playtest.records import BattleRecord, CombatantRecord
-
-    if battle.seed != seed:
-        raise EscaramuzaError(f"the kernel played seed {battle.seed} for battle seed {seed}")
-    return BattleRecord(
-        index,
-        seed,
-        battle.winner,
-        battle.reason,
-        battle.rounds,
-        battle.wipe,
-        tuple(
-            CombatantRecord(ko, died, dealt, to_foes, taken)
-            for ko, died, dealt, to_foes, taken in zip(
-                battle.ko_round, battle.died, battle.dealt, battle.dealt_to_foes,
-                battle.taken, strict=True,
-            )
-        ),
-    )
-
-
 # -- the equality check ---------------------------------------------------------------
 
 
