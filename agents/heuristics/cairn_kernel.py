@@ -699,14 +699,17 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
               out_cs: np.ndarray, out_g: np.ndarray, out_decisions: np.ndarray) -> None:
     """Whole battles from the start, one per seed (``agents.runner.play_battle``)."""
     n = cs0.shape[0]
-    dice = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
+    lanes = np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32)
     arng = np.zeros(A_KEY + keys.shape[1], dtype=np.uint32)
     acts = np.zeros((n * wpn.shape[1] + dist.shape[0] + 2, 4), dtype=np.int64)
     pools = np.zeros((n, POOL_WIDTH), dtype=np.int64)
     queue = np.zeros(n, dtype=np.int64)
     decl = np.zeros((n, K.N_DECL), dtype=np.int64)
     for b in range(seeds.shape[0]):
-        mt.seed_int(dice, seeds[b])
+        # The dice generators of eight battles are seeded together (mt.seed_lanes).
+        if b % mt.LANES == 0:
+            mt.seed_lanes_int(lanes, seeds, b)
+        dice = lanes[b % mt.LANES]
         arng[A_SEEDED] = 0
         arng[A_KEYLEN] = key_len[b]
         for j in range(key_len[b]):  # not a slice assignment (rules.core.jit.copy_into)

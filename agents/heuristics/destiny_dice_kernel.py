@@ -30,7 +30,7 @@ from escaramuza.rules.core.kernel import (
     RolloutBatch,
 )
 from escaramuza.rules.core.model import Action
-from escaramuza.rules.core.mt import STATE_SIZE, randbelow, seed_key, seed_keys
+from escaramuza.rules.core.mt import LANES, STATE_SIZE, randbelow, seed_key, seed_keys, seed_lanes
 from escaramuza.rules.core.mt import agent_keys as mt_agent_keys
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
@@ -459,7 +459,7 @@ def play_many(
     ORD = np.zeros(nc, dtype=np.int64)
     ST = (D, U, G, ORD)
     LA = np.zeros((MAX_ACTIONS, 4), dtype=np.int64)
-    dice = np.zeros(STATE_SIZE, dtype=np.uint32)
+    lanes = np.zeros((LANES, STATE_SIZE), dtype=np.uint32)
     rng = np.zeros(STATE_SIZE, dtype=np.uint32)
     for b in range(dice_keys.shape[0]):
         copy_into(D, D0)
@@ -469,7 +469,10 @@ def play_many(
         for i in range(nc):
             D[i, D_KO] = -1 if D[i, D_STATUS] == ACTIVE else 0
         G[G_WIPE] = 1 if all_heroes_out(K, ST) else 0
-        seed_key(dice, dice_keys[b, : dice_len[b]])
+        # The dice generators of eight battles are seeded together (mt.seed_lanes).
+        if b % LANES == 0:
+            seed_lanes(lanes, dice_keys, dice_len, b)
+        dice = lanes[b % LANES]
         # The agents' generator is seeded at its first draw (heuristic temperaments other
         # than random never draw): the same draws, without seeding it for nothing.
         seeded = False

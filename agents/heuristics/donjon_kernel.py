@@ -481,16 +481,32 @@ def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, 
     ai = np.zeros(width, dtype=np.int64)
     buf_a = np.zeros(K.MAX_POOL, dtype=np.int64)
     buf_d = np.zeros(K.MAX_POOL, dtype=np.int64)
-    dice = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
-    rng = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
+    dice_lanes = np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32)
+    rng_lanes = np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32)
+    seeded = -1  # the group of eight battles whose generators the lanes hold
     for j in range(dice_keys.shape[0]):
         if not todo[j]:
             continue
+        # Both generators of eight battles are seeded together (mt.seed_lanes) when all
+        # eight are to be played; a replay pass (odds misses) plays a few: one by one.
+        group = j - j % mt.LANES
+        lane = j - group
+        if group != seeded:
+            whole = group + mt.LANES <= todo.shape[0]
+            for other in range(group, min(group + mt.LANES, todo.shape[0])):
+                whole = whole and todo[other]
+            if whole:
+                mt.seed_lanes(dice_lanes, dice_keys, dice_key_len, group)
+                mt.seed_lanes(rng_lanes, agent_keys, agent_key_len, group)
+                seeded = group
+            else:
+                mt.seed_key(dice_lanes[lane], dice_keys[j, :dice_key_len[j]])
+                mt.seed_key(rng_lanes[lane], agent_keys[j, :agent_key_len[j]])
         ci = ci0.copy()
         init = init0.copy()
         g = g0.copy()
-        mt.seed_key(dice, dice_keys[j, :dice_key_len[j]])
-        mt.seed_key(rng, agent_keys[j, :agent_key_len[j]])
+        dice = dice_lanes[lane]
+        rng = rng_lanes[lane]
         K.start(ci, init, cs, g, p, dice, buf_a, buf_d)
         while g[DONE] == 0 and g[ERR] == ERR_NONE:
             n = K.legal_actions(ci, cs, g, wt, pen, dist, away, av, at, ai)

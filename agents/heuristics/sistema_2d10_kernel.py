@@ -651,8 +651,8 @@ def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
     """``agents.runner.play_battle`` for each seed; the final arrays into ``Cs``/``Gs``
     (``G_DONE`` is 2 when a battle passes ``MAX_DECISIONS``, where the engine raises)."""
     P, TB = K[0], K[3]
-    dice = np.zeros(mt.STATE_SIZE, np.uint32)
-    arng = np.zeros(mt.STATE_SIZE, np.uint32)
+    dice_lanes = np.zeros((mt.LANES, mt.STATE_SIZE), np.uint32)
+    agent_lanes = np.zeros((mt.LANES, mt.STATE_SIZE), np.uint32)
     A = np.zeros((maxa, 5), np.int64)
     S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
     F = np.zeros(maxa, np.float64)  # scratch scores
@@ -661,8 +661,12 @@ def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
         G = Gs[s]
         copy_into(C, C0)
         copy_into(G, G0)
-        mt.seed_int(dice, seeds[s])
-        mt.seed_key(arng, keys[s, : nkeys[s]])
+        # Both generators of eight battles are seeded together (mt.seed_lanes).
+        if s % mt.LANES == 0:
+            mt.seed_lanes_int(dice_lanes, seeds, s)
+            mt.seed_lanes(agent_lanes, keys, nkeys, s)
+        dice = dice_lanes[s % mt.LANES]
+        arng = agent_lanes[s % mt.LANES]
         k.start(P, C, G, TB, dice)
         decisions = 0
         while G[G_DONE] == 0:

@@ -111,6 +111,100 @@ def seed_key(state: np.ndarray, key: np.ndarray) -> None:
     state[N] = N
 
 
+#: Generators :func:`seed_lanes` seeds at once (a kernel's battles of a chunk, in turn).
+LANES = 8
+
+
+def new_lanes() -> np.ndarray:
+    """State arrays for :func:`seed_lanes`: row ``l`` is lane ``l``'s generator."""
+    return np.zeros((LANES, STATE_SIZE), dtype=np.uint32)
+
+
+@njit(cache=True)
+def seed_lanes(lanes: np.ndarray, keys: np.ndarray, lens: np.ndarray, start: np.int64) -> None:
+    """``seed_key(lanes[l], keys[start + l, :lens[start + l]])`` for the :data:`LANES`
+    seeds from ``start`` (fewer at the end of ``keys``).
+
+    ``init_by_array`` is 1,247 steps, each waiting on the one before (a multiplication
+    of the previous word): one seeding leaves most of the processor idle. Eight seedings
+    step by step side by side keep it busy — 0.8 µs a generator instead of 2.4, the same
+    words (tests compare every lane with ``random.Random``). Keys of different lengths,
+    or fewer than eight, are seeded one by one."""
+    count = min(LANES, keys.shape[0] - start)
+    n_key = lens[start] if count > 0 else 0
+    same = count == LANES
+    for lane in range(1, count):
+        if lens[start + lane] != n_key:
+            same = False
+    if not same:
+        for lane in range(count):
+            seed_key(lanes[lane], keys[start + lane, : lens[start + lane]])
+        return
+    _seed_lanes_together(lanes, keys, start, n_key)
+
+
+@njit(cache=True)
+def _seed_lanes_together(
+    lanes: np.ndarray, keys: np.ndarray, start: np.int64, n_key: np.int64
+) -> None:
+    """:func:`seed_key`'s steps for all the lanes at once (keys of ``n_key`` words)."""
+    for lane in range(LANES):
+        for w in range(N + 1):
+            lanes[lane, w] = _INIT_BY_ARRAY_START[w]
+    i = 1
+    j = 0
+    k = N if N > n_key else n_key
+    while k > 0:
+        for lane in range(LANES):
+            prev = lanes[lane, i - 1]
+            lanes[lane, i] = (
+                (lanes[lane, i] ^ ((prev ^ (prev >> np.uint32(30))) * np.uint32(1664525)))
+                + keys[start + lane, j]
+                + np.uint32(j)
+            )
+        i += 1
+        j += 1
+        if i >= N:
+            for lane in range(LANES):
+                lanes[lane, 0] = lanes[lane, N - 1]
+            i = 1
+        if j >= n_key:
+            j = 0
+        k -= 1
+    k = N - 1
+    while k > 0:
+        for lane in range(LANES):
+            prev = lanes[lane, i - 1]
+            lanes[lane, i] = (
+                lanes[lane, i] ^ ((prev ^ (prev >> np.uint32(30))) * np.uint32(1566083941))
+            ) - np.uint32(i)
+        i += 1
+        if i >= N:
+            for lane in range(LANES):
+                lanes[lane, 0] = lanes[lane, N - 1]
+            i = 1
+        k -= 1
+    for lane in range(LANES):
+        lanes[lane, 0] = np.uint32(0x80000000)
+        lanes[lane, N] = N
+
+
+@njit(cache=True)
+def seed_lanes_int(lanes: np.ndarray, seeds: np.ndarray, start: np.int64) -> None:
+    """:func:`seed_lanes` for non-negative int seeds below 2**63 (``seed_int``'s words:
+    the low 32 bits, then the high ones when not zero)."""
+    count = min(LANES, seeds.shape[0] - start)
+    keys = np.zeros((LANES, 2), dtype=np.uint32)
+    lens = np.ones(LANES, dtype=np.int64)
+    for lane in range(count):
+        n = seeds[start + lane]
+        keys[lane, 0] = np.uint32(n & 0xFFFFFFFF)
+        keys[lane, 1] = np.uint32((n >> 32) & 0xFFFFFFFF)
+        if keys[lane, 1] != 0:
+            lens[lane] = 2
+    seed_lanes(lanes, keys[:count], lens[:count], 0)
+
+
 @njit(cache=True)
 def seed_int(state: np.ndarray, seed: np.int64) -> None:
     """``random.Random(seed)`` for a non-negative integer seed below 2**63 (CPython

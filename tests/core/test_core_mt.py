@@ -107,3 +107,25 @@ def test_seed_keys_are_key_of_for_ints_and_strs() -> None:
             want = mt.key_of(seed)
             assert keys[j, : lengths[j]].tolist() == want.tolist()
             assert not keys[j, lengths[j]:].any()
+
+
+@pytest.mark.parametrize("n", [1, 5, 8, 19])
+def test_seeded_lanes_are_random_randoms_states(n: int) -> None:
+    # Eight at once where the chunk has them and the keys have one length; one by one
+    # otherwise (a chunk's tail, mixed lengths): random.Random's state either way.
+    seeds = [random.Random(n).randrange(2**32) for _ in range(n)]
+    if n == 19:
+        seeds[9] = 2**40 + 7  # a two-word key in the second group
+    lanes = mt.new_lanes()
+    keys, lens = mt.seed_keys(seeds)
+    as_ints = np.array(seeds, dtype=np.int64)
+    for start in range(0, n, mt.LANES):
+        for by_ints in (False, True):
+            lanes[:] = 0
+            if by_ints:
+                mt.seed_lanes_int(lanes, as_ints, start)
+            else:
+                mt.seed_lanes(lanes, keys, lens, start)
+            for lane in range(min(mt.LANES, n - start)):
+                want = mt.state_from_random(random.Random(seeds[start + lane]))
+                assert np.array_equal(lanes[lane], want), (start, lane)
