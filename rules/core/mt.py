@@ -73,42 +73,12 @@ _INIT_BY_ARRAY_START = _init_genrand(19650218)
 @njit(cache=True)
 def seed_key(state: np.ndarray, key: np.ndarray) -> None:
     """``init_by_array(key)``: what ``random.Random(seed)`` does with the seed's 32-bit
-    words (least significant first). uint32 arithmetic wraps modulo 2**32 as the C code's
-    ``& 0xffffffff`` does."""
-    for w in range(N + 1):
-        state[w] = _INIT_BY_ARRAY_START[w]
-    i = 1
-    j = 0
-    n_key = key.shape[0]
-    k = N if N > n_key else n_key
-    while k > 0:
-        prev = state[i - 1]
-        state[i] = (
-            (state[i] ^ ((prev ^ (prev >> np.uint32(30))) * np.uint32(1664525)))
-            + key[j]
-            + np.uint32(j)
-        )
-        i += 1
-        j += 1
-        if i >= N:
-            state[0] = state[N - 1]
-            i = 1
-        if j >= n_key:
-            j = 0
-        k -= 1
-    k = N - 1
-    while k > 0:
-        prev = state[i - 1]
-        state[i] = (
-            state[i] ^ ((prev ^ (prev >> np.uint32(30))) * np.uint32(1566083941))
-        ) - np.uint32(i)
-        i += 1
-        if i >= N:
-            state[0] = state[N - 1]
-            i = 1
-        k -= 1
-    state[0] = np.uint32(0x80000000)
-    state[N] = N
+    words (least significant first): :func:`_init_by_array` with one lane. ``state``
+    may be longer (a kernel keeps the key after it): only its first words are written."""
+    keys = np.empty((1, key.shape[0]), dtype=np.uint32)
+    for w in range(key.shape[0]):
+        keys[0, w] = key[w]
+    _init_by_array(state[:STATE_SIZE].reshape(1, STATE_SIZE), keys, 0, key.shape[0], 1)
 
 
 #: Generators :func:`seed_lanes` seeds at once (a kernel's battles of a chunk, in turn).
@@ -140,22 +110,24 @@ def seed_lanes(lanes: np.ndarray, keys: np.ndarray, lens: np.ndarray, start: np.
         for lane in range(count):
             seed_key(lanes[lane], keys[start + lane, : lens[start + lane]])
         return
-    _seed_lanes_together(lanes, keys, start, n_key)
+    _init_by_array(lanes, keys, start, n_key, LANES)
 
 
 @njit(cache=True)
-def _seed_lanes_together(
-    lanes: np.ndarray, keys: np.ndarray, start: np.int64, n_key: np.int64
+def _init_by_array(
+    lanes: np.ndarray, keys: np.ndarray, start: np.int64, n_key: np.int64, count: np.int64
 ) -> None:
-    """:func:`seed_key`'s steps for all the lanes at once (keys of ``n_key`` words)."""
-    for lane in range(LANES):
+    """CPython's ``init_by_array`` for the first ``count`` rows of ``lanes`` at once, row
+    ``l`` keyed by ``keys[start + l]`` (all ``n_key`` words long), step by step side by
+    side. uint32 arithmetic wraps modulo 2**32 as the C code's ``& 0xffffffff`` does."""
+    for lane in range(count):
         for w in range(N + 1):
             lanes[lane, w] = _INIT_BY_ARRAY_START[w]
     i = 1
     j = 0
     k = N if N > n_key else n_key
     while k > 0:
-        for lane in range(LANES):
+        for lane in range(count):
             prev = lanes[lane, i - 1]
             lanes[lane, i] = (
                 (lanes[lane, i] ^ ((prev ^ (prev >> np.uint32(30))) * np.uint32(1664525)))
@@ -165,7 +137,7 @@ def _seed_lanes_together(
         i += 1
         j += 1
         if i >= N:
-            for lane in range(LANES):
+            for lane in range(count):
                 lanes[lane, 0] = lanes[lane, N - 1]
             i = 1
         if j >= n_key:
@@ -173,18 +145,18 @@ def _seed_lanes_together(
         k -= 1
     k = N - 1
     while k > 0:
-        for lane in range(LANES):
+        for lane in range(count):
             prev = lanes[lane, i - 1]
             lanes[lane, i] = (
                 lanes[lane, i] ^ ((prev ^ (prev >> np.uint32(30))) * np.uint32(1566083941))
             ) - np.uint32(i)
         i += 1
         if i >= N:
-            for lane in range(LANES):
+            for lane in range(count):
                 lanes[lane, 0] = lanes[lane, N - 1]
             i = 1
         k -= 1
-    for lane in range(LANES):
+    for lane in range(count):
         lanes[lane, 0] = np.uint32(0x80000000)
         lanes[lane, N] = N
 

@@ -129,3 +129,11 @@ def test_seeded_lanes_are_random_randoms_states(n: int) -> None:
             for lane in range(min(mt.LANES, n - start)):
                 want = mt.state_from_random(random.Random(seeds[start + lane]))
                 assert np.array_equal(lanes[lane], want), (start, lane)
+
+
+def test_seeding_a_longer_array_writes_only_the_state() -> None:
+    # The Cairn kernel keeps an agents' key after the generator's words in one array.
+    state = np.full(mt.STATE_SIZE + 5, 7, dtype=np.uint32)
+    mt.seed_key(state, mt.key_of(11))
+    assert np.array_equal(state[: mt.STATE_SIZE], mt.state_from_random(random.Random(11)))
+    assert (state[mt.STATE_SIZE:] == 7).all()
