@@ -133,33 +133,51 @@ def records_from_columns(
         CombatantRecord(ko, bool(died), dealt, to_foes, taken)
         for ko, died, dealt, to_foes, taken in rows[first].tolist()
     ]
-    per_battle = inverse.reshape(n, combatants).tolist()
+    person = people.__getitem__
+    per_battle = inverse.reshape(n, combatants)
+    # A small battle's whole line-up of rows repeats too (a duel's few hundred
+    # outcomes): each distinct line-up becomes one shared tuple when the line-ups fit
+    # one integer each; a big battle's are mostly distinct, built battle by battle.
+    codes = _row_codes(per_battle)
+    if codes is None:
+        line_ups = [tuple(map(person, row)) for row in per_battle.tolist()]
+    else:
+        _, first_battle, which = np.unique(codes, return_index=True, return_inverse=True)
+        shared = [tuple(map(person, row)) for row in per_battle[first_battle].tolist()]
+        line_ups = list(map(shared.__getitem__, which.reshape(-1).tolist()))
     winners = map(WINNERS.__getitem__, columns.winner.tolist())
     reasons = map(columns.reasons.__getitem__, columns.reason.tolist())
-    wipes = map(bool, columns.wipe.tolist())
-    person = people.__getitem__
     return [
-        BattleRecord(index, seed, winner, reason, rounds, wipe, tuple(map(person, row)))
-        for index, seed, winner, reason, rounds, wipe, row in zip(
-            range(start, start + n), seeds, winners, reasons, columns.rounds.tolist(), wipes,
-            per_battle, strict=True,
+        BattleRecord(index, seed, winner, reason, rounds, wipe, line_up)
+        for index, seed, winner, reason, rounds, wipe, line_up in zip(
+            range(start, start + n), seeds, winners, reasons, columns.rounds.tolist(),
+            columns.wipe.astype(np.bool_).tolist(), line_ups, strict=True,
         )
     ]
 
 
-def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index of the first row of each distinct value, each row's distinct index) of an
-    int64 matrix. Each row is read as one mixed-radix integer when the columns' ranges
-    allow (always, for a battle's counts), so numpy sorts integers: its row-wise
-    ``unique(axis=0)`` sorts opaque bytes, ten times slower — as slow as the battles."""
+def _row_codes(rows: np.ndarray) -> np.ndarray | None:
+    """Each row of an int64 matrix as one mixed-radix integer (equal rows, equal codes),
+    or None when the columns' ranges do not fit 62 bits."""
     low = rows.min(axis=0)
     spans = [int(x) for x in rows.max(axis=0) - low + 1]
-    if math.prod(spans) >= 1 << 62:  # never for real counts; still exact
-        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-        return first, inverse.reshape(-1)
+    if math.prod(spans) >= 1 << 62:
+        return None
     weights = np.array([math.prod(spans[:i]) for i in range(len(spans))], dtype=np.int64)
-    codes = (rows - low) @ weights
-    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    return (rows - low) @ weights  # type: ignore[no-any-return]
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index of the first row of each distinct value, each row's distinct index) of an
+    int64 matrix. Rows are read as mixed-radix integers (:func:`_row_codes`) when the
+    columns' ranges allow (always, for a battle's counts), so numpy sorts integers: its
+    row-wise ``unique(axis=0)`` sorts opaque bytes, ten times slower — as slow as the
+    battles."""
+    codes = _row_codes(rows)
+    if codes is None:  # never for real counts; still exact
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
     return first, inverse.reshape(-1)
 
 

@@ -70,3 +70,32 @@ def test_columns_of_kernel_battles_round_trip() -> None:
 def test_a_chunk_of_the_wrong_length_is_an_error_not_a_shorter_playtest() -> None:
     with pytest.raises(EscaramuzaError, match="3 battles for 2 seeds"):
         records_from_columns(0, [1, 2], _columns())
+
+
+@pytest.mark.parametrize(("combatants", "top"), [(2, 2), (12, 10**6)])
+def test_line_ups_shared_or_built_per_battle_read_the_same(combatants: int, top: int) -> None:
+    # Two combatants with small counts: each distinct line-up is one shared tuple. Twelve
+    # with counts up to a million: the line-ups do not fit one integer, built one by one.
+    rng = np.random.default_rng(combatants)
+    n = 300
+    counts = [rng.integers(0, top, size=(n, combatants)) for _ in range(3)]
+    ko = rng.integers(-1, 1 if top == 2 else 4, size=(n, combatants))
+    died = rng.integers(0, 2, size=(n, combatants)).astype(bool)
+    columns = BattleColumns(
+        winner=rng.integers(0, 3, size=n), reason=np.zeros(n, dtype=np.int64),
+        reasons=("defeated",), rounds=rng.integers(1, 9, size=n),
+        wipe=rng.integers(0, 2, size=n).astype(bool), ko_round=ko, died=died,
+        dealt=counts[0], dealt_to_foes=counts[1], taken=counts[2],
+    )
+    records = records_from_columns(0, list(range(n)), columns)
+    for b, record in enumerate(records):
+        assert record.combatants == tuple(
+            CombatantRecord(int(ko[b, c]), bool(died[b, c]), int(counts[0][b, c]),
+                            int(counts[1][b, c]), int(counts[2][b, c]))
+            for c in range(combatants)
+        )
+        assert record.wipe is bool(columns.wipe[b])
+    if combatants == 2:  # 300 battles of 32 possible rows each: line-ups repeat
+        same = [r.combatants for r in records]
+        repeats = [(a, b) for a in range(n) for b in range(a) if same[a] == same[b]]
+        assert repeats and all(same[a] is same[b] for a, b in repeats)
