@@ -177,7 +177,8 @@ def speed(names: Sequence[str] | None, seconds: float, budget_ms: float, with_st
         slow, fast = battles_per_second(scenario, seconds)
         plan = planner_rates(scenario, budget_ms, position)
         ref_n, fast_n, one_n = plan["reference"][0], plan["fast"][0], plan["fast1"][0]
-        print(f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.0f}×   "
+        # One decimal: a ratio near a 30x target must not round across it.
+        print(f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.1f}×   "
               f"{ref_n:12d} {fast_n:13d} {one_n:9d} {fast_n / max(ref_n, 1):5.0f}× "
               f"{plan['fast'][2] / 2:9.1f}", flush=True)
     if with_startup:
