@@ -471,9 +471,17 @@ def _decide(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mode):  # 
 @njit(cache=True)
 def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, dice_keys,  # noqa: ANN001, ANN201, PLR0913
                         dice_key_len, agent_keys, agent_key_len, modes, hp, wp, out_g, out_ci,
-                        todo):
+                        todo, slot, saved_init, saved_dice, saved_rng, used):
     """``agents.runner.play_battle`` for every seed ``todo[j]`` marks: the final ``g`` and
-    ``ci`` rows; ``g[ERR]`` says a seed stopped on an odds miss or an overflow."""
+    ``ci`` rows; ``g[ERR]`` says a seed stopped on an odds miss or an overflow.
+
+    A battle stopped by an odds miss is kept where it stopped — ``ci`` and ``g`` in its
+    out rows, its ``init`` and both generators in ``saved_*[slot[j]]`` (``used[0]`` slots
+    taken so far) — and resumes at that decision once the odds are filled, instead of
+    being played again from the start (a big battle met dozens of misses while the
+    tables filled). The heuristic writes nothing but the error while it decides; the
+    agents' draws it made are undone by resetting the generator's index, exact when no
+    block was drawn in the meantime (else, or with no slot free: from the start)."""
     n_c = ci0.shape[0]
     width = 4 * n_c * (wt.shape[1] + 2) + 8
     av = np.zeros(width, dtype=np.int64)
@@ -487,32 +495,55 @@ def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, 
     for j in range(dice_keys.shape[0]):
         if not todo[j]:
             continue
-        # Both generators of eight battles are seeded together (mt.seed_lanes) when all
-        # eight are to be played; a replay pass (odds misses) plays a few: one by one.
-        group = j - j % mt.LANES
-        lane = j - group
-        if group != seeded:
-            whole = group + mt.LANES <= todo.shape[0]
-            for other in range(group, min(group + mt.LANES, todo.shape[0])):
-                whole = whole and todo[other]
-            if whole:
-                mt.seed_lanes(dice_lanes, dice_keys, dice_key_len, group)
-                mt.seed_lanes(rng_lanes, agent_keys, agent_key_len, group)
-                seeded = group
-            else:
-                mt.seed_key(dice_lanes[lane], dice_keys[j, :dice_key_len[j]])
-                mt.seed_key(rng_lanes[lane], agent_keys[j, :agent_key_len[j]])
-        ci = ci0.copy()
-        init = init0.copy()
-        g = g0.copy()
-        dice = dice_lanes[lane]
-        rng = rng_lanes[lane]
-        K.start(ci, init, cs, g, p, dice, buf_a, buf_d)
+        here = slot[j]
+        if here >= 0:  # resume at the decision an odds miss stopped
+            ci = out_ci[j].copy()
+            g = out_g[j].copy()
+            g[ERR] = ERR_NONE
+            init = saved_init[here]
+            dice = saved_dice[here]
+            rng = saved_rng[here]
+        else:
+            # Both generators of eight battles are seeded together (mt.seed_lanes) when
+            # all eight start afresh; a replay pass plays a few: one by one.
+            group = j - j % mt.LANES
+            lane = j - group
+            if group != seeded:
+                whole = group + mt.LANES <= todo.shape[0]
+                for other in range(group, min(group + mt.LANES, todo.shape[0])):
+                    whole = whole and todo[other] and slot[other] < 0
+                if whole:
+                    mt.seed_lanes(dice_lanes, dice_keys, dice_key_len, group)
+                    mt.seed_lanes(rng_lanes, agent_keys, agent_key_len, group)
+                    seeded = group
+                else:
+                    mt.seed_key(dice_lanes[lane], dice_keys[j, :dice_key_len[j]])
+                    mt.seed_key(rng_lanes[lane], agent_keys[j, :agent_key_len[j]])
+            ci = ci0.copy()
+            init = init0.copy()
+            g = g0.copy()
+            dice = dice_lanes[lane]
+            rng = rng_lanes[lane]
+            K.start(ci, init, cs, g, p, dice, buf_a, buf_d)
         while g[DONE] == 0 and g[ERR] == ERR_NONE:
             n = K.legal_actions(ci, cs, g, wt, pen, dist, away, av, at, ai)
+            index = rng[mt.N]
             k = _decide(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n,
                         modes[cs[g[PACTOR], SIDE]])
             if g[ERR] != ERR_NONE:
+                missed = g[ERR] == ERR_MISS_HP or g[ERR] == ERR_MISS_WP
+                if missed and rng[mt.N] >= index:
+                    rng[mt.N] = index  # the decision's tie-break draws, undone
+                    if here < 0 and used[0] < saved_dice.shape[0]:
+                        here = used[0]
+                        used[0] += 1
+                    if here >= 0:
+                        copy_into(saved_init[here], init)
+                        copy_into(saved_dice[here], dice)
+                        copy_into(saved_rng[here], rng)
+                else:
+                    here = -1
+                slot[j] = here
                 break
             K.apply(ci, init, cs, g, wt, wd, pen, dist, stepto, away, p, dice, buf_a, buf_d,
                     av[k], at[k], ai[k])
@@ -624,6 +655,11 @@ def rollouts_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, acts
 
 
 # -- the Kernel protocol -----------------------------------------------------------------------
+#: Battles of a chunk that may wait, stopped by an odds miss, to resume where they
+#: stopped (play_battles_kernel); beyond, a miss replays its battle from the start.
+RESUME_SLOTS = 1024
+
+
 def agent_mode(spec: str) -> int | None:
     """The kernel code of an agent spec (``make_agent`` names), None if not supported."""
     if spec == "random":
@@ -721,10 +757,18 @@ class DonjonKernel:
         out_g = np.zeros((ns, K.NG), dtype=np.int64)
         out_ci = np.zeros((ns, *ci0.shape), dtype=np.int64)
         todo = np.ones(ns, dtype=np.bool_)
+        # Where battles stopped by an odds miss wait to resume (play_battles_kernel).
+        slot = np.full(ns, -1, dtype=np.int64)
+        room = min(ns, RESUME_SLOTS)
+        saved_init = np.zeros((room, *init0.shape), dtype=init0.dtype)
+        saved_dice = np.zeros((room, mt.STATE_SIZE), dtype=np.uint32)
+        saved_rng = np.zeros((room, mt.STATE_SIZE), dtype=np.uint32)
+        used = np.zeros(1, dtype=np.int64)
         while todo.any():
             play_battles_kernel(st.cs, st.wt, st.wd, st.pen, st.dist, st.stepto, st.away, st.p,
                                 ci0, init0, g0, dice_keys, dice_lens, keys, lens, modes, tables.hp,
-                                tables.wp, out_g, out_ci, todo)
+                                tables.wp, out_g, out_ci, todo, slot, saved_init, saved_dice,
+                                saved_rng, used)
             todo[:] = False
             for j in np.flatnonzero(out_g[:, ERR] != ERR_NONE).tolist():
                 err = out_g[j, ERR]

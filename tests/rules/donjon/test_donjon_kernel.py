@@ -198,3 +198,38 @@ def test_rollouts_refuse_a_finished_battle() -> None:
     with pytest.raises(KernelRefusal, match="over"):
         KERNEL.rollouts(state, [], [1], None, None, 10)
 
+
+
+@pytest.mark.parametrize("slots", [1024, 3, 0])
+def test_a_battle_stopped_by_an_odds_miss_resumes_where_it_stopped(
+    monkeypatch: pytest.MonkeyPatch, slots: int
+) -> None:
+    # With empty odds tables every battle of the ambush stops on misses. It resumes at
+    # the decision that missed (1024 slots), partly so (3: the rest replay from the
+    # start), or always from the start (0): the engine's records in every case.
+    import escaramuza.agents.heuristics.donjon_kernel as dk
+    import escaramuza.rules.donjon.kernel as K
+    from escaramuza.playtest.records import battle_seed, records_from_columns
+    from escaramuza.playtest.runner import play_one
+
+    monkeypatch.setattr(K, "_TABLES", {})
+    monkeypatch.setattr(dk, "RESUME_SLOTS", slots)
+    resumed: list[int] = []
+    real = dk.play_battles_kernel
+
+    def spy(*args: Any) -> Any:
+        todo, slot = args[20], args[21]
+        resumed.append(int((todo & (slot >= 0)).sum()))
+        return real(*args)
+
+    monkeypatch.setattr(dk, "play_battles_kernel", spy)
+    sc = load_scenario("donjon/emboscada")
+    n = 12
+    seeds = [battle_seed(4, i) for i in range(n)]
+    got = records_from_columns(0, seeds, KERNEL.play_columns(sc, ["heuristic", "heuristic"], seeds))
+    assert got == [play_one(sc, "heuristic", "heuristic", 4, i) for i in range(n)]
+    assert len(resumed) > 2  # the misses did happen
+    if slots == 0:
+        assert sum(resumed) == 0
+    else:
+        assert 0 < max(resumed) <= min(slots, n)
