@@ -695,9 +695,12 @@ def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
 @njit(cache=True)
 def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
               zexit: np.ndarray, opts: np.ndarray, cs0: np.ndarray, agents: np.ndarray,
-              seeds: np.ndarray, keys: np.ndarray, key_len: np.ndarray,
-              out_cs: np.ndarray, out_g: np.ndarray, out_decisions: np.ndarray) -> None:
-    """Whole battles from the start, one per seed (``agents.runner.play_battle``)."""
+              dice_keys: np.ndarray, dice_len: np.ndarray, keys: np.ndarray,
+              key_len: np.ndarray, out_cs: np.ndarray, out_g: np.ndarray,
+              out_decisions: np.ndarray) -> None:
+    """Whole battles from the start, one per seed (``agents.runner.play_battle``): the
+    dice generator's key words (``mt.seed_keys``) and the agents' (``mt.agent_keys``;
+    none: a battle whose agent draws stops with G_NEEDKEY)."""
     n = cs0.shape[0]
     lanes = np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32)
     arng = np.zeros(A_KEY + keys.shape[1], dtype=np.uint32)
@@ -705,10 +708,10 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
     pools = np.zeros((n, POOL_WIDTH), dtype=np.int64)
     queue = np.zeros(n, dtype=np.int64)
     decl = np.zeros((n, K.N_DECL), dtype=np.int64)
-    for b in range(seeds.shape[0]):
+    for b in range(dice_keys.shape[0]):
         # The dice generators of eight battles are seeded together (mt.seed_lanes).
         if b % mt.LANES == 0:
-            mt.seed_lanes_int(lanes, seeds, b)
+            mt.seed_lanes(lanes, dice_keys, dice_len, b)
         dice = lanes[b % mt.LANES]
         arng[A_SEEDED] = 0
         arng[A_KEYLEN] = key_len[b]
@@ -938,6 +941,8 @@ class CairnKernel:
         out_g = np.zeros((nb, K.N_G), dtype=np.int64)
         out_dec = np.zeros(nb, dtype=np.int64)
 
+        dice_keys, dice_len = mt.seed_keys(seed_arr.tolist())
+
         def play(idx: np.ndarray, keyed: bool) -> None:
             """The battles at ``idx``, into the out arrays; ``keyed``: with their agents'
             generators' keys, else a battle whose agent draws stops there (G_NEEDKEY)."""
@@ -952,7 +957,7 @@ class CairnKernel:
             sub_g = np.zeros((idx.size, K.N_G), dtype=np.int64)
             sub_dec = np.zeros(idx.size, dtype=np.int64)
             play_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs0, codes,
-                      seed_arr[idx], keys, key_len, sub_cs, sub_g, sub_dec)
+                      dice_keys[idx], dice_len[idx], keys, key_len, sub_cs, sub_g, sub_dec)
             out_cs[idx] = sub_cs
             out_g[idx] = sub_g
             out_dec[idx] = sub_dec

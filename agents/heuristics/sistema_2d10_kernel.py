@@ -647,7 +647,7 @@ def step(K, C, G, A, i, dice):
 
 
 @njit(cache=True)
-def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
+def play_many(K, C0, G0, dice_keys, dice_len, keys, nkeys, agents, maxa, Cs, Gs):
     """``agents.runner.play_battle`` for each seed; the final arrays into ``Cs``/``Gs``
     (``G_DONE`` is 2 when a battle passes ``MAX_DECISIONS``, where the engine raises)."""
     P, TB = K[0], K[3]
@@ -656,14 +656,14 @@ def play_many(K, C0, G0, seeds, keys, nkeys, agents, maxa, Cs, Gs):
     A = np.zeros((maxa, 5), np.int64)
     S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
     F = np.zeros(maxa, np.float64)  # scratch scores
-    for s in range(seeds.shape[0]):
+    for s in range(dice_keys.shape[0]):
         C = Cs[s]
         G = Gs[s]
         copy_into(C, C0)
         copy_into(G, G0)
         # Both generators of eight battles are seeded together (mt.seed_lanes).
         if s % mt.LANES == 0:
-            mt.seed_lanes_int(dice_lanes, seeds, s)
+            mt.seed_lanes(dice_lanes, dice_keys, dice_len, s)
             mt.seed_lanes(agent_lanes, keys, nkeys, s)
         dice = dice_lanes[s % mt.LANES]
         arng = agent_lanes[s % mt.LANES]
@@ -883,7 +883,8 @@ class Sistema2d10Kernel:
         C0, G0 = ex.new_arrays()
         Cs = np.zeros((len(seeds), *C0.shape), np.int64)
         Gs = np.zeros((len(seeds), *G0.shape), np.int64)
-        play_many(comp.K, C0, G0, seed_arr, keys, nkeys, codes, comp.maxa, Cs, Gs)
+        dice_keys, dice_len = mt.seed_keys(seed_arr.tolist())
+        play_many(comp.K, C0, G0, dice_keys, dice_len, keys, nkeys, codes, comp.maxa, Cs, Gs)
         stuck = np.flatnonzero(Gs[:, G_DONE] == 2)
         if stuck.size:
             s = seeds[int(stuck[0])]

@@ -108,7 +108,7 @@ def seed_lanes(lanes: np.ndarray, keys: np.ndarray, lens: np.ndarray, start: np.
             same = False
     if not same:
         for lane in range(count):
-            seed_key(lanes[lane], keys[start + lane, : lens[start + lane]])
+            _init_by_array(lanes[lane:], keys, start + lane, lens[start + lane], 1)
         return
     _init_by_array(lanes, keys, start, n_key, LANES)
 
@@ -159,22 +159,6 @@ def _init_by_array(
     for lane in range(count):
         lanes[lane, 0] = np.uint32(0x80000000)
         lanes[lane, N] = N
-
-
-@njit(cache=True)
-def seed_lanes_int(lanes: np.ndarray, seeds: np.ndarray, start: np.int64) -> None:
-    """:func:`seed_lanes` for non-negative int seeds below 2**63 (``seed_int``'s words:
-    the low 32 bits, then the high ones when not zero)."""
-    count = min(LANES, seeds.shape[0] - start)
-    keys = np.zeros((LANES, 2), dtype=np.uint32)
-    lens = np.ones(LANES, dtype=np.int64)
-    for lane in range(count):
-        n = seeds[start + lane]
-        keys[lane, 0] = np.uint32(n & 0xFFFFFFFF)
-        keys[lane, 1] = np.uint32((n >> 32) & 0xFFFFFFFF)
-        if keys[lane, 1] != 0:
-            lens[lane] = 2
-    seed_lanes(lanes, keys[:count], lens[:count], 0)
 
 
 @njit(cache=True)

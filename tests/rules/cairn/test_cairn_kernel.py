@@ -194,7 +194,7 @@ def test_the_key_probe_changes_the_time_not_the_battles(
     real = ck.play_many
 
     def spy(*args: Any) -> Any:
-        calls.append((len(args[8]), bool(args[10].any())))
+        calls.append((len(args[8]), bool(args[11].any())))  # dice keys, agents' key lengths
         return real(*args)
 
     monkeypatch.setattr(ck, "KEY_PROBE", probe)
