@@ -617,7 +617,6 @@ def rollout_many(
 
 # -- the Kernel -------------------------------------------------------------------------
 _RESOURCE_NAMES = ("pa", "pc", "pm", "pv")  # sorted: KernelBattle's order
-_WINNERS = WINNERS  # out_g[:, 0] codes
 
 
 def parse_agent(spec: str) -> tuple[int, int]:
@@ -675,7 +674,7 @@ class DestinyDiceKernel:
     ) -> BattleColumns:
         out_g, out_d = self._play(scenario, agents, seeds)
         return BattleColumns(
-            winner=out_g[:, 0],  # _WINNERS' order is WINNERS'
+            winner=out_g[:, 0],  # a WINNERS code
             reason=out_g[:, 1],
             reasons=dk.REASONS,
             rounds=out_g[:, 2],
@@ -757,7 +756,7 @@ class DestinyDiceKernel:
             out.append(
                 KernelBattle(
                     seed,
-                    _WINNERS[g[0]],
+                    WINNERS[g[0]],
                     dk.REASONS[g[1]],
                     g[2],
                     bool(g[3]),

@@ -75,19 +75,13 @@ def seed_key(state: np.ndarray, key: np.ndarray) -> None:
     """``init_by_array(key)``: what ``random.Random(seed)`` does with the seed's 32-bit
     words (least significant first): :func:`_init_by_array` with one lane. ``state``
     may be longer (a kernel keeps the key after it): only its first words are written."""
-    keys = np.empty((1, key.shape[0]), dtype=np.uint32)
-    for w in range(key.shape[0]):
-        keys[0, w] = key[w]
-    _init_by_array(state[:STATE_SIZE].reshape(1, STATE_SIZE), keys, 0, key.shape[0], 1)
+    _init_by_array(state[:STATE_SIZE].reshape(1, STATE_SIZE), key.reshape(1, key.shape[0]),
+                   0, key.shape[0], 1)
 
 
-#: Generators :func:`seed_lanes` seeds at once (a kernel's battles of a chunk, in turn).
+#: Generators :func:`seed_lanes` seeds at once (a kernel's battles of a chunk, in turn),
+#: the rows of a ``(LANES, STATE_SIZE)`` uint32 array.
 LANES = 8
-
-
-def new_lanes() -> np.ndarray:
-    """State arrays for :func:`seed_lanes`: row ``l`` is lane ``l``'s generator."""
-    return np.zeros((LANES, STATE_SIZE), dtype=np.uint32)
 
 
 @njit(cache=True)

@@ -116,7 +116,7 @@ def test_seeded_lanes_are_random_randoms_states(n: int) -> None:
     seeds = [random.Random(n).randrange(2**32) for _ in range(n)]
     if n == 19:
         seeds[9] = 2**40 + 7  # a two-word key in the second group
-    lanes = mt.new_lanes()
+    lanes = np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32)
     keys, lens = mt.seed_keys(seeds)
     for start in range(0, n, mt.LANES):
         lanes[:] = 12345  # whatever the lanes held before
