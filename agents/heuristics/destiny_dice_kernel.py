@@ -187,14 +187,22 @@ def _best_move(K: tuple, ST: tuple, LA: np.ndarray, n: int, verb: int, kind: int
     mask = usable_band_mask(K, ST, c) if kind == K_APPROACH else 0
     best = -1
     best_key = 0
-    for i in range(n):
-        if LA[i, 0] != verb:
-            continue
-        key = _move_key(K, ST, c, LA[i, 3], kind, arg, mask)
+    # Row n stands for staying put, keyed last: one _move_key call site (it is inlined,
+    # and each site is another copy to compile).
+    for i in range(n + 1):
+        if i < n:
+            if LA[i, 0] != verb:
+                continue
+            zone = LA[i, 3]
+        elif best < 0:
+            return -1
+        else:
+            zone = D[c, D_ZONE]
+        key = _move_key(K, ST, c, zone, kind, arg, mask)
+        if i == n:
+            return best if best_key > key else -1
         if best < 0 or key > best_key:
             best, best_key = i, key
-    if best >= 0 and best_key > _move_key(K, ST, c, D[c, D_ZONE], kind, arg, mask):
-        return best
     return -1
 
 
@@ -265,7 +273,7 @@ def _side_broken(K: tuple, ST: tuple, c: int) -> bool:
     return out * 2 >= mine
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _tactician(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     i = _heal_worst(K, ST, LA, n, 1 / 3)
     if i >= 0:
@@ -280,7 +288,7 @@ def _tactician(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return i if i >= 0 else n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _brute(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     DIST, EPL, PROF = K[4], K[7], K[6]
     D, G = ST[0], ST[2]
@@ -309,7 +317,7 @@ def _brute(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return i if i >= 0 else n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _cautious(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     G = ST[2]
     c = G[G_PACTOR]
@@ -331,11 +339,10 @@ def _cautious(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return i if i >= 0 else n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _coward(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
-    c = ST[2][G_PACTOR]
-    if not (_hurt(K, ST, c) or _side_broken(K, ST, c)):
-        return _cautious(K, ST, LA, n)
+    """The coward hurt or on a broken side (unhurt, on a side holding, it plays
+    :func:`_cautious`: :func:`choose` sends it there, so _cautious is compiled once)."""
     i = _best_move(K, ST, LA, n, MOVER, K_AWAY, 0)
     if i >= 0:
         return i
@@ -345,7 +352,7 @@ def _coward(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _protector(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     S = K[0]
     D, G = ST[0], ST[2]
@@ -377,7 +384,7 @@ def _protector(K: tuple, ST: tuple, LA: np.ndarray, n: int) -> int:
     return i if i >= 0 else n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose(K: tuple, ST: tuple, LA: np.ndarray, n: int, temperament: int) -> int:
     """choose: the row of the legal list the temperament picks."""
     G = ST[2]
@@ -394,54 +401,31 @@ def choose(K: tuple, ST: tuple, LA: np.ndarray, n: int, temperament: int) -> int
         return n - 1
     if temperament == BRUTE:
         return _brute(K, ST, LA, n)
+    if temperament == COWARD:
+        if _hurt(K, ST, c) or _side_broken(K, ST, c):
+            return _coward(K, ST, LA, n)
+        temperament = CAUTIOUS  # the engine's coward: "not hurt nor broken: cautious"
     if temperament == CAUTIOUS:
         return _cautious(K, ST, LA, n)
-    if temperament == COWARD:
-        return _coward(K, ST, LA, n)
     if temperament == PROTECTOR:
         return _protector(K, ST, LA, n)
     return _tactician(K, ST, LA, n)
 
 
-@njit(cache=True, _nrt=False)
-def heuristic_choice(
-    K: tuple, ST: tuple, LA: np.ndarray, n: int, mood: int, rng: np.ndarray
-) -> int:
-    """agents.heuristic.heuristic_choice: one legal action needs no choice (no draw)."""
-    if n == 1:
-        return 0
-    if mood == RANDOM:
-        return randbelow(rng, n)
-    return choose(K, ST, LA, n, mood)
-
-
-@njit(cache=True, _nrt=False)
-def _decide(
-    K: tuple, ST: tuple, LA: np.ndarray, n: int, kind: int, override: int, rng: np.ndarray
-) -> int:
-    """The agent of the pending side: RandomAgent (kind 0) or HeuristicAgent."""
-    if kind == 0:
-        return randbelow(rng, n)
-    c = ST[2][G_PACTOR]
-    mood = override if override >= 0 else K[0][c, S_TEMP]
-    return heuristic_choice(K, ST, LA, n, mood, rng)
-
-
-@njit(cache=True, _nrt=False)
-def _draws(K: tuple, ST: tuple, n: int, kind: int, override: int) -> bool:
-    """Whether :func:`_decide` draws from the agents' generator for this decision."""
-    if kind == 0:
-        return True
-    mood = override if override >= 0 else K[0][ST[2][G_PACTOR], S_TEMP]
-    return n > 1 and mood == RANDOM
-
-
 # -- loops ----------------------------------------------------------------------------
-@njit(cache=True)
+# The loops run without numba's reference counts (_nrt=False): with them, every array
+# taken out of a tuple or sliced — in the loop and in every rule and temperament
+# compiled into it — paid a reference-count call pair. The caller allocates their
+# scratch arrays (scratch_state).
+@njit(cache=True, _nrt=False)
 def play_many(
     K: tuple,
+    ST: tuple,
     D0: np.ndarray,
     U0: np.ndarray,
+    LA: np.ndarray,
+    lanes: np.ndarray,
+    rng: np.ndarray,
     dice_keys: np.ndarray,
     dice_len: np.ndarray,
     agent_keys: np.ndarray,
@@ -451,16 +435,11 @@ def play_many(
     out_g: np.ndarray,
     out_d: np.ndarray,
 ) -> None:
-    """agents.runner.play_battle for each seed, from the scenario's start."""
+    """agents.runner.play_battle for each seed, from the scenario's start (D0, U0), in
+    the scratch state ST, legal list LA, dice generators ``lanes`` and agents' ``rng``."""
     nc = D0.shape[0]
-    D = D0.copy()
-    U = U0.copy()
-    G = np.zeros(13, dtype=np.int64)
-    ORD = np.zeros(nc, dtype=np.int64)
-    ST = (D, U, G, ORD)
-    LA = np.zeros((MAX_ACTIONS, 4), dtype=np.int64)
-    lanes = np.zeros((LANES, STATE_SIZE), dtype=np.uint32)
-    rng = np.zeros(STATE_SIZE, dtype=np.uint32)
+    S = K[0]
+    D, U, G = ST[0], ST[1], ST[2]
     for b in range(dice_keys.shape[0]):
         copy_into(D, D0)
         copy_into(U, U0)
@@ -480,11 +459,21 @@ def play_many(
         decisions = 0
         while G[G_OUT] < 0 and decisions <= MAX_DECISIONS:
             n = legal_actions(K, ST, LA)
-            side = K[0][G[G_PACTOR], S_SIDE]
-            if not seeded and _draws(K, ST, n, kinds[side], overrides[side]):
-                seed_key(rng, agent_keys[b, : agent_len[b]])
-                seeded = True
-            i = _decide(K, ST, LA, n, kinds[side], overrides[side], rng)
+            c = G[G_PACTOR]
+            side = S[c, S_SIDE]
+            # agents.runner.play_battle's agent: a RandomAgent (kind 0) draws at every
+            # decision; a heuristic (agents.heuristic.heuristic_choice) only in the random
+            # temperament, with more than one legal action.
+            mood = S[c, S_TEMP] if overrides[side] < 0 else overrides[side]
+            if kinds[side] == 0 or (n > 1 and mood == RANDOM):
+                if not seeded:
+                    seed_key(rng, agent_keys[b, : agent_len[b]])
+                    seeded = True
+                i = randbelow(rng, n)
+            elif n == 1:
+                i = 0
+            else:
+                i = choose(K, ST, LA, n, mood)
             apply(K, ST, LA[i, 0], LA[i, 1], LA[i, 2], LA[i, 3], dice)
             decisions += 1
         G[G_DEC] = decisions
@@ -526,14 +515,19 @@ def side_strength(K: tuple, ST: tuple, side: int) -> float:
     return total / n if n else 0.0
 
 
-# nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
-@njit(cache=True, nogil=True)
+# nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch),
+# each with its own scratch arrays; _nrt=False as play_many.
+@njit(cache=True, nogil=True, _nrt=False)
 def rollout_many(
     K: tuple,
+    ST: tuple,
     D0: np.ndarray,
     U0: np.ndarray,
     G0: np.ndarray,
     ORD0: np.ndarray,
+    LA: np.ndarray,
+    dice: np.ndarray,
+    rng: np.ndarray,
     acts: np.ndarray,
     seed_keys: np.ndarray,
     seed_len: np.ndarray,
@@ -548,16 +542,10 @@ def rollout_many(
 ) -> None:
     """MCTS._descend below an empty tree, for every (action, seed): dice and tie-breaks
     from two generators seeded alike; the searching side plays ``own_temp`` (-1: each
-    combatant's own), its foes in character; _Walk of the root actor."""
+    combatant's own), its foes in character; _Walk of the root actor. ``ST``, ``LA``,
+    ``dice`` and ``rng`` are scratch (:func:`scratch`)."""
     S = K[0]
-    D = D0.copy()
-    U = U0.copy()
-    G = G0.copy()
-    ORD = ORD0.copy()
-    ST = (D, U, G, ORD)
-    LA = np.zeros((MAX_ACTIONS, 4), dtype=np.int64)
-    dice = np.zeros(STATE_SIZE, dtype=np.uint32)
-    rng = np.zeros(STATE_SIZE, dtype=np.uint32)
+    D, U, G, ORD = ST
     actor = G0[G_PACTOR]
     side = S[actor, S_SIDE]
     for a in range(acts.shape[0]):
@@ -602,10 +590,18 @@ def rollout_many(
                 mood = S[c, S_TEMP]
                 if S[c, S_SIDE] == side and own_temp >= 0:
                     mood = own_temp
-                if not seeded and n > 1 and mood == RANDOM:
-                    seed_key(rng, seed_keys[s, : seed_len[s]])
-                    seeded = True
-                i = heuristic_choice(K, ST, LA, n, mood, rng)
+                # agents.heuristic.heuristic_choice, written out as in _play_loop (choose
+                # is compiled into both loops; each level of calls around it is another
+                # copy of it to compile).
+                if n > 1 and mood == RANDOM:
+                    if not seeded:
+                        seed_key(rng, seed_keys[s, : seed_len[s]])
+                        seeded = True
+                    i = randbelow(rng, n)
+                elif n == 1:
+                    i = 0
+                else:
+                    i = choose(K, ST, LA, n, mood)
                 v, t, it, z = LA[i, 0], LA[i, 1], LA[i, 2], LA[i, 3]
             w = G[G_OUT]
             winner[a, s] = 1 if w == side else (-1 if w == 1 - side else 0)
@@ -613,6 +609,17 @@ def rollout_many(
             own[a, s] = side_strength(K, ST, side)
             foe[a, s] = side_strength(K, ST, 1 - side)
             actor_out[a, s] = out
+
+
+def scratch(
+    D0: np.ndarray, U0: np.ndarray
+) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
+    """A battle's scratch arrays for the loops: the state tuple ``(D, U, G, ORD)``, the
+    legal list and one generator's state."""
+    state = (D0.copy(), U0.copy(), np.zeros(dk.NG, dtype=np.int64),
+             np.zeros(D0.shape[0], dtype=np.int64))
+    return (state, np.zeros((MAX_ACTIONS, 4), dtype=np.int64),
+            np.zeros(STATE_SIZE, dtype=np.uint32))
 
 
 # -- the Kernel -------------------------------------------------------------------------
@@ -707,9 +714,10 @@ class DestinyDiceKernel:
         nc = D0.shape[0]
         out_g = np.zeros((len(seeds), 5), dtype=np.int64)
         out_d = np.zeros((len(seeds), nc, 11), dtype=np.int64)
-        play_many(
-            K, D0, U0, dice_keys, dice_len, agent_keys, agent_len, kinds, overrides, out_g, out_d
-        )
+        ST, LA, rng = scratch(D0, U0)
+        lanes = np.zeros((LANES, STATE_SIZE), dtype=np.uint32)
+        play_many(K, ST, D0, U0, LA, lanes, rng, dice_keys, dice_len, agent_keys, agent_len,
+                  kinds, overrides, out_g, out_d)
         if (out_g[:, 4] > MAX_DECISIONS).any():
             raise KernelRefusal(f"{scenario.name}: a battle did not end after {MAX_DECISIONS}")
         return out_g, out_d
@@ -823,12 +831,17 @@ class DestinyDiceKernel:
         actor_out = np.zeros(shape, dtype=np.bool_)
         stop = state.round + horizon if horizon is not None else (1 << 62)
         if len(actions) and len(seeds):
+            ST, LA, rng = scratch(D0, U0)
             rollout_many(
                 K,
+                ST,
                 D0,
                 U0,
                 G0,
                 ORD0,
+                LA,
+                np.zeros(STATE_SIZE, dtype=np.uint32),
+                rng,
                 acts.reshape(-1, 4),
                 keys,
                 lengths,

@@ -58,7 +58,7 @@ def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:  # noqa
     return wrap if func is None else wrap(func)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_into(dst: Any, src: Any) -> None:  # noqa: ANN401 (numba arrays)
     """``dst[...] = src`` for two C-contiguous arrays of the same shape and dtype.
 
@@ -71,7 +71,7 @@ def copy_into(dst: Any, src: Any) -> None:  # noqa: ANN401 (numba arrays)
         d[i] = s[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sort_in_place(a: Any) -> None:  # noqa: ANN401 (a numba array)
     """Sort a short 1-d array ascending, in place (insertion sort).
 

@@ -70,7 +70,7 @@ def _init_genrand(s: int) -> np.ndarray:
 _INIT_BY_ARRAY_START = _init_genrand(19650218)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def seed_key(state: np.ndarray, key: np.ndarray) -> None:
     """``init_by_array(key)``: what ``random.Random(seed)`` does with the seed's 32-bit
     words (least significant first): :func:`_init_by_array` with one lane. ``state``
@@ -84,7 +84,7 @@ def seed_key(state: np.ndarray, key: np.ndarray) -> None:
 LANES = 8
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def seed_lanes(lanes: np.ndarray, keys: np.ndarray, lens: np.ndarray, start: np.int64) -> None:
     """``seed_key(lanes[l], keys[start + l, :lens[start + l]])`` for the :data:`LANES`
     seeds from ``start`` (fewer at the end of ``keys``).
@@ -107,7 +107,7 @@ def seed_lanes(lanes: np.ndarray, keys: np.ndarray, lens: np.ndarray, start: np.
     _init_by_array(lanes, keys, start, n_key, LANES)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _init_by_array(
     lanes: np.ndarray, keys: np.ndarray, start: np.int64, n_key: np.int64, count: np.int64
 ) -> None:
@@ -233,7 +233,7 @@ def agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     return keys, lens
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def genrand_uint32(state: np.ndarray) -> np.uint32:
     """The next 32-bit word (``genrand_uint32`` of CPython's _randommodule.c)."""
     mti = state[N]
@@ -258,7 +258,7 @@ def genrand_uint32(state: np.ndarray) -> np.uint32:
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def getrandbits(state: np.ndarray, k: np.int64) -> np.int64:
     """``random.Random.getrandbits(k)`` for 1 <= k <= 63 (words filled least
     significant first; the last word keeps its high bits, as CPython does)."""
@@ -269,7 +269,7 @@ def getrandbits(state: np.ndarray, k: np.int64) -> np.int64:
     return (high << 32) | low
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bit_length(n: np.int64) -> np.int64:
     k = 0
     while n > 0:
@@ -278,7 +278,7 @@ def bit_length(n: np.int64) -> np.int64:
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def randbelow(state: np.ndarray, n: np.int64) -> np.int64:
     """``random.Random._randbelow(n)`` = ``randrange(n)`` for n >= 1: a rejection loop on
     ``getrandbits(n.bit_length())``."""
@@ -289,13 +289,13 @@ def randbelow(state: np.ndarray, n: np.int64) -> np.int64:
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll(state: np.ndarray, sides: np.int64) -> np.int64:
     """One die of ``sides`` faces, as :meth:`RandomRoller.roll` draws it."""
     return randbelow(state, sides) + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_float(state: np.ndarray) -> float:
     """``random.Random.random()``: 53 bits from two words."""
     a = genrand_uint32(state) >> np.uint32(5)

@@ -533,7 +533,7 @@ def start(K: tuple, ST: tuple, mt: np.ndarray) -> None:
         advance(K, ST, mt)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def advance(K: tuple, ST: tuple, mt: np.ndarray) -> None:
     """DestinyDice._advance: the next combatant able to act, starting rounds as needed."""
     D, G, ORD = ST[0], ST[2], ST[3]
@@ -687,7 +687,7 @@ def _heals(K: tuple, ST: tuple, c: int, LA: np.ndarray, n: int) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def legal_actions(K: tuple, ST: tuple, LA: np.ndarray) -> int:
     """DestinyDice.legal_actions in its exact order; rows (verb, target, item, zone)."""
     S, WS = K[0], K[1]
@@ -719,7 +719,7 @@ def legal_actions(K: tuple, ST: tuple, LA: np.ndarray) -> int:
     return _push(LA, n, FIN, -1, -1, -1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def move(K: tuple, ST: tuple, c: int, zone: int, mt: np.ndarray) -> None:
     """DestinyDice._move: Asustado needs "Alma (Voluntad) Dif 5" to approach its source."""
     S, DIST = K[0], K[4]
@@ -751,7 +751,7 @@ def profile_mods(K: tuple, ST: tuple, att: int, dfn: int, w: int) -> tuple[int, 
     return att_mod, extra
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def attack(K: tuple, ST: tuple, att: int, dfn: int, w: int, mt: np.ndarray) -> None:
     """DestinyDice.attack: DD-06 … DD-11, DD-14, DD-18, and DD-08's reaction."""
     S, WS, OPT = K[0], K[1], K[5]
@@ -786,7 +786,7 @@ def attack(K: tuple, ST: tuple, att: int, dfn: int, w: int, mt: np.ndarray) -> N
         G[G_PACTOR] = dfn
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _hit(K: tuple, ST: tuple, att: int, dfn: int, w: int, die: int, mt: np.ndarray) -> None:
     """DestinyDice._hit: DD-11 damage, DD-14 energy, the weapon's state."""
     S, WS = K[0], K[1]
@@ -814,7 +814,7 @@ def _hit(K: tuple, ST: tuple, att: int, dfn: int, w: int, die: int, mt: np.ndarr
                 D[dfn, D_POISON + k] = WS[att, w, W_DICE + k]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def heal(K: tuple, ST: tuple, c: int, ally: int, h: int, mt: np.ndarray) -> None:
     """DestinyDice._heal (DD-16: a healed hero is back at once)."""
     S, HS = K[0], K[2]
@@ -832,7 +832,7 @@ def heal(K: tuple, ST: tuple, c: int, ally: int, h: int, mt: np.ndarray) -> None
         set_status(K, ST, ally, ACTIVE)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply(
     K: tuple, ST: tuple, verb: int, target: int, item: int, zone: int, mt: np.ndarray
 ) -> None:
@@ -841,18 +841,18 @@ def apply(
     D, G = ST[0], ST[2]
     c = G[G_PACTOR]
     G[G_PKIND] = PK_NONE
+    # One call site each for move and advance: this function is compiled into the
+    # battle and rollout loops (inline), and every call site is another copy of them.
     if verb == FIN:
-        advance(K, ST, mt)
-        return
-    if verb == MOVER:
+        pass
+    elif verb == MOVER or verb == REPOS:
         move(K, ST, c, zone, mt)
-        G[G_MOVED] = 1
+        if verb == MOVER:
+            G[G_MOVED] = 1
     elif verb == ATACAR or verb == CONTRA:
         attack(K, ST, c, target, item, mt)
         if verb == ATACAR:
             G[G_ACTED] = 1
-    elif verb == REPOS:
-        move(K, ST, c, zone, mt)
     elif verb == PASAR:
         pass
     else:
@@ -867,12 +867,13 @@ def apply(
         elif verb == RECUPERAR:
             D[c, D_COND] &= ~(1 << DESARMADO)
         G[G_ACTED] = 1
-    check_end(K, ST)
-    if G[G_OUT] < 0 and G[G_PKIND] == PK_NONE:
+    if verb != FIN:
+        check_end(K, ST)
+    if verb == FIN or G[G_OUT] < 0 and G[G_PKIND] == PK_NONE:
         # DestinyDice._continue_turn
         actor = G[G_ACTOR]
         can_move = not G[G_MOVED] and not D[actor, D_COND] & (1 << DERRIBADO)
-        if D[actor, D_STATUS] == ACTIVE and (can_move or not G[G_ACTED]):
+        if verb != FIN and D[actor, D_STATUS] == ACTIVE and (can_move or not G[G_ACTED]):
             G[G_PKIND] = PK_TURN
             G[G_PACTOR] = actor
         else:
