@@ -412,6 +412,23 @@ def choose(K: tuple, ST: tuple, LA: np.ndarray, n: int, temperament: int) -> int
     return _tactician(K, ST, LA, n)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _without_temperament(
+    n: int, mood: int, random_agent: bool, rng: np.ndarray, key: np.ndarray, seeded: bool
+) -> tuple[int, bool]:
+    """agents.heuristic.heuristic_choice up to the temperament — one legal action is no
+    choice; the random temperament draws — and a RandomAgent, which draws at every
+    decision: (the action's row or -1 for :func:`choose`, whether ``rng`` is seeded).
+    The agents' generator is seeded with ``key`` at its first draw (most battles never
+    draw). The loops call choose themselves: each level of calls around an inlined
+    function is another copy of it for numba to compile."""
+    if random_agent or (n > 1 and mood == RANDOM):
+        if not seeded:
+            seed_key(rng, key)
+        return randbelow(rng, n), True
+    return (0 if n == 1 else -1), seeded
+
+
 # -- loops ----------------------------------------------------------------------------
 # The loops run without numba's reference counts (_nrt=False): with them, every array
 # taken out of a tuple or sliced — in the loop and in every rule and temperament
@@ -461,18 +478,12 @@ def play_many(
             n = legal_actions(K, ST, LA)
             c = G[G_PACTOR]
             side = S[c, S_SIDE]
-            # agents.runner.play_battle's agent: a RandomAgent (kind 0) draws at every
-            # decision; a heuristic (agents.heuristic.heuristic_choice) only in the random
-            # temperament, with more than one legal action.
+            # agents.runner.play_battle's agent: a RandomAgent (kind 0) or a heuristic.
             mood = S[c, S_TEMP] if overrides[side] < 0 else overrides[side]
-            if kinds[side] == 0 or (n > 1 and mood == RANDOM):
-                if not seeded:
-                    seed_key(rng, agent_keys[b, : agent_len[b]])
-                    seeded = True
-                i = randbelow(rng, n)
-            elif n == 1:
-                i = 0
-            else:
+            i, seeded = _without_temperament(
+                n, mood, kinds[side] == 0, rng, agent_keys[b, : agent_len[b]], seeded
+            )
+            if i < 0:
                 i = choose(K, ST, LA, n, mood)
             apply(K, ST, LA[i, 0], LA[i, 1], LA[i, 2], LA[i, 3], dice)
             decisions += 1
@@ -590,17 +601,10 @@ def rollout_many(
                 mood = S[c, S_TEMP]
                 if S[c, S_SIDE] == side and own_temp >= 0:
                     mood = own_temp
-                # agents.heuristic.heuristic_choice, written out as in _play_loop (choose
-                # is compiled into both loops; each level of calls around it is another
-                # copy of it to compile).
-                if n > 1 and mood == RANDOM:
-                    if not seeded:
-                        seed_key(rng, seed_keys[s, : seed_len[s]])
-                        seeded = True
-                    i = randbelow(rng, n)
-                elif n == 1:
-                    i = 0
-                else:
+                i, seeded = _without_temperament(
+                    n, mood, False, rng, seed_keys[s, : seed_len[s]], seeded
+                )
+                if i < 0:
                     i = choose(K, ST, LA, n, mood)
                 v, t, it, z = LA[i, 0], LA[i, 1], LA[i, 2], LA[i, 3]
             w = G[G_OUT]
