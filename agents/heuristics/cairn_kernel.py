@@ -84,7 +84,7 @@ KEY_BRUTE, KEY_AWAY, KEY_POST, KEY_ADVANCE, KEY_GUARD = 0, 1, 2, 3, 4
 
 
 # -- exact odds (rules/cairn/exact.py) ----------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _scar_out(pi_lost: np.int64, pi: np.int64, pc: bool, scars: bool,
               doomed_out: bool) -> bool:
     """exact._scar_out: a PC left at exactly 0 PI reads entry 11 (or 12 by default)."""
@@ -94,7 +94,7 @@ def _scar_out(pi_lost: np.int64, pi: np.int64, pc: bool, scars: bool,
     return entry == 11 or (entry == 12 and doomed_out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pool_value(cnt: np.ndarray, armour: np.int64, pi: np.int64, fue: np.int64, pc: bool,
                scars: bool, doomed_out: bool) -> tuple[int, int, int]:
     """``_value`` of the pool with ``cnt[s]`` dice of ``s`` sides: ``(P, E, Q)`` with
@@ -146,7 +146,7 @@ P_VALID, P_P, P_E, P_Q = 13, 14, 15, 16
 POOL_WIDTH = 17
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _gcd(a: np.int64, b: np.int64) -> np.int64:
     a = abs(a)
     b = abs(b)
@@ -155,7 +155,7 @@ def _gcd(a: np.int64, b: np.int64) -> np.int64:
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def added_value(before: np.ndarray, n: np.int64, d1: np.int64, d2: np.int64,
                 armour: np.int64, pi: np.int64, fue: np.int64, pc: bool, scars: bool,
                 doomed_out: bool) -> tuple[int, int, int]:
@@ -190,7 +190,7 @@ def added_value(before: np.ndarray, n: np.int64, d1: np.int64, d2: np.int64,
     return x, y, d
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def expected_single(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
                     opts: np.ndarray, cs: np.ndarray, a: np.int64, t: np.int64,
                     w: np.int64) -> float:
@@ -217,7 +217,7 @@ def expected_single(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
     return np.float64(e_num) / np.float64(d1 * d2)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def declared_pools(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
                    opts: np.ndarray, cs: np.ndarray, g: np.ndarray, decl: np.ndarray,
                    pools: np.ndarray) -> None:
@@ -240,7 +240,7 @@ def declared_pools(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
                     pools[c, d2] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_gain(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np.ndarray,
                 cs: np.ndarray, pools: np.ndarray, me: np.int64, t: np.int64,
                 w: np.int64) -> float:
@@ -283,7 +283,7 @@ def attack_gain(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np
 
 
 # -- helpers of the temperaments --------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def nearest_enemy(cstat: np.ndarray, dist: np.ndarray, cs: np.ndarray, me: np.int64,
                   zone: np.int64) -> np.int64:
     """Hops from ``zone`` to the nearest active enemy of ``me`` (0 if none)."""
@@ -297,7 +297,7 @@ def nearest_enemy(cstat: np.ndarray, dist: np.ndarray, cs: np.ndarray, me: np.in
     return best if best >= 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def side_broken(cstat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
     members = 0
     active = 0
@@ -311,7 +311,7 @@ def side_broken(cstat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
     return 2 * active < members
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def half_out(cstat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
     members = 0
     out = 0
@@ -323,12 +323,12 @@ def half_out(cstat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
     return members > 1 and 2 * out >= members
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hurt(cstat: np.ndarray, cs: np.ndarray, c: np.int64) -> bool:
     return 2 * cs[c, S_PI] < cstat[c, C_MAXPI] or cs[c, S_FUE] < cstat[c, C_MAXFUE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def health(cstat: np.ndarray, cs: np.ndarray, c: np.int64) -> float:
     top = cstat[c, C_MAXPI] + cstat[c, C_MAXFUE]
     if top == 0:
@@ -336,7 +336,7 @@ def health(cstat: np.ndarray, cs: np.ndarray, c: np.int64) -> float:
     return np.float64(cs[c, S_PI] + cs[c, S_FUE]) / np.float64(top)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_score(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
                cs: np.ndarray, me: np.int64, zone: np.int64) -> float:
     side = cstat[me, C_SIDE]
@@ -363,7 +363,7 @@ def move_score(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.
     return CLOSE_WEIGHT * closer - 0.001 * dist[here_zone, zone]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def retreat(dist: np.ndarray, zexit: np.ndarray, cs: np.ndarray, me: np.int64,
             acts: np.ndarray, n: np.int64) -> np.int64:
     """``_retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none)."""
@@ -392,7 +392,7 @@ def retreat(dist: np.ndarray, zexit: np.ndarray, cs: np.ndarray, me: np.int64,
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def zone_key(cstat: np.ndarray, dist: np.ndarray, zcover: np.ndarray, cs: np.ndarray,
              me: np.int64, z: np.int64, kind: np.int64, p1: np.int64,
              p2: np.int64) -> tuple[int, int, int]:
@@ -411,7 +411,7 @@ def zone_key(cstat: np.ndarray, dist: np.ndarray, zcover: np.ndarray, cs: np.nda
     return -dist[z, p1], -dist[z, p2], 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_move(cstat: np.ndarray, dist: np.ndarray, zcover: np.ndarray, cs: np.ndarray,
               me: np.int64, acts: np.ndarray, n: np.int64, kind: np.int64, p1: np.int64,
               p2: np.int64) -> np.int64:
@@ -432,7 +432,7 @@ def best_move(cstat: np.ndarray, dist: np.ndarray, zcover: np.ndarray, cs: np.nd
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_attack(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np.ndarray,
                 cs: np.ndarray, g: np.ndarray, decl: np.ndarray, pools: np.ndarray,
                 me: np.int64, acts: np.ndarray, n: np.int64, ranged_only: bool) -> np.int64:
@@ -460,7 +460,7 @@ A_KEYLEN = mt.STATE_SIZE + 1
 A_KEY = mt.STATE_SIZE + 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def agent_draw(arng: np.ndarray, g: np.ndarray, n: np.int64) -> np.int64:
     """``rng.randrange(n)`` of the agents' generator (``agents.runner.agent_rng``).
 
@@ -478,17 +478,17 @@ def agent_draw(arng: np.ndarray, g: np.ndarray, n: np.int64) -> np.int64:
 
 
 # -- temperaments ------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
               zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
               decl: np.ndarray, pools: np.ndarray, arng: np.ndarray, me: np.int64,
-              acts: np.ndarray, n: np.int64) -> np.int64:
+              acts: np.ndarray, n: np.int64, scores: np.ndarray) -> np.int64:
+    """``scores``: scratch, one per legal action."""
     if side_broken(cstat, cs, me):
         r = retreat(dist, zexit, cs, me, acts, n)
         if r >= 0:
             return r
     declared_pools(cstat, wpn, zcover, opts, cs, g, decl, pools)
-    scores = np.empty(n, dtype=np.float64)
     for i in range(n):
         verb = acts[i, 0]
         if verb == ATTACK:
@@ -518,7 +518,7 @@ def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
     return n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def brute(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
           opts: np.ndarray, cs: np.ndarray, me: np.int64, acts: np.ndarray,
           n: np.int64) -> np.int64:
@@ -542,7 +542,7 @@ def brute(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarr
     return m if m >= 0 else n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cautious(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
              zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
              decl: np.ndarray, pools: np.ndarray, me: np.int64, acts: np.ndarray,
@@ -577,7 +577,7 @@ def cautious(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.nd
     return m if m >= 0 else n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def coward(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
            zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
            decl: np.ndarray, pools: np.ndarray, me: np.int64, acts: np.ndarray,
@@ -597,7 +597,7 @@ def coward(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
     return n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threat(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
            opts: np.ndarray, cs: np.ndarray, foe: np.int64, ward: np.int64) -> float:
     """Expected PI + FUE ``foe`` can take off ``ward`` this turn (0 if out of reach):
@@ -617,11 +617,11 @@ def threat(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def protector(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
               zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
               decl: np.ndarray, pools: np.ndarray, arng: np.ndarray, me: np.int64,
-              acts: np.ndarray, n: np.int64) -> np.int64:
+              acts: np.ndarray, n: np.int64, scores: np.ndarray) -> np.int64:
     side = cstat[me, C_SIDE]
     ward = -1
     ward_h = 0.0
@@ -660,15 +660,16 @@ def protector(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
             if m >= 0:
                 return m
     return tactician(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng, me,
-                     acts, n)
+                     acts, n, scores)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
            zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
            decl: np.ndarray, pools: np.ndarray, arng: np.ndarray, agent: np.int64,
-           me: np.int64, acts: np.ndarray, n: np.int64) -> np.int64:
-    """``RandomAgent.act`` / ``heuristic_choice`` + ``cairn.choose``: the chosen row."""
+           me: np.int64, acts: np.ndarray, n: np.int64, scores: np.ndarray) -> np.int64:
+    """``RandomAgent.act`` / ``heuristic_choice`` + ``cairn.choose``: the chosen row
+    (``scores``: scratch, one per legal action)."""
     if agent == RANDOM_AGENT:
         return agent_draw(arng, g, n)
     if n == 1:
@@ -686,28 +687,28 @@ def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
                       acts, n)
     if mood == T_PROTECTOR:
         return protector(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng,
-                         me, acts, n)
+                         me, acts, n, scores)
     return tactician(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng, me,
-                     acts, n)
+                     acts, n, scores)
 
 
 # -- battle loop -------------------------------------------------------------------------------
-@njit(cache=True)
+# The loops run without numba's reference counts (_nrt=False, as every function here):
+# with them, every array passed or sliced paid a reference-count call pair — a third of
+# a battle's time. Their scratch arrays come from the caller (scratch()).
+@njit(cache=True, _nrt=False)
 def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
               zexit: np.ndarray, opts: np.ndarray, cs0: np.ndarray, agents: np.ndarray,
               dice_keys: np.ndarray, dice_len: np.ndarray, keys: np.ndarray,
               key_len: np.ndarray, out_cs: np.ndarray, out_g: np.ndarray,
-              out_decisions: np.ndarray) -> None:
+              out_decisions: np.ndarray, lanes: np.ndarray, arng: np.ndarray,
+              cs: np.ndarray, g: np.ndarray, queue: np.ndarray, decl: np.ndarray,
+              acts: np.ndarray, pools: np.ndarray, scores: np.ndarray,
+              hits: np.ndarray) -> None:
     """Whole battles from the start, one per seed (``agents.runner.play_battle``): the
     dice generator's key words (``mt.seed_keys``) and the agents' (``mt.agent_keys``;
-    none: a battle whose agent draws stops with G_NEEDKEY)."""
-    n = cs0.shape[0]
-    lanes = np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32)
-    arng = np.zeros(A_KEY + keys.shape[1], dtype=np.uint32)
-    acts = np.zeros((n * wpn.shape[1] + dist.shape[0] + 2, 4), dtype=np.int64)
-    pools = np.zeros((n, POOL_WIDTH), dtype=np.int64)
-    queue = np.zeros(n, dtype=np.int64)
-    decl = np.zeros((n, K.N_DECL), dtype=np.int64)
+    none: a battle whose agent draws stops with G_NEEDKEY). ``lanes`` (mt.LANES
+    generators), ``arng`` (A_KEY + the keys' width) and the rest: scratch."""
     for b in range(dice_keys.shape[0]):
         # The dice generators of eight battles are seeded together (mt.seed_lanes).
         if b % mt.LANES == 0:
@@ -717,8 +718,8 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
         arng[A_KEYLEN] = key_len[b]
         for j in range(key_len[b]):  # not a slice assignment (rules.core.jit.copy_into)
             arng[A_KEY + j] = keys[b, j]
-        cs = cs0.copy()
-        g = np.zeros(K.N_G, dtype=np.int64)
+        copy_into(cs, cs0)
+        g[:] = 0
         g[K.G_WINNER] = -1
         K.start(cstat, cs, g, opts, dice, queue)
         decisions = 0
@@ -726,18 +727,18 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
             me = queue[g[G_QHEAD]]
             na = K.legal_actions(cstat, wpn, dist, zexit, cs, me, acts)
             i = choose(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng,
-                       agents[cstat[me, C_SIDE]], me, acts, na)
+                       agents[cstat[me, C_SIDE]], me, acts, na, scores)
             if g[G_NEEDKEY] == 1:
                 break
-            K.apply(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl, me,
-                    acts[i])
+            K.apply(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl, hits,
+                    me, acts[i])
             decisions += 1
         copy_into(out_cs[b], cs)
         copy_into(out_g[b], g)
         out_decisions[b] = decisions
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def side_strength(cstat: np.ndarray, cs: np.ndarray, side: np.int64) -> float:
     """``agents.search.side_strength`` (health = PI), summed in scenario order."""
     total = 0.0
@@ -754,41 +755,43 @@ def side_strength(cstat: np.ndarray, cs: np.ndarray, side: np.int64) -> float:
     return total / n if n else 0.0
 
 
-# nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
-@njit(cache=True, nogil=True)
+# nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch),
+# each with its own scratch arrays.
+@njit(cache=True, nogil=True, _nrt=False)
 def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
                  zexit: np.ndarray, opts: np.ndarray, cs0: np.ndarray, g0: np.ndarray,
                  queue0: np.ndarray, decl0: np.ndarray, first: np.ndarray,
-                 seeds: np.ndarray, agents: np.ndarray, stop: np.int64,
-                 max_decisions: np.int64, root_actor: np.int64, searching: np.int64,
-                 winner: np.ndarray, finished: np.ndarray, own: np.ndarray,
-                 foe: np.ndarray, actor_out: np.ndarray) -> None:
+                 seed_keys: np.ndarray, seed_len: np.ndarray, agents: np.ndarray,
+                 stop: np.int64, max_decisions: np.int64, root_actor: np.int64,
+                 searching: np.int64, winner: np.ndarray, finished: np.ndarray,
+                 own: np.ndarray, foe: np.ndarray, actor_out: np.ndarray,
+                 dice: np.ndarray, arng: np.ndarray, cs: np.ndarray, g: np.ndarray,
+                 queue: np.ndarray, decl: np.ndarray, acts: np.ndarray,
+                 pools: np.ndarray, scores: np.ndarray, hits: np.ndarray,
+                 act: np.ndarray) -> None:
     """``MCTS.rollout`` for every (action, seed): dice and tie-breaks from two generators
-    seeded alike (``MCTS._descend``); ``agents[side]`` plays each side after the first
-    action; the root actor's ``_Walk`` for ``actor_out``."""
-    n = cs0.shape[0]
-    dice = np.zeros(mt.STATE_SIZE, dtype=np.uint32)
-    arng = np.zeros(A_KEY, dtype=np.uint32)
+    seeded alike (``MCTS._descend``; the seeds' key words, ``mt.seed_keys``);
+    ``agents[side]`` plays each side after the first action; the root actor's ``_Walk``
+    for ``actor_out``. ``dice``, ``arng`` (A_KEY words) and the rest: scratch."""
     arng[A_SEEDED] = 1
-    acts = np.zeros((n * wpn.shape[1] + dist.shape[0] + 2, 4), dtype=np.int64)
-    pools = np.zeros((n, POOL_WIDTH), dtype=np.int64)
     for ai in range(first.shape[0]):
-        for si in range(seeds.shape[0]):
-            mt.seed_int(dice, seeds[si])
-            mt.seed_int(arng, seeds[si])
-            cs = cs0.copy()
-            g = g0.copy()
-            queue = queue0.copy()
-            decl = decl0.copy()
+        for si in range(seed_keys.shape[0]):
+            key = seed_keys[si, :seed_len[si]]
+            mt.seed_key(dice, key)
+            mt.seed_key(arng, key)
+            copy_into(cs, cs0)
+            copy_into(g, g0)
+            copy_into(queue, queue0)
+            copy_into(decl, decl0)
             me = queue[g[G_QHEAD]]
-            act = first[ai]
+            copy_into(act, first[ai])
             decisions = 0
             tracking = True
             left_turn = False
             out = False
             while True:
-                K.apply(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl, me,
-                        act)
+                K.apply(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl,
+                        hits, me, act)
                 decisions += 1
                 if tracking:
                     # _Walk.update for the root actor.
@@ -813,8 +816,8 @@ def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: n
                 me = queue[g[G_QHEAD]]
                 na = K.legal_actions(cstat, wpn, dist, zexit, cs, me, acts)
                 i = choose(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng,
-                           agents[cstat[me, C_SIDE]], me, acts, na)
-                act = acts[i].copy()
+                           agents[cstat[me, C_SIDE]], me, acts, na, scores)
+                copy_into(act, acts[i])
             w = g[K.G_WINNER]
             if g[G_DONE] == 1 and w == searching:
                 winner[ai, si] = 1
@@ -826,6 +829,26 @@ def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: n
             own[ai, si] = side_strength(cstat, cs, searching)
             foe[ai, si] = side_strength(cstat, cs, 1 - searching)
             actor_out[ai, si] = out
+
+
+def scratch(st: K.Static, cs0: np.ndarray, key_width: int) -> tuple[np.ndarray, ...]:
+    """The loops' scratch arrays for a battle of ``cs0``'s combatants: the agents'
+    generator (with room for a key of ``key_width`` words), the state (cs, g), the turn
+    queue, the declarations, the legal list, the dice pools, the legal list's scores and
+    the attacks' pools (rules.cairn.kernel.resolve_attacks)."""
+    n = cs0.shape[0]
+    acts = np.zeros((n * st.wpn.shape[1] + st.dist.shape[0] + 2, 4), dtype=np.int64)
+    return (
+        np.zeros(A_KEY + key_width, dtype=np.uint32),
+        np.zeros_like(cs0),
+        np.zeros(K.N_G, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        np.zeros((n, K.N_DECL), dtype=np.int64),
+        acts,
+        np.zeros((n, POOL_WIDTH), dtype=np.int64),
+        np.zeros(acts.shape[0], dtype=np.float64),
+        np.zeros((n * n, 5), dtype=np.int64),
+    )
 
 
 # -- the Kernel -------------------------------------------------------------------------------
@@ -957,7 +980,9 @@ class CairnKernel:
             sub_g = np.zeros((idx.size, K.N_G), dtype=np.int64)
             sub_dec = np.zeros(idx.size, dtype=np.int64)
             play_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs0, codes,
-                      dice_keys[idx], dice_len[idx], keys, key_len, sub_cs, sub_g, sub_dec)
+                      dice_keys[idx], dice_len[idx], keys, key_len, sub_cs, sub_g, sub_dec,
+                      np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32),
+                      *scratch(st, cs0, keys.shape[1]))
             out_cs[idx] = sub_cs
             out_g[idx] = sub_g
             out_dec[idx] = sub_dec
@@ -1008,10 +1033,12 @@ class CairnKernel:
         own = np.zeros(shape, dtype=np.float64)
         foe = np.zeros(shape, dtype=np.float64)
         actor_out = np.zeros(shape, dtype=np.bool_)
+        keys, key_len = mt.seed_keys(list(seeds))
         rollout_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs, g, queue,
-                     decl, first, np.array(list(seeds), dtype=np.int64), codes, stop,
-                     max_decisions, st.id_index[state.pending.actor], searching, winner,
-                     finished, own, foe, actor_out)
+                     decl, first, keys, key_len, codes, stop, max_decisions,
+                     st.id_index[state.pending.actor], searching, winner, finished, own, foe,
+                     actor_out, np.zeros(mt.STATE_SIZE, dtype=np.uint32),
+                     *scratch(st, cs, 0), np.zeros(4, dtype=np.int64))
         return RolloutBatch(winner, finished, own, foe, actor_out)
 
 

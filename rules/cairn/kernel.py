@@ -219,12 +219,12 @@ def initial_state(static: Static, scenario: Any) -> np.ndarray:
 
 
 # -- CA-01 saves, status changes ----------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _knocked_out(status: np.int64) -> bool:
     return status == DOWN or status == DEFEATED or status == DEAD
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_status(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, c: np.int64,
                status: np.int64) -> None:
     """``combat.set_status`` plus what ``record_from_events`` reads of its
@@ -246,7 +246,7 @@ def set_status(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, c: np.int64,
             g[G_WIPE] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def save(dice: np.ndarray, cs: np.ndarray, c: np.int64, column: np.int64) -> bool:
     """CA-01 *(ext)*: d20 ≤ the attribute succeeds; 1 always succeeds, 20 always fails."""
     face = mt.roll(dice, 20)
@@ -254,7 +254,7 @@ def save(dice: np.ndarray, cs: np.ndarray, c: np.int64, column: np.int64) -> boo
 
 
 # -- attack dice (CA-05 … CA-10, CA-16) -----------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_dice(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np.ndarray,
                 cs: np.ndarray, a: np.int64, t: np.int64, w: np.int64) -> tuple[int, int, int]:
     """``combat.attack_dice``: (count, die, die) one attacker rolls at one target."""
@@ -284,14 +284,14 @@ def attack_dice(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np
     return wpn[a, w, W_NDICE], wpn[a, w, W_D1], wpn[a, w, W_D2]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_blast(cstat: np.ndarray, wpn: np.ndarray, a: np.int64, t: np.int64,
              w: np.int64) -> bool:
     """CA-09 Explosión, or CA-16: a destacamento's attack on an individual."""
     return wpn[a, w, W_BLAST] == 1 or (cstat[a, C_DESTAC] == 1 and cstat[t, C_DESTAC] == 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def in_blast(cstat: np.ndarray, wpn: np.ndarray, cs: np.ndarray, a: np.int64, t: np.int64,
              w: np.int64, c: np.int64) -> bool:
     """``combat.blast_targets`` membership: active opponents in the target's zone."""
@@ -301,7 +301,7 @@ def in_blast(cstat: np.ndarray, wpn: np.ndarray, cs: np.ndarray, a: np.int64, t:
 
 
 # -- damage (CA-11 … CA-14) ---------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _damaged(cstat: np.ndarray, cs: np.ndarray, t: np.int64, src: np.int64,
              amount: np.int64) -> None:
     # record_from_events: a Damaged event's amount, taken by the target and dealt by
@@ -313,7 +313,7 @@ def _damaged(cstat: np.ndarray, cs: np.ndarray, t: np.int64, src: np.int64,
             cs[src, S_TOFOES] += amount
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def read_scar(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
               t: np.int64, pi_lost: np.int64) -> None:
     """CA-13: the Cicatrices entry for the PI lost (≥ 12 reads 12) and its fight effects."""
@@ -330,7 +330,7 @@ def read_scar(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray
         set_status(cstat, cs, g, t, DOWN)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def critical_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, t: np.int64) -> None:
     """CA-12 (CA-16 for a destacamento): what a failed FUE save means."""
     if cstat[t, C_DESTAC] == 1:
@@ -342,7 +342,7 @@ def critical_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, t: np.int6
         set_status(cstat, cs, g, t, DEAD)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
                  dice: np.ndarray, t: np.int64, damage: np.int64, src: np.int64) -> None:
     """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save."""
@@ -371,7 +371,7 @@ def apply_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndar
 
 
 # -- legal actions (CA-04) ----------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_actions(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zexit: np.ndarray,
                   cs: np.ndarray, me: np.int64, acts: np.ndarray) -> int:
     """``Cairn.actions_for`` in its order: attacks (targets in scenario order, weapons in
@@ -424,7 +424,7 @@ def legal_actions(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zexit: n
 
 
 # -- turn structure (CA-02, CA-03) ----------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish(g: np.ndarray, winner: np.int64, reason: np.int64) -> None:
     g[G_DONE] = 1
     g[G_WINNER] = winner
@@ -433,7 +433,7 @@ def finish(g: np.ndarray, winner: np.int64, reason: np.int64) -> None:
     g[G_QHEAD] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_round(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray) -> None:
     """``Ruleset.begin_round``: the next round, or the end on the round limit."""
     g[G_ROUND] += 1
@@ -447,7 +447,7 @@ def begin_round(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarr
         finish(g, winner, R_TIMEOUT)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def open_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
                    dice: np.ndarray, queue: np.ndarray, side: np.int64) -> None:
     g[G_SIDE] = side
@@ -471,7 +471,7 @@ def open_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.nd
     g[G_QLEN] = q
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def close_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     side = g[G_SIDE]
     for c in range(cs.shape[0]):
@@ -482,7 +482,7 @@ def close_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     g[G_QHEAD] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
                    dice: np.ndarray, queue: np.ndarray) -> None:
     """Open the next side turn that has someone to declare (or end the battle)."""
@@ -501,7 +501,7 @@ def next_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.nd
         close_side_turn(cstat, cs, g)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
           dice: np.ndarray, queue: np.ndarray) -> None:
     """``Cairn.start``: round 1, the heroes' side turn first (CA-02)."""
@@ -514,7 +514,7 @@ def start(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
         next_side_turn(cstat, cs, g, opts, dice, queue)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_end(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.check_end``: a side with nobody able to fight loses."""
     if g[G_DONE] == 1:
@@ -538,7 +538,7 @@ def check_end(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
 
 
 # -- resolution ------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _retreat(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray,
              zexit: np.ndarray, dice: np.ndarray, a: np.int64) -> None:
     """CA-17: to the nearest exit zone (then map order), then the DES save."""
@@ -553,20 +553,21 @@ def _retreat(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray,
         set_status(cstat, cs, g, a, FLED)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve_attacks(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
                     opts: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray,
-                    decl: np.ndarray) -> None:
+                    decl: np.ndarray, hits: np.ndarray) -> None:
     """CA-05/06/09: pool every die aimed at each target (declaration order), then each
-    target in scenario order keeps the highest, minus armour."""
+    target in scenario order keeps the highest, minus armour. The pools are fixed before
+    any damage (simultaneous), in ``hits``: scratch of (combatants², 5) rows (target,
+    attacker, dice, first die's sides, second die's sides)."""
     n = cs.shape[0]
     nd = g[G_NDECL]
-    m = nd * n
-    hit_t = np.empty(m, dtype=np.int64)
-    hit_a = np.empty(m, dtype=np.int64)
-    hit_n = np.empty(m, dtype=np.int64)
-    hit_d1 = np.empty(m, dtype=np.int64)
-    hit_d2 = np.empty(m, dtype=np.int64)
+    hit_t = hits[:, 0]
+    hit_a = hits[:, 1]
+    hit_n = hits[:, 2]
+    hit_d1 = hits[:, 3]
+    hit_d2 = hits[:, 4]
     k = 0
     for d in range(nd):
         if decl[d, D_VERB] != ATTACK:
@@ -610,7 +611,7 @@ def resolve_attacks(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
         apply_damage(cstat, cs, g, opts, dice, t, damage, source)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fighting_members(cstat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> int:
     """Mark the enemies' non-PC members still fighting; return how many."""
     active = 0
@@ -622,7 +623,7 @@ def _fighting_members(cstat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> i
     return active
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _morale_saves(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray,
                   group: np.ndarray) -> None:
     for c in range(cs.shape[0]):
@@ -630,11 +631,12 @@ def _morale_saves(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.nda
             set_status(cstat, cs, g, c, FLED)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def morale(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
-           dice: np.ndarray) -> None:
+           dice: np.ndarray, group: np.ndarray) -> None:
     """CA-18 *(ext, option morale)*: VOL saves on the first casualty, at half strength,
-    and for a lone foe at 0 PI; a failed save flees at once."""
+    and for a lone foe at 0 PI; a failed save flees at once. ``group``: scratch, one
+    per combatant."""
     if opts[O_MORALE] == 0:
         return
     n = cs.shape[0]
@@ -646,11 +648,12 @@ def morale(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
             last = c
     if members == 0:
         return
-    group = np.zeros(n, dtype=np.bool_)
+    for c in range(n):
+        group[c] = 0
     if members == 1:
         if cs[last, S_STATUS] == ACTIVE and cs[last, S_PI] == 0 and g[G_MLONE] == 0:
             g[G_MLONE] = 1
-            group[last] = True
+            group[last] = 1
             _morale_saves(cstat, cs, g, dice, group)
         return
     active = _fighting_members(cstat, cs, group)
@@ -663,12 +666,12 @@ def morale(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
         _morale_saves(cstat, cs, g, dice, group)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
             zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-            dice: np.ndarray, decl: np.ndarray) -> None:
+            dice: np.ndarray, decl: np.ndarray, hits: np.ndarray) -> None:
     """``Cairn.resolve``: the side's declarations together (CA-02): movement in
-    declaration order, then the attacks, then morale."""
+    declaration order, then the attacks, then morale (``hits``: resolve_attacks')."""
     for d in range(g[G_NDECL]):
         a = decl[d, D_ACTOR]
         if cs[a, S_STATUS] != ACTIVE:
@@ -683,16 +686,18 @@ def resolve(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.nda
                 cs[a, S_ZONE] = cs[t, S_ZONE]
         elif verb == FLEE:
             _retreat(cstat, cs, g, dist, zexit, dice, a)
-    resolve_attacks(cstat, wpn, zcover, opts, cs, g, dice, decl)
-    morale(cstat, cs, g, opts, dice)
+    resolve_attacks(cstat, wpn, zcover, opts, cs, g, dice, decl, hits)
+    # morale's scratch: a column of the attacks' scratch, which they are done with.
+    morale(cstat, cs, g, opts, dice, hits[:, 0])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
           zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-          dice: np.ndarray, queue: np.ndarray, decl: np.ndarray, actor: np.int64,
-          act: np.ndarray) -> None:
-    """``Cairn.apply``: declare; the last declaration of the side resolves them all."""
+          dice: np.ndarray, queue: np.ndarray, decl: np.ndarray, hits: np.ndarray,
+          actor: np.int64, act: np.ndarray) -> None:
+    """``Cairn.apply``: declare; the last declaration of the side resolves them all
+    (``hits``: scratch for resolve_attacks)."""
     d = g[G_NDECL]
     decl[d, D_VERB] = act[0]
     decl[d, D_TARGET] = act[1]
@@ -703,7 +708,7 @@ def apply(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarr
     g[G_QHEAD] += 1
     if g[G_QHEAD] < g[G_QLEN]:
         return
-    resolve(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, decl)
+    resolve(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, decl, hits)
     close_side_turn(cstat, cs, g)
     check_end(cstat, cs, g)
     if g[G_DONE] == 0:
