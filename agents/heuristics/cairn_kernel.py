@@ -478,7 +478,7 @@ def agent_draw(arng: np.ndarray, g: np.ndarray, n: np.int64) -> np.int64:
 
 
 # -- temperaments ------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
               zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
               decl: np.ndarray, pools: np.ndarray, arng: np.ndarray, me: np.int64,
@@ -518,7 +518,7 @@ def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
     return n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def brute(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
           opts: np.ndarray, cs: np.ndarray, me: np.int64, acts: np.ndarray,
           n: np.int64) -> np.int64:
@@ -542,7 +542,7 @@ def brute(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarr
     return m if m >= 0 else n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def cautious(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
              zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
              decl: np.ndarray, pools: np.ndarray, me: np.int64, acts: np.ndarray,
@@ -577,14 +577,13 @@ def cautious(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.nd
     return m if m >= 0 else n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def coward(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
            zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
            decl: np.ndarray, pools: np.ndarray, me: np.int64, acts: np.ndarray,
            n: np.int64) -> np.int64:
-    if not (hurt(cstat, cs, me) or half_out(cstat, cs, me)):
-        return cautious(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, me,
-                        acts, n)
+    """The coward hurt or with half its side out (otherwise it plays :func:`cautious`:
+    :func:`choose` sends it there, so the inlined cautious is compiled once)."""
     e = retreat(dist, zexit, cs, me, acts, n)
     if e < 0:
         e = best_move(cstat, dist, zcover, cs, me, acts, n, KEY_AWAY, 0, 0)
@@ -617,11 +616,12 @@ def threat(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def protector(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-              zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-              decl: np.ndarray, pools: np.ndarray, arng: np.ndarray, me: np.int64,
-              acts: np.ndarray, n: np.int64, scores: np.ndarray) -> np.int64:
+              opts: np.ndarray, cs: np.ndarray, me: np.int64, acts: np.ndarray,
+              n: np.int64) -> np.int64:
+    """The protector's guard, or -1: it plays the tactician (:func:`choose` calls it,
+    so the inlined tactician is compiled once)."""
     side = cstat[me, C_SIDE]
     ward = -1
     ward_h = 0.0
@@ -659,11 +659,10 @@ def protector(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
                           cs[worst, S_ZONE], cs[ward, S_ZONE])
             if m >= 0:
                 return m
-    return tactician(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng, me,
-                     acts, n, scores)
+    return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
            zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
            decl: np.ndarray, pools: np.ndarray, arng: np.ndarray, agent: np.int64,
@@ -679,15 +678,18 @@ def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
         return agent_draw(arng, g, n)
     if mood == T_BRUTE:
         return brute(cstat, wpn, dist, zcover, opts, cs, me, acts, n)
+    if mood == T_COWARD:
+        if hurt(cstat, cs, me) or half_out(cstat, cs, me):
+            return coward(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, me,
+                          acts, n)
+        mood = T_CAUTIOUS  # cairn.coward: "not hurt nor half out: cautious"
     if mood == T_CAUTIOUS:
         return cautious(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, me,
                         acts, n)
-    if mood == T_COWARD:
-        return coward(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, me,
-                      acts, n)
     if mood == T_PROTECTOR:
-        return protector(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng,
-                         me, acts, n, scores)
+        i = protector(cstat, wpn, dist, zcover, opts, cs, me, acts, n)
+        if i >= 0:
+            return i
     return tactician(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng, me,
                      acts, n, scores)
 

@@ -371,7 +371,7 @@ def apply_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndar
 
 
 # -- legal actions (CA-04) ----------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def legal_actions(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zexit: np.ndarray,
                   cs: np.ndarray, me: np.int64, acts: np.ndarray) -> int:
     """``Cairn.actions_for`` in its order: attacks (targets in scenario order, weapons in
@@ -514,7 +514,7 @@ def start(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
         next_side_turn(cstat, cs, g, opts, dice, queue)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def check_end(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.check_end``: a side with nobody able to fight loses."""
     if g[G_DONE] == 1:
@@ -553,7 +553,7 @@ def _retreat(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray,
         set_status(cstat, cs, g, a, FLED)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def resolve_attacks(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
                     opts: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray,
                     decl: np.ndarray, hits: np.ndarray) -> None:
@@ -666,7 +666,7 @@ def morale(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
         _morale_saves(cstat, cs, g, dice, group)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def resolve(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
             zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
             dice: np.ndarray, decl: np.ndarray, hits: np.ndarray) -> None:
@@ -691,7 +691,7 @@ def resolve(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.nda
     morale(cstat, cs, g, opts, dice, hits[:, 0])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
           zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
           dice: np.ndarray, queue: np.ndarray, decl: np.ndarray, hits: np.ndarray,
