@@ -23,16 +23,78 @@ array-to-slice assignment) and :func:`sort_in_place` (``np.sort`` of a few numbe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import hashlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from numba import njit as _numba_njit
 from numba.core import errors, types
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.registry import CPUDispatcher
+
+#: The source trees whose code and constants a kernel's machine code is built from: the
+#: rules (kernels, mt, this module, and the modules their constants come from) and the
+#: temperaments' kernels. (rules/core/jit.py → rules/ and agents/heuristics/.)
+KERNEL_SOURCES = (
+    Path(__file__).resolve().parents[1],
+    Path(__file__).resolve().parents[2] / "agents" / "heuristics",
+)
+
+
+def sources_stamp(roots: Iterable[Path]) -> str:
+    """A digest of every ``.py`` file under ``roots`` (path and content)."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(Path(root).rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@functools.cache
+def kernel_sources_stamp() -> str:
+    """:func:`sources_stamp` of :data:`KERNEL_SOURCES`, once per process."""
+    return sources_stamp(KERNEL_SOURCES)
+
+
+class _KernelSourcesLocator:
+    """numba's cache locator for a function, with the kernels' sources in its stamp.
+
+    numba's cache checks only the file a function is defined in: a battle loop in
+    agents/heuristics/ compiled with the rules of rules/<ruleset>/kernel.py inlined
+    into it (and every callee's code linked in) would be loaded stale after an edit of
+    the rules alone — a silently different battle. Every kernel function's cache entry
+    is stamped with the digest of all the kernel sources as well, so editing any of
+    them recompiles them all once (docs/fast-path.md, "Compilation and numba's cache")."""
+
+    def __init__(self, inner: Any) -> None:  # noqa: ANN401 (a numba locator)
+        self._inner = inner
+
+    def get_source_stamp(self) -> Any:  # noqa: ANN401 (numba's: any picklable object)
+        return (self._inner.get_source_stamp(), kernel_sources_stamp())
+
+    def __getattr__(self, name: str) -> Any:  # noqa: ANN401
+        return getattr(self._inner, name)
+
+
+class _KernelCacheImpl(CompileResultCacheImpl):
+    @property
+    def locator(self) -> Any:  # noqa: ANN401
+        return _KernelSourcesLocator(self._locator)
+
+
+class _KernelFunctionCache(FunctionCache):
+    _impl_class = _KernelCacheImpl
 
 
 class PlainArgsDispatcher(CPUDispatcher):
-    """A CPU dispatcher whose calls from jitted code compile for unliteral argument types."""
+    """A CPU dispatcher whose calls from jitted code compile for unliteral argument types,
+    cached with the kernels' sources in the stamp (:class:`_KernelSourcesLocator`)."""
+
+    def enable_caching(self) -> None:
+        self._cache = _KernelFunctionCache(self.py_func)
 
     def get_call_template(self, args: Any, kws: Any) -> Any:  # noqa: ANN401 (numba's types)
         plain = tuple(types.unliteral(a) for a in args)
@@ -53,6 +115,8 @@ def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:  # noqa
         dispatcher = _numba_njit(**options)(f)
         if isinstance(dispatcher, CPUDispatcher):  # not with NUMBA_DISABLE_JIT
             dispatcher.__class__ = PlainArgsDispatcher
+            if options.get("cache"):
+                dispatcher.enable_caching()  # numba enabled its own cache before the swap
         return dispatcher
 
     return wrap if func is None else wrap(func)

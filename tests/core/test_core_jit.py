@@ -4,13 +4,25 @@ constant; copy_into; every kernel function uses it."""
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from numba import njit as numba_njit
 from numba.core.registry import CPUDispatcher
 
-from escaramuza.rules.core.jit import PlainArgsDispatcher, copy_into, njit, sort_in_place
+from escaramuza.rules.core.jit import (
+    KERNEL_SOURCES,
+    PlainArgsDispatcher,
+    copy_into,
+    kernel_sources_stamp,
+    njit,
+    sort_in_place,
+    sources_stamp,
+)
 
 KERNEL_MODULES = (
     "escaramuza.rules.core.mt",
@@ -103,3 +115,79 @@ def test_every_kernel_function_compiles_with_plain_arguments(name: str) -> None:
         if type(v) is not PlainArgsDispatcher and v.py_func.__module__ == name
     ]
     assert numba_own == []
+
+
+# -- the cache's stamp covers every kernel source --------------------------------------
+def test_sources_stamp_follows_content_and_files(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("X = 1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.py").write_text("Y = 2\n")
+    first = sources_stamp([tmp_path])
+    assert sources_stamp([tmp_path]) == first
+    (tmp_path / "sub" / "b.py").write_text("Y = 3\n")
+    edited = sources_stamp([tmp_path])
+    assert edited != first
+    (tmp_path / "c.py").write_text("")
+    assert sources_stamp([tmp_path]) not in (first, edited)
+    (tmp_path / "notes.txt").write_text("not code")
+    assert sources_stamp([tmp_path]) == sources_stamp([tmp_path])
+
+
+@pytest.mark.parametrize("name", KERNEL_MODULES)
+def test_every_kernel_module_is_under_the_stamped_sources(name: str) -> None:
+    path = Path(importlib.import_module(name).__file__ or "").resolve()
+    assert any(path.is_relative_to(root) for root in KERNEL_SOURCES), path
+
+
+def test_a_cached_function_is_stamped_with_the_kernel_sources() -> None:
+    from escaramuza.rules.core import mt
+
+    stamp = mt.seed_key._cache._impl.locator.get_source_stamp()
+    assert stamp[1] == kernel_sources_stamp()
+
+
+CALLEE = """
+from escaramuza.rules.core.jit import njit
+
+@njit(cache=True)
+def value():
+    return {value}
+"""
+CALLER = """
+from escaramuza.rules.core.jit import njit
+from callee import value
+
+@njit(cache=True)
+def twice():
+    return 2 * value()
+"""
+RUN = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import escaramuza.rules.core.jit as jit
+jit.KERNEL_SOURCES = (Path(sys.argv[1]),)
+jit.kernel_sources_stamp.cache_clear()
+from caller import twice
+print(twice())
+"""
+
+
+def test_editing_a_callee_recompiles_its_callers_from_the_cache(tmp_path: Path) -> None:
+    """numba alone would load ``twice`` from its cache after ``value`` changed (its own
+    file did not), with the old ``value`` compiled into it."""
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "callee.py").write_text(CALLEE.format(value=1))
+    (code / "caller.py").write_text(CALLER)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-c", RUN, str(code)], env=env,
+                              capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert run() == "2"
+    assert run() == "2"  # from the cache
+    (code / "callee.py").write_text(CALLEE.format(value=5))
+    assert run() == "10"
