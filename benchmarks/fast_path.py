@@ -129,13 +129,15 @@ def battles_per_second(scenario: Scenario, seconds: float, slices: int = 4) -> t
 
 
 def planner_rates(scenario: Scenario, budget_ms: float, position: int = 0
-                  ) -> dict[str, tuple[int, float, float]]:
+                  ) -> dict[str, tuple[int, float, float]] | None:
     """Per engine: rollouts of ``suggest`` at ``budget_ms`` from decision ``position`` of
     a heuristic battle (0: the first), rollouts/s, and the width in points of the top
     row's 95 % interval. ``fast`` splits the kernel's batches over every core (suggest's
-    default), ``fast1`` keeps one thread."""
+    default), ``fast1`` keeps one thread. None when the battle ends before ``position``."""
     agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
     state = play_battle(scenario, agents, seed=RUN_SEED, stop_after=position, narrate=False)
+    if state.outcome is not None:
+        return None
     out: dict[str, tuple[int, float, float]] = {}
     runs = (("reference", None), ("fast", None), ("fast1", 1))
     for engine, threads in runs * 2:  # interleaved, 2 each
@@ -176,6 +178,10 @@ def speed(names: Sequence[str] | None, seconds: float, budget_ms: float, with_st
     for scenario in scenarios:
         slow, fast = battles_per_second(scenario, seconds)
         plan = planner_rates(scenario, budget_ms, position)
+        if plan is None:
+            print(f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.1f}×   "
+                  f"(the seed-{RUN_SEED} battle ends before {where}: no suggest)", flush=True)
+            continue
         ref_n, fast_n, one_n = plan["reference"][0], plan["fast"][0], plan["fast1"][0]
         # One decimal: a ratio near a 30x target must not round across it.
         print(f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.1f}×   "
