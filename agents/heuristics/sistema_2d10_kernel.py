@@ -99,7 +99,7 @@ K_CLOSE, K_NEAR, K_AWAY, K_FLEE, K_GUARD = 0, 1, 2, 3, 4
 # -- legal actions ------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal(K, C, G, A):
     """``Sistema2d10.legal_actions`` in the engine's order, coded (verb, target, weapon,
     aim location or -1 for ``libre``, zone) into ``A``; returns how many."""
@@ -145,7 +145,7 @@ def legal(K, C, G, A):
     return cnt + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _put(A, i, verb, target, item, option, zone):
     A[i, 0] = verb
     A[i, 1] = target
@@ -157,7 +157,7 @@ def _put(A, i, verb, target, item, option, zone):
 # -- reading the field --------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def short_of(K, C, c, zone, reach):
     """The fewest hops beyond ``reach`` from ``zone`` to an active foe (0 with none)."""
     P, ZD = K[0], K[6]
@@ -170,19 +170,19 @@ def short_of(K, C, c, zone, reach):
     return 0 if best < 0 else best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def nearest(K, C, c, zone):
     """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
     return short_of(K, C, c, zone, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gap(K, C, c, zone):
     """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
     return short_of(K, C, c, zone, K[0][c, P_REACH])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_shoot_from(K, C, c, zone):
     """``_can_shoot_from``: a ranged weapon reaches a foe not in ``zone``."""
     P, ZD = K[0], K[6]
@@ -197,17 +197,17 @@ def can_shoot_from(K, C, c, zone):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hurt(K, C, c):
     return C[c, C_PV] * 2 < K[0][c, P_PVMAX]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def very_hurt(K, C, c):
     return C[c, C_PV] * 3 <= K[0][c, P_PVMAX]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def side_broken(K, C, c):
     P = K[0]
     mine = 0
@@ -220,20 +220,20 @@ def side_broken(K, C, c):
     return out * 2 >= mine
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def odds(K, C, a, w, t, aim):
     P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     return k.attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score(C, t, p_hit, expected, p_drop):
     """``tactical_score``: P(drop) + min(P(hit), E[damage] / PV)."""
     value = expected / np.float64(max(1, C[t, C_PV]))
     return p_drop + (value if value < p_hit else p_hit)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_attack(K, C, actor, A, S, F, idx, cnt, arng):
     """``_best_attack`` over ``A[idx[:cnt]]``: the best tactical score if > 0 (ties by
     ``rng.randrange``); -1 for none."""
@@ -270,7 +270,7 @@ def best_attack(K, C, actor, A, S, F, idx, cnt, arng):
     return top[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_key(K, C, c, zone, kind, threat):
     """The ``key`` of each ``_best_move`` caller, as a 3-integer tuple."""
     P, ZD, ZE, ZX = K[0], K[6], K[8], K[9]
@@ -285,7 +285,7 @@ def move_key(K, C, c, zone, kind, threat):
     return -max(0, ZD[zone, C[threat, C_ZONE]] - P[c, P_REACH]), 0, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greater(a0, a1, a2, b0, b1, b2):
     if a0 != b0:
         return a0 > b0
@@ -294,7 +294,7 @@ def greater(a0, a1, a2, b0, b1, b2):
     return a2 > b2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_move(K, C, c, A, idx, cnt, kind, threat):
     """``_best_move``: the first move with the highest key, if it beats staying."""
     if cnt == 0:
@@ -310,7 +310,7 @@ def best_move(K, C, c, A, idx, cnt, kind, threat):
     return best if greater(b0, b1, b2, h0, h1, h2) else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def of_verb(A, cnt, verb, out):
     """``_verb``: indices of the actions of ``verb``, in order; returns how many."""
     m = 0
@@ -321,7 +321,7 @@ def of_verb(A, cnt, verb, out):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def by_verb(A, cnt, verb):
     """``_by_verb``: the first action of ``verb``, -1 for none."""
     for i in range(cnt):
@@ -330,7 +330,7 @@ def by_verb(A, cnt, verb):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def full_or_pass(A, cnt):
     i = by_verb(A, cnt, DEFENSA_COMPLETA)
     if i >= 0:
@@ -339,7 +339,7 @@ def full_or_pass(A, cnt):
     return i if i >= 0 else cnt - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def close_in(K, C, c, A, S, F, cnt):
     moves = S[3]
     nm = of_verb(A, cnt, MOVER, moves)
@@ -349,7 +349,7 @@ def close_in(K, C, c, A, S, F, cnt):
 # -- reactions ----------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def defend(K, C, G, temperament):
     """``_defend``: 0 (defender) or 1 (no_defender)."""
     P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
@@ -368,7 +368,7 @@ def defend(K, C, G, temperament):
     return 0 if worth and blocks >= TB[TB_BLOCKMIN] else 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def expres(K, G):
     """``_expres``: 0 (gastar) after the roll when the die flips it ≥ 40 % of the time."""
     P, W, TB = K[0], K[1], K[3]
@@ -391,7 +391,7 @@ def expres(K, G):
 # -- temperaments -------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tactician(K, C, c, A, S, F, cnt, arng):
     attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
@@ -408,7 +408,7 @@ def tactician(K, C, c, A, S, F, cnt, arng):
     return full_or_pass(A, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def brute(K, C, c, A, S, F, cnt):
     P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     attacks = S[0]
@@ -446,7 +446,7 @@ def brute(K, C, c, A, S, F, cnt):
     return i if i >= 0 else cnt - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cautious(K, C, c, A, S, F, cnt, arng, advance):
     ZD = K[6]
     full = by_verb(A, cnt, DEFENSA_COMPLETA)
@@ -488,7 +488,7 @@ def cautious(K, C, c, A, S, F, cnt, arng, advance):
     return full_or_pass(A, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def coward(K, C, c, A, S, F, cnt, arng):
     if not (hurt(K, C, c) or side_broken(K, C, c)):
         return cautious(K, C, c, A, S, F, cnt, arng, False)
@@ -509,7 +509,7 @@ def coward(K, C, c, A, S, F, cnt, arng):
     return i if i >= 0 else full_or_pass(A, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threat_of(K, C, foe, ward):
     """``_threat``: the largest expected damage of a free attack ``foe`` can make on ``ward``."""
     P, W, ZD = K[0], K[1], K[6]
@@ -525,7 +525,7 @@ def threat_of(K, C, foe, ward):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ward_of(K, C, c):
     """The protector's ward: the most hurt active ally (lowest PV fraction), -1 for none."""
     P = K[0]
@@ -540,7 +540,7 @@ def ward_of(K, C, c):
     return ward
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threat_to(K, C, c, ward):
     """The foe with the largest (``_threat``, −distance to the ward), first on ties."""
     P, ZD = K[0], K[6]
@@ -558,7 +558,7 @@ def threat_to(K, C, c, ward):
     return threat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gift_of(K, C, c, A, cnt):
     """The protector's gift: to an ally holding fewer Dados Exprés, fewest first, then the
     most hurt (``min`` by (dados, PV fraction)); -1 for none."""
@@ -578,7 +578,7 @@ def gift_of(K, C, c, A, cnt):
     return gift
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def protector(K, C, c, A, S, F, cnt, arng):
     ward = ward_of(K, C, c)
     threat = threat_to(K, C, c, ward) if ward >= 0 else -1
@@ -610,7 +610,7 @@ def protector(K, C, c, A, S, F, cnt, arng):
     return i if i >= 0 else full_or_pass(A, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(K, C, G, A, S, F, cnt, arng, agent):
     """The agent's pick (``RandomAgent.act`` / ``heuristic_choice`` + ``choose``)."""
     if agent == AGENT_RANDOM:
@@ -637,7 +637,7 @@ def choose(K, C, G, A, S, F, cnt, arng, agent):
     return tactician(K, C, actor, A, S, F, cnt, arng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step(K, C, G, A, i, dice):
     P, W, DT, TB, GD = K[0], K[1], K[2], K[3], K[4]
     k.apply(P, W, DT, C, G, TB, GD, dice, A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4])
@@ -646,16 +646,17 @@ def step(K, C, G, A, i, dice):
 # -- whole battles and rollouts -------------------------------------------------------
 
 
-@njit(cache=True)
-def play_many(K, C0, G0, dice_keys, dice_len, keys, nkeys, agents, maxa, Cs, Gs):
+# The loops, like every function here and in the rules' kernel, run without numba's
+# reference counts (_nrt=False: each array passed or sliced paid a reference-count call
+# pair); the caller allocates their scratch arrays (scratch()).
+@njit(cache=True, _nrt=False)
+def play_many(K, C0, G0, dice_keys, dice_len, keys, nkeys, agents, Cs, Gs, dice_lanes,
+              agent_lanes, A, S, F):
     """``agents.runner.play_battle`` for each seed; the final arrays into ``Cs``/``Gs``
-    (``G_DONE`` is 2 when a battle passes ``MAX_DECISIONS``, where the engine raises)."""
+    (``G_DONE`` is 2 when a battle passes ``MAX_DECISIONS``, where the engine raises).
+    ``dice_lanes``, ``agent_lanes`` (mt.LANES generators each), ``A``, ``S``, ``F``:
+    scratch."""
     P, TB = K[0], K[3]
-    dice_lanes = np.zeros((mt.LANES, mt.STATE_SIZE), np.uint32)
-    agent_lanes = np.zeros((mt.LANES, mt.STATE_SIZE), np.uint32)
-    A = np.zeros((maxa, 5), np.int64)
-    S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
-    F = np.zeros(maxa, np.float64)  # scratch scores
     for s in range(dice_keys.shape[0]):
         C = Cs[s]
         G = Gs[s]
@@ -680,7 +681,7 @@ def play_many(K, C0, G0, dice_keys, dice_len, keys, nkeys, agents, maxa, Cs, Gs)
         G[G_DECISIONS] = decisions
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def side_strength(K, C, side):
     """``agents.search.side_strength`` (the same float operations, in order)."""
     P = K[0]
@@ -699,26 +700,23 @@ def side_strength(K, C, side):
 
 
 # nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
-@njit(cache=True, nogil=True)
-def rollout_many(K, C0, G0, first, seeds, stop, max_decisions, own, maxa,
-                 winner, finished, own_s, foe_s, actor_out):
+@njit(cache=True, nogil=True, _nrt=False)
+def rollout_many(K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own,
+                 winner, finished, own_s, foe_s, actor_out, C, G, dice, arng, A, S, F):
     """``MCTS._descend`` with no tree, for each (first action, seed): the action on the
-    dice of ``random.Random(seed)``, then heuristic play with tie-breaks from a second
-    ``random.Random(seed)``, to the end, round ``stop`` or ``max_decisions``."""
+    dice of ``random.Random(seed)`` (its key words: ``mt.seed_keys``), then heuristic
+    play with tie-breaks from a second ``random.Random(seed)``, to the end, round
+    ``stop`` or ``max_decisions``. ``C``, ``G``, ``dice``, ``arng``, ``A``, ``S``,
+    ``F``: scratch."""
     P = K[0]
-    dice = np.zeros(mt.STATE_SIZE, np.uint32)
-    arng = np.zeros(mt.STATE_SIZE, np.uint32)
-    A = np.zeros((maxa, 5), np.int64)
-    S = np.zeros((5, maxa), np.int64)  # scratch lists of action indices (``_verb`` …)
-    F = np.zeros(maxa, np.float64)  # scratch scores
     side = P[G0[G_PACTOR], P_SIDE]
     actor = G0[G_PACTOR]
     for x in range(first.shape[0]):
-        for s in range(seeds.shape[0]):
-            C = C0.copy()
-            G = G0.copy()
+        for s in range(seed_keys.shape[0]):
+            copy_into(C, C0)
+            copy_into(G, G0)
             # Two generators seeded alike (MCTS._descend): seed one, copy it.
-            mt.seed_int(dice, seeds[s])
+            mt.seed_key(dice, seed_keys[s, :seed_len[s]])
             copy_into(arng, dice)
             for j in range(5):
                 A[0, j] = first[x, j]
@@ -779,6 +777,13 @@ def _block_min() -> int:
     """The fewest thousandths ``p_block >= BLOCK_THRESHOLD`` accepts (a Fraction against a
     float, compared exactly as the engine compares them)."""
     return next(c for c in range(1002) if Fraction(c, 1000) >= BLOCK_THRESHOLD)
+
+
+def scratch(maxa: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The loops' scratch for legal lists of up to ``maxa`` actions: the list, index
+    lists (``_verb`` …) and scores."""
+    return (np.zeros((maxa, 5), np.int64), np.zeros((5, maxa), np.int64),
+            np.zeros(maxa, np.float64))
 
 
 class _Compiled:
@@ -884,7 +889,10 @@ class Sistema2d10Kernel:
         Cs = np.zeros((len(seeds), *C0.shape), np.int64)
         Gs = np.zeros((len(seeds), *G0.shape), np.int64)
         dice_keys, dice_len = mt.seed_keys(seed_arr.tolist())
-        play_many(comp.K, C0, G0, dice_keys, dice_len, keys, nkeys, codes, comp.maxa, Cs, Gs)
+        lanes = (np.zeros((mt.LANES, mt.STATE_SIZE), np.uint32),
+                 np.zeros((mt.LANES, mt.STATE_SIZE), np.uint32))
+        play_many(comp.K, C0, G0, dice_keys, dice_len, keys, nkeys, codes, Cs, Gs, *lanes,
+                  *scratch(comp.maxa))
         stuck = np.flatnonzero(Gs[:, G_DONE] == 2)
         if stuck.size:
             s = seeds[int(stuck[0])]
@@ -937,9 +945,11 @@ class Sistema2d10Kernel:
         own_s = np.zeros(shape, np.float64)
         foe_s = np.zeros(shape, np.float64)
         actor_out = np.zeros(shape, np.bool_)
-        seed_arr = np.array([int(s) for s in seeds], np.int64)
-        rollout_many(comp.K, C0, G0, first, seed_arr, stop, max_decisions, own, comp.maxa,
-                     winner, finished, own_s, foe_s, actor_out)
+        seed_keys, seed_len = mt.seed_keys([int(s) for s in seeds])
+        rollout_many(comp.K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own,
+                     winner, finished, own_s, foe_s, actor_out, np.zeros_like(C0),
+                     np.zeros_like(G0), np.zeros(mt.STATE_SIZE, np.uint32),
+                     np.zeros(mt.STATE_SIZE, np.uint32), *scratch(comp.maxa))
         return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
 
 

@@ -105,17 +105,27 @@ F_DONE, F_RESUME, F_START_ROLL, F_ROLL, F_ROLL_SPEND, F_FINISH_ROLL, F_LAND_HIT 
 
 
 # -- small rules --------------------------------------------------------------------
+# G's tail is scratch (nothing here allocates: the kernel runs without numba's reference
+# counts): after the initiative order, n words for start's keys, then room for the most
+# dice of any damage or GDF term (Exported.new_arrays sizes it).
 
 
-@njit(cache=True)
-def roll_expr(dice, terms, nt, mod):
-    """``DiceExpr.roll``: every die in term order, the kept highest of each term summed."""
+@njit(cache=True, inline="always", _nrt=False)
+def scratch_of(C, G):
+    """The dice scratch at the end of ``G`` (after the order and the initiative keys)."""
+    return G[G_ORDER + 2 * C.shape[0]:]
+
+
+@njit(cache=True, _nrt=False)
+def roll_expr(dice, terms, nt, mod, scratch):
+    """``DiceExpr.roll``: every die in term order, the kept highest of each term summed
+    (``scratch``: room for the most dice of a term, :func:`scratch_of`)."""
     total = mod
     for t in range(nt):
         count, sides, keep, sign = terms[t, 0], terms[t, 1], terms[t, 2], terms[t, 3]
         part = 0
         if 0 < keep < count:
-            rolled = np.empty(count, np.int64)
+            rolled = scratch[:count]
             for d in range(count):
                 rolled[d] = mt.roll(dice, sides)
             sort_in_place(rolled)
@@ -128,7 +138,7 @@ def roll_expr(dice, terms, nt, mod):
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def judge(f0, f1, f2, nf, bonus, difficulty):
     """``rolls.judge`` (S2-01, S2-03, S2-04): (total, success, critical, fumble)."""
     total = f0 + f1 + bonus
@@ -145,7 +155,7 @@ def judge(f0, f1, f2, nf, bonus, difficulty):
     return total, success, critical, fumble
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def succ(SUCC, mode, k):
     """P(success) in thousandths of 2d10 + bonus vs difficulty, ``k = difficulty - bonus``
     (``exact.skill_odds``; mode 0 no Dado Exprés, 1 "after")."""
@@ -156,7 +166,7 @@ def succ(SUCC, mode, k):
     return SUCC[mode, k + K_OFF]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def stun_penalty(C, i):
     """``combat.stun_penalty``: the worse of the two stuns (rules-notes S2-15)."""
     ms = 0
@@ -166,7 +176,7 @@ def stun_penalty(C, i):
     return ms
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def limb_penalty(C, i):
     """``combat.limb_penalty``: every incapacitated part but a leg, to −10 at most."""
     ms = 0
@@ -177,23 +187,23 @@ def limb_penalty(C, i):
     return max(-10, ms)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lame(C, i):
     """S2-15 "No poder andar por tener una pierna incapacitada"."""
     return C[i, C_CH + INCAP + 6] == 1 or C[i, C_CH + INCAP + 7] == 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def roll_penalty(C, i, physical):
     return stun_penalty(C, i) + (limb_penalty(C, i) if physical else 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def defence_of(P, i, tipo):
     return P[i, P_DCAC] if tipo == 0 else P[i, P_DDIST]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def defence_bonus(P, C, i, tipo):
     """``combat.defence_bonus`` (S2-08, S2-09)."""
     bonus = defence_of(P, i, tipo) + roll_penalty(C, i, True)
@@ -202,21 +212,21 @@ def defence_bonus(P, C, i, tipo):
     return bonus
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_cond(C, i, c, value, until):
     C[i, C_CH + c] = 1
     C[i, C_CV + c] = value
     C[i, C_CU + c] = until
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def del_cond(C, i, c):
     C[i, C_CH + c] = 0
     C[i, C_CV + c] = 0
     C[i, C_CU + c] = U_NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def until_of(C, i, c, duration):
     """``combat._until``: a condition hit again lasts as long as the longer of the two."""
     if C[i, C_CH + c] == 1 and C[i, C_CU + c] == U_HEALED:
@@ -224,7 +234,7 @@ def until_of(C, i, c, duration):
     return duration
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_status(C, G, i, status):
     """``Ruleset.set_status`` with what ``playtest.record_from_events`` counts."""
     C[i, C_STATUS] = status
@@ -234,7 +244,7 @@ def set_status(C, G, i, status):
         C[i, C_DIED] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def damaged(P, C, target, amount, source):
     """A ``Damaged`` event as the playtest record counts it (source -1: not a combatant)."""
     C[target, C_TAKEN] += amount
@@ -244,7 +254,7 @@ def damaged(P, C, target, amount, source):
             C[source, C_TOFOES] += amount
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish(G, winner, reason):
     G[G_DONE] = 1
     G[G_WINNER] = winner
@@ -253,7 +263,7 @@ def finish(G, winner, reason):
     G[G_PEND] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_end(P, C, G):
     """``Ruleset.check_end``: one side with nobody able to fight ends the battle."""
     if G[G_DONE] == 1:
@@ -276,7 +286,7 @@ def check_end(P, C, G):
         finish(G, -1, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pend(G, kind, actor):
     G[G_PEND] = kind
     G[G_PACTOR] = actor
@@ -285,7 +295,7 @@ def pend(G, kind, actor):
 # -- turns and rounds ---------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn(C, i):
     """``combat.end_turn``: no actions left; one-turn conditions are over."""
     C[i, C_ACC] = 0
@@ -294,7 +304,7 @@ def end_turn(C, i):
             del_cond(C, i, c)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_round(P, C, G, TB):
     """``Ruleset.begin_round``: the round counter and the scenario's round limit."""
     G[G_ROUND] += 1
@@ -309,7 +319,7 @@ def begin_round(P, C, G, TB):
         finish(G, winner, 2)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def round_start(P, C, G):
     """``combat._round_start``: defences back (S2-08/S2-10); moribundo counts down."""
     for i in range(C.shape[0]):
@@ -324,7 +334,7 @@ def round_start(P, C, G):
                 C[i, C_CV + MORIBUNDO] = left
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_turn(P, C, G, i):
     """``combat._start_turn``: full defence ends, derribado costs actions, sangrado bleeds."""
     if C[i, C_CH + DEFCOMP] == 1:
@@ -342,7 +352,7 @@ def start_turn(P, C, G, i):
             check_end(P, C, G)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_turn(P, C, G, TB):
     """``combat.next_turn``: the next combatant in initiative order who can act (S2-06)."""
     n = C.shape[0]
@@ -369,7 +379,7 @@ def next_turn(P, C, G, TB):
             end_turn(C, i)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resume(P, C, G, TB):
     """``combat.resume``: the turn back to its owner, or on to the next turn."""
     check_end(P, C, G)
@@ -384,12 +394,12 @@ def resume(P, C, G, TB):
     return F_DONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start(P, C, G, TB, dice):
     """``Sistema2d10.start``: initiative 2d10 + MHC(Reflejos + Sentidos) (S2-06), ties in
     scenario order, then the first turn."""
     n = C.shape[0]
-    keys = np.empty(n, np.int64)
+    keys = G[G_ORDER + n:G_ORDER + 2 * n]  # scratch (scratch_of)
     for i in range(n):
         a = mt.roll(dice, 10)
         b = mt.roll(dice, 10)
@@ -408,7 +418,7 @@ def start(P, C, G, TB, dice):
 # -- the attack ---------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def difficulty_of(P, W, G, TB):
     """``combat._difficulty`` of the roll in flight."""
     purpose = G[G_RPURP]
@@ -420,13 +430,13 @@ def difficulty_of(P, W, G, TB):
     return TB[TB_AGDIFF]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def judge_pending(P, W, G, TB):
     return judge(G[G_RF0], G[G_RF0 + 1], G[G_RF0 + 2], G[G_RNF], G[G_RBONUS],
                  difficulty_of(P, W, G, TB))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def expres_can_matter(P, W, C, G, TB):
     """``combat.expres_can_matter``: an after-roll Dado Exprés only where it can change
     something (never on a crítico or a pifia, S2-03)."""
@@ -444,7 +454,7 @@ def expres_can_matter(P, W, C, G, TB):
     return total <= TB[TB_AGDIFF]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def new_roll(G, purpose, roller, bonus, location):
     G[G_RACT] = 1
     G[G_RPURP] = purpose
@@ -458,7 +468,7 @@ def new_roll(G, purpose, roller, bonus, location):
     G[G_RLOC] = location
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_roll(C, G):
     """``combat.start_roll`` (S2-05 "antes ... de realizar la tirada")."""
     r = G[G_RROLLER]
@@ -468,7 +478,7 @@ def start_roll(C, G):
     return F_ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_dice(P, W, C, G, TB, dice, spend):
     """``combat.roll_dice``: two d10, the Dado Exprés if spent before; then the
     after-roll offer (S2-05 "o después de realizar la tirada")."""
@@ -487,7 +497,7 @@ def roll_dice(P, W, C, G, TB, dice, spend):
     return F_FINISH_ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def expres_decided(C, G, dice, spend):
     """``combat.expres_decided``."""
     if G[G_RNF] == 0:
@@ -501,7 +511,7 @@ def expres_decided(C, G, dice, spend):
     return F_FINISH_ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_attack(P, W, C, G, TB, attacker, target, weapon, aim):
     """``combat.begin_attack``: the attack roll, MHC + aimed MS (S2-13) + conditions."""
     aim_ms = TB[TB_AIMMS + aim] if aim >= 0 else 0
@@ -517,7 +527,7 @@ def begin_attack(P, W, C, G, TB, attacker, target, weapon, aim):
     return F_START_ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_judged(P, W, C, G, TB):
     """``combat._attack_judged``: a miss, the active-defence offer (S2-08) or the hit."""
     total, success, critical, fumble = judge_pending(P, W, G, TB)
@@ -533,7 +543,7 @@ def attack_judged(P, W, C, G, TB):
     return F_LAND_HIT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def defence_decided(P, W, C, G, defend):
     """``combat.defence_decided``: each active defence spends one of the round's."""
     if not defend:
@@ -545,7 +555,7 @@ def defence_decided(P, W, C, G, defend):
     return F_START_ROLL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def defence_judged(P, W, C, G, TB):
     """``combat._defence_judged``: *(default)* a crítico is only blocked by a crítico."""
     total, success, critical, fumble = judge_pending(P, W, G, TB)
@@ -556,12 +566,12 @@ def defence_judged(P, W, C, G, TB):
     return F_LAND_HIT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def land_hit(P, W, DT, C, G, TB, dice):
     """``combat.land_hit``: S2-11 damage − CA, S2-12 location (S2-13 when aimed)."""
     G[G_AACT] = 0
     a, t, w, aim = G[G_AATT], G[G_ATGT], G[G_AW], G[G_AAIM]
-    raw = roll_expr(dice, DT[a, w], W[a, w, W_NT], W[a, w, W_MOD])
+    raw = roll_expr(dice, DT[a, w], W[a, w, W_NT], W[a, w, W_MOD], scratch_of(C, G))
     absorbed = max(0, raw - P[t, P_CA])
     if aim >= 0:
         location = aim
@@ -573,7 +583,7 @@ def land_hit(P, W, DT, C, G, TB, dice):
     return take_damage(P, C, G, TB, t, absorbed * multiplier, a, location)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_damage(P, C, G, TB, t, damage, source, location):
     """``combat.take_damage``: 0 PV is down; half or more of the PV calls for Aguante (S2-14)."""
     before = C[t, C_PV]
@@ -589,21 +599,21 @@ def take_damage(P, C, G, TB, t, damage, source, location):
     return F_RESUME
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stun(C, i, c, ms, duration):
     """``combat.stun``: the same stun twice keeps the worse MS and the longer duration."""
     value = min(ms, C[i, C_CV + c]) if C[i, C_CH + c] == 1 else ms
     set_cond(C, i, c, value, until_of(C, i, c, duration))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stack(C, i, c, value, duration):
     """``combat._stack``: sangrado and derribado add up (to 99)."""
     old = C[i, C_CV + c] if C[i, C_CH + c] == 1 else 0
     set_cond(C, i, c, min(99, value + old), until_of(C, i, c, duration))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_gdf(C, G, TB, i, face, location):
     """``combat.apply_gdf`` (S2-15), each row's duration from the tables file; moribundo,
     which rolls its dice, is :func:`aguante_judged`'s."""
@@ -627,7 +637,7 @@ def apply_gdf(C, G, TB, i, face, location):
         set_status(C, G, i, DOWN)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def aguante_judged(P, W, C, G, TB, GD, dice):
     """``combat._aguante_judged`` (S2-14): above 16 nothing, exactly 16 stuns for the next
     turn, below it (or a pifia) the GDF table (S2-15)."""
@@ -642,7 +652,8 @@ def aguante_judged(P, W, C, G, TB, GD, dice):
     face = mt.roll(dice, 10)
     f = face - 1
     if TB[TB_GEFF + f] == G_MORIBUNDO:
-        turns = roll_expr(dice, GD[f], TB[TB_GNT + f], TB[TB_GMOD + f])
+        turns = roll_expr(dice, GD[f], TB[TB_GNT + f], TB[TB_GMOD + f],
+                          scratch_of(C, G))
         set_cond(C, i, MORIBUNDO, turns, U_NONE)
         set_status(C, G, i, DOWN)
     else:
@@ -650,7 +661,7 @@ def aguante_judged(P, W, C, G, TB, GD, dice):
     return F_RESUME
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_roll(P, W, C, G, TB, GD, dice):
     G[G_RACT] = 0
     purpose = G[G_RPURP]
@@ -661,7 +672,7 @@ def finish_roll(P, W, C, G, TB, GD, dice):
     return aguante_judged(P, W, C, G, TB, GD, dice)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(P, W, DT, C, G, TB, GD, dice, step):
     """The engine's chain of calls from ``step`` to the next decision or the end."""
     while step != F_DONE:
@@ -679,7 +690,7 @@ def run(P, W, DT, C, G, TB, GD, dice, step):
             step = land_hit(P, W, DT, C, G, TB, dice)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply(P, W, DT, C, G, TB, GD, dice, verb, target, item, option, zone):
     """``Sistema2d10.apply`` for one coded action, then on to the next decision."""
     if verb == DEFENDER or verb == NO_DEFENDER:
@@ -718,7 +729,7 @@ def apply(P, W, DT, C, G, TB, GD, dice, verb, target, item, option, zone):
 # -- exact odds (exact.attack_odds over arrays) ---------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit_count(SUCC, attack_bonus, need, has_defence, defence, block_gt):
     """``exact.hit_probability`` (no Dado Exprés) as an integer over 100,000: each of the
     100 attack outcomes that beats the defensa pasiva weighs 1,000 less the thousandths
@@ -754,7 +765,7 @@ def hit_table(SUCC: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def hit_lookup(HIT, bonus, need, has_defence, defence, block_gt):
     """:func:`hit_count` from :func:`hit_table`."""
     x = min(max(need - bonus, X_LO), X_HI) - X_LO
@@ -764,7 +775,7 @@ def hit_lookup(HIT, bonus, need, has_defence, defence, block_gt):
     return HIT[x, 1 + z]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def attack_terms(P, W, C, TB, SUCC, a, w, t):
     """What ``Sistema2d10._aimed_odds`` works out once per (attacker, target, weapon):
     (bonus before the aimed MS, need, has active defence, its bonus, P(pain knock-out))."""
@@ -779,7 +790,7 @@ def attack_terms(P, W, C, TB, SUCC, a, w, t):
     return bonus, need, has_defence, defence, p_pain_out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def aimed_odds(C, TB, HIT, HDV, HDP, HDN, a, w, t, aim, terms):
     """``exact.attack_odds`` for one aim (-1 free, else a location) from
     :func:`attack_terms`: (p_hit, expected_damage, p_drop), the same floats as the engine
@@ -805,7 +816,7 @@ def aimed_odds(C, TB, HIT, HDV, HDP, HDN, a, w, t, aim, terms):
     return p_hit, expected, p_drop
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim):
     """``Sistema2d10.attack_odds`` (free when ``aim`` is -1, else at location ``aim``)."""
     terms = attack_terms(P, W, C, TB, SUCC, a, w, t)
@@ -858,6 +869,8 @@ class Exported:
         TB, GD = self._export_tables(scenario, tables, maxt, n)
         SUCC, self.HDV, self.HDP, self.HDN = self._export_odds(combatants, profiles, tables, maxw)
         self.P, self.W, self.DT, self.TB, self.GD, self.SUCC = P, W, DT, TB, GD, SUCC
+        #: The most dice of one term (roll_expr's scratch).
+        self.max_dice = max(1, int(DT[..., 0].max(initial=0)), int(GD[..., 0].max(initial=0)))
         self.HIT = hit_table(SUCC)
 
     def _export_combatants(self, combatants, profiles, maxw, maxt):  # type: ignore[no-untyped-def]
@@ -998,7 +1011,7 @@ class Exported:
             C[i, C_DX] = c.resources["dados_expres"]
             C[i, C_ZONE] = self.zone_ids.index(c.zone)
             C[i, C_KO] = -1
-        G = np.zeros(G_ORDER + n, np.int64)
+        G = np.zeros(G_ORDER + 2 * n + self.max_dice, np.int64)  # scratch_of
         G[G_PEND] = -1
         G[G_WINNER] = -1
         G[G_RLOC] = -1
