@@ -99,7 +99,7 @@ K_CLOSE, K_NEAR, K_AWAY, K_FLEE, K_GUARD = 0, 1, 2, 3, 4
 # -- legal actions ------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def legal(K, C, G, A):
     """``Sistema2d10.legal_actions`` in the engine's order, coded (verb, target, weapon,
     aim location or -1 for ``libre``, zone) into ``A``; returns how many."""
@@ -391,7 +391,7 @@ def expres(K, G):
 # -- temperaments -------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def tactician(K, C, c, A, S, F, cnt, arng):
     attacks = S[0]
     na = of_verb(A, cnt, ATACAR, attacks)
@@ -408,7 +408,7 @@ def tactician(K, C, c, A, S, F, cnt, arng):
     return full_or_pass(A, cnt)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def brute(K, C, c, A, S, F, cnt):
     P, W, DT, TB, GD, SUCC, ZD, ZN, ZE, ZX, HDV, HDP, HDN, HURT, HIT = K
     attacks = S[0]
@@ -446,7 +446,7 @@ def brute(K, C, c, A, S, F, cnt):
     return i if i >= 0 else cnt - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def cautious(K, C, c, A, S, F, cnt, arng, advance):
     ZD = K[6]
     full = by_verb(A, cnt, DEFENSA_COMPLETA)
@@ -488,10 +488,11 @@ def cautious(K, C, c, A, S, F, cnt, arng, advance):
     return full_or_pass(A, cnt)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def coward(K, C, c, A, S, F, cnt, arng):
-    if not (hurt(K, C, c) or side_broken(K, C, c)):
-        return cautious(K, C, c, A, S, F, cnt, arng, False)
+    """The coward hurt or on a broken side (otherwise it plays the cautious temperament,
+    without advancing: :func:`choose` sends it there, so the inlined cautious is
+    compiled once)."""
     here = nearest(K, C, c, C[c, C_ZONE])
     # "never advances": only steps that keep at least the current distance.
     safe = S[2]
@@ -578,7 +579,7 @@ def gift_of(K, C, c, A, cnt):
     return gift
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def protector(K, C, c, A, S, F, cnt, arng):
     ward = ward_of(K, C, c)
     threat = threat_to(K, C, c, ward) if ward >= 0 else -1
@@ -610,7 +611,7 @@ def protector(K, C, c, A, S, F, cnt, arng):
     return i if i >= 0 else full_or_pass(A, cnt)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose(K, C, G, A, S, F, cnt, arng, agent):
     """The agent's pick (``RandomAgent.act`` / ``heuristic_choice`` + ``choose``)."""
     if agent == AGENT_RANDOM:
@@ -628,16 +629,20 @@ def choose(K, C, G, A, S, F, cnt, arng, agent):
         return expres(K, G)
     if mood == BRUTE:
         return brute(K, C, actor, A, S, F, cnt)
-    if mood == CAUTIOUS:
-        return cautious(K, C, actor, A, S, F, cnt, arng, True)
+    advance = True
     if mood == COWARD:
-        return coward(K, C, actor, A, S, F, cnt, arng)
+        if hurt(K, C, actor) or side_broken(K, C, actor):
+            return coward(K, C, actor, A, S, F, cnt, arng)
+        mood = CAUTIOUS  # sistema_2d10.coward: "not hurt nor broken: cautious, no advance"
+        advance = False
+    if mood == CAUTIOUS:
+        return cautious(K, C, actor, A, S, F, cnt, arng, advance)
     if mood == PROTECTOR:
         return protector(K, C, actor, A, S, F, cnt, arng)
     return tactician(K, C, actor, A, S, F, cnt, arng)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def step(K, C, G, A, i, dice):
     P, W, DT, TB, GD = K[0], K[1], K[2], K[3], K[4]
     k.apply(P, W, DT, C, G, TB, GD, dice, A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4])
