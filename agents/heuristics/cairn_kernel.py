@@ -983,7 +983,7 @@ class CairnKernel:
             sub_dec = np.zeros(idx.size, dtype=np.int64)
             play_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs0, codes,
                       dice_keys[idx], dice_len[idx], keys, key_len, sub_cs, sub_g, sub_dec,
-                      np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32),
+                      mt.new_state(mt.LANES),
                       *scratch(st, cs0, keys.shape[1]))
             out_cs[idx] = sub_cs
             out_g[idx] = sub_g
@@ -1039,7 +1039,7 @@ class CairnKernel:
         rollout_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs, g, queue,
                      decl, first, keys, key_len, codes, stop, max_decisions,
                      st.id_index[state.pending.actor], searching, winner, finished, own, foe,
-                     actor_out, np.zeros(mt.STATE_SIZE, dtype=np.uint32),
+                     actor_out, mt.new_state(),
                      *scratch(st, cs, 0), np.zeros(4, dtype=np.int64))
         return RolloutBatch(winner, finished, own, foe, actor_out)
 

@@ -30,7 +30,14 @@ from escaramuza.rules.core.kernel import (
     RolloutBatch,
 )
 from escaramuza.rules.core.model import Action
-from escaramuza.rules.core.mt import LANES, STATE_SIZE, randbelow, seed_key, seed_keys, seed_lanes
+from escaramuza.rules.core.mt import (
+    LANES,
+    new_state,
+    randbelow,
+    seed_key,
+    seed_keys,
+    seed_lanes,
+)
 from escaramuza.rules.core.mt import agent_keys as mt_agent_keys
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
@@ -623,7 +630,7 @@ def scratch(
     state = (D0.copy(), U0.copy(), np.zeros(dk.NG, dtype=np.int64),
              np.zeros(D0.shape[0], dtype=np.int64))
     return (state, np.zeros((MAX_ACTIONS, 4), dtype=np.int64),
-            np.zeros(STATE_SIZE, dtype=np.uint32))
+            new_state())
 
 
 # -- the Kernel -------------------------------------------------------------------------
@@ -719,7 +726,7 @@ class DestinyDiceKernel:
         out_g = np.zeros((len(seeds), 5), dtype=np.int64)
         out_d = np.zeros((len(seeds), nc, 11), dtype=np.int64)
         ST, LA, rng = scratch(D0, U0)
-        lanes = np.zeros((LANES, STATE_SIZE), dtype=np.uint32)
+        lanes = new_state(LANES)
         play_many(K, ST, D0, U0, LA, lanes, rng, dice_keys, dice_len, agent_keys, agent_len,
                   kinds, overrides, out_g, out_d)
         if (out_g[:, 4] > MAX_DECISIONS).any():
@@ -844,7 +851,7 @@ class DestinyDiceKernel:
                 G0,
                 ORD0,
                 LA,
-                np.zeros(STATE_SIZE, dtype=np.uint32),
+                new_state(),
                 rng,
                 acts.reshape(-1, 4),
                 keys,

@@ -761,8 +761,8 @@ class DonjonKernel:
         slot = np.full(ns, -1, dtype=np.int64)
         room = min(ns, RESUME_SLOTS)
         saved_init = np.zeros((room, *init0.shape), dtype=init0.dtype)
-        saved_dice = np.zeros((room, mt.STATE_SIZE), dtype=np.uint32)
-        saved_rng = np.zeros((room, mt.STATE_SIZE), dtype=np.uint32)
+        saved_dice = mt.new_state(room)
+        saved_rng = mt.new_state(room)
         used = np.zeros(1, dtype=np.int64)
         while todo.any():
             play_battles_kernel(st.cs, st.wt, st.wd, st.pen, st.dist, st.stepto, st.away, st.p,

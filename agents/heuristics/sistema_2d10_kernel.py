@@ -894,8 +894,7 @@ class Sistema2d10Kernel:
         Cs = np.zeros((len(seeds), *C0.shape), np.int64)
         Gs = np.zeros((len(seeds), *G0.shape), np.int64)
         dice_keys, dice_len = mt.seed_keys(seed_arr.tolist())
-        lanes = (np.zeros((mt.LANES, mt.STATE_SIZE), np.uint32),
-                 np.zeros((mt.LANES, mt.STATE_SIZE), np.uint32))
+        lanes = (mt.new_state(mt.LANES), mt.new_state(mt.LANES))
         play_many(comp.K, C0, G0, dice_keys, dice_len, keys, nkeys, codes, Cs, Gs, *lanes,
                   *scratch(comp.maxa))
         stuck = np.flatnonzero(Gs[:, G_DONE] == 2)
@@ -953,8 +952,8 @@ class Sistema2d10Kernel:
         seed_keys, seed_len = mt.seed_keys([int(s) for s in seeds])
         rollout_many(comp.K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own,
                      winner, finished, own_s, foe_s, actor_out, np.zeros_like(C0),
-                     np.zeros_like(G0), np.zeros(mt.STATE_SIZE, np.uint32),
-                     np.zeros(mt.STATE_SIZE, np.uint32), *scratch(comp.maxa))
+                     np.zeros_like(G0), mt.new_state(), mt.new_state(),
+                     *scratch(comp.maxa))
         return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
 
 

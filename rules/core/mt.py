@@ -35,9 +35,11 @@ LOWER_MASK = np.uint32(0x7FFFFFFF)
 STATE_SIZE = N + 1
 
 
-def new_state() -> np.ndarray:
-    """An uninitialised state array (seed it with :func:`seed_int`)."""
-    return np.zeros(STATE_SIZE, dtype=np.uint32)
+def new_state(rows: int | None = None) -> np.ndarray:
+    """An unseeded state array (seed it with :func:`seed_key`), or ``rows`` of them
+    (:data:`LANES` rows for :func:`seed_lanes`)."""
+    shape = STATE_SIZE if rows is None else (rows, STATE_SIZE)
+    return np.zeros(shape, dtype=np.uint32)
 
 
 def state_from_random(rng: random.Random) -> np.ndarray:
@@ -153,26 +155,6 @@ def _init_by_array(
     for lane in range(count):
         lanes[lane, 0] = np.uint32(0x80000000)
         lanes[lane, N] = N
-
-
-@njit(cache=True)
-def seed_int(state: np.ndarray, seed: np.int64) -> None:
-    """``random.Random(seed)`` for a non-negative integer seed below 2**63 (CPython
-    seeds with ``abs(seed)``; callers pass what they would pass to ``random.Random``)."""
-    n = seed if seed >= 0 else -seed
-    if n == 0:
-        key = np.zeros(1, dtype=np.uint32)
-    else:
-        words = 0
-        m = n
-        while m > 0:
-            words += 1
-            m >>= 32
-        key = np.zeros(words, dtype=np.uint32)
-        for w in range(words):
-            key[w] = np.uint32(n & 0xFFFFFFFF)
-            n >>= 32
-    seed_key(state, key)
 
 
 def key_of(seed: int | str | bytes) -> np.ndarray:

@@ -15,8 +15,11 @@ SEEDS = [0, 1, 2, 7, 123456789, 2**32 - 1, 2**32, 2**40 + 5, 2**63 - 1]
 
 
 def seeded(seed: int) -> np.ndarray:
+    """The state an int seed gives through the kernels' path: seed_keys' words (split by
+    numpy), then seed_key."""
+    keys, lengths = mt.seed_keys([seed])
     state = mt.new_state()
-    mt.seed_int(state, seed)
+    mt.seed_key(state, keys[0, : lengths[0]])
     return state
 
 
@@ -116,7 +119,7 @@ def test_seeded_lanes_are_random_randoms_states(n: int) -> None:
     seeds = [random.Random(n).randrange(2**32) for _ in range(n)]
     if n == 19:
         seeds[9] = 2**40 + 7  # a two-word key in the second group
-    lanes = np.zeros((mt.LANES, mt.STATE_SIZE), dtype=np.uint32)
+    lanes = mt.new_state(mt.LANES)
     keys, lens = mt.seed_keys(seeds)
     for start in range(0, n, mt.LANES):
         lanes[:] = 12345  # whatever the lanes held before
