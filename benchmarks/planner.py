@@ -52,7 +52,7 @@ from escaramuza.agents.search import (
     MCTSAgent,
 )
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
-from escaramuza.progress import progress_bar
+from escaramuza.progress import progress_bar, quiet
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
@@ -339,6 +339,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="instead of playing: the strength table of these logs' chunk "
                         "lines, each scenario over the seeds both arms played")
     args = parser.parse_args(argv)
+    with quiet(args.no_progress):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.combine:
         try:
             lines = combine(args.combine)

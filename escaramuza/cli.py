@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from escaramuza import __version__
+from escaramuza.progress import quiet
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError, clip
 from escaramuza.rules.core.i18n import ENV_VAR, LANGUAGES, _f, language, language_from
 
@@ -436,7 +437,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Before anything is narrated: events keep the text of the language current when
         # they were made (rules/core/i18n.py). Restored on return (main is called in-process
         # by tests and the GM session's own commands).
-        with language(language_from(getattr(args, "lang", None))):
+        with language(language_from(getattr(args, "lang", None))), quiet(
+            bool(getattr(args, "no_progress", False))
+        ):
             return _run(args, out)
     except EscaramuzaError as exc:
         out.flush()

@@ -7,20 +7,59 @@ for it). It is shown by default, always on **stderr** — never mixed into what 
 command prints on stdout, a ``--json`` document included — and only when stderr
 is a terminal: piped or redirected, a command stays quiet, and ``--no-progress``
 turns the bar off on a terminal too.
+
+``--no-progress`` silences every progress line of the command, not only its bar: the
+fast path's "compiling…" notice too (``agents.fast.first_call``). A command that takes
+the option runs inside :func:`quiet`, which sets :data:`QUIET_VARIABLE` in the
+environment for its duration, so worker processes it starts (forked or spawned) are
+quiet as well.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
+
+#: Set (to any non-empty value) while a command runs with ``--no-progress``.
+QUIET_VARIABLE = "ESCARAMUZA_NO_PROGRESS"
+
+
+def silenced() -> bool:
+    """Whether the running command was asked for no progress lines at all."""
+    return bool(os.environ.get(QUIET_VARIABLE))
+
+
+@contextmanager
+def quiet(enabled: bool = True) -> Iterator[None]:
+    """Within the block (``enabled``), no progress line is drawn by this process or by
+    the processes it starts; the environment is restored afterwards (commands run
+    in-process in tests and in the GM session)."""
+    if not enabled:
+        yield
+        return
+    old = os.environ.get(QUIET_VARIABLE)
+    os.environ[QUIET_VARIABLE] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(QUIET_VARIABLE, None)
+        else:
+            os.environ[QUIET_VARIABLE] = old
 
 
 def shows(enabled: bool, stream: TextIO | None = None) -> bool:
-    """Whether a bar asked for (``enabled``) is drawn on ``stream`` (default stderr)."""
+    """Whether a bar asked for (``enabled``) is drawn on ``stream`` (default stderr):
+    only on a terminal, and never inside :func:`quiet`."""
+    if not enabled or silenced():
+        return False
     target = sys.stderr if stream is None else stream
     isatty = getattr(target, "isatty", None)
-    return bool(enabled and isatty is not None and isatty())
+    return bool(isatty is not None and isatty())
 
 
 def progress_bar(

@@ -52,9 +52,13 @@ def test_ci_run_runs_exactly_the_readme_test_command() -> None:
     assert script.startswith("#!/usr/bin/env bash\n")
     lines = [ln for ln in script.splitlines()[1:] if ln.strip() and not ln.startswith("#")]
     assert test_command in lines, ".ci/run must contain the README's test command verbatim"
-    # Nothing else runs: strict mode, go to the repository root, a fresh .venv, the command.
+    # Nothing else runs: strict mode, go to the repository root, a fresh .venv, a cold
+    # kernel cache (numba's, in the __pycache__ folders or NUMBA_CACHE_DIR), the command.
     others = [ln for ln in lines if ln != test_command]
-    assert others == ["set -euo pipefail", 'cd "$(dirname "$0")/.."', "rm -rf .venv"]
+    assert others == [
+        "set -euo pipefail", 'cd "$(dirname "$0")/.."', "rm -rf .venv", "unset NUMBA_CACHE_DIR",
+        "find . -name __pycache__ -type d -prune -exec rm -rf {} +",
+    ]
 
 
 def test_readme_play_command_names_a_shipped_scenario(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,7 @@ import io
 import json
 import random
 import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -36,6 +37,7 @@ from escaramuza.agents.search import AGENT_ITERATIONS, MCTS, MCTSAgent, Node
 from escaramuza.agents.suggest import suggest
 from escaramuza.cli import main
 from escaramuza.playtest import PlaytestConfig, play_one, playtest
+from escaramuza.progress import quiet
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.kernel import BattleColumns, KernelBattle, KernelRefusal, RolloutBatch
 from escaramuza.rules.core.model import Action, Side
@@ -290,16 +292,15 @@ def test_tree_less_searches_are_identical_on_both_engines(root: str) -> None:
     assert fast.root.value == reference.root.value
 
 
-def test_a_time_budget_on_the_kernel_stays_within_it() -> None:
-    import time
-
+def test_a_time_budget_on_the_kernel_stops_the_search_on_the_budget() -> None:
+    """A budgeted search on the kernel ends because its time ran out (how far past the
+    deadline a kernel call may run is the chunk test below, without a clock)."""
     state = _state()
     with use_kernel(RULESET, EngineKernel()):
-        began = time.perf_counter()
         result = MCTS(iterations=None, budget_ms=150, root="sweep", expand_after=None,
                       horizon=1, engine="fast").search(state, random.Random(1))
     assert result.engine == "fast" and result.iterations >= 1
-    assert (time.perf_counter() - began) * 1000 < 150 + 400  # one kernel call past it at most
+    assert result.stopped in ("budget", "clear", "identical")
 
 
 def test_a_state_the_kernel_refuses_is_searched_on_the_engine_with_the_reason() -> None:
@@ -355,12 +356,19 @@ def engine_battle_of(state: BattleState) -> tuple:
 
 
 class _SlowKernel(EngineKernel):
-    """The engine kernel, with a first call as slow as a compile."""
+    """The engine kernel, with a first call as slow as a compile: it returns only once
+    the compile notice has been printed (or after ``patience`` seconds), so the tests do
+    not depend on how fast the machine schedules the notice's timer."""
+
+    def __init__(self, noticed: threading.Event, patience: float = 60.0) -> None:
+        super().__init__()
+        self.noticed = noticed
+        self.patience = patience
 
     def play_battles(
         self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
     ) -> list[KernelBattle]:
-        time.sleep(0.3)
+        self.noticed.wait(self.patience)
         return super().play_battles(scenario, agents, seeds)
 
 
@@ -369,43 +377,66 @@ class _Tty(io.StringIO):
         return True
 
 
+def _watch_notice(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """An event set when the compile notice is printed (the notice itself still runs)."""
+    noticed = threading.Event()
+    original = fast._compile_notice
+
+    def notice(ruleset_id: str) -> None:
+        original(ruleset_id)
+        noticed.set()
+
+    monkeypatch.setattr(fast, "_compile_notice", notice)
+    return noticed
+
+
 def test_a_slow_first_kernel_call_tells_a_terminal_user_it_is_compiling(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     scenario = load_scenario(DUEL)
+    noticed = _watch_notice(monkeypatch)
     monkeypatch.setattr(fast, "COMPILE_NOTICE_SECONDS", 0.05)
     monkeypatch.setattr(fast, "_CALLED", set())
     terminal = _Tty()
     monkeypatch.setattr(sys, "stderr", terminal)
-    with use_kernel(RULESET, _SlowKernel()):
+    with use_kernel(RULESET, _SlowKernel(noticed)):
         play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
+        assert noticed.is_set()
         assert "compiling the fast path for destiny_dice" in terminal.getvalue()
         # Once per process: the next call says nothing, however long it takes.
         terminal.seek(0)
         terminal.truncate()
+        noticed.clear()
         play_records(scenario, "heuristic", "heuristic", 1, 1, 2)
     assert terminal.getvalue() == ""
 
 
-def test_no_compile_notice_when_stderr_is_not_a_terminal_or_the_call_is_quick(
+def test_no_compile_notice_on_a_pipe_with_no_progress_or_for_a_quick_call(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     scenario = load_scenario(DUEL)
+    noticed = _watch_notice(monkeypatch)
+    monkeypatch.setattr(fast, "COMPILE_NOTICE_SECONDS", 0.0)
+    # Not a terminal: like the progress bars, no line (no timer is even started).
     monkeypatch.setattr(fast, "_CALLED", set())
-    piped = io.StringIO()  # not a terminal: like the progress bars, no line
+    piped = io.StringIO()
     monkeypatch.setattr(sys, "stderr", piped)
-    monkeypatch.setattr(fast, "COMPILE_NOTICE_SECONDS", 0.05)
-    with use_kernel(RULESET, _SlowKernel()):
+    with use_kernel(RULESET, _SlowKernel(noticed, patience=0.2)):
         play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
-    assert piped.getvalue() == ""
+    assert piped.getvalue() == "" and not noticed.is_set()
+    # --no-progress (progress.quiet) silences it on a terminal too.
+    monkeypatch.setattr(fast, "_CALLED", set())
     terminal = _Tty()
     monkeypatch.setattr(sys, "stderr", terminal)
-    monkeypatch.setattr(fast, "_CALLED", set())
-    monkeypatch.setattr(fast, "COMPILE_NOTICE_SECONDS", 5.0)  # a cached kernel loads fast
-    with use_kernel(RULESET, _SlowKernel()):
+    with quiet(), use_kernel(RULESET, _SlowKernel(noticed, patience=0.2)):
         play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
-    time.sleep(0.1)
-    assert terminal.getvalue() == ""
+    assert terminal.getvalue() == "" and not noticed.is_set()
+    # A call that ends before the notice's delay says nothing.
+    monkeypatch.setattr(fast, "_CALLED", set())
+    monkeypatch.setattr(fast, "COMPILE_NOTICE_SECONDS", 3600.0)
+    with use_kernel(RULESET, EngineKernel()):
+        play_records(scenario, "heuristic", "heuristic", 1, 0, 1)
+    assert terminal.getvalue() == "" and not noticed.is_set()
 
 
 def test_a_kernel_chunk_never_holds_more_than_the_time_left() -> None:
