@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from escaramuza.rules import BOOKKEEPING, get_bookkeeping
-from escaramuza.rules.core.bookkeeping import CORE_STATE_TYPES, BookkeepingError
+from escaramuza.rules.core.bookkeeping import CORE_STATE_TYPES, MAX_COUNTER, BookkeepingError
 from escaramuza.rules.core.bookkeeping import short as _short
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError, clip
@@ -416,6 +416,7 @@ def state_from_dict(
     meta = doc.get("meta", {})
     if not isinstance(meta, dict):
         raise StateFileError(source, "meta", "expected an object")
+    _check_counters(state, source)
     try:
         # The ruleset's own schema of its bookkeeping and the invariants its engine
         # relies on (issue 19, item 5): what passes here can be played.
@@ -486,7 +487,13 @@ def _load_resources(raw: dict[str, Any], c: Combatant, where: str, source: str) 
             raise StateFileError(
                 source, f"{where}.{key}", f"expected an integer, got {_short(value)}"
             )
+        # Every ruleset keeps its resources between 0 and the maximum the stat block gives
+        # (damage stops at 0, healing and recovery at the maximum).
         top = c.maxima.get(key)
+        if value < 0:
+            raise StateFileError(
+                source, f"{where}.{key}", f"{value} is below 0 ({c.id}'s {key} cannot be negative)"
+            )
         if top is not None and value > top:
             raise StateFileError(
                 source, f"{where}.{key}", f"{value} is above {c.id}'s maximum of {top}"
@@ -539,6 +546,8 @@ def _load_outcome(raw: Any, source: str) -> Outcome | None:
         raise StateFileError(source, "outcome.winner", f"unknown side {_short(winner)}")
     reason = _need(raw, "reason", str, "outcome.reason", source)
     rounds = _need(raw, "rounds", int, "outcome.rounds", source)
+    if rounds < 0:
+        raise StateFileError(source, "outcome.rounds", f"{rounds} is negative")
     return Outcome(Side(winner) if winner else None, reason, rounds)
 
 
@@ -571,6 +580,39 @@ def _load_pending(raw: Any, state: BattleState, source: str) -> Decision | None:
     if not isinstance(prompt, str):
         raise StateFileError(source, "pending.prompt", f"expected a string, got {_short(prompt)}")
     return Decision(kinds[kind], actor, side, name, prompt)
+
+
+def _check_counters(state: BattleState, source: str) -> None:
+    """What every ruleset's battle keeps true of its round, turn, order, outcome and
+    pending decision (the ruleset's own bookkeeping checks say the rest)."""
+    if not 0 <= state.turn <= MAX_COUNTER:
+        raise StateFileError(source, "turn", f"{state.turn} is outside 0–{MAX_COUNTER}")
+    outcome = state.outcome
+    if outcome is not None:
+        if outcome.rounds != state.round:
+            raise StateFileError(
+                source, "outcome.rounds",
+                f"{outcome.rounds} but the battle ended in round {state.round} (round)",
+            )
+        return
+    if state.round < 1:
+        raise StateFileError(
+            source, "round", f"{state.round} while the battle is not over (rounds count from 1)"
+        )
+    if state.ruleset.keeps_order:  # every combatant able to act has a place in it
+        missing = [c.id for c in state.combatants if c.active and c.id not in state.order]
+        if missing:
+            raise StateFileError(
+                source, "order", f"{', '.join(missing)} can act but is not in the order"
+            )
+    pending = state.pending
+    if pending is not None:
+        actor = state.by_id[pending.actor]
+        if not actor.active:
+            raise StateFileError(
+                source, "pending.actor",
+                f"{actor.id} is {actor.status.value}: only an active combatant decides",
+            )
 
 
 def _check_playable(state: BattleState, source: str) -> None:

@@ -88,6 +88,8 @@ class Cairn(Ruleset):
     stats_model: ClassVar[type[BaseModel]] = CairnStats
     n_features: ClassVar[int] = 7
     decision_names: ClassVar[tuple[str, ...]] = ("declarar",)
+    #: CA-02: the sides alternate, each declaring together; there is no initiative order.
+    keeps_order: ClassVar[bool] = False
 
     # -- scenario -------------------------------------------------------------
     def build_combatant(

@@ -75,6 +75,9 @@ class Ruleset(ABC):
     n_features: ClassVar[int] = 0
     #: Decision names, for the env's one-hot of the pending decision.
     decision_names: ClassVar[tuple[str, ...]] = ("turn",)
+    #: Whether the battle keeps an initiative order (``BattleState.order``): then every
+    #: combatant able to act is in it. Cairn's sides take turns and keep none.
+    keeps_order: ClassVar[bool] = True
 
     # -- scenario -------------------------------------------------------------
     @abstractmethod

@@ -81,6 +81,10 @@ def check_state(state: BattleState) -> None:
     pending = state.pending
     if pending is None:
         return
+    # Initiative is rolled once for everybody, and nobody leaves the order: a combatant
+    # who is down keeps its place (it may be brought back).
+    missing = [cid for cid in state.by_id if cid not in state.order]
+    require(not missing, "order", f"{', '.join(missing)} missing: the order holds every combatant")
     require(0 <= state.turn < len(state.order), "turn",
             f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)")
     # S2-06: whoever decides, it is the turn of the combatant at ``turn`` in the order.

@@ -1,0 +1,153 @@
+"""One definition of a valid state: what the loader refuses of an edited state file.
+
+Every state the engine reaches loads (the round-trip tests); these are the states no
+battle can reach — a resource below 0, counters out of range, an order without a
+combatant who can act, a pending decision for somebody out of the fight, an outcome
+that does not match the round — each refused with its field and reason, in every
+ruleset. The states come from real battles (the engine's random agents), so a test
+could only pass by refusing the one spoiled field.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from escaramuza.agents import RandomAgent
+from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.ruleset import apply_action, new_battle
+from escaramuza.rules.core.scenario import load_scenario
+from escaramuza.rules.core.state import BattleState
+from escaramuza.state_file import StateFileError, state_from_dict, state_to_dict
+
+#: One scenario of each ruleset, with a mid-battle state a few decisions in.
+SCENARIOS = ("destiny_dice/emboscada", "donjon/duelo", "cairn/emboscada_goblin",
+             "sistema_2d10/duelo")
+
+
+def mid_battle(name: str, decisions: int = 3, seed: int = 3) -> BattleState:
+    state = new_battle(load_scenario(name), RandomRoller(seed))
+    rng, roller, agent = random.Random(seed), RandomRoller(seed + 1), RandomAgent()
+    for _ in range(decisions):
+        if state.outcome is not None:
+            break
+        apply_action(state, agent.act(state, rng), roller)
+    assert state.outcome is None
+    return state
+
+
+def finished(name: str, seed: int = 3) -> BattleState:
+    state = new_battle(load_scenario(name), RandomRoller(seed))
+    rng, roller, agent = random.Random(seed), RandomRoller(seed + 1), RandomAgent()
+    while state.outcome is None:
+        apply_action(state, agent.act(state, rng), roller)
+    return state
+
+
+def refusal(doc: dict[str, Any]) -> StateFileError:
+    with pytest.raises(StateFileError) as info:
+        state_from_dict(doc, "edited.json")
+    return info.value
+
+
+def _acting(doc: dict[str, Any]) -> int:
+    return next(i for i, c in enumerate(doc["combatants"]) if c["id"] == doc["pending"]["actor"])
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_an_unedited_state_loads_in_every_ruleset(name: str) -> None:
+    # The baseline of every spoiled document below: without the edit it loads.
+    for state in (mid_battle(name), finished(name)):
+        loaded, _ = state_from_dict(state_to_dict(state), "fine.json")
+        assert state_to_dict(loaded) == state_to_dict(state)
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("value", [-1, -5, -(2**62), -9_000_000_000_000_000_000])
+def test_a_negative_resource_is_refused(name: str, value: int) -> None:
+    doc = state_to_dict(mid_battle(name))
+    for i, c in enumerate(doc["combatants"]):
+        for key in c["resources"]:
+            spoiled = state_to_dict(mid_battle(name))
+            spoiled["combatants"][i]["resources"][key] = value
+            err = refusal(spoiled)
+            assert err.field == f"combatants[{i}].resources.{key}"
+            assert f"{value} is below 0" in err.reason
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_a_resource_above_its_maximum_is_refused(name: str) -> None:
+    state = mid_battle(name)
+    c = state.combatants[0]
+    key = next(iter(c.resources))
+    doc = state_to_dict(state)
+    doc["combatants"][0]["resources"][key] = c.maxima[key] + 1
+    err = refusal(doc)
+    assert err.field == f"combatants[0].resources.{key}" and "above" in err.reason
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("turn", [-1, 10**18])
+def test_a_turn_out_of_range_is_refused(name: str, turn: int) -> None:
+    doc = state_to_dict(mid_battle(name))
+    doc["turn"] = turn
+    err = refusal(doc)
+    assert err.field == "turn" and str(turn) in err.reason
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_round_zero_is_refused_while_the_battle_goes_on(name: str) -> None:
+    doc = state_to_dict(mid_battle(name))
+    doc["round"] = 0
+    err = refusal(doc)
+    assert err.field == "round" and "not over" in err.reason
+
+
+@pytest.mark.parametrize("name", ["destiny_dice/emboscada", "donjon/duelo", "sistema_2d10/duelo"])
+@pytest.mark.parametrize("spoil", ["empty", "without the actor", "without the last"])
+def test_an_order_missing_a_combatant_who_can_act_is_refused(name: str, spoil: str) -> None:
+    doc = state_to_dict(mid_battle(name))
+    actor = doc["pending"]["actor"]
+    order = doc["order"]
+    assert order, "these rulesets keep an initiative order"
+    doc["order"] = {"empty": [], "without the actor": [c for c in order if c != actor],
+                    "without the last": order[:-1]}[spoil]
+    err = refusal(doc)
+    # The order itself, or the turn that points past its end, is what the message names.
+    assert err.field in ("order", "turn")
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("status", ["down", "defeated", "fled"])
+def test_a_pending_decision_for_a_combatant_out_of_the_fight_is_refused(
+    name: str, status: str
+) -> None:
+    from escaramuza.rules.core.model import Status
+
+    if status not in {s.value for s in Status}:
+        pytest.skip(f"no status {status!r}")
+    doc = state_to_dict(mid_battle(name))
+    i = _acting(doc)
+    doc["combatants"][i]["status"] = status
+    err = refusal(doc)
+    assert err.field in ("pending.actor", "data.turn_actor", "data.queue[0]")
+    assert status in err.reason
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize(
+    "spoil",
+    [lambda o, r: -1, lambda o, r: r + 1, lambda o, r: 10**18],
+    ids=["negative", "another round", "huge"],
+)
+def test_an_outcome_that_does_not_match_the_battle_is_refused(
+    name: str, spoil: Callable[[dict[str, Any], int], int]
+) -> None:
+    doc = state_to_dict(finished(name))
+    assert doc["outcome"] is not None
+    doc["outcome"]["rounds"] = spoil(doc["outcome"], doc["round"])
+    err = refusal(doc)
+    assert err.field == "outcome.rounds"
