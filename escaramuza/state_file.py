@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from enum import Enum
 from functools import cache
 from pathlib import Path
@@ -43,7 +44,7 @@ from escaramuza.rules import BOOKKEEPING, get_bookkeeping
 from escaramuza.rules.core.bookkeeping import CORE_STATE_TYPES, MAX_COUNTER, BookkeepingError
 from escaramuza.rules.core.bookkeeping import short as _short
 from escaramuza.rules.core.dice import RandomRoller
-from escaramuza.rules.core.errors import EscaramuzaError, clip
+from escaramuza.rules.core.errors import EscaramuzaError, Problem, clip
 from escaramuza.rules.core.files import (
     atomic_write,
     check_tree,
@@ -76,11 +77,25 @@ MAX_STATE_BYTES = 1 << 20
 class StateFileError(EscaramuzaError):
     """A state file that cannot be read or used: names the file, the field and the reason."""
 
-    def __init__(self, source: str, field: str, reason: str) -> None:
+    def __init__(
+        self, source: str, field: str, reason: str, problems: Sequence[Problem] = ()
+    ) -> None:
         self.source = source
         self.field = field = clip(field, 120)
         self.reason = reason = clip(reason)
-        super().__init__(f"{source}: {field}: {reason}" if field else f"{source}: {reason}")
+        #: Every problem found (``escaramuza validate`` lists them); the message is the first.
+        self.problems: tuple[Problem, ...] = tuple(problems) or (Problem(field, reason),)
+        more = len(self.problems) - 1
+        tail = ""
+        if more:
+            tail = f" (and {more} more problem(s); `escaramuza validate` lists them all)"
+        text = f"{source}: {field}: {reason}" if field else f"{source}: {reason}"
+        super().__init__(text + tail)
+
+    @classmethod
+    def of(cls, source: str, problems: Sequence[Problem]) -> StateFileError:
+        """One error for several problems: the first one's field and reason, all kept."""
+        return cls(source, problems[0].field, problems[0].reason, problems)
 
 
 class _Unencodable(Exception):
@@ -402,7 +417,8 @@ def state_from_dict(
         if cid in order[:i]:
             raise StateFileError(source, f"order[{i}]", f"combatant {cid!r} appears twice")
     state.order = tuple(order)
-    _load_combatants(doc, state, source)
+    found: list[Problem] = []  # values out of range: every one is reported together
+    _load_combatants(doc, state, source, found)
     state.outcome = _load_outcome(doc.get("outcome"), source)
     state.pending = _load_pending(doc.get("pending"), state, source)
     data = _need(doc, "data", dict, "data", source)
@@ -416,7 +432,9 @@ def state_from_dict(
     meta = doc.get("meta", {})
     if not isinstance(meta, dict):
         raise StateFileError(source, "meta", "expected an object")
-    _check_counters(state, source)
+    found.extend(_counter_problems(state))
+    if found:
+        raise StateFileError.of(source, found)
     try:
         # The ruleset's own schema of its bookkeeping and the invariants its engine
         # relies on (issue 19, item 5): what passes here can be played.
@@ -431,7 +449,9 @@ def _unknown(cid: Any, state: BattleState) -> str:
     return f"unknown combatant {_short(cid)} (combatants: {', '.join(state.by_id)})"
 
 
-def _load_combatants(doc: dict[str, Any], state: BattleState, source: str) -> None:
+def _load_combatants(
+    doc: dict[str, Any], state: BattleState, source: str, found: list[Problem]
+) -> None:
     raw_list = _need(doc, "combatants", list, "combatants", source)
     seen: set[str] = set()
     zones = state.battlefield.zones
@@ -461,7 +481,7 @@ def _load_combatants(doc: dict[str, Any], state: BattleState, source: str) -> No
             raise StateFileError(
                 source, f"{where}.status", f"unknown status {_short(status)} (known: {known})"
             ) from None
-        _load_resources(raw, c, f"{where}.resources", source)
+        _load_resources(raw, c, f"{where}.resources", source, found)
         c.conditions = _load_conditions(raw, state, f"{where}.conditions", source)
         data = _need(raw, "data", dict, f"{where}.data", source)
         base = state.scenario.combatant(cid).data
@@ -475,7 +495,11 @@ def _load_combatants(doc: dict[str, Any], state: BattleState, source: str) -> No
         )
 
 
-def _load_resources(raw: dict[str, Any], c: Combatant, where: str, source: str) -> None:
+def _load_resources(
+    raw: dict[str, Any], c: Combatant, where: str, source: str, found: list[Problem]
+) -> None:
+    """``c``'s resources from the file; a value out of its range is added to ``found``
+    (every one is reported), a value of the wrong kind stops the load."""
     res = _need(raw, "resources", dict, where, source)
     for key, value in res.items():
         if key not in c.resources:
@@ -491,14 +515,12 @@ def _load_resources(raw: dict[str, Any], c: Combatant, where: str, source: str) 
         # (damage stops at 0, healing and recovery at the maximum).
         top = c.maxima.get(key)
         if value < 0:
-            raise StateFileError(
-                source, f"{where}.{key}", f"{value} is below 0 ({c.id}'s {key} cannot be negative)"
-            )
-        if top is not None and value > top:
-            raise StateFileError(
-                source, f"{where}.{key}", f"{value} is above {c.id}'s maximum of {top}"
-            )
-        c.resources[key] = value
+            found.append(Problem(
+                f"{where}.{key}", f"{value} is below 0 ({c.id}'s {key} cannot be negative)"))
+        elif top is not None and value > top:
+            found.append(Problem(f"{where}.{key}", f"{value} is above {c.id}'s maximum of {top}"))
+        else:
+            c.resources[key] = value
     missing = [k for k in c.resources if k not in res]
     if missing:
         raise StateFileError(source, f"{where}.{missing[0]}", "required field is missing")
@@ -582,37 +604,34 @@ def _load_pending(raw: Any, state: BattleState, source: str) -> Decision | None:
     return Decision(kinds[kind], actor, side, name, prompt)
 
 
-def _check_counters(state: BattleState, source: str) -> None:
+def _counter_problems(state: BattleState) -> list[Problem]:
     """What every ruleset's battle keeps true of its round, turn, order, outcome and
     pending decision (the ruleset's own bookkeeping checks say the rest)."""
+    out: list[Problem] = []
     if not 0 <= state.turn <= MAX_COUNTER:
-        raise StateFileError(source, "turn", f"{state.turn} is outside 0–{MAX_COUNTER}")
+        out.append(Problem("turn", f"{state.turn} is outside 0–{MAX_COUNTER}"))
     outcome = state.outcome
     if outcome is not None:
         if outcome.rounds != state.round:
-            raise StateFileError(
-                source, "outcome.rounds",
-                f"{outcome.rounds} but the battle ended in round {state.round} (round)",
-            )
-        return
+            out.append(Problem(
+                "outcome.rounds",
+                f"{outcome.rounds} but the battle ended in round {state.round} (round)"))
+        return out
     if state.round < 1:
-        raise StateFileError(
-            source, "round", f"{state.round} while the battle is not over (rounds count from 1)"
-        )
+        out.append(Problem(
+            "round", f"{state.round} while the battle is not over (rounds count from 1)"))
     if state.ruleset.keeps_order:  # every combatant able to act has a place in it
         missing = [c.id for c in state.combatants if c.active and c.id not in state.order]
         if missing:
-            raise StateFileError(
-                source, "order", f"{', '.join(missing)} can act but is not in the order"
-            )
+            out.append(Problem("order", f"{', '.join(missing)} can act but is not in the order"))
     pending = state.pending
     if pending is not None:
         actor = state.by_id[pending.actor]
         if not actor.active:
-            raise StateFileError(
-                source, "pending.actor",
-                f"{actor.id} is {actor.status.value}: only an active combatant decides",
-            )
+            out.append(Problem(
+                "pending.actor",
+                f"{actor.id} is {actor.status.value}: only an active combatant decides"))
+    return out
 
 
 def _check_playable(state: BattleState, source: str) -> None:

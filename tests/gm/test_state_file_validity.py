@@ -151,3 +151,29 @@ def test_an_outcome_that_does_not_match_the_battle_is_refused(
     doc["outcome"]["rounds"] = spoil(doc["outcome"], doc["round"])
     err = refusal(doc)
     assert err.field == "outcome.rounds"
+
+
+def test_validate_lists_every_value_out_of_range_with_its_field(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from escaramuza.cli import main
+
+    doc = state_to_dict(mid_battle("destiny_dice/emboscada"))
+    doc["combatants"][0]["resources"]["pv"] = -5
+    doc["combatants"][2]["resources"]["pc"] = -(2**62)
+    doc["turn"] = 10**18
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["validate", str(path)]) != 0
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "combatants[0].resources.pv" in text and "-5 is below 0" in text
+    assert "combatants[2].resources.pc" in text and f"{-(2**62)} is below 0" in text
+    assert "turn" in text and f"{10**18} is outside" in text
+    assert "Traceback" not in text
+    # The one-line message of the other commands names the first and counts the rest.
+    assert main(["suggest", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "combatants[0].resources.pv" in err and "2 more problem(s)" in err
