@@ -1,4 +1,4 @@
-"""The interactive game master session: ``escaramuza gm`` (issue 8, item 5).
+"""The interactive game master session: ``escaramuza gm``.
 
 The GM mirrors the table: set PV and other resources, move combatants, add or
 remove conditions, enter the initiative and the dice actually rolled (or let
@@ -9,8 +9,10 @@ Every command is checked before anything changes: an edit or an action is
 carried out on a copy of the battle and only kept if it succeeds, so a
 mistyped command, an unknown combatant or a wrong die leaves the battle as it
 was. After every change the session writes its autosave file (atomically), so
-closing the terminal loses nothing. The session reads commands from any text
-stream, which is how the tests drive it.
+closing the terminal loses nothing. When that write fails (a full disk), the session
+says so, and from then on says where the battle is only while a file holds it as it
+is: ``quit`` then asks for a ``save FILE`` elsewhere first. The session reads commands
+from any text stream, which is how the tests drive it.
 """
 
 from __future__ import annotations
@@ -122,6 +124,13 @@ class GMSession(cmd.Cmd):
         self.engine = engine
         self.applied = 0
         self.out: TextIO = stdout or sys.stdout
+        #: The file that holds the battle as it is now (the autosave file, the last
+        #: ``save FILE`` or the state file loaded), or None: what ``quit`` reports.
+        self.saved_in: str | Path | None = None
+        #: Whether the last autosave failed (a full disk, a read-only folder).
+        self.autosave_failed = False
+        #: Whether ``quit`` already warned that the battle is not saved.
+        self._quit_warned = False
 
     # -- plumbing -------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -172,12 +181,26 @@ class GMSession(cmd.Cmd):
         self._autosave()
 
     def _autosave(self) -> None:
+        """Write the autosave file after a change; either way, note which file (if any)
+        now holds the battle."""
+        self.saved_in = None
         if self.autosave is None:
             return
         try:
             save_state(self.state, self.autosave, self.meta())
-        except EscaramuzaError as exc:
+        except (EscaramuzaError, OSError) as exc:
+            self.autosave_failed = True
             self.say(_f("warning: autosave failed: {message}", exc))
+            return
+        self._saved(self.autosave)
+        if self.autosave_failed:
+            self.autosave_failed = False
+            self.say(_f("autosave works again: the battle is in {path}.", self.autosave))
+
+    def _saved(self, path: str | Path) -> None:
+        """``path`` holds the battle as it is now."""
+        self.saved_in = path
+        self._quit_warned = False
 
     def meta(self) -> dict[str, Any]:
         return {"seed": self.seed, "steps": self.steps, "roll": self.roll_mode}
@@ -543,6 +566,7 @@ class GMSession(cmd.Cmd):
         if not path:
             raise GMError(_f("usage: {usage}", "save FILE"))
         save_state(self.state, path, self.meta())
+        self._saved(path)
         self.say(_f("saved to {path}.", path))
 
     def do_load(self, arg: str) -> None:
@@ -553,21 +577,43 @@ class GMSession(cmd.Cmd):
         state, meta = open_battle(target, self.seed)
         self.steps = int(meta.get("steps", 0)) if isinstance(meta.get("steps"), int) else 0
         self._commit(state, f"load {target}")
+        if self.saved_in is None and is_state_file(target):
+            self._saved(target)  # no autosave: the file loaded still holds the battle
         self.say(_f("loaded {path}.", target))
         self._say_pending()
 
     def do_quit(self, arg: str) -> bool:
-        """quit — end the session (the autosave file keeps the battle)."""
-        where = _f(" The battle is in {path}.", self.autosave) if self.autosave else ""
-        self.say(_("Bye.") + where)
+        """quit — end the session (the autosave file keeps the battle).
+
+        If the last autosave failed (a full disk), the battle is in no file: the first
+        quit says so and stays, for a save FILE elsewhere; quit again leaves anyway."""
+        if self.saved_in is None and self.autosave_failed and not self._quit_warned:
+            self._quit_warned = True
+            self.say(_f("The battle is NOT saved: the last autosave to {path} failed. Save it "
+                        "elsewhere with save FILE, or type quit again to leave without "
+                        "saving.", self.autosave))
+            return False
+        self._bye()
         return True
 
     do_exit = do_quit
 
     def do_EOF(self, arg: str) -> bool:  # noqa: N802 - cmd's name for end of input
-        """End of input: like quit."""
+        """End of input: like quit, without asking (there is no more input to ask)."""
         self.say("")
-        return self.do_quit(arg)
+        self._bye()
+        return True
+
+    def _bye(self) -> None:
+        """The last line: where the battle is, only if a file holds it as it is now."""
+        if self.saved_in is not None:
+            where = _f(" The battle is in {path}.", self.saved_in)
+        elif self.autosave_failed:
+            where = _f(" The battle was NOT saved: the last autosave to {path} failed (that "
+                       "file holds an earlier state, or nothing).", self.autosave)
+        else:
+            where = ""
+        self.say(_("Bye.") + where)
 
     def do_help(self, arg: str) -> None:
         """help [COMMAND] — the commands, or one command in detail."""
@@ -651,6 +697,8 @@ def run_session(
         session.do_initiative("")
     else:
         session._autosave()
+        if session.saved_in is None:
+            session._saved(target)  # no autosave: the state file still holds the battle
     session.history.clear()
     session.do_show("")
     session.cmdloop(intro="")

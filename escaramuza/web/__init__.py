@@ -1,4 +1,4 @@
-"""``escaramuza serve``: a local web page for the game master (issue 10).
+"""``escaramuza serve``: a local web page for the game master.
 
 The page shows the battlefield as zones with tokens, each combatant's
 resources and conditions, whose decision is pending and a ranked list of
@@ -6,21 +6,39 @@ suggestions; the GM applies an action with the tool's dice or the ones rolled
 at the table, undoes, saves and loads state files and runs playtests. A JSON
 API under the page serves other tools (docs/web.md).
 
-This module only holds the command line; the server lives in
-:mod:`escaramuza.web.app` and needs the ``web`` extra (FastAPI, uvicorn), which
-is imported only when ``serve`` runs, so the rest of the CLI works without it.
+This module only holds the command line and how the server stops; the server
+lives in :mod:`escaramuza.web.app` and needs the ``web`` extra (FastAPI, uvicorn),
+which is imported only when ``serve`` runs, so the rest of the CLI works without it.
+
+SIGTERM or Ctrl-C always stops the server. A request whose work runs in a worker
+thread (a search, a parse) cannot be interrupted, and uvicorn would wait for it for
+ever, then asyncio's and the interpreter's exit would wait for its thread. So the
+requests under way get :data:`SHUTDOWN_GRACE_S` to finish (uvicorn's graceful
+shutdown, after which uvicorn ends by the signal itself), and :data:`HARD_STOP_S`
+after the signal the process exits whatever still runs, with the shell's status of
+that signal (128 + its number).
 """
 
 from __future__ import annotations
 
+import faulthandler
 import ipaddress
+import os
 import sys
+import threading
+from types import FrameType
 from typing import Any, TextIO
 
 from escaramuza.rules.core.errors import EscaramuzaError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+#: Seconds the requests under way get to finish after SIGTERM/SIGINT: a search is at
+#: most 5 s (escaramuza.web.sessions.SUGGEST_CAP_MS).
+SHUTDOWN_GRACE_S = 5.0
+#: Seconds after the signal at which the process exits even if a request's worker
+#: thread still runs (the grace, then the app's own shutdown).
+HARD_STOP_S = SHUTDOWN_GRACE_S + 3.0
 
 
 def add_parser(commands: Any) -> None:
@@ -71,8 +89,55 @@ def run_command(args: Any, out: TextIO) -> int:
         )
     # On loopback, only local host names are answered (a guard against DNS rebinding).
     app = create_app(trusted_hosts=LOOPBACK_HOSTS if local else None)
+    # A fault in compiled code (a search's kernel) ends the process; the traceback of
+    # every thread goes to stderr first, so the log says which request it was.
+    faulthandler.enable()
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+    server = _server_class(uvicorn.Server)(config)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     out.write(f"escaramuza GM page: http://{shown}:{args.port}/  (API: /docs; Ctrl-C stops)\n")
     out.flush()
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if not server.started:
+        raise EscaramuzaError(
+            f"could not serve on {shown}:{args.port} (the reason is above: a port in use?)"
+        )
     return 0
+
+
+def _hard_stop(seconds: float, sig: int) -> None:
+    """Exit the process ``seconds`` from now, with status 128 + ``sig``, unless it has
+    exited by then (a daemon timer: it never keeps the process alive)."""
+
+    def stop() -> None:
+        sys.stderr.write(
+            f"escaramuza serve: not stopped {seconds:g} s after the stop signal (a request "
+            "still running in a worker thread?); exiting without waiting any longer\n"
+        )
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(128 + sig)
+
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.name = "escaramuza-hard-stop"
+    timer.start()
+
+
+def _server_class(base: type[Any]) -> type[Any]:
+    """uvicorn's Server, whose first stop signal also arms :func:`_hard_stop`."""
+
+    class Server(base):  # type: ignore[misc, valid-type]
+        _armed = False
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            if not self._armed:
+                self._armed = True
+                _hard_stop(HARD_STOP_S, sig)
+
+    return Server

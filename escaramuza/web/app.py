@@ -1,4 +1,4 @@
-"""The FastAPI application: the GM's page and the JSON API under it (issue 10).
+"""The FastAPI application: the GM's page and the JSON API under it.
 
 ``/`` is the page (server-rendered Jinja2 templates; ``static/app.js`` only
 submits the forms in the background and follows a running playtest, and every
@@ -9,12 +9,14 @@ Errors a user can cause are :class:`EscaramuzaError`: the API answers them with
 a 4xx and ``{"detail": message}``, the page draws them in a red box with the
 same message (a scenario error names the file, the field and the reason).
 Anything else is logged on the server and answered with a bare 500, never a
-traceback.
+traceback; a search that fails that way is a 500 with a message saying so (the
+battle is unchanged), on the page in its red box.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import lru_cache
@@ -79,7 +81,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 def _number(value: object) -> object:
     # JSON's false/true and "12" are not numbers: pydantic's lax mode would read them as
-    # 0, 1 and 12 (issue 19, item 10: `"seed": false` started a battle with seed 0).
+    # 0, 1 and 12 (`"seed": false` would start a battle with seed 0).
     # 12.0 stays a valid integer, as it is for the JSON Schema `integer` of /openapi.json.
     if isinstance(value, bool | str):
         raise ValueError("expected a number, not " + ("true/false" if value in (True, False)
@@ -120,8 +122,11 @@ class SuggestRequest(BaseModel):
         None, ge=ws.MIN_BUDGET_MS, le=ws.MAX_BUDGET_MS,
         description=f"search time in ms (default {ws.WEB_BUDGET_MS:g})",
     )
-    iterations: JsonInt | None = Field(None, ge=1, le=ws.MAX_ITERATIONS,
-                                       description="or a number of rollouts (reproducible)")
+    iterations: JsonInt | None = Field(
+        None, ge=1, le=ws.MAX_ITERATIONS,
+        description="or a number of rollouts (reproducible; stopped at the server's "
+                    f"{ws.SUGGEST_CAP_MS:g} ms time cap, which the answer reports)",
+    )
     max_ms: JsonFloat | None = Field(
         None, ge=ws.MIN_BUDGET_MS, le=ws.MAX_BUDGET_MS,
         description=f"go on up to this while too close to call (default {ws.WEB_MAX_MS:g}; "
@@ -130,7 +135,9 @@ class SuggestRequest(BaseModel):
 
 
 class PlaytestRequest(BaseModel):
-    n: JsonInt = Field(200, ge=1, le=ws.MAX_PLAYTEST_BATTLES, description="battles")
+    n: JsonInt = Field(200, ge=1, le=ws.MAX_PLAYTEST_BATTLES,
+                       description=f"battles (stopped at the server's {ws.PLAYTEST_CAP_S:g} s "
+                                   "time cap, which the answer reports)")
     seed: JsonInt = Field(1, ge=0)
     heroes: str = "heuristic"
     enemies: str = "heuristic"
@@ -148,12 +155,16 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 #: The error answers of the API's operations. 422 is declared with the project's
 #: ``{"detail": "…"}`` model: FastAPI would otherwise document its own list of
-#: validation errors, which this API does not send (issue 19, item 10). 411 and 413
-#: come from :class:`BodyLimit`.
+#: validation errors, which this API does not send. 411 and 413 come from
+#: :class:`BodyLimit`.
 ERRORS = _errors(400, 404, 409, 411, 413, 422, 429)
-#: Operations that may create a session also answer 503 when every slot holds a
-#: session its owner still uses (:class:`escaramuza.web.sessions.SessionStore`).
+#: Operations that may create a session also answer 429 when this client started too
+#: many sessions lately (with ``Retry-After``) and 503 when every slot holds a battle in
+#: play (:class:`escaramuza.web.sessions.SessionStore`).
 SESSION_ERRORS = _errors(400, 404, 409, 411, 413, 422, 429, 503)
+#: A search may also fail with a 500 that says so
+#: (:class:`escaramuza.web.sessions.SearchFailedError`).
+SEARCH_ERRORS = _errors(400, 404, 409, 411, 413, 422, 429, 500)
 
 
 # -- the size limit ---------------------------------------------------------------
@@ -183,7 +194,7 @@ class BodyLimit:
         await self.app(scope, receive, send)
 
 
-#: The page's language (issue 23): the selector's cookie, else ``?lang=``, else the
+#: The page's language: the selector's cookie, else ``?lang=``, else the
 #: server's own (``serve --lang`` / ``ESCARAMUZA_LANG``, else English).
 LANG_COOKIE = "escaramuza_lang"
 #: The selector's choices: (code, the language's own name).
@@ -216,10 +227,13 @@ def create_app(
     trusted_hosts: Sequence[str] | None = None,
     max_sessions: int = ws.MAX_SESSIONS,
     keep_idle_s: float = ws.KEEP_IDLE_S,
+    client_sessions: int = ws.CLIENT_SESSIONS,
+    client_window_s: float = ws.CLIENT_WINDOW_S,
+    clock: Callable[[], float] = time.monotonic,
 ) -> FastAPI:
     """The app. ``trusted_hosts`` limits the Host header (``escaramuza serve`` on localhost);
-    ``max_sessions`` and ``keep_idle_s`` are :class:`~escaramuza.web.sessions.SessionStore`'s."""
-    store = ws.SessionStore(max_sessions, keep_idle_s)
+    the other arguments are :class:`~escaramuza.web.sessions.SessionStore`'s."""
+    store = ws.SessionStore(max_sessions, keep_idle_s, clock, client_sessions, client_window_s)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -273,7 +287,7 @@ def _obtain(request: Request) -> tuple[ws.WebSession, bool]:
     session = _lookup(request)
     if session is not None:
         return session, False
-    return _store(request).create(), True
+    return _store(request).create(request.client.host if request.client else None), True
 
 
 def _need(request: Request) -> ws.WebSession:
@@ -300,6 +314,13 @@ def status_of(exc: EscaramuzaError) -> int:
     return 400
 
 
+def headers_of(exc: EscaramuzaError) -> dict[str, str]:
+    """The answer's headers for an error: ``Retry-After`` when the client may retry later."""
+    if isinstance(exc, ws.RateLimitError):
+        return {"Retry-After": str(exc.retry_after)}
+    return {}
+
+
 # -- errors ------------------------------------------------------------------------------
 
 
@@ -311,11 +332,15 @@ def _add_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
     @app.exception_handler(EscaramuzaError)
     async def user_error(request: Request, exc: EscaramuzaError) -> Response:
         if _is_api(request):
-            return JSONResponse({"detail": str(exc)}, status_code=status_of(exc))
+            return JSONResponse({"detail": str(exc)}, status_code=status_of(exc),
+                                headers=headers_of(exc))
         # The page's own errors are drawn by its routes; what reaches here is a session
-        # that could not be created (a full server): the page shows it in its red box.
-        return _render(templates, request, _lookup(request), error=str(exc),
-                       status=status_of(exc))
+        # that could not be created (a full server, too many new sessions from this
+        # client): the page shows it in its red box.
+        response = _render(templates, request, _lookup(request), error=str(exc),
+                           status=status_of(exc))
+        response.headers.update(headers_of(exc))
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
@@ -334,7 +359,7 @@ def _add_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
             # Starlette's Allow names only the methods of the first route on the path;
-            # GET and POST /api/battle are two routes (issue 19, item 10).
+            # GET and POST /api/battle are two routes.
             headers["Allow"] = ", ".join(_allowed_methods(request))
         return JSONResponse({"detail": str(exc.detail)}, status_code=exc.status_code,
                             headers=headers)
@@ -414,10 +439,14 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
         with s.lock:
             return battle_view(s)
 
-    @app.post("/api/suggest", response_model=SuggestionsView, responses=ERRORS,
+    @app.post("/api/suggest", response_model=SuggestionsView, responses=SEARCH_ERRORS,
               tags=["battle"])
     def suggest(body: SuggestRequest, request: Request) -> SuggestionsView:
-        """Rank the pending decision's actions (win chance, exact odds, risk, reason)."""
+        """Rank the pending decision's actions (win chance, exact odds, risk, reason).
+
+        Every search ends within the server's time cap (5 s): a time budget and its
+        maximum are at most that, and an iteration budget the cap cuts says so
+        (``capped``, ``stopped_text``)."""
         s = _need(request)
         with s.lock:
             return suggestions_view(s, s.suggest(body.budget_ms, body.iterations, body.max_ms))

@@ -20,8 +20,9 @@ from pydantic import BaseModel, Field
 
 from escaramuza.agents.suggest import Suggestions
 from escaramuza.rules.core.battlefield import Battlefield
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.state import BattleState
-from escaramuza.web.sessions import PlaytestJob, WebSession
+from escaramuza.web.sessions import PLAYTEST_CAP_S, SUGGEST_CAP_MS, PlaytestJob, WebSession
 
 #: Drawing area of the battlefield SVG (viewBox units).
 WIDTH, HEIGHT = 900.0, 560.0
@@ -204,6 +205,10 @@ class SuggestionsView(BaseModel):
     verdict_text: str = Field(description="the verdict in words, as `escaramuza suggest` "
                                           "prints it (the tie group's line)")
     stopped_text: str = Field(description="why the search stopped, in words")
+    time_cap_ms: float = Field(description="the server's wall-clock cap of one search: a "
+                                           "time budget and its maximum are at most this")
+    capped: bool = Field(description="an iteration budget stopped early at the time cap: "
+                                     "the ranking is of fewer rollouts than asked")
 
 
 class ApplyView(BaseModel):
@@ -221,6 +226,10 @@ class PlaytestView(BaseModel):
     enemies: str | None
     seed: int | None
     error: str | None
+    stopped: str | None = Field(description="time_cap when the playtest stopped at the "
+                                            "server's time cap before its N battles, else null")
+    stopped_text: str | None = Field(description="why it stopped early, in words")
+    time_cap_s: float = Field(description="the server's wall-clock cap of one playtest")
     text: str | None = Field(description="the report's numbers, as escaramuza playtest prints")
     summary: dict[str, Any] | None = Field(description="summary.json (docs/playtest.md)")
     plots: list[str] = Field(description="URLs of the PNG plots")
@@ -425,19 +434,33 @@ def suggestions_view(session: WebSession, result: Suggestions) -> SuggestionsVie
         item["index"] = index.get(s.action, 0)
     doc["verdict_text"] = result.verdict_text()
     doc["stopped_text"] = result.stopped_text()
+    doc["time_cap_ms"] = SUGGEST_CAP_MS
+    # Only the time cap ends an iteration budget before its rollouts with "budget" or
+    # "clear" (WebSession.suggest runs it under the cap; "identical" and
+    # "single_action" end it early for what the dice showed).
+    budget = result.budget_iterations
+    doc["capped"] = (budget is not None and result.iterations < budget
+                     and result.stopped in ("budget", "clear"))
+    if doc["capped"]:
+        doc["stopped_text"] = _f(
+            "stopped early: time cap ({ms} ms on this server) after {n} of {budget} rollouts",
+            format(SUGGEST_CAP_MS, "g"), result.iterations, budget,
+        )
     return SuggestionsView.model_validate(doc)
 
 
 def playtest_view(job: PlaytestJob | None, base: str = "/api/playtest/plots") -> PlaytestView:
     if job is None:
         return PlaytestView(status="idle", done=0, total=0, seconds=0.0, scenario=None,
-                            heroes=None, enemies=None, seed=None, error=None, text=None,
+                            heroes=None, enemies=None, seed=None, error=None, stopped=None,
+                            stopped_text=None, time_cap_s=PLAYTEST_CAP_S, text=None,
                             summary=None, plots=[])
     cfg = job.config
     return PlaytestView(
         status=job.status, done=job.done, total=cfg.n, seconds=round(job.seconds, 2),
         scenario=job.ref.name, heroes=cfg.heroes, enemies=cfg.enemies, seed=cfg.seed,
-        error=job.error, text=job.text, summary=job.summary,
+        error=job.error, stopped=job.stopped, stopped_text=job.stopped_text(),
+        time_cap_s=job.cap_s, text=job.text, summary=job.summary,
         plots=[f"{base}/{name}.png" for name in job.plots],
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from typing import Any
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx (still supported)
@@ -53,6 +54,11 @@ def client(raise_server_exceptions: bool = True, **kwargs: object) -> TestClient
     """A client of a fresh app (its own sessions)."""
     app = create_app(**kwargs)  # type: ignore[arg-type]
     return TestClient(app, raise_server_exceptions=raise_server_exceptions)
+
+
+def visitor(app: Any, address: str) -> TestClient:
+    """Another client of ``app``: its own cookies, from its own address."""
+    return TestClient(app, client=(address, 50000))
 
 
 def terminal_battle(name: str, seed: int) -> BattleState:
