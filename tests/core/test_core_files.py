@@ -1,4 +1,6 @@
-"""Atomic writes keep the old file on failure and give normal permissions."""
+"""Atomic writes keep the old file on failure and give normal permissions; a user's text
+file is read with clean errors; the YAML and JSON readers refuse what would surprise or
+hang the loaders, with the line or field and the reason."""
 
 from __future__ import annotations
 
@@ -69,3 +71,266 @@ def test_read_text_file_reads_utf8(tmp_path):
 
     (tmp_path / "s.yaml").write_text("pv: 5 ✓", encoding="utf-8")
     assert read_text_file(tmp_path / "s.yaml", _Err, "a scenario file") == "pv: 5 ✓"
+
+
+# -- parse_yaml / parse_json: what the reader refuses ---------------------------------------
+
+
+def _yaml_refusal(text: str) -> tuple[str, str]:
+    """The (field, reason) ``parse_yaml`` refuses ``text`` with."""
+    from escaramuza.rules.core.files import parse_yaml
+
+    with pytest.raises(_Err) as info:
+        parse_yaml(text, "f.yaml", _Err)
+    source, field, reason = str(info.value).split("|", 2)
+    assert source == "f.yaml"
+    return field, reason
+
+
+def _laughs(levels: int) -> str:
+    """A "billion laughs" document: each level a list of nine aliases of the one before."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def _merge_laughs(levels: int) -> str:
+    """The same through merge keys: nine mappings, each merging the level before."""
+    lines = ["m0: &m0 {k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, k5: 1, k6: 1, k7: 1, k8: 1}"]
+    lines += [f"m{i}: &m{i} [{', '.join([f'{{<<: *m{i - 1}}}'] * 9)}]"
+              for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("text", [_laughs(9), _merge_laughs(9)], ids=["aliases", "merge-keys"])
+def test_an_alias_bomb_is_refused_before_anything_is_built(text, monkeypatch):
+    from escaramuza.rules.core import files
+
+    def never(self, node):
+        raise AssertionError("the document was composed and built")
+
+    # 9⁹ values once expanded: refused from the event stream, with the alias's line.
+    monkeypatch.setattr(files.StrictSafeLoader, "construct_document", never)
+    field, reason = _yaml_refusal(text)
+    assert field.startswith("line ") and ", column " in field
+    assert 1 < int(field.split(",")[0].removeprefix("line ")) <= 10
+    assert f"more than {files.MAX_ALIAS_NODES} values" in reason
+
+
+def test_an_alias_inside_what_it_names_is_refused():
+    field, reason = _yaml_refusal("a: &a [1, *a]\n")
+    assert field == "line 1, column 11"
+    assert "inside the list or mapping it names" in reason
+
+
+@pytest.mark.parametrize(
+    ("value", "base"),
+    [
+        ("0x7fffffff", "hexadecimal"),
+        ("-0x1F", "hexadecimal"),
+        ("0o17", "octal"),
+        ("017", "octal"),
+        ("0b101", "binary"),
+        ("190:20:30", "sexagesimal"),
+        ("!!int 0x10", "hexadecimal"),
+    ],
+)
+def test_a_non_decimal_integer_is_refused_with_its_line(value, base):
+    field, reason = _yaml_refusal(f"name: x\npv: {value}\n")
+    assert field == "line 2, column 5"
+    assert f"spelled in {base}" in reason and "write it in decimal" in reason
+
+
+def test_a_sexagesimal_float_is_refused():
+    field, reason = _yaml_refusal("t: 1:30.5\n")
+    assert field == "line 1, column 4"
+    assert "sexagesimal" in reason and "write it in decimal" in reason
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("a: !!int abc\n", "'abc' is not an integer"),
+    ("a: !!float abc\n", "'abc' is not a number"),
+    ("a: !!bool yes\n", "'yes' is not a boolean (true or false)"),
+    ("a: !!timestamp x\n", "'x' is not a date or time"),
+    ("a: 2001-13-01\n", "'2001-13-01' is not a date or time"),
+])
+def test_an_explicit_tag_on_the_wrong_text_is_refused(text, reason):
+    assert _yaml_refusal(text) == ("line 1, column 4", reason)
+
+
+def test_decimal_integers_keep_reading_as_before():
+    from escaramuza.rules.core.files import parse_yaml
+
+    text = "a: 0\nb: -12\nc: +7\nd: 1_000\ne: 1.5\nf: '0x1F'\n"
+    assert parse_yaml(text, "f.yaml", _Err) == {
+        "a": 0, "b": -12, "c": 7, "d": 1000, "e": 1.5, "f": "0x1F"}
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "kind"),
+    [
+        ("? [a, b]\n: 1\n", "line 1, column 3", "list"),
+        ("{[1]: x}\n", "line 1, column 2", "list"),
+        ("top:\n  ? {a: 1}\n  : 2\n", "line 2, column 5", "mapping"),
+        ("? !!set x\n: 1\n", "line 1, column 3", "set"),
+    ],
+)
+def test_a_list_or_mapping_as_a_key_is_refused(text, field, kind):
+    got_field, reason = _yaml_refusal(text)
+    assert got_field == field
+    assert reason == f"a mapping key must be a plain scalar (a string or a number), not a {kind}"
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ("a: .inf\n", "line 1, column 4"),
+    ("a: [1, -.inf]\n", "line 1, column 8"),
+    ("a: .NaN\n", "line 1, column 4"),
+    ("a: 1.0e+999\n", "line 1, column 4"),
+])
+def test_a_yaml_number_that_is_not_finite_is_refused(text, field):
+    got_field, reason = _yaml_refusal(text)
+    assert got_field == field and "is not finite" in reason
+
+
+def test_only_true_and_false_are_booleans():
+    from escaramuza.rules.core.files import parse_yaml
+
+    words = ["yes", "No", "ON", "off", "y", "n", "true", "False", "TRUE"]
+    text = "".join(f"k{i}: {w}\n" for i, w in enumerate(words))
+    assert list(parse_yaml(text, "f.yaml", _Err).values()) == [
+        "yes", "No", "ON", "off", "y", "n", True, False, True]
+    assert parse_yaml("yes: 1\non: 2\n", "f.yaml", _Err) == {"yes": 1, "on": 2}
+
+
+def test_a_merge_key_after_the_mappings_own_keys_is_refused():
+    text = "base: &base {a: 1, b: 2}\nthing:\n  a: 3\n  <<: *base\n"
+    field, reason = _yaml_refusal(text)
+    assert field == "line 4, column 3"
+    assert "a merge key (<<) must come before the mapping's own keys" in reason
+
+
+def test_anchors_aliases_and_merge_keys_still_load():
+    from escaramuza.rules.core.files import parse_yaml
+
+    text = (
+        "weapons:\n"
+        "  - &espada {name: espada, tier: media}\n"
+        "base: &base {cuerpo: d8, mente: d6, pv: 12}\n"
+        "veteran: &veteran\n"
+        "  <<: *base\n"
+        "  pv: 16\n"
+        "combatants:\n"
+        "  - <<: *veteran\n"
+        "    id: brann\n"
+        "    weapons: [*espada]\n"
+        "  - <<: [*base, {pv: 3, alma: d4}]\n"
+        "    id: rata\n"
+    )
+    data = parse_yaml(text, "f.yaml", _Err)
+    espada = {"name": "espada", "tier": "media"}
+    # A merged mapping's own keys win over what it merges, also through a second merge.
+    assert data["combatants"][0] == {
+        "cuerpo": "d8", "mente": "d6", "pv": 16, "id": "brann", "weapons": [espada]}
+    # Among merged mappings, the first listed wins.
+    assert data["combatants"][1] == {
+        "cuerpo": "d8", "mente": "d6", "pv": 12, "alma": "d4", "id": "rata"}
+    assert data["veteran"] == {"cuerpo": "d8", "mente": "d6", "pv": 16}
+
+
+def test_a_merge_of_single_letter_keys_follows_the_same_precedence():
+    from escaramuza.rules.core.files import parse_yaml
+
+    # One-letter keys are the same str object in CPython: the precedence must not
+    # depend on that.
+    text = ("a: &a {x: 1}\nb: &b {<<: *a, x: 2}\nc: {<<: *b}\n"
+            "d: {<<: [{x: 1, yy: 1}, {x: 2, yy: 2}]}\n")
+    data = parse_yaml(text, "f.yaml", _Err)
+    assert data["c"] == {"x": 2}
+    assert data["d"] == {"x": 1, "yy": 1}
+
+
+def _shipped_text(name: str) -> str:
+    from escaramuza.rules.core.scenario import shipped_scenarios
+
+    with open(shipped_scenarios()[name], encoding="utf-8") as fh:
+        return fh.read()
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("yes", "valid integer"),
+        ("on", "valid integer"),
+        ("Off", "valid integer"),
+        ("true", "not true or false"),
+        ("false", "not true or false"),
+    ],
+)
+def test_a_yes_on_or_true_where_a_number_is_expected_is_refused(value, reason):
+    from escaramuza.rules.core.errors import ScenarioError
+    from escaramuza.rules.core.scenario import parse_scenario_text
+
+    text = _shipped_text("destiny_dice/brann-vs-saqueador")
+    assert "\n    pv: 16\n" in text
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario_text(text.replace("\n    pv: 16\n", f"\n    pv: {value}\n"), "x.yaml")
+    fields = {p.field: p.reason for p in info.value.problems}
+    assert reason in fields["combatants[0].pv"]
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "field"),
+    [
+        ("destiny_dice/brann-vs-saqueador", "round_limit: ", "round_limit: true #", "round_limit"),
+        ("donjon/duelo", "{celeridad: 4,", "{celeridad: true,",
+         "combatants[0].attributes.celeridad"),
+        ("sistema_2d10/duelo", "{reflejos: 35,", "{reflejos: true,",
+         "combatants[0].attributes.reflejos"),
+        ("sistema_2d10/duelo", "options: {}", "options: {stun_penalty: false}",
+         "options.stun_penalty"),
+        ("cairn/duelo_bugbear", "pi: 6, fue: 14,", "pi: 6, fue: true,", "combatants[0].fue"),
+    ],
+)
+def test_a_boolean_is_no_integer_in_any_rulesets_model(name, old, new, field):
+    from escaramuza.rules.core.errors import ScenarioError
+    from escaramuza.rules.core.scenario import parse_scenario_text
+
+    text = _shipped_text(name)
+    assert old in text
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario_text(text.replace(old, new, 1), "x.yaml")
+    fields = {p.field: p.reason for p in info.value.problems}
+    assert "not true or false" in fields[field]
+
+
+def test_a_boolean_is_no_integer_in_a_tables_file():
+    from escaramuza.rules.core.errors import ScenarioError
+    from escaramuza.rules.core.files import parse_yaml
+    from escaramuza.rules.sistema_2d10.tables import default_tables_path, parse_tables
+
+    with open(default_tables_path(), encoding="utf-8") as fh:
+        text = fh.read()
+    assert "multiplicador: 2}" in text
+    data = parse_yaml(text.replace("multiplicador: 2}", "multiplicador: true}", 1), "t.yaml",
+                      ScenarioError)
+    with pytest.raises(ScenarioError) as info:
+        parse_tables(data, "t.yaml")
+    assert any(p.field == "localizacion[0].multiplicador" and "not true or false" in p.reason
+               for p in info.value.problems)
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"])
+def test_a_json_number_that_is_not_finite_is_refused_with_its_field(number):
+    from escaramuza.rules.core.files import parse_json
+
+    with pytest.raises(_Err) as info:
+        parse_json(f'{{"a": {{"b": [1, {number}]}}}}', "s.json", _Err)
+    assert str(info.value) == (
+        f"s.json|a.b[1]|number {number} is not finite; NaN and infinities are refused")
+
+
+def test_json_floats_and_integers_keep_reading_as_before():
+    from escaramuza.rules.core.files import parse_json
+
+    assert parse_json('{"a": 1.5, "b": -3, "c": 1e3}', "s.json", _Err) == {
+        "a": 1.5, "b": -3, "c": 1000.0}
