@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from escaramuza.rules.core.scenario import MAX_WEAPONS, Int
+
 #: A weapon's kind, in the same words as the other rulesets' (docs/scenario-format.md):
 #: a ``distancia`` weapon (sling, bow) attacks from where the wielder stands, up to
 #: ``reach`` hops; a ``cuerpo_a_cuerpo`` one only in the wielder's zone.
@@ -61,7 +63,7 @@ class CairnOptions(BaseModel):
     morale: bool = False
     #: CA-07 reading *(default)*: a ranged attack on a target standing in a zone whose
     #: ``cover`` is at least this level is Impedido. 3 switches cover off.
-    cover_impairs_at: int = Field(1, ge=1, le=3)
+    cover_impairs_at: Int = Field(1, ge=1, le=3)
     #: *(default)* the seed is silent on an attack both Impedido and Mejorado:
     #: ``cancel`` rolls the weapon's own die; the others let one side win.
     both_modifiers: Literal["cancel", "impaired", "enhanced"] = "cancel"
@@ -76,7 +78,7 @@ class Weapon(BaseModel):
     damage: str = "d6"
     kind: WeaponKind = MELEE
     #: Hops a ``distancia`` weapon reaches *(default 3; the seed gives no ranges)*.
-    reach: int = Field(3, ge=0, le=20)
+    reach: Int = Field(3, ge=0, le=20)
     #: CA-09 Explosión: every opponent in the target's zone, rolled separately.
     blast: bool = False
 
@@ -153,13 +155,13 @@ class CairnStats(BaseModel):
 
     #: CA-19 typical stat block to start from (``goblin``, ``bandit``, ``bugbear``).
     template: Literal["goblin", "bandit", "bugbear"] | None = None
-    pi: int = Field(ge=0, le=40)
-    fue: int = Field(ge=1, le=20)
-    des: int = Field(ge=1, le=20)
-    vol: int = Field(ge=1, le=20)
+    pi: Int = Field(ge=0, le=40)
+    fue: Int = Field(ge=1, le=20)
+    des: Int = Field(ge=1, le=20)
+    vol: Int = Field(ge=1, le=20)
     #: CA-05 "resta la armadura del objetivo"; CA-19 *(ext)*: "Armour ≤ 3".
-    armour: int = Field(0, ge=0, le=3)
-    weapons: list[Weapon] = Field(default_factory=list)
+    armour: Int = Field(0, ge=0, le=3)
+    weapons: list[Weapon] = Field(default_factory=list, max_length=MAX_WEAPONS)
     #: CA-16: a group fought as one.
     destacamento: bool = False
     #: A player character (CA-03, CA-12, CA-13). Default: heroes are PCs, enemies are not.

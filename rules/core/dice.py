@@ -13,12 +13,31 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from math import comb
 from typing import Protocol
 
 from escaramuza.rules.core.errors import EscaramuzaError
 
 #: Die sizes the rulesets use. d3 exists for a few damage tables; d100 is not used.
 STANDARD_DICE: tuple[int, ...] = (2, 3, 4, 6, 8, 10, 12, 20)
+
+# Bounds of a dice expression, for every ruleset at once: an expression comes from an
+# untrusted file, and its cost is rolled on every hit and enumerated by the exact odds
+# (:meth:`DiceExpr.distribution` has a value for every total between the minimum and the
+# maximum). The rule texts write at most "2d10+3", "3d6" or "1d4"; these leave a GM's
+# monster room while keeping every expression's span of totals at a few hundred and every
+# total far inside int64 (a kernel rolls the terms in compiled code).
+
+#: Longest expression text, in characters ("2d6+1d4+3" is 9).
+MAX_DICE_TEXT = 64
+#: Most terms (dice and constants) in one expression ("d6+d4-1" has 3).
+MAX_DICE_TERMS = 8
+#: Most dice one expression rolls, all terms together ("10d6" is 10).
+MAX_DICE = 20
+#: Most faces of one die (d20, the largest die the rule texts roll).
+MAX_DIE_SIDES = 20
+#: Largest constant of a term, and largest net modifier of an expression, either sign.
+MAX_DICE_MODIFIER = 1000
 
 
 class DiceError(EscaramuzaError):
@@ -214,16 +233,32 @@ class DiceExpr:
         )
 
     def distribution(self) -> dict[int, float]:
-        """Exact probability of each total (convolution; fine for the few dice rulesets use)."""
-        dist: dict[int, float] = {self.modifier: 1.0}
+        """Exact probability of each total.
+
+        Counted in whole numbers of equally likely outcomes, then divided once, so each
+        probability is the correctly rounded ratio; the cost is polynomial in the number
+        of dice and faces (a sum of dice is one sliding window per die), never the
+        ``sides ** count`` outcomes themselves.
+        """
+        low = self.modifier
+        ways = [1]
+        outcomes = 1
         for term in self.terms:
-            term_dist = _term_distribution(term)
-            new: dict[int, float] = {}
-            for a, pa in dist.items():
-                for b, pb in term_dist.items():
-                    new[a + b] = new.get(a + b, 0.0) + pa * pb
-            dist = new
-        return dict(sorted(dist.items()))
+            outcomes *= term.sides**term.count
+            if term.keep is None or term.keep == term.count:
+                # A sum of dice has the same counts read from either end, so a subtracted
+                # term only moves the lowest total (to −count·sides).
+                for _ in range(term.count):
+                    ways = _add_die(ways, term.sides)
+                low += term.sign * term.count * (1 if term.sign > 0 else term.sides)
+            else:
+                term_low, term_ways = _keep_highest_ways(term.count, term.sides, term.keep)
+                if term.sign < 0:
+                    term_ways = term_ways[::-1]
+                    term_low = -(term_low + len(term_ways) - 1)
+                ways = _convolve(ways, term_ways)
+                low += term_low
+        return {low + i: w / outcomes for i, w in enumerate(ways) if w}
 
     def mean(self) -> float:
         return sum(v * p for v, p in self.distribution().items())
@@ -232,31 +267,106 @@ class DiceExpr:
         return self.text
 
 
-def _term_distribution(term: DiceTerm) -> dict[int, float]:
-    from itertools import product
+def _add_die(ways: list[int], sides: int) -> list[int]:
+    """``ways`` convolved with one die of ``sides`` equally likely faces (a sliding sum)."""
+    out = [0] * (len(ways) + sides - 1)
+    window = 0
+    for i in range(len(out)):
+        if i < len(ways):
+            window += ways[i]
+        if i >= sides:
+            window -= ways[i - sides]
+        out[i] = window
+    return out
 
-    faces = range(1, term.sides + 1)
-    n = term.sides**term.count
-    dist: dict[int, float] = {}
-    for combo in product(faces, repeat=term.count):
-        kept = sorted(combo, reverse=True)[: term.keep] if term.keep else combo
-        value = term.sign * sum(kept)
-        dist[value] = dist.get(value, 0.0) + 1.0 / n
-    return dist
+
+def _convolve(a: list[int], b: list[int]) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                out[i + j] += x * y
+    return out
+
+
+def _keep_highest_ways(count: int, sides: int, keep: int) -> tuple[int, list[int]]:
+    """(lowest total, ways of each total from it) of the ``keep`` highest of ``count`` dice.
+
+    The faces are walked from the highest down: a state is how many dice showed a higher
+    face (all of them kept while fewer than ``keep``) and their sum; at each face some of
+    the other dice show it, and once ``keep`` dice are placed the rest only need to show
+    less. Polynomial in the dice and faces, where listing the outcomes is exponential.
+    """
+    totals: dict[int, int] = {}
+    states: dict[tuple[int, int], int] = {(0, 0): 1}
+    for face in range(sides, 0, -1):
+        nxt: dict[tuple[int, int], int] = {}
+        for (placed, total), w in states.items():
+            left = count - placed
+            for j in range(left + 1):
+                ways = w * comb(left, j)
+                if placed + j >= keep:
+                    below = left - j
+                    rest = (face - 1) ** below
+                    if rest:
+                        final = total + (keep - placed) * face
+                        totals[final] = totals.get(final, 0) + ways * rest
+                else:
+                    key = (placed + j, total + j * face)
+                    nxt[key] = nxt.get(key, 0) + ways
+        states = nxt
+    low = min(totals)
+    out = [0] * (max(totals) - low + 1)
+    for total, w in totals.items():
+        out[total - low] = w
+    return low, out
+
+
+def _shown(src: str) -> str:
+    """An expression as an error quotes it: cut, since the text may be a whole file."""
+    return repr(src if len(src) <= MAX_DICE_TEXT else src[:MAX_DICE_TEXT] + "…")
+
+
+def _dice_term(src: str, match: re.Match[str], sign: int) -> DiceTerm:
+    """The dice term ``match`` read in ``src``, within the bounds."""
+    count = int(match.group(2) or 1)
+    sides = int(match.group(3))
+    keep = int(match.group(4)) if match.group(4) else None
+    if count < 1 or count > MAX_DICE:
+        raise DiceError(f"{src!r}: dice count must be 1 to {MAX_DICE}")
+    if sides < 2 or sides > MAX_DIE_SIDES:
+        raise DiceError(f"{src!r}: a die has 2 to {MAX_DIE_SIDES} faces")
+    if keep is not None and not 1 <= keep <= count:
+        raise DiceError(f"{src!r}: can keep 1 to {count} dice")
+    return DiceTerm(count, sides, keep, sign)
 
 
 def parse_dice(text: str | int) -> DiceExpr:
-    """Parse dice notation; raise :class:`DiceError` with the reason if it is not valid."""
+    """Parse dice notation; raise :class:`DiceError` with the reason if it is not valid
+    or exceeds a bound (:data:`MAX_DICE_TEXT`, :data:`MAX_DICE_TERMS`, :data:`MAX_DICE`,
+    :data:`MAX_DIE_SIDES`, :data:`MAX_DICE_MODIFIER`)."""
     if isinstance(text, bool):
         raise DiceError(f"{text!r} is not dice notation")
     if isinstance(text, int):
+        if abs(text) > MAX_DICE_MODIFIER:
+            raise DiceError(
+                f"{text}: a constant must be -{MAX_DICE_MODIFIER} to {MAX_DICE_MODIFIER}"
+            )
         return DiceExpr((), text, str(text))
     src = str(text).strip()
     if not src:
         raise DiceError("empty dice expression")
+    # Before any parsing: the number of digits read below must stay small.
+    if len(src) > MAX_DICE_TEXT:
+        raise DiceError(
+            f"{_shown(src)}: a dice expression is at most {MAX_DICE_TEXT} characters, "
+            f"not {len(src)}"
+        )
     pos = 0
     terms: list[DiceTerm] = []
     modifier = 0
+    dice = 0
+    count_terms = 0
     compact = src.replace(" ", "")
     while pos < len(compact):
         match = _TERM.match(compact, pos)
@@ -264,21 +374,29 @@ def parse_dice(text: str | int) -> DiceExpr:
             raise DiceError(f"{src!r} is not dice notation (expected e.g. 'd8', '2d10+3')")
         if pos > 0 and not match.group(1):
             raise DiceError(f"{src!r} is not dice notation (missing '+' or '-')")
+        count_terms += 1
+        if count_terms > MAX_DICE_TERMS:
+            raise DiceError(f"{src!r}: at most {MAX_DICE_TERMS} terms (dice and constants)")
         sign = -1 if match.group(1) == "-" else 1
         if match.group(3):
-            count = int(match.group(2) or 1)
-            sides = int(match.group(3))
-            keep = int(match.group(4)) if match.group(4) else None
-            if count < 1 or count > 50:
-                raise DiceError(f"{src!r}: dice count must be 1 to 50")
-            if sides < 2 or sides > 100:
-                raise DiceError(f"{src!r}: a die has 2 to 100 faces")
-            if keep is not None and not 1 <= keep <= count:
-                raise DiceError(f"{src!r}: can keep 1 to {count} dice")
-            terms.append(DiceTerm(count, sides, keep, sign))
+            term = _dice_term(src, match, sign)
+            dice += term.count
+            if dice > MAX_DICE:
+                raise DiceError(f"{src!r}: at most {MAX_DICE} dice in all terms together")
+            terms.append(term)
         else:
-            modifier += sign * int(match.group(5))
+            constant = int(match.group(5))
+            if constant > MAX_DICE_MODIFIER:
+                raise DiceError(
+                    f"{src!r}: a constant must be -{MAX_DICE_MODIFIER} to {MAX_DICE_MODIFIER}"
+                )
+            modifier += sign * constant
         pos = match.end()
+    if abs(modifier) > MAX_DICE_MODIFIER:
+        raise DiceError(
+            f"{src!r}: the constants add up to {modifier}; the modifier must be "
+            f"-{MAX_DICE_MODIFIER} to {MAX_DICE_MODIFIER}"
+        )
     return DiceExpr(tuple(terms), modifier, src)
 
 

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -60,11 +61,53 @@ _ID_MAX = 64
 #: Largest scenario file read (issue 19, item 3): the shipped ones are under 4 KiB.
 MAX_SCENARIO_BYTES = 1 << 20
 
+# The size of what a scenario may ask a battle to play (docs/scenario-format.md, "Bounds of
+# values and sizes"). A battle's cost grows with the rounds times the combatants times the
+# options each of them weighs (targets, weapons, zones), so together these keep the worst
+# battle a file can describe near a second on the engine (benchmarks/worst_case.py). The
+# shipped scenarios have at most 10 combatants, 7 zones, 7 links, 2 weapons a sheet and a
+# round limit of 20.
+
+#: Most combatants, both sides together (four heroes against a dozen foes).
+MAX_COMBATANTS = 16
+#: Most zones of a battlefield.
+MAX_ZONES = 32
+#: Most links of a battlefield (a 32-zone grid has about 60).
+MAX_LINKS = 128
+#: Highest round limit (a round is every combatant's turn; a Donjon ráfaga): a battle
+#: still going after 50 rounds is a stalemate, and the shipped ones stop at 10 to 20.
+MAX_ROUND_LIMIT = 50
+#: Most weapons on one stat block, in every ruleset: twice the shipped sheets' most (a
+#: main weapon, a sidearm, a bow and a thrown one). Each is weighed against every target.
+MAX_WEAPONS = 4
+#: Largest zone elevation, either sign (only recorded, for rulesets and renderers).
+MAX_ELEVATION = 100
+
 Id = Annotated[
     str,
     Field(max_length=_ID_MAX, description=f"An id: {ID_RULE}, at most {_ID_MAX} characters."),
     AfterValidator(_check_id),
 ]
+
+
+def _not_a_boolean(value: object) -> object:
+    if isinstance(value, bool):
+        raise PydanticCustomError(
+            "int_type", "Input should be a valid integer, not true or false"
+        )
+    return value
+
+
+#: The check of :data:`Int`. Inside a union (``int | None``) pydantic does not carry a
+#: field's bounds through a validator (the JSON Schema then says ``ge``, not
+#: ``minimum``), so a bounded optional integer puts its bounds first:
+#: ``Annotated[int, Field(ge=0), NOT_A_BOOL] | None``.
+NOT_A_BOOL = BeforeValidator(_not_a_boolean)
+
+#: An integer field of a file's model (scenario, stat block, options, tables). A file's
+#: ``true``/``false`` is a Python bool, which is an int: pydantic's lax mode would read
+#: ``pv: true`` as 1. This refuses a bool and leaves every other input to ``int``.
+Int = Annotated[int, NOT_A_BOOL]
 
 
 class _Strict(BaseModel):
@@ -75,10 +118,10 @@ class ZoneSpec(_Strict):
     id: Id
     name: str | None = None
     description: str = ""
-    cover: int = Field(0, ge=0, le=2)
+    cover: Int = Field(0, ge=0, le=2)
     exit: bool = False
     difficult: bool = False
-    elevation: int = 0
+    elevation: Int = Field(0, ge=-MAX_ELEVATION, le=MAX_ELEVATION)
 
 
 class LinkSpec(_Strict):
@@ -88,8 +131,8 @@ class LinkSpec(_Strict):
 
 
 class BattlefieldSpec(_Strict):
-    zones: list[ZoneSpec] = Field(min_length=1)
-    links: list[LinkSpec | tuple[str, str]] = Field(default_factory=list)
+    zones: list[ZoneSpec] = Field(min_length=1, max_length=MAX_ZONES)
+    links: list[LinkSpec | tuple[str, str]] = Field(default_factory=list, max_length=MAX_LINKS)
 
 
 class CombatantBase(BaseModel):
@@ -110,10 +153,10 @@ class ScenarioSpec(_Strict):
     description: str = ""
     ruleset: str
     options: dict[str, Any] = Field(default_factory=dict)
-    round_limit: int = Field(20, ge=1, le=1000)
+    round_limit: Int = Field(20, ge=1, le=MAX_ROUND_LIMIT)
     victory: Literal["defeat_all", "survive"] = "defeat_all"
     battlefield: BattlefieldSpec
-    combatants: list[CombatantBase] = Field(min_length=2)
+    combatants: list[CombatantBase] = Field(min_length=2, max_length=MAX_COMBATANTS)
 
     @field_validator("ruleset")
     @classmethod
@@ -154,7 +197,10 @@ def scenario_model(ruleset_id: str) -> type[ScenarioSpec]:
         __module__=__name__,
         ruleset=(Literal[ruleset_id], ...),  # type: ignore[valid-type]
         options=(ruleset.options_model, Field(default_factory=ruleset.options_model)),
-        combatants=(list[combatant], Field(min_length=2)),  # type: ignore[valid-type]
+        combatants=(
+            list[combatant],  # type: ignore[valid-type]
+            Field(min_length=2, max_length=MAX_COMBATANTS),
+        ),
     )
     return model
 

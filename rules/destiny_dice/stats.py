@@ -10,7 +10,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
-from escaramuza.rules.core.dice import STANDARD_DICE, DiceError, parse_dice, parse_die
+from escaramuza.rules.core.dice import (
+    MAX_DICE_TEXT,
+    STANDARD_DICE,
+    DiceError,
+    parse_dice,
+    parse_die,
+)
+from escaramuza.rules.core.scenario import MAX_WEAPONS, NOT_A_BOOL, Int
 
 Band = Literal["cuerpo_a_cuerpo", "cerca", "lejos"]
 
@@ -29,6 +36,24 @@ TIERS: dict[str, tuple[int, int]] = {"ligera": (1, 4), "media": (2, 6), "pesada"
 TEMPORAL = ("derribado", "inmovil", "paralizado", "desarmado")
 PERSISTENT = ("ciego", "asustado", "envenenado")
 CONDITIONS = TEMPORAL + PERSISTENT
+
+# Bounds of a stat block (docs/scenario-format.md, "Bounds of values and sizes"). The seed
+# writes PV in the tens (Brann 16, a Saqueador 10), armadura and escudo +1 or +2, weapon
+# bonuses +1 to +3 and energy that a hit raises by 2; these leave a boss room and keep
+# every value, and a battle's sums of them, far inside a kernel's int64.
+
+#: Largest PV (the same bound as Sistema 2d10's Puntos de Vitalidad).
+MAX_PV = 999
+#: Largest armadura, and largest escudo: with both, a d12 Defensa already beats any attack.
+MAX_ARMOUR = 10
+#: Largest special modifier of a weapon's damage, either sign (DD-11).
+MAX_WEAPON_BONUS = 10
+#: Largest Energía pool, maximum and heal cost (DD-14: a hit earns 2).
+MAX_ENERGY = 100
+#: Most uses of one heal (potions, kits).
+MAX_HEAL_USES = 99
+#: Most heals on one stat block (twice the shipped sheets' most, as weapons).
+MAX_HEALS = 4
 
 
 #: A characteristic die as written in a scenario (``d8``, or its size); the validator
@@ -77,12 +102,12 @@ class Options(_Strict):
     #: Zara example, where 7 = 7 is blocked (``defender``).
     ties_favor: Literal["attacker", "defender"] = "attacker"
     #: DD-04: "+1 a su próxima tirada (o +2 si tu descripción es muy ingeniosa)".
-    help_bonus: int = Field(1, ge=1, le=2)
+    help_bonus: Int = Field(1, ge=1, le=2)
     #: DD-18 (default): a 1 on the d20 when shooting always jams (the GM "puede decidir").
     jam_on_one: bool = True
     #: Not in the seed (default 0 = no effect): a zone's ``cover`` level times this is
     #: added to Defensa against ranged attacks. Scenarios may switch it on as a house rule.
-    cover_defense: int = Field(0, ge=0, le=3)
+    cover_defense: Int = Field(0, ge=0, le=3)
     #: DD-09 reading (default ``always``): "Aunque tu Defensa supere al Ataque, recibes 1
     #: punto de daño" — the point is taken whether or not the attack hits; ``defence_wins``
     #: takes it only when the defence wins.
@@ -96,7 +121,7 @@ class ConditionSpec(_Strict):
         "derribado", "ciego", "inmovil", "paralizado", "asustado", "desarmado", "envenenado"
     ]
     #: "Envenenado (X)": X is a die expression ("1", "1d4", "1d6").
-    x: str | None = None
+    x: str | None = Field(None, max_length=MAX_DICE_TEXT)
 
     _check_x = field_validator("x")(lambda cls, v: v if v is None else _dice_text(v))
 
@@ -124,8 +149,8 @@ class WeaponSpec(_Strict):
     name: str = Field(min_length=1)
     tier: Literal["desarmado", "ligera", "media", "pesada"]
     kind: WeaponKind = MELEE
-    bands: list[Band] | None = None
-    bonus: int = 0
+    bands: list[Band] | None = Field(None, max_length=len(BANDS))
+    bonus: Int = Field(0, ge=-MAX_WEAPON_BONUS, le=MAX_WEAPON_BONUS)
     shoots: bool | None = None
     inflicts: ConditionSpec | None = None
 
@@ -142,6 +167,10 @@ class WeaponSpec(_Strict):
         return self
 
 
+#: Energía a heal spends from one pool.
+EnergyCost = Annotated[int, Field(ge=0, le=MAX_ENERGY), NOT_A_BOOL]
+
+
 class HealSpec(_Strict):
     """A way to heal an ally: medicine, a potion or a healing spell (DD-16).
 
@@ -150,19 +179,21 @@ class HealSpec(_Strict):
     """
 
     name: str = Field(min_length=1)
-    heal: str
-    bands: list[Band] = Field(default_factory=lambda: ["cuerpo_a_cuerpo"])
-    uses: int | None = Field(None, ge=1)
-    cost: dict[Literal["pc", "pm", "pa"], int] = Field(default_factory=dict)
-    cures: list[Literal["envenenado", "ciego", "asustado"]] = Field(default_factory=list)
+    heal: str = Field(max_length=MAX_DICE_TEXT)
+    bands: list[Band] = Field(default_factory=lambda: ["cuerpo_a_cuerpo"], max_length=len(BANDS))
+    uses: Annotated[int, Field(ge=1, le=MAX_HEAL_USES), NOT_A_BOOL] | None = None
+    cost: dict[Literal["pc", "pm", "pa"], EnergyCost] = Field(default_factory=dict)
+    cures: list[Literal["envenenado", "ciego", "asustado"]] = Field(
+        default_factory=list, max_length=len(PERSISTENT)
+    )
 
     _check_heal = field_validator("heal")(lambda cls, v: _dice_text(v))
 
 
 class Energy(_Strict):
-    pc: int = Field(0, ge=0)
-    pm: int = Field(0, ge=0)
-    pa: int = Field(0, ge=0)
+    pc: Int = Field(0, ge=0, le=MAX_ENERGY)
+    pm: Int = Field(0, ge=0, le=MAX_ENERGY)
+    pa: Int = Field(0, ge=0, le=MAX_ENERGY)
 
 
 class Stats(_Strict):
@@ -176,20 +207,21 @@ class Stats(_Strict):
     mente: Die
     alma: Die
     defensa: Die | None = None
-    pv: int = Field(ge=1)
+    pv: Int = Field(ge=1, le=MAX_PV)
     #: PV at the start of the battle, when below ``pv``.
-    pv_current: int | None = Field(None, ge=0)
+    pv_current: Annotated[int, Field(ge=0, le=MAX_PV), NOT_A_BOOL] | None = None
     #: DD-06: "Modificadores de armadura y escudo se suman al resultado de la tirada de
     #: Defensa".
-    armour: int = Field(0, ge=0)
-    shield: int = Field(0, ge=0)
+    armour: Int = Field(0, ge=0, le=MAX_ARMOUR)
+    shield: Int = Field(0, ge=0, le=MAX_ARMOUR)
     #: PC/PM/PA earned by hitting (DD-14) and EC/EM/EA recovered by rests (DD-17) are
     #: read as the same three Energía pools; the seed gives no maximum, so it is a field.
     energy: Energy = Field(default_factory=Energy)
-    energy_max: int = Field(10, ge=0)
-    weapons: list[WeaponSpec] = Field(default_factory=list)
-    heals: list[HealSpec] = Field(default_factory=list)
-    conditions: list[ConditionSpec] = Field(default_factory=list)
+    energy_max: Int = Field(10, ge=0, le=MAX_ENERGY)
+    weapons: list[WeaponSpec] = Field(default_factory=list, max_length=MAX_WEAPONS)
+    heals: list[HealSpec] = Field(default_factory=list, max_length=MAX_HEALS)
+    #: As many entries as the seed has conditions (DD-19).
+    conditions: list[ConditionSpec] = Field(default_factory=list, max_length=len(CONDITIONS))
 
     _check_dice = field_validator("cuerpo", "mente", "alma", "defensa", mode="before")(
         lambda cls, v: v if v is None else _die(v)

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from escaramuza.rules.core.scenario import MAX_WEAPONS, Int
+
 #: The four attributes, in sheet order; also the attribute options of DJ-17.
 ATTRIBUTES: tuple[str, ...] = ("celeridad", "virilidad", "aguante", "discernimiento")
 
@@ -21,6 +23,27 @@ WeaponKind = Literal["cuerpo_a_cuerpo", "distancia", "arrojadiza"]
 #: Weapon used when a stat block lists none (a bare-handed fighter, Nivel de Daño 0).
 UNARMED = "puños"
 
+# Bounds of a stat block (docs/scenario-format.md, "Bounds of values and sizes"). Every
+# number here is a count of dice. Two things make a Donjon battle expensive: the dice a
+# ráfaga hands out as actions (Nivel + Discernimiento, DJ-04), and the exact odds of the
+# heuristic's opposed tests (rules/donjon/exact.py), whose cost grows with about the fifth
+# power of the pools (Celeridad + ataque against a dodge; Virilidad + Nivel de Daño + dano
+# + the attack's successes against Aguante + armadura + resistencia) times the die size.
+# The shipped fighters have Nivel 2 to 4, Habilidades, weapons and armour of 0 to 3.
+
+#: Highest attribute: "Attributes (1–6)" (rules-notes.md, Donjon).
+MAX_ATTRIBUTE = 6
+#: Highest Habilidad, weapon Nivel de Daño and armadura Nivel de Daño: the attributes' scale.
+MAX_SKILL = 6
+#: Highest Nivel: initiative rolls Nivel + Discernimiento dice, one action per die (DJ-04).
+MAX_LEVEL = 10
+#: Most Heridas.
+MAX_HERIDAS = 100
+#: Most dice of a stealthy approach's successes, or of a difficulty pool (DJ-02, DJ-04).
+MAX_BONUS_DICE = 20
+#: Largest die size: the d20 the seed plays with; DJ-05 lets a table use a smaller one.
+MAX_DIE_SIZE = 20
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -29,9 +52,9 @@ class _Strict(BaseModel):
 class Dificultades(_Strict):
     """DJ-02 *(default)*: dice the GM rolls against an unopposed test."""
 
-    facil: int = Field(1, ge=0, le=20)
-    media: int = Field(3, ge=0, le=20)
-    dificil: int = Field(5, ge=0, le=20)
+    facil: Int = Field(1, ge=0, le=MAX_BONUS_DICE)
+    media: Int = Field(3, ge=0, le=MAX_BONUS_DICE)
+    dificil: Int = Field(5, ge=0, le=MAX_BONUS_DICE)
 
 
 class DonjonOptions(_Strict):
@@ -39,7 +62,7 @@ class DonjonOptions(_Strict):
 
     #: DJ-05: "Si están usando dados que no sean de veinte caras, la cuenta atrás del DJ
     #: comienza en el mayor número del dado." Pools and the countdown use this die.
-    die_size: int = Field(20, ge=4, le=100)
+    die_size: Int = Field(20, ge=4, le=MAX_DIE_SIZE)
     #: DJ-01 *(default)*: who wins when every die ties.
     all_tied: Literal["defender", "attacker"] = "defender"
     #: DJ-02 *(default)*: difficulty pools (the initiative abilities roll against ``media``).
@@ -49,10 +72,10 @@ class DonjonOptions(_Strict):
 class Attributes(_Strict):
     """Attributes (1–6), each a number of d20 in a pool."""
 
-    celeridad: int = Field(ge=1, le=6)
-    virilidad: int = Field(ge=1, le=6)
-    aguante: int = Field(ge=1, le=6)
-    discernimiento: int = Field(ge=1, le=6)
+    celeridad: Int = Field(ge=1, le=MAX_ATTRIBUTE)
+    virilidad: Int = Field(ge=1, le=MAX_ATTRIBUTE)
+    aguante: Int = Field(ge=1, le=MAX_ATTRIBUTE)
+    discernimiento: Int = Field(ge=1, le=MAX_ATTRIBUTE)
 
 
 class Skills(_Strict):
@@ -65,12 +88,12 @@ class Skills(_Strict):
     unopposed test whose successes are bonus initiative dice (DJ-04).
     """
 
-    ataque: int = Field(0, ge=0, le=10)
-    esquivar: int = Field(0, ge=0, le=10)
-    movimiento: int = Field(0, ge=0, le=10)
-    dano: int = Field(0, ge=0, le=10)
-    resistencia: int = Field(0, ge=0, le=10)
-    iniciativa: int = Field(0, ge=0, le=10)
+    ataque: Int = Field(0, ge=0, le=MAX_SKILL)
+    esquivar: Int = Field(0, ge=0, le=MAX_SKILL)
+    movimiento: Int = Field(0, ge=0, le=MAX_SKILL)
+    dano: Int = Field(0, ge=0, le=MAX_SKILL)
+    resistencia: Int = Field(0, ge=0, le=MAX_SKILL)
+    iniciativa: Int = Field(0, ge=0, le=MAX_SKILL)
 
 
 class Weapon(_Strict):
@@ -79,7 +102,7 @@ class Weapon(_Strict):
 
     name: str = Field(pattern=r"^[^\s].*$", max_length=40)
     kind: WeaponKind = MELEE
-    damage: int = Field(0, ge=0, le=10)
+    damage: Int = Field(0, ge=0, le=MAX_SKILL)
 
 
 #: The implicit weapon of a combatant without ``weapons``.
@@ -90,17 +113,17 @@ class DonjonStats(_Strict):
     """A combatant's Donjon keys in a scenario file."""
 
     #: Nivel (DJ-04: initiative is "su Nivel más su Discernimiento").
-    level: int = Field(ge=1, le=20)
-    heridas: int = Field(ge=1, le=100)
+    level: Int = Field(ge=1, le=MAX_LEVEL)
+    heridas: Int = Field(ge=1, le=MAX_HERIDAS)
     attributes: Attributes
     skills: Skills = Field(default_factory=Skills)
-    weapons: tuple[Weapon, ...] = ()
+    weapons: tuple[Weapon, ...] = Field((), max_length=MAX_WEAPONS)
     #: Nivel de Daño of the armadura (DJ-16).
-    armour: int = Field(0, ge=0, le=10)
+    armour: Int = Field(0, ge=0, le=MAX_SKILL)
     #: PJ (true) or PNJ (false); by default heroes are PJ and enemies PNJ.
     pc: bool | None = None
     #: DJ-04: successes of a stealthy approach, bonus dice on the first initiative only.
-    sorpresa: int = Field(0, ge=0, le=20)
+    sorpresa: Int = Field(0, ge=0, le=MAX_BONUS_DICE)
 
     @property
     def weapons_or_fists(self) -> tuple[Weapon, ...]:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from escaramuza.rules.core.dice import DiceExpr
+from escaramuza.rules.core.dice import MAX_DICE_TEXT, DiceExpr
+from escaramuza.rules.core.scenario import MAX_WEAPONS, NOT_A_BOOL, Int
 from escaramuza.rules.sistema_2d10.tables import DEFAULT_TABLES
 
 MELEE = "cuerpo_a_cuerpo"
@@ -21,6 +22,22 @@ RANGED = "distancia"
 #: Características every stat block's ``attributes`` need: Reflejos + Sentidos
 #: (initiative, S2-06), Reflejos (defence, S2-08) and Aguante (pain test, S2-14).
 REQUIRED_ATTRIBUTES: tuple[str, ...] = ("reflejos", "sentidos", "aguante")
+
+# Bounds of a stat block (docs/scenario-format.md, "Bounds of values and sizes"); PV, CA,
+# actions and Dados Exprés keep the bounds they had.
+
+#: Highest Característica or Habilidad score: S2-02 sums two of them into "un valor entre
+#: 1 y 100" whose tens digit is the MHC.
+MAX_SCORE = 100
+#: Most Características, and most Habilidades, on one stat block (the shipped have 5).
+MAX_SCORES = 32
+#: Longest name of a Característica or Habilidad.
+MAX_SCORE_NAME = 64
+
+#: A Característica or Habilidad score.
+Score = Annotated[int, Field(ge=0, le=MAX_SCORE), NOT_A_BOOL]
+#: The name of a Característica or Habilidad.
+ScoreName = Annotated[str, Field(min_length=1, max_length=MAX_SCORE_NAME)]
 
 
 class _Strict(BaseModel):
@@ -39,12 +56,12 @@ class Sistema2d10Options(_Strict):
     #: S2-08 *(default)* an active defence total ≥ the attack total blocks.
     active_blocks: Literal["ge", "gt"] = "ge"
     #: S2-09 "Obtendrá un +3 al resultado de sus tiradas para Esquivar".
-    full_defence_bonus: int = Field(3, ge=0, le=10)
+    full_defence_bonus: Int = Field(3, ge=0, le=10)
     #: S2-14 "a una dificultad de 16".
-    aguante_difficulty: int = Field(16, ge=1, le=40)
+    aguante_difficulty: Int = Field(16, ge=1, le=40)
     #: S2-14 "quedará Aturdido durante el siguiente turno": the MS of that stun
     #: *(default: −2, the GDF default table's aturdido row)*.
-    stun_penalty: int = Field(-2, ge=-10, le=0)
+    stun_penalty: Int = Field(-2, ge=-10, le=0)
     #: S2-08 "Reflejos + Esquivar o Evitar/Cubrir según el tipo de ataque" *(default:
     #: Esquivar against melee, Evitar/Cubrir against ranged attacks)*.
     melee_defence_skill: str = "esquivar"
@@ -69,32 +86,32 @@ class Weapon(_Strict):
     skill: str
     attribute: str
     #: S2-11 "Se tira el daño del arma" — dice notation such as ``1d10+2``.
-    damage: str
+    damage: str = Field(max_length=MAX_DICE_TEXT)
     #: Reach in zone hops: 0 for cuerpo_a_cuerpo; a firearm reaches this many hops.
-    reach: int = Field(0, ge=0, le=10)
+    reach: Int = Field(0, ge=0, le=10)
 
 
 class Sistema2d10Stats(_Strict):
     """A combatant's Sistema 2d10 keys in a scenario file."""
 
     #: Puntos de Vitalidad (S2-11).
-    pv: int = Field(ge=1, le=999)
+    pv: Int = Field(ge=1, le=999)
     #: S2-07 acciones por turno, 1–3 (a scenario field; the table is not in the seed).
-    actions: int = Field(ge=1, le=3)
+    actions: Int = Field(ge=1, le=3)
     #: S2-10 extra actions from Técnicas: usable in the turn, no extra reflex defence.
-    extra_actions: int = Field(0, ge=0, le=3)
+    extra_actions: Int = Field(0, ge=0, le=3)
     #: S2-05 Dados Exprés at the start of the battle, and how many the bearer may hold.
-    dados_expres: int = Field(0, ge=0, le=10)
-    dados_expres_max: int | None = Field(None, ge=0, le=10)
+    dados_expres: Int = Field(0, ge=0, le=10)
+    dados_expres_max: Annotated[int, Field(ge=0, le=10), NOT_A_BOOL] | None = None
     #: S2-11 Capacidad de Absorción of the armadura and, for the log, its name.
-    ca: int = Field(0, ge=0, le=50)
+    ca: Int = Field(0, ge=0, le=50)
     armour: str = ""
     #: Característica scores (0–100), e.g. reflejos, sentidos, aguante, destreza.
-    attributes: dict[str, int]
+    attributes: dict[ScoreName, Score] = Field(max_length=MAX_SCORES)
     #: Habilidad scores (0–100), e.g. esquivar, cubrir, resistencia_al_dolor, espada.
     #: *(default)* a skill not listed is 0.
-    skills: dict[str, int] = Field(default_factory=dict)
-    weapons: list[Weapon] = Field(min_length=1)
+    skills: dict[ScoreName, Score] = Field(default_factory=dict, max_length=MAX_SCORES)
+    weapons: list[Weapon] = Field(min_length=1, max_length=MAX_WEAPONS)
     pc: bool = True
 
 

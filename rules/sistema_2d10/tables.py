@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from escaramuza.rules.core.dice import DiceError, DiceExpr, parse_dice
 from escaramuza.rules.core.errors import Problem, ScenarioError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
-from escaramuza.rules.core.scenario import pydantic_problems
+from escaramuza.rules.core.scenario import Int, pydantic_problems
 
 #: Fixed location ids: they are the options of the ``atacar`` verb, so a table may map
 #: the d10 to them differently but may not invent new ones.
@@ -77,17 +77,17 @@ class _Strict(BaseModel):
 
 
 class _LocationRow(_Strict):
-    tirada: str | int
+    tirada: str | Int
     lugar: str
-    multiplicador: int = Field(1, ge=1, le=10)
+    multiplicador: Int = Field(1, ge=1, le=10)
 
 
 class _GdfRow(_Strict):
-    tirada: str | int
+    tirada: str | Int
     efecto: Literal[
         "aturdido", "sangrado", "incapacitado", "derribado", "inconsciente", "moribundo"
     ]
-    valor: int = 0
+    valor: Int = 0
     dados: str | None = None
     duracion: str = UNTIL_HEALED
 
@@ -95,7 +95,7 @@ class _GdfRow(_Strict):
 class _TablesFile(_Strict):
     default: bool = False
     localizacion: list[_LocationRow] = Field(min_length=1)
-    ataque_apuntado: dict[str, int]
+    ataque_apuntado: dict[str, Int]
     gdf: list[_GdfRow] = Field(min_length=1)
 
 
