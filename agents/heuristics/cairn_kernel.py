@@ -66,6 +66,7 @@ from escaramuza.rules.core.kernel import (
     KernelBattle,
     KernelRefusal,
     RolloutBatch,
+    refusing,
 )
 
 if TYPE_CHECKING:
@@ -904,6 +905,13 @@ class CairnKernel:
             for w in c.stats.weapons:
                 if len(w.dice) > 2:
                     return f"combatant {c.id}: weapon {w.name} rolls more than two dice"
+        try:
+            # The kernel boundary: every number of the scenario within what the arrays
+            # and the int64 odds hold (rules.cairn.kernel.check_static, initial_state).
+            with refusing():
+                K.initial_state(self.static(scenario), scenario)
+        except KernelRefusal as exc:
+            return f"scenario {scenario.name}: {exc}"
         return None
 
     def refusal(self, scenario: Scenario, agents: Sequence[str]) -> str | None:
@@ -1016,19 +1024,31 @@ class CairnKernel:
         if state.pending is None or state.outcome is not None:
             raise KernelRefusal("rollouts need a pending decision in an unfinished battle")
         st = self.static(state.scenario)
-        cs, g, queue, decl = K.export_state(st, state)
+        try:
+            with refusing():
+                cs, g, queue, decl = K.export_state(st, state)
+                root = st.id_index[state.pending.actor]
+                first = np.zeros((len(actions), 4), dtype=np.int64)
+                for i, a in enumerate(actions):
+                    if a.actor != state.pending.actor:
+                        raise KernelRefusal(f"action {a} is not the pending actor's")
+                    row = K.encode_action(st, a)
+                    K.check_declared(st, row, a)
+                    first[i] = row[:4]
+        except KernelRefusal as exc:
+            raise KernelRefusal(f"the Cairn kernel cannot resume this state: {exc}") from None
         searching = K.HEROES if state.pending.side.value == "heroes" else K.ENEMIES
+        if searching != st.cstat[root, C_SIDE]:
+            raise KernelRefusal("the pending decision's side is not its actor's")
         codes = np.array([SCENARIO_TEMPERAMENT, SCENARIO_TEMPERAMENT], dtype=np.int64)
         if own_temperament is not None:
             # heuristic_choice(…, temperament): "random" is the temperament (no draw on a
             # single legal action), an unknown name plays the tactician (cairn.choose).
             codes[searching] = K.TEMPERAMENT_CODES.get(own_temperament, T_TACTICIAN)
-        first = np.zeros((len(actions), 4), dtype=np.int64)
-        for i, a in enumerate(actions):
-            if a.actor != state.pending.actor:
-                raise KernelRefusal(f"action {a} is not the pending actor's")
-            first[i] = K.encode_action(st, a)[:4]
-        stop = state.round + horizon if horizon is not None else np.iinfo(np.int64).max
+        # Rounds never pass the round limit (at most BOUND): capping the stop round and the
+        # decision cap at 2**62 changes no rollout and keeps them int64.
+        stop = min(state.round + horizon, 1 << 62) if horizon is not None else 1 << 62
+        max_decisions = min(max_decisions, 1 << 62)
         shape = (len(actions), len(seeds))
         winner = np.zeros(shape, dtype=np.int64)
         finished = np.zeros(shape, dtype=np.bool_)
@@ -1038,7 +1058,7 @@ class CairnKernel:
         keys, key_len = mt.seed_keys(list(seeds))
         rollout_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs, g, queue,
                      decl, first, keys, key_len, codes, stop, max_decisions,
-                     st.id_index[state.pending.actor], searching, winner, finished, own, foe,
+                     root, searching, winner, finished, own, foe,
                      actor_out, mt.new_state(),
                      *scratch(st, cs, 0), np.zeros(4, dtype=np.int64))
         return RolloutBatch(winner, finished, own, foe, actor_out)

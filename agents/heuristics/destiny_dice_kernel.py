@@ -28,6 +28,7 @@ from escaramuza.rules.core.kernel import (
     KernelBattle,
     KernelRefusal,
     RolloutBatch,
+    refusing,
 )
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.mt import (
@@ -112,7 +113,9 @@ def attack_score(K: tuple, ST: tuple, att: int, dfn: int, w: int) -> tuple[float
     att_mod, extra = profile_mods(K, ST, att, dfn, w)
     pid = PROF[att, w, dfn, att_mod + 2, extra]
     pv = D[dfn, D_PV]
-    return DROP[pid, pv], EPL[pid] / (pv if pv > 1 else 1)
+    # DROP's last column stands for every PV from there up (dk._profile_tables).
+    last = DROP.shape[1] - 1
+    return DROP[pid, pv if pv < last else last], EPL[pid] / (pv if pv > 1 else 1)
 
 
 @njit(cache=True, _nrt=False)
@@ -663,11 +666,20 @@ class DestinyDiceKernel:
             return hit[1], hit[2], hit[3]
         if getattr(scenario.ruleset, "id", None) != self.ruleset_id:
             raise UnsupportedFeature(f"ruleset {scenario.ruleset.id!r} is not destiny_dice")
-        K = dk.export_scenario(scenario)
-        D0, U0 = dk.export_combatants(list(scenario.combatants), K[2].shape[1])
-        zindex = scenario.battlefield.index
-        for i, c in enumerate(scenario.combatants):
-            D0[i, D_ZONE] = zindex[c.zone]
+        with refusing(scenario.name, UnsupportedFeature):
+            K = dk.export_scenario(scenario)
+            D0, U0 = dk.export_combatants(list(scenario.combatants), K[2].shape[1])
+            zindex = scenario.battlefield.index
+            for i, c in enumerate(scenario.combatants):
+                D0[i, D_ZONE] = zindex[c.zone]
+        # The legal list (LA) has MAX_ACTIONS rows: moves, attacks (foes × weapons),
+        # helps, heals (allies × heals), reloads, recovering the weapon, ending the turn.
+        S, WS, HS, ZS = K[0], K[1], K[2], K[3]
+        nc = S.shape[0]
+        most = ZS.shape[1] + nc * (WS.shape[1] + 1 + HS.shape[1]) + WS.shape[1] + 2
+        if most > MAX_ACTIONS:
+            raise UnsupportedFeature(f"legal lists of up to {most} actions (the kernel holds "
+                                     f"{MAX_ACTIONS})")
         if len(self._cache) > 64:
             self._cache.clear()
         self._cache[id(scenario)] = (scenario, K, D0, U0)
@@ -805,6 +817,12 @@ class DestinyDiceKernel:
             actor = state.by_id[action.actor]
             names = list(actor.stats.heals if action.verb == "curar" else actor.stats.weapons)
             item = names.index(action.item)
+        # What apply reads of each verb is there (an index of -1 would read the last row).
+        needs = (target if verb in (ATACAR, AYUDAR, CURAR, CONTRA) else 0,
+                 item if verb in (ATACAR, CURAR, RECARGAR, CONTRA) else 0,
+                 zone if verb in (MOVER, REPOS) else 0)
+        if min(needs) < 0:
+            raise UnsupportedFeature(f"{action} lacks what {action.verb} needs")
         return verb, target, item, zone
 
     def rollouts(
@@ -818,7 +836,8 @@ class DestinyDiceKernel:
     ) -> RolloutBatch:
         try:
             K, _, _ = self._export(state.scenario)
-            D0, U0, G0, ORD0 = dk.export_state(state, K[2].shape[1])
+            with refusing(error=UnsupportedFeature):
+                D0, U0, G0, ORD0 = dk.export_state(state, K[2].shape[1])
             own = -1
             if own_temperament is not None:
                 if own_temperament not in TEMPERAMENTS:
@@ -828,8 +847,9 @@ class DestinyDiceKernel:
             for action in actions:
                 if action.actor != pending.actor:
                     raise UnsupportedFeature(f"{action} is not the pending decision's")
-            acts = np.array([self.action_code(state, a) for a in actions], dtype=np.int64)
-        except (UnsupportedFeature, ValueError, KeyError) as exc:
+            with refusing(error=UnsupportedFeature):
+                acts = np.array([self.action_code(state, a) for a in actions], dtype=np.int64)
+        except UnsupportedFeature as exc:
             raise KernelRefusal(
                 f"the Destiny Dice kernel cannot resume this state: {exc}"
             ) from None
@@ -840,7 +860,10 @@ class DestinyDiceKernel:
         own_s = np.zeros(shape, dtype=np.float64)
         foe_s = np.zeros(shape, dtype=np.float64)
         actor_out = np.zeros(shape, dtype=np.bool_)
-        stop = state.round + horizon if horizon is not None else (1 << 62)
+        # Rounds never pass the round limit (at most BOUND): capping the stop round and the
+        # decision cap at 2**62 changes no rollout and keeps them int64.
+        stop = min(state.round + horizon, 1 << 62) if horizon is not None else (1 << 62)
+        max_decisions = min(max_decisions, 1 << 62)
         if len(actions) and len(seeds):
             ST, LA, rng = scratch(D0, U0)
             rollout_many(

@@ -22,11 +22,14 @@ from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import (
+    BOUND,
     WINNERS,
     BattleColumns,
     KernelBattle,
     KernelRefusal,
     RolloutBatch,
+    check_range,
+    refusing,
 )
 from escaramuza.rules.donjon import kernel as K
 from escaramuza.rules.donjon.kernel import (
@@ -702,6 +705,13 @@ class DonjonKernel:
                 return f"{c.id} starts with ráfaga data"
         if scenario.victory not in ("defeat_all", "survive"):
             return f"victory {scenario.victory!r}"
+        try:
+            # The kernel boundary: every number of the scenario within what the arrays and
+            # the pools hold (rules.donjon.kernel.check_scenario, _export_combatant).
+            with refusing():
+                K.initial_arrays(scenario, self.static(scenario))
+        except KernelRefusal as exc:
+            return str(exc)
         return None
 
     # -- battles -------------------------------------------------------------------------
@@ -792,25 +802,44 @@ class DonjonKernel:
             raise KernelRefusal(f"donjon kernel: {why}")
         if state.outcome is not None or state.pending is None:
             raise KernelRefusal("donjon kernel: the battle is over")
-        st = self.static(state.scenario)
+        try:
+            with refusing():
+                return self._export_state(self.static(state.scenario), state)
+        except KernelRefusal as exc:
+            raise KernelRefusal(f"donjon kernel: {exc}") from None
+
+    @staticmethod
+    def _export_state(
+        st: Static, state: BattleState
+    ) -> tuple[Static, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`export_state`'s arrays, every value checked against the range the kernel
+        indexes: combatants' rows (``K._export_combatant``), the round within the round
+        limit, the count a face of the die, the pending decision's actor and what it waits
+        on (combatants, a weapon of the attacker, a band, a zone, at most four attributes
+        named by a fact); a turn's actor holds the number called."""
         ci, init, g = K.new_arrays(st)
         index = {cid: i for i, cid in enumerate(st.ids)}
         if tuple(c.id for c in state.combatants) != st.ids:
-            raise KernelRefusal("donjon kernel: the state's combatants are not the scenario's")
+            raise KernelRefusal("the state's combatants are not the scenario's")
         for i, c in enumerate(state.combatants):
-            if set(c.conditions) - {"inconsciente", "quebrado"}:
-                raise KernelRefusal(f"donjon kernel: {c.id}'s conditions")
-            try:
-                K._export_combatant(ci, init, st, i, c, zero_counters=True)
-            except OverflowError as exc:
-                raise KernelRefusal(f"donjon kernel: {exc}") from None
+            K._export_combatant(ci, init, st, i, c, zero_counters=True)
         data = state.data
         pending = state.pending
+        assert pending is not None
+        check_range(state.round, 1, int(st.p[K.RLIMIT]), "round")
+        check_range(data.get("count", 0), 0, st.die_size, "count")
+        check_range(state.turn, 0, BOUND, "turn")
         g[ROUND] = state.round
         g[COUNT] = data.get("count", 0)
         g[K.TURN] = state.turn
+        if pending.name not in K.PENDING_NAMES[1:]:
+            raise KernelRefusal(f"pending decision {pending.name!r}")
         g[PKIND] = K.PENDING_NAMES.index(pending.name)
         g[PACTOR] = index[pending.actor]
+        if K.SIDES.index(pending.side) != st.cs[g[PACTOR], K.SIDE]:
+            raise KernelRefusal("the pending decision's side is not its actor's")
+        if g[PKIND] == K.P_TURN and g[COUNT] not in init[g[PACTOR], :ci[g[PACTOR], K.NINIT]]:
+            raise KernelRefusal(f"{pending.actor} does not hold the number called")
         g[WINNER] = NONE
         g[AT_ATT] = g[MV_MOVER] = g[K.SP_DEALER] = NONE
         attack = data.get("attack")
@@ -819,9 +848,12 @@ class DonjonKernel:
             g[AT_ATT] = actor
             g[AT_TGT] = index[attack.target]
             g[AT_WPN] = st.weapon_names[actor].index(attack.weapon)
+            check_range(attack.band, 0, 3, "the attack's band")
             g[AT_BAND] = attack.band
         move = data.get("move")
         if move is not None:
+            if move.verb not in ("acercarse", "alejarse", "huir"):
+                raise KernelRefusal(f"a move by {move.verb!r}")
             g[MV_MOVER] = index[move.mover]
             g[K.MV_RES] = index[move.resister] if move.resister else NONE
             g[MV_VERB] = K.VERBS.index(move.verb)
@@ -831,11 +863,27 @@ class DonjonKernel:
         if spend is not None:
             g[K.SP_DEALER] = index[spend.dealer]
             g[SP_VICTIM] = index[spend.victim]
+            check_range(spend.remaining, 0, BOUND, "successes to spend")
             g[SP_REM] = spend.remaining
-            g[SP_NPICK] = len(spend.picked)
-            for j, name in enumerate(spend.picked):
+            # SP_PICK holds the four attributes, each named at most once.
+            picked = tuple(spend.picked)
+            if len(set(picked)) != len(picked) or not set(picked) <= set(K.SPEND_OPTIONS[1:]):
+                raise KernelRefusal(f"attributes named by a fact: {list(picked)}")
+            g[SP_NPICK] = len(picked)
+            for j, name in enumerate(picked):
                 g[SP_PICK + j] = K.SPEND_OPTIONS.index(name)
-        g[CONT] = len(data.get("continuing", ()))
+        continuing = tuple(data.get("continuing", ()))
+        if not set(continuing) <= {"heroes", "enemies"} or len(set(continuing)) != len(continuing):
+            raise KernelRefusal(f"continuing {list(continuing)}")
+        g[CONT] = len(continuing)
+        # Who decides a reaction or a spending is the one it waits on.
+        needs = {K.P_DEFENCE: (attack, AT_TGT), K.P_RESIST: (move, K.MV_RES),
+                 K.P_SPEND: (spend, K.SP_DEALER)}
+        if g[PKIND] in needs:
+            waits, who = needs[g[PKIND]]
+            if waits is None or g[who] != g[PACTOR]:
+                raise KernelRefusal(f"pending {pending.name!r} of {pending.actor}: not what "
+                                    "the state waits on")
         return st, ci, init, g
 
     @staticmethod
@@ -848,6 +896,11 @@ class DonjonKernel:
             item = st.weapon_names[st.ids.index(action.actor)].index(action.item)
         elif action.option:
             item = K.SPEND_OPTIONS.index(action.option)
+        # What apply reads of each verb is there (an index of -1 would read the last row).
+        needs = (target if verb in (K.ATACAR, K.REMATAR, K.ACERCARSE, K.ALEJARSE) else 0,
+                 item if verb in (K.ATACAR, K.REMATAR, K.REPARTIR) else 0)
+        if min(needs) < 0:
+            raise KernelRefusal(f"{action} lacks what {action.verb} needs")
         return verb, target, item
 
     def rollouts(
@@ -865,10 +918,14 @@ class DonjonKernel:
         if own_temperament is not None and own_temperament not in TEMPERAMENTS:
             raise KernelRefusal(f"donjon kernel: temperament {own_temperament!r}")
         own = TEMPERAMENTS.index(own_temperament) if own_temperament is not None else -1
-        acts = np.array([self.encode_action(st, a) for a in actions], dtype=np.int64)
+        with refusing("donjon kernel"):
+            acts = np.array([self.encode_action(st, a) for a in actions], dtype=np.int64)
         acts = acts.reshape(len(actions), 3)
         keys, lens = mt.seed_keys([int(s) for s in seeds])
-        stop = state.round + horizon if horizon is not None else np.iinfo(np.int64).max
+        # Rounds never pass the round limit (at most BOUND): capping the stop round and the
+        # decision cap at 2**62 changes no rollout and keeps them int64.
+        stop = min(state.round + horizon, 1 << 62) if horizon is not None else 1 << 62
+        max_decisions = min(max_decisions, 1 << 62)
         tables = K.odds_tables(st.die_size, st.all_tied)
         na, ns = len(actions), len(seeds)
         out = np.zeros((na, ns, 5))

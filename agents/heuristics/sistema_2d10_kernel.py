@@ -30,6 +30,7 @@ from escaramuza.rules.core.kernel import (
     KernelBattle,
     KernelRefusal,
     RolloutBatch,
+    refusing,
 )
 from escaramuza.rules.sistema_2d10 import kernel as k
 from escaramuza.rules.sistema_2d10.kernel import (
@@ -846,6 +847,13 @@ class Sistema2d10Kernel:
                 return "a combatant with id 'sangrado'"
             if not c.active or c.conditions:
                 return f"{c.id} starts out of the fight or with conditions"
+        try:
+            # The kernel boundary: every number of the scenario within what the arrays and
+            # int64 hold (rules.sistema_2d10.kernel.check_scenario, new_arrays).
+            with refusing():
+                self._compiled(scenario).ex.new_arrays()
+        except KernelRefusal as exc:
+            return str(exc)
         return None
 
     def play_battles(
@@ -915,9 +923,42 @@ class Sistema2d10Kernel:
         why = self.refusal(state.scenario, ())
         if why is not None:
             raise KernelRefusal(why)
-        comp = self._compiled(state.scenario)
+        try:
+            with refusing():
+                comp = self._compiled(state.scenario)
+                C0, G0 = comp.ex.export_state(state)
+                first = self._first_actions(comp, state, actions)
+        except KernelRefusal as exc:
+            raise KernelRefusal(f"the Sistema 2d10 kernel cannot resume this state: {exc}") \
+                from None
+        own = AGENT_SCENARIO
+        if own_temperament is not None:
+            code = _agent_code(own_temperament)
+            if code is None or code == AGENT_RANDOM:
+                raise KernelRefusal(f"rollout temperament {own_temperament!r}")
+            own = code
+        # Rounds never pass the round limit (at most BOUND): capping the stop round and the
+        # decision cap at 2**62 changes no rollout and keeps them int64.
+        stop = min(state.round + horizon, 2**62) if horizon is not None else 2**62
+        max_decisions = min(max_decisions, 2**62)
+        shape = (len(actions), len(seeds))
+        winner = np.zeros(shape, np.int64)
+        finished = np.zeros(shape, np.bool_)
+        own_s = np.zeros(shape, np.float64)
+        foe_s = np.zeros(shape, np.float64)
+        actor_out = np.zeros(shape, np.bool_)
+        seed_keys, seed_len = mt.seed_keys([int(s) for s in seeds])
+        rollout_many(comp.K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own,
+                     winner, finished, own_s, foe_s, actor_out, np.zeros_like(C0),
+                     np.zeros_like(G0), mt.new_state(), mt.new_state(),
+                     *scratch(comp.maxa))
+        return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
+
+    @staticmethod
+    def _first_actions(comp: _Compiled, state: BattleState,
+                       actions: Sequence[Action]) -> np.ndarray:
+        """The rollouts' first actions as legal's rows (verb, target, weapon, aim, zone)."""
         ex = comp.ex
-        C0, G0 = ex.export_state(state)
         index = {cid: i for i, cid in enumerate(ex.ids)}
         first = np.zeros((len(actions), 5), np.int64)
         pending = state.pending
@@ -935,26 +976,14 @@ class Sistema2d10Kernel:
             if action.option not in (None, "libre"):
                 option = ex.loc_index[action.option]
             zone = ex.zone_ids.index(action.zone) if action.zone is not None else -1
+            # What apply reads of each verb is there (an index of -1 would read the last
+            # row).
+            needs = (target if verb in (ATACAR, CEDER_DADO) else 0,
+                     item if verb == ATACAR else 0, zone if verb == MOVER else 0)
+            if min(needs) < 0:
+                raise KernelRefusal(f"{action} lacks what {action.verb} needs")
             first[x] = (verb, target, item, option, zone)
-        own = AGENT_SCENARIO
-        if own_temperament is not None:
-            code = _agent_code(own_temperament)
-            if code is None or code == AGENT_RANDOM:
-                raise KernelRefusal(f"rollout temperament {own_temperament!r}")
-            own = code
-        stop = state.round + horizon if horizon is not None else 2**62
-        shape = (len(actions), len(seeds))
-        winner = np.zeros(shape, np.int64)
-        finished = np.zeros(shape, np.bool_)
-        own_s = np.zeros(shape, np.float64)
-        foe_s = np.zeros(shape, np.float64)
-        actor_out = np.zeros(shape, np.bool_)
-        seed_keys, seed_len = mt.seed_keys([int(s) for s in seeds])
-        rollout_many(comp.K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own,
-                     winner, finished, own_s, foe_s, actor_out, np.zeros_like(C0),
-                     np.zeros_like(G0), mt.new_state(), mt.new_state(),
-                     *scratch(comp.maxa))
-        return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
+        return first
 
 
 KERNEL = Sistema2d10Kernel()

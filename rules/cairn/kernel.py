@@ -21,6 +21,11 @@ Layout (small int codes instead of strings):
   and the playtest counters; ``g[G_*]`` — round, side turn, queue, declarations,
   outcome, morale flags; ``queue[i]`` — who declares; ``decl[i, D_*]`` — the side's
   declarations, resolved together (CA-02).
+
+Every value is checked on its way in (``rules.core.kernel.check_range``; the bounds below
+and docs/fast-path.md, "The kernel boundary"): the compiled code indexes by these numbers
+without bounds checks, and the exact odds of the temperaments are int64 sums over a
+pool's dice (``agents/heuristics/cairn_kernel.py``).
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ from typing import Any
 import numpy as np
 
 from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
-from escaramuza.rules.cairn.stats import RANGED, UNARMED
+from escaramuza.rules.cairn.stats import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.state import BattleState
 
@@ -78,6 +84,16 @@ N_DECL = 5
 #: The verbs' names, by code.
 VERBS: tuple[str, ...] = ("atacar", "mover", "huir", "esperar")
 
+# -- the boundary (rules.core.kernel.check_range) -------------------------------------
+#: PI, FUE, DES and VOL and their maxima. The exact odds (cairn_kernel.attack_gain) sum,
+#: over up to a dozen targets, expected PI + FUE lost over a common denominator of up to
+#: 2**40: PI + FUE ≤ 2**18 keeps those sums within 2**62.
+MAX_RESOURCE = 1 << 17
+#: The product of the die sizes of the most dice one side can aim at one target in a
+#: side turn (each of its combatants' largest pool: its weapon's dice, or the d12 of an
+#: enhanced attack): the exact odds count outcomes over it, 20 × it × (PI + FUE) ≤ 2**62.
+MAX_POOL_PRODUCT = 1 << 36
+
 
 # -- export (plain Python, once per scenario / per state) ------------------------------
 class Static:
@@ -101,6 +117,7 @@ class Static:
         self.zexit = np.array([1 if bf.zones[z].exit else 0 for z in bf.zone_ids],
                               dtype=np.int64)
         weapons = [weapons_of(c) for c in combatants]
+        check_static(scenario, weapons)
         nw = max((len(w) for w in weapons), default=1)
         self.cstat = np.zeros((n, N_CSTAT), dtype=np.int64)
         self.wpn = np.zeros((n, nw, N_WPN), dtype=np.int64)
@@ -143,42 +160,111 @@ class Static:
         self.opts[O_SURVIVE] = int(scenario.victory == "survive")
 
 
-def condition_mask(conditions: Any) -> int:
+RESOURCES: tuple[str, ...] = ("pi", "fue", "des", "vol")
+
+
+def check_static(scenario: Any, weapons: list[tuple[Any, ...]]) -> None:
+    """The scenario's numbers against the module's bounds (KernelRefusal naming the
+    field): maxima, armour, weapon dice and reach, the round limit, and the largest
+    pool one side can aim at one target."""
+    check_range(scenario.round_limit, 1, BOUND, "round_limit")
+    check_range(scenario.options.cover_impairs_at, -BOUND, BOUND, "cover_impairs_at")
+    for z in scenario.battlefield.zone_ids:
+        check_range(scenario.battlefield.zones[z].cover, -BOUND, BOUND, f"zone {z}: cover")
+    largest = {HEROES: 1, ENEMIES: 1}
+    for c, ws in zip(scenario.combatants, weapons, strict=True):
+        for name in RESOURCES:
+            check_range(c.maxima[name], 0, MAX_RESOURCE, f"{c.id}: maximum {name}")
+        check_range(c.stats.armour, 0, BOUND, f"{c.id}: armour")
+        most = 12  # an enhanced attack (CA-08, CA-16) rolls a d12
+        for w in ws:
+            check_range(len(w.dice), 1, 2, f"{c.id}: {w.name} dice")
+            for d in w.dice:
+                if d not in CAIRN_DICE:
+                    raise KernelRefusal(f"{c.id}: {w.name} rolls a d{d}, not a Cairn die")
+            check_range(w.reach, 0, BOUND, f"{c.id}: {w.name} reach")
+            most = max(most, int(np.prod(w.dice)))
+        side = HEROES if c.side is Side.HEROES else ENEMIES
+        largest[side] *= most
+    for side, product in largest.items():
+        if product > MAX_POOL_PRODUCT:
+            raise KernelRefusal(f"the {('heroes', 'enemies')[side]}' pools on one target "
+                                f"count up to {product} outcomes (the exact odds hold "
+                                f"{MAX_POOL_PRODUCT})")
+
+
+def condition_mask(c: Any) -> int:
+    """``c``'s conditions as bits; a condition the kernel does not know, or one with a
+    value (Cairn's carry none), is a refusal."""
     mask = 0
-    for bit, name in enumerate(CONDITIONS):
-        if name in conditions:
-            mask |= 1 << bit
+    for name, cond in c.conditions.items():
+        if name not in CONDITIONS:
+            raise KernelRefusal(f"{c.id}: condition {name!r}")
+        check_range(cond.value, 0, 0, f"{c.id}: {name} value")
+        mask |= 1 << CONDITIONS.index(name)
     return mask
 
 
+def _export_combatant(static: Static, cs: np.ndarray, i: int, c: Any) -> None:
+    """Row ``i`` of ``cs``: resources (within 0 and their maxima), status, zone and
+    conditions."""
+    if c.id != static.ids[i]:
+        raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
+    r = c.resources
+    if set(r) != set(RESOURCES):
+        raise KernelRefusal(f"{c.id}: resources {sorted(r)}")
+    top = static.cstat[i]
+    for name, column, most in (("pi", S_PI, C_MAXPI), ("fue", S_FUE, C_MAXFUE),
+                               ("des", S_DES, C_MAXDES), ("vol", S_VOL, C_MAXVOL)):
+        check_range(r[name], 0, int(top[most]), f"{c.id}: {name}")
+        cs[i, column] = r[name]
+    cs[i, S_STATUS] = STATUSES.index(c.status)
+    cs[i, S_ZONE] = static.zone_index[c.zone]
+    cs[i, S_COND] = condition_mask(c)
+
+
 def export_state(static: Static, state: BattleState) -> tuple[np.ndarray, ...]:
-    """``(cs, g, queue, decl)`` of an engine state (about the cost of one clone)."""
+    """``(cs, g, queue, decl)`` of an engine state (about the cost of one clone).
+
+    Refuses (KernelRefusal) any value outside what the arrays hold and the compiled rules
+    index: besides each combatant's row, the round within the round limit, the side
+    declaring, its queue (headed by the pending actor) and its declarations — distinct
+    combatants of that side, at most one row each."""
     n = len(static.ids)
+    if len(state.combatants) != n:
+        raise KernelRefusal("the state's combatants are not the scenario's")
     cs = np.zeros((n, N_CS), dtype=np.int64)
     for i, c in enumerate(state.combatants):
-        r = c.resources
-        cs[i, S_PI] = r["pi"]
-        cs[i, S_FUE] = r["fue"]
-        cs[i, S_DES] = r["des"]
-        cs[i, S_VOL] = r["vol"]
-        cs[i, S_STATUS] = STATUSES.index(c.status)
-        cs[i, S_ZONE] = static.zone_index[c.zone]
-        cs[i, S_COND] = condition_mask(c.conditions)
+        _export_combatant(static, cs, i, c)
         cs[i, S_KO] = NEVER
     g = np.zeros(N_G, dtype=np.int64)
+    check_range(state.round, 1, int(static.opts[O_LIMIT]), "round")
     g[G_ROUND] = state.round
     data = state.data
-    g[G_SIDE] = HEROES if data.get("side", "heroes") == "heroes" else ENEMIES
+    side = data.get("side", "heroes")
+    if side not in ("heroes", "enemies"):
+        raise KernelRefusal(f"side {side!r}")
+    g[G_SIDE] = HEROES if side == "heroes" else ENEMIES
     queue = np.zeros(n, dtype=np.int64)
     q = data.get("queue", ())
+    declared = data.get("declared", ())
+    actors = [*q, *(a.actor for a in declared)]
+    if len(set(actors)) != len(actors):
+        raise KernelRefusal(f"queue {list(q)} and declarations name a combatant twice")
+    for cid in actors:
+        if static.cstat[static.id_index[cid], C_SIDE] != g[G_SIDE]:
+            raise KernelRefusal(f"{cid} declares in the {side}' side turn")
+    pending = state.pending
+    if pending is None or not q or q[0] != pending.actor:
+        raise KernelRefusal(f"queue {list(q)} is not headed by the pending actor")
     for j, cid in enumerate(q):
         queue[j] = static.id_index[cid]
     g[G_QHEAD] = 0
     g[G_QLEN] = len(q)
     decl = np.zeros((n, N_DECL), dtype=np.int64)
-    declared = data.get("declared", ())
     for j, a in enumerate(declared):
         decl[j] = encode_action(static, a)
+        check_declared(static, decl[j], a)
     g[G_NDECL] = len(declared)
     g[G_MFIRST] = int(bool(data.get("morale_first")))
     g[G_MHALF] = int(bool(data.get("morale_half")))
@@ -199,19 +285,24 @@ def encode_action(static: Static, action: Any) -> np.ndarray:
     return np.array([verb, target, zone, item, actor], dtype=np.int64)
 
 
+def check_declared(static: Static, row: np.ndarray, action: Any) -> None:
+    """A declaration as the compiled resolution reads it: an attack names a target and one
+    of the actor's weapons, a move a zone (the engine's declarations always do)."""
+    verb, actor = int(row[D_VERB]), int(row[D_ACTOR])
+    if verb == ATTACK:
+        check_range(int(row[D_TARGET]), 0, len(static.ids) - 1, f"{action}: target")
+        check_range(int(row[D_ITEM]), 0, int(static.cstat[actor, C_NW]) - 1,
+                    f"{action}: weapon")
+    elif verb == MOVE:
+        check_range(int(row[D_ZONE]), 0, len(static.zone_ids) - 1, f"{action}: zone")
+
+
 def initial_state(static: Static, scenario: Any) -> np.ndarray:
     """``cs`` of the scenario's combatants before the battle starts."""
     n = len(static.ids)
     cs = np.zeros((n, N_CS), dtype=np.int64)
     for i, c in enumerate(scenario.combatants):
-        r = c.resources
-        cs[i, S_PI] = r["pi"]
-        cs[i, S_FUE] = r["fue"]
-        cs[i, S_DES] = r["des"]
-        cs[i, S_VOL] = r["vol"]
-        cs[i, S_STATUS] = STATUSES.index(c.status)
-        cs[i, S_ZONE] = static.zone_index[c.zone]
-        cs[i, S_COND] = condition_mask(c.conditions)
+        _export_combatant(static, cs, i, c)
         # record_from_events: a combatant knocked out from the start counts round 0.
         cs[i, S_KO] = 0 if DOWN <= cs[i, S_STATUS] <= DEAD else NEVER
         cs[i, S_DIED] = int(c.status is Status.DEAD)

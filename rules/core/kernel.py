@@ -12,6 +12,9 @@ module holds only what every kernel and the driver (``escaramuza.agents.fast``) 
 * :class:`BattleColumns` — what a playtest keeps of a chunk of battles, as arrays.
 * :class:`RolloutBatch` — what the planner needs of a batch of rollouts.
 * :class:`Kernel` — the protocol a ruleset's kernel implements.
+* :func:`check_range`, :func:`refusing`, :data:`BOUND` — the kernel boundary: what every
+  kernel's export checks before an array reaches compiled code (docs/fast-path.md,
+  "The kernel boundary").
 
 The dice stream is :mod:`escaramuza.rules.core.mt` (CPython's MT19937, draw for draw):
 battle ``seed`` rolls its dice from ``random.Random(seed)`` (``RandomRoller(seed)``)
@@ -23,7 +26,8 @@ the same order as the engine, so it plays the same battle.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -45,6 +49,83 @@ AGENT_SEED = "escaramuza-agents-{}"
 
 class KernelRefusal(EscaramuzaError):
     """What a kernel does not implement; the message says what, for the engine line."""
+
+
+# -- the kernel boundary ----------------------------------------------------------------
+#: The largest magnitude of a number a kernel takes in (a resource, a maximum, a
+#: modifier, a counter). Compiled code reads arrays without bounds checks and int64
+#: overflows silently, where the engine's Python ints do neither; a kernel adds and
+#: compares a few dozen such numbers at a time (damage, modifiers and PV; a pool's dice
+#: counts times its values) and each export bounds the few products it forms more
+#: tightly, so 2**40 leaves int64 (2**63) a factor of 2**22 of headroom. It is also
+#: below 2**53, where a double holds every integer exactly, so a kernel's float
+#: division of two such numbers is the engine's ``int / int``.
+BOUND = 1 << 40
+
+
+def _shown(n: int) -> str:
+    """A bound as a reader takes it in: ``2**40`` rather than 1099511627776."""
+    m = abs(n)
+    if m >= 1 << 20 and m & (m - 1) == 0:
+        return f"{'-' if n < 0 else ''}2**{m.bit_length() - 1}"
+    return str(n)
+
+
+def check_range(
+    value: object,
+    lo: int,
+    hi: int,
+    what: str,
+    error: type[Exception] = KernelRefusal,
+) -> None:
+    """Raise ``error`` unless ``value`` lies within ``lo``…``hi`` (both included):
+    ``brann: pv -5 is outside 0–12``.
+
+    ``value`` is an int (any size: a Python int is checked before it is put into an
+    int64 array, which could not hold it), a numpy integer, an integer array or a
+    sequence of ints (every element; the message names the first one out of range by
+    its index). Anything else (a float, a string, None) is refused as not an integer.
+    The cost is one pass over the values: O(combatants + fields), never O(a value).
+    """
+    if isinstance(value, np.ndarray):
+        if value.size == 0:
+            return
+        if value.dtype.kind not in "biu":
+            raise error(f"{what} holds {value.dtype} values, not integers")
+        if int(value.min()) >= lo and int(value.max()) <= hi:
+            return
+        flat = value.reshape(-1)
+        bad = int(np.flatnonzero((flat < lo) | (flat > hi))[0])
+        at = ", ".join(str(int(i)) for i in np.unravel_index(bad, value.shape))
+        raise error(f"{what}[{at}] {int(flat[bad])} is outside {_shown(lo)}–{_shown(hi)}")
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            check_range(item, lo, hi, f"{what}[{i}]", error)
+        return
+    if isinstance(value, np.integer):
+        value = int(value)
+    if not isinstance(value, int):
+        raise error(f"{what} {value!r} is not an integer")
+    if not lo <= value <= hi:
+        raise error(f"{what} {value} is outside {_shown(lo)}–{_shown(hi)}")
+
+
+@contextmanager
+def refusing(what: str = "", error: type[Exception] = KernelRefusal) -> Iterator[None]:
+    """Around a kernel's export: a lookup or conversion the data defeats — an id or a
+    name the scenario does not have, a list longer than the array it goes into, a value
+    int64 cannot hold — is a refusal (``error``, its message prefixed by ``what``)
+    rather than a traceback. A refusal raised inside (``error`` itself) passes
+    unchanged."""
+    prefix = f"{what}: " if what else ""
+    try:
+        yield
+    except error:
+        raise
+    except KeyError as exc:
+        raise error(f"{prefix}unknown name {exc}") from None
+    except (ValueError, IndexError, TypeError, OverflowError, AttributeError) as exc:
+        raise error(f"{prefix}{exc}") from None
 
 
 #: Agent specs a kernel may be asked to play (``make_agent`` names): ``random``,

@@ -16,13 +16,18 @@ Layout (all ``int64`` unless said):
   ``HS[c, h, H_*]`` heals, ``ZS[z, Z_*]`` zones (cover, exit, neighbours in map order),
   ``DIST[z, z]`` hops, ``OPT[O_*]`` options, and the exact-odds tables ``PROF`` (profile
   id of attacker × weapon × defender × attack modifier × defence extra), ``EPL``
-  (``exact.expected_pv_loss``) and ``DROP`` (``exact.drop_probability`` by PV): the
+  (``exact.expected_pv_loss``) and ``DROP`` (``exact.drop_probability`` by PV, its last
+  column standing for every PV from there up: the reader clamps the index): the
   engine's own floats, so the heuristics compare identical numbers.
 * ``ST`` — one battle's changing state: ``D[c, D_*]`` per combatant (zone, status,
   PV/PC/PM/PA, conditions as a bit mask, fear source, ayuda, jams, poison dice and the
   playtest counters), ``U[c, h]`` uses left, ``G[G_*]`` round/turn/pending/outcome,
   ``ORD`` the initiative order.
 * Dice expressions (heals, Envenenado X) are ``[modifier, terms, (count, sides, sign)…]``.
+
+Every value is checked on its way in (``rules.core.kernel.check_range``; the bounds below
+and docs/fast-path.md, "The kernel boundary"): the compiled code indexes its tables by
+these numbers without bounds checks and adds them in int64.
 """
 
 from __future__ import annotations
@@ -33,10 +38,16 @@ import numpy as np
 
 from escaramuza.rules.core.dice import parse_dice
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.kernel import BOUND, check_range
 from escaramuza.rules.core.model import Combatant, DecisionKind, Side, Status
 from escaramuza.rules.core.mt import roll
 from escaramuza.rules.core.state import BattleState
-from escaramuza.rules.destiny_dice.exact import AttackProfile, drop_probability, expected_pv_loss
+from escaramuza.rules.destiny_dice.exact import (
+    AttackProfile,
+    drop_probability,
+    expected_pv_loss,
+    pv_loss_distribution,
+)
 from escaramuza.rules.destiny_dice.stats import CONDITIONS
 
 # -- codes --------------------------------------------------------------------------
@@ -117,9 +128,31 @@ PK_NONE, PK_TURN, PK_REACTION = 0, 1, 2
 #: Largest help bonus / ayuda value the profile tables cover (Options.help_bonus <= 2).
 MAX_AYUDA = 2
 
+# -- the boundary (rules.core.kernel.check_range): what the tables and int64 hold -------
+#: Characteristic and defence dice: the exact odds loop over every pair of faces.
+MAX_DIE = 1 << 10
+#: A weapon's tier and special bonus: the most PV one attack can take (die + tier +
+#: bonus + the fumble point) is the width of DROP, so it stays a small table.
+MAX_BONUS = 1 << 10
+#: A zone's cover: PROF's defence-extra axis is ``3 + cover_defense × cover`` wide, and
+#: the move keys pack a zone's cover in 21 bits (``_pack``).
+MAX_COVER = 16
+#: Options.cover_defense's own range (the profile tables' extent).
+MAX_COVER_DEFENSE = 3
+#: Dice of a heal or of Envenenado X: terms' dice counts and faces.
+MAX_COUNT = 1 << 10
+MAX_SIDES = 1 << 20
+#: PROF's entries (combatants² × weapons × attack modifiers × defence extras).
+MAX_PROFILES = 1 << 24
+
 
 class UnsupportedFeature(ValueError):
     """A scenario or state feature the kernel does not implement (the refusal's reason)."""
+
+
+def _check(value: object, lo: int, hi: int, what: str) -> None:
+    """rules.core.kernel.check_range, refusing with this module's UnsupportedFeature."""
+    check_range(value, lo, hi, what, UnsupportedFeature)
 
 
 def dice_code(text: str | int | None, what: str) -> np.ndarray:
@@ -128,11 +161,15 @@ def dice_code(text: str | int | None, what: str) -> np.ndarray:
     out = np.zeros(DX, dtype=np.int64)
     if len(expr.terms) > MAX_TERMS:
         raise UnsupportedFeature(f"{what}: dice {expr.text!r} has more than {MAX_TERMS} terms")
+    _check(expr.modifier, -BOUND, BOUND, f"{what}: dice {expr.text!r} modifier")
     out[0] = expr.modifier
     out[1] = len(expr.terms)
     for i, term in enumerate(expr.terms):
         if term.keep is not None:
             raise UnsupportedFeature(f"{what}: dice {expr.text!r} keeps the highest (kh)")
+        _check(term.count, 1, MAX_COUNT, f"{what}: dice {expr.text!r} count")
+        _check(term.sides, 1, MAX_SIDES, f"{what}: dice {expr.text!r} faces")
+        _check(term.sign, -1, 1, f"{what}: dice {expr.text!r} sign")
         out[2 + 3 * i : 5 + 3 * i] = (term.count, term.sides, term.sign)
     return out
 
@@ -158,6 +195,12 @@ def export_scenario(scenario: Any) -> tuple[np.ndarray, ...]:
         temperament = TEMPERAMENT_CODES.get(c.temperament)
         if temperament is None:
             raise UnsupportedFeature(f"{c.id}: temperament {c.temperament!r}")
+        for name in ("cuerpo", "mente", "alma", "defensa"):
+            _check(getattr(sheet, name), 1, MAX_DIE, f"{c.id}: {name} die")
+        _check(sheet.defence_bonus, -BOUND, BOUND, f"{c.id}: defence bonus")
+        _check(c.maxima["pv"], 1, BOUND, f"{c.id}: maximum pv")
+        for pool in ("pc", "pm", "pa"):
+            _check(c.maxima[pool], 0, BOUND, f"{c.id}: maximum {pool}")
         S[i] = (
             0 if c.side is Side.HEROES else 1,
             int(c.pc),
@@ -185,6 +228,7 @@ def export_scenario(scenario: Any) -> tuple[np.ndarray, ...]:
     for a, z in enumerate(zone_ids):
         zone = field.zones[z]
         nbrs = field.neighbours(z)
+        _check(zone.cover, 0, MAX_COVER, f"zone {z}: cover")
         ZS[a, Z_COVER] = zone.cover
         ZS[a, Z_EXIT] = int(zone.exit)
         ZS[a, Z_NDEG] = len(nbrs)
@@ -206,8 +250,9 @@ def export_scenario(scenario: Any) -> tuple[np.ndarray, ...]:
         ],
         dtype=np.int64,
     )
-    if options.help_bonus > MAX_AYUDA:
-        raise UnsupportedFeature(f"help_bonus {options.help_bonus}")
+    _check(options.help_bonus, 0, MAX_AYUDA, "help_bonus")
+    _check(options.cover_defense, 0, MAX_COVER_DEFENSE, "cover_defense")
+    _check(scenario.round_limit, 1, BOUND, "round_limit")
     PROF, EPL, DROP = _profile_tables(scenario, nw, int(ZS[:, Z_COVER].max()))
     return (S, WS, HS, ZS, DIST, OPT, PROF, EPL, DROP)
 
@@ -219,6 +264,8 @@ def _export_weapons(c: Combatant, WS: np.ndarray) -> None:
         row[W_CHAR] = 0 if w.characteristic == "cuerpo" else 1
         for b in w.bands:
             row[W_B0 + b] = 1
+        _check(w.tier_bonus, -MAX_BONUS, MAX_BONUS, f"{c.id}: {w.name} tier bonus")
+        _check(w.extra, -MAX_BONUS, MAX_BONUS, f"{c.id}: {w.name} bonus")
         row[W_TIER] = w.tier_bonus
         row[W_EXTRA] = w.extra
         row[W_UNARMED] = int(w.unarmed)
@@ -234,11 +281,15 @@ def _export_heals(c: Combatant, HS: np.ndarray) -> None:
         row = HS[j]
         for b in h.bands:
             row[H_B0 + b] = 1
+        if h.uses is not None:
+            _check(h.uses, 0, BOUND, f"{c.id}: heal {h.name} uses")
         row[H_USES] = -1 if h.uses is None else h.uses
         cost = dict(h.cost)
         unknown = set(cost) - {"pc", "pm", "pa"}
         if unknown:
             raise UnsupportedFeature(f"{c.id}: heal {h.name} costs {sorted(unknown)}")
+        for pool, value in cost.items():
+            _check(value, -BOUND, BOUND, f"{c.id}: heal {h.name} cost in {pool}")
         row[H_COST : H_COST + 3] = (cost.get("pc", 0), cost.get("pm", 0), cost.get("pa", 0))
         row[H_CURES] = sum(1 << COND_BIT[name] for name in h.cures)
         row[H_DICE:] = dice_code(h.heal, f"{c.id}: heal {h.name}")
@@ -247,13 +298,41 @@ def _export_heals(c: Combatant, HS: np.ndarray) -> None:
 def _profile_tables(
     scenario: Any, nw: int, max_cover: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """PROF, EPL, DROP: every AttackProfile an attack of this scenario can have, by
-    attacker × weapon × defender × attack modifier (ayuda − 2·Ciego, in [−2, MAX_AYUDA])
-    × defence extra (ayuda + cover term), with the engine's own exact.py floats."""
+    """PROF, EPL, DROP: every AttackProfile an attack of this scenario can have
+    (:func:`attack_profiles`), with the engine's own exact.py floats.
+
+    ``DROP[p, pv]`` is ``drop_probability(p, pv)`` for pv up to the table's last column,
+    which stands for every PV from there up (``attack_score`` clamps the index): an
+    attack takes at most the largest loss of its distribution, so from one PV past it
+    the probability is 0 (an empty sum, as the engine's). The width is one past the
+    largest loss of any profile or the largest PV of the scenario, whichever is smaller:
+    never O(PV)."""
+    PROF, ids = attack_profiles(scenario, nw, max_cover)
+    max_pv = max(c.maxima["pv"] for c in scenario.combatants)
+    max_loss = max((max(pv_loss_distribution(p)) for p in ids), default=0)
+    width = min(max_pv, max_loss + 1) + 1
+    EPL = np.zeros(len(ids), dtype=np.float64)
+    DROP = np.zeros((len(ids), width), dtype=np.float64)
+    for p, pid in ids.items():
+        EPL[pid] = expected_pv_loss(p)
+        for pv in range(width):
+            DROP[pid, pv] = drop_probability(p, pv)
+    return PROF, EPL, DROP
+
+
+def attack_profiles(
+    scenario: Any, nw: int, max_cover: int
+) -> tuple[np.ndarray, dict[AttackProfile, int]]:
+    """PROF and the profiles it numbers: the AttackProfile of attacker × weapon ×
+    defender × attack modifier (ayuda − 2·Ciego, in [−2, MAX_AYUDA]) × defence extra
+    (ayuda + cover term); -1 where the two are on one side."""
     combatants = list(scenario.combatants)
     options = scenario.options
     nc = len(combatants)
     n_dm = MAX_AYUDA + 1 + options.cover_defense * max_cover
+    size = nc * nw * nc * (MAX_AYUDA + 3) * n_dm
+    if size > MAX_PROFILES:
+        raise UnsupportedFeature(f"{size} attack profiles (the tables hold {MAX_PROFILES})")
     PROF = np.full((nc, nw, nc, MAX_AYUDA + 3, n_dm), -1, dtype=np.int64)
     ids: dict[AttackProfile, int] = {}
     for i, att in enumerate(combatants):
@@ -277,14 +356,7 @@ def _profile_tables(
                             options.fumble_damage,
                         )
                         PROF[i, j, k, am + 2, dm] = ids.setdefault(p, len(ids))
-    max_pv = max(c.maxima["pv"] for c in combatants)
-    EPL = np.zeros(len(ids), dtype=np.float64)
-    DROP = np.zeros((len(ids), max_pv + 1), dtype=np.float64)
-    for p, pid in ids.items():
-        EPL[pid] = expected_pv_loss(p)
-        for pv in range(max_pv + 1):
-            DROP[pid, pv] = drop_probability(p, pv)
-    return PROF, EPL, DROP
+    return PROF, ids
 
 
 def export_combatants(combatants: list[Combatant], nh: int) -> tuple[np.ndarray, np.ndarray]:
@@ -299,51 +371,77 @@ def export_combatants(combatants: list[Combatant], nh: int) -> tuple[np.ndarray,
         if row[D_STATUS] < 0:
             raise UnsupportedFeature(f"{c.id}: status {c.status.value}")
         res = c.resources
+        if set(res) != {"pv", "pc", "pm", "pa"}:
+            raise UnsupportedFeature(f"{c.id}: resources {sorted(res)}")
+        for name in ("pv", "pc", "pm", "pa"):
+            _check(res[name], 0, c.maxima[name], f"{c.id}: {name}")
         row[D_PV], row[D_PC], row[D_PM], row[D_PA] = res["pv"], res["pc"], res["pm"], res["pa"]
-        mask = 0
-        for name, cond in c.conditions.items():
-            if name not in COND_BIT:
-                raise UnsupportedFeature(f"{c.id}: condition {name!r}")
-            if cond.value:
-                raise UnsupportedFeature(f"{c.id}: condition {name} with a value")
-            mask |= 1 << COND_BIT[name]
-        row[D_COND] = mask
-        fear = c.conditions.get("asustado")
-        row[D_FEAR] = index.get(fear.source, -1) if fear is not None and fear.source else -1
-        poison = c.conditions.get("envenenado")
-        if poison is not None:
-            row[D_POISON : D_POISON + DX] = dice_code(poison.dice, f"{c.id}: envenenado")
-        jam = 0
-        for key, value in c.data.items():
-            if key == "ayuda":
-                if not 0 <= value <= MAX_AYUDA:
-                    raise UnsupportedFeature(f"{c.id}: ayuda {value}")
-                row[D_AYUDA] = value
-            elif key.startswith("jam:"):
-                names = list(c.stats.weapons)
-                name = key[4:]
-                if value and name in names and c.stats.weapons[name].shoots:
-                    jam |= 1 << names.index(name)
-                elif value:
-                    raise UnsupportedFeature(f"{c.id}: {key}")
-            elif key.startswith("uses:"):
-                heals = list(c.stats.heals)
-                name = key[5:]
-                if name not in heals:
-                    raise UnsupportedFeature(f"{c.id}: {key}")
-                U[i, heals.index(name)] = value
-            else:
-                raise UnsupportedFeature(f"{c.id}: data {key!r}")
-        row[D_JAM] = jam
+        _export_conditions(c, row, index)
+        _export_data(c, row, U[i])
         row[D_KO] = NEVER
     return D, U
 
 
+def _export_conditions(c: Combatant, row: np.ndarray, index: dict[str, int]) -> None:
+    """``D[c]``'s conditions (a bit each), Asustado's source and Envenenado's dice."""
+    mask = 0
+    for name, cond in c.conditions.items():
+        if name not in COND_BIT:
+            raise UnsupportedFeature(f"{c.id}: condition {name!r}")
+        if cond.value:
+            raise UnsupportedFeature(f"{c.id}: condition {name} with a value")
+        mask |= 1 << COND_BIT[name]
+    row[D_COND] = mask
+    fear = c.conditions.get("asustado")
+    row[D_FEAR] = -1
+    if fear is not None and fear.source:
+        if fear.source not in index:
+            raise UnsupportedFeature(f"{c.id}: asustado of {fear.source!r}, not a combatant")
+        row[D_FEAR] = index[fear.source]
+    poison = c.conditions.get("envenenado")
+    if poison is not None:
+        row[D_POISON : D_POISON + DX] = dice_code(poison.dice, f"{c.id}: envenenado")
+
+
+def _export_data(c: Combatant, row: np.ndarray, uses: np.ndarray) -> None:
+    """``D[c]``'s ayuda and jammed weapons, and ``U[c]``: the heals' uses left."""
+    jam = 0
+    for key, value in c.data.items():
+        if key == "ayuda":
+            _check(value, 0, MAX_AYUDA, f"{c.id}: ayuda")
+            row[D_AYUDA] = value
+        elif key.startswith("jam:"):
+            names = list(c.stats.weapons)
+            name = key[4:]
+            if value and name in names and c.stats.weapons[name].shoots:
+                jam |= 1 << names.index(name)
+            elif value:
+                raise UnsupportedFeature(f"{c.id}: {key}")
+        elif key.startswith("uses:"):
+            heals = list(c.stats.heals)
+            name = key[5:]
+            if name not in heals:
+                raise UnsupportedFeature(f"{c.id}: {key}")
+            _check(value, 0, BOUND, f"{c.id}: {key}")
+            uses[heals.index(name)] = value
+        else:
+            raise UnsupportedFeature(f"{c.id}: data {key!r}")
+    row[D_JAM] = jam
+
+
 def export_state(state: BattleState, nh: int) -> tuple[np.ndarray, ...]:
-    """``ST`` of an engine state: (D, U, G, ORD). Refuses what it cannot resume."""
+    """``ST`` of an engine state: (D, U, G, ORD). Refuses what it cannot resume, and any
+    value outside the range the compiled rules index or add (the module's bounds):
+    resources within 0 and their maxima (the scenario's), the round within the round
+    limit, the turn an entry of the order, the order distinct combatants, the turn's
+    actor and a reaction's attacker combatants."""
     combatants = state.combatants
-    if [c.id for c in combatants] != [c.id for c in state.scenario.combatants]:
+    scenario = state.scenario
+    if [c.id for c in combatants] != [c.id for c in scenario.combatants]:
         raise UnsupportedFeature("combatants differ from the scenario's")
+    for c, c0 in zip(combatants, scenario.combatants, strict=True):
+        if c.maxima != c0.maxima:
+            raise UnsupportedFeature(f"{c.id}: maxima {c.maxima} are not the scenario's")
     D, U = export_combatants(combatants, nh)
     zindex = state.battlefield.index
     index = {c.id: i for i, c in enumerate(combatants)}
@@ -352,13 +450,21 @@ def export_state(state: BattleState, nh: int) -> tuple[np.ndarray, ...]:
     G = np.zeros(NG, dtype=np.int64)
     ORD = np.zeros(len(combatants), dtype=np.int64)
     data = state.data
+    order = state.order
+    _check(state.round, 1, scenario.round_limit, "round")
+    _check(len(order), 1, len(combatants), "turn order length")
+    if len(set(order)) != len(order):
+        raise UnsupportedFeature(f"turn order {list(order)} names a combatant twice")
+    _check(state.turn, 0, len(order) - 1, "turn")
     G[G_ROUND] = state.round
     G[G_TURN] = state.turn
-    G[G_NORDER] = len(state.order)
-    for k, cid in enumerate(state.order):
+    G[G_NORDER] = len(order)
+    for k, cid in enumerate(order):
         ORD[k] = index[cid]
     actor = data.get("turn_actor")
-    G[G_ACTOR] = -1 if actor is None else index[actor]
+    if actor is None:
+        raise UnsupportedFeature("no turn_actor")
+    G[G_ACTOR] = index[actor]
     G[G_MOVED] = int(bool(data.get("moved", True)))
     G[G_ACTED] = int(bool(data.get("acted", True)))
     vs = data.get("reaction_vs")
@@ -369,6 +475,8 @@ def export_state(state: BattleState, nh: int) -> tuple[np.ndarray, ...]:
     if pending.kind is DecisionKind.TURN and pending.name == "turn":
         G[G_PKIND] = PK_TURN
     elif pending.kind is DecisionKind.REACTION and pending.name == "defensa_perfecta":
+        if vs is None:
+            raise UnsupportedFeature("a perfect-defence reaction without its attacker")
         G[G_PKIND] = PK_REACTION
     else:
         raise UnsupportedFeature(f"pending decision {pending.name!r}")

@@ -22,6 +22,10 @@ draw). The heuristics' exact odds are the engine's own floats, looked up in tabl
 from ``exact.hurt_probability`` / ``exact.win_probability`` (:class:`OddsTables`): a
 lookup that is not filled yet stops the battle with ``ERR_MISS_*`` and the key, the driver
 fills the entry with the engine's function and plays the seed again from the start.
+
+Every value is checked on its way in (``rules.core.kernel.check_range``; the bounds below
+and docs/fast-path.md, "The kernel boundary"): the compiled code indexes its arrays and
+the odds tables by these numbers (pools are sums of them) without bounds checks.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import numpy as np
 
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.donjon.combat import PENALTY
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability
@@ -97,6 +102,18 @@ MAX_INIT = 96
 MAX_POOL = 256
 NONE = -1
 
+# -- the boundary (rules.core.kernel.check_range) -------------------------------------
+#: A pool is the sum of a few of these (an attribute, a skill, a weapon's damage, the
+#: armour, the carried dice): each at most MAX_POOL, so a sum beyond the kernel's pools
+#: is a clean overflow (ERR_OVERFLOW, a refusal) and never an index out of its array.
+MAX_PART = MAX_POOL
+#: A die's faces: ``roll_die`` takes ``getrandbits`` of its bit length (at most 32), and
+#: the initiative count runs from it down.
+MAX_DIE = 1 << 16
+#: The odds tables grow (doubling) to the largest key asked; a table of more entries than
+#: this is a refusal rather than gigabytes of NaN.
+MAX_TABLE = 1 << 25
+
 #: The compiled rules' decorator. ``_nrt=False``: these functions never allocate, and
 #: without numba's reference counting an array argument costs nothing to pass — with it,
 #: each call increments and decrements the count of every array it is given (~15 here),
@@ -139,6 +156,7 @@ def export_scenario(scenario: object) -> Static:
     bf = scenario.battlefield  # type: ignore[attr-defined]
     opts = scenario.options  # type: ignore[attr-defined]
     n = len(combatants)
+    check_scenario(scenario)
     width = max(len(c.stats.weapons_or_fists) for c in combatants)
     cs = np.zeros((n, NCS), dtype=np.int64)
     wt = np.zeros((n, width), dtype=np.int64)
@@ -192,6 +210,27 @@ def export_scenario(scenario: object) -> Static:
                   stepto, away, p, opts.die_size, opts.all_tied)
 
 
+def check_scenario(scenario: object) -> None:
+    """The scenario's numbers against the module's bounds (KernelRefusal naming the
+    field): every part of a pool, the maxima, the die and the round limit."""
+    opts = scenario.options  # type: ignore[attr-defined]
+    check_range(opts.die_size, 2, MAX_DIE, "die_size")
+    check_range(opts.dificultades.media, 0, MAX_PART, "dificultades.media")
+    check_range(scenario.round_limit, 1, BOUND, "round_limit")  # type: ignore[attr-defined]
+    for c in scenario.combatants:  # type: ignore[attr-defined]
+        s = c.stats
+        check_range(c.maxima["heridas"], 0, BOUND, f"{c.id}: maximum heridas")
+        for name in ATTRIBUTES:
+            check_range(c.maxima[name], 0, MAX_PART, f"{c.id}: maximum {name}")
+        for name in ("ataque", "esquivar", "movimiento", "dano", "resistencia", "iniciativa"):
+            check_range(getattr(s.skills, name), 0, MAX_PART, f"{c.id}: {name}")
+        check_range(s.level, 0, MAX_PART, f"{c.id}: level")
+        check_range(s.armour, 0, MAX_PART, f"{c.id}: armour")
+        check_range(s.sorpresa, 0, MAX_PART, f"{c.id}: sorpresa")
+        for arma in s.weapons_or_fists:
+            check_range(arma.damage, 0, MAX_PART, f"{c.id}: {arma.name} damage")
+
+
 def new_arrays(st: Static) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Empty ``ci``, ``init`` and ``g`` arrays for a battle of ``st``'s scenario."""
     n = st.cs.shape[0]
@@ -213,21 +252,45 @@ _KNOCKED_OUT = (ST_DOWN, ST_DEFEATED, ST_DEAD)
 
 def _export_combatant(ci: np.ndarray, init: np.ndarray, st: Static, i: int, c: object,
                       zero_counters: bool) -> None:
+    """Row ``i`` of ``ci`` and ``init``; KernelRefusal for a value out of the kernel's
+    range: resources within 0 and their maxima (the scenario's), carried dice within a
+    pool, initiative numbers faces of the die (highest first, at most MAX_INIT), the
+    conditions the kernel knows (without values)."""
+    cid = c.id  # type: ignore[attr-defined]
+    if cid != st.ids[i]:
+        raise KernelRefusal(f"combatant {cid!r} is not the scenario's #{i}")
     r = c.resources  # type: ignore[attr-defined]
+    maxima = c.maxima  # type: ignore[attr-defined]
+    if set(r) != set(SPEND_OPTIONS) or set(maxima) != set(SPEND_OPTIONS):
+        raise KernelRefusal(f"{cid}: resources {sorted(r)}")
+    if maxima["heridas"] != st.cs[i, MAXH]:
+        raise KernelRefusal(f"{cid}: maximum heridas {maxima['heridas']} is not the scenario's")
     status = STATUS_CODES.index(c.status)  # type: ignore[attr-defined]
     ci[i, ZONE] = st.zone_ids.index(c.zone)  # type: ignore[attr-defined]
     ci[i, STATUS] = status
     for o, name in enumerate(SPEND_OPTIONS):
+        check_range(maxima[name], 0, BOUND if o == 0 else MAX_PART, f"{cid}: maximum {name}")
+        check_range(r[name], 0, maxima[name], f"{cid}: {name}")
         ci[i, H + o] = r[name]
     data = c.data  # type: ignore[attr-defined]
+    check_range(data["bonus"], 0, MAX_PART, f"{cid}: bonus")
     ci[i, BONUS] = data["bonus"]
-    numbers = data["init"]
-    if len(numbers) > MAX_INIT:
-        raise OverflowError(f"{c.id} holds {len(numbers)} initiative numbers")  # type: ignore[attr-defined]
+    numbers = tuple(data["init"])
+    check_range(len(numbers), 0, MAX_INIT, f"{cid}: initiative numbers held")
+    check_range(numbers, 1, st.die_size, f"{cid}: initiative")
+    if list(numbers) != sorted(numbers, reverse=True):
+        raise KernelRefusal(f"{cid}: initiative {list(numbers)} is not highest first")
     ci[i, NINIT] = len(numbers)
     init[i, :len(numbers)] = numbers
-    ci[i, ACTED_AT], ci[i, ACTED_TIMES] = data["acted"]
+    acted_at, times = data["acted"]
+    check_range(acted_at, 0, st.die_size, f"{cid}: acted at")
+    check_range(times, 0, BOUND, f"{cid}: acted times")
+    ci[i, ACTED_AT], ci[i, ACTED_TIMES] = acted_at, times
     conds = c.conditions  # type: ignore[attr-defined]
+    for name, cond in conds.items():
+        if name not in ("inconsciente", "quebrado"):
+            raise KernelRefusal(f"{cid}: condition {name!r}")
+        check_range(cond.value, 0, 0, f"{cid}: {name} value")
     ci[i, INCONSC] = 1 if "inconsciente" in conds else 0
     ci[i, QUEBR] = 1 if "quebrado" in conds else 0
     if zero_counters:
@@ -272,6 +335,8 @@ def _grown(table: np.ndarray, key: tuple[int, ...]) -> np.ndarray:
                   zip(table.shape, key, strict=False))
     if shape == table.shape:
         return table
+    if math.prod(shape) > MAX_TABLE:
+        raise KernelRefusal(f"an odds table of {shape} entries (the kernel holds {MAX_TABLE})")
     out = np.full(shape, np.nan)
     out[tuple(slice(0, s) for s in table.shape)] = table
     return out
@@ -291,12 +356,17 @@ def odds_tables(die_size: int, all_tied: str) -> OddsTables:
 @kjit
 def lookup_hp(g: np.ndarray, hp: np.ndarray, a: int, d: int, dmg: int, soak: int, fa: int,
               ft: int) -> float:
-    """``exact.hurt_probability`` from the table, or a recorded miss (returns 0.0)."""
+    """``exact.hurt_probability`` from the table, or a recorded miss (returns 0.0); a key
+    outside 0…MAX_POOL (a pool the kernel cannot roll) records an overflow instead."""
     s = hp.shape
-    if a < s[0] and d < s[1] and dmg < s[2] and soak < s[3]:
+    if 0 <= a < s[0] and 0 <= d < s[1] and 0 <= dmg < s[2] and 0 <= soak < s[3]:
         v = hp[a, d, dmg, soak, fa, ft]
         if not math.isnan(v):
             return v
+    if min(a, d, dmg, soak) < 0 or max(a, d, dmg, soak) > MAX_POOL:
+        if g[ERR] == ERR_NONE:
+            g[ERR] = ERR_OVERFLOW
+        return 0.0
     if g[ERR] == ERR_NONE:
         g[ERR] = ERR_MISS_HP
         g[MISS_K] = a
@@ -310,11 +380,16 @@ def lookup_hp(g: np.ndarray, hp: np.ndarray, a: int, d: int, dmg: int, soak: int
 
 @kjit
 def lookup_wp(g: np.ndarray, wp: np.ndarray, a: int, d: int) -> float:
-    """``exact.win_probability`` from the table, or a recorded miss (returns 0.0)."""
-    if a < wp.shape[0] and d < wp.shape[1]:
+    """``exact.win_probability`` from the table, or a recorded miss (returns 0.0); a key
+    outside 0…MAX_POOL records an overflow instead."""
+    if 0 <= a < wp.shape[0] and 0 <= d < wp.shape[1]:
         v = wp[a, d]
         if not math.isnan(v):
             return v
+    if min(a, d) < 0 or max(a, d) > MAX_POOL:
+        if g[ERR] == ERR_NONE:
+            g[ERR] = ERR_OVERFLOW
+        return 0.0
     if g[ERR] == ERR_NONE:
         g[ERR] = ERR_MISS_WP
         g[MISS_K] = a

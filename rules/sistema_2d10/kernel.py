@@ -14,6 +14,9 @@ that join them with these rules live in ``agents/heuristics/sistema_2d10_kernel.
   about one clone) and :func:`read_back` a finished battle into a :class:`KernelBattle`.
 * The dice are drawn from :mod:`escaramuza.rules.core.mt` (CPython's MT19937) in the
   engine's order, so one seed plays one battle on both.
+* Every value is checked on its way in (``rules.core.kernel.check_range``; the bounds
+  below and docs/fast-path.md, "The kernel boundary"): the compiled code indexes by these
+  numbers without bounds checks and adds and multiplies them in int64.
 
 The flow of an attack (roll, Dados Exprés, active defence, damage, Aguante, GDF) is the
 engine's chain of calls unrolled into a small loop of steps (:func:`run`): numba does not
@@ -28,6 +31,7 @@ import numpy as np
 
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import njit, sort_in_place
+from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.sistema_2d10 import exact
 from escaramuza.rules.sistema_2d10.combat import profile
 from escaramuza.rules.sistema_2d10.stats import MELEE
@@ -102,6 +106,15 @@ K_OFF, K_LO, K_HI = 10, -10, 40
 
 # Flow steps of :func:`run`.
 F_DONE, F_RESUME, F_START_ROLL, F_ROLL, F_ROLL_SPEND, F_FINISH_ROLL, F_LAND_HIT = range(7)
+
+# -- the boundary (rules.core.kernel.check_range) -------------------------------------
+#: Dice of one term (roll_expr keeps them in G's scratch tail) and their faces.
+MAX_COUNT = 1 << 10
+MAX_SIDES = 1 << 20
+#: The largest magnitude of a damage roll (modifier and dice) and of a location's
+#: multiplier: a hit deals their product (land_hit), at most 2**40.
+MAX_DAMAGE = 1 << 30
+MAX_MULTIPLIER = 1 << 10
 
 
 # -- small rules --------------------------------------------------------------------
@@ -842,6 +855,53 @@ def cond_names() -> tuple[str, ...]:
     return _COND_NAMES
 
 
+def check_dice(expr, what: str) -> None:  # type: ignore[no-untyped-def]
+    """A damage or GDF expression within what the kernel rolls and tabulates."""
+    largest = abs(expr.modifier)
+    for term in expr.terms:
+        check_range(term.count, 1, MAX_COUNT, f"{what}: dice count")
+        check_range(term.sides, 1, MAX_SIDES, f"{what}: faces")
+        check_range(term.keep or 0, 0, term.count, f"{what}: dice kept")
+        check_range(term.sign, -1, 1, f"{what}: sign")
+        largest += term.count * term.sides
+    check_range(largest, 0, MAX_DAMAGE, f"{what}: {expr.text!r} at most")
+
+
+def check_scenario(scenario, profiles, tables) -> None:  # type: ignore[no-untyped-def]
+    """The scenario's numbers against the module's bounds (KernelRefusal naming the
+    field): stat blocks, weapons and their damage dice, the tables file, the options."""
+    check_range(scenario.round_limit, 1, BOUND, "round_limit")
+    options = scenario.options
+    for name in ("full_defence_bonus", "aguante_difficulty", "stun_penalty"):
+        check_range(int(getattr(options, name)), -BOUND, BOUND, name)
+    for f, loc in enumerate(tables.location_by_face):
+        check_range(loc.multiplier, 0, MAX_MULTIPLIER, f"tables: face {f + 1} multiplier")
+    for name, ms in tables.aimed:
+        check_range(ms, -BOUND, BOUND, f"tables: aimed {name}")
+        check_range(tables.multiplier(name), 0, MAX_MULTIPLIER, f"tables: {name} multiplier")
+    for f, e in enumerate(tables.gdf_by_face):
+        check_range(e.value, -BOUND, BOUND, f"tables: GDF face {f + 1} value")
+        if e.dice is not None:
+            check_dice(e.dice, f"tables: GDF face {f + 1}")
+    for c, prof in zip(scenario.combatants, profiles, strict=True):
+        stats = c.stats
+        for name in ("pv", "acciones", "defensas", "dados_expres"):
+            check_range(c.maxima[name], 0, BOUND, f"{c.id}: maximum {name}")
+        check_range(c.maxima["pv"], 1, BOUND, f"{c.id}: maximum pv")
+        for name, value in (("actions", stats.actions), ("extra_actions", stats.extra_actions),
+                            ("ca", stats.ca)):
+            check_range(value, 0, BOUND, f"{c.id}: {name}")
+        for name in ("iniciativa", "defensa_cac", "defensa_dist", "aguante"):
+            check_range(getattr(prof, name), -BOUND, BOUND, f"{c.id}: {name}")
+        check_range(len(prof.weapons), 1, BOUND, f"{c.id}: weapons")
+        for wp in prof.weapons:
+            check_range(wp.mhc, -BOUND, BOUND, f"{c.id}: {wp.name} mhc")
+            check_range(wp.reach, 0, BOUND, f"{c.id}: {wp.name} reach")
+            check_range(wp.damage.modifier, -MAX_DAMAGE, MAX_DAMAGE,
+                        f"{c.id}: {wp.name} damage modifier")
+            check_dice(wp.damage, f"{c.id}: {wp.name} damage")
+
+
 class Exported:
     """A scenario as the kernel reads it: constant arrays plus the names to read back."""
 
@@ -864,6 +924,7 @@ class Exported:
         maxt = max(maxt, 1)
         self.loc_index = {name: k for k, name in enumerate(LOCATIONS)}
         self.profiles = profiles
+        check_scenario(scenario, profiles, tables)
         P, W, DT = self._export_combatants(combatants, profiles, maxw, maxt)
         self.ZD, self.ZN, self.ZE, self.ZX = self._export_map(bf)
         TB, GD = self._export_tables(scenario, tables, maxt, n)
@@ -1005,10 +1066,7 @@ class Exported:
         n = len(self.ids)
         C = np.zeros((n, CF), np.int64)
         for i, c in enumerate(self.scenario.combatants):
-            C[i, C_PV] = c.resources["pv"]
-            C[i, C_ACC] = c.resources["acciones"]
-            C[i, C_DEF] = c.resources["defensas"]
-            C[i, C_DX] = c.resources["dados_expres"]
+            self._export_resources(C, i, c)
             C[i, C_ZONE] = self.zone_ids.index(c.zone)
             C[i, C_KO] = -1
         G = np.zeros(G_ORDER + 2 * n + self.max_dice, np.int64)  # scratch_of
@@ -1021,16 +1079,23 @@ class Exported:
     def export_state(self, state) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
         """C and G of an engine state (counters from zero); :class:`KernelRefusal` for
         what the kernel cannot hold."""
-        from escaramuza.rules.core.kernel import KernelRefusal
-
         n = len(self.ids)
+        if len(state.combatants) != n:
+            raise KernelRefusal("the state's combatants are not the scenario's")
         C, G = self.new_arrays()
         index = {cid: i for i, cid in enumerate(self.ids)}
         for i, c in enumerate(state.combatants):
             self._export_combatant(C, i, c)
+        # The order is every combatant once (start sorts them all) and the turn one of its
+        # entries: the compiled turns read G[G_ORDER + turn] without bounds checks.
+        order = tuple(state.order)
+        if sorted(order) != sorted(self.ids):
+            raise KernelRefusal(f"turn order {list(order)} is not every combatant once")
+        check_range(state.round, 1, int(self.TB[TB_LIMIT]), "round")
+        check_range(state.turn, 0, n - 1, "turn")
         G[G_ROUND] = state.round
         G[G_TURN] = state.turn
-        for k, cid in enumerate(state.order):
+        for k, cid in enumerate(order):
             G[G_ORDER + k] = index[cid]
         data = state.data
         G[G_FRESH] = 1 if data.get("fresh") else 0
@@ -1041,38 +1106,72 @@ class Exported:
             raise KernelRefusal("no pending decision")
         G[G_PEND] = DECISION_NAMES.index(pending.name)
         G[G_PACTOR] = index[pending.actor]
+        if pending.side != self.sides[G[G_PACTOR]]:
+            raise KernelRefusal("the pending decision's side is not its actor's")
         attack = data.get("attack")
         if attack is not None:
-            G[G_AACT] = 1
-            G[G_AATT] = index[attack.attacker]
-            G[G_ATGT] = index[attack.target]
-            G[G_AW] = [w.name for w in self.profiles[G[G_AATT]].weapons].index(attack.weapon)
-            G[G_AAIM] = -1 if attack.aim is None else self.loc_index[attack.aim]
-            G[G_ATOT] = attack.total
-            G[G_ACRIT] = 1 if attack.critical else 0
+            self._export_attack(G, index, attack)
         roll = data.get("roll")
         if roll is not None:
             G[G_RACT] = 1
             G[G_RPURP] = PURPOSES.index(roll.purpose)
             G[G_RROLLER] = index[roll.roller]
+            check_range(roll.bonus, -BOUND, BOUND, "the roll's bonus")
             G[G_RBONUS] = roll.bonus
+            check_range(len(roll.faces), 0, 3, "the roll's dice")
+            check_range(tuple(roll.faces), 1, 10, "the roll's faces")
             G[G_RNF] = len(roll.faces)
             for k, f in enumerate(roll.faces):
                 G[G_RF0 + k] = f
             G[G_REXP] = 1 if roll.expres else 0
             G[G_RLOC] = -1 if roll.location is None else self.loc_index[roll.location]
+        self._check_pending(G, attack, roll, index[order[state.turn]])
         if n and data.get("tables") is not None and data["tables"] != self.tables:
             raise KernelRefusal("the state's tables are not the scenario's")
         return C, G
 
-    def _export_combatant(self, C: np.ndarray, i: int, c) -> None:  # type: ignore[no-untyped-def]
-        from escaramuza.rules.core.kernel import KernelRefusal
+    def _export_attack(self, G: np.ndarray, index: dict[str, int], attack) -> None:  # type: ignore[no-untyped-def]
+        """The attack in flight (``data["attack"]``) into G."""
+        G[G_AACT] = 1
+        G[G_AATT] = index[attack.attacker]
+        G[G_ATGT] = index[attack.target]
+        G[G_AW] = [w.name for w in self.profiles[G[G_AATT]].weapons].index(attack.weapon)
+        G[G_AAIM] = -1 if attack.aim is None else self.loc_index[attack.aim]
+        check_range(attack.total, -BOUND, BOUND, "the attack's total")
+        G[G_ATOT] = attack.total
+        G[G_ACRIT] = 1 if attack.critical else 0
 
+    @staticmethod
+    def _check_pending(G: np.ndarray, attack, roll, turn_actor: int) -> None:  # type: ignore[no-untyped-def]
+        """The pending decision is the one the state waits on: a turn its owner's, an
+        active defence the attack's target's, a Dado Exprés the roller's (and a roll of
+        an attack or its defence with the attack in flight)."""
+        kind, actor = G[G_PEND], G[G_PACTOR]
+        if kind == TURN:
+            ok = actor == turn_actor
+        elif kind == ACTIVE_DEFENCE:
+            ok = attack is not None and G[G_ATGT] == actor
+        else:
+            ok = (roll is not None and G[G_RROLLER] == actor
+                  and (G[G_RPURP] == AGUANTE or attack is not None))
+        if not ok:
+            raise KernelRefusal(f"pending {DECISION_NAMES[kind]!r}: not what the state waits on")
+
+    def _export_resources(self, C: np.ndarray, i: int, c) -> None:  # type: ignore[no-untyped-def]
+        """Row ``i``'s resources, each within 0 and its maximum (the scenario's)."""
+        if c.maxima != self.scenario.combatants[i].maxima:
+            raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
+        for k, key in enumerate(("pv", "acciones", "defensas", "dados_expres")):
+            check_range(c.resources[key], 0, c.maxima[key], f"{c.id}: {key}")
+            C[i, k] = c.resources[key]
+
+    def _export_combatant(self, C: np.ndarray, i: int, c) -> None:  # type: ignore[no-untyped-def]
         names = cond_names()
         if c.id != self.ids[i]:
             raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
-        for k, key in enumerate(("pv", "acciones", "defensas", "dados_expres")):
-            C[i, k] = c.resources[key]
+        if set(c.resources) != {"pv", "acciones", "defensas", "dados_expres"}:
+            raise KernelRefusal(f"{c.id}: resources {sorted(c.resources)}")
+        self._export_resources(C, i, c)
         if c.status.value not in STATUS_NAMES:
             raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
         C[i, C_STATUS] = STATUS_NAMES.index(c.status.value)
@@ -1084,9 +1183,8 @@ class Exported:
             until = {None: U_NONE, "hasta_sanar": U_HEALED, "siguiente_turno": U_NEXT}
             if cond.until not in until:
                 raise KernelRefusal(f"{c.id}'s {name} lasts {cond.until!r}")
+            check_range(cond.value, -BOUND, BOUND, f"{c.id}: {name} value")
             set_cond(C, i, code, int(cond.value), until[cond.until])
-        if c.maxima != self.scenario.combatants[i].maxima:
-            raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
 
     def read_back_many(self, seeds, Cs: np.ndarray, Gs: np.ndarray) -> list:  # type: ignore[no-untyped-def,type-arg]
         """:meth:`read_back` of a batch. Reading back element by element cost as much as
