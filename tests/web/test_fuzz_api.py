@@ -401,3 +401,63 @@ def test_issue_19_reproducers_get_a_4xx_or_a_playable_battle(
         assert r.status_code == 400 and "line" in r.json()["detail"], r.text
     if item in (2, 3, 4) and r.status_code >= 400:
         assert "fuzz." in r.json()["detail"]  # the message names the file
+
+
+def _resources(value: int, first_only: bool = False) -> Callable[[dict[str, Any]], None]:
+    def change(doc: dict[str, Any]) -> None:
+        for c in doc["combatants"][: 1 if first_only else None]:
+            for key in c["resources"]:
+                c["resources"][key] = value
+
+    return change
+
+
+DUEL_2D10_TEXT = Path(shipped_scenarios()["sistema_2d10/duelo"]).read_text("utf-8")
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+#: (what, path, body): states that validated and then crashed or misled the kernels,
+#: scenarios that hung or overflowed them, and YAML that hung or broke the loader. Each
+#: must be refused with a 4xx naming the reason, or give a battle that then answers
+#: /api/suggest and /api/apply without a 5xx.
+HOSTILE_UPLOADS: list[tuple[str, str, Callable[[], str]]] = [
+    ("state pv -9e18", "/api/state", lambda: _state_with(
+        "destiny_dice/emboscada", _resources(-9_000_000_000_000_000_000, first_only=True))),
+    ("state pv -5", "/api/state", lambda: _state_with(
+        "destiny_dice/emboscada", _resources(-5, first_only=True))),
+    ("cairn state with every resource at -9e18", "/api/state", lambda: _state_with(
+        "cairn/emboscada_goblin", _resources(-9_000_000_000_000_000_000))),
+    ("state turn 10**18", "/api/state", lambda: _state_with(
+        "donjon/emboscada", lambda d: d.update(turn=10**18))),
+    ("state order empty", "/api/state", lambda: _state_with(
+        "destiny_dice/emboscada", lambda d: d.update(order=[]))),
+    ("scenario pv 1000000", "/api/battle/upload",
+     lambda: DUEL_TEXT.replace("pv: 16", "pv: 1000000", 1)),
+    ("scenario pv 9e18", "/api/battle/upload",
+     lambda: DUEL_TEXT.replace("pv: 16", "pv: 9000000000000000000", 1)),
+    ("a 19-digit dice modifier", "/api/battle/upload",
+     lambda: DUEL_2D10_TEXT.replace('"1d10+2"', '"1d10+9000000000000000000"', 1)),
+    ("an alias bomb", "/api/battle/upload", lambda: DUEL_TEXT + "\n" + BOMB),
+    ("a hexadecimal pv", "/api/battle/upload",
+     lambda: DUEL_TEXT.replace("pv: 16", "pv: 0x7fffffffffffffff", 1)),
+    ("a sexagesimal pv", "/api/battle/upload",
+     lambda: DUEL_TEXT.replace("pv: 16", "pv: 190:20:30", 1)),
+    ("pv: yes", "/api/battle/upload", lambda: DUEL_TEXT.replace("pv: 16", "pv: yes", 1)),
+    ("a list as a key", "/api/battle/upload", lambda: DUEL_TEXT + "\n? [a, b]\n: 1\n"),
+]
+
+
+@pytest.mark.parametrize(("what", "path", "body"), HOSTILE_UPLOADS,
+                         ids=[h[0] for h in HOSTILE_UPLOADS])
+def test_hostile_uploads_are_refused_with_a_4xx(
+    what: str, path: str, body: Callable[[], str], server_errors: ServerErrors
+) -> None:
+    c = client(raise_server_exceptions=False)
+    record = Record()
+    name = "fuzz.json" if path == "/api/state" else "fuzz.yaml"
+    r = c.post(path, files={"file": (name, body().encode())})
+    if check_answer(r, "BattleView", record, server_errors, what):
+        play_on(c, record, server_errors, what)
+    assert not record.crashes and not record.schema_errors, record.summary(what)
+    # None of these is a battle the rules can reach: each is refused, naming the file.
+    assert 400 <= r.status_code < 500, (what, r.status_code, r.text[:300])
+    assert "fuzz." in r.json()["detail"], r.text[:300]
