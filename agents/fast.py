@@ -76,9 +76,7 @@ class EngineRefusal(EscaramuzaError):
 def check_engine(engine: str, option: str = "--engine") -> str:
     """``engine`` if it is one of :data:`ENGINES`, else a user error naming ``option``."""
     if engine not in ENGINES:
-        raise EscaramuzaError(
-            f"{option} must be one of {', '.join(ENGINES)}, not {engine!r}"
-        )
+        raise EscaramuzaError(f"{option} must be one of {', '.join(ENGINES)}, not {engine!r}")
     return engine
 
 
@@ -148,9 +146,7 @@ def refusal(scenario: Scenario, agents: Sequence[str]) -> str | None:
     return kernel.refusal(scenario, specs)
 
 
-def choose_engine(
-    engine: str, scenario: Scenario, agents: Sequence[str]
-) -> tuple[str, str | None]:
+def choose_engine(engine: str, scenario: Scenario, agents: Sequence[str]) -> tuple[str, str | None]:
     """``(engine used, reason)`` for ``--engine engine``: ``"fast"`` or ``"reference"``,
     and the kernel's refusal when ``auto`` fell back to the engine (else None).
 
@@ -198,9 +194,15 @@ def engine_line(used: str, reason: str | None) -> str:
 
 
 def _compile_notice(ruleset_id: str) -> None:
-    print(_f("escaramuza: compiling the fast path for {ruleset} (once per install: up to "
-             "a minute; later runs load it from numba's cache)…", ruleset_id),
-          file=sys.stderr, flush=True)
+    print(
+        _f(
+            "escaramuza: compiling the fast path for {ruleset} (once per install: up to "
+            "a minute; later runs load it from numba's cache)…",
+            ruleset_id,
+        ),
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 @contextmanager
@@ -310,9 +312,7 @@ class _Counting:
         return self.agent.act(state, rng)  # type: ignore[attr-defined]
 
 
-def final_battle(
-    state: BattleState, seed: int, decisions: int
-) -> KernelBattle:
+def final_battle(state: BattleState, seed: int, decisions: int) -> KernelBattle:
     """A finished engine battle in the kernel's terms (:class:`KernelBattle`)."""
     from escaramuza.playtest.records import record_battle
 

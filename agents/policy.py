@@ -201,8 +201,11 @@ _FLATTEN = "<class 'stable_baselines3.common.torch_layers.FlattenExtractor'>"
 #: builders…) refuses the file.
 _DATA_GLOBALS = frozenset(
     {
-        *((np_mod, name) for np_mod in ("numpy.core.multiarray", "numpy._core.multiarray")
-          for name in ("_reconstruct", "scalar")),
+        *(
+            (np_mod, name)
+            for np_mod in ("numpy.core.multiarray", "numpy._core.multiarray")
+            for name in ("_reconstruct", "scalar")
+        ),
         *((np_mod, "_frombuffer") for np_mod in ("numpy.core.numeric", "numpy._core.numeric")),
         ("numpy", "dtype"),
         ("numpy", "ndarray"),
@@ -235,8 +238,17 @@ MAX_DATA_BYTES = 16 * 1024 * 1024
 MAX_META_BYTES = 64 * 1024
 MAX_WEIGHTS_BYTES = 256 * 1024 * 1024
 
-_STRING_OPS = frozenset({"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "STRING",
-                         "SHORT_BINSTRING", "BINSTRING"})
+_STRING_OPS = frozenset(
+    {
+        "SHORT_BINUNICODE",
+        "BINUNICODE",
+        "BINUNICODE8",
+        "UNICODE",
+        "STRING",
+        "SHORT_BINSTRING",
+        "BINSTRING",
+    }
+)
 
 
 def pickle_globals(blob: bytes) -> set[tuple[str, str]]:
@@ -258,7 +270,7 @@ def pickle_globals(blob: bytes) -> set[tuple[str, str]]:
             module, _, attr = str(arg).partition(" ")
             found.add((module, attr))
             if name == "INST":
-                del stack[_last_mark(stack, mark):]
+                del stack[_last_mark(stack, mark) :]
             stack.append(None)
         elif name == "STACK_GLOBAL":
             attr, module = (stack.pop() if stack else None), (stack.pop() if stack else None)
@@ -278,11 +290,11 @@ def pickle_globals(blob: bytes) -> set[tuple[str, str]]:
         else:
             before = op.stack_before
             if pickletools.markobject in before:
-                del stack[_last_mark(stack, mark):]
+                del stack[_last_mark(stack, mark) :]
                 extra = len(before) - 2  # the items below the mark (e.g. APPENDS' list)
             else:
                 extra = len(before)
-            del stack[len(stack) - min(extra, len(stack)):]
+            del stack[len(stack) - min(extra, len(stack)) :]
             stack.extend([None] * len(op.stack_after))
     return found
 
@@ -304,8 +316,9 @@ def _read_entry(archive: zipfile.ZipFile, name: str, limit: int, label: str) -> 
     with archive.open(info) as entry:
         data = entry.read(limit + 1)
     if len(data) > limit:
-        raise EscaramuzaError(f"{label}: its {name!r} entry is larger than the {limit} bytes "
-                              "a policy file may hold")
+        raise EscaramuzaError(
+            f"{label}: its {name!r} entry is larger than the {limit} bytes a policy file may hold"
+        )
     return data
 
 
@@ -378,8 +391,9 @@ def _policy_kwargs(doc: dict[str, Any], label: str) -> dict[str, Any]:
             if isinstance(value, list) and value and isinstance(value[0], dict):
                 value = value[0]
             if not _is_net_arch(value):
-                raise EscaramuzaError(f"{label}: policy_kwargs net_arch {value!r} "
-                                      "is not a list of layer sizes")
+                raise EscaramuzaError(
+                    f"{label}: policy_kwargs net_arch {value!r} is not a list of layer sizes"
+                )
             kwargs[key] = value
         elif key == "activation_fn":
             match = _ACTIVATION.fullmatch(str(value))
@@ -500,8 +514,9 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[LoadedPolicy,
-                                                                          PolicyMeta]:
+def _load_safely(
+    file: Path, label: str, meta: PolicyMeta | None
+) -> tuple[LoadedPolicy, PolicyMeta]:
     """Rebuild the policy network from JSON, allow-lists and ``weights_only`` tensors."""
     import torch
     from gymnasium import spaces
@@ -524,19 +539,23 @@ def _load_safely(file: Path, label: str, meta: PolicyMeta | None) -> tuple[Loade
     shape, n = _declared_sizes(doc)
     if meta is None:
         if n is None:
-            raise EscaramuzaError(f"{label}: no action_space size in its 'data' entry "
-                                  "and no escaramuza.json")
+            raise EscaramuzaError(
+                f"{label}: no action_space size in its 'data' entry and no escaramuza.json"
+            )
         meta = _infer_meta(n, algo)
     ruleset = get_ruleset(meta.ruleset)
     codec = ActionCodec(ruleset, meta.max_combatants, meta.max_zones, meta.max_items)
     encoder = ObservationEncoder(ruleset, meta.max_combatants, meta.max_zones)
     # Checked before building anything, so a file claiming a huge space allocates nothing.
-    check_sizes(label, meta, shape if shape is not None else (encoder.size,),
-                n if n is not None else codec.n)
+    check_sizes(
+        label,
+        meta,
+        shape if shape is not None else (encoder.size,),
+        n if n is not None else codec.n,
+    )
     # The spaces the env gives a learner (envs/single.py); the policy reads only their
     # shape and size, which the file's weights must match exactly (strict load below).
-    observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(encoder.size,),
-                                   dtype=np.float32)
+    observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(encoder.size,), dtype=np.float32)
     action_space = spaces.Discrete(codec.n)
     rate = doc.get("learning_rate")
     rate = float(rate) if isinstance(rate, (int, float)) else 0.0
@@ -611,8 +630,9 @@ def checkpoint_objects(file: Path, label: str, given: dict[str, Any]) -> dict[st
     return objects
 
 
-def _load_trusted(file: Path, label: str, meta: PolicyMeta | None) -> tuple[LoadedPolicy,
-                                                                           PolicyMeta]:
+def _load_trusted(
+    file: Path, label: str, meta: PolicyMeta | None
+) -> tuple[LoadedPolicy, PolicyMeta]:
     """stable-baselines3's own ``load`` (unpickles ``data``): ``--trust-policy`` only."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
@@ -645,9 +665,7 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "policies"
 
 def shipped_policies() -> list[str]:
     """Names of the shipped policies (``destiny_dice/emboscada``…), sorted."""
-    return sorted(
-        f"{p.parent.name}/{p.stem}" for p in SHIPPED_DIR.glob("*/*.zip") if p.is_file()
-    )
+    return sorted(f"{p.parent.name}/{p.stem}" for p in SHIPPED_DIR.glob("*/*.zip") if p.is_file())
 
 
 def resolve_policy(path: str | os.PathLike[str]) -> Path:
@@ -659,9 +677,7 @@ def resolve_policy(path: str | os.PathLike[str]) -> Path:
     if shipped.is_file():
         return shipped
     known = ", ".join(shipped_policies()) or "none"
-    raise UnknownNameError(
-        f"policy {path}: no such model file (shipped policies: {known})"
-    )
+    raise UnknownNameError(f"policy {path}: no such model file (shipped policies: {known})")
 
 
 def load_model(
@@ -707,8 +723,9 @@ class PolicyAgent:
         m = self.meta
         self.codec = ActionCodec(self.ruleset, m.max_combatants, m.max_zones, m.max_items)
         self.encoder = ObservationEncoder(self.ruleset, m.max_combatants, m.max_zones)
-        check_sizes(f"policy {self.path}", self.meta, self.model.observation_shape,
-                    self.model.n_actions)
+        check_sizes(
+            f"policy {self.path}", self.meta, self.model.observation_shape, self.model.n_actions
+        )
         self._checked: set[str] = set()
 
     def _check(self, state: BattleState) -> None:
@@ -723,8 +740,9 @@ class PolicyAgent:
         from escaramuza.envs.common import check_limits
 
         try:
-            check_limits(scenario, self.meta.max_combatants, self.meta.max_zones,
-                         self.meta.max_items)
+            check_limits(
+                scenario, self.meta.max_combatants, self.meta.max_zones, self.meta.max_items
+            )
         except ValueError as exc:
             raise EscaramuzaError(f"policy {self.path}: {exc}") from None
         self._checked.add(scenario.name)
@@ -788,7 +806,7 @@ def parse_policy_spec(spec: str, trust: bool = False) -> PolicyAgent:
     PATH is a model zip or a shipped policy's name (``policy:destiny_dice/emboscada``);
     ``trust`` is ``--trust-policy`` (see :func:`load_model`).
     """
-    rest = spec[len(PREFIX):]
+    rest = spec[len(PREFIX) :]
     deterministic = True
     if rest.endswith(":sample"):
         rest, deterministic = rest[: -len(":sample")], False

@@ -619,14 +619,21 @@ class MCTS:
             # process, before any clock starts. A state it refuses leaves it cold.
             try:
                 with first_call(state.ruleset.id):
-                    kernel.rollouts(state, actions[:1], [0], self.horizon,
-                                    self.rollout_temperament, MAX_ROLLOUT_DECISIONS)
+                    kernel.rollouts(
+                        state,
+                        actions[:1],
+                        [0],
+                        self.horizon,
+                        self.rollout_temperament,
+                        MAX_ROLLOUT_DECISIONS,
+                    )
                 _WARM.add(kernel)
             except KernelRefusal as exc:
                 kernel, why = None, str(exc)
         if kernel is None and self.engine == FAST:
-            raise EngineRefusal(f"--engine fast: the planner's rollouts cannot run on the "
-                                f"fast path: {why}")
+            raise EngineRefusal(
+                f"--engine fast: the planner's rollouts cannot run on the fast path: {why}"
+            )
         return kernel, why
 
     def _refusal(self, state: BattleState) -> str | None:
@@ -720,8 +727,17 @@ class MCTS:
                 break
         elapsed = (time.perf_counter() - start) * 1000.0
         return SearchResult(
-            root, actions, pending.side, pending.actor, heuristic, done, elapsed, order, settled,
-            seeds, "identical" if settled else "budget",
+            root,
+            actions,
+            pending.side,
+            pending.actor,
+            heuristic,
+            done,
+            elapsed,
+            order,
+            settled,
+            seeds,
+            "identical" if settled else "budget",
         )
 
     def _race(
@@ -759,8 +775,9 @@ class MCTS:
         """
         pending = state.pending
         assert pending is not None
-        result = SearchResult(root, actions, pending.side, pending.actor, heuristic, 0, 0.0,
-                              order, seeds=seeds)
+        result = SearchResult(
+            root, actions, pending.side, pending.actor, heuristic, 0, 0.0, order, seeds=seeds
+        )
         if len(order) == 1:
             result.stopped = "single_action"
             return result
@@ -866,9 +883,7 @@ class MCTS:
             m = min(ahead)
             yield active, m  # type: ignore[misc]
             sweeps += m  # type: ignore[assignment]
-            if sweeps == self.settle and len(active) > 1 and _all_tied(
-                root, active, heuristic
-            ):
+            if sweeps == self.settle and len(active) > 1 and _all_tied(root, active, heuristic):
                 yield None
                 return
             if sweeps >= stage_end and len(active) > 2:
@@ -954,8 +969,10 @@ class MCTS:
     def leaf_value(self, sim: BattleState, side: Side) -> float:
         """Value of where a rollout stopped, for ``side``, on [−1, 1] (module docstring)."""
         outcome = sim.outcome
-        winner = 0 if outcome is None or outcome.winner is None else (
-            1 if outcome.winner is side else -1
+        winner = (
+            0
+            if outcome is None or outcome.winner is None
+            else (1 if outcome.winner is side else -1)
         )
         return self.value_of(
             winner, outcome is not None, side_strength(sim, side), side_strength(sim, side.other)
@@ -1183,8 +1200,7 @@ class _Rollouts:
         loops release the GIL (``nogil=True``), so the parts run at once."""
         assert self.kernel is not None
         kernel, planner = self.kernel, self.planner
-        parts = min(planner.threads, len(seeds),
-                    len(actions) * len(seeds) // MIN_THREAD_ROLLOUTS)
+        parts = min(planner.threads, len(seeds), len(actions) * len(seeds) // MIN_THREAD_ROLLOUTS)
         args = (planner.horizon, planner.rollout_temperament, MAX_ROLLOUT_DECISIONS)
         if parts <= 1:
             return kernel.rollouts(self.state, actions, seeds, *args)
@@ -1197,10 +1213,12 @@ class _Rollouts:
         # The first part on this thread, the others on the pool's.
         batches = [kernel.rollouts(self.state, actions, seeds[: bounds[1]], *args)]
         batches += [f.result() for f in futures]
-        return RolloutBatch(*(
-            np.concatenate([getattr(b, f.name) for b in batches], axis=1)
-            for f in fields(RolloutBatch)
-        ))
+        return RolloutBatch(
+            *(
+                np.concatenate([getattr(b, f.name) for b in batches], axis=1)
+                for f in fields(RolloutBatch)
+            )
+        )
 
 
 #: Fewest rollouts a thread's part of a kernel batch should have: a rollout costs 10–250
@@ -1222,8 +1240,9 @@ def _thread_pool(workers: int) -> ThreadPoolExecutor:
 
 
 #: A :class:`RolloutBatch`'s winner, finished, own, foe and actor_out as nested lists.
-_BatchLists = tuple[list[list[int]], list[list[bool]], list[list[float]], list[list[float]],
-                    list[list[bool]]]
+_BatchLists = tuple[
+    list[list[int]], list[list[bool]], list[list[float]], list[list[float]], list[list[bool]]
+]
 
 
 def _batch_lists(batch: RolloutBatch) -> _BatchLists:
@@ -1296,9 +1315,19 @@ class MCTSAgent:
         engine: str = DEFAULT_ENGINE,
     ) -> None:
         self.planner = MCTS(
-            iterations, budget_ms, uct_c, expand_after, rollout_temperament, bias,
-            horizon=horizon, root=root, candidates=candidates, halving=halving, settle=settle,
-            draw=draw, engine=engine,
+            iterations,
+            budget_ms,
+            uct_c,
+            expand_after,
+            rollout_temperament,
+            bias,
+            horizon=horizon,
+            root=root,
+            candidates=candidates,
+            halving=halving,
+            settle=settle,
+            draw=draw,
+            engine=engine,
         )
         self.seed = seed
         self.reuse = reuse

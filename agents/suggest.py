@@ -251,8 +251,12 @@ class Suggestions:
         low, high = self.gap_interval
         best, runner = self.place(self.best_action), self.place(self.runner_up)
         lead = (
-            _f("{best} (highest win chance) leads {runner} by {points}", best, runner,
-               _points(self.gap.gain))
+            _f(
+                "{best} (highest win chance) leads {runner} by {points}",
+                best,
+                runner,
+                _points(self.gap.gain),
+            )
             if self.gap.gain > 0
             else _f("{best} (highest win chance) and {runner} are level", best, runner)
         )
@@ -262,8 +266,12 @@ class Suggestions:
         if self.gap.n < self.min_shared:
             shared += _f(", fewer than the {n} the test needs", self.min_shared)
         gap = _f(
-            "{lead} on the same dice: paired interval {low} to {high} points at z = {z}, "
-            "{shared}", lead, _signed(low), _signed(high), format(self.z, "g"), shared
+            "{lead} on the same dice: paired interval {low} to {high} points at z = {z}, {shared}",
+            lead,
+            _signed(low),
+            _signed(high),
+            format(self.z, "g"),
+            shared,
         )
         if self.verdict == "clear":
             return _f("clear: {gap}", gap)
@@ -281,13 +289,27 @@ class Suggestions:
         the in-character pick first; the rows below it are separated from the best."""
         head = _f(
             "Round {round} — {actor} ({side}, {decision}); search: {n} rollouts in {ms} ms "
-            "({engine} engine), {stopped}", self.round, self.actor_name, word(self.side),
-            word(self.decision), self.iterations, format(self.elapsed_ms, ".0f"),
-            self.engine, self.stopped_text()
+            "({engine} engine), {stopped}",
+            self.round,
+            self.actor_name,
+            word(self.side),
+            word(self.decision),
+            self.iterations,
+            format(self.elapsed_ms, ".0f"),
+            self.engine,
+            self.stopped_text(),
         )
         policy = self.policy is not None
-        header = ["#", _("ACTION"), _("WIN % (95% CI)"), _("ROLLOUTS"), _("HIT"), _("E[DMG]"),
-                  _("DROP"), _("RISK")]
+        header = [
+            "#",
+            _("ACTION"),
+            _("WIN % (95% CI)"),
+            _("ROLLOUTS"),
+            _("HIT"),
+            _("E[DMG]"),
+            _("DROP"),
+            _("RISK"),
+        ]
         rows = [[*header, _("POLICY"), _("WHY")] if policy else [*header, _("WHY")]]
         for s in self.items:
             mark = "*" if s.in_character else " "
@@ -331,15 +353,20 @@ class Suggestions:
                 "side wins (its rollouts); rows are ranked by the win chance paired over the "
                 "shared dice, and actions the paired test (z = {z}) cannot tell from the best "
                 "are too close to call. RISK = chance the actor is out before its next turn.",
-                self.temperament, self.actor_name, format(self.z, "g"),
+                self.temperament,
+                self.actor_name,
+                format(self.z, "g"),
             )
         )
         if not self.odds_available:
             # None for every action here: either no action of this decision is an attack
             # (moves, helps, heals) or the ruleset gives no exact odds for them.
             lines.append(
-                _f("HIT / E[DMG] / DROP: — (no {ruleset} action here has exact odds: "
-                   "they exist for attacks only).", self.ruleset)
+                _f(
+                    "HIT / E[DMG] / DROP: — (no {ruleset} action here has exact odds: "
+                    "they exist for attacks only).",
+                    self.ruleset,
+                )
             )
         else:
             lines.append(_("HIT / E[DMG] / DROP: exact, from the ruleset; — for non-attacks."))
@@ -444,9 +471,15 @@ def suggest(
     # action is followed by the same in-character play, so the paired differences
     # measure the action alone.
     planner = MCTS(
-        iterations=iterations, budget_ms=_search_ms(budget_ms), expand_after=None,
-        root="race", metric="win", z=z, max_ms=_search_ms(max_ms),
-        max_iterations=max_iterations, engine=engine,
+        iterations=iterations,
+        budget_ms=_search_ms(budget_ms),
+        expand_after=None,
+        root="race",
+        metric="win",
+        z=z,
+        max_ms=_search_ms(max_ms),
+        max_iterations=max_iterations,
+        engine=engine,
         threads=machine_threads() if threads is None else threads,
     )
     rng = random.Random(seed)
@@ -554,11 +587,24 @@ def reason(
         key = health_key(state)
         left = target.resources.get(key, 0)
         if odds.p_drop >= 0.15:
-            parts.append(_f("{p} to drop {t} ({left} {key} left)", format(odds.p_drop, ".0%"),
-                            target.name, left, key))
+            parts.append(
+                _f(
+                    "{p} to drop {t} ({left} {key} left)",
+                    format(odds.p_drop, ".0%"),
+                    target.name,
+                    left,
+                    key,
+                )
+            )
         else:
-            parts.append(_f("{p} to hit {t} for ~{dmg}", format(odds.p_hit, ".0%"), target.name,
-                            format(odds.expected_damage, ".1f")))
+            parts.append(
+                _f(
+                    "{p} to hit {t} for ~{dmg}",
+                    format(odds.p_hit, ".0%"),
+                    target.name,
+                    format(odds.expected_damage, ".1f"),
+                )
+            )
     elif action.zone is not None:
         parts.append(_move_reason(state, action))
     elif target is not None:
@@ -601,11 +647,13 @@ def _move_reason(state: BattleState, action: Action) -> str:
         near = min(bf.distance(zone, f.zone) for f in foes)
         before = min(bf.distance(actor.zone, f.zone) for f in foes)
         if near < before:
-            text += ngettext(", closer to the foes ({n} zone)", ", closer to the foes ({n} zones)",
-                             near).format(n=near)
+            text += ngettext(
+                ", closer to the foes ({n} zone)", ", closer to the foes ({n} zones)", near
+            ).format(n=near)
         elif near > before:
-            text += ngettext(", away from the foes ({n} zone)", ", away from the foes ({n} zones)",
-                             near).format(n=near)
+            text += ngettext(
+                ", away from the foes ({n} zone)", ", away from the foes ({n} zones)", near
+            ).format(n=near)
     if cover:
         text += _f(", cover {cover}", cover)
     return text

@@ -129,14 +129,20 @@ def main(argv: list[str] | None = None) -> None:
 
     ratio = esc["median_us"] / cart
     print(f"{args.env_id} on {args.scenario} (opponent {args.opponent}, random masked learner)")
-    print(f"  median step()           {esc['median_us']:9.1f} µs  (mean {esc['mean_us']:.1f} µs, "
-          f"{args.steps} steps, {esc['episodes']} episodes)")
+    print(
+        f"  median step()           {esc['median_us']:9.1f} µs  (mean {esc['mean_us']:.1f} µs, "
+        f"{args.steps} steps, {esc['episodes']} episodes)"
+    )
     print(f"  CartPole-v1 median step {cart:9.1f} µs")
     print(f"  ratio                   {ratio:9.1f}×   (target ≤ 10×)")
-    print(f"  mask share of step time {esc['mask_share']:9.1%}   (target ≤ 20 %; all steps' "
-          f"time together)")
-    print(f"  median per-step share   {esc['mask_share_median']:9.1%}   (the mask's share of a "
-          f"typical step)")
+    print(
+        f"  mask share of step time {esc['mask_share']:9.1%}   (target ≤ 20 %; all steps' "
+        f"time together)"
+    )
+    print(
+        f"  median per-step share   {esc['mask_share_median']:9.1%}   (the mask's share of a "
+        f"typical step)"
+    )
     print(f"  observation share       {esc['obs_share']:9.1%}")
     print(f"  opponent act() share    {esc['opponent_share']:9.1%}")
 

@@ -128,8 +128,9 @@ def battles_per_second(scenario: Scenario, seconds: float, slices: int = 4) -> t
     return (totals["engine"][0] / totals["engine"][1], totals["kernel"][0] / totals["kernel"][1])
 
 
-def planner_rates(scenario: Scenario, budget_ms: float, position: int = 0
-                  ) -> dict[str, tuple[int, float, float]] | None:
+def planner_rates(
+    scenario: Scenario, budget_ms: float, position: int = 0
+) -> dict[str, tuple[int, float, float]] | None:
     """Per engine: rollouts of ``suggest`` at ``budget_ms`` from decision ``position`` of
     a heuristic battle (0: the first), rollouts/s, and the width in points of the top
     row's 95 % interval. ``fast`` splits the kernel's batches over every core (suggest's
@@ -141,12 +142,20 @@ def planner_rates(scenario: Scenario, budget_ms: float, position: int = 0
     out: dict[str, tuple[int, float, float]] = {}
     runs = (("reference", None), ("fast", None), ("fast1", 1))
     for engine, threads in runs * 2:  # interleaved, 2 each
-        result = suggest(state, budget_ms=budget_ms, max_ms=budget_ms,
-                         engine=engine.removesuffix("1"), threads=threads)
+        result = suggest(
+            state,
+            budget_ms=budget_ms,
+            max_ms=budget_ms,
+            engine=engine.removesuffix("1"),
+            threads=threads,
+        )
         top = result.items[0]
         rollouts, seconds, width = out.get(engine, (0, 0.0, 0.0))
-        out[engine] = (rollouts + result.iterations, seconds + result.elapsed_ms / 1000.0,
-                       max(width, 100 * (top.win_high - top.win_low)))
+        out[engine] = (
+            rollouts + result.iterations,
+            seconds + result.elapsed_ms / 1000.0,
+            max(width, 100 * (top.win_high - top.win_low)),
+        )
     return {e: (n // 2, n / s, w) for e, (n, s, w) in out.items()}
 
 
@@ -158,35 +167,55 @@ def startup(scenario: str, entry: str = "battles") -> tuple[float, float]:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         runs = []
         for _ in range(2):
-            done = subprocess.run([sys.executable, "-c", STARTUP, scenario, entry], env=env,
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                [sys.executable, "-c", STARTUP, scenario, entry],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             t = json.loads(done.stdout.splitlines()[-1])
             runs.append(t["import"] + t["first_call"])
     return runs[0], runs[1]
 
 
-def speed(names: Sequence[str] | None, seconds: float, budget_ms: float, with_startup: bool,
-          position: int = 0) -> None:
+def speed(
+    names: Sequence[str] | None,
+    seconds: float,
+    budget_ms: float,
+    with_startup: bool,
+    position: int = 0,
+) -> None:
     scenarios = kernel_scenarios(names)
     where = "the first decision" if position == 0 else f"decision {position}"
-    print(f"battles/s heuristic vs heuristic ({seconds:g} s a scenario, interleaved); "
-          f"suggest at {budget_ms:g} ms from {where}: rollouts on the engine, on the kernel "
-          f"over {machine_threads()} threads and over 1")
-    print(f"{'scenario':34} {'engine/s':>9} {'kernel/s':>10} {'ratio':>7}   "
-          f"{'rollouts ref':>12} {'rollouts fast':>13} {'1 thread':>9} {'ratio':>6} "
-          f"{'±pts fast':>9}")
+    print(
+        f"battles/s heuristic vs heuristic ({seconds:g} s a scenario, interleaved); "
+        f"suggest at {budget_ms:g} ms from {where}: rollouts on the engine, on the kernel "
+        f"over {machine_threads()} threads and over 1"
+    )
+    print(
+        f"{'scenario':34} {'engine/s':>9} {'kernel/s':>10} {'ratio':>7}   "
+        f"{'rollouts ref':>12} {'rollouts fast':>13} {'1 thread':>9} {'ratio':>6} "
+        f"{'±pts fast':>9}"
+    )
     for scenario in scenarios:
         slow, fast = battles_per_second(scenario, seconds)
         plan = planner_rates(scenario, budget_ms, position)
         if plan is None:
-            print(f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.1f}×   "
-                  f"(the seed-{RUN_SEED} battle ends before {where}: no suggest)", flush=True)
+            print(
+                f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.1f}×   "
+                f"(the seed-{RUN_SEED} battle ends before {where}: no suggest)",
+                flush=True,
+            )
             continue
         ref_n, fast_n, one_n = plan["reference"][0], plan["fast"][0], plan["fast1"][0]
         # One decimal: a ratio near a 30x target must not round across it.
-        print(f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.1f}×   "
-              f"{ref_n:12d} {fast_n:13d} {one_n:9d} {fast_n / max(ref_n, 1):5.0f}× "
-              f"{plan['fast'][2] / 2:9.1f}", flush=True)
+        print(
+            f"{scenario.name:34} {slow:9.0f} {fast:10.0f} {fast / slow:6.1f}×   "
+            f"{ref_n:12d} {fast_n:13d} {one_n:9d} {fast_n / max(ref_n, 1):5.0f}× "
+            f"{plan['fast'][2] / 2:9.1f}",
+            flush=True,
+        )
     if with_startup:
         startups(scenarios)
 
@@ -194,8 +223,10 @@ def speed(names: Sequence[str] | None, seconds: float, budget_ms: float, with_st
 def startups(scenarios: Sequence[Scenario]) -> None:
     """Per ruleset: import + first call in a fresh process, with an empty numba cache
     (the one-time compile) and with it filled, of a playtest battle and of suggest."""
-    print("\nkernel import + first call in a fresh process (s): a playtest battle, empty numba"
-          " cache / cached; suggest's rollouts, empty / cached")
+    print(
+        "\nkernel import + first call in a fresh process (s): a playtest battle, empty numba"
+        " cache / cached; suggest's rollouts, empty / cached"
+    )
     seen = set()
     for scenario in scenarios:
         if scenario.ruleset.id in seen:
@@ -203,8 +234,10 @@ def startups(scenarios: Sequence[Scenario]) -> None:
         seen.add(scenario.ruleset.id)
         cold, warm = startup(scenario.name, "battles")
         cold_r, warm_r = startup(scenario.name, "rollouts")
-        print(f"{scenario.ruleset.id:34} {cold:8.2f} {warm:8.2f}   {cold_r:8.2f} {warm_r:8.2f}",
-              flush=True)
+        print(
+            f"{scenario.ruleset.id:34} {cold:8.2f} {warm:8.2f}   {cold_r:8.2f} {warm_r:8.2f}",
+            flush=True,
+        )
 
 
 # -- the equality sweep --------------------------------------------------------------------
@@ -224,31 +257,53 @@ def equality(names: Sequence[str] | None, seeds: int) -> int:
                 worse = len({m.seed for m in found})
                 total += 1
                 bad += worse > 0
-                print(f"{scenario.name:34} {heroes:22} {enemies:22} {seeds:6d} {worse:10d}",
-                      flush=True)
+                print(
+                    f"{scenario.name:34} {heroes:22} {enemies:22} {seeds:6d} {worse:10d}",
+                    flush=True,
+                )
                 for m in found[:3]:
                     print(f"    {m}")
-    print(f"\n{total} scenario × pairing rows of {seeds} seeds: "
-          f"{'all equal' if not bad else f'{bad} with mismatches'}")
+    print(
+        f"\n{total} scenario × pairing rows of {seeds} seeds: "
+        f"{'all equal' if not bad else f'{bad} with mismatches'}"
+    )
     return 1 if bad else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenario", action="append", help="only these (repeat)")
-    parser.add_argument("--seconds", type=float, default=4.0,
-                        help="timed seconds of battles per scenario, both engines (default 4)")
-    parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS,
-                        help=f"suggest's budget (default {DEFAULT_BUDGET_MS:g})")
-    parser.add_argument("--position", type=int, default=0,
-                        help="suggest from this decision of a heuristic battle (default 0)")
-    parser.add_argument("--no-startup", action="store_true",
-                        help="skip the compile and start-up measurements")
-    parser.add_argument("--startup-only", action="store_true",
-                        help="only the compile and start-up measurements")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=4.0,
+        help="timed seconds of battles per scenario, both engines (default 4)",
+    )
+    parser.add_argument(
+        "--budget-ms",
+        type=float,
+        default=DEFAULT_BUDGET_MS,
+        help=f"suggest's budget (default {DEFAULT_BUDGET_MS:g})",
+    )
+    parser.add_argument(
+        "--position",
+        type=int,
+        default=0,
+        help="suggest from this decision of a heuristic battle (default 0)",
+    )
+    parser.add_argument(
+        "--no-startup", action="store_true", help="skip the compile and start-up measurements"
+    )
+    parser.add_argument(
+        "--startup-only", action="store_true", help="only the compile and start-up measurements"
+    )
     parser.add_argument("--equality", action="store_true", help="run the equality sweep")
-    parser.add_argument("--seeds", type=int, default=1000,
-                        help="seeds per scenario and pairing of --equality (default 1000)")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=1000,
+        help="seeds per scenario and pairing of --equality (default 1000)",
+    )
     args = parser.parse_args(argv)
     if args.equality:
         return equality(args.scenario, args.seeds)

@@ -251,8 +251,9 @@ def combine(paths: list[str]) -> list[str]:
     return lines
 
 
-def latency(samples: int, budget_ms: float, seed: int, progress: bool = False,
-            name: str = LATENCY_SCENARIO) -> list[str]:
+def latency(
+    samples: int, budget_ms: float, seed: int, progress: bool = False, name: str = LATENCY_SCENARIO
+) -> list[str]:
     bar = progress_bar(samples, "latency", progress, unit="decisions")
     with bar:
         return _latency(samples, budget_ms, seed, bar, name)
@@ -303,41 +304,82 @@ def _latency(samples: int, budget_ms: float, seed: int, bar: Any, name: str) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--battles", type=int, default=100, help="battles per arm and scenario")
-    parser.add_argument("--iterations", type=int, default=AGENT_ITERATIONS,
-                        help="MCTS iterations a decision (the mcts agent's default)")
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=AGENT_ITERATIONS,
+        help="MCTS iterations a decision (the mcts agent's default)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=25, help="battles per worker job")
     parser.add_argument("--scenarios", nargs="*", default=None, help="default: every shipped one")
-    parser.add_argument("--latency-scenario", default=LATENCY_SCENARIO,
-                        help=f"scenario of the latency samples (default {LATENCY_SCENARIO})")
+    parser.add_argument(
+        "--latency-scenario",
+        default=LATENCY_SCENARIO,
+        help=f"scenario of the latency samples (default {LATENCY_SCENARIO})",
+    )
     parser.add_argument("--latency-samples", type=int, default=40)
     parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
-    parser.add_argument("--bias", type=float, default=DEFAULT_BIAS,
-                        help="progressive bias towards the heuristic's pick (root ucb)")
-    parser.add_argument("--root", choices=ROOT_POLICIES, default=AGENT_ROOT,
-                        help="root policy of the mcts arm")
-    parser.add_argument("--horizon", type=int, default=AGENT_HORIZON,
-                        help="rounds a rollout plays before it is cut (0: to the end)")
-    parser.add_argument("--candidates", type=int, default=None,
-                        help="root restricted to the heuristic's pick and K others")
-    parser.add_argument("--no-halving", action="store_true",
-                        help="root sweep without sequential halving")
-    parser.add_argument("--expand-after", type=int, default=0,
-                        help=f"visits before a deeper node grows children (0: never, the "
-                        f"agent's default; {DEFAULT_EXPAND_AFTER} for a tree)")
-    parser.add_argument("--draw", type=float, default=DRAW,
-                        help="value of a draw before shaping (win +1, loss -1)")
-    parser.add_argument("--z", type=float, default=DEFAULT_Z,
-                        help="paired test of the sweep agent (standard errors)")
-    parser.add_argument("--first-seed", type=int, default=0,
-                        help="battle seeds first-seed … first-seed+battles-1 (to extend a run)")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar (shown on stderr when it is a terminal)")
+    parser.add_argument(
+        "--bias",
+        type=float,
+        default=DEFAULT_BIAS,
+        help="progressive bias towards the heuristic's pick (root ucb)",
+    )
+    parser.add_argument(
+        "--root", choices=ROOT_POLICIES, default=AGENT_ROOT, help="root policy of the mcts arm"
+    )
+    parser.add_argument(
+        "--horizon",
+        type=int,
+        default=AGENT_HORIZON,
+        help="rounds a rollout plays before it is cut (0: to the end)",
+    )
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=None,
+        help="root restricted to the heuristic's pick and K others",
+    )
+    parser.add_argument(
+        "--no-halving", action="store_true", help="root sweep without sequential halving"
+    )
+    parser.add_argument(
+        "--expand-after",
+        type=int,
+        default=0,
+        help=f"visits before a deeper node grows children (0: never, the "
+        f"agent's default; {DEFAULT_EXPAND_AFTER} for a tree)",
+    )
+    parser.add_argument(
+        "--draw", type=float, default=DRAW, help="value of a draw before shaping (win +1, loss -1)"
+    )
+    parser.add_argument(
+        "--z",
+        type=float,
+        default=DEFAULT_Z,
+        help="paired test of the sweep agent (standard errors)",
+    )
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="battle seeds first-seed … first-seed+battles-1 (to extend a run)",
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (shown on stderr when it is a terminal)",
+    )
     parser.add_argument("--skip-strength", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
-    parser.add_argument("--combine", nargs="+", metavar="LOG",
-                        help="instead of playing: the strength table of these logs' chunk "
-                        "lines, each scenario over the seeds both arms played")
+    parser.add_argument(
+        "--combine",
+        nargs="+",
+        metavar="LOG",
+        help="instead of playing: the strength table of these logs' chunk "
+        "lines, each scenario over the seeds both arms played",
+    )
     args = parser.parse_args(argv)
     with quiet(args.no_progress):
         return _run(args)
@@ -361,15 +403,25 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     names = args.scenarios or list(shipped_scenarios())
     if not args.skip_latency:
-        for line in latency(args.latency_samples, args.budget_ms, seed=1,
-                            progress=not args.no_progress, name=args.latency_scenario):
+        for line in latency(
+            args.latency_samples,
+            args.budget_ms,
+            seed=1,
+            progress=not args.no_progress,
+            name=args.latency_scenario,
+        ):
             print(line, flush=True)
     if not args.skip_strength:
         config: dict[str, Any] = {
-            "iterations": args.iterations, "bias": args.bias, "root": args.root,
-            "horizon": args.horizon or None, "candidates": args.candidates,
-            "halving": not args.no_halving, "z": args.z,
-            "expand_after": args.expand_after or None, "draw": args.draw,
+            "iterations": args.iterations,
+            "bias": args.bias,
+            "root": args.root,
+            "horizon": args.horizon or None,
+            "candidates": args.candidates,
+            "halving": not args.no_halving,
+            "z": args.z,
+            "expand_after": args.expand_after or None,
+            "draw": args.draw,
         }
         print(
             f"\nstrength: {args.battles} battles per arm, seeds {args.first_seed}–"
@@ -377,8 +429,15 @@ def _run(args: argparse.Namespace) -> int:
             f"arms; heroes heuristic; mcts enemies {config}",
             flush=True,
         )
-        lines = strength(names, args.battles, args.workers, args.chunk, config, args.first_seed,
-                         progress=not args.no_progress)
+        lines = strength(
+            names,
+            args.battles,
+            args.workers,
+            args.chunk,
+            config,
+            args.first_seed,
+            progress=not args.no_progress,
+        )
         print(lines[-1], flush=True)
     return 0
 

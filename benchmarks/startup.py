@@ -28,8 +28,10 @@ COMMANDS: list[tuple[str, list[str]]] = [
     ("--help", ["-m", "escaramuza", "--help"]),
     ("scenarios", ["-m", "escaramuza", "scenarios"]),
     ("validate (1 scenario)", ["-m", "escaramuza", "validate", "scenarios/donjon/duelo.yaml"]),
-    ("schema scenario --ruleset cairn", ["-m", "escaramuza", "schema", "scenario",
-                                         "--ruleset", "cairn"]),
+    (
+        "schema scenario --ruleset cairn",
+        ["-m", "escaramuza", "schema", "scenario", "--ruleset", "cairn"],
+    ),
 ]
 
 

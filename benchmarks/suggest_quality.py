@@ -121,15 +121,21 @@ def _oracle(job: tuple[str, int, int, float | None, int | None, int]) -> dict[st
     name, seed, decisions, budget_ms, iterations, threads = job
     state = position_state(name, seed, decisions)
     if iterations is not None:
-        parts = [suggest(state, budget_ms=None, iterations=iterations, seed=ORACLE_SEED,
-                         threads=threads)]
+        parts = [
+            suggest(state, budget_ms=None, iterations=iterations, seed=ORACLE_SEED, threads=threads)
+        ]
     else:
         assert budget_ms is not None
         k = math.ceil(budget_ms / MAX_BUDGET_MS)
         parts = [
             # No extension: the oracle's budget is its maximum.
-            suggest(state, budget_ms=budget_ms / k, max_ms=budget_ms / k, seed=ORACLE_SEED + i,
-                    threads=threads)
+            suggest(
+                state,
+                budget_ms=budget_ms / k,
+                max_ms=budget_ms / k,
+                seed=ORACLE_SEED + i,
+                threads=threads,
+            )
             for i in range(k)
         ]
     wins: dict[str, list[float]] = defaultdict(list)
@@ -167,18 +173,21 @@ def make_oracle(args: argparse.Namespace) -> int:
     for name in names:
         for seed, d in draw_positions(name, args.positions):
             if (name, seed, d) not in done:
-                jobs.append((name, seed, d, budget, args.oracle_iterations,
-                             _threads(args.workers)))
+                jobs.append((name, seed, d, budget, args.oracle_iterations, _threads(args.workers)))
     command = " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]])
     print(f"{len(jobs)} oracle positions to search ({len(done)} cached)", flush=True)
 
     def save() -> None:
         doc = {
             "command": f"python benchmarks/{command}",
-            "oracle": {"budget_ms": budget, "iterations": args.oracle_iterations,
-                       "seed": ORACLE_SEED},
-            "positions": sorted(done.values(),
-                                key=lambda r: (r["scenario"], r["seed"], r["decisions"])),
+            "oracle": {
+                "budget_ms": budget,
+                "iterations": args.oracle_iterations,
+                "seed": ORACLE_SEED,
+            },
+            "positions": sorted(
+                done.values(), key=lambda r: (r["scenario"], r["seed"], r["decisions"])
+            ),
         }
         atomic_write(CACHE, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
 
@@ -186,8 +195,11 @@ def make_oracle(args: argparse.Namespace) -> int:
         for row in pool.map(_oracle, jobs):
             done[(row["scenario"], row["seed"], row["decisions"])] = row
             save()  # after each position: a run cut short keeps what it searched
-            print(f"# {row['scenario']} seed {row['seed']} decision {row['decisions']}: "
-                  f"{row['rollouts']} rollouts, {row['verdict']}", flush=True)
+            print(
+                f"# {row['scenario']} seed {row['seed']} decision {row['decisions']}: "
+                f"{row['rollouts']} rollouts, {row['verdict']}",
+                flush=True,
+            )
     save()
     return 0
 
@@ -207,8 +219,7 @@ def _evaluate(job: tuple[dict[str, Any], int, float, float, int]) -> dict[str, A
     oracle, search_seed, budget_ms, max_ms, threads = job
     state = position_state(oracle["scenario"], oracle["seed"], oracle["decisions"])
     start = time.perf_counter()
-    result = suggest(state, budget_ms=budget_ms, seed=search_seed, max_ms=max_ms,
-                     threads=threads)
+    result = suggest(state, budget_ms=budget_ms, seed=search_seed, max_ms=max_ms, threads=threads)
     elapsed = (time.perf_counter() - start) * 1000.0
     top = result.items[0]
     points, good = regret(oracle, str(top.action))
@@ -236,21 +247,24 @@ def report(args: argparse.Namespace) -> int:
     if args.scenarios:
         positions = [p for p in positions if p["scenario"] in args.scenarios]
     jobs = [
-        (p, 10_000 + r, args.budget_ms, max(args.max_ms, args.budget_ms),
-         _threads(args.workers))
+        (p, 10_000 + r, args.budget_ms, max(args.max_ms, args.budget_ms), _threads(args.workers))
         for p in positions
         for r in range(args.repeats)
     ]
     print(f"oracle: {cache['command']} ({len(cache['positions'])} positions)")
-    print(f"suggest at {args.budget_ms:g} ms (up to {args.max_ms:g} ms while too close), "
-          f"{args.repeats} search seed(s) per position, {args.workers} worker(s)")
+    print(
+        f"suggest at {args.budget_ms:g} ms (up to {args.max_ms:g} ms while too close), "
+        f"{args.repeats} search seed(s) per position, {args.workers} worker(s)"
+    )
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         rows = list(pool.map(_evaluate, jobs))
     by_ruleset: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_ruleset[row["ruleset"]].append(row)
-    print(f"{'ruleset':14s} {'n':>4s} {'mean regret':>12s} {'p95 regret':>11s} "
-          f"{'best/tied':>10s} {'too close':>10s} {'rollouts':>9s} {'ms (p95)':>9s}")
+    print(
+        f"{'ruleset':14s} {'n':>4s} {'mean regret':>12s} {'p95 regret':>11s} "
+        f"{'best/tied':>10s} {'too close':>10s} {'rollouts':>9s} {'ms (p95)':>9s}"
+    )
     for ruleset, group in sorted(by_ruleset.items()):
         regrets = [r["regret"] for r in group]
         print(
@@ -265,13 +279,21 @@ def report(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--make-oracle", action="store_true",
-                        help="search the oracle positions and write the cache")
-    parser.add_argument("--resume", action="store_true",
-                        help="with --make-oracle: keep the cached positions, add the rest")
+    parser.add_argument(
+        "--make-oracle", action="store_true", help="search the oracle positions and write the cache"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --make-oracle: keep the cached positions, add the rest",
+    )
     parser.add_argument("--positions", type=int, default=6, help="positions per scenario")
-    parser.add_argument("--oracle-iterations", type=int, default=None,
-                        help="oracle budget in rollouts instead of 100x the default time")
+    parser.add_argument(
+        "--oracle-iterations",
+        type=int,
+        default=None,
+        help="oracle budget in rollouts instead of 100x the default time",
+    )
     parser.add_argument("--scenarios", nargs="*", default=None)
     parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
     parser.add_argument("--max-ms", type=float, default=CLI_MAX_MS)

@@ -122,9 +122,7 @@ class EnvClock(VecEnvWrapper):
     ) -> list[Any]:
         started = time.perf_counter()
         try:
-            return self.venv.env_method(
-                method_name, *method_args, indices=indices, **method_kwargs
-            )
+            return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
         finally:
             spent = time.perf_counter() - started
             self.seconds += spent
@@ -227,10 +225,12 @@ def throughput(timesteps: int, rounds: int) -> None:
     step = rounds * SETTINGS["n_steps"]
     timesteps = max(step, (timesteps + step - 1) // step * step)  # whole rollouts per round
     checks = "on" if torch.distributions.Distribution._validate_args else "off"
-    print("PPO (MlpPolicy) and MaskablePPO (escaramuza train's OnceMaskedPolicy), [64, 64], "
-          f"n_steps 512, batch 128, 4 epochs, 1 env, torch threads {torch.get_num_threads()}, "
-          f"torch.distributions argument checks {checks}, "
-          f"{timesteps} timesteps each in {rounds} interleaved rounds")
+    print(
+        "PPO (MlpPolicy) and MaskablePPO (escaramuza train's OnceMaskedPolicy), [64, 64], "
+        f"n_steps 512, batch 128, 4 epochs, 1 env, torch threads {torch.get_num_threads()}, "
+        f"torch.distributions argument checks {checks}, "
+        f"{timesteps} timesteps each in {rounds} interleaved rounds"
+    )
     cart = make_arm("PPO on CartPole-v1", PPO, "CartPole-v1")
     ours = make_arm(f"PPO on {ENV_ID}", PPO, training_env)
     masked = make_arm(f"MaskablePPO on {ENV_ID}", MaskablePPO, training_env)
@@ -241,35 +241,59 @@ def throughput(timesteps: int, rounds: int) -> None:
     arms = [cart, ours, masked, stock, raw, stub_ppo, stub_masked]
     run_rounds(arms, timesteps, rounds)
 
-    print(f"  {'':40s} {'frames/s':>9s} {'CPU':>6s}   µs per frame: {'env':>5s} "
-          f"{'(masks)':>7s} {'algorithm':>9s}")
+    print(
+        f"  {'':40s} {'frames/s':>9s} {'CPU':>6s}   µs per frame: {'env':>5s} "
+        f"{'(masks)':>7s} {'algorithm':>9s}"
+    )
     for arm in arms:
         env, masks, algo = arm.per_frame_us()
-        print(f"  {arm.label:40s} {arm.fps:9.0f} {arm.cpu_fps:6.0f}   {'':14s}{env:5.0f} "
-              f"{masks:7.0f} {algo:9.0f}")
+        print(
+            f"  {arm.label:40s} {arm.fps:9.0f} {arm.cpu_fps:6.0f}   {'':14s}{env:5.0f} "
+            f"{masks:7.0f} {algo:9.0f}"
+        )
     illegal = ours.share.illegal / max(ours.share.steps, 1)
-    print("  (CPU: frames per second of this process's CPU time, less sensitive to the other "
-          "jobs on a shared machine;")
-    print("   bare registered env: event lists in infos, deep-copied by DummyVecEnv; stub env: "
-          "our spaces, a step that does nothing)")
+    print(
+        "  (CPU: frames per second of this process's CPU time, less sensitive to the other "
+        "jobs on a shared machine;"
+    )
+    print(
+        "   bare registered env: event lists in infos, deep-copied by DummyVecEnv; stub env: "
+        "our spaces, a step that does nothing)"
+    )
     rows = (
-        ("PPO ours / CartPole:", ours, cart,
-         f"target ≥ 0.8; {100 * illegal:.0f}% of PPO's steps on our env were illegal no-ops"),
+        (
+            "PPO ours / CartPole:",
+            ours,
+            cart,
+            f"target ≥ 0.8; {100 * illegal:.0f}% of PPO's steps on our env were illegal no-ops",
+        ),
         ("MaskablePPO / PPO, ours:", masked, ours, "target ≥ 0.75"),
-        ("  the same, stock policy:", stock, ours,
-         "sb3-contrib's MlpPolicy (three Categorical builds a forward pass)"),
-        ("MaskablePPO / PPO, stub:", stub_masked, stub_ppo,
-         "the ceiling: the two algorithms alone"),
+        (
+            "  the same, stock policy:",
+            stock,
+            ours,
+            "sb3-contrib's MlpPolicy (three Categorical builds a forward pass)",
+        ),
+        (
+            "MaskablePPO / PPO, stub:",
+            stub_masked,
+            stub_ppo,
+            "the ceiling: the two algorithms alone",
+        ),
     )
     for name, top, bottom, note in rows:
-        print(f"  {name:26s} {top.fps / bottom.fps:.2f} "
-              f"(CPU {top.cpu_fps / bottom.cpu_fps:.2f})   {note}")
+        print(
+            f"  {name:26s} {top.fps / bottom.fps:.2f} "
+            f"(CPU {top.cpu_fps / bottom.cpu_fps:.2f})   {note}"
+        )
     env_m, _, algo_m = masked.per_frame_us()
     env_p, _, algo_p = ours.per_frame_us()
     extra = env_m + algo_m - env_p - algo_p
-    print(f"  MaskablePPO's extra time per frame on our env: {extra:+.0f} µs = env "
-          f"{env_m - env_p:+.0f} µs (game steps against no-ops) + algorithm "
-          f"{algo_m - algo_p:+.0f} µs (masking)")
+    print(
+        f"  MaskablePPO's extra time per frame on our env: {extra:+.0f} µs = env "
+        f"{env_m - env_p:+.0f} µs (game steps against no-ops) + algorithm "
+        f"{algo_m - algo_p:+.0f} µs (masking)"
+    )
 
 
 class TimeLimit(BaseCallback):
@@ -284,7 +308,9 @@ class TimeLimit(BaseCallback):
 def train_for(scenario: str, minutes: float, out: Path) -> Path:
     venv = make_vec_env(
         _env_of(scenario),
-        n_envs=2, seed=1, env_kwargs={"scenario": scenario, "reward_shaping": True},
+        n_envs=2,
+        seed=1,
+        env_kwargs={"scenario": scenario, "reward_shaping": True},
     )
     model = MaskablePPO(policy_for("maskable-ppo"), venv, **SETTINGS)
     started = time.perf_counter()
@@ -303,33 +329,47 @@ def _env_of(scenario: str) -> str:
 
 
 def learning(scenario: str, minutes: float, n: int, model: str | None) -> None:
-    path = Path(model) if model else train_for(
-        scenario, minutes, Path(tempfile.gettempdir()) / "escaramuza-learning.zip"
+    path = (
+        Path(model)
+        if model
+        else train_for(scenario, minutes, Path(tempfile.gettempdir()) / "escaramuza-learning.zip")
     )
     rates = {}
-    for name, enemies in (("trained", f"policy:{path}"), ("heuristic", "heuristic"),
-                          ("random", "random")):
+    for name, enemies in (
+        ("trained", f"policy:{path}"),
+        ("heuristic", "heuristic"),
+        ("random", "random"),
+    ):
         cfg = PlaytestConfig(n=n, seed=1, heroes="heuristic", enemies=enemies)
         summary = playtest([scenario], cfg).summaries[0]
         p = summary["outcomes"]["enemies"]
         rates[name] = p["rate"]
         lo, hi = p["ci95"]
-        print(f"  {name:9s} enemies vs heuristic heroes: win {100 * p['rate']:5.1f}% "
-              f"[{100 * lo:.1f}–{100 * hi:.1f}] over {n} battles")
-    print(f"  trained − heuristic: {100 * (rates['trained'] - rates['heuristic']):+.1f} points "
-          f"(target ≥ 0); trained − random: {100 * (rates['trained'] - rates['random']):+.1f} "
-          f"points (target ≥ +30)")
+        print(
+            f"  {name:9s} enemies vs heuristic heroes: win {100 * p['rate']:5.1f}% "
+            f"[{100 * lo:.1f}–{100 * hi:.1f}] over {n} battles"
+        )
+    print(
+        f"  trained − heuristic: {100 * (rates['trained'] - rates['heuristic']):+.1f} points "
+        f"(target ≥ 0); trained − random: {100 * (rates['trained'] - rates['random']):+.1f} "
+        f"points (target ≥ +30)"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timesteps", type=int, default=8192)
-    parser.add_argument("--rounds", type=int, default=4,
-                        help="interleaved rounds the timesteps are split into (default 4)")
     parser.add_argument(
-        "--no-arg-checks", action="store_true",
+        "--rounds",
+        type=int,
+        default=4,
+        help="interleaved rounds the timesteps are split into (default 4)",
+    )
+    parser.add_argument(
+        "--no-arg-checks",
+        action="store_true",
         help="turn torch.distributions argument validation off in every arm (an experiment: "
-             "escaramuza train leaves it on, torch's default)",
+        "escaramuza train leaves it on, torch's default)",
     )
     parser.add_argument("--learning", action="store_true")
     parser.add_argument("--scenario", default="destiny_dice/emboscada")

@@ -128,23 +128,36 @@ def destiny_dice(variant: str) -> Scenario:
     stalemate = variant == "stalemate"
     # The stalemate fights bare-handed (DD-11: no die requirement) with the smallest dice.
     tier = "desarmado" if stalemate else "media"
-    heal = {"name": "", "heal": longest_dice(), "bands": list(dd.BANDS),
-            "uses": dd.MAX_HEAL_USES,
-            "cost": {"pa": 1}, "cures": list(dd.PERSISTENT)}
+    heal = {
+        "name": "",
+        "heal": longest_dice(),
+        "bands": list(dd.BANDS),
+        "uses": dd.MAX_HEAL_USES,
+        "cost": {"pa": 1},
+        "cures": list(dd.PERSISTENT),
+    }
     poison = {"name": "envenenado", "x": "1" if stalemate else longest_dice()}
     sheets = []
     for i in range(MAX_COMBATANTS):
         enemy = i >= MAX_COMBATANTS // 2
         sheet: dict[str, Any] = {
-            "cuerpo": low if stalemate else top, "mente": low if stalemate else top,
-            "alma": top, "pv": dd.MAX_PV, "armour": cap(dd.Stats, "armour"),
+            "cuerpo": low if stalemate else top,
+            "mente": low if stalemate else top,
+            "alma": top,
+            "pv": dd.MAX_PV,
+            "armour": cap(dd.Stats, "armour"),
             "shield": cap(dd.Stats, "shield"),
             "energy": {k: dd.MAX_ENERGY for k in ("pc", "pm", "pa")},
             "energy_max": cap(dd.Stats, "energy_max"),
             "weapons": [
-                {"name": f"arma{k}", "tier": tier,
-                 "kind": dd.RANGED if k % 2 else dd.MELEE, "bands": list(dd.BANDS),
-                 "bonus": 0 if stalemate else cap(dd.WeaponSpec, "bonus"), "inflicts": poison}
+                {
+                    "name": f"arma{k}",
+                    "tier": tier,
+                    "kind": dd.RANGED if k % 2 else dd.MELEE,
+                    "bands": list(dd.BANDS),
+                    "bonus": 0 if stalemate else cap(dd.WeaponSpec, "bonus"),
+                    "inflicts": poison,
+                }
                 for k in range(MAX_WEAPONS)
             ],
             "heals": [{**heal, "name": f"cura{k}"} for k in range(cap(dd.Stats, "heals"))],
@@ -174,8 +187,11 @@ def donjon(variant: str) -> Scenario:
         "attributes": {a: cap(dj.Attributes, a) for a in dj.ATTRIBUTES},
         "skills": {s: skill for s in dj.Skills.model_fields},
         "weapons": [
-            {"name": f"arma{k}", "kind": ("cuerpo_a_cuerpo", "distancia", "arrojadiza")[k % 3],
-             "damage": 0 if stalemate else cap(dj.Weapon, "damage")}
+            {
+                "name": f"arma{k}",
+                "kind": ("cuerpo_a_cuerpo", "distancia", "arrojadiza")[k % 3],
+                "damage": 0 if stalemate else cap(dj.Weapon, "damage"),
+            }
             for k in range(MAX_WEAPONS)
         ],
         "armour": cap(dj.DonjonStats, "armour"),
@@ -188,20 +204,27 @@ def donjon(variant: str) -> Scenario:
         sheet["skills"]["dano"] = 0
         sheet["pc"] = True
     top = cap(dj.Dificultades, "dificil")
-    options = {"die_size": cap(dj.DonjonOptions, "die_size"),
-               "dificultades": {"facil": top, "media": top, "dificil": top}}
+    options = {
+        "die_size": cap(dj.DonjonOptions, "die_size"),
+        "dificultades": {"facil": top, "media": top, "dificil": top},
+    }
     # DJ-09: every pair of foes starts within two actions.
     sheets = [dict(sheet) for _ in range(MAX_COMBATANTS)]
     if variant == "mixed":
         damage = cap(dj.Weapon, "damage")
         for i, one in enumerate(sheets):
-            one["skills"] = {s: spread(i * (2 * n + 1), skill)
-                             for n, s in enumerate(dj.Skills.model_fields)}
+            one["skills"] = {
+                s: spread(i * (2 * n + 1), skill) for n, s in enumerate(dj.Skills.model_fields)
+            }
             one["armour"] = spread(i * 7, cap(dj.DonjonStats, "armour"))
-            one["weapons"] = [{**w, "damage": spread(i * 5 + 4 * k, damage)}
-                              for k, w in enumerate(sheet["weapons"])]
-            one["attributes"] = {a: spread(i * (2 * n + 3), cap(dj.Attributes, a), 1)
-                                 for n, a in enumerate(dj.ATTRIBUTES)}
+            one["weapons"] = [
+                {**w, "damage": spread(i * 5 + 4 * k, damage)}
+                for k, w in enumerate(sheet["weapons"])
+            ]
+            one["attributes"] = {
+                a: spread(i * (2 * n + 3), cap(dj.Attributes, a), 1)
+                for n, a in enumerate(dj.ATTRIBUTES)
+            }
     return _scenario("donjon", sheets, options, spread=False)
 
 
@@ -212,24 +235,37 @@ def cairn(variant: str) -> Scenario:
     top = f"d{max(ca.CAIRN_DICE)}"
     sheets = []
     for i in range(MAX_COMBATANTS):
-        sheets.append({
-            "pi": cap(ca.CairnStats, "pi"), "fue": cap(ca.CairnStats, "fue"),
-            "des": cap(ca.CairnStats, "des"), "vol": cap(ca.CairnStats, "vol"),
-            "armour": cap(ca.CairnStats, "armour"),
-            "weapons": [
-                {"name": f"arma{k}", "damage": f"{top}+{top}",
-                 "kind": ca.RANGED if k % 2 else ca.MELEE, "reach": cap(ca.Weapon, "reach"),
-                 "blast": bool(k % 2)}
-                for k in range(MAX_WEAPONS)
-            ],
-            # Impedido attacks roll a d4 against the largest armour: at most 1 a blow.
-            "impaired": stalemate,
-            **({"armour": spread(i, cap(ca.CairnStats, "armour")),
-                "pi": spread(i * 3, cap(ca.CairnStats, "pi"), 1),
-                "fue": spread(i * 5, cap(ca.CairnStats, "fue"), 1)}
-               if variant == "mixed" else {}),
-            "destacamento": not stalemate and i == MAX_COMBATANTS - 1,
-        })
+        sheets.append(
+            {
+                "pi": cap(ca.CairnStats, "pi"),
+                "fue": cap(ca.CairnStats, "fue"),
+                "des": cap(ca.CairnStats, "des"),
+                "vol": cap(ca.CairnStats, "vol"),
+                "armour": cap(ca.CairnStats, "armour"),
+                "weapons": [
+                    {
+                        "name": f"arma{k}",
+                        "damage": f"{top}+{top}",
+                        "kind": ca.RANGED if k % 2 else ca.MELEE,
+                        "reach": cap(ca.Weapon, "reach"),
+                        "blast": bool(k % 2),
+                    }
+                    for k in range(MAX_WEAPONS)
+                ],
+                # Impedido attacks roll a d4 against the largest armour: at most 1 a blow.
+                "impaired": stalemate,
+                **(
+                    {
+                        "armour": spread(i, cap(ca.CairnStats, "armour")),
+                        "pi": spread(i * 3, cap(ca.CairnStats, "pi"), 1),
+                        "fue": spread(i * 5, cap(ca.CairnStats, "fue"), 1),
+                    }
+                    if variant == "mixed"
+                    else {}
+                ),
+                "destacamento": not stalemate and i == MAX_COMBATANTS - 1,
+            }
+        )
     return _scenario("cairn", sheets, {"morale": True})
 
 
@@ -263,22 +299,33 @@ def sistema_2d10(variant: str) -> Scenario:
         "attributes": attributes,
         "skills": skills,
         "weapons": [
-            {"name": f"arma{k}", "kind": "distancia" if k % 2 else "cuerpo_a_cuerpo",
-             "skill": weapon_skill, "attribute": weapon_attr, "damage": damage,
-             "reach": cap(s2.Weapon, "reach") if k % 2 else 0}
+            {
+                "name": f"arma{k}",
+                "kind": "distancia" if k % 2 else "cuerpo_a_cuerpo",
+                "skill": weapon_skill,
+                "attribute": weapon_attr,
+                "damage": damage,
+                "reach": cap(s2.Weapon, "reach") if k % 2 else 0,
+            }
             for k in range(MAX_WEAPONS)
         ],
     }
     sheets = [{**sheet, "pc": i % 2 == 0} for i in range(MAX_COMBATANTS)]
     if variant == "mixed":
         for i, one in enumerate(sheets):
-            one["attributes"] = {a: spread(i * (2 * n + 1), score)
-                                 for n, a in enumerate(attributes)}
+            one["attributes"] = {
+                a: spread(i * (2 * n + 1), score) for n, a in enumerate(attributes)
+            }
             one["skills"] = {k: spread(i * (2 * n + 3), score) for n, k in enumerate(skills)}
             one["ca"] = spread(i * 7, ca_top)
-            one["weapons"] = [{**w, "skill": names[(i + k) % len(names)],
-                               "attribute": names[(i + 2 * k) % len(names)]}
-                              for k, w in enumerate(sheet["weapons"])]
+            one["weapons"] = [
+                {
+                    **w,
+                    "skill": names[(i + k) % len(names)],
+                    "attribute": names[(i + 2 * k) % len(names)],
+                }
+                for k, w in enumerate(sheet["weapons"])
+            ]
     return _scenario("sistema_2d10", sheets, {})
 
 
@@ -315,19 +362,25 @@ def measure(ruleset: str, variant: str, seeds: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3, help="battles per scenario")
-    parser.add_argument("--ruleset", action="append", choices=sorted(BUILDERS),
-                        help="only these rulesets")
-    parser.add_argument("--variant", action="append", choices=VARIANTS,
-                        help="only these variants")
+    parser.add_argument(
+        "--ruleset", action="append", choices=sorted(BUILDERS), help="only these rulesets"
+    )
+    parser.add_argument("--variant", action="append", choices=VARIANTS, help="only these variants")
     args = parser.parse_args(argv)
-    print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}; target "
-          f"{TARGET_SECONDS:g} s a battle on the engine, heuristic against heuristic")
+    print(
+        f"{os.cpu_count()} cores; Python {sys.version.split()[0]}; target "
+        f"{TARGET_SECONDS:g} s a battle on the engine, heuristic against heuristic"
+    )
     print(f"{os.getloadavg()[0]:.2f} load average (1 min) at the start")
-    print(f"bounds: {MAX_COMBATANTS} combatants, {MAX_ZONES} zones, {MAX_LINKS} links, "
-          f"round limit {MAX_ROUND_LIMIT}, {MAX_WEAPONS} weapons a sheet; dice "
-          f"{longest_dice()!r}")
-    print(f"{'ruleset':14} {'variant':10} {'load s':>7} {'rounds':>7} {'events':>8} "
-          f"{'first s':>8} {'later s':>8} {'max/target':>10}")
+    print(
+        f"bounds: {MAX_COMBATANTS} combatants, {MAX_ZONES} zones, {MAX_LINKS} links, "
+        f"round limit {MAX_ROUND_LIMIT}, {MAX_WEAPONS} weapons a sheet; dice "
+        f"{longest_dice()!r}"
+    )
+    print(
+        f"{'ruleset':14} {'variant':10} {'load s':>7} {'rounds':>7} {'events':>8} "
+        f"{'first s':>8} {'later s':>8} {'max/target':>10}"
+    )
     spawn = multiprocessing.get_context("spawn")
     worst = 0.0
     for ruleset in args.ruleset or list(BUILDERS):
@@ -341,11 +394,16 @@ def main(argv: list[str] | None = None) -> int:
             worst = max(worst, slowest)
             rounds = "/".join(str(b[1]) for b in battles)
             events = max(b[2] for b in battles)
-            print(f"{ruleset:14} {variant:10} {result['load']:>7.3f} {rounds:>7} "
-                  f"{events:>8} {seconds[0]:>8.3f} {sum(later) / len(later):>8.3f} "
-                  f"{slowest / TARGET_SECONDS:>9.2f}x", flush=True)
-    print(f"{os.getloadavg()[0]:.2f} load average (1 min) at the end; slowest battle "
-          f"{worst:.3f} s = {worst / TARGET_SECONDS:.2f}x the target")
+            print(
+                f"{ruleset:14} {variant:10} {result['load']:>7.3f} {rounds:>7} "
+                f"{events:>8} {seconds[0]:>8.3f} {sum(later) / len(later):>8.3f} "
+                f"{slowest / TARGET_SECONDS:>9.2f}x",
+                flush=True,
+            )
+    print(
+        f"{os.getloadavg()[0]:.2f} load average (1 min) at the end; slowest battle "
+        f"{worst:.3f} s = {worst / TARGET_SECONDS:.2f}x the target"
+    )
     return 0
 
 

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 ENV_IDS: tuple[str, ...] = tuple(register_envs())
 
 
-
 def parallel_env(**kwargs: Any) -> ParallelEscaramuzaEnv:
     """The PettingZoo ParallelEnv (``escaramuza.envs.parallel``); pettingzoo is imported
     only when it is asked for, so ``import escaramuza.envs`` stays light."""

@@ -250,8 +250,11 @@ class ActionCodec:
         for b in self.blocks:
             params = [
                 name
-                for name, on in (("target", b.spec.target), ("item", b.spec.item),
-                                 ("zone", b.spec.zone))
+                for name, on in (
+                    ("target", b.spec.target),
+                    ("item", b.spec.item),
+                    ("zone", b.spec.zone),
+                )
                 if on
             ]
             if b.spec.options:

@@ -40,9 +40,11 @@ def load_env_scenario(
 ) -> Scenario:
     """Load ``scenario`` (name, path, object or None for the ruleset's default) and check
     that it belongs to ``ruleset`` and fits the static limits."""
-    loaded = load_scenario(scenario or ruleset.default_scenario) if not isinstance(
-        scenario, Scenario
-    ) else scenario
+    loaded = (
+        load_scenario(scenario or ruleset.default_scenario)
+        if not isinstance(scenario, Scenario)
+        else scenario
+    )
     if loaded.ruleset.id != ruleset.id:
         raise ValueError(
             f"scenario {loaded.name!r} is a {loaded.ruleset.id!r} scenario; this env plays "
@@ -89,9 +91,7 @@ def check_draw_reward(value: float) -> float:
     except (TypeError, ValueError):
         raise ValueError(f"draw_reward must be a number in [-1, 1], not {value!r}") from None
     if not -1.0 <= number <= 1.0:  # also refuses NaN
-        raise ValueError(
-            f"draw_reward must be in [-1, 1] (a loss is -1, a win +1), not {value!r}"
-        )
+        raise ValueError(f"draw_reward must be in [-1, 1] (a loss is -1, a win +1), not {value!r}")
     return number
 
 

@@ -127,7 +127,8 @@ class _Plan:
         self.res_getters: list[Callable[[dict[str, int]], tuple[int, ...]]] = []
         for i, (c, base) in enumerate(zip(combatants, bases, strict=True)):
             present = [
-                (j, key, sc) for j, (key, sc) in enumerate(encoder.resource_pairs)
+                (j, key, sc)
+                for j, (key, sc) in enumerate(encoder.resource_pairs)
                 if key in c.resources
             ]
             pairs += [(i, key) for _, key, _ in present]
@@ -244,9 +245,7 @@ class ObservationEncoder:
         self.per_slot = self.feature_offset + ruleset.n_features
         self.n_globals = 2 + len(_KINDS) + len(ruleset.decision_names)
         self.size = max_combatants * self.per_slot + self.n_globals
-        self._decision_index: dict[str, int] = {
-            n: i for i, n in enumerate(ruleset.decision_names)
-        }
+        self._decision_index: dict[str, int] = {n: i for i, n in enumerate(ruleset.decision_names)}
         self._hop_scale = 1.0 / max(1, max_zones - 1)
         self._band_scale = 1.0 / max(1, self.n_bands - 1)
         # band() maps hops to a band and nothing else, so (hops, band) is tabulated once.

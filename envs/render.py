@@ -49,14 +49,14 @@ def rgb_array(state: BattleState, side: Side, width: int = 640, height: int = 48
     ax = fig.add_axes((0.0, 0.0, 1.0, 0.92))
     ax.set_axis_off()
     nx.draw_networkx_edges(graph, pos, ax=ax, edge_color="#999999", width=2)
-    nx.draw_networkx_nodes(graph, pos, ax=ax, node_color="#f0e6d2", node_size=1400,
-                           edgecolors="#7a6a4f")
+    nx.draw_networkx_nodes(
+        graph, pos, ax=ax, node_color="#f0e6d2", node_size=1400, edgecolors="#7a6a4f"
+    )
     nx.draw_networkx_labels(graph, pos, ax=ax, font_size=7)
     _draw_tokens(ax, state, pos)
     who = "heroes" if side is Side.HEROES else "enemies"
     over = f" — {state.outcome.reason}" if state.outcome else ""
-    fig.suptitle(f"{state.scenario.name}  round {state.round}  (learner: {who}){over}",
-                 fontsize=9)
+    fig.suptitle(f"{state.scenario.name}  round {state.round}  (learner: {who}){over}", fontsize=9)
     ax.margins(0.25)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
@@ -75,12 +75,29 @@ def _draw_tokens(ax: object, state: BattleState, pos: dict[str, np.ndarray]) -> 
             x, y = cx + 0.1 * math.cos(angle), cy + 0.1 * math.sin(angle)
             colour = _SIDE_COLOURS[c.side] if c.active else "#a0aec0"
             ax.scatter([x], [y], s=90, c=colour, zorder=3)  # type: ignore[attr-defined]
-            ax.annotate(c.id, (x, y), fontsize=6, ha="center", va="bottom",  # type: ignore[attr-defined]
-                        xytext=(0, 5), textcoords="offset points")
+            ax.annotate(
+                c.id,
+                (x, y),
+                fontsize=6,
+                ha="center",
+                va="bottom",  # type: ignore[attr-defined]
+                xytext=(0, 5),
+                textcoords="offset points",
+            )
             if first is not None and c.maxima.get(first):
                 frac = max(0.0, min(1.0, c.resources.get(first, 0) / c.maxima[first]))
                 bar_y = y - 0.035
-                ax.plot([x - 0.03, x + 0.03], [bar_y, bar_y], color="#e2e8f0",  # type: ignore[attr-defined]
-                        linewidth=3, zorder=2)
-                ax.plot([x - 0.03, x - 0.03 + 0.06 * frac], [bar_y, bar_y],  # type: ignore[attr-defined]
-                        color="#38a169", linewidth=3, zorder=2)
+                ax.plot(
+                    [x - 0.03, x + 0.03],
+                    [bar_y, bar_y],
+                    color="#e2e8f0",  # type: ignore[attr-defined]
+                    linewidth=3,
+                    zorder=2,
+                )
+                ax.plot(
+                    [x - 0.03, x - 0.03 + 0.06 * frac],
+                    [bar_y, bar_y],  # type: ignore[attr-defined]
+                    color="#38a169",
+                    linewidth=3,
+                    zorder=2,
+                )

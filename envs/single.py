@@ -206,9 +206,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         self._events = events
         return self._observe(), self._info(events, illegal=False)
 
-    def step(
-        self, action: Any
-    ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         state = self._state
         if state is None or self._roller is None:
             raise gym.error.ResetNeeded("call reset() before step()")
@@ -322,9 +320,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
             info["outcome"] = self._state.outcome
         return info
 
-    def _illegal(
-        self, index: int
-    ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+    def _illegal(self, index: int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         state = self.state
         if self.illegal_action == "raise":
             meant = self.codec.decode(state, index) if 0 <= index < self.codec.n else None

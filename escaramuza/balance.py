@@ -110,8 +110,9 @@ def observations(scenario: Scenario, records: Sequence[BattleRecord]) -> dict[st
         "wipe": [float(r.wipe) for r in records],
         # The share of the party knocked out in this battle: its mean is playtest's
         # hero knock-out share.
-        "knockout": [sum(r.combatants[i].ko_round != NEVER for i in heroes) / len(heroes)
-                     for r in records],
+        "knockout": [
+            sum(r.combatants[i].ko_round != NEVER for i in heroes) / len(heroes) for r in records
+        ],
     }
 
 
@@ -194,8 +195,7 @@ class Dimension:
 
 
 def _combatants(data: dict[str, Any], who: str, spec: str) -> list[dict[str, Any]]:
-    found = [c for c in data["combatants"]
-             if who in (c.get("id"), c.get("side"))]
+    found = [c for c in data["combatants"] if who in (c.get("id"), c.get("side"))]
     if not found:
         ids = ", ".join(str(c.get("id")) for c in data["combatants"])
         raise EscaramuzaError(f"--vary {spec}: no combatant {who!r} (heroes, enemies, {ids})")
@@ -236,7 +236,7 @@ def _count(data: dict[str, Any], spec: str, body: str) -> Dimension:
                 c["id"] = f"{who}_{j + 1}"
                 c["name"] = f"{original.get('name', who)} ({j + 1})"
             copies.append(c)
-        d["combatants"][pos:pos + 1] = copies
+        d["combatants"][pos : pos + 1] = copies
 
     values = list(range(lo, hi + 1))
     return Dimension(spec, [str(v) for v in values], apply, True, [float(v) for v in values])
@@ -343,8 +343,11 @@ def looks(first: int, most: int) -> list[int]:
 
 
 def sequential(
-    target: Target, measure: Callable[[int], dict[str, list[float]]], alpha: float,
-    first: int = FIRST_LOOK, most: int = DEFAULT_MAX_BATTLES,
+    target: Target,
+    measure: Callable[[int], dict[str, list[float]]],
+    alpha: float,
+    first: int = FIRST_LOOK,
+    most: int = DEFAULT_MAX_BATTLES,
 ) -> tuple[str, str, int, dict[str, Any]]:
     """Look after ``first``, ``2·first``… battles until decided or ``most`` are played."""
     rho = mixture_rho(RHO_BATTLES, alpha)
@@ -356,9 +359,7 @@ def sequential(
     return v, point_side(target, est), n, est
 
 
-def bisect(
-    evaluate: Callable[[int], str], size: int
-) -> list[int]:
+def bisect(evaluate: Callable[[int], str], size: int) -> list[int]:
     """Bisection over indices 0…size−1 of an ordered dimension, the measure assumed
     monotone: the ends first, then the middle of the bracket whose ends are on opposite
     sides, until a variant is on the target or the bracket is two neighbours. Returns
@@ -404,7 +405,7 @@ def search(
             continue
 
         def at(k: int, base: tuple[int, ...] = tuple(base)) -> str:
-            point = base[:axis] + (k,) + base[axis + 1:]
+            point = base[:axis] + (k,) + base[axis + 1 :]
             result = evaluate(point)
             tried.append(result)
             return result.side
@@ -418,8 +419,10 @@ def choose(target: Target, tried: Sequence[Tried]) -> Tried:
     ties go to the variant tried first."""
     return min(
         tried,
-        key=lambda t: (0 if t.verdict == "on" else 1 if t.side == "on" else 2,
-                       distance(target, t.estimates)),
+        key=lambda t: (
+            0 if t.verdict == "on" else 1 if t.side == "on" else 2,
+            distance(target, t.estimates),
+        ),
     )
 
 
@@ -445,10 +448,12 @@ class BalanceRun:
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
     def ref(self, point: tuple[int, ...]) -> ScenarioRef:
-        label = ", ".join(f"{d.spec.split('=')[0]}={d.labels[k]}"
-                          for d, k in zip(self.dims, point, strict=True))
-        ref = ScenarioRef(self.scenario.name, f"{self.scenario.source} [{label}]",
-                          self.variant_text(point))
+        label = ", ".join(
+            f"{d.spec.split('=')[0]}={d.labels[k]}" for d, k in zip(self.dims, point, strict=True)
+        )
+        ref = ScenarioRef(
+            self.scenario.name, f"{self.scenario.source} [{label}]", self.variant_text(point)
+        )
         ref.load()  # an invalid variant (an unknown die, an empty side) fails here, clearly
         return ref
 
@@ -461,8 +466,10 @@ class BalanceRun:
             # The variant's engine as playtest chooses it (--engine; auto: its ruleset's
             # kernel where it plays the scenario and agents): the same battles either way.
             engine, _why = scenario_engine(ref.load(), cfg)
-            jobs = [ChunkJob(ref, cfg.heroes, cfg.enemies, cfg.seed, a, b, cfg.trust_policy,
-                             engine) for a, b in chunk_ranges(len(have), n, size)]
+            jobs = [
+                ChunkJob(ref, cfg.heroes, cfg.enemies, cfg.seed, a, b, cfg.trust_policy, engine)
+                for a, b in chunk_ranges(len(have), n, size)
+            ]
             have.extend(runner.run(jobs, lambda _n: None))
             have.sort(key=lambda r: r.index)
         return have[:n]
@@ -472,8 +479,7 @@ class BalanceRun:
             def measure(n: int) -> dict[str, list[float]]:
                 return observations(self.scenario, self.battles(runner, point, n))
 
-            v, side, n, est = sequential(self.target, measure, self.alpha, self.first,
-                                         self.most)
+            v, side, n, est = sequential(self.target, measure, self.alpha, self.first, self.most)
             labels = tuple(d.labels[k] for d, k in zip(self.dims, point, strict=True))
             return Tried(point, labels, v, side, n, est)
 
@@ -481,8 +487,13 @@ class BalanceRun:
 
 
 def balance(
-    scenario_name: str, target: Target, vary: Sequence[str], config: PlaytestConfig,
-    alpha: float = DEFAULT_ALPHA, first: int = FIRST_LOOK, most: int = DEFAULT_MAX_BATTLES,
+    scenario_name: str,
+    target: Target,
+    vary: Sequence[str],
+    config: PlaytestConfig,
+    alpha: float = DEFAULT_ALPHA,
+    first: int = FIRST_LOOK,
+    most: int = DEFAULT_MAX_BATTLES,
     runner: Runner | None = None,
 ) -> dict[str, Any]:
     """Search the variants of ``scenario_name``; return the JSON document."""
@@ -577,48 +588,79 @@ def _cell(est: dict[str, Any]) -> str:
 
 def render_text(doc: dict[str, Any]) -> str:
     names = [k for k in doc["tried"][0]["estimates"] if k != "difficulty"]
-    header = ["#", *[v["spec"].split("=")[0] for v in doc["vary"]], _("verdict"),
-              *[_measure(k) for k in names]]
+    header = [
+        "#",
+        *[v["spec"].split("=")[0] for v in doc["vary"]],
+        _("verdict"),
+        *[_measure(k) for k in names],
+    ]
     if doc["tried"][0]["estimates"].get("difficulty"):
         header.append(_("difficulty"))
     header.append(_("battles"))
     rows = [header]
     for i, t in enumerate(doc["tried"], 1):
-        row = [str(i), *t["values"].values(), _verdict(t),
-               *[_cell(t["estimates"][k]) for k in names]]
+        row = [
+            str(i),
+            *t["values"].values(),
+            _verdict(t),
+            *[_cell(t["estimates"][k]) for k in names],
+        ]
         if "difficulty" in t["estimates"]:
             row.append(_(t["estimates"]["difficulty"]))
         row.append(str(t["battles"]))
         rows.append(row)
     chosen = doc["chosen"]
     lines = [
-        _f("balance {scenario} to {target}, seed {seed}: every variant tried, rates with "
-           "{confidence} confidence sequences (valid at every look).", doc["scenario"],
-           _target(doc["target"]), doc["seed"], format(100 * (1 - doc["alpha"]), "g") + "%"),
+        _f(
+            "balance {scenario} to {target}, seed {seed}: every variant tried, rates with "
+            "{confidence} confidence sequences (valid at every look).",
+            doc["scenario"],
+            _target(doc["target"]),
+            doc["seed"],
+            format(100 * (1 - doc["alpha"]), "g") + "%",
+        ),
         "",
         *table(rows),
         "",
-        _f("chosen: {values} ({verdict}, {n} battles)",
-           ", ".join(f"{k}={v}" for k, v in chosen["values"].items()), _verdict(chosen),
-           chosen["battles"]),
+        _f(
+            "chosen: {values} ({verdict}, {n} battles)",
+            ", ".join(f"{k}={v}" for k, v in chosen["values"].items()),
+            _verdict(chosen),
+            chosen["battles"],
+        ),
     ]
     return "\n".join(lines) + "\n"
 
 
 def out_text(doc: dict[str, Any], command: str) -> str:
     chosen = doc["chosen"]
-    rates = ", ".join(f"{_measure(k)} {v['rate']:.3f}" for k, v in chosen["estimates"].items()
-                      if k != "difficulty")
+    rates = ", ".join(
+        f"{_measure(k)} {v['rate']:.3f}"
+        for k, v in chosen["estimates"].items()
+        if k != "difficulty"
+    )
     # A YAML comment for the person who opens the file: in the run's language.
-    head = "".join(f"# {line}\n" for line in (
-        _f("Found by `{command}`:", command),
-        _f("target {target}, {values} ({verdict}) after {variants} variant(s); its {n} "
-           "battles with seed {seed} gave {rates}.", _target(doc["target"]),
-           ", ".join(f"{k}={v}" for k, v in chosen["values"].items()), _verdict(chosen),
-           len(doc["tried"]), chosen["battles"], doc["seed"], rates),
-        _f("`{command}` reproduces them.",
-           f"escaramuza playtest FILE -n {chosen['battles']} --seed {doc['seed']}"),
-    ))
+    head = "".join(
+        f"# {line}\n"
+        for line in (
+            _f("Found by `{command}`:", command),
+            _f(
+                "target {target}, {values} ({verdict}) after {variants} variant(s); its {n} "
+                "battles with seed {seed} gave {rates}.",
+                _target(doc["target"]),
+                ", ".join(f"{k}={v}" for k, v in chosen["values"].items()),
+                _verdict(chosen),
+                len(doc["tried"]),
+                chosen["battles"],
+                doc["seed"],
+                rates,
+            ),
+            _f(
+                "`{command}` reproduces them.",
+                f"escaramuza playtest FILE -n {chosen['battles']} --seed {doc['seed']}",
+            ),
+        )
+    )
     return head + doc["yaml"]
 
 
@@ -636,10 +678,18 @@ def plot(doc: dict[str, Any]) -> bytes:
         for name in names:
             pts = sorted((t["plot_x"][axis], t["estimates"][name]) for t in doc["tried"])
             xs = [p[0] for p in pts]
-            ax.errorbar(xs, [p[1]["rate"] for p in pts], marker="o", capsize=3,
-                        label=_measure(name), linestyle="none",
-                        yerr=[[p[1]["rate"] - p[1]["cs"][0] for p in pts],
-                              [p[1]["cs"][1] - p[1]["rate"] for p in pts]])
+            ax.errorbar(
+                xs,
+                [p[1]["rate"] for p in pts],
+                marker="o",
+                capsize=3,
+                label=_measure(name),
+                linestyle="none",
+                yerr=[
+                    [p[1]["rate"] - p[1]["cs"][0] for p in pts],
+                    [p[1]["cs"][1] - p[1]["rate"] for p in pts],
+                ],
+            )
         ax.set_xlabel(doc["vary"][axis]["spec"])
         ax.set_ylabel(_("rate (confidence sequence)"))
         ax.set_ylim(0, 1.05)
@@ -662,16 +712,30 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("scenario", metavar="SCENARIO", help="shipped name or path")
-    parser.add_argument("--target", required=True,
-                        help="trivial, easy, medium, hard, deadly, or MEASURE=RATE")
-    parser.add_argument("--vary", action="append", default=[], metavar="SPEC",
-                        help="what may vary (repeatable)")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
-                        help=f"half-width of a numeric target's band (default {DEFAULT_TOLERANCE})")
-    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
-                        help=f"error rate of each variant's decision (default {DEFAULT_ALPHA})")
-    parser.add_argument("--max-battles", type=int, default=DEFAULT_MAX_BATTLES,
-                        help=f"battles per variant at most (default {DEFAULT_MAX_BATTLES})")
+    parser.add_argument(
+        "--target", required=True, help="trivial, easy, medium, hard, deadly, or MEASURE=RATE"
+    )
+    parser.add_argument(
+        "--vary", action="append", default=[], metavar="SPEC", help="what may vary (repeatable)"
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=DEFAULT_TOLERANCE,
+        help=f"half-width of a numeric target's band (default {DEFAULT_TOLERANCE})",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=DEFAULT_ALPHA,
+        help=f"error rate of each variant's decision (default {DEFAULT_ALPHA})",
+    )
+    parser.add_argument(
+        "--max-battles",
+        type=int,
+        default=DEFAULT_MAX_BATTLES,
+        help=f"battles per variant at most (default {DEFAULT_MAX_BATTLES})",
+    )
     # No progress bar: each variant's looks are short, and the table says what was tried.
     add_run_options(parser, progress=False)
     add_engine_option(parser, "the battles")
@@ -685,11 +749,25 @@ def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
     config = run_config(args, 1)
     target = Target.parse(args.target, args.tolerance)
     report_dir = report_folder(args)
-    doc = balance(args.scenario, target, args.vary, config, args.alpha,
-                  min(FIRST_LOOK, args.max_battles), args.max_battles)
+    doc = balance(
+        args.scenario,
+        target,
+        args.vary,
+        config,
+        args.alpha,
+        min(FIRST_LOOK, args.max_battles),
+        args.max_battles,
+    )
     command = "escaramuza balance " + " ".join(
-        [args.scenario, "--target", args.target, *[f"--vary {v}" for v in args.vary],
-         "--seed", str(args.seed)])
+        [
+            args.scenario,
+            "--target",
+            args.target,
+            *[f"--vary {v}" for v in args.vary],
+            "--seed",
+            str(args.seed),
+        ]
+    )
     if args.out is not None:
         try:
             atomic_write(Path(args.out), out_text(doc, command))
@@ -698,11 +776,17 @@ def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
     if report_dir is not None:
         from escaramuza.playtest.report import write_files
 
-        write_files(report_dir, {
-            "summary.json": json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n",
-            "balance.png": plot(doc),
-        })
-    out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
-              if args.json else render_text(doc))
+        write_files(
+            report_dir,
+            {
+                "summary.json": json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2)
+                + "\n",
+                "balance.png": plot(doc),
+            },
+        )
+    out.write(
+        json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+        if args.json
+        else render_text(doc)
+    )
     return 0
-

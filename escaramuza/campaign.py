@@ -126,8 +126,9 @@ def _seed(seed: int, *key: int) -> int:
 
 def _snapshot(day: Day, c: Combatant) -> HeroState:
     keys = RECOVERY[day.ruleset.id].resources
-    return HeroState(c.status.value, tuple(c.resources[k] for k in keys),
-                     tuple(sorted(c.conditions)))
+    return HeroState(
+        c.status.value, tuple(c.resources[k] for k in keys), tuple(sorted(c.conditions))
+    )
 
 
 def _fighters(day: Day, k: int, party: dict[str, Combatant]) -> list[Combatant]:
@@ -180,8 +181,9 @@ def play_day(
             roller = RandomRoller(_seed(seed, index, k, 1))
             rest(day.ruleset.id, encounter.rest, [party[h] for h in day.heroes], roller)
     final = tuple(_snapshot(day, party[h]) for h in day.heroes)
-    return DayRecord(index, _seed(seed, index), tuple(battles), tuple(entering), final,
-                     ended, ended_at)
+    return DayRecord(
+        index, _seed(seed, index), tuple(battles), tuple(entering), final, ended, ended_at
+    )
 
 
 def _keep_scars(log: Sequence[Any], party: dict[str, Combatant]) -> None:
@@ -195,8 +197,10 @@ def _keep_scars(log: Sequence[Any], party: dict[str, Combatant]) -> None:
 def run_days(job: DayJob) -> list[DayRecord]:
     """Play one chunk of days (in whatever process or Ray node runs it)."""
     day = job.ref.load()
-    return [play_day(day, job.heroes, job.enemies, job.seed, i, job.trust_policy)
-            for i in range(job.start, job.stop)]
+    return [
+        play_day(day, job.heroes, job.enemies, job.seed, i, job.trust_policy)
+        for i in range(job.start, job.stop)
+    ]
 
 
 # -- statistics ----------------------------------------------------------------------
@@ -219,34 +223,51 @@ def summarize_days(day: Day, records: Sequence[DayRecord]) -> dict[str, Any]:
         heroes = []
         for h, hero_id in enumerate(day.heroes):
             states = [r.entering[k][h] for r in played]
-            heroes.append({
-                "id": hero_id,
-                "name": day.hero_names[h],
-                "able": round6(sum(s.status == Status.ACTIVE.value for s in states)
-                               / len(states)) if states else None,
-                "dead": round6(sum(s.status == Status.DEAD.value for s in states)
-                               / len(states)) if states else None,
-                "resources": {key: _mean([s.resources[j] for s in states])
-                              for j, key in enumerate(keys)},
-            })
-        encounters.append({
-            "encounter": enc.name,
-            "rest_after": enc.rest if k + 1 < len(day.encounters) else None,
-            "reached": proportion(len(played), n),
-            "won": proportion(len(won), n),
-            "won_if_reached": proportion(len(won), len(played)) if played else None,
-            "party_wipe_if_reached": (proportion(sum(r.battles[k].wipe for r in played),
-                                                 len(played)) if played else None),
-            "mean_rounds": _mean([r.battles[k].rounds for r in played]),
-            "entering": heroes,
-            "ended_here": proportion(sum(r.ended_at == k for r in records), n),
-        })
+            heroes.append(
+                {
+                    "id": hero_id,
+                    "name": day.hero_names[h],
+                    "able": round6(
+                        sum(s.status == Status.ACTIVE.value for s in states) / len(states)
+                    )
+                    if states
+                    else None,
+                    "dead": round6(sum(s.status == Status.DEAD.value for s in states) / len(states))
+                    if states
+                    else None,
+                    "resources": {
+                        key: _mean([s.resources[j] for s in states]) for j, key in enumerate(keys)
+                    },
+                }
+            )
+        encounters.append(
+            {
+                "encounter": enc.name,
+                "rest_after": enc.rest if k + 1 < len(day.encounters) else None,
+                "reached": proportion(len(played), n),
+                "won": proportion(len(won), n),
+                "won_if_reached": proportion(len(won), len(played)) if played else None,
+                "party_wipe_if_reached": (
+                    proportion(sum(r.battles[k].wipe for r in played), len(played))
+                    if played
+                    else None
+                ),
+                "mean_rounds": _mean([r.battles[k].rounds for r in played]),
+                "entering": heroes,
+                "ended_here": proportion(sum(r.ended_at == k for r in records), n),
+            }
+        )
     finished = sum(r.ended == FINISHED for r in records)
-    end = [{"hero": day.hero_names[h],
+    end = [
+        {
+            "hero": day.hero_names[h],
             "dead": proportion(sum(r.final[h].status == Status.DEAD.value for r in records), n),
-            "resources": {key: _mean([r.final[h].resources[j] for r in records])
-                          for j, key in enumerate(keys)}}
-           for h in range(len(day.heroes))]
+            "resources": {
+                key: _mean([r.final[h].resources[j] for r in records]) for j, key in enumerate(keys)
+            },
+        }
+        for h in range(len(day.heroes))
+    ]
     ends = [FINISHED if r.ended == FINISHED else r.ended for r in records]
     usual = max(dict.fromkeys(ends), key=ends.count)  # ties: the earliest in the day
     return {
@@ -281,8 +302,10 @@ def campaign(
         size = config.chunk_size or max(1, math.ceil(config.n / (4 * config.processes)))
         if not active.parallel:
             size = config.chunk_size or max(1, math.ceil(config.n / 100))
-        jobs = [DayJob(ref, config.heroes, config.enemies, config.seed, a, b, config.trust_policy)
-                for a, b in chunk_ranges(0, config.n, size)]
+        jobs = [
+            DayJob(ref, config.heroes, config.enemies, config.seed, a, b, config.trust_policy)
+            for a, b in chunk_ranges(0, config.n, size)
+        ]
         records: list[DayRecord] = active.run(jobs, bar.update, run_days)
     finally:
         bar.close()
@@ -304,24 +327,49 @@ def render_text(doc: dict[str, Any]) -> str:
     # Encounter names, resources and rests are the day file's and the seeds' words.
     usual = doc["usually_ends"]
     lines = [
-        _f("{title} ({ruleset}): {days} days, seed {seed}; heroes: {heroes}, enemies: "
-           "{enemies}. Rates with 95% Wilson intervals.", doc["title"], doc["ruleset"],
-           doc["days"], doc["seed"], doc["agents"]["heroes"], doc["agents"]["enemies"]),
+        _f(
+            "{title} ({ruleset}): {days} days, seed {seed}; heroes: {heroes}, enemies: "
+            "{enemies}. Rates with 95% Wilson intervals.",
+            doc["title"],
+            doc["ruleset"],
+            doc["days"],
+            doc["seed"],
+            doc["agents"]["heroes"],
+            doc["agents"]["enemies"],
+        ),
         "",
-        _f("party finishes the day: {rate}; the day usually ends: {where}", pct(doc["finished"]),
-           _("finished (the day is won)") if usual == FINISHED else usual),
+        _f(
+            "party finishes the day: {rate}; the day usually ends: {where}",
+            pct(doc["finished"]),
+            _("finished (the day is won)") if usual == FINISHED else usual,
+        ),
         "",
     ]
-    rows = [[_("encounter"), _("reached"), _("won"), _("won if reached"), _("wipe if reached"),
-             _("rounds"), _("day ends here"), _("rest after")]]
+    rows = [
+        [
+            _("encounter"),
+            _("reached"),
+            _("won"),
+            _("won if reached"),
+            _("wipe if reached"),
+            _("rounds"),
+            _("day ends here"),
+            _("rest after"),
+        ]
+    ]
     for e in doc["encounters"]:
-        rows.append([
-            e["encounter"], pct(e["reached"]), pct(e["won"]),
-            pct(e["won_if_reached"]) if e["won_if_reached"] else "—",
-            pct(e["party_wipe_if_reached"]) if e["party_wipe_if_reached"] else "—",
-            f"{e['mean_rounds']:.2f}" if e["mean_rounds"] is not None else "—",
-            pct(e["ended_here"]), e["rest_after"] or "—",
-        ])
+        rows.append(
+            [
+                e["encounter"],
+                pct(e["reached"]),
+                pct(e["won"]),
+                pct(e["won_if_reached"]) if e["won_if_reached"] else "—",
+                pct(e["party_wipe_if_reached"]) if e["party_wipe_if_reached"] else "—",
+                f"{e['mean_rounds']:.2f}" if e["mean_rounds"] is not None else "—",
+                pct(e["ended_here"]),
+                e["rest_after"] or "—",
+            ]
+        )
     lines.extend(table(rows, [False, True, True, True, True, True, True, False]))
     keys = doc["carried_resources"]
     lines += ["", _("attrition: each hero entering each fight (mean over the days that reach it)")]
@@ -330,9 +378,15 @@ def render_text(doc: dict[str, Any]) -> str:
         for h in e["entering"]:
             if h["able"] is None:
                 continue
-            rows.append([e["encounter"], h["name"], f"{100 * h['able']:.1f}%",
-                         f"{100 * h['dead']:.1f}%",
-                         *[f"{h['resources'][k]:.2f}" for k in keys]])
+            rows.append(
+                [
+                    e["encounter"],
+                    h["name"],
+                    f"{100 * h['able']:.1f}%",
+                    f"{100 * h['dead']:.1f}%",
+                    *[f"{h['resources'][k]:.2f}" for k in keys],
+                ]
+            )
     lines.extend(table(rows, [False, False, True, True, *[True] * len(keys)]))
     return "\n".join(lines) + "\n"
 
@@ -348,9 +402,17 @@ def _progress_plot(doc: dict[str, Any]) -> bytes:
         ax = fig.add_subplot()
         for key, label in (("reached", N_("reached")), ("won", N_("won"))):
             rows = [e[key] for e in doc["encounters"]]
-            ax.errorbar(range(len(rows)), [p["rate"] for p in rows], marker="o", capsize=3,
-                        yerr=[[p["rate"] - p["ci95"][0] for p in rows],
-                              [p["ci95"][1] - p["rate"] for p in rows]], label=_(label))
+            ax.errorbar(
+                range(len(rows)),
+                [p["rate"] for p in rows],
+                marker="o",
+                capsize=3,
+                yerr=[
+                    [p["rate"] - p["ci95"][0] for p in rows],
+                    [p["ci95"][1] - p["rate"] for p in rows],
+                ],
+                label=_(label),
+            )
         ax.set_xticks(range(len(names)), names, rotation=15, ha="right")
         ax.set_ylim(0, 1.05)
         ax.set_ylabel(_("share of days (95% Wilson)"))
@@ -372,8 +434,12 @@ def _attrition_plot(doc: dict[str, Any]) -> bytes:
         ax = fig.add_subplot()
         for h, hero in enumerate(doc["heroes"]):
             ys = [e["entering"][h]["resources"][key] for e in doc["encounters"]]
-            ax.plot(range(len(names)), [math.nan if y is None else y for y in ys],
-                    marker="o", label=hero)
+            ax.plot(
+                range(len(names)),
+                [math.nan if y is None else y for y in ys],
+                marker="o",
+                label=hero,
+            )
         ax.set_xticks(range(len(names)), names, rotation=15, ha="right")
         ax.set_ylabel(_f("mean {resource} entering the fight", key))
         ax.set_title(_f("{title}: attrition", doc["title"]))
@@ -388,14 +454,19 @@ def write_report(doc: dict[str, Any], folder: Path) -> list[Path]:
     from escaramuza.playtest.report import write_files
 
     progress, attrition = _("how far the party gets"), _("attrition")
-    md = (f"# {doc['title']}\n\n```\n{render_text(doc)}```\n\n"
-          f"![{progress}](day-progress.png)\n\n![{attrition}](day-attrition.png)\n")
-    return write_files(folder, {
-        "summary.json": json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n",
-        "day-progress.png": _progress_plot(doc),
-        "day-attrition.png": _attrition_plot(doc),
-        "report.md": md,
-    })
+    md = (
+        f"# {doc['title']}\n\n```\n{render_text(doc)}```\n\n"
+        f"![{progress}](day-progress.png)\n\n![{attrition}](day-attrition.png)\n"
+    )
+    return write_files(
+        folder,
+        {
+            "summary.json": json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n",
+            "day-progress.png": _progress_plot(doc),
+            "day-attrition.png": _attrition_plot(doc),
+            "report.md": md,
+        },
+    )
 
 
 # -- command line ------------------------------------------------------------------------
@@ -420,8 +491,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("day", metavar="DAY", help="day file (*.day.yaml) or shipped day")
     parser.add_argument("-n", type=int, default=DEFAULT_N, help=f"days (default {DEFAULT_N})")
     add_run_options(parser)
-    parser.add_argument("--report", metavar="DIR",
-                        help="write summary.json, report.md and PNG plots to DIR")
+    parser.add_argument(
+        "--report", metavar="DIR", help="write summary.json, report.md and PNG plots to DIR"
+    )
     add_trust_option(parser)
     return parser
 

@@ -437,8 +437,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Before anything is narrated: events keep the text of the language current when
         # they were made (rules/core/i18n.py). Restored on return (main is called in-process
         # by tests and the GM session's own commands).
-        with language(language_from(getattr(args, "lang", None))), quiet(
-            bool(getattr(args, "no_progress", False))
+        with (
+            language(language_from(getattr(args, "lang", None))),
+            quiet(bool(getattr(args, "no_progress", False))),
         ):
             return _run(args, out)
     except EscaramuzaError as exc:

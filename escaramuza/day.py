@@ -107,8 +107,11 @@ def _hero_problems(i: int, hero: dict[str, Any]) -> list[Problem]:
     out = []
     for key in ("side", "zone"):
         if key in hero:
-            why = ("every hero of a day is on the heroes side" if key == "side"
-                   else "each encounter places the heroes (see its zones)")
+            why = (
+                "every hero of a day is on the heroes side"
+                if key == "side"
+                else "each encounter places the heroes (see its zones)"
+            )
             out.append(Problem(f"heroes[{i}].{key}", f"a day's hero has no {key}: {why}"))
     if not isinstance(hero.get("id"), str):
         out.append(Problem(f"heroes[{i}].id", "required field is missing"))
@@ -126,8 +129,8 @@ def _rest_problem(field: str, value: str | None, ruleset_id: str) -> list[Proble
 def _map_field(field: str, n_heroes: int, where: str, scenario: str) -> tuple[str, str]:
     """A combined scenario's field → (the day file's field, a prefix for the reason)."""
     if field.startswith("combatants["):
-        index = int(field[len("combatants["):field.index("]")])
-        rest = field[field.index("]") + 1:]
+        index = int(field[len("combatants[") : field.index("]")])
+        rest = field[field.index("]") + 1 :]
         if index < n_heroes:
             return f"heroes[{index}]{rest}", f"in {scenario}: "
         return where, f"{scenario} combatants[{index - n_heroes}]{rest}: "
@@ -156,8 +159,9 @@ def _encounter(
     for hero_id in spec.zones:
         if hero_id not in ids:
             reason = f"{hero_id!r} is not one of the day's heroes ({', '.join(map(str, ids))})"
-            problems.append(Problem(f"encounters[{i}].zones.{hero_id}", reason, hero_id,
-                                    tuple(map(str, ids))))
+            problems.append(
+                Problem(f"encounters[{i}].zones.{hero_id}", reason, hero_id, tuple(map(str, ids)))
+            )
     heroes = []
     for k, hero in enumerate(day.heroes):
         zone = spec.zones.get(str(hero.get("id")))
@@ -171,7 +175,7 @@ def _encounter(
         for p in exc.problems:
             field, prefix = _map_field(p.field, len(heroes), where, name)
             if field.endswith(".zone") and field.startswith("heroes["):
-                hero_id = str(day.heroes[int(field[7:field.index("]")])].get("id"))
+                hero_id = str(day.heroes[int(field[7 : field.index("]")])].get("id"))
                 field = f"encounters[{i}].zones.{hero_id}"
                 prefix = f"in {name}: "
             problems.append(Problem(field, prefix + p.reason, p.value, p.known))
@@ -238,8 +242,12 @@ def load_day_file(path: str | Path) -> Day:
     """Load a day file from disk (what ``validate`` and ``campaign`` use)."""
     path = Path(path)
     text = read_text_file(path, ScenarioError, "a day file", MAX_SCENARIO_BYTES)
-    return parse_day(parse_yaml(text, str(path), ScenarioError), str(path),
-                     file_lookup(str(path)), day_stem(path))
+    return parse_day(
+        parse_yaml(text, str(path), ScenarioError),
+        str(path),
+        file_lookup(str(path)),
+        day_stem(path),
+    )
 
 
 def resolve_day(name_or_path: str) -> str:

@@ -74,8 +74,11 @@ class PromptRoller:
                 _f("  {text} is not a d{sides} result (1–{sides}); try again.", repr(text), sides)
             )
         raise RollAborted(
-            _f("no valid d{sides} given for {what}: nothing was applied", sides,
-               _(why) if why else _("a roll"))
+            _f(
+                "no valid d{sides} given for {what}: nothing was applied",
+                sides,
+                _(why) if why else _("a roll"),
+            )
         )
 
 
@@ -169,8 +172,11 @@ class GMSession(cmd.Cmd):
         close = difflib.get_close_matches(word, names, n=2)
         hint = _f(" (did you mean {names}?)", _(" or ").join(close)) if close else ""
         self.say(
-            _f("unknown command {word}{hint}; type help for the commands. Nothing changed.",
-               repr(word), hint)
+            _f(
+                "unknown command {word}{hint}; type help for the commands. Nothing changed.",
+                repr(word),
+                hint,
+            )
         )
         return False
 
@@ -230,16 +236,27 @@ class GMSession(cmd.Cmd):
         st = self.state
         sc = st.scenario
         self.say(
-            _f("{title} [{name}, {ruleset}] — round {round}/{limit}", sc.title, sc.name,
-               st.ruleset.name, st.round, sc.round_limit)
+            _f(
+                "{title} [{name}, {ruleset}] — round {round}/{limit}",
+                sc.title,
+                sc.name,
+                st.ruleset.name,
+                st.round,
+                sc.round_limit,
+            )
         )
         if st.outcome is not None:
             self._say_outcome()
         elif st.pending is not None:
             c = st.by_id[st.pending.actor]
             self.say(
-                _f("Pending: {name} [{id}] ({side}) — {decision}", c.name, c.id,
-                   word(c.side.value), word(st.pending.name))
+                _f(
+                    "Pending: {name} [{id}] ({side}) — {decision}",
+                    c.name,
+                    c.id,
+                    word(c.side.value),
+                    word(st.pending.name),
+                )
             )
         self.say(_f("Dice: {mode}", self.roll_mode))
         for c in st.combatants:
@@ -297,8 +314,14 @@ class GMSession(cmd.Cmd):
         cid, key, raw = self._args(arg, 3, "set ID RESOURCE VALUE")
         c = self._combatant(self.state, cid)
         if key not in c.resources:
-            raise GMError(_f("{id} has no resource {key} (resources: {known})", cid,
-                              repr(key), ", ".join(c.resources)))
+            raise GMError(
+                _f(
+                    "{id} has no resource {key} (resources: {known})",
+                    cid,
+                    repr(key),
+                    ", ".join(c.resources),
+                )
+            )
         try:
             number = int(raw)
         except ValueError:
@@ -307,8 +330,7 @@ class GMSession(cmd.Cmd):
         top = c.maxima.get(key)
         if value < 0 or (top is not None and value > top):
             most = top if top is not None else "…"
-            raise GMError(_f("{key} of {id} must be 0–{most}, not {value}", key, cid, most,
-                             value))
+            raise GMError(_f("{key} of {id} must be 0–{most}, not {value}", key, cid, most, value))
 
         def change(st: BattleState) -> None:
             st.by_id[cid].resources[key] = value
@@ -323,15 +345,20 @@ class GMSession(cmd.Cmd):
             status = Status(raw)
         except ValueError:
             raise GMError(
-                _f("unknown status {status} (known: {known})", repr(raw),
-                   ", ".join(s.value for s in Status))
+                _f(
+                    "unknown status {status} (known: {known})",
+                    repr(raw),
+                    ", ".join(s.value for s in Status),
+                )
             ) from None
 
         def change(st: BattleState) -> None:
             st.by_id[cid].status = status
 
-        self._edit(_f("{id} is {status} (was {before})", cid, word(status.value),
-                      word(c.status.value)), change)
+        self._edit(
+            _f("{id} is {status} (was {before})", cid, word(status.value), word(c.status.value)),
+            change,
+        )
 
     def do_move(self, arg: str) -> None:
         """move ID ZONE — put a combatant in a zone (no rules applied: the GM says so)."""
@@ -360,8 +387,9 @@ class GMSession(cmd.Cmd):
                 raise GMError(_f("usage: {usage}", "cond remove ID NAME"))
             if name not in c.conditions:
                 have = ", ".join(c.conditions) or _("none")
-                raise GMError(_f("{id} has no condition {name} (has: {have})", cid, repr(name),
-                                 have))
+                raise GMError(
+                    _f("{id} has no condition {name} (has: {have})", cid, repr(name), have)
+                )
 
             def drop(st: BattleState) -> None:
                 del st.by_id[cid].conditions[name]
@@ -371,8 +399,9 @@ class GMSession(cmd.Cmd):
         rs = self.state.ruleset
         known = (*rs.conditions, *rs.condition_aliases)
         if name not in known:
-            raise GMError(_f("unknown condition {name} (known: {known})", repr(name),
-                             ", ".join(known)))
+            raise GMError(
+                _f("unknown condition {name} (known: {known})", repr(name), ", ".join(known))
+            )
         if len(parts) > 4 or (len(parts) == 4 and not parts[3].lstrip("-").isdigit()):
             raise GMError(_f("usage: {usage} (VALUE a whole number)", "cond add ID NAME [VALUE]"))
         value = int(parts[3]) if len(parts) == 4 else 0
@@ -402,8 +431,9 @@ class GMSession(cmd.Cmd):
     def _roller(self, dice: list[str] | None) -> Roller:
         if dice is not None:
             try:
-                return ScriptedRoller([int(d) if d.isdigit() else ScriptedDie.parse(d)
-                                       for d in dice])
+                return ScriptedRoller(
+                    [int(d) if d.isdigit() else ScriptedDie.parse(d) for d in dice]
+                )
             except EscaramuzaError as exc:
                 raise GMError(_f("bad dice: {problem}", exc)) from None
         if self.roll_mode == "manual":
@@ -419,8 +449,9 @@ class GMSession(cmd.Cmd):
         if text.isdigit():
             n = int(text)
             if not 1 <= n <= len(actions):
-                raise GMError(_f("there is no action {n}: type actions (1–{count})", n,
-                                 len(actions)))
+                raise GMError(
+                    _f("there is no action {n}: type actions (1–{count})", n, len(actions))
+                )
             return actions[n - 1]
         labels = [f"{a} | {st.ruleset.describe(st, a)}".lower() for a in actions]
         exact = [a for a, lab in zip(actions, labels, strict=True) if text in lab.split(" | ")]
@@ -431,11 +462,18 @@ class GMSession(cmd.Cmd):
         if len(found) == 1:
             return found[0]
         if not found:
-            raise GMError(_f("no legal action matches {spec}; type actions to list them",
-                             repr(spec)))
+            raise GMError(
+                _f("no legal action matches {spec}; type actions to list them", repr(spec))
+            )
         some = "; ".join(str(a) for a in found[:6]) + (" …" if len(found) > 6 else "")
-        raise GMError(_f("{spec} matches {n} actions ({some}); be more specific", repr(spec),
-                         len(found), some))
+        raise GMError(
+            _f(
+                "{spec} matches {n} actions ({some}); be more specific",
+                repr(spec),
+                len(found),
+                some,
+            )
+        )
 
     def do_apply(self, arg: str) -> None:
         """apply N | apply ACTION-WORDS [dice D D …] — carry out a legal action.
@@ -451,7 +489,7 @@ class GMSession(cmd.Cmd):
         dice: list[str] | None = None
         if "dice" in words:
             at = words.index("dice")
-            words, dice = words[:at], words[at + 1:]
+            words, dice = words[:at], words[at + 1 :]
             if not dice:
                 raise GMError(_("give the dice after 'dice', e.g. apply 3 dice 6 14 4 10"))
         if not words:
@@ -495,9 +533,7 @@ class GMSession(cmd.Cmd):
         rolls them (every combatant in scenario order). Without dice the tool rolls
         (roll auto) or asks for each die (roll manual). Edits made so far are kept."""
         if self.applied:
-            raise GMError(
-                _("initiative can only be entered before the first action (use undo)")
-            )
+            raise GMError(_("initiative can only be entered before the first action (use undo)"))
         words = arg.split()
         dice = words[1:] if words and words[0] == "dice" else None
         if words and dice is None:
@@ -542,10 +578,20 @@ class GMSession(cmd.Cmd):
         if max_ms is None:
             max_ms = max(self.max_ms, budget)  # the session's default never cuts a budget
         elif max_ms < budget:
-            raise GMError(_f("max {most} is below the budget ({budget} ms)", format(max_ms, "g"),
-                             format(budget, "g")))
-        result = suggest(self.state, budget_ms=budget, seed=self.seed + self.steps, max_ms=max_ms,
-                         engine=self.engine)
+            raise GMError(
+                _f(
+                    "max {most} is below the budget ({budget} ms)",
+                    format(max_ms, "g"),
+                    format(budget, "g"),
+                )
+            )
+        result = suggest(
+            self.state,
+            budget_ms=budget,
+            seed=self.seed + self.steps,
+            max_ms=max_ms,
+            engine=self.engine,
+        )
         self.say(result.table())
 
     # -- history and files ------------------------------------------------------------
@@ -589,9 +635,14 @@ class GMSession(cmd.Cmd):
         quit says so and stays, for a save FILE elsewhere; quit again leaves anyway."""
         if self.saved_in is None and self.autosave_failed and not self._quit_warned:
             self._quit_warned = True
-            self.say(_f("The battle is NOT saved: the last autosave to {path} failed. Save it "
-                        "elsewhere with save FILE, or type quit again to leave without "
-                        "saving.", self.autosave))
+            self.say(
+                _f(
+                    "The battle is NOT saved: the last autosave to {path} failed. Save it "
+                    "elsewhere with save FILE, or type quit again to leave without "
+                    "saving.",
+                    self.autosave,
+                )
+            )
             return False
         self._bye()
         return True
@@ -609,8 +660,11 @@ class GMSession(cmd.Cmd):
         if self.saved_in is not None:
             where = _f(" The battle is in {path}.", self.saved_in)
         elif self.autosave_failed:
-            where = _f(" The battle was NOT saved: the last autosave to {path} failed (that "
-                       "file holds an earlier state, or nothing).", self.autosave)
+            where = _f(
+                " The battle was NOT saved: the last autosave to {path} failed (that "
+                "file holds an earlier state, or nothing).",
+                self.autosave,
+            )
         else:
             where = ""
         self.say(_("Bye.") + where)
@@ -685,8 +739,11 @@ def run_session(
     start = blank_battle(scenario) if state is None else state
     session = GMSession(start, stdin, stdout, path, seed, roll, steps, max_ms, engine)
     out.write(
-        _f("escaramuza gm — {title} [{name}]. Type help for the commands.",
-           start.scenario.title, start.scenario.name)
+        _f(
+            "escaramuza gm — {title} [{name}]. Type help for the commands.",
+            start.scenario.title,
+            start.scenario.name,
+        )
         + "\n"
     )
     if path is not None:
@@ -730,27 +787,54 @@ def add_parsers(commands: Any) -> None:
             "afresh (initiative rolled with --seed); a state file (*.json) continues."
         ),
     )
-    sug.add_argument("target", metavar="SCENARIO_OR_STATE",
-                     help="a shipped scenario name, a scenario YAML or a state file (.json)")
-    sug.add_argument("--actor", metavar="ID",
-                     help="the combatant to rank; must be the pending one (default: it)")
-    sug.add_argument("--budget-ms", type=float, default=None, metavar="MS",
-                     help=f"search time in milliseconds, {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g} "
-                          f"(default {DEFAULT_BUDGET_MS:g})")
-    sug.add_argument("--iterations", type=int, default=None, metavar="N",
-                     help=f"search N rollouts (1–{MAX_ITERATIONS}) instead of a time budget "
-                          "(reproducible)")
-    sug.add_argument("--max-ms", type=float, default=None, metavar="MS",
-                     help="while the best is too close to call at --budget-ms, go on up to "
-                          f"MS milliseconds (default {DEFAULT_MAX_MS:g}; not with --iterations)")
-    sug.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                     help=f"seed of the search and of a fresh battle (default {DEFAULT_SEED})")
-    sug.add_argument("--policy", metavar="SPEC", default=None,
-                     help="add a POLICY column: the probability a trained policy gives each "
-                          "action (policy:PATH, a model file or a shipped policy name such "
-                          "as destiny_dice/emboscada)")
-    sug.add_argument("--json", action="store_true",
-                     help="print one JSON document (schema in docs/gm.md)")
+    sug.add_argument(
+        "target",
+        metavar="SCENARIO_OR_STATE",
+        help="a shipped scenario name, a scenario YAML or a state file (.json)",
+    )
+    sug.add_argument(
+        "--actor", metavar="ID", help="the combatant to rank; must be the pending one (default: it)"
+    )
+    sug.add_argument(
+        "--budget-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help=f"search time in milliseconds, {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g} "
+        f"(default {DEFAULT_BUDGET_MS:g})",
+    )
+    sug.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"search N rollouts (1–{MAX_ITERATIONS}) instead of a time budget (reproducible)",
+    )
+    sug.add_argument(
+        "--max-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="while the best is too close to call at --budget-ms, go on up to "
+        f"MS milliseconds (default {DEFAULT_MAX_MS:g}; not with --iterations)",
+    )
+    sug.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=f"seed of the search and of a fresh battle (default {DEFAULT_SEED})",
+    )
+    sug.add_argument(
+        "--policy",
+        metavar="SPEC",
+        default=None,
+        help="add a POLICY column: the probability a trained policy gives each "
+        "action (policy:PATH, a model file or a shipped policy name such "
+        "as destiny_dice/emboscada)",
+    )
+    sug.add_argument(
+        "--json", action="store_true", help="print one JSON document (schema in docs/gm.md)"
+    )
     add_engine_option(sug, "the search's rollouts")
     add_trust_option(sug)
 
@@ -763,19 +847,39 @@ def add_parsers(commands: Any) -> None:
             "suggestions. Type help inside. The battle is autosaved after every change."
         ),
     )
-    gm.add_argument("target", metavar="SCENARIO_OR_STATE",
-                    help="a shipped scenario name, a scenario YAML or a state file (.json)")
-    gm.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                    help=f"seed of the tool's dice (default {DEFAULT_SEED})")
-    gm.add_argument("--roll", choices=("auto", "manual"), default="auto",
-                    help="who rolls: the tool (auto) or the table, die by die (manual)")
-    gm.add_argument("--max-ms", type=float, default=DEFAULT_MAX_MS, metavar="MS",
-                    help="how long suggest may go on while the best is too close to call "
-                         f"(default {DEFAULT_MAX_MS:g}; suggest MS max MAX overrides it)")
+    gm.add_argument(
+        "target",
+        metavar="SCENARIO_OR_STATE",
+        help="a shipped scenario name, a scenario YAML or a state file (.json)",
+    )
+    gm.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=f"seed of the tool's dice (default {DEFAULT_SEED})",
+    )
+    gm.add_argument(
+        "--roll",
+        choices=("auto", "manual"),
+        default="auto",
+        help="who rolls: the tool (auto) or the table, die by die (manual)",
+    )
+    gm.add_argument(
+        "--max-ms",
+        type=float,
+        default=DEFAULT_MAX_MS,
+        metavar="MS",
+        help="how long suggest may go on while the best is too close to call "
+        f"(default {DEFAULT_MAX_MS:g}; suggest MS max MAX overrides it)",
+    )
     add_engine_option(gm, "suggest's rollouts")
     save = gm.add_mutually_exclusive_group()
-    save.add_argument("--autosave", metavar="FILE", default=None,
-                      help="autosave file (default: <scenario>.autosave.json here)")
+    save.add_argument(
+        "--autosave",
+        metavar="FILE",
+        default=None,
+        help="autosave file (default: <scenario>.autosave.json here)",
+    )
     save.add_argument("--no-autosave", action="store_true", help="do not autosave")
 
 
@@ -794,10 +898,19 @@ def _decisions(text: str) -> int:
 
 def add_play_options(play: Any) -> None:
     """``play --save-state FILE [--stop-after N]``."""
-    play.add_argument("--save-state", metavar="FILE", default=None,
-                      help="write the battle's state to FILE (JSON, see docs/gm.md) when it stops")
-    play.add_argument("--stop-after", metavar="N", type=_decisions, default=None,
-                      help="stop after N decisions (a battle in progress, e.g. for suggest)")
+    play.add_argument(
+        "--save-state",
+        metavar="FILE",
+        default=None,
+        help="write the battle's state to FILE (JSON, see docs/gm.md) when it stops",
+    )
+    play.add_argument(
+        "--stop-after",
+        metavar="N",
+        type=_decisions,
+        default=None,
+        help="stop after N decisions (a battle in progress, e.g. for suggest)",
+    )
 
 
 def run_command(args: Any, out: TextIO) -> int:
@@ -808,8 +921,9 @@ def run_command(args: Any, out: TextIO) -> int:
         )
         if not args.max_ms > 0:
             raise GMError("--max-ms must be positive")
-        run_session(args.target, None, out, autosave, args.seed, args.roll, args.max_ms,
-                    args.engine)
+        run_session(
+            args.target, None, out, autosave, args.seed, args.roll, args.max_ms, args.engine
+        )
         return 0
     import json
 
@@ -818,21 +932,33 @@ def run_command(args: Any, out: TextIO) -> int:
     if args.max_ms is not None:
         check_budget(args.max_ms, None, "--max-ms")
     if args.max_ms is not None and args.iterations is not None:
-        raise GMError("--max-ms extends a time budget (--budget-ms); with --iterations the "
-                      "search stops at N rollouts, so that the ranking is reproducible")
+        raise GMError(
+            "--max-ms extends a time budget (--budget-ms); with --iterations the "
+            "search stops at N rollouts, so that the ranking is reproducible"
+        )
     budget = args.budget_ms if args.budget_ms is not None or args.iterations is None else None
     if budget is None and args.iterations is None:
         budget = DEFAULT_BUDGET_MS
     if args.max_ms is not None and budget is not None and args.max_ms < budget:
         raise GMError(f"--max-ms ({args.max_ms:g}) must be at least --budget-ms ({budget:g})")
     # The default maximum never cuts an explicit budget above it.
-    max_ms = None if args.iterations is not None else (
-        args.max_ms if args.max_ms is not None else max(DEFAULT_MAX_MS, budget or 0.0)
+    max_ms = (
+        None
+        if args.iterations is not None
+        else (args.max_ms if args.max_ms is not None else max(DEFAULT_MAX_MS, budget or 0.0))
     )
     policy = load_policy(args.policy, trust=args.trust_policy) if args.policy else None
     state, _meta = open_battle(args.target, args.seed)
-    result = suggest(state, args.actor, budget_ms=budget, iterations=args.iterations,
-                     seed=args.seed, policy=policy, max_ms=max_ms, engine=args.engine)
+    result = suggest(
+        state,
+        args.actor,
+        budget_ms=budget,
+        iterations=args.iterations,
+        seed=args.seed,
+        policy=policy,
+        max_ms=max_ms,
+        engine=args.engine,
+    )
     if args.json:
         out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:
@@ -853,11 +979,30 @@ def after_play(state: BattleState, args: Any, out: TextIO) -> bool:
     if args.json:
         import json
 
-        out.write(json.dumps({"type": "Stopped", "scenario": state.scenario.name,
-                              "round": state.round, "pending": pending.actor if pending else None,
-                              "state_file": args.save_state}, ensure_ascii=False) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "type": "Stopped",
+                    "scenario": state.scenario.name,
+                    "round": state.round,
+                    "pending": pending.actor if pending else None,
+                    "state_file": args.save_state,
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
     else:
         saved = _f(" State saved to {path}.", args.save_state) if args.save_state else ""
-        out.write("\n" + _f("Stopped after {n} decision(s) in round {round}; next to decide: "
-                             "{who}.{saved}", args.stop_after, state.round, who, saved) + "\n")
+        out.write(
+            "\n"
+            + _f(
+                "Stopped after {n} decision(s) in round {round}; next to decide: {who}.{saved}",
+                args.stop_after,
+                state.round,
+                who,
+                saved,
+            )
+            + "\n"
+        )
     return True

@@ -28,7 +28,6 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 KINDS = ("scenario", "tables")
 
 
-
 def schema_dir() -> Path:
     """The folder of the shipped schemas, ``scenarios/schema/`` beside the shipped scenarios."""
     import importlib.resources
@@ -37,9 +36,12 @@ def schema_dir() -> Path:
 
 
 def _finish(schema: dict[str, Any], title: str, description: str) -> dict[str, Any]:
-    return {"$schema": DIALECT, "title": title, "description": description, **{
-        key: value for key, value in schema.items() if key not in ("title", "description")
-    }}
+    return {
+        "$schema": DIALECT,
+        "title": title,
+        "description": description,
+        **{key: value for key, value in schema.items() if key not in ("title", "description")},
+    }
 
 
 def scenario_schema(ruleset: str | None = None) -> dict[str, Any]:

@@ -150,7 +150,9 @@ def _registered_class(ref: Any, field: str, source: str) -> type:
     if cls is None:
         shown = ref if isinstance(ref, str) and len(ref) <= 80 else f"{str(ref)[:80]}…"
         raise StateFileError(
-            source, field, f"unknown type {shown!r} (a state holds only the rulesets' own "
+            source,
+            field,
+            f"unknown type {shown!r} (a state holds only the rulesets' own "
             "bookkeeping types; see docs/gm.md)",
         )
     return cls
@@ -305,9 +307,7 @@ def _condition_dict(cond: Condition) -> dict[str, Any]:
     return out
 
 
-def save_state(
-    state: BattleState, path: str | Path, meta: dict[str, Any] | None = None
-) -> None:
+def save_state(state: BattleState, path: str | Path, meta: dict[str, Any] | None = None) -> None:
     """Write ``state`` to ``path`` atomically (temporary file + ``os.replace``)."""
     path = Path(path)
     doc = state_to_dict(state, meta, str(path))
@@ -352,7 +352,9 @@ def _need(
 
 def _json_name(names: str) -> str:
     return (
-        names.replace("dict", "an object").replace("list", "a list").replace("str", "a string")
+        names.replace("dict", "an object")
+        .replace("list", "a list")
+        .replace("str", "a string")
         .replace("int", "an integer")
     )
 
@@ -469,7 +471,8 @@ def _load_combatants(
         zone = _need(raw, "zone", str, f"{where}.zone", source)
         if zone not in zones:
             raise StateFileError(
-                source, f"{where}.zone",
+                source,
+                f"{where}.zone",
                 f"unknown zone {_short(zone)} (zones: {', '.join(state.battlefield.zone_ids)})",
             )
         c.zone = zone
@@ -490,9 +493,7 @@ def _load_combatants(
         }
     missing = [cid for cid in state.by_id if cid not in seen]
     if missing:
-        raise StateFileError(
-            source, "combatants", f"combatant(s) missing: {', '.join(missing)}"
-        )
+        raise StateFileError(source, "combatants", f"combatant(s) missing: {', '.join(missing)}")
 
 
 def _load_resources(
@@ -504,7 +505,8 @@ def _load_resources(
     for key, value in res.items():
         if key not in c.resources:
             raise StateFileError(
-                source, f"{where}.{key}",
+                source,
+                f"{where}.{key}",
                 f"unknown resource for {c.id} (resources: {', '.join(c.resources)})",
             )
         if isinstance(value, bool) or not isinstance(value, int):
@@ -515,8 +517,9 @@ def _load_resources(
         # (damage stops at 0, healing and recovery at the maximum).
         top = c.maxima.get(key)
         if value < 0:
-            found.append(Problem(
-                f"{where}.{key}", f"{value} is below 0 ({c.id}'s {key} cannot be negative)"))
+            found.append(
+                Problem(f"{where}.{key}", f"{value} is below 0 ({c.id}'s {key} cannot be negative)")
+            )
         elif top is not None and value > top:
             found.append(Problem(f"{where}.{key}", f"{value} is above {c.id}'s maximum of {top}"))
         else:
@@ -534,8 +537,14 @@ def _load_conditions(
 ) -> dict[str, Condition]:
     items = _need(raw, "conditions", list, where, source)
     out: dict[str, Condition] = {}
-    types = {"name": str, "value": int, "source": str, "persistent": bool, "until": str,
-             "dice": str}
+    types = {
+        "name": str,
+        "value": int,
+        "source": str,
+        "persistent": bool,
+        "until": str,
+        "dice": str,
+    }
     for j, item in enumerate(items):
         at = f"{where}[{j}]"
         if not isinstance(item, dict):
@@ -548,7 +557,8 @@ def _load_conditions(
             ok = ok or (isinstance(value, kind) and (kind is bool or not isinstance(value, bool)))
             if not ok:
                 raise StateFileError(
-                    source, f"{at}.{key}",
+                    source,
+                    f"{at}.{key}",
                     f"expected {_json_name(kind.__name__)}, got {_short(value)}",
                 )
         name = _need(item, "name", str, f"{at}.name", source)
@@ -613,13 +623,17 @@ def _counter_problems(state: BattleState) -> list[Problem]:
     outcome = state.outcome
     if outcome is not None:
         if outcome.rounds != state.round:
-            out.append(Problem(
-                "outcome.rounds",
-                f"{outcome.rounds} but the battle ended in round {state.round} (round)"))
+            out.append(
+                Problem(
+                    "outcome.rounds",
+                    f"{outcome.rounds} but the battle ended in round {state.round} (round)",
+                )
+            )
         return out
     if state.round < 1:
-        out.append(Problem(
-            "round", f"{state.round} while the battle is not over (rounds count from 1)"))
+        out.append(
+            Problem("round", f"{state.round} while the battle is not over (rounds count from 1)")
+        )
     if state.ruleset.keeps_order:  # every combatant able to act has a place in it
         missing = [c.id for c in state.combatants if c.active and c.id not in state.order]
         if missing:
@@ -628,9 +642,12 @@ def _counter_problems(state: BattleState) -> list[Problem]:
     if pending is not None:
         actor = state.by_id[pending.actor]
         if not actor.active:
-            out.append(Problem(
-                "pending.actor",
-                f"{actor.id} is {actor.status.value}: only an active combatant decides"))
+            out.append(
+                Problem(
+                    "pending.actor",
+                    f"{actor.id} is {actor.status.value}: only an active combatant decides",
+                )
+            )
     return out
 
 
@@ -645,7 +662,8 @@ def _check_playable(state: BattleState, source: str) -> None:
         actions = state.ruleset.legal_actions(state)
     except Exception as exc:  # noqa: BLE001 - any ruleset failure means an inconsistent file
         raise StateFileError(
-            source, "pending",
+            source,
+            "pending",
             f"the {state.ruleset.id} ruleset cannot continue from this state "
             f"({type(exc).__name__}: {exc}); a bookkeeping field in data is probably missing",
         ) from None

@@ -39,9 +39,7 @@ BOOKKEEPING: dict[str, str] = {
 def get_bookkeeping(ruleset_id: str) -> Any:
     """A ruleset's bookkeeping module (``STATE_TYPES``, ``check_state``)."""
     if ruleset_id not in BOOKKEEPING:
-        raise UnknownNameError(
-            f"unknown ruleset {ruleset_id!r} (known: {', '.join(BOOKKEEPING)})"
-        )
+        raise UnknownNameError(f"unknown ruleset {ruleset_id!r} (known: {', '.join(BOOKKEEPING)})")
     return importlib.import_module(BOOKKEEPING[ruleset_id])
 
 

@@ -21,20 +21,33 @@ __all__ = ["KERNEL_SPECS", "differences", "engine_battle", "engine_rollout"]
 
 #: Every agent spec a kernel must play (BRIEF-KERNEL: all pairings among these).
 KERNEL_SPECS: tuple[str, ...] = (
-    "random", "heuristic", "heuristic:tactician", "heuristic:brute", "heuristic:cautious",
-    "heuristic:coward", "heuristic:protector", "heuristic:random",
+    "random",
+    "heuristic",
+    "heuristic:tactician",
+    "heuristic:brute",
+    "heuristic:cautious",
+    "heuristic:coward",
+    "heuristic:protector",
+    "heuristic:random",
 )
 
 
 def differences(engine: KernelBattle, kernel: KernelBattle) -> list[tuple[str, object, object]]:
     """The fields where two battles differ: (field, engine value, kernel value)."""
-    return [(f, getattr(engine, f), getattr(kernel, f)) for f in KernelBattle.__slots__
-            if getattr(engine, f) != getattr(kernel, f)]
+    return [
+        (f, getattr(engine, f), getattr(kernel, f))
+        for f in KernelBattle.__slots__
+        if getattr(engine, f) != getattr(kernel, f)
+    ]
 
 
 def engine_rollout(
-    state: BattleState, action: Action, seed: int, horizon: int | None,
-    own_temperament: str | None, max_decisions: int,
+    state: BattleState,
+    action: Action,
+    seed: int,
+    horizon: int | None,
+    own_temperament: str | None,
+    max_decisions: int,
 ) -> tuple[int, bool, float, float, bool]:
     """``MCTS.rollout`` of one (action, seed) as RolloutBatch's five numbers; actor_out is
     ``_Walk.knocked_out`` for the root actor (what ``MCTS._descend`` tracks)."""
@@ -51,7 +64,13 @@ def engine_rollout(
     finally:
         search.MAX_ROLLOUT_DECISIONS = saved
     outcome = sim.outcome
-    winner = 0 if outcome is None or outcome.winner is None else (
-        1 if outcome.winner is side else -1)
-    return (winner, outcome is not None, side_strength(sim, side),
-            side_strength(sim, side.other), walk.knocked_out)
+    winner = (
+        0 if outcome is None or outcome.winner is None else (1 if outcome.winner is side else -1)
+    )
+    return (
+        winner,
+        outcome is not None,
+        side_strength(sim, side),
+        side_strength(sim, side.other),
+        walk.knocked_out,
+    )

@@ -15,8 +15,9 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 
 def _planner() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("planner_benchmark", ROOT / "benchmarks" /
-                                                  "planner.py")
+    spec = importlib.util.spec_from_file_location(
+        "planner_benchmark", ROOT / "benchmarks" / "planner.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -28,8 +29,10 @@ planner = _planner()
 
 def _chunk(arm: str, first: int, last: int, wins: int, name: str = "x/y") -> str:
     n = last - first + 1
-    return f"# {name} {arm}: {n}/{n} battles, {wins} enemy wins, 1.00 s/battle " \
-           f"(chunk seeds {first}–{last}: {wins}/{n})\n"
+    return (
+        f"# {name} {arm}: {n}/{n} battles, {wins} enemy wins, 1.00 s/battle "
+        f"(chunk seeds {first}–{last}: {wins}/{n})\n"
+    )
 
 
 def _log(tmp_path: Path, name: str, *lines: str) -> str:
@@ -41,8 +44,13 @@ def _log(tmp_path: Path, name: str, *lines: str) -> str:
 def test_combine_pairs_only_seeds_both_arms_played(tmp_path: Path) -> None:
     # Run 1 played the heuristic arm on seeds 0–9 but the planner only on 0–4; run 2
     # replayed the heuristic arm on 5–9 (same wins) and played the planner there.
-    one = _log(tmp_path, "a.log", _chunk("heuristic", 0, 4, 2), _chunk("heuristic", 5, 9, 1),
-               _chunk("mcts", 0, 4, 4))
+    one = _log(
+        tmp_path,
+        "a.log",
+        _chunk("heuristic", 0, 4, 2),
+        _chunk("heuristic", 5, 9, 1),
+        _chunk("mcts", 0, 4, 4),
+    )
     two = _log(tmp_path, "b.log", _chunk("heuristic", 5, 9, 1), _chunk("mcts", 5, 9, 5))
     (row, mean) = planner.combine([one, two])
     assert "10 paired battles (seeds 0–9)" in row
@@ -69,8 +77,14 @@ def test_combine_rejects_logs_that_disagree(tmp_path: Path, second: str, message
 
 
 def test_combine_names_the_seeds_it_paired_gaps_included(tmp_path: Path) -> None:
-    log = _log(tmp_path, "a.log", *(_chunk("heuristic", f, f + 4, 1) for f in (0, 5, 10, 15)),
-               _chunk("mcts", 0, 4, 2), _chunk("mcts", 10, 14, 3), _chunk("mcts", 15, 19, 4))
+    log = _log(
+        tmp_path,
+        "a.log",
+        *(_chunk("heuristic", f, f + 4, 1) for f in (0, 5, 10, 15)),
+        _chunk("mcts", 0, 4, 2),
+        _chunk("mcts", 10, 14, 3),
+        _chunk("mcts", 15, 19, 4),
+    )
     (row, _) = planner.combine([log])
     assert "15 paired battles (seeds 0–4, 10–19)" in row and "heuristic 3/15" in row
 
@@ -85,16 +99,18 @@ def test_committed_donjon_ambush_logs_combine() -> None:
     """The 96-rollout Donjon ambush logs: seeds 0–89 (the planner 84 wins, the heuristic 37,
     as their chunk lines add up) and 90–99 (10 and 2) pair into 100 battles; with the
     runs from seeds 100 and 460, into 500."""
-    logs = [str(RESULTS / f"planner-donjon-emboscada-96it-z2-seeds-{s}.log")
-            for s in ("0-89", "90-99")]
+    logs = [
+        str(RESULTS / f"planner-donjon-emboscada-96it-z2-seeds-{s}.log") for s in ("0-89", "90-99")
+    ]
     (row, _) = planner.combine(logs)
     assert row.startswith("donjon/emboscada")
     assert "100 paired battles (seeds 0–99)" in row
     assert "heuristic 39/100" in row and "mcts 94/100" in row
     # All four runs pair every seed 0–499; the heuristic arm has the first default's
     # 32 + 147 + 35 enemy wins (seeds 0–79, 80–404, 405–499; docs/gm.md).
-    (row, _) = planner.combine(sorted(str(p) for p in RESULTS.glob(
-        "planner-donjon-emboscada-96it-z2-*.log")))
+    (row, _) = planner.combine(
+        sorted(str(p) for p in RESULTS.glob("planner-donjon-emboscada-96it-z2-*.log"))
+    )
     assert "500 paired battles (seeds 0–499)" in row and "heuristic 214/500" in row
 
 
@@ -116,12 +132,17 @@ def test_combine_interval_of_the_difference(tmp_path: Path) -> None:
 
 def test_combine_cli_quiet_when_the_reader_closes_the_pipe(tmp_path: Path) -> None:
     """``--combine … | head -1``: the reader stops after one line; no error, no traceback."""
-    lines = [_chunk(arm, f, f, 1, name=f"s/{i}") for i in range(3000)
-             for arm in ("heuristic", "mcts") for f in (0,)]
+    lines = [
+        _chunk(arm, f, f, 1, name=f"s/{i}")
+        for i in range(3000)
+        for arm in ("heuristic", "mcts")
+        for f in (0,)
+    ]
     log = _log(tmp_path, "a.log", *lines)
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "benchmarks" / "planner.py"), "--combine", log],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.readline().startswith(b"s/0 ")
@@ -135,10 +156,12 @@ def test_donjon_ambush_heuristic_arm_is_the_same_in_every_run() -> None:
     """The heuristic arm is replayed by every strength run: the first default's logs
     (32 rollouts) and the 96-rollout logs, played sessions apart, must have the same
     enemy wins on every 5-seed chunk they share (same seed ⇒ same battle)."""
-    first = planner.read_chunks([str(p) for p in sorted(RESULTS.glob(
-        "planner-donjon-emboscada-seeds-*.log"))])[("donjon/emboscada", "heuristic")]
-    later = planner.read_chunks([str(p) for p in sorted(RESULTS.glob(
-        "planner-donjon-emboscada-96it-z2-*.log"))])[("donjon/emboscada", "heuristic")]
+    first = planner.read_chunks(
+        [str(p) for p in sorted(RESULTS.glob("planner-donjon-emboscada-seeds-*.log"))]
+    )[("donjon/emboscada", "heuristic")]
+    later = planner.read_chunks(
+        [str(p) for p in sorted(RESULTS.glob("planner-donjon-emboscada-96it-z2-*.log"))]
+    )[("donjon/emboscada", "heuristic")]
     shared = first.keys() & later.keys()
     assert len(shared) >= 420 // 5  # seeds 80–499 in the first default's logs
     assert {c: first[c] for c in shared} == {c: later[c] for c in shared}

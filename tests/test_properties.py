@@ -35,7 +35,9 @@ SETTINGS = settings(
     max_examples=50,
     deadline=None,
     suppress_health_check=[
-        HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
     ],
     # CI runs the same examples every time; a developer's run keeps exploring.
     derandomize=bool(os.environ.get("CI")),
@@ -47,6 +49,7 @@ TIER_NEEDS = {"ligera": 4, "media": 6, "pesada": 8}
 
 
 # -- the checking agent -------------------------------------------------------------
+
 
 def check_action_shape(state: BattleState, action: Action) -> None:
     """The env encodes actions by their VerbSpec: exactly its parameters, nothing else."""
@@ -106,8 +109,9 @@ class CheckingRandomAgent(RandomAgent):
 
 def play_and_check(scenario: Scenario, seed: int) -> BattleState:
     agent = CheckingRandomAgent()
-    state = play_battle(scenario, {Side.HEROES: agent, Side.ENEMIES: agent}, seed=seed,
-                        validate=True)
+    state = play_battle(
+        scenario, {Side.HEROES: agent, Side.ENEMIES: agent}, seed=seed, validate=True
+    )
     outcome = state.outcome
     assert outcome is not None
     assert outcome.rounds <= scenario.round_limit and state.round <= scenario.round_limit
@@ -120,13 +124,18 @@ def play_and_check(scenario: Scenario, seed: int) -> BattleState:
 
 # -- random maps ---------------------------------------------------------------------
 
+
 @st.composite
 def tree_battlefield(draw: st.DrawFn) -> dict[str, Any]:
     """2–5 zones; zone i links to an earlier zone, so the map is a connected tree."""
     n = draw(st.integers(2, 5))
     zones = [
-        {"id": f"z{i}", "cover": draw(st.integers(0, 2)), "exit": draw(st.booleans()),
-         "difficult": draw(st.booleans())}
+        {
+            "id": f"z{i}",
+            "cover": draw(st.integers(0, 2)),
+            "exit": draw(st.booleans()),
+            "difficult": draw(st.booleans()),
+        }
         for i in range(n)
     ]
     links = [[f"z{draw(st.integers(0, i - 1))}", f"z{i}"] for i in range(1, n)]
@@ -143,23 +152,42 @@ def dd_weapon(draw: st.DrawFn, name: str, cuerpo: int, mente: int, shield: int) 
     kind = draw(st.sampled_from(["cuerpo_a_cuerpo", "distancia"]))
     wielding = cuerpo if kind == "cuerpo_a_cuerpo" else mente
     tiers = ["desarmado"] if kind == "cuerpo_a_cuerpo" else []
-    tiers += [t for t, need in TIER_NEEDS.items() if need <= wielding
-              and not (t == "pesada" and shield)]
+    tiers += [
+        t for t, need in TIER_NEEDS.items() if need <= wielding and not (t == "pesada" and shield)
+    ]
     weapon: dict[str, Any] = {"name": name, "tier": draw(st.sampled_from(tiers)), "kind": kind}
     if kind == "distancia":
-        weapon["bands"] = draw(st.lists(st.sampled_from(["cuerpo_a_cuerpo", "cerca", "lejos"]),
-                                        min_size=1, max_size=3, unique=True))
+        weapon["bands"] = draw(
+            st.lists(
+                st.sampled_from(["cuerpo_a_cuerpo", "cerca", "lejos"]),
+                min_size=1,
+                max_size=3,
+                unique=True,
+            )
+        )
     elif draw(st.booleans()):
-        weapon["bands"] = draw(st.lists(st.sampled_from(["cuerpo_a_cuerpo", "cerca"]),
-                                        min_size=1, max_size=2, unique=True))
+        weapon["bands"] = draw(
+            st.lists(
+                st.sampled_from(["cuerpo_a_cuerpo", "cerca"]), min_size=1, max_size=2, unique=True
+            )
+        )
     if draw(st.integers(0, 4)) == 0:
         weapon["bonus"] = draw(st.integers(0, 2))
     if draw(st.integers(0, 5)) == 0:
-        weapon["inflicts"] = draw(st.sampled_from([
-            {"name": "derribado"}, {"name": "ciego"}, {"name": "inmovil"},
-            {"name": "paralizado"}, {"name": "asustado"}, {"name": "desarmado"},
-            {"name": "envenenado", "x": "1"}, {"name": "envenenado", "x": "1d4"},
-        ]))
+        weapon["inflicts"] = draw(
+            st.sampled_from(
+                [
+                    {"name": "derribado"},
+                    {"name": "ciego"},
+                    {"name": "inmovil"},
+                    {"name": "paralizado"},
+                    {"name": "asustado"},
+                    {"name": "desarmado"},
+                    {"name": "envenenado", "x": "1"},
+                    {"name": "envenenado", "x": "1d4"},
+                ]
+            )
+        )
     return weapon
 
 
@@ -169,31 +197,54 @@ def dd_combatant(draw: st.DrawFn, cid: str, side: str, zones: list[str]) -> dict
     shield = draw(st.integers(0, 1))
     pv = draw(st.integers(1, 20))
     c: dict[str, Any] = {
-        "id": cid, "side": side, "zone": draw(st.sampled_from(zones)),
-        "temperament": draw(st.sampled_from(
-            ["tactician", "brute", "cautious", "coward", "protector", "random"])),
-        "cuerpo": f"d{cuerpo}", "mente": f"d{mente}", "alma": f"d{alma}",
-        "pv": pv, "armour": draw(st.integers(0, 2)), "shield": shield,
+        "id": cid,
+        "side": side,
+        "zone": draw(st.sampled_from(zones)),
+        "temperament": draw(
+            st.sampled_from(["tactician", "brute", "cautious", "coward", "protector", "random"])
+        ),
+        "cuerpo": f"d{cuerpo}",
+        "mente": f"d{mente}",
+        "alma": f"d{alma}",
+        "pv": pv,
+        "armour": draw(st.integers(0, 2)),
+        "shield": shield,
     }
     if side == "enemies":
         c["defensa"] = f"d{draw(die)}"
     if draw(st.booleans()):
         c["pv_current"] = draw(st.integers(1, pv))
     c["energy"] = {k: draw(st.integers(0, 12)) for k in ("pc", "pm", "pa")}
-    c["weapons"] = [draw(dd_weapon(f"{cid}-arma{i}", cuerpo, mente, shield))
-                    for i in range(draw(st.integers(0, 2)))]
+    c["weapons"] = [
+        draw(dd_weapon(f"{cid}-arma{i}", cuerpo, mente, shield))
+        for i in range(draw(st.integers(0, 2)))
+    ]
     if draw(st.integers(0, 2)) == 0:
-        c["heals"] = [{
-            "name": f"{cid}-cura", "heal": draw(st.sampled_from(["1d4", "1d6+1", "2"])),
-            "bands": draw(st.lists(st.sampled_from(["cuerpo_a_cuerpo", "cerca"]),
-                                   min_size=1, max_size=2, unique=True)),
-            "uses": draw(st.none() | st.integers(1, 3)),
-            "cost": draw(st.sampled_from([{}, {"pa": 1}])),
-            "cures": draw(st.sampled_from([[], ["envenenado"], ["ciego", "asustado"]])),
-        }]
+        c["heals"] = [
+            {
+                "name": f"{cid}-cura",
+                "heal": draw(st.sampled_from(["1d4", "1d6+1", "2"])),
+                "bands": draw(
+                    st.lists(
+                        st.sampled_from(["cuerpo_a_cuerpo", "cerca"]),
+                        min_size=1,
+                        max_size=2,
+                        unique=True,
+                    )
+                ),
+                "uses": draw(st.none() | st.integers(1, 3)),
+                "cost": draw(st.sampled_from([{}, {"pa": 1}])),
+                "cures": draw(st.sampled_from([[], ["envenenado"], ["ciego", "asustado"]])),
+            }
+        ]
     if draw(st.integers(0, 4)) == 0:
-        c["conditions"] = [draw(st.sampled_from([{"name": "envenenado", "x": "1"},
-                                                 {"name": "ciego"}, {"name": "derribado"}]))]
+        c["conditions"] = [
+            draw(
+                st.sampled_from(
+                    [{"name": "envenenado", "x": "1"}, {"name": "ciego"}, {"name": "derribado"}]
+                )
+            )
+        ]
     return c
 
 
@@ -202,8 +253,9 @@ def dd_scenario(draw: st.DrawFn) -> dict[str, Any]:
     battlefield = draw(tree_battlefield())
     zones = [z["id"] for z in battlefield["zones"]]
     heroes = [draw(dd_combatant(f"h{i}", "heroes", zones)) for i in range(draw(st.integers(1, 3)))]
-    enemies = [draw(dd_combatant(f"e{i}", "enemies", zones))
-               for i in range(draw(st.integers(1, 3)))]
+    enemies = [
+        draw(dd_combatant(f"e{i}", "enemies", zones)) for i in range(draw(st.integers(1, 3)))
+    ]
     return {
         "name": "generated",
         "ruleset": "destiny_dice",
@@ -240,6 +292,7 @@ def test_destiny_dice_same_seed_same_log(data: dict[str, Any], seed: int) -> Non
 
 # -- every ruleset, from its shipped stat blocks -------------------------------------------
 
+
 def shipped_blocks(ruleset_id: str) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
     """Options blocks and per-side combatant stat blocks of a ruleset's shipped scenarios."""
     options: list[dict[str, Any]] = []
@@ -273,8 +326,9 @@ def test_every_ruleset_random_play_keeps_invariants(ruleset_id: str) -> None:
         for side, prefix in (("heroes", "h"), ("enemies", "e")):
             picks = draw(st.lists(st.sampled_from(blocks[side]), min_size=1, max_size=3))
             for i, block in enumerate(picks):
-                combatants.append({**block, "id": f"{prefix}{i}",
-                                   "zone": draw(st.sampled_from(zones))})
+                combatants.append(
+                    {**block, "id": f"{prefix}{i}", "zone": draw(st.sampled_from(zones))}
+                )
         return {
             "name": f"generated-{ruleset_id}",
             "ruleset": ruleset_id,

@@ -33,12 +33,16 @@ def quick_start_commands() -> list[str]:
 def test_quick_start_has_exactly_two_commands() -> None:
     commands = quick_start_commands()
     assert len(commands) == 2
-    setup = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && " \
-            ".venv/bin/pip install -e '.[dev]' && "
+    setup = (
+        "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && "
+        ".venv/bin/pip install -e '.[dev]' && "
+    )
     # The test command first installs Debian's chromium for the browser test (tests/web)
     # when it is missing and the user is root.
-    browser = '(command -v chromium >/dev/null || [ "$(id -u)" != 0 ] || ' \
-              "(apt-get update -qq && apt-get install -y -qq chromium >/dev/null)) && "
+    browser = (
+        '(command -v chromium >/dev/null || [ "$(id -u)" != 0 ] || '
+        "(apt-get update -qq && apt-get install -y -qq chromium >/dev/null)) && "
+    )
     assert commands[0].startswith(setup)
     assert commands[1].startswith(browser + setup)
     assert "/escaramuza play " in commands[0]
@@ -56,7 +60,10 @@ def test_ci_run_runs_exactly_the_readme_test_command() -> None:
     # kernel cache (numba's, in the __pycache__ folders or NUMBA_CACHE_DIR), the command.
     others = [ln for ln in lines if ln != test_command]
     assert others == [
-        "set -euo pipefail", 'cd "$(dirname "$0")/.."', "rm -rf .venv", "unset NUMBA_CACHE_DIR",
+        "set -euo pipefail",
+        'cd "$(dirname "$0")/.."',
+        "rm -rf .venv",
+        "unset NUMBA_CACHE_DIR",
         "find . -name __pycache__ -type d -prune -exec rm -rf {} +",
     ]
 

@@ -34,63 +34,142 @@ EMPTY_SIDE = edit("side: heroes", "side: enemies").replace(
 CASES: list[tuple[str, str, str | None, str]] = [
     ("yaml_syntax", edit("- {id: patio}", "- {id: patio"), "line 8, column", "YAML syntax error"),
     ("yaml_tab", edit("  links:", "\tlinks:"), "line", "YAML syntax error"),
-    ("unknown_ruleset", edit("ruleset: destiny_dice", "ruleset: ajedrez"), "ruleset",
-     "unknown ruleset 'ajedrez'"),
-    ("unknown_top_field", edit("round_limit: 10", "round_limit: 10\nclima: lluvia"), "clima",
-     "unknown field"),
-    ("unknown_combatant_field", edit("    pv: 12", "    pv: 12\n    fuerza: d8"),
-     "combatants[0].fuerza", "unknown field"),
-    ("unknown_weapon_field", edit("tier: media}", "tier: media, filo: 3}"),
-     "combatants[0].weapons[0].filo", "unknown field"),
+    (
+        "unknown_ruleset",
+        edit("ruleset: destiny_dice", "ruleset: ajedrez"),
+        "ruleset",
+        "unknown ruleset 'ajedrez'",
+    ),
+    (
+        "unknown_top_field",
+        edit("round_limit: 10", "round_limit: 10\nclima: lluvia"),
+        "clima",
+        "unknown field",
+    ),
+    (
+        "unknown_combatant_field",
+        edit("    pv: 12", "    pv: 12\n    fuerza: d8"),
+        "combatants[0].fuerza",
+        "unknown field",
+    ),
+    (
+        "unknown_weapon_field",
+        edit("tier: media}", "tier: media, filo: 3}"),
+        "combatants[0].weapons[0].filo",
+        "unknown field",
+    ),
     ("wrong_type_pv", edit("pv: 12", "pv: doce"), "combatants[0].pv", "valid integer"),
-    ("wrong_type_round_limit", edit("round_limit: 10", "round_limit: pronto"), "round_limit",
-     "valid integer"),
-    ("wrong_type_zones", edit("  zones:\n    - {id: patio}\n    - {id: puerta}",
-                              "  zones: patio"), "battlefield.zones", "valid list"),
-    ("die_not_a_die", edit("cuerpo: d8", "cuerpo: d7"), "combatants[0].cuerpo",
-     "not a single die"),
-    ("die_is_an_expression", edit("mente: d6", "mente: 2d6"), "combatants[0].mente",
-     "not a single die"),
-    ("duplicate_id", edit("id: saqueador", "id: brann"), "combatants[1].id",
-     "duplicate combatant id 'brann'"),
-    ("unknown_zone_combatant", edit("zone: puerta", "zone: tejado"), "combatants[1].zone",
-     "unknown zone 'tejado'"),
-    ("unknown_zone_link", edit("[patio, puerta]", "[patio, tejado]"), "battlefield",
-     "unknown zone 'tejado'"),
-    ("disconnected_map", edit("    - {id: puerta}", "    - {id: puerta}\n    - {id: torre}"),
-     "battlefield", "disconnected"),
-    ("heavy_weapon_below_d8", edit("{name: espada corta, tier: media}",
-                                   "{name: mandoble, tier: pesada}").replace(
-                                       "cuerpo: d8", "cuerpo: d6", 1),
-     "combatants[0].weapons[0].tier", "needs Cuerpo d8"),
-    ("ranged_weapon_above_mente", edit(
-        "{name: hacha, tier: ligera}",
-        "{name: ballesta, tier: pesada, kind: distancia, bands: [cerca, lejos]}").replace(
-            "cuerpo: d6", "cuerpo: d8", 1),
-     "combatants[1].weapons[0].tier", "needs Mente d8"),
+    (
+        "wrong_type_round_limit",
+        edit("round_limit: 10", "round_limit: pronto"),
+        "round_limit",
+        "valid integer",
+    ),
+    (
+        "wrong_type_zones",
+        edit("  zones:\n    - {id: patio}\n    - {id: puerta}", "  zones: patio"),
+        "battlefield.zones",
+        "valid list",
+    ),
+    ("die_not_a_die", edit("cuerpo: d8", "cuerpo: d7"), "combatants[0].cuerpo", "not a single die"),
+    (
+        "die_is_an_expression",
+        edit("mente: d6", "mente: 2d6"),
+        "combatants[0].mente",
+        "not a single die",
+    ),
+    (
+        "duplicate_id",
+        edit("id: saqueador", "id: brann"),
+        "combatants[1].id",
+        "duplicate combatant id 'brann'",
+    ),
+    (
+        "unknown_zone_combatant",
+        edit("zone: puerta", "zone: tejado"),
+        "combatants[1].zone",
+        "unknown zone 'tejado'",
+    ),
+    (
+        "unknown_zone_link",
+        edit("[patio, puerta]", "[patio, tejado]"),
+        "battlefield",
+        "unknown zone 'tejado'",
+    ),
+    (
+        "disconnected_map",
+        edit("    - {id: puerta}", "    - {id: puerta}\n    - {id: torre}"),
+        "battlefield",
+        "disconnected",
+    ),
+    (
+        "heavy_weapon_below_d8",
+        edit("{name: espada corta, tier: media}", "{name: mandoble, tier: pesada}").replace(
+            "cuerpo: d8", "cuerpo: d6", 1
+        ),
+        "combatants[0].weapons[0].tier",
+        "needs Cuerpo d8",
+    ),
+    (
+        "ranged_weapon_above_mente",
+        edit(
+            "{name: hacha, tier: ligera}",
+            "{name: ballesta, tier: pesada, kind: distancia, bands: [cerca, lejos]}",
+        ).replace("cuerpo: d6", "cuerpo: d8", 1),
+        "combatants[1].weapons[0].tier",
+        "needs Mente d8",
+    ),
     ("empty_side", EMPTY_SIDE, "combatants", "the heroes side is empty"),
-    ("unknown_side", edit("side: enemies", "side: villains"), "combatants[1].side",
-     "'heroes' or 'enemies'"),
+    (
+        "unknown_side",
+        edit("side: enemies", "side: villains"),
+        "combatants[1].side",
+        "'heroes' or 'enemies'",
+    ),
     ("missing_field", edit("    pv: 12\n", ""), "combatants[0].pv", "required field is missing"),
-    ("enemy_without_defensa", edit("    defensa: d6\n", ""), "combatants[1].defensa",
-     "Defensa die"),
-    ("bad_option", edit("round_limit: 10", "round_limit: 10\noptions: {ties_favor: nadie}"),
-     "options.ties_favor", "'attacker' or 'defender'"),
-    ("unknown_option", edit("round_limit: 10", "round_limit: 10\noptions: {critico: true}"),
-     "options.critico", "unknown field"),
-    ("cover_out_of_range", edit("- {id: patio}", "- {id: patio, cover: 3}"),
-     "battlefield.zones[0].cover", "less than or equal to 2"),
-    ("unknown_temperament", edit("    pv: 8", "    pv: 8\n    temperament: berserker"),
-     "combatants[1].temperament", "unknown temperament 'berserker'"),
+    (
+        "enemy_without_defensa",
+        edit("    defensa: d6\n", ""),
+        "combatants[1].defensa",
+        "Defensa die",
+    ),
+    (
+        "bad_option",
+        edit("round_limit: 10", "round_limit: 10\noptions: {ties_favor: nadie}"),
+        "options.ties_favor",
+        "'attacker' or 'defender'",
+    ),
+    (
+        "unknown_option",
+        edit("round_limit: 10", "round_limit: 10\noptions: {critico: true}"),
+        "options.critico",
+        "unknown field",
+    ),
+    (
+        "cover_out_of_range",
+        edit("- {id: patio}", "- {id: patio, cover: 3}"),
+        "battlefield.zones[0].cover",
+        "less than or equal to 2",
+    ),
+    (
+        "unknown_temperament",
+        edit("    pv: 8", "    pv: 8\n    temperament: berserker"),
+        "combatants[1].temperament",
+        "unknown temperament 'berserker'",
+    ),
     ("not_a_mapping", "- just\n- a list\n", None, "must be a YAML mapping"),
     ("empty_file", "", None, "must be a YAML mapping"),
 ]
 
 
-@pytest.mark.parametrize(("text", "field", "reason"), [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("text", "field", "reason"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_bad_scenario_is_rejected_by_the_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, field: str | None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    field: str | None,
     reason: str,
 ) -> None:
     path = tmp_path / "malo.yaml"
@@ -106,8 +185,9 @@ def test_bad_scenario_is_rejected_by_the_cli(
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize(("text", "field", "reason"), [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("text", "field", "reason"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_bad_scenario_error_carries_structured_fields(
     tmp_path: Path, text: str, field: str | None, reason: str
 ) -> None:
@@ -166,7 +246,10 @@ def test_bad_scenario_in_a_real_process(tmp_path: Path, text: str, expected: str
     path.write_text(text, encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", "escaramuza", "play", str(path)],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 2
     assert proc.stdout == ""

@@ -41,11 +41,13 @@ def test_positions_are_turn_decisions_of_alternating_sides(bench: ModuleType, na
 
 
 def test_regret_is_the_gap_to_the_oracles_best_in_points(bench: ModuleType) -> None:
-    oracle = {"actions": {
-        "a": {"win": 0.70, "tied_with_best": True},
-        "b": {"win": 0.65, "tied_with_best": True},
-        "c": {"win": 0.40, "tied_with_best": False},
-    }}
+    oracle = {
+        "actions": {
+            "a": {"win": 0.70, "tied_with_best": True},
+            "b": {"win": 0.65, "tied_with_best": True},
+            "c": {"win": 0.40, "tied_with_best": False},
+        }
+    }
     assert bench.regret(oracle, "a") == (0.0, True)
     points, good = bench.regret(oracle, "b")
     assert points == pytest.approx(5.0) and good

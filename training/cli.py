@@ -31,31 +31,58 @@ def add_parsers(commands: Any) -> None:
             "configuration is saved as RUN_DIR/config.yaml. See docs/training.md."
         ),
     )
-    train.add_argument("--env", metavar="ID", help="escaramuza/DestinyDice-v0, … (required "
-                       "unless the config names it)")
-    train.add_argument("--scenario", dest="scenarios", metavar="S", action="append",
-                       help="scenario to train on; repeat for several (one sampled per "
-                       "episode); default: the ruleset's default scenario")
-    train.add_argument("--side", choices=SIDES, help="side the learner plays (default enemies; "
-                       "both: one sampled per episode)")
-    train.add_argument("--opponent", metavar="AGENT",
-                       help="agent playing the other side (default heuristic; any agent name, "
-                       "policy:PATH too)")
+    train.add_argument(
+        "--env",
+        metavar="ID",
+        help="escaramuza/DestinyDice-v0, … (required unless the config names it)",
+    )
+    train.add_argument(
+        "--scenario",
+        dest="scenarios",
+        metavar="S",
+        action="append",
+        help="scenario to train on; repeat for several (one sampled per "
+        "episode); default: the ruleset's default scenario",
+    )
+    train.add_argument(
+        "--side",
+        choices=SIDES,
+        help="side the learner plays (default enemies; both: one sampled per episode)",
+    )
+    train.add_argument(
+        "--opponent",
+        metavar="AGENT",
+        help="agent playing the other side (default heuristic; any agent name, policy:PATH too)",
+    )
     train.add_argument("--algo", choices=ALGOS, help="maskable-ppo (default) or ppo")
     train.add_argument("--timesteps", type=int, metavar="N", help="total timesteps")
-    train.add_argument("--n-envs", dest="n_envs", type=int, metavar="K",
-                       help="parallel environments (default 2)")
+    train.add_argument(
+        "--n-envs", dest="n_envs", type=int, metavar="K", help="parallel environments (default 2)"
+    )
     train.add_argument("--seed", type=int, help="seed of everything (default 0)")
-    train.add_argument("--draw-reward", dest="draw_reward", type=float, metavar="R",
-                       help="reward of a battle nobody wins (draw, withdrawal, timeout), "
-                       "in [-1, 1] (default 0)")
-    train.add_argument("--selfplay", action="store_true",
-                       help="train against a pool of frozen snapshots of the learner itself")
+    train.add_argument(
+        "--draw-reward",
+        dest="draw_reward",
+        type=float,
+        metavar="R",
+        help="reward of a battle nobody wins (draw, withdrawal, timeout), in [-1, 1] (default 0)",
+    )
+    train.add_argument(
+        "--selfplay",
+        action="store_true",
+        help="train against a pool of frozen snapshots of the learner itself",
+    )
     train.add_argument("--config", metavar="FILE", help="YAML configuration (docs/training.md)")
-    train.add_argument("--resume", metavar="CHECKPOINT",
-                       help="continue from RUN_DIR/checkpoints/….zip up to --timesteps in total")
-    train.add_argument("--no-progress", action="store_true",
-                       help="no progress bar (shown on stderr when it is a terminal)")
+    train.add_argument(
+        "--resume",
+        metavar="CHECKPOINT",
+        help="continue from RUN_DIR/checkpoints/….zip up to --timesteps in total",
+    )
+    train.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (shown on stderr when it is a terminal)",
+    )
     train.add_argument("--out", metavar="RUN_DIR", required=True, help="folder of the run")
 
     evaluate = commands.add_parser(
@@ -68,21 +95,36 @@ def add_parsers(commands: Any) -> None:
             "and heatmap.png. See docs/training.md."
         ),
     )
-    evaluate.add_argument("--scenario", dest="scenarios", metavar="S", action="append",
-                          required=True, help="scenario (repeat for several)")
-    evaluate.add_argument("--agents", required=True, metavar="A,B,…",
-                          help="comma-separated agents: random, heuristic, mcts:200it, "
-                          "policy:PATH, …")
-    evaluate.add_argument("-n", type=int, default=100,
-                          help="battles per scenario, pairing and side (default 100)")
+    evaluate.add_argument(
+        "--scenario",
+        dest="scenarios",
+        metavar="S",
+        action="append",
+        required=True,
+        help="scenario (repeat for several)",
+    )
+    evaluate.add_argument(
+        "--agents",
+        required=True,
+        metavar="A,B,…",
+        help="comma-separated agents: random, heuristic, mcts:200it, policy:PATH, …",
+    )
+    evaluate.add_argument(
+        "-n", type=int, default=100, help="battles per scenario, pairing and side (default 100)"
+    )
     evaluate.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    evaluate.add_argument("--workers", type=int, default=1,
-                          help="processes (default 1; 0 = all cores)")
+    evaluate.add_argument(
+        "--workers", type=int, default=1, help="processes (default 1; 0 = all cores)"
+    )
     evaluate.add_argument("--json", action="store_true", help="print the JSON document")
-    evaluate.add_argument("--no-progress", action="store_true",
-                          help="no progress bar (shown on stderr when it is a terminal)")
-    evaluate.add_argument("--report", metavar="DIR",
-                          help="write evaluation.json and heatmap.png to DIR")
+    evaluate.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (shown on stderr when it is a terminal)",
+    )
+    evaluate.add_argument(
+        "--report", metavar="DIR", help="write evaluation.json and heatmap.png to DIR"
+    )
     add_engine_option(evaluate, "the battles of every pairing")
     add_trust_option(evaluate)
 
@@ -139,9 +181,19 @@ def cmd_evaluate(args: argparse.Namespace, out: TextIO) -> int:
     _positive("-n", args.n)
     if args.workers < 0:
         raise EscaramuzaError(f"--workers must be 0 (all cores) or positive, not {args.workers}")
-    return run(args.scenarios, args.agents, args.n, args.seed, args.workers, args.report,
-               args.json, out, args.trust_policy, progress=not args.no_progress,
-               engine=args.engine)
+    return run(
+        args.scenarios,
+        args.agents,
+        args.n,
+        args.seed,
+        args.workers,
+        args.report,
+        args.json,
+        out,
+        args.trust_policy,
+        progress=not args.no_progress,
+        engine=args.engine,
+    )
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:

@@ -152,9 +152,7 @@ class Evaluation:
             "scenarios": [
                 {
                     "scenario": s,
-                    "pairings": [
-                        self.pairing(s, h, e) for h in self.agents for e in self.agents
-                    ],
+                    "pairings": [self.pairing(s, h, e) for h in self.agents for e in self.agents],
                 }
                 for s in self.scenarios
             ],
@@ -195,13 +193,14 @@ def evaluate(
     if not scenarios:
         raise EscaramuzaError("--scenario: name at least one scenario")
     refs = [ScenarioRef.resolve(s) for s in scenarios]
-    base = PlaytestConfig(n=n, seed=seed, workers=workers, trust_policy=trust_policy,
-                          engine=engine)
+    base = PlaytestConfig(n=n, seed=seed, workers=workers, trust_policy=trust_policy, engine=engine)
     base.validate()
     result = Evaluation(list(agents), [r.name for r in refs], n, seed)
     configs = {
         (ref.name, h, e): (ref, dataclasses.replace(base, heroes=h, enemies=e))
-        for ref in refs for h in agents for e in agents
+        for ref in refs
+        for h in agents
+        for e in agents
     }
     # Every pairing's engine first: --engine fast refuses before any battle.
     for key, (ref, config) in configs.items():
@@ -233,9 +232,14 @@ def render_text(doc: dict[str, Any]) -> str:
     rank = {r["agent"]: r["rank"] for r in doc["ratings"]["agents"]}
     keys = [f"#{rank[a]}" for a in agents]
     lines = [
-        _f("{agents} agents, {scenarios} scenario(s), {n} battles per pairing and side, "
-           "seed {seed}", len(agents), len(doc["scenarios"]), doc["battles_per_pairing"],
-           doc["seed"]),
+        _f(
+            "{agents} agents, {scenarios} scenario(s), {n} battles per pairing and side, "
+            "seed {seed}",
+            len(agents),
+            len(doc["scenarios"]),
+            doc["battles_per_pairing"],
+            doc["seed"],
+        ),
         "",
         _("Ratings (OpenSkill Plackett-Luce; ranked by mu - 3 sigma):"),
     ]
@@ -261,11 +265,14 @@ def render_text(doc: dict[str, Any]) -> str:
         [[_pct(c["win_rate"], c["ci95"]) for c in row] for row in doc["matrix"]["cells"]]
     )
     for s in doc["scenarios"]:
-        lines += ["", _f("{scenario}: enemies' win rate (rows: enemies, columns: heroes)",
-                         s["scenario"])]
+        lines += [
+            "",
+            _f("{scenario}: enemies' win rate (rows: enemies, columns: heroes)", s["scenario"]),
+        ]
         by = {(p["heroes"], p["enemies"]): p["enemies_win"] for p in s["pairings"]}
-        lines += table([[_pct(by[(h, e)]["rate"], by[(h, e)]["ci95"]) for h in agents]
-                        for e in agents])
+        lines += table(
+            [[_pct(by[(h, e)]["rate"], by[(h, e)]["ci95"]) for h in agents] for e in agents]
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -279,8 +286,9 @@ def engine_summary(doc: dict[str, Any]) -> str:
     elif fast == 0:
         line = _("engine: reference for every pairing")
     else:
-        line = _f("engine: fast for {fast} of {n} pairings, reference for the rest", fast,
-                  len(pairings))
+        line = _f(
+            "engine: fast for {fast} of {n} pairings, reference for the rest", fast, len(pairings)
+        )
     reasons = sorted({p["engine_refusal"] for p in pairings if p.get("engine_refusal")})
     return line + "".join("\n  " + _f("reference: {reason}", r) for r in reasons)
 
@@ -309,8 +317,12 @@ def heatmap_figure(doc: dict[str, Any]) -> Any:
                 c = cells[i][j]
                 lo, hi = c["ci95"]
                 ax.text(
-                    j, i, f"{100 * c['win_rate']:.0f}%\n[{100 * lo:.0f}–{100 * hi:.0f}]",
-                    ha="center", va="center", fontsize=8,
+                    j,
+                    i,
+                    f"{100 * c['win_rate']:.0f}%\n[{100 * lo:.0f}–{100 * hi:.0f}]",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
                     color="white" if abs(c["win_rate"] - 0.5) > 0.3 else "black",
                 )
         ax.set_xticks(range(k), agents, rotation=30, ha="right", fontsize=8)
@@ -364,11 +376,12 @@ def run(
         from escaramuza.playtest.report import prepare_dir
 
         prepare_dir(report)  # fail before the battles, not after
-    doc = evaluate(
-        scenarios, agents, n, seed, workers, trust_policy, progress, engine
-    ).document()
+    doc = evaluate(scenarios, agents, n, seed, workers, trust_policy, progress, engine).document()
     if report is not None:
         write_report(doc, report)
-    out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
-              if as_json else render_text(doc))
+    out.write(
+        json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+        if as_json
+        else render_text(doc)
+    )
     return 0

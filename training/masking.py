@@ -111,7 +111,5 @@ class OnceMaskedPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space: Any, action_space: Any, *args: Any, **kwargs: Any):
         super().__init__(observation_space, action_space, *args, **kwargs)
         if not isinstance(self.action_dist, MaskableCategoricalDistribution):
-            raise TypeError(
-                f"OnceMaskedPolicy needs a Discrete action space, got {action_space}"
-            )
+            raise TypeError(f"OnceMaskedPolicy needs a Discrete action space, got {action_space}")
         self.action_dist = OnceMaskedCategoricalDistribution(self.action_dist.action_dim)

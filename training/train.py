@@ -213,11 +213,15 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> A
             raise EscaramuzaError(f"--resume {resume}: no such checkpoint")
         # Every pickled entry of the checkpoint is replaced by a custom object, so SB3's
         # load unpickles nothing (issue 19, item 1): a checkpoint is a file like any other.
-        objects = checkpoint_objects(resume, f"--resume {resume}", {
-            "observation_space": venv.observation_space,
-            "action_space": venv.action_space,
-            "clip_range": hp["clip_range"],  # unless the checkpoint's is a readable constant
-        })
+        objects = checkpoint_objects(
+            resume,
+            f"--resume {resume}",
+            {
+                "observation_space": venv.observation_space,
+                "action_space": venv.action_space,
+                "clip_range": hp["clip_range"],  # unless the checkpoint's is a readable constant
+            },
+        )
         try:
             model = cls.load(resume, env=venv, device="cpu", custom_objects=objects)
         except Exception as exc:  # noqa: BLE001 - SB3 raises many kinds for a bad zip
@@ -316,8 +320,9 @@ def train(
     eval_cb, eval_env = _eval_callback(config, run, eval_opponent)
     first_loss = _first_loss_callback()
     callbacks: list[Any] = [
-        _meta_checkpoint(max(config.checkpoint_freq // config.n_envs, 1), run / "checkpoints",
-                         meta),
+        _meta_checkpoint(
+            max(config.checkpoint_freq // config.n_envs, 1), run / "checkpoints", meta
+        ),
         eval_cb,
         first_loss,
     ]
@@ -369,8 +374,7 @@ def train(
         successes = getattr(eval_cb, "evaluations_successes", None)
         if successes:
             last_eval["win_rate"] = float(sum(successes[-1]) / len(successes[-1]))
-    result = TrainResult(run, final, int(model.num_timesteps), seconds, first_loss.loss,
-                         last_eval)
+    result = TrainResult(run, final, int(model.num_timesteps), seconds, first_loss.loss, last_eval)
     summary = {
         "timesteps": result.timesteps,
         "timesteps_requested": config.timesteps,
@@ -388,7 +392,7 @@ def train(
             f"{seconds:.0f} s ({summary['fps']} steps/s); model: {final}\n"
         )
         if last_eval is not None:
-            won = (f", won {last_eval['win_rate']:.0%}" if "win_rate" in last_eval else "")
+            won = f", won {last_eval['win_rate']:.0%}" if "win_rate" in last_eval else ""
             log.write(
                 f"last evaluation vs {eval_opponent} at {last_eval['timesteps']} steps: mean "
                 f"return {last_eval['mean_reward']:+.2f}{won} over {config.eval_episodes} "

@@ -65,8 +65,9 @@ def declared_pools(state: BattleState) -> dict[str, list[int]]:
     return combat.declared_pools(state, me.side) if me is not None else {}
 
 
-def _value(dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scars: bool,
-           doomed: str) -> Fraction:
+def _value(
+    dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scars: bool, doomed: str
+) -> Fraction:
     """P(out) + DAMAGE_WEIGHT × E[damage] of the pool ``dice`` against one target."""
     if not dice:
         return Fraction(0)
@@ -76,12 +77,21 @@ def _value(dice: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool, scar
 
 
 @lru_cache(maxsize=8192)
-def _added_value(before: tuple[int, ...], mine: tuple[int, ...], armour: int, pi: int,
-                 fue: int, pc: bool, scars: bool, doomed: str) -> Fraction:
+def _added_value(
+    before: tuple[int, ...],
+    mine: tuple[int, ...],
+    armour: int,
+    pi: int,
+    fue: int,
+    pc: bool,
+    scars: bool,
+    doomed: str,
+) -> Fraction:
     # Memoised: the tactician scores every attack of every decision, mostly the same few
     # pools against the same few targets, and the exact Fraction sums dominated its cost.
-    return (_value(before + mine, armour, pi, fue, pc, scars, doomed)
-            - _value(before, armour, pi, fue, pc, scars, doomed))
+    return _value(before + mine, armour, pi, fue, pc, scars, doomed) - _value(
+        before, armour, pi, fue, pc, scars, doomed
+    )
 
 
 def attack_gain(
@@ -91,14 +101,21 @@ def attack_gain(
     assert action.target is not None and action.item is not None
     target = state.by_id[action.target]
     weapon = weapon_named(me, action.item)
-    hit = (blast_targets(state, me, target, weapon)
-           if is_blast(me, target, weapon) else [target])
+    hit = blast_targets(state, me, target, weapon) if is_blast(me, target, weapon) else [target]
     scars, doomed = state.options.scars, state.options.doomed
     gain = Fraction(0)
     for t in hit:
         res = t.resources
-        gain += _added_value(tuple(pools.get(t.id, ())), attack_dice(state, me, t, weapon)[0],
-                             t.stats.armour, res["pi"], res["fue"], t.pc, scars, doomed)
+        gain += _added_value(
+            tuple(pools.get(t.id, ())),
+            attack_dice(state, me, t, weapon)[0],
+            t.stats.armour,
+            res["pi"],
+            res["fue"],
+            t.pc,
+            scars,
+            doomed,
+        )
     return float(gain)
 
 
@@ -138,8 +155,9 @@ def _enemies(state: BattleState, me: Combatant) -> list[Combatant]:
     return [c for c in state.combatants if c.active and c.side is not me.side]
 
 
-def _nearest_enemy(state: BattleState, me: Combatant, zone: str,
-                   enemies: list[Combatant] | None = None) -> int:
+def _nearest_enemy(
+    state: BattleState, me: Combatant, zone: str, enemies: list[Combatant] | None = None
+) -> int:
     """Hops from ``zone`` to the nearest active enemy of ``me`` (0 if none); ``enemies``
     is ``_enemies(state, me)`` when the caller already has it."""
     hops_to = state.battlefield.distances_from(zone)
@@ -216,8 +234,9 @@ def _best_attack(state: BattleState, me: Combatant, attacks: list[Action]) -> Ac
 
 
 # -- temperaments ------------------------------------------------------------------
-def _tactician(state: BattleState, me: Combatant, actions: list[Action],
-               rng: random.Random) -> Action:
+def _tactician(
+    state: BattleState, me: Combatant, actions: list[Action], rng: random.Random
+) -> Action:
     if side_broken(state, me):
         retreat = _retreat(state, me, actions)
         if retreat is not None:
@@ -239,8 +258,7 @@ def _tactician(state: BattleState, me: Combatant, actions: list[Action],
     return best[rng.randrange(len(best))]
 
 
-def _brute(state: BattleState, me: Combatant, actions: list[Action],
-           rng: random.Random) -> Action:
+def _brute(state: BattleState, me: Combatant, actions: list[Action], rng: random.Random) -> Action:
     attacks = _attacks(actions)
     if attacks:
         dist = state.battlefield.distance
@@ -251,13 +269,15 @@ def _brute(state: BattleState, me: Combatant, actions: list[Action],
 
         return max(attacks, key=key)
     dist = state.battlefield.distance
-    move = _best_move(state, me, actions,
-                      lambda z: (-_nearest_enemy(state, me, z), -dist(me.zone, z)))
+    move = _best_move(
+        state, me, actions, lambda z: (-_nearest_enemy(state, me, z), -dist(me.zone, z))
+    )
     return move or _wait(actions)
 
 
-def _cautious(state: BattleState, me: Combatant, actions: list[Action],
-              rng: random.Random) -> Action:
+def _cautious(
+    state: BattleState, me: Combatant, actions: list[Action], rng: random.Random
+) -> Action:
     bf = state.battlefield
     attacks = _attacks(actions)
     ranged = [a for a in attacks if weapon_named(me, str(a.item)).kind == RANGED]
@@ -288,17 +308,16 @@ def _cautious(state: BattleState, me: Combatant, actions: list[Action],
     if attacks:
         return _best_attack(state, me, attacks)
     # Nothing in reach: advance, through cover where the step is as good.
-    move = _best_move(state, me, actions,
-                      lambda z: (-_nearest_enemy(state, me, z), bf.zones[z].cover))
+    move = _best_move(
+        state, me, actions, lambda z: (-_nearest_enemy(state, me, z), bf.zones[z].cover)
+    )
     return move or _wait(actions)
 
 
-def _coward(state: BattleState, me: Combatant, actions: list[Action],
-            rng: random.Random) -> Action:
+def _coward(state: BattleState, me: Combatant, actions: list[Action], rng: random.Random) -> Action:
     if not (hurt(me) or half_out(state, me)):
         return _cautious(state, me, actions, rng)
-    escape = _retreat(state, me, actions) or _best_move(state, me, actions,
-                                                         _away_key(state, me))
+    escape = _retreat(state, me, actions) or _best_move(state, me, actions, _away_key(state, me))
     if escape:
         return escape
     attacks = _attacks(actions)
@@ -315,23 +334,30 @@ def threat(state: BattleState, foe: Combatant, ward: Combatant) -> float:
     return best
 
 
-def _protector(state: BattleState, me: Combatant, actions: list[Action],
-               rng: random.Random) -> Action:
-    allies = [c for c in state.combatants
-              if c.active and c.side is me.side and c.id != me.id and _health(c) < 1]
+def _protector(
+    state: BattleState, me: Combatant, actions: list[Action], rng: random.Random
+) -> Action:
+    allies = [
+        c
+        for c in state.combatants
+        if c.active and c.side is me.side and c.id != me.id and _health(c) < 1
+    ]
     if allies:
         ward = min(allies, key=lambda c: (_health(c), c.index))
         dist = state.battlefield.distance
-        foes = sorted(_enemies(state, me),
-                      key=lambda f: (-threat(state, f, ward), dist(f.zone, ward.zone), f.index))
+        foes = sorted(
+            _enemies(state, me),
+            key=lambda f: (-threat(state, f, ward), dist(f.zone, ward.zone), f.index),
+        )
         if foes:
             worst = foes[0]
             on_worst = [a for a in _attacks(actions) if a.target == worst.id]
             if on_worst:
                 return max(on_worst, key=lambda a: single_damage(state, me, a))
             # The worst threat is out of reach: go to it rather than hit another.
-            move = _best_move(state, me, actions, lambda z: (-dist(z, worst.zone),
-                                                             -dist(z, ward.zone)))
+            move = _best_move(
+                state, me, actions, lambda z: (-dist(z, worst.zone), -dist(z, ward.zone))
+            )
             if move:
                 return move
     return _tactician(state, me, actions, rng)

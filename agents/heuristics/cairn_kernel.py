@@ -86,8 +86,7 @@ KEY_BRUTE, KEY_AWAY, KEY_POST, KEY_ADVANCE, KEY_GUARD = 0, 1, 2, 3, 4
 
 # -- exact odds (rules/cairn/exact.py) ----------------------------------------------------
 @njit(cache=True, _nrt=False)
-def _scar_out(pi_lost: np.int64, pi: np.int64, pc: bool, scars: bool,
-              doomed_out: bool) -> bool:
+def _scar_out(pi_lost: np.int64, pi: np.int64, pc: bool, scars: bool, doomed_out: bool) -> bool:
     """exact._scar_out: a PC left at exactly 0 PI reads entry 11 (or 12 by default)."""
     if not (pc and scars and pi > 0 and pi_lost == pi):
         return False
@@ -96,8 +95,15 @@ def _scar_out(pi_lost: np.int64, pi: np.int64, pc: bool, scars: bool,
 
 
 @njit(cache=True, _nrt=False)
-def pool_value(cnt: np.ndarray, armour: np.int64, pi: np.int64, fue: np.int64, pc: bool,
-               scars: bool, doomed_out: bool) -> tuple[int, int, int]:
+def pool_value(
+    cnt: np.ndarray,
+    armour: np.int64,
+    pi: np.int64,
+    fue: np.int64,
+    pc: bool,
+    scars: bool,
+    doomed_out: bool,
+) -> tuple[int, int, int]:
     """``_value`` of the pool with ``cnt[s]`` dice of ``s`` sides: ``(P, E, Q)`` with
     P(out) = P / (20 Q) and E[damage] = E / Q (exact.out_probability, expected_damage).
 
@@ -157,9 +163,18 @@ def _gcd(a: np.int64, b: np.int64) -> np.int64:
 
 
 @njit(cache=True, _nrt=False)
-def added_value(before: np.ndarray, n: np.int64, d1: np.int64, d2: np.int64,
-                armour: np.int64, pi: np.int64, fue: np.int64, pc: bool, scars: bool,
-                doomed_out: bool) -> tuple[int, int, int]:
+def added_value(
+    before: np.ndarray,
+    n: np.int64,
+    d1: np.int64,
+    d2: np.int64,
+    armour: np.int64,
+    pi: np.int64,
+    fue: np.int64,
+    pc: bool,
+    scars: bool,
+    doomed_out: bool,
+) -> tuple[int, int, int]:
     """``_added_value`` as ``(X, Y, D)``: the gain is (X + DAMAGE_WEIGHT·Y) / D, in lowest
     terms (gcd of the three). ``before`` is a ``pools`` row (its value cached in it)."""
     if before[P_VALID] == 0:
@@ -192,9 +207,16 @@ def added_value(before: np.ndarray, n: np.int64, d1: np.int64, d2: np.int64,
 
 
 @njit(cache=True, _nrt=False)
-def expected_single(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
-                    opts: np.ndarray, cs: np.ndarray, a: np.int64, t: np.int64,
-                    w: np.int64) -> float:
+def expected_single(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    a: np.int64,
+    t: np.int64,
+    w: np.int64,
+) -> float:
     """``single_damage``: E[PI + FUE] of this attack alone (exact.expected_damage of its
     one or two dice, keep-highest), the correctly rounded E/Q — the float the engine's
     ``float(Fraction)`` gives."""
@@ -219,9 +241,16 @@ def expected_single(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
 
 
 @njit(cache=True, _nrt=False)
-def declared_pools(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
-                   opts: np.ndarray, cs: np.ndarray, g: np.ndarray, decl: np.ndarray,
-                   pools: np.ndarray) -> None:
+def declared_pools(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    decl: np.ndarray,
+    pools: np.ndarray,
+) -> None:
     """``combat.declared_pools`` of the side declaring: ``pools[t, s]`` dice of ``s``
     sides already aimed at ``t`` this side turn (CA-06)."""
     pools[:, :] = 0
@@ -242,9 +271,17 @@ def declared_pools(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
 
 
 @njit(cache=True, _nrt=False)
-def attack_gain(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np.ndarray,
-                cs: np.ndarray, pools: np.ndarray, me: np.int64, t: np.int64,
-                w: np.int64) -> float:
+def attack_gain(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    pools: np.ndarray,
+    me: np.int64,
+    t: np.int64,
+    w: np.int64,
+) -> float:
     """What this attack adds on top of the dice already declared (CA-06), summed over
     everyone it reaches (the engine sums the Fractions, then takes one float)."""
     blast = K.is_blast(cstat, wpn, me, t, w)
@@ -259,8 +296,18 @@ def attack_gain(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np
         if not ((blast and K.in_blast(cstat, wpn, cs, me, t, w, c)) or (not blast and c == t)):
             continue
         n, d1, d2 = K.attack_dice(cstat, wpn, zcover, opts, cs, me, c, w)
-        x, y, d = added_value(pools[c], n, d1, d2, cstat[c, C_ARMOUR], cs[c, S_PI],
-                              cs[c, S_FUE], cstat[c, C_PC] == 1, scars, doomed_out)
+        x, y, d = added_value(
+            pools[c],
+            n,
+            d1,
+            d2,
+            cstat[c, C_ARMOUR],
+            cs[c, S_PI],
+            cs[c, S_FUE],
+            cstat[c, C_PC] == 1,
+            scars,
+            doomed_out,
+        )
         approx += (np.float64(x) + DAMAGE_WEIGHT * np.float64(y)) / np.float64(d)
         if exact:
             # Common denominator while it stays exact in int64 (always, for pools of a
@@ -285,8 +332,9 @@ def attack_gain(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np
 
 # -- helpers of the temperaments --------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def nearest_enemy(cstat: np.ndarray, dist: np.ndarray, cs: np.ndarray, me: np.int64,
-                  zone: np.int64) -> np.int64:
+def nearest_enemy(
+    cstat: np.ndarray, dist: np.ndarray, cs: np.ndarray, me: np.int64, zone: np.int64
+) -> np.int64:
     """Hops from ``zone`` to the nearest active enemy of ``me`` (0 if none)."""
     best = -1
     side = cstat[me, C_SIDE]
@@ -338,8 +386,15 @@ def health(cstat: np.ndarray, cs: np.ndarray, c: np.int64) -> float:
 
 
 @njit(cache=True, _nrt=False)
-def move_score(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-               cs: np.ndarray, me: np.int64, zone: np.int64) -> float:
+def move_score(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    zone: np.int64,
+) -> float:
     side = cstat[me, C_SIDE]
     enemies_there = 0
     for c in range(cs.shape[0]):
@@ -365,8 +420,9 @@ def move_score(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.
 
 
 @njit(cache=True, _nrt=False)
-def retreat(dist: np.ndarray, zexit: np.ndarray, cs: np.ndarray, me: np.int64,
-            acts: np.ndarray, n: np.int64) -> np.int64:
+def retreat(
+    dist: np.ndarray, zexit: np.ndarray, cs: np.ndarray, me: np.int64, acts: np.ndarray, n: np.int64
+) -> np.int64:
     """``_retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none)."""
     for i in range(n):
         if acts[i, 0] == FLEE:
@@ -394,9 +450,17 @@ def retreat(dist: np.ndarray, zexit: np.ndarray, cs: np.ndarray, me: np.int64,
 
 
 @njit(cache=True, _nrt=False)
-def zone_key(cstat: np.ndarray, dist: np.ndarray, zcover: np.ndarray, cs: np.ndarray,
-             me: np.int64, z: np.int64, kind: np.int64, p1: np.int64,
-             p2: np.int64) -> tuple[int, int, int]:
+def zone_key(
+    cstat: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    z: np.int64,
+    kind: np.int64,
+    p1: np.int64,
+    p2: np.int64,
+) -> tuple[int, int, int]:
     """The keys the engine's temperaments pass to ``_best_move``, as int triples."""
     here = cs[me, S_ZONE]
     if kind == KEY_BRUTE:
@@ -413,9 +477,18 @@ def zone_key(cstat: np.ndarray, dist: np.ndarray, zcover: np.ndarray, cs: np.nda
 
 
 @njit(cache=True, _nrt=False)
-def best_move(cstat: np.ndarray, dist: np.ndarray, zcover: np.ndarray, cs: np.ndarray,
-              me: np.int64, acts: np.ndarray, n: np.int64, kind: np.int64, p1: np.int64,
-              p2: np.int64) -> np.int64:
+def best_move(
+    cstat: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    acts: np.ndarray,
+    n: np.int64,
+    kind: np.int64,
+    p1: np.int64,
+    p2: np.int64,
+) -> np.int64:
     """``_best_move``: the first move with the highest key, if it beats staying (-1)."""
     best = -1
     bk = (0, 0, 0)
@@ -434,9 +507,20 @@ def best_move(cstat: np.ndarray, dist: np.ndarray, zcover: np.ndarray, cs: np.nd
 
 
 @njit(cache=True, _nrt=False)
-def best_attack(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np.ndarray,
-                cs: np.ndarray, g: np.ndarray, decl: np.ndarray, pools: np.ndarray,
-                me: np.int64, acts: np.ndarray, n: np.int64, ranged_only: bool) -> np.int64:
+def best_attack(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    decl: np.ndarray,
+    pools: np.ndarray,
+    me: np.int64,
+    acts: np.ndarray,
+    n: np.int64,
+    ranged_only: bool,
+) -> np.int64:
     """``_best_attack``: the first attack with the highest gain."""
     declared_pools(cstat, wpn, zcover, opts, cs, g, decl, pools)
     best = -1
@@ -473,17 +557,30 @@ def agent_draw(arng: np.ndarray, g: np.ndarray, n: np.int64) -> np.int64:
         if length == 0:
             g[G_NEEDKEY] = 1
             return 0
-        mt.seed_key(arng, arng[A_KEY:A_KEY + length])
+        mt.seed_key(arng, arng[A_KEY : A_KEY + length])
         arng[A_SEEDED] = 1
     return mt.randbelow(arng, n)
 
 
 # -- temperaments ------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
-def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-              zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-              decl: np.ndarray, pools: np.ndarray, arng: np.ndarray, me: np.int64,
-              acts: np.ndarray, n: np.int64, scores: np.ndarray) -> np.int64:
+def tactician(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    zexit: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    decl: np.ndarray,
+    pools: np.ndarray,
+    arng: np.ndarray,
+    me: np.int64,
+    acts: np.ndarray,
+    n: np.int64,
+    scores: np.ndarray,
+) -> np.int64:
     """``scores``: scratch, one per legal action."""
     if side_broken(cstat, cs, me):
         r = retreat(dist, zexit, cs, me, acts, n)
@@ -493,8 +590,7 @@ def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
     for i in range(n):
         verb = acts[i, 0]
         if verb == ATTACK:
-            scores[i] = attack_gain(cstat, wpn, zcover, opts, cs, pools, me, acts[i, 1],
-                                    acts[i, 3])
+            scores[i] = attack_gain(cstat, wpn, zcover, opts, cs, pools, me, acts[i, 1], acts[i, 3])
         elif verb == MOVE:
             scores[i] = move_score(cstat, wpn, dist, zcover, cs, me, acts[i, 2])
         elif verb == FLEE:
@@ -520,9 +616,17 @@ def tactician(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def brute(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-          opts: np.ndarray, cs: np.ndarray, me: np.int64, acts: np.ndarray,
-          n: np.int64) -> np.int64:
+def brute(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    acts: np.ndarray,
+    n: np.int64,
+) -> np.int64:
     here = cs[me, S_ZONE]
     best = -1
     b1 = 0
@@ -544,10 +648,21 @@ def brute(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarr
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def cautious(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-             zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-             decl: np.ndarray, pools: np.ndarray, me: np.int64, acts: np.ndarray,
-             n: np.int64) -> np.int64:
+def cautious(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    zexit: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    decl: np.ndarray,
+    pools: np.ndarray,
+    me: np.int64,
+    acts: np.ndarray,
+    n: np.int64,
+) -> np.int64:
     attacks = False
     ranged = False
     for i in range(n):
@@ -579,10 +694,21 @@ def cautious(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.nd
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def coward(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-           zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-           decl: np.ndarray, pools: np.ndarray, me: np.int64, acts: np.ndarray,
-           n: np.int64) -> np.int64:
+def coward(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    zexit: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    decl: np.ndarray,
+    pools: np.ndarray,
+    me: np.int64,
+    acts: np.ndarray,
+    n: np.int64,
+) -> np.int64:
     """The coward hurt or with half its side out (otherwise it plays :func:`cautious`:
     :func:`choose` sends it there, so the inlined cautious is compiled once)."""
     e = retreat(dist, zexit, cs, me, acts, n)
@@ -592,14 +718,21 @@ def coward(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
         return e
     for i in range(n):
         if acts[i, 0] == ATTACK:
-            return best_attack(cstat, wpn, zcover, opts, cs, g, decl, pools, me, acts, n,
-                               False)
+            return best_attack(cstat, wpn, zcover, opts, cs, g, decl, pools, me, acts, n, False)
     return n - 1
 
 
 @njit(cache=True, _nrt=False)
-def threat(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-           opts: np.ndarray, cs: np.ndarray, foe: np.int64, ward: np.int64) -> float:
+def threat(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    foe: np.int64,
+    ward: np.int64,
+) -> float:
     """Expected PI + FUE ``foe`` can take off ``ward`` this turn (0 if out of reach):
     its ``actions_for`` attacks on the ward."""
     best = 0.0
@@ -618,9 +751,17 @@ def threat(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def protector(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-              opts: np.ndarray, cs: np.ndarray, me: np.int64, acts: np.ndarray,
-              n: np.int64) -> np.int64:
+def protector(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    acts: np.ndarray,
+    n: np.int64,
+) -> np.int64:
     """The protector's guard, or -1: it plays the tactician (:func:`choose` calls it,
     so the inlined tactician is compiled once)."""
     side = cstat[me, C_SIDE]
@@ -656,18 +797,33 @@ def protector(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
                         top = s
             if best >= 0:
                 return best
-            m = best_move(cstat, dist, zcover, cs, me, acts, n, KEY_GUARD,
-                          cs[worst, S_ZONE], cs[ward, S_ZONE])
+            m = best_move(
+                cstat, dist, zcover, cs, me, acts, n, KEY_GUARD, cs[worst, S_ZONE], cs[ward, S_ZONE]
+            )
             if m >= 0:
                 return m
     return -1
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-           zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-           decl: np.ndarray, pools: np.ndarray, arng: np.ndarray, agent: np.int64,
-           me: np.int64, acts: np.ndarray, n: np.int64, scores: np.ndarray) -> np.int64:
+def choose(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    zexit: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    decl: np.ndarray,
+    pools: np.ndarray,
+    arng: np.ndarray,
+    agent: np.int64,
+    me: np.int64,
+    acts: np.ndarray,
+    n: np.int64,
+    scores: np.ndarray,
+) -> np.int64:
     """``RandomAgent.act`` / ``heuristic_choice`` + ``cairn.choose``: the chosen row
     (``scores``: scratch, one per legal action)."""
     if agent == RANDOM_AGENT:
@@ -681,18 +837,17 @@ def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
         return brute(cstat, wpn, dist, zcover, opts, cs, me, acts, n)
     if mood == T_COWARD:
         if hurt(cstat, cs, me) or half_out(cstat, cs, me):
-            return coward(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, me,
-                          acts, n)
+            return coward(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, me, acts, n)
         mood = T_CAUTIOUS  # cairn.coward: "not hurt nor half out: cautious"
     if mood == T_CAUTIOUS:
-        return cautious(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, me,
-                        acts, n)
+        return cautious(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, me, acts, n)
     if mood == T_PROTECTOR:
         i = protector(cstat, wpn, dist, zcover, opts, cs, me, acts, n)
         if i >= 0:
             return i
-    return tactician(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng, me,
-                     acts, n, scores)
+    return tactician(
+        cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng, me, acts, n, scores
+    )
 
 
 # -- battle loop -------------------------------------------------------------------------------
@@ -700,14 +855,33 @@ def choose(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndar
 # with them, every array passed or sliced paid a reference-count call pair — a third of
 # a battle's time. Their scratch arrays come from the caller (scratch()).
 @njit(cache=True, _nrt=False)
-def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-              zexit: np.ndarray, opts: np.ndarray, cs0: np.ndarray, agents: np.ndarray,
-              dice_keys: np.ndarray, dice_len: np.ndarray, keys: np.ndarray,
-              key_len: np.ndarray, out_cs: np.ndarray, out_g: np.ndarray,
-              out_decisions: np.ndarray, lanes: np.ndarray, arng: np.ndarray,
-              cs: np.ndarray, g: np.ndarray, queue: np.ndarray, decl: np.ndarray,
-              acts: np.ndarray, pools: np.ndarray, scores: np.ndarray,
-              hits: np.ndarray) -> None:
+def play_many(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    zexit: np.ndarray,
+    opts: np.ndarray,
+    cs0: np.ndarray,
+    agents: np.ndarray,
+    dice_keys: np.ndarray,
+    dice_len: np.ndarray,
+    keys: np.ndarray,
+    key_len: np.ndarray,
+    out_cs: np.ndarray,
+    out_g: np.ndarray,
+    out_decisions: np.ndarray,
+    lanes: np.ndarray,
+    arng: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    queue: np.ndarray,
+    decl: np.ndarray,
+    acts: np.ndarray,
+    pools: np.ndarray,
+    scores: np.ndarray,
+    hits: np.ndarray,
+) -> None:
     """Whole battles from the start, one per seed (``agents.runner.play_battle``): the
     dice generator's key words (``mt.seed_keys``) and the agents' (``mt.agent_keys``;
     none: a battle whose agent draws stops with G_NEEDKEY). ``lanes`` (mt.LANES
@@ -729,12 +903,29 @@ def play_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.n
         while g[G_DONE] == 0:
             me = queue[g[G_QHEAD]]
             na = K.legal_actions(cstat, wpn, dist, zexit, cs, me, acts)
-            i = choose(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng,
-                       agents[cstat[me, C_SIDE]], me, acts, na, scores)
+            i = choose(
+                cstat,
+                wpn,
+                dist,
+                zcover,
+                zexit,
+                opts,
+                cs,
+                g,
+                decl,
+                pools,
+                arng,
+                agents[cstat[me, C_SIDE]],
+                me,
+                acts,
+                na,
+                scores,
+            )
             if g[G_NEEDKEY] == 1:
                 break
-            K.apply(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl, hits,
-                    me, acts[i])
+            K.apply(
+                cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl, hits, me, acts[i]
+            )
             decisions += 1
         copy_into(out_cs[b], cs)
         copy_into(out_g[b], g)
@@ -761,17 +952,42 @@ def side_strength(cstat: np.ndarray, cs: np.ndarray, side: np.int64) -> float:
 # nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch),
 # each with its own scratch arrays.
 @njit(cache=True, nogil=True, _nrt=False)
-def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-                 zexit: np.ndarray, opts: np.ndarray, cs0: np.ndarray, g0: np.ndarray,
-                 queue0: np.ndarray, decl0: np.ndarray, first: np.ndarray,
-                 seed_keys: np.ndarray, seed_len: np.ndarray, agents: np.ndarray,
-                 stop: np.int64, max_decisions: np.int64, root_actor: np.int64,
-                 searching: np.int64, winner: np.ndarray, finished: np.ndarray,
-                 own: np.ndarray, foe: np.ndarray, actor_out: np.ndarray,
-                 dice: np.ndarray, arng: np.ndarray, cs: np.ndarray, g: np.ndarray,
-                 queue: np.ndarray, decl: np.ndarray, acts: np.ndarray,
-                 pools: np.ndarray, scores: np.ndarray, hits: np.ndarray,
-                 act: np.ndarray) -> None:
+def rollout_many(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    zexit: np.ndarray,
+    opts: np.ndarray,
+    cs0: np.ndarray,
+    g0: np.ndarray,
+    queue0: np.ndarray,
+    decl0: np.ndarray,
+    first: np.ndarray,
+    seed_keys: np.ndarray,
+    seed_len: np.ndarray,
+    agents: np.ndarray,
+    stop: np.int64,
+    max_decisions: np.int64,
+    root_actor: np.int64,
+    searching: np.int64,
+    winner: np.ndarray,
+    finished: np.ndarray,
+    own: np.ndarray,
+    foe: np.ndarray,
+    actor_out: np.ndarray,
+    dice: np.ndarray,
+    arng: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    queue: np.ndarray,
+    decl: np.ndarray,
+    acts: np.ndarray,
+    pools: np.ndarray,
+    scores: np.ndarray,
+    hits: np.ndarray,
+    act: np.ndarray,
+) -> None:
     """``MCTS.rollout`` for every (action, seed): dice and tie-breaks from two generators
     seeded alike (``MCTS._descend``; the seeds' key words, ``mt.seed_keys``);
     ``agents[side]`` plays each side after the first action; the root actor's ``_Walk``
@@ -779,7 +995,7 @@ def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: n
     arng[A_SEEDED] = 1
     for ai in range(first.shape[0]):
         for si in range(seed_keys.shape[0]):
-            key = seed_keys[si, :seed_len[si]]
+            key = seed_keys[si, : seed_len[si]]
             mt.seed_key(dice, key)
             mt.seed_key(arng, key)
             copy_into(cs, cs0)
@@ -793,8 +1009,9 @@ def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: n
             left_turn = False
             out = False
             while True:
-                K.apply(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl,
-                        hits, me, act)
+                K.apply(
+                    cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, queue, decl, hits, me, act
+                )
                 decisions += 1
                 if tracking:
                     # _Walk.update for the root actor.
@@ -818,8 +1035,24 @@ def rollout_many(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: n
                     break
                 me = queue[g[G_QHEAD]]
                 na = K.legal_actions(cstat, wpn, dist, zexit, cs, me, acts)
-                i = choose(cstat, wpn, dist, zcover, zexit, opts, cs, g, decl, pools, arng,
-                           agents[cstat[me, C_SIDE]], me, acts, na, scores)
+                i = choose(
+                    cstat,
+                    wpn,
+                    dist,
+                    zcover,
+                    zexit,
+                    opts,
+                    cs,
+                    g,
+                    decl,
+                    pools,
+                    arng,
+                    agents[cstat[me, C_SIDE]],
+                    me,
+                    acts,
+                    na,
+                    scores,
+                )
                 copy_into(act, acts[i])
             w = g[K.G_WINNER]
             if g[G_DONE] == 1 and w == searching:
@@ -868,8 +1101,7 @@ def agent_code(spec: str) -> int:
     mood = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
     if mood in K.TEMPERAMENT_CODES:
         return K.TEMPERAMENT_CODES[mood]
-    raise KernelRefusal(f"agent {spec!r}: the Cairn kernel plays only random and heuristic "
-                        "agents")
+    raise KernelRefusal(f"agent {spec!r}: the Cairn kernel plays only random and heuristic agents")
 
 
 #: Battles of a chunk played first without the agents' keys, to see whether this
@@ -899,8 +1131,10 @@ class CairnKernel:
         if scenario.ruleset.id != "cairn":
             return f"scenario {scenario.name}: ruleset {scenario.ruleset.id}, not cairn"
         if len(scenario.combatants) > MAX_COMBATANTS:
-            return (f"scenario {scenario.name}: {len(scenario.combatants)} combatants "
-                    f"(the Cairn kernel plays at most {MAX_COMBATANTS})")
+            return (
+                f"scenario {scenario.name}: {len(scenario.combatants)} combatants "
+                f"(the Cairn kernel plays at most {MAX_COMBATANTS})"
+            )
         for c in scenario.combatants:
             for w in c.stats.weapons:
                 if len(w.dice) > 2:
@@ -989,10 +1223,25 @@ class CairnKernel:
             sub_cs = np.zeros((idx.size, *cs0.shape), dtype=np.int64)
             sub_g = np.zeros((idx.size, K.N_G), dtype=np.int64)
             sub_dec = np.zeros(idx.size, dtype=np.int64)
-            play_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs0, codes,
-                      dice_keys[idx], dice_len[idx], keys, key_len, sub_cs, sub_g, sub_dec,
-                      mt.new_state(mt.LANES),
-                      *scratch(st, cs0, keys.shape[1]))
+            play_many(
+                st.cstat,
+                st.wpn,
+                st.dist,
+                st.zcover,
+                st.zexit,
+                st.opts,
+                cs0,
+                codes,
+                dice_keys[idx],
+                dice_len[idx],
+                keys,
+                key_len,
+                sub_cs,
+                sub_g,
+                sub_dec,
+                mt.new_state(mt.LANES),
+                *scratch(st, cs0, keys.shape[1]),
+            )
             out_cs[idx] = sub_cs
             out_g[idx] = sub_g
             out_dec[idx] = sub_dec
@@ -1056,17 +1305,39 @@ class CairnKernel:
         foe = np.zeros(shape, dtype=np.float64)
         actor_out = np.zeros(shape, dtype=np.bool_)
         keys, key_len = mt.seed_keys(list(seeds))
-        rollout_many(st.cstat, st.wpn, st.dist, st.zcover, st.zexit, st.opts, cs, g, queue,
-                     decl, first, keys, key_len, codes, stop, max_decisions,
-                     root, searching, winner, finished, own, foe,
-                     actor_out, mt.new_state(),
-                     *scratch(st, cs, 0), np.zeros(4, dtype=np.int64))
+        rollout_many(
+            st.cstat,
+            st.wpn,
+            st.dist,
+            st.zcover,
+            st.zexit,
+            st.opts,
+            cs,
+            g,
+            queue,
+            decl,
+            first,
+            keys,
+            key_len,
+            codes,
+            stop,
+            max_decisions,
+            root,
+            searching,
+            winner,
+            finished,
+            own,
+            foe,
+            actor_out,
+            mt.new_state(),
+            *scratch(st, cs, 0),
+            np.zeros(4, dtype=np.int64),
+        )
         return RolloutBatch(winner, finished, own, foe, actor_out)
 
 
 _STATUS_VALUES = tuple(st.value for st in K.STATUSES)
-_CONDITIONS_SORTED = tuple(sorted((name, 1 << bit) for bit, name in
-                                  enumerate(K.CONDITIONS)))
+_CONDITIONS_SORTED = tuple(sorted((name, 1 << bit) for bit, name in enumerate(K.CONDITIONS)))
 #: Every condition mask's sorted (name, value) pairs (Cairn's conditions carry no value).
 _CONDITION_PAIRS = tuple(
     tuple((name, 0) for name, bit in _CONDITIONS_SORTED if mask & bit)
@@ -1081,8 +1352,9 @@ def _objects(values: Sequence[Any], codes: np.ndarray) -> list[Any]:
     return table[codes].tolist()  # type: ignore[no-any-return]
 
 
-def read_back(st: K.Static, seeds: Sequence[int], out_cs: np.ndarray, out_g: np.ndarray,
-              out_dec: np.ndarray) -> list[KernelBattle]:
+def read_back(
+    st: K.Static, seeds: Sequence[int], out_cs: np.ndarray, out_g: np.ndarray, out_dec: np.ndarray
+) -> list[KernelBattle]:
     """Finished kernel battles in the engine's terms (KernelBattle), one per seed.
 
     Column by column with numpy, then one tuple per field and battle: at thousands of
@@ -1093,8 +1365,7 @@ def read_back(st: K.Static, seeds: Sequence[int], out_cs: np.ndarray, out_g: np.
     # Resources: each distinct (des, fue, pi, vol) row once.
     res = out_cs[:, :, [K.S_DES, K.S_FUE, K.S_PI, K.S_VOL]].reshape(-1, 4)
     uniq, inverse = np.unique(res, axis=0, return_inverse=True)
-    res_values = [(("des", d), ("fue", f), ("pi", p), ("vol", v))
-                  for d, f, p, v in uniq.tolist()]
+    res_values = [(("des", d), ("fue", f), ("pi", p), ("vol", v)) for d, f, p, v in uniq.tolist()]
     resources = _objects(res_values, inverse.reshape(out_cs.shape[:2]))
     ko = out_cs[:, :, K.S_KO].tolist()
     died = (out_cs[:, :, K.S_DIED] == 1).tolist()
@@ -1105,12 +1376,26 @@ def read_back(st: K.Static, seeds: Sequence[int], out_cs: np.ndarray, out_g: np.
     reasons = K.REASONS
     g_winner, g_reason, g_round, g_wipe = K.G_WINNER, K.G_REASON, G_ROUND, K.G_WIPE
     return [
-        KernelBattle(int(seed), winners[g[g_winner] + 1], reasons[g[g_reason]], g[g_round],
-                     g[g_wipe] == 1, dec, tuple(statuses[b]), tuple(zones[b]),
-                     tuple(resources[b]), tuple(conditions[b]), tuple(ko[b]),
-                     tuple(died[b]), tuple(dealt[b]), tuple(to_foes[b]), tuple(taken[b]))
-        for b, (seed, g, dec) in enumerate(zip(seeds, out_g.tolist(), out_dec.tolist(),
-                                               strict=True))
+        KernelBattle(
+            int(seed),
+            winners[g[g_winner] + 1],
+            reasons[g[g_reason]],
+            g[g_round],
+            g[g_wipe] == 1,
+            dec,
+            tuple(statuses[b]),
+            tuple(zones[b]),
+            tuple(resources[b]),
+            tuple(conditions[b]),
+            tuple(ko[b]),
+            tuple(died[b]),
+            tuple(dealt[b]),
+            tuple(to_foes[b]),
+            tuple(taken[b]),
+        )
+        for b, (seed, g, dec) in enumerate(
+            zip(seeds, out_g.tolist(), out_dec.tolist(), strict=True)
+        )
     ]
 
 

@@ -630,10 +630,13 @@ def scratch(
 ) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
     """A battle's scratch arrays for the loops: the state tuple ``(D, U, G, ORD)``, the
     legal list and one generator's state."""
-    state = (D0.copy(), U0.copy(), np.zeros(dk.NG, dtype=np.int64),
-             np.zeros(D0.shape[0], dtype=np.int64))
-    return (state, np.zeros((MAX_ACTIONS, 4), dtype=np.int64),
-            new_state())
+    state = (
+        D0.copy(),
+        U0.copy(),
+        np.zeros(dk.NG, dtype=np.int64),
+        np.zeros(D0.shape[0], dtype=np.int64),
+    )
+    return (state, np.zeros((MAX_ACTIONS, 4), dtype=np.int64), new_state())
 
 
 # -- the Kernel -------------------------------------------------------------------------
@@ -678,8 +681,9 @@ class DestinyDiceKernel:
         nc = S.shape[0]
         most = ZS.shape[1] + nc * (WS.shape[1] + 1 + HS.shape[1]) + WS.shape[1] + 2
         if most > MAX_ACTIONS:
-            raise UnsupportedFeature(f"legal lists of up to {most} actions (the kernel holds "
-                                     f"{MAX_ACTIONS})")
+            raise UnsupportedFeature(
+                f"legal lists of up to {most} actions (the kernel holds {MAX_ACTIONS})"
+            )
         if len(self._cache) > 64:
             self._cache.clear()
         self._cache[id(scenario)] = (scenario, K, D0, U0)
@@ -739,8 +743,23 @@ class DestinyDiceKernel:
         out_d = np.zeros((len(seeds), nc, 11), dtype=np.int64)
         ST, LA, rng = scratch(D0, U0)
         lanes = new_state(LANES)
-        play_many(K, ST, D0, U0, LA, lanes, rng, dice_keys, dice_len, agent_keys, agent_len,
-                  kinds, overrides, out_g, out_d)
+        play_many(
+            K,
+            ST,
+            D0,
+            U0,
+            LA,
+            lanes,
+            rng,
+            dice_keys,
+            dice_len,
+            agent_keys,
+            agent_len,
+            kinds,
+            overrides,
+            out_g,
+            out_d,
+        )
         if (out_g[:, 4] > MAX_DECISIONS).any():
             raise KernelRefusal(f"{scenario.name}: a battle did not end after {MAX_DECISIONS}")
         return out_g, out_d
@@ -818,9 +837,11 @@ class DestinyDiceKernel:
             names = list(actor.stats.heals if action.verb == "curar" else actor.stats.weapons)
             item = names.index(action.item)
         # What apply reads of each verb is there (an index of -1 would read the last row).
-        needs = (target if verb in (ATACAR, AYUDAR, CURAR, CONTRA) else 0,
-                 item if verb in (ATACAR, CURAR, RECARGAR, CONTRA) else 0,
-                 zone if verb in (MOVER, REPOS) else 0)
+        needs = (
+            target if verb in (ATACAR, AYUDAR, CURAR, CONTRA) else 0,
+            item if verb in (ATACAR, CURAR, RECARGAR, CONTRA) else 0,
+            zone if verb in (MOVER, REPOS) else 0,
+        )
         if min(needs) < 0:
             raise UnsupportedFeature(f"{action} lacks what {action.verb} needs")
         return verb, target, item, zone

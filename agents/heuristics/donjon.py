@@ -68,8 +68,13 @@ def attack_hurt_chance(
         # The defender may parry instead: count on the better of its two defences.
         defence = max(defence, combat.parry_pool(target))
     return hurt_probability(
-        max(0, pool), defence, combat.damage_pool(actor, weapon), combat.soak_pool(target),
-        opts.die_size, opts.all_tied, combat.damage_test_floor(actor),
+        max(0, pool),
+        defence,
+        combat.damage_pool(actor, weapon),
+        combat.soak_pool(target),
+        opts.die_size,
+        opts.all_tied,
+        combat.damage_test_floor(actor),
         combat.damage_test_floor(target),
     )
 
@@ -145,7 +150,8 @@ def _choose_resist(state: BattleState, actions: list[Action]) -> Action:
     mover = state.by_id[move.mover]
     sides, tied = _sides(state)
     p_win = 1.0 - win_probability(
-        combat.move_pool(mover) + mover.data["bonus"], combat.move_pool(me), sides, tied)
+        combat.move_pool(mover) + mover.data["bonus"], combat.move_pool(me), sides, tied
+    )
     want = best_band(me)
     if move.from_contact:
         against_me = True
@@ -259,8 +265,13 @@ def _brute_turn(state: BattleState, actions: list[Action], rng: random.Random) -
     nearest = _nearest(state, actor)
     attacks = [a for a in actions if a.verb == "atacar"]
     if attacks:
-        return max(attacks, key=lambda a: (-state.distance(actor, state.by_id[str(a.target)]),
-                                           _dice(actor, a, state)))
+        return max(
+            attacks,
+            key=lambda a: (
+                -state.distance(actor, state.by_id[str(a.target)]),
+                _dice(actor, a, state),
+            ),
+        )
     if nearest is not None and (step := _step(actions, "acercarse", nearest.id)):
         return step
     return next((a for a in actions if a.verb == "rematar"), None) or _wait(actions)
@@ -292,17 +303,26 @@ def _coward_turn(state: BattleState, actions: list[Action], rng: random.Random) 
 
 def _protector_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
     actor = state.by_id[actions[0].actor]
-    allies = [a for a in state.combatants
-              if a.side is actor.side and a.active and a.id != actor.id
-              and a.resources["heridas"] < a.maxima["heridas"]]
+    allies = [
+        a
+        for a in state.combatants
+        if a.side is actor.side
+        and a.active
+        and a.id != actor.id
+        and a.resources["heridas"] < a.maxima["heridas"]
+    ]
     foes = _foes(state, actor)
     if allies and foes:
         ward = min(allies, key=lambda a: (a.resources["heridas"] / a.maxima["heridas"], a.index))
         threat = min(foes, key=lambda o: (state.distance(ward, o), o.index))
         on_threat = [a for a in actions if a.verb == "atacar" and a.target == threat.id]
         if on_threat:
-            return max(on_threat, key=lambda a: attack_hurt_chance(
-                state, actor, threat, combat.weapon(actor, str(a.item))))
+            return max(
+                on_threat,
+                key=lambda a: attack_hurt_chance(
+                    state, actor, threat, combat.weapon(actor, str(a.item))
+                ),
+            )
         step = _step(actions, "acercarse", threat.id)
         if step is not None:
             return step

@@ -132,8 +132,16 @@ def attack_hurt_chance(ci, cs, g, wt, wd, pen, dist, hp, actor, target, w):  # n
     if wt[actor, w] == K.K_MELEE and ci[target, K.NINIT] > 0 and cs[target, PARRYW] != NONE:
         # The defender may parry instead: count on the better of its two defences.
         defence = max(defence, parry_pool(ci, cs, target))
-    return lookup_hp(g, hp, max(0, pool), defence, damage_pool(ci, cs, wd, actor, w),
-                     soak_pool(ci, cs, target), cs[actor, PC], cs[target, PC])
+    return lookup_hp(
+        g,
+        hp,
+        max(0, pool),
+        defence,
+        damage_pool(ci, cs, wd, actor, w),
+        soak_pool(ci, cs, target),
+        cs[actor, PC],
+        cs[target, PC],
+    )
 
 
 @kjit
@@ -233,8 +241,7 @@ def _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa:
 @kjit
 def _dice(ci, cs, wt, wd, pen, dist, actor, target, w):  # noqa: ANN001, ANN201
     """Attack + damage dice of an attack action (how hard the brute swings)."""
-    pool = attack_pool(ci, cs, wt, pen, actor, w,
-                       band_of(dist[ci[actor, ZONE], ci[target, ZONE]]))
+    pool = attack_pool(ci, cs, wt, pen, actor, w, band_of(dist[ci[actor, ZONE], ci[target, ZONE]]))
     if pool < _UNREACHABLE:
         pool = 0
     return pool + damage_pool(ci, cs, wd, actor, w)
@@ -357,8 +364,9 @@ def _choose_resist(ci, cs, g, wp):  # noqa: ANN001, ANN201
     """Resist when the movement test is likely won and the move goes against it."""
     me = g[PACTOR]
     mover = g[MV_MOVER]
-    p_win = 1.0 - lookup_wp(g, wp, move_pool(ci, cs, mover) + ci[mover, BONUS],
-                            move_pool(ci, cs, me))
+    p_win = 1.0 - lookup_wp(
+        g, wp, move_pool(ci, cs, mover) + ci[mover, BONUS], move_pool(ci, cs, me)
+    )
     want = cs[me, BESTBAND]
     if g[MV_FROMC] == 1:
         against_me = True
@@ -410,8 +418,7 @@ def _choose_spend(ci, g, ai, n):  # noqa: ANN001, ANN201
     rem = g[SP_REM]
     on_heridas = _option(ai, n, 0)
     on_celeridad = _option(ai, n, 1)
-    if (on_heridas != NONE and rem < heridas and on_celeridad != NONE
-            and rem - 1 >= ci[victim, CEL]):
+    if on_heridas != NONE and rem < heridas and on_celeridad != NONE and rem - 1 >= ci[victim, CEL]:
         # The blow cannot drop the victim but can take all its Celeridad.
         return on_celeridad
     if on_heridas != NONE:
@@ -472,9 +479,34 @@ def _decide(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mode):  # 
 
 
 @njit(cache=True)
-def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, dice_keys,  # noqa: ANN001, ANN201, PLR0913
-                        dice_key_len, agent_keys, agent_key_len, modes, hp, wp, out_g, out_ci,
-                        todo, slot, saved_init, saved_dice, saved_rng, used):
+def play_battles_kernel(
+    cs,
+    wt,
+    wd,
+    pen,
+    dist,
+    stepto,
+    away,
+    p,
+    ci0,
+    init0,
+    g0,
+    dice_keys,  # noqa: ANN001, ANN201, PLR0913
+    dice_key_len,
+    agent_keys,
+    agent_key_len,
+    modes,
+    hp,
+    wp,
+    out_g,
+    out_ci,
+    todo,
+    slot,
+    saved_init,
+    saved_dice,
+    saved_rng,
+    used,
+):
     """``agents.runner.play_battle`` for every seed ``todo[j]`` marks: the final ``g`` and
     ``ci`` rows; ``g[ERR]`` says a seed stopped on an odds miss or an overflow.
 
@@ -520,8 +552,8 @@ def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, 
                     mt.seed_lanes(rng_lanes, agent_keys, agent_key_len, group)
                     seeded = group
                 else:
-                    mt.seed_key(dice_lanes[lane], dice_keys[j, :dice_key_len[j]])
-                    mt.seed_key(rng_lanes[lane], agent_keys[j, :agent_key_len[j]])
+                    mt.seed_key(dice_lanes[lane], dice_keys[j, : dice_key_len[j]])
+                    mt.seed_key(rng_lanes[lane], agent_keys[j, : agent_key_len[j]])
             ci = ci0.copy()
             init = init0.copy()
             g = g0.copy()
@@ -531,8 +563,9 @@ def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, 
         while g[DONE] == 0 and g[ERR] == ERR_NONE:
             n = K.legal_actions(ci, cs, g, wt, pen, dist, away, av, at, ai)
             index = rng[mt.N]
-            k = _decide(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n,
-                        modes[cs[g[PACTOR], SIDE]])
+            k = _decide(
+                ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, modes[cs[g[PACTOR], SIDE]]
+            )
             if g[ERR] != ERR_NONE:
                 missed = g[ERR] == ERR_MISS_HP or g[ERR] == ERR_MISS_WP
                 if missed and rng[mt.N] >= index:
@@ -548,8 +581,25 @@ def play_battles_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, 
                     here = -1
                 slot[j] = here
                 break
-            K.apply(ci, init, cs, g, wt, wd, pen, dist, stepto, away, p, dice, buf_a, buf_d,
-                    av[k], at[k], ai[k])
+            K.apply(
+                ci,
+                init,
+                cs,
+                g,
+                wt,
+                wd,
+                pen,
+                dist,
+                stepto,
+                away,
+                p,
+                dice,
+                buf_a,
+                buf_d,
+                av[k],
+                at[k],
+                ai[k],
+            )
             g[DECISIONS] += 1
         copy_into(out_g[j], g)
         copy_into(out_ci[j], ci)
@@ -595,9 +645,33 @@ def _side_strength(ci, cs, side):  # noqa: ANN001, ANN201
 
 # nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
 @njit(cache=True, nogil=True)
-def rollouts_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, acts, seeds,  # noqa: ANN001, ANN201, PLR0913
-                    seed_keys, seed_key_len, stop_round, own_mood, search_side, root_actor,
-                    max_decisions, hp, wp, out, errs, todo):
+def rollouts_kernel(
+    cs,
+    wt,
+    wd,
+    pen,
+    dist,
+    stepto,
+    away,
+    p,
+    ci0,
+    init0,
+    g0,
+    acts,
+    seeds,  # noqa: ANN001, ANN201, PLR0913
+    seed_keys,
+    seed_key_len,
+    stop_round,
+    own_mood,
+    search_side,
+    root_actor,
+    max_decisions,
+    hp,
+    wp,
+    out,
+    errs,
+    todo,
+):
     """``MCTS._descend`` below an empty tree for every (action, seed) ``todo`` marks:
     out[a, s] = (winner ±1/0, finished, own, foe, actor_out)."""
     n_c = ci0.shape[0]
@@ -618,16 +692,33 @@ def rollouts_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, acts
             init = init0.copy()
             g = g0.copy()
             # MCTS._descend: RandomRoller(seed) and random.Random(seed), two generators.
-            mt.seed_key(dice, seed_keys[s, :seed_key_len[s]])
-            mt.seed_key(rng, seed_keys[s, :seed_key_len[s]])
+            mt.seed_key(dice, seed_keys[s, : seed_key_len[s]])
+            mt.seed_key(rng, seed_keys[s, : seed_key_len[s]])
             walk[0] = 1
             walk[1] = 0
             walk[2] = 0
             verb, target, item = acts[a, 0], acts[a, 1], acts[a, 2]
             decisions = 0
             while True:
-                K.apply(ci, init, cs, g, wt, wd, pen, dist, stepto, away, p, dice, buf_a,
-                        buf_d, verb, target, item)
+                K.apply(
+                    ci,
+                    init,
+                    cs,
+                    g,
+                    wt,
+                    wd,
+                    pen,
+                    dist,
+                    stepto,
+                    away,
+                    p,
+                    dice,
+                    buf_a,
+                    buf_d,
+                    verb,
+                    target,
+                    item,
+                )
                 decisions += 1
                 if g[ERR] != ERR_NONE:
                     break
@@ -640,8 +731,7 @@ def rollouts_kernel(cs, wt, wd, pen, dist, stepto, away, p, ci0, init0, g0, acts
                 mood = cs[g[PACTOR], TEMPER]
                 if side == search_side and own_mood >= 0:
                     mood = own_mood
-                k = heuristic_choice(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n,
-                                     mood)
+                k = heuristic_choice(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mood)
                 if g[ERR] != ERR_NONE:
                     break
                 verb, target, item = av[k], at[k], ai[k]
@@ -696,8 +786,10 @@ class DonjonKernel:
             return f"ruleset {scenario.ruleset.id!r} is not Donjon"
         for spec in agents:
             if agent_mode(spec) is None:
-                return f"agent {spec!r} is not compiled (kernel agents: random, heuristic, " \
-                       "heuristic:T)"
+                return (
+                    f"agent {spec!r} is not compiled (kernel agents: random, heuristic, "
+                    "heuristic:T)"
+                )
         for c in scenario.combatants:
             if c.conditions:
                 return f"{c.id} starts with conditions ({', '.join(c.conditions)})"
@@ -775,10 +867,34 @@ class DonjonKernel:
         saved_rng = mt.new_state(room)
         used = np.zeros(1, dtype=np.int64)
         while todo.any():
-            play_battles_kernel(st.cs, st.wt, st.wd, st.pen, st.dist, st.stepto, st.away, st.p,
-                                ci0, init0, g0, dice_keys, dice_lens, keys, lens, modes, tables.hp,
-                                tables.wp, out_g, out_ci, todo, slot, saved_init, saved_dice,
-                                saved_rng, used)
+            play_battles_kernel(
+                st.cs,
+                st.wt,
+                st.wd,
+                st.pen,
+                st.dist,
+                st.stepto,
+                st.away,
+                st.p,
+                ci0,
+                init0,
+                g0,
+                dice_keys,
+                dice_lens,
+                keys,
+                lens,
+                modes,
+                tables.hp,
+                tables.wp,
+                out_g,
+                out_ci,
+                todo,
+                slot,
+                saved_init,
+                saved_dice,
+                saved_rng,
+                used,
+            )
             todo[:] = False
             for j in np.flatnonzero(out_g[:, ERR] != ERR_NONE).tolist():
                 err = out_g[j, ERR]
@@ -787,14 +903,13 @@ class DonjonKernel:
                     todo[j] = True
                 elif err == ERR_OVERFLOW:
                     # Pools beyond the arrays (hundreds of dice): never in a real battle.
-                    raise KernelRefusal(f"donjon kernel: seed {seeds[j]} outgrows the "
-                                        "kernel's pools")
+                    raise KernelRefusal(
+                        f"donjon kernel: seed {seeds[j]} outgrows the kernel's pools"
+                    )
         return st, seeds, out_g, out_ci
 
     # -- rollouts ------------------------------------------------------------------------
-    def export_state(
-        self, state: BattleState
-    ) -> tuple[Static, np.ndarray, np.ndarray, np.ndarray]:
+    def export_state(self, state: BattleState) -> tuple[Static, np.ndarray, np.ndarray, np.ndarray]:
         """``ci``/``init``/``g`` of an engine state waiting on a decision (KernelRefusal if
         the kernel cannot resume it)."""
         why = self.refusal(state.scenario, ())
@@ -838,7 +953,7 @@ class DonjonKernel:
         g[PACTOR] = index[pending.actor]
         if K.SIDES.index(pending.side) != st.cs[g[PACTOR], K.SIDE]:
             raise KernelRefusal("the pending decision's side is not its actor's")
-        if g[PKIND] == K.P_TURN and g[COUNT] not in init[g[PACTOR], :ci[g[PACTOR], K.NINIT]]:
+        if g[PKIND] == K.P_TURN and g[COUNT] not in init[g[PACTOR], : ci[g[PACTOR], K.NINIT]]:
             raise KernelRefusal(f"{pending.actor} does not hold the number called")
         g[WINNER] = NONE
         g[AT_ATT] = g[MV_MOVER] = g[K.SP_DEALER] = NONE
@@ -877,13 +992,17 @@ class DonjonKernel:
             raise KernelRefusal(f"continuing {list(continuing)}")
         g[CONT] = len(continuing)
         # Who decides a reaction or a spending is the one it waits on.
-        needs = {K.P_DEFENCE: (attack, AT_TGT), K.P_RESIST: (move, K.MV_RES),
-                 K.P_SPEND: (spend, K.SP_DEALER)}
+        needs = {
+            K.P_DEFENCE: (attack, AT_TGT),
+            K.P_RESIST: (move, K.MV_RES),
+            K.P_SPEND: (spend, K.SP_DEALER),
+        }
         if g[PKIND] in needs:
             waits, who = needs[g[PKIND]]
             if waits is None or g[who] != g[PACTOR]:
-                raise KernelRefusal(f"pending {pending.name!r} of {pending.actor}: not what "
-                                    "the state waits on")
+                raise KernelRefusal(
+                    f"pending {pending.name!r} of {pending.actor}: not what the state waits on"
+                )
         return st, ci, init, g
 
     @staticmethod
@@ -897,8 +1016,10 @@ class DonjonKernel:
         elif action.option:
             item = K.SPEND_OPTIONS.index(action.option)
         # What apply reads of each verb is there (an index of -1 would read the last row).
-        needs = (target if verb in (K.ATACAR, K.REMATAR, K.ACERCARSE, K.ALEJARSE) else 0,
-                 item if verb in (K.ATACAR, K.REMATAR, K.REPARTIR) else 0)
+        needs = (
+            target if verb in (K.ATACAR, K.REMATAR, K.ACERCARSE, K.ALEJARSE) else 0,
+            item if verb in (K.ATACAR, K.REMATAR, K.REPARTIR) else 0,
+        )
         if min(needs) < 0:
             raise KernelRefusal(f"{action} lacks what {action.verb} needs")
         return verb, target, item
@@ -934,17 +1055,40 @@ class DonjonKernel:
         side = K.SIDES.index(pending.side)
         actor = st.ids.index(pending.actor)
         while todo.any():
-            rollouts_kernel(st.cs, st.wt, st.wd, st.pen, st.dist, st.stepto, st.away, st.p,
-                            ci0, init0, g0, acts, np.arange(ns, dtype=np.int64), keys, lens,
-                            stop, own, side, actor, max_decisions, tables.hp, tables.wp, out,
-                            errs, todo)
+            rollouts_kernel(
+                st.cs,
+                st.wt,
+                st.wd,
+                st.pen,
+                st.dist,
+                st.stepto,
+                st.away,
+                st.p,
+                ci0,
+                init0,
+                g0,
+                acts,
+                np.arange(ns, dtype=np.int64),
+                keys,
+                lens,
+                stop,
+                own,
+                side,
+                actor,
+                max_decisions,
+                tables.hp,
+                tables.wp,
+                out,
+                errs,
+                todo,
+            )
             todo[:] = False
             for a in range(na):
                 for s in range(ns):
                     err = errs[a, s, 0]
                     if err in (ERR_MISS_HP, ERR_MISS_WP):
                         g = np.zeros(K.NG, dtype=np.int64)
-                        g[ERR:ERR + 8] = errs[a, s]
+                        g[ERR : ERR + 8] = errs[a, s]
                         tables.fill(g)
                         todo[a, s] = True
                     elif err == ERR_OVERFLOW:
@@ -958,8 +1102,9 @@ class DonjonKernel:
         )
 
 
-def _read_back(st: Static, seeds: list[int], out_g: np.ndarray,
-               out_ci: np.ndarray) -> list[KernelBattle]:
+def _read_back(
+    st: Static, seeds: list[int], out_g: np.ndarray, out_ci: np.ndarray
+) -> list[KernelBattle]:
     """Final arrays → KernelBattles, column by column (one ``tolist`` a column, tuples
     built by ``zip`` and ``map``: the per-battle Python is most of a short battle's cost)."""
     n = out_ci.shape[1]
@@ -967,38 +1112,48 @@ def _read_back(st: Static, seeds: list[int], out_g: np.ndarray,
     def col(c: int) -> list[list[int]]:
         return out_ci[:, :, c].tolist()  # type: ignore[no-any-return]
 
-    status, zone, agu, cel, dis, her, vir = (col(c) for c in (STATUS, ZONE, AGU, CEL, DIS,
-                                                               H, VIR))
-    inconsc, quebr, ko, died, dealt, tofoes, taken = (col(c) for c in (
-        INCONSC, QUEBR, KO, DIED, DEALT, TOFOES, TAKEN))
+    status, zone, agu, cel, dis, her, vir = (col(c) for c in (STATUS, ZONE, AGU, CEL, DIS, H, VIR))
+    inconsc, quebr, ko, died, dealt, tofoes, taken = (
+        col(c) for c in (INCONSC, QUEBR, KO, DIED, DEALT, TOFOES, TAKEN)
+    )
     g = out_g[:, [WINNER, REASON, K.OROUNDS, WIPE, DECISIONS]].tolist()
-    names = [(name,) * n for name in ("aguante", "celeridad", "discernimiento", "heridas",
-                                      "virilidad")]
+    names = [
+        (name,) * n for name in ("aguante", "celeridad", "discernimiento", "heridas", "virilidad")
+    ]
     status_of = _STATUS_NAMES.__getitem__
     zone_of = st.zone_ids.__getitem__
     out: list[KernelBattle] = []
     for j, seed in enumerate(seeds):
         winner, reason, rounds, wipe, decisions = g[j]
-        out.append(KernelBattle(
-            seed,
-            None if winner == NONE else _SIDE_NAMES[winner],
-            K.REASONS[reason],
-            rounds,
-            wipe == 1,
-            decisions,
-            tuple(map(status_of, status[j])),
-            tuple(map(zone_of, zone[j])),
-            # Combatant.resources as sorted (name, value) pairs.
-            tuple(zip(zip(names[0], agu[j], strict=True), zip(names[1], cel[j], strict=True),
-                      zip(names[2], dis[j], strict=True), zip(names[3], her[j], strict=True),
-                      zip(names[4], vir[j], strict=True), strict=True)),
-            tuple(map(_condition_pairs, inconsc[j], quebr[j])),
-            tuple(ko[j]),
-            tuple(map(bool, died[j])),
-            tuple(dealt[j]),
-            tuple(tofoes[j]),
-            tuple(taken[j]),
-        ))
+        out.append(
+            KernelBattle(
+                seed,
+                None if winner == NONE else _SIDE_NAMES[winner],
+                K.REASONS[reason],
+                rounds,
+                wipe == 1,
+                decisions,
+                tuple(map(status_of, status[j])),
+                tuple(map(zone_of, zone[j])),
+                # Combatant.resources as sorted (name, value) pairs.
+                tuple(
+                    zip(
+                        zip(names[0], agu[j], strict=True),
+                        zip(names[1], cel[j], strict=True),
+                        zip(names[2], dis[j], strict=True),
+                        zip(names[3], her[j], strict=True),
+                        zip(names[4], vir[j], strict=True),
+                        strict=True,
+                    )
+                ),
+                tuple(map(_condition_pairs, inconsc[j], quebr[j])),
+                tuple(ko[j]),
+                tuple(map(bool, died[j])),
+                tuple(dealt[j]),
+                tuple(tofoes[j]),
+                tuple(taken[j]),
+            )
+        )
     return out
 
 
@@ -1009,8 +1164,10 @@ def _condition_pairs(inconsciente: int, quebrado: int) -> tuple[tuple[str, int],
 _STATUS_NAMES = tuple(s.value for s in K.STATUS_CODES)
 _SIDE_NAMES = tuple(s.value for s in K.SIDES)
 #: Final conditions as sorted (name, value) pairs, by (inconsciente, quebrado).
-_CONDITIONS = (((), (("quebrado", 0),)),
-               ((("inconsciente", 0),), (("inconsciente", 0), ("quebrado", 0))))
+_CONDITIONS = (
+    ((), (("quebrado", 0),)),
+    ((("inconsciente", 0),), (("inconsciente", 0), ("quebrado", 0))),
+)
 
 KERNEL = DonjonKernel()
 

@@ -145,8 +145,10 @@ def _best_attack(state: BattleState, attacks: list[Action], rng: random.Random) 
         return None
     # Every aimed variant of every (target, weapon): their odds in one call.
     all_odds = state.ruleset.odds_many(state, attacks)  # type: ignore[attr-defined]
-    scored = [(tactical_score(state, a, o), i) for i, (a, o) in enumerate(zip(attacks, all_odds,
-                                                                              strict=True))]
+    scored = [
+        (tactical_score(state, a, o), i)
+        for i, (a, o) in enumerate(zip(attacks, all_odds, strict=True))
+    ]
     best = max(v for v, _ in scored)
     if best <= 0:
         return None

@@ -135,8 +135,12 @@ def legal(K, C, G, A):
             cnt += 1
     if C[a, C_DX] > 0:
         for c in range(n):
-            if (P[c, P_SIDE] == P[a, P_SIDE] and C[c, C_STATUS] == ACTIVE and c != a
-                    and C[c, C_DX] < P[c, P_DXMAX]):
+            if (
+                P[c, P_SIDE] == P[a, P_SIDE]
+                and C[c, C_STATUS] == ACTIVE
+                and c != a
+                and C[c, C_DX] < P[c, P_DXMAX]
+            ):
                 _put(A, cnt, CEDER_DADO, c, -1, -1, -1)
                 cnt += 1
     if G[G_FRESH] == 1:
@@ -253,8 +257,9 @@ def best_attack(K, C, actor, A, S, F, idx, cnt, arng):
         if t != t_last or w != w_last:
             terms = k.attack_terms(P, W, C, TB, SUCC, actor, w, t)
             t_last, w_last = t, w
-        p_hit, expected, p_drop = k.aimed_odds(C, TB, HIT, HDV, HDP, HDN, actor, w, t, A[i, 3],
-                                               terms)
+        p_hit, expected, p_drop = k.aimed_odds(
+            C, TB, HIT, HDV, HDP, HDN, actor, w, t, A[i, 3], terms
+        )
         scores[m] = score(C, t, p_hit, expected, p_drop)
         if m == 0 or scores[m] > best:
             best = scores[m]
@@ -656,8 +661,9 @@ def step(K, C, G, A, i, dice):
 # reference counts (_nrt=False: each array passed or sliced paid a reference-count call
 # pair); the caller allocates their scratch arrays (scratch()).
 @njit(cache=True, _nrt=False)
-def play_many(K, C0, G0, dice_keys, dice_len, keys, nkeys, agents, Cs, Gs, dice_lanes,
-              agent_lanes, A, S, F):
+def play_many(
+    K, C0, G0, dice_keys, dice_len, keys, nkeys, agents, Cs, Gs, dice_lanes, agent_lanes, A, S, F
+):
     """``agents.runner.play_battle`` for each seed; the final arrays into ``Cs``/``Gs``
     (``G_DONE`` is 2 when a battle passes ``MAX_DECISIONS``, where the engine raises).
     ``dice_lanes``, ``agent_lanes`` (mt.LANES generators each), ``A``, ``S``, ``F``:
@@ -707,8 +713,29 @@ def side_strength(K, C, side):
 
 # nogil: the planner splits a batch over threads (agents/search.py, _Rollouts._batch).
 @njit(cache=True, nogil=True, _nrt=False)
-def rollout_many(K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own,
-                 winner, finished, own_s, foe_s, actor_out, C, G, dice, arng, A, S, F):
+def rollout_many(
+    K,
+    C0,
+    G0,
+    first,
+    seed_keys,
+    seed_len,
+    stop,
+    max_decisions,
+    own,
+    winner,
+    finished,
+    own_s,
+    foe_s,
+    actor_out,
+    C,
+    G,
+    dice,
+    arng,
+    A,
+    S,
+    F,
+):
     """``MCTS._descend`` with no tree, for each (first action, seed): the action on the
     dice of ``random.Random(seed)`` (its key words: ``mt.seed_keys``), then heuristic
     play with tie-breaks from a second ``random.Random(seed)``, to the end, round
@@ -722,7 +749,7 @@ def rollout_many(K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own
             copy_into(C, C0)
             copy_into(G, G0)
             # Two generators seeded alike (MCTS._descend): seed one, copy it.
-            mt.seed_key(dice, seed_keys[s, :seed_len[s]])
+            mt.seed_key(dice, seed_keys[s, : seed_len[s]])
             copy_into(arng, dice)
             for j in range(5):
                 A[0, j] = first[x, j]
@@ -739,7 +766,8 @@ def rollout_many(K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own
                     if G[G_DONE] == 1:
                         w = G[G_WINNER]
                         lost = (w >= 0 and w != P[actor, P_SIDE]) or (
-                            w < 0 and C[actor, C_STATUS] != ACTIVE)
+                            w < 0 and C[actor, C_STATUS] != ACTIVE
+                        )
                         out = lost or C[actor, C_STATUS] != ACTIVE
                         tracking = False
                     elif C[actor, C_STATUS] != ACTIVE:
@@ -788,8 +816,11 @@ def _block_min() -> int:
 def scratch(maxa: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The loops' scratch for legal lists of up to ``maxa`` actions: the list, index
     lists (``_verb`` …) and scores."""
-    return (np.zeros((maxa, 5), np.int64), np.zeros((5, maxa), np.int64),
-            np.zeros(maxa, np.float64))
+    return (
+        np.zeros((maxa, 5), np.int64),
+        np.zeros((5, maxa), np.int64),
+        np.zeros(maxa, np.float64),
+    )
 
 
 class _Compiled:
@@ -810,8 +841,23 @@ class _Compiled:
                 for t, ct in enumerate(scenario.combatants):
                     ca = ct.stats.ca
                     hurt[a, w, t] = sum(p for v, p in dist.items() if v > ca)
-        self.K = (ex.P, ex.W, ex.DT, TB, ex.GD, ex.SUCC, ex.ZD, ex.ZN, ex.ZE, ex.ZX,
-                  ex.HDV, ex.HDP, ex.HDN, hurt, ex.HIT)
+        self.K = (
+            ex.P,
+            ex.W,
+            ex.DT,
+            TB,
+            ex.GD,
+            ex.SUCC,
+            ex.ZD,
+            ex.ZN,
+            ex.ZE,
+            ex.ZX,
+            ex.HDV,
+            ex.HDP,
+            ex.HDN,
+            hurt,
+            ex.HIT,
+        )
         self.maxa = int(maxw * n * (1 + len(ex.aims)) + ex.ZN.shape[1] + n + 2)
 
 
@@ -838,8 +884,10 @@ class Sistema2d10Kernel:
             return f"the scenario's ruleset is {scenario.ruleset.id}, not {self.ruleset_id}"
         for spec in agents:
             if _agent_code(spec) is None:
-                return f"agent {spec!r} is not one the kernel plays ({', '.join(KERNEL_AGENTS)}, " \
+                return (
+                    f"agent {spec!r} is not one the kernel plays ({', '.join(KERNEL_AGENTS)}, "
                     "heuristic:T)"
+                )
         for c in scenario.combatants:
             if c.id == "sangrado":
                 # The engine's bleeding damage names "sangrado" as its source: a combatant
@@ -869,8 +917,11 @@ class Sistema2d10Kernel:
         winner = Gs[:, G_WINNER]  # -1 nobody, 0 the heroes, 1 the enemies
         heroes = [i for i in range(Cs.shape[1]) if ex.P[i, P_SIDE] == 0]
         # read_back_many's wipe: some heroes, none of them active at the end.
-        wipe = (Cs[:, heroes, C_STATUS] != ACTIVE).all(axis=1) if heroes else np.zeros(
-            len(Gs), dtype=np.bool_)
+        wipe = (
+            (Cs[:, heroes, C_STATUS] != ACTIVE).all(axis=1)
+            if heroes
+            else np.zeros(len(Gs), dtype=np.bool_)
+        )
         return BattleColumns(
             winner=np.where(winner < 0, WINNERS.index(None), winner),
             reason=Gs[:, k.G_REASON],
@@ -903,8 +954,20 @@ class Sistema2d10Kernel:
         Gs = np.zeros((len(seeds), *G0.shape), np.int64)
         dice_keys, dice_len = mt.seed_keys(seed_arr.tolist())
         lanes = (mt.new_state(mt.LANES), mt.new_state(mt.LANES))
-        play_many(comp.K, C0, G0, dice_keys, dice_len, keys, nkeys, codes, Cs, Gs, *lanes,
-                  *scratch(comp.maxa))
+        play_many(
+            comp.K,
+            C0,
+            G0,
+            dice_keys,
+            dice_len,
+            keys,
+            nkeys,
+            codes,
+            Cs,
+            Gs,
+            *lanes,
+            *scratch(comp.maxa),
+        )
         stuck = np.flatnonzero(Gs[:, G_DONE] == 2)
         if stuck.size:
             s = seeds[int(stuck[0])]
@@ -929,8 +992,9 @@ class Sistema2d10Kernel:
                 C0, G0 = comp.ex.export_state(state)
                 first = self._first_actions(comp, state, actions)
         except KernelRefusal as exc:
-            raise KernelRefusal(f"the Sistema 2d10 kernel cannot resume this state: {exc}") \
-                from None
+            raise KernelRefusal(
+                f"the Sistema 2d10 kernel cannot resume this state: {exc}"
+            ) from None
         own = AGENT_SCENARIO
         if own_temperament is not None:
             code = _agent_code(own_temperament)
@@ -948,15 +1012,33 @@ class Sistema2d10Kernel:
         foe_s = np.zeros(shape, np.float64)
         actor_out = np.zeros(shape, np.bool_)
         seed_keys, seed_len = mt.seed_keys([int(s) for s in seeds])
-        rollout_many(comp.K, C0, G0, first, seed_keys, seed_len, stop, max_decisions, own,
-                     winner, finished, own_s, foe_s, actor_out, np.zeros_like(C0),
-                     np.zeros_like(G0), mt.new_state(), mt.new_state(),
-                     *scratch(comp.maxa))
+        rollout_many(
+            comp.K,
+            C0,
+            G0,
+            first,
+            seed_keys,
+            seed_len,
+            stop,
+            max_decisions,
+            own,
+            winner,
+            finished,
+            own_s,
+            foe_s,
+            actor_out,
+            np.zeros_like(C0),
+            np.zeros_like(G0),
+            mt.new_state(),
+            mt.new_state(),
+            *scratch(comp.maxa),
+        )
         return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
 
     @staticmethod
-    def _first_actions(comp: _Compiled, state: BattleState,
-                       actions: Sequence[Action]) -> np.ndarray:
+    def _first_actions(
+        comp: _Compiled, state: BattleState, actions: Sequence[Action]
+    ) -> np.ndarray:
         """The rollouts' first actions as legal's rows (verb, target, weapon, aim, zone)."""
         ex = comp.ex
         index = {cid: i for i, cid in enumerate(ex.ids)}
@@ -978,8 +1060,11 @@ class Sistema2d10Kernel:
             zone = ex.zone_ids.index(action.zone) if action.zone is not None else -1
             # What apply reads of each verb is there (an index of -1 would read the last
             # row).
-            needs = (target if verb in (ATACAR, CEDER_DADO) else 0,
-                     item if verb == ATACAR else 0, zone if verb == MOVER else 0)
+            needs = (
+                target if verb in (ATACAR, CEDER_DADO) else 0,
+                item if verb == ATACAR else 0,
+                zone if verb == MOVER else 0,
+            )
             if min(needs) < 0:
                 raise KernelRefusal(f"{action} lacks what {action.verb} needs")
             first[x] = (verb, target, item, option, zone)

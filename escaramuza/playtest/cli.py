@@ -65,8 +65,11 @@ def add_run_options(parser: argparse.ArgumentParser, *, progress: bool = True) -
     parser.add_argument("--address", metavar="ADDR", help="Ray cluster to join (--backend ray)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     if progress:
-        parser.add_argument("--no-progress", action="store_true",
-                            help="no progress bar (shown on stderr when it is a terminal)")
+        parser.add_argument(
+            "--no-progress",
+            action="store_true",
+            help="no progress bar (shown on stderr when it is a terminal)",
+        )
 
 
 def run_config(args: argparse.Namespace, n: int) -> PlaytestConfig:

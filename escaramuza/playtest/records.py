@@ -119,15 +119,20 @@ def records_from_columns(
     column — per-battle Python was most of what a small battle cost on the fast path."""
     n = len(seeds)
     if columns.winner.shape != (n,) or columns.ko_round.shape[0] != n:
-        raise EscaramuzaError(f"the kernel returned {columns.winner.shape[0]} battles for "
-                              f"{n} seeds")
+        raise EscaramuzaError(
+            f"the kernel returned {columns.winner.shape[0]} battles for {n} seeds"
+        )
     if n == 0:
         return []
     combatants = columns.ko_round.shape[1]
-    rows = np.stack(
-        [columns.ko_round, columns.died, columns.dealt, columns.dealt_to_foes, columns.taken],
-        axis=2,
-    ).astype(np.int64).reshape(-1, 5)
+    rows = (
+        np.stack(
+            [columns.ko_round, columns.died, columns.dealt, columns.dealt_to_foes, columns.taken],
+            axis=2,
+        )
+        .astype(np.int64)
+        .reshape(-1, 5)
+    )
     codes = _row_codes(rows)
     # Never None for real counts; numpy's row-wise unique (ten times slower) is exact too.
     first, inverse = _first_and_index(rows if codes is None else codes)
@@ -152,8 +157,14 @@ def records_from_columns(
     return [
         BattleRecord(index, seed, winner, reason, rounds, wipe, line_up)
         for index, seed, winner, reason, rounds, wipe, line_up in zip(
-            range(start, start + n), seeds, winners, reasons, columns.rounds.tolist(),
-            columns.wipe.astype(np.bool_).tolist(), line_ups, strict=True,
+            range(start, start + n),
+            seeds,
+            winners,
+            reasons,
+            columns.rounds.tolist(),
+            columns.wipe.astype(np.bool_).tolist(),
+            line_ups,
+            strict=True,
         )
     ]
 
@@ -271,8 +282,6 @@ def record_from_events(
         rounds,
         wipe,
         tuple(
-            CombatantRecord(ko[i], died[i], dealt[i], to_foes[i], taken[i])
-            for i in range(len(ids))
+            CombatantRecord(ko[i], died[i], dealt[i], to_foes[i], taken[i]) for i in range(len(ids))
         ),
     )
-

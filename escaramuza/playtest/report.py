@@ -105,13 +105,25 @@ def outcome_plot(summary: dict[str, Any]) -> bytes:
         xs = list(range(len(labels)))
         ax.bar(xs, rates, color=colours, yerr=[lows, highs], capsize=6)
         for x, rate, high in zip(xs, rates, highs, strict=True):
-            ax.annotate(f"{100 * rate:.1f}%", (x, rate + high), textcoords="offset points",
-                        xytext=(0, 4), ha="center", fontsize=8)
+            ax.annotate(
+                f"{100 * rate:.1f}%",
+                (x, rate + high),
+                textcoords="offset points",
+                xytext=(0, 4),
+                ha="center",
+                fontsize=8,
+            )
         ax.set_xticks(xs, labels, fontsize=8)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel(_("probability"))
-        ax.set_title(_f("{scenario}: outcomes of {n} battles (95% Wilson intervals)",
-                        summary["scenario"], summary["battles"]), fontsize=10)
+        ax.set_title(
+            _f(
+                "{scenario}: outcomes of {n} battles (95% Wilson intervals)",
+                summary["scenario"],
+                summary["battles"],
+            ),
+            fontsize=10,
+        )
         fig.tight_layout()
         return png(fig)
 
@@ -152,8 +164,13 @@ def survival_plot(summary: dict[str, Any]) -> bytes:
         for c in summary["combatants"]:
             curve = c["survival"]
             style = "-" if c["side"] == "heroes" else "--"
-            ax.step(range(len(curve)), curve, where="post", linestyle=style,
-                    label=f"{c['name']} ({word(c['side'])})")
+            ax.step(
+                range(len(curve)),
+                curve,
+                where="post",
+                linestyle=style,
+                label=f"{c['name']} ({word(c['side'])})",
+            )
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlim(0, max(len(summary["combatants"][0]["survival"]) - 1, 1))
         ax.set_xlabel(_("round"))
@@ -197,31 +214,62 @@ def render_markdown(result: PlaytestResult, slugs: Sequence[str]) -> str:
     lines = [
         _("# Playtest report"),
         "",
-        _f("{n} battles per scenario, seed {seed}; heroes played by `{heroes}`, enemies by "
-           "`{enemies}`. Rates are shown with their 95% Wilson score intervals. Definitions "
-           "and the difficulty thresholds: `docs/playtest.md`. The same numbers are in "
-           "`summary.json`.", doc["battles"], doc["seed"], agents["heroes"], agents["enemies"]),
+        _f(
+            "{n} battles per scenario, seed {seed}; heroes played by `{heroes}`, enemies by "
+            "`{enemies}`. Rates are shown with their 95% Wilson score intervals. Definitions "
+            "and the difficulty thresholds: `docs/playtest.md`. The same numbers are in "
+            "`summary.json`.",
+            doc["battles"],
+            doc["seed"],
+            agents["heroes"],
+            agents["enemies"],
+        ),
         "",
         _("## Comparison"),
         "",
     ]
     rows = [["", *[s["scenario"] for s in summaries]]]
     rows += [
-        [_f("draw: {what}", _(label).strip()) if label.startswith(" ") else _(label),
-         *[fn(s).strip() for s in summaries]]
+        [
+            _f("draw: {what}", _(label).strip()) if label.startswith(" ") else _(label),
+            *[fn(s).strip() for s in summaries],
+        ]
         for label, fn in METRICS
     ]
     lines += _md_table(rows)
     for s, slug in zip(summaries, slugs, strict=True):
-        lines += ["", f"## {s['scenario']} — {s['title']}", "",
-                  _f("Difficulty: **{difficulty}**.", _(s["difficulty"])), ""]
-        crow = [[_("combatant"), _("side"), _("P(knocked out)"), _("P(dies)"), _("mean dealt"),
-                 _("mean taken"), _("mean rounds survived"), _("share of side's damage")]]
+        lines += [
+            "",
+            f"## {s['scenario']} — {s['title']}",
+            "",
+            _f("Difficulty: **{difficulty}**.", _(s["difficulty"])),
+            "",
+        ]
+        crow = [
+            [
+                _("combatant"),
+                _("side"),
+                _("P(knocked out)"),
+                _("P(dies)"),
+                _("mean dealt"),
+                _("mean taken"),
+                _("mean rounds survived"),
+                _("share of side's damage"),
+            ]
+        ]
         for c in s["combatants"]:
-            crow.append([c["name"], word(c["side"]), _md_pct(c["p_knocked_out"]),
-                         _md_pct(c["p_dies"]),
-                         f"{c['mean_damage_dealt']:.2f}", f"{c['mean_damage_taken']:.2f}",
-                         f"{c['mean_rounds_survived']:.2f}", f"{100 * c['damage_share']:.0f}%"])
+            crow.append(
+                [
+                    c["name"],
+                    word(c["side"]),
+                    _md_pct(c["p_knocked_out"]),
+                    _md_pct(c["p_dies"]),
+                    f"{c['mean_damage_dealt']:.2f}",
+                    f"{c['mean_damage_taken']:.2f}",
+                    f"{c['mean_rounds_survived']:.2f}",
+                    f"{100 * c['damage_share']:.0f}%",
+                ]
+            )
         lines += _md_table(crow)
         lines += [
             "",

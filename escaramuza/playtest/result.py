@@ -88,5 +88,3 @@ def playtest(
             active.close()
     result.seconds = time.perf_counter() - began
     return result
-
-

@@ -174,8 +174,13 @@ class ChunkJob:
 
 
 def play_one(
-    scenario: Scenario, heroes: str, enemies: str, seed: int, index: int,
-    trust_policy: bool = False, planner_engine: str = DEFAULT_ENGINE,
+    scenario: Scenario,
+    heroes: str,
+    enemies: str,
+    seed: int,
+    index: int,
+    trust_policy: bool = False,
+    planner_engine: str = DEFAULT_ENGINE,
 ) -> BattleRecord:
     """Play battle ``index`` on the engine. Fresh agents every battle, so no agent memory
     can leak from one battle to the next and make results depend on how battles were
@@ -197,8 +202,9 @@ def run_chunk(job: ChunkJob) -> list[BattleRecord]:
     if job.engine == FAST:
         return play_records(scenario, job.heroes, job.enemies, job.seed, job.start, job.stop)
     return [
-        play_one(scenario, job.heroes, job.enemies, job.seed, i, job.trust_policy,
-                 job.planner_engine)
+        play_one(
+            scenario, job.heroes, job.enemies, job.seed, i, job.trust_policy, job.planner_engine
+        )
         for i in range(job.start, job.stop)
     ]
 
@@ -225,9 +231,7 @@ class Progress:
     """Counts the battles played (the web page reads ``done``) and draws the commands'
     progress bar (escaramuza/progress.py: stderr, a terminal only) when enabled."""
 
-    def __init__(
-        self, total: int, label: str, enabled: bool, stream: TextIO | None = None
-    ) -> None:
+    def __init__(self, total: int, label: str, enabled: bool, stream: TextIO | None = None) -> None:
         self.total = total
         self.done = 0
         self._bar = progress_bar(total, label, enabled, stream)
@@ -391,8 +395,17 @@ def run_battles(
     start = 0
 
     def job(a: int, b: int) -> ChunkJob:
-        return ChunkJob(ref, config.heroes, config.enemies, config.seed, a, b,
-                        config.trust_policy, engine, config.planner_engine)
+        return ChunkJob(
+            ref,
+            config.heroes,
+            config.enemies,
+            config.seed,
+            a,
+            b,
+            config.trust_policy,
+            engine,
+            config.planner_engine,
+        )
 
     if size is None and runner.parallel:
         # Time a few battles here (they count) to size the chunks (issue 7, item 4).
@@ -423,4 +436,3 @@ def run_battles(
     if [r.index for r in records] != list(range(config.n)):
         raise EscaramuzaError(f"{ref.name}: battles missing from the playtest results")
     return records
-

@@ -157,5 +157,3 @@ def summarize(scenario: Scenario, records: Sequence[BattleRecord]) -> dict[str, 
         "title": scenario.title,
         "top_damager": top,
     }
-
-

@@ -63,8 +63,16 @@ METRICS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
 
 def combatant_table(summary: dict[str, Any]) -> list[str]:
     rows: list[list[str]] = [
-        [_("combatant"), _("side"), _("P(knocked out)"), _("P(dies)"), _("dealt"), _("taken"),
-         _("rounds up"), _("share")]
+        [
+            _("combatant"),
+            _("side"),
+            _("P(knocked out)"),
+            _("P(dies)"),
+            _("dealt"),
+            _("taken"),
+            _("rounds up"),
+            _("share"),
+        ]
     ]
     for c in summary["combatants"]:
         rows.append(
@@ -87,8 +95,14 @@ def render_text(result: PlaytestResult) -> str:
     scenario, its per-combatant table."""
     cfg = result.config
     lines = [
-        _f("{n} battles per scenario, seed {seed}; heroes: {heroes}, enemies: {enemies}. "
-           "Rates with 95% Wilson intervals.", cfg.n, cfg.seed, cfg.heroes, cfg.enemies),
+        _f(
+            "{n} battles per scenario, seed {seed}; heroes: {heroes}, enemies: {enemies}. "
+            "Rates with 95% Wilson intervals.",
+            cfg.n,
+            cfg.seed,
+            cfg.heroes,
+            cfg.enemies,
+        ),
         "",
     ]
     for s in result.summaries:
@@ -103,5 +117,3 @@ def render_text(result: PlaytestResult) -> str:
         lines += ["", f"{s['scenario']} — {s['title']} ({_(s['difficulty'])})"]
         lines.extend(combatant_table(s))
     return "\n".join(lines) + "\n"
-
-

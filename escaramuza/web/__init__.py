@@ -53,10 +53,14 @@ def add_parser(commands: Any) -> None:
             "Needs the web extra: pip install 'escaramuza[web]'."
         ),
     )
-    serve.add_argument("--host", default=DEFAULT_HOST,
-                       help=f"address to listen on (default {DEFAULT_HOST}: this machine only)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT,
-                       help=f"port (default {DEFAULT_PORT})")
+    serve.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"address to listen on (default {DEFAULT_HOST}: this machine only)",
+    )
+    serve.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})"
+    )
 
 
 def is_loopback(host: str) -> bool:
@@ -92,8 +96,13 @@ def run_command(args: Any, out: TextIO) -> int:
     # A fault in compiled code (a search's kernel) ends the process; the traceback of
     # every thread goes to stderr first, so the log says which request it was.
     faulthandler.enable()
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
-                            timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+    config = uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
     server = _server_class(uvicorn.Server)(config)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     out.write(f"escaramuza GM page: http://{shown}:{args.port}/  (API: /docs; Ctrl-C stops)\n")

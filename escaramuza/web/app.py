@@ -84,8 +84,9 @@ def _number(value: object) -> object:
     # 0, 1 and 12 (`"seed": false` would start a battle with seed 0).
     # 12.0 stays a valid integer, as it is for the JSON Schema `integer` of /openapi.json.
     if isinstance(value, bool | str):
-        raise ValueError("expected a number, not " + ("true/false" if value in (True, False)
-                                                      else "text"))
+        raise ValueError(
+            "expected a number, not " + ("true/false" if value in (True, False) else "text")
+        )
     return value
 
 
@@ -102,9 +103,11 @@ class NewBattle(BaseModel):
 class ApplyRequest(BaseModel):
     index: JsonInt | None = Field(None, description="number of the legal action (BattleView)")
     action: ActionModel | None = Field(None, description="or the action's fields")
-    dice: str = Field("", max_length=2000,
-                      description="dice rolled at the table in order ('6 14 d10=4'); "
-                      "empty: the tool rolls")
+    dice: str = Field(
+        "",
+        max_length=2000,
+        description="dice rolled at the table in order ('6 14 d10=4'); empty: the tool rolls",
+    )
     version: JsonInt | None = Field(None, description="BattleView.version the client saw")
 
 
@@ -119,25 +122,35 @@ class EditRequest(BaseModel):
 
 class SuggestRequest(BaseModel):
     budget_ms: JsonFloat | None = Field(
-        None, ge=ws.MIN_BUDGET_MS, le=ws.MAX_BUDGET_MS,
+        None,
+        ge=ws.MIN_BUDGET_MS,
+        le=ws.MAX_BUDGET_MS,
         description=f"search time in ms (default {ws.WEB_BUDGET_MS:g})",
     )
     iterations: JsonInt | None = Field(
-        None, ge=1, le=ws.MAX_ITERATIONS,
+        None,
+        ge=1,
+        le=ws.MAX_ITERATIONS,
         description="or a number of rollouts (reproducible; stopped at the server's "
-                    f"{ws.SUGGEST_CAP_MS:g} ms time cap, which the answer reports)",
+        f"{ws.SUGGEST_CAP_MS:g} ms time cap, which the answer reports)",
     )
     max_ms: JsonFloat | None = Field(
-        None, ge=ws.MIN_BUDGET_MS, le=ws.MAX_BUDGET_MS,
+        None,
+        ge=ws.MIN_BUDGET_MS,
+        le=ws.MAX_BUDGET_MS,
         description=f"go on up to this while too close to call (default {ws.WEB_MAX_MS:g}; "
-                    "time budgets only)",
+        "time budgets only)",
     )
 
 
 class PlaytestRequest(BaseModel):
-    n: JsonInt = Field(200, ge=1, le=ws.MAX_PLAYTEST_BATTLES,
-                       description=f"battles (stopped at the server's {ws.PLAYTEST_CAP_S:g} s "
-                                   "time cap, which the answer reports)")
+    n: JsonInt = Field(
+        200,
+        ge=1,
+        le=ws.MAX_PLAYTEST_BATTLES,
+        description=f"battles (stopped at the server's {ws.PLAYTEST_CAP_S:g} s "
+        "time cap, which the answer reports)",
+    )
     seed: JsonInt = Field(1, ge=0)
     heroes: str = "heuristic"
     enemies: str = "heuristic"
@@ -185,8 +198,11 @@ class BodyLimit:
             if length is None and b"transfer-encoding" in headers:
                 problem = (411, "send a Content-Length")
             elif length is not None and (not length.isdigit() or int(length) > self.limit):
-                problem = (413, f"the request is larger than {self.limit} bytes "
-                                f"(uploads up to {ws.MAX_UPLOAD_BYTES} bytes)")
+                problem = (
+                    413,
+                    f"the request is larger than {self.limit} bytes "
+                    f"(uploads up to {ws.MAX_UPLOAD_BYTES} bytes)",
+                )
             if problem is not None:
                 response = JSONResponse({"detail": problem[1]}, status_code=problem[0])
                 await response(scope, receive, send)
@@ -258,8 +274,11 @@ def create_app(
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(trusted_hosts))
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"],
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
     # The page's labels go through the same catalog as the narration (docs/translating.md).
     env.install_gettext_callables(gettext=_, ngettext=ngettext)  # type: ignore[attr-defined]
@@ -332,13 +351,15 @@ def _add_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
     @app.exception_handler(EscaramuzaError)
     async def user_error(request: Request, exc: EscaramuzaError) -> Response:
         if _is_api(request):
-            return JSONResponse({"detail": str(exc)}, status_code=status_of(exc),
-                                headers=headers_of(exc))
+            return JSONResponse(
+                {"detail": str(exc)}, status_code=status_of(exc), headers=headers_of(exc)
+            )
         # The page's own errors are drawn by its routes; what reaches here is a session
         # that could not be created (a full server, too many new sessions from this
         # client): the page shows it in its red box.
-        response = _render(templates, request, _lookup(request), error=str(exc),
-                           status=status_of(exc))
+        response = _render(
+            templates, request, _lookup(request), error=str(exc), status=status_of(exc)
+        )
         response.headers.update(headers_of(exc))
         return response
 
@@ -361,8 +382,9 @@ def _add_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
             # Starlette's Allow names only the methods of the first route on the path;
             # GET and POST /api/battle are two routes.
             headers["Allow"] = ", ".join(_allowed_methods(request))
-        return JSONResponse({"detail": str(exc.detail)}, status_code=exc.status_code,
-                            headers=headers)
+        return JSONResponse(
+            {"detail": str(exc.detail)}, status_code=exc.status_code, headers=headers
+        )
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:
@@ -390,22 +412,23 @@ def _shipped() -> tuple[ScenarioInfo, ...]:
 
 
 def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
-    @app.get("/api/scenarios", response_model=list[ScenarioInfo], responses=_errors(404),
-             tags=["battle"])
+    @app.get(
+        "/api/scenarios", response_model=list[ScenarioInfo], responses=_errors(404), tags=["battle"]
+    )
     def scenarios() -> list[ScenarioInfo]:
         """The shipped scenarios a battle can start from."""
         return list(_shipped())
 
-    @app.post("/api/session", response_model=SessionView, responses=SESSION_ERRORS,
-              tags=["session"])
+    @app.post(
+        "/api/session", response_model=SessionView, responses=SESSION_ERRORS, tags=["session"]
+    )
     def session(request: Request, response: Response) -> SessionView:
         """This client's session (created if needed; also set as a cookie)."""
         s, created = _obtain(request)
         _cookie(response, s, created)
         return SessionView(session=s.id, battle=s.gm is not None)
 
-    @app.post("/api/battle", response_model=BattleView, responses=SESSION_ERRORS,
-              tags=["battle"])
+    @app.post("/api/battle", response_model=BattleView, responses=SESSION_ERRORS, tags=["battle"])
     def new_battle(body: NewBattle, request: Request, response: Response) -> BattleView:
         """Start a battle of a shipped scenario (initiative rolled with ``seed``)."""
         s, created = _obtain(request)
@@ -414,10 +437,13 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
             s.start_shipped(body.scenario, body.seed)
             return battle_view(s)
 
-    @app.post("/api/battle/upload", response_model=BattleView, responses=SESSION_ERRORS,
-              tags=["battle"])
+    @app.post(
+        "/api/battle/upload", response_model=BattleView, responses=SESSION_ERRORS, tags=["battle"]
+    )
     async def upload_battle(
-        request: Request, response: Response, file: Annotated[UploadFile, File()],
+        request: Request,
+        response: Response,
+        file: Annotated[UploadFile, File()],
         seed: Annotated[int, Form(ge=0)] = DEFAULT_SEED,
     ) -> BattleView:
         """Start a battle of an uploaded scenario YAML (validated; at most 256 KB)."""
@@ -439,8 +465,9 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
         with s.lock:
             return battle_view(s)
 
-    @app.post("/api/suggest", response_model=SuggestionsView, responses=SEARCH_ERRORS,
-              tags=["battle"])
+    @app.post(
+        "/api/suggest", response_model=SuggestionsView, responses=SEARCH_ERRORS, tags=["battle"]
+    )
     def suggest(body: SuggestRequest, request: Request) -> SuggestionsView:
         """Rank the pending decision's actions (win chance, exact odds, risk, reason).
 
@@ -480,18 +507,21 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
             s.edit(body.command, body.version)
             return battle_view(s)
 
-    @app.get("/api/state", responses=ERRORS, tags=["state file"],
-             response_class=Response)
+    @app.get("/api/state", responses=ERRORS, tags=["state file"], response_class=Response)
     def save_state(request: Request) -> Response:
         """Download the battle as a state file (JSON, docs/gm.md)."""
         s = _need(request)
         with s.lock:
             name, data = s.state_document()
-        return Response(data, media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return Response(
+            data,
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
 
-    @app.post("/api/state", response_model=BattleView, responses=SESSION_ERRORS,
-              tags=["state file"])
+    @app.post(
+        "/api/state", response_model=BattleView, responses=SESSION_ERRORS, tags=["state file"]
+    )
     async def load_state(
         request: Request, response: Response, file: Annotated[UploadFile, File()]
     ) -> BattleView:
@@ -507,8 +537,13 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
 
         return await run_in_threadpool(work)
 
-    @app.post("/api/playtest", response_model=PlaytestView, status_code=202,
-              responses=ERRORS, tags=["playtest"])
+    @app.post(
+        "/api/playtest",
+        response_model=PlaytestView,
+        status_code=202,
+        responses=ERRORS,
+        tags=["playtest"],
+    )
     def start_playtest(body: PlaytestRequest, request: Request) -> PlaytestView:
         """Play N battles of this session's scenario in the background."""
         s = _need(request)
@@ -520,26 +555,29 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
         """The playtest's progress, then its numbers (summary.json) and plot URLs."""
         return playtest_view(_need(request).playtest)
 
-    @app.delete("/api/playtest", response_model=PlaytestView, responses=ERRORS,
-                tags=["playtest"])
+    @app.delete("/api/playtest", response_model=PlaytestView, responses=ERRORS, tags=["playtest"])
     def cancel_playtest(request: Request) -> PlaytestView:
         """Stop the running playtest."""
         s = _need(request)
         s.cancel_playtest()
         return playtest_view(s.playtest)
 
-    @app.get("/api/playtest/plots/{name}.png", responses=ERRORS, tags=["playtest"],
-             response_class=Response)
+    @app.get(
+        "/api/playtest/plots/{name}.png",
+        responses=ERRORS,
+        tags=["playtest"],
+        response_class=Response,
+    )
     def plot(name: str, request: Request) -> Response:
         """A plot of the finished playtest: outcomes, rounds or survival."""
         job = _need(request).playtest
         if job is None or name not in job.plots:
             raise ws.NotFoundError(f"no plot {name!r}: run a playtest first")
-        return Response(job.plots[name], media_type="image/png",
-                        headers={"Cache-Control": "no-store"})
+        return Response(
+            job.plots[name], media_type="image/png", headers={"Cache-Control": "no-store"}
+        )
 
-    @app.get("/api/battlefield.svg", responses=ERRORS, tags=["battle"],
-             response_class=Response)
+    @app.get("/api/battlefield.svg", responses=ERRORS, tags=["battle"], response_class=Response)
     def battlefield_svg(request: Request) -> Response:
         """The battlefield picture: zones, links and tokens (SVG)."""
         s = _need(request)
@@ -563,9 +601,15 @@ def _render(
 ) -> Response:
     context: dict[str, Any] = {
         "lang": current_language(),
-        "scenarios": _shipped(), "error": error, "battle": None, "suggestions": None,
-        "playtest": playtest_view(None), "session": session, "limits": ws,
-        "agents": ws.PLAYTEST_AGENTS, "edit_commands": ws.EDIT_COMMANDS,
+        "scenarios": _shipped(),
+        "error": error,
+        "battle": None,
+        "suggestions": None,
+        "playtest": playtest_view(None),
+        "session": session,
+        "limits": ws,
+        "agents": ws.PLAYTEST_AGENTS,
+        "edit_commands": ws.EDIT_COMMANDS,
         "version": __version__,
     }
     if session is not None:
@@ -602,28 +646,39 @@ def _add_page(app: FastAPI, templates: Jinja2Templates) -> None:  # noqa: C901 -
         return _render(templates, request, session, created=created)
 
     @app.post("/ui/new", include_in_schema=False)
-    def ui_new(request: Request, scenario: Annotated[str, Form(max_length=200)],
-               seed: Annotated[int, Form(ge=0)] = DEFAULT_SEED) -> Response:
+    def ui_new(
+        request: Request,
+        scenario: Annotated[str, Form(max_length=200)],
+        seed: Annotated[int, Form(ge=0)] = DEFAULT_SEED,
+    ) -> Response:
         return run(request, lambda s: s.start_shipped(scenario, seed))
 
     @app.post("/ui/upload", include_in_schema=False)
-    async def ui_upload(request: Request, file: Annotated[UploadFile, File()],
-                        seed: Annotated[int, Form(ge=0)] = DEFAULT_SEED) -> Response:
+    async def ui_upload(
+        request: Request,
+        file: Annotated[UploadFile, File()],
+        seed: Annotated[int, Form(ge=0)] = DEFAULT_SEED,
+    ) -> Response:
         data = await file.read(ws.MAX_UPLOAD_BYTES + 1)
         name = file.filename or "upload.yaml"
         return await run_in_threadpool(run, request, lambda s: s.start_upload(name, data, seed))
 
     @app.post("/ui/suggest", include_in_schema=False)
-    def ui_suggest(request: Request,
-                   budget_ms: Annotated[float, Form()] = ws.WEB_BUDGET_MS,
-                   max_ms: Annotated[float | None, Form()] = None) -> Response:
+    def ui_suggest(
+        request: Request,
+        budget_ms: Annotated[float, Form()] = ws.WEB_BUDGET_MS,
+        max_ms: Annotated[float | None, Form()] = None,
+    ) -> Response:
         return run(request, lambda s: s.suggest(budget_ms, None, max_ms))
 
     @app.post("/ui/apply", include_in_schema=False)
-    def ui_apply(request: Request, version: Annotated[int, Form()],
-                 index: Annotated[int | None, Form()] = None,
-                 pick: Annotated[int | None, Form()] = None,
-                 dice: Annotated[str, Form(max_length=2000)] = "") -> Response:
+    def ui_apply(
+        request: Request,
+        version: Annotated[int, Form()],
+        index: Annotated[int | None, Form()] = None,
+        pick: Annotated[int | None, Form()] = None,
+        dice: Annotated[str, Form(max_length=2000)] = "",
+    ) -> Response:
         # A suggestion's Apply button sends `index`; the action list's button `pick`.
         chosen = index if index is not None else pick
         if chosen is None:
@@ -635,8 +690,11 @@ def _add_page(app: FastAPI, templates: Jinja2Templates) -> None:  # noqa: C901 -
         return run(request, lambda s: s.undo(version))
 
     @app.post("/ui/edit", include_in_schema=False)
-    def ui_edit(request: Request, version: Annotated[int, Form()],
-                command: Annotated[str, Form(max_length=500)]) -> Response:
+    def ui_edit(
+        request: Request,
+        version: Annotated[int, Form()],
+        command: Annotated[str, Form(max_length=500)],
+    ) -> Response:
         return run(request, lambda s: s.edit(command, version))
 
     @app.post("/ui/load", include_in_schema=False)
@@ -646,10 +704,13 @@ def _add_page(app: FastAPI, templates: Jinja2Templates) -> None:  # noqa: C901 -
         return await run_in_threadpool(run, request, lambda s: s.load_state(name, data))
 
     @app.post("/ui/playtest", include_in_schema=False)
-    def ui_playtest(request: Request, n: Annotated[int, Form()],
-                    seed: Annotated[int, Form(ge=0)] = 1,
-                    heroes: Annotated[str, Form(max_length=50)] = "heuristic",
-                    enemies: Annotated[str, Form(max_length=50)] = "heuristic") -> Response:
+    def ui_playtest(
+        request: Request,
+        n: Annotated[int, Form()],
+        seed: Annotated[int, Form(ge=0)] = 1,
+        heroes: Annotated[str, Form(max_length=50)] = "heuristic",
+        enemies: Annotated[str, Form(max_length=50)] = "heuristic",
+    ) -> Response:
         return run(request, lambda s: s.start_playtest(n, seed, heroes, enemies))
 
     @app.post("/ui/lang", include_in_schema=False)

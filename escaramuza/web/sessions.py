@@ -222,7 +222,8 @@ def parse_upload(text: str, filename: str) -> Scenario:
         for key in PATH_OPTIONS:
             if key in options and options[key] != "default":
                 raise ScenarioError(
-                    filename, f"options.{key}",
+                    filename,
+                    f"options.{key}",
                     "an uploaded scenario cannot name a file on the server; "
                     "remove it to use the default",
                 )
@@ -321,7 +322,9 @@ class PlaytestJob:
             "stopped early: time cap ({seconds} s on this server), {done} of {n} battles "
             "played; the numbers are of those {done} battles (as escaramuza playtest -n "
             "{done} gives them)",
-            format(self.cap_s, "g"), self.done, self.config.n,
+            format(self.cap_s, "g"),
+            self.done,
+            self.config.n,
         )
 
     def _play(self) -> tuple[list[BattleRecord], str, str | None]:
@@ -341,10 +344,21 @@ class PlaytestJob:
             began = time.perf_counter()
             # The chunks `escaramuza playtest` plays, by battle index: the records do
             # not depend on how the battles were cut.
-            records.extend(run_chunk(ChunkJob(
-                self.ref, cfg.heroes, cfg.enemies, cfg.seed, start, stop, cfg.trust_policy,
-                engine, cfg.planner_engine,
-            )))
+            records.extend(
+                run_chunk(
+                    ChunkJob(
+                        self.ref,
+                        cfg.heroes,
+                        cfg.enemies,
+                        cfg.seed,
+                        start,
+                        stop,
+                        cfg.trust_policy,
+                        engine,
+                        cfg.planner_engine,
+                    )
+                )
+            )
             self.progress.update(stop - start)
             if time.perf_counter() - began < PLAYTEST_CHUNK_S:
                 size = min(size * 2, MAX_CHUNK_BATTLES)
@@ -509,8 +523,11 @@ class WebSession:
         self.check_version(version)
         n = len(self.actions())
         if not 1 <= index <= n:
-            raise WebError(f"there is no action {index}: the legal actions are 1–{n}"
-                           if n else "the battle is over: there is nothing to apply")
+            raise WebError(
+                f"there is no action {index}: the legal actions are 1–{n}"
+                if n
+                else "the battle is over: there is nothing to apply"
+            )
         tokens = parse_dice(dice)
         arg = str(index) + (" dice " + " ".join(tokens) if tokens else "")
         lines = self._run(gm.do_apply, arg)
@@ -537,8 +554,9 @@ class WebSession:
         lines = self._run(getattr(gm, f"do_{word}"), rest)
         return self._changed(lines, lines[-1] if lines else "ok", by_gm=True)
 
-    def suggest(self, budget_ms: float | None, iterations: int | None,
-                max_ms: float | None = None) -> Suggestions:
+    def suggest(
+        self, budget_ms: float | None, iterations: int | None, max_ms: float | None = None
+    ) -> Suggestions:
         gm = self.require()
         if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
             raise WebError(f"iterations must be 1–{MAX_ITERATIONS}, not {iterations}")
@@ -546,8 +564,9 @@ class WebSession:
             budget_ms = WEB_BUDGET_MS if budget_ms is None else budget_ms
             # Written so that NaN (the page's form accepts "nan") fails too.
             if not MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS:
-                raise WebError(f"budget_ms must be {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g}, "
-                               f"not {budget_ms:g}")
+                raise WebError(
+                    f"budget_ms must be {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g}, not {budget_ms:g}"
+                )
             # The page's maximum never cuts a longer budget; an explicit one is checked.
             max_ms = max(WEB_MAX_MS, budget_ms) if max_ms is None else max_ms
             if not budget_ms <= max_ms <= MAX_BUDGET_MS:
@@ -562,15 +581,19 @@ class WebSession:
             search_ms = SUGGEST_CAP_MS
         try:
             # Seeded as the terminal session does: session seed + decisions applied.
-            result = suggest(gm.state, budget_ms=search_ms, iterations=iterations,
-                             seed=gm.seed + gm.steps, max_ms=max_ms)
+            result = suggest(
+                gm.state,
+                budget_ms=search_ms,
+                iterations=iterations,
+                seed=gm.seed + gm.steps,
+                max_ms=max_ms,
+            )
         except EscaramuzaError:
             raise
         except Exception:  # noqa: BLE001 - any failure of a search is one answer
             # Logged with its traceback; the client gets a message, the server goes on,
             # and the battle is as it was (a search never changes it).
-            log.exception("search of %s (round %d) failed", gm.state.scenario.name,
-                          gm.state.round)
+            log.exception("search of %s (round %d) failed", gm.state.scenario.name, gm.state.round)
             raise SearchFailedError(
                 "the search failed with an internal error (written to the server's log); "
                 "the battle is unchanged: apply an action without a suggestion, or try again"
@@ -618,7 +641,8 @@ class WebSession:
             yaml_text = meta.get("scenario_yaml")
             if not isinstance(yaml_text, str):
                 raise StateFileError(
-                    filename, "scenario",
+                    filename,
+                    "scenario",
                     f"{ref!r} is not a shipped scenario and the file does not carry its YAML "
                     "(meta.scenario_yaml, written when this page saves an uploaded scenario); "
                     "the page never opens server paths",
@@ -644,8 +668,9 @@ class WebSession:
             raise WebError(f"n must be 1–{MAX_PLAYTEST_BATTLES} battles, not {n}")
         for spec in (heroes, enemies):
             if spec not in PLAYTEST_AGENTS:
-                raise WebError(f"unknown agent {spec!r} (the page offers: "
-                               f"{', '.join(PLAYTEST_AGENTS)})")
+                raise WebError(
+                    f"unknown agent {spec!r} (the page offers: {', '.join(PLAYTEST_AGENTS)})"
+                )
         config = PlaytestConfig(n=n, seed=seed, heroes=heroes, enemies=enemies, workers=1)
         config.validate()
         scenario = gm.state.scenario
@@ -781,8 +806,12 @@ class SessionStore:
         self._started[client] = times
         if len(times) >= self.client_sessions:
             wait = max(1, math.ceil(times[0] + self.client_window_s - now))
-            log.warning("client %s started %d sessions in %g s: a new one was refused",
-                        client, len(times), self.client_window_s)
+            log.warning(
+                "client %s started %d sessions in %g s: a new one was refused",
+                client,
+                len(times),
+                self.client_window_s,
+            )
             raise RateLimitError(
                 f"this client ({client}) started {len(times)} sessions in the last "
                 f"{self.client_window_s / 60:g} minutes, the most one client may; it may "
@@ -800,8 +829,11 @@ class SessionStore:
             while len(self._sessions) >= self.max_sessions:
                 victim = self._victim()
                 if victim is None:
-                    log.warning("session limit %d reached and every session holds a battle "
-                                "in play: a new one was refused", self.max_sessions)
+                    log.warning(
+                        "session limit %d reached and every session holds a battle "
+                        "in play: a new one was refused",
+                        self.max_sessions,
+                    )
                     raise FullError(
                         f"the server already holds {self.max_sessions} sessions in use "
                         f"(battles in play, each used in the last {self.keep_idle_s / 60:g} "
@@ -811,8 +843,7 @@ class SessionStore:
                 del self._sessions[old.id]
                 if old.playtest is not None:
                     old.playtest.cancel()
-                log.info("session limit %d reached: dropped a session (%s)",
-                         self.max_sessions, why)
+                log.info("session limit %d reached: dropped a session (%s)", self.max_sessions, why)
             session = WebSession(secrets.token_urlsafe(24), self.clock)
             self._sessions[session.id] = session
             started.append(now)

@@ -175,8 +175,9 @@ class SearchView(BaseModel):
     budget_iterations: int | None
     max_ms: float | None
     max_iterations: int | None
-    stopped: str = Field(description="clear, identical, budget, max_time, max_iterations "
-                                     "or single_action")
+    stopped: str = Field(
+        description="clear, identical, budget, max_time, max_iterations or single_action"
+    )
     seed: int | None
     z: float
     min_shared: int
@@ -202,13 +203,18 @@ class SuggestionsView(BaseModel):
     gap: GapView | None
     odds_available: bool
     suggestions: list[SuggestionView]
-    verdict_text: str = Field(description="the verdict in words, as `escaramuza suggest` "
-                                          "prints it (the tie group's line)")
+    verdict_text: str = Field(
+        description="the verdict in words, as `escaramuza suggest` prints it (the tie group's line)"
+    )
     stopped_text: str = Field(description="why the search stopped, in words")
-    time_cap_ms: float = Field(description="the server's wall-clock cap of one search: a "
-                                           "time budget and its maximum are at most this")
-    capped: bool = Field(description="an iteration budget stopped early at the time cap: "
-                                     "the ranking is of fewer rollouts than asked")
+    time_cap_ms: float = Field(
+        description="the server's wall-clock cap of one search: a "
+        "time budget and its maximum are at most this"
+    )
+    capped: bool = Field(
+        description="an iteration budget stopped early at the time cap: "
+        "the ranking is of fewer rollouts than asked"
+    )
 
 
 class ApplyView(BaseModel):
@@ -226,8 +232,10 @@ class PlaytestView(BaseModel):
     enemies: str | None
     seed: int | None
     error: str | None
-    stopped: str | None = Field(description="time_cap when the playtest stopped at the "
-                                            "server's time cap before its N battles, else null")
+    stopped: str | None = Field(
+        description="time_cap when the playtest stopped at the "
+        "server's time cap before its N battles, else null"
+    )
     stopped_text: str | None = Field(description="why it stopped early, in words")
     time_cap_s: float = Field(description="the server's wall-clock cap of one playtest")
     text: str | None = Field(description="the report's numbers, as escaramuza playtest prints")
@@ -342,16 +350,27 @@ def _boxes(state: BattleState) -> tuple[list[ZoneView], dict[str, TokenView]]:
         rows = max(1, math.ceil(len(ids) / TOKENS_PER_ROW))
         sizes.append((max(150.0, cols * TOKEN_PITCH + 24), rows * TOKEN_PITCH + 40))
         ux, uy = pos[zid]
-        centres.append([margin_x + ux * (WIDTH - 2 * margin_x),
-                        margin_y + (1 - uy) * (HEIGHT - 2 * margin_y)])
+        centres.append(
+            [margin_x + ux * (WIDTH - 2 * margin_x), margin_y + (1 - uy) * (HEIGHT - 2 * margin_y)]
+        )
     _spread(centres, sizes)
     zones: list[ZoneView] = []
     tokens: dict[str, TokenView] = {}
     for zid, (width, height), (cx, cy) in zip(bf.zone_ids, sizes, centres, strict=True):
         z = bf.zones[zid]
-        zones.append(ZoneView(id=zid, name=z.name, cover=z.cover, exit=z.exit,
-                              difficult=z.difficult, x=round(cx, 1), y=round(cy, 1),
-                              width=width, height=height))
+        zones.append(
+            ZoneView(
+                id=zid,
+                name=z.name,
+                cover=z.cover,
+                exit=z.exit,
+                difficult=z.difficult,
+                x=round(cx, 1),
+                y=round(cy, 1),
+                width=width,
+                height=height,
+            )
+        )
         ids = members.get(zid, [])
         top = cy - height / 2 + 32
         for k, cid in enumerate(ids):
@@ -359,8 +378,9 @@ def _boxes(state: BattleState) -> tuple[list[ZoneView], dict[str, TokenView]]:
             in_row = min(TOKENS_PER_ROW, len(ids) - row * TOKENS_PER_ROW)
             x = cx + (col - (in_row - 1) / 2) * TOKEN_PITCH
             y = top + row * TOKEN_PITCH + TOKEN_R
-            tokens[cid] = TokenView(x=round(x, 1), y=round(y, 1),
-                                    label=token_label(state.by_id[cid].name))
+            tokens[cid] = TokenView(
+                x=round(x, 1), y=round(y, 1), label=token_label(state.by_id[cid].name)
+            )
     return zones, tokens
 
 
@@ -385,34 +405,60 @@ def battle_view(session: WebSession) -> BattleView:
         health = None
         if first is not None and top:
             health = max(0.0, min(1.0, c.resources.get(first, 0) / top))
-        combatants.append(CombatantView(
-            id=c.id, name=c.name, side=c.side.value, zone=c.zone, status=c.status.value,
-            active=c.active, pending=c.id == pending_id, temperament=c.temperament,
-            resources=[ResourceView(key=k, value=v, maximum=c.maxima.get(k))
-                       for k, v in c.resources.items()],
-            conditions=[x.text() for x in c.conditions.values()],
-            health=health, token=tokens[c.id],
-        ))
+        combatants.append(
+            CombatantView(
+                id=c.id,
+                name=c.name,
+                side=c.side.value,
+                zone=c.zone,
+                status=c.status.value,
+                active=c.active,
+                pending=c.id == pending_id,
+                temperament=c.temperament,
+                resources=[
+                    ResourceView(key=k, value=v, maximum=c.maxima.get(k))
+                    for k, v in c.resources.items()
+                ],
+                conditions=[x.text() for x in c.conditions.values()],
+                health=health,
+                token=tokens[c.id],
+            )
+        )
     pending = None
     if pending_id is not None and st.pending is not None:
         who = st.by_id[pending_id]
-        pending = DecisionView(actor=who.id, actor_name=who.name, side=who.side.value,
-                               name=st.pending.name, prompt=st.pending.prompt)
+        pending = DecisionView(
+            actor=who.id,
+            actor_name=who.name,
+            side=who.side.value,
+            name=st.pending.name,
+            prompt=st.pending.prompt,
+        )
     outcome = None
     if st.outcome is not None:
         o = st.outcome
-        outcome = OutcomeView(winner=o.winner.value if o.winner else None, reason=o.reason,
-                              rounds=o.rounds)
+        outcome = OutcomeView(
+            winner=o.winner.value if o.winner else None, reason=o.reason, rounds=o.rounds
+        )
     actions = [
         ActionView(index=i, text=st.ruleset.describe(st, a), action=ActionModel(**a.to_dict()))
         for i, a in enumerate(session.actions(), start=1)
     ]
     return BattleView(
         scenario=scenario_info(session),
-        version=session.version, round=st.round, round_limit=sc.round_limit,
-        seed=gm.seed, steps=gm.steps, pending=pending, outcome=outcome,
-        combatants=combatants, actions=actions, zones=zones, links=links,
-        can_undo=bool(gm.history), last=list(session.lines),
+        version=session.version,
+        round=st.round,
+        round_limit=sc.round_limit,
+        seed=gm.seed,
+        steps=gm.steps,
+        pending=pending,
+        outcome=outcome,
+        combatants=combatants,
+        actions=actions,
+        zones=zones,
+        links=links,
+        can_undo=bool(gm.history),
+        last=list(session.lines),
         log=[e.text for e in st.log[-14:] if e.text],
     )
 
@@ -421,7 +467,9 @@ def scenario_info(session: WebSession) -> ScenarioInfo:
     sc = session.state.scenario
     name = session.upload.filename if session.upload is not None else sc.name
     return ScenarioInfo(
-        name=name, title=sc.title, ruleset=sc.ruleset.id,
+        name=name,
+        title=sc.title,
+        ruleset=sc.ruleset.id,
         heroes=sum(c.side.value == "heroes" for c in sc.combatants),
         enemies=sum(c.side.value == "enemies" for c in sc.combatants),
     )
@@ -439,28 +487,54 @@ def suggestions_view(session: WebSession, result: Suggestions) -> SuggestionsVie
     # "clear" (WebSession.suggest runs it under the cap; "identical" and
     # "single_action" end it early for what the dice showed).
     budget = result.budget_iterations
-    doc["capped"] = (budget is not None and result.iterations < budget
-                     and result.stopped in ("budget", "clear"))
+    doc["capped"] = (
+        budget is not None and result.iterations < budget and result.stopped in ("budget", "clear")
+    )
     if doc["capped"]:
         doc["stopped_text"] = _f(
             "stopped early: time cap ({ms} ms on this server) after {n} of {budget} rollouts",
-            format(SUGGEST_CAP_MS, "g"), result.iterations, budget,
+            format(SUGGEST_CAP_MS, "g"),
+            result.iterations,
+            budget,
         )
     return SuggestionsView.model_validate(doc)
 
 
 def playtest_view(job: PlaytestJob | None, base: str = "/api/playtest/plots") -> PlaytestView:
     if job is None:
-        return PlaytestView(status="idle", done=0, total=0, seconds=0.0, scenario=None,
-                            heroes=None, enemies=None, seed=None, error=None, stopped=None,
-                            stopped_text=None, time_cap_s=PLAYTEST_CAP_S, text=None,
-                            summary=None, plots=[])
+        return PlaytestView(
+            status="idle",
+            done=0,
+            total=0,
+            seconds=0.0,
+            scenario=None,
+            heroes=None,
+            enemies=None,
+            seed=None,
+            error=None,
+            stopped=None,
+            stopped_text=None,
+            time_cap_s=PLAYTEST_CAP_S,
+            text=None,
+            summary=None,
+            plots=[],
+        )
     cfg = job.config
     return PlaytestView(
-        status=job.status, done=job.done, total=cfg.n, seconds=round(job.seconds, 2),
-        scenario=job.ref.name, heroes=cfg.heroes, enemies=cfg.enemies, seed=cfg.seed,
-        error=job.error, stopped=job.stopped, stopped_text=job.stopped_text(),
-        time_cap_s=job.cap_s, text=job.text, summary=job.summary,
+        status=job.status,
+        done=job.done,
+        total=cfg.n,
+        seconds=round(job.seconds, 2),
+        scenario=job.ref.name,
+        heroes=cfg.heroes,
+        enemies=cfg.enemies,
+        seed=cfg.seed,
+        error=job.error,
+        stopped=job.stopped,
+        stopped_text=job.stopped_text(),
+        time_cap_s=job.cap_s,
+        text=job.text,
+        summary=job.summary,
         plots=[f"{base}/{name}.png" for name in job.plots],
     )
 
@@ -471,9 +545,13 @@ def shipped_infos() -> list[ScenarioInfo]:
     out = []
     for name in shipped_scenarios():
         sc = load_scenario(name)
-        out.append(ScenarioInfo(
-            name=name, title=sc.title, ruleset=sc.ruleset.id,
-            heroes=sum(c.side.value == "heroes" for c in sc.combatants),
-            enemies=sum(c.side.value == "enemies" for c in sc.combatants),
-        ))
+        out.append(
+            ScenarioInfo(
+                name=name,
+                title=sc.title,
+                ruleset=sc.ruleset.id,
+                heroes=sum(c.side.value == "heroes" for c in sc.combatants),
+                enemies=sum(c.side.value == "enemies" for c in sc.combatants),
+            )
+        )
     return out

@@ -51,26 +51,39 @@ def check_state(state: BattleState) -> None:
     data = validate(BattleData, state.data, "data")
     for j, cid in enumerate(data.queue):
         c = state.by_id[check_id(state, cid, f"data.queue[{j}]", active=True)]
-        require(c.side.value == data.side, f"data.queue[{j}]",
-                f"{cid} is not on the {data.side}, whose side turn it is")
+        require(
+            c.side.value == data.side,
+            f"data.queue[{j}]",
+            f"{cid} is not on the {data.side}, whose side turn it is",
+        )
         require(cid not in data.queue[:j], f"data.queue[{j}]", f"{cid} appears twice")
     pending = state.pending
     if pending is not None:
-        require(bool(data.queue) and data.queue[0] == pending.actor, "pending.actor",
-                f"{pending.actor} but the next to declare is "
-                f"{data.queue[0] if data.queue else 'nobody'} (data.queue)")
+        require(
+            bool(data.queue) and data.queue[0] == pending.actor,
+            "pending.actor",
+            f"{pending.actor} but the next to declare is "
+            f"{data.queue[0] if data.queue else 'nobody'} (data.queue)",
+        )
     ruleset: Cairn = state.ruleset  # type: ignore[assignment]
     declared: set[str] = set()
     for j, action in enumerate(data.declared):
         where = f"data.declared[{j}]"
         check_fields(action, Action, where)
         actor = state.by_id[check_id(state, action.actor, f"{where}.actor")]
-        require(actor.side.value == data.side and action.actor not in data.queue
-                and action.actor not in declared, f"{where}.actor",
-                f"{action.actor} cannot have declared in this side turn")
+        require(
+            actor.side.value == data.side
+            and action.actor not in data.queue
+            and action.actor not in declared,
+            f"{where}.actor",
+            f"{action.actor} cannot have declared in this side turn",
+        )
         declared.add(action.actor)
         # Declarations resolve together (CA-02) and nothing moves before then: each is
         # still one of the actor's legal actions.
         if actor.active:
-            require(action in ruleset.actions_for(state, actor), where,
-                    f"{action} is not one of {action.actor}'s actions here")
+            require(
+                action in ruleset.actions_for(state, actor),
+                where,
+                f"{action} is not one of {action.actor}'s actions here",
+            )

@@ -66,11 +66,23 @@ def save(roller: Roller, c: Combatant, attribute: str, why: str) -> tuple[bool, 
     face = roller.roll(20, _f("{c} {attr} save ({why})", c.id, ATTRIBUTES[attribute], why))
     ok = face == 1 or (face != 20 and face <= score)
     text = (
-        _f("{c} rolls a {attr} save ({why}): d20 = {face} against {attr} {score} — passes.",
-           c.name, ATTRIBUTES[attribute], why, face, score)
+        _f(
+            "{c} rolls a {attr} save ({why}): d20 = {face} against {attr} {score} — passes.",
+            c.name,
+            ATTRIBUTES[attribute],
+            why,
+            face,
+            score,
+        )
         if ok
-        else _f("{c} rolls a {attr} save ({why}): d20 = {face} against {attr} {score} — fails.",
-                c.name, ATTRIBUTES[attribute], why, face, score)
+        else _f(
+            "{c} rolls a {attr} save ({why}): d20 = {face} against {attr} {score} — fails.",
+            c.name,
+            ATTRIBUTES[attribute],
+            why,
+            face,
+            score,
+        )
     )
     return ok, Rolled(text, c.id, f"{attribute} save", (face,), face)
 
@@ -170,10 +182,15 @@ def apply_damage(
 ) -> list[Event]:
     """Take ``damage`` (already net of armour) to PI, then FUE with the save (CA-11)."""
     if damage <= 0:
-        return [Note(_f(
-            "{target}'s armadura {armadura} stops it: no damage.",
-            target.name, target.stats.armour,
-        ))]
+        return [
+            Note(
+                _f(
+                    "{target}'s armadura {armadura} stops it: no damage.",
+                    target.name,
+                    target.stats.armour,
+                )
+            )
+        ]
     events: list[Event] = []
     pi = target.resources["pi"]
     to_pi = min(damage, pi)
@@ -183,7 +200,11 @@ def apply_damage(
         events.append(
             Damaged(
                 _f("{target} loses {to_pi} PI ({left} left).", target.name, to_pi, pi - to_pi),
-                target.id, to_pi, "pi", source, pi - to_pi,
+                target.id,
+                to_pi,
+                "pi",
+                source,
+                pi - to_pi,
             )
         )
     if over == 0:
@@ -199,9 +220,15 @@ def apply_damage(
         Damaged(
             _f(
                 "{target} takes {over} damage past 0 PI to FUE ({new} left).",
-                target.name, over, new,
+                target.name,
+                over,
+                new,
             ),
-            target.id, fue - new, "fue", source, new,
+            target.id,
+            fue - new,
+            "fue",
+            source,
+            new,
         )
     )
     if new == 0:
@@ -221,42 +248,72 @@ def critical_damage(target: Combatant, source: str) -> list[Event]:
     if target.stats.destacamento:
         # CA-16: "Cuando un destacamento sufre Daño Crítico, se retira" *(default: it
         # withdraws, leaving the fight)*.
-        return [set_status(target, Status.FLED,
-                           _f(
-                               "{target} suffers Daño Crítico and the destacamento routs.",
-                               target.name,
-                           ),
-                           source)]
+        return [
+            set_status(
+                target,
+                Status.FLED,
+                _f(
+                    "{target} suffers Daño Crítico and the destacamento routs.",
+                    target.name,
+                ),
+                source,
+            )
+        ]
     if target.pc:
         # "no puede hacer nada más que arrastrarse débilmente, luchando por su vida".
         return [
-            apply_condition(target, "dano_critico",
-                            _f("{target} suffers Daño Crítico: crawling, dying within the hour "
-                              "unless treated.", target.name), source),
-            set_status(target, Status.DOWN, _f(
-                "{target} is out of the fight.",
-                target.name,
-            ), source),
+            apply_condition(
+                target,
+                "dano_critico",
+                _f(
+                    "{target} suffers Daño Crítico: crawling, dying within the hour "
+                    "unless treated.",
+                    target.name,
+                ),
+                source,
+            ),
+            set_status(
+                target,
+                Status.DOWN,
+                _f(
+                    "{target} is out of the fight.",
+                    target.name,
+                ),
+                source,
+            ),
         ]
     # "Los PNJS y monstruos que no superen una tirada de salvación de Daño Crítico se
     # consideran muertos".
-    return [set_status(target, Status.DEAD,
-                       _f("{target} suffers Daño Crítico and dies.", target.name), source)]
+    return [
+        set_status(
+            target, Status.DEAD, _f("{target} suffers Daño Crítico and dies.", target.name), source
+        )
+    ]
 
 
 def attribute_zero(c: Combatant, attribute: str, source: str = "") -> list[Event]:
     """CA-14: FUE 0 is death (a destacamento is destroyed); DES 0 paralysed; VOL 0
     delirious — both leave the character unable to act."""
     if attribute == "fue":
-        text = (_("{c} is at FUE 0 and the destacamento is destroyed.") if c.stats.destacamento
-                else _("{c} is at FUE 0 and dies."))
+        text = (
+            _("{c} is at FUE 0 and the destacamento is destroyed.")
+            if c.stats.destacamento
+            else _("{c} is at FUE 0 and dies.")
+        )
         return [set_status(c, Status.DEAD, text.format(c=c.name), source)]
     name = "paralizado" if attribute == "des" else "delirante"
     return [
-        apply_condition(c, name, _f(
-            "{c} is at {attr} 0: {name}.",
-            c.name, ATTRIBUTES[attribute], name,
-        ), source),
+        apply_condition(
+            c,
+            name,
+            _f(
+                "{c} is at {attr} 0: {name}.",
+                c.name,
+                ATTRIBUTES[attribute],
+                name,
+            ),
+            source,
+        ),
         set_status(c, Status.DOWN, _f("{c} cannot act.", c.name), source),
     ]
 
@@ -267,11 +324,20 @@ def lose_attribute(c: Combatant, attribute: str, amount: int, source: str = "") 
     new = max(0, old - amount)
     c.resources[attribute] = new
     events: list[Event] = [
-        Damaged(_f(
-            "{c} loses {lost} {attr} ({new} left).",
-            c.name, old - new, ATTRIBUTES[attribute], new,
-        ),
-                c.id, old - new, attribute, source, new)
+        Damaged(
+            _f(
+                "{c} loses {lost} {attr} ({new} left).",
+                c.name,
+                old - new,
+                ATTRIBUTES[attribute],
+                new,
+            ),
+            c.id,
+            old - new,
+            attribute,
+            source,
+            new,
+        )
     ]
     if new == 0 and old > 0 and c.active:
         events.extend(attribute_zero(c, attribute, source))
@@ -289,30 +355,61 @@ def read_scar(state: BattleState, target: Combatant, pi_lost: int, source: str) 
     scar = scar_for(pi_lost, state.options.doomed)
     events: list[Event] = [
         ScarSuffered(
-            _f("{t} is left at exactly 0 PI after losing {lost}: Cicatrices #{entry} {name} — "
-              "{text}.", target.name, pi_lost, scar.entry, scar.name, _(scar.text)),
-            target.id, scar.entry, scar.name,
+            _f(
+                "{t} is left at exactly 0 PI after losing {lost}: Cicatrices #{entry} {name} — "
+                "{text}.",
+                target.name,
+                pi_lost,
+                scar.entry,
+                scar.name,
+                _(scar.text),
+            ),
+            target.id,
+            scar.entry,
+            scar.name,
         )
     ]
     if "deprived" in scar.effects:
-        events.append(apply_condition(target, "privado", _f(
-            "{target} is privado.",
-            target.name,
-        ), source))
+        events.append(
+            apply_condition(
+                target,
+                "privado",
+                _f(
+                    "{target} is privado.",
+                    target.name,
+                ),
+                source,
+            )
+        )
     if "hamstrung" in scar.effects:
-        events.append(apply_condition(target, "desjarretado",
-                                      _f(
-                                          "{target} is hamstrung and cannot move.",
-                                          target.name,
-                                      ), source))
+        events.append(
+            apply_condition(
+                target,
+                "desjarretado",
+                _f(
+                    "{target} is hamstrung and cannot move.",
+                    target.name,
+                ),
+                source,
+            )
+        )
     if "out_of_action" in scar.effects:
-        events.append(apply_condition(target, "fuera_de_accion",
-                                      _f("{target} is out of action.", target.name), source))
-        events.append(set_status(target, Status.DOWN, _f(
-            "{target} is out of the fight.",
-            target.name,
-        ),
-                                 source))
+        events.append(
+            apply_condition(
+                target, "fuera_de_accion", _f("{target} is out of action.", target.name), source
+            )
+        )
+        events.append(
+            set_status(
+                target,
+                Status.DOWN,
+                _f(
+                    "{target} is out of the fight.",
+                    target.name,
+                ),
+                source,
+            )
+        )
     return events
 
 
@@ -333,8 +430,11 @@ def declared_pools(
             continue
         attacker, target = state.by_id[a.actor], state.by_id[a.target]
         weapon = weapon_named(attacker, a.item)
-        hit = (blast_targets(state, attacker, target, weapon)
-               if is_blast(attacker, target, weapon) else [target])
+        hit = (
+            blast_targets(state, attacker, target, weapon)
+            if is_blast(attacker, target, weapon)
+            else [target]
+        )
         for t in hit:
             pools.setdefault(t.id, []).extend(attack_dice(state, attacker, t, weapon)[0])
     return pools

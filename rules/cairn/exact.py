@@ -78,7 +78,12 @@ def save_chance(score: int) -> Fraction:
 
 
 def out_probability(
-    dice: Sequence[int], armour: int, pi: int, fue: int, pc: bool = False, scars: bool = True,
+    dice: Sequence[int],
+    armour: int,
+    pi: int,
+    fue: int,
+    pc: bool = False,
+    scars: bool = True,
     doomed: str = DOOMED_READINGS[0],
 ) -> Fraction:
     """P(the target is out of the fight after the exchange).

@@ -46,7 +46,11 @@ from escaramuza.rules.core.state import BattleState
 HEROES, ENEMIES = 0, 1
 ACTIVE, DOWN, DEFEATED, DEAD, FLED = 0, 1, 2, 3, 4
 STATUSES: tuple[Status, ...] = (
-    Status.ACTIVE, Status.DOWN, Status.DEFEATED, Status.DEAD, Status.FLED
+    Status.ACTIVE,
+    Status.DOWN,
+    Status.DEFEATED,
+    Status.DEAD,
+    Status.FLED,
 )
 ATTACK, MOVE, FLEE, WAIT = 0, 1, 2, 3
 #: Condition bits, in ``combat.CONDITIONS`` order.
@@ -55,7 +59,12 @@ NEVER = -1
 REASONS: tuple[str, ...] = ("defeated", "mutual", "timeout")
 R_DEFEATED, R_MUTUAL, R_TIMEOUT = 0, 1, 2
 TEMPERAMENT_CODES: dict[str, int] = {
-    "tactician": 0, "brute": 1, "cautious": 2, "coward": 3, "protector": 4, "random": 5,
+    "tactician": 0,
+    "brute": 1,
+    "cautious": 2,
+    "coward": 3,
+    "protector": 4,
+    "random": 5,
 }
 
 # cstat columns
@@ -99,8 +108,19 @@ MAX_POOL_PRODUCT = 1 << 36
 class Static:
     """The arrays a scenario fixes (stat blocks, weapons, map, options)."""
 
-    __slots__ = ("cstat", "wpn", "dist", "zcover", "zexit", "opts", "ids", "zone_ids",
-                 "weapon_names", "zone_index", "id_index")
+    __slots__ = (
+        "cstat",
+        "wpn",
+        "dist",
+        "zcover",
+        "zexit",
+        "opts",
+        "ids",
+        "zone_ids",
+        "weapon_names",
+        "zone_index",
+        "id_index",
+    )
 
     def __init__(self, scenario: Any) -> None:
         bf = scenario.battlefield
@@ -111,18 +131,19 @@ class Static:
         self.ids: tuple[str, ...] = tuple(c.id for c in combatants)
         self.id_index: dict[str, int] = {cid: i for i, cid in enumerate(self.ids)}
         nz = len(bf.zone_ids)
-        self.dist = np.array([[bf.distance(a, b) for b in bf.zone_ids] for a in bf.zone_ids],
-                             dtype=np.int64).reshape(nz, nz)
+        self.dist = np.array(
+            [[bf.distance(a, b) for b in bf.zone_ids] for a in bf.zone_ids], dtype=np.int64
+        ).reshape(nz, nz)
         self.zcover = np.array([bf.zones[z].cover for z in bf.zone_ids], dtype=np.int64)
-        self.zexit = np.array([1 if bf.zones[z].exit else 0 for z in bf.zone_ids],
-                              dtype=np.int64)
+        self.zexit = np.array([1 if bf.zones[z].exit else 0 for z in bf.zone_ids], dtype=np.int64)
         weapons = [weapons_of(c) for c in combatants]
         check_static(scenario, weapons)
         nw = max((len(w) for w in weapons), default=1)
         self.cstat = np.zeros((n, N_CSTAT), dtype=np.int64)
         self.wpn = np.zeros((n, nw, N_WPN), dtype=np.int64)
         self.weapon_names: tuple[tuple[str, ...], ...] = tuple(
-            tuple(w.name for w in ws) for ws in weapons)
+            tuple(w.name for w in ws) for ws in weapons
+        )
         for i, c in enumerate(combatants):
             s = c.stats
             row = self.cstat[i]
@@ -188,9 +209,11 @@ def check_static(scenario: Any, weapons: list[tuple[Any, ...]]) -> None:
         largest[side] *= most
     for side, product in largest.items():
         if product > MAX_POOL_PRODUCT:
-            raise KernelRefusal(f"the {('heroes', 'enemies')[side]}' pools on one target "
-                                f"count up to {product} outcomes (the exact odds hold "
-                                f"{MAX_POOL_PRODUCT})")
+            raise KernelRefusal(
+                f"the {('heroes', 'enemies')[side]}' pools on one target "
+                f"count up to {product} outcomes (the exact odds hold "
+                f"{MAX_POOL_PRODUCT})"
+            )
 
 
 def condition_mask(c: Any) -> int:
@@ -214,8 +237,12 @@ def _export_combatant(static: Static, cs: np.ndarray, i: int, c: Any) -> None:
     if set(r) != set(RESOURCES):
         raise KernelRefusal(f"{c.id}: resources {sorted(r)}")
     top = static.cstat[i]
-    for name, column, most in (("pi", S_PI, C_MAXPI), ("fue", S_FUE, C_MAXFUE),
-                               ("des", S_DES, C_MAXDES), ("vol", S_VOL, C_MAXVOL)):
+    for name, column, most in (
+        ("pi", S_PI, C_MAXPI),
+        ("fue", S_FUE, C_MAXFUE),
+        ("des", S_DES, C_MAXDES),
+        ("vol", S_VOL, C_MAXVOL),
+    ):
         check_range(r[name], 0, int(top[most]), f"{c.id}: {name}")
         cs[i, column] = r[name]
     cs[i, S_STATUS] = STATUSES.index(c.status)
@@ -281,7 +308,7 @@ def encode_action(static: Static, action: Any) -> np.ndarray:
     verb = VERBS.index(action.verb)
     target = static.id_index[action.target] if action.target is not None else -1
     zone = static.zone_index[action.zone] if action.zone is not None else -1
-    item = (static.weapon_names[actor].index(action.item) if action.item is not None else -1)
+    item = static.weapon_names[actor].index(action.item) if action.item is not None else -1
     return np.array([verb, target, zone, item, actor], dtype=np.int64)
 
 
@@ -291,8 +318,7 @@ def check_declared(static: Static, row: np.ndarray, action: Any) -> None:
     verb, actor = int(row[D_VERB]), int(row[D_ACTOR])
     if verb == ATTACK:
         check_range(int(row[D_TARGET]), 0, len(static.ids) - 1, f"{action}: target")
-        check_range(int(row[D_ITEM]), 0, int(static.cstat[actor, C_NW]) - 1,
-                    f"{action}: weapon")
+        check_range(int(row[D_ITEM]), 0, int(static.cstat[actor, C_NW]) - 1, f"{action}: weapon")
     elif verb == MOVE:
         check_range(int(row[D_ZONE]), 0, len(static.zone_ids) - 1, f"{action}: zone")
 
@@ -316,8 +342,9 @@ def _knocked_out(status: np.int64) -> bool:
 
 
 @njit(cache=True, _nrt=False)
-def set_status(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, c: np.int64,
-               status: np.int64) -> None:
+def set_status(
+    cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, c: np.int64, status: np.int64
+) -> None:
     """``combat.set_status`` plus what ``record_from_events`` reads of its
     ``StatusChanged``: the knock-out round, death, and the wipe test after each change."""
     cs[c, S_STATUS] = status
@@ -346,8 +373,16 @@ def save(dice: np.ndarray, cs: np.ndarray, c: np.int64, column: np.int64) -> boo
 
 # -- attack dice (CA-05 … CA-10, CA-16) -----------------------------------------------
 @njit(cache=True, _nrt=False)
-def attack_dice(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np.ndarray,
-                cs: np.ndarray, a: np.int64, t: np.int64, w: np.int64) -> tuple[int, int, int]:
+def attack_dice(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    a: np.int64,
+    t: np.int64,
+    w: np.int64,
+) -> tuple[int, int, int]:
     """``combat.attack_dice``: (count, die, die) one attacker rolls at one target."""
     if wpn[a, w, W_UNARMED] == 1:
         return 1, 4, 0  # CA-07: unarmed is always d4
@@ -359,8 +394,7 @@ def attack_dice(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np
     if cstat[t, C_DESTAC] == 1 and cstat[a, C_DESTAC] == 0 and wpn[a, w, W_BLAST] == 0:
         impaired = True
     # CA-08 helpless target; CA-16 a destacamento against an individual.
-    enhanced = cstat[t, C_HELPLESS] == 1 or (cstat[a, C_DESTAC] == 1
-                                             and cstat[t, C_DESTAC] == 0)
+    enhanced = cstat[t, C_HELPLESS] == 1 or (cstat[a, C_DESTAC] == 1 and cstat[t, C_DESTAC] == 0)
     mod = 0
     if impaired and enhanced:
         mod = opts[O_BOTH]
@@ -376,25 +410,35 @@ def attack_dice(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray, opts: np
 
 
 @njit(cache=True, _nrt=False)
-def is_blast(cstat: np.ndarray, wpn: np.ndarray, a: np.int64, t: np.int64,
-             w: np.int64) -> bool:
+def is_blast(cstat: np.ndarray, wpn: np.ndarray, a: np.int64, t: np.int64, w: np.int64) -> bool:
     """CA-09 Explosión, or CA-16: a destacamento's attack on an individual."""
     return wpn[a, w, W_BLAST] == 1 or (cstat[a, C_DESTAC] == 1 and cstat[t, C_DESTAC] == 0)
 
 
 @njit(cache=True, _nrt=False)
-def in_blast(cstat: np.ndarray, wpn: np.ndarray, cs: np.ndarray, a: np.int64, t: np.int64,
-             w: np.int64, c: np.int64) -> bool:
+def in_blast(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    cs: np.ndarray,
+    a: np.int64,
+    t: np.int64,
+    w: np.int64,
+    c: np.int64,
+) -> bool:
     """``combat.blast_targets`` membership: active opponents in the target's zone."""
-    return (cs[c, S_STATUS] == ACTIVE and cstat[c, C_SIDE] != cstat[a, C_SIDE]
-            and cs[c, S_ZONE] == cs[t, S_ZONE]
-            and (wpn[a, w, W_BLAST] == 1 or cstat[c, C_DESTAC] == 0))
+    return (
+        cs[c, S_STATUS] == ACTIVE
+        and cstat[c, C_SIDE] != cstat[a, C_SIDE]
+        and cs[c, S_ZONE] == cs[t, S_ZONE]
+        and (wpn[a, w, W_BLAST] == 1 or cstat[c, C_DESTAC] == 0)
+    )
 
 
 # -- damage (CA-11 … CA-14) ---------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def _damaged(cstat: np.ndarray, cs: np.ndarray, t: np.int64, src: np.int64,
-             amount: np.int64) -> None:
+def _damaged(
+    cstat: np.ndarray, cs: np.ndarray, t: np.int64, src: np.int64, amount: np.int64
+) -> None:
     # record_from_events: a Damaged event's amount, taken by the target and dealt by
     # its source (to a foe when the sides differ).
     cs[t, S_TAKEN] += amount
@@ -405,8 +449,14 @@ def _damaged(cstat: np.ndarray, cs: np.ndarray, t: np.int64, src: np.int64,
 
 
 @njit(cache=True, _nrt=False)
-def read_scar(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
-              t: np.int64, pi_lost: np.int64) -> None:
+def read_scar(
+    cstat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    opts: np.ndarray,
+    t: np.int64,
+    pi_lost: np.int64,
+) -> None:
     """CA-13: the Cicatrices entry for the PI lost (≥ 12 reads 12) and its fight effects."""
     entry = min(pi_lost, 12)
     if entry == 3:
@@ -434,8 +484,16 @@ def critical_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, t: np.int6
 
 
 @njit(cache=True, _nrt=False)
-def apply_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
-                 dice: np.ndarray, t: np.int64, damage: np.int64, src: np.int64) -> None:
+def apply_damage(
+    cstat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    opts: np.ndarray,
+    dice: np.ndarray,
+    t: np.int64,
+    damage: np.int64,
+    src: np.int64,
+) -> None:
     """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save."""
     if damage <= 0:
         return
@@ -463,8 +521,15 @@ def apply_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndar
 
 # -- legal actions (CA-04) ----------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
-def legal_actions(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zexit: np.ndarray,
-                  cs: np.ndarray, me: np.int64, acts: np.ndarray) -> int:
+def legal_actions(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zexit: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    acts: np.ndarray,
+) -> int:
     """``Cairn.actions_for`` in its order: attacks (targets in scenario order, weapons in
     order), moves (zones in map order), the retreat, waiting. Rows (verb, target, zone,
     item); returns the count."""
@@ -539,23 +604,37 @@ def begin_round(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarr
 
 
 @njit(cache=True, _nrt=False)
-def open_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
-                   dice: np.ndarray, queue: np.ndarray, side: np.int64) -> None:
+def open_side_turn(
+    cstat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    opts: np.ndarray,
+    dice: np.ndarray,
+    queue: np.ndarray,
+    side: np.int64,
+) -> None:
     g[G_SIDE] = side
     g[G_NDECL] = 0
     n = cs.shape[0]
     if g[G_ROUND] == 1 and opts[O_FIRST] == 1:
         for c in range(n):
-            if (cstat[c, C_SIDE] == side and cs[c, S_STATUS] == ACTIVE and cstat[c, C_PC] == 1
-                    and cstat[c, C_WAIVE] == 0):
+            if (
+                cstat[c, C_SIDE] == side
+                and cs[c, S_STATUS] == ACTIVE
+                and cstat[c, C_PC] == 1
+                and cstat[c, C_WAIVE] == 0
+            ):
                 # CA-03: "cada PJ debe realizar una tirada de salvación de DES para poder
                 # actuar … Los PCs que no superen la tirada pierden su turno".
                 if not save(dice, cs, c, S_DES):
                     cs[c, S_COND] |= PERDIO_TURNO
     q = 0
     for c in range(n):
-        if (cstat[c, C_SIDE] == side and cs[c, S_STATUS] == ACTIVE
-                and (cs[c, S_COND] & PERDIO_TURNO) == 0):
+        if (
+            cstat[c, C_SIDE] == side
+            and cs[c, S_STATUS] == ACTIVE
+            and (cs[c, S_COND] & PERDIO_TURNO) == 0
+        ):
             queue[q] = c
             q += 1
     g[G_QHEAD] = 0
@@ -574,8 +653,14 @@ def close_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def next_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
-                   dice: np.ndarray, queue: np.ndarray) -> None:
+def next_side_turn(
+    cstat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    opts: np.ndarray,
+    dice: np.ndarray,
+    queue: np.ndarray,
+) -> None:
     """Open the next side turn that has someone to declare (or end the battle)."""
     side = g[G_SIDE]
     while g[G_DONE] == 0:
@@ -593,8 +678,14 @@ def next_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.nd
 
 
 @njit(cache=True, _nrt=False)
-def start(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
-          dice: np.ndarray, queue: np.ndarray) -> None:
+def start(
+    cstat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    opts: np.ndarray,
+    dice: np.ndarray,
+    queue: np.ndarray,
+) -> None:
     """``Cairn.start``: round 1, the heroes' side turn first (CA-02)."""
     begin_round(cstat, cs, g, opts)
     if g[G_DONE] == 1:
@@ -630,8 +721,15 @@ def check_end(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
 
 # -- resolution ------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def _retreat(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray,
-             zexit: np.ndarray, dice: np.ndarray, a: np.int64) -> None:
+def _retreat(
+    cstat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    dist: np.ndarray,
+    zexit: np.ndarray,
+    dice: np.ndarray,
+    a: np.int64,
+) -> None:
     """CA-17: to the nearest exit zone (then map order), then the DES save."""
     here = cs[a, S_ZONE]
     if zexit[here] == 0:
@@ -645,9 +743,17 @@ def _retreat(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray,
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def resolve_attacks(cstat: np.ndarray, wpn: np.ndarray, zcover: np.ndarray,
-                    opts: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray,
-                    decl: np.ndarray, hits: np.ndarray) -> None:
+def resolve_attacks(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    zcover: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    dice: np.ndarray,
+    decl: np.ndarray,
+    hits: np.ndarray,
+) -> None:
     """CA-05/06/09: pool every die aimed at each target (declaration order), then each
     target in scenario order keeps the highest, minus armour. The pools are fixed before
     any damage (simultaneous), in ``hits``: scratch of (combatants², 5) rows (target,
@@ -707,24 +813,30 @@ def _fighting_members(cstat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> i
     """Mark the enemies' non-PC members still fighting; return how many."""
     active = 0
     for c in range(cs.shape[0]):
-        group[c] = (cstat[c, C_SIDE] == ENEMIES and cstat[c, C_PC] == 0
-                    and cs[c, S_STATUS] == ACTIVE)
+        group[c] = cstat[c, C_SIDE] == ENEMIES and cstat[c, C_PC] == 0 and cs[c, S_STATUS] == ACTIVE
         if group[c]:
             active += 1
     return active
 
 
 @njit(cache=True, _nrt=False)
-def _morale_saves(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray,
-                  group: np.ndarray) -> None:
+def _morale_saves(
+    cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray, group: np.ndarray
+) -> None:
     for c in range(cs.shape[0]):
         if group[c] and not save(dice, cs, c, S_VOL):
             set_status(cstat, cs, g, c, FLED)
 
 
 @njit(cache=True, _nrt=False)
-def morale(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
-           dice: np.ndarray, group: np.ndarray) -> None:
+def morale(
+    cstat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    opts: np.ndarray,
+    dice: np.ndarray,
+    group: np.ndarray,
+) -> None:
     """CA-18 *(ext, option morale)*: VOL saves on the first casualty, at half strength,
     and for a lone foe at 0 PI; a failed save flees at once. ``group``: scratch, one
     per combatant."""
@@ -758,9 +870,19 @@ def morale(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray,
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def resolve(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-            zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-            dice: np.ndarray, decl: np.ndarray, hits: np.ndarray) -> None:
+def resolve(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    zexit: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    dice: np.ndarray,
+    decl: np.ndarray,
+    hits: np.ndarray,
+) -> None:
     """``Cairn.resolve``: the side's declarations together (CA-02): movement in
     declaration order, then the attacks, then morale (``hits``: resolve_attacks')."""
     for d in range(g[G_NDECL]):
@@ -783,10 +905,22 @@ def resolve(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.nda
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def apply(cstat: np.ndarray, wpn: np.ndarray, dist: np.ndarray, zcover: np.ndarray,
-          zexit: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray,
-          dice: np.ndarray, queue: np.ndarray, decl: np.ndarray, hits: np.ndarray,
-          actor: np.int64, act: np.ndarray) -> None:
+def apply(
+    cstat: np.ndarray,
+    wpn: np.ndarray,
+    dist: np.ndarray,
+    zcover: np.ndarray,
+    zexit: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    dice: np.ndarray,
+    queue: np.ndarray,
+    decl: np.ndarray,
+    hits: np.ndarray,
+    actor: np.int64,
+    act: np.ndarray,
+) -> None:
     """``Cairn.apply``: declare; the last declaration of the side resolves them all
     (``hits``: scratch for resolve_attacks)."""
     d = g[G_NDECL]

@@ -47,8 +47,9 @@ def rest(party: Sequence[Combatant]) -> list[Event]:
         if dying and not helpers:
             # CA-12: "Si se deja sin tratamiento, morirá dentro de una hora."
             c.status = Status.DEAD
-            events.append(StatusChanged(
-                f"{c.name} is left untreated and dies within the hour.", c.id, "dead"))
+            events.append(
+                StatusChanged(f"{c.name} is left untreated and dies within the hour.", c.id, "dead")
+            )
             continue
         if dying:
             events.append(Note(f"{c.name} is bandaged and stabilised, but can only crawl."))
@@ -58,6 +59,14 @@ def rest(party: Sequence[Combatant]) -> list[Event]:
         lost = c.maxima["pi"] - c.resources["pi"]
         if lost > 0:
             c.resources["pi"] = c.maxima["pi"]
-            events.append(Healed(f"{c.name} rests and recovers {lost} PI.",
-                                 c.id, lost, "pi", c.id, c.resources["pi"]))
+            events.append(
+                Healed(
+                    f"{c.name} rests and recovers {lost} PI.",
+                    c.id,
+                    lost,
+                    "pi",
+                    c.id,
+                    c.resources["pi"],
+                )
+            )
     return events

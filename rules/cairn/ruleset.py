@@ -75,8 +75,12 @@ class Cairn(Ruleset):
     env_id: ClassVar[str] = "escaramuza/Cairn-v0"
     default_scenario: ClassVar[str] = "cairn/emboscada_goblin"
     verbs: ClassVar[tuple[VerbSpec, ...]] = (
-        VerbSpec(ATTACK, target=True, item=True,
-                 description="attack with a weapon (closing one zone first for melee)"),
+        VerbSpec(
+            ATTACK,
+            target=True,
+            item=True,
+            description="attack with a weapon (closing one zone first for melee)",
+        ),
         VerbSpec(MOVE, zone=True, description="move up to two zones (move + second move)"),
         VerbSpec(FLEE, description="retreat through an exit zone: a DES save (CA-17)"),
         VerbSpec(WAIT, description="do nothing this turn"),
@@ -119,8 +123,11 @@ class Cairn(Ruleset):
     # -- turn structure (CA-02, CA-03) -------------------------------------------
     def start(self, state: BattleState, roller: Roller) -> list[Event]:
         events: list[Event] = [
-            BattleStarted(_f("{title}: a Cairn battle begins.", state.scenario.title),
-                          state.scenario.name, self.id)
+            BattleStarted(
+                _f("{title}: a Cairn battle begins.", state.scenario.title),
+                state.scenario.name,
+                self.id,
+            )
         ]
         events.extend(self.begin_round(state))
         events.extend(self._open_side_turn(state, Side.HEROES, roller))
@@ -133,10 +140,13 @@ class Cairn(Ruleset):
         state.data["side"] = side.value
         state.data["declared"] = ()
         events: list[Event] = [
-            TurnStarted(_f("Round {round}: the heroes declare their actions.", state.round)
-                        if side is Side.HEROES
-                        else _f("Round {round}: the enemies declare their actions.", state.round),
-                        "", state.round)
+            TurnStarted(
+                _f("Round {round}: the heroes declare their actions.", state.round)
+                if side is Side.HEROES
+                else _f("Round {round}: the enemies declare their actions.", state.round),
+                "",
+                state.round,
+            )
         ]
         if state.round == 1 and state.options.first_round_save:
             for c in state.combatants:
@@ -147,10 +157,14 @@ class Cairn(Ruleset):
                     events.append(rolled)
                     if not ok:
                         c.conditions["perdio_turno"] = Condition("perdio_turno", until="turn")
-                        events.append(ConditionApplied(_f("{c} loses the turn.", c.name), c.id,
-                                                       "perdio_turno"))
+                        events.append(
+                            ConditionApplied(
+                                _f("{c} loses the turn.", c.name), c.id, "perdio_turno"
+                            )
+                        )
         queue = tuple(
-            c.id for c in state.combatants
+            c.id
+            for c in state.combatants
             if c.side is side and c.active and "perdio_turno" not in c.conditions
         )
         state.data["queue"] = queue
@@ -159,8 +173,13 @@ class Cairn(Ruleset):
 
     def _decision(self, state: BattleState, actor_id: str) -> Decision:
         c = state.by_id[actor_id]
-        return Decision(DecisionKind.TURN, c.id, c.side, "declarar",
-                        _f("{c}: declare an action (round {round})", c.name, state.round))
+        return Decision(
+            DecisionKind.TURN,
+            c.id,
+            c.side,
+            "declarar",
+            _f("{c}: declare an action (round {round})", c.name, state.round),
+        )
 
     def _close_side_turn(self, state: BattleState) -> list[Event]:
         side = Side(state.data["side"])
@@ -168,10 +187,16 @@ class Cairn(Ruleset):
         for c in state.combatants:
             if c.side is side and "perdio_turno" in c.conditions:
                 del c.conditions["perdio_turno"]
-                events.append(ConditionEnded(_f(
-                    "{c} can act again.",
-                    c.name,
-                ), c.id, "perdio_turno"))
+                events.append(
+                    ConditionEnded(
+                        _f(
+                            "{c} can act again.",
+                            c.name,
+                        ),
+                        c.id,
+                        "perdio_turno",
+                    )
+                )
         state.data["declared"] = ()
         state.data["queue"] = ()
         state.pending = None
@@ -208,9 +233,7 @@ class Cairn(Ruleset):
         declare."""
         if state.pending is None or state.outcome is not None:
             return {}
-        return {
-            actor: self.actions_for(state, state.by_id[actor]) for actor in state.data["queue"]
-        }
+        return {actor: self.actions_for(state, state.by_id[actor]) for actor in state.data["queue"]}
 
     @staticmethod
     def can_move(c: Combatant) -> bool:
@@ -255,8 +278,14 @@ class Cairn(Ruleset):
         state.data["queue"] = queue
         actor = state.by_id[action.actor]
         events: list[Event] = [
-            Note(_f("{actor} has declared ({n} still to declare before the side's actions resolve "
-                   "together).", actor.name, len(queue)))
+            Note(
+                _f(
+                    "{actor} has declared ({n} still to declare before the side's actions resolve "
+                    "together).",
+                    actor.name,
+                    len(queue),
+                )
+            )
         ]
         if queue:
             state.pending = self._decision(state, queue[0])
@@ -297,10 +326,17 @@ class Cairn(Ruleset):
     def _move(actor: Combatant, zone: str) -> Moved:
         old = actor.zone
         actor.zone = zone
-        return Moved(_f(
-            "{actor} moves from {old} to {zone}.",
-            actor.name, old, zone,
-        ), actor.id, old, zone)
+        return Moved(
+            _f(
+                "{actor} moves from {old} to {zone}.",
+                actor.name,
+                old,
+                zone,
+            ),
+            actor.id,
+            old,
+            zone,
+        )
 
     def _retreat(self, state: BattleState, actor: Combatant, roller: Roller) -> list[Event]:
         """CA-17: "Huir … siempre requiere una tirada de salvación de Destreza exitosa,
@@ -314,10 +350,17 @@ class Cairn(Ruleset):
         ok, rolled = save(roller, actor, "des", "retreat")
         events.append(rolled)
         if ok:
-            events.append(set_status(actor, Status.FLED, _f(
-                "{actor} gets away.",
-                actor.name,
-            ), actor.id))
+            events.append(
+                set_status(
+                    actor,
+                    Status.FLED,
+                    _f(
+                        "{actor} gets away.",
+                        actor.name,
+                    ),
+                    actor.id,
+                )
+            )
         else:
             events.append(Note(_f("{actor} cannot break away this turn.", actor.name)))
         return events
@@ -337,8 +380,11 @@ class Cairn(Ruleset):
             weapon = weapon_named(attacker, action.item)
             # CA-09: "tirando los dados de daño por separado para cada personaje afectado";
             # each of those rolls joins the keep-highest pool of the target it is for.
-            hit = (blast_targets(state, attacker, target, weapon)
-                   if is_blast(attacker, target, weapon) else [target])
+            hit = (
+                blast_targets(state, attacker, target, weapon)
+                if is_blast(attacker, target, weapon)
+                else [target]
+            )
             for t in hit:
                 dice, why = attack_dice(state, attacker, t, weapon)
                 pools.setdefault(t.id, []).append((attacker, weapon, dice, why))
@@ -364,37 +410,56 @@ class Cairn(Ruleset):
             faces = tuple(roller.roll(s, why_roll) for s in dice)
             dice_text = "+".join(f"d{s}" for s in dice)
             note = f" ({why})" if why else ""
-            events.append(Rolled(
-                _f(
-                    "{attacker} rolls {dice_text}{note} at {target} with {weapon}: {faces}.",
-                    attacker.name,
-                    dice_text,
-                    note,
-                    target.name,
+            events.append(
+                Rolled(
+                    _f(
+                        "{attacker} rolls {dice_text}{note} at {target} with {weapon}: {faces}.",
+                        attacker.name,
+                        dice_text,
+                        note,
+                        target.name,
+                        weapon.name,
+                        ", ".join(map(str, faces)),
+                    ),
+                    attacker.id,
+                    "damage",
+                    faces,
+                    max(faces),
+                )
+            )
+            events.append(
+                AttackResolved(
+                    _f(
+                        "{attacker}'s attack on {target} hits (attacks always hit).",
+                        attacker.name,
+                        target.name,
+                    ),
+                    attacker.id,
+                    target.id,
                     weapon.name,
-                    ", ".join(map(str, faces)),
-                ),
-                attacker.id, "damage", faces, max(faces),
-            ))
-            events.append(AttackResolved(
-                _f(
-                    "{attacker}'s attack on {target} hits (attacks always hit).",
-                    attacker.name, target.name,
-                ),
-                attacker.id, target.id, weapon.name, True,
-            ))
+                    True,
+                )
+            )
             if max(faces) > best:
                 best, source = max(faces), attacker.id
         armour = target.stats.armour
         damage = max(0, best - armour)
-        kept = (_f("keeping the highest, {best}", best)
-                if len(entries) > 1 or len(dice) > 1 else f"{best}")
-        events.append(Note(
-            _f(
-                "Damage to {target}: {kept}, minus armadura {armour} = {damage}.",
-                target.name, kept, armour, damage,
+        kept = (
+            _f("keeping the highest, {best}", best)
+            if len(entries) > 1 or len(dice) > 1
+            else f"{best}"
+        )
+        events.append(
+            Note(
+                _f(
+                    "Damage to {target}: {kept}, minus armadura {armour} = {damage}.",
+                    target.name,
+                    kept,
+                    armour,
+                    damage,
+                )
             )
-        ))
+        )
         events.extend(apply_damage(state, target, damage, source, roller))
         return events
 
@@ -483,8 +548,14 @@ class Cairn(Ruleset):
         mine = attack_dice(state, actor, target, weapon)[0]
         before = declared_pools(state, actor.side, exclude=actor.id).get(target.id, [])
         m = marginal_exchange(
-            before, mine, target.stats.armour, target.resources["pi"],
-            target.resources["fue"], target.pc, state.options.scars, state.options.doomed,
+            before,
+            mine,
+            target.stats.armour,
+            target.resources["pi"],
+            target.resources["fue"],
+            target.pc,
+            state.options.scars,
+            state.options.doomed,
         )
         return Odds(
             float(m.p_hit),
@@ -503,7 +574,11 @@ class Cairn(Ruleset):
             extra = f", {why}" if why else ""
             return _f(
                 "{c}: attack {t} with {weapon} ({dice}{extra})",
-                actor.name, target.name, weapon.name, dice_text, extra,
+                actor.name,
+                target.name,
+                weapon.name,
+                dice_text,
+                extra,
             )
         if action.verb == MOVE:
             return _f("{c}: move to {zone}", actor.name, action.zone)

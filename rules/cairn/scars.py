@@ -41,28 +41,83 @@ class Scar:
 
 
 CICATRICES: tuple[Scar, ...] = (
-    Scar(1, "Cicatriz duradera", N_("a lasting scar (roll d6 for where); on recovery roll d6 "
-         "and keep it as max PI if higher")),
-    Scar(2, "Golpe aturdidor", N_("a rattling blow, disoriented and shaken; on recovery roll d6 "
-         "and keep it as max PI if higher")),
-    Scar(3, "Golpeado", N_("walloped, sent flying and winded: privado until a few hours' rest; "
-         "then +d6 max PI"), ("deprived",)),
-    Scar(4, "Miembro roto", N_("a broken limb (d6: leg, arm, rib, skull); once mended roll 2d6 "
-         "and keep it as max PI if higher")),
-    Scar(5, "Infectado", N_("a gross infection; when over it roll 2d6 and keep it as max PI "
-         "if higher")),
-    Scar(6, "Herida en la cabeza", N_("a reorienting head wound (d6: FUE, DES, VOL); roll 3d6 "
-         "and keep it as that maximum if higher")),
-    Scar(7, "Desjarretado", N_("hamstrung, can barely move until helped and rested; then 3d6 "
-         "and keep it as max DES if higher"), ("hamstrung",)),
-    Scar(8, "Ensordecido", N_("deafened until extraordinary aid; a VOL save may raise max VOL "
-         "by d4")),
-    Scar(9, "Recerebrado", N_("some hidden part of the psyche knocked loose; roll 3d6 and keep "
-         "it as max VOL if higher")),
-    Scar(10, "Desgarrado", N_("an appendage torn off or crippled (the Guardián says which); a VOL "
-         "save may raise max VOL by d6")),
-    Scar(11, "Herida mortal", N_("a mortal wound: privado and out of action, dies within the hour "
-         "unless healed"), ("deprived", "out_of_action")),
+    Scar(
+        1,
+        "Cicatriz duradera",
+        N_(
+            "a lasting scar (roll d6 for where); on recovery roll d6 "
+            "and keep it as max PI if higher"
+        ),
+    ),
+    Scar(
+        2,
+        "Golpe aturdidor",
+        N_(
+            "a rattling blow, disoriented and shaken; on recovery roll d6 "
+            "and keep it as max PI if higher"
+        ),
+    ),
+    Scar(
+        3,
+        "Golpeado",
+        N_("walloped, sent flying and winded: privado until a few hours' rest; then +d6 max PI"),
+        ("deprived",),
+    ),
+    Scar(
+        4,
+        "Miembro roto",
+        N_(
+            "a broken limb (d6: leg, arm, rib, skull); once mended roll 2d6 "
+            "and keep it as max PI if higher"
+        ),
+    ),
+    Scar(
+        5,
+        "Infectado",
+        N_("a gross infection; when over it roll 2d6 and keep it as max PI if higher"),
+    ),
+    Scar(
+        6,
+        "Herida en la cabeza",
+        N_(
+            "a reorienting head wound (d6: FUE, DES, VOL); roll 3d6 "
+            "and keep it as that maximum if higher"
+        ),
+    ),
+    Scar(
+        7,
+        "Desjarretado",
+        N_(
+            "hamstrung, can barely move until helped and rested; then 3d6 "
+            "and keep it as max DES if higher"
+        ),
+        ("hamstrung",),
+    ),
+    Scar(
+        8, "Ensordecido", N_("deafened until extraordinary aid; a VOL save may raise max VOL by d4")
+    ),
+    Scar(
+        9,
+        "Recerebrado",
+        N_(
+            "some hidden part of the psyche knocked loose; roll 3d6 and keep "
+            "it as max VOL if higher"
+        ),
+    ),
+    Scar(
+        10,
+        "Desgarrado",
+        N_(
+            "an appendage torn off or crippled (the Guardián says which); a VOL "
+            "save may raise max VOL by d6"
+        ),
+    ),
+    Scar(
+        11,
+        "Herida mortal",
+        N_("a mortal wound: privado and out of action, dies within the hour unless healed"),
+        ("deprived", "out_of_action"),
+    ),
     Scar(12, "Condenado", N_("doomed: out of action, death's grip is near"), ("out_of_action",)),
 )
 
@@ -72,8 +127,11 @@ DOOMED_READINGS: tuple[str, ...] = ("out_of_action", "event")
 #: Entry 12 as each ``doomed`` reading has it.
 _DOOMED: dict[str, Scar] = {
     "out_of_action": CICATRICES[11],
-    "event": replace(CICATRICES[11], text="doomed: death's grip is near, but it comes "
-                     "later — fights on at 0 PI", effects=()),
+    "event": replace(
+        CICATRICES[11],
+        text="doomed: death's grip is near, but it comes later — fights on at 0 PI",
+        effects=(),
+    ),
 }
 
 

@@ -121,9 +121,7 @@ class Battlefield:
 
     def require(self, zone_id: str) -> None:
         if zone_id not in self.zones:
-            raise BattlefieldError(
-                f"unknown zone {zone_id!r} (zones: {', '.join(self.zone_ids)})"
-            )
+            raise BattlefieldError(f"unknown zone {zone_id!r} (zones: {', '.join(self.zone_ids)})")
 
     def exits(self) -> tuple[str, ...]:
         return tuple(z for z in self.zone_ids if self.zones[z].exit)

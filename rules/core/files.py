@@ -117,7 +117,9 @@ def read_text_file(
             raise error(source, "", f"is a directory, not {kind}")
         if not stat.S_ISREG(info.st_mode):
             raise error(
-                source, "", f"is not a regular file (a device, pipe or socket); {kind} must be "
+                source,
+                "",
+                f"is not a regular file (a device, pipe or socket); {kind} must be "
                 f"a regular file of at most {limit}",
             )
         if info.st_size > max_bytes:
@@ -275,7 +277,9 @@ class StrictSafeLoader(_Base):  # type: ignore[misc, valid-type]
                 ) from None
             if key in keys:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (it appears earlier in the mapping)",
+                    None,
+                    None,
+                    f"duplicate key {key!r} (it appears earlier in the mapping)",
                     key_node.start_mark,
                 )
             keys.add(key)
@@ -296,14 +300,17 @@ class StrictSafeLoader(_Base):  # type: ignore[misc, valid-type]
                     key_node.tag = _STR
                 own.append((key_node, value_node))
                 continue
-            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [
-                value_node]
+            sources = (
+                value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            )
             for source in sources:
                 if not isinstance(source, yaml.MappingNode):
                     raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping", node.start_mark,
+                        "while constructing a mapping",
+                        node.start_mark,
                         f"expected a mapping or list of mappings for merging, but found "
-                        f"{source.id}", source.start_mark,
+                        f"{source.id}",
+                        source.start_mark,
                     )
                 self.flatten_mapping(source)  # its own merges first: then it has none
                 merged.extend(source.value)
@@ -356,8 +363,7 @@ class StrictSafeLoader(_Base):  # type: ignore[misc, valid-type]
     def construct_yaml_bool(self, node: Any) -> bool:
         text = self.construct_scalar(node)
         if text.lower() not in ("true", "false"):  # "!!bool yes" is YAML 1.1's, not 1.2's
-            raise _Refused(f"{_shown(text)!r} is not a boolean (true or false)",
-                           node.start_mark)
+            raise _Refused(f"{_shown(text)!r} is not a boolean (true or false)", node.start_mark)
         return text.lower() == "true"
 
     def construct_yaml_timestamp(self, node: Any) -> Any:
@@ -410,7 +416,8 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
         if isinstance(event, yaml.CollectionStartEvent):
             if len(open_collections) >= MAX_DEPTH:
                 raise error(
-                    source, _at(event.start_mark),
+                    source,
+                    _at(event.start_mark),
                     f"lists and mappings are nested more than {MAX_DEPTH} levels deep",
                 )
             open_collections.append([event.anchor, 1])
@@ -423,7 +430,8 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
             anchor = None
             if any(held == event.anchor for held, _ in open_collections):
                 raise error(
-                    source, _at(event.start_mark),
+                    source,
+                    _at(event.start_mark),
                     f"alias *{_shown(event.anchor)} is inside the list or mapping it "
                     "names (a value that contains itself)",
                 )
@@ -431,7 +439,8 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
             expanded += size
             if expanded > MAX_ALIAS_NODES:
                 raise error(
-                    source, _at(event.start_mark),
+                    source,
+                    _at(event.start_mark),
                     f"the file's aliases (*name) would expand to more than {MAX_ALIAS_NODES} "
                     "values; a file may repeat at most that many through anchors and aliases",
                 )
@@ -474,7 +483,9 @@ def parse_json(text: str, source: str, error: ErrorFactory) -> Any:
     """The value of a JSON document, bounded (see the module docstring)."""
     try:
         value = json.loads(
-            text, parse_int=_bounded_int, parse_float=_finite_float,
+            text,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
             parse_constant=_NonFinite,
         )
     except json.JSONDecodeError as exc:
@@ -497,26 +508,32 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
         item, where, depth = stack.pop()
         if isinstance(item, _LongInteger):
             raise error(
-                source, where or "value",
+                source,
+                where or "value",
                 f"integer {item[:12]}… has more than {MAX_INT_DIGITS} digits",
             )
         if isinstance(item, _NonFinite):
             raise error(
-                source, where or "value",
+                source,
+                where or "value",
                 f"number {_shown(item)} is not finite; NaN and infinities are refused",
             )
         if isinstance(item, dict | list):
             if depth >= MAX_DEPTH:
                 raise error(
-                    source, where or "value",
+                    source,
+                    where or "value",
                     f"lists and mappings are nested more than {MAX_DEPTH} levels deep",
                 )
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             for key, sub in pairs:
                 if isinstance(key, _LongInteger):
                     raise error(source, where or "value", f"key {key[:12]}… is too long")
-                at = f"{where}[{key}]" if isinstance(key, int) else (
-                    f"{where}.{key}" if where else str(key))
+                at = (
+                    f"{where}[{key}]"
+                    if isinstance(key, int)
+                    else (f"{where}.{key}" if where else str(key))
+                )
                 stack.append((sub, at, depth + 1))
 
 

@@ -77,8 +77,9 @@ def seed_key(state: np.ndarray, key: np.ndarray) -> None:
     """``init_by_array(key)``: what ``random.Random(seed)`` does with the seed's 32-bit
     words (least significant first): :func:`_init_by_array` with one lane. ``state``
     may be longer (a kernel keeps the key after it): only its first words are written."""
-    _init_by_array(state[:STATE_SIZE].reshape(1, STATE_SIZE), key.reshape(1, key.shape[0]),
-                   0, key.shape[0], 1)
+    _init_by_array(
+        state[:STATE_SIZE].reshape(1, STATE_SIZE), key.reshape(1, key.shape[0]), 0, key.shape[0], 1
+    )
 
 
 #: Generators :func:`seed_lanes` seeds at once (a kernel's battles of a chunk, in turn),
@@ -225,8 +226,8 @@ def genrand_uint32(state: np.ndarray) -> np.uint32:
             state[kk] = state[kk + M] ^ (y >> np.uint32(1)) ^ (MATRIX_A if y & 1 else np.uint32(0))
         for kk in range(N - M, N - 1):
             y = (state[kk] & UPPER_MASK) | (state[kk + 1] & LOWER_MASK)
-            state[kk] = state[kk + (M - N)] ^ (y >> np.uint32(1)) ^ (
-                MATRIX_A if y & 1 else np.uint32(0)
+            state[kk] = (
+                state[kk + (M - N)] ^ (y >> np.uint32(1)) ^ (MATRIX_A if y & 1 else np.uint32(0))
             )
         y = (state[N - 1] & UPPER_MASK) | (state[0] & LOWER_MASK)
         state[N - 1] = state[M - 1] ^ (y >> np.uint32(1)) ^ (MATRIX_A if y & 1 else np.uint32(0))

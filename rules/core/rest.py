@@ -101,8 +101,7 @@ RECOVERY: dict[str, Recovery] = {
         ("heridas", "celeridad", "virilidad", "aguante", "discernimiento"),
     ),
     # CA-14/CA-13: lost attributes and the Cicatrices' conditions persist.
-    "cairn": Recovery({"rest": _ca_rest, "none": _none}, ("pi", "fue", "des", "vol"),
-                      ("scars",)),
+    "cairn": Recovery({"rest": _ca_rest, "none": _none}, ("pi", "fue", "des", "vol"), ("scars",)),
     # S2-15: GDF effects last "hasta que el daño es sanado"; S2-14's exact-16 stun is for
     # the next turn only and full defence for one turn. Spent Dados Exprés stay spent.
     "sistema_2d10": Recovery(

@@ -34,9 +34,7 @@ from escaramuza.rules.core.model import Combatant, Side
 from escaramuza.rules.core.vocabulary import explain, with_lines
 
 #: What an id may be, in words: the reason an invalid id gives and the schema's description.
-ID_RULE = (
-    "letters of any alphabet (matón, ñu), digits, '_' and '-', not starting with '-'"
-)
+ID_RULE = "letters of any alphabet (matón, ñu), digits, '_' and '-', not starting with '-'"
 
 
 def _check_id(value: str) -> str:
@@ -92,9 +90,7 @@ Id = Annotated[
 
 def _not_a_boolean(value: object) -> object:
     if isinstance(value, bool):
-        raise PydanticCustomError(
-            "int_type", "Input should be a valid integer, not true or false"
-        )
+        raise PydanticCustomError("int_type", "Input should be a valid integer, not true or false")
     return value
 
 
@@ -475,9 +471,7 @@ def resolve_scenario(name_or_path: str) -> str:
     if len(matches) == 1:
         return shipped[matches[0]]
     if len(matches) > 1:
-        raise UnknownNameError(
-            f"scenario name {name_or_path!r} is ambiguous: {', '.join(matches)}"
-        )
+        raise UnknownNameError(f"scenario name {name_or_path!r} is ambiguous: {', '.join(matches)}")
     try:
         exists = Path(name_or_path).exists()
     except (OSError, ValueError) as exc:

@@ -55,9 +55,7 @@ def mixture_rho(n_opt: int, alpha: float) -> float:
     return (n_opt / 4) / (2 * a + math.log(1 + 2 * a))
 
 
-def confidence_sequence(
-    total: float, n: int, alpha: float, rho: float
-) -> tuple[float, float]:
+def confidence_sequence(total: float, n: int, alpha: float, rho: float) -> tuple[float, float]:
     """The interval of :func:`mixture_radius` around ``total / n``, clipped to [0, 1]."""
     if n <= 0:
         return 0.0, 1.0

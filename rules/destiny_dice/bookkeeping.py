@@ -70,15 +70,23 @@ def check_state(state: BattleState) -> None:
     missing = [cid for cid in state.by_id if cid not in state.order]
     require(not missing, "order", f"{', '.join(missing)} missing: the order holds every combatant")
     require(state.order != (), "order", "empty while the battle is not over")
-    require(0 <= state.turn < len(state.order), "turn",
-            f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)")
+    require(
+        0 <= state.turn < len(state.order),
+        "turn",
+        f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)",
+    )
     actor = check_id(state, data.turn_actor, "data.turn_actor", active=pending.name == "turn")
-    require(state.order[state.turn] == actor, "data.turn_actor",
-            f"{actor} is not at the order's position {state.turn} "
-            f"({state.order[state.turn]} is)")
+    require(
+        state.order[state.turn] == actor,
+        "data.turn_actor",
+        f"{actor} is not at the order's position {state.turn} ({state.order[state.turn]} is)",
+    )
     if pending.name == "turn":
-        require(pending.actor == actor, "pending.actor",
-                f"{pending.actor} but it is {actor}'s turn (data.turn_actor)")
+        require(
+            pending.actor == actor,
+            "pending.actor",
+            f"{pending.actor} but it is {actor}'s turn (data.turn_actor)",
+        )
     else:  # DD-08: the defender answers the attacker
         check_id(state, data.reaction_vs, "data.reaction_vs")
 
@@ -94,8 +102,11 @@ def _check_combatant_data(c: Combatant, where: str) -> None:
             require(type(value) is bool, field, f"expected true or false, got {short(value)}")
         elif key in uses:
             top = uses[key]
-            require(type(value) is int and 0 <= value <= top, field,
-                    f"expected the uses left, an integer 0–{top}, got {short(value)}")
+            require(
+                type(value) is int and 0 <= value <= top,
+                field,
+                f"expected the uses left, an integer 0–{top}, got {short(value)}",
+            )
         else:
             known = ", ".join(["ayuda", *sorted(jams), *sorted(uses)])
             raise BookkeepingError(field, f"unknown field (known for {c.id}: {known})")

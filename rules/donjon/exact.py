@@ -48,13 +48,10 @@ def opposed_test(
     highest die *after* the tied pairs were set aside; the set-aside pairs are
     added back for the winner.
     """
-    return opposed_sorted(
-        sorted(attacker, reverse=True), sorted(defender, reverse=True), all_tied)
+    return opposed_sorted(sorted(attacker, reverse=True), sorted(defender, reverse=True), all_tied)
 
 
-def opposed_sorted(
-    a: Sequence[int], d: Sequence[int], all_tied: str = DEFENDER
-) -> OpposedResult:
+def opposed_sorted(a: Sequence[int], d: Sequence[int], all_tied: str = DEFENDER) -> OpposedResult:
     """:func:`opposed_test` of faces already sorted highest first (the ruleset sorts them
     once for both the narration and the test)."""
     i = 0
@@ -233,7 +230,13 @@ def hurt_probability(
 ) -> float:
     """P(an attack hits and its damage test is won): the chance to take Heridas off."""
     dist = attack_damage_distribution(
-        attack_dice, defence_dice, damage_dice, soak_dice, sides, all_tied, min_damage_dice,
+        attack_dice,
+        defence_dice,
+        damage_dice,
+        soak_dice,
+        sides,
+        all_tied,
+        min_damage_dice,
         min_soak_dice,
     )
     return sum(dist.values())
@@ -252,7 +255,13 @@ def expected_damage(
 ) -> float:
     """Expected damage successes of an attack (attack test, then damage test)."""
     dist = attack_damage_distribution(
-        attack_dice, defence_dice, damage_dice, soak_dice, sides, all_tied, min_damage_dice,
+        attack_dice,
+        defence_dice,
+        damage_dice,
+        soak_dice,
+        sides,
+        all_tied,
+        min_damage_dice,
         min_soak_dice,
     )
     return sum(k * q for k, q in dist.items())

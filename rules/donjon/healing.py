@@ -28,11 +28,19 @@ def _heal_one(c: Combatant, between_adventures: bool) -> list[Event]:
             if lost > 0:
                 c.resources[key] = c.maxima[key]
                 events.append(
-                    Healed(_f(
-                        "{c} heals all {key} between adventures (+{lost}).",
-                        c.name, key, lost,
-                    ),
-                           c.id, lost, key, "", c.resources[key])
+                    Healed(
+                        _f(
+                            "{c} heals all {key} between adventures (+{lost}).",
+                            c.name,
+                            key,
+                            lost,
+                        ),
+                        c.id,
+                        lost,
+                        key,
+                        "",
+                        c.resources[key],
+                    )
                 )
         if c.status is Status.DOWN:
             c.status = Status.ACTIVE
@@ -49,12 +57,20 @@ def _heal_one(c: Combatant, between_adventures: bool) -> list[Event]:
     else:
         return events
     c.resources[key] += 1
-    text = (_("{c} recovers one die of {key} at the start of the scene ({key} {now}/{max}).")
-            if key != "heridas"
-            else _("{c} recovers one Herida at the start of the scene ({key} {now}/{max})."))
+    text = (
+        _("{c} recovers one die of {key} at the start of the scene ({key} {now}/{max}).")
+        if key != "heridas"
+        else _("{c} recovers one Herida at the start of the scene ({key} {now}/{max}).")
+    )
     events.append(
-        Healed(text.format(c=c.name, key=key, now=c.resources[key], max=c.maxima[key]),
-               c.id, 1, key, "", c.resources[key])
+        Healed(
+            text.format(c=c.name, key=key, now=c.resources[key], max=c.maxima[key]),
+            c.id,
+            1,
+            key,
+            "",
+            c.resources[key],
+        )
     )
     return events
 

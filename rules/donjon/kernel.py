@@ -46,8 +46,13 @@ from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, RANGED, THROWN
 # -- codes ---------------------------------------------------------------------------
 #: Status codes, in ``Status`` order (playtest's KNOCKED_OUT = down, defeated, dead).
 ST_ACTIVE, ST_DOWN, ST_DEFEATED, ST_DEAD, ST_FLED = 0, 1, 2, 3, 4
-STATUS_CODES: tuple[Status, ...] = (Status.ACTIVE, Status.DOWN, Status.DEFEATED, Status.DEAD,
-                                    Status.FLED)
+STATUS_CODES: tuple[Status, ...] = (
+    Status.ACTIVE,
+    Status.DOWN,
+    Status.DEFEATED,
+    Status.DEAD,
+    Status.FLED,
+)
 HEROES, ENEMIES = 0, 1
 SIDES: tuple[Side, ...] = (Side.HEROES, Side.ENEMIES)
 WEAPON_KINDS: tuple[str, ...] = (MELEE, THROWN, RANGED)
@@ -56,9 +61,21 @@ K_MELEE = 0
 # Verbs (Donjon.verbs).
 ATACAR, REMATAR, ACERCARSE, ALEJARSE, HUIR, ESPERAR = 0, 1, 2, 3, 4, 5
 PARAR, ESQUIVAR, RESISTIR, DEJAR, REPARTIR, CONTINUAR, RETIRARSE = 6, 7, 8, 9, 10, 11, 12
-VERBS: tuple[str, ...] = ("atacar", "rematar", "acercarse", "alejarse", "huir", "esperar",
-                          "parar", "esquivar", "resistir", "dejar", "repartir", "continuar",
-                          "retirarse")
+VERBS: tuple[str, ...] = (
+    "atacar",
+    "rematar",
+    "acercarse",
+    "alejarse",
+    "huir",
+    "esperar",
+    "parar",
+    "esquivar",
+    "resistir",
+    "dejar",
+    "repartir",
+    "continuar",
+    "retirarse",
+)
 #: DJ-17 ``repartir`` options: 0 Heridas, 1..4 the attributes in sheet order.
 SPEND_OPTIONS: tuple[str, ...] = ("heridas", *ATTRIBUTES)
 
@@ -120,8 +137,14 @@ MAX_TABLE = 1 << 25
 #: which measured as ~20 ns an array a call, most of a decision's time.
 kjit = njit(cache=True, _nrt=False)
 
-TEMPERAMENT_CODES: tuple[str, ...] = ("tactician", "brute", "cautious", "coward", "protector",
-                                      "random")
+TEMPERAMENT_CODES: tuple[str, ...] = (
+    "tactician",
+    "brute",
+    "cautious",
+    "coward",
+    "protector",
+    "random",
+)
 
 
 # -- export --------------------------------------------------------------------------
@@ -175,10 +198,23 @@ def export_scenario(scenario: object) -> Static:
         names.append(tuple(a.name for a in s.weapons_or_fists))
         temper = c.temperament
         cs[i] = (
-            SIDES.index(c.side), 1 if c.pc else 0, s.level, c.maxima["heridas"], h.ataque,
-            h.esquivar, h.movimiento, h.dano, h.resistencia, h.iniciativa, s.armour,
-            s.sorpresa, len(s.weapons_or_fists), parry, _best_band(s.weapons_or_fists),
-            TEMPERAMENT_CODES.index(temper) if temper in TEMPERAMENT_CODES else 0, c.index,
+            SIDES.index(c.side),
+            1 if c.pc else 0,
+            s.level,
+            c.maxima["heridas"],
+            h.ataque,
+            h.esquivar,
+            h.movimiento,
+            h.dano,
+            h.resistencia,
+            h.iniciativa,
+            s.armour,
+            s.sorpresa,
+            len(s.weapons_or_fists),
+            parry,
+            _best_band(s.weapons_or_fists),
+            TEMPERAMENT_CODES.index(temper) if temper in TEMPERAMENT_CODES else 0,
+            c.index,
         )
     pen = np.full((3, 4), NONE, dtype=np.int64)
     for k, kind in enumerate(WEAPON_KINDS):
@@ -206,8 +242,21 @@ def export_scenario(scenario: object) -> Static:
     p[RLIMIT] = scenario.round_limit  # type: ignore[attr-defined]
     p[SURVIVE] = 1 if scenario.victory == "survive" else 0  # type: ignore[attr-defined]
     p[DIE_BITS] = int(opts.die_size).bit_length()
-    return Static(tuple(c.id for c in combatants), zones, tuple(names), cs, wt, wd, pen, dist,
-                  stepto, away, p, opts.die_size, opts.all_tied)
+    return Static(
+        tuple(c.id for c in combatants),
+        zones,
+        tuple(names),
+        cs,
+        wt,
+        wd,
+        pen,
+        dist,
+        stepto,
+        away,
+        p,
+        opts.die_size,
+        opts.all_tied,
+    )
 
 
 def check_scenario(scenario: object) -> None:
@@ -234,8 +283,11 @@ def check_scenario(scenario: object) -> None:
 def new_arrays(st: Static) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Empty ``ci``, ``init`` and ``g`` arrays for a battle of ``st``'s scenario."""
     n = st.cs.shape[0]
-    return (np.zeros((n, NCI), dtype=np.int64), np.zeros((n, MAX_INIT), dtype=np.int64),
-            np.zeros(NG, dtype=np.int64))
+    return (
+        np.zeros((n, NCI), dtype=np.int64),
+        np.zeros((n, MAX_INIT), dtype=np.int64),
+        np.zeros(NG, dtype=np.int64),
+    )
 
 
 def initial_arrays(scenario: object, st: Static) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -250,8 +302,9 @@ def initial_arrays(scenario: object, st: Static) -> tuple[np.ndarray, np.ndarray
 _KNOCKED_OUT = (ST_DOWN, ST_DEFEATED, ST_DEAD)
 
 
-def _export_combatant(ci: np.ndarray, init: np.ndarray, st: Static, i: int, c: object,
-                      zero_counters: bool) -> None:
+def _export_combatant(
+    ci: np.ndarray, init: np.ndarray, st: Static, i: int, c: object, zero_counters: bool
+) -> None:
     """Row ``i`` of ``ci`` and ``init``; KernelRefusal for a value out of the kernel's
     range: resources within 0 and their maxima (the scenario's), carried dice within a
     pool, initiative numbers faces of the die (highest first, at most MAX_INIT), the
@@ -281,7 +334,7 @@ def _export_combatant(ci: np.ndarray, init: np.ndarray, st: Static, i: int, c: o
     if list(numbers) != sorted(numbers, reverse=True):
         raise KernelRefusal(f"{cid}: initiative {list(numbers)} is not highest first")
     ci[i, NINIT] = len(numbers)
-    init[i, :len(numbers)] = numbers
+    init[i, : len(numbers)] = numbers
     acted_at, times = data["acted"]
     check_range(acted_at, 0, st.die_size, f"{cid}: acted at")
     check_range(times, 0, BOUND, f"{cid}: acted times")
@@ -316,12 +369,11 @@ class OddsTables:
     def fill(self, g: np.ndarray) -> None:
         """Compute the entry a battle stopped on (``g[ERR]``, key in ``g[MISS_K:]``)."""
         err = int(g[ERR])
-        key = tuple(int(x) for x in g[MISS_K:MISS_K + 6])
+        key = tuple(int(x) for x in g[MISS_K : MISS_K + 6])
         if err == ERR_MISS_HP:
             self.hp = _grown(self.hp, key)
             a, d, dmg, soak, fa, ft = key
-            self.hp[key] = hurt_probability(a, d, dmg, soak, self.die_size, self.all_tied,
-                                            fa, ft)
+            self.hp[key] = hurt_probability(a, d, dmg, soak, self.die_size, self.all_tied, fa, ft)
         elif err == ERR_MISS_WP:
             a, d = key[:2]
             self.wp = _grown(self.wp, (a, d))
@@ -331,8 +383,9 @@ class OddsTables:
 
 
 def _grown(table: np.ndarray, key: tuple[int, ...]) -> np.ndarray:
-    shape = tuple(max(s, k + 1 if k + 1 <= s else 2 * (k + 1)) for s, k in
-                  zip(table.shape, key, strict=False))
+    shape = tuple(
+        max(s, k + 1 if k + 1 <= s else 2 * (k + 1)) for s, k in zip(table.shape, key, strict=False)
+    )
     if shape == table.shape:
         return table
     if math.prod(shape) > MAX_TABLE:
@@ -354,8 +407,9 @@ def odds_tables(die_size: int, all_tied: str) -> OddsTables:
 
 
 @kjit
-def lookup_hp(g: np.ndarray, hp: np.ndarray, a: int, d: int, dmg: int, soak: int, fa: int,
-              ft: int) -> float:
+def lookup_hp(
+    g: np.ndarray, hp: np.ndarray, a: int, d: int, dmg: int, soak: int, fa: int, ft: int
+) -> float:
     """``exact.hurt_probability`` from the table, or a recorded miss (returns 0.0); a key
     outside 0…MAX_POOL (a pool the kernel cannot roll) records an overflow instead."""
     s = hp.shape
@@ -399,8 +453,9 @@ def lookup_wp(g: np.ndarray, wp: np.ndarray, a: int, d: int) -> float:
 
 # -- pools (combat.py) -------------------------------------------------------------------
 @kjit
-def attack_pool(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray, c: int,
-                w: int, band: int) -> int:
+def attack_pool(
+    ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray, c: int, w: int, band: int
+) -> int:
     """DJ-13: Celeridad + ataque − the DJ-12 penalty; NONE (-1 << 40) when out of reach."""
     penalty = pen[wt[c, w], band]
     if penalty < 0:
@@ -439,8 +494,9 @@ def soak_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
 
 
 @kjit
-def free_attack_weapon(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, wd: np.ndarray,
-                       pen: np.ndarray, c: int) -> int:
+def free_attack_weapon(
+    ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, c: int
+) -> int:
     """*(default)* DJ-11 free attack weapon: most attack (at contact) + damage dice."""
     best = NONE
     best_dice = 0
@@ -478,8 +534,7 @@ def roll_die(dice: np.ndarray, sides: int, bits: int) -> int:
 
 
 @kjit
-def roll_pool(dice: np.ndarray, g: np.ndarray, p: np.ndarray, buf: np.ndarray,
-              count: int) -> int:
+def roll_pool(dice: np.ndarray, g: np.ndarray, p: np.ndarray, buf: np.ndarray, count: int) -> int:
     """``roll_pool``: ``count`` dice into ``buf`` sorted highest first; returns the count."""
     if count > buf.shape[0]:
         g[ERR] = ERR_OVERFLOW
@@ -497,8 +552,15 @@ def roll_pool(dice: np.ndarray, g: np.ndarray, p: np.ndarray, buf: np.ndarray,
 
 
 @kjit
-def opposed(dice: np.ndarray, g: np.ndarray, p: np.ndarray, buf_a: np.ndarray,
-            buf_d: np.ndarray, a_dice: int, d_dice: int) -> tuple[int, int]:
+def opposed(
+    dice: np.ndarray,
+    g: np.ndarray,
+    p: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    a_dice: int,
+    d_dice: int,
+) -> tuple[int, int]:
     """``Donjon._opposed`` + ``exact.opposed_sorted`` (DJ-01): attacker's pool rolled first.
 
     Returns (winner: 0 attacker / 1 defender, successes).
@@ -601,9 +663,18 @@ def begin_round(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, p: np.ndarray) ->
 
 # -- ráfaga (DJ-04..07) ------------------------------------------------------------------------
 @kjit
-def roll_initiative(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-                    p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
-                    c: int, first: bool) -> None:
+def roll_initiative(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    c: int,
+    first: bool,
+) -> None:
     """DJ-04: Nivel + Discernimiento dice; sorpresa (first ráfaga) and an initiative
     ability's unopposed Media test (DJ-02) add bonus dice."""
     bonus = 0
@@ -625,8 +696,16 @@ def roll_initiative(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndar
 
 
 @kjit
-def new_rafaga(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-               p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray) -> None:
+def new_rafaga(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+) -> None:
     """``Donjon._new_rafaga``: a new round, everyone's initiative, the count from the top."""
     begin_round(ci, cs, g, p)
     if g[DONE] == 1:
@@ -709,8 +788,9 @@ def after(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> No
 
 # -- legal actions ---------------------------------------------------------------------------
 @kjit
-def _push(av: np.ndarray, at: np.ndarray, ai: np.ndarray, k: int, verb: int, target: int,
-          item: int) -> int:
+def _push(
+    av: np.ndarray, at: np.ndarray, ai: np.ndarray, k: int, verb: int, target: int, item: int
+) -> int:
     av[k] = verb
     at[k] = target
     ai[k] = item
@@ -718,9 +798,19 @@ def _push(av: np.ndarray, at: np.ndarray, ai: np.ndarray, k: int, verb: int, tar
 
 
 @kjit
-def _weapon_actions(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray,
-                    dist: np.ndarray, a: int, verb: int, av: np.ndarray, at: np.ndarray,
-                    ai: np.ndarray, k: int) -> int:
+def _weapon_actions(
+    ci: np.ndarray,
+    cs: np.ndarray,
+    wt: np.ndarray,
+    pen: np.ndarray,
+    dist: np.ndarray,
+    a: int,
+    verb: int,
+    av: np.ndarray,
+    at: np.ndarray,
+    ai: np.ndarray,
+    k: int,
+) -> int:
     """``atacar`` on each active foe (DJ-12: in reach and at least one die left after the
     penalty) or ``rematar`` on each unconscious one (in reach), weapons in sheet order."""
     za = ci[a, ZONE]
@@ -738,9 +828,18 @@ def _weapon_actions(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndar
 
 
 @kjit
-def _step_actions(ci: np.ndarray, cs: np.ndarray, dist: np.ndarray, away: np.ndarray,
-                  a: int, verb: int, av: np.ndarray, at: np.ndarray, ai: np.ndarray,
-                  k: int) -> int:
+def _step_actions(
+    ci: np.ndarray,
+    cs: np.ndarray,
+    dist: np.ndarray,
+    away: np.ndarray,
+    a: int,
+    verb: int,
+    av: np.ndarray,
+    at: np.ndarray,
+    ai: np.ndarray,
+    k: int,
+) -> int:
     """``acercarse`` (not yet in contact) or ``alejarse`` (a step away exists, within
     range) for each active foe (DJ-10)."""
     za = ci[a, ZONE]
@@ -757,9 +856,18 @@ def _step_actions(ci: np.ndarray, cs: np.ndarray, dist: np.ndarray, away: np.nda
 
 
 @kjit
-def turn_actions(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray,
-                 dist: np.ndarray, away: np.ndarray, a: int, av: np.ndarray, at: np.ndarray,
-                 ai: np.ndarray) -> int:
+def turn_actions(
+    ci: np.ndarray,
+    cs: np.ndarray,
+    wt: np.ndarray,
+    pen: np.ndarray,
+    dist: np.ndarray,
+    away: np.ndarray,
+    a: int,
+    av: np.ndarray,
+    at: np.ndarray,
+    ai: np.ndarray,
+) -> int:
     """``Donjon._turn_actions``: attacks, finishing blows, steps closer, steps away (each
     opponent in table order), huir from a dos acciones or more, esperar."""
     k = _weapon_actions(ci, cs, wt, pen, dist, a, ATACAR, av, at, ai, 0)
@@ -776,8 +884,9 @@ def turn_actions(ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray
 
 
 @kjit
-def spend_options(ci: np.ndarray, g: np.ndarray, av: np.ndarray, at: np.ndarray,
-                  ai: np.ndarray) -> int:
+def spend_options(
+    ci: np.ndarray, g: np.ndarray, av: np.ndarray, at: np.ndarray, ai: np.ndarray
+) -> int:
     """``Donjon._spend_options`` (DJ-17): Heridas while any, an attribute above 0 (its
     first success a fact unless the victim is at 0 Heridas)."""
     victim = g[SP_VICTIM]
@@ -805,9 +914,18 @@ def spend_options(ci: np.ndarray, g: np.ndarray, av: np.ndarray, at: np.ndarray,
 
 
 @kjit
-def legal_actions(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
-                  pen: np.ndarray, dist: np.ndarray, away: np.ndarray, av: np.ndarray,
-                  at: np.ndarray, ai: np.ndarray) -> int:
+def legal_actions(
+    ci: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wt: np.ndarray,
+    pen: np.ndarray,
+    dist: np.ndarray,
+    away: np.ndarray,
+    av: np.ndarray,
+    at: np.ndarray,
+    ai: np.ndarray,
+) -> int:
     """``Donjon.legal_actions``, in the engine's order; returns how many."""
     kind = g[PKIND]
     if kind == P_TURN:
@@ -832,20 +950,51 @@ def legal_actions(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
 
 # -- apply ---------------------------------------------------------------------------------------
 @kjit
-def apply(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
-          wd: np.ndarray, pen: np.ndarray, dist: np.ndarray, stepto: np.ndarray,
-          away: np.ndarray, p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray,
-          buf_d: np.ndarray, verb: int, target: int, item: int) -> None:
+def apply(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wt: np.ndarray,
+    wd: np.ndarray,
+    pen: np.ndarray,
+    dist: np.ndarray,
+    stepto: np.ndarray,
+    away: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    verb: int,
+    target: int,
+    item: int,
+) -> None:
     """``Donjon.apply``: one action of the pending decision."""
     kind = g[PKIND]
     if kind == P_TURN:
-        apply_turn(ci, init, cs, g, wt, wd, pen, dist, stepto, away, p, dice, buf_a, buf_d,
-                   verb, target, item)
+        apply_turn(
+            ci,
+            init,
+            cs,
+            g,
+            wt,
+            wd,
+            pen,
+            dist,
+            stepto,
+            away,
+            p,
+            dice,
+            buf_a,
+            buf_d,
+            verb,
+            target,
+            item,
+        )
     elif kind == P_DEFENCE:
         resolve_attack(ci, init, cs, g, wt, wd, pen, p, dice, buf_a, buf_d, verb == PARAR)
     elif kind == P_RESIST:
-        resolve_move(ci, init, cs, g, wt, wd, pen, dist, p, dice, buf_a, buf_d,
-                     verb == RESISTIR)
+        resolve_move(ci, init, cs, g, wt, wd, pen, dist, p, dice, buf_a, buf_d, verb == RESISTIR)
     elif kind == P_SPEND:
         apply_spend(ci, init, cs, g, item)
     else:
@@ -853,11 +1002,25 @@ def apply(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: n
 
 
 @kjit
-def apply_turn(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-               wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, dist: np.ndarray,
-               stepto: np.ndarray, away: np.ndarray, p: np.ndarray, dice: np.ndarray,
-               buf_a: np.ndarray, buf_d: np.ndarray, verb: int, target: int,
-               item: int) -> None:
+def apply_turn(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wt: np.ndarray,
+    wd: np.ndarray,
+    pen: np.ndarray,
+    dist: np.ndarray,
+    stepto: np.ndarray,
+    away: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    verb: int,
+    target: int,
+    item: int,
+) -> None:
     """``Donjon._apply_turn``: spend the number called (DJ-05), then act."""
     actor = g[PACTOR]
     count = g[COUNT]
@@ -875,24 +1038,55 @@ def apply_turn(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
         ci[actor, ACTED_TIMES] = 1
     g[TURN] += 1
     if verb == ATACAR:
-        declare_attack(ci, init, cs, g, wt, wd, pen, dist, p, dice, buf_a, buf_d, actor,
-                       target, item)
+        declare_attack(
+            ci, init, cs, g, wt, wd, pen, dist, p, dice, buf_a, buf_d, actor, target, item
+        )
     elif verb == REMATAR:
         # DJ-18: "Solo toma un ataque, que no requiere de Prueba alguna, para matar al PNJ".
         set_status(ci, cs, g, target, ST_DEAD)
         after(ci, init, cs, g)
     elif verb == ACERCARSE or verb == ALEJARSE or verb == HUIR:
-        declare_move(ci, init, cs, g, wt, wd, pen, dist, stepto, away, p, dice, buf_a, buf_d,
-                     actor, verb, target)
+        declare_move(
+            ci,
+            init,
+            cs,
+            g,
+            wt,
+            wd,
+            pen,
+            dist,
+            stepto,
+            away,
+            p,
+            dice,
+            buf_a,
+            buf_d,
+            actor,
+            verb,
+            target,
+        )
     else:
         after(ci, init, cs, g)
 
 
 @kjit
-def declare_attack(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-                   wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, dist: np.ndarray,
-                   p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
-                   actor: int, target: int, w: int) -> None:
+def declare_attack(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wt: np.ndarray,
+    wd: np.ndarray,
+    pen: np.ndarray,
+    dist: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    actor: int,
+    target: int,
+    w: int,
+) -> None:
     """``Donjon._declare_attack``: a melee attack on a foe who can parry waits for its
     reaction (DJ-14); anything else is resolved against a dodge (DJ-15)."""
     g[AT_ATT] = actor
@@ -916,10 +1110,20 @@ def cross_off(ci: np.ndarray, init: np.ndarray, c: int) -> None:
 
 
 @kjit
-def resolve_attack(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-                   wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, p: np.ndarray,
-                   dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
-                   parry: bool) -> None:
+def resolve_attack(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wt: np.ndarray,
+    wd: np.ndarray,
+    pen: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    parry: bool,
+) -> None:
     """``Donjon._resolve_attack``: the Prueba de Ataque (DJ-13) against a parry (DJ-14,
     the winner damages the loser) or a dodge (DJ-15, its successes lost)."""
     actor = g[AT_ATT]
@@ -943,9 +1147,20 @@ def resolve_attack(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarr
 
 
 @kjit
-def damage(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wd: np.ndarray, p: np.ndarray,
-           dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray, dealer: int, victim: int,
-           w: int, carried: int) -> None:
+def damage(
+    ci: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wd: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    dealer: int,
+    victim: int,
+    w: int,
+    carried: int,
+) -> None:
     """``Donjon._damage`` (DJ-16, DJ-03 carried successes, DJ-19 floor and breaking)."""
     floor_d = 1 if cs[dealer, PC] == 1 else 0
     floor_v = 1 if cs[victim, PC] == 1 else 0
@@ -992,8 +1207,9 @@ def _has_spend_option(ci: np.ndarray, g: np.ndarray) -> bool:
 
 
 @kjit
-def apply_spend(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-                option: int) -> None:
+def apply_spend(
+    ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray, option: int
+) -> None:
     """``Donjon._apply_spend`` (DJ-17, DJ-18): one success on Heridas, a fact, or a point
     off an attribute."""
     dealer = g[SP_DEALER]
@@ -1031,11 +1247,25 @@ def _count_damage(ci: np.ndarray, cs: np.ndarray, dealer: int, victim: int) -> N
 
 
 @kjit
-def declare_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-                 wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, dist: np.ndarray,
-                 stepto: np.ndarray, away: np.ndarray, p: np.ndarray, dice: np.ndarray,
-                 buf_a: np.ndarray, buf_d: np.ndarray, actor: int, verb: int,
-                 target: int) -> None:
+def declare_move(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wt: np.ndarray,
+    wd: np.ndarray,
+    pen: np.ndarray,
+    dist: np.ndarray,
+    stepto: np.ndarray,
+    away: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    actor: int,
+    verb: int,
+    target: int,
+) -> None:
     """``Donjon._declare_move`` (DJ-10, DJ-11): the opponent who may resist."""
     za = ci[actor, ZONE]
     resister = NONE
@@ -1070,10 +1300,21 @@ def declare_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray
 
 
 @kjit
-def resolve_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-                 wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, dist: np.ndarray,
-                 p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
-                 resist: bool) -> None:
+def resolve_move(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wt: np.ndarray,
+    wd: np.ndarray,
+    pen: np.ndarray,
+    dist: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    resist: bool,
+) -> None:
     """``Donjon._resolve_move``: a resisted move is a movement test (DJ-10); a failed
     escape from contact gives a free attack (DJ-11); won successes carry to the next test."""
     mover = g[MV_MOVER]
@@ -1082,8 +1323,9 @@ def resolve_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray
         cross_off(ci, init, resister)
         bonus = ci[mover, BONUS]
         ci[mover, BONUS] = 0
-        who, s = opposed(dice, g, p, buf_a, buf_d, move_pool(ci, cs, mover) + bonus,
-                         move_pool(ci, cs, resister))
+        who, s = opposed(
+            dice, g, p, buf_a, buf_d, move_pool(ci, cs, mover) + bonus, move_pool(ci, cs, resister)
+        )
         if who != 0:
             if g[MV_FROMC] == 1:
                 free_attack(ci, cs, g, wt, wd, pen, p, dice, buf_a, buf_d, resister, mover, s)
@@ -1096,8 +1338,9 @@ def resolve_move(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray
 
 
 @kjit
-def carry_out_move(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray,
-                   mover: int) -> None:
+def carry_out_move(
+    ci: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray, mover: int
+) -> None:
     """``Donjon._carry_out_move``: huir leaves; a step fuera del alcance of every active
     foe leaves too (DJ-11)."""
     to = g[MV_TO]
@@ -1113,10 +1356,21 @@ def carry_out_move(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarr
 
 
 @kjit
-def free_attack(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
-                wd: np.ndarray, pen: np.ndarray, p: np.ndarray, dice: np.ndarray,
-                buf_a: np.ndarray, buf_d: np.ndarray, attacker: int, target: int,
-                successes: int) -> None:
+def free_attack(
+    ci: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    wt: np.ndarray,
+    wd: np.ndarray,
+    pen: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    attacker: int,
+    target: int,
+    successes: int,
+) -> None:
     """``Donjon._free_attack`` (DJ-11): movement successes as bonus dice, dodge only."""
     w = free_attack_weapon(ci, cs, wt, wd, pen, attacker)
     if w == NONE:
@@ -1130,9 +1384,17 @@ def free_attack(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, wt: np.ndarray,
 
 
 @kjit
-def apply_continue(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray,
-                   p: np.ndarray, dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray,
-                   going_on: bool) -> None:
+def apply_continue(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+    going_on: bool,
+) -> None:
     """``Donjon._apply_continue`` (DJ-07): heroes answer, then enemies; a new ráfaga if
     either goes on, else a draw by withdrawal."""
     side = cs[g[PACTOR], SIDE]
@@ -1148,8 +1410,16 @@ def apply_continue(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarr
 
 
 @kjit
-def start(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray, p: np.ndarray,
-          dice: np.ndarray, buf_a: np.ndarray, buf_d: np.ndarray) -> None:
+def start(
+    ci: np.ndarray,
+    init: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    p: np.ndarray,
+    dice: np.ndarray,
+    buf_a: np.ndarray,
+    buf_d: np.ndarray,
+) -> None:
     """``Donjon.start``: the first ráfaga."""
     g[AT_ATT] = NONE
     g[MV_MOVER] = NONE

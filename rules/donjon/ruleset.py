@@ -118,6 +118,7 @@ class PendingSpend:
 # the inputs of the value it stores (or holds a strong reference to the immutable object it
 # was derived from and checks identity), so a hit returns exactly what a fresh build would.
 
+
 def _decision(kind: DecisionKind, actor: str, side: Side, name: str, prompt: str) -> Decision:
     """An interned :class:`Decision` (a frozen value, like the actions)."""
     return interned(Decision, kind, actor, side, name, prompt)  # type: ignore[no-any-return]
@@ -143,6 +144,8 @@ def _faces_text(faces: Sequence[int]) -> str:
 #: ``alejarse`` condition of ``_turn_actions``). A function of the map alone, and a
 #: Battlefield is immutable (rules/core/battlefield.py: "Immutable map of zones").
 _ZoneInfo = dict[str, dict[str, tuple[int, int, bool]]]
+
+
 def _zone_info(bf: Battlefield) -> _ZoneInfo:
     return bf.derived("donjon.zone_info", _build_zone_info)
 
@@ -198,8 +201,11 @@ def _turn_row(actor: Combatant) -> _TurnRow:
     row = rows.get(actor.id)
     if row is None:
         row = rows[actor.id] = _TurnRow(
-            s.skills.ataque, tuple((PENALTY[a.kind], a.name) for a in s.weapons_or_fists),
-            interned_action("huir", actor.id), interned_action("esperar", actor.id), {},
+            s.skills.ataque,
+            tuple((PENALTY[a.kind], a.name) for a in s.weapons_or_fists),
+            interned_action("huir", actor.id),
+            interned_action("esperar", actor.id),
+            {},
         )
     return row
 
@@ -208,10 +214,14 @@ def _versus(row: _TurnRow, actor: str, target: str) -> _Versus:
     found = row.versus.get(target)
     if found is None:
         found = row.versus[target] = _Versus(
-            tuple((pens, interned_action("atacar", actor, target, item=name))
-                  for pens, name in row.weapons),
-            tuple((pens, interned_action("rematar", actor, target, item=name))
-                  for pens, name in row.weapons),
+            tuple(
+                (pens, interned_action("atacar", actor, target, item=name))
+                for pens, name in row.weapons
+            ),
+            tuple(
+                (pens, interned_action("rematar", actor, target, item=name))
+                for pens, name in row.weapons
+            ),
             interned_action("acercarse", actor, target),
             interned_action("alejarse", actor, target),
         )
@@ -259,10 +269,18 @@ class Donjon(Ruleset):
     env_id: ClassVar[str] = "escaramuza/Donjon-v0"
     default_scenario: ClassVar[str] = "donjon/duelo"
     verbs: ClassVar[tuple[VerbSpec, ...]] = (
-        VerbSpec("atacar", target=True, item=True,
-                 description="Prueba de Ataque: Celeridad + Habilidad de ataque (DJ-13)"),
-        VerbSpec("rematar", target=True, item=True,
-                 description="kill an unconscious foe with one attack, no test (DJ-18)"),
+        VerbSpec(
+            "atacar",
+            target=True,
+            item=True,
+            description="Prueba de Ataque: Celeridad + Habilidad de ataque (DJ-13)",
+        ),
+        VerbSpec(
+            "rematar",
+            target=True,
+            item=True,
+            description="kill an unconscious foe with one attack, no test (DJ-18)",
+        ),
         VerbSpec("acercarse", target=True, description="move one distance level closer (DJ-10)"),
         VerbSpec("alejarse", target=True, description="move one distance level away (DJ-10)"),
         VerbSpec("huir", description="move from a dos acciones to fuera del alcance (DJ-11)"),
@@ -271,8 +289,11 @@ class Donjon(Ruleset):
         VerbSpec("esquivar", description="defensa pasiva: costs nothing (DJ-15)"),
         VerbSpec("resistir", description="cross off the next number to resist a move (DJ-10)"),
         VerbSpec("dejar", description="let the opponent move unopposed (DJ-10)"),
-        VerbSpec("repartir", options=SPEND_OPTIONS,
-                 description="spend one damage success on Heridas or an attribute (DJ-17)"),
+        VerbSpec(
+            "repartir",
+            options=SPEND_OPTIONS,
+            description="spend one damage success on Heridas or an attribute (DJ-17)",
+        ),
         VerbSpec("continuar", description="fight another ráfaga (DJ-07)"),
         VerbSpec("retirarse", description="withdraw if the other side does too (DJ-07)"),
     )
@@ -368,17 +389,52 @@ class Donjon(Ruleset):
         result = opposed_sorted(a_sorted, d_sorted, opts.all_tied)
         who = attacker.name if result.winner == ATTACKER else (defender.name if defender else "DJ")
         events: list[Event] = [
-            Rolled(_f("{c} rolls {n}d{sides} for {what}: {faces}.", attacker.name, len(a_faces),
-                      sides, a_what, _faces_text(a_sorted) or _("no dice")),
-                   attacker.id, a_what, tuple(a_faces), len(a_faces)),
-            Rolled(_f("{c} rolls {n}d{sides} for {what}: {faces}.", defender.name, len(d_faces),
-                      sides, d_what, _faces_text(d_sorted) or _("no dice")) if defender else
-                   _f("The DJ rolls {n}d{sides} for {what}: {faces}.", len(d_faces), sides,
-                      d_what, _faces_text(d_sorted) or _("no dice")),
-                   d_name, d_what, tuple(d_faces), len(d_faces)),
-            Note(_f("{who} wins the test with {n} éxito(s) ({aside} tied pair(s) set aside).",
-                    who, result.successes, result.set_aside) if result.set_aside else
-                 _f("{who} wins the test with {n} éxito(s).", who, result.successes)),
+            Rolled(
+                _f(
+                    "{c} rolls {n}d{sides} for {what}: {faces}.",
+                    attacker.name,
+                    len(a_faces),
+                    sides,
+                    a_what,
+                    _faces_text(a_sorted) or _("no dice"),
+                ),
+                attacker.id,
+                a_what,
+                tuple(a_faces),
+                len(a_faces),
+            ),
+            Rolled(
+                _f(
+                    "{c} rolls {n}d{sides} for {what}: {faces}.",
+                    defender.name,
+                    len(d_faces),
+                    sides,
+                    d_what,
+                    _faces_text(d_sorted) or _("no dice"),
+                )
+                if defender
+                else _f(
+                    "The DJ rolls {n}d{sides} for {what}: {faces}.",
+                    len(d_faces),
+                    sides,
+                    d_what,
+                    _faces_text(d_sorted) or _("no dice"),
+                ),
+                d_name,
+                d_what,
+                tuple(d_faces),
+                len(d_faces),
+            ),
+            Note(
+                _f(
+                    "{who} wins the test with {n} éxito(s) ({aside} tied pair(s) set aside).",
+                    who,
+                    result.successes,
+                    result.set_aside,
+                )
+                if result.set_aside
+                else _f("{who} wins the test with {n} éxito(s).", who, result.successes)
+            ),
         ]
         return result, events
 
@@ -407,8 +463,11 @@ class Donjon(Ruleset):
     # -- ráfaga -----------------------------------------------------------------
     def start(self, state: BattleState, roller: Roller) -> list[Event]:
         events: list[Event] = [
-            BattleStarted(_f("{title}: a Donjon battle begins.", state.scenario.title),
-                          state.scenario.name, self.id)
+            BattleStarted(
+                _f("{title}: a Donjon battle begins.", state.scenario.title),
+                state.scenario.name,
+                self.id,
+            )
         ]
         events.extend(self._new_rafaga(state, roller))
         return events
@@ -418,10 +477,14 @@ class Donjon(Ruleset):
         if state.outcome is not None:
             return events
         first = state.round == 1
-        events.append(Note(_f(
-            "Ráfaga {round}: everyone rolls a new Prueba de Iniciativa.",
-            state.round,
-        )))
+        events.append(
+            Note(
+                _f(
+                    "Ráfaga {round}: everyone rolls a new Prueba de Iniciativa.",
+                    state.round,
+                )
+            )
+        )
         opts = self._opts(state)
         for c in state.combatants:
             c.data["acted"] = (0, 0)
@@ -430,7 +493,8 @@ class Donjon(Ruleset):
                 continue
             events.extend(self._roll_initiative(state, roller, c, first, opts.die_size))
         state.order = tuple(
-            c.id for c in sorted(
+            c.id
+            for c in sorted(
                 (c for c in state.combatants if c.active and c.data["init"]),
                 key=lambda c: (-c.data["init"][0], 0 if c.pc else 1, c.index),
             )
@@ -456,8 +520,13 @@ class Donjon(Ruleset):
             # puntuación del Atributo apropiado (usualmente Celeridad) y usar los éxitos como
             # bonificadores" — never dice added directly.
             result, evs = self._unopposed(
-                state, roller, c, skill + c.resources["celeridad"], "iniciativa (habilidad)",
-                "media")
+                state,
+                roller,
+                c,
+                skill + c.resources["celeridad"],
+                "iniciativa (habilidad)",
+                "media",
+            )
             events.extend(evs)
             if result.winner == ATTACKER:
                 bonus += result.successes
@@ -466,12 +535,28 @@ class Donjon(Ruleset):
         c.data["init"] = tuple(sorted(faces, reverse=True))
         events.append(
             InitiativeRolled(
-                _f("{c} rolls {n}d{sides} for initiative (Nivel + Discernimiento + {bonus} bonus): "
-                   "acts on {faces}.", c.name, pool, sides, bonus, faces_text(c.data["init"]))
-                if bonus else
-                _f("{c} rolls {n}d{sides} for initiative (Nivel + Discernimiento): acts on "
-                   "{faces}.", c.name, pool, sides, faces_text(c.data["init"])),
-                c.id, "iniciativa", tuple(faces), pool,
+                _f(
+                    "{c} rolls {n}d{sides} for initiative "
+                    "(Nivel + Discernimiento + {bonus} bonus): acts on {faces}.",
+                    c.name,
+                    pool,
+                    sides,
+                    bonus,
+                    faces_text(c.data["init"]),
+                )
+                if bonus
+                else _f(
+                    "{c} rolls {n}d{sides} for initiative (Nivel + Discernimiento): acts on "
+                    "{faces}.",
+                    c.name,
+                    pool,
+                    sides,
+                    faces_text(c.data["init"]),
+                ),
+                c.id,
+                "iniciativa",
+                tuple(faces),
+                pool,
             )
         )
         return events
@@ -503,24 +588,46 @@ class Donjon(Ruleset):
                 count, best, best_key = top, c, key
         if best is not None:
             state.data["count"] = count
-            state.pending = _decision(DecisionKind.TURN, best.id, best.side, TURN,
-                                      _f("{c} acts on {count}", best.name, count))
-            return [TurnStarted(_f(
-                "{count}: {best} acts.",
-                count, best.name,
-            ), best.id, state.round)]
+            state.pending = _decision(
+                DecisionKind.TURN,
+                best.id,
+                best.side,
+                TURN,
+                _f("{c} acts on {count}", best.name, count),
+            )
+            return [
+                TurnStarted(
+                    _f(
+                        "{count}: {best} acts.",
+                        count,
+                        best.name,
+                    ),
+                    best.id,
+                    state.round,
+                )
+            ]
         state.data["count"] = 0
         state.data["continuing"] = ()
         return self._ask_continue(state, Side.HEROES)
 
     def _ask_continue(self, state: BattleState, side: Side) -> list[Event]:
         actor = state.active(side)[0]
-        state.pending = _decision(DecisionKind.CHOICE, actor.id, side, CONTINUE,
-                                  _("the heroes continue or withdraw") if side is Side.HEROES
-                                  else _("the enemies continue or withdraw"))
-        return [Note(_("The count reaches 1: the heroes decide whether to go on "
-                       "(DJ-07).") if side is Side.HEROES
-                     else _("The count reaches 1: the enemies decide whether to go on (DJ-07)."))]
+        state.pending = _decision(
+            DecisionKind.CHOICE,
+            actor.id,
+            side,
+            CONTINUE,
+            _("the heroes continue or withdraw")
+            if side is Side.HEROES
+            else _("the enemies continue or withdraw"),
+        )
+        return [
+            Note(
+                _("The count reaches 1: the heroes decide whether to go on (DJ-07).")
+                if side is Side.HEROES
+                else _("The count reaches 1: the enemies decide whether to go on (DJ-07).")
+            )
+        ]
 
     def _after(self, state: BattleState) -> list[Event]:
         """Close an action: end the battle if a side is out, else call the next number."""
@@ -635,26 +742,40 @@ class Donjon(Ruleset):
         count: int = state.data["count"]
         init: tuple[int, ...] = actor.data["init"]
         i = init.index(count)
-        actor.data["init"] = init[:i] + init[i + 1:]
+        actor.data["init"] = init[:i] + init[i + 1 :]
         acted_at, times = actor.data["acted"]
         actor.data["acted"] = (count, times + 1 if acted_at == count else 1)
         state.turn += 1
         verb = action.verb
         if verb == "atacar":
-            return self._declare_attack(state, actor, state.by_id[action.target or ""],
-                                        action.item or "", roller)
+            return self._declare_attack(
+                state, actor, state.by_id[action.target or ""], action.item or "", roller
+            )
         if verb == "rematar":
             target = state.by_id[action.target or ""]
             # DJ-18: "Solo toma un ataque, que no requiere de Prueba alguna, para matar al PNJ".
             events: list[Event] = [
-                AttackResolved(_f("{actor} finishes off the unconscious {target} with {item} "
-                                  "(no test).", actor.name, target.name, action.item),
-                               actor.id, target.id,
-                               action.item or "", True),
-                self.set_status(target, Status.DEAD, _f(
-                    "{target} is killed.",
-                    target.name,
-                ), actor.id),
+                AttackResolved(
+                    _f(
+                        "{actor} finishes off the unconscious {target} with {item} (no test).",
+                        actor.name,
+                        target.name,
+                        action.item,
+                    ),
+                    actor.id,
+                    target.id,
+                    action.item or "",
+                    True,
+                ),
+                self.set_status(
+                    target,
+                    Status.DEAD,
+                    _f(
+                        "{target} is killed.",
+                        target.name,
+                    ),
+                    actor.id,
+                ),
             ]
             return events + self._after(state)
         if verb in ("acercarse", "alejarse", "huir"):
@@ -671,15 +792,27 @@ class Donjon(Ruleset):
         # DJ-14: "Sólo se pueden defender activamente los ataques cuerpo a cuerpo", and the
         # parry must cross off a later number and needs a melee weapon to parry with.
         if weapon.kind == MELEE and self._can_react(target) and combat.parry_weapon(target):
-            state.pending = _decision(DecisionKind.REACTION, target.id, target.side, DEFENCE,
-                                      _f(
-                                          "{t}: parry or dodge {c}'s attack",
-                                          target.name, actor.name,
-                                      ))
-            return [Note(_f(
-                "{actor} attacks {target} with {item}.",
-                actor.name, target.name, item,
-            ))]
+            state.pending = _decision(
+                DecisionKind.REACTION,
+                target.id,
+                target.side,
+                DEFENCE,
+                _f(
+                    "{t}: parry or dodge {c}'s attack",
+                    target.name,
+                    actor.name,
+                ),
+            )
+            return [
+                Note(
+                    _f(
+                        "{actor} attacks {target} with {item}.",
+                        actor.name,
+                        target.name,
+                        item,
+                    )
+                )
+            ]
         return self._resolve_attack(state, roller, parry=False)
 
     def _resolve_attack(self, state: BattleState, roller: Roller, parry: bool) -> list[Event]:
@@ -696,16 +829,30 @@ class Donjon(Ruleset):
         d_pool = combat.parry_pool(target) if parry else combat.dodge_pool(target)
         d_what = _("parada (defensa activa)") if parry else _("esquiva (defensa pasiva)")
         result, evs = self._opposed(
-            state, roller, actor, pool + bonus,
+            state,
+            roller,
+            actor,
+            pool + bonus,
             _f("Prueba de Ataque with {item} ({band})", weapon.name, BAND_NAMES[pend.band]),
-            target, d_pool, d_what)
+            target,
+            d_pool,
+            d_what,
+        )
         events.extend(evs)
         hit = result.winner == ATTACKER
-        events.append(AttackResolved(
-            _f("{c}'s attack on {t} hits.", actor.name, target.name) if hit else
-            _f("{c}'s attack on {t} is parried: counterattack!", actor.name, target.name) if parry
-            else _f("{c}'s attack on {t} is dodged.", actor.name, target.name),
-            actor.id, target.id, weapon.name, hit))
+        events.append(
+            AttackResolved(
+                _f("{c}'s attack on {t} hits.", actor.name, target.name)
+                if hit
+                else _f("{c}'s attack on {t} is parried: counterattack!", actor.name, target.name)
+                if parry
+                else _f("{c}'s attack on {t} is dodged.", actor.name, target.name),
+                actor.id,
+                target.id,
+                weapon.name,
+                hit,
+            )
+        )
         if hit:
             events.extend(self._damage(state, roller, actor, target, weapon, result.successes))
         elif parry:
@@ -731,17 +878,28 @@ class Donjon(Ruleset):
         # DJ-19: "Los PJ siempre tiran un dado en las Pruebas de Daño, inclusive cuando su
         # Aguante es reducido a cero" — a PJ rolls at least one die whether it deals the
         # damage or resists it; a PNJ with an empty pool rolls none.
-        pool = max(0, combat.damage_test_floor(dealer),
-                   combat.damage_pool(dealer, weapon) + carried)
+        pool = max(
+            0, combat.damage_test_floor(dealer), combat.damage_pool(dealer, weapon) + carried
+        )
         soak = max(0, combat.damage_test_floor(victim), combat.soak_pool(victim))
         victim_at_zero = victim.resources[HERIDAS] == 0
         result, events = self._opposed(
-            state, roller, dealer, pool, (_f("Prueba de Daño with {item} (+{carried} "
-                                            "carried)", weapon.name, carried) if carried else _f(
-                                                "Prueba de Daño with {item}",
-                                                weapon.name,
-                                            )),
-            victim, soak, _("Aguante + armadura"))
+            state,
+            roller,
+            dealer,
+            pool,
+            (
+                _f("Prueba de Daño with {item} (+{carried} carried)", weapon.name, carried)
+                if carried
+                else _f(
+                    "Prueba de Daño with {item}",
+                    weapon.name,
+                )
+            ),
+            victim,
+            soak,
+            _("Aguante + armadura"),
+        )
         if result.winner != ATTACKER or result.successes == 0:
             events.append(Note(_f("{victim} shrugs off the blow.", victim.name)))
             return events
@@ -749,14 +907,30 @@ class Donjon(Ruleset):
             # DJ-19: "el PNJ debe hacer una Prueba de Daño contra el personaje y lograr que
             # todos y cada uno de los dados sean éxitos" — the PJ must already be at 0 Heridas.
             victim.conditions["quebrado"] = Condition("quebrado")
-            events.append(ConditionApplied(
-                _f("Every one of {dealer}'s {pool} damage dice is an éxito: {victim} is "
-                  "quebrado.", dealer.name, pool, victim.name), victim.id, "quebrado"))
-            events.append(self.set_status(victim, Status.DOWN,
-                                          _f(
-                                              "{victim} falls unconscious.",
-                                              victim.name,
-                                          ), dealer.id))
+            events.append(
+                ConditionApplied(
+                    _f(
+                        "Every one of {dealer}'s {pool} damage dice is an éxito: {victim} is "
+                        "quebrado.",
+                        dealer.name,
+                        pool,
+                        victim.name,
+                    ),
+                    victim.id,
+                    "quebrado",
+                )
+            )
+            events.append(
+                self.set_status(
+                    victim,
+                    Status.DOWN,
+                    _f(
+                        "{victim} falls unconscious.",
+                        victim.name,
+                    ),
+                    dealer.id,
+                )
+            )
             return events
         state.data["spend"] = interned(PendingSpend, dealer.id, victim.id, result.successes, ())
         return events + self._next_spend(state)
@@ -768,8 +942,12 @@ class Donjon(Ruleset):
         if spend.remaining > 0 and victim.active and self._spend_options(state):
             dealer = state.by_id[spend.dealer]
             state.pending = _decision(
-                DecisionKind.CHOICE, dealer.id, dealer.side, SPEND,
-                _f("{c}: spend {n} éxito(s) on {t}", dealer.name, spend.remaining, victim.name))
+                DecisionKind.CHOICE,
+                dealer.id,
+                dealer.side,
+                SPEND,
+                _f("{c}: spend {n} éxito(s) on {t}", dealer.name, spend.remaining, victim.name),
+            )
             return []
         lost = spend.remaining if victim.active else 0
         state.data.pop("spend")
@@ -787,35 +965,78 @@ class Donjon(Ruleset):
         if option == HERIDAS:
             victim.resources[HERIDAS] -= 1
             left = victim.resources[HERIDAS]
-            events.append(Damaged(_f(
-                "{dealer} takes one Herida off {victim} ({left} left).",
-                dealer.name, victim.name, left,
-            ), victim.id, 1, HERIDAS, dealer.id, left))
+            events.append(
+                Damaged(
+                    _f(
+                        "{dealer} takes one Herida off {victim} ({left} left).",
+                        dealer.name,
+                        victim.name,
+                        left,
+                    ),
+                    victim.id,
+                    1,
+                    HERIDAS,
+                    dealer.id,
+                    left,
+                )
+            )
             if left == 0 and not victim.pc:
                 # DJ-18: "Todos los PNJ caen inconscientes cuando sus Heridas llegan a cero."
                 victim.conditions["inconsciente"] = Condition("inconsciente")
-                events.append(ConditionApplied(_f("{victim} falls unconscious.", victim.name),
-                                               victim.id, "inconsciente"))
-                events.append(self.set_status(victim, Status.DOWN,
-                                              _f(
-                                                  "{victim} is out of the fight.",
-                                                  victim.name,
-                                              ), dealer.id))
+                events.append(
+                    ConditionApplied(
+                        _f("{victim} falls unconscious.", victim.name), victim.id, "inconsciente"
+                    )
+                )
+                events.append(
+                    self.set_status(
+                        victim,
+                        Status.DOWN,
+                        _f(
+                            "{victim} is out of the fight.",
+                            victim.name,
+                        ),
+                        dealer.id,
+                    )
+                )
             elif left == 0:
-                events.append(Note(_f("{victim} is at 0 Heridas but, as a PJ, fights on "
-                                     "(DJ-19).", victim.name)))
+                events.append(
+                    Note(
+                        _f("{victim} is at 0 Heridas but, as a PJ, fights on (DJ-19).", victim.name)
+                    )
+                )
         elif victim.resources[HERIDAS] > 0 and option not in picked:
             picked = (*picked, option)
-            events.append(Note(_f("{dealer} spends an éxito as a fact: the blow is aimed at "
-                                 "{victim}'s {option}.", dealer.name, victim.name, option)))
+            events.append(
+                Note(
+                    _f(
+                        "{dealer} spends an éxito as a fact: the blow is aimed at "
+                        "{victim}'s {option}.",
+                        dealer.name,
+                        victim.name,
+                        option,
+                    )
+                )
+            )
         else:
             victim.resources[option] -= 1
             left = victim.resources[option]
-            events.append(Damaged(_f(
-                "{dealer} lowers {victim}'s {option} to {left}.",
-                dealer.name, victim.name, option, left,
-            ),
-                                  victim.id, 1, option, dealer.id, left))
+            events.append(
+                Damaged(
+                    _f(
+                        "{dealer} lowers {victim}'s {option} to {left}.",
+                        dealer.name,
+                        victim.name,
+                        option,
+                        left,
+                    ),
+                    victim.id,
+                    1,
+                    option,
+                    dealer.id,
+                    left,
+                )
+            )
         state.data["spend"] = interned(PendingSpend, spend.dealer, spend.victim, remaining, picked)
         events.extend(self._next_spend(state))
         if "spend" not in state.data:
@@ -824,7 +1045,11 @@ class Donjon(Ruleset):
 
     # -- movement -------------------------------------------------------------------
     def _declare_move(
-        self, state: BattleState, actor: Combatant, verb: str, target_id: str | None,
+        self,
+        state: BattleState,
+        actor: Combatant,
+        verb: str,
+        target_id: str | None,
         roller: Roller,
     ) -> list[Event]:
         bf = state.battlefield
@@ -839,8 +1064,11 @@ class Donjon(Ruleset):
             from_contact = False
         else:
             other = state.by_id[target_id or ""]
-            to_zone = (bf.step_towards(actor.zone, other.zone) if verb == "acercarse"
-                       else self._away_zone(state, actor, other))
+            to_zone = (
+                bf.step_towards(actor.zone, other.zone)
+                if verb == "acercarse"
+                else self._away_zone(state, actor, other)
+            )
             resister = other if self._can_react(other) else None
             # DJ-11: "Si un personaje que está en contacto intenta escapar y su oponente se
             # resiste, el oponente obtiene un ataque gratuito".
@@ -848,8 +1076,13 @@ class Donjon(Ruleset):
         move = PendingMove(actor.id, resister.id if resister else "", verb, to_zone, from_contact)
         state.data["move"] = move
         if resister is not None:
-            state.pending = _decision(DecisionKind.REACTION, resister.id, resister.side, RESIST,
-                                      _f("{t}: resist {c}'s movement?", resister.name, actor.name))
+            state.pending = _decision(
+                DecisionKind.REACTION,
+                resister.id,
+                resister.side,
+                RESIST,
+                _f("{t}: resist {c}'s movement?", resister.name, actor.name),
+            )
             return [Note(_(_TRIES[verb]).format(actor=actor.name, resister=resister.name))]
         return self._resolve_move(state, roller, resist=False)
 
@@ -863,17 +1096,30 @@ class Donjon(Ruleset):
             bonus = mover.data["bonus"]
             mover.data["bonus"] = 0
             result, evs = self._opposed(
-                state, roller, mover, combat.move_pool(mover) + bonus, _("Prueba de Movimiento"),
-                resister, combat.move_pool(resister), _("Prueba de Movimiento (resistir)"))
+                state,
+                roller,
+                mover,
+                combat.move_pool(mover) + bonus,
+                _("Prueba de Movimiento"),
+                resister,
+                combat.move_pool(resister),
+                _("Prueba de Movimiento (resistir)"),
+            )
             events.extend(evs)
             if result.winner != ATTACKER:
-                events.append(Note(_f(
-                    "{resister} stops {mover}'s movement.",
-                    resister.name, mover.name,
-                )))
+                events.append(
+                    Note(
+                        _f(
+                            "{resister} stops {mover}'s movement.",
+                            resister.name,
+                            mover.name,
+                        )
+                    )
+                )
                 if move.from_contact:
-                    events.extend(self._free_attack(state, roller, resister, mover,
-                                                    result.successes))
+                    events.extend(
+                        self._free_attack(state, roller, resister, mover, result.successes)
+                    )
                 if "spend" not in state.data:
                     events.extend(self._after(state))
                 return events
@@ -887,27 +1133,51 @@ class Donjon(Ruleset):
         self, state: BattleState, mover: Combatant, move: PendingMove
     ) -> list[Event]:
         if move.to_zone is None:
-            return [self.set_status(mover, Status.FLED,
-                                    _f("{mover} moves fuera del alcance and leaves the "
-                                      "battle.", mover.name))]
+            return [
+                self.set_status(
+                    mover,
+                    Status.FLED,
+                    _f("{mover} moves fuera del alcance and leaves the battle.", mover.name),
+                )
+            ]
         old = mover.zone
         mover.zone = move.to_zone
-        events: list[Event] = [Moved(_f(
-            "{mover} moves from {old} to {to_zone}.",
-            mover.name, old, move.to_zone,
-        ),
-                                     mover.id, old, move.to_zone)]
+        events: list[Event] = [
+            Moved(
+                _f(
+                    "{mover} moves from {old} to {to_zone}.",
+                    mover.name,
+                    old,
+                    move.to_zone,
+                ),
+                mover.id,
+                old,
+                move.to_zone,
+            )
+        ]
         bf = state.battlefield
-        if all(bf.distance(mover.zone, o.zone) >= OUT_OF_RANGE
-               for o in self._opponents(state, mover)):
+        if all(
+            bf.distance(mover.zone, o.zone) >= OUT_OF_RANGE for o in self._opponents(state, mover)
+        ):
             # DJ-11: "Si un personaje se mueve fuera del alcance, está fuera del combate."
-            events.append(self.set_status(
-                mover, Status.FLED, _f("{mover} is fuera del alcance of every foe and leaves the "
-                                      "battle.", mover.name)))
+            events.append(
+                self.set_status(
+                    mover,
+                    Status.FLED,
+                    _f(
+                        "{mover} is fuera del alcance of every foe and leaves the battle.",
+                        mover.name,
+                    ),
+                )
+            )
         return events
 
     def _free_attack(
-        self, state: BattleState, roller: Roller, attacker: Combatant, target: Combatant,
+        self,
+        state: BattleState,
+        roller: Roller,
+        attacker: Combatant,
+        target: Combatant,
         successes: int,
     ) -> list[Event]:
         """DJ-11: a free attack, the movement successes as bonus dice; only a dodge defends it."""
@@ -918,16 +1188,33 @@ class Donjon(Ruleset):
         if pool < 1:
             return []
         result, events = self._opposed(
-            state, roller, attacker, pool, _f(
+            state,
+            roller,
+            attacker,
+            pool,
+            _f(
                 "ataque gratuito with {item} (+{n} bonus)",
-                weapon.name, successes,
+                weapon.name,
+                successes,
             ),
-            target, combat.dodge_pool(target), _("esquiva (defensa pasiva)"))
+            target,
+            combat.dodge_pool(target),
+            _("esquiva (defensa pasiva)"),
+        )
         hit = result.winner == ATTACKER
-        events.append(AttackResolved(
-            _f("{c}'s free attack on the fleeing {t} hits.", attacker.name, target.name) if hit
-            else _f("{c}'s free attack on the fleeing {t} is dodged.", attacker.name, target.name),
-            attacker.id, target.id, weapon.name, hit))
+        events.append(
+            AttackResolved(
+                _f("{c}'s free attack on the fleeing {t} hits.", attacker.name, target.name)
+                if hit
+                else _f(
+                    "{c}'s free attack on the fleeing {t} is dodged.", attacker.name, target.name
+                ),
+                attacker.id,
+                target.id,
+                weapon.name,
+                hit,
+            )
+        )
         if hit:
             events.extend(self._damage(state, roller, attacker, target, weapon, result.successes))
         return events
@@ -998,14 +1285,16 @@ class Donjon(Ruleset):
                 return None
             mover = state.by_id[move.mover]
             base = combat.attack_pool(actor, weapon, CONTACT) or 0
-            resist = defender_wins(combat.move_pool(mover) + mover.data["bonus"],
-                                   combat.move_pool(actor), sides, tied)
+            resist = defender_wins(
+                combat.move_pool(mover) + mover.data["bonus"], combat.move_pool(actor), sides, tied
+            )
             won: dict[int, float] = {}
             for s, p in resist.items():
                 if base + s < 1:
                     continue  # no die to attack with: no free attack
-                for t, q in successes_distribution(base + s, combat.dodge_pool(mover), sides,
-                                                   tied).items():
+                for t, q in successes_distribution(
+                    base + s, combat.dodge_pool(mover), sides, tied
+                ).items():
                     won[t] = won.get(t, 0.0) + p * q
             return self._odds_of(state, actor, mover, weapon, won)
         if action.verb == "parar" and pending is not None and pending.name == DEFENCE:
@@ -1020,13 +1309,23 @@ class Donjon(Ruleset):
         return None
 
     def _odds_of(
-        self, state: BattleState, dealer: Combatant, victim: Combatant, weapon: Any,
+        self,
+        state: BattleState,
+        dealer: Combatant,
+        victim: Combatant,
+        weapon: Any,
         won: dict[int, float],
     ) -> Odds:
         opts = self._opts(state)
         outcomes: Outcomes = damage_after(
-            won, combat.damage_pool(dealer, weapon), combat.soak_pool(victim), opts.die_size,
-            opts.all_tied, combat.damage_test_floor(dealer), combat.damage_test_floor(victim))
+            won,
+            combat.damage_pool(dealer, weapon),
+            combat.soak_pool(victim),
+            opts.die_size,
+            opts.all_tied,
+            combat.damage_test_floor(dealer),
+            combat.damage_test_floor(victim),
+        )
         heridas = victim.resources[HERIDAS]
         breakable = victim.pc and not dealer.pc and heridas == 0
         damage: dict[int, float] = {}
@@ -1052,15 +1351,23 @@ class Donjon(Ruleset):
             band = BAND_NAMES[band_of(state.distance(actor, target))]
             if action.verb == "atacar":
                 weapon = combat.weapon(actor, action.item or "")
-                pool = (combat.attack_pool(actor, weapon, band_of(state.distance(actor, target)))
-                        or 0) + actor.data["bonus"]
+                pool = (
+                    combat.attack_pool(actor, weapon, band_of(state.distance(actor, target))) or 0
+                ) + actor.data["bonus"]
                 return _f(
                     "{c}: attack {t} with {item} ({band}, {n} dice)",
-                    who, target.name, weapon.name, band, pool,
+                    who,
+                    target.name,
+                    weapon.name,
+                    band,
+                    pool,
                 )
             return _f(
                 "{c}: {verb} {t} ({band})",
-                who, _(VERB_TEXT.get(action.verb, action.verb)), target.name, band,
+                who,
+                _(VERB_TEXT.get(action.verb, action.verb)),
+                target.name,
+                band,
             )
         verb = _(VERB_TEXT.get(action.verb, action.verb))
         if action.option:

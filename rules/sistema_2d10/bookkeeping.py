@@ -63,8 +63,11 @@ class BattleData(Schema):
 def check_state(state: BattleState) -> None:
     """Raise :class:`BookkeepingError` unless the ruleset can play on from ``state``."""
     data = validate(BattleData, state.data, "data")
-    require(data.tables == load_tables(state.options.tables), "data.tables",
-            'must be the scenario\'s tables (write {"$scenario": true})')
+    require(
+        data.tables == load_tables(state.options.tables),
+        "data.tables",
+        'must be the scenario\'s tables (write {"$scenario": true})',
+    )
     # S2-15 names a limb or a stun in variants of the observed conditions (aliases).
     check_conditions(state, (*Sistema2d10.conditions, *Sistema2d10.condition_aliases))
     check_pending(state, _DECISIONS)
@@ -72,8 +75,11 @@ def check_state(state: BattleState) -> None:
         where = f"combatants[{i}].data"
         for key in c.data:
             require(key == "profile", f"{where}.{key}", "unknown field")
-        require(c.data.get("profile") is state.scenario.combatant(c.id).data["profile"],
-                f"{where}.profile", 'must be the scenario\'s (write {"$scenario": true})')
+        require(
+            c.data.get("profile") is state.scenario.combatant(c.id).data["profile"],
+            f"{where}.profile",
+            'must be the scenario\'s (write {"$scenario": true})',
+        )
     if data.attack is not None:
         _check_attack(state, data.attack)
     if data.roll is not None:
@@ -85,23 +91,38 @@ def check_state(state: BattleState) -> None:
     # who is down keeps its place (it may be brought back).
     missing = [cid for cid in state.by_id if cid not in state.order]
     require(not missing, "order", f"{', '.join(missing)} missing: the order holds every combatant")
-    require(0 <= state.turn < len(state.order), "turn",
-            f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)")
+    require(
+        0 <= state.turn < len(state.order),
+        "turn",
+        f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)",
+    )
     # S2-06: whoever decides, it is the turn of the combatant at ``turn`` in the order.
     current = state.by_id[state.order[state.turn]]
     if pending.name == TURN:
-        require(pending.actor == current.id and current.active, "pending.actor",
-                f"{pending.actor} but the turn is {current.id}'s (order[{state.turn}])")
+        require(
+            pending.actor == current.id and current.active,
+            "pending.actor",
+            f"{pending.actor} but the turn is {current.id}'s (order[{state.turn}])",
+        )
         require(data.roll is None, "data.roll", "must be null at the start of a decision")
     elif pending.name == ACTIVE_DEFENCE:
-        require(data.attack is not None and data.attack.target == pending.actor,
-                "data.attack", f"an attack on {pending.actor} is required while it defends")
+        require(
+            data.attack is not None and data.attack.target == pending.actor,
+            "data.attack",
+            f"an attack on {pending.actor} is required while it defends",
+        )
     else:
-        require(data.roll is not None and data.roll.roller == pending.actor, "data.roll",
-                f"a roll of {pending.actor}'s is required for a Dado Exprés decision")
+        require(
+            data.roll is not None and data.roll.roller == pending.actor,
+            "data.roll",
+            f"a roll of {pending.actor}'s is required for a Dado Exprés decision",
+        )
         assert data.roll is not None
-        require(bool(data.roll.faces) == (pending.name == EXPRES_AFTER), "data.roll.faces",
-                "rolled dice are needed after the roll, and none before it")
+        require(
+            bool(data.roll.faces) == (pending.name == EXPRES_AFTER),
+            "data.roll.faces",
+            "rolled dice are needed after the roll, and none before it",
+        )
 
 
 def _check_attack(state: BattleState, attack: AttackCtx) -> None:
@@ -110,11 +131,17 @@ def _check_attack(state: BattleState, attack: AttackCtx) -> None:
     check_id(state, attack.target, "data.attack.target")
     profile = attacker.data.get("profile")
     names = [w.name for w in profile.weapons] if profile is not None else []
-    require(attack.weapon in names, "data.attack.weapon",
-            f"{attacker.id} carries no weapon {attack.weapon!r}")
+    require(
+        attack.weapon in names,
+        "data.attack.weapon",
+        f"{attacker.id} carries no weapon {attack.weapon!r}",
+    )
     aims = [name for name, _ in state.data["tables"].aimed]
-    require(attack.aim is None or attack.aim in aims, "data.attack.aim",
-            f"unknown location {attack.aim!r} (known: {', '.join(aims)})")
+    require(
+        attack.aim is None or attack.aim in aims,
+        "data.attack.aim",
+        f"unknown location {attack.aim!r} (known: {', '.join(aims)})",
+    )
     require(abs(attack.total) <= MAX_COUNTER, "data.attack.total", "out of range")
 
 
@@ -126,5 +153,8 @@ def _check_roll(state: BattleState, roll: PendingRoll, attack: AttackCtx | None)
     if roll.purpose != AGUANTE:
         require(attack is not None, "data.attack", f"required by an {roll.purpose} roll")
     require(abs(roll.bonus) <= MAX_COUNTER, "data.roll.bonus", "out of range")
-    require(len(roll.faces) in (0, 2, 3) and all(1 <= f <= 10 for f in roll.faces),
-            "data.roll.faces", "expected no dice, or two or three d10 faces (1–10)")
+    require(
+        len(roll.faces) in (0, 2, 3) and all(1 <= f <= 10 for f in roll.faces),
+        "data.roll.faces",
+        "expected no dice, or two or three d10 faces (1–10)",
+    )

@@ -43,8 +43,15 @@ from escaramuza.rules.sistema_2d10.tables import GDF_EFFECTS, LOCATIONS, load_ta
 ATACAR, MOVER, CEDER_DADO, DEFENSA_COMPLETA, PASAR = 0, 1, 2, 3, 4
 DEFENDER, NO_DEFENDER, GASTAR_DADO, NO_GASTAR = 5, 6, 7, 8
 VERB_NAMES = (
-    "atacar", "mover", "ceder_dado", "defensa_completa", "pasar",
-    "defender", "no_defender", "gastar_dado", "no_gastar",
+    "atacar",
+    "mover",
+    "ceder_dado",
+    "defensa_completa",
+    "pasar",
+    "defender",
+    "no_defender",
+    "gastar_dado",
+    "no_gastar",
 )
 #: Pending decisions (``combat.TURN`` …); -1 none.
 TURN, ACTIVE_DEFENCE, EXPRES_BEFORE, EXPRES_AFTER = 0, 1, 2, 3
@@ -126,7 +133,7 @@ MAX_MULTIPLIER = 1 << 10
 @njit(cache=True, inline="always", _nrt=False)
 def scratch_of(C, G):
     """The dice scratch at the end of ``G`` (after the order and the initiative keys)."""
-    return G[G_ORDER + 2 * C.shape[0]:]
+    return G[G_ORDER + 2 * C.shape[0] :]
 
 
 @njit(cache=True, _nrt=False)
@@ -412,7 +419,7 @@ def start(P, C, G, TB, dice):
     """``Sistema2d10.start``: initiative 2d10 + MHC(Reflejos + Sentidos) (S2-06), ties in
     scenario order, then the first turn."""
     n = C.shape[0]
-    keys = G[G_ORDER + n:G_ORDER + 2 * n]  # scratch (scratch_of)
+    keys = G[G_ORDER + n : G_ORDER + 2 * n]  # scratch (scratch_of)
     for i in range(n):
         a = mt.roll(dice, 10)
         b = mt.roll(dice, 10)
@@ -445,8 +452,9 @@ def difficulty_of(P, W, G, TB):
 
 @njit(cache=True, _nrt=False)
 def judge_pending(P, W, G, TB):
-    return judge(G[G_RF0], G[G_RF0 + 1], G[G_RF0 + 2], G[G_RNF], G[G_RBONUS],
-                 difficulty_of(P, W, G, TB))
+    return judge(
+        G[G_RF0], G[G_RF0 + 1], G[G_RF0 + 2], G[G_RNF], G[G_RBONUS], difficulty_of(P, W, G, TB)
+    )
 
 
 @njit(cache=True, _nrt=False)
@@ -665,8 +673,7 @@ def aguante_judged(P, W, C, G, TB, GD, dice):
     face = mt.roll(dice, 10)
     f = face - 1
     if TB[TB_GEFF + f] == G_MORIBUNDO:
-        turns = roll_expr(dice, GD[f], TB[TB_GNT + f], TB[TB_GMOD + f],
-                          scratch_of(C, G))
+        turns = roll_expr(dice, GD[f], TB[TB_GNT + f], TB[TB_GMOD + f], scratch_of(C, G))
         set_cond(C, i, MORIBUNDO, turns, U_NONE)
         set_status(C, G, i, DOWN)
     else:
@@ -848,8 +855,13 @@ def cond_names() -> tuple[str, ...]:
         from escaramuza.rules.sistema_2d10 import combat
 
         _COND_NAMES = (
-            combat.STUNNED, combat.STUNNED_16, "sangrado", "derribado", "moribundo",
-            "defensa_completa", *combat.INCAPACITATED_NAMES,
+            combat.STUNNED,
+            combat.STUNNED_16,
+            "sangrado",
+            "derribado",
+            "moribundo",
+            "defensa_completa",
+            *combat.INCAPACITATED_NAMES,
         )
         assert len(_COND_NAMES) == NCOND
     return _COND_NAMES
@@ -888,8 +900,11 @@ def check_scenario(scenario, profiles, tables) -> None:  # type: ignore[no-untyp
         for name in ("pv", "acciones", "defensas", "dados_expres"):
             check_range(c.maxima[name], 0, BOUND, f"{c.id}: maximum {name}")
         check_range(c.maxima["pv"], 1, BOUND, f"{c.id}: maximum pv")
-        for name, value in (("actions", stats.actions), ("extra_actions", stats.extra_actions),
-                            ("ca", stats.ca)):
+        for name, value in (
+            ("actions", stats.actions),
+            ("extra_actions", stats.extra_actions),
+            ("ca", stats.ca),
+        ):
             check_range(value, 0, BOUND, f"{c.id}: {name}")
         for name in ("iniciativa", "defensa_cac", "defensa_dist", "aguante"):
             check_range(getattr(prof, name), -BOUND, BOUND, f"{c.id}: {name}")
@@ -897,8 +912,9 @@ def check_scenario(scenario, profiles, tables) -> None:  # type: ignore[no-untyp
         for wp in prof.weapons:
             check_range(wp.mhc, -BOUND, BOUND, f"{c.id}: {wp.name} mhc")
             check_range(wp.reach, 0, BOUND, f"{c.id}: {wp.name} reach")
-            check_range(wp.damage.modifier, -MAX_DAMAGE, MAX_DAMAGE,
-                        f"{c.id}: {wp.name} damage modifier")
+            check_range(
+                wp.damage.modifier, -MAX_DAMAGE, MAX_DAMAGE, f"{c.id}: {wp.name} damage modifier"
+            )
             check_dice(wp.damage, f"{c.id}: {wp.name} damage")
 
 
@@ -1152,8 +1168,11 @@ class Exported:
         elif kind == ACTIVE_DEFENCE:
             ok = attack is not None and G[G_ATGT] == actor
         else:
-            ok = (roll is not None and G[G_RROLLER] == actor
-                  and (G[G_RPURP] == AGUANTE or attack is not None))
+            ok = (
+                roll is not None
+                and G[G_RROLLER] == actor
+                and (G[G_RPURP] == AGUANTE or attack is not None)
+            )
         if not ok:
             raise KernelRefusal(f"pending {DECISION_NAMES[kind]!r}: not what the state waits on")
 
@@ -1196,12 +1215,22 @@ class Exported:
         names = cond_names()
         n = len(self.ids)
         heroes = [i for i in range(n) if self.P[i, P_SIDE] == 0]
-        columns = [C_STATUS, C_ZONE, C_ACC, C_DX, C_DEF, C_PV,
-                   *range(C_CH, C_CH + NCOND), *range(C_CV, C_CV + NCOND)]
+        columns = [
+            C_STATUS,
+            C_ZONE,
+            C_ACC,
+            C_DX,
+            C_DEF,
+            C_PV,
+            *range(C_CH, C_CH + NCOND),
+            *range(C_CV, C_CV + NCOND),
+        ]
         flat = np.ascontiguousarray(Cs[:, :, columns]).reshape(-1, len(columns))
         first: dict[bytes, int] = {}
-        inverse = [first.setdefault(b, len(first))
-                   for b in flat.view(np.dtype((np.void, 8 * len(columns)))).ravel().tolist()]
+        inverse = [
+            first.setdefault(b, len(first))
+            for b in flat.view(np.dtype((np.void, 8 * len(columns)))).ravel().tolist()
+        ]
         rows = [np.frombuffer(b, np.int64).tolist() for b in first]
         # Per distinct row: (status, zone, resources, conditions), as the engine names them.
         table = [
@@ -1209,39 +1238,42 @@ class Exported:
                 STATUS_NAMES[r[0]],
                 self.zone_ids[r[1]],
                 (("acciones", r[2]), ("dados_expres", r[3]), ("defensas", r[4]), ("pv", r[5])),
-                tuple(sorted(
-                    (names[c], r[6 + NCOND + c]) for c in range(NCOND) if r[6 + c]
-                )),
+                tuple(sorted((names[c], r[6 + NCOND + c]) for c in range(NCOND) if r[6 + c])),
             )
             for r in rows
         ]
         # One list per battle: outcome, then ko rounds, deaths, dealt, to foes, taken.
         record = np.concatenate(
-            (Gs[:, [G_WINNER, G_REASON, G_ORND, G_DECISIONS]],
-             *(Cs[:, :, f] for f in (C_KO, C_DIED, C_DEALT, C_TOFOES, C_TAKEN))), axis=1
+            (
+                Gs[:, [G_WINNER, G_REASON, G_ORND, G_DECISIONS]],
+                *(Cs[:, :, f] for f in (C_KO, C_DIED, C_DEALT, C_TOFOES, C_TAKEN)),
+            ),
+            axis=1,
         ).tolist()
         out = []
         for j, (seed, g) in enumerate(zip(seeds, record, strict=True)):
-            idx = inverse[j * n:(j + 1) * n]
+            idx = inverse[j * n : (j + 1) * n]
             statuses, zones, resources, conditions = zip(*[table[i] for i in idx], strict=True)
             winner = g[0]
-            out.append(KernelBattle(
-                seed=int(seed),
-                winner=None if winner < 0 else ("heroes" if winner == 0 else "enemies"),
-                reason=REASONS[g[1]],
-                rounds=g[2],
-                wipe=bool(heroes) and all(statuses[i] != "active" for i in heroes),
-                decisions=g[3],
-                statuses=statuses,
-                zones=zones,
-                resources=resources,
-                conditions=conditions,
-                ko_round=tuple(g[4:4 + n]),
-                died=tuple(map(bool, g[4 + n:4 + 2 * n])),
-                dealt=tuple(g[4 + 2 * n:4 + 3 * n]),
-                dealt_to_foes=tuple(g[4 + 3 * n:4 + 4 * n]),
-                taken=tuple(g[4 + 4 * n:4 + 5 * n]),
-            ))
+            out.append(
+                KernelBattle(
+                    seed=int(seed),
+                    winner=None if winner < 0 else ("heroes" if winner == 0 else "enemies"),
+                    reason=REASONS[g[1]],
+                    rounds=g[2],
+                    wipe=bool(heroes) and all(statuses[i] != "active" for i in heroes),
+                    decisions=g[3],
+                    statuses=statuses,
+                    zones=zones,
+                    resources=resources,
+                    conditions=conditions,
+                    ko_round=tuple(g[4 : 4 + n]),
+                    died=tuple(map(bool, g[4 + n : 4 + 2 * n])),
+                    dealt=tuple(g[4 + 2 * n : 4 + 3 * n]),
+                    dealt_to_foes=tuple(g[4 + 3 * n : 4 + 4 * n]),
+                    taken=tuple(g[4 + 4 * n : 4 + 5 * n]),
+                )
+            )
         return out
 
     def read_back(self, seed: int, C: np.ndarray, G: np.ndarray):  # type: ignore[no-untyped-def]

@@ -26,8 +26,9 @@ def heal_fully(party: Sequence[Combatant]) -> list[Event]:
         lost = c.maxima["pv"] - c.resources["pv"]
         if lost > 0:
             c.resources["pv"] = c.maxima["pv"]
-            events.append(Healed(f"{c.name} is healed: +{lost} PV.",
-                                 c.id, lost, "pv", "", c.resources["pv"]))
+            events.append(
+                Healed(f"{c.name} is healed: +{lost} PV.", c.id, lost, "pv", "", c.resources["pv"])
+            )
         for name in sorted(c.conditions):
             del c.conditions[name]
             events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))

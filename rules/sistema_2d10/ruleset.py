@@ -191,8 +191,7 @@ class Sistema2d10(Ruleset):
         if w.attribute not in stats.attributes:
             known = ", ".join(stats.attributes)
             raise ValueError(
-                f"weapons[{i}].attribute: unknown característica {w.attribute!r} "
-                f"(known: {known})"
+                f"weapons[{i}].attribute: unknown característica {w.attribute!r} (known: {known})"
             )
         if w.kind == MELEE and w.reach != 0:
             raise ValueError(f"weapons[{i}].reach: a cuerpo_a_cuerpo weapon reaches 0 zones")
@@ -221,7 +220,9 @@ class Sistema2d10(Ruleset):
                 _f(
                     "{title} (Sistema 2d10) begins.",
                     state.scenario.title,
-                ), state.scenario.name, self.id
+                ),
+                state.scenario.name,
+                self.id,
             )
         ]
         totals: dict[str, int] = {}
@@ -234,7 +235,11 @@ class Sistema2d10(Ruleset):
                 InitiativeRolled(
                     _f(
                         "{c} rolls iniciativa: 2d10 [{a}, {b}] {bonus:+d} = {total}.",
-                        c.name, a, b, bonus, totals[c.id],
+                        c.name,
+                        a,
+                        b,
+                        bonus,
+                        totals[c.id],
                     ),
                     c.id,
                     "iniciativa",
@@ -325,10 +330,16 @@ class Sistema2d10(Ruleset):
             # *(default)* moving one zone step costs one action (the seed is silent).
             actor.resources["acciones"] -= 1
             events = [
-                Moved(_f(
-                    "{actor} moves to {zone}.",
-                    actor.name, action.zone,
-                ), actor.id, actor.zone, action.zone)
+                Moved(
+                    _f(
+                        "{actor} moves to {zone}.",
+                        actor.name,
+                        action.zone,
+                    ),
+                    actor.id,
+                    actor.zone,
+                    action.zone,
+                )
             ]
             actor.zone = action.zone
         elif verb == CEDER_DADO:
@@ -356,7 +367,8 @@ class Sistema2d10(Ruleset):
                 ConditionApplied(
                     _f(
                         "{actor} goes into full defence (+{bonus} to defensive rolls).",
-                        actor.name, bonus,
+                        actor.name,
+                        bonus,
                     ),
                     actor.id,
                     "defensa_completa",
@@ -386,7 +398,8 @@ class Sistema2d10(Ruleset):
         if verb == CEDER_DADO:
             return _f(
                 "{c} gives a Dado Exprés to {t}",
-                actor.name, state.get(action.target or "").name,
+                actor.name,
+                state.get(action.target or "").name,
             )
         template = DESCRIPTIONS.get(verb)
         if template is None:
@@ -415,8 +428,9 @@ class Sistema2d10(Ruleset):
             if action.verb == ATACAR and action.target is not None and action.item is not None:
                 groups.setdefault((action.actor, action.target, action.item), []).append(i)
         for (actor, target, item), where in groups.items():
-            aims = [None if actions[i].option in (None, LIBRE) else actions[i].option
-                    for i in where]
+            aims = [
+                None if actions[i].option in (None, LIBRE) else actions[i].option for i in where
+            ]
             found = self._aimed_odds(state, state.get(actor), state.get(target), item, aims)
             for i, odds in zip(where, found, strict=True):
                 out[i] = odds
@@ -480,10 +494,22 @@ class Sistema2d10(Ruleset):
                 aim_ms, multipliers = 0, table.multipliers
             else:
                 aim_ms, multipliers = table.aim_modifier(aim) or 0, (table.multiplier(aim),)
-            out.append(exact.attack_odds(
-                bonus + aim_ms, passive, defence, passive_rule, block_rule, damage, ca,
-                multipliers, pv, aguante, difficulty, out_share,
-            ))
+            out.append(
+                exact.attack_odds(
+                    bonus + aim_ms,
+                    passive,
+                    defence,
+                    passive_rule,
+                    block_rule,
+                    damage,
+                    ca,
+                    multipliers,
+                    pv,
+                    aguante,
+                    difficulty,
+                    out_share,
+                )
+            )
         return out
 
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:

@@ -92,8 +92,13 @@ class EngineKernel:
         pending = state.pending
         assert pending is not None
         side = pending.side
-        planner = MCTS(iterations=1, horizon=horizon, rollout_temperament=own_temperament,
-                       expand_after=None, engine="reference")
+        planner = MCTS(
+            iterations=1,
+            horizon=horizon,
+            rollout_temperament=own_temperament,
+            expand_after=None,
+            engine="reference",
+        )
         shape = (len(actions), len(seeds))
         winner = np.zeros(shape, dtype=np.int8)
         finished = np.zeros(shape, dtype=bool)
@@ -117,8 +122,7 @@ class EngineKernel:
 
 def _state(name: str = AMBUSH, decisions: int = 3, seed: int = 3) -> BattleState:
     hero = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
-    return play_battle(load_scenario(name), hero, seed=seed, stop_after=decisions,
-                       narrate=False)
+    return play_battle(load_scenario(name), hero, seed=seed, stop_after=decisions, narrate=False)
 
 
 # -- choosing the engine ----------------------------------------------------------------
@@ -128,12 +132,18 @@ def test_auto_falls_back_to_the_engine_and_says_why() -> None:
     scenario = load_scenario(DUEL)
     with use_kernel(RULESET, None):
         assert choose_engine("auto", scenario, ["heuristic", "heuristic"]) == (
-            "reference", "no kernel for destiny_dice yet")
+            "reference",
+            "no kernel for destiny_dice yet",
+        )
         assert choose_engine("reference", scenario, ["heuristic", "heuristic"]) == (
-            "reference", None)
+            "reference",
+            None,
+        )
     with use_kernel(RULESET, EngineKernel(refuse=DUEL)):
         assert choose_engine("auto", scenario, ["random", "heuristic"]) == (
-            "reference", "the test kernel does not play this scenario")
+            "reference",
+            "the test kernel does not play this scenario",
+        )
     with use_kernel(RULESET, EngineKernel()):
         assert choose_engine("auto", scenario, ["random", "brute"]) == ("fast", None)
         used, why = choose_engine("auto", scenario, ["mcts:20it", "heuristic"])
@@ -202,8 +212,7 @@ def test_auto_fallback_is_in_the_json_and_the_text_report(
         doc = _doc("auto", [DUEL, AMBUSH], n=4)
         assert main(["playtest", DUEL, AMBUSH, "-n", "4"]) == 0
     engines = [(s["engine"], s["engine_refusal"]) for s in doc["scenarios"]]
-    assert engines == [("reference", "the test kernel does not play this scenario"),
-                       ("fast", None)]
+    assert engines == [("reference", "the test kernel does not play this scenario"), ("fast", None)]
     text = capsys.readouterr().out
     assert f"{DUEL}: engine: reference (the test kernel does not play this scenario)" in text
     assert f"{AMBUSH}: engine: fast" in text
@@ -214,8 +223,9 @@ def test_evaluate_pairings_name_their_engine() -> None:
 
     with use_kernel(RULESET, EngineKernel()):
         fast = evaluate([DUEL], ["heuristic", "mcts:4it"], n=2, seed=3).document()
-        reference = evaluate([DUEL], ["heuristic", "mcts:4it"], n=2, seed=3,
-                             engine="reference").document()
+        reference = evaluate(
+            [DUEL], ["heuristic", "mcts:4it"], n=2, seed=3, engine="reference"
+        ).document()
     pairings = fast["scenarios"][0]["pairings"]
     assert [p["engine"] for p in pairings] == ["fast", "reference", "reference", "reference"]
     assert "'mcts:4it' plays only on the engine" in pairings[1]["engine_refusal"]
@@ -262,10 +272,22 @@ def test_suggestion_with_an_iteration_budget_is_identical_on_both_engines(
     state = _state()
     kernel = EngineKernel()
     with use_kernel(RULESET, kernel):
-        fast = suggest(state, budget_ms=None, iterations=iterations, seed=4,
-                       max_iterations=max_iterations, engine="fast")
-    reference = suggest(state, budget_ms=None, iterations=iterations, seed=4,
-                        max_iterations=max_iterations, engine="reference")
+        fast = suggest(
+            state,
+            budget_ms=None,
+            iterations=iterations,
+            seed=4,
+            max_iterations=max_iterations,
+            engine="fast",
+        )
+    reference = suggest(
+        state,
+        budget_ms=None,
+        iterations=iterations,
+        seed=4,
+        max_iterations=max_iterations,
+        engine="reference",
+    )
     assert fast.engine == "fast" and reference.engine == "reference"
     assert _without_engine(fast.to_dict()) == _without_engine(reference.to_dict())
     # Batched: some call played several actions on several seeds at once.
@@ -288,7 +310,13 @@ def test_tree_less_searches_are_identical_on_both_engines(root: str) -> None:
     for action in reference.actions:
         a, b = fast.child(action), reference.child(action)
         assert (a.visits, a.value, a.wins, a.losses, a.knocked_out, a.samples) == (
-            b.visits, b.value, b.wins, b.losses, b.knocked_out, b.samples)
+            b.visits,
+            b.value,
+            b.wins,
+            b.losses,
+            b.knocked_out,
+            b.samples,
+        )
     assert fast.root.value == reference.root.value
 
 
@@ -297,8 +325,14 @@ def test_a_time_budget_on_the_kernel_stops_the_search_on_the_budget() -> None:
     deadline a kernel call may run is the chunk test below, without a clock)."""
     state = _state()
     with use_kernel(RULESET, EngineKernel()):
-        result = MCTS(iterations=None, budget_ms=150, root="sweep", expand_after=None,
-                      horizon=1, engine="fast").search(state, random.Random(1))
+        result = MCTS(
+            iterations=None,
+            budget_ms=150,
+            root="sweep",
+            expand_after=None,
+            horizon=1,
+            engine="fast",
+        ).search(state, random.Random(1))
     assert result.engine == "fast" and result.iterations >= 1
     assert result.stopped in ("budget", "clear", "identical")
 
@@ -325,12 +359,16 @@ def test_a_tree_search_stays_on_the_engine() -> None:
 
 @pytest.mark.parametrize(
     ("spec", "engine", "iterations"),
-    [("mcts", "auto", AGENT_ITERATIONS), ("mcts:fast", "fast", AGENT_ITERATIONS),
-     ("mcts:40it:reference", "reference", 40),
-     ("mcts:250ms:fast", "fast", None)],
+    [
+        ("mcts", "auto", AGENT_ITERATIONS),
+        ("mcts:fast", "fast", AGENT_ITERATIONS),
+        ("mcts:40it:reference", "reference", 40),
+        ("mcts:250ms:fast", "fast", None),
+    ],
 )
-def test_mcts_spec_names_the_rollouts_engine(spec: str, engine: str, iterations: int | None
-                                             ) -> None:
+def test_mcts_spec_names_the_rollouts_engine(
+    spec: str, engine: str, iterations: int | None
+) -> None:
     agent = make_agent(spec)
     assert isinstance(agent, MCTSAgent)
     assert agent.planner.engine == engine and agent.planner.iterations == iterations
@@ -344,9 +382,12 @@ def test_mcts_agent_battle_is_identical_on_both_engines() -> None:
     ends = []
     for spec in ("mcts:24it:fast", "mcts:24it:reference"):
         with use_kernel(RULESET, EngineKernel()):
-            state = play_battle(scenario, {Side.HEROES: make_agent(spec),
-                                           Side.ENEMIES: make_agent("heuristic")},
-                                seed=5, narrate=False)
+            state = play_battle(
+                scenario,
+                {Side.HEROES: make_agent(spec), Side.ENEMIES: make_agent("heuristic")},
+                seed=5,
+                narrate=False,
+            )
         ends.append(engine_battle_of(state))
     assert ends[0] == ends[1]
 
@@ -445,8 +486,15 @@ def test_a_kernel_chunk_never_holds_more_than_the_time_left() -> None:
     from escaramuza.agents.search import KERNEL_CALL_SECONDS, _Rollouts
 
     state = _state()
-    runner = _Rollouts(MCTS(iterations=None, budget_ms=100, root="race", expand_after=None),
-                       state, Node(), [], random.Random(1), EngineKernel(), None)  # type: ignore[arg-type]
+    runner = _Rollouts(
+        MCTS(iterations=None, budget_ms=100, root="race", expand_after=None),
+        state,
+        Node(),
+        [],
+        random.Random(1),
+        EngineKernel(),
+        None,
+    )  # type: ignore[arg-type]
     runner.rate = 10_000.0  # rollouts a second
     now = time.perf_counter()
     assert runner.chunk(10**6, True) == int(10_000 * KERNEL_CALL_SECONDS)  # no deadline

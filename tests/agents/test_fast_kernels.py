@@ -41,8 +41,11 @@ def _kernel_scenario(name: str) -> Scenario:
 def test_kernel_battles_equal_the_engines(name: str) -> None:
     scenario = _kernel_scenario(name)
     seeds = [battle_seed(1, i) for i in range(8)]
-    for pairing in (["heuristic", "heuristic"], ["random", "heuristic:cautious"],
-                    ["heuristic:protector", "heuristic:coward"]):
+    for pairing in (
+        ["heuristic", "heuristic"],
+        ["random", "heuristic:cautious"],
+        ["heuristic:protector", "heuristic:coward"],
+    ):
         assert [str(m) for m in compare(scenario, pairing, seeds)] == [], pairing
 
 
@@ -51,8 +54,7 @@ def test_playtest_json_is_the_same_on_both_engines(name: str) -> None:
     _kernel_scenario(name)
     docs = []
     for engine in ("fast", "reference"):
-        config = PlaytestConfig(n=24, seed=3, heroes="heuristic", enemies="random",
-                                engine=engine)
+        config = PlaytestConfig(n=24, seed=3, heroes="heuristic", enemies="random", engine=engine)
         doc = json.loads(playtest([name], config).to_json())
         assert doc["scenarios"][0]["engine"] == engine
         doc["scenarios"][0]["engine"] = None
@@ -69,8 +71,9 @@ def test_suggestion_with_an_iteration_budget_is_the_same_on_both_engines(name: s
         pytest.skip("the battle ended before the position")
     docs = []
     for engine in ("fast", "reference"):
-        result = suggest(state, budget_ms=None, iterations=80, seed=1, max_iterations=240,
-                         engine=engine)
+        result = suggest(
+            state, budget_ms=None, iterations=80, seed=1, max_iterations=240, engine=engine
+        )
         assert result.engine == engine, result.engine_refusal
         doc = result.to_dict()
         for key in ("elapsed_ms", "engine", "engine_refusal"):
@@ -96,8 +99,7 @@ def test_a_batch_split_over_threads_is_the_one_calls_arrays(name: str) -> None:
     seeds = [rng.getrandbits(63) for _ in range(37)]  # an odd count: unequal parts
     whole = kernel.rollouts(state, actions, seeds, None, None, MAX_ROLLOUT_DECISIONS)
     for threads in (2, 3):
-        planner = MCTS(iterations=10, root="race", expand_after=None, horizon=None,
-                       threads=threads)
+        planner = MCTS(iterations=10, root="race", expand_after=None, horizon=None, threads=threads)
         runner = _Rollouts(planner, state, Node(), seeds, rng, kernel, None)
         calls: list[int] = []
         real = kernel.rollouts
@@ -120,8 +122,9 @@ def test_a_suggestion_is_the_same_with_one_thread_or_several(name: str) -> None:
     state = play_battle(scenario, agents, seed=2, stop_after=4, narrate=False)
     docs = []
     for threads in (1, 2):
-        result = suggest(state, budget_ms=None, iterations=600, seed=1, engine="fast",
-                         threads=threads)
+        result = suggest(
+            state, budget_ms=None, iterations=600, seed=1, engine="fast", threads=threads
+        )
         doc = result.to_dict()
         doc["search"].pop("elapsed_ms")
         docs.append(doc)
@@ -132,8 +135,11 @@ def test_a_suggestion_is_the_same_with_one_thread_or_several(name: str) -> None:
 def test_the_kernels_playtest_records_are_the_engines(name: str) -> None:
     # play_records goes through play_columns/records_from_columns, not KernelBattle.
     scenario = _kernel_scenario(name)
-    for heroes, enemies in (("heuristic", "heuristic"), ("random", "heuristic:brute"),
-                            ("heuristic:coward", "random")):
+    for heroes, enemies in (
+        ("heuristic", "heuristic"),
+        ("random", "heuristic:brute"),
+        ("heuristic:coward", "random"),
+    ):
         fast = play_records(scenario, heroes, enemies, 5, 10, 22)
         reference = [play_one(scenario, heroes, enemies, 5, i) for i in range(10, 22)]
         assert fast == reference, (heroes, enemies)

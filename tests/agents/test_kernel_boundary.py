@@ -57,12 +57,18 @@ def test_check_range_names_the_field_and_the_range() -> None:
 #: One shipped scenario per ruleset, the positions (decisions played) the states come from,
 #: and the condition names tried on a combatant (the kernel's own and one it does not know).
 CASES: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
-    "destiny_dice": ("destiny_dice/kaspar-tiroteo", (2, 7),
-                     ("derribado", "ciego", "asustado", "desconocida")),
+    "destiny_dice": (
+        "destiny_dice/kaspar-tiroteo",
+        (2, 7),
+        ("derribado", "ciego", "asustado", "desconocida"),
+    ),
     "cairn": ("cairn/duelo_bugbear", (1, 4), ("privado", "desjarretado", "desconocida")),
     "donjon": ("donjon/duelo", (3, 8), ("inconsciente", "quebrado", "desconocida")),
-    "sistema_2d10": ("sistema_2d10/duelo", (2, 6),
-                     ("aturdido", "sangrado", "derribado", "moribundo", "desconocida")),
+    "sistema_2d10": (
+        "sistema_2d10/duelo",
+        (2, 6),
+        ("aturdido", "sangrado", "derribado", "moribundo", "desconocida"),
+    ),
 }
 SEEDS = (3, 2**40 + 7)
 MAX_DECISIONS = 400
@@ -70,13 +76,23 @@ HUGE = 2**62
 
 #: A resource's value from its maximum.
 RESOURCE_VALUES: tuple[Callable[[int], int], ...] = (
-    lambda top: -1, lambda top: -HUGE, lambda top: 0, lambda top: top,
-    lambda top: top + 1, lambda top: HUGE,
+    lambda top: -1,
+    lambda top: -HUGE,
+    lambda top: 0,
+    lambda top: top,
+    lambda top: top + 1,
+    lambda top: HUGE,
 )
 #: A counter's value from its natural top (the round limit, the last turn).
 COUNTER_VALUES: tuple[Callable[[int], int], ...] = (
-    lambda top: -1, lambda top: -HUGE, lambda top: 0, lambda top: 1, lambda top: top,
-    lambda top: top + 1, lambda top: HUGE, lambda top: 10**30,
+    lambda top: -1,
+    lambda top: -HUGE,
+    lambda top: 0,
+    lambda top: 1,
+    lambda top: top,
+    lambda top: top + 1,
+    lambda top: HUGE,
+    lambda top: 10**30,
 )
 CONDITION_VALUES = (-1, 0, 1, 99, -HUGE, HUGE)
 
@@ -171,16 +187,20 @@ def _mutations() -> st.SearchStrategy[tuple[Any, ...]]:
         st.tuples(st.just("resource"), index, index, st.integers(0, len(RESOURCE_VALUES) - 1)),
         st.tuples(st.just("round"), st.integers(0, len(COUNTER_VALUES) - 1)),
         st.tuples(st.just("turn"), st.integers(0, len(COUNTER_VALUES) - 1)),
-        st.tuples(st.just("order"), st.sampled_from(["swap", "replace", "unknown", "twice",
-                                                     "drop"]), index, index),
-        st.tuples(st.just("condition"), index, index,
-                  st.integers(0, len(CONDITION_VALUES) - 1)),
+        st.tuples(
+            st.just("order"),
+            st.sampled_from(["swap", "replace", "unknown", "twice", "drop"]),
+            index,
+            index,
+        ),
+        st.tuples(st.just("condition"), index, index, st.integers(0, len(CONDITION_VALUES) - 1)),
         st.tuples(st.just("count"), index, st.integers(0, len(COUNTER_VALUES) - 1)),
     )
 
 
-def _kernel_or_engine(state: BattleState, actions: list[Action], horizon: int | None,
-                      legal: bool) -> None:
+def _kernel_or_engine(
+    state: BattleState, actions: list[Action], horizon: int | None, legal: bool
+) -> None:
     """The kernel's rollouts of ``state``: a clean refusal, or exactly the engine's
     (``MCTS.rollout``), rollout by rollout. ``legal``: the actions are the engine's legal
     list for this state (else the engine could not list them, and only a crash of the
@@ -199,14 +219,23 @@ def _kernel_or_engine(state: BattleState, actions: list[Action], horizon: int | 
                 expected = engine_rollout(state, action, seed, horizon, None, MAX_DECISIONS)
             except Exception as exc:  # noqa: BLE001 - any engine failure is the finding
                 pytest.fail(f"the kernel played a state the engine cannot ({exc!r})")
-            got = (batch.winner[a, s], batch.finished[a, s], batch.own[a, s],
-                   batch.foe[a, s], batch.actor_out[a, s])
+            got = (
+                batch.winner[a, s],
+                batch.finished[a, s],
+                batch.own[a, s],
+                batch.foe[a, s],
+                batch.actor_out[a, s],
+            )
             assert got == expected, (action, seed)
 
 
 @pytest.mark.parametrize("ruleset", sorted(CASES))
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(data=st.data())
 def test_extreme_states_are_refused_or_played_as_the_engine_plays_them(
     ruleset: str, data: st.DataObject
@@ -248,8 +277,9 @@ def test_a_million_pv_plays_on_the_kernel_as_on_the_engine() -> None:
     from escaramuza.rules.destiny_dice import kernel as dk
     from escaramuza.rules.destiny_dice.exact import drop_probability
 
-    scenario = _with_resource(load_scenario("destiny_dice/brann-vs-saqueador"), "brann", "pv",
-                              1_000_000)
+    scenario = _with_resource(
+        load_scenario("destiny_dice/brann-vs-saqueador"), "brann", "pv", 1_000_000
+    )
     agents = ["heuristic", "heuristic:tactician"]
     assert KERNEL.refusal(scenario, agents) is None
     K = dk.export_scenario(scenario)
@@ -269,8 +299,9 @@ def test_a_million_pv_plays_on_the_kernel_as_on_the_engine() -> None:
 def test_a_pv_past_the_bound_is_refused_naming_it() -> None:
     from escaramuza.agents.heuristics.destiny_dice_kernel import KERNEL
 
-    scenario = _with_resource(load_scenario("destiny_dice/brann-vs-saqueador"), "brann", "pv",
-                              9_000_000_000_000_000_000)
+    scenario = _with_resource(
+        load_scenario("destiny_dice/brann-vs-saqueador"), "brann", "pv", 9_000_000_000_000_000_000
+    )
     agents = ["heuristic", "heuristic"]
     why = KERNEL.refusal(scenario, agents)
     assert why is not None and "brann: maximum pv 9000000000000000000 is outside 1–2**40" in why
@@ -288,10 +319,12 @@ def test_a_nineteen_digit_modifier_is_refused_naming_the_field() -> None:
             c = c.clone()
             prof = c.data["profile"]
             weapon = prof.weapons[0]
-            huge = dataclasses.replace(weapon.damage, modifier=9_000_000_000_000_000_000,
-                                       text="1d10+9000000000000000000")
+            huge = dataclasses.replace(
+                weapon.damage, modifier=9_000_000_000_000_000_000, text="1d10+9000000000000000000"
+            )
             c.data["profile"] = dataclasses.replace(
-                prof, weapons=(dataclasses.replace(weapon, damage=huge), *prof.weapons[1:]))
+                prof, weapons=(dataclasses.replace(weapon, damage=huge), *prof.weapons[1:])
+            )
         combatants.append(c)
     scenario = dataclasses.replace(scenario, combatants=tuple(combatants))
     agents = ["heuristic", "heuristic"]
@@ -323,8 +356,13 @@ _NEGATIVE_PV = textwrap.dedent("""
 
 
 def test_a_huge_negative_pv_is_refused_not_a_crash() -> None:
-    proc = subprocess.run([sys.executable, "-c", _NEGATIVE_PV], capture_output=True,
-                          text=True, timeout=600, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", _NEGATIVE_PV],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert proc.returncode >= 0, f"killed by signal {-proc.returncode}: {proc.stderr[-2000:]}"
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "engine: reference" in proc.stdout, proc.stdout

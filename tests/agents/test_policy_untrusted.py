@@ -97,8 +97,7 @@ def test_pickle_globals_reads_the_call_without_running_it(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("key", ["ep_info_buffer", "observation_space", "policy_class"])
-def test_policy_agent_refuses_a_crafted_zip_without_running_it(tmp_path: Path,
-                                                               key: str) -> None:
+def test_policy_agent_refuses_a_crafted_zip_without_running_it(tmp_path: Path, key: str) -> None:
     path, marker = craft(tmp_path, key)
     with pytest.raises(UntrustedPolicyError) as info:
         PolicyAgent(str(path))
@@ -141,7 +140,9 @@ def test_a_real_process_exits_2_without_running_it(tmp_path: Path) -> None:
     path, marker = craft(tmp_path, "ep_info_buffer")
     proc = subprocess.run(
         [sys.executable, "-m", "escaramuza", "play", SCENARIO, "--enemies", f"policy:{path}"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"escaramuza: error: policy {path}: entry 'ep_info_buffer'")
@@ -154,8 +155,9 @@ def test_trust_policy_loads_it_with_sb3_which_runs_the_pickle(
 ) -> None:
     """The documented meaning of --trust-policy: SB3's loader, pickles and all."""
     path, marker = craft(tmp_path, "ep_info_buffer")
-    code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}", "--trust-policy"],
-                          capsys)
+    code, out, err = _cli(
+        ["play", SCENARIO, "--enemies", f"policy:{path}", "--trust-policy"], capsys
+    )
     assert marker.exists()  # it ran: exactly why the flag is not the default
     assert code == 0 and "Outcome:" in out and err == ""
 
@@ -172,8 +174,9 @@ def test_an_unknown_policy_class_is_refused_even_when_harmless(tmp_path: Path) -
     with zipfile.ZipFile(path, "w") as archive:
         for entry, data in entries.items():
             archive.writestr(entry, data)
-    with pytest.raises(UntrustedPolicyError,
-                       match=r"its policy_class is collections\.deque, not one"):
+    with pytest.raises(
+        UntrustedPolicyError, match=r"its policy_class is collections\.deque, not one"
+    ):
         load_model(path)
 
 
@@ -234,8 +237,9 @@ def test_shipped_policies_play_exactly_as_with_sb3s_loader(
         assert agent.act(state, random.Random(0)) == legal[int(action)]
 
 
-def test_a_relu_policy_from_plain_sb3_loads_the_same(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_relu_policy_from_plain_sb3_loads_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """policy_kwargs holding a class is pickled by SB3; its readable copy names ReLU."""
     import gymnasium as gym
 
@@ -243,8 +247,14 @@ def test_a_relu_policy_from_plain_sb3_loads_the_same(tmp_path: Path,
 
     monkeypatch.setattr(policy_module, "_CACHE", {})
     env = gym.make("escaramuza/Donjon-v0")
-    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0,
-                        policy_kwargs={"net_arch": [16, 8], "activation_fn": torch.nn.ReLU})
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=64,
+        batch_size=32,
+        seed=0,
+        policy_kwargs={"net_arch": [16, 8], "activation_fn": torch.nn.ReLU},
+    )
     path = tmp_path / "relu.zip"
     model.save(path)
     with zipfile.ZipFile(path) as archive:
@@ -252,8 +262,9 @@ def test_a_relu_policy_from_plain_sb3_loads_the_same(tmp_path: Path,
     loaded, meta = load_model(path)
     assert meta.ruleset == "donjon"
     assert isinstance(loaded.policy.mlp_extractor.policy_net[1], torch.nn.ReLU)
-    obs = torch.as_tensor(np.random.default_rng(0).uniform(-1, 1, (8, *loaded.observation_shape)),
-                          dtype=torch.float32)
+    obs = torch.as_tensor(
+        np.random.default_rng(0).uniform(-1, 1, (8, *loaded.observation_shape)), dtype=torch.float32
+    )
     with torch.no_grad():
         ours = loaded.policy.get_distribution(obs).distribution.probs
         theirs = model.policy.get_distribution(obs).distribution.probs
@@ -286,14 +297,18 @@ def test_weights_that_are_more_than_tensors_are_refused(tmp_path: Path) -> None:
     buffer = io.BytesIO()
     torch.save({"action_net.weight": Payload(marker)}, buffer)
     path = _rewrite(tmp_path, "weights.zip", "policy.pth", buffer.getvalue())
-    with pytest.raises(UntrustedPolicyError, match=r"its weights \(policy\.pth\) hold more "
-                                                   r"than tensors .*--trust-policy"):
+    with pytest.raises(
+        UntrustedPolicyError,
+        match=r"its weights \(policy\.pth\) hold more "
+        r"than tensors .*--trust-policy",
+    ):
         load_model(path)
     assert not marker.exists()
 
 
-def test_metadata_missing_a_field_is_a_clear_error(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_metadata_missing_a_field_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _rewrite(tmp_path, "meta.zip", "escaramuza.json", b'{"ruleset": "donjon"}')
     code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}"], capsys)
     assert code == 2 and out == "" and "Traceback" not in err

@@ -42,10 +42,26 @@ FORCED_WIN = {
         "links": [["claro", "bosque"], ["bosque", "salida"]],
     },
     "combatants": [
-        {"id": "heroe", "side": "heroes", "zone": "claro", "pi": 0, "fue": 1, "des": 10,
-         "vol": 10, "weapons": [{"name": "hacha", "damage": "d10"}]},
-        {"id": "orco", "side": "enemies", "zone": "claro", "pi": 0, "fue": 1, "des": 10,
-         "vol": 10, "weapons": [{"name": "daga", "damage": "d4"}]},
+        {
+            "id": "heroe",
+            "side": "heroes",
+            "zone": "claro",
+            "pi": 0,
+            "fue": 1,
+            "des": 10,
+            "vol": 10,
+            "weapons": [{"name": "hacha", "damage": "d10"}],
+        },
+        {
+            "id": "orco",
+            "side": "enemies",
+            "zone": "claro",
+            "pi": 0,
+            "fue": 1,
+            "des": 10,
+            "vol": 10,
+            "weapons": [{"name": "daga", "damage": "d4"}],
+        },
     ],
 }
 KILL = Action("atacar", "orco", target="heroe", item="daga")
@@ -130,8 +146,11 @@ def test_bad_budgets_are_user_errors(kwargs: dict, message: str) -> None:
 
 
 def test_search_of_a_finished_battle_is_an_error() -> None:
-    state = play_battle(load_scenario("destiny_dice/brann-vs-saqueador"),
-                        {s: HeuristicAgent() for s in Side}, seed=1)
+    state = play_battle(
+        load_scenario("destiny_dice/brann-vs-saqueador"),
+        {s: HeuristicAgent() for s in Side},
+        seed=1,
+    )
     with pytest.raises(EscaramuzaError, match="over"):
         MCTS(iterations=5).search(state, random.Random(0))
 
@@ -166,8 +185,12 @@ def test_shaped_value_is_a_small_draw_score() -> None:
 
 @pytest.mark.parametrize(
     ("spec", "name"),
-    [("mcts", "mcts"), ("mcts:40it", "mcts:40it"), ("mcts:250", "mcts:250ms"),
-     ("mcts:250ms", "mcts:250ms")],
+    [
+        ("mcts", "mcts"),
+        ("mcts:40it", "mcts:40it"),
+        ("mcts:250", "mcts:250ms"),
+        ("mcts:250ms", "mcts:250ms"),
+    ],
 )
 def test_make_agent_knows_mcts(spec: str, name: str) -> None:
     agent = make_agent(spec)
@@ -187,8 +210,7 @@ def test_mcts_battle_is_reproducible_and_reuses_its_tree() -> None:
     logs = []
     for _ in range(2):
         agent = MCTSAgent(iterations=12)
-        state = play_battle(scenario, {Side.HEROES: HeuristicAgent(), Side.ENEMIES: agent},
-                            seed=5)
+        state = play_battle(scenario, {Side.HEROES: HeuristicAgent(), Side.ENEMIES: agent}, seed=5)
         logs.append([e.text for e in state.log])
         assert state.outcome is not None
         assert agent.reused > 0  # the Saqueador's later decisions continued a kept tree
@@ -248,8 +270,11 @@ def test_side_value_is_the_share_of_strength() -> None:
 
 
 def test_side_value_of_a_finished_battle_is_exact() -> None:
-    state = play_battle(load_scenario("destiny_dice/brann-vs-saqueador"),
-                        {s: HeuristicAgent() for s in Side}, seed=1)
+    state = play_battle(
+        load_scenario("destiny_dice/brann-vs-saqueador"),
+        {s: HeuristicAgent() for s in Side},
+        seed=1,
+    )
     assert state.outcome is not None and state.outcome.winner is not None
     assert side_value(state, state.outcome.winner) == 1.0
     assert side_value(state, state.outcome.winner.other) == 0.0
@@ -267,8 +292,9 @@ def test_side_value_of_a_finished_battle_is_exact() -> None:
         (None, 1, DRAW + SHAPING * 0.25),
     ],
 )
-def test_leaf_values_win_loss_and_draw(winner: Side | None, horizon: int | None,
-                                       expected: float) -> None:
+def test_leaf_values_win_loss_and_draw(
+    winner: Side | None, horizon: int | None, expected: float
+) -> None:
     state = new_battle(load_scenario("destiny_dice/emboscada"), RandomRoller(4))
     next(iter(state.side(Side.HEROES))).status = Status.DOWN
     # Set directly: finish() would run Destiny Dice's end hook, which wakes the downed.
@@ -384,9 +410,7 @@ def test_sequential_halving_spends_the_budget_on_the_better_half() -> None:
     # heuristic's pick if it is not among them) goes on.
     state = new_battle(load_scenario("destiny_dice/emboscada"), RandomRoller(4))
     assert len(state.ruleset.legal_actions(state)) == 8
-    result = MCTS(iterations=80, root="sweep", horizon=1, settle=0).search(
-        state, random.Random(1)
-    )
+    result = MCTS(iterations=80, root="sweep", horizon=1, settle=0).search(state, random.Random(1))
     visits = {a: result.child(a).visits for a in result.actions}
     assert sum(visits.values()) == 80 == result.iterations
     assert min(visits.values()) == 3  # dropped after the first stage
@@ -430,9 +454,10 @@ def test_a_decision_that_changes_nothing_stops_after_the_settling_sweeps() -> No
     n = len(state.ruleset.legal_actions(state))
     result = MCTS(iterations=100, root="sweep").search(state, random.Random(0))
     assert result.settled and result.iterations == 4 * n
-    assert MCTS(iterations=100, root="sweep", settle=0).search(
-        state, random.Random(0)
-    ).iterations == 100
+    assert (
+        MCTS(iterations=100, root="sweep", settle=0).search(state, random.Random(0)).iterations
+        == 100
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -445,9 +470,7 @@ def test_sweep_agent_takes_the_kill(seed: int) -> None:
 def test_sweep_search_is_reproducible() -> None:
     state = new_battle(load_scenario("destiny_dice/emboscada"), RandomRoller(4))
     runs = [
-        MCTS(iterations=40, root="sweep", horizon=2, candidates=4).search(
-            state, random.Random(9)
-        )
+        MCTS(iterations=40, root="sweep", horizon=2, candidates=4).search(state, random.Random(9))
         for _ in range(2)
     ]
     a, b = runs

@@ -21,8 +21,9 @@ from escaramuza.rules.core.scenario import load_scenario  # noqa: E402
 SCENARIO = "destiny_dice/emboscada"
 
 
-@pytest.mark.parametrize("given", ["object", "policy:destiny_dice/emboscada",
-                                   "destiny_dice/emboscada"])
+@pytest.mark.parametrize(
+    "given", ["object", "policy:destiny_dice/emboscada", "destiny_dice/emboscada"]
+)
 def test_policy_column_is_the_agents_distribution_over_legal_actions(given: str) -> None:
     state = new_battle(load_scenario(SCENARIO), RandomRoller(4))
     agent = make_agent("policy:destiny_dice/emboscada")

@@ -106,8 +106,11 @@ def test_actor_must_be_the_pending_one() -> None:
 
 
 def test_finished_battle_has_nothing_to_suggest() -> None:
-    state = play_battle(load_scenario("destiny_dice/brann-vs-saqueador"),
-                        {s: HeuristicAgent() for s in Side}, seed=1)
+    state = play_battle(
+        load_scenario("destiny_dice/brann-vs-saqueador"),
+        {s: HeuristicAgent() for s in Side},
+        seed=1,
+    )
     with pytest.raises(SuggestError, match="over"):
         suggest(state, iterations=5, budget_ms=None)
 
@@ -116,16 +119,56 @@ def test_json_document_schema() -> None:
     state = enemy_turn("destiny_dice/emboscada", 3)
     doc = json.loads(json.dumps(suggest(state, iterations=15, budget_ms=None).to_dict()))
     assert doc["format"] == "escaramuza-suggestions" and doc["version"] == 2
-    assert set(doc) >= {"scenario", "ruleset", "round", "actor", "side", "decision",
-                        "temperament", "in_character", "search", "verdict", "best",
-                        "runner_up", "gap", "odds_available", "suggestions"}
-    assert set(doc["search"]) == {"iterations", "elapsed_ms", "budget_ms", "budget_iterations",
-                                  "max_ms", "max_iterations", "stopped", "seed", "z",
-                                  "min_shared", "engine", "engine_refusal"}
+    assert set(doc) >= {
+        "scenario",
+        "ruleset",
+        "round",
+        "actor",
+        "side",
+        "decision",
+        "temperament",
+        "in_character",
+        "search",
+        "verdict",
+        "best",
+        "runner_up",
+        "gap",
+        "odds_available",
+        "suggestions",
+    }
+    assert set(doc["search"]) == {
+        "iterations",
+        "elapsed_ms",
+        "budget_ms",
+        "budget_iterations",
+        "max_ms",
+        "max_iterations",
+        "stopped",
+        "seed",
+        "z",
+        "min_shared",
+        "engine",
+        "engine_refusal",
+    }
     row = doc["suggestions"][0]
-    assert set(row) == {"rank", "action", "text", "visits", "win_probability", "win_interval",
-                        "value", "p_hit", "expected_damage", "p_drop", "risk", "reason",
-                        "in_character", "win_estimate", "tied_with_best", "gap_to_best"}
+    assert set(row) == {
+        "rank",
+        "action",
+        "text",
+        "visits",
+        "win_probability",
+        "win_interval",
+        "value",
+        "p_hit",
+        "expected_damage",
+        "p_drop",
+        "risk",
+        "reason",
+        "in_character",
+        "win_estimate",
+        "tied_with_best",
+        "gap_to_best",
+    }
     assert row["action"]["actor"] == doc["actor"]
 
 

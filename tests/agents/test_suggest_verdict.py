@@ -31,19 +31,26 @@ AMBUSH = "destiny_dice/emboscada"
 SLACK_MS = 1500.0
 
 
-def crafted(actions: list[Action], wins: dict[Action, int], heuristic: Action, n: int = 10,
-            actor: str = "x") -> SearchResult:
+def crafted(
+    actions: list[Action], wins: dict[Action, int], heuristic: Action, n: int = 10, actor: str = "x"
+) -> SearchResult:
     """A search whose k-th rollout of an action with w wins was won exactly when k < w:
     nested wins, so the paired difference of two actions is 1 on |w₁ − w₂| seeds, 0 else."""
     root = Node()
     for a in actions:
         w = wins.get(a, 0)
         flags = [1.0 if k < w else 0.0 for k in range(n)]
-        root.children[a] = Node(visits=n, value=sum(2 * f - 1 for f in flags), wins=w,
-                                losses=n - w, samples=[2 * f - 1 for f in flags],
-                                win_samples=flags)
-    return SearchResult(root, list(actions), Side.ENEMIES, actor, heuristic, n * len(actions),
-                        1.0, list(actions))
+        root.children[a] = Node(
+            visits=n,
+            value=sum(2 * f - 1 for f in flags),
+            wins=w,
+            losses=n - w,
+            samples=[2 * f - 1 for f in flags],
+            win_samples=flags,
+        )
+    return SearchResult(
+        root, list(actions), Side.ENEMIES, actor, heuristic, n * len(actions), 1.0, list(actions)
+    )
 
 
 def separated_by_hand(d: int, n: int, z: float = 2.0) -> bool:
@@ -112,8 +119,10 @@ def test_suggest_order_and_reason_agree_on_a_crafted_search(
     assert "highest win chance found, too close to call" in rows[1].reason
     for s in rows[2:]:
         gap = 9 - wins[s.action]  # points: wins out of 10 rollouts, nested on the same dice
-        assert re.search(rf"\b{gap * 10} points below the best on the same dice$",
-                         s.reason.split("; risk")[0].split("; ")[-1])
+        assert re.search(
+            rf"\b{gap * 10} points below the best on the same dice$",
+            s.reason.split("; risk")[0].split("; ")[-1],
+        )
     # Below the group the rows follow the estimate; the WIN column is each row's own count.
     estimates = [s.estimate for s in rows[2:]]
     assert estimates == sorted(estimates, reverse=True)
@@ -245,8 +254,7 @@ def test_docs_json_example_has_every_field() -> None:
     assert any(r["gap_to_best"] is not None for r in example["suggestions"])
     assert example["verdict"] in ("clear", "too_close")
     text = (ROOT / "docs" / "gm.md").read_text(encoding="utf-8")
-    for reason in ("clear", "identical", "budget", "max_time", "max_iterations",
-                   "single_action"):
+    for reason in ("clear", "identical", "budget", "max_time", "max_iterations", "single_action"):
         assert f"`{reason}`" in text, f"docs/gm.md does not explain stopped = {reason}"
 
 

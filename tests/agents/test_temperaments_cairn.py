@@ -13,16 +13,29 @@ from escaramuza.rules.core.scenario import parse_scenario
 from escaramuza.rules.core.state import BattleState
 
 #   x(exit) — a — b — c(cover 1) — d(cover 2)
-ZONES = [{"id": "x", "exit": True}, {"id": "a"}, {"id": "b"}, {"id": "c", "cover": 1},
-         {"id": "d", "cover": 2}]
+ZONES = [
+    {"id": "x", "exit": True},
+    {"id": "a"},
+    {"id": "b"},
+    {"id": "c", "cover": 1},
+    {"id": "d", "cover": 2},
+]
 LINKS = [["x", "a"], ["a", "b"], ["b", "c"], ["c", "d"]]
 SWORD = [{"name": "espada", "damage": "d6"}]
 SLING = [{"name": "honda", "damage": "d6", "kind": "distancia"}, {"name": "daga", "damage": "d4"}]
 
 
 def c(cid: str, side: str, zone: str, **kw: Any) -> dict[str, Any]:
-    base = {"id": cid, "side": side, "zone": zone, "pi": 4, "fue": 10, "des": 10, "vol": 10,
-            "weapons": SWORD}
+    base = {
+        "id": cid,
+        "side": side,
+        "zone": zone,
+        "pi": 4,
+        "fue": 10,
+        "des": 10,
+        "vol": 10,
+        "weapons": SWORD,
+    }
     return base | kw
 
 
@@ -46,8 +59,12 @@ def declare(state: BattleState, action: Action) -> None:
 
 
 def test_tactician_spreads_its_dice_but_the_brute_hits_the_nearest() -> None:
-    state = situation(c("h1", "heroes", "a"), c("h2", "heroes", "a"),
-                      c("near", "enemies", "a"), c("next", "enemies", "b"))
+    state = situation(
+        c("h1", "heroes", "a"),
+        c("h2", "heroes", "a"),
+        c("near", "enemies", "a"),
+        c("next", "enemies", "b"),
+    )
     declare(state, Action("atacar", "h1", target="near", item="espada"))
     # CA-06: a second d6 on "near" adds little; "next" (one zone away) is untouched.
     assert pick(state, "tactician") == Action("atacar", "h2", target="next", item="espada")
@@ -61,15 +78,19 @@ def test_brute_closes_in_as_far_as_it_can() -> None:
 
 def test_brute_takes_its_hardest_weapon_on_the_nearest() -> None:
     arms = [{"name": "daga", "damage": "d4"}, {"name": "hacha", "damage": "d10"}]
-    state = situation(c("h", "heroes", "b", weapons=arms), c("e", "enemies", "b"),
-                      c("far", "enemies", "c", pi=0, fue=1))
+    state = situation(
+        c("h", "heroes", "b", weapons=arms),
+        c("e", "enemies", "b"),
+        c("far", "enemies", "c", pi=0, fue=1),
+    )
     assert pick(state, "brute") == Action("atacar", "h", target="e", item="hacha")
     assert pick(state, "tactician").target == "far"  # the sure kill, one step away
 
 
 def test_cautious_shooter_leaves_the_melee_for_cover_within_range() -> None:
-    state = situation(c("h", "heroes", "b", weapons=SLING), c("e", "enemies", "b"),
-                      c("f", "enemies", "a"))
+    state = situation(
+        c("h", "heroes", "b", weapons=SLING), c("e", "enemies", "b"), c("f", "enemies", "a")
+    )
     assert pick(state, "cautious") == Action("mover", "h", zone="d")  # cover 2, 2 hops from b
     assert pick(state, "brute").verb == "atacar"
 
@@ -88,9 +109,12 @@ def test_cautious_withdraws_towards_the_exit_when_hurt() -> None:
 
 def test_cautious_shooter_without_an_exit_steps_away_from_blades_when_hurt() -> None:
     zones = [{"id": "a"}, {"id": "b"}, {"id": "c", "cover": 1}, {"id": "d", "cover": 2}]
-    data = {"ruleset": "cairn", "options": {"first_round_save": False},
-            "battlefield": {"zones": zones, "links": LINKS[1:]},
-            "combatants": [c("h", "heroes", "b", weapons=SLING), c("e", "enemies", "b")]}
+    data = {
+        "ruleset": "cairn",
+        "options": {"first_round_save": False},
+        "battlefield": {"zones": zones, "links": LINKS[1:]},
+        "combatants": [c("h", "heroes", "b", weapons=SLING), c("e", "enemies", "b")],
+    }
     state = new_battle(parse_scenario(data, "t.yaml"), ScriptedRoller([]))
     state.get("h").resources["fue"] = 9  # any FUE lost: the next blow risks Daño Crítico
     assert pick(state, "cautious") == Action("mover", "h", zone="d")
@@ -122,25 +146,36 @@ def test_coward_fights_when_cornered() -> None:
 
 
 def test_protector_engages_whoever_threatens_its_most_hurt_ally() -> None:
-    state = situation(c("p", "heroes", "b"), c("ward", "heroes", "c", pi=4),
-                      c("bully", "enemies", "c", weapons=[{"name": "maza", "damage": "d10"}]),
-                      c("weak", "enemies", "b", pi=0, fue=1))
+    state = situation(
+        c("p", "heroes", "b"),
+        c("ward", "heroes", "c", pi=4),
+        c("bully", "enemies", "c", weapons=[{"name": "maza", "damage": "d10"}]),
+        c("weak", "enemies", "b", pi=0, fue=1),
+    )
     state.get("ward").resources["pi"] = 1
     assert pick(state, "protector") == Action("atacar", "p", target="bully", item="espada")
     assert pick(state, "tactician").target == "weak"
 
 
 def test_protector_goes_to_the_threat_it_cannot_reach() -> None:
-    state = situation(c("p", "heroes", "a"), c("ward", "heroes", "d", pi=4),
-                      c("bully", "enemies", "d"), c("other", "enemies", "a"))
+    state = situation(
+        c("p", "heroes", "a"),
+        c("ward", "heroes", "d", pi=4),
+        c("bully", "enemies", "d"),
+        c("other", "enemies", "a"),
+    )
     state.get("ward").resources["pi"] = 2
     assert pick(state, "protector") == Action("mover", "p", zone="c")
     assert pick(state, "tactician").verb == "atacar"
 
 
 def test_scenario_temperament_is_used_unless_the_agent_has_one() -> None:
-    state = situation(c("h1", "heroes", "a"), c("h2", "heroes", "a", temperament="brute"),
-                      c("near", "enemies", "a"), c("next", "enemies", "b"))
+    state = situation(
+        c("h1", "heroes", "a"),
+        c("h2", "heroes", "a", temperament="brute"),
+        c("near", "enemies", "a"),
+        c("next", "enemies", "b"),
+    )
     declare(state, Action("atacar", "h1", target="near", item="espada"))
     assert HeuristicAgent().act(state, random.Random(0)).target == "near"
     assert HeuristicAgent("tactician").act(state, random.Random(0)).target == "next"

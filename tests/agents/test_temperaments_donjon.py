@@ -20,19 +20,36 @@ ARCO = {"name": "arco", "kind": "distancia", "damage": 2}
 DAGA = {"name": "daga", "damage": 0}
 
 
-def f(cid: str, side: str, zone: str, *, cel: int = 3, agu: int = 3, heridas: int = 5,
-      weapons: list[dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
-    return {"id": cid, "side": side, "zone": zone, "level": 1, "heridas": heridas,
-            "attributes": {"celeridad": cel, "virilidad": 3, "aguante": agu, "discernimiento": 1},
-            "weapons": weapons if weapons is not None else [ESPADA]} | kw
+def f(
+    cid: str,
+    side: str,
+    zone: str,
+    *,
+    cel: int = 3,
+    agu: int = 3,
+    heridas: int = 5,
+    weapons: list[dict[str, Any]] | None = None,
+    **kw: Any,
+) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "side": side,
+        "zone": zone,
+        "level": 1,
+        "heridas": heridas,
+        "attributes": {"celeridad": cel, "virilidad": 3, "aguante": agu, "discernimiento": 1},
+        "weapons": weapons if weapons is not None else [ESPADA],
+    } | kw
 
 
 def situation(*fighters: dict[str, Any], first: str | None = None) -> BattleState:
     """``first`` (default: the first fighter) rolls 20, 1 for initiative; the others 2, 1."""
     data = {
         "ruleset": "donjon",
-        "battlefield": {"zones": [{"id": z} for z in ZONES],
-                        "links": [[x, y] for x, y in zip(ZONES, ZONES[1:], strict=False)]},
+        "battlefield": {
+            "zones": [{"id": z} for z in ZONES],
+            "links": [[x, y] for x, y in zip(ZONES, ZONES[1:], strict=False)],
+        },
         "combatants": list(fighters),
     }
     first = first or fighters[0]["id"]
@@ -54,8 +71,11 @@ TOUGH = {"agu": 6, "armour": 4, "skills": {"esquivar": 4}}
 
 
 def test_brute_hits_the_nearest_but_the_tactician_the_likeliest_to_hurt() -> None:
-    state = situation(f("h", "heroes", "a", weapons=[ESPADA, JABALINAS]),
-                      f("near", "enemies", "a", **TOUGH), f("far", "enemies", "b", cel=1, agu=1))
+    state = situation(
+        f("h", "heroes", "a", weapons=[ESPADA, JABALINAS]),
+        f("near", "enemies", "a", **TOUGH),
+        f("far", "enemies", "b", cel=1, agu=1),
+    )
     assert pick(state, "brute") == Action("atacar", "h", "near", item="espada")
     assert pick(state, "tactician") == Action("atacar", "h", "far", item="jabalinas")
 
@@ -101,8 +121,9 @@ def _attacked(defender: dict[str, Any]) -> BattleState:
     return state
 
 
-@pytest.mark.parametrize(("temperament", "verb"),
-                         [("brute", "parar"), ("coward", "esquivar"), ("tactician", "esquivar")])
+@pytest.mark.parametrize(
+    ("temperament", "verb"), [("brute", "parar"), ("coward", "esquivar"), ("tactician", "esquivar")]
+)
 def test_defence_reaction_by_temperament(temperament: str, verb: str) -> None:
     # 2 parry (or dodge) dice against 3 attack dice: a counter is unlikely.
     state = _attacked(f("h", "heroes", "a", cel=2))
@@ -114,8 +135,9 @@ def test_tactician_parries_when_a_counter_is_likely() -> None:
     assert pick(state, "tactician").verb == "parar"
 
 
-@pytest.mark.parametrize(("temperament", "verb"),
-                         [("brute", "resistir"), ("coward", "dejar"), ("tactician", "dejar")])
+@pytest.mark.parametrize(
+    ("temperament", "verb"), [("brute", "resistir"), ("coward", "dejar"), ("tactician", "dejar")]
+)
 def test_an_escape_from_contact_is_resisted_by_the_brute(temperament: str, verb: str) -> None:
     # 2 movement dice against 3: the tactician does not spend a number on a likely loss.
     state = situation(f("h", "heroes", "a", cel=2), f("e", "enemies", "a"), first="e")
@@ -149,24 +171,34 @@ def test_the_pause_by_temperament(hero: int, foe: int, temperament: str, verb: s
 
 
 def test_protector_strikes_the_foe_on_its_most_hurt_ally() -> None:
-    state = situation(f("p", "heroes", "b", weapons=[ESPADA, JABALINAS]),
-                      f("ward", "heroes", "c"), f("bully", "enemies", "c", **TOUGH),
-                      f("weak", "enemies", "b", cel=1, agu=1))
+    state = situation(
+        f("p", "heroes", "b", weapons=[ESPADA, JABALINAS]),
+        f("ward", "heroes", "c"),
+        f("bully", "enemies", "c", **TOUGH),
+        f("weak", "enemies", "b", cel=1, agu=1),
+    )
     hurt(state, "ward", 2)
     assert pick(state, "protector") == Action("atacar", "p", "bully", item="jabalinas")
     assert pick(state, "tactician").target == "weak"
 
 
 def test_protector_closes_on_the_threat_it_cannot_reach() -> None:
-    state = situation(f("p", "heroes", "a"), f("ward", "heroes", "c"),
-                      f("bully", "enemies", "c"), f("other", "enemies", "a", cel=1, agu=1))
+    state = situation(
+        f("p", "heroes", "a"),
+        f("ward", "heroes", "c"),
+        f("bully", "enemies", "c"),
+        f("other", "enemies", "a", cel=1, agu=1),
+    )
     hurt(state, "ward", 1)
     assert pick(state, "protector") == Action("acercarse", "p", "bully")
     assert pick(state, "tactician") == Action("atacar", "p", "other", item="espada")
 
 
 def test_scenario_temperament_is_used_unless_the_agent_has_one() -> None:
-    state = situation(f("h", "heroes", "a", weapons=[ESPADA, JABALINAS], temperament="brute"),
-                      f("near", "enemies", "a", **TOUGH), f("far", "enemies", "b", cel=1, agu=1))
+    state = situation(
+        f("h", "heroes", "a", weapons=[ESPADA, JABALINAS], temperament="brute"),
+        f("near", "enemies", "a", **TOUGH),
+        f("far", "enemies", "b", cel=1, agu=1),
+    )
     assert HeuristicAgent().act(state, random.Random(0)).target == "near"
     assert HeuristicAgent("tactician").act(state, random.Random(0)).target == "far"

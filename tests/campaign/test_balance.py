@@ -39,13 +39,17 @@ def test_bisection_with_both_ends_on_one_side_stops_after_the_ends() -> None:
 
 def _pmf(n: int, p: float) -> np.ndarray:
     k = np.arange(n + 1)
-    logs = np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
-                     for i in k]) + k * math.log(p) + (n - k) * math.log1p(-p)
+    logs = (
+        np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in k])
+        + k * math.log(p)
+        + (n - k) * math.log1p(-p)
+    )
     return np.exp(logs)
 
 
-def _exact_decisions(target: Target, p: float, alpha: float, first: int, most: int
-                     ) -> dict[str, float]:
+def _exact_decisions(
+    target: Target, p: float, alpha: float, first: int, most: int
+) -> dict[str, float]:
     """P(each verdict) of the sequential test for Bernoulli(p), by exact binomial
     convolution over the looks (independent of the code's own loop)."""
     rho = mixture_rho(800, alpha)
@@ -107,9 +111,25 @@ def test_level_target_verdicts_follow_the_difficulty_thresholds() -> None:
 
 def test_written_variant_loads_and_reproduces_its_rates(tmp_path, capsys) -> None:
     out = tmp_path / "variant.yaml"
-    code = main(["balance", "destiny_dice/brann-vs-saqueador", "--target", "heroes-win=0.5",
-                 "--tolerance", "0.15", "--vary", "stat:saqueador.pv=4..16",
-                 "--max-battles", "400", "--seed", "3", "--out", str(out), "--json"])
+    code = main(
+        [
+            "balance",
+            "destiny_dice/brann-vs-saqueador",
+            "--target",
+            "heroes-win=0.5",
+            "--tolerance",
+            "0.15",
+            "--vary",
+            "stat:saqueador.pv=4..16",
+            "--max-battles",
+            "400",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     assert code == 0
     doc = json.loads(capsys.readouterr().out)
     chosen = doc["chosen"]
@@ -117,8 +137,21 @@ def test_written_variant_loads_and_reproduces_its_rates(tmp_path, capsys) -> Non
     assert text.startswith("# Found by `escaramuza balance destiny_dice/brann-vs-saqueador")
     assert main(["validate", str(out)]) == 0
     capsys.readouterr()
-    assert main(["playtest", str(out), "-n", str(chosen["battles"]), "--seed", "3", "--json",
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "playtest",
+                str(out),
+                "-n",
+                str(chosen["battles"]),
+                "--seed",
+                "3",
+                "--json",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)["scenarios"][0]
     assert summary["outcomes"]["heroes"]["rate"] == chosen["estimates"]["heroes-win"]["rate"]
     # the variant holds the chosen value
@@ -126,19 +159,31 @@ def test_written_variant_loads_and_reproduces_its_rates(tmp_path, capsys) -> Non
 
 
 def test_same_seed_same_search_for_any_worker_count(capsys) -> None:
-    args = ["balance", "destiny_dice/brann-vs-saqueador", "--target", "heroes-win=0.5",
-            "--vary", "stat:saqueador.pv=6..12", "--max-battles", "200", "--json"]
+    args = [
+        "balance",
+        "destiny_dice/brann-vs-saqueador",
+        "--target",
+        "heroes-win=0.5",
+        "--vary",
+        "stat:saqueador.pv=6..12",
+        "--max-battles",
+        "200",
+        "--json",
+    ]
     assert main(args) == 0
     one = capsys.readouterr().out
     assert main([*args, "--workers", "2"]) == 0
     assert capsys.readouterr().out == one
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--target", "brutal"], "difficulty level"),
-    (["--target", "hard", "--vary", "count:nadie=1..3"], "no combatant 'nadie'"),
-    (["--target", "hard", "--vary", "size:x=1..2"], "count:ID=LOW..HIGH"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--target", "brutal"], "difficulty level"),
+        (["--target", "hard", "--vary", "count:nadie=1..3"], "no combatant 'nadie'"),
+        (["--target", "hard", "--vary", "size:x=1..2"], "count:ID=LOW..HIGH"),
+    ],
+)
 def test_bad_balance_arguments_exit_2(argv, words, capsys) -> None:
     vary = [] if "--vary" in argv else ["--vary", "count:saqueador=1..2"]
     code = main(["balance", "destiny_dice/brann-vs-saqueador", *vary, *argv])

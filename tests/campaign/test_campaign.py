@@ -19,8 +19,9 @@ DD_DAY = "scenarios/destiny_dice/jornada.day.yaml"
 
 def _party(path: str) -> dict:
     day = load_day_file(path)
-    heroes = {c.id: c.clone() for c in day.encounters[0].scenario.combatants
-              if c.side is Side.HEROES}
+    heroes = {
+        c.id: c.clone() for c in day.encounters[0].scenario.combatants if c.side is Side.HEROES
+    }
     return day, heroes
 
 
@@ -37,8 +38,9 @@ def test_dd17_short_rest_between_encounters_heals_1d4_and_one_of_each_energy() -
     assert nara.resources["pv"] == 6
     assert nara.resources["pa"] == 1
     # energia_max caps EC/EM at the sheet's maximum
-    assert all(party[h].resources[k] <= party[h].maxima[k] for h in day.heroes
-               for k in ("pc", "pm", "pa"))
+    assert all(
+        party[h].resources[k] <= party[h].maxima[k] for h in day.heroes for k in ("pc", "pm", "pa")
+    )
 
 
 def test_dd17_rest_skips_the_dead_and_dd19_temporal_states_end_with_the_fight() -> None:
@@ -48,8 +50,12 @@ def test_dd17_rest_skips_the_dead_and_dd19_temporal_states_end_with_the_fight() 
         "derribado": Condition("derribado"),
         "envenenado": Condition("envenenado", persistent=True, dice="1"),
     }
-    rest("destiny_dice", "short", [party[h] for h in day.heroes],
-         ScriptedRoller(["d4=1", "d4=1", "d4=1"]))  # three living heroes, three dice
+    rest(
+        "destiny_dice",
+        "short",
+        [party[h] for h in day.heroes],
+        ScriptedRoller(["d4=1", "d4=1", "d4=1"]),
+    )  # three living heroes, three dice
     fighters = _fighters(day, 1, party)
     ids = [c.id for c in fighters]
     assert "rex" not in ids  # the dead do not walk into the next fight
@@ -170,30 +176,53 @@ def test_shipped_days_are_not_listed_as_scenarios_and_each_ruleset_has_one(capsy
 
     assert not any(name.endswith(".day") for name in shipped_scenarios())
     assert sorted(n.split("/")[0] for n in shipped_days()) == [
-        "cairn", "destiny_dice", "donjon", "sistema_2d10"]
+        "cairn",
+        "destiny_dice",
+        "donjon",
+        "sistema_2d10",
+    ]
     assert DayRef.resolve("destiny_dice/jornada").load().heroes == ("brann", "ilse", "nara", "rex")
 
 
 GOOD = Path(DD_DAY).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("old, new, field, words", [
-    ("ruleset: destiny_dice", "ruleset: ajedrez", "ruleset", "unknown ruleset 'ajedrez'"),
-    ("encounters:", "rest: siesta\nencounters:", "rest", "unknown rest 'siesta'"),
-    ("- scenario: destiny_dice/emboscada", "- scenario: destiny_dice/nada",
-     "encounters[2].scenario", "no scenario file"),
-    ("- scenario: destiny_dice/emboscada", "- scenario: donjon/duelo",
-     "encounters[2].scenario", "this day is destiny_dice"),
-    ("- scenario: destiny_dice/emboscada",
-     "- scenario: destiny_dice/emboscada\n  zones: {brann: luna}",
-     "encounters[2].zones.brann", "unknown zone 'luna'"),
-    ("  pv: 18\n", "  pv: dieciocho\n", "heroes[0].pv", "valid integer"),
-    ("  temperament: brute\n", "  temperament: brute\n  zone: vado\n", "heroes[0].zone",
-     "a day's hero has no zone"),
-    ("encounters:", "clima: lluvia\nencounters:", "clima", "unknown field"),
-])
-def test_bad_day_files_are_rejected_like_bad_scenarios(tmp_path, capsys, old, new, field,
-                                                       words) -> None:
+@pytest.mark.parametrize(
+    "old, new, field, words",
+    [
+        ("ruleset: destiny_dice", "ruleset: ajedrez", "ruleset", "unknown ruleset 'ajedrez'"),
+        ("encounters:", "rest: siesta\nencounters:", "rest", "unknown rest 'siesta'"),
+        (
+            "- scenario: destiny_dice/emboscada",
+            "- scenario: destiny_dice/nada",
+            "encounters[2].scenario",
+            "no scenario file",
+        ),
+        (
+            "- scenario: destiny_dice/emboscada",
+            "- scenario: donjon/duelo",
+            "encounters[2].scenario",
+            "this day is destiny_dice",
+        ),
+        (
+            "- scenario: destiny_dice/emboscada",
+            "- scenario: destiny_dice/emboscada\n  zones: {brann: luna}",
+            "encounters[2].zones.brann",
+            "unknown zone 'luna'",
+        ),
+        ("  pv: 18\n", "  pv: dieciocho\n", "heroes[0].pv", "valid integer"),
+        (
+            "  temperament: brute\n",
+            "  temperament: brute\n  zone: vado\n",
+            "heroes[0].zone",
+            "a day's hero has no zone",
+        ),
+        ("encounters:", "clima: lluvia\nencounters:", "clima", "unknown field"),
+    ],
+)
+def test_bad_day_files_are_rejected_like_bad_scenarios(
+    tmp_path, capsys, old, new, field, words
+) -> None:
     assert old in GOOD
     bad = tmp_path / "mala.day.yaml"
     bad.write_text(GOOD.replace(old, new, 1), encoding="utf-8")

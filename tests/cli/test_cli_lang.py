@@ -126,8 +126,10 @@ def test_f_fills_the_fields_in_the_translations_own_order() -> None:
     assert _f(msgid, "Aldara", "Gorm") == "Aldara's attack on Gorm is dodged."
     with language("es"):
         assert _f(msgid, "Aldara", "Gorm") == "Gorm esquiva el ataque de Aldara."
-        assert _f("{c} rolls iniciativa: 2d10 [{a}, {b}] {bonus:+d} = {total}.",
-                  "Rosa", 3, 10, 6, 19) == "Rosa tira iniciativa: 2d10 [3, 10] +6 = 19."
+        assert (
+            _f("{c} rolls iniciativa: 2d10 [{a}, {b}] {bonus:+d} = {total}.", "Rosa", 3, 10, 6, 19)
+            == "Rosa tira iniciativa: 2d10 [3, 10] +6 = 19."
+        )
         assert _("heroes") == "héroes"
         assert current_language() == "es"
     assert current_language() == "en" and _("heroes") == "heroes"
@@ -225,13 +227,26 @@ def test_an_unknown_language_is_refused(
     monkeypatch.setenv(ENV_VAR, "fr")
     assert main(["scenarios"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"escaramuza: error: {ENV_VAR}: 'fr' is not a language escaramuza speaks "
-                   "(choose en or es)\n")
+    assert err == (
+        f"escaramuza: error: {ENV_VAR}: 'fr' is not a language escaramuza speaks "
+        "(choose en or es)\n"
+    )
 
 
 @pytest.mark.parametrize(
-    "command", ["scenarios", "play", "playtest", "suggest", "gm", "serve", "train", "evaluate",
-                "validate", "schema"]
+    "command",
+    [
+        "scenarios",
+        "play",
+        "playtest",
+        "suggest",
+        "gm",
+        "serve",
+        "train",
+        "evaluate",
+        "validate",
+        "schema",
+    ],
 )
 def test_every_command_takes_lang(capsys: pytest.CaptureFixture[str], command: str) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -255,8 +270,14 @@ def test_gm_session_in_spanish_asks_for_dice_in_spanish() -> None:
     out = io.StringIO()
     lines = ["5", "1", "show", "undo", "bogus", "quit"]
     with language("es"):
-        run_session("destiny_dice/brann-vs-saqueador", io.StringIO("\n".join(lines) + "\n"),
-                    out, False, seed=3, roll="manual")
+        run_session(
+            "destiny_dice/brann-vs-saqueador",
+            io.StringIO("\n".join(lines) + "\n"),
+            out,
+            False,
+            seed=3,
+            roll="manual",
+        )
     text = out.getvalue()
     assert "  ¿d6 para iniciativa (Mente)? " in text  # Brann's Mente d6
     assert "Escribe help para ver las órdenes." in text
@@ -282,8 +303,21 @@ def test_campaign_in_spanish_has_no_english_line(
     outputs = {}
     for lang in ("en", "es"):
         report = tmp_path / lang
-        code = main(["campaign", "scenarios/destiny_dice/jornada.day.yaml", "-n", "3",
-                     "--workers", "1", "--no-progress", "--report", str(report), "--lang", lang])
+        code = main(
+            [
+                "campaign",
+                "scenarios/destiny_dice/jornada.day.yaml",
+                "-n",
+                "3",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--report",
+                str(report),
+                "--lang",
+                lang,
+            ]
+        )
         out, err = capsys.readouterr()
         assert (code, err) == (0, "")
         outputs[lang] = out + (report / "report.md").read_text(encoding="utf-8")
@@ -301,19 +335,38 @@ def test_balance_in_spanish_has_no_english_line(
     outputs = {}
     for lang in ("en", "es"):
         variant = tmp_path / f"{lang}.yaml"
-        code = main(["balance", "destiny_dice/brann-vs-saqueador", "--target", "hard",
-                     "--vary", "stat:saqueador.pv=4..16", "--max-battles", "100",
-                     "--workers", "1", "--out", str(variant), "--lang", lang])
+        code = main(
+            [
+                "balance",
+                "destiny_dice/brann-vs-saqueador",
+                "--target",
+                "hard",
+                "--vary",
+                "stat:saqueador.pv=4..16",
+                "--max-battles",
+                "100",
+                "--workers",
+                "1",
+                "--out",
+                str(variant),
+                "--lang",
+                lang,
+            ]
+        )
         out, err = capsys.readouterr()
         assert (code, err) == (0, "")
-        comment = [line for line in variant.read_text(encoding="utf-8").splitlines()
-                   if line.startswith("#")]
+        comment = [
+            line
+            for line in variant.read_text(encoding="utf-8").splitlines()
+            if line.startswith("#")
+        ]
         assert len(comment) == 3  # the "how it was found" comment, in the run's language
         outputs[lang] = out + "\n".join(comment)
     _both_ways(outputs["en"], outputs["es"])
     spanish = outputs["es"]
-    assert spanish.startswith("equilibrio de destiny_dice/brann-vs-saqueador hacia difícil, "
-                              "semilla 1:")
+    assert spanish.startswith(
+        "equilibrio de destiny_dice/brann-vs-saqueador hacia difícil, semilla 1:"
+    )
     assert "veredicto" in spanish and "\nelegida: stat:saqueador.pv=" in spanish
     assert "# Encontrada con `escaramuza balance destiny_dice/brann-vs-saqueador" in spanish
 
@@ -322,26 +375,44 @@ def test_engine_lines_in_spanish() -> None:
     from escaramuza.agents.fast import FAST, REFERENCE, engine_line
     from escaramuza.training.evaluate import engine_summary
 
-    doc = {"scenarios": [{"pairings": [{"engine": FAST},
-                                       {"engine": REFERENCE, "engine_refusal": "why"}]}]}
+    doc = {
+        "scenarios": [
+            {"pairings": [{"engine": FAST}, {"engine": REFERENCE, "engine_refusal": "why"}]}
+        ]
+    }
     with language("es"):
         assert engine_line(REFERENCE, None) == "motor: de referencia"
         assert engine_line(FAST, None).startswith("motor: rápido (núcleo compilado;")
-        assert engine_summary(doc) == ("motor: rápido para 1 de 2 emparejamientos, de "
-                                       "referencia para el resto\n  de referencia: why")
+        assert engine_summary(doc) == (
+            "motor: rápido para 1 de 2 emparejamientos, de "
+            "referencia para el resto\n  de referencia: why"
+        )
 
 
 def test_gm_errors_in_spanish() -> None:
     from escaramuza.gm import run_session
 
-    lines = ["set brann pv 99", "set brann pv lots", "cond add brann flying",
-             "status brann asleep", "apply 99", "apply dance wildly", "roll sometimes", "quit"]
+    lines = [
+        "set brann pv 99",
+        "set brann pv lots",
+        "cond add brann flying",
+        "status brann asleep",
+        "apply 99",
+        "apply dance wildly",
+        "roll sometimes",
+        "quit",
+    ]
     outputs = {}
     for lang in ("en", "es"):
         out = io.StringIO()
         with language(lang):
-            run_session("destiny_dice/brann-vs-saqueador", io.StringIO("\n".join(lines) + "\n"),
-                        out, False, seed=3)
+            run_session(
+                "destiny_dice/brann-vs-saqueador",
+                io.StringIO("\n".join(lines) + "\n"),
+                out,
+                False,
+                seed=3,
+            )
         outputs[lang] = out.getvalue()
     _both_ways(outputs["en"], outputs["es"])
     spanish = outputs["es"]

@@ -32,8 +32,11 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def reference_log(
     name: str, seed: int, heroes: str = "random", enemies: str = "random"
 ) -> BattleState:
-    state = play_battle(load_scenario(name), {Side.HEROES: make_agent(heroes),
-                                              Side.ENEMIES: make_agent(enemies)}, seed=seed)
+    state = play_battle(
+        load_scenario(name),
+        {Side.HEROES: make_agent(heroes), Side.ENEMIES: make_agent(enemies)},
+        seed=seed,
+    )
     return state
 
 
@@ -56,7 +59,7 @@ def test_cli_play_prints_every_event_line_and_the_outcome(
     who = f"the {outcome.winner.value} win" if outcome.winner else "nobody wins"
     summary = lines.index(f"Outcome: {who} ({outcome.reason}) after {outcome.rounds} round(s).")
     assert len(lines) - summary - 1 == len(state.combatants)
-    for c, line in zip(state.combatants, lines[summary + 1:], strict=True):
+    for c, line in zip(state.combatants, lines[summary + 1 :], strict=True):
         assert line.startswith(f"  {c.name} ({c.side.value}, {c.zone}): {c.status.value};")
         assert f"pv {c.resources['pv']}/{c.maxima['pv']}" in line
 
@@ -129,8 +132,10 @@ def test_cli_play_default_agents_are_heuristic(capsys: pytest.CaptureFixture[str
     ("argv", "message"),
     [
         (["play", SCENARIO, "--heroes", "genio"], "escaramuza: error: unknown agent 'genio'"),
-        (["play", "no-such-scenario"], "escaramuza: error: no scenario file or shipped "
-                                       "scenario named 'no-such-scenario'"),
+        (
+            ["play", "no-such-scenario"],
+            "escaramuza: error: no scenario file or shipped scenario named 'no-such-scenario'",
+        ),
         (["play", SCENARIO, "--seed", "uno"], "argument --seed: invalid int value: 'uno'"),
         (["play"], "the following arguments are required: SCENARIO"),
         ([], "the following arguments are required: COMMAND"),
@@ -163,19 +168,32 @@ def test_cli_heuristic_for_a_ruleset_without_one_is_a_clear_error() -> None:
 
 
 def test_cli_runs_as_a_module_and_as_the_console_script() -> None:
-    module = subprocess.run([sys.executable, "-m", "escaramuza", "play", SCENARIO, *RANDOM],
-                            capture_output=True, text=True, timeout=120, check=False)
+    module = subprocess.run(
+        [sys.executable, "-m", "escaramuza", "play", SCENARIO, *RANDOM],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert module.returncode == 0, module.stderr
     script = Path(sys.executable).parent / "escaramuza"
     assert script.exists(), "the console script is installed with the package"
-    console = subprocess.run([str(script), "play", SCENARIO, *RANDOM],
-                             capture_output=True, text=True, timeout=120, check=False)
+    console = subprocess.run(
+        [str(script), "play", SCENARIO, *RANDOM],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert console.returncode == 0 and console.stdout == module.stdout
 
 
 def test_cli_stops_quietly_when_the_reader_leaves() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "escaramuza", "play", SCENARIO, "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "escaramuza", "play", SCENARIO, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.readline()
     proc.stdout.close()  # like `escaramuza play … | head -1`

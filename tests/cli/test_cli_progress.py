@@ -26,8 +26,14 @@ def run(args: list[str], terminal: bool, timeout: float = 300) -> tuple[str, str
     env = {**os.environ, "TERM": "xterm", "COLUMNS": "120"}
     env.pop("NO_COLOR", None)
     if not terminal:
-        done = subprocess.run([sys.executable, *args], capture_output=True, text=True,
-                              env=env, cwd=ROOT, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=timeout,
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout, done.stderr
     leader, follower = os.openpty()
@@ -46,8 +52,9 @@ def run(args: list[str], terminal: bool, timeout: float = 300) -> tuple[str, str
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     try:
-        proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE,
-                                stderr=follower, env=env, cwd=ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, *args], stdout=subprocess.PIPE, stderr=follower, env=env, cwd=ROOT
+        )
         os.close(follower)
         stdout, _ = proc.communicate(timeout=timeout)
         reader.join(timeout=10)
@@ -66,19 +73,28 @@ def test_playtest_draws_a_bar_on_a_terminal_and_keeps_json_clean() -> None:
     assert json.loads(out)["scenarios"][0]["battles"] == 20
 
 
-@pytest.mark.parametrize(("extra", "terminal"), [([], False), (["--no-progress"], True)],
-                         ids=["pipe", "no-progress"])
-def test_playtest_is_quiet_on_a_pipe_or_with_no_progress(
-    extra: list[str], terminal: bool
-) -> None:
+@pytest.mark.parametrize(
+    ("extra", "terminal"), [([], False), (["--no-progress"], True)], ids=["pipe", "no-progress"]
+)
+def test_playtest_is_quiet_on_a_pipe_or_with_no_progress(extra: list[str], terminal: bool) -> None:
     out, err = run([*PLAYTEST, *extra], terminal=terminal)
     assert err == ""
     assert json.loads(out)["scenarios"][0]["battles"] == 20
 
 
 def test_evaluate_draws_one_bar_over_every_battle() -> None:
-    args = ["-m", "escaramuza", "evaluate", "--scenario", FAST, "--agents", "random,heuristic",
-            "-n", "3", "--json"]
+    args = [
+        "-m",
+        "escaramuza",
+        "evaluate",
+        "--scenario",
+        FAST,
+        "--agents",
+        "random,heuristic",
+        "-n",
+        "3",
+        "--json",
+    ]
     out, err = run(args, terminal=True)
     # 1 scenario × 2 × 2 ordered pairings × 3 battles.
     assert BAR in err and "12/12" in err
@@ -90,21 +106,52 @@ def test_evaluate_draws_one_bar_over_every_battle() -> None:
 def test_train_draws_its_bar_on_stderr_on_a_terminal(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     config = tmp_path / "tiny.yaml"
-    config.write_text(yaml.safe_dump({
-        "n_envs": 2, "eval_freq": 100_000, "eval_episodes": 1, "checkpoint_freq": 100_000,
-        "hyperparameters": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
-    }), encoding="utf-8")
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "n_envs": 2,
+                "eval_freq": 100_000,
+                "eval_episodes": 1,
+                "checkpoint_freq": 100_000,
+                "hyperparameters": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+            }
+        ),
+        encoding="utf-8",
+    )
 
-    args = ["-m", "escaramuza", "train", "--env", "escaramuza/Cairn-v0", "--timesteps", "128",
-            "--config", str(config), "--out", str(tmp_path / "run")]
+    args = [
+        "-m",
+        "escaramuza",
+        "train",
+        "--env",
+        "escaramuza/Cairn-v0",
+        "--timesteps",
+        "128",
+        "--config",
+        str(config),
+        "--out",
+        str(tmp_path / "run"),
+    ]
     out, err = run(args, terminal=True)
     assert BAR in err and "128/128" in err and "timesteps/s" in err
     assert BAR not in out and out.startswith("training 128 timesteps\n")
 
 
 def test_planner_benchmark_draws_a_bar_on_a_terminal() -> None:
-    args = ["benchmarks/planner.py", "--skip-latency", "--battles", "1", "--scenarios",
-            "donjon/duelo", "--workers", "1", "--chunk", "1", "--iterations", "4"]
+    args = [
+        "benchmarks/planner.py",
+        "--skip-latency",
+        "--battles",
+        "1",
+        "--scenarios",
+        "donjon/duelo",
+        "--workers",
+        "1",
+        "--chunk",
+        "1",
+        "--iterations",
+        "4",
+    ]
     out, err = run(args, terminal=True)
     assert BAR in err and "2/2" in err  # one battle for each of the two arms
     assert BAR not in out and "mean difference over 1 scenarios" in out

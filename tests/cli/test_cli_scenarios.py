@@ -41,5 +41,8 @@ def test_cli_scenarios_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert [r["name"] for r in rows] == list(shipped_scenarios())
     emboscada = next(r for r in rows if r["name"] == "destiny_dice/emboscada")
     assert (emboscada["ruleset"], emboscada["heroes"], emboscada["enemies"]) == (
-        "destiny_dice", 4, 6)
+        "destiny_dice",
+        4,
+        6,
+    )
     assert emboscada["zones"] >= 5

@@ -18,8 +18,16 @@ from escaramuza.rules.core.scenario import shipped_scenarios
 
 #: Modules the light commands must not import: the learning stack, the planner, the GM
 #: session and the web page.
-HEAVY = ("torch", "gymnasium", "stable_baselines3", "escaramuza.agents.search",
-         "escaramuza.gm", "escaramuza.web", "escaramuza.playtest", "escaramuza.training")
+HEAVY = (
+    "torch",
+    "gymnasium",
+    "stable_baselines3",
+    "escaramuza.agents.search",
+    "escaramuza.gm",
+    "escaramuza.web",
+    "escaramuza.playtest",
+    "escaramuza.training",
+)
 
 PROBE = """
 import json, sys
@@ -34,18 +42,24 @@ print(json.dumps({"code": code, "loaded": loaded}))
 def imports_after(argv: list[str]) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(argv), json.dumps(HEAVY)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("argv", [
-    ["--version"],
-    ["--help"],
-    ["scenarios"],
-    ["validate", next(iter(shipped_scenarios().values()))],
-    ["schema", "scenario"],
-], ids=lambda argv: argv[0])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--version"],
+        ["--help"],
+        ["scenarios"],
+        ["validate", next(iter(shipped_scenarios().values()))],
+        ["schema", "scenario"],
+    ],
+    ids=lambda argv: argv[0],
+)
 def test_light_commands_import_nothing_heavy(argv: list[str]) -> None:
     assert imports_after(argv) == {"code": 0, "loaded": []}
 

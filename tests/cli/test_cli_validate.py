@@ -65,12 +65,21 @@ def test_every_shipped_file_validates(capsys: pytest.CaptureFixture[str]) -> Non
     ]
 
 
-def test_a_saved_state_file_validates(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_saved_state_file_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = tmp_path / "batalla.json"
-    assert main(["play", "destiny_dice/brann-vs-saqueador", "--stop-after", "3",
-                 "--save-state", str(state)]) == 0
+    assert (
+        main(
+            [
+                "play",
+                "destiny_dice/brann-vs-saqueador",
+                "--stop-after",
+                "3",
+                "--save-state",
+                str(state),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert run(capsys, str(state)) == (0, [f"{state}: ok (state)"])
 
@@ -96,36 +105,86 @@ TWO_PROBLEMS = edit(edit(VALID, "pv: 12", "pv: doce"), "zone: puerta", "zone: pu
 
 # (case, file name, text, [(line needle or None, field, words of the reason, suggestion)])
 BROKEN: list[tuple[str, str, str, list[tuple[str | None, str, str, str | None]]]] = [
-    ("typo_field", "a.yaml", edit(VALID, "armour: 1", "armuor: 1"),
-     [("armuor: 1", "combatants[1].armuor", "unknown field", "armour")]),
-    ("wrong_type", "a.yaml", edit(VALID, "round_limit: 10", "round_limit: pronto"),
-     [("round_limit: pronto", "round_limit", "valid integer", None)]),
-    ("bad_id", "a.yaml", edit(VALID, "id: saqueador", "id: el saqueador"),
-     [("id: el saqueador", "combatants[1].id", "' ' is not allowed; an id is letters", None)]),
-    ("unknown_zone", "a.yaml", edit(VALID, "zone: puerta", "zone: puerto"),
-     [("zone: puerto", "combatants[1].zone", "unknown zone 'puerto'", "puerta")]),
-    ("missing_field", "a.yaml", edit(VALID, "    pv: 8\n", ""),
-     [("- id: saqueador", "combatants[1].pv", "required field is missing", None)]),
-    ("duplicate_id", "a.yaml", edit(VALID, "id: saqueador", "id: 'brann'"),
-     [("id: 'brann'", "combatants[1].id", "duplicate combatant id 'brann'", None)]),
-    ("two_problems", "a.yaml", TWO_PROBLEMS,
-     [("pv: doce", "combatants[0].pv", "valid integer", None),
-      ("zone: puerto", "combatants[1].zone", "unknown zone 'puerto'", "puerta")]),
-    ("malformed_yaml", "a.yaml", edit(VALID, "- {id: puerta}", "- {id: puerta"),
-     [("links:", "", "YAML syntax error", None)]),
-    ("wrong_ruleset", "a.yaml", edit(VALID, "ruleset: destiny_dice", "ruleset: destiny_dise"),
-     [("ruleset: destiny_dise", "ruleset", "unknown ruleset 'destiny_dise'", "destiny_dice")]),
-    ("bad_state_json", "a.json", '{"format": "escaramuza-state",\n "version": 1,\n "round": }\n',
-     [(' "round": }', "", "not valid JSON", None)]),
-    ("bad_tables_entry", "tablas.yaml", edit(TABLES, "lugar: torso}", "lugar: torzo}"),
-     [("lugar: torzo", "localizacion[3].lugar", "unknown location 'torzo'", "torso")]),
+    (
+        "typo_field",
+        "a.yaml",
+        edit(VALID, "armour: 1", "armuor: 1"),
+        [("armuor: 1", "combatants[1].armuor", "unknown field", "armour")],
+    ),
+    (
+        "wrong_type",
+        "a.yaml",
+        edit(VALID, "round_limit: 10", "round_limit: pronto"),
+        [("round_limit: pronto", "round_limit", "valid integer", None)],
+    ),
+    (
+        "bad_id",
+        "a.yaml",
+        edit(VALID, "id: saqueador", "id: el saqueador"),
+        [("id: el saqueador", "combatants[1].id", "' ' is not allowed; an id is letters", None)],
+    ),
+    (
+        "unknown_zone",
+        "a.yaml",
+        edit(VALID, "zone: puerta", "zone: puerto"),
+        [("zone: puerto", "combatants[1].zone", "unknown zone 'puerto'", "puerta")],
+    ),
+    (
+        "missing_field",
+        "a.yaml",
+        edit(VALID, "    pv: 8\n", ""),
+        [("- id: saqueador", "combatants[1].pv", "required field is missing", None)],
+    ),
+    (
+        "duplicate_id",
+        "a.yaml",
+        edit(VALID, "id: saqueador", "id: 'brann'"),
+        [("id: 'brann'", "combatants[1].id", "duplicate combatant id 'brann'", None)],
+    ),
+    (
+        "two_problems",
+        "a.yaml",
+        TWO_PROBLEMS,
+        [
+            ("pv: doce", "combatants[0].pv", "valid integer", None),
+            ("zone: puerto", "combatants[1].zone", "unknown zone 'puerto'", "puerta"),
+        ],
+    ),
+    (
+        "malformed_yaml",
+        "a.yaml",
+        edit(VALID, "- {id: puerta}", "- {id: puerta"),
+        [("links:", "", "YAML syntax error", None)],
+    ),
+    (
+        "wrong_ruleset",
+        "a.yaml",
+        edit(VALID, "ruleset: destiny_dice", "ruleset: destiny_dise"),
+        [("ruleset: destiny_dise", "ruleset", "unknown ruleset 'destiny_dise'", "destiny_dice")],
+    ),
+    (
+        "bad_state_json",
+        "a.json",
+        '{"format": "escaramuza-state",\n "version": 1,\n "round": }\n',
+        [(' "round": }', "", "not valid JSON", None)],
+    ),
+    (
+        "bad_tables_entry",
+        "tablas.yaml",
+        edit(TABLES, "lugar: torso}", "lugar: torzo}"),
+        [("lugar: torzo", "localizacion[3].lugar", "unknown location 'torzo'", "torso")],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "text", "expected"), [c[1:] for c in BROKEN],
-                         ids=[c[0] for c in BROKEN])
+@pytest.mark.parametrize(
+    ("name", "text", "expected"), [c[1:] for c in BROKEN], ids=[c[0] for c in BROKEN]
+)
 def test_broken_file_lists_every_problem(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    text: str,
     expected: list[tuple[str | None, str, str, str | None]],
 ) -> None:
     path = tmp_path / name
@@ -188,8 +247,9 @@ def test_a_tables_problem_of_a_scenario_names_the_tables_file(
     tables = tmp_path / "tablas.yaml"
     tables.write_text(edit(TABLES, "lugar: torso}", "lugar: torzo}"), encoding="utf-8")
     scenario = Path(shipped_scenarios()["sistema_2d10/duelo"]).read_text(encoding="utf-8")
-    scenario = re.sub(r"^options: \{\}$", f"options: {{tables: {tables}}}", scenario,
-                      count=1, flags=re.M)
+    scenario = re.sub(
+        r"^options: \{\}$", f"options: {{tables: {tables}}}", scenario, count=1, flags=re.M
+    )
     assert "options: {tables:" in scenario
     path = tmp_path / "duelo.yaml"
     path.write_text(scenario, encoding="utf-8")
@@ -222,9 +282,12 @@ def test_schema_validates_every_shipped_scenario(name: str) -> None:
 def test_schema_rejects_what_the_loader_rejects() -> None:
     schema = json.loads((schema_dir() / "destiny_dice.json").read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
-    for broken in (edit(VALID, "armour: 1", "armuor: 1"), edit(VALID, "pv: 12", "pv: doce"),
-                   edit(VALID, "cuerpo: d8", "cuerpo: d7"), edit(VALID, "side: enemies",
-                                                               "side: villains")):
+    for broken in (
+        edit(VALID, "armour: 1", "armuor: 1"),
+        edit(VALID, "pv: 12", "pv: doce"),
+        edit(VALID, "cuerpo: d8", "cuerpo: d7"),
+        edit(VALID, "side: enemies", "side: villains"),
+    ):
         assert not validator.is_valid(yaml.safe_load(broken))
     assert validator.is_valid(yaml.safe_load(VALID))
 

@@ -122,8 +122,13 @@ def test_battlefield_queries_never_call_networkx(monkeypatch: pytest.MonkeyPatch
     def forbidden(*args: object, **kwargs: object) -> None:
         raise AssertionError("networkx called in the hot loop")
 
-    for name in ("all_pairs_shortest_path_length", "shortest_path_length", "shortest_path",
-                 "has_path", "neighbors"):
+    for name in (
+        "all_pairs_shortest_path_length",
+        "shortest_path_length",
+        "shortest_path",
+        "has_path",
+        "neighbors",
+    ):
         monkeypatch.setattr(nx, name, forbidden)
     monkeypatch.setattr(nx.Graph, "neighbors", forbidden)
     for a, b in itertools.product(bf.zone_ids, repeat=2):
@@ -141,8 +146,11 @@ def test_battlefield_distances_are_cached_not_recomputed_from_the_graph() -> Non
 
 def test_battlefield_zone_attributes_and_exits() -> None:
     bf = Battlefield(
-        [Zone("hall", "Hall", cover=1), Zone("door", "Door", exit=True, difficult=True),
-         Zone("roof", "Roof", elevation=2, cover=2)],
+        [
+            Zone("hall", "Hall", cover=1),
+            Zone("door", "Door", exit=True, difficult=True),
+            Zone("roof", "Roof", elevation=2, cover=2),
+        ],
         [("hall", "door", {"difficult": True}), ("hall", "roof", {})],
     )
     assert bf.zone("door").exit and bf.zone("door").difficult

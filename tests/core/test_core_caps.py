@@ -44,33 +44,69 @@ BASES: dict[str, Doc] = {
         "ruleset": "destiny_dice",
         "battlefield": MAP,
         "combatants": [
-            {"id": "brann", "side": "heroes", "zone": "patio", "cuerpo": "d8", "mente": "d6",
-             "alma": "d6", "pv": 12, "weapons": [{"name": "espada", "tier": "media"}],
-             "heals": [{"name": "poción", "heal": "2d4", "uses": 2, "cost": {"pa": 1}}],
-             "energy": {"pa": 4}},
-            {"id": "saqueador", "side": "enemies", "zone": "puerta", "cuerpo": "d6",
-             "mente": "d6", "alma": "d4", "defensa": "d6", "pv": 8,
-             "weapons": [{"name": "hacha", "tier": "ligera"}]},
+            {
+                "id": "brann",
+                "side": "heroes",
+                "zone": "patio",
+                "cuerpo": "d8",
+                "mente": "d6",
+                "alma": "d6",
+                "pv": 12,
+                "weapons": [{"name": "espada", "tier": "media"}],
+                "heals": [{"name": "poción", "heal": "2d4", "uses": 2, "cost": {"pa": 1}}],
+                "energy": {"pa": 4},
+            },
+            {
+                "id": "saqueador",
+                "side": "enemies",
+                "zone": "puerta",
+                "cuerpo": "d6",
+                "mente": "d6",
+                "alma": "d4",
+                "defensa": "d6",
+                "pv": 8,
+                "weapons": [{"name": "hacha", "tier": "ligera"}],
+            },
         ],
     },
     "donjon": {
         "ruleset": "donjon",
         "battlefield": MAP,
         "combatants": [
-            {"id": "aldara", "side": "heroes", "zone": "patio", "level": 2, "heridas": 6,
-             "attributes": {"celeridad": 4, "virilidad": 3, "aguante": 3, "discernimiento": 2},
-             "weapons": [{"name": "espada", "damage": 2}]},
-            {"id": "gorm", "side": "enemies", "zone": "puerta", "level": 2, "heridas": 7,
-             "attributes": {"celeridad": 3, "virilidad": 4, "aguante": 3, "discernimiento": 2},
-             "weapons": [{"name": "hacha", "damage": 2}]},
+            {
+                "id": "aldara",
+                "side": "heroes",
+                "zone": "patio",
+                "level": 2,
+                "heridas": 6,
+                "attributes": {"celeridad": 4, "virilidad": 3, "aguante": 3, "discernimiento": 2},
+                "weapons": [{"name": "espada", "damage": 2}],
+            },
+            {
+                "id": "gorm",
+                "side": "enemies",
+                "zone": "puerta",
+                "level": 2,
+                "heridas": 7,
+                "attributes": {"celeridad": 3, "virilidad": 4, "aguante": 3, "discernimiento": 2},
+                "weapons": [{"name": "hacha", "damage": 2}],
+            },
         ],
     },
     "cairn": {
         "ruleset": "cairn",
         "battlefield": MAP,
         "combatants": [
-            {"id": "bryn", "side": "heroes", "zone": "patio", "pi": 5, "fue": 14, "des": 11,
-             "vol": 9, "weapons": [{"name": "espada", "damage": "d8"}]},
+            {
+                "id": "bryn",
+                "side": "heroes",
+                "zone": "patio",
+                "pi": 5,
+                "fue": 14,
+                "des": 11,
+                "vol": 9,
+                "weapons": [{"name": "espada", "damage": "d8"}],
+            },
             {"id": "bugbear", "side": "enemies", "zone": "puerta", "template": "bugbear"},
         ],
     },
@@ -78,11 +114,25 @@ BASES: dict[str, Doc] = {
         "ruleset": "sistema_2d10",
         "battlefield": MAP,
         "combatants": [
-            {"id": side, "side": side, "zone": "patio", "pv": 30, "actions": 2,
-             "attributes": {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 35},
-             "skills": {"espada": 40, "esquivar": 30},
-             "weapons": [{"name": "pistola", "kind": "distancia", "skill": "espada",
-                          "attribute": "destreza", "damage": "1d10+2", "reach": 1}]}
+            {
+                "id": side,
+                "side": side,
+                "zone": "patio",
+                "pv": 30,
+                "actions": 2,
+                "attributes": {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 35},
+                "skills": {"espada": 40, "esquivar": 30},
+                "weapons": [
+                    {
+                        "name": "pistola",
+                        "kind": "distancia",
+                        "skill": "espada",
+                        "attribute": "destreza",
+                        "damage": "1d10+2",
+                        "reach": 1,
+                    }
+                ],
+            }
             for side in ("heroes", "enemies")
         ],
     },
@@ -146,8 +196,10 @@ UPPER: list[tuple[str, Path, int]] = [
     ("donjon", (*C0, "armour"), dj.MAX_SKILL),
     ("donjon", (*C0, "sorpresa"), dj.MAX_BONUS_DICE),
     ("donjon", ("options", "die_size"), dj.MAX_DIE_SIZE),
-    *[("donjon", ("options", "dificultades", k), dj.MAX_BONUS_DICE)
-      for k in ("facil", "media", "dificil")],
+    *[
+        ("donjon", ("options", "dificultades", k), dj.MAX_BONUS_DICE)
+        for k in ("facil", "media", "dificil")
+    ],
     ("cairn", (*C0, "pi"), 40),
     ("cairn", (*C0, "fue"), 20),
     ("cairn", (*C0, "des"), 20),
@@ -180,21 +232,23 @@ def _ids(rows: list[tuple[str, Path, int]]) -> list[str]:
 
 
 @pytest.mark.parametrize(("ruleset", "path", "bound"), UPPER, ids=_ids(UPPER))
-def test_an_upper_bound_loads_and_one_more_is_refused(
-    ruleset: str, path: Path, bound: int
-) -> None:
+def test_an_upper_bound_loads_and_one_more_is_refused(ruleset: str, path: Path, bound: int) -> None:
     parse_scenario(build(ruleset, path, bound), "caps.yaml")
-    assert_refused(build(ruleset, path, bound + 1), field_of(path),
-                   f"Input should be less than or equal to {bound}")
+    assert_refused(
+        build(ruleset, path, bound + 1),
+        field_of(path),
+        f"Input should be less than or equal to {bound}",
+    )
 
 
 @pytest.mark.parametrize(("ruleset", "path", "bound"), LOWER, ids=_ids(LOWER))
-def test_a_lower_bound_loads_and_one_less_is_refused(
-    ruleset: str, path: Path, bound: int
-) -> None:
+def test_a_lower_bound_loads_and_one_less_is_refused(ruleset: str, path: Path, bound: int) -> None:
     parse_scenario(build(ruleset, path, bound), "caps.yaml")
-    assert_refused(build(ruleset, path, bound - 1), field_of(path),
-                   f"Input should be greater than or equal to {bound}")
+    assert_refused(
+        build(ruleset, path, bound - 1),
+        field_of(path),
+        f"Input should be greater than or equal to {bound}",
+    )
 
 
 def test_pv_current_is_bounded_like_pv() -> None:
@@ -202,8 +256,9 @@ def test_pv_current_is_bounded_like_pv() -> None:
     doc["combatants"][0]["pv_current"] = dd.MAX_PV
     parse_scenario(doc, "caps.yaml")
     doc["combatants"][0]["pv_current"] = dd.MAX_PV + 1
-    assert_refused(doc, "combatants[0].pv_current",
-                   f"Input should be less than or equal to {dd.MAX_PV}")
+    assert_refused(
+        doc, "combatants[0].pv_current", f"Input should be less than or equal to {dd.MAX_PV}"
+    )
 
 
 # -- sizes: (ruleset, path of the list or mapping, bound, n -> the value with n items) ---------
@@ -215,8 +270,11 @@ def _zones(n: int) -> list[Doc]:
 
 def _ring(n: int) -> list[list[str]]:
     """``n`` distinct links over :data:`MAX_ZONES` zones: a ring, then rings of chords."""
-    pairs = [sorted((f"z{i}", f"z{(i + step) % MAX_ZONES}"))
-             for step in (1, 2, 3, 5, 7) for i in range(MAX_ZONES)]
+    pairs = [
+        sorted((f"z{i}", f"z{(i + step) % MAX_ZONES}"))
+        for step in (1, 2, 3, 5, 7)
+        for i in range(MAX_ZONES)
+    ]
     unique = list(dict.fromkeys(tuple(p) for p in pairs))
     return [list(p) for p in unique[:n]]
 
@@ -246,39 +304,96 @@ def _dd_weapons(n: int) -> list[Doc]:
 
 SIZES: list[tuple[str, Path, int, Callable[[int], Any], str]] = [
     ("destiny_dice", (*C0, "weapons"), MAX_WEAPONS, _dd_weapons, "List"),
-    ("destiny_dice", (*C0, "heals"), dd.MAX_HEALS,
-     lambda n: [{"name": f"cura{i}", "heal": "1d4"} for i in range(n)], "List"),
-    ("destiny_dice", (*C0, "conditions"), len(dd.CONDITIONS),
-     lambda n: [{"name": "derribado"}] * n, "List"),
-    ("destiny_dice", (*C0, "weapons", 0, "bands"), len(dd.BANDS),
-     lambda n: ["cuerpo_a_cuerpo"] * n, "List"),
-    ("destiny_dice", (*C0, "heals", 0, "bands"), len(dd.BANDS),
-     lambda n: ["cerca"] * n, "List"),
-    ("destiny_dice", (*C0, "heals", 0, "cures"), len(dd.PERSISTENT),
-     lambda n: ["envenenado"] * n, "List"),
-    ("donjon", (*C0, "weapons"), MAX_WEAPONS,
-     lambda n: [{"name": f"arma{i}", "damage": 1} for i in range(n)], "Tuple"),
-    ("cairn", (*C0, "weapons"), MAX_WEAPONS,
-     lambda n: [{"name": f"arma{i}", "damage": "d6"} for i in range(n)], "List"),
-    ("sistema_2d10", (*C0, "weapons"), MAX_WEAPONS,
-     lambda n: [{"name": f"arma{i}", "skill": "espada", "attribute": "destreza",
-                 "damage": "1d6"} for i in range(n)], "List"),
-    ("sistema_2d10", (*C0, "attributes"), s2.MAX_SCORES,
-     lambda n: {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 35,
-                **{f"c{i}": 10 for i in range(n - 4)}}, "Dictionary"),
-    ("sistema_2d10", (*C0, "skills"), s2.MAX_SCORES,
-     lambda n: {f"h{i}": 10 for i in range(n)}, "Dictionary"),
+    (
+        "destiny_dice",
+        (*C0, "heals"),
+        dd.MAX_HEALS,
+        lambda n: [{"name": f"cura{i}", "heal": "1d4"} for i in range(n)],
+        "List",
+    ),
+    (
+        "destiny_dice",
+        (*C0, "conditions"),
+        len(dd.CONDITIONS),
+        lambda n: [{"name": "derribado"}] * n,
+        "List",
+    ),
+    (
+        "destiny_dice",
+        (*C0, "weapons", 0, "bands"),
+        len(dd.BANDS),
+        lambda n: ["cuerpo_a_cuerpo"] * n,
+        "List",
+    ),
+    ("destiny_dice", (*C0, "heals", 0, "bands"), len(dd.BANDS), lambda n: ["cerca"] * n, "List"),
+    (
+        "destiny_dice",
+        (*C0, "heals", 0, "cures"),
+        len(dd.PERSISTENT),
+        lambda n: ["envenenado"] * n,
+        "List",
+    ),
+    (
+        "donjon",
+        (*C0, "weapons"),
+        MAX_WEAPONS,
+        lambda n: [{"name": f"arma{i}", "damage": 1} for i in range(n)],
+        "Tuple",
+    ),
+    (
+        "cairn",
+        (*C0, "weapons"),
+        MAX_WEAPONS,
+        lambda n: [{"name": f"arma{i}", "damage": "d6"} for i in range(n)],
+        "List",
+    ),
+    (
+        "sistema_2d10",
+        (*C0, "weapons"),
+        MAX_WEAPONS,
+        lambda n: [
+            {"name": f"arma{i}", "skill": "espada", "attribute": "destreza", "damage": "1d6"}
+            for i in range(n)
+        ],
+        "List",
+    ),
+    (
+        "sistema_2d10",
+        (*C0, "attributes"),
+        s2.MAX_SCORES,
+        lambda n: {
+            "reflejos": 30,
+            "sentidos": 30,
+            "aguante": 30,
+            "destreza": 35,
+            **{f"c{i}": 10 for i in range(n - 4)},
+        },
+        "Dictionary",
+    ),
+    (
+        "sistema_2d10",
+        (*C0, "skills"),
+        s2.MAX_SCORES,
+        lambda n: {f"h{i}": 10 for i in range(n)},
+        "Dictionary",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("ruleset", "path", "bound", "make", "kind"), SIZES,
-                         ids=[f"{r}:{field_of(p)}" for r, p, *_ in SIZES])
+@pytest.mark.parametrize(
+    ("ruleset", "path", "bound", "make", "kind"),
+    SIZES,
+    ids=[f"{r}:{field_of(p)}" for r, p, *_ in SIZES],
+)
 def test_a_size_bound_loads_and_one_more_item_is_refused(
     ruleset: str, path: Path, bound: int, make: Callable[[int], Any], kind: str
 ) -> None:
     parse_scenario(build(ruleset, path, make(bound)), "caps.yaml")
-    assert_refused(build(ruleset, path, make(bound + 1)), field_of(path),
-                   f"{kind} should have at most {bound} items")
+    assert_refused(
+        build(ruleset, path, make(bound + 1)),
+        field_of(path),
+        f"{kind} should have at most {bound} items",
+    )
 
 
 @pytest.mark.parametrize("ruleset", sorted(BASES))
@@ -305,11 +420,15 @@ def test_a_score_name_is_bounded() -> None:
     long_name = "h" * s2.MAX_SCORE_NAME
     parse_scenario(build("sistema_2d10", path, {long_name: 10}), "caps.yaml")
     found = problems(build("sistema_2d10", path, {long_name + "h": 10}))
-    assert any(p.field.startswith("combatants[0].skills") and
-               f"at most {s2.MAX_SCORE_NAME} characters" in p.reason for p in found), found
+    assert any(
+        p.field.startswith("combatants[0].skills")
+        and f"at most {s2.MAX_SCORE_NAME} characters" in p.reason
+        for p in found
+    ), found
 
 
 # -- dice expressions -----------------------------------------------------------------------
+
 
 def padded(length: int) -> str:
     """``1d6+1`` written with spaces up to ``length`` characters (spaces are allowed)."""
@@ -318,24 +437,47 @@ def padded(length: int) -> str:
 
 #: (text at the bound, text one past it, words of the refusal).
 DICE: list[tuple[str | int, str | int, str]] = [
-    (padded(dice.MAX_DICE_TEXT), padded(dice.MAX_DICE_TEXT + 1),
-     f"at most {dice.MAX_DICE_TEXT} characters"),
-    ("+".join(["d6"] * dice.MAX_DICE_TERMS), "+".join(["d6"] * (dice.MAX_DICE_TERMS + 1)),
-     f"at most {dice.MAX_DICE_TERMS} terms"),
+    (
+        padded(dice.MAX_DICE_TEXT),
+        padded(dice.MAX_DICE_TEXT + 1),
+        f"at most {dice.MAX_DICE_TEXT} characters",
+    ),
+    (
+        "+".join(["d6"] * dice.MAX_DICE_TERMS),
+        "+".join(["d6"] * (dice.MAX_DICE_TERMS + 1)),
+        f"at most {dice.MAX_DICE_TERMS} terms",
+    ),
     (f"{dice.MAX_DICE}d6", f"{dice.MAX_DICE + 1}d6", f"dice count must be 1 to {dice.MAX_DICE}"),
-    (f"10d6+{dice.MAX_DICE - 10}d4", f"10d6+{dice.MAX_DICE - 9}d4",
-     f"at most {dice.MAX_DICE} dice in all"),
-    (f"d{dice.MAX_DIE_SIDES}", f"d{dice.MAX_DIE_SIDES + 1}",
-     f"a die has 2 to {dice.MAX_DIE_SIDES} faces"),
-    (f"d6+{dice.MAX_DICE_MODIFIER}", f"d6+{dice.MAX_DICE_MODIFIER + 1}",
-     f"a constant must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}"),
-    (f"d6-{dice.MAX_DICE_MODIFIER}", f"d6-{dice.MAX_DICE_MODIFIER + 1}",
-     f"a constant must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}"),
-    (f"d6+{dice.MAX_DICE_MODIFIER // 2}+{dice.MAX_DICE_MODIFIER // 2}",
-     f"d6+{dice.MAX_DICE_MODIFIER // 2}+{dice.MAX_DICE_MODIFIER // 2 + 1}",
-     f"the modifier must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}"),
-    (dice.MAX_DICE_MODIFIER, dice.MAX_DICE_MODIFIER + 1,
-     f"a constant must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}"),
+    (
+        f"10d6+{dice.MAX_DICE - 10}d4",
+        f"10d6+{dice.MAX_DICE - 9}d4",
+        f"at most {dice.MAX_DICE} dice in all",
+    ),
+    (
+        f"d{dice.MAX_DIE_SIDES}",
+        f"d{dice.MAX_DIE_SIDES + 1}",
+        f"a die has 2 to {dice.MAX_DIE_SIDES} faces",
+    ),
+    (
+        f"d6+{dice.MAX_DICE_MODIFIER}",
+        f"d6+{dice.MAX_DICE_MODIFIER + 1}",
+        f"a constant must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}",
+    ),
+    (
+        f"d6-{dice.MAX_DICE_MODIFIER}",
+        f"d6-{dice.MAX_DICE_MODIFIER + 1}",
+        f"a constant must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}",
+    ),
+    (
+        f"d6+{dice.MAX_DICE_MODIFIER // 2}+{dice.MAX_DICE_MODIFIER // 2}",
+        f"d6+{dice.MAX_DICE_MODIFIER // 2}+{dice.MAX_DICE_MODIFIER // 2 + 1}",
+        f"the modifier must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}",
+    ),
+    (
+        dice.MAX_DICE_MODIFIER,
+        dice.MAX_DICE_MODIFIER + 1,
+        f"a constant must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}",
+    ),
 ]
 
 
@@ -373,20 +515,25 @@ def test_the_largest_expression_has_an_exact_distribution() -> None:
     ids=["2d10_19_digits", "2d10_one_past", "dd_heal_19_digits"],
 )
 def test_the_loader_refuses_a_huge_dice_modifier(ruleset: str, path: Path, text: str) -> None:
-    assert_refused(build(ruleset, path, text), field_of(path),
-                   f"a constant must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}")
+    assert_refused(
+        build(ruleset, path, text),
+        field_of(path),
+        f"a constant must be -{dice.MAX_DICE_MODIFIER} to {dice.MAX_DICE_MODIFIER}",
+    )
 
 
 @pytest.mark.parametrize(
     ("ruleset", "path"),
-    [("sistema_2d10", (*C0, "weapons", 0, "damage")),
-     ("destiny_dice", (*C0, "heals", 0, "heal"))],
+    [("sistema_2d10", (*C0, "weapons", 0, "damage")), ("destiny_dice", (*C0, "heals", 0, "heal"))],
     ids=["2d10_damage", "dd_heal"],
 )
 def test_a_dice_field_is_bounded_in_length(ruleset: str, path: Path) -> None:
     parse_scenario(build(ruleset, path, padded(dice.MAX_DICE_TEXT)), "caps.yaml")
-    assert_refused(build(ruleset, path, padded(dice.MAX_DICE_TEXT + 1)), field_of(path),
-                   f"at most {dice.MAX_DICE_TEXT} characters")
+    assert_refused(
+        build(ruleset, path, padded(dice.MAX_DICE_TEXT + 1)),
+        field_of(path),
+        f"at most {dice.MAX_DICE_TEXT} characters",
+    )
 
 
 # -- the audit's values, through the file loader --------------------------------------------

@@ -22,8 +22,11 @@ from escaramuza.rules.core.errors import EscaramuzaError
 
 def brute_force(spec: list[tuple[int, int, int | None, int]], modifier: int) -> dict[int, float]:
     """Exact distribution by enumerating every face of every die (count, sides, keep, sign)."""
-    dice = [(sides, i, keep, sign) for i, (count, sides, keep, sign) in enumerate(spec)
-            for _ in range(count)]
+    dice = [
+        (sides, i, keep, sign)
+        for i, (count, sides, keep, sign) in enumerate(spec)
+        for _ in range(count)
+    ]
     counts: Counter[int] = Counter()
     total_outcomes = 0
     for faces in itertools.product(*[range(1, d[0] + 1) for d in dice]):
@@ -38,6 +41,7 @@ def brute_force(spec: list[tuple[int, int, int | None, int]], modifier: int) -> 
 
 
 # -- notation -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("text", "terms", "modifier", "minimum", "maximum"),
@@ -173,6 +177,7 @@ def test_parse_die_rejects_anything_but_one_standard_die(text: str | int) -> Non
 
 # -- RandomRoller -------------------------------------------------------------------
 
+
 def test_random_roller_same_seed_same_dice() -> None:
     sides = [4, 6, 8, 10, 12, 20] * 50
     a, b = RandomRoller(42), RandomRoller(42)
@@ -240,10 +245,15 @@ def test_random_roller_state_replays() -> None:
 
 # -- ScriptedRoller -------------------------------------------------------------------
 
+
 def test_scripted_roller_plays_back_every_item_form() -> None:
     roller = ScriptedRoller([3, "d8=7", "D6:2", (20, 14)])
-    assert [roller.roll(12, "a"), roller.roll(8, "b"), roller.roll(6, "c"), roller.roll(20, "d")] \
-        == [3, 7, 2, 14]
+    assert [
+        roller.roll(12, "a"),
+        roller.roll(8, "b"),
+        roller.roll(6, "c"),
+        roller.roll(20, "d"),
+    ] == [3, 7, 2, 14]
     assert roller.log == [(12, 3, "a"), (8, 7, "b"), (6, 2, "c"), (20, 14, "d")]
     assert roller.remaining == 0
     roller.assert_exhausted()

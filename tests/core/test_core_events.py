@@ -18,8 +18,11 @@ from escaramuza.rules.core.events import (
 )
 
 EVENT_TYPES = sorted(
-    (cls for _, cls in inspect.getmembers(events_module, inspect.isclass)
-     if issubclass(cls, Event) and cls.__module__ == events_module.__name__),
+    (
+        cls
+        for _, cls in inspect.getmembers(events_module, inspect.isclass)
+        if issubclass(cls, Event) and cls.__module__ == events_module.__name__
+    ),
     key=lambda cls: cls.__name__,
 )
 
@@ -39,18 +42,47 @@ def test_every_event_type_is_frozen_slotted_and_serialises(cls: type[Event]) -> 
 @pytest.mark.parametrize(
     ("event", "expected"),
     [
-        (Rolled("Brann rolls Cuerpo d8: 7", "brann", "ataque", (7,), 7),
-         {"type": "Rolled", "text": "Brann rolls Cuerpo d8: 7", "actor": "brann",
-          "what": "ataque", "faces": [7], "total": 7}),
-        (Damaged("El Saqueador pierde 7 PV", "saqueador", 7, "pv", "brann", 3),
-         {"type": "Damaged", "text": "El Saqueador pierde 7 PV", "target": "saqueador",
-          "amount": 7, "resource": "pv", "source": "brann", "remaining": 3}),
-        (InitiativeOrder("Orden: Nara → Rival 1 → Rival 2", ("nara", "rival1", "rival2")),
-         {"type": "InitiativeOrder", "text": "Orden: Nara → Rival 1 → Rival 2",
-          "order": ["nara", "rival1", "rival2"]}),
-        (BattleEnded("over", None, "timeout", 20),
-         {"type": "BattleEnded", "text": "over", "winner": None, "reason": "timeout",
-          "rounds": 20}),
+        (
+            Rolled("Brann rolls Cuerpo d8: 7", "brann", "ataque", (7,), 7),
+            {
+                "type": "Rolled",
+                "text": "Brann rolls Cuerpo d8: 7",
+                "actor": "brann",
+                "what": "ataque",
+                "faces": [7],
+                "total": 7,
+            },
+        ),
+        (
+            Damaged("El Saqueador pierde 7 PV", "saqueador", 7, "pv", "brann", 3),
+            {
+                "type": "Damaged",
+                "text": "El Saqueador pierde 7 PV",
+                "target": "saqueador",
+                "amount": 7,
+                "resource": "pv",
+                "source": "brann",
+                "remaining": 3,
+            },
+        ),
+        (
+            InitiativeOrder("Orden: Nara → Rival 1 → Rival 2", ("nara", "rival1", "rival2")),
+            {
+                "type": "InitiativeOrder",
+                "text": "Orden: Nara → Rival 1 → Rival 2",
+                "order": ["nara", "rival1", "rival2"],
+            },
+        ),
+        (
+            BattleEnded("over", None, "timeout", 20),
+            {
+                "type": "BattleEnded",
+                "text": "over",
+                "winner": None,
+                "reason": "timeout",
+                "rounds": 20,
+            },
+        ),
     ],
 )
 def test_event_json(event: Event, expected: dict[str, object]) -> None:

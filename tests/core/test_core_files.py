@@ -53,8 +53,10 @@ class _Err(Exception):
     [
         (lambda d: d / "missing.yaml", "no such file"),
         (lambda d: d, "is a directory, not a thing file"),
-        (lambda d: (d / "bad.yaml", (d / "bad.yaml").write_bytes(b"\xff\xfe"))[0],
-         "not UTF-8 text"),
+        (
+            lambda d: (d / "bad.yaml", (d / "bad.yaml").write_bytes(b"\xff\xfe"))[0],
+            "not UTF-8 text",
+        ),
     ],
 )
 def test_read_text_file_turns_each_failure_into_the_callers_error(tmp_path, make, reason):
@@ -97,8 +99,9 @@ def _laughs(levels: int) -> str:
 def _merge_laughs(levels: int) -> str:
     """The same through merge keys: nine mappings, each merging the level before."""
     lines = ["m0: &m0 {k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, k5: 1, k6: 1, k7: 1, k8: 1}"]
-    lines += [f"m{i}: &m{i} [{', '.join([f'{{<<: *m{i - 1}}}'] * 9)}]"
-              for i in range(1, levels + 1)]
+    lines += [
+        f"m{i}: &m{i} [{', '.join([f'{{<<: *m{i - 1}}}'] * 9)}]" for i in range(1, levels + 1)
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -147,13 +150,16 @@ def test_a_sexagesimal_float_is_refused():
     assert "sexagesimal" in reason and "write it in decimal" in reason
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    ("a: !!int abc\n", "'abc' is not an integer"),
-    ("a: !!float abc\n", "'abc' is not a number"),
-    ("a: !!bool yes\n", "'yes' is not a boolean (true or false)"),
-    ("a: !!timestamp x\n", "'x' is not a date or time"),
-    ("a: 2001-13-01\n", "'2001-13-01' is not a date or time"),
-])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("a: !!int abc\n", "'abc' is not an integer"),
+        ("a: !!float abc\n", "'abc' is not a number"),
+        ("a: !!bool yes\n", "'yes' is not a boolean (true or false)"),
+        ("a: !!timestamp x\n", "'x' is not a date or time"),
+        ("a: 2001-13-01\n", "'2001-13-01' is not a date or time"),
+    ],
+)
 def test_an_explicit_tag_on_the_wrong_text_is_refused(text, reason):
     assert _yaml_refusal(text) == ("line 1, column 4", reason)
 
@@ -163,7 +169,13 @@ def test_decimal_integers_keep_reading_as_before():
 
     text = "a: 0\nb: -12\nc: +7\nd: 1_000\ne: 1.5\nf: '0x1F'\n"
     assert parse_yaml(text, "f.yaml", _Err) == {
-        "a": 0, "b": -12, "c": 7, "d": 1000, "e": 1.5, "f": "0x1F"}
+        "a": 0,
+        "b": -12,
+        "c": 7,
+        "d": 1000,
+        "e": 1.5,
+        "f": "0x1F",
+    }
 
 
 @pytest.mark.parametrize(
@@ -181,12 +193,15 @@ def test_a_list_or_mapping_as_a_key_is_refused(text, field, kind):
     assert reason == f"a mapping key must be a plain scalar (a string or a number), not a {kind}"
 
 
-@pytest.mark.parametrize(("text", "field"), [
-    ("a: .inf\n", "line 1, column 4"),
-    ("a: [1, -.inf]\n", "line 1, column 8"),
-    ("a: .NaN\n", "line 1, column 4"),
-    ("a: 1.0e+999\n", "line 1, column 4"),
-])
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("a: .inf\n", "line 1, column 4"),
+        ("a: [1, -.inf]\n", "line 1, column 8"),
+        ("a: .NaN\n", "line 1, column 4"),
+        ("a: 1.0e+999\n", "line 1, column 4"),
+    ],
+)
 def test_a_yaml_number_that_is_not_finite_is_refused(text, field):
     got_field, reason = _yaml_refusal(text)
     assert got_field == field and "is not finite" in reason
@@ -198,7 +213,16 @@ def test_only_true_and_false_are_booleans():
     words = ["yes", "No", "ON", "off", "y", "n", "true", "False", "TRUE"]
     text = "".join(f"k{i}: {w}\n" for i, w in enumerate(words))
     assert list(parse_yaml(text, "f.yaml", _Err).values()) == [
-        "yes", "No", "ON", "off", "y", "n", True, False, True]
+        "yes",
+        "No",
+        "ON",
+        "off",
+        "y",
+        "n",
+        True,
+        False,
+        True,
+    ]
     assert parse_yaml("yes: 1\non: 2\n", "f.yaml", _Err) == {"yes": 1, "on": 2}
 
 
@@ -230,10 +254,20 @@ def test_anchors_aliases_and_merge_keys_still_load():
     espada = {"name": "espada", "tier": "media"}
     # A merged mapping's own keys win over what it merges, also through a second merge.
     assert data["combatants"][0] == {
-        "cuerpo": "d8", "mente": "d6", "pv": 16, "id": "brann", "weapons": [espada]}
+        "cuerpo": "d8",
+        "mente": "d6",
+        "pv": 16,
+        "id": "brann",
+        "weapons": [espada],
+    }
     # Among merged mappings, the first listed wins.
     assert data["combatants"][1] == {
-        "cuerpo": "d8", "mente": "d6", "pv": 12, "alma": "d4", "id": "rata"}
+        "cuerpo": "d8",
+        "mente": "d6",
+        "pv": 12,
+        "alma": "d4",
+        "id": "rata",
+    }
     assert data["veteran"] == {"cuerpo": "d8", "mente": "d6", "pv": 16}
 
 
@@ -242,8 +276,9 @@ def test_a_merge_of_single_letter_keys_follows_the_same_precedence():
 
     # One-letter keys are the same str object in CPython: the precedence must not
     # depend on that.
-    text = ("a: &a {x: 1}\nb: &b {<<: *a, x: 2}\nc: {<<: *b}\n"
-            "d: {<<: [{x: 1, yy: 1}, {x: 2, yy: 2}]}\n")
+    text = (
+        "a: &a {x: 1}\nb: &b {<<: *a, x: 2}\nc: {<<: *b}\nd: {<<: [{x: 1, yy: 1}, {x: 2, yy: 2}]}\n"
+    )
     data = parse_yaml(text, "f.yaml", _Err)
     assert data["c"] == {"x": 2}
     assert data["d"] == {"x": 1, "yy": 1}
@@ -282,12 +317,24 @@ def test_a_yes_on_or_true_where_a_number_is_expected_is_refused(value, reason):
     ("name", "old", "new", "field"),
     [
         ("destiny_dice/brann-vs-saqueador", "round_limit: ", "round_limit: true #", "round_limit"),
-        ("donjon/duelo", "{celeridad: 4,", "{celeridad: true,",
-         "combatants[0].attributes.celeridad"),
-        ("sistema_2d10/duelo", "{reflejos: 35,", "{reflejos: true,",
-         "combatants[0].attributes.reflejos"),
-        ("sistema_2d10/duelo", "options: {}", "options: {stun_penalty: false}",
-         "options.stun_penalty"),
+        (
+            "donjon/duelo",
+            "{celeridad: 4,",
+            "{celeridad: true,",
+            "combatants[0].attributes.celeridad",
+        ),
+        (
+            "sistema_2d10/duelo",
+            "{reflejos: 35,",
+            "{reflejos: true,",
+            "combatants[0].attributes.reflejos",
+        ),
+        (
+            "sistema_2d10/duelo",
+            "options: {}",
+            "options: {stun_penalty: false}",
+            "options.stun_penalty",
+        ),
         ("cairn/duelo_bugbear", "pi: 6, fue: 14,", "pi: 6, fue: true,", "combatants[0].fue"),
     ],
 )
@@ -311,12 +358,15 @@ def test_a_boolean_is_no_integer_in_a_tables_file():
     with open(default_tables_path(), encoding="utf-8") as fh:
         text = fh.read()
     assert "multiplicador: 2}" in text
-    data = parse_yaml(text.replace("multiplicador: 2}", "multiplicador: true}", 1), "t.yaml",
-                      ScenarioError)
+    data = parse_yaml(
+        text.replace("multiplicador: 2}", "multiplicador: true}", 1), "t.yaml", ScenarioError
+    )
     with pytest.raises(ScenarioError) as info:
         parse_tables(data, "t.yaml")
-    assert any(p.field == "localizacion[0].multiplicador" and "not true or false" in p.reason
-               for p in info.value.problems)
+    assert any(
+        p.field == "localizacion[0].multiplicador" and "not true or false" in p.reason
+        for p in info.value.problems
+    )
 
 
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"])
@@ -326,11 +376,15 @@ def test_a_json_number_that_is_not_finite_is_refused_with_its_field(number):
     with pytest.raises(_Err) as info:
         parse_json(f'{{"a": {{"b": [1, {number}]}}}}', "s.json", _Err)
     assert str(info.value) == (
-        f"s.json|a.b[1]|number {number} is not finite; NaN and infinities are refused")
+        f"s.json|a.b[1]|number {number} is not finite; NaN and infinities are refused"
+    )
 
 
 def test_json_floats_and_integers_keep_reading_as_before():
     from escaramuza.rules.core.files import parse_json
 
     assert parse_json('{"a": 1.5, "b": -3, "c": 1e3}', "s.json", _Err) == {
-        "a": 1.5, "b": -3, "c": 1000.0}
+        "a": 1.5,
+        "b": -3,
+        "c": 1000.0,
+    }

@@ -30,8 +30,12 @@ def test_interned_action_equals_a_fresh_one_and_is_shared(fields: dict[str, str]
     assert hash(first) == hash(Action(**fields))
     assert interned_action(**fields) is first
     args = (
-        fields["verb"], fields["actor"], fields.get("target"), fields.get("zone"),
-        fields.get("item"), fields.get("option"),
+        fields["verb"],
+        fields["actor"],
+        fields.get("target"),
+        fields.get("zone"),
+        fields.get("item"),
+        fields.get("option"),
     )
     assert interned(Action, *args) is first
 

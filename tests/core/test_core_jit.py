@@ -183,8 +183,13 @@ def test_editing_a_callee_recompiles_its_callers_from_the_cache(tmp_path: Path) 
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
 
     def run() -> str:
-        done = subprocess.run([sys.executable, "-c", RUN, str(code)], env=env,
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", RUN, str(code)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return done.stdout.strip()
 
     assert run() == "2"

@@ -94,7 +94,7 @@ def test_agent_keys_are_the_agent_streams_seeds() -> None:
         want = mt.key_of(f"escaramuza-agents-{seed}")
         assert lengths[j] == len(want)
         assert keys[j, : lengths[j]].tolist() == want.tolist()
-        assert not keys[j, lengths[j]:].any()
+        assert not keys[j, lengths[j] :].any()
         state = mt.new_state()
         mt.seed_key(state, keys[j, : lengths[j]])
         rng = agent_rng(seed)
@@ -109,7 +109,7 @@ def test_seed_keys_are_key_of_for_ints_and_strs() -> None:
         for j, seed in enumerate(seeds):
             want = mt.key_of(seed)
             assert keys[j, : lengths[j]].tolist() == want.tolist()
-            assert not keys[j, lengths[j]:].any()
+            assert not keys[j, lengths[j] :].any()
 
 
 @pytest.mark.parametrize("n", [1, 5, 8, 19])
@@ -134,4 +134,4 @@ def test_seeding_a_longer_array_writes_only_the_state() -> None:
     state = np.full(mt.STATE_SIZE + 5, 7, dtype=np.uint32)
     mt.seed_key(state, mt.key_of(11))
     assert np.array_equal(state[: mt.STATE_SIZE], mt.state_from_random(random.Random(11)))
-    assert (state[mt.STATE_SIZE:] == 7).all()
+    assert (state[mt.STATE_SIZE :] == 7).all()

@@ -70,8 +70,9 @@ class Toy(Ruleset):
         assert isinstance(stats, ToyStats)
         if base["id"] == "forbidden":
             raise ValueError("pv: a forbidden combatant cannot fight")
-        return Combatant(index=index, stats=stats, resources={"pv": stats.pv},
-                         maxima={"pv": stats.pv}, **base)
+        return Combatant(
+            index=index, stats=stats, resources={"pv": stats.pv}, maxima={"pv": stats.pv}, **base
+        )
 
     def validate_scenario(self, scenario: Any) -> None:
         if scenario.round_limit == 13:
@@ -96,8 +97,11 @@ class Toy(Ruleset):
     def legal_actions(self, state: BattleState) -> list[Action]:
         assert state.pending is not None
         me = state.by_id[state.pending.actor]
-        out = [Action("strike", me.id, target=c.id) for c in state.active(me.side.other)
-               if c.zone == me.zone]
+        out = [
+            Action("strike", me.id, target=c.id)
+            for c in state.active(me.side.other)
+            if c.zone == me.zone
+        ]
         out += [Action("move", me.id, zone=z) for z in state.battlefield.neighbours(me.zone)]
         return [*out, Action("wait", me.id)]
 
@@ -111,8 +115,16 @@ class Toy(Ruleset):
             events.append(Rolled(f"{me.name} rolls d6: {face}", me.id, "strike", (face,), face))
             if face >= state.options.hit_on:
                 target.resources["pv"] -= 1
-                events.append(Damaged(f"{target.name} loses 1 pv", target.id, 1, "pv", me.id,
-                                      target.resources["pv"]))
+                events.append(
+                    Damaged(
+                        f"{target.name} loses 1 pv",
+                        target.id,
+                        1,
+                        "pv",
+                        me.id,
+                        target.resources["pv"],
+                    )
+                )
                 if target.resources["pv"] <= 0:
                     events.append(self.set_status(target, Status.DEFEATED, "down", me.id))
         elif action.verb == "move":
@@ -166,7 +178,9 @@ def test_loader_builds_generic_parts() -> None:
     assert sc.battlefield.zone("left").cover == 1 and sc.battlefield.exits() == ("right",)
     assert sc.battlefield.graph.edges["mid", "right"]["difficult"] is True
     assert [(c.id, c.side, c.zone, c.temperament) for c in sc.combatants] == [
-        ("hero", Side.HEROES, "left", "tactician"), ("foe", Side.ENEMIES, "right", "brute")]
+        ("hero", Side.HEROES, "left", "tactician"),
+        ("foe", Side.ENEMIES, "right", "brute"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -174,10 +188,16 @@ def test_loader_builds_generic_parts() -> None:
     [
         (("round_limit: 20", "round_limit: 13"), "round_limit", "13 is unlucky"),
         (("id: hero,", "id: forbidden,"), "combatants[0].pv", "forbidden combatant"),
-        (("ruleset: toy", "ruleset: toy\noptions: {hit_on: 9}"), "options.hit_on",
-         "less than or equal to 6"),
-        (("temperament: brute", "temperament: berserk"), "combatants[1].temperament",
-         "unknown temperament 'berserk'"),
+        (
+            ("ruleset: toy", "ruleset: toy\noptions: {hit_on: 9}"),
+            "options.hit_on",
+            "less than or equal to 6",
+        ),
+        (
+            ("temperament: brute", "temperament: berserk"),
+            "combatants[1].temperament",
+            "unknown temperament 'berserk'",
+        ),
         (("pv: 2}", "pv: 2"), "line", "YAML syntax error"),
     ],
 )
@@ -220,9 +240,7 @@ def test_apply_action_after_the_end_is_illegal() -> None:
         apply_action(state, Action("wait", "hero"), ScriptedRoller([]))
 
 
-@pytest.mark.parametrize(
-    ("victory", "winner"), [("defeat_all", None), ("survive", Side.HEROES)]
-)
+@pytest.mark.parametrize(("victory", "winner"), [("defeat_all", None), ("survive", Side.HEROES)])
 def test_begin_round_ends_on_the_round_limit(victory: str, winner: Side | None) -> None:
     state = new_battle(toy_scenario(limit=2, victory=victory), ScriptedRoller([]))
     for _ in range(4):
@@ -230,7 +248,10 @@ def test_begin_round_ends_on_the_round_limit(victory: str, winner: Side | None) 
         apply_action(state, Action("wait", state.pending.actor), ScriptedRoller([]))
     assert state.outcome is not None
     assert (state.outcome.winner, state.outcome.reason, state.outcome.rounds) == (
-        winner, "timeout", 2)
+        winner,
+        "timeout",
+        2,
+    )
     assert state.pending is None and state.round == 2
     assert isinstance(state.log[-1], BattleEnded) and state.log[-1].reason == "timeout"
 
@@ -244,8 +265,12 @@ def test_check_end_when_a_side_is_out() -> None:
     roller.assert_exhausted()
     assert state.outcome is not None and state.outcome.winner is Side.HEROES
     assert state.outcome.reason == "defeated"
-    assert [type(e).__name__ for e in events] == ["Rolled", "Damaged", "StatusChanged",
-                                                  "BattleEnded"]
+    assert [type(e).__name__ for e in events] == [
+        "Rolled",
+        "Damaged",
+        "StatusChanged",
+        "BattleEnded",
+    ]
     assert events[-1].text == "Battle over after 2 round(s): the heroes win (defeated)."
 
 
@@ -266,8 +291,9 @@ def test_band_mapping_caps_at_the_last_band() -> None:
 def test_play_battle_same_seed_same_log() -> None:
     sc = toy_scenario(pv=3)
     agents = {Side.HEROES: RandomAgent(), Side.ENEMIES: RandomAgent()}
-    logs = [[e.to_json() for e in play_battle(sc, agents, seed=s, validate=True).log]
-            for s in (7, 7, 8)]
+    logs = [
+        [e.to_json() for e in play_battle(sc, agents, seed=s, validate=True).log] for s in (7, 7, 8)
+    ]
     assert logs[0] == logs[1]
     assert logs[0] != logs[2]
 
@@ -275,16 +301,25 @@ def test_play_battle_same_seed_same_log() -> None:
 def test_play_battle_streams_every_event_once() -> None:
     sc = toy_scenario(pv=3)
     seen: list[Event] = []
-    state = play_battle(sc, {Side.HEROES: RandomAgent(), Side.ENEMIES: RandomAgent()}, seed=3,
-                        on_events=seen.extend)
+    state = play_battle(
+        sc, {Side.HEROES: RandomAgent(), Side.ENEMIES: RandomAgent()}, seed=3, on_events=seen.extend
+    )
     assert seen == state.log
     assert state.outcome is not None and state.outcome.rounds <= sc.round_limit
 
 
 def test_play_battle_uses_an_injected_roller() -> None:
     sc = toy_scenario(pv=1)
-    a = play_battle(sc, {Side.HEROES: RandomAgent(), Side.ENEMIES: RandomAgent()}, seed=1,
-                    roller=RandomRoller(99))
-    b = play_battle(sc, {Side.HEROES: RandomAgent(), Side.ENEMIES: RandomAgent()}, seed=1,
-                    roller=RandomRoller(99))
+    a = play_battle(
+        sc,
+        {Side.HEROES: RandomAgent(), Side.ENEMIES: RandomAgent()},
+        seed=1,
+        roller=RandomRoller(99),
+    )
+    b = play_battle(
+        sc,
+        {Side.HEROES: RandomAgent(), Side.ENEMIES: RandomAgent()},
+        seed=1,
+        roller=RandomRoller(99),
+    )
     assert [e.text for e in a.log] == [e.text for e in b.log]

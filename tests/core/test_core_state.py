@@ -25,19 +25,48 @@ from escaramuza.rules.core.state import BattleState
 
 
 def make_state() -> BattleState:
-    bf = Battlefield([Zone("a", "A"), Zone("b", "B"), Zone("c", "C")],
-                     [("a", "b", {}), ("b", "c", {})])
+    bf = Battlefield(
+        [Zone("a", "A"), Zone("b", "B"), Zone("c", "C")], [("a", "b", {}), ("b", "c", {})]
+    )
     stats = SimpleNamespace(cuerpo=8)
     combatants = (
-        Combatant("nara", "Nara", Side.HEROES, "a", 0, stats, {"pv": 10, "pc": 0},
-                  {"pv": 10, "pc": 10}, items=("espada",)),
-        Combatant("rival", "Rival", Side.ENEMIES, "c", 1, stats, {"pv": 6}, {"pv": 6},
-                  pc=False),
-        Combatant("rival2", "Rival 2", Side.ENEMIES, "b", 2, stats, {"pv": 6}, {"pv": 6},
-                  status=Status.DOWN, pc=False),
+        Combatant(
+            "nara",
+            "Nara",
+            Side.HEROES,
+            "a",
+            0,
+            stats,
+            {"pv": 10, "pc": 0},
+            {"pv": 10, "pc": 10},
+            items=("espada",),
+        ),
+        Combatant("rival", "Rival", Side.ENEMIES, "c", 1, stats, {"pv": 6}, {"pv": 6}, pc=False),
+        Combatant(
+            "rival2",
+            "Rival 2",
+            Side.ENEMIES,
+            "b",
+            2,
+            stats,
+            {"pv": 6},
+            {"pv": 6},
+            status=Status.DOWN,
+            pc=False,
+        ),
     )
-    scenario = Scenario("test", "Test", "", SimpleNamespace(id="toy"), None, bf, combatants,
-                        20, "defeat_all", "test.yaml")
+    scenario = Scenario(
+        "test",
+        "Test",
+        "",
+        SimpleNamespace(id="toy"),
+        None,
+        bf,
+        combatants,
+        20,
+        "defeat_all",
+        "test.yaml",
+    )
     state = BattleState(scenario, [c.clone() for c in scenario.combatants])
     state.pending = Decision(DecisionKind.TURN, "nara", Side.HEROES)
     state.round = 2
@@ -131,13 +160,21 @@ def test_combatant_clone_and_flags() -> None:
 @pytest.mark.parametrize(
     ("action", "text", "as_dict"),
     [
-        (Action("atacar", "nara", target="rival", item="espada"),
-         "nara: atacar a rival con espada", {"verb": "atacar", "actor": "nara",
-                                             "target": "rival", "item": "espada"}),
-        (Action("mover", "nara", zone="b"), "nara: mover hacia b",
-         {"verb": "mover", "actor": "nara", "zone": "b"}),
-        (Action("contraatacar", "zara", option="reposition"), "zara: contraatacar (reposition)",
-         {"verb": "contraatacar", "actor": "zara", "option": "reposition"}),
+        (
+            Action("atacar", "nara", target="rival", item="espada"),
+            "nara: atacar a rival con espada",
+            {"verb": "atacar", "actor": "nara", "target": "rival", "item": "espada"},
+        ),
+        (
+            Action("mover", "nara", zone="b"),
+            "nara: mover hacia b",
+            {"verb": "mover", "actor": "nara", "zone": "b"},
+        ),
+        (
+            Action("contraatacar", "zara", option="reposition"),
+            "zara: contraatacar (reposition)",
+            {"verb": "contraatacar", "actor": "zara", "option": "reposition"},
+        ),
         (Action("esperar", "rex"), "rex: esperar", {"verb": "esperar", "actor": "rex"}),
     ],
 )

@@ -16,8 +16,7 @@ from escaramuza.rules.core.model import Action, VerbSpec
 
 def _independent_size(verbs: tuple[VerbSpec, ...], c: int, z: int, i: int) -> int:
     return sum(
-        (c if v.target else 1) * (z if v.zone else 1) * (i if v.item else 1)
-        * (len(v.options) or 1)
+        (c if v.target else 1) * (z if v.zone else 1) * (i if v.item else 1) * (len(v.options) or 1)
         for v in verbs
     )
 
@@ -103,7 +102,8 @@ def test_encode_refuses_actions_that_break_the_verb_spec(ruleset_id: str) -> Non
             actor,
             target=actor,
             zone=state.battlefield.zone_ids[0] if no_target.zone else None,
-            item=state.by_id[actor].items[0] if no_target.item and state.by_id[actor].items
+            item=state.by_id[actor].items[0]
+            if no_target.item and state.by_id[actor].items
             else None,
         )
         with pytest.raises(LayoutError, match="does not take a target"):

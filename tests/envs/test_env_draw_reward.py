@@ -74,8 +74,9 @@ def _duelo(round_limit: int | None = None) -> Scenario:
 @pytest.mark.parametrize("side", ["enemies", "heroes"])
 @pytest.mark.parametrize("price", PRICES)
 def test_a_draw_by_withdrawal_is_worth_draw_reward(side: str, price: float) -> None:
-    env = EscaramuzaEnv("donjon", _duelo(), side=side,
-                        opponent=Scripted(*PEACEFUL, "retirarse"), draw_reward=price)
+    env = EscaramuzaEnv(
+        "donjon", _duelo(), side=side, opponent=Scripted(*PEACEFUL, "retirarse"), draw_reward=price
+    )
     rewards, terminated, truncated = _play(env, *PEACEFUL, "retirarse")
     outcome = env.state.outcome
     assert outcome is not None and outcome.winner is None
@@ -88,8 +89,12 @@ def test_a_draw_by_withdrawal_is_worth_draw_reward(side: str, price: float) -> N
 @pytest.mark.parametrize("price", PRICES)
 def test_a_timeout_nobody_wins_is_worth_draw_reward(price: float) -> None:
     # Both sides want to go on; the second ráfaga would be round 2 > round_limit 1.
-    env = EscaramuzaEnv("donjon", _duelo(round_limit=1),
-                        opponent=Scripted(*PEACEFUL, "continuar"), draw_reward=price)
+    env = EscaramuzaEnv(
+        "donjon",
+        _duelo(round_limit=1),
+        opponent=Scripted(*PEACEFUL, "continuar"),
+        draw_reward=price,
+    )
     rewards, terminated, truncated = _play(env, *PEACEFUL, "continuar")
     outcome = env.state.outcome
     assert outcome is not None and outcome.winner is None
@@ -105,8 +110,9 @@ def test_wins_and_losses_ignore_draw_reward(side: str, expected: float, price: f
     # her side has nobody active left, so the enemies win.
     fleeing, staying = ("huir", "alejarse", *PEACEFUL), ("dejar", *PEACEFUL, "continuar")
     learner, opponent = (staying, fleeing) if side == "enemies" else (fleeing, staying)
-    env = EscaramuzaEnv("donjon", _duelo(), side=side, opponent=Scripted(*opponent),
-                        draw_reward=price)
+    env = EscaramuzaEnv(
+        "donjon", _duelo(), side=side, opponent=Scripted(*opponent), draw_reward=price
+    )
     rewards, _, _ = _play(env, *learner)
     outcome = env.state.outcome
     assert outcome is not None and outcome.winner is Side.ENEMIES
@@ -144,9 +150,12 @@ def test_registered_id_takes_draw_reward() -> None:
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [(1.5, "draw_reward must be in [-1, 1]"), (-2, "draw_reward must be in [-1, 1]"),
-     (float("nan"), "draw_reward must be in [-1, 1]"),
-     ("lots", "draw_reward must be a number in [-1, 1], not 'lots'")],
+    [
+        (1.5, "draw_reward must be in [-1, 1]"),
+        (-2, "draw_reward must be in [-1, 1]"),
+        (float("nan"), "draw_reward must be in [-1, 1]"),
+        ("lots", "draw_reward must be a number in [-1, 1], not 'lots'"),
+    ],
 )
 def test_bad_draw_reward_is_refused(value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
@@ -183,5 +192,4 @@ def test_aec_draw_gives_both_sides_draw_reward(price: float) -> None:
     "ignore:Observation is not a NumPy array:UserWarning",
 )
 def test_aec_api_test_passes_with_a_draw_price() -> None:
-    api_test(aec.env(ruleset="donjon", scenario="donjon/duelo", draw_reward=-0.5),
-             num_cycles=200)
+    api_test(aec.env(ruleset="donjon", scenario="donjon/duelo", draw_reward=-0.5), num_cycles=200)

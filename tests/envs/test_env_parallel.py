@@ -34,8 +34,8 @@ def _random_actions(env: ParallelEscaramuzaEnv, obs: dict, rng: random.Random) -
     for agent in env.agents:
         legal = np.flatnonzero(obs[agent]["action_mask"])
         # Not acting: any index at all (it must be ignored).
-        out[agent] = int(legal[rng.randrange(len(legal))]) if len(legal) else rng.randrange(
-            env.codec.n
+        out[agent] = (
+            int(legal[rng.randrange(len(legal))]) if len(legal) else rng.randrange(env.codec.n)
         )
     return out
 
@@ -72,8 +72,9 @@ def test_cairn_step_is_a_sides_declarations_as_the_engine_takes_them_one_by_one(
             # The acting agent sees itself as the acting combatant.
             per_slot = par.encoder.per_slot
             index = par.battle.by_id[agent].index
-            acting_flags = obs[agent]["observation"][3 : par.encoder.max_combatants * per_slot
-                                                     : per_slot]
+            acting_flags = obs[agent]["observation"][
+                3 : par.encoder.max_combatants * per_slot : per_slot
+            ]
             assert np.flatnonzero(acting_flags).tolist() == [index]
             seq.step(actions[agent])
         obs, _, _, _, infos = par.step(actions)
@@ -82,8 +83,9 @@ def test_cairn_step_is_a_sides_declarations_as_the_engine_takes_them_one_by_one(
     assert par.battle.outcome == seq.battle.outcome
 
 
-@pytest.mark.parametrize(("env_id", "ruleset_id", "scenario"), TURN_BASED,
-                         ids=[c[1] for c in TURN_BASED])
+@pytest.mark.parametrize(
+    ("env_id", "ruleset_id", "scenario"), TURN_BASED, ids=[c[1] for c in TURN_BASED]
+)
 def test_turn_based_takes_only_the_pending_actors_action(
     env_id: str, ruleset_id: str, scenario: str
 ) -> None:

@@ -88,7 +88,9 @@ def test_a_scenario_over_a_limit_is_rejected_naming_the_limit(
     limit: str, kwargs: dict[str, int]
 ) -> None:
     ruleset_id, scenario = next(
-        (r, s) for r in sorted(ENV_RULESETS.values()) for s in scenarios_of(r)
+        (r, s)
+        for r in sorted(ENV_RULESETS.values())
+        for s in scenarios_of(r)
         if len(load_scenario(s).battlefield.zone_ids) > 1
         and any(c.items for c in load_scenario(s).combatants)
     )

@@ -93,14 +93,15 @@ def test_random_masked_rollouts_always_end(env_id: str, ruleset_id: str, scenari
             outcome = env.state.outcome
             assert outcome is not None
             assert truncated == (outcome.reason == "timeout")
-            expected = 0.0 if outcome.winner is None else (
-                1.0 if outcome.winner is Side(side) else -1.0
+            expected = (
+                0.0 if outcome.winner is None else (1.0 if outcome.winner is Side(side) else -1.0)
             )
             assert rewards[-1] == expected
             assert all(r == 0.0 for r in rewards[:-1])
             assert env.state.round <= env.scenario.round_limit
-            assert lines[-1] == next(e.text for e in reversed(env.state.log)
-                                     if isinstance(e, BattleEnded))
+            assert lines[-1] == next(
+                e.text for e in reversed(env.state.log) if isinstance(e, BattleEnded)
+            )
 
 
 @default_cases
@@ -225,7 +226,8 @@ def test_a_made_env_pickles() -> None:
     env.reset(seed=3)
     copy = pickle.loads(pickle.dumps(env))
     assert np.array_equal(
-        copy.unwrapped.action_masks(), env.unwrapped.action_masks()  # type: ignore[attr-defined]
+        copy.unwrapped.action_masks(),
+        env.unwrapped.action_masks(),  # type: ignore[attr-defined]
     )
 
 
@@ -243,7 +245,8 @@ def test_a_battle_over_before_the_learners_first_decision_ends_at_the_first_step
                 _, reward, terminated, truncated, info = env.step(0)
                 assert terminated or truncated
                 assert info["outcome"] == outcome
-                assert reward == (0.0 if outcome.winner is None else
-                                  1.0 if outcome.winner is env.side else -1.0)
+                assert reward == (
+                    0.0 if outcome.winner is None else 1.0 if outcome.winner is env.side else -1.0
+                )
                 return
     pytest.skip("no shipped scenario ends before the learner's first decision")

@@ -108,9 +108,10 @@ def test_one_encoder_gives_each_side_and_scenario_its_own_observation() -> None:
             assert got.tobytes() == fresh.tobytes()
             assert got[g + 1] == (1.0 if side is Side.HEROES else 0.0)
             got[:] = 7.0  # the caller owns its array: scribbling on it changes nothing
-        assert np.array_equal(shared.encode(state, Side.HEROES),
-                              ObservationEncoder(envs[0].ruleset, 16, 16).encode(
-                                  state, Side.HEROES))
+        assert np.array_equal(
+            shared.encode(state, Side.HEROES),
+            ObservationEncoder(envs[0].ruleset, 16, 16).encode(state, Side.HEROES),
+        )
 
 
 def test_a_scenario_listed_out_of_index_order_gets_the_same_observation() -> None:

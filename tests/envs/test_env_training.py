@@ -49,8 +49,10 @@ def test_maskable_ppo_with_dummy_vec_env() -> None:
 def test_maskable_ppo_with_subproc_vec_env() -> None:
     # action_masks() reaches the workers through env_method / get_wrapper_attr.
     # fork: the workers inherit the imported modules, so the test stays fast.
-    other = "escaramuza/Donjon-v0" if "escaramuza/Donjon-v0" in escaramuza.envs.ENV_IDS else (
-        "escaramuza/DestinyDice-v0"
+    other = (
+        "escaramuza/Donjon-v0"
+        if "escaramuza/Donjon-v0" in escaramuza.envs.ENV_IDS
+        else ("escaramuza/DestinyDice-v0")
     )
     _smoke(SubprocVecEnv, {"start_method": "fork"}, other)
 
@@ -95,7 +97,10 @@ def test_the_readme_example_as_written_beats_the_random_agent(
     assert {int(n) for *_, n in printed} == {100}
     assert means["trained"] > means["random"]
     assert not [w for w in caught if "Monitor" in str(w.message)]
-    shown = re.search(r"^## RL environments\n.*?```text\n(.*?)```", README.read_text(
-        encoding="utf-8"), re.S | re.M)
+    shown = re.search(
+        r"^## RL environments\n.*?```text\n(.*?)```",
+        README.read_text(encoding="utf-8"),
+        re.S | re.M,
+    )
     assert shown is not None, "the README shows no output of the example"
     assert [m[0] for m in _PRINTED.findall(shown.group(1))] == ["random", "trained"]

@@ -229,7 +229,7 @@ def mutated_text(
     elif damage == "flip":
         i = draw(st.integers(0, max(0, len(text) - 1)))
         byte = draw(st.sampled_from(("{", "]", ":", "\t", "\x00", "é", "'")))
-        text = text[:i] + byte + text[i + 1:]
+        text = text[:i] + byte + text[i + 1 :]
     return label, text
 
 

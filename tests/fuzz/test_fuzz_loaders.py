@@ -38,8 +38,11 @@ FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=timedelta(seconds=20),
     derandomize=True,  # the same examples on every run: a failure is reproducible
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.function_scoped_fixture],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
     database=None,
 )
 
@@ -72,22 +75,32 @@ def _run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], what: str) -> 
 @FUZZ
 @given(case=mutated_text(scenario_sources(), as_yaml=True))
 def test_mutated_scenarios_exit_0_or_2_with_one_line(
-    case: tuple[str, str], tmp_path_factory: pytest.TempPathFactory,
+    case: tuple[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, text = case
     path = tmp_path_factory.mktemp("scenario") / "mutated.yaml"
     path.write_text(text, encoding="utf-8")
-    _run_cli(["play", str(path), "--stop-after", "4", "--heroes", "random",
-              "--enemies", "random"], capsys, "scenario (cli)")
+    _run_cli(
+        ["play", str(path), "--stop-after", "4", "--heroes", "random", "--enemies", "random"],
+        capsys,
+        "scenario (cli)",
+    )
 
 
 @FUZZ
-@given(case=st.one_of(mutated_text(state_sources(), as_yaml=False),
-                      mutated_text(state_sources(), as_yaml=False, focus=BOOKKEEPING)),
-       cli=st.integers(0, 3))
+@given(
+    case=st.one_of(
+        mutated_text(state_sources(), as_yaml=False),
+        mutated_text(state_sources(), as_yaml=False, focus=BOOKKEEPING),
+    ),
+    cli=st.integers(0, 3),
+)
 def test_mutated_states_are_refused_cleanly_or_play_to_the_end(
-    case: tuple[str, str], cli: int, tmp_path_factory: pytest.TempPathFactory,
+    case: tuple[str, str],
+    cli: int,
+    tmp_path_factory: pytest.TempPathFactory,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, text = case
@@ -114,6 +127,9 @@ def test_the_sources_cover_every_ruleset_and_pending_decision_kind() -> None:
     kinds = {doc["pending"]["kind"] for _, doc in state_sources()}
     assert kinds >= {"turn", "choice"}
     # Every shipped scenario file (the adventuring days, *.day.yaml, are not scenarios).
-    shipped = [p for p in Path(__file__).parents[2].glob("scenarios/*/*.yaml")
-               if not p.name.endswith(DAY_SUFFIX)]
+    shipped = [
+        p
+        for p in Path(__file__).parents[2].glob("scenarios/*/*.yaml")
+        if not p.name.endswith(DAY_SUFFIX)
+    ]
     assert len(scenario_sources()) == len(shipped)

@@ -50,8 +50,20 @@ FUZZ = settings(
 )
 
 #: Values put in place of a counter or a resource: 64-bit extremes, and around 0.
-EXTREMES = (-(2**63), -(2**62), -9_000_000_000_000_000_000, -(10**9), -5, -1, 0, 1,
-            2**31, 10**9, 2**62, 2**63 - 1)
+EXTREMES = (
+    -(2**63),
+    -(2**62),
+    -9_000_000_000_000_000_000,
+    -(10**9),
+    -5,
+    -1,
+    0,
+    1,
+    2**31,
+    10**9,
+    2**62,
+    2**63 - 1,
+)
 
 COUNTS: collections.Counter[str] = collections.Counter()
 
@@ -82,8 +94,22 @@ def mutated_state(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     for _ in range(draw(st.integers(1, 3))):
         i = draw(st.integers(0, len(combatants) - 1))
         c = combatants[i]
-        what = draw(st.sampled_from(("resource", "resource", "resource", "round", "turn",
-                                     "order", "actor", "status", "zone", "condition")))
+        what = draw(
+            st.sampled_from(
+                (
+                    "resource",
+                    "resource",
+                    "resource",
+                    "round",
+                    "turn",
+                    "order",
+                    "actor",
+                    "status",
+                    "zone",
+                    "condition",
+                )
+            )
+        )
         if what == "resource":
             key = draw(st.sampled_from(sorted(c["resources"])))
             top = scenario.combatant(c["id"]).maxima.get(key, 20)
@@ -113,15 +139,19 @@ def mutated_state(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
             c["zone"] = draw(st.sampled_from(zones))
         elif what == "condition":
             conditions = scenario.ruleset.conditions
-            c["conditions"] = [{"name": draw(st.sampled_from(conditions)),
-                                "value": draw(st.sampled_from((0, 1, -1, 1000, 1001,
-                                                               -(2**62))))}]
+            c["conditions"] = [
+                {
+                    "name": draw(st.sampled_from(conditions)),
+                    "value": draw(st.sampled_from((0, 1, -1, 1000, 1001, -(2**62)))),
+                }
+            ]
     return label, doc
 
 
 def _engine_batch(state: Any, actions: list[Any], seeds: list[int]) -> list[list[tuple]]:
-    return [[engine_rollout(state, a, s, HORIZON, None, MAX_DECISIONS) for s in seeds]
-            for a in actions]
+    return [
+        [engine_rollout(state, a, s, HORIZON, None, MAX_DECISIONS) for s in seeds] for a in actions
+    ]
 
 
 @FUZZ
@@ -152,8 +182,7 @@ def test_mutated_states_are_refused_or_equal_on_both_engines(
         assert str(exc)
         COUNTS["refused by the kernel (the engine plays)"] += 1
         return
-    for field, k in (("winner", 0), ("finished", 1), ("own", 2), ("foe", 3),
-                     ("actor_out", 4)):
+    for field, k in (("winner", 0), ("finished", 1), ("own", 2), ("foe", 3), ("actor_out", 4)):
         expected = np.array([[r[k] for r in row] for row in reference])
         assert np.array_equal(getattr(batch, field), expected), (label, field)
     COUNTS["played equal on both engines"] += 1

@@ -53,15 +53,20 @@ def test_item2_a_state_naming_main_neither_imports_nor_runs_it(tmp_path: Path) -
         f"try:\n    load_state({str(path)!r})\nexcept StateFileError as e:\n    print(e)\n"
         "print('escaramuza.__main__' in sys.modules, 'escaramuza.training.train' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, check=True).stdout.splitlines()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    ).stdout.splitlines()
     assert "unknown type 'escaramuza.__main__:main'" in out[0]
     assert out[-1] == "False False"
 
 
 def test_item2_importing_main_does_not_run_the_cli() -> None:
-    out = subprocess.run([sys.executable, "-c", "import escaramuza.__main__; print('ok')"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", "import escaramuza.__main__; print('ok')"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (out.returncode, out.stdout, out.stderr) == (0, "ok\n", "")
 
 
@@ -101,8 +106,9 @@ def test_item3_a_fifo_does_not_block(tmp_path: Path) -> None:
 
 def test_item4_a_5000_digit_pv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "pv.yaml"
-    bad.write_text(DUEL.read_text(encoding="utf-8").replace("pv: 16", "pv: " + "1" * 5000, 1),
-                   encoding="utf-8")
+    bad.write_text(
+        DUEL.read_text(encoding="utf-8").replace("pv: 16", "pv: " + "1" * 5000, 1), encoding="utf-8"
+    )
     line = _cli_error(["play", str(bad)], capsys)
     assert "combatants[0].pv: integer 111111111111… has more than 19 digits" in line
 
@@ -119,15 +125,17 @@ def test_item4_a_5000_digit_version(tmp_path: Path) -> None:
 def test_item4_800_nested_lists_in_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     bad = tmp_path / "deep.yaml"
     nested = "[" * 800 + "]" * 800
-    bad.write_text(DUEL.read_text(encoding="utf-8").replace("pv: 16", f"pv: {nested}", 1),
-                   encoding="utf-8")
+    bad.write_text(
+        DUEL.read_text(encoding="utf-8").replace("pv: 16", f"pv: {nested}", 1), encoding="utf-8"
+    )
     line = _cli_error(["play", str(bad)], capsys)
     assert "nested more than 64 levels deep" in line
 
 
 def test_item4_5000_nested_lists_in_json_and_in_decode_value(tmp_path: Path) -> None:
-    text = json.dumps(_state_doc("cairn")).replace('"declared": [', '"declared": [' + "[" * 5000
-                                                   + "]" * 5000 + ",", 1)
+    text = json.dumps(_state_doc("cairn")).replace(
+        '"declared": [', '"declared": [' + "[" * 5000 + "]" * 5000 + ",", 1
+    )
     path = tmp_path / "deep.json"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(StateFileError, match="nested more than 64 levels deep"):

@@ -47,8 +47,9 @@ def disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Disk:
 
 def drive(lines: list[str], disk: Disk) -> tuple[GMSession, str]:
     out = io.StringIO()
-    session = run_session(DUEL, io.StringIO("".join(f"{line}\n" for line in lines)), out,
-                          disk.autosave, seed=3)
+    session = run_session(
+        DUEL, io.StringIO("".join(f"{line}\n" for line in lines)), out, disk.autosave, seed=3
+    )
     return session, out.getvalue()
 
 
@@ -65,8 +66,10 @@ def test_a_failed_autosave_is_never_reported_as_where_the_battle_is(disk: Disk) 
     assert "The battle is in" not in out
     assert not disk.autosave.exists()
     # The first quit stays and says how to keep the battle; the second leaves.
-    assert (f"The battle is NOT saved: the last autosave to {disk.autosave} failed. "
-            "Save it elsewhere with save FILE") in out
+    assert (
+        f"The battle is NOT saved: the last autosave to {disk.autosave} failed. "
+        "Save it elsewhere with save FILE"
+    ) in out
     assert out.rstrip().endswith(
         f"Bye. The battle was NOT saved: the last autosave to {disk.autosave} failed "
         "(that file holds an earlier state, or nothing)."

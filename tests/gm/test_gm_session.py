@@ -18,11 +18,18 @@ from escaramuza.state_file import load_state, save_state, state_to_dict
 DUEL = "destiny_dice/brann-vs-saqueador"
 
 
-def drive(lines: list[str], target: str = DUEL, autosave: Path | None = None,
-          roll: str = "auto") -> tuple[GMSession, str]:
+def drive(
+    lines: list[str], target: str = DUEL, autosave: Path | None = None, roll: str = "auto"
+) -> tuple[GMSession, str]:
     out = io.StringIO()
-    session = run_session(target, io.StringIO("\n".join(lines) + "\n"), out,
-                          autosave if autosave is not None else False, seed=3, roll=roll)
+    session = run_session(
+        target,
+        io.StringIO("\n".join(lines) + "\n"),
+        out,
+        autosave if autosave is not None else False,
+        seed=3,
+        roll=roll,
+    )
     return session, out.getvalue()
 
 
@@ -43,8 +50,23 @@ def test_session_starts_shows_and_quits(tmp_path: Path) -> None:
 
 def test_help_lists_every_command_and_explains_one() -> None:
     _, out = drive(["help", "help apply"])
-    for name in ("show", "map", "set", "move", "cond", "actions", "apply", "roll", "suggest",
-                 "undo", "save", "load", "quit", "initiative", "status"):
+    for name in (
+        "show",
+        "map",
+        "set",
+        "move",
+        "cond",
+        "actions",
+        "apply",
+        "roll",
+        "suggest",
+        "undo",
+        "save",
+        "load",
+        "quit",
+        "initiative",
+        "status",
+    ):
         assert f"\n  {name}" in out
     assert "dice 6 14" in out
 
@@ -91,8 +113,13 @@ def test_bad_commands_say_why_and_change_nothing(line: str, message: str, tmp_pa
 def test_edits_change_the_state_and_autosave(tmp_path: Path) -> None:
     autosave = tmp_path / "auto.json"
     session, out = drive(
-        ["set brann pv 5", "set saqueador pv -3", "move saqueador sala",
-         "cond add brann envenenado 2", "status saqueador down"],
+        [
+            "set brann pv 5",
+            "set saqueador pv -3",
+            "move saqueador sala",
+            "cond add brann envenenado 2",
+            "status saqueador down",
+        ],
         autosave=autosave,
     )
     st = session.state
@@ -204,16 +231,16 @@ def test_suggest_inside_the_session() -> None:
 
 def test_suggest_max_bounds_the_time_in_the_session() -> None:
     # The first suggest compiles (or loads) the kernel; the second is the one measured.
-    session, out = drive(["suggest 50 max 250", "suggest 50 max 250"],
-                         target="destiny_dice/emboscada")
+    session, out = drive(
+        ["suggest 50 max 250", "suggest 50 max 250"], target="destiny_dice/emboscada"
+    )
     ms = int(out.split("rollouts in ")[2].split(" ms")[0])
     assert ms <= 250 + 1500
     assert session.max_ms == 3000.0  # the default, overridden by this command's max
 
 
 def test_session_max_ms_option(capsys: pytest.CaptureFixture[str]) -> None:
-    session = run_session(DUEL, io.StringIO("quit\n"), io.StringIO(), False, seed=3,
-                          max_ms=1234.0)
+    session = run_session(DUEL, io.StringIO("quit\n"), io.StringIO(), False, seed=3, max_ms=1234.0)
     assert session.max_ms == 1234.0
     assert main(["gm", DUEL, "--no-autosave", "--max-ms", "0"]) == 2
     assert "--max-ms must be positive" in capsys.readouterr().err
@@ -229,8 +256,9 @@ def test_session_from_a_state_file(tmp_path: Path) -> None:
     assert session.seed == 8 and session.steps == 2
 
 
-def test_cli_gm_reads_stdin_and_autosaves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_gm_reads_stdin_and_autosaves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.StringIO("set brann pv 7\nquit\n"))
     assert main(["gm", DUEL]) == 0
@@ -240,8 +268,9 @@ def test_cli_gm_reads_stdin_and_autosaves(tmp_path: Path, monkeypatch: pytest.Mo
     assert saved.by_id["brann"].resources["pv"] == 7
 
 
-def test_cli_suggest_table_json_and_errors(tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_suggest_table_json_and_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["suggest", DUEL, "--iterations", "12"]) == 0
     assert "WIN % (95% CI)" in capsys.readouterr().out
     assert main(["suggest", DUEL, "--iterations", "12", "--json"]) == 0
@@ -258,11 +287,14 @@ def test_cli_suggest_table_json_and_errors(tmp_path: Path,
     assert "not valid JSON" in capsys.readouterr().err
 
 
-def test_cli_play_stop_after_and_save_state(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_play_stop_after_and_save_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "mid.json"
-    assert main(["play", "destiny_dice/emboscada", "--stop-after", "12",
-                 "--save-state", str(path)]) == 0
+    assert (
+        main(["play", "destiny_dice/emboscada", "--stop-after", "12", "--save-state", str(path)])
+        == 0
+    )
     assert "Stopped after 12 decision(s)" in capsys.readouterr().out
     state, _ = load_state(path)
     assert state.outcome is None and state.pending is not None
@@ -281,8 +313,11 @@ def test_s215_gm_adds_a_location_variant_and_sees_its_duration() -> None:
     """Sistema 2d10: `cond add` takes `incapacitado_<lugar>` (S2-15); the show line
     carries each condition's duration tag, and a leg takes `mover` away."""
     session, out = drive(
-        ["cond add diego incapacitado_pierna_derecha", "cond add gonzalo incapacitado_cola",
-         "show"],
+        [
+            "cond add diego incapacitado_pierna_derecha",
+            "cond add gonzalo incapacitado_cola",
+            "show",
+        ],
         target="sistema_2d10/duelo",
     )
     diego = session.state.by_id["diego"]

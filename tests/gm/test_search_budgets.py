@@ -25,14 +25,19 @@ BAD_MS = ["nan", "NaN", "inf", "-inf", "1e99", "0", "-5", "9.99", "60000.5"]
 
 def test_the_bounds_are_the_documented_ones() -> None:
     assert (MIN_BUDGET_MS, MAX_BUDGET_MS, MAX_ITERATIONS) == (
-        DOC_MIN_MS, DOC_MAX_MS, DOC_MAX_ITERATIONS)
+        DOC_MIN_MS,
+        DOC_MAX_MS,
+        DOC_MAX_ITERATIONS,
+    )
 
 
 def test_cli_budget_nan_is_exit_2_at_once() -> None:
     """The reproducer, in its own process: it must end (not hang) with one error line."""
     done = subprocess.run(
         [sys.executable, "-m", "escaramuza", "suggest", DUEL, "--budget-ms", "nan"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2
     assert done.stdout == ""
@@ -76,16 +81,19 @@ def test_gm_bad_budgets_print_an_error_and_change_nothing() -> None:
     assert state_to_dict(session.state) == state_to_dict(before.state)
 
 
-@pytest.mark.parametrize("spec", ["mcts:nan", "mcts:1e99", "mcts:infms", "mcts:0it",
-                                  "mcts:1000001it"])
+@pytest.mark.parametrize(
+    "spec", ["mcts:nan", "mcts:1e99", "mcts:infms", "mcts:0it", "mcts:1000001it"]
+)
 def test_mcts_agent_budgets_are_bounded(spec: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", DUEL, "--heroes", spec]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "MCTS" in err
 
 
-@pytest.mark.parametrize("kwargs", [{"iterations": None, "budget_ms": float("nan")},
-                                    {"iterations": True}, {"iterations": 10**6}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"iterations": None, "budget_ms": float("nan")}, {"iterations": True}, {"iterations": 10**6}],
+)
 def test_planner_refuses_unbounded_budgets(kwargs: dict[str, object]) -> None:
     with pytest.raises(EscaramuzaError, match="must be"):
         MCTS(**kwargs)  # type: ignore[arg-type]

@@ -52,11 +52,22 @@ def test_mid_battle_state_round_trips_in_every_scenario(name: str, tmp_path: Pat
     assert meta == {}
     assert loaded.ruleset.legal_actions(loaded) == state.ruleset.legal_actions(state)
     assert (loaded.round, loaded.turn, loaded.order, loaded.pending, loaded.outcome) == (
-        state.round, state.turn, state.order, state.pending, state.outcome)
+        state.round,
+        state.turn,
+        state.order,
+        state.pending,
+        state.outcome,
+    )
     assert loaded.data == state.data
     for a, b in zip(state.combatants, loaded.combatants, strict=True):
         assert (a.id, a.zone, a.status, a.resources, a.conditions, a.data) == (
-            b.id, b.zone, b.status, b.resources, b.conditions, b.data)
+            b.id,
+            b.zone,
+            b.status,
+            b.resources,
+            b.conditions,
+            b.data,
+        )
     # Continued with the same dice and agents, both reach the same end, event for event.
     assert finish(state, 99) == finish(loaded, 99)
     # Saving the loaded state writes the same document.
@@ -129,32 +140,59 @@ BAD_DOCS = [
     (lambda d: _set(d, "ruleset", "donjon"), "ruleset", "but the scenario is 'destiny_dice'"),
     (lambda d: _set(d, "round", "two"), "round", "expected an integer"),
     (lambda d: _set(d, "round", 99), "round", "outside 0–20"),
-    (lambda d: _set(d, "combatants.0.id", "ghost"), "combatants[0].id",
-     "unknown combatant 'ghost'"),
+    (
+        lambda d: _set(d, "combatants.0.id", "ghost"),
+        "combatants[0].id",
+        "unknown combatant 'ghost'",
+    ),
     (lambda d: _set(d, "combatants.1.zone", "moon"), "combatants[1].zone", "unknown zone 'moon'"),
-    (lambda d: _set(d, "combatants.0.resources.pv", 99), "combatants[0].resources.pv",
-     "above brann's maximum of 18"),
-    (lambda d: _set(d, "combatants.0.resources.pv", "5"), "combatants[0].resources.pv",
-     "expected an integer"),
-    (lambda d: _set(d, "combatants.0.resources.mana", 1), "combatants[0].resources.mana",
-     "unknown resource"),
-    (lambda d: _set(d, "combatants.0.status", "asleep"), "combatants[0].status",
-     "unknown status 'asleep'"),
-    (lambda d: _set(d, "combatants.0.conditions", [{"name": "ciego", "value": "x"}]),
-     "combatants[0].conditions[0].value", "expected an integer"),
+    (
+        lambda d: _set(d, "combatants.0.resources.pv", 99),
+        "combatants[0].resources.pv",
+        "above brann's maximum of 18",
+    ),
+    (
+        lambda d: _set(d, "combatants.0.resources.pv", "5"),
+        "combatants[0].resources.pv",
+        "expected an integer",
+    ),
+    (
+        lambda d: _set(d, "combatants.0.resources.mana", 1),
+        "combatants[0].resources.mana",
+        "unknown resource",
+    ),
+    (
+        lambda d: _set(d, "combatants.0.status", "asleep"),
+        "combatants[0].status",
+        "unknown status 'asleep'",
+    ),
+    (
+        lambda d: _set(d, "combatants.0.conditions", [{"name": "ciego", "value": "x"}]),
+        "combatants[0].conditions[0].value",
+        "expected an integer",
+    ),
     (lambda d: _drop(d, "combatants.3"), "combatants", "missing: rex"),
     (lambda d: _set(d, "order.0", "ghost"), "order[0]", "unknown combatant"),
     (lambda d: _set(d, "pending.actor", "ghost"), "pending.actor", "unknown combatant"),
     (lambda d: _set(d, "pending.name", "dance"), "pending.name", "unknown decision 'dance'"),
     (lambda d: _set(d, "pending", None), "pending", "required while the battle is not over"),
-    (lambda d: _set(d, "data.turn_actor", {"$type": "os:system", "fields": {}}),
-     "data.turn_actor", "unknown type 'os:system'"),
+    (
+        lambda d: _set(d, "data.turn_actor", {"$type": "os:system", "fields": {}}),
+        "data.turn_actor",
+        "unknown type 'os:system'",
+    ),
     # Issue 19, item 2: a project module that is not a registered bookkeeping type is not
     # imported either (the web server once re-ran the CLI from escaramuza.__main__).
-    (lambda d: _set(d, "data.turn_actor", {"$type": "escaramuza.__main__:main", "fields": {}}),
-     "data.turn_actor", "unknown type 'escaramuza.__main__:main'"),
-    (lambda d: _set(d, "data.turn_actor", {"$enum": "escaramuza.training.train:X", "value": 1}),
-     "data.turn_actor", "unknown type 'escaramuza.training.train:X'"),
+    (
+        lambda d: _set(d, "data.turn_actor", {"$type": "escaramuza.__main__:main", "fields": {}}),
+        "data.turn_actor",
+        "unknown type 'escaramuza.__main__:main'",
+    ),
+    (
+        lambda d: _set(d, "data.turn_actor", {"$enum": "escaramuza.training.train:X", "value": 1}),
+        "data.turn_actor",
+        "unknown type 'escaramuza.training.train:X'",
+    ),
     (lambda d: _set(d, "data.moved", {"what": 1}), "data.moved", "unsupported JSON object"),
     (lambda d: _drop(d, "data.moved"), "data.moved", "required field is missing"),
     (lambda d: [], "", "must be a JSON object"),

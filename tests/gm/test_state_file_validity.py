@@ -24,8 +24,12 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.state_file import StateFileError, state_from_dict, state_to_dict
 
 #: One scenario of each ruleset, with a mid-battle state a few decisions in.
-SCENARIOS = ("destiny_dice/emboscada", "donjon/duelo", "cairn/emboscada_goblin",
-             "sistema_2d10/duelo")
+SCENARIOS = (
+    "destiny_dice/emboscada",
+    "donjon/duelo",
+    "cairn/emboscada_goblin",
+    "sistema_2d10/duelo",
+)
 
 
 def mid_battle(name: str, decisions: int = 3, seed: int = 3) -> BattleState:
@@ -113,8 +117,11 @@ def test_an_order_missing_a_combatant_who_can_act_is_refused(name: str, spoil: s
     actor = doc["pending"]["actor"]
     order = doc["order"]
     assert order, "these rulesets keep an initiative order"
-    doc["order"] = {"empty": [], "without the actor": [c for c in order if c != actor],
-                    "without the last": order[:-1]}[spoil]
+    doc["order"] = {
+        "empty": [],
+        "without the actor": [c for c in order if c != actor],
+        "without the last": order[:-1],
+    }[spoil]
     err = refusal(doc)
     # The order itself, or the turn that points past its end, is what the message names.
     assert err.field in ("order", "turn")

@@ -33,17 +33,42 @@ class FakeTerminal(io.StringIO):
 # -- output -----------------------------------------------------------------------
 
 SCENARIO_KEYS = {
-    "battles", "combatants", "difficulty", "hero_knockout_share", "outcomes", "party_wipe",
-    "rounds", "round_limit", "ruleset", "scenario", "title", "top_damager",
-    "engine", "engine_refusal",  # which engine played (docs/fast-path.md)
+    "battles",
+    "combatants",
+    "difficulty",
+    "hero_knockout_share",
+    "outcomes",
+    "party_wipe",
+    "rounds",
+    "round_limit",
+    "ruleset",
+    "scenario",
+    "title",
+    "top_damager",
+    "engine",
+    "engine_refusal",  # which engine played (docs/fast-path.md)
 }
 COMBATANT_KEYS = {
-    "damage_share", "id", "mean_damage_dealt", "mean_damage_dealt_to_foes",
-    "mean_damage_taken", "mean_rounds_survived", "name", "p_dies", "p_knocked_out", "side",
+    "damage_share",
+    "id",
+    "mean_damage_dealt",
+    "mean_damage_dealt_to_foes",
+    "mean_damage_taken",
+    "mean_rounds_survived",
+    "name",
+    "p_dies",
+    "p_knocked_out",
+    "side",
     "survival",
 }
 OUTCOME_KEYS = {
-    "heroes", "enemies", "draw", "draw_timeout", "draw_withdrawal", "draw_mutual", "draw_other",
+    "heroes",
+    "enemies",
+    "draw",
+    "draw_timeout",
+    "draw_withdrawal",
+    "draw_mutual",
+    "draw_other",
 }
 
 

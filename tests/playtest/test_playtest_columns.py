@@ -32,12 +32,33 @@ def _columns() -> BattleColumns:
 def test_records_from_columns_field_by_field() -> None:
     records = records_from_columns(40, [111, 222, 333], _columns())
     assert records == [
-        BattleRecord(40, 111, "heroes", "defeated", 3, False,
-                     (CombatantRecord(-1, False, 6, 6, 0), CombatantRecord(3, False, 0, 0, 6))),
-        BattleRecord(41, 222, "enemies", "defeated", 5, True,
-                     (CombatantRecord(4, True, 0, 0, 7), CombatantRecord(-1, False, 7, 7, 0))),
-        BattleRecord(42, 333, None, "timeout", 10, False,
-                     (CombatantRecord(-1, False, 2, 2, 2), CombatantRecord(-1, False, 2, 2, 2))),
+        BattleRecord(
+            40,
+            111,
+            "heroes",
+            "defeated",
+            3,
+            False,
+            (CombatantRecord(-1, False, 6, 6, 0), CombatantRecord(3, False, 0, 0, 6)),
+        ),
+        BattleRecord(
+            41,
+            222,
+            "enemies",
+            "defeated",
+            5,
+            True,
+            (CombatantRecord(4, True, 0, 0, 7), CombatantRecord(-1, False, 7, 7, 0)),
+        ),
+        BattleRecord(
+            42,
+            333,
+            None,
+            "timeout",
+            10,
+            False,
+            (CombatantRecord(-1, False, 2, 2, 2), CombatantRecord(-1, False, 2, 2, 2)),
+        ),
     ]
     # Python values, not numpy scalars: the JSON and the statistics read them as such.
     assert all(type(r.rounds) is int and type(r.wipe) is bool for r in records)
@@ -54,16 +75,46 @@ def test_records_from_columns_of_no_battles() -> None:
 
 def test_columns_of_kernel_battles_round_trip() -> None:
     battles = [
-        KernelBattle(7, "enemies", "mutual", 2, True, 9, ("down", "active"), ("a", "b"),
-                     ((("pv", 0),), (("pv", 3),)), ((), ()), (2, -1), (False, False),
-                     (1, 4), (1, 4), (4, 1)),
-        KernelBattle(8, None, "timeout", 10, False, 30, ("active", "active"), ("a", "a"),
-                     ((("pv", 1),), (("pv", 1),)), ((), ()), (-1, -1), (False, True),
-                     (0, 0), (0, 0), (0, 0)),
+        KernelBattle(
+            7,
+            "enemies",
+            "mutual",
+            2,
+            True,
+            9,
+            ("down", "active"),
+            ("a", "b"),
+            ((("pv", 0),), (("pv", 3),)),
+            ((), ()),
+            (2, -1),
+            (False, False),
+            (1, 4),
+            (1, 4),
+            (4, 1),
+        ),
+        KernelBattle(
+            8,
+            None,
+            "timeout",
+            10,
+            False,
+            30,
+            ("active", "active"),
+            ("a", "a"),
+            ((("pv", 1),), (("pv", 1),)),
+            ((), ()),
+            (-1, -1),
+            (False, True),
+            (0, 0),
+            (0, 0),
+            (0, 0),
+        ),
     ]
     records = records_from_columns(0, [7, 8], BattleColumns.of(battles))
     assert [(r.winner, r.reason, r.rounds, r.wipe) for r in records] == [
-        ("enemies", "mutual", 2, True), (None, "timeout", 10, False)]
+        ("enemies", "mutual", 2, True),
+        (None, "timeout", 10, False),
+    ]
     assert records[1].combatants[1] == CombatantRecord(-1, True, 0, 0, 0)
 
 
@@ -82,16 +133,27 @@ def test_line_ups_shared_or_built_per_battle_read_the_same(combatants: int, top:
     ko = rng.integers(-1, 1 if top == 2 else 4, size=(n, combatants))
     died = rng.integers(0, 2, size=(n, combatants)).astype(bool)
     columns = BattleColumns(
-        winner=rng.integers(0, 3, size=n), reason=np.zeros(n, dtype=np.int64),
-        reasons=("defeated",), rounds=rng.integers(1, 9, size=n),
-        wipe=rng.integers(0, 2, size=n).astype(bool), ko_round=ko, died=died,
-        dealt=counts[0], dealt_to_foes=counts[1], taken=counts[2],
+        winner=rng.integers(0, 3, size=n),
+        reason=np.zeros(n, dtype=np.int64),
+        reasons=("defeated",),
+        rounds=rng.integers(1, 9, size=n),
+        wipe=rng.integers(0, 2, size=n).astype(bool),
+        ko_round=ko,
+        died=died,
+        dealt=counts[0],
+        dealt_to_foes=counts[1],
+        taken=counts[2],
     )
     records = records_from_columns(0, list(range(n)), columns)
     for b, record in enumerate(records):
         assert record.combatants == tuple(
-            CombatantRecord(int(ko[b, c]), bool(died[b, c]), int(counts[0][b, c]),
-                            int(counts[1][b, c]), int(counts[2][b, c]))
+            CombatantRecord(
+                int(ko[b, c]),
+                bool(died[b, c]),
+                int(counts[0][b, c]),
+                int(counts[1][b, c]),
+                int(counts[2][b, c]),
+            )
             for c in range(combatants)
         )
         assert record.wipe is bool(columns.wipe[b])

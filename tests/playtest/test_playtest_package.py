@@ -44,8 +44,7 @@ def module_graph() -> dict[str, set[str]]:
 
 
 def test_the_package_has_the_named_parts() -> None:
-    assert set(module_graph()) == {"records", "runner", "stats", "result", "text", "report",
-                                   "cli"}
+    assert set(module_graph()) == {"records", "runner", "stats", "result", "text", "report", "cli"}
 
 
 def test_submodules_import_each_other_without_a_cycle() -> None:

@@ -38,9 +38,7 @@ def serial() -> PlaytestResult:
 
 def test_playtest_battle_seeds_are_the_spawned_children() -> None:
     children = np.random.SeedSequence(5).spawn(12)
-    assert [battle_seed(5, i) for i in range(12)] == [
-        int(c.generate_state(1)[0]) for c in children
-    ]
+    assert [battle_seed(5, i) for i in range(12)] == [int(c.generate_state(1)[0]) for c in children]
 
 
 @pytest.mark.parametrize(

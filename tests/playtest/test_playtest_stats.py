@@ -125,25 +125,58 @@ def st(tgt: str, status: str) -> StatusChanged:
 RECORD_CASES = [
     # events, (ko rounds), (died), (dealt), (dealt to foes), (taken), wipe
     pytest.param(
-        [rs(1), dmg("e1", "h1", 3), st("h1", "down"), rs(2), dmg("", "h2", 2), st("h2", "dead"),
-         st("h1", "active")],  # Destiny Dice wakes the downed hero at the end (DD-16)
-        (1, 2, NEVER), (False, True, False), (0, 0, 3), (0, 0, 3), (3, 2, 0), True,
+        [
+            rs(1),
+            dmg("e1", "h1", 3),
+            st("h1", "down"),
+            rs(2),
+            dmg("", "h2", 2),
+            st("h2", "dead"),
+            st("h1", "active"),
+        ],  # Destiny Dice wakes the downed hero at the end (DD-16)
+        (1, 2, NEVER),
+        (False, True, False),
+        (0, 0, 3),
+        (0, 0, 3),
+        (3, 2, 0),
+        True,
         id="both-heroes-out-at-once-then-one-wakes",
     ),
     pytest.param(
         [rs(1), st("h1", "down"), rs(2), st("h1", "active"), rs(3), st("h2", "down")],
-        (1, 3, NEVER), (False, False, False), (0, 0, 0), (0, 0, 0), (0, 0, 0), False,
+        (1, 3, NEVER),
+        (False, False, False),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        False,
         id="healed-before-the-second-fell-is-no-wipe",
     ),
     pytest.param(
         [rs(1), st("h1", "fled"), rs(2), st("h2", "defeated")],
-        (NEVER, 2, NEVER), (False, False, False), (0, 0, 0), (0, 0, 0), (0, 0, 0), False,
+        (NEVER, 2, NEVER),
+        (False, False, False),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        False,
         id="fled-is-not-knocked-out",
     ),
     pytest.param(
-        [rs(1), dmg("h1", "e1", 4), dmg("h1", "h2", 1), dmg("h2", "e1", 2), rs(2),
-         st("e1", "defeated")],
-        (NEVER, NEVER, 2), (False, False, False), (5, 2, 0), (4, 2, 0), (0, 1, 6), False,
+        [
+            rs(1),
+            dmg("h1", "e1", 4),
+            dmg("h1", "h2", 1),
+            dmg("h2", "e1", 2),
+            rs(2),
+            st("e1", "defeated"),
+        ],
+        (NEVER, NEVER, 2),
+        (False, False, False),
+        (5, 2, 0),
+        (4, 2, 0),
+        (0, 1, 6),
+        False,
         id="friendly-fire-is-dealt-but-not-to-foes",
     ),
 ]
@@ -174,8 +207,16 @@ def test_playtest_record_from_events(
 
 def test_playtest_record_counts_a_status_set_without_an_event_at_the_end() -> None:
     rec = record_from_events(
-        IDS, SIDES, ["active"] * 3, [rs(1), rs(2)], index=0, seed=0, winner="enemies",
-        reason="defeated", rounds=2, final=["dead", "down", "active"],
+        IDS,
+        SIDES,
+        ["active"] * 3,
+        [rs(1), rs(2)],
+        index=0,
+        seed=0,
+        winner="enemies",
+        reason="defeated",
+        rounds=2,
+        final=["dead", "down", "active"],
     )
     assert [c.ko_round for c in rec.combatants] == [2, 2, NEVER]
     assert [c.died for c in rec.combatants] == [True, False, False]
@@ -234,14 +275,16 @@ def hand_records() -> list[BattleRecord]:
     c = CombatantRecord
     # Hero "maga", enemy "esbirro" (the duel's order). Rounds 1, 2, 3, 10.
     return [
-        BattleRecord(0, 0, "heroes", "defeated", 1, False, (c(NEVER, False, 4, 4, 0),
-                                                              c(1, False, 0, 0, 4))),
-        BattleRecord(1, 0, "enemies", "defeated", 2, True, (c(2, True, 1, 1, 6),
-                                                             c(NEVER, False, 6, 6, 1))),
-        BattleRecord(2, 0, None, "timeout", 3, False, (c(NEVER, False, 0, 0, 2),
-                                                        c(NEVER, False, 2, 2, 0))),
-        BattleRecord(3, 0, None, "mutual", 10, True, (c(7, False, 3, 3, 5),
-                                                       c(9, True, 5, 5, 3))),
+        BattleRecord(
+            0, 0, "heroes", "defeated", 1, False, (c(NEVER, False, 4, 4, 0), c(1, False, 0, 0, 4))
+        ),
+        BattleRecord(
+            1, 0, "enemies", "defeated", 2, True, (c(2, True, 1, 1, 6), c(NEVER, False, 6, 6, 1))
+        ),
+        BattleRecord(
+            2, 0, None, "timeout", 3, False, (c(NEVER, False, 0, 0, 2), c(NEVER, False, 2, 2, 0))
+        ),
+        BattleRecord(3, 0, None, "mutual", 10, True, (c(7, False, 3, 3, 5), c(9, True, 5, 5, 3))),
     ]
 
 
@@ -252,7 +295,10 @@ def test_playtest_summary_of_hand_built_records(tmp_path: Path) -> None:
     out = s["outcomes"]
     assert [out[k]["count"] for k in ("heroes", "enemies", "draw")] == [1, 1, 2]
     assert [out[f"draw_{k}"]["count"] for k in ("timeout", "withdrawal", "mutual", "other")] == [
-        1, 0, 1, 0
+        1,
+        0,
+        1,
+        0,
     ]
     assert out["heroes"]["ci95"] == pytest.approx(list(wilson_interval(1, 4)), abs=1e-6)
     assert s["rounds"]["mean"] == 4.0  # (1 + 2 + 3 + 10) / 4
@@ -297,8 +343,9 @@ def test_playtest_win_rate_of_a_duel_known_exactly(
 ) -> None:
     p = exact_win_probability(mente, defensa)
     # Closed form as a cross-check: 1 − P(miss)·19/20 (d4 vs d4: 1 − 6/16·19/20 = 0.64375).
-    p_miss = Fraction(sum(a < d for a in range(1, mente + 1) for d in range(1, defensa + 1)),
-                      mente * defensa)
+    p_miss = Fraction(
+        sum(a < d for a in range(1, mente + 1) for d in range(1, defensa + 1)), mente * defensa
+    )
     assert p == 1 - p_miss * Fraction(19, 20)
     n = 2000
     path = duel(tmp_path, f"d{mente}", f"d{defensa}")

@@ -25,19 +25,29 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
         (["train", *DD, "--seed", "-3"], "--seed must be a non-negative integer, not -3"),
         (["train", "--env", "escaramuza/Nope-v0"], "--env: unknown env 'escaramuza/Nope-v0'"),
         (["train"], "--env is required"),
-        (["train", *DD, "--scenario", "donjon/duelo"],
-         "--scenario donjon/duelo: scenario 'donjon/duelo' is a 'donjon' scenario"),
+        (
+            ["train", *DD, "--scenario", "donjon/duelo"],
+            "--scenario donjon/duelo: scenario 'donjon/duelo' is a 'donjon' scenario",
+        ),
         (["train", *DD, "--scenario", "no-such-scenario"], "no-such-scenario"),
         (["train", *DD, "--opponent", "nobody"], "unknown agent 'nobody'"),
         (["train", *DD, "--resume", "missing.zip"], "--resume missing.zip: no such checkpoint"),
-        (["evaluate", "--scenario", "donjon/duelo", "--agents", "random"],
-         "--agents: name at least two agents"),
-        (["evaluate", "--scenario", "donjon/duelo", "--agents", "random,heuristic", "-n", "0"],
-         "-n must be a positive integer, not 0"),
-        (["evaluate", "--scenario", "donjon/duelo", "--agents", "random,policy:nope.zip"],
-         "--agents: policy nope.zip: no such model file"),
-        (["evaluate", "--scenario", "nowhere", "--agents", "random,heuristic", "-n", "1"],
-         "nowhere"),
+        (
+            ["evaluate", "--scenario", "donjon/duelo", "--agents", "random"],
+            "--agents: name at least two agents",
+        ),
+        (
+            ["evaluate", "--scenario", "donjon/duelo", "--agents", "random,heuristic", "-n", "0"],
+            "-n must be a positive integer, not 0",
+        ),
+        (
+            ["evaluate", "--scenario", "donjon/duelo", "--agents", "random,policy:nope.zip"],
+            "--agents: policy nope.zip: no such model file",
+        ),
+        (
+            ["evaluate", "--scenario", "nowhere", "--agents", "random,heuristic", "-n", "1"],
+            "nowhere",
+        ),
     ],
 )
 def test_bad_arguments_exit_2_naming_the_argument(
@@ -59,8 +69,10 @@ def test_bad_arguments_exit_2_naming_the_argument(
         ("hyperparameters:\n  net_arch: [64, 0]\n", "net_arch"),
         ("algo: a2c\n", "algo"),
         ("bogus: 1\n", "bogus: Extra inputs are not permitted"),
-        ("n_envs: 1\nhyperparameters:\n  n_steps: 64\n  batch_size: 128\n",
-         "batch_size=128 is larger than a rollout"),
+        (
+            "n_envs: 1\nhyperparameters:\n  n_steps: 64\n  batch_size: 128\n",
+            "batch_size=128 is larger than a rollout",
+        ),
         ("- a list\n", "expected a mapping"),
         ("key: [unclosed\n", "not valid YAML"),
     ],
@@ -75,8 +87,12 @@ def test_bad_config_names_file_and_field(
 
 
 def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["train", *DD, "--config", str(tmp_path / "nope.yaml"), "--out",
-                 str(tmp_path / "run")]) == 2
+    assert (
+        main(
+            ["train", *DD, "--config", str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "run")]
+        )
+        == 2
+    )
     assert "--config" in capsys.readouterr().err
 
 

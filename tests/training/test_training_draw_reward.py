@@ -50,7 +50,10 @@ def _captured(monkeypatch: pytest.MonkeyPatch) -> list[TrainConfig]:
     [(None, None, 0.0), ("-0.25", None, -0.25), (None, "-1", -1.0), ("-0.25", "0.5", 0.5)],
 )
 def test_flag_overrides_the_file_which_overrides_the_default(
-    file_value: str | None, flag: str | None, expected: float, tmp_path: Path,
+    file_value: str | None,
+    flag: str | None,
+    expected: float,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen = _captured(monkeypatch)
@@ -68,8 +71,10 @@ def test_flag_overrides_the_file_which_overrides_the_default(
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("draw_reward: 1.5\n", "draw_reward: draw_reward must be in [-1, 1] (a loss is -1, "
-         "a win +1), not 1.5"),
+        (
+            "draw_reward: 1.5\n",
+            "draw_reward: draw_reward must be in [-1, 1] (a loss is -1, a win +1), not 1.5",
+        ),
         ("draw_reward: -2\n", "draw_reward must be in [-1, 1]"),
         ("draw_reward: .nan\n", "draw_reward must be in [-1, 1]"),
         ("draw_reward: lots\n", "draw_reward must be a number in [-1, 1], not 'lots'"),
@@ -100,8 +105,9 @@ def test_bad_draw_reward_flag_names_the_option(
 
 
 def test_train_envs_carry_the_price_and_report_wins() -> None:
-    env = make_train_env("escaramuza/Donjon-v0", ["donjon/duelo"], "both", "random",
-                         shaping=False, draw_reward=-0.75)
+    env = make_train_env(
+        "escaramuza/Donjon-v0", ["donjon/duelo"], "both", "random", shaping=False, draw_reward=-0.75
+    )
     assert [e.draw_reward for e in env.envs] == [-0.75, -0.75]
     rng = random.Random(0)
     endings = set()

@@ -25,8 +25,9 @@ def test_scenarios_are_sampled_per_episode_reproducibly() -> None:
     assert _picks(3) == first
 
 
-@pytest.mark.parametrize(("side", "sides"), [("enemies", {"enemies"}),
-                                             ("both", {"enemies", "heroes"})])
+@pytest.mark.parametrize(
+    ("side", "sides"), [("enemies", {"enemies"}), ("both", {"enemies", "heroes"})]
+)
 def test_side_both_samples_the_learner_side(side: str, sides: set[str]) -> None:
     env = make_train_env("escaramuza/Donjon-v0", [], side, "random", False)
     seen = set()

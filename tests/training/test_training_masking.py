@@ -163,7 +163,13 @@ def test_training_gives_the_stock_policys_weights() -> None:
             "escaramuza/Cairn-v0", ["cairn/duelo_bugbear"], "enemies", "heuristic", True
         )
         model = MaskablePPO(
-            policy, env, n_steps=64, batch_size=32, n_epochs=2, seed=3, device="cpu",
+            policy,
+            env,
+            n_steps=64,
+            batch_size=32,
+            n_epochs=2,
+            seed=3,
+            device="cpu",
             policy_kwargs={"net_arch": [16, 16]},
         )
         initial = {k: v.clone() for k, v in model.policy.state_dict().items()}

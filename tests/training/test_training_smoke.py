@@ -41,21 +41,39 @@ def _tiny_config(tmp_path: Path, name: str = "tiny.yaml", **extra: object) -> Pa
     return path
 
 
-def test_smoke_run_saves_reloads_and_plays(tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_smoke_run_saves_reloads_and_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = tmp_path / "run"
     config = _tiny_config(tmp_path)
     code = main(
         [
-            "train", "--env", "escaramuza/DestinyDice-v0",
-            "--scenario", "destiny_dice/emboscada", "--scenario", "destiny_dice/kaspar-tiroteo",
-            "--seed", "3", "--config", str(config), "--no-progress", "--out", str(run),
+            "train",
+            "--env",
+            "escaramuza/DestinyDice-v0",
+            "--scenario",
+            "destiny_dice/emboscada",
+            "--scenario",
+            "destiny_dice/kaspar-tiroteo",
+            "--seed",
+            "3",
+            "--config",
+            str(config),
+            "--no-progress",
+            "--out",
+            str(run),
         ]
     )
     assert code == 0
-    for name in ("config.yaml", "final.zip", "policy.zip", "summary.json",
-                 "checkpoints/ckpt_256_steps.zip", "checkpoints/ckpt_512_steps.zip",
-                 "best/best_model.zip", "eval/evaluations.npz", "logs/progress.csv"):
+    for name in (
+        "config.yaml",
+        "final.zip",
+        "policy.zip",
+        "summary.json",
+        "checkpoints/ckpt_256_steps.zip",
+        "checkpoints/ckpt_512_steps.zip",
+        "best/best_model.zip",
+        "eval/evaluations.npz",
+        "logs/progress.csv",
+    ):
         assert (run / name).is_file(), name
     saved = load_config(run / "config.yaml", {})
     assert saved.seed == 3
@@ -76,21 +94,36 @@ def test_smoke_run_saves_reloads_and_plays(tmp_path: Path,
     for scenario_name in saved.scenarios:
         scenario = load_scenario(scenario_name)
         state = play_battle(
-            scenario, {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: agent},
-            seed=5, validate=True,
+            scenario,
+            {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: agent},
+            seed=5,
+            validate=True,
         )
         assert state.outcome is not None
     # Probabilities for suggest: one per legal action, summing to one.
     state = play_battle(
         load_scenario("destiny_dice/emboscada"),
-        {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: agent}, seed=5, stop_after=3,
+        {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: agent},
+        seed=5,
+        stop_after=3,
     )
     probs = agent.action_probabilities(state)
     assert [a for a, _ in probs] == state.ruleset.legal_actions(state)
     assert sum(p for _, p in probs) == pytest.approx(1.0)
     # The CLI's play accepts it too.
-    assert main(["play", "destiny_dice/emboscada", "--enemies",
-                 f"policy:{run / 'policy.zip'}", "--seed", "2"]) == 0
+    assert (
+        main(
+            [
+                "play",
+                "destiny_dice/emboscada",
+                "--enemies",
+                f"policy:{run / 'policy.zip'}",
+                "--seed",
+                "2",
+            ]
+        )
+        == 0
+    )
 
     # A checkpoint whose episode statistics hold a pickled os.system call: --resume
     # refuses it without running it (issue 19, item 1), before any training.
@@ -99,14 +132,26 @@ def test_smoke_run_saves_reloads_and_plays(tmp_path: Path,
     with zipfile.ZipFile(run / "checkpoints/ckpt_512_steps.zip") as archive:
         entries = {i.filename: archive.read(i) for i in archive.infolist()}
     doc = json.loads(entries["data"])
-    doc["ep_info_buffer"][":serialized:"] = base64.b64encode(
-        pickle.dumps(_Touch(marker))).decode()
+    doc["ep_info_buffer"][":serialized:"] = base64.b64encode(pickle.dumps(_Touch(marker))).decode()
     entries["data"] = json.dumps(doc).encode()
     with zipfile.ZipFile(evil, "w") as archive:
         for entry, data in entries.items():
             archive.writestr(entry, data)
-    assert main(["train", "--resume", str(evil), "--timesteps", "768", "--no-progress",
-                 "--out", str(run)]) == 2
+    assert (
+        main(
+            [
+                "train",
+                "--resume",
+                str(evil),
+                "--timesteps",
+                "768",
+                "--no-progress",
+                "--out",
+                str(run),
+            ]
+        )
+        == 2
+    )
     assert not marker.exists()
 
     # Resume from a checkpoint up to 768 timesteps in total, unpickling nothing.
@@ -116,8 +161,21 @@ def test_smoke_run_saves_reloads_and_plays(tmp_path: Path,
         raise AssertionError("--resume unpickled the checkpoint")
 
     monkeypatch.setattr(cloudpickle, "loads", forbidden)
-    assert main(["train", "--resume", str(run / "checkpoints/ckpt_512_steps.zip"),
-                 "--timesteps", "768", "--no-progress", "--out", str(run)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--resume",
+                str(run / "checkpoints/ckpt_512_steps.zip"),
+                "--timesteps",
+                "768",
+                "--no-progress",
+                "--out",
+                str(run),
+            ]
+        )
+        == 0
+    )
     assert json.loads((run / "summary.json").read_text())["timesteps"] >= 768
     # The clip range, a pickled schedule in the checkpoint, survives the resume.
     from sb3_contrib import MaskablePPO
@@ -143,9 +201,17 @@ def test_same_seed_same_first_update_loss(tmp_path: Path) -> None:
     losses = []
     small = {"n_steps": 64, "batch_size": 64, "n_epochs": 1}
     for i, seed in enumerate((7, 7, 8)):
-        config = load_config(None, {**TINY, "env": "escaramuza/Donjon-v0", "seed": seed,
-                                    "timesteps": 128, "eval_freq": 10_000,
-                                    "hyperparameters": small})
+        config = load_config(
+            None,
+            {
+                **TINY,
+                "env": "escaramuza/Donjon-v0",
+                "seed": seed,
+                "timesteps": 128,
+                "eval_freq": 10_000,
+                "hyperparameters": small,
+            },
+        )
         result = train(config, tmp_path / f"run{i}", progress_bar=False)
         losses.append(result.first_update_loss)
     assert losses[0] is not None
@@ -154,27 +220,63 @@ def test_same_seed_same_first_update_loss(tmp_path: Path) -> None:
 
 
 def test_selfplay_pool_grows_and_ppo_runs(tmp_path: Path) -> None:
-    config = _tiny_config(tmp_path, selfplay={"snapshot_freq": 128, "pool_size": 2},
-                          draw_reward=-0.5)
+    config = _tiny_config(
+        tmp_path, selfplay={"snapshot_freq": 128, "pool_size": 2}, draw_reward=-0.5
+    )
     run = tmp_path / "self"
-    assert main(["train", "--env", "escaramuza/Donjon-v0", "--selfplay", "--timesteps", "512",
-                 "--config", str(config), "--no-progress", "--out", str(run)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--env",
+                "escaramuza/Donjon-v0",
+                "--selfplay",
+                "--timesteps",
+                "512",
+                "--config",
+                str(config),
+                "--no-progress",
+                "--out",
+                str(run),
+            ]
+        )
+        == 0
+    )
     snapshots = sorted((run / "pool").glob("snapshot_*.zip"))
     assert len(snapshots) >= 3  # step 0 and then every 128 steps
     saved = load_config(run / "config.yaml", {})
     assert saved.side == "both" and saved.draw_reward == -0.5
     ppo = tmp_path / "ppo"
     plain = _tiny_config(tmp_path, "plain.yaml")
-    assert main(["train", "--env", "escaramuza/Donjon-v0", "--algo", "ppo", "--timesteps",
-                 "256", "--config", str(plain), "--no-progress",
-                 "--out", str(ppo)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--env",
+                "escaramuza/Donjon-v0",
+                "--algo",
+                "ppo",
+                "--timesteps",
+                "256",
+                "--config",
+                str(plain),
+                "--no-progress",
+                "--out",
+                str(ppo),
+            ]
+        )
+        == 0
+    )
     meta = read_meta(ppo / "policy.zip")
     assert meta is not None and meta.algo == "ppo"
     state = play_battle(
         load_scenario("donjon/duelo"),
-        {Side.HEROES: make_agent(f"policy:{ppo / 'policy.zip'}"),
-         Side.ENEMIES: make_agent(f"policy:{ppo / 'policy.zip'}:sample")},
-        seed=1, validate=True,
+        {
+            Side.HEROES: make_agent(f"policy:{ppo / 'policy.zip'}"),
+            Side.ENEMIES: make_agent(f"policy:{ppo / 'policy.zip'}:sample"),
+        },
+        seed=1,
+        validate=True,
     )
     assert state.outcome is not None
 
@@ -185,14 +287,18 @@ def test_bare_sb3_zip_is_recognised(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
     env = gym.make("escaramuza/Cairn-v0")
-    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0,
-                        policy_kwargs={"net_arch": [8]})
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=64, batch_size=32, seed=0, policy_kwargs={"net_arch": [8]}
+    )
     path = tmp_path / "bare.zip"
     model.save(path)
     with zipfile.ZipFile(path) as archive:
         assert META_NAME not in archive.namelist()
     agent = make_agent(f"policy:{path}")
     assert isinstance(agent, PolicyAgent) and agent.meta.ruleset == "cairn"
-    state = play_battle(load_scenario("cairn/duelo_bugbear"),
-                        {Side.HEROES: agent, Side.ENEMIES: make_agent("random")}, seed=2)
+    state = play_battle(
+        load_scenario("cairn/duelo_bugbear"),
+        {Side.HEROES: agent, Side.ENEMIES: make_agent("random")},
+        seed=2,
+    )
     assert state.outcome is not None

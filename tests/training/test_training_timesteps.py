@@ -35,10 +35,18 @@ def test_rounded_timesteps(
 
 def _config(tmp_path: Path, n_steps: int) -> Path:
     path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump({
-        "n_envs": 2, "eval_freq": 100_000, "eval_episodes": 1, "checkpoint_freq": 100_000,
-        "hyperparameters": {"n_steps": n_steps, "batch_size": 64, "n_epochs": 1},
-    }), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "n_envs": 2,
+                "eval_freq": 100_000,
+                "eval_episodes": 1,
+                "checkpoint_freq": 100_000,
+                "hyperparameters": {"n_steps": n_steps, "batch_size": 64, "n_epochs": 1},
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -46,9 +54,20 @@ def _train(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], timesteps: int, n_steps: int, name: str
 ) -> tuple[Path, str]:
     run = tmp_path / name
-    code = main(["train", "--env", "escaramuza/Cairn-v0", "--timesteps", str(timesteps),
-                 "--config", str(_config(tmp_path, n_steps)), "--no-progress",
-                 "--out", str(run)])
+    code = main(
+        [
+            "train",
+            "--env",
+            "escaramuza/Cairn-v0",
+            "--timesteps",
+            str(timesteps),
+            "--config",
+            str(_config(tmp_path, n_steps)),
+            "--no-progress",
+            "--out",
+            str(run),
+        ]
+    )
     assert code == 0
     return run, capsys.readouterr().out
 

@@ -37,8 +37,12 @@ from escaramuza.rules.core.scenario import shipped_scenarios
 
 #: A battle of each ruleset whose state is mutated (a few decisions in, so that the
 #: per-combatant and per-battle bookkeeping is filled in).
-STATE_SOURCES = ("destiny_dice/emboscada", "donjon/emboscada", "cairn/emboscada_goblin",
-                 "sistema_2d10/escuadra")
+STATE_SOURCES = (
+    "destiny_dice/emboscada",
+    "donjon/emboscada",
+    "cairn/emboscada_goblin",
+    "sistema_2d10/escuadra",
+)
 DECISIONS_BEFORE_SAVE = 5
 #: About a minute for the whole file on one core (a fifth of a second an upload, with
 #: the battle played on when it is accepted).
@@ -62,9 +66,13 @@ HOSTILE_KINDS: dict[str, st.SearchStrategy[Any]] = {
     "text": st.text(max_size=12),
     "path": st.sampled_from(["../../etc/passwd", "/dev/zero", "/proc/self/environ"]),
     "nested": st.sampled_from([[["a"]], {"a": {"b": []}}, [{}]]),
-    "type tag": st.sampled_from([{"$type": "escaramuza.__main__"},
-                                 {"$type": "os:system", "fields": {}},
-                                 {"$enum": "escaramuza.rules.core.model:Status", "value": 9}]),
+    "type tag": st.sampled_from(
+        [
+            {"$type": "escaramuza.__main__"},
+            {"$type": "os:system", "fields": {}},
+            {"$enum": "escaramuza.rules.core.model:Status", "value": 9},
+        ]
+    ),
 }
 HOSTILE = st.sampled_from(sorted(HOSTILE_KINDS)).flatmap(lambda kind: HOSTILE_KINDS[kind])
 
@@ -97,8 +105,9 @@ class Record:
     def summary(self, what: str) -> str:
         lines = [f"{what}: {dict(sorted(self.counts.items()))}"]
         lines += [f"  5xx {kind}\n    after: {how[:300]}" for kind, how in self.crashes.items()]
-        lines += [f"  schema {kind}\n    after: {how[:300]}"
-                  for kind, how in self.schema_errors.items()]
+        lines += [
+            f"  schema {kind}\n    after: {how[:300]}" for kind, how in self.schema_errors.items()
+        ]
         return "\n".join(lines)
 
 
@@ -129,8 +138,10 @@ def check_answer(r: Any, model: str, record: Record, errors: ServerErrors, how: 
         record.crashes.setdefault(kind, how)
         return False
     ok = r.status_code < 300
-    schema = {"$ref": f"#/components/schemas/{model if ok else 'ErrorView'}",
-              "components": openapi()["components"]}
+    schema = {
+        "$ref": f"#/components/schemas/{model if ok else 'ErrorView'}",
+        "components": openapi()["components"],
+    }
     try:
         jsonschema.Draft202012Validator(schema).validate(r.json())
     except (jsonschema.ValidationError, ValueError) as exc:
@@ -157,8 +168,13 @@ def play_on(c: Any, record: Record, errors: ServerErrors, how: str) -> None:
 
 def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     yield prefix
-    items = node.items() if isinstance(node, dict) else enumerate(node) \
-        if isinstance(node, list) else ()
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
     for key, child in items:
         yield from _paths(child, (*prefix, key))
 
@@ -177,8 +193,10 @@ def mutate(doc: Any, data: Any) -> tuple[Any, list[str]]:
         paths = [p for p in _paths(doc) if p]
         path = data.draw(st.sampled_from(paths), label="path")
         parent, key = _parent(doc, path), path[-1]
-        kind = data.draw(st.sampled_from(["replace", "replace", "replace", "delete", "add",
-                                          "repeat", "swap"]), label="kind")
+        kind = data.draw(
+            st.sampled_from(["replace", "replace", "replace", "delete", "add", "repeat", "swap"]),
+            label="kind",
+        )
         if kind == "replace":
             parent[key] = data.draw(HOSTILE, label="value")
         elif kind == "delete":
@@ -202,7 +220,8 @@ def mutate(doc: Any, data: Any) -> tuple[Any, list[str]]:
 
 def expand(text: str, quote: str, depth: int) -> str:
     return text.replace(f"{quote}{BIG_INT}{quote}", "1" * 5000).replace(
-        f"{quote}{DEEP_LIST}{quote}", "[" * depth + "]" * depth)
+        f"{quote}{DEEP_LIST}{quote}", "[" * depth + "]" * depth
+    )
 
 
 def mangle_text(text: str, data: Any) -> tuple[str, str]:
@@ -211,12 +230,18 @@ def mangle_text(text: str, data: Any) -> tuple[str, str]:
     if data.draw(st.booleans(), label="cut"):
         return text[:at], f"cut at {at}"
     char = data.draw(st.sampled_from(list(":-[]{}&*!|>'\"#%@`\t\n ,?0")), label="char")
-    return text[:at] + char + text[at + 1:], f"{char!r} at {at}"
+    return text[:at] + char + text[at + 1 :], f"{char!r} at {at}"
 
 
 def run_fuzz(examples: int, one: Callable[[Any], None]) -> None:
-    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
-              phases=(Phase.generate,), suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=(Phase.generate,),
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.data())
     def each(data: Any) -> None:
         one(data)
@@ -225,8 +250,13 @@ def run_fuzz(examples: int, one: Callable[[Any], None]) -> None:
 
 
 def fuzz_uploads(
-    what: str, path: str, filename: str, text: str, dump: Callable[[Any], str],
-    examples: int, errors: ServerErrors,
+    what: str,
+    path: str,
+    filename: str,
+    text: str,
+    dump: Callable[[Any], str],
+    examples: int,
+    errors: ServerErrors,
 ) -> None:
     """Post ``examples`` mutations of ``text`` (parsed, mutated, ``dump``-ed back; one in
     four mangled as text) to ``path``; fail with the record if any answer was a 5xx."""
@@ -270,8 +300,9 @@ def test_mutated_scenario_uploads_never_fail_the_server(
     name: str, server_errors: ServerErrors
 ) -> None:
     text = Path(shipped_scenarios()[name]).read_text(encoding="utf-8")
-    fuzz_uploads(name, "/api/battle/upload", "fuzz.yaml", text, _yaml, SCENARIO_EXAMPLES,
-                 server_errors)
+    fuzz_uploads(
+        name, "/api/battle/upload", "fuzz.yaml", text, _yaml, SCENARIO_EXAMPLES, server_errors
+    )
 
 
 # -- state uploads ------------------------------------------------------------------------------
@@ -298,8 +329,15 @@ def _json(doc: Any) -> str:
 def test_mutated_state_uploads_never_fail_the_server(
     name: str, server_errors: ServerErrors
 ) -> None:
-    fuzz_uploads(f"{name} state", "/api/state", "fuzz.json", saved_state(name), _json,
-                 STATE_EXAMPLES, server_errors)
+    fuzz_uploads(
+        f"{name} state",
+        "/api/state",
+        "fuzz.json",
+        saved_state(name),
+        _json,
+        STATE_EXAMPLES,
+        server_errors,
+    )
 
 
 # -- issue 19's reproducers, posted to the API ---------------------------------------------
@@ -346,39 +384,96 @@ GOBLINS_TEXT = Path(shipped_scenarios()["cairn/emboscada_goblin"]).read_text("ut
 #: (what, item of issue 19, path, body). The upload's answer must be a 4xx, or a 2xx
 #: whose battle then answers /api/suggest and /api/apply without a 5xx.
 REPRODUCERS: list[tuple[str, int, str, Callable[[], str]]] = [
-    ("state $type escaramuza.__main__", 2, "/api/state", lambda: _state_with(
-        "donjon/emboscada", lambda d: _set_type(d, "escaramuza.__main__:main"))),
-    ("state $type escaramuza.training.train", 2, "/api/state", lambda: _state_with(
-        "donjon/emboscada", lambda d: _set_type(d, "escaramuza.training.train:Trainer"))),
-    ("state version of 5,000 digits", 4, "/api/state", lambda: _state_with(
-        "cairn/emboscada_goblin", lambda d: d.update(version=BIG_INT)).replace(
-        f'"{BIG_INT}"', "9" * 5000)),
-    ("state with 5,000 nested lists", 4, "/api/state", lambda: _state_with(
-        "cairn/emboscada_goblin", lambda d: d.update(order=DEEP_LIST)).replace(
-        f'"{DEEP_LIST}"', "[" * 5000 + "]" * 5000)),
-    ("state order [['a']]", 4, "/api/state", lambda: _state_with(
-        "cairn/emboscada_goblin", lambda d: d.update(order=[["a"]]))),
-    ("state scenario of 5,000 characters", 4, "/api/state", lambda: _state_with(
-        "cairn/emboscada_goblin", lambda d: d.update(scenario="a" * 5000))),
-    ("state scenario /dev/zero", 3, "/api/state", lambda: _state_with(
-        "cairn/emboscada_goblin", lambda d: d.update(scenario="/dev/zero"))),
-    ("state data.acted a large negative integer", 5, "/api/state", lambda: _state_with(
-        "donjon/emboscada", _combatants_data("acted", -(10**18)))),
-    ("state data.turn_actor 5", 5, "/api/state", lambda: _state_with(
-        "destiny_dice/emboscada", _battle_data("turn_actor", 5))),
-    ("scenario pv of 5,000 digits", 4, "/api/battle/upload",
-     lambda: DUEL_TEXT.replace("pv: 16", "pv: " + "1" * 5000, 1)),
-    ("scenario with 800 nested lists", 4, "/api/battle/upload",
-     lambda: DUEL_TEXT.replace("pv: 16", "pv: " + "[" * 800 + "]" * 800, 1)),
-    ("cairn template [goblin]", 4, "/api/battle/upload",
-     lambda: GOBLINS_TEXT.replace("template: goblin", "template: [goblin]", 1)),
-    ("scenario with a duplicate key", 7, "/api/battle/upload",
-     lambda: DUEL_TEXT.replace("pv: 16", "pv: 16\n    pv: 99", 1)),
+    (
+        "state $type escaramuza.__main__",
+        2,
+        "/api/state",
+        lambda: _state_with("donjon/emboscada", lambda d: _set_type(d, "escaramuza.__main__:main")),
+    ),
+    (
+        "state $type escaramuza.training.train",
+        2,
+        "/api/state",
+        lambda: _state_with(
+            "donjon/emboscada", lambda d: _set_type(d, "escaramuza.training.train:Trainer")
+        ),
+    ),
+    (
+        "state version of 5,000 digits",
+        4,
+        "/api/state",
+        lambda: _state_with("cairn/emboscada_goblin", lambda d: d.update(version=BIG_INT)).replace(
+            f'"{BIG_INT}"', "9" * 5000
+        ),
+    ),
+    (
+        "state with 5,000 nested lists",
+        4,
+        "/api/state",
+        lambda: _state_with("cairn/emboscada_goblin", lambda d: d.update(order=DEEP_LIST)).replace(
+            f'"{DEEP_LIST}"', "[" * 5000 + "]" * 5000
+        ),
+    ),
+    (
+        "state order [['a']]",
+        4,
+        "/api/state",
+        lambda: _state_with("cairn/emboscada_goblin", lambda d: d.update(order=[["a"]])),
+    ),
+    (
+        "state scenario of 5,000 characters",
+        4,
+        "/api/state",
+        lambda: _state_with("cairn/emboscada_goblin", lambda d: d.update(scenario="a" * 5000)),
+    ),
+    (
+        "state scenario /dev/zero",
+        3,
+        "/api/state",
+        lambda: _state_with("cairn/emboscada_goblin", lambda d: d.update(scenario="/dev/zero")),
+    ),
+    (
+        "state data.acted a large negative integer",
+        5,
+        "/api/state",
+        lambda: _state_with("donjon/emboscada", _combatants_data("acted", -(10**18))),
+    ),
+    (
+        "state data.turn_actor 5",
+        5,
+        "/api/state",
+        lambda: _state_with("destiny_dice/emboscada", _battle_data("turn_actor", 5)),
+    ),
+    (
+        "scenario pv of 5,000 digits",
+        4,
+        "/api/battle/upload",
+        lambda: DUEL_TEXT.replace("pv: 16", "pv: " + "1" * 5000, 1),
+    ),
+    (
+        "scenario with 800 nested lists",
+        4,
+        "/api/battle/upload",
+        lambda: DUEL_TEXT.replace("pv: 16", "pv: " + "[" * 800 + "]" * 800, 1),
+    ),
+    (
+        "cairn template [goblin]",
+        4,
+        "/api/battle/upload",
+        lambda: GOBLINS_TEXT.replace("template: goblin", "template: [goblin]", 1),
+    ),
+    (
+        "scenario with a duplicate key",
+        7,
+        "/api/battle/upload",
+        lambda: DUEL_TEXT.replace("pv: 16", "pv: 16\n    pv: 99", 1),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("what", "item", "path", "body"), REPRODUCERS,
-                         ids=[r[0] for r in REPRODUCERS])
+@pytest.mark.parametrize(
+    ("what", "item", "path", "body"), REPRODUCERS, ids=[r[0] for r in REPRODUCERS]
+)
 def test_issue_19_reproducers_get_a_4xx_or_a_playable_battle(
     what: str, item: int, path: str, body: Callable[[], str], server_errors: ServerErrors
 ) -> None:
@@ -389,9 +484,12 @@ def test_issue_19_reproducers_get_a_4xx_or_a_playable_battle(
     r = c.post(path, files={"file": (name, body().encode())})
     # A state file names data, never code to load: nothing of training (torch) or the
     # command line may be imported by reading one (issue 19, item 2).
-    imported = {m for m in set(sys.modules) - modules
-                if m.split(".")[0] == "torch" or m.startswith(("escaramuza.training",
-                                                                "escaramuza.__main__"))}
+    imported = {
+        m
+        for m in set(sys.modules) - modules
+        if m.split(".")[0] == "torch"
+        or m.startswith(("escaramuza.training", "escaramuza.__main__"))
+    }
     assert not imported, f"{what}: the upload imported {sorted(imported)}"
     how = f"issue 19 item {item}: {what}"
     if check_answer(r, "BattleView", record, server_errors, how):
@@ -414,40 +512,74 @@ def _resources(value: int, first_only: bool = False) -> Callable[[dict[str, Any]
 
 DUEL_2D10_TEXT = Path(shipped_scenarios()["sistema_2d10/duelo"]).read_text("utf-8")
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
+)
 #: (what, path, body): states that validated and then crashed or misled the kernels,
 #: scenarios that hung or overflowed them, and YAML that hung or broke the loader. Each
 #: must be refused with a 4xx naming the reason, or give a battle that then answers
 #: /api/suggest and /api/apply without a 5xx.
 HOSTILE_UPLOADS: list[tuple[str, str, Callable[[], str]]] = [
-    ("state pv -9e18", "/api/state", lambda: _state_with(
-        "destiny_dice/emboscada", _resources(-9_000_000_000_000_000_000, first_only=True))),
-    ("state pv -5", "/api/state", lambda: _state_with(
-        "destiny_dice/emboscada", _resources(-5, first_only=True))),
-    ("cairn state with every resource at -9e18", "/api/state", lambda: _state_with(
-        "cairn/emboscada_goblin", _resources(-9_000_000_000_000_000_000))),
-    ("state turn 10**18", "/api/state", lambda: _state_with(
-        "donjon/emboscada", lambda d: d.update(turn=10**18))),
-    ("state order empty", "/api/state", lambda: _state_with(
-        "destiny_dice/emboscada", lambda d: d.update(order=[]))),
-    ("scenario pv 1000000", "/api/battle/upload",
-     lambda: DUEL_TEXT.replace("pv: 16", "pv: 1000000", 1)),
-    ("scenario pv 9e18", "/api/battle/upload",
-     lambda: DUEL_TEXT.replace("pv: 16", "pv: 9000000000000000000", 1)),
-    ("a 19-digit dice modifier", "/api/battle/upload",
-     lambda: DUEL_2D10_TEXT.replace('"1d10+2"', '"1d10+9000000000000000000"', 1)),
+    (
+        "state pv -9e18",
+        "/api/state",
+        lambda: _state_with(
+            "destiny_dice/emboscada", _resources(-9_000_000_000_000_000_000, first_only=True)
+        ),
+    ),
+    (
+        "state pv -5",
+        "/api/state",
+        lambda: _state_with("destiny_dice/emboscada", _resources(-5, first_only=True)),
+    ),
+    (
+        "cairn state with every resource at -9e18",
+        "/api/state",
+        lambda: _state_with("cairn/emboscada_goblin", _resources(-9_000_000_000_000_000_000)),
+    ),
+    (
+        "state turn 10**18",
+        "/api/state",
+        lambda: _state_with("donjon/emboscada", lambda d: d.update(turn=10**18)),
+    ),
+    (
+        "state order empty",
+        "/api/state",
+        lambda: _state_with("destiny_dice/emboscada", lambda d: d.update(order=[])),
+    ),
+    (
+        "scenario pv 1000000",
+        "/api/battle/upload",
+        lambda: DUEL_TEXT.replace("pv: 16", "pv: 1000000", 1),
+    ),
+    (
+        "scenario pv 9e18",
+        "/api/battle/upload",
+        lambda: DUEL_TEXT.replace("pv: 16", "pv: 9000000000000000000", 1),
+    ),
+    (
+        "a 19-digit dice modifier",
+        "/api/battle/upload",
+        lambda: DUEL_2D10_TEXT.replace('"1d10+2"', '"1d10+9000000000000000000"', 1),
+    ),
     ("an alias bomb", "/api/battle/upload", lambda: DUEL_TEXT + "\n" + BOMB),
-    ("a hexadecimal pv", "/api/battle/upload",
-     lambda: DUEL_TEXT.replace("pv: 16", "pv: 0x7fffffffffffffff", 1)),
-    ("a sexagesimal pv", "/api/battle/upload",
-     lambda: DUEL_TEXT.replace("pv: 16", "pv: 190:20:30", 1)),
+    (
+        "a hexadecimal pv",
+        "/api/battle/upload",
+        lambda: DUEL_TEXT.replace("pv: 16", "pv: 0x7fffffffffffffff", 1),
+    ),
+    (
+        "a sexagesimal pv",
+        "/api/battle/upload",
+        lambda: DUEL_TEXT.replace("pv: 16", "pv: 190:20:30", 1),
+    ),
     ("pv: yes", "/api/battle/upload", lambda: DUEL_TEXT.replace("pv: 16", "pv: yes", 1)),
     ("a list as a key", "/api/battle/upload", lambda: DUEL_TEXT + "\n? [a, b]\n: 1\n"),
 ]
 
 
-@pytest.mark.parametrize(("what", "path", "body"), HOSTILE_UPLOADS,
-                         ids=[h[0] for h in HOSTILE_UPLOADS])
+@pytest.mark.parametrize(
+    ("what", "path", "body"), HOSTILE_UPLOADS, ids=[h[0] for h in HOSTILE_UPLOADS]
+)
 def test_hostile_uploads_are_refused_with_a_4xx(
     what: str, path: str, body: Callable[[], str], server_errors: ServerErrors
 ) -> None:

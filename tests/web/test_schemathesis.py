@@ -45,22 +45,25 @@ def _quick(case: Any) -> None:
     body = case.body
     if not isinstance(body, dict):
         return
-    for key, cap in (("budget_ms", QUICK_MS), ("iterations", QUICK_ITERATIONS),
-                     ("n", QUICK_BATTLES)):
+    for key, cap in (
+        ("budget_ms", QUICK_MS),
+        ("iterations", QUICK_ITERATIONS),
+        ("n", QUICK_BATTLES),
+    ):
         value = body.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool) and value > cap:
             body[key] = type(value)(cap)
 
 
 @schema.parametrize()
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck),
-          database=None)
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 def test_api_conforms_to_its_schema(case: Any) -> None:
     _ready()
     if case.path in ("/api/suggest", "/api/playtest"):
         _quick(case)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        case.call_and_validate(headers={SESSION_HEADER: SESSION.id},
-                               excluded_checks=[positive_data_acceptance])
+        case.call_and_validate(
+            headers={SESSION_HEADER: SESSION.id}, excluded_checks=[positive_data_acceptance]
+        )
     _ready()

@@ -48,8 +48,13 @@ def attack_seed() -> int:
 
 def fighters(view: dict[str, Any]) -> list[tuple[Any, ...]]:
     return [
-        (c["id"], c["zone"], c["status"], tuple((r["key"], r["value"]) for r in c["resources"]),
-         tuple(c["conditions"]))
+        (
+            c["id"],
+            c["zone"],
+            c["status"],
+            tuple((r["key"], r["value"]) for r in c["resources"]),
+            tuple(c["conditions"]),
+        )
         for c in view["combatants"]
     ]
 
@@ -72,8 +77,9 @@ def test_scenarios_lists_every_shipped_scenario() -> None:
     assert (duel["ruleset"], duel["heroes"], duel["enemies"]) == ("destiny_dice", 1, 1)
 
 
-@pytest.mark.parametrize("name", [EMBOSCADA, "donjon/duelo", "cairn/emboscada_goblin",
-                                  "sistema_2d10/duelo"])
+@pytest.mark.parametrize(
+    "name", [EMBOSCADA, "donjon/duelo", "cairn/emboscada_goblin", "sistema_2d10/duelo"]
+)
 def test_new_battle_matches_the_terminal_session(name: str) -> None:
     view = client().post("/api/battle", json={"scenario": name, "seed": 7}).json()
     state = terminal_battle(name, 7)
@@ -82,8 +88,7 @@ def test_new_battle_matches_the_terminal_session(name: str) -> None:
     assert fighters(view) == engine_fighters(state)
     legal = state.ruleset.legal_actions(state)
     assert [a["index"] for a in view["actions"]] == list(range(1, len(legal) + 1))
-    assert [a["text"] for a in view["actions"]] == [state.ruleset.describe(state, a)
-                                                    for a in legal]
+    assert [a["text"] for a in view["actions"]] == [state.ruleset.describe(state, a) for a in legal]
     assert {z["id"] for z in view["zones"]} == set(state.battlefield.zone_ids)
     assert len(view["links"]) == state.battlefield.graph.number_of_edges()
     assert view["can_undo"] is False
@@ -105,8 +110,10 @@ def test_apply_with_the_tables_dice_equals_the_engine_and_undo_restores() -> Non
     apply_action(expected, action, roller)
     roller.assert_exhausted()
 
-    r = c.post("/api/apply", json={"index": index, "dice": " ".join(recorder.faces),
-                                    "version": before["version"]})
+    r = c.post(
+        "/api/apply",
+        json={"index": index, "dice": " ".join(recorder.faces), "version": before["version"]},
+    )
     assert r.status_code == 200, r.text
     after = r.json()
     assert fighters(after["battle"]) == engine_fighters(expected)
@@ -192,8 +199,9 @@ def test_state_file_round_trip_between_sessions() -> None:
 
 def test_uploaded_scenario_plays_saves_and_loads_back() -> None:
     a, b = client(), client()
-    r = a.post("/api/battle/upload", files={"file": ("duelo.yaml", DUEL_YAML.encode())},
-               data={"seed": "2"})
+    r = a.post(
+        "/api/battle/upload", files={"file": ("duelo.yaml", DUEL_YAML.encode())}, data={"seed": "2"}
+    )
     assert r.status_code == 200, r.text
     assert r.json()["scenario"]["name"] == "duelo.yaml"
     a.post("/api/apply", json={"index": 1})
@@ -288,8 +296,14 @@ def test_playtest_runs_in_the_background_and_gives_the_cli_numbers() -> None:
 
 def test_openapi_documents_the_api() -> None:
     schema = client().get("/openapi.json").json()
-    for path in ("/api/battle", "/api/suggest", "/api/apply", "/api/undo", "/api/state",
-                 "/api/playtest"):
+    for path in (
+        "/api/battle",
+        "/api/suggest",
+        "/api/apply",
+        "/api/undo",
+        "/api/state",
+        "/api/playtest",
+    ):
         assert path in schema["paths"], path
     ok = schema["paths"]["/api/suggest"]["post"]["responses"]["200"]
     assert ok["content"]["application/json"]["schema"]["$ref"].endswith("SuggestionsView")

@@ -25,21 +25,36 @@ BATTLE_ROWS = [
     ("post", "/api/battle", {"json": {"scenario": "../../etc/passwd"}}, 404, "no shipped scenario"),
     ("post", "/api/battle", {"json": {"scenario": "emboscada"}}, 404, "no shipped scenario"),
     ("post", "/api/battle", {"json": {"scenario": DUEL, "seed": -1}}, 422, "seed"),
-    ("post", "/api/battle", {"content": b"not json",
-                             "headers": {"content-type": "application/json"}}, 422, "JSON"),
+    (
+        "post",
+        "/api/battle",
+        {"content": b"not json", "headers": {"content-type": "application/json"}},
+        422,
+        "JSON",
+    ),
     ("post", "/api/apply", {"json": {"index": 0}}, 400, "no action 0"),
     ("post", "/api/apply", {"json": {"index": 999}}, 400, "no action 999"),
     ("post", "/api/apply", {"json": {}}, 400, "index"),
     ("post", "/api/apply", {"json": {"index": 1, "dice": "six"}}, 400, "bad die 'six'"),
     ("post", "/api/apply", {"json": {"index": 1, "dice": "d20=25"}}, 400, "nothing was applied"),
-    ("post", "/api/apply", {"json": {"action": {"verb": "volar", "actor": "brann"}}}, 400,
-     "not a legal action"),
+    (
+        "post",
+        "/api/apply",
+        {"json": {"action": {"verb": "volar", "actor": "brann"}}},
+        400,
+        "not a legal action",
+    ),
     # The bounds are in the schema (50–5000 ms, 1–2000 rollouts): 422 like any field.
     ("post", "/api/suggest", {"json": {"budget_ms": 0}}, 422, "budget_ms"),
     ("post", "/api/suggest", {"json": {"budget_ms": 49.9}}, 422, "budget_ms"),
     ("post", "/api/suggest", {"json": {"budget_ms": 600000}}, 422, "budget_ms"),
-    ("post", "/api/suggest", {"content": b'{"budget_ms": NaN}',
-                              "headers": {"content-type": "application/json"}}, 422, "budget_ms"),
+    (
+        "post",
+        "/api/suggest",
+        {"content": b'{"budget_ms": NaN}', "headers": {"content-type": "application/json"}},
+        422,
+        "budget_ms",
+    ),
     ("post", "/api/suggest", {"json": {"iterations": 100000}}, 422, "iterations"),
     ("post", "/api/suggest", {"json": {"iterations": True}}, 422, "iterations"),
     # Issue 19, item 10: JSON's false/true and numbers as text are not integers.
@@ -56,8 +71,13 @@ BATTLE_ROWS = [
     ("post", "/api/edit", {"json": {"command": "set brann pv 99"}}, 400, "0–16"),
     ("post", "/api/playtest", {"json": {"n": 0}}, 422, "n: "),
     ("post", "/api/playtest", {"json": {"n": 5001}}, 422, "n: "),
-    ("post", "/api/playtest", {"json": {"n": 10, "heroes": "policy:/etc/passwd"}}, 400,
-     "unknown agent"),
+    (
+        "post",
+        "/api/playtest",
+        {"json": {"n": 10, "heroes": "policy:/etc/passwd"}},
+        400,
+        "unknown agent",
+    ),
     ("post", "/api/playtest", {"json": {"n": 10, "enemies": "mcts"}}, 400, "unknown agent"),
     ("delete", "/api/playtest", {}, 404, "no playtest"),
     ("get", "/api/playtest/plots/outcomes.png", {}, 404, "no plot"),
@@ -92,13 +112,21 @@ UPLOAD_ROWS = [
     ("empty.yaml", b"   \n", 400, ["empty.yaml", "empty"]),
     ("latin.yaml", "título: ñ".encode("latin-1"), 400, ["latin.yaml", "UTF-8"]),
     ("syntax.yaml", b"name: [unclosed\n", 400, ["syntax.yaml", "line", "YAML syntax error"]),
-    ("tag.yaml", b"name: !!python/object/apply:os.system ['echo hi']\n", 400,
-     ["tag.yaml", "YAML"]),
-    ("tables.yaml", DUEL_YAML.replace("round_limit: 20", "round_limit: 20\noptions:\n"
-                                      "  tables: /etc/passwd").encode(), 400,
-     ["tables.yaml", "options.tables", "cannot name a file on the server"]),
-    ("field.yaml", DUEL_YAML.replace("pv: 16", "pv: -3").encode(), 400,
-     ["field.yaml", "combatants[0].pv"]),
+    ("tag.yaml", b"name: !!python/object/apply:os.system ['echo hi']\n", 400, ["tag.yaml", "YAML"]),
+    (
+        "tables.yaml",
+        DUEL_YAML.replace(
+            "round_limit: 20", "round_limit: 20\noptions:\n  tables: /etc/passwd"
+        ).encode(),
+        400,
+        ["tables.yaml", "options.tables", "cannot name a file on the server"],
+    ),
+    (
+        "field.yaml",
+        DUEL_YAML.replace("pv: 16", "pv: -3").encode(),
+        400,
+        ["field.yaml", "combatants[0].pv"],
+    ),
     ("../../etc/x.yaml", b"name: [", 400, ["x.yaml"]),
 ]
 
@@ -123,15 +151,33 @@ def _state_doc() -> dict[str, Any]:
 STATE_ROWS = [
     (lambda d: b"{not json", 400, "not valid JSON"),
     (lambda d: b"[1, 2]", 400, "JSON object"),
-    (lambda d: json.dumps(dict(d, scenario="/etc/passwd")).encode(), 400,
-     "never opens server paths"),
-    (lambda d: json.dumps(dict(d, scenario="../scenarios/destiny_dice/emboscada.yaml")).encode(),
-     400, "not a shipped scenario"),
+    (
+        lambda d: json.dumps(dict(d, scenario="/etc/passwd")).encode(),
+        400,
+        "never opens server paths",
+    ),
+    (
+        lambda d: json.dumps(dict(d, scenario="../scenarios/destiny_dice/emboscada.yaml")).encode(),
+        400,
+        "not a shipped scenario",
+    ),
     (lambda d: json.dumps(dict(d, format="other")).encode(), 400, "format"),
     (lambda d: json.dumps(dict(d, round=999)).encode(), 400, "round"),
-    (lambda d: json.dumps(dict(d, scenario="x.yaml", meta={
-        "scenario_yaml": DUEL_YAML.replace("round_limit: 20", "options: {tables: /etc/x}")
-    })).encode(), 400, "options.tables"),
+    (
+        lambda d: json.dumps(
+            dict(
+                d,
+                scenario="x.yaml",
+                meta={
+                    "scenario_yaml": DUEL_YAML.replace(
+                        "round_limit: 20", "options: {tables: /etc/x}"
+                    )
+                },
+            )
+        ).encode(),
+        400,
+        "options.tables",
+    ),
 ]
 
 
@@ -144,8 +190,11 @@ def test_bad_state_files_are_refused(make: Any, status: int, fragment: str) -> N
 
 
 def test_oversized_body_is_refused_before_it_is_read() -> None:
-    r = client().post("/api/battle", content=b"x" * (MAX_UPLOAD_BYTES * 2),
-                      headers={"content-type": "application/json"})
+    r = client().post(
+        "/api/battle",
+        content=b"x" * (MAX_UPLOAD_BYTES * 2),
+        headers={"content-type": "application/json"},
+    )
     assert r.status_code == 413
     assert "larger than" in r.json()["detail"]
 
@@ -201,10 +250,16 @@ def test_validation_errors_are_the_declared_error_model() -> None:
     assert r.status_code == 422 and isinstance(r.json()["detail"], str)
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("put", "/api/battle"), ("delete", "/api/battle"), ("delete", "/api/state"),
-    ("put", "/api/playtest"), ("get", "/api/apply"),
-])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("put", "/api/battle"),
+        ("delete", "/api/battle"),
+        ("delete", "/api/state"),
+        ("put", "/api/playtest"),
+        ("get", "/api/apply"),
+    ],
+)
 def test_405_allow_lists_every_method_of_the_path(method: str, path: str) -> None:
     c = started()
     documented = {m.upper() for m in c.get("/openapi.json").json()["paths"][path]}

@@ -67,8 +67,9 @@ def server() -> Iterator[str]:
     from escaramuza.web.app import LOOPBACK_HOSTS, create_app
 
     port = _free_port()
-    config = uvicorn.Config(create_app(trusted_hosts=LOOPBACK_HOSTS), host="127.0.0.1",
-                            port=port, log_level="warning")
+    config = uvicorn.Config(
+        create_app(trusted_hosts=LOOPBACK_HOSTS), host="127.0.0.1", port=port, log_level="warning"
+    )
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -134,7 +135,8 @@ def test_browser_suggest_apply_undo(server: str, tmp_path: Path) -> None:
                 group = page.locator("#suggestions tbody.tie-group")
                 expect(group).to_have_count(1)
                 expect(group.locator("tr.tie-note")).to_contain_text(
-                    "too close to call: any of these")
+                    "too close to call: any of these"
+                )
                 expect(group.locator("tr[data-rank]")).to_have_count(n_actions)
                 expect(group.locator("tr[data-rank]").first).to_contain_text("★")
             first_text = first.locator("td").nth(1).inner_text().splitlines()[0]

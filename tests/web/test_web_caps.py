@@ -79,21 +79,27 @@ def test_an_iteration_budget_within_the_cap_is_not_marked_capped() -> None:
     assert "time cap" not in doc["stopped_text"]
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"budget_ms": MAX_BUDGET_MS + 1}, "budget_ms"),
-    ({"budget_ms": 600, "max_ms": MAX_BUDGET_MS + 1}, "max_ms"),
-    ({"iterations": MAX_ITERATIONS + 1}, "iterations"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"budget_ms": MAX_BUDGET_MS + 1}, "budget_ms"),
+        ({"budget_ms": 600, "max_ms": MAX_BUDGET_MS + 1}, "max_ms"),
+        ({"iterations": MAX_ITERATIONS + 1}, "iterations"),
+    ],
+)
 def test_an_over_cap_search_is_refused_with_the_reason(body: dict[str, Any], field: str) -> None:
     r = started().post("/api/suggest", json=body)
     assert r.status_code == 422
     assert r.json()["detail"].startswith(f"{field}: ")
 
 
-@pytest.mark.parametrize(("form", "reason"), [
-    ({"budget_ms": str(MAX_BUDGET_MS + 1)}, f"budget_ms must be 50–{MAX_BUDGET_MS:g}"),
-    ({"budget_ms": "600", "max_ms": str(MAX_BUDGET_MS + 1)}, "max_ms must be in"),
-])
+@pytest.mark.parametrize(
+    ("form", "reason"),
+    [
+        ({"budget_ms": str(MAX_BUDGET_MS + 1)}, f"budget_ms must be 50–{MAX_BUDGET_MS:g}"),
+        ({"budget_ms": "600", "max_ms": str(MAX_BUDGET_MS + 1)}, "max_ms must be in"),
+    ],
+)
 def test_an_over_cap_search_from_the_page_is_refused_with_the_reason(
     form: dict[str, str], reason: str
 ) -> None:

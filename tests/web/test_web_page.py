@@ -56,8 +56,9 @@ def test_start_draws_zones_tokens_table_and_decision() -> None:
     assert state.pending is not None
     pending = state.by_id[state.pending.actor]
     assert f'data-combatant="{pending.id}"' in html
-    assert re.search(rf'class="token {pending.side.value} pending" data-combatant="{pending.id}"',
-                     html)
+    assert re.search(
+        rf'class="token {pending.side.value} pending" data-combatant="{pending.id}"', html
+    )
     decision = html.split('id="decision"')[1].split("</div>")[0]
     assert pending.name in decision
     options = re.findall(r'<option value="(\d+)">\d+\. ', html)
@@ -76,8 +77,9 @@ def test_suggest_apply_from_a_suggestion_and_undo_through_forms() -> None:
     first = int(buttons[0])
     action_text = re.search(rf'<option value="{first}">{first}\. ([^<]+)</option>', html)
     assert action_text
-    html = c.post("/ui/apply", data={"version": str(v0), "index": str(first), "pick": "1",
-                                     "dice": ""}).text
+    html = c.post(
+        "/ui/apply", data={"version": str(v0), "index": str(first), "pick": "1", "dice": ""}
+    ).text
     last = html.split('id="last"')[1].split("</pre>")[0]
     assert f"» {action_text.group(1)}".replace("'", "&#39;") in last
     assert 'id="suggestions"' not in html  # they were for the previous decision
@@ -111,8 +113,7 @@ def test_form_errors_are_drawn_in_the_page() -> None:
     c = client()
     c.get("/")
     bad = DUEL_YAML.replace("pv: 16", "pv: muchos")
-    r = c.post("/ui/upload", files={"file": ("mi-escena.yaml", bad.encode())},
-               data={"seed": "1"})
+    r = c.post("/ui/upload", files={"file": ("mi-escena.yaml", bad.encode())}, data={"seed": "1"})
     assert r.status_code == 400
     box = r.text.split('role="alert" id="error">')[1].split("</div>")[0]
     assert box.startswith("mi-escena.yaml: combatants[0].pv: ")
@@ -135,9 +136,10 @@ def test_stale_form_is_refused_and_shows_the_current_battle() -> None:
 def test_uploaded_names_are_escaped() -> None:
     c = client()
     c.get("/")
-    evil = DUEL_YAML.replace("title: Brann contra el Saqueador (subido)",
-                             "title: \"<script>alert(1)</script>\"")
-    evil = evil.replace("name: Brann", "name: \"<img src=x onerror=alert(2)>\"")
+    evil = DUEL_YAML.replace(
+        "title: Brann contra el Saqueador (subido)", 'title: "<script>alert(1)</script>"'
+    )
+    evil = evil.replace("name: Brann", 'name: "<img src=x onerror=alert(2)>"')
     r = c.post("/ui/upload", files={"file": ("evil.yaml", evil.encode())}, data={"seed": "1"})
     assert r.status_code == 200
     assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
@@ -151,8 +153,9 @@ def test_playtest_panel_shows_progress_then_numbers_and_plots() -> None:
     c = client()
     c.get("/")
     c.post("/ui/new", data={"scenario": "destiny_dice/brann-vs-saqueador", "seed": "1"})
-    html = c.post("/ui/playtest", data={"n": "10", "seed": "1", "heroes": "heuristic",
-                                        "enemies": "random"}).text
+    html = c.post(
+        "/ui/playtest", data={"n": "10", "seed": "1", "heroes": "heuristic", "enemies": "random"}
+    ).text
     assert 'id="playtest"' in html
     job = c.get("/api/playtest").json()
     for _ in range(600):
@@ -168,8 +171,14 @@ def test_playtest_panel_shows_progress_then_numbers_and_plots() -> None:
 
 @pytest.mark.parametrize(
     ("name", "label"),
-    [("Lancero 2", "L2"), ("Jefe de los saqueadores", "JD"), ("Brann", "Br"), ("Ilse", "Il"),
-     ("Arquero 1", "A1"), ("", "?")],
+    [
+        ("Lancero 2", "L2"),
+        ("Jefe de los saqueadores", "JD"),
+        ("Brann", "Br"),
+        ("Ilse", "Il"),
+        ("Arquero 1", "A1"),
+        ("", "?"),
+    ],
 )
 def test_token_labels(name: str, label: str) -> None:
     assert token_label(name) == label
@@ -193,7 +202,7 @@ def test_zone_boxes_do_not_overlap(name: str) -> None:
     for i, a in enumerate(boxes):
         assert a["width"] / 2 <= a["x"] <= 900 - a["width"] / 2
         assert a["height"] / 2 <= a["y"] <= 560 - a["height"] / 2
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             apart_x = abs(a["x"] - b["x"]) >= (a["width"] + b["width"]) / 2
             apart_y = abs(a["y"] - b["y"]) >= (a["height"] + b["height"]) / 2
             assert apart_x or apart_y, f"{a['id']} overlaps {b['id']}"
@@ -218,8 +227,14 @@ def test_serve_rejects_bad_ports(port: str, capsys: pytest.CaptureFixture[str]) 
 
 @pytest.mark.parametrize(
     ("host", "local"),
-    [("127.0.0.1", True), ("localhost", True), ("::1", True), ("0.0.0.0", False),
-     ("192.168.1.5", False), ("example.org", False)],
+    [
+        ("127.0.0.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("0.0.0.0", False),
+        ("192.168.1.5", False),
+        ("example.org", False),
+    ],
 )
 def test_is_loopback(host: str, local: bool) -> None:
     assert is_loopback(host) is local

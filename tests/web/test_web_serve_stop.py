@@ -60,7 +60,9 @@ def serving(code: str | None) -> Iterator[tuple[subprocess.Popen[str], str, queu
     head = ["-c", code] if code is not None else ["-m", "escaramuza"]
     proc = subprocess.Popen(
         [sys.executable, *head, "serve", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     lines: queue.Queue[str] = queue.Queue()

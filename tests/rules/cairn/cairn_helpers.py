@@ -22,7 +22,13 @@ LINKS: list[list[str]] = [["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"]]
 
 def fighter(cid: str, side: str = "heroes", zone: str = "a", **kw: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "id": cid, "side": side, "zone": zone, "pi": 4, "fue": 10, "des": 10, "vol": 10,
+        "id": cid,
+        "side": side,
+        "zone": zone,
+        "pi": 4,
+        "fue": 10,
+        "des": 10,
+        "vol": 10,
         "weapons": [{"name": "espada", "damage": "d6"}],
     }
     base.update(kw)
@@ -49,8 +55,9 @@ def scenario(
     return parse_scenario(data, "test.yaml")
 
 
-def battle(combatants: list[dict[str, Any]], start_dice: list[Any] | None = None,
-           **kw: Any) -> BattleState:
+def battle(
+    combatants: list[dict[str, Any]], start_dice: list[Any] | None = None, **kw: Any
+) -> BattleState:
     roller = ScriptedRoller(start_dice or [])
     state = new_battle(scenario(combatants, **kw), roller)
     roller.assert_exhausted()

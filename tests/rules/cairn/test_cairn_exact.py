@@ -56,8 +56,10 @@ def test_ca10_keep_highest_matches_enumeration(dice: tuple[int, ...]) -> None:
     assert got == expected
 
 
-@pytest.mark.parametrize(("score", "chance"), [(10, Fraction(10, 20)), (0, Fraction(1, 20)),
-                                                (20, Fraction(19, 20)), (1, Fraction(1, 20))])
+@pytest.mark.parametrize(
+    ("score", "chance"),
+    [(10, Fraction(10, 20)), (0, Fraction(1, 20)), (20, Fraction(19, 20)), (1, Fraction(1, 20))],
+)
 def test_ca01_save_chance(score: int, chance: Fraction) -> None:
     assert save_chance(score) == chance
 
@@ -87,7 +89,8 @@ def test_ca13_out_probability_counts_out_of_action_scars() -> None:
     # A PC at 11 PI hit by a d12 at armour 0: a 11 reads Herida mortal (out); a 12 puts
     # 1 past PI (FUE save with FUE 10 → 9, fails on 10..20 = 11/20).
     assert out_probability((12,), 0, 11, 10, pc=True) == Fraction(1, 12) + Fraction(1, 12) * (
-        Fraction(11, 20))
+        Fraction(11, 20)
+    )
     assert out_probability((12,), 0, 11, 10, pc=False) == Fraction(1, 12) * Fraction(11, 20)
 
 
@@ -100,7 +103,8 @@ def test_ca13_out_probability_follows_the_doomed_option(doomed: str, scar_out: b
     assert out_probability((12,), 0, 12, 10, True, True, doomed) == expected
     # Entry 11 is out either way: a PC at 11 PI, a d12 showing 11 (and 12: FUE save).
     assert out_probability((12,), 0, 11, 10, True, True, doomed) == Fraction(1, 12) + (
-        Fraction(1, 12) * Fraction(11, 20))
+        Fraction(1, 12) * Fraction(11, 20)
+    )
 
 
 def test_ca05_expected_damage_small_case() -> None:

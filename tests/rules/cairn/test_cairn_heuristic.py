@@ -24,18 +24,23 @@ def declare(state: BattleState, action: Action) -> None:
 
 
 def test_ca06_heuristic_spreads_dice_over_targets() -> None:
-    state = battle([fighter("h1"), fighter("h2"),
-                    fighter("e1", "enemies"), fighter("e2", "enemies")])
+    state = battle(
+        [fighter("h1"), fighter("h2"), fighter("e1", "enemies"), fighter("e2", "enemies")]
+    )
     declare(state, Action("atacar", "h1", target="e1", item="espada"))
     assert pick(state) == Action("atacar", "h2", target="e2", item="espada")
 
 
 def test_ca06_heuristic_piles_on_when_one_more_die_drops_the_target() -> None:
     big = [{"name": "hacha", "damage": "d8"}]
-    state = battle([
-        fighter("h1", weapons=[{"name": "daga", "damage": "d4"}]), fighter("h2", weapons=big),
-        fighter("e1", "enemies", pi=0, fue=1, armour=3), fighter("e2", "enemies"),
-    ])
+    state = battle(
+        [
+            fighter("h1", weapons=[{"name": "daga", "damage": "d4"}]),
+            fighter("h2", weapons=big),
+            fighter("e1", "enemies", pi=0, fue=1, armour=3),
+            fighter("e2", "enemies"),
+        ]
+    )
     declare(state, Action("atacar", "h1", target="e1", item="daga"))
     assert pick(state) == Action("atacar", "h2", target="e1", item="hacha")
 
@@ -43,17 +48,26 @@ def test_ca06_heuristic_piles_on_when_one_more_die_drops_the_target() -> None:
 def test_ca07_heuristic_ranged_takes_cover() -> None:
     sling: list[dict[str, Any]] = [{"name": "honda", "damage": "d4", "kind": "distancia"}]
     # zones a–b–c(cover 1)–d(cover 2): the slinger in b, the target in a
-    state = battle([fighter("h", weapons=sling, zone="c"), fighter("h0", zone="out"),
-                    fighter("e", "enemies", zone="a")],
-                   zones=[{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d", "cover": 2},
-                          {"id": "out", "exit": True}],
-                   links=[["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"], ["b", "d"]])
+    state = battle(
+        [
+            fighter("h", weapons=sling, zone="c"),
+            fighter("h0", zone="out"),
+            fighter("e", "enemies", zone="a"),
+        ],
+        zones=[
+            {"id": "a"},
+            {"id": "b"},
+            {"id": "c"},
+            {"id": "d", "cover": 2},
+            {"id": "out", "exit": True},
+        ],
+        links=[["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"], ["b", "d"]],
+    )
     assert pick(state) == Action("mover", "h", zone="d")
 
 
 def test_ca17_heuristic_retreats_when_side_broken() -> None:
-    state = battle([fighter("h1"), fighter("h2"), fighter("h3"),
-                    fighter("e", "enemies", zone="b")])
+    state = battle([fighter("h1"), fighter("h2"), fighter("h3"), fighter("e", "enemies", zone="b")])
     assert pick(state).verb != "huir"
     # two of three heroes fall (set directly: the situation, not how it came about)
     state.get("h2").status = Status.DEAD
@@ -72,12 +86,16 @@ def test_ca13_heuristic_values_the_doom_only_when_it_takes_the_pc_out() -> None:
     # differs by exactly P(out) = 1/12: out of action by default, nothing as an event.
     gains = {}
     for doomed in ("out_of_action", "event"):
-        state = battle([fighter("pc", pi=12, fue=8, zone="b"),
-                        fighter("e", "enemies", zone="b",
-                                weapons=[{"name": "mandoble", "damage": "d12"}])],
-                       options={"doomed": doomed})
+        state = battle(
+            [
+                fighter("pc", pi=12, fue=8, zone="b"),
+                fighter("e", "enemies", zone="b", weapons=[{"name": "mandoble", "damage": "d12"}]),
+            ],
+            options={"doomed": doomed},
+        )
         declare(state, Action("esperar", "pc"))
         me = state.by_id["e"]
-        gains[doomed] = attack_gain(state, me, Action("atacar", "e", target="pc",
-                                                      item="mandoble"), {})
+        gains[doomed] = attack_gain(
+            state, me, Action("atacar", "e", target="pc", item="mandoble"), {}
+        )
     assert gains["out_of_action"] - gains["event"] == pytest.approx(1 / 12)

@@ -30,8 +30,16 @@ from cairn_helpers import fighter, scenario  # noqa: E402
 from fastpath_helpers import engine_battle  # noqa: E402
 
 SCENARIOS = ("cairn/emboscada_goblin", "cairn/bandidos_destacamento", "cairn/duelo_bugbear")
-SPECS = ("random", "heuristic", "heuristic:tactician", "heuristic:brute",
-         "heuristic:cautious", "heuristic:coward", "heuristic:protector", "heuristic:random")
+SPECS = (
+    "random",
+    "heuristic",
+    "heuristic:tactician",
+    "heuristic:brute",
+    "heuristic:cautious",
+    "heuristic:coward",
+    "heuristic:protector",
+    "heuristic:random",
+)
 
 
 def assert_same(scn: Any, agents: tuple[str, str], seeds: list[int]) -> None:
@@ -58,8 +66,9 @@ def test_kernel_every_agent_pairing_equals_the_engine(name: str, shift: int) -> 
 
 def test_kernel_battle_records_are_not_trivial() -> None:
     # The comparison above must see real fights: knock-outs, damage, several rounds.
-    battles = KERNEL.play_battles(load_scenario("cairn/emboscada_goblin"),
-                                  ("heuristic", "heuristic"), list(range(40)))
+    battles = KERNEL.play_battles(
+        load_scenario("cairn/emboscada_goblin"), ("heuristic", "heuristic"), list(range(40))
+    )
     assert any(b.winner == "heroes" for b in battles)
     assert any(b.winner == "enemies" for b in battles)
     assert any(any(k >= 1 for k in b.ko_round) for b in battles)
@@ -68,8 +77,13 @@ def test_kernel_battle_records_are_not_trivial() -> None:
 
 # -- hypothesis: small scenarios with every supported feature ---------------------------
 DICE = ("d4", "d6", "d8", "d10", "d12", "d6+d6", "d8+d4")
-ZONES = [{"id": "a"}, {"id": "b", "cover": 1}, {"id": "c", "cover": 2},
-         {"id": "d"}, {"id": "out", "exit": True}]
+ZONES = [
+    {"id": "a"},
+    {"id": "b", "cover": 1},
+    {"id": "c", "cover": 2},
+    {"id": "d"},
+    {"id": "out", "exit": True},
+]
 LINKS = [["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"], ["b", "d"]]
 
 
@@ -78,8 +92,15 @@ def weapons(draw: Any) -> list[dict[str, Any]]:
     out = []
     for j in range(draw(st.integers(0, 2))):
         kind = draw(st.sampled_from(["cuerpo_a_cuerpo", "distancia"]))
-        out.append({"name": f"w{j}", "damage": draw(st.sampled_from(DICE)), "kind": kind,
-                    "reach": draw(st.integers(0, 3)), "blast": draw(st.booleans())})
+        out.append(
+            {
+                "name": f"w{j}",
+                "damage": draw(st.sampled_from(DICE)),
+                "kind": kind,
+                "reach": draw(st.integers(0, 3)),
+                "blast": draw(st.booleans()),
+            }
+        )
     return out
 
 
@@ -91,30 +112,42 @@ def small_scenarios(draw: Any) -> Any:
     for i in range(n_heroes + n_enemies):
         side = "heroes" if i < n_heroes else "enemies"
         extra: dict[str, Any] = {
-            "pi": draw(st.integers(0, 13)), "fue": draw(st.integers(1, 14)),
-            "des": draw(st.integers(1, 18)), "vol": draw(st.integers(1, 18)),
-            "armour": draw(st.integers(0, 3)), "weapons": draw(weapons()),
-            "temperament": draw(st.sampled_from(
-                ["tactician", "brute", "cautious", "coward", "protector", "random"])),
-            "impaired": draw(st.booleans()), "helpless": draw(st.booleans()),
+            "pi": draw(st.integers(0, 13)),
+            "fue": draw(st.integers(1, 14)),
+            "des": draw(st.integers(1, 18)),
+            "vol": draw(st.integers(1, 18)),
+            "armour": draw(st.integers(0, 3)),
+            "weapons": draw(weapons()),
+            "temperament": draw(
+                st.sampled_from(["tactician", "brute", "cautious", "coward", "protector", "random"])
+            ),
+            "impaired": draw(st.booleans()),
+            "helpless": draw(st.booleans()),
             "waive_first_save": draw(st.booleans()),
         }
         if side == "enemies" and draw(st.booleans()):
             extra["destacamento"] = True
         combatants.append(fighter(f"c{i}", side, draw(st.sampled_from("abcd")), **extra))
     options = {
-        "first_round_save": draw(st.booleans()), "scars": draw(st.booleans()),
+        "first_round_save": draw(st.booleans()),
+        "scars": draw(st.booleans()),
         "doomed": draw(st.sampled_from(["out_of_action", "event"])),
-        "morale": draw(st.booleans()), "cover_impairs_at": draw(st.integers(1, 3)),
+        "morale": draw(st.booleans()),
+        "cover_impairs_at": draw(st.integers(1, 3)),
         "both_modifiers": draw(st.sampled_from(["cancel", "impaired", "enhanced"])),
     }
-    return scenario(combatants, options, zones=ZONES, links=LINKS,
-                    round_limit=draw(st.integers(1, 8)))
+    return scenario(
+        combatants, options, zones=ZONES, links=LINKS, round_limit=draw(st.integers(1, 8))
+    )
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scn=small_scenarios(), heroes=st.sampled_from(SPECS), enemies=st.sampled_from(SPECS),
-       seed=st.integers(0, 10**6))
+@given(
+    scn=small_scenarios(),
+    heroes=st.sampled_from(SPECS),
+    enemies=st.sampled_from(SPECS),
+    seed=st.integers(0, 10**6),
+)
 def test_kernel_equals_the_engine_on_generated_scenarios(
     scn: Any, heroes: str, enemies: str, seed: int
 ) -> None:
@@ -125,8 +158,9 @@ def test_kernel_equals_the_engine_on_generated_scenarios(
 # -- rollouts ------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", SCENARIOS)
 @pytest.mark.parametrize(("horizon", "own"), [(None, None), (2, "brute"), (1, "random")])
-def test_kernel_rollouts_equal_mcts_rollouts(name: str, horizon: int | None,
-                                             own: str | None) -> None:
+def test_kernel_rollouts_equal_mcts_rollouts(
+    name: str, horizon: int | None, own: str | None
+) -> None:
     scn = load_scenario(name)
     rng = random.Random(f"{name}-{horizon}")
     planner = MCTS(iterations=1, rollout_temperament=own, horizon=horizon)
@@ -144,8 +178,9 @@ def test_kernel_rollouts_equal_mcts_rollouts(name: str, horizon: int | None,
         batch = KERNEL.rollouts(state, actions, seeds, horizon, own, MAX_ROLLOUT_DECISIONS)
         for i, action in enumerate(actions):
             for j, seed in enumerate(seeds):
-                sim, _, walk = planner._descend(state, Node(), action, pending.side,
-                                                pending.actor, seed)
+                sim, _, walk = planner._descend(
+                    state, Node(), action, pending.side, pending.actor, seed
+                )
                 out = sim.outcome
                 want = 0
                 if out is not None and out.winner is pending.side:
@@ -178,11 +213,14 @@ def test_kernel_refuses_what_it_does_not_implement() -> None:
     assert why is not None and "donjon" in why
 
 
-@pytest.mark.parametrize(("name", "probe", "keyed_rest"), [
-    ("cairn/bandidos_destacamento", 4, True),  # its agents draw tie-breaks: keys at once
-    ("cairn/bandidos_destacamento", 0, False),  # no probe: every battle tried without
-    ("cairn/duelo_bugbear", 4, False),  # nobody draws: no key is ever made
-])
+@pytest.mark.parametrize(
+    ("name", "probe", "keyed_rest"),
+    [
+        ("cairn/bandidos_destacamento", 4, True),  # its agents draw tie-breaks: keys at once
+        ("cairn/bandidos_destacamento", 0, False),  # no probe: every battle tried without
+        ("cairn/duelo_bugbear", 4, False),  # nobody draws: no key is ever made
+    ],
+)
 def test_the_key_probe_changes_the_time_not_the_battles(
     monkeypatch: pytest.MonkeyPatch, name: str, probe: int, keyed_rest: bool
 ) -> None:

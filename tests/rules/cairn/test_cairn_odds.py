@@ -25,7 +25,12 @@ from escaramuza.rules.core.state import BattleState
 
 
 def read_exchange(
-    face: int, armour: int, pi: int, fue: int, pc: bool, d20: int,
+    face: int,
+    armour: int,
+    pi: int,
+    fue: int,
+    pc: bool,
+    d20: int,
     doomed: str = "out_of_action",
 ) -> tuple[int, bool]:
     """(PI + FUE lost, out of the fight) when the kept die shows ``face`` (0: no die)."""
@@ -35,8 +40,12 @@ def read_exchange(
     if over == 0:
         # CA-13: a PC left at exactly 0 PI reads Cicatrices; 11 (Herida mortal) puts it out
         # of action, and 12 or more (Condenado) too unless the option ``doomed`` is "event".
-        out = pc and to_pi > 0 and to_pi == pi and (
-            to_pi == 11 or (to_pi >= 12 and doomed == "out_of_action"))
+        out = (
+            pc
+            and to_pi > 0
+            and to_pi == pi
+            and (to_pi == 11 or (to_pi >= 12 and doomed == "out_of_action"))
+        )
         return to_pi, out
     new_fue = max(0, fue - over)
     if new_fue == 0:
@@ -61,13 +70,19 @@ HELPER_ROWS = [
 @pytest.mark.parametrize("doomed", ["out_of_action", "event"])
 @pytest.mark.parametrize(("before", "mine", "armour", "pi", "fue", "pc"), HELPER_ROWS)
 def test_ca06_marginal_exchange_matches_enumeration(
-    before: tuple[int, ...], mine: tuple[int, ...], armour: int, pi: int, fue: int, pc: bool,
+    before: tuple[int, ...],
+    mine: tuple[int, ...],
+    armour: int,
+    pi: int,
+    fue: int,
+    pc: bool,
     doomed: str,
 ) -> None:
     damage: dict[int, Fraction] = {}
     drop = Fraction(0)
-    combos = list(product(*(range(1, s + 1) for s in before),
-                          *(range(1, s + 1) for s in mine), range(1, 21)))
+    combos = list(
+        product(*(range(1, s + 1) for s in before), *(range(1, s + 1) for s in mine), range(1, 21))
+    )
     w = Fraction(1, len(combos))
     for *faces, d20 in combos:
         old = max(faces[: len(before)], default=0)
@@ -108,8 +123,9 @@ class FaceRoller:
         return not any(self.faces.values())
 
 
-def _resolve(state: BattleState, last: Action, faces: dict[str, list[tuple[int, int]]],
-             d20: int, target: str) -> tuple[int, bool]:
+def _resolve(
+    state: BattleState, last: Action, faces: dict[str, list[tuple[int, int]]], d20: int, target: str
+) -> tuple[int, bool]:
     s = state.clone()
     t = s.by_id[target]
     before = t.resources["pi"] + t.resources["fue"]
@@ -149,15 +165,17 @@ def engine_odds(
     return p_hit, mean, drop, damage
 
 
-D = {"d4": [{"name": "daga", "damage": "d4"}], "d6": [{"name": "espada", "damage": "d6"}],
-     "d8": [{"name": "hacha", "damage": "d8"}], "d12": [{"name": "mandoble", "damage": "d12"}],
-     "2d6": [{"name": "dos dagas", "damage": "d6+d6"}],
-     "sling": [{"name": "honda", "damage": "d6", "kind": "distancia"}]}
+D = {
+    "d4": [{"name": "daga", "damage": "d4"}],
+    "d6": [{"name": "espada", "damage": "d6"}],
+    "d8": [{"name": "hacha", "damage": "d8"}],
+    "d12": [{"name": "mandoble", "damage": "d12"}],
+    "2d6": [{"name": "dos dagas", "damage": "d6+d6"}],
+    "sling": [{"name": "honda", "damage": "d6", "kind": "distancia"}],
+}
 
 
-def _heroes_then(
-    combatants: list[dict[str, Any]], declarations: list[Action]
-) -> BattleState:
+def _heroes_then(combatants: list[dict[str, Any]], declarations: list[Action]) -> BattleState:
     state = battle(combatants)
     for a in declarations:
         apply_action(state, a, FaceRoller({}, 20))
@@ -167,35 +185,70 @@ def _heroes_then(
 ENGINE_ROWS = [
     pytest.param(  # nothing declared yet: the attack's own odds
         [fighter("h", weapons=D["2d6"]), fighter("e", "enemies", pi=2, fue=3)],
-        [], Action("atacar", "h", target="e", item="dos dagas"), {}, [6, 6], id="alone-2d6"),
+        [],
+        Action("atacar", "h", target="e", item="dos dagas"),
+        {},
+        [6, 6],
+        id="alone-2d6",
+    ),
     pytest.param(  # an earlier d6 on the same NPC: only a higher d8 adds anything
-        [fighter("h1"), fighter("h2", weapons=D["d8"]),
-         fighter("e", "enemies", pi=3, fue=4, armour=1)],
+        [
+            fighter("h1"),
+            fighter("h2", weapons=D["d8"]),
+            fighter("e", "enemies", pi=3, fue=4, armour=1),
+        ],
         [Action("atacar", "h1", target="e", item="espada")],
-        Action("atacar", "h2", target="e", item="hacha"), {"h1": [6]}, [8], id="pile-on-npc"),
+        Action("atacar", "h2", target="e", item="hacha"),
+        {"h1": [6]},
+        [8],
+        id="pile-on-npc",
+    ),
     pytest.param(  # an earlier declaration on ANOTHER target does not count
-        [fighter("h1", weapons=D["d12"]), fighter("h2"),
-         fighter("e", "enemies", pi=1, fue=3), fighter("f", "enemies", pi=9, fue=9)],
+        [
+            fighter("h1", weapons=D["d12"]),
+            fighter("h2"),
+            fighter("e", "enemies", pi=1, fue=3),
+            fighter("f", "enemies", pi=9, fue=9),
+        ],
         [Action("atacar", "h1", target="f", item="mandoble")],
-        Action("atacar", "h2", target="e", item="espada"), {"h1": [12]}, [6],
-        id="other-target"),
+        Action("atacar", "h2", target="e", item="espada"),
+        {"h1": [12]},
+        [6],
+        id="other-target",
+    ),
     pytest.param(  # CA-16: individuals attacking a destacamento are Impedido (d4)
-        [fighter("h1"), fighter("h2", weapons=D["d8"]),
-         fighter("e", "enemies", pi=1, fue=3, destacamento=True)],
+        [
+            fighter("h1"),
+            fighter("h2", weapons=D["d8"]),
+            fighter("e", "enemies", pi=1, fue=3, destacamento=True),
+        ],
         [Action("atacar", "h1", target="e", item="espada")],
-        Action("atacar", "h2", target="e", item="hacha"), {"h1": [4]}, [4],
-        id="destacamento"),
+        Action("atacar", "h2", target="e", item="hacha"),
+        {"h1": [4]},
+        [4],
+        id="destacamento",
+    ),
     pytest.param(  # CA-07: a shot into cover is Impedido (d4); zone c has cover 1
-        [fighter("h", zone="b", weapons=D["sling"]), fighter("e", "enemies", zone="c", pi=0,
-                                                             fue=3)],
-        [], Action("atacar", "h", target="e", item="honda"), {}, [4], id="cover"),
+        [
+            fighter("h", zone="b", weapons=D["sling"]),
+            fighter("e", "enemies", zone="c", pi=0, fue=3),
+        ],
+        [],
+        Action("atacar", "h", target="e", item="honda"),
+        {},
+        [4],
+        id="cover",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("combatants", "declared", "action", "others", "mine"), ENGINE_ROWS)
 def test_ca06_odds_are_the_marginal_effect_the_engine_resolves(
-    combatants: list[dict[str, Any]], declared: list[Action], action: Action,
-    others: dict[str, list[int]], mine: list[int],
+    combatants: list[dict[str, Any]],
+    declared: list[Action],
+    action: Action,
+    others: dict[str, list[int]],
+    mine: list[int],
 ) -> None:
     state = _heroes_then(combatants, declared)
     assert state.pending is not None and state.pending.actor == action.actor
@@ -211,9 +264,13 @@ def test_ca06_odds_are_the_marginal_effect_the_engine_resolves(
 
 def test_ca13_odds_of_an_enemy_piling_on_a_pc_count_the_scar() -> None:
     """Enemies' side turn: an earlier d12 on a PC with 11 PI. Enumerated through the engine."""
-    state = battle([fighter("pc", pi=11, fue=8, zone="b"),
-                    fighter("e1", "enemies", zone="b", weapons=D["d12"]),
-                    fighter("e2", "enemies", zone="b", weapons=D["d4"])])
+    state = battle(
+        [
+            fighter("pc", pi=11, fue=8, zone="b"),
+            fighter("e1", "enemies", zone="b", weapons=D["d12"]),
+            fighter("e2", "enemies", zone="b", weapons=D["d4"]),
+        ]
+    )
     apply_action(state, Action("esperar", "pc"), FaceRoller({}, 20))
     apply_action(state, Action("atacar", "e1", target="pc", item="mandoble"), FaceRoller({}, 20))
     action = Action("atacar", "e2", target="pc", item="daga")
@@ -222,22 +279,28 @@ def test_ca13_odds_of_an_enemy_piling_on_a_pc_count_the_scar() -> None:
     # The d4 only adds damage when the d12 rolled below it.
     p_hit, mean, drop, _ = engine_odds(state, action, {"e1": [12]}, [4])
     assert (odds.p_hit, odds.expected_damage, odds.p_drop) == pytest.approx(
-        (float(p_hit), float(mean), float(drop)), abs=1e-12)
+        (float(p_hit), float(mean), float(drop)), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("doomed", ["out_of_action", "event"])
 def test_ca13_odds_of_a_blow_that_can_doom_a_pc_follow_the_option(doomed: str) -> None:
     """A d12 on a PC with 12 PI: a 12 reads Condenado. Enumerated through the engine."""
-    state = battle([fighter("pc", pi=12, fue=8, zone="b"),
-                    fighter("e1", "enemies", zone="b", weapons=D["d12"])],
-                   options={"doomed": doomed})
+    state = battle(
+        [
+            fighter("pc", pi=12, fue=8, zone="b"),
+            fighter("e1", "enemies", zone="b", weapons=D["d12"]),
+        ],
+        options={"doomed": doomed},
+    )
     apply_action(state, Action("esperar", "pc"), FaceRoller({}, 20))
     action = Action("atacar", "e1", target="pc", item="mandoble")
     odds = state.ruleset.odds(state, action)
     assert odds is not None
     p_hit, mean, drop, _ = engine_odds(state, action, {}, [12])
     assert (odds.p_hit, odds.expected_damage, odds.p_drop) == pytest.approx(
-        (float(p_hit), float(mean), float(drop)), abs=1e-12)
+        (float(p_hit), float(mean), float(drop)), abs=1e-12
+    )
     # Nothing can go past 12 PI, so the only way out is the scar: 1/12 or nothing.
     assert odds.p_drop == pytest.approx(1 / 12 if doomed == "out_of_action" else 0.0)
 

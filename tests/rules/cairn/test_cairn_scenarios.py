@@ -48,8 +48,11 @@ class Checked:
 
 
 def test_three_cairn_scenarios_ship() -> None:
-    assert SCENARIOS == ["cairn/bandidos_destacamento", "cairn/duelo_bugbear",
-                         "cairn/emboscada_goblin"]
+    assert SCENARIOS == [
+        "cairn/bandidos_destacamento",
+        "cairn/duelo_bugbear",
+        "cairn/emboscada_goblin",
+    ]
 
 
 @pytest.mark.parametrize("agent", ["random", "heuristic"])

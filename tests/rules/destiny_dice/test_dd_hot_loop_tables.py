@@ -34,8 +34,9 @@ def _state(*combatants, links=None):
 )
 def test_usable_by_band_follows_jams_and_disarm(jammed, condition, expected):
     conditions = [{"name": condition}] if condition else []
-    state = _state(hero("h", mente="d8", weapons=[SWORD, BOW], conditions=conditions),
-                   enemy("e", mente="d4"))
+    state = _state(
+        hero("h", mente="d8", weapons=[SWORD, BOW], conditions=conditions), enemy("e", mente="d4")
+    )
     h = state.get("h")
     if jammed:
         h.data["jam:arco"] = True
@@ -44,11 +45,13 @@ def test_usable_by_band_follows_jams_and_disarm(jammed, condition, expected):
     assert rules.usable_bands(h) == frozenset(i for i, names in enumerate(expected) if names)
 
 
-@pytest.mark.parametrize(("enemy_zone", "items"), [("a", {"espada", "puños"}), ("b", {"arco"}),
-                                                   ("d", {"arco"})])
+@pytest.mark.parametrize(
+    ("enemy_zone", "items"), [("a", {"espada", "puños"}), ("b", {"arco"}), ("d", {"arco"})]
+)
 def test_attack_list_changes_with_the_jam_and_the_distance(enemy_zone, items):
-    state = _state(hero("h", mente="d8", weapons=[SWORD, BOW]), enemy("e", zone=enemy_zone,
-                                                                      mente="d4"))
+    state = _state(
+        hero("h", mente="d8", weapons=[SWORD, BOW]), enemy("e", zone=enemy_zone, mente="d4")
+    )
     rules = state.ruleset
 
     def attack_items():
@@ -64,8 +67,11 @@ def test_attack_list_changes_with_the_jam_and_the_distance(enemy_zone, items):
 def test_movement_lists_belong_to_their_battlefield():
     # Same combatant id, same zone name, two maps: a → b on one, a → b and a → c on the other.
     line = _state(hero("h", mente="d8"), enemy("e", zone="d", mente="d4"))
-    star = _state(hero("h", mente="d8"), enemy("e", zone="d", mente="d4"),
-                  links=[["a", "b"], ["a", "c"], ["c", "d"]])
+    star = _state(
+        hero("h", mente="d8"),
+        enemy("e", zone="d", mente="d4"),
+        links=[["a", "b"], ["a", "c"], ["c", "d"]],
+    )
     moves = [
         {a.zone for a in s.ruleset.legal_actions(s) if a.verb == "mover"} for s in (line, star)
     ]

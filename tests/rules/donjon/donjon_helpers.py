@@ -84,6 +84,11 @@ def play(state: BattleState, dice: list[str], *actions: Action) -> list[Any]:
     return events
 
 
-def act(verb: str, actor: str, target: str | None = None, item: str | None = None,
-        option: str | None = None) -> Action:
+def act(
+    verb: str,
+    actor: str,
+    target: str | None = None,
+    item: str | None = None,
+    option: str | None = None,
+) -> Action:
     return Action(verb, actor, target, None, item, option)

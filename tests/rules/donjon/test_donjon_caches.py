@@ -63,10 +63,15 @@ def test_turn_actions_follow_the_battlefield(links: list[list[str]], can_step_aw
     # Both maps are built in one process: the zone table of one must not answer for the other.
     states = {}
     for key, shape in (("line", [["a", "b"], ["b", "c"]]), ("fork", [["a", "b"], ["a", "c"]])):
-        sc = parse_scenario({
-            "name": key, "ruleset": "donjon", "battlefield": _map(shape),
-            "combatants": [fighter("hero", zone="b"), fighter("foe", "enemies", zone="a")],
-        }, "<test>")
+        sc = parse_scenario(
+            {
+                "name": key,
+                "ruleset": "donjon",
+                "battlefield": _map(shape),
+                "combatants": [fighter("hero", zone="b"), fighter("foe", "enemies", zone="a")],
+            },
+            "<test>",
+        )
         states[key], _ = begin(sc, [20, 19], [2, 1])
     state = states["line" if can_step_away else "fork"]
     away = Action("alejarse", "hero", "foe")
@@ -97,8 +102,11 @@ def _count_down(state: BattleState) -> tuple[int, str | None]:
 
 def test_one_pass_initiative_call_matches_the_count_down() -> None:
     sc = scenario(
-        fighter("h1"), fighter("h2", zone="b"), fighter("h3", "heroes", pc=False),
-        fighter("e1", "enemies"), fighter("e2", "enemies", zone="b"),
+        fighter("h1"),
+        fighter("h2", zone="b"),
+        fighter("h3", "heroes", pc=False),
+        fighter("e1", "enemies"),
+        fighter("e2", "enemies", zone="b"),
         fighter("e3", "enemies", pc=True),
     )
     ruleset = Donjon()
@@ -107,8 +115,9 @@ def test_one_pass_initiative_call_matches_the_count_down() -> None:
     for _ in range(400):
         state, _ = begin(sc, *([20, 19] for _ in range(6)))
         for c in state.combatants:
-            c.data["init"] = tuple(sorted((rng.randint(1, 8) for _ in range(rng.randint(0, 3))),
-                                          reverse=True))
+            c.data["init"] = tuple(
+                sorted((rng.randint(1, 8) for _ in range(rng.randint(0, 3))), reverse=True)
+            )
             c.data["acted"] = (rng.randint(0, 8), rng.randint(0, 2))
             # h1 and e1 stay up: the pause (DJ-07) asks each side's first active combatant.
             up = c.id in ("h1", "e1") or rng.random() < 0.8

@@ -28,15 +28,23 @@ def _verbs(state: BattleState) -> list[tuple[str, str | None, str | None]]:
 
 
 def _pools(state: BattleState) -> list[tuple[str, int]]:
-    return [(e.what.split(" (")[0], len(e.faces)) for e in state.log if isinstance(e, Rolled)
-            and e.what != "iniciativa"]
+    return [
+        (e.what.split(" (")[0], len(e.faces))
+        for e in state.log
+        if isinstance(e, Rolled) and e.what != "iniciativa"
+    ]
 
 
 # -- DJ-09 distances ----------------------------------------------------------------
 @pytest.mark.parametrize(
     ("hops", "band", "name"),
-    [(0, 0, "en contacto"), (1, 1, "a una acción"), (2, 2, "a dos acciones"),
-     (3, 3, "fuera del alcance"), (7, 3, "fuera del alcance")],
+    [
+        (0, 0, "en contacto"),
+        (1, 1, "a una acción"),
+        (2, 2, "a dos acciones"),
+        (3, 3, "fuera del alcance"),
+        (7, 3, "fuera del alcance"),
+    ],
 )
 def test_dj09_hop_counts_map_to_the_four_distances(hops: int, band: int, name: str) -> None:
     assert band_of(hops) == band == Donjon().band(hops)
@@ -49,13 +57,17 @@ def test_dj09_a_battle_never_starts_out_of_range() -> None:
 
 
 def test_dj09_distance_is_per_pair_of_opponents() -> None:
-    sc = scenario(fighter("hero", zone="b"), fighter("near", "enemies", zone="b"),
-                  fighter("far", "enemies", zone="d"))
+    sc = scenario(
+        fighter("hero", zone="b"),
+        fighter("near", "enemies", zone="b"),
+        fighter("far", "enemies", zone="d"),
+    )
     state, _ = begin(sc, [20, 1], [2, 1], [2, 1])
     attacks = [v for v in _verbs(state) if v[0] == "atacar"]
     assert attacks == [("atacar", "near", "espada")]
     assert state.ruleset.describe(state, act("acercarse", "hero", "far")).endswith(
-        "(a dos acciones)")
+        "(a dos acciones)"
+    )
 
 
 # -- DJ-10 / DJ-11 movement -------------------------------------------------------------
@@ -80,8 +92,12 @@ def test_dj10_resisting_crosses_off_the_next_number_and_calls_a_movement_test(
 ) -> None:
     sc = scenario(fighter("hero", zone="a"), fighter("foe", "enemies", zone="c"))
     state, _ = begin(sc, [20, 1], [10, 5])
-    play(state, d20(*mover_dice, *resister_dice),
-         act("acercarse", "hero", "foe"), act("resistir", "foe"))
+    play(
+        state,
+        d20(*mover_dice, *resister_dice),
+        act("acercarse", "hero", "foe"),
+        act("resistir", "foe"),
+    )
     assert state.by_id["hero"].zone == zone
     assert state.by_id["hero"].data["bonus"] == bonus
     assert state.by_id["foe"].data["init"] == (5,)
@@ -89,8 +105,9 @@ def test_dj10_resisting_crosses_off_the_next_number_and_calls_a_movement_test(
 
 
 def test_dj10_movement_successes_are_bonus_dice_for_the_next_attack() -> None:
-    sc = scenario(fighter("hero", zone="a", weapons=[JABALINA]),
-                  fighter("foe", "enemies", zone="c"))
+    sc = scenario(
+        fighter("hero", zone="a", weapons=[JABALINA]), fighter("foe", "enemies", zone="c")
+    )
     state, _ = begin(sc, [20, 19], [10, 5])
     play(state, d20(18, 10, 3, 15, 6, 2), act("acercarse", "hero", "foe"), act("resistir", "foe"))
     # Next action, a una acción: Celeridad 3 + 1 carried éxito = 4 dice; the foe dodges (3).
@@ -107,8 +124,9 @@ def test_dj10_nobody_can_resist_without_a_number_left() -> None:
 
 
 def test_dj11_moving_out_of_range_of_every_foe_leaves_the_battle() -> None:
-    sc = scenario(fighter("hero", zone="c"), fighter("ally", zone="a"),
-                  fighter("foe", "enemies", zone="a"))
+    sc = scenario(
+        fighter("hero", zone="c"), fighter("ally", zone="a"), fighter("foe", "enemies", zone="a")
+    )
     state, _ = begin(sc, [20, 1], [2, 1], [10, 5])
     play(state, [], act("alejarse", "hero", "foe"), act("dejar", "foe"))
     assert state.by_id["hero"].zone == "d"
@@ -118,8 +136,12 @@ def test_dj11_moving_out_of_range_of_every_foe_leaves_the_battle() -> None:
 
 @pytest.mark.parametrize(("foe_zone", "can_flee"), [("a", True), ("b", False), ("c", False)])
 def test_dj11_huir_steps_from_two_actions_out_of_range(foe_zone: str, can_flee: bool) -> None:
-    sc = scenario(fighter("hero", zone="c"), fighter("ally", zone="a"),
-                  fighter("foe", "enemies", zone=foe_zone), zones=("a", "b", "c"))
+    sc = scenario(
+        fighter("hero", zone="c"),
+        fighter("ally", zone="a"),
+        fighter("foe", "enemies", zone=foe_zone),
+        zones=("a", "b", "c"),
+    )
     state, _ = begin(sc, [20, 1], [2, 1], [10, 5])
     assert (("huir", None, None) in _verbs(state)) is can_flee
     if can_flee:
@@ -140,9 +162,12 @@ def test_dj11_a_failed_escape_from_contact_gives_a_free_attack_with_the_successe
         act("repartir", "foe", option="heridas"),
     )
     assert _pools(state) == [
-        ("Prueba de Movimiento", 3), ("Prueba de Movimiento", 3),
-        ("ataque gratuito with espada", 5), ("esquiva", 3),
-        ("Prueba de Daño with espada", 5), ("Aguante + armadura", 3),
+        ("Prueba de Movimiento", 3),
+        ("Prueba de Movimiento", 3),
+        ("ataque gratuito with espada", 5),
+        ("esquiva", 3),
+        ("Prueba de Daño with espada", 5),
+        ("Aguante + armadura", 3),
     ]
     assert state.by_id["hero"].zone == "a"
     assert state.by_id["hero"].resources["heridas"] == 4
@@ -151,8 +176,11 @@ def test_dj11_a_failed_escape_from_contact_gives_a_free_attack_with_the_successe
 # -- DJ-12 … DJ-16 attacks -------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("kind", "penalties"),
-    [("distancia", (6, 0, 3, None)), ("arrojadiza", (3, 0, None, None)),
-     ("cuerpo_a_cuerpo", (0, None, None, None))],
+    [
+        ("distancia", (6, 0, 3, None)),
+        ("arrojadiza", (3, 0, None, None)),
+        ("cuerpo_a_cuerpo", (0, None, None, None)),
+    ],
 )
 def test_dj12_range_penalty_table(kind: str, penalties: tuple[int | None, ...]) -> None:
     assert tuple(range_penalty(kind, band) for band in range(4)) == penalties
@@ -167,16 +195,19 @@ def test_dj12_range_penalty_table(kind: str, penalties: tuple[int | None, ...]) 
     ],
 )
 def test_dj12_which_weapons_can_attack_at_each_distance(foe_zone: str, items: list[str]) -> None:
-    sc = scenario(fighter("hero", zone="a", skills={"ataque": 2},
-                          weapons=[ARCO, JABALINA, ESPADA]),
-                  fighter("foe", "enemies", zone=foe_zone))
+    sc = scenario(
+        fighter("hero", zone="a", skills={"ataque": 2}, weapons=[ARCO, JABALINA, ESPADA]),
+        fighter("foe", "enemies", zone=foe_zone),
+    )
     state, _ = begin(sc, [20, 1], [2, 1])
     assert sorted(v[2] or "" for v in _verbs(state) if v[0] == "atacar") == sorted(items)
 
 
 def test_dj12_penalty_dice_come_off_the_attack_pool() -> None:
-    sc = scenario(fighter("hero", zone="a", skills={"ataque": 2}, weapons=[ARCO]),
-                  fighter("foe", "enemies", zone="c"))
+    sc = scenario(
+        fighter("hero", zone="a", skills={"ataque": 2}, weapons=[ARCO]),
+        fighter("foe", "enemies", zone="c"),
+    )
     state, _ = begin(sc, [20, 1], [2, 1])
     play(state, d20(3, 2, 10, 9, 8), act("atacar", "hero", "foe", "arco"))
     assert _pools(state) == [("Prueba de Ataque with arco", 2), ("esquiva", 3)]
@@ -195,15 +226,18 @@ def test_dj12_penalty_dice_come_off_the_attack_pool() -> None:
 def test_dj13_attack_pool_is_celeridad_plus_attack_ability(
     cel: int, ataque: int, arms: list[dict[str, object]], band: int, pool: int | None
 ) -> None:
-    sc = scenario(fighter("hero", cel=cel, skills={"ataque": ataque}, weapons=arms),
-                  fighter("foe", "enemies"))
+    sc = scenario(
+        fighter("hero", cel=cel, skills={"ataque": ataque}, weapons=arms), fighter("foe", "enemies")
+    )
     hero = sc.combatants[0]
     assert attack_pool(hero, weapon(hero, str(arms[0]["name"])), band) == pool
 
 
 def test_dj15_a_free_dodge_that_hurts_nobody() -> None:
-    sc = scenario(fighter("hero", cel=4, skills={"ataque": 2, "esquivar": 5}),
-                  fighter("foe", "enemies", skills={"esquivar": 2}, weapons=[ARCO]))
+    sc = scenario(
+        fighter("hero", cel=4, skills={"ataque": 2, "esquivar": 5}),
+        fighter("foe", "enemies", skills={"esquivar": 2}, weapons=[ARCO]),
+    )
     state, _ = begin(sc, [20, 19], [10, 5])
     # Celeridad 4 + ataque 2 = 6 dice against Celeridad 3 + esquivar 2 = 5; the dodge wins.
     play(state, d20(15, 14, 9, 4, 3, 1, 18, 16, 2, 2, 2), act("atacar", "hero", "foe", "espada"))
@@ -215,13 +249,16 @@ def test_dj15_a_free_dodge_that_hurts_nobody() -> None:
 
 
 def test_dj14_parry_crosses_off_a_number_and_the_winner_damages_the_attacker() -> None:
-    sc = scenario(fighter("hero", armour=1),
-                  fighter("foe", "enemies", skills={"ataque": 1}, weapons=[MAZA]))
+    sc = scenario(
+        fighter("hero", armour=1), fighter("foe", "enemies", skills={"ataque": 1}, weapons=[MAZA])
+    )
     state, _ = begin(sc, [20, 1], [10, 5])
     assert [a.verb for a in state.ruleset.legal_actions(state)][:1] == ["atacar"]
     play(state, [], act("atacar", "hero", "foe", "espada"))
     assert state.pending is not None and (state.pending.name, state.pending.actor) == (
-        "defensa", "foe")
+        "defensa",
+        "foe",
+    )
     play(
         state,
         d20(9, 8, 1, 18, 11, 7, 2)  # attack 3 dice vs parry Celeridad 3 + ataque 1: 2 éxitos
@@ -230,8 +267,10 @@ def test_dj14_parry_crosses_off_a_number_and_the_winner_damages_the_attacker() -
         act("repartir", "foe", option="heridas"),
     )
     assert _pools(state) == [
-        ("Prueba de Ataque with espada", 3), ("parada", 4),
-        ("Prueba de Daño with maza", 7), ("Aguante + armadura", 4),
+        ("Prueba de Ataque with espada", 3),
+        ("parada", 4),
+        ("Prueba de Daño with maza", 7),
+        ("Aguante + armadura", 4),
     ]
     assert state.by_id["foe"].data["init"] == (5,)
     assert state.by_id["hero"].resources["heridas"] == 4
@@ -249,8 +288,10 @@ def test_dj14_parry_crosses_off_a_number_and_the_winner_damages_the_attacker() -
 def test_dj14_parry_is_offered_only_against_melee_with_a_number_left(
     hero_arms: list[dict[str, object]], foe_zone: str, foe_init: list[int], reaction: bool
 ) -> None:
-    sc = scenario(fighter("hero", skills={"ataque": 3}, weapons=hero_arms),
-                  fighter("foe", "enemies", zone=foe_zone))
+    sc = scenario(
+        fighter("hero", skills={"ataque": 3}, weapons=hero_arms),
+        fighter("foe", "enemies", zone=foe_zone),
+    )
     state, _ = begin(sc, [20, 1], [2, 1])
     state.by_id["foe"].data["init"] = tuple(foe_init)
     item = hero_arms[0]["name"]
@@ -262,25 +303,28 @@ def test_dj14_parry_is_offered_only_against_melee_with_a_number_left(
 
 def test_dj16_damage_pool_and_soak_pool() -> None:
     sc = scenario(
-        fighter("hero", vir=4, skills={"dano": 1},
-                weapons=[{"name": "mandoble", "damage": 2}]),
-        fighter("foe", "enemies", agu=2, armour=2, skills={"resistencia": 1},
-                weapons=[ARCO]),
+        fighter("hero", vir=4, skills={"dano": 1}, weapons=[{"name": "mandoble", "damage": 2}]),
+        fighter("foe", "enemies", agu=2, armour=2, skills={"resistencia": 1}, weapons=[ARCO]),
     )
     state, _ = begin(sc, [20, 1], [2, 1])
-    play(state, d20(20, 1, 1, 5, 4, 3) + d20(*[2] * 8, 19, 18, 17, 16, 15),
-         act("atacar", "hero", "foe", "mandoble"))
+    play(
+        state,
+        d20(20, 1, 1, 5, 4, 3) + d20(*[2] * 8, 19, 18, 17, 16, 15),
+        act("atacar", "hero", "foe", "mandoble"),
+    )
     # Virilidad 4 + mandoble 2 + ability 1 + 1 carried éxito; Aguante 2 + armour 2 + ability 1.
-    assert _pools(state)[-2:] == [("Prueba de Daño with mandoble", 8),
-                                  ("Aguante + armadura", 5)]
+    assert _pools(state)[-2:] == [("Prueba de Daño with mandoble", 8), ("Aguante + armadura", 5)]
 
 
 # -- DJ-17 … DJ-19 wounds ------------------------------------------------------------------
 def _hit_for(state: BattleState, attacker: str, target: str, successes: int) -> None:
     """Attack a bow-armed (no parry) target: 1 attack éxito, then ``successes`` damage éxitos."""
     dmg = [20 - i for i in range(successes)] + [1] * (5 - successes)
-    play(state, d20(20, 1, 1, 5, 4, 3) + d20(*dmg, 10, 9, 8),
-         act("atacar", attacker, target, "espada"))
+    play(
+        state,
+        d20(20, 1, 1, 5, 4, 3) + d20(*dmg, 10, 9, 8),
+        act("atacar", attacker, target, "espada"),
+    )
 
 
 def _options(state: BattleState) -> list[str | None]:
@@ -292,7 +336,9 @@ def test_dj17_each_success_is_a_herida_or_an_attribute_after_a_fact() -> None:
     state, _ = begin(sc, [20, 1], [2, 1])
     _hit_for(state, "hero", "foe", 4)
     assert state.pending is not None and (state.pending.name, state.pending.actor) == (
-        "repartir", "hero")
+        "repartir",
+        "hero",
+    )
     assert _options(state) == ["heridas", "celeridad", "virilidad", "aguante", "discernimiento"]
     foe = state.by_id["foe"]
     play(state, [], act("repartir", "hero", option="celeridad"))  # the fact: nothing lowered
@@ -314,8 +360,12 @@ def test_dj17_dj19_a_pc_at_zero_heridas_takes_attribute_damage_without_a_fact() 
     hero = state.by_id["hero"]
     hero.resources["heridas"] = 0
     # Three of the PNJ's five damage dice are éxitos: not all, so the PJ is not broken.
-    play(state, d20(20, 1, 1, 5, 4, 3) + d20(20, 19, 18, 1, 1, 10, 9, 8),
-         act("atacar", "foe", "hero", "espada"), act("esquivar", "hero"))
+    play(
+        state,
+        d20(20, 1, 1, 5, 4, 3) + d20(20, 19, 18, 1, 1, 10, 9, 8),
+        act("atacar", "foe", "hero", "espada"),
+        act("esquivar", "hero"),
+    )
     assert hero.active
     assert _options(state) == ["celeridad", "virilidad", "aguante", "discernimiento"]
     play(state, [], act("repartir", "foe", option="celeridad"))
@@ -323,12 +373,19 @@ def test_dj17_dj19_a_pc_at_zero_heridas_takes_attribute_damage_without_a_fact() 
 
 
 def test_dj18_an_npc_at_zero_heridas_falls_unconscious_and_one_attack_kills_it() -> None:
-    sc = scenario(fighter("hero"), fighter("foe", "enemies", heridas=2, weapons=[ARCO]),
-                  fighter("other", "enemies", zone="c"))
+    sc = scenario(
+        fighter("hero"),
+        fighter("foe", "enemies", heridas=2, weapons=[ARCO]),
+        fighter("other", "enemies", zone="c"),
+    )
     state, _ = begin(sc, [20, 19], [2, 1], [2, 1])
     _hit_for(state, "hero", "foe", 2)
-    play(state, [], act("repartir", "hero", option="heridas"),
-         act("repartir", "hero", option="heridas"))
+    play(
+        state,
+        [],
+        act("repartir", "hero", option="heridas"),
+        act("repartir", "hero", option="heridas"),
+    )
     foe = state.by_id["foe"]
     assert foe.status is Status.DOWN and foe.has("inconsciente")
     assert ("rematar", "foe", "espada") in _verbs(state)
@@ -348,13 +405,20 @@ def test_dj18_an_npc_at_zero_heridas_falls_unconscious_and_one_attack_kills_it()
 def test_dj19_a_pc_is_broken_only_when_every_npc_damage_die_succeeds(
     heridas: int, damage: list[int], broken: bool
 ) -> None:
-    sc = scenario(fighter("hero", weapons=[ARCO, ESPADA]), fighter("ally", zone="b"),
-                  fighter("foe", "enemies"))
+    sc = scenario(
+        fighter("hero", weapons=[ARCO, ESPADA]),
+        fighter("ally", zone="b"),
+        fighter("foe", "enemies"),
+    )
     state, _ = begin(sc, [2, 1], [2, 1], [20, 1])
     hero = state.by_id["hero"]
     hero.resources["heridas"] = heridas
-    play(state, d20(20, 1, 1, 5, 4, 3) + d20(*damage, 10, 9, 8),
-         act("atacar", "foe", "hero", "espada"), act("esquivar", "hero"))
+    play(
+        state,
+        d20(20, 1, 1, 5, 4, 3) + d20(*damage, 10, 9, 8),
+        act("atacar", "foe", "hero", "espada"),
+        act("esquivar", "hero"),
+    )
     assert (hero.status is Status.DOWN) is broken
     assert hero.has("quebrado") is broken
     if broken:
@@ -405,16 +469,18 @@ def test_dj19_npcs_with_no_damage_dice_roll_none() -> None:
 def test_dj19_a_pc_at_aguante_zero_resists_with_one_die(
     heridas: int, damage: list[int], soak: int, broken: bool, spent: int | None
 ) -> None:
-    sc = scenario(fighter("hero", weapons=[ARCO], heridas=5), fighter("ally", zone="b"),
-                  fighter("foe", "enemies"))
+    sc = scenario(
+        fighter("hero", weapons=[ARCO], heridas=5),
+        fighter("ally", zone="b"),
+        fighter("foe", "enemies"),
+    )
     state, _ = begin(sc, [2, 1], [2, 1], [20, 1])
     hero = state.by_id["hero"]
     hero.resources["aguante"] = 0
     hero.resources["heridas"] = heridas
     # The bow cannot parry: the attack is dodged at once. Foe 20 vs 5: one éxito carried, so
     # Virilidad 3 + espada 1 + 1 = 5 damage dice against the PJ's floor of one die.
-    play(state, d20(20, 1, 1, 5, 4, 3) + d20(*damage, soak),
-         act("atacar", "foe", "hero", "espada"))
+    play(state, d20(20, 1, 1, 5, 4, 3) + d20(*damage, soak), act("atacar", "foe", "hero", "espada"))
     assert _pools(state)[-2:] == [("Prueba de Daño with espada", 5), ("Aguante + armadura", 1)]
     assert hero.has("quebrado") is broken
     assert (hero.status is Status.DOWN) is broken
@@ -446,7 +512,6 @@ def test_dj19_an_npc_at_aguante_zero_resists_with_no_dice() -> None:
     state, _ = begin(sc, [20, 1], [2, 1])
     state.by_id["foe"].resources["aguante"] = 0
     # Hero 20 vs 5: one éxito; 3 + 1 + 1 = 5 damage dice against no die at all: 5 éxitos.
-    play(state, d20(20, 1, 1, 5, 4, 3) + d20(7, 6, 5, 4, 3),
-         act("atacar", "hero", "foe", "espada"))
+    play(state, d20(20, 1, 1, 5, 4, 3) + d20(7, 6, 5, 4, 3), act("atacar", "hero", "foe", "espada"))
     assert _pools(state)[-2:] == [("Prueba de Daño with espada", 5), ("Aguante + armadura", 0)]
     assert state.data["spend"].remaining == 5

@@ -130,7 +130,12 @@ def test_dj03_hurt_probability_uses_attack_successes_as_damage_dice() -> None:
 
 
 def _brute_attack_damage(
-    attack: int, defence: int, damage: int, soak: int, sides: int, min_damage: int,
+    attack: int,
+    defence: int,
+    damage: int,
+    soak: int,
+    sides: int,
+    min_damage: int,
     min_soak: int,
 ) -> dict[int, Fraction]:
     """Every face of the attack test, then every face of the damage test that follows.
@@ -170,14 +175,17 @@ def test_dj19_attack_damage_distribution_matches_enumeration(
 ) -> None:
     sides = 4
     want = _brute_attack_damage(attack, defence, damage, soak, sides, min_damage, min_soak)
-    got = attack_damage_distribution(attack, defence, damage, soak, sides,
-                                     min_damage_dice=min_damage, min_soak_dice=min_soak)
+    got = attack_damage_distribution(
+        attack, defence, damage, soak, sides, min_damage_dice=min_damage, min_soak_dice=min_soak
+    )
     assert got == pytest.approx({k: float(v) for k, v in want.items()}, abs=1e-12)
-    assert hurt_probability(attack, defence, damage, soak, sides, min_damage_dice=min_damage,
-                            min_soak_dice=min_soak) == pytest.approx(float(sum(want.values())))
+    assert hurt_probability(
+        attack, defence, damage, soak, sides, min_damage_dice=min_damage, min_soak_dice=min_soak
+    ) == pytest.approx(float(sum(want.values())))
     mean = sum((k * p for k, p in want.items()), Fraction(0))
-    assert expected_damage(attack, defence, damage, soak, sides, min_damage_dice=min_damage,
-                           min_soak_dice=min_soak) == pytest.approx(float(mean))
+    assert expected_damage(
+        attack, defence, damage, soak, sides, min_damage_dice=min_damage, min_soak_dice=min_soak
+    ) == pytest.approx(float(mean))
 
 
 def test_dj19_the_resistance_die_lowers_the_chance_to_hurt_a_pj() -> None:

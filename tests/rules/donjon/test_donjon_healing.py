@@ -15,10 +15,14 @@ from escaramuza.rules.donjon import heal_between_scenes
     ("damaged", "healed"),
     [
         # "El daño a los Atributos siempre es el primero en sanar, comenzando por el más bajo."
-        ({"heridas": 2, "celeridad": 2, "aguante": 1},
-         {"heridas": 2, "celeridad": 2, "aguante": 2}),
-        ({"heridas": 2, "celeridad": 1, "aguante": 1},
-         {"heridas": 2, "celeridad": 2, "aguante": 1}),  # a tie: sheet order
+        (
+            {"heridas": 2, "celeridad": 2, "aguante": 1},
+            {"heridas": 2, "celeridad": 2, "aguante": 2},
+        ),
+        (
+            {"heridas": 2, "celeridad": 1, "aguante": 1},
+            {"heridas": 2, "celeridad": 2, "aguante": 1},
+        ),  # a tie: sheet order
         # "Una vez que todos los Atributos están curados, se regeneran las Heridas."
         ({"heridas": 2}, {"heridas": 3}),
         ({}, {}),
@@ -64,7 +68,6 @@ def test_dj21_heridas_is_a_required_scenario_field() -> None:
 
 def test_dj21_stat_block_errors_name_the_field() -> None:
     with pytest.raises(ScenarioError, match=r"weapons\[1\]\.name"):
-        scenario(fighter("hero", weapons=[{"name": "x"}, {"name": "x"}]),
-                 fighter("foe", "enemies"))
+        scenario(fighter("hero", weapons=[{"name": "x"}, {"name": "x"}]), fighter("foe", "enemies"))
     with pytest.raises(ScenarioError, match="celeridad"):
         scenario(fighter("hero", cel=7), fighter("foe", "enemies"))

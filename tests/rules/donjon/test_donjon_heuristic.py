@@ -45,13 +45,17 @@ def test_heuristic_parries_when_it_pays(defender: dict[str, object], verb: str) 
 def test_heuristic_spends_on_heridas_unless_an_attribute_blow_is_better(
     heridas: int, celeridad: int, successes: int, option: str
 ) -> None:
-    sc = scenario(fighter("hero"), fighter("foe", "enemies", heridas=heridas, cel=celeridad,
-                                           weapons=[ARCO]))
+    sc = scenario(
+        fighter("hero"), fighter("foe", "enemies", heridas=heridas, cel=celeridad, weapons=[ARCO])
+    )
     state, _ = begin(sc, [20, 1], [2, 1])
     dodge = [5, 4, 3][:celeridad]
     damage = [20 - i for i in range(successes)] + [1] * (5 - successes)
-    play(state, d20(20, 1, 1, *dodge) + d20(*damage, 10, 9, 8),
-         act("atacar", "hero", "foe", "espada"))
+    play(
+        state,
+        d20(20, 1, 1, *dodge) + d20(*damage, 10, 9, 8),
+        act("atacar", "hero", "foe", "espada"),
+    )
     assert _pick(state).option == option
 
 
@@ -91,8 +95,9 @@ def test_heuristic_attacks_the_opponent_it_is_most_likely_to_hurt() -> None:
 def test_heuristic_closes_to_its_weapons_best_range(
     arms: list[dict[str, object]], hero_zone: str, foe_zone: str, verb: str
 ) -> None:
-    sc = scenario(fighter("hero", zone=hero_zone, weapons=arms),
-                  fighter("foe", "enemies", zone=foe_zone))
+    sc = scenario(
+        fighter("hero", zone=hero_zone, weapons=arms), fighter("foe", "enemies", zone=foe_zone)
+    )
     state, _ = begin(sc, [20, 1], [2, 1])
     assert _pick(state) == act(verb, "hero", "foe")
 
@@ -107,9 +112,10 @@ def test_heuristic_continues_while_its_side_is_ahead(hero_heridas: int, verb: st
     assert _pick(state).verb == verb
 
 
-@pytest.mark.parametrize(("temperament", "heridas", "verb"),
-                         [("coward", 1, "alejarse"), ("coward", 5, "atacar"),
-                          ("tactician", 1, "atacar")])
+@pytest.mark.parametrize(
+    ("temperament", "heridas", "verb"),
+    [("coward", 1, "alejarse"), ("coward", 5, "atacar"), ("tactician", 1, "atacar")],
+)
 def test_heuristic_coward_runs_when_hurt(temperament: str, heridas: int, verb: str) -> None:
     sc = scenario(fighter("hero"), fighter("foe", "enemies", cel=1, agu=1))
     state, _ = begin(sc, [20, 1], [2, 1])

@@ -61,7 +61,8 @@ def test_random_agent_differs_from_heuristic_random() -> None:
     assert a != b
     for seed, got in zip(seeds, b, strict=True):
         assert not differences(
-            engine_battle(scenario, ("heuristic:random", "heuristic:random"), seed), got)
+            engine_battle(scenario, ("heuristic:random", "heuristic:random"), seed), got
+        )
 
 
 # -- hypothesis scenarios --------------------------------------------------------------------
@@ -77,48 +78,76 @@ def donjon_scenarios(draw: st.DrawFn) -> dict[str, Any]:
     n = draw(st.integers(2, 4))
     fighters = []
     for i in range(n):
-        side = "heroes" if i == 0 else ("enemies" if i == 1 else draw(
-            st.sampled_from(["heroes", "enemies"])))
+        side = (
+            "heroes"
+            if i == 0
+            else ("enemies" if i == 1 else draw(st.sampled_from(["heroes", "enemies"])))
+        )
         armas = [
-            {"name": f"arma{w}", "kind": draw(st.sampled_from(KINDS)),
-             "damage": draw(st.integers(0, 3))}
+            {
+                "name": f"arma{w}",
+                "kind": draw(st.sampled_from(KINDS)),
+                "damage": draw(st.integers(0, 3)),
+            }
             for w in range(draw(st.integers(0, 2)))
         ]
         fighter: dict[str, Any] = {
-            "id": f"c{i}", "side": side, "zone": draw(st.sampled_from(zones[:3])),
-            "temperament": draw(st.sampled_from(
-                ["tactician", "brute", "cautious", "coward", "protector", "random"])),
-            "level": draw(st.integers(1, 3)), "heridas": draw(st.integers(1, 6)),
-            "attributes": {a: draw(st.integers(1, 6)) for a in
-                          ("celeridad", "virilidad", "aguante", "discernimiento")},
-            "skills": {h: draw(st.integers(0, 3)) for h in
-                            ("ataque", "esquivar", "movimiento", "dano", "resistencia",
-                             "iniciativa")},
-            "weapons": armas, "armour": draw(st.integers(0, 2)),
+            "id": f"c{i}",
+            "side": side,
+            "zone": draw(st.sampled_from(zones[:3])),
+            "temperament": draw(
+                st.sampled_from(["tactician", "brute", "cautious", "coward", "protector", "random"])
+            ),
+            "level": draw(st.integers(1, 3)),
+            "heridas": draw(st.integers(1, 6)),
+            "attributes": {
+                a: draw(st.integers(1, 6))
+                for a in ("celeridad", "virilidad", "aguante", "discernimiento")
+            },
+            "skills": {
+                h: draw(st.integers(0, 3))
+                for h in ("ataque", "esquivar", "movimiento", "dano", "resistencia", "iniciativa")
+            },
+            "weapons": armas,
+            "armour": draw(st.integers(0, 2)),
             "sorpresa": draw(st.integers(0, 2)),
         }
         if draw(st.booleans()):
             fighter["pc"] = draw(st.booleans())
         fighters.append(fighter)
     return {
-        "name": "generated", "ruleset": "donjon",
-        "options": {"die_size": draw(st.sampled_from([6, 10, 20])),
-                    "all_tied": draw(st.sampled_from(["defender", "attacker"])),
-                    "dificultades": {"media": draw(st.integers(0, 4))}},
+        "name": "generated",
+        "ruleset": "donjon",
+        "options": {
+            "die_size": draw(st.sampled_from([6, 10, 20])),
+            "all_tied": draw(st.sampled_from(["defender", "attacker"])),
+            "dificultades": {"media": draw(st.integers(0, 4))},
+        },
         "round_limit": draw(st.integers(1, 6)),
         "victory": draw(st.sampled_from(["defeat_all", "survive"])),
-        "battlefield": {"zones": [{"id": z} for z in zones],
-                        "links": [[a, b] for a, b in itertools.pairwise(zones)]},
+        "battlefield": {
+            "zones": [{"id": z} for z in zones],
+            "links": [[a, b] for a, b in itertools.pairwise(zones)],
+        },
         "combatants": fighters,
     }
 
 
-@settings(max_examples=25, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(data=donjon_scenarios(), heroes=st.sampled_from(KERNEL_SPECS),
-       enemies=st.sampled_from(KERNEL_SPECS), seed=st.integers(0, 2**40))
-def test_generated_scenarios_equal_the_engine(data: dict[str, Any], heroes: str,
-                                              enemies: str, seed: int) -> None:
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    data=donjon_scenarios(),
+    heroes=st.sampled_from(KERNEL_SPECS),
+    enemies=st.sampled_from(KERNEL_SPECS),
+    seed=st.integers(0, 2**40),
+)
+def test_generated_scenarios_equal_the_engine(
+    data: dict[str, Any], heroes: str, enemies: str, seed: int
+) -> None:
     scenario = parse_scenario(data, "<hypothesis>")
     assert_same(scenario, (heroes, enemies), [seed, seed + 1, seed + 2])
 
@@ -139,11 +168,14 @@ def mid_battle_states() -> list[Any]:
                 if state.outcome is not None:
                     break
                 bucket = found.setdefault(state.pending.name, [])
-                if len(bucket) < 4 and (not bucket or bucket[-1].scenario is not scenario
-                                        or stop % 9 == 1):
+                if len(bucket) < 4 and (
+                    not bucket or bucket[-1].scenario is not scenario or stop % 9 == 1
+                ):
                     bucket.append(state)
-            if all(len(found.get(k, ())) >= 4 for k in
-                   ("turn", "defensa", "resistir", "repartir", "continuar")):
+            if all(
+                len(found.get(k, ())) >= 4
+                for k in ("turn", "defensa", "resistir", "repartir", "continuar")
+            ):
                 break
     return [s for states in found.values() for s in states]
 
@@ -159,9 +191,13 @@ def test_rollouts_equal_mcts_rollout() -> None:
             batch = KERNEL.rollouts(state, actions, seeds, horizon, own, 5000)
             for i, action in enumerate(actions):
                 for j, seed in enumerate(seeds):
-                    got = (int(batch.winner[i, j]), bool(batch.finished[i, j]),
-                           float(batch.own[i, j]), float(batch.foe[i, j]),
-                           bool(batch.actor_out[i, j]))
+                    got = (
+                        int(batch.winner[i, j]),
+                        bool(batch.finished[i, j]),
+                        float(batch.own[i, j]),
+                        float(batch.foe[i, j]),
+                        bool(batch.actor_out[i, j]),
+                    )
                     ref = engine_rollout(state, action, seed, horizon, own, 5000)
                     assert got == ref, (state.pending.name, action, seed, horizon, own)
 
@@ -172,8 +208,13 @@ def test_rollouts_stop_at_the_decision_cap() -> None:
     batch = KERNEL.rollouts(state, [action], [4], None, None, 3)
     ref = engine_rollout(state, action, 4, None, None, 3)
     assert not ref[1]  # three decisions never finish a Donjon battle from its start
-    assert (int(batch.winner[0, 0]), bool(batch.finished[0, 0]), float(batch.own[0, 0]),
-            float(batch.foe[0, 0]), bool(batch.actor_out[0, 0])) == ref
+    assert (
+        int(batch.winner[0, 0]),
+        bool(batch.finished[0, 0]),
+        float(batch.own[0, 0]),
+        float(batch.foe[0, 0]),
+        bool(batch.actor_out[0, 0]),
+    ) == ref
 
 
 # -- refusals ------------------------------------------------------------------------------------
@@ -197,7 +238,6 @@ def test_rollouts_refuse_a_finished_battle() -> None:
     state = play_battle(scenario, agents, 3, narrate=False)
     with pytest.raises(KernelRefusal, match="over"):
         KERNEL.rollouts(state, [], [1], None, None, 10)
-
 
 
 @pytest.mark.parametrize("slots", [1024, 3, 0])

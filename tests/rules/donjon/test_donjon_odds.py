@@ -71,8 +71,7 @@ class TreeRoller:
         """The next walk: bump the last die that can go up (staying ≤ the die before it
         in its pool); the dice after it are new."""
         for i in range(len(self.faces) - 1, -1, -1):
-            cap = (self.faces[i - 1] if i > 0 and self.pools[i - 1] == self.pools[i]
-                   else DIE)
+            cap = self.faces[i - 1] if i > 0 and self.pools[i - 1] == self.pools[i] else DIE
             if self.faces[i] < cap:
                 return self.faces[:i] + [self.faces[i] + 1]
         return None
@@ -92,7 +91,10 @@ def _finish(state: BattleState, roller: TreeRoller, defence: str) -> list[Event]
 
 
 def walk(
-    state: BattleState, action: Action, victim: str, hit: Callable[[list[Event]], bool],
+    state: BattleState,
+    action: Action,
+    victim: str,
+    hit: Callable[[list[Event]], bool],
     defence: str = "esquivar",
 ) -> tuple[Fraction, dict[int, Fraction], Fraction]:
     """(P(hit), distribution of Heridas the victim loses, P(the victim is out))."""
@@ -131,73 +133,102 @@ def begin(*fighters: dict[str, Any], first: str) -> BattleState:
 
 
 def attack_hit(actor: str) -> Callable[[list[Event]], bool]:
-    return lambda events: any(isinstance(e, AttackResolved) and e.actor == actor and e.hit
-                              for e in events)
+    return lambda events: any(
+        isinstance(e, AttackResolved) and e.actor == actor and e.hit for e in events
+    )
 
 
 def parried(attacker: str) -> Callable[[list[Event]], bool]:
-    return lambda events: any(isinstance(e, AttackResolved) and e.actor == attacker
-                              and not e.hit for e in events)
+    return lambda events: any(
+        isinstance(e, AttackResolved) and e.actor == attacker and not e.hit for e in events
+    )
 
 
 def _atacar_no_parry() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # The foe has only a bow: no parry, a dodge of 1 die; PJ hero, 2 attack dice.
-    state = begin(fighter("hero", cel=2, vir=1, weapons=ESPADA),
-                  fighter("foe", "enemies", cel=1, agu=1, heridas=1, weapons=ARCO), first="hero")
+    state = begin(
+        fighter("hero", cel=2, vir=1, weapons=ESPADA),
+        fighter("foe", "enemies", cel=1, agu=1, heridas=1, weapons=ARCO),
+        first="hero",
+    )
     return state, Action("atacar", "hero", "foe", item="espada"), "foe", attack_hit("hero"), ""
 
 
 def _atacar_parry() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # Parry pool 2 (Celeridad 1 + ataque 1) beats the dodge pool 1: counted as a parry.
-    state = begin(fighter("hero", cel=1, vir=1, agu=1, skills={"ataque": 1}, weapons=ESPADA),
-                  fighter("foe", "enemies", cel=1, vir=1, agu=1, heridas=2, weapons=ESPADA,
-                          skills={"ataque": 1}), first="hero")
-    return (state, Action("atacar", "hero", "foe", item="espada"), "foe", attack_hit("hero"),
-            "parar")
+    state = begin(
+        fighter("hero", cel=1, vir=1, agu=1, skills={"ataque": 1}, weapons=ESPADA),
+        fighter(
+            "foe", "enemies", cel=1, vir=1, agu=1, heridas=2, weapons=ESPADA, skills={"ataque": 1}
+        ),
+        first="hero",
+    )
+    return (
+        state,
+        Action("atacar", "hero", "foe", item="espada"),
+        "foe",
+        attack_hit("hero"),
+        "parar",
+    )
 
 
 def _ranged_with_bonus() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # A bow a una acción (no penalty) with one carried movement success (DJ-10).
-    state = begin(fighter("hero", cel=1, vir=1, weapons=ARCO),
-                  fighter("foe", "enemies", zone="b", cel=1, agu=1, heridas=2), first="hero")
+    state = begin(
+        fighter("hero", cel=1, vir=1, weapons=ARCO),
+        fighter("foe", "enemies", zone="b", cel=1, agu=1, heridas=2),
+        first="hero",
+    )
     state.by_id["hero"].data["bonus"] = 1
     return state, Action("atacar", "hero", "foe", item="arco"), "foe", attack_hit("hero"), ""
 
 
 def _pnj_breaks_pj() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # DJ-19: a PJ already at 0 Heridas is broken when every PNJ damage die is an éxito.
-    state = begin(fighter("hero", cel=1, agu=1, weapons=ARCO),
-                  fighter("foe", "enemies", cel=1, vir=1, weapons=[{"name": "maza", "damage": 1}]),
-                  first="foe")
+    state = begin(
+        fighter("hero", cel=1, agu=1, weapons=ARCO),
+        fighter("foe", "enemies", cel=1, vir=1, weapons=[{"name": "maza", "damage": 1}]),
+        first="foe",
+    )
     state.by_id["hero"].resources["heridas"] = 0
     return state, Action("atacar", "foe", "hero", item="maza"), "hero", attack_hit("foe"), ""
 
 
-def _pnj_on_pj_at_aguante_zero(
-) -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
+def _pnj_on_pj_at_aguante_zero() -> tuple[
+    BattleState, Action, str, Callable[[list[Event]], bool], str
+]:
     # DJ-19: a PJ at Aguante 0 (no armour, no ability) and 0 Heridas still resists with one
     # die, so not every PNJ damage die is an éxito for sure.
-    state = begin(fighter("hero", cel=1, agu=1, weapons=ARCO),
-                  fighter("foe", "enemies", cel=1, vir=1, weapons=[{"name": "maza", "damage": 1}]),
-                  first="foe")
+    state = begin(
+        fighter("hero", cel=1, agu=1, weapons=ARCO),
+        fighter("foe", "enemies", cel=1, vir=1, weapons=[{"name": "maza", "damage": 1}]),
+        first="foe",
+    )
     state.by_id["hero"].resources["heridas"] = 0
     state.by_id["hero"].resources["aguante"] = 0
     return state, Action("atacar", "foe", "hero", item="maza"), "hero", attack_hit("foe"), ""
 
 
-def _pj_on_pnj_at_aguante_zero(
-) -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
+def _pj_on_pnj_at_aguante_zero() -> tuple[
+    BattleState, Action, str, Callable[[list[Event]], bool], str
+]:
     # A PNJ at Aguante 0 gets no floor: the PJ's damage dice are all éxitos.
-    state = begin(fighter("hero", cel=2, vir=1, weapons=ESPADA),
-                  fighter("foe", "enemies", cel=1, agu=1, heridas=2, weapons=ARCO), first="hero")
+    state = begin(
+        fighter("hero", cel=2, vir=1, weapons=ESPADA),
+        fighter("foe", "enemies", cel=1, agu=1, heridas=2, weapons=ARCO),
+        first="hero",
+    )
     state.by_id["foe"].resources["aguante"] = 0
     return state, Action("atacar", "hero", "foe", item="espada"), "foe", attack_hit("hero"), ""
 
 
 def _free_attack() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # The PNJ tries to leave the hero's contact; the hero resists: DJ-11 free attack.
-    state = begin(fighter("hero", cel=1, vir=1, weapons=ESPADA),
-                  fighter("foe", "enemies", cel=1, agu=1, heridas=1), first="foe")
+    state = begin(
+        fighter("hero", cel=1, vir=1, weapons=ESPADA),
+        fighter("foe", "enemies", cel=1, agu=1, heridas=1),
+        first="foe",
+    )
     apply_action(state, Action("alejarse", "foe", "hero"), ScriptedRoller([]))
     assert state.pending is not None and state.pending.name == "resistir"
     return state, Action("resistir", "hero"), "foe", attack_hit("hero"), ""
@@ -205,15 +236,26 @@ def _free_attack() -> tuple[BattleState, Action, str, Callable[[list[Event]], bo
 
 def _parry_counter() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
     # DJ-14: the hero parries the PNJ's sword; winning the parry damages the attacker.
-    state = begin(fighter("hero", cel=1, vir=1, agu=1, weapons=ESPADA),
-                  fighter("foe", "enemies", cel=1, vir=1, agu=1, heridas=1), first="foe")
+    state = begin(
+        fighter("hero", cel=1, vir=1, agu=1, weapons=ESPADA),
+        fighter("foe", "enemies", cel=1, vir=1, agu=1, heridas=1),
+        first="foe",
+    )
     apply_action(state, Action("atacar", "foe", "hero", item="espada"), ScriptedRoller([]))
     assert state.pending is not None and state.pending.name == "defensa"
     return state, Action("parar", "hero"), "foe", parried("foe"), ""
 
 
-ROWS = [_atacar_no_parry, _atacar_parry, _ranged_with_bonus, _pnj_breaks_pj,
-        _pnj_on_pj_at_aguante_zero, _pj_on_pnj_at_aguante_zero, _free_attack, _parry_counter]
+ROWS = [
+    _atacar_no_parry,
+    _atacar_parry,
+    _ranged_with_bonus,
+    _pnj_breaks_pj,
+    _pnj_on_pj_at_aguante_zero,
+    _pj_on_pnj_at_aguante_zero,
+    _free_attack,
+    _parry_counter,
+]
 
 
 @pytest.mark.parametrize("build", ROWS, ids=lambda f: f.__name__.strip("_"))
@@ -231,18 +273,23 @@ def test_dj13_dj16_odds_match_the_enumerated_engine(build: Callable[..., Any]) -
 
 
 def test_dj19_a_pj_above_zero_heridas_is_never_dropped() -> None:
-    state = begin(fighter("hero", cel=1, agu=1, heridas=1, weapons=ARCO),
-                  fighter("foe", "enemies", cel=3, vir=3), first="foe")
+    state = begin(
+        fighter("hero", cel=1, agu=1, heridas=1, weapons=ARCO),
+        fighter("foe", "enemies", cel=3, vir=3),
+        first="foe",
+    )
     odds = state.ruleset.odds(state, Action("atacar", "foe", "hero", item="espada"))
     assert odds is not None and odds.p_drop == 0 and odds.expected_damage > 0
 
 
 def test_dj18_rematar_is_certain_and_other_actions_have_no_odds() -> None:
-    state = begin(fighter("hero", weapons=ESPADA), fighter("foe", "enemies", zone="b"),
-                  first="hero")
+    state = begin(
+        fighter("hero", weapons=ESPADA), fighter("foe", "enemies", zone="b"), first="hero"
+    )
     rules = state.ruleset
     assert rules.odds(state, Action("rematar", "hero", "foe", item="espada")) == pytest.approx(
-        rules.odds(state, Action("rematar", "hero", "foe", item="espada")))
+        rules.odds(state, Action("rematar", "hero", "foe", item="espada"))
+    )
     odds = rules.odds(state, Action("rematar", "hero", "foe", item="espada"))
     assert odds is not None and (odds.p_hit, odds.p_drop) == (1.0, 1.0)
     for a in (Action("esperar", "hero"), Action("acercarse", "hero", "foe")):

@@ -38,8 +38,9 @@ def test_dj04_initiative_is_nivel_plus_discernimiento_and_surprise_on_the_first_
     assert _initiative_pools(state.log) == {"hero": 7, "foe": 2}
     _pass_turns(state)
     # Second ráfaga: new tests, and the surprise is gone.
-    events = play(state, d20(9, 8, 7, 6, 5, 4, 3),
-                  act("continuar", "hero"), act("continuar", "foe"))
+    events = play(
+        state, d20(9, 8, 7, 6, 5, 4, 3), act("continuar", "hero"), act("continuar", "foe")
+    )
     assert _initiative_pools(events) == {"hero": 5, "foe": 2}
     assert state.round == 2
     assert state.by_id["hero"].data["init"] == (9, 8, 7, 6, 5)
@@ -101,8 +102,14 @@ def test_dj06_ties_go_to_pcs_in_table_order_then_npcs_one_action_at_a_time() -> 
     )
     state, _ = begin(sc, [12, 12], [12, 12], [12, 5], [12, 1])
     assert _pass_turns(state) == [
-        ("pc1", 12), ("pc2", 12), ("npc", 12), ("hired", 12), ("pc1", 12), ("npc", 12),
-        ("pc2", 5), ("hired", 1),
+        ("pc1", 12),
+        ("pc2", 12),
+        ("npc", 12),
+        ("hired", 12),
+        ("pc1", 12),
+        ("npc", 12),
+        ("pc2", 5),
+        ("hired", 1),
     ]
 
 

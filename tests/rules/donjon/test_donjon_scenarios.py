@@ -45,7 +45,8 @@ def test_battles_always_end_within_the_round_limit(name: str, agents: tuple[str,
     sc = load_scenario(name)
     for seed in SEEDS:
         state = play_battle(
-            sc, {Side.HEROES: make_agent(agents[0]), Side.ENEMIES: make_agent(agents[1])},
+            sc,
+            {Side.HEROES: make_agent(agents[0]), Side.ENEMIES: make_agent(agents[1])},
             seed=seed,
         )
         assert state.outcome is not None

@@ -23,9 +23,7 @@ BASE: dict[str, Any] = {
     "ca": 0,
     "attributes": {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 30},
     "skills": {"espada": 30, "esquivar": 30, "cubrir": 20, "resistencia_al_dolor": 30},
-    "weapons": [
-        {"name": "espada", "skill": "espada", "attribute": "destreza", "damage": "1d10"}
-    ],
+    "weapons": [{"name": "espada", "skill": "espada", "attribute": "destreza", "damage": "1d10"}],
 }
 
 

@@ -36,8 +36,11 @@ def _applied(state: Any, name: str) -> ConditionApplied:
 
 
 def _hit(
-    t: Any, after_hit: list[str], hero: dict[str, Any] | None = None,
-    foe: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
+    t: Any,
+    after_hit: list[str],
+    hero: dict[str, Any] | None = None,
+    foe: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> tuple[Any, Any]:
     """h attacks e once (free attack), e takes the blow; ``after_hit`` = damage, location,
     Aguante, GDF… dice."""
@@ -60,8 +63,20 @@ def test_s215_gdf_aturdido_persists_past_the_next_turn(tools: Any) -> None:
     # Damage 10 at the torso (d10 5): 20 → 10 PV, Aguante fails, GDF 1 = aturdido −2.
     # e's turn 1: attack 6+6+6−2 = 16, h blocks with 10+10 (crítico); round 2: h passes,
     # e attacks again 6+6+6−2 = 16: still aturdido.
-    dice = ["d10=10", "d10=5", *FAIL, "d10=1", "d10=6", "d10=6", "d10=10", "d10=10",
-            "d10=6", "d10=6", "d10=10", "d10=10"]
+    dice = [
+        "d10=10",
+        "d10=5",
+        *FAIL,
+        "d10=1",
+        "d10=6",
+        "d10=6",
+        "d10=10",
+        "d10=10",
+        "d10=6",
+        "d10=6",
+        "d10=10",
+        "d10=10",
+    ]
     state, roller = _hit(t, dice)
     e = state.get("e")
     assert e.conditions["aturdido"].until == "hasta_sanar"
@@ -80,8 +95,20 @@ def test_s215_gdf_aturdido_persists_past_the_next_turn(tools: Any) -> None:
 def test_s214_exact_16_stuns_for_the_next_turn_only(tools: Any) -> None:
     t = tools
     # Aguante 5+5+6 = 16 exactly: aturdido for the next turn (option stun_penalty −3).
-    dice = ["d10=10", "d10=5", "d10=5", "d10=5", "d10=9", "d10=9", "d10=10", "d10=10",
-            "d10=9", "d10=9", "d10=10", "d10=10"]
+    dice = [
+        "d10=10",
+        "d10=5",
+        "d10=5",
+        "d10=5",
+        "d10=9",
+        "d10=9",
+        "d10=10",
+        "d10=10",
+        "d10=9",
+        "d10=9",
+        "d10=10",
+        "d10=10",
+    ]
     state, roller = _hit(t, dice, options={"stun_penalty": -3})
     e = state.get("e")
     assert e.conditions["aturdido_16"].until == "siguiente_turno"
@@ -103,18 +130,32 @@ def test_s214_s215_gdf_aturdido_and_exact_16_do_not_add_up(
     t = tools
     # h (2 actions): hit 1, 10 at the torso: 20 → 10, Aguante 15, GDF 1 aturdido −2.
     # Hit 2, 5 at the torso: 10 → 5 (half), Aguante 6+6+6−2 (aturdido) = 16: exact 16.
-    dice = ["d10=10", "d10=5", *FAIL, "d10=1",
-            "d10=6", "d10=6", "d10=5", "d10=5", "d10=6", "d10=6",
-            "d10=9", "d10=9", "d10=10", "d10=10",  # e attacks, h blocks (crítico)
-            "d10=9", "d10=9", "d10=10", "d10=10"]  # round 2: again
+    dice = [
+        "d10=10",
+        "d10=5",
+        *FAIL,
+        "d10=1",
+        "d10=6",
+        "d10=6",
+        "d10=5",
+        "d10=5",
+        "d10=6",
+        "d10=6",
+        "d10=9",
+        "d10=9",
+        "d10=10",
+        "d10=10",  # e attacks, h blocks (crítico)
+        "d10=9",
+        "d10=9",
+        "d10=10",
+        "d10=10",
+    ]  # round 2: again
     state, roller = _hit(t, dice, hero={"actions": 2}, options={"stun_penalty": penalty})
     t.act(state, roller, "atacar", target="e", item="espada", option="libre")
     t.act(state, roller, "no_defender")
     e = state.get("e")
     assert e.resources["pv"] == 5
-    assert {n: c.value for n, c in e.conditions.items()} == {
-        "aturdido": -2, "aturdido_16": penalty
-    }
+    assert {n: c.value for n, c in e.conditions.items()} == {"aturdido": -2, "aturdido_16": penalty}
     assert "do not add up" in _applied(state, "aturdido_16").text
     assert state.pending.actor == "e"
     assert roll_penalty(e, physical=True) == first_turn
@@ -189,11 +230,14 @@ def test_s215_same_part_twice_keeps_its_ms_two_parts_add_up(tools: Any) -> None:
         t.duel({"actions": 3}, {"pv": 16, "actions": 3}),
         t.HERO_FIRST
         # 16 → 8: arm, Aguante 15, GDF 6.
-        + HIT + ["d10=8", "d10=2", *FAIL, "d10=6"]
+        + HIT
+        + ["d10=8", "d10=2", *FAIL, "d10=6"]
         # 8 → 4: the same arm, GDF 7.
-        + HIT + ["d10=4", "d10=2", *FAIL, "d10=7"]
+        + HIT
+        + ["d10=4", "d10=2", *FAIL, "d10=7"]
         # 4 → 2: the torso, Aguante 15, GDF 6.
-        + HIT + ["d10=2", "d10=5", *FAIL, "d10=6"],
+        + HIT
+        + ["d10=2", "d10=5", *FAIL, "d10=6"],
     )
     for _ in range(3):
         t.act(state, roller, "atacar", target="e", item="espada", option="libre")
@@ -292,5 +336,6 @@ def test_s215_heuristic_with_a_lame_leg_stays_put(tools: Any, temperament: str) 
     actions = state.ruleset.legal_actions(state)
     assert not any(a.verb == "mover" for a in actions)
     assert choose(state, actions, random.Random(0), temperament).verb in (
-        "pasar", "defensa_completa"
+        "pasar",
+        "defensa_completa",
     )

@@ -256,8 +256,7 @@ def test_s213_odds_many_equal_odds_of_each_action(name: str) -> None:
 MS_ROWS: list[tuple[Any, ...]] = [
     ("leg_no_ms", {"incapacitado_pierna_derecha": -2}, {}, 0, 0, 0),
     ("arm", {"incapacitado_brazo_izquierdo": -2}, {}, -2, 0, 0),
-    ("arm_and_torso", {"incapacitado_brazo_derecho": -2, "incapacitado_torso": -3}, {},
-     -5, 0, 0),
+    ("arm_and_torso", {"incapacitado_brazo_derecho": -2, "incapacitado_torso": -3}, {}, -5, 0, 0),
     ("stuns_worse_applies", {"aturdido": -2, "aturdido_16": -4}, {}, -4, 0, 0),
     ("target_torso", {}, {"incapacitado_torso": -2}, 0, -2, 0),
     ("target_leg", {}, {"incapacitado_pierna_izquierda": 0}, 0, 0, 0),

@@ -121,21 +121,26 @@ def _fighter(draw: Any, cid: str, side: str, zones: int) -> dict[str, Any]:
     weapons = []
     for w in range(draw(st.integers(1, 2))):
         ranged = draw(st.booleans())
-        weapons.append({
-            "name": f"arma{w}",
-            "kind": "distancia" if ranged else "cuerpo_a_cuerpo",
-            "skill": draw(st.sampled_from(("espada", "armas"))),
-            "attribute": "destreza",
-            "damage": draw(st.sampled_from(("1d6", "1d10+2", "2d6+2", "3d6", "2d10kh1", "1d8-1"))),
-            "reach": draw(st.integers(1, 3)) if ranged else 0,
-        })
+        weapons.append(
+            {
+                "name": f"arma{w}",
+                "kind": "distancia" if ranged else "cuerpo_a_cuerpo",
+                "skill": draw(st.sampled_from(("espada", "armas"))),
+                "attribute": "destreza",
+                "damage": draw(
+                    st.sampled_from(("1d6", "1d10+2", "2d6+2", "3d6", "2d10kh1", "1d8-1"))
+                ),
+                "reach": draw(st.integers(1, 3)) if ranged else 0,
+            }
+        )
     dados = draw(st.integers(0, 3))
     return {
         "id": cid,
         "side": side,
         "zone": f"z{draw(st.integers(0, zones - 1))}",
-        "temperament": draw(st.sampled_from(
-            ("tactician", "brute", "cautious", "coward", "protector", "random"))),
+        "temperament": draw(
+            st.sampled_from(("tactician", "brute", "cautious", "coward", "protector", "random"))
+        ),
         "pv": draw(st.integers(4, 30)),
         "actions": draw(st.integers(1, 3)),
         "extra_actions": draw(st.integers(0, 1)),
@@ -143,8 +148,7 @@ def _fighter(draw: Any, cid: str, side: str, zones: int) -> dict[str, Any]:
         "dados_expres_max": dados + draw(st.integers(0, 2)),
         "ca": draw(st.integers(0, 4)),
         "pc": draw(st.booleans()),
-        "attributes": {k: draw(score) for k in ("reflejos", "sentidos", "aguante",
-                                                    "destreza")},
+        "attributes": {k: draw(score) for k in ("reflejos", "sentidos", "aguante", "destreza")},
         "skills": {k: draw(score) for k in _SKILLS},
         "weapons": weapons,
     }
