@@ -342,7 +342,7 @@ def _scan_data(doc: dict[str, Any], label: str) -> None:
             continue
         try:
             names = pickle_globals(blob)
-        except Exception:  # noqa: BLE001 - genops raises several kinds for a broken pickle
+        except Exception:  # genops raises several kinds for a broken pickle
             names = {("?", "not a readable pickle")}
         bad = sorted(f"{m}.{n}" for m, n in names if (m, n) not in _DATA_GLOBALS)
         if bad:
@@ -360,7 +360,7 @@ def _policy_class(doc: dict[str, Any], label: str) -> tuple[Any, str]:
     if blob:
         try:
             names = pickle_globals(blob)
-        except Exception:  # noqa: BLE001 - a broken pickle is refused below
+        except Exception:  # a broken pickle is refused below
             names = set()
     known = [n for n in names if n in POLICY_CLASSES]
     if len(names) != 1 or not known:
@@ -568,7 +568,7 @@ def _load_safely(
             "refused "
             f"without running them. {TRUST_HINT}"
         ) from None
-    except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a broken file
+    except Exception as exc:  # torch raises many kinds for a broken file
         raise EscaramuzaError(
             f"{label}: its weights (policy.pth) are not a torch file ({exc})"
         ) from None
@@ -645,7 +645,7 @@ def _load_trusted(
             raise EscaramuzaError(f"{label}: unknown algorithm {algo!r}")
         try:
             model = classes[algo].load(file, device="cpu")
-        except Exception as exc:  # noqa: BLE001 - SB3 raises many kinds for a wrong class
+        except Exception as exc:  # SB3 raises many kinds for a wrong class
             errors.append(f"{algo}: {exc}")
             continue
         shape = tuple(getattr(model.observation_space, "shape", None) or ())

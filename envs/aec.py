@@ -87,7 +87,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AgentSpaces, AECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AgentSpaces, AECEnv):  # PettingZoo's naming convention
     """Both sides of an escaramuza battle as PettingZoo agents (see the module docstring)."""
 
     metadata: dict[str, Any] = _Metadata(

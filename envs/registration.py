@@ -31,7 +31,7 @@ def env_ids() -> dict[str, str]:
     for ruleset_id in RULESETS:
         try:
             cls = ruleset_class(ruleset_id)
-        except Exception as exc:  # noqa: BLE001 - one broken ruleset must not hide the rest
+        except Exception as exc:  # one broken ruleset must not hide the rest
             warnings.warn(
                 f"escaramuza.envs: ruleset {ruleset_id!r} ({RULESETS[ruleset_id]}) could not be "
                 f"imported ({type(exc).__name__}: {exc}); its env is not registered",

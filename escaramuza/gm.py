@@ -649,7 +649,7 @@ class GMSession(cmd.Cmd):
 
     do_exit = do_quit
 
-    def do_EOF(self, arg: str) -> bool:  # noqa: N802 - cmd's name for end of input
+    def do_EOF(self, arg: str) -> bool:  # cmd's name for end of input
         """End of input: like quit, without asking (there is no more input to ask)."""
         self.say("")
         self._bye()

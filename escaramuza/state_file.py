@@ -660,7 +660,7 @@ def _check_playable(state: BattleState, source: str) -> None:
         raise StateFileError(source, "pending", "required while the battle is not over")
     try:
         actions = state.ruleset.legal_actions(state)
-    except Exception as exc:  # noqa: BLE001 - any ruleset failure means an inconsistent file
+    except Exception as exc:  # any ruleset failure means an inconsistent file
         raise StateFileError(
             source,
             "pending",

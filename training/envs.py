@@ -16,7 +16,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-import escaramuza.envs  # noqa: F401 - registers the ids
+import escaramuza.envs  # registers the ids
 from escaramuza.agents import Agent, make_agent
 from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError

@@ -224,7 +224,7 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> A
         )
         try:
             model = cls.load(resume, env=venv, device="cpu", custom_objects=objects)
-        except Exception as exc:  # noqa: BLE001 - SB3 raises many kinds for a bad zip
+        except Exception as exc:  # SB3 raises many kinds for a bad zip
             raise EscaramuzaError(f"--resume {resume}: cannot load it ({exc})") from None
     else:
         model = cls(

@@ -121,7 +121,7 @@ _UNREACHABLE = -(1 << 39)
 
 # -- temperaments (agents/heuristics/donjon.py) ------------------------------------------------
 @kjit
-def attack_hurt_chance(ci, cs, g, wt, wd, pen, dist, hp, actor, target, w):  # noqa: ANN001, ANN201
+def attack_hurt_chance(ci, cs, g, wt, wd, pen, dist, hp, actor, target, w):
     """P(this attack takes at least one Herida or attribute point off ``target``)."""
     band = band_of(dist[ci[actor, ZONE], ci[target, ZONE]])
     pool = attack_pool(ci, cs, wt, pen, actor, w, band)
@@ -145,7 +145,7 @@ def attack_hurt_chance(ci, cs, g, wt, wd, pen, dist, hp, actor, target, w):  # n
 
 
 @kjit
-def _nearest(ci, cs, dist, c):  # noqa: ANN001, ANN201
+def _nearest(ci, cs, dist, c):
     """The active foe fewest hops away; ties go to the lowest index."""
     best = NONE
     best_d = 0
@@ -163,7 +163,7 @@ def _nearest(ci, cs, dist, c):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _step(av, at, n, verb, target):  # noqa: ANN001, ANN201
+def _step(av, at, n, verb, target):
     for k in range(n):
         if av[k] == verb and at[k] == target:
             return k
@@ -171,7 +171,7 @@ def _step(av, at, n, verb, target):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _first(av, n, verb):  # noqa: ANN001, ANN201
+def _first(av, n, verb):
     for k in range(n):
         if av[k] == verb:
             return k
@@ -179,12 +179,12 @@ def _first(av, n, verb):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _hurt(ci, cs, c):  # noqa: ANN001, ANN201
+def _hurt(ci, cs, c):
     return ci[c, H] * 2 < cs[c, MAXH]
 
 
 @kjit
-def _side_broken(ci, cs, c):  # noqa: ANN001, ANN201
+def _side_broken(ci, cs, c):
     mine = 0
     out = 0
     for a in range(ci.shape[0]):
@@ -196,7 +196,7 @@ def _side_broken(ci, cs, c):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _strength(ci, cs, side):  # noqa: ANN001, ANN201
+def _strength(ci, cs, side):
     total = 0.0
     for c in range(ci.shape[0]):
         if cs[c, SIDE] == side and ci[c, STATUS] == ST_ACTIVE:
@@ -205,7 +205,7 @@ def _strength(ci, cs, side):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa: ANN001, ANN201
+def _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):
     actor = g[PACTOR]
     best = NONE
     best_c = 0.0
@@ -239,7 +239,7 @@ def _choose_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa:
 
 
 @kjit
-def _dice(ci, cs, wt, wd, pen, dist, actor, target, w):  # noqa: ANN001, ANN201
+def _dice(ci, cs, wt, wd, pen, dist, actor, target, w):
     """Attack + damage dice of an attack action (how hard the brute swings)."""
     pool = attack_pool(ci, cs, wt, pen, actor, w, band_of(dist[ci[actor, ZONE], ci[target, ZONE]]))
     if pool < _UNREACHABLE:
@@ -248,7 +248,7 @@ def _dice(ci, cs, wt, wd, pen, dist, actor, target, w):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _brute_turn(ci, cs, g, wt, wd, pen, dist, av, at, ai, n):  # noqa: ANN001, ANN201
+def _brute_turn(ci, cs, g, wt, wd, pen, dist, av, at, ai, n):
     actor = g[PACTOR]
     nearest = _nearest(ci, cs, dist, actor)
     best = NONE
@@ -276,7 +276,7 @@ def _brute_turn(ci, cs, g, wt, wd, pen, dist, av, at, ai, n):  # noqa: ANN001, A
 
 
 @kjit
-def _cautious_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa: ANN001, ANN201
+def _cautious_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):
     actor = g[PACTOR]
     nearest = _nearest(ci, cs, dist, actor)
     if nearest != NONE:
@@ -289,7 +289,7 @@ def _cautious_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noq
 
 
 @kjit
-def _coward_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa: ANN001, ANN201
+def _coward_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):
     actor = g[PACTOR]
     if not (_hurt(ci, cs, actor) or _side_broken(ci, cs, actor)):
         return _cautious_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n)
@@ -306,7 +306,7 @@ def _coward_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa:
 
 
 @kjit
-def _protector_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # noqa: ANN001, ANN201
+def _protector_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):
     actor = g[PACTOR]
     side = cs[actor, SIDE]
     ward = NONE
@@ -343,7 +343,7 @@ def _protector_turn(ci, cs, g, wt, wd, pen, dist, hp, rng, av, at, ai, n):  # no
 
 
 @kjit
-def _choose_defence(ci, cs, g, wt, pen, wp):  # noqa: ANN001, ANN201
+def _choose_defence(ci, cs, g, wt, pen, wp):
     """Parry when a counter is likely (P ≥ ½) and at least as likely as a dodge."""
     me = g[PACTOR]
     attacker = g[AT_ATT]
@@ -360,7 +360,7 @@ def _choose_defence(ci, cs, g, wt, pen, wp):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _choose_resist(ci, cs, g, wp):  # noqa: ANN001, ANN201
+def _choose_resist(ci, cs, g, wp):
     """Resist when the movement test is likely won and the move goes against it."""
     me = g[PACTOR]
     mover = g[MV_MOVER]
@@ -378,7 +378,7 @@ def _choose_resist(ci, cs, g, wp):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _react(ci, cs, g, wt, pen, wp, mood):  # noqa: ANN001, ANN201
+def _react(ci, cs, g, wt, pen, wp, mood):
     """The ``defensa`` (0 parar, 1 esquivar) and ``resistir`` (0 resistir, 1 dejar)."""
     if g[PKIND] == P_DEFENCE:
         if mood == T_BRUTE:
@@ -394,7 +394,7 @@ def _react(ci, cs, g, wt, pen, wp, mood):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _option(ai, n, option):  # noqa: ANN001, ANN201
+def _option(ai, n, option):
     for k in range(n):
         if ai[k] == option:
             return k
@@ -402,7 +402,7 @@ def _option(ai, n, option):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _choose_spend(ci, g, ai, n):  # noqa: ANN001, ANN201
+def _choose_spend(ci, g, ai, n):
     victim = g[SP_VICTIM]
     heridas = ci[victim, H]
     for j in range(g[SP_NPICK]):
@@ -427,7 +427,7 @@ def _choose_spend(ci, g, ai, n):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _pause(ci, cs, g, mood):  # noqa: ANN001, ANN201
+def _pause(ci, cs, g, mood):
     """DJ-07: 0 continuar, 1 retirarse."""
     actor = g[PACTOR]
     side = cs[actor, SIDE]
@@ -445,7 +445,7 @@ def _pause(ci, cs, g, mood):  # noqa: ANN001, ANN201
 
 
 @kjit
-def heuristic_choice(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mood):  # noqa: ANN001, ANN201
+def heuristic_choice(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mood):
     """``agents.heuristic.heuristic_choice`` + ``donjon.choose``: the index of the pick."""
     if n == 1:
         return 0
@@ -471,7 +471,7 @@ def heuristic_choice(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, m
 
 # -- loops -----------------------------------------------------------------------------------
 @kjit
-def _decide(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mode):  # noqa: ANN001, ANN201
+def _decide(ci, cs, g, wt, wd, pen, dist, hp, wp, rng, av, at, ai, n, mode):
     if mode == A_RANDOM_AGENT:
         return mt.randbelow(rng, n)
     mood = cs[g[PACTOR], TEMPER] if mode == A_SCENARIO else mode
@@ -491,7 +491,7 @@ def play_battles_kernel(
     ci0,
     init0,
     g0,
-    dice_keys,  # noqa: ANN001, ANN201, PLR0913
+    dice_keys,
     dice_key_len,
     agent_keys,
     agent_key_len,
@@ -606,7 +606,7 @@ def play_battles_kernel(
 
 
 @kjit
-def _walk_update(ci, cs, g, walk, actor):  # noqa: ANN001, ANN201
+def _walk_update(ci, cs, g, walk, actor):
     """``agents.search._Walk.update``: walk = (tracking, left_turn, knocked_out)."""
     if g[DONE] == 1:
         side = cs[actor, SIDE]
@@ -627,7 +627,7 @@ def _walk_update(ci, cs, g, walk, actor):  # noqa: ANN001, ANN201
 
 
 @kjit
-def _side_strength(ci, cs, side):  # noqa: ANN001, ANN201
+def _side_strength(ci, cs, side):
     """``agents.search.side_strength`` (health = Heridas)."""
     total = 0.0
     n = 0
@@ -658,7 +658,7 @@ def rollouts_kernel(
     init0,
     g0,
     acts,
-    seeds,  # noqa: ANN001, ANN201, PLR0913
+    seeds,
     seed_keys,
     seed_key_len,
     stop_round,

@@ -390,7 +390,7 @@ class PlaytestJob:
             self.status = "cancelled"
         except EscaramuzaError as exc:
             self.status, self.error = "failed", str(exc)
-        except Exception:  # noqa: BLE001 - a thread must report, not die silently
+        except Exception:  # a thread must report, not die silently
             log.exception("playtest of %s failed", self.ref.name)
             self.status, self.error = "failed", "internal error (see the server log)"
         finally:
@@ -590,7 +590,7 @@ class WebSession:
             )
         except EscaramuzaError:
             raise
-        except Exception:  # noqa: BLE001 - any failure of a search is one answer
+        except Exception:  # any failure of a search is one answer
             # Logged with its traceback; the client gets a message, the server goes on,
             # and the battle is as it was (a search never changes it).
             log.exception("search of %s (round %d) failed", gm.state.scenario.name, gm.state.round)

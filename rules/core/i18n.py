@@ -151,7 +151,7 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _current.get().translations.ngettext(singular, plural, n)
 
 
-def N_(message: str) -> str:  # noqa: N802 (gettext's conventional name)
+def N_(message: str) -> str:  # gettext's conventional name
     """Mark ``message`` for extraction without translating it now (tables of texts
     translated where they are shown)."""
     return message

@@ -69,19 +69,19 @@ class _KernelSourcesLocator:
     is stamped with the digest of all the kernel sources as well, so editing any of
     them recompiles them all once (docs/fast-path.md, "Compilation and numba's cache")."""
 
-    def __init__(self, inner: Any) -> None:  # noqa: ANN401 (a numba locator)
+    def __init__(self, inner: Any) -> None:  # a numba locator
         self._inner = inner
 
-    def get_source_stamp(self) -> Any:  # noqa: ANN401 (numba's: any picklable object)
+    def get_source_stamp(self) -> Any:  # numba's: any picklable object
         return (self._inner.get_source_stamp(), kernel_sources_stamp())
 
-    def __getattr__(self, name: str) -> Any:  # noqa: ANN401
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
 
 class _KernelCacheImpl(CompileResultCacheImpl):
     @property
-    def locator(self) -> Any:  # noqa: ANN401
+    def locator(self) -> Any:
         return _KernelSourcesLocator(self._locator)
 
 
@@ -96,7 +96,7 @@ class PlainArgsDispatcher(CPUDispatcher):
     def enable_caching(self) -> None:
         self._cache = _KernelFunctionCache(self.py_func)
 
-    def get_call_template(self, args: Any, kws: Any) -> Any:  # noqa: ANN401 (numba's types)
+    def get_call_template(self, args: Any, kws: Any) -> Any:  # numba's types
         plain = tuple(types.unliteral(a) for a in args)
         plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
         if plain != tuple(args) or plain_kws != dict(kws):
@@ -107,11 +107,11 @@ class PlainArgsDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
-def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:  # noqa: ANN401
+def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     """``numba.njit`` with :class:`PlainArgsDispatcher`; used as ``@njit`` or
     ``@njit(cache=True, ...)`` exactly like numba's."""
 
-    def wrap(f: Callable[..., Any]) -> Any:  # noqa: ANN401
+    def wrap(f: Callable[..., Any]) -> Any:
         dispatcher = _numba_njit(**options)(f)
         if isinstance(dispatcher, CPUDispatcher):  # not with NUMBA_DISABLE_JIT
             dispatcher.__class__ = PlainArgsDispatcher
@@ -123,7 +123,7 @@ def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:  # noqa
 
 
 @njit(cache=True, _nrt=False)
-def copy_into(dst: Any, src: Any) -> None:  # noqa: ANN401 (numba arrays)
+def copy_into(dst: Any, src: Any) -> None:  # numba arrays
     """``dst[...] = src`` for two C-contiguous arrays of the same shape and dtype.
 
     numba compiles an array-to-slice assignment with its broadcasting checks, whose
@@ -136,7 +136,7 @@ def copy_into(dst: Any, src: Any) -> None:  # noqa: ANN401 (numba arrays)
 
 
 @njit(cache=True, _nrt=False)
-def sort_in_place(a: Any) -> None:  # noqa: ANN401 (a numba array)
+def sort_in_place(a: Any) -> None:  # a numba array
     """Sort a short 1-d array ascending, in place (insertion sort).
 
     The kernels sort a handful of dice or initiative keys; numba's ``np.sort`` /

@@ -28,12 +28,12 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import torch  # noqa: E402
-from sb3_contrib import MaskablePPO  # noqa: E402
+import torch
+from sb3_contrib import MaskablePPO
 
-from escaramuza.agents import make_agent  # noqa: E402
-from escaramuza.agents import policy as policy_module  # noqa: E402
-from escaramuza.agents.policy import (  # noqa: E402
+from escaramuza.agents import make_agent
+from escaramuza.agents import policy as policy_module
+from escaramuza.agents.policy import (
     PolicyAgent,
     UntrustedPolicyError,
     load_model,
@@ -41,10 +41,10 @@ from escaramuza.agents.policy import (  # noqa: E402
     resolve_policy,
     shipped_policies,
 )
-from escaramuza.cli import main  # noqa: E402
-from escaramuza.rules.core.dice import RandomRoller  # noqa: E402
-from escaramuza.rules.core.ruleset import apply_action, new_battle  # noqa: E402
-from escaramuza.rules.core.scenario import load_scenario  # noqa: E402
+from escaramuza.cli import main
+from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.ruleset import apply_action, new_battle
+from escaramuza.rules.core.scenario import load_scenario
 
 SHIPPED = "donjon/duelo"
 SCENARIO = "donjon/duelo"

@@ -9,14 +9,14 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from escaramuza.agents import make_agent  # noqa: E402
-from escaramuza.agents.policy import PolicyAgent  # noqa: E402
-from escaramuza.agents.suggest import SuggestError, suggest  # noqa: E402
-from escaramuza.cli import main  # noqa: E402
-from escaramuza.rules.core.dice import RandomRoller  # noqa: E402
-from escaramuza.rules.core.errors import EscaramuzaError  # noqa: E402
-from escaramuza.rules.core.ruleset import new_battle  # noqa: E402
-from escaramuza.rules.core.scenario import load_scenario  # noqa: E402
+from escaramuza.agents import make_agent
+from escaramuza.agents.policy import PolicyAgent
+from escaramuza.agents.suggest import SuggestError, suggest
+from escaramuza.cli import main
+from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.ruleset import new_battle
+from escaramuza.rules.core.scenario import load_scenario
 
 SCENARIO = "destiny_dice/emboscada"
 

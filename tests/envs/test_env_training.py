@@ -13,7 +13,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
 
-import escaramuza.envs  # noqa: E402,F401
+import escaramuza.envs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "environments.md"

@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from escaramuza.agents import make_agent  # noqa: E402
-from escaramuza.agents.policy import SHIPPED_DIR, read_meta, shipped_policies  # noqa: E402
-from escaramuza.cli import main  # noqa: E402
-from escaramuza.rules import RULESETS  # noqa: E402
-from escaramuza.rules.core.scenario import shipped_scenarios  # noqa: E402
+from escaramuza.agents import make_agent
+from escaramuza.agents.policy import SHIPPED_DIR, read_meta, shipped_policies
+from escaramuza.cli import main
+from escaramuza.rules import RULESETS
+from escaramuza.rules.core.scenario import shipped_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = "Training and evaluation"

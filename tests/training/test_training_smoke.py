@@ -12,14 +12,14 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from escaramuza.agents import make_agent  # noqa: E402
-from escaramuza.agents.policy import META_NAME, PolicyAgent, read_meta  # noqa: E402
-from escaramuza.agents.runner import play_battle  # noqa: E402
-from escaramuza.cli import main  # noqa: E402
-from escaramuza.rules.core.model import Side  # noqa: E402
-from escaramuza.rules.core.scenario import load_scenario  # noqa: E402
-from escaramuza.training.config import load_config  # noqa: E402
-from escaramuza.training.train import train  # noqa: E402
+from escaramuza.agents import make_agent
+from escaramuza.agents.policy import META_NAME, PolicyAgent, read_meta
+from escaramuza.agents.runner import play_battle
+from escaramuza.cli import main
+from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.scenario import load_scenario
+from escaramuza.training.config import load_config
+from escaramuza.training.train import train
 
 #: A tiny run: two rollouts of 2 × 128 steps, one small evaluation, checkpoints every 256.
 TINY = {

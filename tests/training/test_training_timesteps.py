@@ -10,8 +10,8 @@ import yaml
 
 pytest.importorskip("sb3_contrib")
 
-from escaramuza.cli import main  # noqa: E402
-from escaramuza.training.config import load_config, rounded_timesteps  # noqa: E402
+from escaramuza.cli import main
+from escaramuza.training.config import load_config, rounded_timesteps
 
 
 @pytest.mark.parametrize(

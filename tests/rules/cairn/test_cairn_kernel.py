@@ -26,8 +26,8 @@ from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from cairn_helpers import fighter, scenario  # noqa: E402
-from fastpath_helpers import engine_battle  # noqa: E402
+from cairn_helpers import fighter, scenario
+from fastpath_helpers import engine_battle
 
 SCENARIOS = ("cairn/emboscada_goblin", "cairn/bandidos_destacamento", "cairn/duelo_bugbear")
 SPECS = (

@@ -26,7 +26,7 @@ from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario, parse_scenario_text
 
 sys.path.insert(0, str(Path(__file__).parents[2]))  # tests/: the shared fastpath_helpers
-from fastpath_helpers import engine_battle  # noqa: E402
+from fastpath_helpers import engine_battle
 
 SHIPPED = (
     "destiny_dice/brann-vs-saqueador",

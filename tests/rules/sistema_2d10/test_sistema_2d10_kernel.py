@@ -29,7 +29,7 @@ from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenar
 from escaramuza.rules.sistema_2d10.tables import default_tables_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from fastpath_helpers import engine_battle  # noqa: E402
+from fastpath_helpers import engine_battle
 
 SPECS = (
     "random",
