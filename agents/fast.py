@@ -273,9 +273,10 @@ def play_records(
     the records ``playtest.play_one`` gives on the engine, equal field for field."""
     from escaramuza.playtest.records import battle_seeds, records_from_columns
 
-    specs = [kernel_spec(heroes), kernel_spec(enemies)]
-    if specs[0] is None or specs[1] is None:
+    hero_spec, enemy_spec = kernel_spec(heroes), kernel_spec(enemies)
+    if hero_spec is None or enemy_spec is None:
         raise EngineRefusal(f"agents {heroes!r}, {enemies!r}: not played by kernels")
+    specs = [hero_spec, enemy_spec]
     seeds = battle_seeds(seed, start, stop)
     with _gc_paused():
         with first_call(scenario.ruleset.id):

@@ -22,7 +22,7 @@ with −1 for the mover, bounds asserted, order enforced).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 from gymnasium.utils import seeding
@@ -63,6 +63,10 @@ NOT_PARALLELIZABLE = (
 )
 
 
+#: The env's PettingZoo type: agent ids, observations (the masked dict), actions.
+_AEC: TypeAlias = AECEnv[str, dict[str, np.ndarray], int]
+
+
 class NotParallelizableError(TypeError):
     """``aec_to_parallel`` on the AEC env (see :data:`NOT_PARALLELIZABLE`)."""
 
@@ -79,15 +83,15 @@ class _Metadata(dict[str, Any]):
         return super().get(key, default)
 
 
-def env(**kwargs: Any) -> AECEnv:
+def env(**kwargs: Any) -> _AEC:
     """The wrapped AEC env, e.g. ``env(ruleset="destiny_dice", scenario=…)``."""
-    base: AECEnv = raw_env(**kwargs)
-    wrapped: AECEnv = wrappers.TerminateIllegalWrapper(base, illegal_reward=-1)
+    base: _AEC = raw_env(**kwargs)
+    wrapped: _AEC = wrappers.TerminateIllegalWrapper(base, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AgentSpaces, AECEnv):  # PettingZoo's naming convention
+class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
     """Both sides of an escaramuza battle as PettingZoo agents (see the module docstring)."""
 
     metadata: dict[str, Any] = _Metadata(
@@ -110,7 +114,7 @@ class raw_env(AgentSpaces, AECEnv):  # PettingZoo's naming convention
         max_items: int = DEFAULT_MAX_ITEMS,
         render_mode: str | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # PettingZoo's is unannotated
         self.draw_reward = check_draw_reward(draw_reward)
         self.ruleset = resolve_ruleset(ruleset)
         self.scenario = load_env_scenario(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
 
@@ -34,8 +36,8 @@ class AgentSpaces:
     """One space object per agent, returned every time (PettingZoo seeds them), and the
     engine state behind the env."""
 
-    action_spaces: dict[str, spaces.Space]
-    observation_spaces: dict[str, spaces.Space]
+    action_spaces: dict[str, spaces.Space[Any]]
+    observation_spaces: dict[str, spaces.Space[Any]]
     _state: BattleState | None
 
     def init_spaces(
@@ -44,10 +46,10 @@ class AgentSpaces:
         self.action_spaces = {a: spaces.Discrete(codec.n) for a in agents}
         self.observation_spaces = {a: masked_observation_space(encoder, codec) for a in agents}
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     @property

@@ -35,13 +35,17 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from escaramuza.rules.core.model import DecisionKind, Side, Status
 from escaramuza.rules.core.ruleset import Ruleset
 from escaramuza.rules.core.state import BattleState
+
+if TYPE_CHECKING:
+    # numpy's arrays have the buffer protocol; its stubs declare it from Python 3.12 only
+    from typing_extensions import Buffer
 
 #: Bound of the observation box; values are clipped into [-OBS_BOUND, OBS_BOUND].
 OBS_BOUND = 10.0
@@ -314,7 +318,7 @@ class ObservationEncoder:
         np.maximum(work, plan.low[side], out=work)
         np.minimum(work, plan.high, out=work)
         out = work.astype(np.float32)
-        cells = memoryview(out)
+        cells: memoryview[float] = memoryview(cast("Buffer", out))
         for at in ones:
             cells[at] = 1.0
         g = self.max_combatants * self.per_slot

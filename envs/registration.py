@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from typing import TYPE_CHECKING
 
 import gymnasium as gym
 
 from escaramuza.rules import RULESETS
 
+if TYPE_CHECKING:
+    from escaramuza.rules.core.ruleset import Ruleset
+
 ENTRY_POINT = "escaramuza.envs.single:EscaramuzaEnv"
 
 
-def ruleset_class(ruleset_id: str) -> type:
+def ruleset_class(ruleset_id: str) -> type[Ruleset]:
     """Import a ruleset class from its ``RULESETS`` entry (the rules layer is light)."""
     module_name, class_name = RULESETS[ruleset_id].split(":")
-    return getattr(importlib.import_module(module_name), class_name)  # type: ignore[no-any-return]
+    cls: type[Ruleset] = getattr(importlib.import_module(module_name), class_name)
+    return cls
 
 
 def env_ids() -> dict[str, str]:

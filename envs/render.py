@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from escaramuza.rules.core.events import Event
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.state import BattleState
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 _SIDE_COLOURS = {Side.HEROES: "#2b6cb0", Side.ENEMIES: "#c53030"}
 
@@ -62,7 +66,7 @@ def rgb_array(state: BattleState, side: Side, width: int = 640, height: int = 48
     return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
-def _draw_tokens(ax: object, state: BattleState, pos: dict[str, np.ndarray]) -> None:
+def _draw_tokens(ax: Axes, state: BattleState, pos: dict[str, np.ndarray]) -> None:
     first = next(iter(state.ruleset.resources), None)
     by_zone: dict[str, list[int]] = {}
     for i, c in enumerate(state.combatants):
@@ -74,13 +78,13 @@ def _draw_tokens(ax: object, state: BattleState, pos: dict[str, np.ndarray]) -> 
             angle = 2 * math.pi * k / max(1, len(members))
             x, y = cx + 0.1 * math.cos(angle), cy + 0.1 * math.sin(angle)
             colour = _SIDE_COLOURS[c.side] if c.active else "#a0aec0"
-            ax.scatter([x], [y], s=90, c=colour, zorder=3)  # type: ignore[attr-defined]
+            ax.scatter([x], [y], s=90, c=colour, zorder=3)
             ax.annotate(
                 c.id,
                 (x, y),
                 fontsize=6,
                 ha="center",
-                va="bottom",  # type: ignore[attr-defined]
+                va="bottom",
                 xytext=(0, 5),
                 textcoords="offset points",
             )
@@ -90,13 +94,13 @@ def _draw_tokens(ax: object, state: BattleState, pos: dict[str, np.ndarray]) -> 
                 ax.plot(
                     [x - 0.03, x + 0.03],
                     [bar_y, bar_y],
-                    color="#e2e8f0",  # type: ignore[attr-defined]
+                    color="#e2e8f0",
                     linewidth=3,
                     zorder=2,
                 )
                 ax.plot(
                     [x - 0.03, x - 0.03 + 0.06 * frac],
-                    [bar_y, bar_y],  # type: ignore[attr-defined]
+                    [bar_y, bar_y],
                     color="#38a169",
                     linewidth=3,
                     zorder=2,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Literal, SupportsFloat
+from typing import TYPE_CHECKING, Any, Literal, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -30,6 +30,10 @@ from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
+
+if TYPE_CHECKING:
+    # numpy's arrays have the buffer protocol; its stubs declare it from Python 3.12 only
+    from typing_extensions import Buffer
 
 #: Opponent decisions taken inside one ``step()`` beyond which the battle is a ruleset bug.
 MAX_OPPONENT_DECISIONS = 100_000
@@ -228,7 +232,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         """Legal slots of the learner's pending decision (MaskablePPO reads this)."""
         return self._mask.copy()
 
-    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode=…")
             return None
@@ -294,7 +298,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
             self._legal = self.codec.legal_map(state, state.ruleset.legal_actions(state))
             # Item by item through a memoryview: for the handful of legal slots this is
             # cheaper than a fancy-index assignment (which converts the list first).
-            cells = memoryview(mask)
+            cells: memoryview[bool] = memoryview(cast("Buffer", mask))
             for index in self._legal:
                 cells[index] = True
         else:

@@ -35,6 +35,7 @@ import random
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from escaramuza.rules.cairn import combat
 from escaramuza.rules.cairn.combat import (
@@ -203,7 +204,7 @@ def _retreat(state: BattleState, me: Combatant, actions: list[Action]) -> Action
 
 
 def _best_move(
-    state: BattleState, me: Combatant, actions: list[Action], key: Callable[[str], tuple]
+    state: BattleState, me: Combatant, actions: list[Action], key: Callable[[str], tuple[Any, ...]]
 ) -> Action | None:
     """The move with the highest ``key``, if it beats staying where ``me`` is."""
     moves = [a for a in actions if a.verb == "mover" and a.zone is not None]
@@ -213,7 +214,7 @@ def _best_move(
     return best if key(str(best.zone)) > key(me.zone) else None
 
 
-def _away_key(state: BattleState, me: Combatant) -> Callable[[str], tuple]:
+def _away_key(state: BattleState, me: Combatant) -> Callable[[str], tuple[Any, ...]]:
     """Further from the nearest enemy, then cover, then fewer steps taken."""
     zones = state.battlefield.zones
     dist = state.battlefield.distance

@@ -1349,7 +1349,7 @@ def _objects(values: Sequence[Any], codes: np.ndarray) -> list[Any]:
     """``[[values[c] for c in row] for row in codes]``, done by numpy (object take)."""
     table = np.empty(len(values), dtype=object)
     table[:] = values
-    return table[codes].tolist()  # type: ignore[no-any-return]
+    return table[codes].tolist()
 
 
 def read_back(

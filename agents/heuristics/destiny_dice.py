@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Callable
+from typing import Any
 
 from escaramuza.rules.core.model import Action, Combatant, Status
 from escaramuza.rules.core.state import BattleState
@@ -131,12 +132,12 @@ def _side_broken(state: BattleState, c: Combatant) -> bool:
 
 
 def _best_move(
-    state: BattleState, c: Combatant, moves: list[Action], key: Callable[[str], tuple]
+    state: BattleState, c: Combatant, moves: list[Action], key: Callable[[str], tuple[Any, ...]]
 ) -> Action | None:
     """The move with the highest ``key``, if it beats staying where ``c`` is."""
     # max() by hand so that each zone's key is computed once (ties keep the first, as max).
     best: Action | None = None
-    best_key: tuple = ()
+    best_key: tuple[Any, ...] = ()
     for move in moves:
         move_key = key(str(move.zone))
         if best is None or move_key > best_key:
@@ -144,7 +145,7 @@ def _best_move(
     return best if best is not None and best_key > key(c.zone) else None
 
 
-def _approach_key(state: BattleState, c: Combatant) -> Callable[[str], tuple]:
+def _approach_key(state: BattleState, c: Combatant) -> Callable[[str], tuple[Any, ...]]:
     view = _View(state, c)
     if _shooter(c):
         # Shooters want a shot, out of contact, in cover.
@@ -153,7 +154,7 @@ def _approach_key(state: BattleState, c: Combatant) -> Callable[[str], tuple]:
     return lambda z: (view.can_attack_from(z), -view.nearest(z))
 
 
-def _away_key(state: BattleState, c: Combatant) -> Callable[[str], tuple]:
+def _away_key(state: BattleState, c: Combatant) -> Callable[[str], tuple[Any, ...]]:
     zones, view = state.battlefield.zones, _View(state, c)
     return lambda z: (zones[z].exit, view.nearest(z), zones[z].cover)
 

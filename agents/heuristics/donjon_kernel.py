@@ -779,7 +779,7 @@ class DonjonKernel:
         if found is None or found[0] is not scenario:
             found = (scenario, K.export_scenario(scenario))
             self._static[id(scenario)] = found
-        return found[1]  # type: ignore[return-value]
+        return found[1]
 
     def refusal(self, scenario: Scenario, agents: Sequence[str]) -> str | None:
         if scenario.ruleset.id != "donjon":
@@ -1110,7 +1110,7 @@ def _read_back(
     n = out_ci.shape[1]
 
     def col(c: int) -> list[list[int]]:
-        return out_ci[:, :, c].tolist()  # type: ignore[no-any-return]
+        return out_ci[:, :, c].tolist()
 
     status, zone, agu, cel, dis, her, vir = (col(c) for c in (STATUS, ZONE, AGU, CEL, DIS, H, VIR))
     inconsc, quebr, ko, died, dealt, tofoes, taken = (

@@ -908,7 +908,7 @@ class Sistema2d10Kernel:
         self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
     ) -> list[KernelBattle]:
         ex, Cs, Gs = self._play(scenario, agents, seeds)
-        return ex.read_back_many(seeds, Cs, Gs)  # type: ignore[no-any-return]
+        return ex.read_back_many(seeds, Cs, Gs)
 
     def play_columns(
         self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]

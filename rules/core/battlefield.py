@@ -95,7 +95,7 @@ class Battlefield:
         found = self._derived.get(key)
         if found is None:
             found = self._derived[key] = build(self)
-        return found  # type: ignore[no-any-return]
+        return found
 
     def distance(self, a: str, b: str) -> int:
         """Hop distance between two zones (0 for the same zone)."""

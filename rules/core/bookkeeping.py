@@ -17,7 +17,7 @@ import dataclasses
 import typing
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -84,7 +84,8 @@ def check_fields(value: Any, cls: type, field: str) -> Any:
     if type(value) is not cls:
         raise BookkeepingError(field, f"expected a {cls.__name__}, got {short(value)}")
     data = {f.name: getattr(value, f.name) for f in dataclasses.fields(cls)}
-    validate(_field_model(cls), data, field)
+    # (the cast: mypy narrows ``cls`` to type[Any] above, which it holds not Hashable)
+    validate(_field_model(cast(type, cls)), data, field)
     return value
 
 

@@ -177,7 +177,7 @@ def _init_through_slots(cls: type[Event]) -> None:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    cls.__init__ = init  # type: ignore[misc]
+    cls.__init__ = init  # type: ignore[method-assign]
 
 
 for _cls in [v for v in tuple(globals().values()) if isinstance(v, type) and issubclass(v, Event)]:

@@ -209,13 +209,13 @@ class _Refused(yaml.constructor.ConstructorError):
     """A document the loader refuses on purpose; ``problem`` is the whole reason."""
 
     def __init__(self, reason: str, mark: Any) -> None:
-        super().__init__(None, None, reason, mark)
+        super().__init__(None, None, reason, mark)  # type: ignore[no-untyped-call]  # PyYAML's
 
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class StrictSafeLoader(_Base):  # type: ignore[misc, valid-type]
+class StrictSafeLoader(_Base):  # type: ignore[misc]
     """PyYAML's safe loader (the C one when libyaml is there: the pure-Python parser
     runs at about 10 s per MB), stricter where YAML 1.1 surprises a user.
 
@@ -361,7 +361,7 @@ class StrictSafeLoader(_Base):  # type: ignore[misc, valid-type]
         return value
 
     def construct_yaml_bool(self, node: Any) -> bool:
-        text = self.construct_scalar(node)
+        text: str = self.construct_scalar(node)
         if text.lower() not in ("true", "false"):  # "!!bool yes" is YAML 1.1's, not 1.2's
             raise _Refused(f"{_shown(text)!r} is not a boolean (true or false)", node.start_mark)
         return text.lower() == "true"

@@ -253,7 +253,7 @@ def getrandbits(state: np.ndarray, k: np.int64) -> np.int64:
 
 
 @njit(cache=True, _nrt=False)
-def bit_length(n: np.int64) -> np.int64:
+def bit_length(n: np.int64) -> int:
     k = 0
     while n > 0:
         k += 1

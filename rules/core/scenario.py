@@ -191,7 +191,7 @@ def scenario_model(ruleset_id: str) -> type[ScenarioSpec]:
         f"{stem}Scenario",
         __base__=ScenarioSpec,
         __module__=__name__,
-        ruleset=(Literal[ruleset_id], ...),  # type: ignore[valid-type]
+        ruleset=(Literal[ruleset_id], ...),  # type: ignore[arg-type]
         options=(ruleset.options_model, Field(default_factory=ruleset.options_model)),
         combatants=(
             list[combatant],  # type: ignore[valid-type]

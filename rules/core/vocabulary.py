@@ -174,6 +174,7 @@ def line_of(root: Any, field: str, key_line: bool) -> int | None:
 
     if root is None:
         return None
+    line: int
     node, line = root, root.start_mark.line + 1
     for part in field_path(field):
         child = None

@@ -1,0 +1,1 @@
+"""The repository's tooling checks (tests/test_tooling.py): mypy's baseline."""
