@@ -25,6 +25,8 @@ from escaramuza.playtest.runner import play_one
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 
+pytestmark = pytest.mark.compile
+
 SCENARIOS = sorted(shipped_scenarios())
 
 

@@ -19,7 +19,6 @@ import sys
 import textwrap
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,9 +32,9 @@ from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.model import Action, Condition, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
+from tests.fastpath_helpers import engine_rollout
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/: the shared fastpath_helpers
-from fastpath_helpers import engine_rollout
+pytestmark = pytest.mark.compile
 
 # -- the shared check ------------------------------------------------------------------
 

@@ -46,6 +46,8 @@ from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import load_scenario
 
+pytestmark = pytest.mark.training
+
 SHIPPED = "donjon/duelo"
 SCENARIO = "donjon/duelo"
 

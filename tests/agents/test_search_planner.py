@@ -92,6 +92,7 @@ def test_planner_finds_the_one_action_kill_every_time(seed: int) -> None:
     assert node.wins == node.visits > 0  # every rollout through the kill is a win
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("horizon", [1, 2, None])
 def test_mcts_agent_takes_the_kill(seed: int, horizon: int | None) -> None:
@@ -205,6 +206,7 @@ def test_bad_mcts_spec_is_a_user_error() -> None:
             make_agent(spec)
 
 
+@pytest.mark.compile
 def test_mcts_battle_is_reproducible_and_reuses_its_tree() -> None:
     scenario = load_scenario("destiny_dice/brann-vs-saqueador")
     logs = []
@@ -217,6 +219,7 @@ def test_mcts_battle_is_reproducible_and_reuses_its_tree() -> None:
     assert logs[0] == logs[1]
 
 
+@pytest.mark.compile
 def test_tree_is_rebuilt_when_the_state_did_not_move_forward() -> None:
     scenario = load_scenario("destiny_dice/emboscada")
     agent = MCTSAgent(iterations=6)
@@ -460,6 +463,7 @@ def test_a_decision_that_changes_nothing_stops_after_the_settling_sweeps() -> No
     )
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("seed", range(4))
 def test_sweep_agent_takes_the_kill(seed: int) -> None:
     _, state = forced_state()

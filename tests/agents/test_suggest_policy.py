@@ -18,6 +18,8 @@ from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.ruleset import new_battle
 from escaramuza.rules.core.scenario import load_scenario
 
+pytestmark = pytest.mark.training
+
 SCENARIO = "destiny_dice/emboscada"
 
 

@@ -19,6 +19,8 @@ from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.rules.core.stats import wilson_interval
 
+pytestmark = pytest.mark.compile
+
 
 def enemy_turn(name: str, seed: int) -> object:
     """A state of ``name`` where an enemy decides, reached by heuristic play."""

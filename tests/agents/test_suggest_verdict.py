@@ -11,8 +11,6 @@ import re
 from pathlib import Path
 
 import pytest
-from test_search_planner import FORCED_WIN, KILL, forced_state
-from test_suggest_ranking import enemy_turn
 
 from escaramuza.agents.heuristic import heuristic_choice
 from escaramuza.agents.search import MCTS, MIN_SHARED, Node, SearchResult, rank
@@ -24,6 +22,8 @@ from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import parse_scenario
 from escaramuza.rules.core.state import BattleState
+from tests.agents.test_search_planner import FORCED_WIN, KILL, forced_state
+from tests.agents.test_suggest_ranking import enemy_turn
 
 ROOT = Path(__file__).resolve().parents[2]
 AMBUSH = "destiny_dice/emboscada"
@@ -142,6 +142,7 @@ def two_daggers() -> object:
     return state
 
 
+@pytest.mark.compile
 def test_two_identical_actions_are_too_close_to_call() -> None:
     state = two_daggers()
     result = suggest(state, iterations=400, budget_ms=None)
@@ -157,6 +158,7 @@ def test_two_identical_actions_are_too_close_to_call() -> None:
     assert "too close to call: any of these" in result.table()
 
 
+@pytest.mark.compile
 def test_one_winning_move_is_clear_with_a_small_budget() -> None:
     _, state = forced_state()
     result = suggest(state, iterations=200, budget_ms=None)
@@ -177,6 +179,7 @@ def _warm(state: BattleState) -> None:
     suggest(state, iterations=2, budget_ms=None)
 
 
+@pytest.mark.compile
 def test_max_ms_bounds_the_time() -> None:
     state = enemy_turn(AMBUSH, 3)
     _warm(state)
@@ -186,6 +189,7 @@ def test_max_ms_bounds_the_time() -> None:
     assert result.to_dict()["search"]["max_ms"] == 400
 
 
+@pytest.mark.compile
 def test_a_maximum_never_cuts_the_budget_and_without_one_it_stops_there() -> None:
     state = enemy_turn(AMBUSH, 3)
     result = suggest(state, budget_ms=150)
@@ -194,6 +198,7 @@ def test_a_maximum_never_cuts_the_budget_and_without_one_it_stops_there() -> Non
         suggest(state, iterations=10, budget_ms=None, max_ms=500)
 
 
+@pytest.mark.compile
 def test_iteration_budget_and_maximum_stay_reproducible() -> None:
     state = enemy_turn(AMBUSH, 6)
     a = suggest(state, iterations=24, budget_ms=None, max_iterations=120, seed=3)
@@ -206,6 +211,8 @@ def test_iteration_budget_and_maximum_stay_reproducible() -> None:
         assert a.iterations == 120
 
 
+# No search, but the planner warms its kernel first (the once-per-process compile).
+@pytest.mark.compile
 def test_a_single_legal_action_is_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     state = enemy_turn(AMBUSH, 3)
     only = state.ruleset.legal_actions(state)[:1]
@@ -224,6 +231,7 @@ def test_race_maximum_needs_the_race_root() -> None:
         MCTS(iterations=None, budget_ms=500, max_ms=100, root="race")
 
 
+@pytest.mark.compile
 def test_cli_max_ms(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["suggest", AMBUSH, "--budget-ms", "100", "--max-ms", "300", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -242,6 +250,7 @@ def _doc_schema() -> dict:
     return json.loads(match.group(1))
 
 
+@pytest.mark.compile
 def test_docs_json_example_has_every_field() -> None:
     """docs/gm.md's example document has exactly the keys suggest --json writes."""
     doc = json.loads(json.dumps(suggest(two_daggers(), iterations=60, budget_ms=None).to_dict()))

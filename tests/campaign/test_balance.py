@@ -109,6 +109,7 @@ def test_level_target_verdicts_follow_the_difficulty_thresholds() -> None:
     assert verdict(hard, mid, 0.05, rho)[0] == "on"
 
 
+@pytest.mark.compile
 def test_written_variant_loads_and_reproduces_its_rates(tmp_path, capsys) -> None:
     out = tmp_path / "variant.yaml"
     code = main(
@@ -158,6 +159,7 @@ def test_written_variant_loads_and_reproduces_its_rates(tmp_path, capsys) -> Non
     assert f"pv: {chosen['values']['stat:saqueador.pv']}" in text
 
 
+@pytest.mark.compile
 def test_same_seed_same_search_for_any_worker_count(capsys) -> None:
     args = [
         "balance",

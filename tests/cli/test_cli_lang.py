@@ -255,6 +255,7 @@ def test_every_command_takes_lang(capsys: pytest.CaptureFixture[str], command: s
     assert "argument --lang: invalid choice: 'xx'" in capsys.readouterr().err
 
 
+@pytest.mark.compile
 def test_playtest_report_in_spanish(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["playtest", "donjon/duelo", "-n", "4", "--workers", "1", "--lang", "es"]) == 0
     out = capsys.readouterr().out
@@ -329,6 +330,7 @@ def test_campaign_in_spanish_has_no_english_line(
     assert "encounter" not in spanish and "reached" not in spanish
 
 
+@pytest.mark.compile
 def test_balance_in_spanish_has_no_english_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

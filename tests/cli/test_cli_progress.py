@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+# The commands below call the Destiny Dice and Donjon kernels: compiled once beforehand
+# (tests/conftest.py), so no command's output or time depends on numba's cache being warm.
+pytestmark = [pytest.mark.compile, pytest.mark.usefixtures("compiled_kernels")]
+
 ROOT = Path(__file__).resolve().parents[2]
 FAST = "destiny_dice/brann-vs-saqueador"
 #: What rich draws the bar with (BarColumn); never in a command's stdout.
@@ -103,6 +107,7 @@ def test_evaluate_draws_one_bar_over_every_battle() -> None:
     assert err == "" and BAR not in out
 
 
+@pytest.mark.training
 def test_train_draws_its_bar_on_stderr_on_a_terminal(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     config = tmp_path / "tiny.yaml"

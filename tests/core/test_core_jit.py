@@ -24,6 +24,8 @@ from escaramuza.rules.core.jit import (
     sources_stamp,
 )
 
+pytestmark = pytest.mark.compile
+
 KERNEL_MODULES = (
     "escaramuza.rules.core.mt",
     "escaramuza.rules.destiny_dice.kernel",
@@ -164,7 +166,6 @@ def twice():
 RUN = """
 import sys
 from pathlib import Path
-sys.path.insert(0, sys.argv[1])
 import escaramuza.rules.core.jit as jit
 jit.KERNEL_SOURCES = (Path(sys.argv[1]),)
 jit.kernel_sources_stamp.cache_clear()
@@ -180,7 +181,9 @@ def test_editing_a_callee_recompiles_its_callers_from_the_cache(tmp_path: Path) 
     code.mkdir()
     (code / "callee.py").write_text(CALLEE.format(value=1))
     (code / "caller.py").write_text(CALLER)
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    # The two modules import from their folder (PYTHONPATH); numba's cache is the test's own.
+    path = os.pathsep.join(filter(None, (str(code), os.environ.get("PYTHONPATH"))))
+    env = {**os.environ, "PYTHONPATH": path, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
 
     def run() -> str:
         done = subprocess.run(

@@ -11,6 +11,8 @@ import pytest
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.dice import RandomRoller
 
+pytestmark = pytest.mark.compile
+
 SEEDS = [0, 1, 2, 7, 123456789, 2**32 - 1, 2**32, 2**40 + 5, 2**63 - 1]
 
 

@@ -7,11 +7,11 @@ import warnings
 
 import numpy as np
 import pytest
-from envtest_cases import cases
 from pettingzoo.test import api_test, seed_test
 
 from escaramuza.envs import aec
 from escaramuza.rules.core.errors import IllegalActionError
+from tests.envs.envtest_cases import cases
 
 # Advice PettingZoo's api_test prints for every env whose agents are not "player_<n>"
 # or whose observation is a Dict; the issue asks for exactly these names and spaces.

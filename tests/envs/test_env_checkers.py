@@ -6,9 +6,10 @@ import warnings
 
 import gymnasium as gym
 import pytest
-from envtest_cases import cases
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+from tests.envs.envtest_cases import cases
 
 
 @cases

@@ -6,12 +6,12 @@ import random
 
 import numpy as np
 import pytest
-from envtest_cases import ENV_RULESETS, cases, masked_choice
 
 from escaramuza.envs.codec import ActionCodec, LayoutError
 from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.rules import get_ruleset
 from escaramuza.rules.core.model import Action, VerbSpec
+from tests.envs.envtest_cases import ENV_RULESETS, cases, masked_choice
 
 
 def _independent_size(verbs: tuple[VerbSpec, ...], c: int, z: int, i: int) -> int:

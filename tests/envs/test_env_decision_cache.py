@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from envtest_cases import DEFAULT_CASES, default_cases
 
 import escaramuza.envs.single as single
 from escaramuza.agents import make_agent
 from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.state import BattleState
+from tests.envs.envtest_cases import DEFAULT_CASES, default_cases
 
 
 def _fresh_mask(env: EscaramuzaEnv) -> np.ndarray:

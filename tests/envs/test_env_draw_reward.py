@@ -14,7 +14,6 @@ import random
 
 import gymnasium as gym
 import pytest
-from envtest_cases import masked_choice
 from pettingzoo.test import api_test
 
 from escaramuza.envs import aec
@@ -22,6 +21,7 @@ from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
+from tests.envs.envtest_cases import masked_choice
 
 PRICES = [-1.0, -0.5, 0.0, 0.25, 1.0]
 

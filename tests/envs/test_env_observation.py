@@ -6,11 +6,11 @@ import random
 
 import numpy as np
 import pytest
-from envtest_cases import cases, masked_choice
 
 from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.state import BattleState
+from tests.envs.envtest_cases import cases, masked_choice
 
 
 def _reference(env: EscaramuzaEnv, state: BattleState, side: Side) -> np.ndarray:

@@ -7,7 +7,6 @@ import random
 
 import numpy as np
 import pytest
-from envtest_cases import DEFAULT_CASES, default_cases
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
 
@@ -15,6 +14,7 @@ import escaramuza.envs
 from escaramuza.envs import aec
 from escaramuza.envs.parallel import ParallelEscaramuzaEnv
 from escaramuza.rules.core.errors import IllegalActionError
+from tests.envs.envtest_cases import DEFAULT_CASES, default_cases
 
 TURN_BASED = [c for c in DEFAULT_CASES if c[1] != "cairn"]
 

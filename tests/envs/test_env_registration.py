@@ -7,7 +7,6 @@ import warnings
 
 import gymnasium as gym
 import pytest
-from envtest_cases import ENV_RULESETS, scenarios_of
 
 import escaramuza.envs
 from escaramuza.envs.common import (
@@ -22,6 +21,7 @@ from escaramuza.rules import RULESETS
 from escaramuza.rules.core.errors import UnknownNameError
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+from tests.envs.envtest_cases import ENV_RULESETS, scenarios_of
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(RULESETS))

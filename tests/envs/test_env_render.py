@@ -5,9 +5,9 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from envtest_cases import ENV_RULESETS
 
 from escaramuza.envs import aec
+from tests.envs.envtest_cases import ENV_RULESETS
 
 
 @pytest.mark.parametrize("env_id", sorted(ENV_RULESETS))

@@ -8,13 +8,20 @@ import random
 import gymnasium as gym
 import numpy as np
 import pytest
-from envtest_cases import CASES, ENV_RULESETS, cases, default_cases, masked_choice, rollout
 
 from escaramuza.envs.single import SHAPING_WEIGHT, EscaramuzaEnv
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.events import ActionTaken, BattleEnded, Damaged
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
+from tests.envs.envtest_cases import (
+    CASES,
+    ENV_RULESETS,
+    cases,
+    default_cases,
+    masked_choice,
+    rollout,
+)
 
 
 @cases

@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from envtest_cases import masked_choice
 
 from escaramuza.envs.codec import ActionCodec
 from escaramuza.envs.observation import ObservationEncoder
@@ -26,6 +25,7 @@ from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.scenario import load_scenario, resolve_scenario
 from escaramuza.rules.core.state import BattleState
+from tests.envs.envtest_cases import masked_choice
 
 
 def _states(env: EscaramuzaEnv, seed: int, n: int) -> list[BattleState]:

@@ -15,6 +15,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa:
 
 import escaramuza.envs  # noqa: E402
 
+pytestmark = pytest.mark.training
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "environments.md"
 README = ROOT / "README.md"

@@ -1,8 +1,8 @@
 """Hostile mutations of scenarios and state files for the fuzz tests (issue 19).
 
-Reusable by other suites (the web API half): put this folder on ``sys.path`` and
-``from mutations import …``. Everything here is deterministic given hypothesis's
-draws; nothing touches the network or the shipped files.
+Reusable by other suites (the web API half) as ``from tests.fuzz.mutations import …``.
+Everything here is deterministic given hypothesis's draws; nothing touches the network
+or the shipped files.
 
 * :func:`scenario_sources` — every shipped scenario as (name, parsed tree).
 * :func:`state_sources` — saved states of every ruleset (mid-battle, after a

@@ -19,18 +19,18 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mutations import (
+
+from escaramuza.cli import main
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.scenario import DAY_SUFFIX
+from escaramuza.state_file import load_state
+from tests.fuzz.mutations import (
     BOOKKEEPING,
     mutated_text,
     play_out,
     scenario_sources,
     state_sources,
 )
-
-from escaramuza.cli import main
-from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.scenario import DAY_SUFFIX
-from escaramuza.state_file import load_state
 
 EXAMPLES = int(os.environ.get("ESCARAMUZA_FUZZ_EXAMPLES", "40"))
 
@@ -89,6 +89,7 @@ def test_mutated_scenarios_exit_0_or_2_with_one_line(
     )
 
 
+@pytest.mark.compile
 @FUZZ
 @given(
     case=st.one_of(

@@ -28,7 +28,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mutations import state_sources
 
 from escaramuza.agents.fast import find_kernel
 from escaramuza.rules.core.kernel import KernelRefusal
@@ -36,6 +35,9 @@ from escaramuza.rules.core.model import Status
 from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.state_file import StateFileError, state_from_dict
 from tests.fastpath_helpers import engine_rollout
+from tests.fuzz.mutations import state_sources
+
+pytestmark = pytest.mark.compile
 
 EXAMPLES = int(os.environ.get("ESCARAMUZA_FUZZ_EXAMPLES", "60"))
 #: Rollouts compared per accepted case: the first actions × a few seeds, cut at a horizon.

@@ -10,13 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-from mutations import play_out, state_sources
 
 from escaramuza.cli import main
 from escaramuza.rules.core import files
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 from escaramuza.state_file import StateFileError, load_state, save_state, state_from_dict
+from tests.fuzz.mutations import play_out, state_sources
 
 DUEL = Path(shipped_scenarios()["destiny_dice/brann-vs-saqueador"])
 GOBLINS = Path(shipped_scenarios()["cairn/emboscada_goblin"])

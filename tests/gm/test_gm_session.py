@@ -219,6 +219,7 @@ def test_save_and_load_continue_the_same_battle(tmp_path: Path) -> None:
     assert state_to_dict(session.state)["combatants"] == state_to_dict(saved)["combatants"]
 
 
+@pytest.mark.compile
 def test_suggest_inside_the_session() -> None:
     _, out = drive(["suggest 150 max 300"])
     assert "WIN % (95% CI)" in out and "ROLLOUTS" in out
@@ -229,6 +230,7 @@ def test_suggest_inside_the_session() -> None:
     assert "┌ too close to call: any of these" in out or "\nclear: " in out
 
 
+@pytest.mark.compile
 def test_suggest_max_bounds_the_time_in_the_session() -> None:
     # The first suggest compiles (or loads) the kernel; the second is the one measured.
     session, out = drive(
@@ -268,6 +270,7 @@ def test_cli_gm_reads_stdin_and_autosaves(
     assert saved.by_id["brann"].resources["pv"] == 7
 
 
+@pytest.mark.compile
 def test_cli_suggest_table_json_and_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -287,6 +290,7 @@ def test_cli_suggest_table_json_and_errors(
     assert "not valid JSON" in capsys.readouterr().err
 
 
+@pytest.mark.compile
 def test_cli_play_stop_after_and_save_state(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

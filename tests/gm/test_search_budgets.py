@@ -11,12 +11,12 @@ import subprocess
 import sys
 
 import pytest
-from test_gm_session import DUEL, drive
 
 from escaramuza.agents.search import MAX_BUDGET_MS, MAX_ITERATIONS, MCTS, MIN_BUDGET_MS
 from escaramuza.cli import main
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.state_file import state_to_dict
+from tests.gm.test_gm_session import DUEL, drive
 
 # The documented bounds (docs/cli.md, docs/gm.md), written out rather than imported.
 DOC_MIN_MS, DOC_MAX_MS, DOC_MAX_ITERATIONS = 10, 60_000, 100_000
@@ -62,6 +62,7 @@ def test_cli_bad_iterations_is_exit_2(value: str, capsys: pytest.CaptureFixture[
     assert out == "" and err == f"escaramuza: error: --iterations must be 1–100000, not {value}\n"
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize(("flag", "value"), [("--budget-ms", "10"), ("--iterations", "1")])
 def test_cli_smallest_budgets_are_accepted(
     flag: str, value: str, capsys: pytest.CaptureFixture[str]

@@ -72,6 +72,7 @@ OUTCOME_KEYS = {
 }
 
 
+@pytest.mark.compile
 def test_playtest_json_follows_the_documented_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, FAST, OTHER, "-n", "20", "--seed", "4", "--json")
     assert code == 0
@@ -98,6 +99,7 @@ def test_playtest_json_follows_the_documented_schema(capsys: pytest.CaptureFixtu
     assert out == json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
 
+@pytest.mark.compile
 def test_playtest_text_compares_scenarios_side_by_side(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -111,12 +113,14 @@ def test_playtest_text_compares_scenarios_side_by_side(
     assert err == ""  # stderr is not a terminal under pytest: no bar
 
 
+@pytest.mark.compile
 def test_playtest_same_seed_same_output(capsys: pytest.CaptureFixture[str]) -> None:
     first = run(capsys, FAST, "-n", "15", "--seed", "9", "--json")
     second = run(capsys, FAST, "-n", "15", "--seed", "9", "--json")
     assert first == second
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize(
     ("extra", "shown"), [([], True), (["--json"], True), (["--no-progress"], False)]
 )
@@ -217,6 +221,7 @@ def test_playtest_unwritable_report_dir_fails_before_playing(
 # -- report -------------------------------------------------------------------------
 
 
+@pytest.mark.compile
 def test_playtest_report_files_and_identical_bytes(tmp_path: Path) -> None:
     def report(folder: Path) -> dict[str, bytes]:
         result = playtest([FAST], PlaytestConfig(n=25, seed=2))
@@ -240,6 +245,7 @@ def test_playtest_report_files_and_identical_bytes(tmp_path: Path) -> None:
     assert json.loads(first["summary.json"])["schema"] == SCHEMA
 
 
+@pytest.mark.compile
 def test_playtest_cli_report_matches_json_output(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -96,6 +96,7 @@ def test_playtest_chunk_size_holds_between_100_ms_and_2_s(
     assert got == 1 or got * per_battle <= MAX_CHUNK_SECONDS
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize(
     ("workers", "chunk_size"),
     [(1, 7), (1, None), (2, 13), (2, None)],
@@ -110,12 +111,14 @@ def test_playtest_totals_identical_for_any_workers_and_chunks(
     assert other.to_json() == serial.to_json()
 
 
+@pytest.mark.compile
 def test_playtest_a_different_seed_gives_different_battles(serial: PlaytestResult) -> None:
     other = playtest([FAST], PlaytestConfig(n=N, seed=6), keep_records=True)
     assert [r.seed for r in other.records[FAST]] != [r.seed for r in serial.records[FAST]]
     assert other.records != serial.records
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("name", sorted(shipped_scenarios()))
 def test_playtest_runs_on_every_shipped_scenario(name: str) -> None:
     result = playtest([name], PlaytestConfig(n=2, seed=3))
@@ -127,6 +130,7 @@ def test_playtest_runs_on_every_shipped_scenario(name: str) -> None:
     assert 1 <= s["rounds"]["max"] <= s["round_limit"]
 
 
+@pytest.mark.compile
 def test_playtest_ray_backend_gives_the_same_totals(serial: PlaytestResult) -> None:
     ray = pytest.importorskip(
         "ray", reason="Ray is not installed (pip install 'escaramuza[cluster]')"

@@ -337,6 +337,7 @@ def exact_win_probability(mente: int, defensa: int) -> Fraction:
     return Fraction(wins, len(outcomes))
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize(("mente", "defensa"), [(4, 4), (6, 10)])
 def test_playtest_win_rate_of_a_duel_known_exactly(
     tmp_path: Path, mente: int, defensa: int

@@ -65,6 +65,7 @@ def doc(with_passive: None) -> dict:
     return evaluate([SCENARIO], ["random", "passive"], n=N, seed=4).document()
 
 
+@pytest.mark.compile
 def test_passive_never_wins_and_random_beats_it(doc: dict) -> None:
     cells = doc["matrix"]["cells"]
     random_vs_passive, passive_vs_random = cells[0][1], cells[1][0]
@@ -84,6 +85,7 @@ def test_passive_never_wins_and_random_beats_it(doc: dict) -> None:
     assert cells[0][0]["wins"] == cells[0][0]["losses"]
 
 
+@pytest.mark.compile
 def test_per_side_pairings_add_up_to_the_matrix(doc: dict) -> None:
     (scenario,) = doc["scenarios"]
     by = {(p["heroes"], p["enemies"]): p for p in scenario["pairings"]}
@@ -97,6 +99,7 @@ def test_per_side_pairings_add_up_to_the_matrix(doc: dict) -> None:
         assert total == p["battles"] == N
 
 
+@pytest.mark.compile
 def test_ratings_rank_random_above_passive(doc: dict) -> None:
     ratings = doc["ratings"]["agents"]
     assert [r["agent"] for r in ratings] == ["random", "passive"]
@@ -125,6 +128,7 @@ def test_draws_only_give_equal_ratings() -> None:
     assert a.sigma < 25 / 3  # the draws still made both ratings surer
 
 
+@pytest.mark.compile
 def test_report_is_deterministic(doc: dict, tmp_path: Path) -> None:
     first = write_report(doc, tmp_path / "a")
     second = write_report(doc, tmp_path / "b")
@@ -138,6 +142,7 @@ def test_report_is_deterministic(doc: dict, tmp_path: Path) -> None:
     assert not list((tmp_path / "a").glob("*.tmp"))
 
 
+@pytest.mark.compile
 def test_same_seed_same_numbers(with_passive: None) -> None:
     one = evaluate([SCENARIO], ["random", "passive"], n=4, seed=9).document()
     two = evaluate([SCENARIO], ["random", "passive"], n=4, seed=9).document()
@@ -166,6 +171,7 @@ def doc_passive_first(with_passive: None) -> dict:
     return evaluate([SCENARIO], ["passive", "random"], n=N, seed=4).document()
 
 
+@pytest.mark.compile
 def test_matrix_ratings_and_text_list_agents_by_rank(doc_passive_first: dict) -> None:
     doc = doc_passive_first
     assert doc["agents"] == ["passive", "random"]  # as given in --agents
@@ -184,6 +190,7 @@ def test_matrix_ratings_and_text_list_agents_by_rank(doc_passive_first: dict) ->
     assert header.split() == ["#1", "#2"]
 
 
+@pytest.mark.compile
 def test_heatmap_axes_follow_the_json_matrix(doc_passive_first: dict) -> None:
     fig = evaluate_module.heatmap_figure(doc_passive_first)
     ax = fig.axes[0]

@@ -23,6 +23,8 @@ from escaramuza.training.masking import (
 )
 from escaramuza.training.train import policy_for
 
+pytestmark = pytest.mark.training
+
 
 def _batch(seed: int, rows: int, n: int, legal: int) -> tuple[th.Tensor, np.ndarray]:
     gen = np.random.default_rng(seed)

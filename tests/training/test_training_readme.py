@@ -47,6 +47,8 @@ def test_docs_carry_the_readme_commands() -> None:
     assert readme and readme == docs
 
 
+@pytest.mark.training
+@pytest.mark.compile
 def test_readme_commands_run_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -62,6 +64,7 @@ def test_readme_commands_run_as_written(
     assert "Ratings (OpenSkill" in out
 
 
+@pytest.mark.training
 @pytest.mark.parametrize("name", shipped_policies())
 def test_shipped_policy_is_small_documented_and_plays(name: str) -> None:
     path = SHIPPED_DIR / f"{name}.zip"

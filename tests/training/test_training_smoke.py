@@ -21,6 +21,8 @@ from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.training.config import load_config
 from escaramuza.training.train import train
 
+pytestmark = pytest.mark.training
+
 #: A tiny run: two rollouts of 2 × 128 steps, one small evaluation, checkpoints every 256.
 TINY = {
     "timesteps": 512,

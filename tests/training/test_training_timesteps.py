@@ -72,6 +72,7 @@ def _train(
     return run, capsys.readouterr().out
 
 
+@pytest.mark.training
 def test_rounding_is_said_before_training_and_both_numbers_recorded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -89,6 +90,7 @@ def test_rounding_is_said_before_training_and_both_numbers_recorded(
     assert load_config(run / "config.yaml", {}).timesteps == 300
 
 
+@pytest.mark.training
 def test_a_multiple_of_the_rollout_trains_exactly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

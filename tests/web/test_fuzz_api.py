@@ -31,9 +31,9 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from web_helpers import client
 
 from escaramuza.rules.core.scenario import shipped_scenarios
+from tests.web.web_helpers import client
 
 #: A battle of each ruleset whose state is mutated (a few decisions in, so that the
 #: per-combatant and per-battle bookkeeping is filled in).
@@ -295,6 +295,7 @@ def _yaml(doc: Any) -> str:
     return expand(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), "", 1000)
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("name", list(shipped_scenarios()))
 def test_mutated_scenario_uploads_never_fail_the_server(
     name: str, server_errors: ServerErrors
@@ -325,6 +326,7 @@ def _json(doc: Any) -> str:
     return expand(json.dumps(doc, ensure_ascii=False), '"', 5000)
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("name", STATE_SOURCES)
 def test_mutated_state_uploads_never_fail_the_server(
     name: str, server_errors: ServerErrors

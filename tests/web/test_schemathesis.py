@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import pytest
 import schemathesis  # the dev extra
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
@@ -55,6 +56,7 @@ def _quick(case: Any) -> None:
             body[key] = type(value)(cap)
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 def test_api_conforms_to_its_schema(case: Any) -> None:

@@ -12,13 +12,13 @@ import time
 from typing import Any
 
 import pytest
-from web_helpers import DUEL_YAML, client, terminal_battle
 
 from escaramuza.playtest import PlaytestConfig, playtest
 from escaramuza.rules.core.dice import RandomRoller, ScriptedRoller
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.scenario import shipped_scenarios
 from escaramuza.rules.core.state import BattleState
+from tests.web.web_helpers import DUEL_YAML, client, terminal_battle
 
 EMBOSCADA = "destiny_dice/emboscada"
 DUEL = "destiny_dice/brann-vs-saqueador"
@@ -147,6 +147,7 @@ def test_wrong_dice_change_nothing() -> None:
     assert fighters(c.get("/api/battle").json()) == fighters(before)
 
 
+@pytest.mark.compile
 def test_suggest_ranks_every_legal_action_with_exact_odds() -> None:
     c = client()
     view = c.post("/api/battle", json={"scenario": EMBOSCADA, "seed": 3}).json()
@@ -272,6 +273,7 @@ def test_edit_commands_mirror_the_table() -> None:
     assert {x["key"]: x["value"] for x in brann["resources"]}["pv"] == 16
 
 
+@pytest.mark.compile
 def test_playtest_runs_in_the_background_and_gives_the_cli_numbers() -> None:
     c = client()
     c.post("/api/battle", json={"scenario": DUEL})

@@ -6,10 +6,10 @@ import json
 from typing import Any
 
 import pytest
-from web_helpers import DUEL_YAML, client
 
 from escaramuza.web.app import LOOPBACK_HOSTS
 from escaramuza.web.sessions import MAX_UPLOAD_BYTES, WebSession
+from tests.web.web_helpers import DUEL_YAML, client
 
 DUEL = "destiny_dice/brann-vs-saqueador"
 

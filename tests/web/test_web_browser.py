@@ -24,6 +24,8 @@ import pytest
 from escaramuza.agents.fast import use_kernel
 from escaramuza.rules.core.files import atomic_write
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -14,7 +14,6 @@ import json
 from typing import Any
 
 import pytest
-from web_helpers import client
 
 import escaramuza.agents.search as search_module
 from escaramuza.playtest import PlaytestConfig, playtest
@@ -28,6 +27,7 @@ from escaramuza.web.sessions import (
     SessionStore,
 )
 from escaramuza.web.views import playtest_view
+from tests.web.web_helpers import client
 
 EMBOSCADA = "destiny_dice/emboscada"
 DUEL = "destiny_dice/brann-vs-saqueador"
@@ -50,6 +50,7 @@ def started(scenario: str = EMBOSCADA) -> Any:
     return c
 
 
+@pytest.mark.compile
 def test_an_iteration_budget_the_time_cap_cuts_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     c = started()
     monkeypatch.setattr(search_module, "time", LeapingClock())
@@ -71,6 +72,7 @@ def test_an_iteration_budget_the_time_cap_cuts_says_so(monkeypatch: pytest.Monke
     assert "stopped early: time cap" in page.text
 
 
+@pytest.mark.compile
 def test_an_iteration_budget_within_the_cap_is_not_marked_capped() -> None:
     c = started()
     doc = c.post("/api/suggest", json={"iterations": 40}).json()
@@ -118,6 +120,7 @@ def test_an_over_cap_playtest_is_refused_with_the_reason() -> None:
     assert c.get("/api/playtest").json()["status"] == "idle"  # nothing was started
 
 
+@pytest.mark.compile
 def test_a_playtest_stops_at_its_time_cap_with_the_numbers_of_the_battles_played() -> None:
     readings = itertools.count(0.0, 1000.0)  # every reading of the clock 1000 s on
     store = SessionStore(clock=lambda: next(readings))
@@ -142,6 +145,7 @@ def test_a_playtest_stops_at_its_time_cap_with_the_numbers_of_the_battles_played
     assert view.text is not None and "heroes win" in view.text
 
 
+@pytest.mark.compile
 def test_a_search_that_raises_is_a_500_with_a_message_and_the_server_goes_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -3,9 +3,8 @@ labels, and a battle narrated in the chosen language."""
 
 from __future__ import annotations
 
-from web_helpers import client
-
 from escaramuza.web.app import LANG_COOKIE
+from tests.web.web_helpers import client
 
 EMBOSCADA = "destiny_dice/emboscada"
 

@@ -6,7 +6,6 @@ import re
 import time
 
 import pytest
-from web_helpers import DUEL_YAML, client, terminal_battle
 
 from escaramuza.agents.fast import use_kernel
 from escaramuza.cli import build_parser, main
@@ -14,6 +13,7 @@ from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 from escaramuza.web import is_loopback
 from escaramuza.web.app import COOKIE
 from escaramuza.web.views import token_label, zone_positions
+from tests.web.web_helpers import DUEL_YAML, client, terminal_battle
 
 EMBOSCADA = "destiny_dice/emboscada"
 
@@ -65,6 +65,7 @@ def test_start_draws_zones_tokens_table_and_decision() -> None:
     assert len(options) == len(state.ruleset.legal_actions(state))
 
 
+@pytest.mark.compile
 def test_suggest_apply_from_a_suggestion_and_undo_through_forms() -> None:
     c = client()
     c.get("/")
@@ -149,6 +150,7 @@ def test_uploaded_names_are_escaped() -> None:
     assert "<img src=x" not in svg.text
 
 
+@pytest.mark.compile
 def test_playtest_panel_shows_progress_then_numbers_and_plots() -> None:
     c = client()
     c.get("/")

@@ -92,6 +92,7 @@ def serving(code: str | None) -> Iterator[tuple[subprocess.Popen[str], str, queu
         proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_stop_signal_stops_serve_while_a_search_is_stuck_in_its_thread(sig: int) -> None:
     with serving(STUCK_SEARCH) as (proc, base, lines):

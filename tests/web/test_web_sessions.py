@@ -15,7 +15,6 @@ import weakref
 from typing import Any
 
 import pytest
-from web_helpers import visitor
 
 from escaramuza.web.app import COOKIE, create_app
 from escaramuza.web.sessions import (
@@ -29,6 +28,7 @@ from escaramuza.web.sessions import (
     WebSession,
     client_key,
 )
+from tests.web.web_helpers import visitor
 
 DUEL = "destiny_dice/brann-vs-saqueador"
 

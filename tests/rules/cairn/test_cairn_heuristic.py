@@ -6,13 +6,13 @@ import random
 from typing import Any
 
 import pytest
-from cairn_helpers import battle, fighter
 
 from escaramuza.agents.heuristics.cairn import attack_gain, choose
 from escaramuza.rules.core.dice import ScriptedRoller
 from escaramuza.rules.core.model import Action, Status
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.state import BattleState
+from tests.rules.cairn.cairn_helpers import battle, fighter
 
 
 def pick(state: BattleState) -> Action:

@@ -9,8 +9,6 @@ a number copied from the kernel.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,10 +22,10 @@ from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, side_str
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario
+from tests.fastpath_helpers import engine_battle
+from tests.rules.cairn.cairn_helpers import fighter, scenario
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from cairn_helpers import fighter, scenario
-from fastpath_helpers import engine_battle
+pytestmark = pytest.mark.compile
 
 SCENARIOS = ("cairn/emboscada_goblin", "cairn/bandidos_destacamento", "cairn/duelo_bugbear")
 SPECS = (

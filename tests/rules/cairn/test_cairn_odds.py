@@ -16,12 +16,12 @@ from itertools import product
 from typing import Any
 
 import pytest
-from cairn_helpers import battle, fighter
 
 from escaramuza.rules.cairn.exact import marginal_exchange
 from escaramuza.rules.core.model import Action, Status
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.state import BattleState
+from tests.rules.cairn.cairn_helpers import battle, fighter
 
 
 def read_exchange(

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, get_args
 
 import pytest
-from cairn_helpers import battle, fighter
 
 from escaramuza.rules.cairn.combat import (
     attack_dice,
@@ -23,6 +22,7 @@ from escaramuza.rules.core.model import Action, Side, Status
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.rules.core.state import BattleState
+from tests.rules.cairn.cairn_helpers import battle, fighter
 
 
 def attack(state: BattleState, actor: str, target: str, item: str = "espada") -> Action:

@@ -9,9 +9,9 @@ those depends on and check the answer changes with it.
 from __future__ import annotations
 
 import pytest
-from dd_helpers import enemy, hero, scenario
 
 from escaramuza.rules.core import Action, ScriptedRoller, new_battle
+from tests.rules.destiny_dice.dd_helpers import enemy, hero, scenario
 
 SWORD = {"name": "espada", "tier": "media"}
 BOW = {"name": "arco", "tier": "media", "kind": "distancia", "bands": ["cerca", "lejos"]}

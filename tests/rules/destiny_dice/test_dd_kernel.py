@@ -9,8 +9,6 @@ play_battle's final state + playtest.record_battle), field by field.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -24,9 +22,9 @@ from escaramuza.agents.search import MCTS, Node, side_strength
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario, parse_scenario_text
+from tests.fastpath_helpers import engine_battle
 
-sys.path.insert(0, str(Path(__file__).parents[2]))  # tests/: the shared fastpath_helpers
-from fastpath_helpers import engine_battle
+pytestmark = pytest.mark.compile
 
 SHIPPED = (
     "destiny_dice/brann-vs-saqueador",

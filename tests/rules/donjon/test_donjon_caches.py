@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from donjon_helpers import begin, fighter, scenario
 
 from escaramuza.agents.heuristics.donjon import best_band
 from escaramuza.rules.core.model import Action, Combatant, Status
@@ -19,6 +18,7 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import Donjon
 from escaramuza.rules.donjon.combat import parry_weapon, weapon
 from escaramuza.rules.donjon.ruleset import _faces_text
+from tests.rules.donjon.donjon_helpers import begin, fighter, scenario
 
 ESPADA = {"name": "espada", "kind": "cuerpo_a_cuerpo", "damage": 1}
 ARCO = {"name": "arco", "kind": "distancia", "damage": 2}

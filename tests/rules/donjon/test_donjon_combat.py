@@ -8,7 +8,6 @@ a–b–c–d–e, so the hop distance is how many letters apart two zones are.
 from __future__ import annotations
 
 import pytest
-from donjon_helpers import act, begin, d20, fighter, play, scenario
 
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.events import Rolled
@@ -16,6 +15,7 @@ from escaramuza.rules.core.model import Status
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import Donjon
 from escaramuza.rules.donjon.combat import attack_pool, band_of, range_penalty, weapon
+from tests.rules.donjon.donjon_helpers import act, begin, d20, fighter, play, scenario
 
 ARCO = {"name": "arco", "kind": "distancia", "damage": 1}
 JABALINA = {"name": "jabalina", "kind": "arrojadiza", "damage": 1}

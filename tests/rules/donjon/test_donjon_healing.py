@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from donjon_helpers import begin, fighter, scenario
 
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.events import Healed
 from escaramuza.rules.core.model import Status
 from escaramuza.rules.donjon import heal_between_scenes
+from tests.rules.donjon.donjon_helpers import begin, fighter, scenario
 
 
 @pytest.mark.parametrize(

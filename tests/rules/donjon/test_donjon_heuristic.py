@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from donjon_helpers import act, begin, d20, fighter, play, scenario
 
 from escaramuza.agents.heuristics.donjon import attack_hurt_chance, choose
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.state import BattleState
+from tests.rules.donjon.donjon_helpers import act, begin, d20, fighter, play, scenario
 
 ARCO = {"name": "arco", "kind": "distancia", "damage": 1}
 

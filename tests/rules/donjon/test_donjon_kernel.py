@@ -24,6 +24,8 @@ from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario, parse_scenario
 from tests.fastpath_helpers import KERNEL_SPECS, differences, engine_battle, engine_rollout
 
+pytestmark = pytest.mark.compile
+
 SHIPPED = ("donjon/duelo", "donjon/emboscada")
 
 

@@ -19,7 +19,6 @@ from math import factorial
 from typing import Any
 
 import pytest
-from donjon_helpers import fighter, scenario
 
 from escaramuza.rules.core.dice import ScriptedRoller
 from escaramuza.rules.core.events import AttackResolved, Event
@@ -27,6 +26,7 @@ from escaramuza.rules.core.model import Action, Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.exact import damage_test_outcomes
+from tests.rules.donjon.donjon_helpers import fighter, scenario
 
 DIE = 4
 ESPADA = [{"name": "espada", "damage": 0}]

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import pytest
-from donjon_helpers import act, begin, d20, fighter, play, scenario
 
 from escaramuza.rules.core.dice import ScriptedRoller
 from escaramuza.rules.core.events import InitiativeRolled, Rolled
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.state import BattleState
+from tests.rules.donjon.donjon_helpers import act, begin, d20, fighter, play, scenario
 
 BOW = [{"name": "arco", "kind": "distancia", "damage": 1}]
 

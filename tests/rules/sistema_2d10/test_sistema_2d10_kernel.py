@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,9 @@ from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.model import Condition, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenario
 from escaramuza.rules.sistema_2d10.tables import default_tables_path
+from tests.fastpath_helpers import engine_battle
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from fastpath_helpers import engine_battle
+pytestmark = pytest.mark.compile
 
 SPECS = (
     "random",

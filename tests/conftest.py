@@ -1,0 +1,40 @@
+"""The suite's tiers and the shared session fixtures.
+
+Tiers (the marks are registered in pyproject.toml, ``[tool.pytest.ini_options]``):
+``-m "not slow"`` is the fast tier, which never calls a numba kernel, so it takes the same
+time on a cold kernel cache; the default command runs every test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+#: Marks that imply ``slow``: compiling the kernels takes tens of seconds on a cold cache
+#: (as CI starts), and training loads torch and runs SB3.
+IMPLY_SLOW = ("compile", "training")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(item.get_closest_marker(name) is not None for name in IMPLY_SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def compiled_kernels() -> None:
+    """The kernels the command-line tests' commands call, compiled (or loaded) once per
+    session before the first of those commands starts: the commands then load them from
+    numba's on-disk cache, so what they print and how long they take do not depend on
+    whether the cache was warm when the session began. The commands are the Destiny Dice
+    duel's playtests and evaluations (battles) and the planner benchmark's Donjon duel
+    (rollouts)."""
+    from escaramuza.agents.fast import play_records
+    from escaramuza.agents.suggest import suggest
+    from escaramuza.rules.core.dice import RandomRoller
+    from escaramuza.rules.core.ruleset import new_battle
+    from escaramuza.rules.core.scenario import load_scenario
+
+    duel = load_scenario("destiny_dice/brann-vs-saqueador")
+    assert len(play_records(duel, "heuristic", "heuristic", 1, 0, 1)) == 1
+    state = new_battle(load_scenario("donjon/duelo"), RandomRoller(1))
+    assert suggest(state, iterations=4, budget_ms=None, engine="fast").items
