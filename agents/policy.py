@@ -14,7 +14,7 @@ A bare SB3 zip without it is accepted too: the ruleset is found from its action
 space size under the default limits and the algorithm by trying MaskablePPO,
 then PPO.
 
-Loading never unpickles (issue 19, item 1). stable-baselines3's own ``load``
+Loading never unpickles. stable-baselines3's own ``load``
 unpickles the ``:serialized:`` entries of the zip's ``data`` file, so a crafted
 zip would run any code it likes. Instead the policy network is rebuilt here from
 an allow-list: its class (read from the pickle's opcodes, never executed), its
@@ -107,7 +107,7 @@ def write_meta(path: str | os.PathLike[str], meta: PolicyMeta) -> None:
     path = Path(path)
     with zipfile.ZipFile(path) as archive:
         entries = [(i, archive.read(i)) for i in archive.infolist() if i.filename != META_NAME]
-    # Built in memory (models are small, issue 9: "under 1 MB") and written with the
+    # Built in memory (models are small: under 1 MB) and written with the
     # project's one atomic write, so a crash never leaves a half-written model.
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -171,7 +171,7 @@ def _infer_meta(n: int, algo: str) -> PolicyMeta:
 
 
 class UntrustedPolicyError(EscaramuzaError):
-    """A model zip that cannot be loaded without running code from it (issue 19, item 1)."""
+    """A model zip that cannot be loaded without running code from it."""
 
 
 #: The end of every refusal: what the flag does and why it is not the default.

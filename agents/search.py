@@ -1,4 +1,4 @@
-"""Monte Carlo tree search over the engine: the ``mcts`` agent (issue 8, "Planner").
+"""Monte Carlo tree search over the engine: the ``mcts`` agent.
 
 Design (OpenSpiel's ``algorithms/mcts.py`` is the model; the choices, and the
 measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
@@ -38,7 +38,7 @@ measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
   heuristic's pick and K other actions, the most damaging by the ruleset's
   exact odds first. A search whose first sweeps show every candidate doing
   exactly what the heuristic's pick does (same dice, same value) stops early.
-* ``root="race"`` (``suggest``, issue 22): sweeps of every candidate up to the
+* ``root="race"`` (``suggest``): sweeps of every candidate up to the
   budget (the whole of it: every interval as narrow as it allows); past it, while the
   ranking is not clear, up to ``max_ms`` /
   ``max_iterations``, sweeps of the tie group only (:meth:`MCTS._race`).
@@ -97,7 +97,7 @@ from escaramuza.rules.core.state import BattleState
 DEFAULT_ITERATIONS = 200
 #: Bounds of every search budget a user can give (``suggest --budget-ms/--iterations``,
 #: ``gm``'s ``suggest MS``, the ``mcts:MS`` / ``mcts:Nit`` agents): a search must end
-#: (issue 19, item 6: ``suggest nan`` and ``suggest 1e99`` never returned). 10 ms is about
+#: (``suggest nan`` or ``suggest 1e99`` would never return). 10 ms is about
 #: one rollout of a small battle; a minute is far past the 1 s answer ``suggest`` aims
 #: at; 100,000 rollouts take from a few minutes (duels) to about half an hour (the
 #: largest scenarios) on one core.
@@ -107,7 +107,7 @@ MAX_ITERATIONS = 100_000
 #: The ``mcts`` agent's defaults (docs/gm.md, "Planner design", has the measurements):
 #: 1000 rollouts a decision, CRN sweeps with sequential halving at the root, rollouts
 #: cut when the round after the current one ends (horizon 2), no tree below the root.
-#: 1000 since the rollouts run on the compiled kernels (issue 20, item 3): about what 96
+#: 1000 since the rollouts run on the compiled kernels: about what 96
 #: cost on the engine, and the ambushes gain most from the narrower paired test. Horizon
 #: 2 since the same re-tuning: at 32–96 rollouts a decision the value two rounds on was
 #: too noisy a guess to pay, at 1000 it is not, and it sees a focus of fire or a
@@ -310,7 +310,7 @@ class SearchResult:
 
     def choice(self, z: float = DEFAULT_Z, min_shared: int = MIN_SHARED) -> Action:
         """The agent's pick: :func:`rank`'s pick over the backed-up values, the ranking
-        ``suggest`` shows (issue 22, item 5). The heuristic's pick (the in-character one)
+        ``suggest`` shows. The heuristic's pick (the in-character one)
         stays unless the best candidate beats it by more than ``z`` standard errors of the
         paired gain on at least ``min_shared`` shared rollouts; then the best by estimate."""
         return self.ranking(z, "value", self.heuristic, min_shared).pick
@@ -825,7 +825,7 @@ class MCTS:
                 now_ranked = ranking()
                 group = [a for a in order if a in now_ranked.tied]
                 # Before the target the whole budget is used even when the ranking is
-                # already clear: more rollouts narrow every interval (issue 20's ±3
+                # already clear: more rollouts narrow every interval (toward ±3
                 # points), and the GM asked for that budget. Past it, clear ends it.
                 if extended and now_ranked.verdict == "clear":
                     stopped = "clear"

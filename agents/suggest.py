@@ -1,4 +1,4 @@
-"""Ranked suggestions for the game master: ``suggest(state)`` (issue 8, item 2).
+"""Ranked suggestions for the game master: ``suggest(state)``.
 
 For the pending decision's combatant, every legal action is ranked by its win
 chance, paired over the shared dice of an MCTS race search
@@ -18,8 +18,7 @@ with numbers a GM can check against the rulebook:
 * which action its temperament would pick (:class:`HeuristicAgent` with the
   scenario temperament), so "optimal" and "in character" sit side by side;
 * with ``policy=`` (a trained ``policy:PATH`` agent), the policy's probability of
-  each action — issue 9: "as an extra column in ``suggest``: the policy's
-  probability for each action", a second opinion beside the search.
+  each action, as an extra column: a second opinion beside the search.
 
 Only the pending decision can be ranked: the engine knows the dice and turn
 order only up to it. Asking for another combatant raises a
@@ -52,7 +51,7 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.core.stats import wilson_interval as wilson
 
 #: Default search time of a suggestion: under the 1 s latency target with room for
-#: the odds, the heuristic pick and printing (issue 8: "an answer in about a second").
+#: the odds, the heuristic pick and printing.
 DEFAULT_BUDGET_MS = 800.0
 #: Of a time budget, what the table after the search may take (odds, reasons, the
 #: ranking: a few ms on the largest battles): the search stops this much earlier, so
@@ -68,7 +67,7 @@ DEFAULT_MAX_MS = 3000.0
 #: when an iteration budget is used.
 DEFAULT_SEED = 0
 #: Version of the ``--json`` document (docs/gm.md, "suggest JSON").
-#: Version 2 (issue 22): rows ranked by value, ``win_estimate``, ``tied_with_best``,
+#: Version 2: rows ranked by value, ``win_estimate``, ``tied_with_best``,
 #: ``gap_to_best``, the top-level ``verdict`` / ``best`` / ``runner_up`` / ``gap`` and the
 #: search's ``max_ms``, ``max_iterations``, ``stopped``, ``z`` and ``min_shared``.
 JSON_VERSION = 2

@@ -1,7 +1,7 @@
 """Median ``step()`` time of an escaramuza env against a bare CartPole-v1 step.
 
 Prints figures; it is never a timed test (architecture.md, "benchmarks").
-Targets (issue 3): the escaramuza step, opponent turns included, within 10× a
+Targets: the escaramuza step, opponent turns included, within 10× a
 CartPole step; computing the mask at most 20 % of the step.
 
     python benchmarks/env_step.py [--scenario destiny_dice/emboscada] [--steps 3000]

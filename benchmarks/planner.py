@@ -1,4 +1,4 @@
-"""Strength and latency of the MCTS planner (issue 8, item 6).
+"""Strength and latency of the MCTS planner.
 
 Strength: on each shipped scenario, the enemies' win rate when the enemies are
 played by ``mcts`` against heuristic heroes, next to the same with heuristic

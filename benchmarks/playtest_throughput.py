@@ -2,9 +2,9 @@
 
 For each ruleset, its largest shipped scenario (most combatants, then most zones)
 is played in one process and then in two, through the same runner the CLI uses,
-and the script prints battles/s and the two-process ratio. Targets (issue 7,
-item 6): ≥ 1,000 battles/s per process on ``destiny_dice/emboscada`` (the 4v6
-ambush) and two processes ≥ 1.8× one.
+and the script prints battles/s and the two-process ratio. Targets: ≥ 1,000
+battles/s per process on ``destiny_dice/emboscada`` (the 4v6 ambush) and two
+processes ≥ 1.8× one.
 
     python benchmarks/playtest_throughput.py [--seconds 5] [--ruleset destiny_dice] [--breakdown]
 

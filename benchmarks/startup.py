@@ -1,6 +1,6 @@
 """Start-up time of each fast command, as a ratio to a bare ``python -c pass``.
 
-Issue 23, item 4: ``--version`` and ``--help`` in ≤ 0.3 s, ``scenarios``,
+Targets: ``--version`` and ``--help`` in ≤ 0.3 s, ``scenarios``,
 ``validate`` and ``schema`` in ≤ 0.5 s on an idle machine. Absolute times depend on
 the machine and on its load, so each command is reported beside the interpreter's
 own start-up measured in the same rounds: the runs are interleaved (one run of every

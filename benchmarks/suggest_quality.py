@@ -1,4 +1,4 @@
-"""How good is a suggestion? Regret against an oracle (issue 22, item 4).
+"""How good is a suggestion? Regret against an oracle.
 
 Positions: from every shipped scenario, mid-battle decisions of both sides at several
 rounds — battle seed ``s`` played by heuristic agents and stopped before its ``d``-th

@@ -1,4 +1,4 @@
-"""Training benchmarks (issue 9, item 6). Prints figures and ratios; never a timed test.
+"""Training benchmarks. Prints figures and ratios; never a timed test.
 
 Default mode, throughput, in one run with the same settings:
 

@@ -334,8 +334,8 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
                 f"{len(self._legal)} legal actions are: {legal_listing(self._legal)}"
             )
         self._events = []
-        # Nothing changed, so the observation is the decision's kept one (issue 9, item 6:
-        # re-encoding it was most of an unmasked learner's no-op step).
+        # Nothing changed, so the observation is the decision's kept one
+        # (re-encoding it was most of an unmasked learner's no-op step).
         return self._obs.copy(), -self.illegal_penalty, False, False, self._info([], True)
 
     def _end_transition(

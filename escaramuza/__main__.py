@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from escaramuza.cli import main
 
-# Guarded (issue 19, item 2): importing this module — as a state file could once make the
+# Guarded: importing this module — as a state file could once make the
 # web server do — must not run the command line.
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -2,13 +2,13 @@
 
 ``escaramuza scenarios`` lists what ships; ``escaramuza play SCENARIO`` plays one
 battle with two agents and prints the narrated log as it happens — initiative,
-every die and what it meant, damage, conditions, who dropped — and the outcome
-(issue 2, item 7). Every error a user can cause (a bad scenario file, an
+every die and what it meant, damage, conditions, who dropped — and the outcome.
+Every error a user can cause (a bad scenario file, an
 unknown name, an illegal action) is an :class:`EscaramuzaError`: it is printed
 as one ``escaramuza: error: …`` line on stderr with exit code 2, never a
 traceback, the same code argparse uses for a bad command line.
 
-Start-up is kept short (issue 23, item 4): this module imports only argparse and
+Start-up is kept short: this module imports only argparse and
 the error classes; a command's module (the agents, the GM session, the web page,
 training) is imported when that command runs. :func:`main` parses twice: first
 with every command as a name and help line only (which answers ``--help`` and
@@ -122,7 +122,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from escaramuza import schema
 
         schema.add_parser(commands)  # docs/scenario-format.md
-    for sub in commands.choices.values():  # --lang after the command too (issue 23)
+    for sub in commands.choices.values():  # --lang after the command too
         _add_lang(sub)
     return parser
 

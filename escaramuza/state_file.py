@@ -1,11 +1,11 @@
-"""Battle state files: a documented JSON format for a battle in progress (issue 8, item 3).
+"""Battle state files: a documented JSON format for a battle in progress.
 
 A state file names its scenario (a shipped name or a path) and records what
 changes during a battle: round, turn order, the pending decision, every
 combatant's zone, status, resources, conditions and bookkeeping, and the
 ruleset's own bookkeeping. The full schema is in ``docs/gm.md``.
 
-A state file is untrusted input (issue 19): it is read only if it is a regular
+A state file is untrusted input: it is read only if it is a regular
 file of at most :data:`MAX_STATE_BYTES`, parsed with the bounded JSON parser
 (nesting, integer length), its typed values are decoded only into the classes
 of an explicit registry (:func:`state_types`: the core's and each ruleset's
@@ -69,7 +69,7 @@ FORMAT = "escaramuza-state"
 VERSION = 1
 _SCENARIO_MARK = "$scenario"
 
-#: Largest state file read (issue 19, item 3). A state of a shipped scenario is about
+#: Largest state file read. A state of a shipped scenario is about
 #: 10 KiB; one saved by the web page carries its scenario's YAML (at most 256 KiB).
 MAX_STATE_BYTES = 1 << 20
 
@@ -137,7 +137,7 @@ def state_types() -> dict[str, type]:
     """Every class a state file may name (``$type``/``$enum``), by its ``module:Class``.
 
     The core's values and each ruleset's ``bookkeeping.STATE_TYPES`` — an explicit list,
-    so a file can never make the loader import a module (issue 19, item 2).
+    so a file can never make the loader import a module.
     """
     classes: list[type] = list(CORE_STATE_TYPES)
     for ruleset_id in BOOKKEEPING:
@@ -325,7 +325,7 @@ def load_state(path: str | Path) -> tuple[BattleState, dict[str, Any]]:
     """Read and validate a state file; return the state and its ``meta`` block."""
     path = Path(path)
     source = str(path)
-    # What a killed autosave of this file left behind goes first (issue 19, item 8).
+    # What a killed autosave of this file left behind goes first.
     remove_stale_temporaries(path)
     text = read_text_file(path, StateFileError, "a state file", MAX_STATE_BYTES)
     doc = parse_json(text, source, StateFileError)
@@ -439,7 +439,7 @@ def state_from_dict(
         raise StateFileError.of(source, found)
     try:
         # The ruleset's own schema of its bookkeeping and the invariants its engine
-        # relies on (issue 19, item 5): what passes here can be played.
+        # relies on: what passes here can be played.
         get_bookkeeping(state.ruleset.id).check_state(state)
     except BookkeepingError as exc:
         raise StateFileError(source, exc.field, exc.reason) from None

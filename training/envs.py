@@ -1,6 +1,6 @@
 """Training environments: several scenarios (and sides) of one ruleset behind one env.
 
-Issue 9, item 1: "several scenarios sampled per episode for generalisation". The
+Several scenarios sampled per episode, for generalisation. The
 observation and action sizes of an escaramuza env depend only on the ruleset and
 its static limits (environments.md, "Ids"), never on the scenario, so one policy
 can play every scenario of a ruleset: :class:`ScenarioSampler` holds one

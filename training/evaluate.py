@@ -1,6 +1,6 @@
 """``escaramuza evaluate``: every pair of agents on each side, win matrix, ratings, heat map.
 
-Issue 9, item 3. For each scenario and each ordered pair (heroes agent, enemies
+For each scenario and each ordered pair (heroes agent, enemies
 agent) — an agent against itself included, as a reference — ``-n`` battles are
 played with the playtest runner, so battle ``i`` of a pairing uses the seed
 ``SeedSequence(seed).spawn(n)[i]`` (escaramuza/playtest/records.py) for every pairing:

@@ -1,12 +1,11 @@
 """Ratings of agents from head-to-head battles: OpenSkill's Plackett–Luce model.
 
-Issue 9, item 3 asks for "OpenSkill or TrueSkill from a maintained package, or Elo
-fitted with its interval". ``openskill`` (PyPI, actively maintained, pure
-Python, MIT) installs here and is a dependency of the project; ``trueskill``'s
-last release is from 2019, so OpenSkill it is. Each agent gets a skill ``mu``
-with an uncertainty ``sigma``; we report the 95 % interval ``mu ± 1.96 sigma``
-and rank by the conservative ``ordinal = mu − 3 sigma`` (OpenSkill's own
-ranking number). Draws are ties (both ranked first).
+Ratings come from a maintained package, not a hand-fitted Elo: ``openskill``
+(PyPI, actively maintained, pure Python, MIT) installs here and is a dependency
+of the project; ``trueskill``'s last release is from 2019, so OpenSkill it is.
+Each agent gets a skill ``mu`` with an uncertainty ``sigma``; we report the
+95 % interval ``mu ± 1.96 sigma`` and rank by the conservative
+``ordinal = mu − 3 sigma`` (OpenSkill's own ranking number). Draws are ties (both ranked first).
 
 OpenSkill updates one game at a time, so the order of games matters a little;
 games are fed in a fixed order — battle index first, then scenario, then

@@ -1,6 +1,6 @@
 """Self-play: train against a pool of frozen snapshots of the learner itself.
 
-Issue 9, item 4. The learner steps the ordinary Gymnasium env; its ``opponent``
+The learner steps the ordinary Gymnasium env; its ``opponent``
 is a :class:`SnapshotPool` agent, which plays each battle with one frozen
 snapshot drawn from the pool. Every ``selfplay.snapshot_freq`` timesteps the
 :class:`SelfPlayCallback` saves the current model under ``RUN_DIR/pool/`` and

@@ -212,7 +212,7 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> A
         if not resume.is_file():
             raise EscaramuzaError(f"--resume {resume}: no such checkpoint")
         # Every pickled entry of the checkpoint is replaced by a custom object, so SB3's
-        # load unpickles nothing (issue 19, item 1): a checkpoint is a file like any other.
+        # load unpickles nothing: a checkpoint is a file like any other.
         objects = checkpoint_objects(
             resume,
             f"--resume {resume}",

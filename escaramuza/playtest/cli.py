@@ -1,7 +1,7 @@
 """``escaramuza playtest``: play a scenario thousands of times and say how deadly it is.
 
 The scenario designer's question — "how deadly is this encounter?" — answered
-with numbers and their uncertainty (issue 7, items 2, 4, 5): outcome rates with
+with numbers and their uncertainty: outcome rates with
 95 % Wilson intervals, rounds, per-combatant knock-out / death / damage /
 survival, the party-wipe probability, the enemy that hurts the heroes most and a
 difficulty rating. Definitions and thresholds are documented in

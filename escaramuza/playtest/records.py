@@ -21,7 +21,7 @@ from escaramuza.rules.core.kernel import WINNERS, BattleColumns
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.state import BattleState
 
-#: Statuses that mean "knocked out" (issue 7: any status other than active or fled).
+#: Statuses that mean "knocked out".
 KNOCKED_OUT = frozenset({Status.DOWN.value, Status.DEFEATED.value, Status.DEAD.value})
 #: ``ko_round`` of a combatant never knocked out in a battle.
 NEVER = -1

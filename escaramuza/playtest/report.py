@@ -2,7 +2,7 @@
 and PNG plots; ``balance`` and ``campaign`` draw their plots with :data:`RC`,
 :func:`figure` and :func:`png` and write their folders with :func:`write_files`.
 
-Issue 7, item 3: outcome bars with their 95 % intervals, a histogram of rounds
+Outcome bars with their 95 % intervals, a histogram of rounds
 and the survival curve of each combatant by round, for each scenario. Everything
 is drawn from the summary alone (the same numbers as ``summary.json``), so a
 report can be redrawn from a saved summary.

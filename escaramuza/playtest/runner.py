@@ -48,7 +48,7 @@ DEFAULT_AGENT = "heuristic"
 DEFAULT_WORKERS = 1
 BACKENDS = ("local", "ray")
 
-#: A chunk should hold at least this much work (issue 7: "chunks of at least ~100 ms"),
+#: A chunk should hold at least this much work,
 #: so process or cluster overhead stays small next to the battles...
 MIN_CHUNK_SECONDS = 0.1
 #: ...and at most this much, so the progress bar moves and workers finish together.
@@ -408,7 +408,7 @@ def run_battles(
         )
 
     if size is None and runner.parallel:
-        # Time a few battles here (they count) to size the chunks (issue 7, item 4).
+        # Time a few battles here (they count) to size the chunks.
         if engine == FAST:
             # The first kernel call compiles it or loads it from numba's cache: not timed.
             records.extend(run_chunk(job(0, 1)))

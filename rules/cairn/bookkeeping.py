@@ -1,7 +1,7 @@
 """Cairn bookkeeping in a loaded state: its schema and the side turn's invariants.
 
-What :class:`~escaramuza.rules.cairn.ruleset.Cairn` keeps between decisions
-(issue 19, item 5): ``side`` (the side declaring, CA-02), ``queue`` (who still
+What :class:`~escaramuza.rules.cairn.ruleset.Cairn` keeps between decisions:
+``side`` (the side declaring, CA-02), ``queue`` (who still
 has to declare, the first one deciding now), ``declared`` (the side's declared
 :class:`~escaramuza.rules.core.model.Action`\\ s, resolved together when the
 queue empties) and the CA-14 morale flags ``morale_first``, ``morale_half``,

@@ -176,8 +176,8 @@ class CairnStats(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _apply_template(cls, data: Any) -> Any:
-        # A str check first: ``template: [goblin]`` is a list, which no dict can look up
-        # (issue 19, item 4); the field's own validation then names it.
+        # A str check first: ``template: [goblin]`` is a list, which no dict can look up;
+        # the field's own validation then names it.
         template = data.get("template") if isinstance(data, dict) else None
         if isinstance(template, str) and template in TEMPLATES:
             merged = dict(TEMPLATES[data["template"]])

@@ -2,8 +2,7 @@
 
 The names below are imported on first use (PEP 562 ``__getattr__``), not when the
 package is: ``escaramuza --version`` imports ``escaramuza.rules.core.errors``, and an
-eager ``__init__`` would make it pay for networkx, pydantic and the engine first
-(issue 23, item 4: fast start).
+eager ``__init__`` would make it pay for networkx, pydantic and the engine first.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ of each combatant — and checks it in its own ``bookkeeping.py`` module
 of the values (:func:`validate`), the typed fields of a frozen dataclass
 (:func:`check_fields`), known combatant ids, zones and conditions. Every
 failure is a :class:`BookkeepingError` naming the field and the reason; the
-state file loader adds the file (issue 19, item 5).
+state file loader adds the file.
 """
 
 from __future__ import annotations

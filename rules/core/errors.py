@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: Longest reason an error message carries: a hostile file's value (a 5,000-character
-#: name) is shown cut, so the CLI's error stays one readable line (issue 19).
+#: name) is shown cut, so the CLI's error stays one readable line.
 MAX_REASON = 400
 
 
@@ -25,7 +25,7 @@ class Problem:
 
     ``value`` and ``known`` are set where the problem is a name that is not among
     the known ones (an unknown zone, ruleset, temperament, field…), so the message
-    can offer a "did you mean" (issue 23, item 3). ``at_key`` marks a problem with
+    can offer a "did you mean". ``at_key`` marks a problem with
     the key itself (a retired key): its line is the key's. ``line`` is the 1-based
     line of the field in the file, where the loader knows it.
     """

@@ -573,7 +573,7 @@ def _locked_by_a_writer(tmp: Path) -> bool:
 
 
 def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
-    """Remove what a killed :func:`atomic_write` of ``path`` left (issue 19, item 8).
+    """Remove what a killed :func:`atomic_write` of ``path`` left.
 
     Only ``path``'s own temporaries (``.NAME.XXXXXXXX.tmp`` in its folder) that are
     regular files, older than :data:`STALE_AFTER_SECONDS` and not locked by a live

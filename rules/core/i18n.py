@@ -1,4 +1,4 @@
-"""One language at a time: English or Spanish narration and interface (issue 23, item 2).
+"""One language at a time: English or Spanish narration and interface.
 
 Every sentence escaramuza shows (the rules' narration, action texts, reasons, the GM
 session, playtest reports, the web page) is written in English in the code and marked

@@ -39,7 +39,7 @@ ID_RULE = "letters of any alphabet (matón, ñu), digits, '_' and '-', not start
 
 def _check_id(value: str) -> str:
     # Unicode letters are allowed: the games are Spanish-language games, and a GM who
-    # names a combatant "matón" means it (issue 23, item 3). Spaces, dots and the like
+    # names a combatant "matón" means it. Spaces, dots and the like
     # stay out: ids are typed in `suggest`/`gm` commands and used as keys.
     if not value:
         raise ValueError(f"an id cannot be empty; an id is {ID_RULE}")
@@ -56,7 +56,7 @@ def _check_id(value: str) -> str:
 #: Longest zone or combatant id (they are shown in every narrated line).
 _ID_MAX = 64
 
-#: Largest scenario file read (issue 19, item 3): the shipped ones are under 4 KiB.
+#: Largest scenario file read: the shipped ones are under 4 KiB.
 MAX_SCENARIO_BYTES = 1 << 20
 
 # The size of what a scenario may ask a battle to play (docs/scenario-format.md, "Bounds of

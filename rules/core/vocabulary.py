@@ -1,6 +1,6 @@
 """The stat-block vocabulary's retired keys, "did you mean", and where a field is in a file.
 
-Issue 23, item 1: the four rulesets' stat blocks share one vocabulary (the table in
+The four rulesets' stat blocks share one vocabulary (the table in
 docs/scenario-format.md). A key the vocabulary retired is not just "unknown": the
 loader and ``escaramuza validate`` say what it is now (``"`armas` is now `weapons`"``),
 and an unknown key that is close to a known one gets a "did you mean".

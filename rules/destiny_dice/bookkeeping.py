@@ -1,7 +1,7 @@
 """Destiny Dice bookkeeping in a loaded state: its schema and the turn invariants.
 
 What :class:`~escaramuza.rules.destiny_dice.ruleset.DestinyDice` keeps between
-decisions (issue 19, item 5):
+decisions:
 
 * battle ``data``: ``turn_actor`` (whose turn it is), ``moved`` and ``acted``
   (DD-03: one move and one main action a turn), ``reaction_vs`` (the attacker a

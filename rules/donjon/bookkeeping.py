@@ -1,7 +1,6 @@
 """Donjon bookkeeping in a loaded state: its schema and the ráfaga's invariants.
 
-What :class:`~escaramuza.rules.donjon.ruleset.Donjon` keeps between decisions
-(issue 19, item 5):
+What :class:`~escaramuza.rules.donjon.ruleset.Donjon` keeps between decisions:
 
 * battle ``data``: ``count`` (the number the DJ is calling, DJ-05), ``continuing``
   (the sides that want another ráfaga, DJ-07), and while a reaction or a choice

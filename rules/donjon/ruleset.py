@@ -1238,7 +1238,7 @@ class Donjon(Ruleset):
         # "Si ningún bando quiere continuar la pelea, el combate termina."
         return events + self.finish(state, None, "withdrawal")
 
-    # -- exact odds (issue 8) -----------------------------------------------------------
+    # -- exact odds -----------------------------------------------------------
     def odds(self, state: BattleState, action: Action) -> Odds | None:
         """Exact odds of the actions that can take Heridas off someone.
 

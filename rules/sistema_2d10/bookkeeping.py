@@ -1,7 +1,7 @@
 """Sistema 2d10 bookkeeping in a loaded state: its schema and the turn's invariants.
 
 What :class:`~escaramuza.rules.sistema_2d10.ruleset.Sistema2d10` keeps between
-decisions (issue 19, item 5):
+decisions:
 
 * battle ``data``: ``tables`` (the scenario's damage tables, always taken from
   the scenario), ``roll`` (a :class:`PendingRoll` in flight, S2-05's Dado

@@ -287,7 +287,7 @@ def default_tables_path() -> str:
     return str(importlib.resources.files("escaramuza.rules.sistema_2d10") / "tables/default.yaml")
 
 
-#: Largest tables file read (issue 19, item 3): the shipped default is under 8 KiB.
+#: Largest tables file read: the shipped default is under 8 KiB.
 MAX_TABLES_BYTES = 1 << 20
 
 
