@@ -25,9 +25,11 @@ from functools import cache
 
 from escaramuza.rules.core.errors import UnknownNameError
 from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.scenario import KNOWN_TEMPERAMENTS
 from escaramuza.rules.core.state import BattleState
 
-TEMPERAMENTS = ("tactician", "brute", "cautious", "coward", "protector", "random")
+#: The temperaments, in the order of their codes (the scenario schema's list).
+TEMPERAMENTS = KNOWN_TEMPERAMENTS
 
 Chooser = Callable[..., Action]
 

@@ -5,3 +5,11 @@ Each module ``escaramuza.agents.heuristics.<ruleset_id>`` defines
 ruleset's exact helpers. :class:`escaramuza.agents.heuristic.HeuristicAgent`
 dispatches to it, so the agent name ``heuristic`` works for every ruleset.
 """
+
+from pathlib import Path
+
+from escaramuza.rules.core.jit import register_sources
+
+# The compiled temperaments (``<ruleset>_kernel.py``) are built on the rules' kernels:
+# their numba cache is stamped with this tree and the rules' (rules.core.jit).
+register_sources(Path(__file__).parent)

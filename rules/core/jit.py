@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
+import sys
+import types as pytypes
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -34,13 +37,25 @@ from numba.core import errors, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.registry import CPUDispatcher
 
-#: The source trees whose code and constants a kernel's machine code is built from: the
-#: rules (kernels, mt, this module, and the modules their constants come from) and the
-#: temperaments' kernels. (rules/core/jit.py → rules/ and agents/heuristics/.)
-KERNEL_SOURCES = (
-    Path(__file__).resolve().parents[1],
-    Path(__file__).resolve().parents[2] / "agents" / "heuristics",
-)
+#: The rules' source tree (rules/): the kernels of the rules, mt, this module and the
+#: modules their constants come from. Code elsewhere that compiles kernel functions on
+#: top of the rules (the compiled temperaments) registers its own tree with
+#: :func:`register_sources`; this layer names no other layer's folders.
+RULES_SOURCES = Path(__file__).resolve().parents[1]
+#: The attribute :func:`instantiate` sets on a template's copy: the owner module's name.
+INSTANCE_ATTRIBUTE = "__escaramuza_owner__"
+#: Every registered source tree (:func:`register_sources`), the rules' first.
+KERNEL_SOURCES: list[Path] = [RULES_SOURCES]
+
+
+def register_sources(root: Path | str) -> None:
+    """Register ``root`` as a tree of kernel sources compiled on top of the rules: a
+    function defined under it is cached with the digest of ``root`` and of the rules'
+    tree. Called by a package's ``__init__`` before any of its modules defines a kernel
+    function, so the stamp a function gets never depends on the order of imports."""
+    path = Path(root).resolve()
+    if path not in KERNEL_SOURCES:
+        KERNEL_SOURCES.append(path)
 
 
 def sources_stamp(roots: Iterable[Path]) -> str:
@@ -54,35 +69,69 @@ def sources_stamp(roots: Iterable[Path]) -> str:
 
 
 @functools.cache
-def kernel_sources_stamp() -> str:
-    """:func:`sources_stamp` of :data:`KERNEL_SOURCES`, once per process."""
-    return sources_stamp(KERNEL_SOURCES)
+def _stamp_of(roots: tuple[Path, ...]) -> str:
+    return sources_stamp(roots)
+
+
+def stamp_roots(source: Path | str) -> tuple[Path, ...]:
+    """The trees whose code a kernel function defined in ``source`` may be built from:
+    the rules' tree, and the registered tree holding ``source`` if it is not under the
+    rules (the rules never call code above them)."""
+    path = Path(source).resolve()
+    own = [r for r in KERNEL_SOURCES[1:] if path.is_relative_to(r)]
+    return (RULES_SOURCES, *own[:1])
+
+
+def kernel_sources_stamp(source: Path | str | None = None) -> str:
+    """:func:`sources_stamp` of :func:`stamp_roots` of ``source`` (default: the rules'
+    tree alone), computed once per process and set of trees."""
+    return _stamp_of(stamp_roots(source) if source is not None else (RULES_SOURCES,))
+
+
+def _defined_in(py_func: Any) -> str:
+    """The file a kernel function's code belongs to: its module's, so that a loop
+    template instantiated for a ruleset (:func:`instantiate`) counts as that ruleset's."""
+    module = sys.modules.get(getattr(py_func, "__module__", "") or "")
+    return getattr(module, "__file__", None) or inspect.getfile(py_func)
 
 
 class _KernelSourcesLocator:
     """numba's cache locator for a function, with the kernels' sources in its stamp.
 
-    numba's cache checks only the file a function is defined in: a battle loop in
-    agents/heuristics/ compiled with the rules of rules/<ruleset>/kernel.py inlined
+    numba's cache checks only the file a function is defined in: a battle loop of a
+    temperaments' kernel compiled with the rules of rules/<ruleset>/kernel.py inlined
     into it (and every callee's code linked in) would be loaded stale after an edit of
     the rules alone — a silently different battle. Every kernel function's cache entry
-    is stamped with the digest of all the kernel sources as well, so editing any of
-    them recompiles them all once (docs/fast-path.md, "Compilation and numba's cache")."""
+    is stamped with the digest of the trees its code may come from (:func:`stamp_roots`),
+    so editing any of them recompiles them all once (docs/fast-path.md, "Compilation
+    and numba's cache")."""
 
-    def __init__(self, inner: Any) -> None:  # a numba locator
+    def __init__(self, inner: Any, stamp: str) -> None:  # a numba locator
         self._inner = inner
+        self._stamp = stamp
 
     def get_source_stamp(self) -> Any:  # numba's: any picklable object
-        return (self._inner.get_source_stamp(), kernel_sources_stamp())
+        return (self._inner.get_source_stamp(), self._stamp)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
 
 class _KernelCacheImpl(CompileResultCacheImpl):
+    def __init__(self, py_func: Any) -> None:
+        self._stamp = kernel_sources_stamp(_defined_in(py_func))
+        super().__init__(py_func)
+        owner = getattr(py_func, INSTANCE_ATTRIBUTE, None)
+        if owner is not None:
+            # numba names a cache file after the function's source file and qualified
+            # name, the same for every instance of a template: without the owner's name
+            # one ruleset's loop would load another's machine code.
+            qualname = f"{owner}.{py_func.__qualname__}"
+            self._filename_base = self.get_filename_base(qualname, getattr(sys, "abiflags", ""))
+
     @property
     def locator(self) -> Any:
-        return _KernelSourcesLocator(self._locator)
+        return _KernelSourcesLocator(self._locator, self._stamp)
 
 
 class _KernelFunctionCache(FunctionCache):
@@ -148,3 +197,28 @@ def sort_in_place(a: Any) -> None:  # a numba array
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = x
+
+
+def instantiate(
+    template: Callable[..., Any], owner: str, bound: dict[str, Any], **options: Any
+) -> Any:
+    """Compile a copy of the plain-Python ``template`` whose global names in ``bound``
+    are replaced (a ruleset's ``legal``, ``apply``, its layouts…), as a kernel function
+    of module ``owner`` (:func:`njit` with ``options``).
+
+    This is how one loop is written once and compiled for each ruleset: numba resolves
+    a function's globals when it compiles it, so the copy calls the ruleset's compiled
+    rules directly, inlined as any callee. A closure would do the same but numba's cache
+    keys a closure on its cells' pickled contents, which differ between processes; the
+    copy has no cells, and its cache file carries the owner's name
+    (:class:`_KernelCacheImpl`)."""
+    namespace = dict(template.__globals__)
+    namespace.update(bound)
+    copy = pytypes.FunctionType(
+        template.__code__, namespace, template.__name__, template.__defaults__
+    )
+    copy.__qualname__ = template.__qualname__
+    copy.__doc__ = template.__doc__
+    copy.__module__ = owner
+    setattr(copy, INSTANCE_ATTRIBUTE, owner)
+    return njit(**options)(copy)

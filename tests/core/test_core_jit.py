@@ -16,12 +16,14 @@ from numba.core.registry import CPUDispatcher
 
 from escaramuza.rules.core.jit import (
     KERNEL_SOURCES,
+    RULES_SOURCES,
     PlainArgsDispatcher,
     copy_into,
     kernel_sources_stamp,
     njit,
     sort_in_place,
     sources_stamp,
+    stamp_roots,
 )
 
 pytestmark = pytest.mark.compile
@@ -146,6 +148,19 @@ def test_a_cached_function_is_stamped_with_the_kernel_sources() -> None:
 
     stamp = mt.seed_key._cache._impl.locator.get_source_stamp()
     assert stamp[1] == kernel_sources_stamp()
+    assert stamp[1] == kernel_sources_stamp(mt.__file__)
+
+
+def test_the_temperaments_kernels_are_stamped_with_their_tree_and_the_rules() -> None:
+    import escaramuza.agents.heuristics as heuristics
+    from escaramuza.agents.heuristics import cairn_kernel
+
+    tree = Path(heuristics.__file__).resolve().parent
+    assert tree in KERNEL_SOURCES
+    assert stamp_roots(cairn_kernel.__file__) == (RULES_SOURCES, tree)
+    stamp = cairn_kernel.choose._cache._impl.locator.get_source_stamp()
+    assert stamp[1] == kernel_sources_stamp(cairn_kernel.__file__)
+    assert stamp[1] != kernel_sources_stamp()
 
 
 CALLEE = """
@@ -167,8 +182,7 @@ RUN = """
 import sys
 from pathlib import Path
 import escaramuza.rules.core.jit as jit
-jit.KERNEL_SOURCES = (Path(sys.argv[1]),)
-jit.kernel_sources_stamp.cache_clear()
+jit.register_sources(Path(sys.argv[1]))
 from caller import twice
 print(twice())
 """

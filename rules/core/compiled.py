@@ -1,0 +1,381 @@
+"""The Python side every ruleset's kernel shares: export, refusal, chunks, read-back.
+
+A ruleset's kernel (docs/fast-path.md, "One dialect") is a :class:`CompiledKernel`
+subclass that writes only what is its own — how a scenario and an engine state become
+its bundles (:meth:`CompiledKernel.export_scenario`, :meth:`CompiledKernel.
+export_state`), how an engine action becomes a row (:meth:`CompiledKernel.
+action_row`), its conditions' names (:meth:`CompiledKernel.conditions`) — over its
+declared layouts (``rules.core.layout``) and its compiled loops
+(``rules.core.loops.compile_loops``). Everything else is here, once: the
+:class:`~escaramuza.rules.core.kernel.Kernel` protocol (refusal, whole battles as
+:class:`KernelBattle` or :class:`BattleColumns`, rollouts), the agents' codes, the
+generators' keys, the replay of suspended battles, the scenario cache.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from escaramuza.rules.core import mt
+from escaramuza.rules.core.kernel import (
+    WINNERS,
+    BattleColumns,
+    KernelBattle,
+    KernelRefusal,
+    RolloutBatch,
+    refusing,
+)
+from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.loops import (
+    RANDOM_AGENT,
+    SCENARIO,
+    SUSPEND_AGENT_KEY,
+    SUSPEND_CAP,
+    TEMPERAMENTS,
+    Loops,
+    new_agent_rng,
+)
+
+if TYPE_CHECKING:
+    from escaramuza.rules.core.model import Action
+    from escaramuza.rules.core.scenario import Scenario
+    from escaramuza.rules.core.state import BattleState
+
+#: Rounds of replaying the battles that suspended before a chunk is given up as a bug.
+MAX_PASSES = 64
+#: The largest stop round and decision cap handed to compiled code (int64; rounds never
+#: pass the round limit, so capping there changes no rollout).
+FAR = 1 << 62
+
+
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """A scenario in a kernel's terms: the static bundle, the dynamic bundle at the
+    scenario's start (before initiative), and the legal list's capacity in rows."""
+
+    scenario: Any
+    static: tuple[np.ndarray, ...]
+    start: tuple[np.ndarray, ...]
+    actions: int
+
+
+def agent_code(spec: str) -> int:
+    """The loops' code of an agent spec (``make_agent`` names): :data:`RANDOM_AGENT`,
+    :data:`SCENARIO` (``heuristic``) or a temperament's index; else a refusal."""
+    if spec == "random":
+        return RANDOM_AGENT
+    if spec == "heuristic":
+        return SCENARIO
+    temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
+    if temperament in TEMPERAMENTS:
+        return TEMPERAMENTS.index(temperament)
+    raise KernelRefusal(f"agent {spec!r} (kernels play random and heuristic agents)")
+
+
+class CompiledKernel:
+    """The :class:`~escaramuza.rules.core.kernel.Kernel` of one ruleset, all but its
+    rules (see the module's docstring). A subclass sets the class attributes and writes
+    the methods marked *ruleset*."""
+
+    #: The ruleset's id, and what messages call this kernel ("the Cairn kernel").
+    ruleset_id: ClassVar[str]
+    title: ClassVar[str]
+    #: The layouts of the sheet, the per-combatant state and the battle globals.
+    ST: ClassVar[type[Columns]]
+    CS: ClassVar[type[Columns]]
+    G: ClassVar[type[Columns]]
+    #: The width of a legal-list row (an action's code).
+    ACTION_WIDTH: ClassVar[int]
+    #: ``g[G.REASON]`` codes → ``Outcome.reason``; ``cs[c, CS.STATUS]`` codes → Status
+    #: values; the engine's resource names, sorted, each with its ``CS`` column's name.
+    REASONS: ClassVar[tuple[str, ...]]
+    STATUSES: ClassVar[tuple[str, ...]]
+    RESOURCES: ClassVar[tuple[tuple[str, str], ...]]
+    #: How many scenarios' exports are kept (by identity).
+    CACHE_SIZE: ClassVar[int] = 64
+
+    def __init__(self) -> None:
+        self._cache: dict[int, Exported] = {}
+        self._lock = threading.Lock()
+        self._loops: Loops | None = None
+
+    # -- what a ruleset writes -----------------------------------------------------------
+    def compile(self) -> Loops:
+        """*ruleset*: the compiled loops (``compile_loops`` over the ruleset's rules)."""
+        raise NotImplementedError
+
+    def export_scenario(self, scenario: Scenario) -> Exported:
+        """*ruleset*: the scenario's bundles, or :class:`KernelRefusal` naming what the
+        kernel does not implement (a lookup or conversion error is made one)."""
+        raise NotImplementedError
+
+    def export_state(self, exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
+        """*ruleset*: the dynamic bundle of an engine state mid-battle (or a refusal)."""
+        raise NotImplementedError
+
+    def action_row(self, exported: Exported, state: BattleState, action: Action) -> list[int]:
+        """*ruleset*: the legal-list row of an engine action (or a refusal)."""
+        raise NotImplementedError
+
+    def conditions(self, row: Sequence[int]) -> tuple[tuple[str, int], ...]:
+        """*ruleset*: a final ``cs`` row's conditions as sorted ``(name, value)``."""
+        raise NotImplementedError
+
+    def scratch(self, exported: Exported) -> tuple[np.ndarray, ...]:
+        """A dynamic bundle to play in (default: a copy of the start's arrays)."""
+        return tuple(a.copy() for a in exported.start)
+
+    def died(self, out_cs: np.ndarray) -> np.ndarray:
+        """Whether each combatant of each battle died (default: the ``CS.DIED`` column,
+        or nobody where the ruleset has no death)."""
+        if "DIED" in self.CS.__members__:
+            return out_cs[..., int(self.CS["DIED"])] != 0
+        return np.zeros(out_cs.shape[:2], dtype=np.bool_)
+
+    def resolve(self, exported: Exported, out_g: np.ndarray, todo: np.ndarray) -> None:
+        """*ruleset*, where its rules suspend a battle for Python (a table entry to
+        compute…): make the battles ``todo`` marks playable again."""
+        raise KernelRefusal("a battle suspended for a reason this kernel does not resolve")
+
+    # -- provided --------------------------------------------------------------------
+    @property
+    def loops(self) -> Loops:
+        """The compiled loops, built on first use (numba compiles or loads them lazily)."""
+        if self._loops is None:
+            self._loops = self.compile()
+        return self._loops
+
+    def exported(self, scenario: Scenario) -> Exported:
+        """:meth:`export_scenario`, kept for the scenario object while it lives."""
+        hit = self._cache.get(id(scenario))
+        if hit is not None and hit.scenario is scenario:
+            return hit
+        if getattr(scenario.ruleset, "id", None) != self.ruleset_id:
+            raise KernelRefusal(f"ruleset {scenario.ruleset.id!r} is not {self.ruleset_id}")
+        with refusing(scenario.name):
+            exported = self.export_scenario(scenario)
+        with self._lock:
+            if len(self._cache) >= self.CACHE_SIZE:
+                self._cache.clear()
+            self._cache[id(scenario)] = exported
+        return exported
+
+    def refusal(self, scenario: Scenario, agents: Sequence[str]) -> str | None:
+        try:
+            self.exported(scenario)
+            for spec in agents:
+                agent_code(spec)
+        except KernelRefusal as exc:
+            return f"{self.title} does not implement {exc}"
+        return None
+
+    def play_battles(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> list[KernelBattle]:
+        exported = self.exported(scenario)
+        out_cs, out_g = self._play(exported, agents, seeds)
+        return self._read_back(exported, seeds, out_cs, out_g)
+
+    def play_columns(
+        self, scenario: Scenario, agents: Sequence[str], seeds: Sequence[int]
+    ) -> BattleColumns:
+        exported = self.exported(scenario)
+        out_cs, out_g = self._play(exported, agents, seeds)
+        CS, G = self.CS, self.G
+        return BattleColumns(
+            winner=out_g[:, G.OUTCOME],
+            reason=out_g[:, G.REASON],
+            reasons=self.REASONS,
+            rounds=out_g[:, G.ROUND],
+            wipe=out_g[:, G.WIPE] != 0,
+            ko_round=out_cs[:, :, CS.KO_ROUND],
+            died=self.died(out_cs),
+            dealt=out_cs[:, :, CS.DEALT],
+            dealt_to_foes=out_cs[:, :, CS.DEALT_TO_FOES],
+            taken=out_cs[:, :, CS.TAKEN],
+        )
+
+    def _play(
+        self, exported: Exported, agents: Sequence[str], seeds: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The final ``cs`` and ``g`` of one battle per seed, suspended battles resolved
+        and replayed."""
+        why = self.refusal(exported.scenario, agents)
+        if why is not None:
+            raise KernelRefusal(why)
+        codes = np.array([agent_code(spec) for spec in agents], dtype=np.int64)
+        n = len(seeds)
+        nc = exported.start[0].shape[0]
+        dice_keys, dice_len = mt.seed_keys(seeds)
+        # No agents' keys at first: a battle whose agents draw suspends for its key.
+        agent_keys = np.zeros((n, 1), dtype=np.uint32)
+        agent_len = np.zeros(n, dtype=np.int64)
+        out_cs = self.CS.new(n, nc)
+        out_g = self.G.new(n)
+        d = self.scratch(exported)
+        la = np.zeros((exported.actions, self.ACTION_WIDTH), dtype=np.int64)
+        lanes = mt.new_state(mt.LANES)
+        todo = np.ones(n, dtype=np.bool_)
+        G = self.G
+        for _ in range(MAX_PASSES):
+            arng = new_agent_rng(agent_keys.shape[1])
+            self.loops.play_battles(
+                exported.static,
+                d,
+                exported.start,
+                la,
+                codes,
+                todo,
+                dice_keys,
+                dice_len,
+                agent_keys,
+                agent_len,
+                lanes,
+                arng,
+                out_cs,
+                out_g,
+            )
+            suspend = out_g[:, G.SUSPEND]
+            todo = suspend != 0
+            if not todo.any():
+                return out_cs, out_g
+            if (suspend == SUSPEND_CAP).any():
+                raise KernelRefusal(f"{exported.scenario.name}: a battle did not end")
+            keyless = suspend == SUSPEND_AGENT_KEY
+            if keyless.any():
+                agent_keys, agent_len = self._with_agent_keys(seeds, keyless, agent_keys, agent_len)
+            if (todo & ~keyless).any():
+                self.resolve(exported, out_g, todo & ~keyless)
+        raise KernelRefusal(f"{exported.scenario.name}: battles kept suspending")
+
+    @staticmethod
+    def _with_agent_keys(
+        seeds: Sequence[int], wanted: np.ndarray, keys: np.ndarray, lengths: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``keys``/``lengths`` with the agents' keys of the ``wanted`` seeds filled in."""
+        rows = np.flatnonzero(wanted)
+        new, new_len = mt.agent_keys([seeds[i] for i in rows])
+        width = max(keys.shape[1], new.shape[1])
+        out = np.zeros((keys.shape[0], width), dtype=np.uint32)
+        out[:, : keys.shape[1]] = keys
+        out[rows, : new.shape[1]] = new
+        out_len = lengths.copy()
+        out_len[rows] = new_len
+        return out, out_len
+
+    def _read_back(
+        self, exported: Exported, seeds: Sequence[int], out_cs: np.ndarray, out_g: np.ndarray
+    ) -> list[KernelBattle]:
+        CS, G = self.CS, self.G
+        zone_ids = exported.scenario.battlefield.zone_ids
+        resource_columns = [int(CS[column]) for _, column in self.RESOURCES]
+        names = [name for name, _ in self.RESOURCES]
+        died = self.died(out_cs).tolist()
+        battles: list[KernelBattle] = []
+        for b, seed in enumerate(seeds):
+            g = out_g[b].tolist()
+            rows = out_cs[b].tolist()
+            battles.append(
+                KernelBattle(
+                    seed=seed,
+                    winner=WINNERS[g[G.OUTCOME]],
+                    reason=self.REASONS[g[G.REASON]],
+                    rounds=g[G.ROUND],
+                    wipe=bool(g[G.WIPE]),
+                    decisions=g[G.DECISIONS],
+                    statuses=tuple(self.STATUSES[r[CS.STATUS]] for r in rows),
+                    zones=tuple(zone_ids[r[CS.ZONE]] for r in rows),
+                    resources=tuple(
+                        tuple(zip(names, (r[i] for i in resource_columns), strict=True))
+                        for r in rows
+                    ),
+                    conditions=tuple(self.conditions(r) for r in rows),
+                    ko_round=tuple(r[CS.KO_ROUND] for r in rows),
+                    died=tuple(bool(x) for x in died[b]),
+                    dealt=tuple(r[CS.DEALT] for r in rows),
+                    dealt_to_foes=tuple(r[CS.DEALT_TO_FOES] for r in rows),
+                    taken=tuple(r[CS.TAKEN] for r in rows),
+                )
+            )
+        return battles
+
+    def rollouts(
+        self,
+        state: BattleState,
+        actions: Sequence[Action],
+        seeds: Sequence[int],
+        horizon: int | None,
+        own_temperament: str | None,
+        max_decisions: int,
+    ) -> RolloutBatch:
+        try:
+            exported = self.exported(state.scenario)
+            with refusing():
+                d0 = self.export_state(exported, state)
+                pending = state.pending
+                for action in actions:
+                    if pending is None or action.actor != pending.actor:
+                        raise KernelRefusal(f"{action} is not the pending decision's")
+                first = np.array(
+                    [self.action_row(exported, state, a) for a in actions], dtype=np.int64
+                ).reshape(len(actions), self.ACTION_WIDTH)
+            own = SCENARIO
+            if own_temperament is not None:
+                own = agent_code(own_temperament)
+                if own < 0:
+                    raise KernelRefusal(f"own temperament {own_temperament!r}")
+        except KernelRefusal as exc:
+            raise KernelRefusal(f"{self.title} cannot resume this state: {exc}") from None
+        keys, lengths = mt.seed_keys(seeds)
+        shape = (len(actions), len(seeds))
+        winner = np.zeros(shape, dtype=np.int64)
+        finished = np.zeros(shape, dtype=np.bool_)
+        own_s = np.zeros(shape, dtype=np.float64)
+        foe_s = np.zeros(shape, dtype=np.float64)
+        actor_out = np.zeros(shape, dtype=np.bool_)
+        suspended = np.zeros(shape, dtype=np.bool_)
+        stop = min(state.round + horizon, FAR) if horizon is not None else FAR
+        cap = min(max_decisions, FAR)
+        if not (len(actions) and len(seeds)):
+            return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
+        d = tuple(a.copy() for a in d0)
+        la = np.zeros((exported.actions, self.ACTION_WIDTH), dtype=np.int64)
+        act = np.zeros(self.ACTION_WIDTH, dtype=np.int64)
+        for _ in range(MAX_PASSES):
+            self.loops.rollouts(
+                exported.static,
+                d,
+                d0,
+                la,
+                first,
+                keys,
+                lengths,
+                stop,
+                own,
+                cap,
+                mt.new_state(),
+                new_agent_rng(1),
+                act,
+                winner,
+                finished,
+                own_s,
+                foe_s,
+                actor_out,
+                suspended,
+            )
+            if not suspended.any():
+                return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
+            self.resolve_rollouts(exported, d, suspended)
+        raise KernelRefusal(f"{self.title}: rollouts kept suspending")
+
+    def resolve_rollouts(
+        self, exported: Exported, d: tuple[np.ndarray, ...], suspended: np.ndarray
+    ) -> None:
+        """*ruleset*, where its rules suspend a rollout for Python: make it playable
+        again (``d`` holds the state of the last rollout that suspended)."""
+        raise KernelRefusal("a rollout suspended for a reason this kernel does not resolve")

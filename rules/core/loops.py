@@ -1,0 +1,362 @@
+"""The kernels' one loop family: whole battles, rollouts and stepping, written once.
+
+A ruleset's kernel supplies its compiled rules and temperaments over the two bundles of
+one dialect (docs/fast-path.md, "One dialect"): the static bundle ``s`` (a tuple whose
+first array is the per-combatant sheet ``stat[c, ST.*]``) and the dynamic bundle ``d``
+(a tuple whose first two arrays are the per-combatant state ``cs[c, CS.*]`` and the
+battle globals ``g[G.*]``; the rest is the ruleset's scratch). Its functions:
+
+* ``reset(s, d, d0)`` — ``d`` becomes a copy of ``d0``;
+* ``start(s, d, dice)`` — the battle's opening (initiative…) up to its first decision;
+* ``legal(s, d, la) -> n`` — the pending decision's legal actions, one row each of
+  ``la`` (the engine's order);
+* ``apply(s, d, row, dice)`` — take the action ``row``, up to the next decision or
+  the end;
+* ``choose(s, d, la, n, mood, arng) -> i`` — temperament ``mood``'s pick among ``n ≥
+  2`` rows (``agents.heuristic.heuristic_choice`` after its shared part, below);
+* ``strength(s, d, side) -> float`` — ``agents.search.side_strength``.
+
+:func:`compile_loops` compiles this module's templates for them (``rules.core.jit.
+instantiate``): :func:`play_battles` (``agents.runner.play_battle`` per seed),
+:func:`rollouts` (``agents.search.MCTS.rollout`` per action and seed) and
+:func:`advance` (play the other side's decisions until the next decision of a given
+side — the step of a batched environment). The columns the loops read are the same in
+every ruleset: ``ST.SIDE``, ``ST.TEMPERAMENT``; ``CS.STATUS`` (0 = active);
+``G.OUTCOME`` (:data:`RUNNING`, or a ``rules.core.kernel.WINNERS`` code), ``G.REASON``,
+``G.ROUND``, ``G.ACTOR`` and ``G.KIND`` of the pending decision (:data:`KIND_NONE`,
+:data:`KIND_TURN`, a ruleset's others from 2), ``G.SUSPEND`` and ``G.DECISIONS``; and
+for the read-back (``rules.core.compiled``) ``CS.ZONE``, ``CS.KO_ROUND``, ``CS.DEALT``,
+``CS.DEALT_TO_FOES``, ``CS.TAKEN`` and ``G.WIPE`` (:data:`REQUIRED`; ``compile_loops``
+checks them).
+
+A battle **suspends** (``g[G.SUSPEND] != 0``) where the kernel needs Python: the
+agents' generator's key it was not given (:data:`SUSPEND_AGENT_KEY`: most battles never
+draw, and the driver computes keys only for those that do), past
+:data:`MAX_DECISIONS` (:data:`SUSPEND_CAP`), or a ruleset's own reason (codes from
+:data:`SUSPEND_RULESET`). The loops stop that battle where it is; the driver resolves
+the reason and plays it again (``rules.core.compiled``).
+
+The dice stream and the agents' generator are :mod:`rules.core.mt` (CPython's MT19937):
+battle ``seed`` rolls from ``random.Random(seed)`` and its agents choose from
+``random.Random(AGENT_SEED.format(seed))``, seeded on its first draw; a rollout of seed
+``k`` uses ``random.Random(k)`` for both, as ``MCTS._descend`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from escaramuza.rules.core import mt
+from escaramuza.rules.core.jit import copy_into, instantiate, njit
+from escaramuza.rules.core.scenario import KNOWN_TEMPERAMENTS
+
+#: ``g[G.OUTCOME]`` while the battle goes on; after it, a ``WINNERS`` code (0 heroes,
+#: 1 enemies, 2 a draw).
+RUNNING = -1
+#: ``g[G.KIND]``: no decision pending, a turn; a ruleset's other kinds are 2, 3…
+KIND_NONE = 0
+KIND_TURN = 1
+#: ``g[G.SUSPEND]``: why a battle stopped for Python (0: it did not).
+SUSPEND_AGENT_KEY = 1
+SUSPEND_CAP = 2
+SUSPEND_RULESET = 16
+#: A battle still going after this many decisions stops (the engine's ``play_battle``
+#: has no cap; no shipped scenario comes near it).
+MAX_DECISIONS = 200_000
+
+#: Agent codes: the RandomAgent, each combatant by its scenario temperament, or one
+#: temperament for the whole side (its index in :data:`TEMPERAMENTS`).
+RANDOM_AGENT = -1
+SCENARIO = -2
+TEMPERAMENTS = KNOWN_TEMPERAMENTS
+T_RANDOM = TEMPERAMENTS.index("random")
+
+#: The columns every kernel's layouts declare, by array (the loops read them).
+REQUIRED = {
+    "ST": ("SIDE", "TEMPERAMENT"),
+    "CS": ("STATUS", "ZONE", "KO_ROUND", "DEALT", "DEALT_TO_FOES", "TAKEN"),
+    "G": ("OUTCOME", "REASON", "ROUND", "WIPE", "ACTOR", "KIND", "SUSPEND", "DECISIONS"),
+}
+
+# -- the agents' generator ---------------------------------------------------------------
+#: ``arng`` layout: the MT state (``mt.STATE_SIZE`` words), whether it is seeded, the key's
+#: length (0: not given) and the key's words (``mt.agent_keys``).
+A_SEEDED = mt.STATE_SIZE
+A_KEYLEN = mt.STATE_SIZE + 1
+A_KEY = mt.STATE_SIZE + 2
+
+
+def new_agent_rng(key_width: int) -> np.ndarray:
+    """An agents' generator (``arng``) holding keys of up to ``key_width`` words."""
+    return np.zeros(A_KEY + max(key_width, 1), dtype=np.uint32)
+
+
+@njit(cache=True, _nrt=False)
+def arm(arng: np.ndarray, keys: np.ndarray, length: np.int64) -> None:
+    """Give ``arng`` the key ``keys[:length]`` (``length`` 0: none), unseeded."""
+    arng[A_SEEDED] = 0
+    arng[A_KEYLEN] = length
+    for j in range(length):
+        arng[A_KEY + j] = keys[j]
+
+
+@njit(cache=True, _nrt=False)
+def seeded_like(arng: np.ndarray, dice: np.ndarray) -> None:
+    """``arng`` becomes a copy of the generator ``dice`` (two generators seeded alike)."""
+    for j in range(mt.STATE_SIZE):
+        arng[j] = dice[j]
+    arng[A_SEEDED] = 1
+
+
+@njit(cache=True, _nrt=False)
+def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: np.int64, n: np.int64) -> np.int64:
+    """``rng.randrange(n)`` of the agents' generator, seeded here at its first draw
+    (seeding MT19937 costs more than a short battle). With no key, ``g[suspend]``
+    becomes :data:`SUSPEND_AGENT_KEY` and 0 is returned."""
+    if arng[A_SEEDED] == 0:
+        length = arng[A_KEYLEN]
+        if length == 0:
+            g[suspend] = SUSPEND_AGENT_KEY
+            return 0
+        mt.seed_key(arng, arng[A_KEY : A_KEY + length])
+        arng[A_SEEDED] = 1
+    return mt.randbelow(arng, n)
+
+
+# -- the templates (plain Python; compile_loops compiles them per ruleset) ----------------
+def decide(
+    s: Any, d: Any, la: np.ndarray, n: np.int64, agent: np.int64, arng: np.ndarray
+) -> np.int64:
+    """The pending decision's row: ``RandomAgent.act`` for :data:`RANDOM_AGENT`, else
+    ``heuristic_choice`` — one legal action is no choice, the random temperament draws,
+    any other is the ruleset's ``choose``."""
+    g = d[1]
+    if agent == RANDOM_AGENT:
+        return agent_draw(arng, g, G.SUSPEND, n)
+    if n == 1:
+        return 0
+    mood = agent
+    if agent < 0:
+        mood = s[0][g[G.ACTOR], ST.TEMPERAMENT]
+    if mood == T_RANDOM:
+        return agent_draw(arng, g, G.SUSPEND, n)
+    return choose(s, d, la, n, mood, arng)
+
+
+def play_battles(
+    s: Any,
+    d: Any,
+    d0: Any,
+    la: np.ndarray,
+    agents: np.ndarray,
+    todo: np.ndarray,
+    dice_keys: np.ndarray,
+    dice_len: np.ndarray,
+    agent_keys: np.ndarray,
+    agent_len: np.ndarray,
+    lanes: np.ndarray,
+    arng: np.ndarray,
+    out_cs: np.ndarray,
+    out_g: np.ndarray,
+) -> None:
+    """``agents.runner.play_battle`` for every battle ``b`` with ``todo[b]``, from the
+    scenario's start ``d0``: ``agents[side]`` decides for each side; the final ``cs``
+    and ``g`` into ``out_cs[b]``, ``out_g[b]`` (``G.SUSPEND`` says why one stopped
+    early). ``d``, ``la``, ``lanes`` (``mt.LANES`` generators) and ``arng``: scratch."""
+    stat = s[0]
+    cs = d[0]
+    g = d[1]
+    for b in range(dice_keys.shape[0]):
+        if b % mt.LANES == 0:
+            # The dice generators of eight battles are seeded together (mt.seed_lanes).
+            mt.seed_lanes(lanes, dice_keys, dice_len, b)
+        if not todo[b]:
+            continue
+        dice = lanes[b % mt.LANES]
+        arm(arng, agent_keys[b], agent_len[b])
+        reset(s, d, d0)
+        start(s, d, dice)
+        while g[G.OUTCOME] == RUNNING and g[G.SUSPEND] == 0:
+            n = legal(s, d, la)
+            i = decide(s, d, la, n, agents[stat[g[G.ACTOR], ST.SIDE]], arng)
+            if g[G.SUSPEND] != 0:
+                break
+            apply(s, d, la[i], dice)
+            g[G.DECISIONS] += 1
+            if g[G.DECISIONS] > MAX_DECISIONS:
+                g[G.SUSPEND] = SUSPEND_CAP
+        copy_into(out_cs[b], cs)
+        copy_into(out_g[b], g)
+
+
+def rollouts(
+    s: Any,
+    d: Any,
+    d0: Any,
+    la: np.ndarray,
+    first: np.ndarray,
+    seed_keys: np.ndarray,
+    seed_len: np.ndarray,
+    stop_round: np.int64,
+    own: np.int64,
+    max_decisions: np.int64,
+    dice: np.ndarray,
+    arng: np.ndarray,
+    act: np.ndarray,
+    winner: np.ndarray,
+    finished: np.ndarray,
+    own_strength: np.ndarray,
+    foe_strength: np.ndarray,
+    actor_out: np.ndarray,
+    suspended: np.ndarray,
+) -> None:
+    """``MCTS._descend`` below an empty tree for every (first action ``first[a]``, seed
+    ``k``), from the state ``d0``: the action on the dice of ``random.Random(k)``, then
+    heuristic play — the searching side (the pending decision's) by ``own`` (an agent
+    code), its foes in character — with tie-breaks from a second ``random.Random(k)``,
+    until the end, round ``stop_round`` or ``max_decisions``; the root actor's
+    ``_Walk`` gives ``actor_out``. Outputs of shape ``(actions, seeds)``; a rollout
+    that suspended has ``suspended`` set and nothing else. ``d``, ``la``, ``dice``,
+    ``arng``, ``act``: scratch."""
+    stat = s[0]
+    cs = d[0]
+    g = d[1]
+    root = d0[1][G.ACTOR]
+    side = stat[root, ST.SIDE]
+    for a in range(first.shape[0]):
+        for k in range(seed_keys.shape[0]):
+            reset(s, d, d0)
+            mt.seed_key(dice, seed_keys[k, : seed_len[k]])
+            seeded_like(arng, dice)
+            copy_into(act, first[a])
+            decisions = 0
+            tracking = True
+            left_turn = False
+            out = False
+            while True:
+                apply(s, d, act, dice)
+                decisions += 1
+                if g[G.SUSPEND] != 0:
+                    break
+                if tracking:
+                    # agents.search._Walk.update for the root actor.
+                    if g[G.OUTCOME] != RUNNING:
+                        active = cs[root, CS.STATUS] == 0
+                        w = g[G.OUTCOME]
+                        lost = w == 1 - side or (w == 2 and not active)
+                        out = lost or not active
+                        tracking = False
+                    elif cs[root, CS.STATUS] != 0:
+                        out = True
+                        tracking = False
+                    elif g[G.KIND] != KIND_NONE:
+                        if g[G.ACTOR] != root:
+                            left_turn = True
+                        elif left_turn and g[G.KIND] == KIND_TURN:
+                            tracking = False
+                if (
+                    g[G.OUTCOME] != RUNNING
+                    or g[G.ROUND] >= stop_round
+                    or decisions >= max_decisions
+                ):
+                    break
+                n = legal(s, d, la)
+                agent = own if stat[g[G.ACTOR], ST.SIDE] == side else SCENARIO
+                i = decide(s, d, la, n, agent, arng)
+                if g[G.SUSPEND] != 0:
+                    break
+                copy_into(act, la[i])
+            suspended[a, k] = g[G.SUSPEND] != 0
+            w = g[G.OUTCOME]
+            winner[a, k] = 1 if w == side else (-1 if w == 1 - side else 0)
+            finished[a, k] = w != RUNNING
+            own_strength[a, k] = strength(s, d, side)
+            foe_strength[a, k] = strength(s, d, 1 - side)
+            actor_out[a, k] = out
+
+
+def advance(
+    s: Any, d: Any, la: np.ndarray, learner: np.int64, agents: np.ndarray, dice: Any, arng: Any
+) -> np.int64:
+    """Play the decisions not of side ``learner`` (``agents[side]`` decides) until the
+    next decision of ``learner``, the end of the battle or a suspension: the number of
+    the learner's legal actions, in ``la`` (0 when it has none to take)."""
+    stat = s[0]
+    g = d[1]
+    while g[G.OUTCOME] == RUNNING and g[G.SUSPEND] == 0:
+        n = legal(s, d, la)
+        deciding = stat[g[G.ACTOR], ST.SIDE]
+        if deciding == learner:
+            return n
+        i = decide(s, d, la, n, agents[deciding], arng)
+        if g[G.SUSPEND] != 0:
+            break
+        apply(s, d, la[i], dice)
+        g[G.DECISIONS] += 1
+    return 0
+
+
+class Loops:
+    """A ruleset's compiled loops (:func:`compile_loops`)."""
+
+    def __init__(self, play_battles: Any, rollouts: Any, advance: Any, decide: Any) -> None:
+        self.play_battles = play_battles
+        self.rollouts = rollouts
+        self.advance = advance
+        self.decide = decide
+
+
+def compile_loops(
+    owner: str,
+    *,
+    reset: Callable[..., Any],
+    start: Callable[..., Any],
+    legal: Callable[..., Any],
+    apply: Callable[..., Any],
+    choose: Callable[..., Any],
+    strength: Callable[..., Any],
+    ST: type,
+    CS: type,
+    G: type,
+) -> Loops:
+    """The loop family compiled for one ruleset (module ``owner``, whose numba cache
+    files they get), from its compiled functions and layouts (see the module's
+    docstring). The layouts must declare :data:`REQUIRED`."""
+    layouts = {"ST": ST, "CS": CS, "G": G}
+    for array, names in REQUIRED.items():
+        missing = [n for n in names if n not in layouts[array].__members__]
+        if missing:
+            raise TypeError(f"{owner}: layout {array} lacks {', '.join(missing)}")
+    rules = {
+        "reset": reset,
+        "start": start,
+        "legal": legal,
+        "apply": apply,
+        "choose": choose,
+        "strength": strength,
+        **layouts,
+    }
+    decided = instantiate(decide, owner, rules, cache=True, _nrt=False, inline="always")
+    bound = {**rules, "decide": decided}
+    return Loops(
+        play_battles=instantiate(play_battles, owner, bound, cache=True, _nrt=False),
+        # nogil: the planner splits a batch over threads, each with its own scratch.
+        rollouts=instantiate(rollouts, owner, bound, cache=True, nogil=True, _nrt=False),
+        advance=instantiate(advance, owner, bound, cache=True, _nrt=False),
+        decide=decided,
+    )
+
+
+# Names the templates read from the ruleset (bound by compile_loops); here so that the
+# plain templates resolve for tools (mypy, ruff) and fail clearly if called uncompiled.
+def _unbound(*_: Any) -> Any:
+    raise TypeError("a loop template runs only as compiled by compile_loops")
+
+
+reset = start = legal = apply = choose = strength = _unbound
+ST: Any = None
+CS: Any = None
+G: Any = None
