@@ -91,7 +91,7 @@ class CompiledKernel:
     G: ClassVar[type[Columns]]
     #: The width of a legal-list row (an action's code).
     ACTION_WIDTH: ClassVar[int]
-    #: ``g[G.REASON]`` codes → ``Outcome.reason``; ``cs[c, CS.STATUS]`` codes → Status
+    #: ``g[reason]`` codes → ``Outcome.reason``; ``cs[c, CS.STATUS]`` codes → Status
     #: values; the engine's resource names, sorted, each with its ``CS`` column's name.
     REASONS: ClassVar[tuple[str, ...]]
     STATUSES: ClassVar[tuple[str, ...]]
@@ -134,7 +134,8 @@ class CompiledKernel:
         """Whether each combatant of each battle died (default: the ``CS.DIED`` column,
         or nobody where the ruleset has no death)."""
         if "DIED" in self.CS.__members__:
-            return out_cs[..., int(self.CS["DIED"])] != 0
+            died: np.ndarray = out_cs[..., int(self.CS["DIED"])] != 0
+            return died
         return np.zeros(out_cs.shape[:2], dtype=np.bool_)
 
     def resolve(self, exported: Exported, out_g: np.ndarray, todo: np.ndarray) -> None:
@@ -188,16 +189,16 @@ class CompiledKernel:
         out_cs, out_g = self._play(exported, agents, seeds)
         CS, G = self.CS, self.G
         return BattleColumns(
-            winner=out_g[:, G.OUTCOME],
-            reason=out_g[:, G.REASON],
+            winner=G.column(out_g, "outcome"),
+            reason=G.column(out_g, "reason"),
             reasons=self.REASONS,
-            rounds=out_g[:, G.ROUND],
-            wipe=out_g[:, G.WIPE] != 0,
-            ko_round=out_cs[:, :, CS.KO_ROUND],
+            rounds=G.column(out_g, "round"),
+            wipe=G.column(out_g, "wipe") != 0,
+            ko_round=CS.column(out_cs, "ko_round"),
             died=self.died(out_cs),
-            dealt=out_cs[:, :, CS.DEALT],
-            dealt_to_foes=out_cs[:, :, CS.DEALT_TO_FOES],
-            taken=out_cs[:, :, CS.TAKEN],
+            dealt=CS.column(out_cs, "dealt"),
+            dealt_to_foes=CS.column(out_cs, "dealt_to_foes"),
+            taken=CS.column(out_cs, "taken"),
         )
 
     def _play(
@@ -221,7 +222,7 @@ class CompiledKernel:
         la = np.zeros((exported.actions, self.ACTION_WIDTH), dtype=np.int64)
         lanes = mt.new_state(mt.LANES)
         todo = np.ones(n, dtype=np.bool_)
-        G = self.G
+        suspend_column = int(self.G["SUSPEND"])
         for _ in range(MAX_PASSES):
             arng = new_agent_rng(agent_keys.shape[1])
             self.loops.play_battles(
@@ -240,7 +241,7 @@ class CompiledKernel:
                 out_cs,
                 out_g,
             )
-            suspend = out_g[:, G.SUSPEND]
+            suspend = out_g[:, suspend_column]
             todo = suspend != 0
             if not todo.any():
                 return out_cs, out_g
@@ -259,7 +260,7 @@ class CompiledKernel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``keys``/``lengths`` with the agents' keys of the ``wanted`` seeds filled in."""
         rows = np.flatnonzero(wanted)
-        new, new_len = mt.agent_keys([seeds[i] for i in rows])
+        new, new_len = mt.agent_keys([seeds[int(i)] for i in rows])
         width = max(keys.shape[1], new.shape[1])
         out = np.zeros((keys.shape[0], width), dtype=np.uint32)
         out[:, : keys.shape[1]] = keys
@@ -272,8 +273,15 @@ class CompiledKernel:
         self, exported: Exported, seeds: Sequence[int], out_cs: np.ndarray, out_g: np.ndarray
     ) -> list[KernelBattle]:
         CS, G = self.CS, self.G
+        outcome, reason, rounds, wipe, decisions = (
+            int(G[name]) for name in ("OUTCOME", "REASON", "ROUND", "WIPE", "DECISIONS")
+        )
+        status, zone, ko_round, dealt, to_foes, taken = (
+            int(CS[name])
+            for name in ("STATUS", "ZONE", "KO_ROUND", "DEALT", "DEALT_TO_FOES", "TAKEN")
+        )
         zone_ids = exported.scenario.battlefield.zone_ids
-        resource_columns = [int(CS[column]) for _, column in self.RESOURCES]
+        resource_columns = [int(CS[column.upper()]) for _, column in self.RESOURCES]
         names = [name for name, _ in self.RESOURCES]
         died = self.died(out_cs).tolist()
         battles: list[KernelBattle] = []
@@ -283,23 +291,23 @@ class CompiledKernel:
             battles.append(
                 KernelBattle(
                     seed=seed,
-                    winner=WINNERS[g[G.OUTCOME]],
-                    reason=self.REASONS[g[G.REASON]],
-                    rounds=g[G.ROUND],
-                    wipe=bool(g[G.WIPE]),
-                    decisions=g[G.DECISIONS],
-                    statuses=tuple(self.STATUSES[r[CS.STATUS]] for r in rows),
-                    zones=tuple(zone_ids[r[CS.ZONE]] for r in rows),
+                    winner=WINNERS[g[outcome]],
+                    reason=self.REASONS[g[reason]],
+                    rounds=g[rounds],
+                    wipe=bool(g[wipe]),
+                    decisions=g[decisions],
+                    statuses=tuple(self.STATUSES[r[status]] for r in rows),
+                    zones=tuple(zone_ids[r[zone]] for r in rows),
                     resources=tuple(
                         tuple(zip(names, (r[i] for i in resource_columns), strict=True))
                         for r in rows
                     ),
                     conditions=tuple(self.conditions(r) for r in rows),
-                    ko_round=tuple(r[CS.KO_ROUND] for r in rows),
+                    ko_round=tuple(r[ko_round] for r in rows),
                     died=tuple(bool(x) for x in died[b]),
-                    dealt=tuple(r[CS.DEALT] for r in rows),
-                    dealt_to_foes=tuple(r[CS.DEALT_TO_FOES] for r in rows),
-                    taken=tuple(r[CS.TAKEN] for r in rows),
+                    dealt=tuple(r[dealt] for r in rows),
+                    dealt_to_foes=tuple(r[to_foes] for r in rows),
+                    taken=tuple(r[taken] for r in rows),
                 )
             )
         return battles
@@ -326,9 +334,9 @@ class CompiledKernel:
                 ).reshape(len(actions), self.ACTION_WIDTH)
             own = SCENARIO
             if own_temperament is not None:
-                own = agent_code(own_temperament)
-                if own < 0:
+                if own_temperament not in TEMPERAMENTS:
                     raise KernelRefusal(f"own temperament {own_temperament!r}")
+                own = TEMPERAMENTS.index(own_temperament)
         except KernelRefusal as exc:
             raise KernelRefusal(f"{self.title} cannot resume this state: {exc}") from None
         keys, lengths = mt.seed_keys(seeds)

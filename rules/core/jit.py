@@ -120,14 +120,15 @@ class _KernelSourcesLocator:
 class _KernelCacheImpl(CompileResultCacheImpl):
     def __init__(self, py_func: Any) -> None:
         self._stamp = kernel_sources_stamp(_defined_in(py_func))
-        super().__init__(py_func)
+        super().__init__(py_func)  # type: ignore[no-untyped-call]
         owner = getattr(py_func, INSTANCE_ATTRIBUTE, None)
         if owner is not None:
             # numba names a cache file after the function's source file and qualified
             # name, the same for every instance of a template: without the owner's name
             # one ruleset's loop would load another's machine code.
             qualname = f"{owner}.{py_func.__qualname__}"
-            self._filename_base = self.get_filename_base(qualname, getattr(sys, "abiflags", ""))
+            abiflags = getattr(sys, "abiflags", "")
+            self._filename_base = self.get_filename_base(qualname, abiflags)  # type: ignore[no-untyped-call]
 
     @property
     def locator(self) -> Any:

@@ -43,18 +43,35 @@ class Columns(IntEnum):
     Members are declared as ``NAME = (lo, hi, meaning)`` or ``(lo, hi, meaning, width)``.
     """
 
-    lo: Bound
-    hi: Bound
-    meaning: str
-    span: int
+    _spec: tuple[Bound, Bound, str, int]
 
     def __new__(cls, lo: Bound, hi: Bound, meaning: str, span: int = 1) -> Columns:
         members = list(cls.__members__.values())
         value = members[-1].value + members[-1].span if members else 0
         obj = int.__new__(cls, value)
         obj._value_ = value
-        obj.lo, obj.hi, obj.meaning, obj.span = lo, hi, meaning, span
+        obj._spec = (lo, hi, meaning, span)
         return obj
+
+    @property
+    def lo(self) -> Bound:
+        """The least value the column holds (an int or a dimension's name)."""
+        return self._spec[0]
+
+    @property
+    def hi(self) -> Bound:
+        """The greatest value the column holds (an int or a dimension's name)."""
+        return self._spec[1]
+
+    @property
+    def meaning(self) -> str:
+        """What the column holds, for the docs."""
+        return self._spec[2]
+
+    @property
+    def span(self) -> int:
+        """How many columns this member spans (1, or a wide column's width)."""
+        return self._spec[3]
 
     @classmethod
     def width(cls) -> int:

@@ -51,6 +51,7 @@ import numpy as np
 
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import copy_into, instantiate, njit
+from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.scenario import KNOWN_TEMPERAMENTS
 
 #: ``g[G.OUTCOME]`` while the battle goes on; after it, a ``WINNERS`` code (0 heroes,
@@ -95,7 +96,7 @@ def new_agent_rng(key_width: int) -> np.ndarray:
 
 
 @njit(cache=True, _nrt=False)
-def arm(arng: np.ndarray, keys: np.ndarray, length: np.int64) -> None:
+def arm(arng: np.ndarray, keys: np.ndarray, length: int) -> None:
     """Give ``arng`` the key ``keys[:length]`` (``length`` 0: none), unseeded."""
     arng[A_SEEDED] = 0
     arng[A_KEYLEN] = length
@@ -112,7 +113,7 @@ def seeded_like(arng: np.ndarray, dice: np.ndarray) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: np.int64, n: np.int64) -> np.int64:
+def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: int, n: int) -> int:
     """``rng.randrange(n)`` of the agents' generator, seeded here at its first draw
     (seeding MT19937 costs more than a short battle). With no key, ``g[suspend]``
     becomes :data:`SUSPEND_AGENT_KEY` and 0 is returned."""
@@ -127,9 +128,7 @@ def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: np.int64, n: np.int64) 
 
 
 # -- the templates (plain Python; compile_loops compiles them per ruleset) ----------------
-def decide(
-    s: Any, d: Any, la: np.ndarray, n: np.int64, agent: np.int64, arng: np.ndarray
-) -> np.int64:
+def decide(s: Any, d: Any, la: np.ndarray, n: int, agent: int, arng: np.ndarray) -> int:
     """The pending decision's row: ``RandomAgent.act`` for :data:`RANDOM_AGENT`, else
     ``heuristic_choice`` — one legal action is no choice, the random temperament draws,
     any other is the ruleset's ``choose``."""
@@ -200,9 +199,9 @@ def rollouts(
     first: np.ndarray,
     seed_keys: np.ndarray,
     seed_len: np.ndarray,
-    stop_round: np.int64,
-    own: np.int64,
-    max_decisions: np.int64,
+    stop_round: int,
+    own: int,
+    max_decisions: int,
     dice: np.ndarray,
     arng: np.ndarray,
     act: np.ndarray,
@@ -279,8 +278,8 @@ def rollouts(
 
 
 def advance(
-    s: Any, d: Any, la: np.ndarray, learner: np.int64, agents: np.ndarray, dice: Any, arng: Any
-) -> np.int64:
+    s: Any, d: Any, la: np.ndarray, learner: int, agents: np.ndarray, dice: Any, arng: Any
+) -> int:
     """Play the decisions not of side ``learner`` (``agents[side]`` decides) until the
     next decision of ``learner``, the end of the battle or a suspension: the number of
     the learner's legal actions, in ``la`` (0 when it has none to take)."""
@@ -318,9 +317,9 @@ def compile_loops(
     apply: Callable[..., Any],
     choose: Callable[..., Any],
     strength: Callable[..., Any],
-    ST: type,
-    CS: type,
-    G: type,
+    ST: type[Columns],
+    CS: type[Columns],
+    G: type[Columns],
 ) -> Loops:
     """The loop family compiled for one ruleset (module ``owner``, whose numba cache
     files they get), from its compiled functions and layouts (see the module's

@@ -11,14 +11,16 @@ root actor's walk, and stepping one side.
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import KIND_TURN, RUNNING, T_RANDOM, compile_loops
+from escaramuza.rules.core.loops import KIND_TURN, RUNNING, T_RANDOM, Loops, compile_loops
 
 LAST_ROUND = 20
 BONUS = 0  # the twin module (toy_kernel_b) deals one more
@@ -149,16 +151,51 @@ def bundles(pv: tuple[int, int], temperaments: tuple[int, int]) -> tuple[tuple, 
 
 
 # -- the plain-Python twin (the specification) ---------------------------------------------
-def reference_decide(pv: int, agent: int, temperament: int, arng: random.Random) -> int:
-    n = 1 + pv % 3
-    if agent == -1:
-        return arng.randrange(n)
-    if n == 1:
-        return 0
-    mood = temperament if agent < 0 else agent
-    if mood == T_RANDOM:
-        return arng.randrange(n)
-    return n - 1 if mood == 0 else (0 if mood == 1 else n // 2)
+class Twin:
+    """The toy battle in plain Python, drawing from ``random.Random`` as the engine does."""
+
+    def __init__(self, pv: tuple[int, int], temperaments: tuple[int, int], bonus: int = 0) -> None:
+        self.maxpv = pv
+        self.pv = list(pv)
+        self.temperaments = temperaments
+        self.bonus = bonus
+        self.round = 1
+        self.actor = 0
+        self.outcome = RUNNING
+        self.reason = 0
+
+    def start(self, dice: random.Random) -> None:
+        self.actor = dice.randrange(2)
+
+    def legal(self) -> int:
+        return 1 + self.pv[self.actor] % 3
+
+    def decide(self, agent: int, arng: random.Random) -> int:
+        """``RandomAgent.act`` / ``heuristic_choice`` over the toy's temperaments."""
+        n = self.legal()
+        if agent == -1:
+            return arng.randrange(n)
+        if n == 1:
+            return 0
+        mood = self.temperaments[self.actor] if agent < 0 else agent
+        if mood == T_RANDOM:
+            return arng.randrange(n)
+        return n - 1 if mood == 0 else (0 if mood == 1 else n // 2)
+
+    def apply(self, k: int, dice: random.Random) -> None:
+        foe = 1 - self.actor
+        self.pv[foe] -= min(dice.randrange(6) + 1 + k + self.bonus, self.pv[foe])
+        if self.pv[foe] == 0:
+            self.outcome = self.actor
+            return
+        self.actor = foe
+        if foe == 0:
+            self.round += 1
+            if self.round > LAST_ROUND:
+                self.outcome, self.reason = 2, 1
+
+    def strength(self, side: int) -> float:
+        return self.pv[side] / self.maxpv[side]
 
 
 def reference_battle(
@@ -171,19 +208,56 @@ def reference_battle(
     """(outcome, reason, round, final PV, decisions) of battle ``seed``."""
     dice = random.Random(seed)
     arng = random.Random(f"escaramuza-agents-{seed}")
-    hp = list(pv)
-    rnd = 1
-    actor = dice.randrange(2)
+    twin = Twin(pv, temperaments, bonus)
+    twin.start(dice)
     decisions = 0
-    while True:
-        k = reference_decide(hp[actor], agents[actor], temperaments[actor], arng)
+    while twin.outcome == RUNNING:
+        twin.apply(twin.decide(agents[twin.actor], arng), dice)
         decisions += 1
-        foe = 1 - actor
-        hp[foe] -= min(dice.randrange(6) + 1 + k + bonus, hp[foe])
-        if hp[foe] == 0:
-            return actor, 0, rnd, hp, decisions
-        actor = foe
-        if foe == 0:
-            rnd += 1
-            if rnd > LAST_ROUND:
-                return 2, 1, rnd, hp, decisions
+    return twin.outcome, twin.reason, twin.round, twin.pv, decisions
+
+
+# -- the toy's kernel on the shared Python side ----------------------------------------------
+class ToyKernel(CompiledKernel):
+    """The toy as a ``rules.core.kernel.Kernel``: the shared export cache, refusal,
+    agents' keys, replay of suspended battles, read-back and rollouts."""
+
+    ruleset_id = "toy"
+    title = "the toy kernel"
+    ST, CS, G = ST, CS, G
+    ACTION_WIDTH = 1
+    REASONS = ("defeated", "timeout")
+    STATUSES = ("active", "down")
+    RESOURCES = (("pv", "pv"),)
+
+    def compile(self) -> Loops:
+        return LOOPS
+
+    def export_scenario(self, scenario: Any) -> Exported:
+        static, start = bundles(scenario.pv, scenario.temperaments)
+        return Exported(scenario, static, start, actions=3)
+
+    def export_state(self, exported: Exported, state: Any) -> tuple[np.ndarray, ...]:
+        cs = CS.new(2)
+        for c in range(2):
+            CS.put(cs[c], f"c{c}", pv=state.pv[c], ko_round=-1)
+        g = G.new()
+        G.put(g, "g", outcome=RUNNING, round=state.round, actor=state.actor, kind=KIND_TURN)
+        return cs, g
+
+    def action_row(self, exported: Exported, state: Any, action: Any) -> list[int]:
+        return [action.k]
+
+    def conditions(self, row: Any) -> tuple[tuple[str, int], ...]:
+        return ()
+
+
+def toy_scenario(pv: tuple[int, int], temperaments: tuple[int, int]) -> Any:
+    """A stand-in scenario object with what the shared Python side reads."""
+    return SimpleNamespace(
+        ruleset=SimpleNamespace(id="toy"),
+        name="toy duel",
+        battlefield=SimpleNamespace(zone_ids=("field",)),
+        pv=pv,
+        temperaments=temperaments,
+    )
