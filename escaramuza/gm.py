@@ -134,6 +134,10 @@ class GMSession(cmd.Cmd):
         self.autosave_failed = False
         #: Whether ``quit`` already warned that the battle is not saved.
         self._quit_warned = False
+        #: The last numbered list of actions shown (``actions``: the legal order;
+        #: ``suggest``: the ranking) and the state it was shown for: ``apply N`` takes
+        #: the number in front of an action in it while that state is current.
+        self._numbered: tuple[BattleState, list[Action]] | None = None
 
     # -- plumbing -------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -295,7 +299,9 @@ class GMSession(cmd.Cmd):
         if st.outcome is not None or st.pending is None:
             self.say(_("The battle is over: no actions."))
             return
-        for i, a in enumerate(st.ruleset.legal_actions(st), start=1):
+        actions = st.ruleset.legal_actions(st)
+        self._numbered = (st, actions)
+        for i, a in enumerate(actions, start=1):
             self.say(f"  {i:>2}. {st.ruleset.describe(st, a)}   [{a}]")
 
     def do_log(self, arg: str) -> None:
@@ -442,17 +448,24 @@ class GMSession(cmd.Cmd):
         # step number, so a saved and reloaded session rolls the same dice.
         return RandomRoller(self.seed * 1_000_003 + self.steps)
 
+    def numbered(self) -> list[Action]:
+        """The actions as ``apply N`` numbers them now: the last list shown for the
+        current state (``suggest``'s ranking or ``actions``), else the legal order."""
+        st = self.state
+        if self._numbered is not None and self._numbered[0] is st:
+            return self._numbered[1]
+        return st.ruleset.legal_actions(st)
+
     def _find_action(self, spec: str) -> Action:
         st = self.state
         actions = st.ruleset.legal_actions(st)
         text = spec.strip().lower()
         if text.isdigit():
             n = int(text)
-            if not 1 <= n <= len(actions):
-                raise GMError(
-                    _f("there is no action {n}: type actions (1–{count})", n, len(actions))
-                )
-            return actions[n - 1]
+            shown = self.numbered()
+            if not 1 <= n <= len(shown):
+                raise GMError(_f("there is no action {n}: type actions (1–{count})", n, len(shown)))
+            return shown[n - 1]
         labels = [f"{a} | {st.ruleset.describe(st, a)}".lower() for a in actions]
         exact = [a for a, lab in zip(actions, labels, strict=True) if text in lab.split(" | ")]
         if len(exact) == 1:
@@ -478,7 +491,9 @@ class GMSession(cmd.Cmd):
     def do_apply(self, arg: str) -> None:
         """apply N | apply ACTION-WORDS [dice D D …] — carry out a legal action.
 
-        N is its number in `actions`; words pick the one action whose text holds them
+        N is the number in front of the action in the last list shown — the ranking
+        of `suggest` (rank N) or `actions` — while the battle has not changed since;
+        else its number in `actions`. Words pick the one action whose text holds them
         all (apply atacar rex arco). `dice 6 14 4 10` gives the dice in the order the
         rules roll them (or d20=14 to name the die); they must all be used. Without
         dice the tool rolls (roll auto) or asks for each die (roll manual)."""
@@ -592,7 +607,9 @@ class GMSession(cmd.Cmd):
             max_ms=max_ms,
             engine=self.engine,
         )
+        self._numbered = (self.state, [row.action for row in result.items])
         self.say(result.table())
+        self.say(_("apply N takes the action ranked N (type actions for the legal order)."))
 
     # -- history and files ------------------------------------------------------------
     def do_undo(self, arg: str) -> None:

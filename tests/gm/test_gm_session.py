@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -19,7 +20,11 @@ DUEL = "destiny_dice/brann-vs-saqueador"
 
 
 def drive(
-    lines: list[str], target: str = DUEL, autosave: Path | None = None, roll: str = "auto"
+    lines: list[str],
+    target: str = DUEL,
+    autosave: Path | None = None,
+    roll: str = "auto",
+    engine: str = "auto",
 ) -> tuple[GMSession, str]:
     out = io.StringIO()
     session = run_session(
@@ -29,6 +34,7 @@ def drive(
         autosave if autosave is not None else False,
         seed=3,
         roll=roll,
+        engine=engine,
     )
     return session, out.getvalue()
 
@@ -334,3 +340,31 @@ def test_s215_gm_adds_a_location_variant_and_sees_its_duration() -> None:
     assert not [a for a in state.ruleset.legal_actions(state) if a.verb == "mover"]
     cond = Condition("aturdido", -2, persistent=True, until="hasta_sanar")
     assert cond.text() == "aturdido -2 [hasta_sanar]"
+
+
+def test_apply_n_after_suggest_takes_the_row_ranked_n() -> None:
+    """A GM types the number in front of the row they read: after ``suggest`` that is
+    the rank; after ``actions``, the legal order again."""
+    state = fresh_duel()
+    legal = state.ruleset.legal_actions(state)
+    session, out = drive(["suggest 100 max 100", "apply 2"], engine="reference")
+    rows = {}
+    for line in out.splitlines():
+        m = re.match(r"^[│ ] +(\d+)[* ]  (\S.*?)  ", line)
+        if m:
+            rows[int(m.group(1))] = m.group(2).strip()
+    applied = next(line.split("» ", 1)[1] for line in out.splitlines() if "» " in line)
+    assert applied == rows[2]
+    assert "apply N takes the action ranked N" in out
+    # Row 2 of a ranking is (almost always) not the legal list's second action: the
+    # check above is the one that matters; this one says the two numberings differ here.
+    described = [state.ruleset.describe(state, a) for a in legal]
+    assert described.index(rows[2]) != 1 or described.index(rows[1]) != 0
+    # `actions` shows the legal order and `apply N` follows it again.
+    session, out = drive(["suggest 100 max 100", "actions", "apply 1"], engine="reference")
+    applied = next(line.split("» ", 1)[1] for line in out.splitlines() if "» " in line)
+    assert applied == described[0]
+    # After the battle changes, a number is the legal order's (no stale ranking).
+    session, out = drive(["suggest 100 max 100", "set brann pv 9", "apply 1"], engine="reference")
+    applied = next(line.split("» ", 1)[1] for line in out.splitlines() if "» " in line)
+    assert applied == described[0]
