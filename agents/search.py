@@ -150,6 +150,13 @@ STOP_REASONS = ("clear", "identical", "budget", "max_time", "max_iterations", "s
 #: Sweeps after which a search whose candidates all tie the heuristic's pick on every
 #: shared rollout stops (the choice changes nothing the dice can show); 0 never stops.
 SETTLE_SWEEPS = 4
+#: Shared rollouts after which ``suggest``'s race may stop because the tie group scored
+#: exactly alike on every one (``"identical"``). The stated test: no rollout on which two
+#: actions differ in n paired rollouts puts the rate at which they differ below 3/n with
+#: 95 % confidence (the rule of three), and two win chances differ by at most that rate;
+#: at n = 300 they are within ±1 point. Fewer equal sweeps prove nothing: two different
+#: actions can agree on dozens of rollouts (a foe who dies either way).
+IDENTICAL_SHARED = 300
 #: z of the agent's paired test: it leaves the heuristic's pick only when the best
 #: candidate's mean paired gain exceeds this many standard errors. 2 rather than 1: at
 #: 96 rollouts (the earlier default) the test still saw the ambushes' real gains, and the
@@ -757,13 +764,13 @@ class MCTS:
         Up to the budget (the *target*) every candidate gets one rollout per sweep, all
         on that sweep's dice, so the whole table is paired; the whole target is used, so
         the intervals narrow as far as the budget allows. The search stops early only when
-        every action of the tie group scored exactly the same on every
-        shared rollout after ``max(settle, min_shared)`` sweeps (``"identical"``: the
-        same evidence the test needs to separate two actions; more dice are unlikely to
-        tell them apart). At the target, a search that is not clear goes on up
-        to ``max_ms`` / ``max_iterations`` with only the tie group in the sweeps (an
-        action separated from the best gets no more rollouts; one that falls back into
-        the group does); without a maximum it stops (``"budget"``). The ranking is
+        every action of the tie group scored exactly the same on every one of at least
+        :data:`IDENTICAL_SHARED` shared rollouts (``"identical"``: their win chances are
+        then within ±1 point, 95 %, by the rule of three). At the target, a search that
+        is not clear goes on up to ``max_ms`` / ``max_iterations`` with only the tie
+        group in the sweeps (an action separated from the best gets no more rollouts;
+        one that falls back into the group does); without a maximum it stops
+        (``"budget"``). The ranking is
         tested after the sweeps whose number reaches the next check, about every 10 %
         more sweeps, so the tests cost little beside the rollouts. One legal action is
         not searched (``"single_action"``).
@@ -832,7 +839,7 @@ class MCTS:
                 elif (
                     len(group) > 1
                     and self.settle > 0
-                    and sweeps >= max(self.settle, self.min_shared)
+                    and sweeps >= max(self.settle, self.min_shared, IDENTICAL_SHARED)
                     and _all_tied(root, group, group[0])
                 ):
                     stopped = "identical"

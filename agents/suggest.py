@@ -35,6 +35,7 @@ from escaramuza.agents.fast import DEFAULT_ENGINE, machine_threads
 from escaramuza.agents.heuristic import heuristic_choice
 from escaramuza.agents.search import (
     DEFAULT_Z,
+    IDENTICAL_SHARED,
     MAX_BUDGET_MS,
     MCTS,
     MIN_BUDGET_MS,
@@ -74,7 +75,10 @@ JSON_VERSION = 2
 #: What the table's head says about why the search stopped (keys: ``STOP_REASONS``).
 STOPPED_TEXT = {
     "clear": N_("stopped: clear"),
-    "identical": N_("stopped: the leading actions scored the same on every shared rollout"),
+    "identical": N_(
+        "stopped: the leading actions scored the same on each of {shared}+ shared rollouts "
+        "(so within ±1 point)"
+    ),
     "budget": N_("stopped at the budget"),
     "max_time": N_("stopped at the {max_ms:g} ms maximum, still too close to call"),
     "max_iterations": N_(
@@ -239,7 +243,9 @@ class Suggestions:
     def stopped_text(self) -> str:
         """Why the search stopped, in words (:data:`STOPPED_TEXT`)."""
         return _(STOPPED_TEXT[self.stopped]).format(
-            max_ms=self.max_ms or 0.0, max_iterations=self.max_iterations or 0
+            max_ms=self.max_ms or 0.0,
+            max_iterations=self.max_iterations or 0,
+            shared=IDENTICAL_SHARED,
         )
 
     def verdict_text(self) -> str:
@@ -337,6 +343,10 @@ class Suggestions:
             return (gutter + "  ".join([*cells, r[n]])).rstrip()
 
         lines = [head, "", line(rows[0], "  ")]
+        if self.engine_refusal:
+            # Why the search ran on the (slower) engine: a GM's edit the kernel cannot
+            # resume, say. The reason is the kernel's own message (docs/translating.md).
+            lines.insert(1, _f("(the compiled kernel was not used: {reason})", self.engine_refusal))
         if group:
             lines.append("┌ " + self.verdict_text())
         for i, r in enumerate(rows[1:]):
@@ -431,7 +441,7 @@ def suggest(
     still too close to call there goes on up to ``max_ms`` (a time budget only) or
     ``max_iterations`` (an iteration budget), and stops as soon as the best is clear.
     The target itself is always used whole (narrower intervals), unless every tied
-    action scored the same on every shared rollout (``"identical"``).
+    action scored the same on each of ``IDENTICAL_SHARED`` shared rollouts (``"identical"``).
     With ``iterations`` (and ``budget_ms`` None) the ranking is reproducible for a
     given ``seed``, with or without ``max_iterations``. ``policy`` (a ``PolicyAgent``
     or its spec, ``policy:PATH`` or just ``PATH``/a shipped policy name) fills each

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from escaramuza.agents.fast import use_kernel
 from escaramuza.agents.heuristic import heuristic_choice
-from escaramuza.agents.search import MCTS, MIN_SHARED, Node, SearchResult, rank
+from escaramuza.agents.search import IDENTICAL_SHARED, MCTS, MIN_SHARED, Node, SearchResult, rank
 from escaramuza.agents.suggest import suggest
 from escaramuza.cli import main
 from escaramuza.rules.core.dice import RandomRoller
@@ -145,11 +146,13 @@ def two_daggers() -> object:
 @pytest.mark.compile
 def test_two_identical_actions_are_too_close_to_call() -> None:
     state = two_daggers()
-    result = suggest(state, iterations=400, budget_ms=None)
+    n = len(state.ruleset.legal_actions(state))
+    result = suggest(state, iterations=IDENTICAL_SHARED * n + 40, budget_ms=None)
     attacks = {KILL, Action("atacar", "orco", target="heroe", item="cuchillo")}
     assert result.verdict == "too_close"
     assert {s.action for s in result.tie_group} == attacks
     assert result.stopped == "identical"  # the dice cannot tell them apart
+    assert all(s.visits >= IDENTICAL_SHARED for s in result.tie_group)
     assert result.gap is not None and result.gap.gain == 0.0 and result.gap.stderr == 0.0
     assert [s.action in attacks for s in result.items[:2]] == [True, True]
     doc = result.to_dict()
@@ -282,3 +285,27 @@ def test_the_search_leaves_the_table_its_share_of_a_time_budget() -> None:
     assert _search_ms(10.0) == 10.0  # never below the planner's minimum
     assert _search_ms(5.0) == 5.0 and _search_ms(60_001.0) == 60_001.0
     assert math.isnan(_search_ms(math.nan))  # type: ignore[arg-type]
+
+
+@pytest.mark.compile
+def test_equal_sweeps_below_the_stated_bound_do_not_stop_a_search() -> None:
+    """Two actions that scored alike on a few dozen rollouts may still differ: the race
+    stops as "identical" only after IDENTICAL_SHARED shared rollouts (the rule of three
+    then bounds their difference by ±1 point); before, it spends the budget."""
+    state = two_daggers()
+    result = suggest(state, iterations=400, budget_ms=None)
+    assert result.stopped == "budget"
+    assert result.iterations == 400
+    assert min(s.visits for s in result.tie_group) < IDENTICAL_SHARED
+
+
+def test_the_table_says_why_the_kernel_was_not_used() -> None:
+    state = two_daggers()
+    with use_kernel(state.ruleset.id, None):
+        result = suggest(state, iterations=30, budget_ms=None)
+    assert result.engine == "reference"
+    assert result.engine_refusal == f"no kernel for {state.ruleset.id} yet"
+    assert (
+        f"(the compiled kernel was not used: no kernel for {state.ruleset.id} yet)"
+        in result.table().splitlines()[1]
+    )
