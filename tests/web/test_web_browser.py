@@ -164,6 +164,19 @@ def test_browser_suggest_apply_undo(server: str, tmp_path: Path) -> None:
             assert _table(page) == start_table
             expect(page.locator("#undo-button")).to_be_disabled()
             expect(page.locator("#action-select option")).to_have_count(n_actions)
+
+            # While a search runs every button is disabled: an Apply clicked then would
+            # act on a page about to be replaced.
+            page.fill("#suggest-form input[name=budget_ms]", "1500")
+            page.fill("#suggest-form input[name=max_ms]", "1500")
+            with use_kernel(RULESET, None):
+                page.click("#suggest-button")
+                expect(page.locator("#apply-button")).to_be_disabled()
+                expect(page.locator("#suggest-button")).to_be_disabled()
+                page.locator("#apply-button").click(force=True)  # ignored
+                expect(page.locator("#suggestions tr[data-rank]")).to_have_count(n_actions)
+            expect(page.locator("#apply-button")).to_be_enabled()
+            expect(page.locator("#undo-button")).to_be_disabled()  # nothing was applied
             assert errors == []
             assert (tmp_path / "web-gm.png").stat().st_size > 10_000
         finally:

@@ -3,10 +3,25 @@
 (function () {
   "use strict";
 
+  // While a request runs (a search takes seconds) every button of the page is
+  // disabled and further submits are ignored: an Apply clicked during a search would
+  // act on a page about to be replaced.
+  var busy = false;
+
   function setBusy(text) {
-    document.body.classList.toggle("busy", Boolean(text));
+    busy = Boolean(text);
+    document.body.classList.toggle("busy", busy);
     var el = document.getElementById("busy");
     if (el) { el.textContent = text || ""; }
+    document.querySelectorAll("#app button, #app input[type=submit]").forEach(function (b) {
+      if (busy && !b.disabled) {
+        b.disabled = true;
+        b.dataset.busy = "1";
+      } else if (!busy && b.dataset.busy) {
+        b.disabled = false;
+        delete b.dataset.busy;
+      }
+    });
   }
 
   function swap(html) {
@@ -24,6 +39,7 @@
     var form = event.target;
     if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "post") { return; }
     event.preventDefault();
+    if (busy) { return; }
     var data = new FormData(form, event.submitter || undefined);
     setBusy(form.id === "suggest-form" ? "searching…" : "working…");
     try {
