@@ -146,6 +146,65 @@ def refusal(scenario: Scenario, agents: Sequence[str]) -> str | None:
     return kernel.refusal(scenario, specs)
 
 
+# -- warming up ------------------------------------------------------------------------
+#: Background warm-ups (:func:`warm_in_background`) by ruleset, while they run.
+_WARMING: dict[str, threading.Thread] = {}
+#: What ``auto`` says while a ruleset's kernel is compiling in the background.
+STILL_COMPILING = "the compiled kernel is still compiling in the background"
+
+
+def warm_up(ruleset_id: str) -> float:
+    """Compile (or load from numba's cache) the ruleset's kernel — its battle loop and
+    its rollouts, on the ruleset's default scenario — and return the seconds it took."""
+    import time
+
+    from escaramuza.rules import get_ruleset
+    from escaramuza.rules.core.dice import RandomRoller
+    from escaramuza.rules.core.ruleset import new_battle
+    from escaramuza.rules.core.scenario import load_scenario
+
+    scenario = load_scenario(get_ruleset(ruleset_id).default_scenario)
+    kernel = _kernel(scenario)
+    start = time.perf_counter()
+    with first_call(ruleset_id):
+        kernel.play_columns(scenario, ["heuristic", "heuristic"], [0, 1])
+        state = new_battle(scenario, RandomRoller(0))
+        actions = state.ruleset.legal_actions(state)
+        try:
+            kernel.rollouts(state, actions[:1], [0], 1, None, 100)
+        except KernelRefusal:
+            pass  # a first decision the kernel does not resume: its battles still compiled
+    return time.perf_counter() - start
+
+
+def warm_in_background(ruleset_ids: Sequence[str]) -> None:
+    """Warm the kernels of ``ruleset_ids`` up in a background thread, one after the
+    other (``gm`` and ``serve`` at start). Until a ruleset's is ready, ``auto`` plays
+    that ruleset on the engine (:func:`warming`) instead of waiting for the compile."""
+    todo = [r for r in ruleset_ids if r not in _CALLED and r not in _WARMING]
+    if not todo:
+        return
+
+    def run() -> None:
+        for ruleset_id in todo:
+            try:
+                warm_up(ruleset_id)
+            except Exception:  # a bug: the first real call raises it in the open
+                pass
+            finally:
+                _WARMING.pop(ruleset_id, None)
+
+    thread = threading.Thread(target=run, name="escaramuza-warmup", daemon=True)
+    for ruleset_id in todo:
+        _WARMING[ruleset_id] = thread
+    thread.start()
+
+
+def warming(ruleset_id: str) -> bool:
+    """Whether the ruleset's kernel is compiling in the background right now."""
+    return ruleset_id in _WARMING and ruleset_id not in _CALLED
+
+
 def choose_engine(engine: str, scenario: Scenario, agents: Sequence[str]) -> tuple[str, str | None]:
     """``(engine used, reason)`` for ``--engine engine``: ``"fast"`` or ``"reference"``,
     and the kernel's refusal when ``auto`` fell back to the engine (else None).
@@ -156,6 +215,8 @@ def choose_engine(engine: str, scenario: Scenario, agents: Sequence[str]) -> tup
     if engine == REFERENCE:
         return REFERENCE, None
     why = refusal(scenario, agents)
+    if why is None and engine != FAST and warming(scenario.ruleset.id):
+        why = STILL_COMPILING
     if why is None:
         return FAST, None
     if engine == FAST:

@@ -78,10 +78,12 @@ from escaramuza.agents.fast import (
     ENGINES,
     FAST,
     REFERENCE,
+    STILL_COMPILING,
     EngineRefusal,
     check_engine,
     find_kernel,
     first_call,
+    warming,
 )
 from escaramuza.agents.fast import refusal as fast_refusal
 from escaramuza.agents.heuristic import heuristic_choice
@@ -620,6 +622,8 @@ class MCTS:
         if self.engine == REFERENCE:
             return None, None
         why = self._refusal(state)
+        if why is None and self.engine != FAST and warming(state.ruleset.id):
+            why = STILL_COMPILING  # the engine plays until the background compile ends
         kernel = find_kernel(state.ruleset.id) if why is None else None
         if kernel is not None and kernel not in _WARM:
             # The first call compiles the kernel or loads it from numba's cache: once per

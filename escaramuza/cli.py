@@ -18,6 +18,7 @@ with every command as a name and help line only (which answers ``--help`` and
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
@@ -65,7 +66,25 @@ COMMAND_HELP: dict[str, str] = {
     "evaluate": "play every pair of agents on each side; win matrix, ratings, heat map",
     "validate": "check scenario, day, state and tables files without playing",
     "schema": "print the JSON Schema of a scenario or tables file (for editors)",
+    "warmup": "compile every ruleset's fast-path kernel now (once per install), not at the table",
 }
+
+
+#: The commands whose parsers their own modules define: (commands, module, function).
+#: Each module's docs: playtest.md (playtest, balance, campaign), gm.md (suggest, gm),
+#: web.md (serve), training.md (train, evaluate), cli.md (validate),
+#: scenario-format.md (schema), fast-path.md (warmup).
+COMMAND_PARSERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("playtest",), "escaramuza.playtest.cli", "add_parser"),
+    (("balance",), "escaramuza.balance", "add_parser"),
+    (("campaign",), "escaramuza.campaign", "add_parser"),
+    (("suggest", "gm"), "escaramuza.gm", "add_parsers"),
+    (("serve",), "escaramuza.web", "add_parser"),
+    (("train", "evaluate"), "escaramuza.training.cli", "add_parsers"),
+    (("validate",), "escaramuza.validate", "add_parser"),
+    (("schema",), "escaramuza.schema", "add_parser"),
+    (("warmup",), "escaramuza.warmup", "add_parser"),
+)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -90,38 +109,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         _add_scenarios(commands)
     if wanted("play"):
         _add_play(commands)
-    if wanted("playtest"):
-        from escaramuza.playtest import cli as playtest_cli
-
-        playtest_cli.add_parser(commands)
-    if wanted("balance"):
-        from escaramuza import balance
-
-        balance.add_parser(commands)  # docs/playtest.md, "Balancing an encounter"
-    if wanted("campaign"):
-        from escaramuza import campaign
-
-        campaign.add_parser(commands)  # docs/playtest.md, "Adventuring days"
-    if wanted("suggest", "gm"):
-        from escaramuza import gm
-
-        gm.add_parsers(commands)
-    if wanted("serve"):
-        from escaramuza import web
-
-        web.add_parser(commands)  # serve (docs/web.md)
-    if wanted("train", "evaluate"):
-        from escaramuza.training import cli as training_cli
-
-        training_cli.add_parsers(commands)  # train, evaluate (docs/training.md)
-    if wanted("validate"):
-        from escaramuza import validate
-
-        validate.add_parser(commands)  # docs/cli.md
-    if wanted("schema"):
-        from escaramuza import schema
-
-        schema.add_parser(commands)  # docs/scenario-format.md
+    for names, module, function in COMMAND_PARSERS:
+        if wanted(*names):
+            getattr(importlib.import_module(module), function)(commands)
     for sub in commands.choices.values():  # --lang after the command too
         _add_lang(sub)
     return parser
@@ -418,6 +408,10 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         from escaramuza import web
 
         return web.run_command(args, out)
+    if args.command == "warmup":
+        from escaramuza.warmup import cmd_warmup
+
+        return cmd_warmup(args, out)
     return cmd_play(args, out)
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from escaramuza.agents.fast import DEFAULT_ENGINE, add_engine_option
+from escaramuza.agents.fast import DEFAULT_ENGINE, add_engine_option, warm_in_background
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.search import MAX_BUDGET_MS, MAX_ITERATIONS, MIN_BUDGET_MS, check_budget
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS, load_policy, suggest
@@ -734,11 +734,14 @@ def run_session(
     roll: str = "auto",
     max_ms: float = DEFAULT_MAX_MS,
     engine: str = DEFAULT_ENGINE,
+    warm: bool = False,
 ) -> GMSession:
     """Open ``target`` (scenario or state file) and run the session until quit or EOF.
 
     ``autosave`` True means the default file (:func:`default_autosave`); False or None
     turns it off. With ``roll='manual'`` and a scenario, the initiative dice are asked for.
+    ``warm`` compiles the ruleset's kernel in the background meanwhile (``suggest``
+    searches on the engine until it is ready: ``agents.fast.warm_in_background``).
     """
     out = stdout or sys.stdout
     if is_state_file(target):
@@ -754,6 +757,8 @@ def run_session(
     elif isinstance(autosave, Path):
         path = autosave
     start = blank_battle(scenario) if state is None else state
+    if warm and engine == DEFAULT_ENGINE:
+        warm_in_background([start.ruleset.id])
     session = GMSession(start, stdin, stdout, path, seed, roll, steps, max_ms, engine)
     out.write(
         _f(
@@ -939,7 +944,17 @@ def run_command(args: Any, out: TextIO) -> int:
         if not args.max_ms > 0:
             raise GMError("--max-ms must be positive")
         run_session(
-            args.target, None, out, autosave, args.seed, args.roll, args.max_ms, args.engine
+            args.target,
+            None,
+            out,
+            autosave,
+            args.seed,
+            args.roll,
+            args.max_ms,
+            args.engine,
+            # At a terminal the GM reads and types while the kernel compiles; scripted
+            # input (tests, pipes) gets the kernel compiled at its first search.
+            warm=sys.stdin.isatty(),
         )
         return 0
     import json

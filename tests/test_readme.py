@@ -46,6 +46,8 @@ def test_quick_start_has_exactly_two_commands() -> None:
     assert commands[0].startswith(setup)
     assert commands[1].startswith(browser + setup)
     assert "/escaramuza play " in commands[0]
+    # The kernels compile before anything else, not at the GM's first suggestion.
+    assert " && .venv/bin/escaramuza warmup && " in commands[0]
     assert commands[1].endswith(".venv/bin/python -m pytest -q -n 2")
 
 

@@ -93,6 +93,12 @@ def run_command(args: Any, out: TextIO) -> int:
         )
     # On loopback, only local host names are answered (a guard against DNS rebinding).
     app = create_app(trusted_hosts=LOOPBACK_HOSTS if local else None)
+    # Every kernel compiles (or loads) in the background while the page is used: the
+    # suggestions search on the engine until a ruleset's is ready.
+    from escaramuza.agents.fast import warm_in_background
+    from escaramuza.rules import RULESETS
+
+    warm_in_background(list(RULESETS))
     # A fault in compiled code (a search's kernel) ends the process; the traceback of
     # every thread goes to stderr first, so the log says which request it was.
     faulthandler.enable()
