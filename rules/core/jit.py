@@ -139,6 +139,19 @@ class _KernelFunctionCache(FunctionCache):
     _impl_class = _KernelCacheImpl
 
 
+def _plain(ty: Any) -> Any:  # a numba type
+    """A call argument's type for compiling the callee: without a literal value, and a
+    layout's column (an ``IntEnumMember`` of a ``rules.core.layout.Columns`` class) as
+    its plain integer. Otherwise a helper shared by the rulesets (``agent_draw``) would
+    be compiled once per ruleset's layout class, and numba's cache index would pickle a
+    reference to each class: loading it would import every ruleset's kernel module, and
+    fail outright for a class whose module is not importable (a test's)."""
+    ty = types.unliteral(ty)
+    if isinstance(ty, types.IntEnumMember):
+        return ty.dtype
+    return ty
+
+
 class PlainArgsDispatcher(CPUDispatcher):
     """A CPU dispatcher whose calls from jitted code compile for unliteral argument types,
     cached with the kernels' sources in the stamp (:class:`_KernelSourcesLocator`)."""
@@ -147,8 +160,8 @@ class PlainArgsDispatcher(CPUDispatcher):
         self._cache = _KernelFunctionCache(self.py_func)
 
     def get_call_template(self, args: Any, kws: Any) -> Any:  # numba's types
-        plain = tuple(types.unliteral(a) for a in args)
-        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        plain = tuple(_plain(a) for a in args)
+        plain_kws = {k: _plain(v) for k, v in kws.items()}
         if plain != tuple(args) or plain_kws != dict(kws):
             try:
                 return super().get_call_template(plain, plain_kws)

@@ -25,6 +25,7 @@ from escaramuza.rules.core.jit import (
     sources_stamp,
     stamp_roots,
 )
+from escaramuza.rules.core.layout import Columns
 
 pytestmark = pytest.mark.compile
 
@@ -213,3 +214,25 @@ def test_editing_a_callee_recompiles_its_callers_from_the_cache(tmp_path: Path) 
     assert run() == "2"  # from the cache
     (code / "callee.py").write_text(CALLEE.format(value=5))
     assert run() == "10"
+
+
+class _Cols(Columns):
+    A = (0, 1, "a column")
+    B = (0, 1, "another")
+
+
+@njit
+def _plus_one(x: int) -> int:
+    return x + 1
+
+
+@njit
+def _calls_with_a_column() -> int:
+    return _plus_one(_Cols.B)  # type: ignore[no-any-return]
+
+
+def test_a_layout_column_passed_to_a_helper_is_compiled_as_a_plain_int() -> None:
+    """A helper shared by the rulesets must not be compiled per layout class: numba's
+    cache index would then pickle each class and import (or fail to import) its module."""
+    assert _calls_with_a_column() == 2
+    assert [tuple(str(t) for t in sig) for sig in _plus_one.signatures] == [("int64",)]
