@@ -28,6 +28,7 @@ order only up to it. Asking for another combatant raises a
 from __future__ import annotations
 
 import random
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -72,6 +73,8 @@ DEFAULT_SEED = 0
 #: ``gap_to_best``, the top-level ``verdict`` / ``best`` / ``runner_up`` / ``gap`` and the
 #: search's ``max_ms``, ``max_iterations``, ``stopped``, ``z`` and ``min_shared``.
 JSON_VERSION = 2
+#: The columns of the suggestion table (a terminal's width); ``--wide``: no limit.
+TABLE_WIDTH = 100
 #: What the table's head says about why the search stopped (keys: ``STOP_REASONS``).
 STOPPED_TEXT = {
     "clear": N_("stopped: clear"),
@@ -283,15 +286,74 @@ class Suggestions:
         return _f("too close to call: any of these; {gap}", gap)
 
     def place(self, action: Action | None) -> str:
-        """``#rank`` of ``action`` in this table."""
+        """``#rank (its action)`` of ``action`` in this table: the verdict names the row
+        it speaks of, wherever it is drawn."""
         row = next((s for s in self.items if s.action == action), None)
-        return f"#{row.rank}" if row is not None else "—"
+        return f"#{row.rank} {row.text.rstrip('.')}" if row is not None else "—"
 
-    def table(self) -> str:
+    def _rows(self) -> list[list[str]]:
+        """The table's cells: the header, then one row per action (rank and mark,
+        action, the numbers, the reason)."""
+        policy = self.policy is not None
+        numbers = [_("WIN % (95% CI)"), _("ROLLOUTS"), _("HIT"), _("E[DMG]"), _("DROP")]
+        numbers += [_("RISK"), _("POLICY")] if policy else [_("RISK")]
+        rows = [["#", _("ACTION"), *numbers, _("WHY")]]
+        for s in self.items:
+            mark = "*" if s.in_character else " "
+            row = [
+                f"{s.rank}{mark}",
+                s.text,
+                f"{s.win * 100:3.0f} ({s.win_low * 100:.0f}–{s.win_high * 100:.0f})"
+                if s.visits
+                else "—",
+                str(s.visits),
+                _pct(s.odds.p_hit if s.odds else None),
+                "—" if s.odds is None else f"{s.odds.expected_damage:.1f}",
+                _pct(s.odds.p_drop if s.odds else None),
+                _pct(s.risk),
+            ]
+            if policy:
+                row.append(_pct(s.policy_probability))
+            rows.append([*row, s.reason])
+        return rows
+
+    def _legend(self) -> list[str]:
+        """The paragraphs under the table: what the mark and the columns mean."""
+        legend = [
+            _f(
+                "* = in character: what a {temperament} {actor} would do. WIN = chance the "
+                "side wins (its rollouts); rows are ranked by the win chance paired over the "
+                "shared dice, and actions the paired test (z = {z}) cannot tell from the best "
+                "are too close to call. RISK = chance the actor is out before its next turn.",
+                self.temperament,
+                self.actor_name,
+                format(self.z, "g"),
+            )
+        ]
+        if not self.odds_available:
+            # None for every action here: either no action of this decision is an attack
+            # (moves, helps, heals) or the ruleset gives no exact odds for them.
+            legend.append(
+                _f(
+                    "HIT / E[DMG] / DROP: — (no {ruleset} action here has exact odds: "
+                    "they exist for attacks only).",
+                    self.ruleset,
+                )
+            )
+        else:
+            legend.append(_("HIT / E[DMG] / DROP: exact, from the ruleset; — for non-attacks."))
+        if self.policy is not None:
+            legend.append(_f("POLICY = the probability {policy} gives the action.", self.policy))
+        return legend
+
+    def table(self, width: int | None = TABLE_WIDTH) -> str:
         """The ranking as a fixed-width table a GM can read at the table.
 
         The tie group (too close to call) is drawn as one block under its own line,
-        the in-character pick first; the rows below it are separated from the best."""
+        the in-character pick first; the rows below it are separated from the best.
+        Within ``width`` columns (default :data:`TABLE_WIDTH`, a terminal's): each row's
+        numbers, then its action, and its reason on an indented line below; ``width``
+        None draws each row on one line, reason last (``--wide``)."""
         head = _f(
             "Round {round} — {actor} ({side}, {decision}); search: {n} rollouts in {ms} ms "
             "({engine} engine), {stopped}",
@@ -304,83 +366,58 @@ class Suggestions:
             self.engine,
             self.stopped_text(),
         )
-        policy = self.policy is not None
-        header = [
-            "#",
-            _("ACTION"),
-            _("WIN % (95% CI)"),
-            _("ROLLOUTS"),
-            _("HIT"),
-            _("E[DMG]"),
-            _("DROP"),
-            _("RISK"),
-        ]
-        rows = [[*header, _("POLICY"), _("WHY")] if policy else [*header, _("WHY")]]
-        for s in self.items:
-            mark = "*" if s.in_character else " "
-            row = [
-                f"{s.rank}{mark}",
-                s.text,
-                f"{s.win * 100:3.0f} ({s.win_low * 100:.0f}–{s.win_high * 100:.0f})"
-                if s.visits
-                else _("  — (not searched)"),
-                str(s.visits),
-                _pct(s.odds.p_hit if s.odds else None),
-                "—" if s.odds is None else f"{s.odds.expected_damage:.1f}",
-                _pct(s.odds.p_drop if s.odds else None),
-                _pct(s.risk),
-            ]
-            if policy:
-                row.append(_pct(s.policy_probability))
-            rows.append([*row, s.reason])
-        n = len(rows[0]) - 1  # every column but WHY, which is left as is
+        rows = self._rows()
+        n = len(rows[0]) - 1  # every column but WHY
         widths = [max(len(r[i]) for r in rows) for i in range(n)]
         group = len(self.tie_group)
 
-        def line(r: list[str], gutter: str) -> str:
-            cells = [r[0].rjust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2])]
-            cells += [r[i].rjust(widths[i]) for i in range(3, n)]
-            return (gutter + "  ".join([*cells, r[n]])).rstrip()
+        def cells(r: list[str]) -> list[str]:
+            """The rank and the numbers, aligned (the win chance left, the rest right)."""
+            out = [r[0].rjust(widths[0]), r[2].ljust(widths[2])]
+            return out + [r[i].rjust(widths[i]) for i in range(3, n)]
 
-        lines = [head, "", line(rows[0], "  ")]
+        def wrap(text: str, gutter: str, indent: str = "") -> list[str]:
+            if width is None:
+                return [(gutter + indent + text).rstrip()]
+            room = max(width - len(gutter) - len(indent), 20)
+            return [(gutter + indent + part).rstrip() for part in textwrap.wrap(text, room)]
+
+        def row_lines(r: list[str], gutter: str) -> list[str]:
+            if width is None:  # one line: rank, action, numbers, reason
+                line = [r[0].rjust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2])]
+                line += [r[i].rjust(widths[i]) for i in range(3, n)]
+                return [(gutter + "  ".join([*line, r[n]])).rstrip()]
+            lead = "  ".join(cells(r)) + "  "
+            # The action after the numbers, wrapped under itself; the reason below.
+            first, *more = textwrap.wrap(r[1], max(width - len(gutter) - len(lead), 20)) or [""]
+            out = [(gutter + lead + first).rstrip()]
+            out += [(gutter + " " * len(lead) + part).rstrip() for part in more]
+            if r is not rows[0]:
+                out += wrap(r[n], gutter, " " * (widths[0] + 2))
+            return out
+
+        lines = wrap(head, "")
         if self.engine_refusal:
             # Why the search ran on the (slower) engine: a GM's edit the kernel cannot
             # resume, say. The reason is the kernel's own message (docs/translating.md).
-            lines.insert(1, _f("(the compiled kernel was not used: {reason})", self.engine_refusal))
+            lines += wrap(
+                _f("(the compiled kernel was not used: {reason})", self.engine_refusal), ""
+            )
+        lines.append("")
+        lines += row_lines(rows[0], "  ")
         if group:
-            lines.append("┌ " + self.verdict_text())
+            verdict = wrap(self.verdict_text(), "│ ")
+            lines += ["┌" + verdict[0][1:], *verdict[1:]]
         for i, r in enumerate(rows[1:]):
-            lines.append(line(r, "│ " if i < group else "  "))
+            lines += row_lines(r, "│ " if i < group else "  ")
             if i == group - 1:
                 lines.append("└")
         lines.append("")
         if not group:
-            lines.append(self.verdict_text() + ".")
-        lines.append(
-            _f(
-                "* = in character: what a {temperament} {actor} would do. WIN = chance the "
-                "side wins (its rollouts); rows are ranked by the win chance paired over the "
-                "shared dice, and actions the paired test (z = {z}) cannot tell from the best "
-                "are too close to call. RISK = chance the actor is out before its next turn.",
-                self.temperament,
-                self.actor_name,
-                format(self.z, "g"),
-            )
-        )
-        if not self.odds_available:
-            # None for every action here: either no action of this decision is an attack
-            # (moves, helps, heals) or the ruleset gives no exact odds for them.
-            lines.append(
-                _f(
-                    "HIT / E[DMG] / DROP: — (no {ruleset} action here has exact odds: "
-                    "they exist for attacks only).",
-                    self.ruleset,
-                )
-            )
-        else:
-            lines.append(_("HIT / E[DMG] / DROP: exact, from the ruleset; — for non-attacks."))
-        if policy:
-            lines.append(_f("POLICY = the probability {policy} gives the action.", self.policy))
+            lines += wrap(self.verdict_text() + ".", "")
+        legend = self._legend()
+        for text in legend:
+            lines += wrap(text, "")
         return "\n".join(lines)
 
 
@@ -393,7 +430,9 @@ def _points(gap: float) -> str:
 
 
 def _signed(x: float) -> str:
-    return f"{x * 100:+.0f}".replace("-", "−")
+    """Points with their sign; a gap that rounds to zero is "+0", never "−0"."""
+    points = round(x * 100)
+    return f"{points:+d}".replace("-", "−")
 
 
 def _gap_dict(gap: Paired | None, interval: tuple[float, float] | None) -> dict[str, Any] | None:

@@ -27,7 +27,13 @@ from typing import Any, TextIO
 from escaramuza.agents.fast import DEFAULT_ENGINE, add_engine_option, warm_in_background
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.agents.search import MAX_BUDGET_MS, MAX_ITERATIONS, MIN_BUDGET_MS, check_budget
-from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS, load_policy, suggest
+from escaramuza.agents.suggest import (
+    DEFAULT_BUDGET_MS,
+    DEFAULT_MAX_MS,
+    TABLE_WIDTH,
+    load_policy,
+    suggest,
+)
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import _, _f, who_wins, word
@@ -857,6 +863,11 @@ def add_parsers(commands: Any) -> None:
     sug.add_argument(
         "--json", action="store_true", help="print one JSON document (schema in docs/gm.md)"
     )
+    sug.add_argument(
+        "--wide",
+        action="store_true",
+        help="one line per action, its reason included (default: the table fits 100 columns)",
+    )
     add_engine_option(sug, "the search's rollouts")
     add_trust_option(sug)
 
@@ -994,7 +1005,7 @@ def run_command(args: Any, out: TextIO) -> int:
     if args.json:
         out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:
-        out.write(result.table() + "\n")
+        out.write(result.table(None if args.wide else TABLE_WIDTH) + "\n")
     return 0
 
 

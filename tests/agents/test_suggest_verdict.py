@@ -129,7 +129,8 @@ def test_suggest_order_and_reason_agree_on_a_crafted_search(
     assert estimates == sorted(estimates, reverse=True)
     assert [s.win for s in rows] == [wins[s.action] / 10 for s in rows]
     table = out.table()
-    group = [line for line in table.splitlines() if line.startswith("│")]
+    # The group's rows (each with its reason on the line below it).
+    group = [line for line in table.splitlines() if re.match(r"│ +\d+[* ] ", line)]
     assert len(group) == 2
     assert "┌ too close to call: any of these" in table
 
@@ -305,7 +306,21 @@ def test_the_table_says_why_the_kernel_was_not_used() -> None:
         result = suggest(state, iterations=30, budget_ms=None)
     assert result.engine == "reference"
     assert result.engine_refusal == f"no kernel for {state.ruleset.id} yet"
-    assert (
-        f"(the compiled kernel was not used: no kernel for {state.ruleset.id} yet)"
-        in result.table().splitlines()[1]
-    )
+    # The head (the lines above the first blank one) says it, before the rows.
+    head = " ".join(result.table().split("\n\n")[0].splitlines())
+    assert f"(the compiled kernel was not used: no kernel for {state.ruleset.id} yet)" in head
+
+
+def test_the_table_fits_a_terminal_and_wide_keeps_one_line_per_action() -> None:
+    state = two_daggers()
+    result = suggest(state, iterations=60, budget_ms=None)
+    narrow = result.table()
+    assert max(len(line) for line in narrow.splitlines()) <= 100
+    for s in result.items:  # every action and every reason is there, wrapped or not
+        assert s.text in " ".join(narrow.split())
+        assert " ".join(s.reason.split()) in " ".join(narrow.split())
+    wide = result.table(None)
+    rows = [line for line in wide.splitlines() if re.match(r"[│ ] +\d+[* ]  ", line)]
+    assert len(rows) == len(result.items)
+    assert all(s.reason in row for s, row in zip(result.items, rows, strict=True))
+    assert "−0" not in narrow and "−0" not in wide
