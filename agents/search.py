@@ -106,17 +106,17 @@ DEFAULT_ITERATIONS = 200
 MIN_BUDGET_MS = 10.0
 MAX_BUDGET_MS = 60_000.0
 MAX_ITERATIONS = 100_000
-#: The ``mcts`` agent's defaults (docs/gm.md, "Planner design", has the measurements):
+#: The ``mcts`` agent's defaults (docs/decisions/0007-planner-defaults.md has the measurements):
 #: 1000 rollouts a decision, CRN sweeps with sequential halving at the root, rollouts
 #: cut when the round after the current one ends (horizon 2), no tree below the root.
 #: 1000 since the rollouts run on the compiled kernels: about what 96
 #: cost on the engine, and the ambushes gain most from the narrower paired test. Horizon
 #: 2 since the same re-tuning: at 32–96 rollouts a decision the value two rounds on was
 #: too noisy a guess to pay, at 1000 it is not, and it sees a focus of fire or a
-#: repositioning pay off a round later (docs/gm.md, "How the budget was re-tuned for the
-#: kernels"). The same count on either engine, so ``mcts`` plays the same battle on both;
-#: on the engine alone (``mcts:reference``, a scenario no kernel plays) ``mcts:96it`` is
-#: the old, ten times cheaper budget.
+#: repositioning pay off a round later (docs/decisions/0007-planner-defaults.md). The
+#: same count on either engine, so ``mcts`` plays the same battle on both; on the engine
+#: alone (``mcts:reference``, a scenario no kernel plays) ``mcts:96it`` is the old, ten
+#: times cheaper budget.
 AGENT_ITERATIONS = 1000
 AGENT_HORIZON = 2
 AGENT_ROOT = "sweep"
@@ -163,8 +163,7 @@ IDENTICAL_SHARED = 300
 #: candidate's mean paired gain exceeds this many standard errors. 2 rather than 1: at
 #: 96 rollouts (the earlier default) the test still saw the ambushes' real gains, and the
 #: stricter bar kept the planner from trading a sound move for a lucky-looking one in the
-#: duels (docs/gm.md, "How the agent's budget was chosen"); at 1000, z = 1 did no better
-#: (docs/gm.md, "How the budget was re-tuned for the kernels").
+#: duels; at 1000, z = 1 did no better (docs/decisions/0007-planner-defaults.md).
 DEFAULT_Z = 2.0
 
 
