@@ -8,42 +8,67 @@ rule id. Nothing here narrates: the only bookkeeping kept beside the rules is wh
 ``escaramuza.playtest.records.record_from_events`` reads from the events (damage dealt and
 taken, knock-out round, death, wipe).
 
-The compiled temperaments and the battle loop joining them with these rules live in
-``agents/heuristics/cairn_kernel.py`` (rules never import agents).
+The loops' hooks are :func:`reset`, :func:`start`, :func:`legal` and :func:`apply`
+(``rules.core.loops``: the battle and rollout loops are the shared ones); the compiled
+temperaments live in ``agents/heuristics/cairn_kernel.py`` (rules never import agents).
 
-Layout (small int codes instead of strings):
+The bundles (docs/fast-path.md, "One dialect"; small int codes instead of strings, each
+array's columns declared once below):
 
-* ``cstat[c, C_*]`` — the combatant's stat block; ``wpn[c, w, W_*]`` its weapons in
-  ``weapons_of`` order (the fists, CA-07, when it has none).
-* ``dist[z, z']``, ``zcover[z]``, ``zexit[z]`` — the battlefield in ``zone_ids`` order.
-* ``opts[O_*]`` — the scenario options, round limit and victory.
-* ``cs[c, S_*]`` — resources, status, zone, conditions (a bit per ``CONDITIONS`` entry)
-  and the playtest counters; ``g[G_*]`` — round, side turn, queue, declarations,
-  outcome, morale flags; ``queue[i]`` — who declares; ``decl[i, D_*]`` — the side's
-  declarations, resolved together (CA-02).
+* static ``s = (stat, weapon, dist, zone, opts, scar)`` — ``stat[c, ST.*]`` the
+  combatant's stat block; ``weapon[c, w, W.*]`` its weapons in ``weapons_of`` order (the
+  fists, CA-07, when it has none); ``dist[z, z']`` the hops between two zones and
+  ``zone[z, Z.*]`` their cover and exits, in ``zone_ids`` order; ``opts[OPT.*]`` the
+  scenario's options, round limit and victory; ``scar[k, SCAR.*]`` the Cicatrices entry
+  read for ``k`` PI lost (CA-13), built from :mod:`escaramuza.rules.cairn.scars` with
+  the scenario's ``doomed`` reading (:func:`scar_table`).
+* dynamic ``d = (cs, g, queue, decl, hits, pools, scores)`` — ``cs[c, CS.*]`` resources,
+  status, zone, conditions (a bit per ``CONDITIONS`` entry) and the playtest counters;
+  ``g[G.*]`` the battle (round, side turn, queue head, declarations, outcome, morale);
+  ``queue[i]`` who declares this side turn, in order (the pending decision is
+  ``queue[g[G.QHEAD]]``, kept in ``G.ACTOR``); ``decl[i, D.*]`` the side's declarations,
+  resolved together (CA-02); then scratch: ``hits[k, HIT.*]`` the dice aimed at each
+  target (:func:`resolve_attacks`), and the temperaments' ``pools[c, POOL.*]`` (the dice
+  already declared on each target, ``combat.declared_pools``) and ``scores[i]`` (one per
+  legal action).
+* a legal-list row ``la[i]`` is a declaration's first four columns (``D.VERB`` …
+  ``D.ITEM``), in ``Cairn.actions_for`` order.
 
-Every value is checked on its way in (``rules.core.kernel.check_range``; the bounds below
-and docs/fast-path.md, "The kernel boundary"): the compiled code indexes by these numbers
+The hooks and the functions inlined into them (``inline="always"``) take the bundles;
+the helpers they call take the arrays they read: a bundle passed to a compiled function
+that is not inlined goes as every field of every array, some fifty arguments a call
+(measurably slower in the temperaments' helpers, called for every legal action).
+
+Every value is checked on its way in (``Columns.put``, ``rules.core.kernel.check_range``;
+docs/fast-path.md, "The kernel boundary"): the compiled code indexes by these numbers
 without bounds checks, and the exact odds of the temperaments are int64 sums over a
 pool's dice (``agents/heuristics/cairn_kernel.py``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from escaramuza.rules.cairn import scars
 from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
 from escaramuza.rules.cairn.stats import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.compiled import Exported
+from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
-from escaramuza.rules.core.model import Side, Status
+from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.loops import KIND_NONE, KIND_TURN, RUNNING, TEMPERAMENTS
+from escaramuza.rules.core.model import Action, Combatant, Side, Status
+from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 
 # -- codes --------------------------------------------------------------------------
 HEROES, ENEMIES = 0, 1
+#: ``g[G.OUTCOME]`` of a battle nobody won (``rules.core.kernel.WINNERS``).
+DRAW = 2
 ACTIVE, DOWN, DEFEATED, DEAD, FLED = 0, 1, 2, 3, 4
 STATUSES: tuple[Status, ...] = (
     Status.ACTIVE,
@@ -53,45 +78,18 @@ STATUSES: tuple[Status, ...] = (
     Status.FLED,
 )
 ATTACK, MOVE, FLEE, WAIT = 0, 1, 2, 3
+#: The verbs' names, by code.
+VERBS: tuple[str, ...] = ("atacar", "mover", "huir", "esperar")
 #: Condition bits, in ``combat.CONDITIONS`` order.
 PERDIO_TURNO, PRIVADO, DESJARRETADO, DANO_CRITICO, FUERA_DE_ACCION = 1, 2, 4, 8, 16
+ALL_CONDITIONS = (1 << len(CONDITIONS)) - 1
 NEVER = -1
 REASONS: tuple[str, ...] = ("defeated", "mutual", "timeout")
 R_DEFEATED, R_MUTUAL, R_TIMEOUT = 0, 1, 2
-TEMPERAMENT_CODES: dict[str, int] = {
-    "tactician": 0,
-    "brute": 1,
-    "cautious": 2,
-    "coward": 3,
-    "protector": 4,
-    "random": 5,
-}
-
-# cstat columns
-C_SIDE, C_PC, C_DESTAC, C_IMPAIRED, C_HELPLESS, C_WAIVE, C_ARMOUR = 0, 1, 2, 3, 4, 5, 6
-C_MAXPI, C_MAXFUE, C_MAXDES, C_MAXVOL, C_TEMPER, C_NW = 7, 8, 9, 10, 11, 12
-N_CSTAT = 13
-# wpn columns
-W_NDICE, W_D1, W_D2, W_RANGED, W_REACH, W_BLAST, W_UNARMED = 0, 1, 2, 3, 4, 5, 6
-N_WPN = 7
-# opts
-O_FIRST, O_SCARS, O_DOOMED_OUT, O_MORALE, O_COVER_AT, O_BOTH, O_LIMIT, O_SURVIVE = range(8)
-N_OPTS = 8
+#: ``opts[OPT.BOTH_MODIFIERS]``: an attack both Impedido and Mejorado.
 BOTH_CODES: dict[str, int] = {"cancel": 0, "impaired": 1, "enhanced": 2}
-# cs columns
-S_PI, S_FUE, S_DES, S_VOL, S_STATUS, S_ZONE, S_COND = 0, 1, 2, 3, 4, 5, 6
-S_KO, S_DIED, S_DEALT, S_TOFOES, S_TAKEN = 7, 8, 9, 10, 11
-N_CS = 12
-# g
-G_ROUND, G_SIDE, G_QHEAD, G_QLEN, G_NDECL, G_DONE, G_WINNER, G_REASON = range(8)
-G_MFIRST, G_MHALF, G_MLONE, G_WIPE, G_NEEDKEY = 8, 9, 10, 11, 12
-N_G = 13
-# decl columns
-D_VERB, D_TARGET, D_ZONE, D_ITEM, D_ACTOR = 0, 1, 2, 3, 4
-N_DECL = 5
-
-#: The verbs' names, by code.
-VERBS: tuple[str, ...] = ("atacar", "mover", "huir", "esperar")
+#: The engine's resources, sorted.
+RESOURCES: tuple[str, ...] = ("des", "fue", "pi", "vol")
 
 # -- the boundary (rules.core.kernel.check_range) -------------------------------------
 #: PI, FUE, DES and VOL and their maxima. The exact odds (cairn_kernel.attack_gain) sum,
@@ -102,108 +100,195 @@ MAX_RESOURCE = 1 << 17
 #: side turn (each of its combatants' largest pool: its weapon's dice, or the d12 of an
 #: enhanced attack): the exact odds count outcomes over it, 20 × it × (PI + FUE) ≤ 2**62.
 MAX_POOL_PRODUCT = 1 << 36
+#: The most combatants: a side this large could overflow the exact pool sums.
+MAX_COMBATANTS = 12
+#: The largest die a pool holds (CA-08's Mejorado d12): ``POOL.COUNT`` is indexed by it.
+LARGEST_DIE = max(CAIRN_DICE)
+
+
+# -- layouts ---------------------------------------------------------------------------
+class ST(Columns):
+    """``stat[c]``: the combatant's stat block (the scenario fixes it)."""
+
+    SIDE = (0, 1, "its side: 0 the heroes, 1 the enemies")
+    TEMPERAMENT = (0, len(TEMPERAMENTS) - 1, "its scenario temperament (loops.TEMPERAMENTS)")
+    PC = (0, 1, "a player character (CA-12's dano_critico, CA-13's Cicatrices)")
+    DESTACAMENTO = (0, 1, "a destacamento (CA-16)")
+    IMPAIRED = (0, 1, "its attacks are Impedido (CA-08)")
+    HELPLESS = (0, 1, "attacks on it are Mejorado (CA-08)")
+    WAIVE_FIRST_SAVE = (0, 1, "acts in round 1 without the DES save (CA-03)")
+    ARMOUR = (0, BOUND, "armadura, taken off the damage (CA-10)")
+    MAX_PI = (0, MAX_RESOURCE, "the most PI")
+    MAX_FUE = (0, MAX_RESOURCE, "the most FUE")
+    MAX_DES = (0, MAX_RESOURCE, "the most DES")
+    MAX_VOL = (0, MAX_RESOURCE, "the most VOL")
+    WEAPONS = (1, BOUND, "how many weapons it has (weapons_of: the fists when none)")
+
+
+class W(Columns):
+    """``weapon[c, w]``: one weapon, in ``weapons_of`` order."""
+
+    DICE = (1, 2, "how many damage dice it rolls (CA-07, a pair CA-10)")
+    D1 = (1, LARGEST_DIE, "the first die's sides (a CAIRN_DICE size)")
+    D2 = (0, LARGEST_DIE, "the second die's sides (0: one die)")
+    RANGED = (0, 1, "a ranged weapon (CA-07)")
+    REACH = (0, BOUND, "a ranged weapon's reach, in zones")
+    BLAST = (0, 1, "Explosión (CA-09)")
+    UNARMED = (0, 1, "the fists (CA-07: always a d4)")
+
+
+class Z(Columns):
+    """``zone[z]``: one zone of the battlefield, in ``zone_ids`` order."""
+
+    COVER = (-BOUND, BOUND, "its cover level (CA-07 reading: shots into it Impedido)")
+    EXIT = (0, 1, "an exit zone (CA-17)")
+
+
+class OPT(Columns):
+    """``opts``: the scenario's options, round limit and victory."""
+
+    FIRST_ROUND_SAVE = (0, 1, "every PC saves DES to act in round 1 (CA-03)")
+    SCARS = (0, 1, "the Cicatrices table is read (CA-13)")
+    MORALE = (0, 1, "the enemies' morale saves (CA-18)")
+    COVER_IMPAIRS_AT = (-BOUND, BOUND, "the cover level from which shots are Impedido")
+    BOTH_MODIFIERS = (0, len(BOTH_CODES) - 1, "an attack Impedido and Mejorado (BOTH_CODES)")
+    ROUND_LIMIT = (1, BOUND, "the last round")
+    SURVIVE = (0, 1, "victory survive: the heroes standing at the limit win")
+
+
+class SCAR(Columns):
+    """``scar[k]``: the Cicatrices entry read for ``k`` PI lost (row 0 unused; a loss past
+    the last row reads the last), as the engine's ``scar_for`` gives it."""
+
+    CONDITIONS = (0, ALL_CONDITIONS, "the conditions it gives, a bit per CONDITIONS entry")
+    OUT = (0, 1, "it takes the PC out of the fight: status down (out_of_action)")
+
+
+class CS(Columns):
+    """``cs[c]``: the combatant's changing state."""
+
+    PI = (0, MAX_RESOURCE, "puntos de impacto left (CA-11)")
+    FUE = (0, MAX_RESOURCE, "FUE left")
+    DES = (0, MAX_RESOURCE, "DES left")
+    VOL = (0, MAX_RESOURCE, "VOL left")
+    STATUS = (0, len(STATUSES) - 1, "its status (STATUSES; 0 active)")
+    ZONE = (0, "zones", "the zone it stands in")
+    COND = (0, ALL_CONDITIONS, "its conditions, a bit per CONDITIONS entry")
+    KO_ROUND = (-1, BOUND, "the round it was knocked out (-1 never, 0 from the start)")
+    DIED = (0, 1, "it died")
+    DEALT = (0, BOUND, "damage it dealt")
+    DEALT_TO_FOES = (0, BOUND, "damage it dealt to the other side")
+    TAKEN = (0, BOUND, "damage it took")
+
+
+class G(Columns):
+    """``g``: the battle."""
+
+    OUTCOME = (-1, 2, "RUNNING, then the winner (0 the heroes, 1 the enemies, 2 nobody)")
+    REASON = (0, len(REASONS) - 1, "why it ended (REASONS)")
+    ROUND = (0, BOUND, "the round (CA-02)")
+    WIPE = (0, 1, "every hero was out of the fight at once (record_from_events)")
+    ACTOR = (0, "combatants", "the pending decision's combatant: queue[QHEAD]")
+    KIND = (0, 1, "KIND_TURN while the battle runs, KIND_NONE once over")
+    SUSPEND = (0, BOUND, "why the battle stopped for Python (rules.core.loops)")
+    DECISIONS = (0, BOUND, "decisions taken")
+    SIDE = (0, 1, "the side declaring")
+    QHEAD = (0, MAX_COMBATANTS, "the place in queue of the one declaring")
+    QLEN = (0, MAX_COMBATANTS, "how many declare this side turn")
+    NDECL = (0, MAX_COMBATANTS, "declarations made this side turn")
+    MORALE_FIRST = (0, 1, "the first casualty's morale saves were made (CA-18)")
+    MORALE_HALF = (0, 1, "the half-strength morale saves were made (CA-18)")
+    MORALE_LONE = (0, 1, "the lone foe's morale save was made (CA-18)")
+
+
+class D(Columns):
+    """``decl[i]``: a declaration; its first four columns are a legal-list row."""
+
+    VERB = (0, len(VERBS) - 1, "what it does (VERBS)")
+    TARGET = (-1, "combatants", "an attack's target (-1: none)")
+    ZONE = (-1, "zones", "a move's zone (-1: none)")
+    ITEM = (-1, BOUND, "an attack's weapon, its place in weapons_of (-1: none)")
+    ACTOR = (0, "combatants", "who declared it")
+
+
+#: The width of a legal-list row: a declaration without its actor.
+ACTION_WIDTH = int(D.ACTOR)
+
+
+class HIT(Columns):
+    """``hits[k]``: one attacker's dice aimed at one target (resolve_attacks)."""
+
+    TARGET = (0, "combatants", "who the dice are aimed at")
+    ATTACKER = (0, "combatants", "who rolls them")
+    DICE = (1, 2, "how many dice")
+    D1 = (1, LARGEST_DIE, "the first die's sides")
+    D2 = (0, LARGEST_DIE, "the second die's sides")
+
+
+class POOL(Columns):
+    """``pools[t]``: the dice the side declaring already aims at ``t`` (CA-06,
+    ``combat.declared_pools``), and that pool's value as the temperaments cache it (the
+    target's PI and FUE do not change while one combatant declares)."""
+
+    COUNT = (0, BOUND, "how many dice of s sides, at COUNT + s", LARGEST_DIE + 1)
+    VALID = (0, 1, "P, E and Q hold this pool's value")
+    P = (0, BOUND, "P(out) × 20 Q (exact.out_probability)")
+    E = (0, BOUND, "E[damage] × Q (exact.expected_damage)")
+    Q = (1, BOUND, "the product of the pool's die sizes")
 
 
 # -- export (plain Python, once per scenario / per state) ------------------------------
-class Static:
-    """The arrays a scenario fixes (stat blocks, weapons, map, options)."""
+@dataclass(frozen=True, slots=True)
+class CairnExported(Exported):
+    """A scenario's bundles and the names the kernel indexes: combatant ids, zone ids and
+    each combatant's weapon names (``weapons_of``), by their index."""
 
-    __slots__ = (
-        "cstat",
-        "wpn",
-        "dist",
-        "zcover",
-        "zexit",
-        "opts",
-        "ids",
-        "zone_ids",
-        "weapon_names",
-        "zone_index",
-        "id_index",
-    )
-
-    def __init__(self, scenario: Any) -> None:
-        bf = scenario.battlefield
-        combatants = scenario.combatants
-        n = len(combatants)
-        self.zone_ids: tuple[str, ...] = bf.zone_ids
-        self.zone_index: dict[str, int] = dict(bf.index)
-        self.ids: tuple[str, ...] = tuple(c.id for c in combatants)
-        self.id_index: dict[str, int] = {cid: i for i, cid in enumerate(self.ids)}
-        nz = len(bf.zone_ids)
-        self.dist = np.array(
-            [[bf.distance(a, b) for b in bf.zone_ids] for a in bf.zone_ids], dtype=np.int64
-        ).reshape(nz, nz)
-        self.zcover = np.array([bf.zones[z].cover for z in bf.zone_ids], dtype=np.int64)
-        self.zexit = np.array([1 if bf.zones[z].exit else 0 for z in bf.zone_ids], dtype=np.int64)
-        weapons = [weapons_of(c) for c in combatants]
-        check_static(scenario, weapons)
-        nw = max((len(w) for w in weapons), default=1)
-        self.cstat = np.zeros((n, N_CSTAT), dtype=np.int64)
-        self.wpn = np.zeros((n, nw, N_WPN), dtype=np.int64)
-        self.weapon_names: tuple[tuple[str, ...], ...] = tuple(
-            tuple(w.name for w in ws) for ws in weapons
-        )
-        for i, c in enumerate(combatants):
-            s = c.stats
-            row = self.cstat[i]
-            row[C_SIDE] = HEROES if c.side is Side.HEROES else ENEMIES
-            row[C_PC] = int(c.pc)
-            row[C_DESTAC] = int(s.destacamento)
-            row[C_IMPAIRED] = int(s.impaired)
-            row[C_HELPLESS] = int(s.helpless)
-            row[C_WAIVE] = int(s.waive_first_save)
-            row[C_ARMOUR] = s.armour
-            row[C_MAXPI] = c.maxima["pi"]
-            row[C_MAXFUE] = c.maxima["fue"]
-            row[C_MAXDES] = c.maxima["des"]
-            row[C_MAXVOL] = c.maxima["vol"]
-            row[C_TEMPER] = TEMPERAMENT_CODES.get(c.temperament, 0)
-            row[C_NW] = len(weapons[i])
-            for j, w in enumerate(weapons[i]):
-                dice = w.dice
-                self.wpn[i, j, W_NDICE] = len(dice)
-                self.wpn[i, j, W_D1] = dice[0]
-                self.wpn[i, j, W_D2] = dice[1] if len(dice) > 1 else 0
-                self.wpn[i, j, W_RANGED] = int(w.kind == RANGED)
-                self.wpn[i, j, W_REACH] = w.reach
-                self.wpn[i, j, W_BLAST] = int(w.blast)
-                self.wpn[i, j, W_UNARMED] = int(w is UNARMED)
-        o = scenario.options
-        self.opts = np.zeros(N_OPTS, dtype=np.int64)
-        self.opts[O_FIRST] = int(o.first_round_save)
-        self.opts[O_SCARS] = int(o.scars)
-        self.opts[O_DOOMED_OUT] = int(o.doomed == "out_of_action")
-        self.opts[O_MORALE] = int(o.morale)
-        self.opts[O_COVER_AT] = o.cover_impairs_at
-        self.opts[O_BOTH] = BOTH_CODES[o.both_modifiers]
-        self.opts[O_LIMIT] = scenario.round_limit
-        self.opts[O_SURVIVE] = int(scenario.victory == "survive")
+    ids: dict[str, int]
+    zones: dict[str, int]
+    weapon_names: tuple[tuple[str, ...], ...]
 
 
-RESOURCES: tuple[str, ...] = ("pi", "fue", "des", "vol")
+#: What each fight effect of a Cicatrices entry does (``combat.read_scar``): the
+#: condition it gives and whether it takes the PC out (status down).
+SCAR_EFFECTS: dict[str, tuple[str, bool]] = {
+    "deprived": ("privado", False),
+    "hamstrung": ("desjarretado", False),
+    "out_of_action": ("fuera_de_accion", True),
+}
 
 
-def check_static(scenario: Any, weapons: list[tuple[Any, ...]]) -> None:
-    """The scenario's numbers against the module's bounds (KernelRefusal naming the
-    field): maxima, armour, weapon dice and reach, the round limit, and the largest
-    pool one side can aim at one target."""
-    check_range(scenario.round_limit, 1, BOUND, "round_limit")
-    check_range(scenario.options.cover_impairs_at, -BOUND, BOUND, "cover_impairs_at")
-    for z in scenario.battlefield.zone_ids:
-        check_range(scenario.battlefield.zones[z].cover, -BOUND, BOUND, f"zone {z}: cover")
+def scar_table(doomed: str) -> np.ndarray:
+    """``scar``: each Cicatrices entry as ``scars.scar_for`` reads it for this ``doomed``
+    reading — the engine's own table, so an edit of it is an edit of the kernel's. An
+    effect the kernel does not know is a refusal."""
+    entries = len(scars.CICATRICES)
+    table = SCAR.new(entries + 1)
+    for lost in range(1, entries + 1):
+        scar = scars.scar_for(lost, doomed)
+        mask = 0
+        out = False
+        for effect in scar.effects:
+            if effect not in SCAR_EFFECTS:
+                raise KernelRefusal(f"Cicatrices #{scar.entry}: effect {effect!r}")
+            condition, takes_out = SCAR_EFFECTS[effect]
+            mask |= 1 << CONDITIONS.index(condition)
+            out = out or takes_out
+        SCAR.put(table[lost], f"Cicatrices #{scar.entry}", conditions=mask, out=int(out))
+    return table
+
+
+def check_static(scenario: Scenario, weapons: list[tuple[Any, ...]]) -> None:
+    """What the layouts do not check: the weapons' dice, and the largest pool one side can
+    aim at one target (KernelRefusal naming it)."""
     largest = {HEROES: 1, ENEMIES: 1}
     for c, ws in zip(scenario.combatants, weapons, strict=True):
-        for name in RESOURCES:
-            check_range(c.maxima[name], 0, MAX_RESOURCE, f"{c.id}: maximum {name}")
-        check_range(c.stats.armour, 0, BOUND, f"{c.id}: armour")
         most = 12  # an enhanced attack (CA-08, CA-16) rolls a d12
         for w in ws:
-            check_range(len(w.dice), 1, 2, f"{c.id}: {w.name} dice")
+            if len(w.dice) > 2:
+                raise KernelRefusal(f"combatant {c.id}: weapon {w.name} rolls more than two dice")
             for d in w.dice:
                 if d not in CAIRN_DICE:
                     raise KernelRefusal(f"{c.id}: {w.name} rolls a d{d}, not a Cairn die")
-            check_range(w.reach, 0, BOUND, f"{c.id}: {w.name} reach")
             most = max(most, int(np.prod(w.dice)))
         side = HEROES if c.side is Side.HEROES else ENEMIES
         largest[side] *= most
@@ -216,7 +301,108 @@ def check_static(scenario: Any, weapons: list[tuple[Any, ...]]) -> None:
             )
 
 
-def condition_mask(c: Any) -> int:
+def export_scenario(scenario: Scenario) -> CairnExported:
+    """The scenario's static bundle and its start (before the first round), or a refusal
+    naming what the kernel does not hold."""
+    combatants = scenario.combatants
+    n = len(combatants)
+    if n > MAX_COMBATANTS:
+        raise KernelRefusal(f"{n} combatants (the Cairn kernel plays at most {MAX_COMBATANTS})")
+    bf = scenario.battlefield
+    nz = len(bf.zone_ids)
+    dims = {"combatants": n, "zones": nz}
+    weapons = [weapons_of(c) for c in combatants]
+    check_static(scenario, weapons)
+    nw = max((len(w) for w in weapons), default=1)
+    stat = ST.new(n)
+    weapon = W.new(n, nw)
+    for i, c in enumerate(combatants):
+        s = c.stats
+        ST.put(
+            stat[i],
+            c.id,
+            dims,
+            side=HEROES if c.side is Side.HEROES else ENEMIES,
+            # cairn.choose plays the tactician for a temperament it does not know.
+            temperament=TEMPERAMENTS.index(c.temperament) if c.temperament in TEMPERAMENTS else 0,
+            pc=int(c.pc),
+            destacamento=int(s.destacamento),
+            impaired=int(s.impaired),
+            helpless=int(s.helpless),
+            waive_first_save=int(s.waive_first_save),
+            armour=s.armour,
+            max_pi=c.maxima["pi"],
+            max_fue=c.maxima["fue"],
+            max_des=c.maxima["des"],
+            max_vol=c.maxima["vol"],
+            weapons=len(weapons[i]),
+        )
+        for j, w in enumerate(weapons[i]):
+            W.put(
+                weapon[i, j],
+                f"{c.id}: {w.name}",
+                dims,
+                dice=len(w.dice),
+                d1=w.dice[0],
+                d2=w.dice[1] if len(w.dice) > 1 else 0,
+                ranged=int(w.kind == RANGED),
+                reach=w.reach,
+                blast=int(w.blast),
+                unarmed=int(w is UNARMED),
+            )
+    dist = np.array(
+        [[bf.distance(a, b) for b in bf.zone_ids] for a in bf.zone_ids], dtype=np.int64
+    ).reshape(nz, nz)
+    zone = Z.new(nz)
+    for a, z in enumerate(bf.zone_ids):
+        Z.put(zone[a], f"zone {z}", dims, cover=bf.zones[z].cover, exit=int(bf.zones[z].exit))
+    o = scenario.options
+    opts = OPT.new()
+    OPT.put(
+        opts,
+        "options",
+        dims,
+        first_round_save=int(o.first_round_save),
+        scars=int(o.scars),
+        morale=int(o.morale),
+        cover_impairs_at=o.cover_impairs_at,
+        both_modifiers=BOTH_CODES[o.both_modifiers],
+        round_limit=scenario.round_limit,
+        survive=int(scenario.victory == "survive"),
+    )
+    ids = {c.id: i for i, c in enumerate(combatants)}
+    zones = dict(bf.index)
+    cs = CS.new(n)
+    for i, c in enumerate(combatants):
+        _export_combatant(stat, ids, zones, cs, i, c)
+        # record_from_events: a combatant knocked out from the start counts round 0.
+        CS.put(
+            cs[i],
+            c.id,
+            dims,
+            ko_round=0 if DOWN <= cs[i, CS.STATUS] <= DEAD else NEVER,
+            died=int(c.status is Status.DEAD),
+        )
+    g = G.new()
+    g[G.OUTCOME] = RUNNING
+    actions = n * nw + nz + 2  # attacks (targets × weapons), moves, the retreat, waiting
+    return CairnExported(
+        scenario,
+        (stat, weapon, dist, zone, opts, scar_table(o.doomed)),
+        (cs, g, np.zeros(n, dtype=np.int64), D.new(n), *_scratch(n, actions)),
+        actions,
+        ids,
+        zones,
+        tuple(tuple(w.name for w in ws) for ws in weapons),
+    )
+
+
+def _scratch(n: int, actions: int) -> tuple[np.ndarray, ...]:
+    """``hits``, ``pools`` and ``scores`` of ``n`` combatants (the module's docstring)."""
+    return HIT.new(n * n), POOL.new(n), np.zeros(actions, dtype=np.float64)
+
+
+def condition_mask(c: Combatant) -> int:
     """``c``'s conditions as bits; a condition the kernel does not know, or one with a
     value (Cairn's carry none), is a refusal."""
     mask = 0
@@ -228,111 +414,130 @@ def condition_mask(c: Any) -> int:
     return mask
 
 
-def _export_combatant(static: Static, cs: np.ndarray, i: int, c: Any) -> None:
+def _export_combatant(
+    stat: np.ndarray,
+    ids: dict[str, int],
+    zones: dict[str, int],
+    cs: np.ndarray,
+    i: int,
+    c: Combatant,
+) -> None:
     """Row ``i`` of ``cs``: resources (within 0 and their maxima), status, zone and
     conditions."""
-    if c.id != static.ids[i]:
+    if ids.get(c.id) != i:
         raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
     r = c.resources
     if set(r) != set(RESOURCES):
         raise KernelRefusal(f"{c.id}: resources {sorted(r)}")
-    top = static.cstat[i]
-    for name, column, most in (
-        ("pi", S_PI, C_MAXPI),
-        ("fue", S_FUE, C_MAXFUE),
-        ("des", S_DES, C_MAXDES),
-        ("vol", S_VOL, C_MAXVOL),
-    ):
-        check_range(r[name], 0, int(top[most]), f"{c.id}: {name}")
-        cs[i, column] = r[name]
-    cs[i, S_STATUS] = STATUSES.index(c.status)
-    cs[i, S_ZONE] = static.zone_index[c.zone]
-    cs[i, S_COND] = condition_mask(c)
+    for name in RESOURCES:
+        top = int(stat[i, ST[f"MAX_{name.upper()}"]])
+        check_range(r[name], 0, top, f"{c.id}: {name}")
+    CS.put(
+        cs[i],
+        c.id,
+        {"zones": len(zones)},
+        pi=r["pi"],
+        fue=r["fue"],
+        des=r["des"],
+        vol=r["vol"],
+        status=STATUSES.index(c.status),
+        zone=zones[c.zone],
+        cond=condition_mask(c),
+    )
 
 
-def export_state(static: Static, state: BattleState) -> tuple[np.ndarray, ...]:
-    """``(cs, g, queue, decl)`` of an engine state (about the cost of one clone).
+def export_state(exported: CairnExported, state: BattleState) -> tuple[np.ndarray, ...]:
+    """The dynamic bundle of an engine state waiting on a declaration (about the cost of
+    one clone).
 
-    Refuses (KernelRefusal) any value outside what the arrays hold and the compiled rules
-    index: besides each combatant's row, the round within the round limit, the side
-    declaring, its queue (headed by the pending actor) and its declarations — distinct
-    combatants of that side, at most one row each."""
-    n = len(static.ids)
+    Refuses (KernelRefusal) a finished battle and any value outside what the arrays hold
+    and the compiled rules index: besides each combatant's row, the round within the round
+    limit, the side declaring, its queue (headed by the pending actor) and its
+    declarations — distinct combatants of that side, at most one row each."""
+    stat = exported.static[0]
+    n = stat.shape[0]
+    if state.outcome is not None or state.pending is None:
+        raise KernelRefusal("rollouts need a pending decision in an unfinished battle")
     if len(state.combatants) != n:
         raise KernelRefusal("the state's combatants are not the scenario's")
-    cs = np.zeros((n, N_CS), dtype=np.int64)
+    cs = CS.new(n)
     for i, c in enumerate(state.combatants):
-        _export_combatant(static, cs, i, c)
-        cs[i, S_KO] = NEVER
-    g = np.zeros(N_G, dtype=np.int64)
-    check_range(state.round, 1, int(static.opts[O_LIMIT]), "round")
-    g[G_ROUND] = state.round
+        _export_combatant(stat, exported.ids, exported.zones, cs, i, c)
+        cs[i, CS.KO_ROUND] = NEVER
+    g = G.new()
+    check_range(state.round, 1, int(exported.static[4][OPT.ROUND_LIMIT]), "round")
     data = state.data
     side = data.get("side", "heroes")
     if side not in ("heroes", "enemies"):
         raise KernelRefusal(f"side {side!r}")
-    g[G_SIDE] = HEROES if side == "heroes" else ENEMIES
-    queue = np.zeros(n, dtype=np.int64)
+    side_code = HEROES if side == "heroes" else ENEMIES
     q = data.get("queue", ())
     declared = data.get("declared", ())
     actors = [*q, *(a.actor for a in declared)]
     if len(set(actors)) != len(actors):
         raise KernelRefusal(f"queue {list(q)} and declarations name a combatant twice")
     for cid in actors:
-        if static.cstat[static.id_index[cid], C_SIDE] != g[G_SIDE]:
+        if stat[exported.ids[cid], ST.SIDE] != side_code:
             raise KernelRefusal(f"{cid} declares in the {side}' side turn")
-    pending = state.pending
-    if pending is None or not q or q[0] != pending.actor:
+    if not q or q[0] != state.pending.actor:
         raise KernelRefusal(f"queue {list(q)} is not headed by the pending actor")
+    # The planner searches for the pending decision's side; the loops, for its actor's.
+    if state.pending.side.value != side:
+        raise KernelRefusal("the pending decision's side is not its actor's")
+    queue = np.zeros(n, dtype=np.int64)
     for j, cid in enumerate(q):
-        queue[j] = static.id_index[cid]
-    g[G_QHEAD] = 0
-    g[G_QLEN] = len(q)
-    decl = np.zeros((n, N_DECL), dtype=np.int64)
+        queue[j] = exported.ids[cid]
+    decl = D.new(n)
     for j, a in enumerate(declared):
-        decl[j] = encode_action(static, a)
-        check_declared(static, decl[j], a)
-    g[G_NDECL] = len(declared)
-    g[G_MFIRST] = int(bool(data.get("morale_first")))
-    g[G_MHALF] = int(bool(data.get("morale_half")))
-    g[G_MLONE] = int(bool(data.get("morale_lone")))
-    g[G_WINNER] = -1
-    if state.outcome is not None:
-        g[G_DONE] = 1
-    return cs, g, queue, decl
+        decl[j] = encode_action(exported, a)
+        check_declared(exported, decl[j], a)
+    G.put(
+        g,
+        "state",
+        {"combatants": n},
+        outcome=RUNNING,
+        round=state.round,
+        actor=queue[0],
+        kind=KIND_TURN,
+        side=side_code,
+        qlen=len(q),
+        ndecl=len(declared),
+        morale_first=int(bool(data.get("morale_first"))),
+        morale_half=int(bool(data.get("morale_half"))),
+        morale_lone=int(bool(data.get("morale_lone"))),
+    )
+    return (cs, g, queue, decl, *_scratch(n, exported.actions))
 
 
-def encode_action(static: Static, action: Any) -> np.ndarray:
-    """An engine :class:`Action` as the kernel's ``(verb, target, zone, item, actor)`` row."""
-    actor = static.id_index[action.actor]
-    verb = VERBS.index(action.verb)
-    target = static.id_index[action.target] if action.target is not None else -1
-    zone = static.zone_index[action.zone] if action.zone is not None else -1
-    item = static.weapon_names[actor].index(action.item) if action.item is not None else -1
-    return np.array([verb, target, zone, item, actor], dtype=np.int64)
+def encode_action(exported: CairnExported, action: Action) -> np.ndarray:
+    """An engine :class:`Action` as the kernel's declaration row (``D``)."""
+    actor = exported.ids[action.actor]
+    row = D.new()
+    row[D.VERB] = VERBS.index(action.verb)
+    row[D.TARGET] = exported.ids[action.target] if action.target is not None else -1
+    row[D.ZONE] = exported.zones[action.zone] if action.zone is not None else -1
+    row[D.ITEM] = exported.weapon_names[actor].index(action.item) if action.item is not None else -1
+    row[D.ACTOR] = actor
+    return row
 
 
-def check_declared(static: Static, row: np.ndarray, action: Any) -> None:
+def check_declared(exported: CairnExported, row: np.ndarray, action: Action) -> None:
     """A declaration as the compiled resolution reads it: an attack names a target and one
     of the actor's weapons, a move a zone (the engine's declarations always do)."""
-    verb, actor = int(row[D_VERB]), int(row[D_ACTOR])
+    verb, actor = int(row[D.VERB]), int(row[D.ACTOR])
     if verb == ATTACK:
-        check_range(int(row[D_TARGET]), 0, len(static.ids) - 1, f"{action}: target")
-        check_range(int(row[D_ITEM]), 0, int(static.cstat[actor, C_NW]) - 1, f"{action}: weapon")
+        check_range(int(row[D.TARGET]), 0, len(exported.ids) - 1, f"{action}: target")
+        weapons = int(exported.static[0][actor, ST.WEAPONS])
+        check_range(int(row[D.ITEM]), 0, weapons - 1, f"{action}: weapon")
     elif verb == MOVE:
-        check_range(int(row[D_ZONE]), 0, len(static.zone_ids) - 1, f"{action}: zone")
+        check_range(int(row[D.ZONE]), 0, len(exported.zones) - 1, f"{action}: zone")
 
 
-def initial_state(static: Static, scenario: Any) -> np.ndarray:
-    """``cs`` of the scenario's combatants before the battle starts."""
-    n = len(static.ids)
-    cs = np.zeros((n, N_CS), dtype=np.int64)
-    for i, c in enumerate(scenario.combatants):
-        _export_combatant(static, cs, i, c)
-        # record_from_events: a combatant knocked out from the start counts round 0.
-        cs[i, S_KO] = 0 if DOWN <= cs[i, S_STATUS] <= DEAD else NEVER
-        cs[i, S_DIED] = int(c.status is Status.DEAD)
-    return cs
+def action_row(exported: CairnExported, action: Action) -> list[int]:
+    """The legal-list row of an engine action (checked as a declaration)."""
+    row = encode_action(exported, action)
+    check_declared(exported, row, action)
+    return [int(v) for v in row[:ACTION_WIDTH]]
 
 
 # -- CA-01 saves, status changes ----------------------------------------------------------
@@ -343,25 +548,25 @@ def _knocked_out(status: np.int64) -> bool:
 
 @njit(cache=True, _nrt=False)
 def set_status(
-    cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, c: np.int64, status: np.int64
+    stat: np.ndarray, cs: np.ndarray, g: np.ndarray, c: np.int64, status: np.int64
 ) -> None:
     """``combat.set_status`` plus what ``record_from_events`` reads of its
     ``StatusChanged``: the knock-out round, death, and the wipe test after each change."""
-    cs[c, S_STATUS] = status
-    if _knocked_out(status) and cs[c, S_KO] == NEVER:
-        cs[c, S_KO] = g[G_ROUND]
+    cs[c, CS.STATUS] = status
+    if _knocked_out(status) and cs[c, CS.KO_ROUND] == NEVER:
+        cs[c, CS.KO_ROUND] = g[G.ROUND]
     if status == DEAD:
-        cs[c, S_DIED] = 1
-    if g[G_WIPE] == 0:
+        cs[c, CS.DIED] = 1
+    if g[G.WIPE] == 0:
         heroes = False
         out = True
         for i in range(cs.shape[0]):
-            if cstat[i, C_SIDE] == HEROES:
+            if stat[i, ST.SIDE] == HEROES:
                 heroes = True
-                if not _knocked_out(cs[i, S_STATUS]):
+                if not _knocked_out(cs[i, CS.STATUS]):
                     out = False
         if heroes and out:
-            g[G_WIPE] = 1
+            g[G.WIPE] = 1
 
 
 @njit(cache=True, _nrt=False)
@@ -374,9 +579,9 @@ def save(dice: np.ndarray, cs: np.ndarray, c: np.int64, column: np.int64) -> boo
 # -- attack dice (CA-05 … CA-10, CA-16) -----------------------------------------------
 @njit(cache=True, _nrt=False)
 def attack_dice(
-    cstat: np.ndarray,
-    wpn: np.ndarray,
-    zcover: np.ndarray,
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    zone: np.ndarray,
     opts: np.ndarray,
     cs: np.ndarray,
     a: np.int64,
@@ -384,20 +589,26 @@ def attack_dice(
     w: np.int64,
 ) -> tuple[int, int, int]:
     """``combat.attack_dice``: (count, die, die) one attacker rolls at one target."""
-    if wpn[a, w, W_UNARMED] == 1:
+    if weapon[a, w, W.UNARMED] == 1:
         return 1, 4, 0  # CA-07: unarmed is always d4
-    impaired = cstat[a, C_IMPAIRED] == 1
+    impaired = stat[a, ST.IMPAIRED] == 1
     # CA-07 reading: a ranged attack into a zone with cover.
-    if wpn[a, w, W_RANGED] == 1 and zcover[cs[t, S_ZONE]] >= opts[O_COVER_AT]:
+    if weapon[a, w, W.RANGED] == 1 and zone[cs[t, CS.ZONE], Z.COVER] >= opts[OPT.COVER_IMPAIRS_AT]:
         impaired = True
     # CA-16: an individual against a destacamento (blast excluded).
-    if cstat[t, C_DESTAC] == 1 and cstat[a, C_DESTAC] == 0 and wpn[a, w, W_BLAST] == 0:
+    if (
+        stat[t, ST.DESTACAMENTO] == 1
+        and stat[a, ST.DESTACAMENTO] == 0
+        and weapon[a, w, W.BLAST] == 0
+    ):
         impaired = True
     # CA-08 helpless target; CA-16 a destacamento against an individual.
-    enhanced = cstat[t, C_HELPLESS] == 1 or (cstat[a, C_DESTAC] == 1 and cstat[t, C_DESTAC] == 0)
+    enhanced = stat[t, ST.HELPLESS] == 1 or (
+        stat[a, ST.DESTACAMENTO] == 1 and stat[t, ST.DESTACAMENTO] == 0
+    )
     mod = 0
     if impaired and enhanced:
-        mod = opts[O_BOTH]
+        mod = opts[OPT.BOTH_MODIFIERS]
     elif impaired:
         mod = 1
     elif enhanced:
@@ -406,19 +617,21 @@ def attack_dice(
         return 1, 4, 0
     if mod == 2:
         return 1, 12, 0
-    return wpn[a, w, W_NDICE], wpn[a, w, W_D1], wpn[a, w, W_D2]
+    return weapon[a, w, W.DICE], weapon[a, w, W.D1], weapon[a, w, W.D2]
 
 
 @njit(cache=True, _nrt=False)
-def is_blast(cstat: np.ndarray, wpn: np.ndarray, a: np.int64, t: np.int64, w: np.int64) -> bool:
+def is_blast(stat: np.ndarray, weapon: np.ndarray, a: np.int64, t: np.int64, w: np.int64) -> bool:
     """CA-09 Explosión, or CA-16: a destacamento's attack on an individual."""
-    return wpn[a, w, W_BLAST] == 1 or (cstat[a, C_DESTAC] == 1 and cstat[t, C_DESTAC] == 0)
+    return weapon[a, w, W.BLAST] == 1 or (
+        stat[a, ST.DESTACAMENTO] == 1 and stat[t, ST.DESTACAMENTO] == 0
+    )
 
 
 @njit(cache=True, _nrt=False)
 def in_blast(
-    cstat: np.ndarray,
-    wpn: np.ndarray,
+    stat: np.ndarray,
+    weapon: np.ndarray,
     cs: np.ndarray,
     a: np.int64,
     t: np.int64,
@@ -427,68 +640,63 @@ def in_blast(
 ) -> bool:
     """``combat.blast_targets`` membership: active opponents in the target's zone."""
     return (
-        cs[c, S_STATUS] == ACTIVE
-        and cstat[c, C_SIDE] != cstat[a, C_SIDE]
-        and cs[c, S_ZONE] == cs[t, S_ZONE]
-        and (wpn[a, w, W_BLAST] == 1 or cstat[c, C_DESTAC] == 0)
+        cs[c, CS.STATUS] == ACTIVE
+        and stat[c, ST.SIDE] != stat[a, ST.SIDE]
+        and cs[c, CS.ZONE] == cs[t, CS.ZONE]
+        and (weapon[a, w, W.BLAST] == 1 or stat[c, ST.DESTACAMENTO] == 0)
     )
 
 
 # -- damage (CA-11 … CA-14) ---------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def _damaged(
-    cstat: np.ndarray, cs: np.ndarray, t: np.int64, src: np.int64, amount: np.int64
+    stat: np.ndarray, cs: np.ndarray, t: np.int64, src: np.int64, amount: np.int64
 ) -> None:
     # record_from_events: a Damaged event's amount, taken by the target and dealt by
     # its source (to a foe when the sides differ).
-    cs[t, S_TAKEN] += amount
+    cs[t, CS.TAKEN] += amount
     if src >= 0:
-        cs[src, S_DEALT] += amount
-        if cstat[src, C_SIDE] != cstat[t, C_SIDE]:
-            cs[src, S_TOFOES] += amount
+        cs[src, CS.DEALT] += amount
+        if stat[src, ST.SIDE] != stat[t, ST.SIDE]:
+            cs[src, CS.DEALT_TO_FOES] += amount
 
 
 @njit(cache=True, _nrt=False)
 def read_scar(
-    cstat: np.ndarray,
+    stat: np.ndarray,
+    scar: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
-    opts: np.ndarray,
     t: np.int64,
     pi_lost: np.int64,
 ) -> None:
-    """CA-13: the Cicatrices entry for the PI lost (≥ 12 reads 12) and its fight effects."""
-    entry = min(pi_lost, 12)
-    if entry == 3:
-        cs[t, S_COND] |= PRIVADO
-    elif entry == 7:
-        cs[t, S_COND] |= DESJARRETADO
-    elif entry == 11:
-        cs[t, S_COND] |= PRIVADO | FUERA_DE_ACCION
-        set_status(cstat, cs, g, t, DOWN)
-    elif entry == 12 and opts[O_DOOMED_OUT] == 1:
-        cs[t, S_COND] |= FUERA_DE_ACCION
-        set_status(cstat, cs, g, t, DOWN)
+    """CA-13: the Cicatrices entry for the PI lost (past the table, its last entry) and
+    its fight effects: its conditions, then out of the fight if it takes the PC out."""
+    entry = min(pi_lost, scar.shape[0] - 1)
+    cs[t, CS.COND] |= scar[entry, SCAR.CONDITIONS]
+    if scar[entry, SCAR.OUT] == 1:
+        set_status(stat, cs, g, t, DOWN)
 
 
 @njit(cache=True, _nrt=False)
-def critical_damage(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, t: np.int64) -> None:
+def critical_damage(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, t: np.int64) -> None:
     """CA-12 (CA-16 for a destacamento): what a failed FUE save means."""
-    if cstat[t, C_DESTAC] == 1:
-        set_status(cstat, cs, g, t, FLED)
-    elif cstat[t, C_PC] == 1:
-        cs[t, S_COND] |= DANO_CRITICO
-        set_status(cstat, cs, g, t, DOWN)
+    if stat[t, ST.DESTACAMENTO] == 1:
+        set_status(stat, cs, g, t, FLED)
+    elif stat[t, ST.PC] == 1:
+        cs[t, CS.COND] |= DANO_CRITICO
+        set_status(stat, cs, g, t, DOWN)
     else:
-        set_status(cstat, cs, g, t, DEAD)
+        set_status(stat, cs, g, t, DEAD)
 
 
 @njit(cache=True, _nrt=False)
 def apply_damage(
-    cstat: np.ndarray,
+    stat: np.ndarray,
+    opts: np.ndarray,
+    scar: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
-    opts: np.ndarray,
     dice: np.ndarray,
     t: np.int64,
     damage: np.int64,
@@ -497,215 +705,218 @@ def apply_damage(
     """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save."""
     if damage <= 0:
         return
-    pi = cs[t, S_PI]
+    pi = cs[t, CS.PI]
     to_pi = min(damage, pi)
     over = damage - to_pi
     if to_pi > 0:
-        cs[t, S_PI] = pi - to_pi
-        _damaged(cstat, cs, t, src, to_pi)
+        cs[t, CS.PI] = pi - to_pi
+        _damaged(stat, cs, t, src, to_pi)
     if over == 0:
         # CA-13: "Si un ataque causa que un PC se quede con exactamente 0 PI".
-        if to_pi > 0 and cs[t, S_PI] == 0 and cstat[t, C_PC] == 1 and opts[O_SCARS] == 1:
-            read_scar(cstat, cs, g, opts, t, to_pi)
+        if to_pi > 0 and cs[t, CS.PI] == 0 and stat[t, ST.PC] == 1 and opts[OPT.SCARS] == 1:
+            read_scar(stat, scar, cs, g, t, to_pi)
         return
-    fue = cs[t, S_FUE]
+    fue = cs[t, CS.FUE]
     new = max(0, fue - over)
-    cs[t, S_FUE] = new
-    _damaged(cstat, cs, t, src, fue - new)
+    cs[t, CS.FUE] = new
+    _damaged(stat, cs, t, src, fue - new)
     if new == 0:
-        set_status(cstat, cs, g, t, DEAD)  # CA-14: FUE 0 is death
+        set_status(stat, cs, g, t, DEAD)  # CA-14: FUE 0 is death
         return
-    if not save(dice, cs, t, S_FUE):
-        critical_damage(cstat, cs, g, t)
+    if not save(dice, cs, t, CS.FUE):
+        critical_damage(stat, cs, g, t)
 
 
 # -- legal actions (CA-04) ----------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
-def legal_actions(
-    cstat: np.ndarray,
-    wpn: np.ndarray,
-    dist: np.ndarray,
-    zexit: np.ndarray,
-    cs: np.ndarray,
-    me: np.int64,
-    acts: np.ndarray,
-) -> int:
-    """``Cairn.actions_for`` in its order: attacks (targets in scenario order, weapons in
-    order), moves (zones in map order), the retreat, waiting. Rows (verb, target, zone,
-    item); returns the count."""
+def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
+    """``Cairn.actions_for`` of the pending decision's combatant, in its order: attacks
+    (targets in scenario order, weapons in order), moves (zones in map order), the
+    retreat, waiting. Rows of ``la`` (D.VERB … D.ITEM); returns the count."""
+    stat, weapon, dist, zone = s[0], s[1], s[2], s[3]
+    cs, g = d[0], d[1]
+    me = g[G.ACTOR]
     n = 0
-    here = cs[me, S_ZONE]
-    mobile = (cs[me, S_COND] & DESJARRETADO) == 0
-    side = cstat[me, C_SIDE]
+    here = cs[me, CS.ZONE]
+    mobile = (cs[me, CS.COND] & DESJARRETADO) == 0
+    side = stat[me, ST.SIDE]
     for t in range(cs.shape[0]):
-        if cs[t, S_STATUS] != ACTIVE or cstat[t, C_SIDE] == side:
+        if cs[t, CS.STATUS] != ACTIVE or stat[t, ST.SIDE] == side:
             continue
-        hops = dist[here, cs[t, S_ZONE]]
-        for w in range(cstat[me, C_NW]):
-            if wpn[me, w, W_RANGED] == 1:
-                ok = hops <= wpn[me, w, W_REACH]
+        hops = dist[here, cs[t, CS.ZONE]]
+        for w in range(stat[me, ST.WEAPONS]):
+            if weapon[me, w, W.RANGED] == 1:
+                ok = hops <= weapon[me, w, W.REACH]
             else:
                 ok = hops == 0 or (hops == 1 and mobile)
             if ok:
-                acts[n, 0] = ATTACK
-                acts[n, 1] = t
-                acts[n, 2] = -1
-                acts[n, 3] = w
+                _row(la, n, ATTACK, t, -1, w)
                 n += 1
     nz = dist.shape[0]
     if mobile:
         for z in range(nz):
             h = dist[here, z]
             if 1 <= h <= 2:
-                acts[n, 0] = MOVE
-                acts[n, 1] = -1
-                acts[n, 2] = z
-                acts[n, 3] = -1
+                _row(la, n, MOVE, -1, z, -1)
                 n += 1
     nearest = -1
     for z in range(nz):
-        if zexit[z] == 1 and (nearest < 0 or dist[here, z] < nearest):
+        if zone[z, Z.EXIT] == 1 and (nearest < 0 or dist[here, z] < nearest):
             nearest = dist[here, z]
     if nearest >= 0 and nearest <= (1 if mobile else 0):
-        acts[n, 0] = FLEE
-        acts[n, 1] = -1
-        acts[n, 2] = -1
-        acts[n, 3] = -1
+        _row(la, n, FLEE, -1, -1, -1)
         n += 1
-    acts[n, 0] = WAIT
-    acts[n, 1] = -1
-    acts[n, 2] = -1
-    acts[n, 3] = -1
+    _row(la, n, WAIT, -1, -1, -1)
     return n + 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _row(
+    la: np.ndarray, i: np.int64, verb: np.int64, target: np.int64, z: np.int64, item: np.int64
+) -> None:
+    la[i, D.VERB] = verb
+    la[i, D.TARGET] = target
+    la[i, D.ZONE] = z
+    la[i, D.ITEM] = item
 
 
 # -- turn structure (CA-02, CA-03) ----------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def finish(g: np.ndarray, winner: np.int64, reason: np.int64) -> None:
-    g[G_DONE] = 1
-    g[G_WINNER] = winner
-    g[G_REASON] = reason
-    g[G_QLEN] = 0
-    g[G_QHEAD] = 0
+    """The battle is over: ``winner`` (or DRAW), ``reason``; no decision is pending."""
+    g[G.OUTCOME] = winner
+    g[G.REASON] = reason
+    g[G.KIND] = KIND_NONE
+    g[G.QLEN] = 0
+    g[G.QHEAD] = 0
 
 
 @njit(cache=True, _nrt=False)
-def begin_round(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, opts: np.ndarray) -> None:
+def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.begin_round``: the next round, or the end on the round limit."""
-    g[G_ROUND] += 1
-    if g[G_ROUND] > opts[O_LIMIT]:
-        g[G_ROUND] = opts[O_LIMIT]
-        winner = -1
-        if opts[O_SURVIVE] == 1:
+    g[G.ROUND] += 1
+    if g[G.ROUND] > opts[OPT.ROUND_LIMIT]:
+        g[G.ROUND] = opts[OPT.ROUND_LIMIT]
+        winner = DRAW
+        if opts[OPT.SURVIVE] == 1:
             for i in range(cs.shape[0]):
-                if cstat[i, C_SIDE] == HEROES and cs[i, S_STATUS] == ACTIVE:
+                if stat[i, ST.SIDE] == HEROES and cs[i, CS.STATUS] == ACTIVE:
                     winner = HEROES
         finish(g, winner, R_TIMEOUT)
 
 
 @njit(cache=True, _nrt=False)
 def open_side_turn(
-    cstat: np.ndarray,
+    stat: np.ndarray,
+    opts: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
-    opts: np.ndarray,
-    dice: np.ndarray,
     queue: np.ndarray,
+    dice: np.ndarray,
     side: np.int64,
 ) -> None:
-    g[G_SIDE] = side
-    g[G_NDECL] = 0
+    """``Cairn.begin_side_turn``: the first-round DES saves (CA-03), then the queue of
+    those able to declare, in scenario order."""
+    g[G.SIDE] = side
+    g[G.NDECL] = 0
     n = cs.shape[0]
-    if g[G_ROUND] == 1 and opts[O_FIRST] == 1:
+    if g[G.ROUND] == 1 and opts[OPT.FIRST_ROUND_SAVE] == 1:
         for c in range(n):
             if (
-                cstat[c, C_SIDE] == side
-                and cs[c, S_STATUS] == ACTIVE
-                and cstat[c, C_PC] == 1
-                and cstat[c, C_WAIVE] == 0
+                stat[c, ST.SIDE] == side
+                and cs[c, CS.STATUS] == ACTIVE
+                and stat[c, ST.PC] == 1
+                and stat[c, ST.WAIVE_FIRST_SAVE] == 0
             ):
                 # CA-03: "cada PJ debe realizar una tirada de salvación de DES para poder
                 # actuar … Los PCs que no superen la tirada pierden su turno".
-                if not save(dice, cs, c, S_DES):
-                    cs[c, S_COND] |= PERDIO_TURNO
+                if not save(dice, cs, c, CS.DES):
+                    cs[c, CS.COND] |= PERDIO_TURNO
     q = 0
     for c in range(n):
         if (
-            cstat[c, C_SIDE] == side
-            and cs[c, S_STATUS] == ACTIVE
-            and (cs[c, S_COND] & PERDIO_TURNO) == 0
+            stat[c, ST.SIDE] == side
+            and cs[c, CS.STATUS] == ACTIVE
+            and (cs[c, CS.COND] & PERDIO_TURNO) == 0
         ):
             queue[q] = c
             q += 1
-    g[G_QHEAD] = 0
-    g[G_QLEN] = q
+    g[G.QHEAD] = 0
+    g[G.QLEN] = q
+    if q > 0:
+        g[G.ACTOR] = queue[0]
 
 
 @njit(cache=True, _nrt=False)
-def close_side_turn(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
-    side = g[G_SIDE]
+def close_side_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
+    side = g[G.SIDE]
     for c in range(cs.shape[0]):
-        if cstat[c, C_SIDE] == side:
-            cs[c, S_COND] &= ~PERDIO_TURNO
-    g[G_NDECL] = 0
-    g[G_QLEN] = 0
-    g[G_QHEAD] = 0
+        if stat[c, ST.SIDE] == side:
+            cs[c, CS.COND] &= ~PERDIO_TURNO
+    g[G.NDECL] = 0
+    g[G.QLEN] = 0
+    g[G.QHEAD] = 0
 
 
 @njit(cache=True, _nrt=False)
 def next_side_turn(
-    cstat: np.ndarray,
+    stat: np.ndarray,
+    opts: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
-    opts: np.ndarray,
-    dice: np.ndarray,
     queue: np.ndarray,
+    dice: np.ndarray,
 ) -> None:
     """Open the next side turn that has someone to declare (or end the battle)."""
-    side = g[G_SIDE]
-    while g[G_DONE] == 0:
+    side = g[G.SIDE]
+    while g[G.OUTCOME] == RUNNING:
         if side == HEROES:
             side = ENEMIES
         else:
-            begin_round(cstat, cs, g, opts)
-            if g[G_DONE] == 1:
+            begin_round(stat, opts, cs, g)
+            if g[G.OUTCOME] != RUNNING:
                 break
             side = HEROES
-        open_side_turn(cstat, cs, g, opts, dice, queue, side)
-        if g[G_QLEN] > 0:
+        open_side_turn(stat, opts, cs, g, queue, dice, side)
+        if g[G.QLEN] > 0:
             break
-        close_side_turn(cstat, cs, g)
-
-
-@njit(cache=True, _nrt=False)
-def start(
-    cstat: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    opts: np.ndarray,
-    dice: np.ndarray,
-    queue: np.ndarray,
-) -> None:
-    """``Cairn.start``: round 1, the heroes' side turn first (CA-02)."""
-    begin_round(cstat, cs, g, opts)
-    if g[G_DONE] == 1:
-        return
-    open_side_turn(cstat, cs, g, opts, dice, queue, HEROES)
-    if g[G_QLEN] == 0:
-        close_side_turn(cstat, cs, g)
-        next_side_turn(cstat, cs, g, opts, dice, queue)
+        close_side_turn(stat, cs, g)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def check_end(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
+def reset(s: tuple, d: tuple, d0: tuple) -> None:
+    """``d`` becomes the state ``d0`` (its scratch arrays need no copy)."""
+    copy_into(d[0], d0[0])
+    copy_into(d[1], d0[1])
+    copy_into(d[2], d0[2])
+    copy_into(d[3], d0[3])
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
+    """``Cairn.start``: round 1, the heroes' side turn first (CA-02)."""
+    stat, opts = s[0], s[4]
+    cs, g, queue = d[0], d[1], d[2]
+    g[G.KIND] = KIND_TURN
+    begin_round(stat, opts, cs, g)
+    if g[G.OUTCOME] != RUNNING:
+        return
+    open_side_turn(stat, opts, cs, g, queue, dice, HEROES)
+    if g[G.QLEN] == 0:
+        close_side_turn(stat, cs, g)
+        next_side_turn(stat, opts, cs, g, queue, dice)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def check_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.check_end``: a side with nobody able to fight loses."""
-    if g[G_DONE] == 1:
+    if g[G.OUTCOME] != RUNNING:
         return
     heroes = False
     enemies = False
     for c in range(cs.shape[0]):
-        if cs[c, S_STATUS] == ACTIVE:
-            if cstat[c, C_SIDE] == HEROES:
+        if cs[c, CS.STATUS] == ACTIVE:
+            if stat[c, ST.SIDE] == HEROES:
                 heroes = True
             else:
                 enemies = True
@@ -716,104 +927,91 @@ def check_end(cstat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     elif enemies:
         finish(g, ENEMIES, R_DEFEATED)
     else:
-        finish(g, -1, R_MUTUAL)
+        finish(g, DRAW, R_MUTUAL)
 
 
 # -- resolution ------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def _retreat(
-    cstat: np.ndarray,
+    stat: np.ndarray,
+    dist: np.ndarray,
+    zone: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
-    dist: np.ndarray,
-    zexit: np.ndarray,
     dice: np.ndarray,
     a: np.int64,
 ) -> None:
     """CA-17: to the nearest exit zone (then map order), then the DES save."""
-    here = cs[a, S_ZONE]
-    if zexit[here] == 0:
+    here = cs[a, CS.ZONE]
+    if zone[here, Z.EXIT] == 0:
         best = -1
         for z in range(dist.shape[0]):
-            if zexit[z] == 1 and (best < 0 or dist[here, z] < dist[here, best]):
+            if zone[z, Z.EXIT] == 1 and (best < 0 or dist[here, z] < dist[here, best]):
                 best = z
-        cs[a, S_ZONE] = best
-    if save(dice, cs, a, S_DES):
-        set_status(cstat, cs, g, a, FLED)
+        cs[a, CS.ZONE] = best
+    if save(dice, cs, a, CS.DES):
+        set_status(stat, cs, g, a, FLED)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def resolve_attacks(
-    cstat: np.ndarray,
-    wpn: np.ndarray,
-    zcover: np.ndarray,
-    opts: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    dice: np.ndarray,
-    decl: np.ndarray,
-    hits: np.ndarray,
-) -> None:
+def resolve_attacks(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """CA-05/06/09: pool every die aimed at each target (declaration order), then each
     target in scenario order keeps the highest, minus armour. The pools are fixed before
-    any damage (simultaneous), in ``hits``: scratch of (combatants², 5) rows (target,
-    attacker, dice, first die's sides, second die's sides)."""
+    any damage (simultaneous), in ``hits``."""
+    stat, weapon, zone, opts, scar = s[0], s[1], s[3], s[4], s[5]
+    cs, g, decl, hits = d[0], d[1], d[3], d[4]
     n = cs.shape[0]
-    nd = g[G_NDECL]
-    hit_t = hits[:, 0]
-    hit_a = hits[:, 1]
-    hit_n = hits[:, 2]
-    hit_d1 = hits[:, 3]
-    hit_d2 = hits[:, 4]
     k = 0
-    for d in range(nd):
-        if decl[d, D_VERB] != ATTACK:
+    for i in range(g[G.NDECL]):
+        if decl[i, D.VERB] != ATTACK:
             continue
-        a = decl[d, D_ACTOR]
-        t = decl[d, D_TARGET]
-        w = decl[d, D_ITEM]
-        if cs[a, S_STATUS] != ACTIVE or cs[t, S_STATUS] != ACTIVE:
+        a = decl[i, D.ACTOR]
+        t = decl[i, D.TARGET]
+        w = decl[i, D.ITEM]
+        if cs[a, CS.STATUS] != ACTIVE or cs[t, CS.STATUS] != ACTIVE:
             continue
-        blast = is_blast(cstat, wpn, a, t, w)
+        blast = is_blast(stat, weapon, a, t, w)
         for c in range(n):
-            if (blast and in_blast(cstat, wpn, cs, a, t, w, c)) or (not blast and c == t):
-                nn, d1, d2 = attack_dice(cstat, wpn, zcover, opts, cs, a, c, w)
-                hit_t[k] = c
-                hit_a[k] = a
-                hit_n[k] = nn
-                hit_d1[k] = d1
-                hit_d2[k] = d2
+            if (blast and in_blast(stat, weapon, cs, a, t, w, c)) or (not blast and c == t):
+                nn, d1, d2 = attack_dice(stat, weapon, zone, opts, cs, a, c, w)
+                hits[k, HIT.TARGET] = c
+                hits[k, HIT.ATTACKER] = a
+                hits[k, HIT.DICE] = nn
+                hits[k, HIT.D1] = d1
+                hits[k, HIT.D2] = d2
                 k += 1
     for t in range(n):
-        if cs[t, S_STATUS] != ACTIVE:
+        if cs[t, CS.STATUS] != ACTIVE:
             continue
         best = 0
         source = -1
         for j in range(k):
-            if hit_t[j] != t:
+            if hits[j, HIT.TARGET] != t:
                 continue
             if source < 0:
-                source = hit_a[j]
-            face = mt.roll(dice, hit_d1[j])
-            if hit_n[j] == 2:
-                f2 = mt.roll(dice, hit_d2[j])
+                source = hits[j, HIT.ATTACKER]
+            face = mt.roll(dice, hits[j, HIT.D1])
+            if hits[j, HIT.DICE] == 2:
+                f2 = mt.roll(dice, hits[j, HIT.D2])
                 if f2 > face:
                     face = f2
             if face > best:
                 best = face
-                source = hit_a[j]
+                source = hits[j, HIT.ATTACKER]
         if source < 0:
             continue
-        damage = max(0, best - cstat[t, C_ARMOUR])
-        apply_damage(cstat, cs, g, opts, dice, t, damage, source)
+        damage = max(0, best - stat[t, ST.ARMOUR])
+        apply_damage(stat, opts, scar, cs, g, dice, t, damage, source)
 
 
 @njit(cache=True, _nrt=False)
-def _fighting_members(cstat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> int:
+def _fighting_members(stat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> int:
     """Mark the enemies' non-PC members still fighting; return how many."""
     active = 0
     for c in range(cs.shape[0]):
-        group[c] = cstat[c, C_SIDE] == ENEMIES and cstat[c, C_PC] == 0 and cs[c, S_STATUS] == ACTIVE
+        group[c] = (
+            stat[c, ST.SIDE] == ENEMIES and stat[c, ST.PC] == 0 and cs[c, CS.STATUS] == ACTIVE
+        )
         if group[c]:
             active += 1
     return active
@@ -821,32 +1019,32 @@ def _fighting_members(cstat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> i
 
 @njit(cache=True, _nrt=False)
 def _morale_saves(
-    cstat: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray, group: np.ndarray
+    stat: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray, group: np.ndarray
 ) -> None:
     for c in range(cs.shape[0]):
-        if group[c] and not save(dice, cs, c, S_VOL):
-            set_status(cstat, cs, g, c, FLED)
+        if group[c] and not save(dice, cs, c, CS.VOL):
+            set_status(stat, cs, g, c, FLED)
 
 
 @njit(cache=True, _nrt=False)
 def morale(
-    cstat: np.ndarray,
+    stat: np.ndarray,
+    opts: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
-    opts: np.ndarray,
     dice: np.ndarray,
     group: np.ndarray,
 ) -> None:
     """CA-18 *(ext, option morale)*: VOL saves on the first casualty, at half strength,
     and for a lone foe at 0 PI; a failed save flees at once. ``group``: scratch, one
     per combatant."""
-    if opts[O_MORALE] == 0:
+    if opts[OPT.MORALE] == 0:
         return
     n = cs.shape[0]
     members = 0
     last = -1
     for c in range(n):
-        if cstat[c, C_SIDE] == ENEMIES and cstat[c, C_PC] == 0:
+        if stat[c, ST.SIDE] == ENEMIES and stat[c, ST.PC] == 0:
             members += 1
             last = c
     if members == 0:
@@ -854,87 +1052,65 @@ def morale(
     for c in range(n):
         group[c] = 0
     if members == 1:
-        if cs[last, S_STATUS] == ACTIVE and cs[last, S_PI] == 0 and g[G_MLONE] == 0:
-            g[G_MLONE] = 1
+        if cs[last, CS.STATUS] == ACTIVE and cs[last, CS.PI] == 0 and g[G.MORALE_LONE] == 0:
+            g[G.MORALE_LONE] = 1
             group[last] = 1
-            _morale_saves(cstat, cs, g, dice, group)
+            _morale_saves(stat, cs, g, dice, group)
         return
-    active = _fighting_members(cstat, cs, group)
-    if active < members and g[G_MFIRST] == 0:
-        g[G_MFIRST] = 1
-        _morale_saves(cstat, cs, g, dice, group)
-    active = _fighting_members(cstat, cs, group)
-    if active > 0 and 2 * active <= members and g[G_MHALF] == 0:
-        g[G_MHALF] = 1
-        _morale_saves(cstat, cs, g, dice, group)
+    active = _fighting_members(stat, cs, group)
+    if active < members and g[G.MORALE_FIRST] == 0:
+        g[G.MORALE_FIRST] = 1
+        _morale_saves(stat, cs, g, dice, group)
+    active = _fighting_members(stat, cs, group)
+    if active > 0 and 2 * active <= members and g[G.MORALE_HALF] == 0:
+        g[G.MORALE_HALF] = 1
+        _morale_saves(stat, cs, g, dice, group)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def resolve(
-    cstat: np.ndarray,
-    wpn: np.ndarray,
-    dist: np.ndarray,
-    zcover: np.ndarray,
-    zexit: np.ndarray,
-    opts: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    dice: np.ndarray,
-    decl: np.ndarray,
-    hits: np.ndarray,
-) -> None:
+def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Cairn.resolve``: the side's declarations together (CA-02): movement in
-    declaration order, then the attacks, then morale (``hits``: resolve_attacks')."""
-    for d in range(g[G_NDECL]):
-        a = decl[d, D_ACTOR]
-        if cs[a, S_STATUS] != ACTIVE:
+    declaration order, then the attacks, then morale."""
+    stat, weapon, dist, zone, opts = s[0], s[1], s[2], s[3], s[4]
+    cs, g, decl, hits = d[0], d[1], d[3], d[4]
+    for i in range(g[G.NDECL]):
+        a = decl[i, D.ACTOR]
+        if cs[a, CS.STATUS] != ACTIVE:
             continue
-        verb = decl[d, D_VERB]
+        verb = decl[i, D.VERB]
         if verb == MOVE:
-            cs[a, S_ZONE] = decl[d, D_ZONE]
+            cs[a, CS.ZONE] = decl[i, D.ZONE]
         elif verb == ATTACK:
-            t = decl[d, D_TARGET]
+            t = decl[i, D.TARGET]
             # CA-04: a melee attack closes one zone first.
-            if wpn[a, decl[d, D_ITEM], W_RANGED] == 0 and cs[a, S_ZONE] != cs[t, S_ZONE]:
-                cs[a, S_ZONE] = cs[t, S_ZONE]
+            if weapon[a, decl[i, D.ITEM], W.RANGED] == 0 and cs[a, CS.ZONE] != cs[t, CS.ZONE]:
+                cs[a, CS.ZONE] = cs[t, CS.ZONE]
         elif verb == FLEE:
-            _retreat(cstat, cs, g, dist, zexit, dice, a)
-    resolve_attacks(cstat, wpn, zcover, opts, cs, g, dice, decl, hits)
+            _retreat(stat, dist, zone, cs, g, dice, a)
+    resolve_attacks(s, d, dice)
     # morale's scratch: a column of the attacks' scratch, which they are done with.
-    morale(cstat, cs, g, opts, dice, hits[:, 0])
+    morale(stat, opts, cs, g, dice, hits[:, HIT.TARGET])
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def apply(
-    cstat: np.ndarray,
-    wpn: np.ndarray,
-    dist: np.ndarray,
-    zcover: np.ndarray,
-    zexit: np.ndarray,
-    opts: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    dice: np.ndarray,
-    queue: np.ndarray,
-    decl: np.ndarray,
-    hits: np.ndarray,
-    actor: np.int64,
-    act: np.ndarray,
-) -> None:
-    """``Cairn.apply``: declare; the last declaration of the side resolves them all
-    (``hits``: scratch for resolve_attacks)."""
-    d = g[G_NDECL]
-    decl[d, D_VERB] = act[0]
-    decl[d, D_TARGET] = act[1]
-    decl[d, D_ZONE] = act[2]
-    decl[d, D_ITEM] = act[3]
-    decl[d, D_ACTOR] = actor
-    g[G_NDECL] = d + 1
-    g[G_QHEAD] += 1
-    if g[G_QHEAD] < g[G_QLEN]:
+def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
+    """``Cairn.apply``: the pending combatant declares ``row``; the side's last
+    declaration resolves them all, then the next side turn opens (or the battle ends)."""
+    stat, opts = s[0], s[4]
+    cs, g, queue, decl = d[0], d[1], d[2], d[3]
+    i = g[G.NDECL]
+    decl[i, D.VERB] = row[D.VERB]
+    decl[i, D.TARGET] = row[D.TARGET]
+    decl[i, D.ZONE] = row[D.ZONE]
+    decl[i, D.ITEM] = row[D.ITEM]
+    decl[i, D.ACTOR] = g[G.ACTOR]
+    g[G.NDECL] = i + 1
+    g[G.QHEAD] += 1
+    if g[G.QHEAD] < g[G.QLEN]:
+        g[G.ACTOR] = queue[g[G.QHEAD]]
         return
-    resolve(cstat, wpn, dist, zcover, zexit, opts, cs, g, dice, decl, hits)
-    close_side_turn(cstat, cs, g)
-    check_end(cstat, cs, g)
-    if g[G_DONE] == 0:
-        next_side_turn(cstat, cs, g, opts, dice, queue)
+    resolve(s, d, dice)
+    close_side_turn(stat, cs, g)
+    check_end(stat, cs, g)
+    if g[G.OUTCOME] == RUNNING:
+        next_side_turn(stat, opts, cs, g, queue, dice)

@@ -2,61 +2,94 @@
 
 architecture.md, "The fast path": the engine is the specification and this module plays
 the same rules with numba, one compiled function per engine rule, named like it and citing
-the same rule id, so the two read side by side. The temperaments and the battle loop that
-joins them to these rules are in ``agents/heuristics/donjon_kernel.py`` (rules never import
-agents); that module exposes ``KERNEL``.
+the same rule id, so the two read side by side. The temperaments, and the kernel that
+joins them to these rules on the shared loops (``rules.core.loops``), are in
+``agents/heuristics/donjon_kernel.py`` (rules never import agents).
 
-The state of a battle is a struct of arrays (small integer codes, no strings):
+A battle is two bundles of integer arrays (docs/fast-path.md, "One dialect"):
 
-* ``ci[n, NCI]`` — each combatant's changing values (zone, status, the five resources of
-  ``Donjon.resources``, carried bonus dice, initiative count and DJ-06 ``acted``), its two
-  conditions and the playtest counters of ``escaramuza.playtest.records.record_from_events``;
-* ``init[n, MAX_INIT]`` — each combatant's initiative numbers left, highest first;
-* ``g[NG]`` — the round, the number called, the pending decision and what it waits on
-  (``state.data``'s attack, move, spend and continuing), the outcome, an error code;
-* static arrays built once per scenario by :func:`export_scenario` (stat blocks, weapons,
-  the DJ-12 penalty table, the map's distances and steps).
+* static, built once per scenario (:func:`export_scenario`), ``s = (stat, weapon,
+  dist, opts, penalty, step_to, away, hurt_odds, win_odds)``: each combatant's sheet
+  ``stat[c, ST.*]``; its weapons in sheet order ``weapon[c, w, W.*]`` (fists when it
+  has none); the hops between zones ``dist[z, y]``; the options ``opts[OPT.*]``; the
+  DJ-12 penalty ``penalty[kind, band]`` (-1: the weapon cannot attack there);
+  ``Battlefield.step_towards`` as ``step_to[z, y]`` and ``Donjon._away_zone`` as
+  ``away[z, y]`` (-1: none); the heuristics' exact odds ``hurt_odds`` and ``win_odds``
+  (:class:`OddsTables`);
+* dynamic ``d = (cs, g, init, pools, misses)``: each combatant's changing values
+  ``cs[c, CS.*]`` (zone, status, the five resources, ráfaga data, conditions, the
+  playtest counters); the battle's globals ``g[G.*]`` (round, count, the pending
+  decision and what it waits on — ``state.data``'s attack, move, spend and continuing —
+  the outcome); the initiative numbers each combatant holds, highest first,
+  ``init[c, k]`` (``cs[c, CS.HELD]`` of them); and scratch: the two pools of an opposed
+  test ``pools[2, MAX_POOL]``, the log of odds entries found missing ``misses[k,
+  ODDS.*]``.
+
+A legal-list row is ``la[i, A.*]`` (verb, target, item).
 
 Dice come from :mod:`escaramuza.rules.core.mt` (the engine's ``random.Random``, draw for
-draw). The heuristics' exact odds are the engine's own floats, looked up in tables filled
-from ``exact.hurt_probability`` / ``exact.win_probability`` (:class:`OddsTables`): a
-lookup that is not filled yet stops the battle with ``ERR_MISS_*`` and the key, the driver
-fills the entry with the engine's function and plays the seed again from the start.
+draw). The heuristics' exact odds are the engine's own floats, read from tables filled
+with ``exact.hurt_probability`` / ``exact.win_probability`` as battles ask for them: a
+lookup of an entry not computed yet suspends the battle (:data:`SUSPEND_ODDS`, the
+entry in ``g[G.MISS]``), the driver fills it and plays the battle again from the start
+(a battle is the same every time: its dice and its agents' draws are seeded).
 
-Every value is checked on its way in (``rules.core.kernel.check_range``; the bounds below
-and docs/fast-path.md, "The kernel boundary"): the compiled code indexes its arrays and
-the odds tables by these numbers (pools are sums of them) without bounds checks.
+The helpers the hot paths call many times a decision (pools, the legal list's builders,
+dice, the count) are inlined by numba (``inline="always"``): a call passes both bundles
+by value, some 130 words copied onto the stack, which cost the ambush a seventh of its
+speed; the rules called once a decision stay calls (inlining them too doubled the first
+compile for a few per cent).
+
+Every value is checked on its way in (``Columns.put``, ``rules.core.kernel.check_range``;
+docs/fast-path.md, "The kernel boundary"): the compiled code indexes its arrays and the
+odds tables by these numbers (pools are sums of them) without bounds checks.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.compiled import Exported
+from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
+from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.loops import (
+    KIND_NONE,
+    KIND_TURN,
+    RUNNING,
+    SUSPEND_RULESET,
+    TEMPERAMENTS,
+)
 from escaramuza.rules.core.model import Side, Status
+from escaramuza.rules.core.scenario import Scenario
+from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.combat import PENALTY
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability
 from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, RANGED, THROWN
 
 # -- codes ---------------------------------------------------------------------------
 #: Status codes, in ``Status`` order (playtest's KNOCKED_OUT = down, defeated, dead).
-ST_ACTIVE, ST_DOWN, ST_DEFEATED, ST_DEAD, ST_FLED = 0, 1, 2, 3, 4
-STATUS_CODES: tuple[Status, ...] = (
+ACTIVE, DOWN, DEFEATED, DEAD, FLED = 0, 1, 2, 3, 4
+STATUSES: tuple[Status, ...] = (
     Status.ACTIVE,
     Status.DOWN,
     Status.DEFEATED,
     Status.DEAD,
     Status.FLED,
 )
-HEROES, ENEMIES = 0, 1
+#: Sides, and the outcome codes of ``rules.core.kernel.WINNERS``.
+HEROES, ENEMIES, DRAW = 0, 1, 2
 SIDES: tuple[Side, ...] = (Side.HEROES, Side.ENEMIES)
+#: Weapon kinds (``W.KIND``), the rows of ``penalty``.
+MELEE_KIND = 0
 WEAPON_KINDS: tuple[str, ...] = (MELEE, THROWN, RANGED)
-K_MELEE = 0
 
 # Verbs (Donjon.verbs).
 ATACAR, REMATAR, ACERCARSE, ALEJARSE, HUIR, ESPERAR = 0, 1, 2, 3, 4, 5
@@ -79,50 +112,33 @@ VERBS: tuple[str, ...] = (
 #: DJ-17 ``repartir`` options: 0 Heridas, 1..4 the attributes in sheet order.
 SPEND_OPTIONS: tuple[str, ...] = ("heridas", *ATTRIBUTES)
 
-# Pending decisions (Donjon.decision_names).
-P_NONE, P_TURN, P_DEFENCE, P_RESIST, P_SPEND, P_CONTINUE = 0, 1, 2, 3, 4, 5
+#: Pending decisions (``g[G.KIND]``, Donjon.decision_names): none, a turn (the loops'
+#: codes), then the reactions and choices inside a ráfaga.
+KIND_DEFENSA, KIND_RESISTIR, KIND_REPARTIR, KIND_CONTINUAR = 2, 3, 4, 5
 PENDING_NAMES: tuple[str, ...] = ("", "turn", "defensa", "resistir", "repartir", "continuar")
 
-# Outcome reasons (Outcome.reason).
+#: Outcome reasons (``g[G.REASON]``, Outcome.reason).
 R_DEFEATED, R_MUTUAL, R_TIMEOUT, R_WITHDRAWAL = 0, 1, 2, 3
 REASONS: tuple[str, ...] = ("defeated", "mutual", "timeout", "withdrawal")
 
-# Per-combatant changing columns (ci). H..DIS are Donjon.resources in order, so spend
-# option o (0 Heridas, 1..4 attributes) is column H + o.
-ZONE, STATUS, H, CEL, VIR, AGU, DIS, BONUS, NINIT, ACTED_AT, ACTED_TIMES = range(11)
-INCONSC, QUEBR, KO, DIED, DEALT, TOFOES, TAKEN = range(11, 18)
-NCI = 18
+#: Why a battle stops for Python (``g[G.SUSPEND]``): an odds entry not computed yet
+#: (filled, then the battle is played again), or a number beyond the kernel's arrays
+#: (a refusal: the engine plays it).
+SUSPEND_ODDS = SUSPEND_RULESET
+SUSPEND_OVERFLOW = SUSPEND_RULESET + 1
 
-# Per-combatant static columns (cs).
-SIDE, PC, NIVEL, MAXH, HAT, HESQ, HMOV, HDANO, HRES, HINI, ARMOR, SORP, NW, PARRYW = range(14)
-BESTBAND, TEMPER, INDEX = 14, 15, 16
-NCS = 17
-
-# Globals (g).
-ROUND, COUNT, TURN, PKIND, PACTOR = 0, 1, 2, 3, 4
-AT_ATT, AT_TGT, AT_WPN, AT_BAND = 5, 6, 7, 8
-MV_MOVER, MV_RES, MV_VERB, MV_TO, MV_FROMC = 9, 10, 11, 12, 13
-SP_DEALER, SP_VICTIM, SP_REM, SP_NPICK, SP_PICK = 14, 15, 16, 17, 18  # SP_PICK..+3
-CONT, DONE, WINNER, REASON, OROUNDS, WIPE, ERR, MISS_T, MISS_K = 22, 23, 24, 25, 26, 27, 28, 29, 30
-DECISIONS = 40
-NG = 42
-
-# Parameters (p).
-DIE, TIED_ATT, MEDIA, RLIMIT, SURVIVE, DIE_BITS = 0, 1, 2, 3, 4, 5
-NP = 6
-
-# Error codes: a missing odds entry (fill and replay) or a size the arrays do not hold.
-ERR_NONE, ERR_MISS_HP, ERR_MISS_WP, ERR_OVERFLOW = 0, 1, 2, 3
 #: Initiative numbers a combatant may hold (DJ-04 pools are Nivel ≤ 20 + 6 + bonuses).
 MAX_INIT = 96
 #: Dice a single pool may roll in the kernel (else the seed runs on the engine).
 MAX_POOL = 256
 NONE = -1
+#: attack_pool of a weapon that cannot reach (the engine's ``None``).
+UNREACHABLE = -(1 << 40)
 
 # -- the boundary (rules.core.kernel.check_range) -------------------------------------
 #: A pool is the sum of a few of these (an attribute, a skill, a weapon's damage, the
 #: armour, the carried dice): each at most MAX_POOL, so a sum beyond the kernel's pools
-#: is a clean overflow (ERR_OVERFLOW, a refusal) and never an index out of its array.
+#: is a clean overflow (SUSPEND_OVERFLOW, a refusal) and never an index out of its array.
 MAX_PART = MAX_POOL
 #: A die's faces: ``roll_die`` takes ``getrandbits`` of its bit length (at most 32), and
 #: the initiative count runs from it down.
@@ -130,261 +146,530 @@ MAX_DIE = 1 << 16
 #: The odds tables grow (doubling) to the largest key asked; a table of more entries than
 #: this is a refusal rather than gigabytes of NaN.
 MAX_TABLE = 1 << 25
+#: Odds entries one decision may record as missing (``G.MISS``), and the log of one
+#: batch of rollouts (``misses``): the rest are found on the next pass.
+MISS_SLOTS = 8
+LOG_SLOTS = 64
 
-#: The compiled rules' decorator. ``_nrt=False``: these functions never allocate, and
-#: without numba's reference counting an array argument costs nothing to pass — with it,
-#: each call increments and decrements the count of every array it is given (~15 here),
-#: which measured as ~20 ns an array a call, most of a decision's time.
-kjit = njit(cache=True, _nrt=False)
 
-TEMPERAMENT_CODES: tuple[str, ...] = (
-    "tactician",
-    "brute",
-    "cautious",
-    "coward",
-    "protector",
-    "random",
-)
+# -- layouts ---------------------------------------------------------------------------
+class ST(Columns):
+    """``stat[c, ST.*]``: a combatant's sheet (``DonjonStats``), fixed for the battle."""
+
+    SIDE = (0, 1, "0 heroes, 1 enemies")
+    TEMPERAMENT = (0, len(TEMPERAMENTS) - 1, "the scenario temperament (TEMPERAMENTS)")
+    INDEX = (0, BOUND, "table order (Combatant.index: DJ-06 ties, nearest foe)")
+    PC = (0, 1, "a player character (DJ-19: dice floors, breaking)")
+    NIVEL = (0, MAX_PART, "Nivel (DJ-04 initiative dice)")
+    MAX_HERIDAS = (0, BOUND, "the most Heridas")
+    ATAQUE = (0, MAX_PART, "attack ability (DJ-13, DJ-14)")
+    ESQUIVAR = (0, MAX_PART, "dodge ability (DJ-15)")
+    MOVIMIENTO = (0, MAX_PART, "movement ability (DJ-10)")
+    DANO = (0, MAX_PART, "damage ability (DJ-16)")
+    RESISTENCIA = (0, MAX_PART, "resistance ability (DJ-16)")
+    INICIATIVA = (0, MAX_PART, "initiative ability (DJ-04, a Media test)")
+    ARMOUR = (0, MAX_PART, "armour level (DJ-16)")
+    SORPRESA = (0, MAX_PART, "surprise dice on the first ráfaga (DJ-04)")
+    WEAPONS = (1, BOUND, "weapons on the sheet (fists when none)")
+    PARRY_WEAPON = (NONE, "weapons", "combat._parry_weapon, -1 none (DJ-14)")
+    BEST_BAND = (0, 1, "the heuristics' best_band: 0 en contacto, 1 a una acción")
+
+
+class W(Columns):
+    """``weapon[c, w, W.*]``: a combatant's weapons in sheet order."""
+
+    KIND = (0, len(WEAPON_KINDS) - 1, "melee, thrown, ranged (WEAPON_KINDS)")
+    DAMAGE = (0, MAX_PART, "Nivel de Daño (DJ-16)")
+
+
+class OPT(Columns):
+    """``opts[OPT.*]``: the scenario's options and limits."""
+
+    DIE_SIZE = (2, MAX_DIE, "faces of a die (DJ-05: the count runs from it)")
+    DIE_BITS = (2, 17, "the die's bit length (roll_die)")
+    TIED_ATTACKER = (0, 1, "all_tied: 1 the attacker wins, 0 the defender (DJ-01)")
+    MEDIA = (0, MAX_PART, "dificultades.media, dice of a Media test (DJ-02)")
+    ROUND_LIMIT = (1, BOUND, "the scenario's round limit")
+    SURVIVE = (0, 1, "victory survive: heroes standing at the limit win")
+
+
+class CS(Columns):
+    """``cs[c, CS.*]``: a combatant's changing values. HERIDAS…DISCERNIMIENTO are
+    ``Donjon.resources`` in order, so spend option o (0 Heridas, 1..4 attributes) is
+    column ``CS.HERIDAS + o``."""
+
+    ZONE = (0, "zones", "the zone it stands in")
+    STATUS = (0, len(STATUSES) - 1, "a STATUSES code")
+    HERIDAS = (0, BOUND, "Heridas left")
+    CELERIDAD = (0, MAX_PART, "Celeridad left")
+    VIRILIDAD = (0, MAX_PART, "Virilidad left")
+    AGUANTE = (0, MAX_PART, "Aguante left")
+    DISCERNIMIENTO = (0, MAX_PART, "Discernimiento left")
+    BONUS = (0, MAX_PART, "carried successes: bonus dice on its next test (DJ-03, DJ-10)")
+    HELD = (0, MAX_INIT, "initiative numbers held this ráfaga (init[c, :held])")
+    ACTED_AT = (0, "faces", "the number it last acted on (DJ-06)")
+    ACTED_TIMES = (0, BOUND, "actions taken on that number (DJ-06)")
+    INCONSCIENTE = (0, 1, "the condition inconsciente (DJ-18)")
+    QUEBRADO = (0, 1, "the condition quebrado (DJ-19)")
+    KO_ROUND = (NONE, BOUND, "round it was knocked out, -1 never (playtest records)")
+    DIED = (0, 1, "it died")
+    DEALT = (0, BOUND, "damage dealt (playtest records)")
+    DEALT_TO_FOES = (0, BOUND, "damage dealt to foes")
+    TAKEN = (0, BOUND, "damage taken")
+
+
+class ODDS(Columns):
+    """An odds entry found missing (``g[G.MISS]``, the ``misses`` log): which table and
+    its key, ``hurt_odds[attack, defence, damage, soak, floor_attacker, floor_target]``
+    or ``win_odds[attack, defence]``."""
+
+    TABLE = (0, 2, "0 none, 1 hurt_odds, 2 win_odds")
+    ATTACK = (0, MAX_POOL, "the attacker's pool")
+    DEFENCE = (0, MAX_POOL, "the defender's pool")
+    DAMAGE = (0, MAX_POOL, "the damage pool")
+    SOAK = (0, MAX_POOL, "the soak pool")
+    FLOOR_ATTACKER = (0, 1, "the dealer rolls at least one damage die (a PJ)")
+    FLOOR_TARGET = (0, 1, "the victim rolls at least one soak die (a PJ)")
+
+
+HURT_TABLE, WIN_TABLE = 1, 2
+KEY = ODDS.width()
+
+
+class G(Columns):
+    """``g[G.*]``: the battle's globals (``BattleState`` and ``state.data``)."""
+
+    OUTCOME = (RUNNING, DRAW, "running (-1), or the winner: 0 heroes, 1 enemies, 2 a draw")
+    REASON = (0, len(REASONS) - 1, "a REASONS code")
+    ROUND = (0, BOUND, "the round (a ráfaga is a round)")
+    WIPE = (0, 1, "every hero was knocked out at some point")
+    ACTOR = (0, "combatants", "the pending decision's combatant")
+    KIND = (KIND_NONE, KIND_CONTINUAR, "the pending decision (KIND_TURN, KIND_DEFENSA…)")
+    SUSPEND = (0, SUSPEND_OVERFLOW, "why the battle stopped for Python (0: it did not)")
+    DECISIONS = (0, BOUND, "decisions taken")
+    COUNT = (0, "faces", "the number called (DJ-05)")
+    TURN = (0, BOUND, "turns taken (state.turn)")
+    ATTACKER = (NONE, "combatants", "the pending attack's attacker, -1 none")
+    TARGET = (0, "combatants", "its target")
+    WEAPON = (0, "weapons", "its weapon")
+    BAND = (0, 3, "its band (DJ-09)")
+    MOVER = (NONE, "combatants", "the pending move's mover, -1 none")
+    RESISTER = (NONE, "combatants", "who may resist it (DJ-10), -1 nobody")
+    MOVE_VERB = (0, len(VERBS) - 1, "acercarse, alejarse or huir")
+    MOVE_TO = (NONE, "zones", "the zone it leads to, -1 out of the battle (huir)")
+    FROM_CONTACT = (0, 1, "it leaves contact (DJ-11 free attack)")
+    DEALER = (NONE, "combatants", "who spends damage successes (DJ-17), -1 none")
+    VICTIM = (0, "combatants", "whom they hurt")
+    REMAINING = (0, BOUND, "successes left to spend")
+    PICKED_N = (0, 4, "attributes named by a fact")
+    PICKED = (0, 4, "those attributes (spend options 1..4)", 4)
+    CONTINUING = (0, 2, "sides that chose to continue at the pause (DJ-07)")
+    MISS = (0, MAX_POOL, "odds entries this decision found missing (ODDS rows)", MISS_SLOTS * KEY)
+
+
+class A(Columns):
+    """``la[i, A.*]``: a legal action (the engine's ``Action``)."""
+
+    VERB = (0, len(VERBS) - 1, "a VERBS code")
+    TARGET = (NONE, "combatants", "the target, -1 none")
+    ITEM = (NONE, BOUND, "the weapon (atacar, rematar) or spend option (repartir), -1 none")
+
+
+ACTION_WIDTH = A.width()
 
 
 # -- export --------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Static:
-    """A scenario's fixed arrays (built once per scenario, read by every battle)."""
+class DonjonExported(Exported):
+    """A Donjon scenario in the kernel's terms, with what the export of a state and the
+    read-back need: weapons' names, the odds tables' key and why the scenario cannot be
+    played from its start (it can still be resumed mid-battle)."""
 
-    ids: tuple[str, ...]
-    zone_ids: tuple[str, ...]
-    weapon_names: tuple[tuple[str, ...], ...]
-    cs: np.ndarray  # int64[n, NCS]
-    wt: np.ndarray  # int64[n, W] weapon kind codes
-    wd: np.ndarray  # int64[n, W] Nivel de Daño
-    pen: np.ndarray  # int64[3, 4] DJ-12 penalties, -1 where the weapon cannot attack
-    dist: np.ndarray  # int64[Z, Z] hops
-    stepto: np.ndarray  # int64[Z, Z] Battlefield.step_towards
-    away: np.ndarray  # int64[Z, Z] Donjon._away_zone, -1 for None
-    p: np.ndarray  # int64[NP]
-    die_size: int
-    all_tied: str
+    weapon_names: tuple[tuple[str, ...], ...] = ()
+    die_size: int = 20
+    all_tied: str = "defender"
+    fresh_start: str | None = None
 
 
-def _best_band(weapons: tuple) -> int:
+def _best_band(weapons: tuple[Any, ...]) -> int:
     # agents/heuristics/donjon.py _best_band: max by (damage, melee), first of equals.
     best = max(weapons, key=lambda a: (a.damage, a.kind == MELEE))
     return 0 if best.kind == MELEE else 1
 
 
-def export_scenario(scenario: object) -> Static:
-    """The static arrays of a Donjon scenario (its combatants as the scenario lists them)."""
-    combatants = scenario.combatants  # type: ignore[attr-defined]
-    bf = scenario.battlefield  # type: ignore[attr-defined]
-    opts = scenario.options  # type: ignore[attr-defined]
+def export_scenario(scenario: Scenario) -> DonjonExported:
+    """The bundles of a Donjon scenario (its combatants as the scenario lists them), every
+    number checked against the kernel's bounds (KernelRefusal naming the field)."""
+    combatants = scenario.combatants
+    bf = scenario.battlefield
+    opts: Any = scenario.options
     n = len(combatants)
-    check_scenario(scenario)
+    if scenario.victory not in ("defeat_all", "survive"):
+        raise KernelRefusal(f"victory {scenario.victory!r}")
     width = max(len(c.stats.weapons_or_fists) for c in combatants)
-    cs = np.zeros((n, NCS), dtype=np.int64)
-    wt = np.zeros((n, width), dtype=np.int64)
-    wd = np.zeros((n, width), dtype=np.int64)
+    zones = bf.zone_ids
+    dims = {"combatants": n, "zones": len(zones), "weapons": width, "faces": opts.die_size + 1}
+    o = OPT.new()
+    OPT.put(o, "options", die_size=opts.die_size)
+    OPT.put(
+        o,
+        "options",
+        die_bits=int(opts.die_size).bit_length(),
+        tied_attacker=1 if opts.all_tied == "attacker" else 0,
+        media=opts.dificultades.media,
+        round_limit=scenario.round_limit,
+        survive=1 if scenario.victory == "survive" else 0,
+    )
+    stat = ST.new(n)
+    weapon = W.new(n, width)
     names: list[tuple[str, ...]] = []
     for i, c in enumerate(combatants):
-        s = c.stats
+        s: Any = c.stats
         h = s.skills
+        arms = s.weapons_or_fists
         parry = NONE
-        for w, arma in enumerate(s.weapons_or_fists):
-            wt[i, w] = WEAPON_KINDS.index(arma.kind)
-            wd[i, w] = arma.damage
+        for w, arma in enumerate(arms):
+            W.put(
+                weapon[i, w],
+                f"{c.id}: {arma.name}",
+                kind=WEAPON_KINDS.index(arma.kind),
+                damage=arma.damage,
+            )
             # combat._parry_weapon: the melee weapon of highest damage, first of equals.
-            if arma.kind == MELEE and (parry == NONE or arma.damage > wd[i, parry]):
+            if arma.kind == MELEE and (parry == NONE or arma.damage > weapon[i, parry, W.DAMAGE]):
                 parry = w
-        names.append(tuple(a.name for a in s.weapons_or_fists))
-        temper = c.temperament
-        cs[i] = (
-            SIDES.index(c.side),
-            1 if c.pc else 0,
-            s.level,
-            c.maxima["heridas"],
-            h.ataque,
-            h.esquivar,
-            h.movimiento,
-            h.dano,
-            h.resistencia,
-            h.iniciativa,
-            s.armour,
-            s.sorpresa,
-            len(s.weapons_or_fists),
-            parry,
-            _best_band(s.weapons_or_fists),
-            TEMPERAMENT_CODES.index(temper) if temper in TEMPERAMENT_CODES else 0,
-            c.index,
+        names.append(tuple(a.name for a in arms))
+        for name in ATTRIBUTES:
+            check_range(c.maxima[name], 0, MAX_PART, f"{c.id}: maximum {name}")
+        temperament = c.temperament
+        ST.put(
+            stat[i],
+            c.id,
+            dims,
+            side=SIDES.index(c.side),
+            temperament=TEMPERAMENTS.index(temperament) if temperament in TEMPERAMENTS else 0,
+            index=c.index,
+            pc=1 if c.pc else 0,
+            nivel=s.level,
+            max_heridas=c.maxima["heridas"],
+            ataque=h.ataque,
+            esquivar=h.esquivar,
+            movimiento=h.movimiento,
+            dano=h.dano,
+            resistencia=h.resistencia,
+            iniciativa=h.iniciativa,
+            armour=s.armour,
+            sorpresa=s.sorpresa,
+            weapons=len(arms),
+            parry_weapon=parry,
+            best_band=_best_band(arms),
         )
-    pen = np.full((3, 4), NONE, dtype=np.int64)
+    penalty = np.full((len(WEAPON_KINDS), 4), NONE, dtype=np.int64)
     for k, kind in enumerate(WEAPON_KINDS):
         for band, value in enumerate(PENALTY[kind]):
             if value is not None:
-                pen[k, band] = value
+                penalty[k, band] = value
+    dist, step_to, away = _map(bf)
+    tables = odds_tables(opts.die_size, opts.all_tied)
+    static = (stat, weapon, dist, o, penalty, step_to, away, tables.hurt, tables.win)
+    cs, g, init = CS.new(n), G.new(), np.zeros((n, MAX_INIT), dtype=np.int64)
+    fresh_start = None
+    for i, c in enumerate(combatants):
+        _export_combatant(cs, init, static, dims, zones, i, c)
+        if c.conditions:
+            fresh_start = f"{c.id} starts with conditions ({', '.join(c.conditions)})"
+        elif c.data.get("init") or c.data.get("bonus") or c.data.get("acted") != (0, 0):
+            fresh_start = f"{c.id} starts with ráfaga data"
+    G.put(g, "the start", dims, outcome=RUNNING, attacker=NONE, mover=NONE, dealer=NONE)
+    return DonjonExported(
+        scenario,
+        static,
+        (cs, g, init, *_scratch()),
+        actions=2 * n * (width + 1) + 5,
+        weapon_names=tuple(names),
+        die_size=opts.die_size,
+        all_tied=opts.all_tied,
+        fresh_start=fresh_start,
+    )
+
+
+def _map(bf: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The battlefield's ``dist``, ``step_to`` and ``away`` tables (zone indices)."""
     zones = bf.zone_ids
     nz = len(zones)
     dist = np.zeros((nz, nz), dtype=np.int64)
-    stepto = np.zeros((nz, nz), dtype=np.int64)
+    step_to = np.zeros((nz, nz), dtype=np.int64)
     away = np.full((nz, nz), NONE, dtype=np.int64)
     for a, za in enumerate(zones):
         for b, zb in enumerate(zones):
             here = bf.distance(za, zb)
             dist[a, b] = here
-            stepto[a, b] = bf.index[bf.step_towards(za, zb)]
+            step_to[a, b] = bf.index[bf.step_towards(za, zb)]
             for z in bf.neighbours(za):
                 if bf.distance(z, zb) > here:
                     away[a, b] = bf.index[z]
                     break
-    p = np.zeros(NP, dtype=np.int64)
-    p[DIE] = opts.die_size
-    p[TIED_ATT] = 1 if opts.all_tied == "attacker" else 0
-    p[MEDIA] = opts.dificultades.media
-    p[RLIMIT] = scenario.round_limit  # type: ignore[attr-defined]
-    p[SURVIVE] = 1 if scenario.victory == "survive" else 0  # type: ignore[attr-defined]
-    p[DIE_BITS] = int(opts.die_size).bit_length()
-    return Static(
-        tuple(c.id for c in combatants),
-        zones,
-        tuple(names),
-        cs,
-        wt,
-        wd,
-        pen,
-        dist,
-        stepto,
-        away,
-        p,
-        opts.die_size,
-        opts.all_tied,
-    )
+    return dist, step_to, away
 
 
-def check_scenario(scenario: object) -> None:
-    """The scenario's numbers against the module's bounds (KernelRefusal naming the
-    field): every part of a pool, the maxima, the die and the round limit."""
-    opts = scenario.options  # type: ignore[attr-defined]
-    check_range(opts.die_size, 2, MAX_DIE, "die_size")
-    check_range(opts.dificultades.media, 0, MAX_PART, "dificultades.media")
-    check_range(scenario.round_limit, 1, BOUND, "round_limit")  # type: ignore[attr-defined]
-    for c in scenario.combatants:  # type: ignore[attr-defined]
-        s = c.stats
-        check_range(c.maxima["heridas"], 0, BOUND, f"{c.id}: maximum heridas")
-        for name in ATTRIBUTES:
-            check_range(c.maxima[name], 0, MAX_PART, f"{c.id}: maximum {name}")
-        for name in ("ataque", "esquivar", "movimiento", "dano", "resistencia", "iniciativa"):
-            check_range(getattr(s.skills, name), 0, MAX_PART, f"{c.id}: {name}")
-        check_range(s.level, 0, MAX_PART, f"{c.id}: level")
-        check_range(s.armour, 0, MAX_PART, f"{c.id}: armour")
-        check_range(s.sorpresa, 0, MAX_PART, f"{c.id}: sorpresa")
-        for arma in s.weapons_or_fists:
-            check_range(arma.damage, 0, MAX_PART, f"{c.id}: {arma.name} damage")
-
-
-def new_arrays(st: Static) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Empty ``ci``, ``init`` and ``g`` arrays for a battle of ``st``'s scenario."""
-    n = st.cs.shape[0]
-    return (
-        np.zeros((n, NCI), dtype=np.int64),
-        np.zeros((n, MAX_INIT), dtype=np.int64),
-        np.zeros(NG, dtype=np.int64),
-    )
-
-
-def initial_arrays(scenario: object, st: Static) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``ci``/``init``/``g`` of a battle not yet started (``new_battle`` before ``start``)."""
-    ci, init, g = new_arrays(st)
-    for i, c in enumerate(scenario.combatants):  # type: ignore[attr-defined]
-        _export_combatant(ci, init, st, i, c, zero_counters=True)
-    g[WINNER] = NONE
-    return ci, init, g
-
-
-_KNOCKED_OUT = (ST_DOWN, ST_DEFEATED, ST_DEAD)
+def _scratch() -> tuple[np.ndarray, np.ndarray]:
+    """A battle's scratch arrays: the two pools of an opposed test, the misses' log."""
+    return np.zeros((2, MAX_POOL), dtype=np.int64), ODDS.new(LOG_SLOTS)
 
 
 def _export_combatant(
-    ci: np.ndarray, init: np.ndarray, st: Static, i: int, c: object, zero_counters: bool
+    cs: np.ndarray,
+    init: np.ndarray,
+    s: tuple,
+    dims: dict[str, int],
+    zone_ids: tuple[str, ...],
+    i: int,
+    c: Any,
 ) -> None:
-    """Row ``i`` of ``ci`` and ``init``; KernelRefusal for a value out of the kernel's
-    range: resources within 0 and their maxima (the scenario's), carried dice within a
-    pool, initiative numbers faces of the die (highest first, at most MAX_INIT), the
-    conditions the kernel knows (without values)."""
-    cid = c.id  # type: ignore[attr-defined]
-    if cid != st.ids[i]:
-        raise KernelRefusal(f"combatant {cid!r} is not the scenario's #{i}")
-    r = c.resources  # type: ignore[attr-defined]
-    maxima = c.maxima  # type: ignore[attr-defined]
+    """Row ``i`` of ``cs`` and ``init`` from an engine combatant, the playtest counters
+    from its status; KernelRefusal for a value out of the kernel's range: resources
+    within 0 and their maxima (the scenario's), carried dice within a pool, initiative
+    numbers faces of the die (highest first, at most MAX_INIT), the conditions the
+    kernel knows (without values)."""
+    stat, opts = s[0], s[3]
+    cid = c.id
+    r = c.resources
+    maxima = c.maxima
     if set(r) != set(SPEND_OPTIONS) or set(maxima) != set(SPEND_OPTIONS):
         raise KernelRefusal(f"{cid}: resources {sorted(r)}")
-    if maxima["heridas"] != st.cs[i, MAXH]:
+    if maxima["heridas"] != stat[i, ST.MAX_HERIDAS]:
         raise KernelRefusal(f"{cid}: maximum heridas {maxima['heridas']} is not the scenario's")
-    status = STATUS_CODES.index(c.status)  # type: ignore[attr-defined]
-    ci[i, ZONE] = st.zone_ids.index(c.zone)  # type: ignore[attr-defined]
-    ci[i, STATUS] = status
     for o, name in enumerate(SPEND_OPTIONS):
         check_range(maxima[name], 0, BOUND if o == 0 else MAX_PART, f"{cid}: maximum {name}")
         check_range(r[name], 0, maxima[name], f"{cid}: {name}")
-        ci[i, H + o] = r[name]
-    data = c.data  # type: ignore[attr-defined]
-    check_range(data["bonus"], 0, MAX_PART, f"{cid}: bonus")
-    ci[i, BONUS] = data["bonus"]
+    data = c.data
     numbers = tuple(data["init"])
     check_range(len(numbers), 0, MAX_INIT, f"{cid}: initiative numbers held")
-    check_range(numbers, 1, st.die_size, f"{cid}: initiative")
+    check_range(numbers, 1, int(opts[OPT.DIE_SIZE]), f"{cid}: initiative")
     if list(numbers) != sorted(numbers, reverse=True):
         raise KernelRefusal(f"{cid}: initiative {list(numbers)} is not highest first")
-    ci[i, NINIT] = len(numbers)
     init[i, : len(numbers)] = numbers
-    acted_at, times = data["acted"]
-    check_range(acted_at, 0, st.die_size, f"{cid}: acted at")
-    check_range(times, 0, BOUND, f"{cid}: acted times")
-    ci[i, ACTED_AT], ci[i, ACTED_TIMES] = acted_at, times
-    conds = c.conditions  # type: ignore[attr-defined]
+    conds = c.conditions
     for name, cond in conds.items():
         if name not in ("inconsciente", "quebrado"):
             raise KernelRefusal(f"{cid}: condition {name!r}")
         check_range(cond.value, 0, 0, f"{cid}: {name} value")
-    ci[i, INCONSC] = 1 if "inconsciente" in conds else 0
-    ci[i, QUEBR] = 1 if "quebrado" in conds else 0
-    if zero_counters:
-        ci[i, KO] = 0 if status in _KNOCKED_OUT else NONE
-        ci[i, DIED] = 1 if status == ST_DEAD else 0
+    status = STATUSES.index(c.status)
+    acted_at, times = data["acted"]
+    CS.put(
+        cs[i],
+        cid,
+        dims,
+        zone=zone_ids.index(c.zone),
+        status=status,
+        heridas=r["heridas"],
+        celeridad=r["celeridad"],
+        virilidad=r["virilidad"],
+        aguante=r["aguante"],
+        discernimiento=r["discernimiento"],
+        bonus=data["bonus"],
+        held=len(numbers),
+        acted_at=acted_at,
+        acted_times=times,
+        inconsciente=1 if "inconsciente" in conds else 0,
+        quebrado=1 if "quebrado" in conds else 0,
+        ko_round=0 if status in (DOWN, DEFEATED, DEAD) else NONE,
+        died=1 if status == DEAD else 0,
+    )
+
+
+def export_state(exported: DonjonExported, state: BattleState) -> tuple[np.ndarray, ...]:
+    """The dynamic bundle of an engine state waiting on a decision, every value checked
+    against the range the kernel indexes: combatants' rows (:func:`_export_combatant`),
+    the round within the round limit, the count a face of the die, the pending decision's
+    actor and what it waits on (combatants, a weapon of the attacker, a band, a zone, at
+    most four attributes named by a fact); a turn's actor holds the number called."""
+    s = exported.static
+    opts = s[3]
+    scenario = exported.scenario
+    ids = tuple(c.id for c in scenario.combatants)
+    if state.outcome is not None or state.pending is None:
+        raise KernelRefusal("the battle is over")
+    if tuple(c.id for c in state.combatants) != ids:
+        raise KernelRefusal("the state's combatants are not the scenario's")
+    n = len(ids)
+    zones = scenario.battlefield.zone_ids
+    dims = {
+        "combatants": n,
+        "zones": len(zones),
+        "weapons": s[1].shape[1],
+        "faces": exported.die_size + 1,
+    }
+    index = {cid: i for i, cid in enumerate(ids)}
+    cs, g, init = CS.new(n), G.new(), np.zeros((n, MAX_INIT), dtype=np.int64)
+    for i, c in enumerate(state.combatants):
+        _export_combatant(cs, init, s, dims, zones, i, c)
+    data = state.data
+    pending = state.pending
+    check_range(state.round, 1, int(opts[OPT.ROUND_LIMIT]), "round")
+    if pending.name not in PENDING_NAMES[1:]:
+        raise KernelRefusal(f"pending decision {pending.name!r}")
+    actor = index[pending.actor]
+    kind = PENDING_NAMES.index(pending.name)
+    G.put(
+        g,
+        "the state",
+        dims,
+        outcome=RUNNING,
+        round=state.round,
+        count=data.get("count", 0),
+        turn=state.turn,
+        kind=kind,
+        actor=actor,
+        attacker=NONE,
+        mover=NONE,
+        dealer=NONE,
+    )
+    if SIDES.index(pending.side) != s[0][actor, ST.SIDE]:
+        raise KernelRefusal("the pending decision's side is not its actor's")
+    if kind == KIND_TURN and g[G.COUNT] not in init[actor, : cs[actor, CS.HELD]]:
+        raise KernelRefusal(f"{pending.actor} does not hold the number called")
+    attack = data.get("attack")
+    if attack is not None:
+        attacker = index[attack.attacker]
+        G.put(
+            g,
+            "the pending attack",
+            dims,
+            attacker=attacker,
+            target=index[attack.target],
+            weapon=exported.weapon_names[attacker].index(attack.weapon),
+            band=attack.band,
+        )
+    move = data.get("move")
+    if move is not None:
+        if move.verb not in ("acercarse", "alejarse", "huir"):
+            raise KernelRefusal(f"a move by {move.verb!r}")
+        G.put(
+            g,
+            "the pending move",
+            dims,
+            mover=index[move.mover],
+            resister=index[move.resister] if move.resister else NONE,
+            move_verb=VERBS.index(move.verb),
+            move_to=zones.index(move.to_zone) if move.to_zone else NONE,
+            from_contact=1 if move.from_contact else 0,
+        )
+    spend = data.get("spend")
+    if spend is not None:
+        # G.PICKED holds the four attributes, each named at most once.
+        picked = tuple(spend.picked)
+        if len(set(picked)) != len(picked) or not set(picked) <= set(SPEND_OPTIONS[1:]):
+            raise KernelRefusal(f"attributes named by a fact: {list(picked)}")
+        G.put(
+            g,
+            "the pending spend",
+            dims,
+            dealer=index[spend.dealer],
+            victim=index[spend.victim],
+            remaining=spend.remaining,
+            picked_n=len(picked),
+            picked=[SPEND_OPTIONS.index(name) for name in picked],
+        )
+    continuing = tuple(data.get("continuing", ()))
+    if not set(continuing) <= {"heroes", "enemies"} or len(set(continuing)) != len(continuing):
+        raise KernelRefusal(f"continuing {list(continuing)}")
+    g[G.CONTINUING] = len(continuing)
+    # Who decides a reaction or a spending is the one it waits on.
+    needs = {
+        KIND_DEFENSA: (attack, G.TARGET),
+        KIND_RESISTIR: (move, G.RESISTER),
+        KIND_REPARTIR: (spend, G.DEALER),
+    }
+    if kind in needs:
+        waits, who = needs[kind]
+        if waits is None or g[who] != actor:
+            raise KernelRefusal(
+                f"pending {pending.name!r} of {pending.actor}: not what the state waits on"
+            )
+    return (cs, g, init, *_scratch())
+
+
+def action_row(exported: DonjonExported, state: BattleState, action: Any) -> list[int]:
+    """The legal-list row (verb, target, item) of an engine action."""
+    ids = [c.id for c in exported.scenario.combatants]
+    verb = VERBS.index(action.verb)
+    target = ids.index(action.target) if action.target else NONE
+    item = NONE
+    if action.item:
+        item = exported.weapon_names[ids.index(action.actor)].index(action.item)
+    elif action.option:
+        item = SPEND_OPTIONS.index(action.option)
+    # What apply reads of each verb is there (an index of -1 would read the last row).
+    needs = (
+        target if verb in (ATACAR, REMATAR, ACERCARSE, ALEJARSE) else 0,
+        item if verb in (ATACAR, REMATAR, REPARTIR) else 0,
+    )
+    if min(needs) < 0:
+        raise KernelRefusal(f"{action} lacks what {action.verb} needs")
+    return [verb, target, item]
+
+
+#: A final ``cs`` row's conditions as sorted (name, value) pairs, by (inconsciente,
+#: quebrado).
+_CONDITIONS: tuple[tuple[tuple[tuple[str, int], ...], ...], ...] = (
+    ((), (("quebrado", 0),)),
+    ((("inconsciente", 0),), (("inconsciente", 0), ("quebrado", 0))),
+)
+
+
+def conditions(row: Sequence[int]) -> tuple[tuple[str, int], ...]:
+    """A final ``cs`` row's conditions as sorted ``(name, value)`` pairs."""
+    return _CONDITIONS[row[CS.INCONSCIENTE]][row[CS.QUEBRADO]]
 
 
 # -- odds tables -----------------------------------------------------------------------
-@dataclass(slots=True)
 class OddsTables:
     """The engine's exact odds as the heuristics ask for them, filled on demand.
 
-    ``hp[a, d, dmg, soak, fa, ft]`` = ``exact.hurt_probability(a, d, dmg, soak, die, tied,
-    fa, ft)`` and ``wp[a, d]`` = ``exact.win_probability(a, d, die, tied)``: the very floats
-    the engine's heuristic compares (NaN = not asked yet).
+    ``hurt[a, d, dmg, soak, fa, ft]`` = ``exact.hurt_probability(a, d, dmg, soak, die,
+    tied, fa, ft)`` and ``win[a, d]`` = ``exact.win_probability(a, d, die, tied)``: the
+    very floats the engine's heuristic compares (NaN = not asked yet). One per die and
+    tie rule, shared by every scenario of the process (:func:`odds_tables`); a table
+    that grows is a new array, which the scenarios' static bundles then take up.
     """
 
-    die_size: int
-    all_tied: str
-    hp: np.ndarray = field(default_factory=lambda: np.full((24, 20, 24, 20, 2, 2), np.nan))
-    wp: np.ndarray = field(default_factory=lambda: np.full((40, 40), np.nan))
+    def __init__(self, die_size: int, all_tied: str) -> None:
+        self.die_size = die_size
+        self.all_tied = all_tied
+        self.hurt = np.full((24, 20, 24, 20, 2, 2), np.nan)
+        self.win = np.full((40, 40), np.nan)
+        #: Entries computed so far (a replay that fills none makes no progress).
+        self.filled = 0
+        self._lock = threading.Lock()
 
-    def fill(self, g: np.ndarray) -> None:
-        """Compute the entry a battle stopped on (``g[ERR]``, key in ``g[MISS_K:]``)."""
-        err = int(g[ERR])
-        key = tuple(int(x) for x in g[MISS_K : MISS_K + 6])
-        if err == ERR_MISS_HP:
-            self.hp = _grown(self.hp, key)
-            a, d, dmg, soak, fa, ft = key
-            self.hp[key] = hurt_probability(a, d, dmg, soak, self.die_size, self.all_tied, fa, ft)
-        elif err == ERR_MISS_WP:
-            a, d = key[:2]
-            self.wp = _grown(self.wp, (a, d))
-            self.wp[a, d] = win_probability(a, d, self.die_size, self.all_tied)
-        else:
-            raise ValueError(f"not an odds miss: error code {err}")
+    def fill(self, key: Sequence[int]) -> bool:
+        """Compute the entry of an ``ODDS`` row unless it is there; whether it was new."""
+        table, a, d, dmg, soak, fa, ft = (int(x) for x in key)
+        with self._lock:
+            if table == HURT_TABLE:
+                at: tuple[int, ...] = (a, d, dmg, soak, fa, ft)
+                self.hurt = _grown(self.hurt, at)
+                if not math.isnan(self.hurt[at]):
+                    return False
+                self.hurt[at] = hurt_probability(
+                    a, d, dmg, soak, self.die_size, self.all_tied, fa, ft
+                )
+            elif table == WIN_TABLE:
+                self.win = _grown(self.win, (a, d))
+                if not math.isnan(self.win[a, d]):
+                    return False
+                self.win[a, d] = win_probability(a, d, self.die_size, self.all_tied)
+            else:
+                raise ValueError(f"not an odds entry: table {table}")
+            self.filled += 1
+        return True
 
 
 def _grown(table: np.ndarray, key: tuple[int, ...]) -> np.ndarray:
+    """``table``, or a copy grown (each dimension doubled past ``key``) to hold it."""
     shape = tuple(
-        max(s, k + 1 if k + 1 <= s else 2 * (k + 1)) for s, k in zip(table.shape, key, strict=False)
+        max(s, k + 1 if k + 1 <= s else 2 * (k + 1)) for s, k in zip(table.shape, key, strict=True)
     )
     if shape == table.shape:
         return table
@@ -406,123 +691,174 @@ def odds_tables(die_size: int, all_tied: str) -> OddsTables:
     return found
 
 
-@kjit
-def lookup_hp(
-    g: np.ndarray, hp: np.ndarray, a: int, d: int, dmg: int, soak: int, fa: int, ft: int
-) -> float:
+def entries_filled() -> int:
+    """Odds entries the process's tables computed so far."""
+    return sum(tables.filled for tables in list(_TABLES.values()))
+
+
+@njit(cache=True, _nrt=False)
+def _record_miss(
+    d: tuple, table: int, a: int, b: int, dmg: int, soak: int, fa: int, ft: int
+) -> None:
+    """Suspend for a missing odds entry: its key into ``g[G.MISS]`` (for the battle's
+    driver) and into the ``misses`` log (for a batch of rollouts), each once."""
+    g, log = d[1], d[4]
+    if g[G.SUSPEND] != SUSPEND_OVERFLOW:
+        g[G.SUSPEND] = SUSPEND_ODDS
+    for slot in range(MISS_SLOTS):
+        at = G.MISS + slot * KEY
+        if g[at + ODDS.TABLE] == 0 or (
+            g[at + ODDS.TABLE] == table
+            and g[at + ODDS.ATTACK] == a
+            and g[at + ODDS.DEFENCE] == b
+            and g[at + ODDS.DAMAGE] == dmg
+            and g[at + ODDS.SOAK] == soak
+            and g[at + ODDS.FLOOR_ATTACKER] == fa
+            and g[at + ODDS.FLOOR_TARGET] == ft
+        ):
+            g[at + ODDS.TABLE] = table
+            g[at + ODDS.ATTACK] = a
+            g[at + ODDS.DEFENCE] = b
+            g[at + ODDS.DAMAGE] = dmg
+            g[at + ODDS.SOAK] = soak
+            g[at + ODDS.FLOOR_ATTACKER] = fa
+            g[at + ODDS.FLOOR_TARGET] = ft
+            break
+    for k in range(log.shape[0]):
+        row = log[k]
+        if row[ODDS.TABLE] == 0 or (
+            row[ODDS.TABLE] == table
+            and row[ODDS.ATTACK] == a
+            and row[ODDS.DEFENCE] == b
+            and row[ODDS.DAMAGE] == dmg
+            and row[ODDS.SOAK] == soak
+            and row[ODDS.FLOOR_ATTACKER] == fa
+            and row[ODDS.FLOOR_TARGET] == ft
+        ):
+            row[ODDS.TABLE] = table
+            row[ODDS.ATTACK] = a
+            row[ODDS.DEFENCE] = b
+            row[ODDS.DAMAGE] = dmg
+            row[ODDS.SOAK] = soak
+            row[ODDS.FLOOR_ATTACKER] = fa
+            row[ODDS.FLOOR_TARGET] = ft
+            break
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def overflow(g: np.ndarray) -> None:
+    """Suspend for a number beyond the kernel's arrays (the driver refuses the battle)."""
+    g[G.SUSPEND] = SUSPEND_OVERFLOW
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def lookup_hurt(s: tuple, d: tuple, a: int, b: int, dmg: int, soak: int, fa: int, ft: int) -> float:
     """``exact.hurt_probability`` from the table, or a recorded miss (returns 0.0); a key
-    outside 0…MAX_POOL (a pool the kernel cannot roll) records an overflow instead."""
-    s = hp.shape
-    if 0 <= a < s[0] and 0 <= d < s[1] and 0 <= dmg < s[2] and 0 <= soak < s[3]:
-        v = hp[a, d, dmg, soak, fa, ft]
+    outside 0…MAX_POOL (a pool the kernel cannot roll) is an overflow instead."""
+    hurt = s[7]
+    shape = hurt.shape
+    if 0 <= a < shape[0] and 0 <= b < shape[1] and 0 <= dmg < shape[2] and 0 <= soak < shape[3]:
+        v = hurt[a, b, dmg, soak, fa, ft]
         if not math.isnan(v):
             return v
-    if min(a, d, dmg, soak) < 0 or max(a, d, dmg, soak) > MAX_POOL:
-        if g[ERR] == ERR_NONE:
-            g[ERR] = ERR_OVERFLOW
-        return 0.0
-    if g[ERR] == ERR_NONE:
-        g[ERR] = ERR_MISS_HP
-        g[MISS_K] = a
-        g[MISS_K + 1] = d
-        g[MISS_K + 2] = dmg
-        g[MISS_K + 3] = soak
-        g[MISS_K + 4] = fa
-        g[MISS_K + 5] = ft
+    if min(a, b, dmg, soak) < 0 or max(a, b, dmg, soak) > MAX_POOL:
+        overflow(d[1])
+    else:
+        _record_miss(d, HURT_TABLE, a, b, dmg, soak, fa, ft)
     return 0.0
 
 
-@kjit
-def lookup_wp(g: np.ndarray, wp: np.ndarray, a: int, d: int) -> float:
+@njit(cache=True, _nrt=False, inline="always")
+def lookup_win(s: tuple, d: tuple, a: int, b: int) -> float:
     """``exact.win_probability`` from the table, or a recorded miss (returns 0.0); a key
-    outside 0…MAX_POOL records an overflow instead."""
-    if 0 <= a < wp.shape[0] and 0 <= d < wp.shape[1]:
-        v = wp[a, d]
+    outside 0…MAX_POOL is an overflow instead."""
+    win = s[8]
+    if 0 <= a < win.shape[0] and 0 <= b < win.shape[1]:
+        v = win[a, b]
         if not math.isnan(v):
             return v
-    if min(a, d) < 0 or max(a, d) > MAX_POOL:
-        if g[ERR] == ERR_NONE:
-            g[ERR] = ERR_OVERFLOW
-        return 0.0
-    if g[ERR] == ERR_NONE:
-        g[ERR] = ERR_MISS_WP
-        g[MISS_K] = a
-        g[MISS_K + 1] = d
+    if min(a, b) < 0 or max(a, b) > MAX_POOL:
+        overflow(d[1])
+    else:
+        _record_miss(d, WIN_TABLE, a, b, 0, 0, 0, 0)
     return 0.0
 
 
 # -- pools (combat.py) -------------------------------------------------------------------
-@kjit
-def attack_pool(
-    ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, pen: np.ndarray, c: int, w: int, band: int
-) -> int:
-    """DJ-13: Celeridad + ataque − the DJ-12 penalty; NONE (-1 << 40) when out of reach."""
-    penalty = pen[wt[c, w], band]
-    if penalty < 0:
-        return -(1 << 40)
-    return ci[c, CEL] + cs[c, HAT] - penalty
+@njit(cache=True, _nrt=False, inline="always")
+def attack_pool(s: tuple, d: tuple, c: int, w: int, band: int) -> int:
+    """DJ-13: Celeridad + ataque − the DJ-12 penalty; UNREACHABLE (the engine's None)
+    where the weapon cannot attack."""
+    stat, weapon, penalty = s[0], s[1], s[4]
+    cs = d[0]
+    p = penalty[weapon[c, w, W.KIND], band]
+    if p < 0:
+        return UNREACHABLE
+    return cs[c, CS.CELERIDAD] + stat[c, ST.ATAQUE] - p
 
 
-@kjit
-def parry_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def parry_pool(s: tuple, d: tuple, c: int) -> int:
     """DJ-14: Celeridad + ataque."""
-    return ci[c, CEL] + cs[c, HAT]
+    return d[0][c, CS.CELERIDAD] + s[0][c, ST.ATAQUE]
 
 
-@kjit
-def dodge_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def dodge_pool(s: tuple, d: tuple, c: int) -> int:
     """DJ-15: Celeridad + esquivar."""
-    return ci[c, CEL] + cs[c, HESQ]
+    return d[0][c, CS.CELERIDAD] + s[0][c, ST.ESQUIVAR]
 
 
-@kjit
-def move_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def move_pool(s: tuple, d: tuple, c: int) -> int:
     """DJ-10: Celeridad + movimiento."""
-    return ci[c, CEL] + cs[c, HMOV]
+    return d[0][c, CS.CELERIDAD] + s[0][c, ST.MOVIMIENTO]
 
 
-@kjit
-def damage_pool(ci: np.ndarray, cs: np.ndarray, wd: np.ndarray, c: int, w: int) -> int:
-    """DJ-16: Virilidad + the weapon's dano + the damage ability."""
-    return ci[c, VIR] + wd[c, w] + cs[c, HDANO]
+@njit(cache=True, _nrt=False, inline="always")
+def damage_pool(s: tuple, d: tuple, c: int, w: int) -> int:
+    """DJ-16: Virilidad + the weapon's Nivel de Daño + the damage ability."""
+    return d[0][c, CS.VIRILIDAD] + s[1][c, w, W.DAMAGE] + s[0][c, ST.DANO]
 
 
-@kjit
-def soak_pool(ci: np.ndarray, cs: np.ndarray, c: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def soak_pool(s: tuple, d: tuple, c: int) -> int:
     """DJ-16: Aguante + armadura + resistencia."""
-    return ci[c, AGU] + cs[c, ARMOR] + cs[c, HRES]
+    stat = s[0]
+    return d[0][c, CS.AGUANTE] + stat[c, ST.ARMOUR] + stat[c, ST.RESISTENCIA]
 
 
-@kjit
-def free_attack_weapon(
-    ci: np.ndarray, cs: np.ndarray, wt: np.ndarray, wd: np.ndarray, pen: np.ndarray, c: int
-) -> int:
+@njit(cache=True, _nrt=False)
+def free_attack_weapon(s: tuple, d: tuple, c: int) -> int:
     """*(default)* DJ-11 free attack weapon: most attack (at contact) + damage dice."""
+    stat, weapon, penalty = s[0], s[1], s[4]
     best = NONE
     best_dice = 0
-    for w in range(cs[c, NW]):
-        if pen[wt[c, w], 0] < 0:
+    for w in range(stat[c, ST.WEAPONS]):
+        if penalty[weapon[c, w, W.KIND], 0] < 0:
             continue
-        dice = attack_pool(ci, cs, wt, pen, c, w, 0) + damage_pool(ci, cs, wd, c, w)
+        dice = attack_pool(s, d, c, w, 0) + damage_pool(s, d, c, w)
         if best == NONE or dice > best_dice:
             best = w
             best_dice = dice
     return best
 
 
-@kjit
+@njit(cache=True, _nrt=False, inline="always")
 def band_of(hops: int) -> int:
     """DJ-09: hops → en contacto 0, a una acción 1, a dos acciones 2, fuera del alcance 3."""
     return hops if hops < 3 else 3
 
 
-@kjit
-def can_react(ci: np.ndarray, c: int) -> bool:
-    return ci[c, STATUS] == ST_ACTIVE and ci[c, NINIT] > 0
+@njit(cache=True, _nrt=False, inline="always")
+def can_react(d: tuple, c: int) -> bool:
+    """Active and holding an initiative number to cross off (DJ-10, DJ-14)."""
+    cs = d[0]
+    return cs[c, CS.STATUS] == ACTIVE and cs[c, CS.HELD] > 0
 
 
 # -- dice (DJ-01) --------------------------------------------------------------------------
-@kjit
+@njit(cache=True, _nrt=False, inline="always")
 def roll_die(dice: np.ndarray, sides: int, bits: int) -> int:
     """``RandomRoller.roll(sides)``: ``mt.roll`` with ``sides.bit_length()`` worked out once
     (``getrandbits(k)`` for k ≤ 32 is one word's top k bits; the same rejection loop)."""
@@ -533,221 +869,205 @@ def roll_die(dice: np.ndarray, sides: int, bits: int) -> int:
     return np.int64(r) + 1
 
 
-@kjit
-def roll_pool(dice: np.ndarray, g: np.ndarray, p: np.ndarray, buf: np.ndarray, count: int) -> int:
-    """``roll_pool``: ``count`` dice into ``buf`` sorted highest first; returns the count."""
-    if count > buf.shape[0]:
-        g[ERR] = ERR_OVERFLOW
-        count = buf.shape[0]
-    sides = p[DIE]
-    bits = p[DIE_BITS]
+@njit(cache=True, _nrt=False, inline="always")
+def roll_pool(s: tuple, d: tuple, dice: np.ndarray, row: int, count: int) -> int:
+    """``roll_pool``: ``count`` dice into ``pools[row]`` sorted highest first; returns the
+    count (a pool beyond MAX_POOL dice is an overflow)."""
+    opts = s[3]
+    pools = d[3]
+    if count > MAX_POOL:
+        overflow(d[1])
+        count = MAX_POOL
+    sides = opts[OPT.DIE_SIZE]
+    bits = opts[OPT.DIE_BITS]
     for k in range(count):
         x = roll_die(dice, sides, bits)
         j = k
-        while j > 0 and buf[j - 1] < x:
-            buf[j] = buf[j - 1]
+        while j > 0 and pools[row, j - 1] < x:
+            pools[row, j] = pools[row, j - 1]
             j -= 1
-        buf[j] = x
+        pools[row, j] = x
     return count
 
 
-@kjit
-def opposed(
-    dice: np.ndarray,
-    g: np.ndarray,
-    p: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    a_dice: int,
-    d_dice: int,
-) -> tuple[int, int]:
-    """``Donjon._opposed`` + ``exact.opposed_sorted`` (DJ-01): attacker's pool rolled first.
-
-    Returns (winner: 0 attacker / 1 defender, successes).
-    """
-    la = roll_pool(dice, g, p, buf_a, max(0, a_dice))
-    ld = roll_pool(dice, g, p, buf_d, max(0, d_dice))
+@njit(cache=True, _nrt=False)
+def opposed(s: tuple, d: tuple, dice: np.ndarray, a_dice: int, d_dice: int) -> tuple[int, int]:
+    """``Donjon._opposed`` + ``exact.opposed_sorted`` (DJ-01), the attacker's pool rolled
+    first: (winner — 0 the attacker, 1 the defender —, successes)."""
+    pools = d[3]
+    la = roll_pool(s, d, dice, 0, max(0, a_dice))
+    ld = roll_pool(s, d, dice, 1, max(0, d_dice))
     i = 0
-    while i < la and i < ld and buf_a[i] == buf_d[i]:
+    while i < la and i < ld and pools[0, i] == pools[1, i]:
         i += 1
-    if i < la and (i >= ld or buf_a[i] > buf_d[i]):
-        top = buf_d[i] if i < ld else 0
-        s = i
+    if i < la and (i >= ld or pools[0, i] > pools[1, i]):
+        top = pools[1, i] if i < ld else 0
+        n = i
         for k in range(i, la):
-            if buf_a[k] <= top:
+            if pools[0, k] <= top:
                 break
-            s += 1
-        return 0, s
+            n += 1
+        return 0, n
     if i < ld:
-        top = buf_a[i] if i < la else 0
-        s = i
+        top = pools[0, i] if i < la else 0
+        n = i
         for k in range(i, ld):
-            if buf_d[k] <= top:
+            if pools[1, k] <= top:
                 break
-            s += 1
-        return 1, s
+            n += 1
+        return 1, n
     # Every die tied: the all_tied option's side wins with nothing to spend.
-    return (0 if p[TIED_ATT] == 1 else 1), 0
+    return (0 if s[3][OPT.TIED_ATTACKER] == 1 else 1), 0
 
 
 # -- bookkeeping -----------------------------------------------------------------------------
-@kjit
-def set_status(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, c: int, status: int) -> None:
+@njit(cache=True, _nrt=False)
+def set_status(s: tuple, d: tuple, c: int, status: int) -> None:
     """``Ruleset.set_status`` and what playtest's record reads from its StatusChanged."""
-    ci[c, STATUS] = status
-    if status == ST_DOWN or status == ST_DEFEATED or status == ST_DEAD:
-        if ci[c, KO] == NONE:
-            ci[c, KO] = g[ROUND]
-    if status == ST_DEAD:
-        ci[c, DIED] = 1
-    if g[WIPE] == 0:
+    stat = s[0]
+    cs, g = d[0], d[1]
+    cs[c, CS.STATUS] = status
+    if status == DOWN or status == DEFEATED or status == DEAD:
+        if cs[c, CS.KO_ROUND] == NONE:
+            cs[c, CS.KO_ROUND] = g[G.ROUND]
+    if status == DEAD:
+        cs[c, CS.DIED] = 1
+    if g[G.WIPE] == 0:
         heroes = 0
         out = 0
-        for i in range(ci.shape[0]):
-            if cs[i, SIDE] == HEROES:
+        for i in range(cs.shape[0]):
+            if stat[i, ST.SIDE] == HEROES:
                 heroes += 1
-                s = ci[i, STATUS]
-                if s == ST_DOWN or s == ST_DEFEATED or s == ST_DEAD:
+                x = cs[i, CS.STATUS]
+                if x == DOWN or x == DEFEATED or x == DEAD:
                     out += 1
         if heroes > 0 and out == heroes:
-            g[WIPE] = 1
+            g[G.WIPE] = 1
 
 
-@kjit
-def finish(g: np.ndarray, winner: int, reason: int) -> None:
-    """``Ruleset.finish``."""
-    g[DONE] = 1
-    g[WINNER] = winner
-    g[REASON] = reason
-    g[OROUNDS] = g[ROUND]
-    g[PKIND] = P_NONE
+@njit(cache=True, _nrt=False, inline="always")
+def finish(d: tuple, outcome: int, reason: int) -> None:
+    """``Ruleset.finish``: the winner (or DRAW) and why; no decision pending."""
+    g = d[1]
+    g[G.OUTCOME] = outcome
+    g[G.REASON] = reason
+    g[G.KIND] = KIND_NONE
 
 
-@kjit
-def check_end(ci: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
+@njit(cache=True, _nrt=False, inline="always")
+def check_end(s: tuple, d: tuple) -> None:
     """``Ruleset.check_end``: a side with nobody active loses."""
-    if g[DONE] == 1:
+    stat = s[0]
+    cs, g = d[0], d[1]
+    if g[G.OUTCOME] != RUNNING:
         return
     heroes = False
     enemies = False
-    for c in range(ci.shape[0]):
-        if ci[c, STATUS] == ST_ACTIVE:
-            if cs[c, SIDE] == HEROES:
+    for c in range(cs.shape[0]):
+        if cs[c, CS.STATUS] == ACTIVE:
+            if stat[c, ST.SIDE] == HEROES:
                 heroes = True
             else:
                 enemies = True
     if heroes and enemies:
         return
     if heroes:
-        finish(g, HEROES, R_DEFEATED)
+        finish(d, HEROES, R_DEFEATED)
     elif enemies:
-        finish(g, ENEMIES, R_DEFEATED)
+        finish(d, ENEMIES, R_DEFEATED)
     else:
-        finish(g, NONE, R_MUTUAL)
+        finish(d, DRAW, R_MUTUAL)
 
 
-@kjit
-def begin_round(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, p: np.ndarray) -> None:
+@njit(cache=True, _nrt=False)
+def begin_round(s: tuple, d: tuple) -> None:
     """``Ruleset.begin_round``: the round limit ends the battle (survive: heroes win)."""
-    g[ROUND] += 1
-    if g[ROUND] > p[RLIMIT]:
-        g[ROUND] = p[RLIMIT]
-        winner = NONE
-        if p[SURVIVE] == 1:
-            for c in range(ci.shape[0]):
-                if cs[c, SIDE] == HEROES and ci[c, STATUS] == ST_ACTIVE:
-                    winner = HEROES
+    stat, opts = s[0], s[3]
+    cs, g = d[0], d[1]
+    g[G.ROUND] += 1
+    if g[G.ROUND] > opts[OPT.ROUND_LIMIT]:
+        g[G.ROUND] = opts[OPT.ROUND_LIMIT]
+        outcome = DRAW
+        if opts[OPT.SURVIVE] == 1:
+            for c in range(cs.shape[0]):
+                if stat[c, ST.SIDE] == HEROES and cs[c, CS.STATUS] == ACTIVE:
+                    outcome = HEROES
                     break
-        finish(g, winner, R_TIMEOUT)
+        finish(d, outcome, R_TIMEOUT)
 
 
 # -- ráfaga (DJ-04..07) ------------------------------------------------------------------------
-@kjit
-def roll_initiative(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    c: int,
-    first: bool,
-) -> None:
+@njit(cache=True, _nrt=False)
+def roll_initiative(s: tuple, d: tuple, dice: np.ndarray, c: int, first: bool) -> None:
     """DJ-04: Nivel + Discernimiento dice; sorpresa (first ráfaga) and an initiative
     ability's unopposed Media test (DJ-02) add bonus dice."""
+    stat, opts = s[0], s[3]
+    cs, init, pools = d[0], d[2], d[3]
     bonus = 0
-    if first and cs[c, SORP] > 0:
-        bonus += cs[c, SORP]
-    skill = cs[c, HINI]
+    if first and stat[c, ST.SORPRESA] > 0:
+        bonus += stat[c, ST.SORPRESA]
+    skill = stat[c, ST.INICIATIVA]
     if skill > 0:
-        who, s = opposed(dice, g, p, buf_a, buf_d, skill + ci[c, CEL], p[MEDIA])
+        who, n = opposed(s, d, dice, skill + cs[c, CS.CELERIDAD], opts[OPT.MEDIA])
         if who == 0:
-            bonus += s
-    pool = cs[c, NIVEL] + ci[c, DIS] + bonus
+            bonus += n
+    pool = stat[c, ST.NIVEL] + cs[c, CS.DISCERNIMIENTO] + bonus
     if pool > MAX_INIT:
-        g[ERR] = ERR_OVERFLOW
+        overflow(d[1])
         return
-    n = roll_pool(dice, g, p, buf_a, pool)
-    for k in range(n):
-        init[c, k] = buf_a[k]
-    ci[c, NINIT] = n
+    held = roll_pool(s, d, dice, 0, pool)
+    for k in range(held):
+        init[c, k] = pools[0, k]
+    cs[c, CS.HELD] = held
 
 
-@kjit
-def new_rafaga(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-) -> None:
+@njit(cache=True, _nrt=False)
+def new_rafaga(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Donjon._new_rafaga``: a new round, everyone's initiative, the count from the top."""
-    begin_round(ci, cs, g, p)
-    if g[DONE] == 1:
+    cs, g = d[0], d[1]
+    begin_round(s, d)
+    if g[G.OUTCOME] != RUNNING:
         return
-    first = g[ROUND] == 1
-    for c in range(ci.shape[0]):
-        ci[c, ACTED_AT] = 0
-        ci[c, ACTED_TIMES] = 0
-        if ci[c, STATUS] != ST_ACTIVE:
-            ci[c, NINIT] = 0
+    first = g[G.ROUND] == 1
+    for c in range(cs.shape[0]):
+        cs[c, CS.ACTED_AT] = 0
+        cs[c, CS.ACTED_TIMES] = 0
+        if cs[c, CS.STATUS] != ACTIVE:
+            cs[c, CS.HELD] = 0
             continue
-        roll_initiative(ci, init, cs, g, p, dice, buf_a, buf_d, c, first)
-        if g[ERR] != ERR_NONE:
+        roll_initiative(s, d, dice, c, first)
+        if g[G.SUSPEND] != 0:
             return
-    g[TURN] = 0
-    g[COUNT] = p[DIE]
-    advance(ci, init, cs, g)
+    g[G.TURN] = 0
+    g[G.COUNT] = s[3][OPT.DIE_SIZE]
+    advance(s, d)
 
 
-@kjit
-def advance(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
+@njit(cache=True, _nrt=False, inline="always")
+def advance(s: tuple, d: tuple) -> None:
     """``Donjon._advance`` (DJ-05, DJ-06): the highest number held at or below the count;
     among its holders fewest actions on it first, then PJ before PNJ, then table order."""
-    current = g[COUNT]
+    stat = s[0]
+    cs, g, init = d[0], d[1], d[2]
+    current = g[G.COUNT]
     count = 0
     best = NONE
     k0 = 0
     k1 = 0
     k2 = 0
-    for c in range(ci.shape[0]):
-        if ci[c, STATUS] != ST_ACTIVE:
+    for c in range(cs.shape[0]):
+        if cs[c, CS.STATUS] != ACTIVE:
             continue
         top = 0
-        for k in range(ci[c, NINIT]):
+        for k in range(cs[c, CS.HELD]):
             x = init[c, k]
             if top < x <= current:
                 top = x
         if top == 0 or top < count:
             continue
-        t0 = ci[c, ACTED_TIMES] if ci[c, ACTED_AT] == top else 0
-        t1 = 0 if cs[c, PC] == 1 else 1
-        t2 = cs[c, INDEX]
+        t0 = cs[c, CS.ACTED_TIMES] if cs[c, CS.ACTED_AT] == top else 0
+        t1 = 0 if stat[c, ST.PC] == 1 else 1
+        t2 = stat[c, ST.INDEX]
         if top > count or t0 < k0 or (t0 == k0 and (t1 < k1 or (t1 == k1 and t2 < k2))):
             count = top
             best = c
@@ -755,681 +1075,475 @@ def advance(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> 
             k1 = t1
             k2 = t2
     if best != NONE:
-        g[COUNT] = count
-        g[PKIND] = P_TURN
-        g[PACTOR] = best
+        g[G.COUNT] = count
+        g[G.KIND] = KIND_TURN
+        g[G.ACTOR] = best
         return
-    g[COUNT] = 0
-    g[CONT] = 0
-    ask_continue(ci, cs, g, HEROES)
+    g[G.COUNT] = 0
+    g[G.CONTINUING] = 0
+    ask_continue(s, d, HEROES)
 
 
-@kjit
-def ask_continue(ci: np.ndarray, cs: np.ndarray, g: np.ndarray, side: int) -> None:
+@njit(cache=True, _nrt=False)
+def ask_continue(s: tuple, d: tuple, side: int) -> None:
     """``Donjon._ask_continue`` (DJ-07): the side's first active combatant decides."""
-    for c in range(ci.shape[0]):
-        if cs[c, SIDE] == side and ci[c, STATUS] == ST_ACTIVE:
-            g[PKIND] = P_CONTINUE
-            g[PACTOR] = c
+    stat = s[0]
+    cs, g = d[0], d[1]
+    for c in range(cs.shape[0]):
+        if stat[c, ST.SIDE] == side and cs[c, CS.STATUS] == ACTIVE:
+            g[G.KIND] = KIND_CONTINUAR
+            g[G.ACTOR] = c
             return
-    g[ERR] = ERR_OVERFLOW  # the engine raises IndexError here: not a battle to copy
+    overflow(g)  # the engine raises IndexError here: not a battle to copy
 
 
-@kjit
-def after(ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
+@njit(cache=True, _nrt=False)
+def after(s: tuple, d: tuple) -> None:
     """``Donjon._after``: end the battle if a side is out, else call the next number."""
-    g[AT_ATT] = NONE
-    g[MV_MOVER] = NONE
-    g[SP_DEALER] = NONE
-    check_end(ci, cs, g)
-    if g[DONE] == 0:
-        advance(ci, init, cs, g)
+    g = d[1]
+    g[G.ATTACKER] = NONE
+    g[G.MOVER] = NONE
+    g[G.DEALER] = NONE
+    check_end(s, d)
+    if g[G.OUTCOME] == RUNNING:
+        advance(s, d)
 
 
 # -- legal actions ---------------------------------------------------------------------------
-@kjit
-def _push(
-    av: np.ndarray, at: np.ndarray, ai: np.ndarray, k: int, verb: int, target: int, item: int
-) -> int:
-    av[k] = verb
-    at[k] = target
-    ai[k] = item
+@njit(cache=True, _nrt=False, inline="always")
+def _push(la: np.ndarray, k: int, verb: int, target: int, item: int) -> int:
+    la[k, A.VERB] = verb
+    la[k, A.TARGET] = target
+    la[k, A.ITEM] = item
     return k + 1
 
 
-@kjit
-def _weapon_actions(
-    ci: np.ndarray,
-    cs: np.ndarray,
-    wt: np.ndarray,
-    pen: np.ndarray,
-    dist: np.ndarray,
-    a: int,
-    verb: int,
-    av: np.ndarray,
-    at: np.ndarray,
-    ai: np.ndarray,
-    k: int,
-) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def _weapon_actions(s: tuple, d: tuple, la: np.ndarray, a: int, verb: int, k: int) -> int:
     """``atacar`` on each active foe (DJ-12: in reach and at least one die left after the
     penalty) or ``rematar`` on each unconscious one (in reach), weapons in sheet order."""
-    za = ci[a, ZONE]
-    dice = ci[a, CEL] + cs[a, HAT] + ci[a, BONUS]
-    wanted = ST_ACTIVE if verb == ATACAR else ST_DOWN
-    for o in range(ci.shape[0]):
-        if cs[o, SIDE] == cs[a, SIDE] or ci[o, STATUS] != wanted:
+    stat, weapon, dist, penalty = s[0], s[1], s[2], s[4]
+    cs = d[0]
+    za = cs[a, CS.ZONE]
+    dice = cs[a, CS.CELERIDAD] + stat[a, ST.ATAQUE] + cs[a, CS.BONUS]
+    wanted = ACTIVE if verb == ATACAR else DOWN
+    for o in range(cs.shape[0]):
+        if stat[o, ST.SIDE] == stat[a, ST.SIDE] or cs[o, CS.STATUS] != wanted:
             continue
-        band = band_of(dist[za, ci[o, ZONE]])
-        for w in range(cs[a, NW]):
-            penalty = pen[wt[a, w], band]
-            if penalty >= 0 and (verb == REMATAR or dice - penalty >= 1):
-                k = _push(av, at, ai, k, verb, o, w)
+        band = band_of(dist[za, cs[o, CS.ZONE]])
+        for w in range(stat[a, ST.WEAPONS]):
+            p = penalty[weapon[a, w, W.KIND], band]
+            if p >= 0 and (verb == REMATAR or dice - p >= 1):
+                k = _push(la, k, verb, o, w)
     return k
 
 
-@kjit
-def _step_actions(
-    ci: np.ndarray,
-    cs: np.ndarray,
-    dist: np.ndarray,
-    away: np.ndarray,
-    a: int,
-    verb: int,
-    av: np.ndarray,
-    at: np.ndarray,
-    ai: np.ndarray,
-    k: int,
-) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def _step_actions(s: tuple, d: tuple, la: np.ndarray, a: int, verb: int, k: int) -> int:
     """``acercarse`` (not yet in contact) or ``alejarse`` (a step away exists, within
     range) for each active foe (DJ-10)."""
-    za = ci[a, ZONE]
-    for o in range(ci.shape[0]):
-        if cs[o, SIDE] == cs[a, SIDE] or ci[o, STATUS] != ST_ACTIVE:
+    stat, dist, away = s[0], s[2], s[6]
+    cs = d[0]
+    za = cs[a, CS.ZONE]
+    for o in range(cs.shape[0]):
+        if stat[o, ST.SIDE] == stat[a, ST.SIDE] or cs[o, CS.STATUS] != ACTIVE:
             continue
-        zo = ci[o, ZONE]
+        zo = cs[o, CS.ZONE]
         if verb == ACERCARSE:
             if dist[za, zo] > 0:
-                k = _push(av, at, ai, k, verb, o, NONE)
+                k = _push(la, k, verb, o, NONE)
         elif band_of(dist[za, zo]) < 3 and away[za, zo] != NONE:
-            k = _push(av, at, ai, k, verb, o, NONE)
+            k = _push(la, k, verb, o, NONE)
     return k
 
 
-@kjit
-def turn_actions(
-    ci: np.ndarray,
-    cs: np.ndarray,
-    wt: np.ndarray,
-    pen: np.ndarray,
-    dist: np.ndarray,
-    away: np.ndarray,
-    a: int,
-    av: np.ndarray,
-    at: np.ndarray,
-    ai: np.ndarray,
-) -> int:
+@njit(cache=True, _nrt=False)
+def turn_actions(s: tuple, d: tuple, la: np.ndarray, a: int) -> int:
     """``Donjon._turn_actions``: attacks, finishing blows, steps closer, steps away (each
     opponent in table order), huir from a dos acciones or more, esperar."""
-    k = _weapon_actions(ci, cs, wt, pen, dist, a, ATACAR, av, at, ai, 0)
-    k = _weapon_actions(ci, cs, wt, pen, dist, a, REMATAR, av, at, ai, k)
-    k = _step_actions(ci, cs, dist, away, a, ACERCARSE, av, at, ai, k)
-    k = _step_actions(ci, cs, dist, away, a, ALEJARSE, av, at, ai, k)
+    stat, dist = s[0], s[2]
+    cs = d[0]
+    k = _weapon_actions(s, d, la, a, ATACAR, 0)
+    k = _weapon_actions(s, d, la, a, REMATAR, k)
+    k = _step_actions(s, d, la, a, ACERCARSE, k)
+    k = _step_actions(s, d, la, a, ALEJARSE, k)
     nearest = 3
-    for o in range(ci.shape[0]):
-        if cs[o, SIDE] != cs[a, SIDE] and ci[o, STATUS] == ST_ACTIVE:
-            nearest = min(nearest, band_of(dist[ci[a, ZONE], ci[o, ZONE]]))
+    for o in range(cs.shape[0]):
+        if stat[o, ST.SIDE] != stat[a, ST.SIDE] and cs[o, CS.STATUS] == ACTIVE:
+            nearest = min(nearest, band_of(dist[cs[a, CS.ZONE], cs[o, CS.ZONE]]))
     if nearest >= 2:
-        k = _push(av, at, ai, k, HUIR, NONE, NONE)
-    return _push(av, at, ai, k, ESPERAR, NONE, NONE)
+        k = _push(la, k, HUIR, NONE, NONE)
+    return _push(la, k, ESPERAR, NONE, NONE)
 
 
-@kjit
-def spend_options(
-    ci: np.ndarray, g: np.ndarray, av: np.ndarray, at: np.ndarray, ai: np.ndarray
-) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def picked(g: np.ndarray, option: int) -> bool:
+    """The attribute ``option`` was already named by a fact this spending (DJ-17)."""
+    for j in range(g[G.PICKED_N]):
+        if g[G.PICKED + j] == option:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def spend_options(d: tuple, la: np.ndarray) -> int:
     """``Donjon._spend_options`` (DJ-17): Heridas while any, an attribute above 0 (its
     first success a fact unless the victim is at 0 Heridas)."""
-    victim = g[SP_VICTIM]
+    cs, g = d[0], d[1]
+    victim = g[G.VICTIM]
     k = 0
-    heridas = ci[victim, H]
+    heridas = cs[victim, CS.HERIDAS]
     if heridas > 0:
-        av[k] = REPARTIR
-        at[k] = NONE
-        ai[k] = 0
-        k += 1
+        k = _push(la, k, REPARTIR, NONE, 0)
     for o in range(1, 5):
-        if ci[victim, H + o] <= 0:
+        if cs[victim, CS.HERIDAS + o] <= 0:
             continue
-        picked = False
-        for j in range(g[SP_NPICK]):
-            if g[SP_PICK + j] == o:
-                picked = True
-        if heridas > 0 and not picked and g[SP_REM] < 2:
+        if heridas > 0 and not picked(g, o) and g[G.REMAINING] < 2:
             continue
-        av[k] = REPARTIR
-        at[k] = NONE
-        ai[k] = o
-        k += 1
+        k = _push(la, k, REPARTIR, NONE, o)
     return k
 
 
-@kjit
-def legal_actions(
-    ci: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wt: np.ndarray,
-    pen: np.ndarray,
-    dist: np.ndarray,
-    away: np.ndarray,
-    av: np.ndarray,
-    at: np.ndarray,
-    ai: np.ndarray,
-) -> int:
-    """``Donjon.legal_actions``, in the engine's order; returns how many."""
-    kind = g[PKIND]
-    if kind == P_TURN:
-        return turn_actions(ci, cs, wt, pen, dist, away, g[PACTOR], av, at, ai)
-    if kind == P_SPEND:
-        return spend_options(ci, g, av, at, ai)
-    if kind == P_DEFENCE:
-        av[0] = PARAR
-        av[1] = ESQUIVAR
-    elif kind == P_RESIST:
-        av[0] = RESISTIR
-        av[1] = DEJAR
-    else:
-        av[0] = CONTINUAR
-        av[1] = RETIRARSE
-    at[0] = NONE
-    at[1] = NONE
-    ai[0] = NONE
-    ai[1] = NONE
-    return 2
+@njit(cache=True, _nrt=False)
+def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
+    """``Donjon.legal_actions``, in the engine's order, into ``la``; returns how many."""
+    g = d[1]
+    kind = g[G.KIND]
+    if kind == KIND_TURN:
+        return turn_actions(s, d, la, g[G.ACTOR])
+    if kind == KIND_REPARTIR:
+        return spend_options(d, la)
+    if kind == KIND_DEFENSA:
+        _push(la, 0, PARAR, NONE, NONE)
+        return _push(la, 1, ESQUIVAR, NONE, NONE)
+    if kind == KIND_RESISTIR:
+        _push(la, 0, RESISTIR, NONE, NONE)
+        return _push(la, 1, DEJAR, NONE, NONE)
+    _push(la, 0, CONTINUAR, NONE, NONE)
+    return _push(la, 1, RETIRARSE, NONE, NONE)
 
 
 # -- apply ---------------------------------------------------------------------------------------
-@kjit
-def apply(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wt: np.ndarray,
-    wd: np.ndarray,
-    pen: np.ndarray,
-    dist: np.ndarray,
-    stepto: np.ndarray,
-    away: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    verb: int,
-    target: int,
-    item: int,
-) -> None:
-    """``Donjon.apply``: one action of the pending decision."""
-    kind = g[PKIND]
-    if kind == P_TURN:
-        apply_turn(
-            ci,
-            init,
-            cs,
-            g,
-            wt,
-            wd,
-            pen,
-            dist,
-            stepto,
-            away,
-            p,
-            dice,
-            buf_a,
-            buf_d,
-            verb,
-            target,
-            item,
-        )
-    elif kind == P_DEFENCE:
-        resolve_attack(ci, init, cs, g, wt, wd, pen, p, dice, buf_a, buf_d, verb == PARAR)
-    elif kind == P_RESIST:
-        resolve_move(ci, init, cs, g, wt, wd, pen, dist, p, dice, buf_a, buf_d, verb == RESISTIR)
-    elif kind == P_SPEND:
-        apply_spend(ci, init, cs, g, item)
+@njit(cache=True, _nrt=False)
+def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
+    """``Donjon.apply``: the action ``row`` of the pending decision, up to the next
+    decision or the end."""
+    kind = d[1][G.KIND]
+    verb = row[A.VERB]
+    if kind == KIND_TURN:
+        apply_turn(s, d, dice, verb, row[A.TARGET], row[A.ITEM])
+    elif kind == KIND_DEFENSA:
+        resolve_attack(s, d, dice, verb == PARAR)
+    elif kind == KIND_RESISTIR:
+        resolve_move(s, d, dice, verb == RESISTIR)
+    elif kind == KIND_REPARTIR:
+        apply_spend(s, d, row[A.ITEM])
     else:
-        apply_continue(ci, init, cs, g, p, dice, buf_a, buf_d, verb == CONTINUAR)
+        apply_continue(s, d, dice, verb == CONTINUAR)
 
 
-@kjit
-def apply_turn(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wt: np.ndarray,
-    wd: np.ndarray,
-    pen: np.ndarray,
-    dist: np.ndarray,
-    stepto: np.ndarray,
-    away: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    verb: int,
-    target: int,
-    item: int,
-) -> None:
+@njit(cache=True, _nrt=False)
+def apply_turn(s: tuple, d: tuple, dice: np.ndarray, verb: int, target: int, item: int) -> None:
     """``Donjon._apply_turn``: spend the number called (DJ-05), then act."""
-    actor = g[PACTOR]
-    count = g[COUNT]
-    n = ci[actor, NINIT]
+    cs, g, init = d[0], d[1], d[2]
+    actor = g[G.ACTOR]
+    count = g[G.COUNT]
+    n = cs[actor, CS.HELD]
     i = 0
     while i < n and init[actor, i] != count:
         i += 1
     for k in range(i, n - 1):
         init[actor, k] = init[actor, k + 1]
-    ci[actor, NINIT] = n - 1
-    if ci[actor, ACTED_AT] == count:
-        ci[actor, ACTED_TIMES] += 1
+    cs[actor, CS.HELD] = n - 1
+    if cs[actor, CS.ACTED_AT] == count:
+        cs[actor, CS.ACTED_TIMES] += 1
     else:
-        ci[actor, ACTED_AT] = count
-        ci[actor, ACTED_TIMES] = 1
-    g[TURN] += 1
+        cs[actor, CS.ACTED_AT] = count
+        cs[actor, CS.ACTED_TIMES] = 1
+    g[G.TURN] += 1
     if verb == ATACAR:
-        declare_attack(
-            ci, init, cs, g, wt, wd, pen, dist, p, dice, buf_a, buf_d, actor, target, item
-        )
+        declare_attack(s, d, dice, actor, target, item)
     elif verb == REMATAR:
         # DJ-18: "Solo toma un ataque, que no requiere de Prueba alguna, para matar al PNJ".
-        set_status(ci, cs, g, target, ST_DEAD)
-        after(ci, init, cs, g)
+        set_status(s, d, target, DEAD)
+        after(s, d)
     elif verb == ACERCARSE or verb == ALEJARSE or verb == HUIR:
-        declare_move(
-            ci,
-            init,
-            cs,
-            g,
-            wt,
-            wd,
-            pen,
-            dist,
-            stepto,
-            away,
-            p,
-            dice,
-            buf_a,
-            buf_d,
-            actor,
-            verb,
-            target,
-        )
+        declare_move(s, d, dice, actor, verb, target)
     else:
-        after(ci, init, cs, g)
+        after(s, d)
 
 
-@kjit
-def declare_attack(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wt: np.ndarray,
-    wd: np.ndarray,
-    pen: np.ndarray,
-    dist: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    actor: int,
-    target: int,
-    w: int,
-) -> None:
+@njit(cache=True, _nrt=False)
+def declare_attack(s: tuple, d: tuple, dice: np.ndarray, actor: int, target: int, w: int) -> None:
     """``Donjon._declare_attack``: a melee attack on a foe who can parry waits for its
-    reaction (DJ-14); anything else is resolved against a dodge (DJ-15)."""
-    g[AT_ATT] = actor
-    g[AT_TGT] = target
-    g[AT_WPN] = w
-    g[AT_BAND] = band_of(dist[ci[actor, ZONE], ci[target, ZONE]])
-    if wt[actor, w] == K_MELEE and can_react(ci, target) and cs[target, PARRYW] != NONE:
-        g[PKIND] = P_DEFENCE
-        g[PACTOR] = target
+    defensa (DJ-14); anything else is resolved against a dodge (DJ-15)."""
+    stat, weapon, dist = s[0], s[1], s[2]
+    cs, g = d[0], d[1]
+    g[G.ATTACKER] = actor
+    g[G.TARGET] = target
+    g[G.WEAPON] = w
+    g[G.BAND] = band_of(dist[cs[actor, CS.ZONE], cs[target, CS.ZONE]])
+    if (
+        weapon[actor, w, W.KIND] == MELEE_KIND
+        and can_react(d, target)
+        and stat[target, ST.PARRY_WEAPON] != NONE
+    ):
+        g[G.KIND] = KIND_DEFENSA
+        g[G.ACTOR] = target
         return
-    resolve_attack(ci, init, cs, g, wt, wd, pen, p, dice, buf_a, buf_d, False)
+    resolve_attack(s, d, dice, False)
 
 
-@kjit
-def cross_off(ci: np.ndarray, init: np.ndarray, c: int) -> None:
+@njit(cache=True, _nrt=False, inline="always")
+def cross_off(d: tuple, c: int) -> None:
     """DJ-10/DJ-14: cross off the next initiative number."""
-    n = ci[c, NINIT]
+    cs, init = d[0], d[2]
+    n = cs[c, CS.HELD]
     for k in range(n - 1):
         init[c, k] = init[c, k + 1]
-    ci[c, NINIT] = n - 1
+    cs[c, CS.HELD] = n - 1
 
 
-@kjit
-def resolve_attack(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wt: np.ndarray,
-    wd: np.ndarray,
-    pen: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    parry: bool,
-) -> None:
+@njit(cache=True, _nrt=False)
+def resolve_attack(s: tuple, d: tuple, dice: np.ndarray, parry: bool) -> None:
     """``Donjon._resolve_attack``: the Prueba de Ataque (DJ-13) against a parry (DJ-14,
     the winner damages the loser) or a dodge (DJ-15, its successes lost)."""
-    actor = g[AT_ATT]
-    target = g[AT_TGT]
-    w = g[AT_WPN]
+    stat = s[0]
+    cs, g = d[0], d[1]
+    actor = g[G.ATTACKER]
+    target = g[G.TARGET]
+    w = g[G.WEAPON]
     if parry:
-        cross_off(ci, init, target)
-    pool = attack_pool(ci, cs, wt, pen, actor, w, g[AT_BAND])
-    if pool < -(1 << 39):
+        cross_off(d, target)
+    pool = attack_pool(s, d, actor, w, g[G.BAND])
+    if pool == UNREACHABLE:
         pool = 0
-    bonus = ci[actor, BONUS]
-    ci[actor, BONUS] = 0
-    d_pool = parry_pool(ci, cs, target) if parry else dodge_pool(ci, cs, target)
-    who, s = opposed(dice, g, p, buf_a, buf_d, pool + bonus, d_pool)
+    bonus = cs[actor, CS.BONUS]
+    cs[actor, CS.BONUS] = 0
+    defence = parry_pool(s, d, target) if parry else dodge_pool(s, d, target)
+    who, n = opposed(s, d, dice, pool + bonus, defence)
     if who == 0:
-        damage(ci, cs, g, wd, p, dice, buf_a, buf_d, actor, target, w, s)
+        damage(s, d, dice, actor, target, w, n)
     elif parry:
-        damage(ci, cs, g, wd, p, dice, buf_a, buf_d, target, actor, cs[target, PARRYW], s)
-    if g[SP_DEALER] == NONE:
-        after(ci, init, cs, g)
+        damage(s, d, dice, target, actor, stat[target, ST.PARRY_WEAPON], n)
+    if g[G.DEALER] == NONE:
+        after(s, d)
 
 
-@kjit
+@njit(cache=True, _nrt=False)
 def damage(
-    ci: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wd: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    dealer: int,
-    victim: int,
-    w: int,
-    carried: int,
+    s: tuple, d: tuple, dice: np.ndarray, dealer: int, victim: int, w: int, carried: int
 ) -> None:
     """``Donjon._damage`` (DJ-16, DJ-03 carried successes, DJ-19 floor and breaking)."""
-    floor_d = 1 if cs[dealer, PC] == 1 else 0
-    floor_v = 1 if cs[victim, PC] == 1 else 0
-    pool = max(0, floor_d, damage_pool(ci, cs, wd, dealer, w) + carried)
-    soak = max(0, floor_v, soak_pool(ci, cs, victim))
-    at_zero = ci[victim, H] == 0
-    who, s = opposed(dice, g, p, buf_a, buf_d, pool, soak)
-    if who != 0 or s == 0:
+    stat = s[0]
+    cs, g = d[0], d[1]
+    floor_d = 1 if stat[dealer, ST.PC] == 1 else 0
+    floor_v = 1 if stat[victim, ST.PC] == 1 else 0
+    pool = max(0, floor_d, damage_pool(s, d, dealer, w) + carried)
+    soak = max(0, floor_v, soak_pool(s, d, victim))
+    at_zero = cs[victim, CS.HERIDAS] == 0
+    who, n = opposed(s, d, dice, pool, soak)
+    if who != 0 or n == 0:
         return
-    if cs[victim, PC] == 1 and cs[dealer, PC] == 0 and at_zero and s == pool:
+    if stat[victim, ST.PC] == 1 and stat[dealer, ST.PC] == 0 and at_zero and n == pool:
         # DJ-19: every one of a PNJ's damage dice an éxito breaks a PJ already at 0.
-        ci[victim, QUEBR] = 1
-        set_status(ci, cs, g, victim, ST_DOWN)
+        cs[victim, CS.QUEBRADO] = 1
+        set_status(s, d, victim, DOWN)
         return
-    g[SP_DEALER] = dealer
-    g[SP_VICTIM] = victim
-    g[SP_REM] = s
-    g[SP_NPICK] = 0
-    next_spend(ci, cs, g)
+    g[G.DEALER] = dealer
+    g[G.VICTIM] = victim
+    g[G.REMAINING] = n
+    g[G.PICKED_N] = 0
+    next_spend(d)
 
 
-@kjit
-def next_spend(ci: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
+@njit(cache=True, _nrt=False)
+def next_spend(d: tuple) -> None:
     """``Donjon._next_spend``: ask for the next success or close the spending."""
-    victim = g[SP_VICTIM]
-    if g[SP_REM] > 0 and ci[victim, STATUS] == ST_ACTIVE and _has_spend_option(ci, g):
-        g[PKIND] = P_SPEND
-        g[PACTOR] = g[SP_DEALER]
+    cs, g = d[0], d[1]
+    victim = g[G.VICTIM]
+    if g[G.REMAINING] > 0 and cs[victim, CS.STATUS] == ACTIVE and _has_spend_option(d):
+        g[G.KIND] = KIND_REPARTIR
+        g[G.ACTOR] = g[G.DEALER]
         return
-    g[SP_DEALER] = NONE
+    g[G.DEALER] = NONE
 
 
-@kjit
-def _has_spend_option(ci: np.ndarray, g: np.ndarray) -> bool:
-    victim = g[SP_VICTIM]
-    heridas = ci[victim, H]
-    if heridas > 0:
+@njit(cache=True, _nrt=False, inline="always")
+def _has_spend_option(d: tuple) -> bool:
+    cs, g = d[0], d[1]
+    victim = g[G.VICTIM]
+    if cs[victim, CS.HERIDAS] > 0:
         return True
     # At 0 Heridas no attribute needs a fact: any attribute above 0 is an option.
     for o in range(1, 5):
-        if ci[victim, H + o] > 0:
+        if cs[victim, CS.HERIDAS + o] > 0:
             return True
     return False
 
 
-@kjit
-def apply_spend(
-    ci: np.ndarray, init: np.ndarray, cs: np.ndarray, g: np.ndarray, option: int
-) -> None:
+@njit(cache=True, _nrt=False)
+def apply_spend(s: tuple, d: tuple, option: int) -> None:
     """``Donjon._apply_spend`` (DJ-17, DJ-18): one success on Heridas, a fact, or a point
     off an attribute."""
-    dealer = g[SP_DEALER]
-    victim = g[SP_VICTIM]
-    g[SP_REM] -= 1
+    stat = s[0]
+    cs, g = d[0], d[1]
+    dealer = g[G.DEALER]
+    victim = g[G.VICTIM]
+    g[G.REMAINING] -= 1
     if option == 0:
-        ci[victim, H] -= 1
-        _count_damage(ci, cs, dealer, victim)
-        if ci[victim, H] == 0 and cs[victim, PC] == 0:
-            ci[victim, INCONSC] = 1
-            set_status(ci, cs, g, victim, ST_DOWN)
+        cs[victim, CS.HERIDAS] -= 1
+        _count_damage(s, d, dealer, victim)
+        if cs[victim, CS.HERIDAS] == 0 and stat[victim, ST.PC] == 0:
+            cs[victim, CS.INCONSCIENTE] = 1
+            set_status(s, d, victim, DOWN)
+    elif cs[victim, CS.HERIDAS] > 0 and not picked(g, option):
+        g[G.PICKED + g[G.PICKED_N]] = option
+        g[G.PICKED_N] += 1
     else:
-        picked = False
-        for j in range(g[SP_NPICK]):
-            if g[SP_PICK + j] == option:
-                picked = True
-        if ci[victim, H] > 0 and not picked:
-            g[SP_PICK + g[SP_NPICK]] = option
-            g[SP_NPICK] += 1
-        else:
-            ci[victim, H + option] -= 1
-            _count_damage(ci, cs, dealer, victim)
-    next_spend(ci, cs, g)
-    if g[SP_DEALER] == NONE:
-        after(ci, init, cs, g)
+        cs[victim, CS.HERIDAS + option] -= 1
+        _count_damage(s, d, dealer, victim)
+    next_spend(d)
+    if g[G.DEALER] == NONE:
+        after(s, d)
 
 
-@kjit
-def _count_damage(ci: np.ndarray, cs: np.ndarray, dealer: int, victim: int) -> None:
+@njit(cache=True, _nrt=False, inline="always")
+def _count_damage(s: tuple, d: tuple, dealer: int, victim: int) -> None:
     # playtest.record_from_events: a Damaged event of amount 1.
-    ci[victim, TAKEN] += 1
-    ci[dealer, DEALT] += 1
-    if cs[dealer, SIDE] != cs[victim, SIDE]:
-        ci[dealer, TOFOES] += 1
+    stat = s[0]
+    cs = d[0]
+    cs[victim, CS.TAKEN] += 1
+    cs[dealer, CS.DEALT] += 1
+    if stat[dealer, ST.SIDE] != stat[victim, ST.SIDE]:
+        cs[dealer, CS.DEALT_TO_FOES] += 1
 
 
-@kjit
-def declare_move(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wt: np.ndarray,
-    wd: np.ndarray,
-    pen: np.ndarray,
-    dist: np.ndarray,
-    stepto: np.ndarray,
-    away: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    actor: int,
-    verb: int,
-    target: int,
-) -> None:
+@njit(cache=True, _nrt=False)
+def declare_move(s: tuple, d: tuple, dice: np.ndarray, actor: int, verb: int, target: int) -> None:
     """``Donjon._declare_move`` (DJ-10, DJ-11): the opponent who may resist."""
-    za = ci[actor, ZONE]
+    stat, dist, step_to, away = s[0], s[2], s[5], s[6]
+    cs, g = d[0], d[1]
+    za = cs[actor, CS.ZONE]
     resister = NONE
     from_contact = 0
     to_zone = NONE
     if verb == HUIR:
         # *(default)* the nearest opponent who can still react may pursue.
         best_d = 0
-        for o in range(ci.shape[0]):
-            if cs[o, SIDE] == cs[actor, SIDE] or not can_react(ci, o):
+        for o in range(cs.shape[0]):
+            if stat[o, ST.SIDE] == stat[actor, ST.SIDE] or not can_react(d, o):
                 continue
-            d = dist[za, ci[o, ZONE]]
-            if resister == NONE or d < best_d:
+            hops = dist[za, cs[o, CS.ZONE]]
+            if resister == NONE or hops < best_d:
                 resister = o
-                best_d = d
+                best_d = hops
     else:
-        zo = ci[target, ZONE]
-        to_zone = stepto[za, zo] if verb == ACERCARSE else away[za, zo]
-        if can_react(ci, target):
+        zo = cs[target, CS.ZONE]
+        to_zone = step_to[za, zo] if verb == ACERCARSE else away[za, zo]
+        if can_react(d, target):
             resister = target
         from_contact = 1 if verb == ALEJARSE and za == zo else 0
-    g[MV_MOVER] = actor
-    g[MV_RES] = resister
-    g[MV_VERB] = verb
-    g[MV_TO] = to_zone
-    g[MV_FROMC] = from_contact
+    g[G.MOVER] = actor
+    g[G.RESISTER] = resister
+    g[G.MOVE_VERB] = verb
+    g[G.MOVE_TO] = to_zone
+    g[G.FROM_CONTACT] = from_contact
     if resister != NONE:
-        g[PKIND] = P_RESIST
-        g[PACTOR] = resister
+        g[G.KIND] = KIND_RESISTIR
+        g[G.ACTOR] = resister
         return
-    resolve_move(ci, init, cs, g, wt, wd, pen, dist, p, dice, buf_a, buf_d, False)
+    resolve_move(s, d, dice, False)
 
 
-@kjit
-def resolve_move(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wt: np.ndarray,
-    wd: np.ndarray,
-    pen: np.ndarray,
-    dist: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    resist: bool,
-) -> None:
+@njit(cache=True, _nrt=False)
+def resolve_move(s: tuple, d: tuple, dice: np.ndarray, resist: bool) -> None:
     """``Donjon._resolve_move``: a resisted move is a movement test (DJ-10); a failed
     escape from contact gives a free attack (DJ-11); won successes carry to the next test."""
-    mover = g[MV_MOVER]
+    cs, g = d[0], d[1]
+    mover = g[G.MOVER]
     if resist:
-        resister = g[MV_RES]
-        cross_off(ci, init, resister)
-        bonus = ci[mover, BONUS]
-        ci[mover, BONUS] = 0
-        who, s = opposed(
-            dice, g, p, buf_a, buf_d, move_pool(ci, cs, mover) + bonus, move_pool(ci, cs, resister)
-        )
+        resister = g[G.RESISTER]
+        cross_off(d, resister)
+        bonus = cs[mover, CS.BONUS]
+        cs[mover, CS.BONUS] = 0
+        who, n = opposed(s, d, dice, move_pool(s, d, mover) + bonus, move_pool(s, d, resister))
         if who != 0:
-            if g[MV_FROMC] == 1:
-                free_attack(ci, cs, g, wt, wd, pen, p, dice, buf_a, buf_d, resister, mover, s)
-            if g[SP_DEALER] == NONE:
-                after(ci, init, cs, g)
+            if g[G.FROM_CONTACT] == 1:
+                free_attack(s, d, dice, resister, mover, n)
+            if g[G.DEALER] == NONE:
+                after(s, d)
             return
-        ci[mover, BONUS] = s
-    carry_out_move(ci, cs, g, dist, mover)
-    after(ci, init, cs, g)
+        cs[mover, CS.BONUS] = n
+    carry_out_move(s, d, mover)
+    after(s, d)
 
 
-@kjit
-def carry_out_move(
-    ci: np.ndarray, cs: np.ndarray, g: np.ndarray, dist: np.ndarray, mover: int
-) -> None:
+@njit(cache=True, _nrt=False)
+def carry_out_move(s: tuple, d: tuple, mover: int) -> None:
     """``Donjon._carry_out_move``: huir leaves; a step fuera del alcance of every active
     foe leaves too (DJ-11)."""
-    to = g[MV_TO]
+    stat, dist = s[0], s[2]
+    cs, g = d[0], d[1]
+    to = g[G.MOVE_TO]
     if to == NONE:
-        set_status(ci, cs, g, mover, ST_FLED)
+        set_status(s, d, mover, FLED)
         return
-    ci[mover, ZONE] = to
-    for o in range(ci.shape[0]):
-        if cs[o, SIDE] != cs[mover, SIDE] and ci[o, STATUS] == ST_ACTIVE:
-            if dist[to, ci[o, ZONE]] < 3:
+    cs[mover, CS.ZONE] = to
+    for o in range(cs.shape[0]):
+        if stat[o, ST.SIDE] != stat[mover, ST.SIDE] and cs[o, CS.STATUS] == ACTIVE:
+            if dist[to, cs[o, CS.ZONE]] < 3:
                 return
-    set_status(ci, cs, g, mover, ST_FLED)
+    set_status(s, d, mover, FLED)
 
 
-@kjit
+@njit(cache=True, _nrt=False)
 def free_attack(
-    ci: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    wt: np.ndarray,
-    wd: np.ndarray,
-    pen: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    attacker: int,
-    target: int,
-    successes: int,
+    s: tuple, d: tuple, dice: np.ndarray, attacker: int, target: int, successes: int
 ) -> None:
     """``Donjon._free_attack`` (DJ-11): movement successes as bonus dice, dodge only."""
-    w = free_attack_weapon(ci, cs, wt, wd, pen, attacker)
+    w = free_attack_weapon(s, d, attacker)
     if w == NONE:
         return
-    pool = attack_pool(ci, cs, wt, pen, attacker, w, 0) + successes
+    pool = attack_pool(s, d, attacker, w, 0) + successes
     if pool < 1:
         return
-    who, s = opposed(dice, g, p, buf_a, buf_d, pool, dodge_pool(ci, cs, target))
+    who, n = opposed(s, d, dice, pool, dodge_pool(s, d, target))
     if who == 0:
-        damage(ci, cs, g, wd, p, dice, buf_a, buf_d, attacker, target, w, s)
+        damage(s, d, dice, attacker, target, w, n)
 
 
-@kjit
-def apply_continue(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-    going_on: bool,
-) -> None:
+@njit(cache=True, _nrt=False)
+def apply_continue(s: tuple, d: tuple, dice: np.ndarray, going_on: bool) -> None:
     """``Donjon._apply_continue`` (DJ-07): heroes answer, then enemies; a new ráfaga if
     either goes on, else a draw by withdrawal."""
-    side = cs[g[PACTOR], SIDE]
+    g = d[1]
+    side = s[0][g[G.ACTOR], ST.SIDE]
     if going_on:
-        g[CONT] += 1
+        g[G.CONTINUING] += 1
     if side == HEROES:
-        ask_continue(ci, cs, g, ENEMIES)
+        ask_continue(s, d, ENEMIES)
         return
-    if g[CONT] > 0:
-        new_rafaga(ci, init, cs, g, p, dice, buf_a, buf_d)
+    if g[G.CONTINUING] > 0:
+        new_rafaga(s, d, dice)
     else:
-        finish(g, NONE, R_WITHDRAWAL)
+        finish(d, DRAW, R_WITHDRAWAL)
 
 
-@kjit
-def start(
-    ci: np.ndarray,
-    init: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    p: np.ndarray,
-    dice: np.ndarray,
-    buf_a: np.ndarray,
-    buf_d: np.ndarray,
-) -> None:
+# -- the loops' hooks ------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def reset(s: tuple, d: tuple, d0: tuple) -> None:
+    """A battle's state becomes ``d0``'s (its scratch, pools and misses' log, is kept)."""
+    copy_into(d[0], d0[0])
+    copy_into(d[1], d0[1])
+    copy_into(d[2], d0[2])
+
+
+@njit(cache=True, _nrt=False)
+def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Donjon.start``: the first ráfaga."""
-    g[AT_ATT] = NONE
-    g[MV_MOVER] = NONE
-    g[SP_DEALER] = NONE
-    g[WINNER] = NONE
-    new_rafaga(ci, init, cs, g, p, dice, buf_a, buf_d)
-
-
-def new_dice_state(seed: int) -> np.ndarray:
-    """The dice generator of battle ``seed`` (``RandomRoller(seed)``)."""
-    state = mt.new_state()
-    mt.seed_key(state, mt.key_of(seed))
-    return state
+    g = d[1]
+    g[G.ATTACKER] = NONE
+    g[G.MOVER] = NONE
+    g[G.DEALER] = NONE
+    new_rafaga(s, d, dice)

@@ -2,21 +2,46 @@
 
 architecture.md, "The fast path": the engine is the specification; this module is the
 same rules (S2-01 … S2-15) as small numba functions named like the engine's, over plain
-integer arrays, with no events. The heuristic temperaments and the battle / rollout loops
-that join them with these rules live in ``agents/heuristics/sistema_2d10_kernel.py``
-(rules never import agents).
+integer arrays, with no events. The heuristic temperaments and the Python side of the
+kernel live in ``agents/heuristics/sistema_2d10_kernel.py`` (rules never import agents);
+the loops that join them are the shared ones (``rules.core.loops``), over this module's
+hooks :func:`reset`, :func:`start`, :func:`legal` and :func:`apply`.
 
-* :func:`export_scenario` turns a :class:`Scenario` into the constant arrays (stat
-  blocks, weapons and their damage dice, the map, the scenario's tables file — S2-12,
-  S2-13, S2-15 — and the exact-odds tables the heuristic compares, built from the
-  engine's own ``exact`` functions).
-* :func:`export_state` turns a :class:`BattleState` into the per-battle arrays (cost
-  about one clone) and :func:`read_back` a finished battle into a :class:`KernelBattle`.
-* The dice are drawn from :mod:`escaramuza.rules.core.mt` (CPython's MT19937) in the
-  engine's order, so one seed plays one battle on both.
-* Every value is checked on its way in (``rules.core.kernel.check_range``; the bounds
-  below and docs/fast-path.md, "The kernel boundary"): the compiled code indexes by these
-  numbers without bounds checks and adds and multiplies them in int64.
+The static bundle ``s`` (docs/fast-path.md, "One dialect"), built once per scenario by
+:func:`export_scenario`:
+
+====  ============  =========================================================================
+ 0    ``stat``      per combatant, :class:`ST`
+ 1    ``weapon``    ``weapon[c, w, W.*]``, :class:`W`
+ 2    ``dist``      hops between two zones
+ 3    ``opts``      the scenario's options and the rule constants, :class:`OPT`
+ 4    ``damage``    each weapon's damage dice, ``damage[c, w, term, DIE.*]``
+ 5    ``faces``     S2-12 Localización de Impacto by d10 face − 1, :class:`FACE`
+ 6    ``places``    per location (``tables.LOCATIONS``), :class:`PLACE`
+ 7    ``aims``      the locations that may be aimed at (S2-13), in the tables' order
+ 8    ``gdf``       S2-15 Grado de Deterioro Físico by d10 face − 1, :class:`GDF`
+ 9    ``gdf_dice``  moribundo's dice by face, ``gdf_dice[face - 1, term, DIE.*]``
+10    ``out_share`` ``Tables.out_share`` (one float)
+11    ``succ``      ``exact.skill_odds`` successes in thousandths (:func:`succ`)
+12    ``hit``       ``exact.hit_probability`` counts (:func:`hit_table`)
+13–15 ``hdv``, ``hdp``, ``hdn``: ``exact.hit_damage_distribution`` of every attack
+16    ``neighbours`` each zone's neighbours in map order (-1 past the last)
+17    ``zones``     per zone, :class:`ZONE`
+====  ============  =========================================================================
+
+then the temperaments' own arrays (their module appends them). Every rule table is built
+here from the engine's own objects — the scenario's ``Tables`` (``tables.py`` and the
+``tables/`` files), ``tables.LOCATIONS``, the leg locations ``combat`` reads, its MS
+floor, ``exact``'s odds — never typed a second time in compiled code.
+
+The dynamic bundle ``d``: ``cs`` (per combatant, :class:`CS`), ``g`` (battle globals,
+:class:`G`), ``order`` (the initiative order, combatant indices), ``rolled`` (scratch:
+initiative keys, one term's dice), ``picks`` (five index lists of the legal list, for the
+temperaments) and ``scores`` (their attacks' scores). :func:`export_state` builds it from
+an engine state; the dice are drawn from :mod:`escaramuza.rules.core.mt` (CPython's
+MT19937) in the engine's order, so one seed plays one battle on both. Every value is
+checked on its way in (the layouts' ranges, ``rules.core.kernel.check_range``;
+docs/fast-path.md, "The kernel boundary").
 
 The flow of an attack (roll, Dados Exprés, active defence, damage, Aguante, GDF) is the
 engine's chain of calls unrolled into a small loop of steps (:func:`run`): numba does not
@@ -25,132 +50,291 @@ compile mutually recursive functions, and each step is one engine function.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.jit import njit, sort_in_place
+from escaramuza.rules.core.compiled import Exported
+from escaramuza.rules.core.jit import copy_into, njit, sort_in_place
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
-from escaramuza.rules.sistema_2d10 import exact
-from escaramuza.rules.sistema_2d10.combat import profile
+from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.loops import KIND_NONE, KIND_TURN, RUNNING, TEMPERAMENTS
+from escaramuza.rules.core.model import Status
+from escaramuza.rules.sistema_2d10 import combat, exact, ruleset, tables
 from escaramuza.rules.sistema_2d10.stats import MELEE
-from escaramuza.rules.sistema_2d10.tables import GDF_EFFECTS, LOCATIONS, load_tables
+from escaramuza.rules.sistema_2d10.tables import Tables
+
+if TYPE_CHECKING:
+    from escaramuza.rules.core.dice import DiceExpr
+    from escaramuza.rules.core.model import Action, Combatant
+    from escaramuza.rules.core.scenario import Scenario
+    from escaramuza.rules.core.state import BattleState
+    from escaramuza.rules.sistema_2d10.combat import AttackCtx, PendingRoll
 
 # -- codes --------------------------------------------------------------------------
 
 #: Verbs, in ``Sistema2d10.verbs`` order.
-ATACAR, MOVER, CEDER_DADO, DEFENSA_COMPLETA, PASAR = 0, 1, 2, 3, 4
-DEFENDER, NO_DEFENDER, GASTAR_DADO, NO_GASTAR = 5, 6, 7, 8
-VERB_NAMES = (
-    "atacar",
-    "mover",
-    "ceder_dado",
-    "defensa_completa",
-    "pasar",
-    "defender",
-    "no_defender",
-    "gastar_dado",
-    "no_gastar",
-)
-#: Pending decisions (``combat.TURN`` …); -1 none.
-TURN, ACTIVE_DEFENCE, EXPRES_BEFORE, EXPRES_AFTER = 0, 1, 2, 3
-DECISION_NAMES = ("turn", "active_defence", "expres_before", "expres_after")
-#: Roll purposes (``combat.ATAQUE`` …).
+VERBS: tuple[str, ...] = tuple(v.name for v in ruleset.Sistema2d10.verbs)
+ATACAR = VERBS.index(ruleset.ATACAR)
+MOVER = VERBS.index(ruleset.MOVER)
+CEDER_DADO = VERBS.index(ruleset.CEDER_DADO)
+DEFENSA_COMPLETA = VERBS.index(ruleset.DEFENSA_COMPLETA)
+PASAR = VERBS.index(ruleset.PASAR)
+DEFENDER = VERBS.index(ruleset.DEFENDER)
+NO_DEFENDER = VERBS.index(ruleset.NO_DEFENDER)
+GASTAR_DADO = VERBS.index(ruleset.GASTAR_DADO)
+NO_GASTAR = VERBS.index(ruleset.NO_GASTAR)
+#: Pending decisions (``g[G.KIND]``): ``Sistema2d10.decision_names`` from KIND_TURN on.
+DECISIONS: tuple[str, ...] = ruleset.Sistema2d10.decision_names
+TURN = KIND_TURN + DECISIONS.index(combat.TURN)
+ACTIVE_DEFENCE = KIND_TURN + DECISIONS.index(combat.ACTIVE_DEFENCE)
+EXPRES_BEFORE = KIND_TURN + DECISIONS.index(combat.EXPRES_BEFORE)
+EXPRES_AFTER = KIND_TURN + DECISIONS.index(combat.EXPRES_AFTER)
+assert TURN == KIND_TURN
+#: Roll purposes.
+PURPOSES: tuple[str, ...] = (combat.ATAQUE, combat.DEFENSA, combat.AGUANTE)
 ATAQUE, DEFENSA, AGUANTE = 0, 1, 2
-PURPOSES = ("ataque", "defensa", "aguante")
-#: Statuses.
+#: Statuses (``cs[c, CS.STATUS]``).
+STATUSES: tuple[str, ...] = (Status.ACTIVE.value, Status.DOWN.value, Status.DEAD.value)
 ACTIVE, DOWN, DEAD = 0, 1, 2
-STATUS_NAMES = ("active", "down", "dead")
-#: Outcome reasons.
-REASONS = ("defeated", "mutual", "timeout")
-#: Temperaments (agents.heuristic.TEMPERAMENTS order).
-TEMPERAMENTS = ("tactician", "brute", "cautious", "coward", "protector", "random")
-RANDOM_TEMPERAMENT = 5
+#: Outcome reasons (``g[G.REASON]``): one side out, both out, the round limit.
+REASONS: tuple[str, ...] = ("defeated", "mutual", "timeout")
+DEFEATED, MUTUAL, TIMEOUT = 0, 1, 2
+#: ``g[G.OUTCOME]`` of a battle nobody won.
+DRAW = 2
 
 #: Conditions: the two stuns, the stacking effects, moribundo, full defence, then
-#: ``incapacitado`` and one ``incapacitado_<location>`` per S2-12 location.
-AT, AT16, SANGRADO, DERRIBADO, MORIBUNDO, DEFCOMP, INCAP = 0, 1, 2, 3, 4, 5, 6
-NCOND = 15
-#: GDF effects (tables.GDF_EFFECTS order).
-G_ATURDIDO, G_SANGRADO, G_INCAP, G_DERRIBADO, G_INCONSCIENTE, G_MORIBUNDO = 0, 1, 2, 3, 4, 5
-#: Condition durations: 0 none (a plain condition), 1 hasta_sanar, 2 siguiente_turno.
-U_NONE, U_HEALED, U_NEXT = 0, 1, 2
+#: ``incapacitado`` and one ``incapacitado_<location>`` per location (``tables.LOCATIONS``
+#: order): the engine's names.
+CONDITIONS: tuple[str, ...] = (
+    combat.STUNNED,
+    combat.STUNNED_16,
+    "sangrado",
+    "derribado",
+    "moribundo",
+    "defensa_completa",
+    *combat.INCAPACITATED_NAMES,
+)
+ATURDIDO = CONDITIONS.index(combat.STUNNED)
+ATURDIDO_16 = CONDITIONS.index(combat.STUNNED_16)
+SANGRADO = CONDITIONS.index("sangrado")
+DERRIBADO = CONDITIONS.index("derribado")
+MORIBUNDO = CONDITIONS.index("moribundo")
+EN_DEFENSA_COMPLETA = CONDITIONS.index("defensa_completa")
+#: ``incapacitado`` where the location is not known; location ``k``'s is ``INCAPACITADO +
+#: 1 + k``.
+INCAPACITADO = CONDITIONS.index(combat.INCAPACITATED)
+NCOND = len(CONDITIONS)
+assert CONDITIONS[INCAPACITADO + 1 :] == tuple(
+    f"{combat.INCAPACITATED}_{loc}" for loc in tables.LOCATIONS
+)
+#: GDF effects (``tables.GDF_EFFECTS``).
+GDF_ATURDIDO = tables.GDF_EFFECTS.index("aturdido")
+GDF_SANGRADO = tables.GDF_EFFECTS.index("sangrado")
+GDF_INCAPACITADO = tables.GDF_EFFECTS.index("incapacitado")
+GDF_DERRIBADO = tables.GDF_EFFECTS.index("derribado")
+GDF_INCONSCIENTE = tables.GDF_EFFECTS.index("inconsciente")
+GDF_MORIBUNDO = tables.GDF_EFFECTS.index("moribundo")
+#: How long a condition lasts (``Condition.until``): no end, until healed, one turn.
+UNTIL: tuple[str | None, ...] = (None, tables.UNTIL_HEALED, tables.NEXT_TURN)
+UNTIL_NONE, UNTIL_HEALED, UNTIL_NEXT_TURN = 0, 1, 2
+#: The engine's resources (sorted) and their ``cs`` columns.
+RESOURCES: tuple[tuple[str, str], ...] = (
+    ("acciones", "ACCIONES"),
+    ("dados_expres", "DADOS_EXPRES"),
+    ("defensas", "DEFENSAS"),
+    ("pv", "PV"),
+)
+NLOC = len(tables.LOCATIONS)
 
-# Static combatant fields (P).
-P_SIDE, P_TEMP, P_PVMAX, P_ACC, P_EXTRA, P_CA, P_DXMAX = 0, 1, 2, 3, 4, 5, 6
-P_INI, P_DCAC, P_DDIST, P_AGU, P_NW, P_REACH, P_RANGED = 7, 8, 9, 10, 11, 12, 13
-PF = 14
-# Weapon fields (W).
-W_TIPO, W_MHC, W_ALC, W_NT, W_MOD = 0, 1, 2, 3, 4
-WF = 5
-# Dynamic combatant fields (C).
-C_PV, C_ACC, C_DEF, C_DX, C_STATUS, C_ZONE = 0, 1, 2, 3, 4, 5
-C_CV = 6  # condition values
-C_CH = C_CV + NCOND  # condition present
-C_CU = C_CH + NCOND  # condition duration
-C_DEALT = C_CU + NCOND
-C_TOFOES, C_TAKEN, C_KO, C_DIED = C_DEALT + 1, C_DEALT + 2, C_DEALT + 3, C_DEALT + 4
-CF = C_DEALT + 5
-# Globals (G).
-G_ROUND, G_TURN, G_FRESH, G_DONE, G_WINNER, G_REASON, G_ORND = 0, 1, 2, 3, 4, 5, 6
-G_PEND, G_PACTOR = 7, 8
-G_RACT, G_RPURP, G_RROLLER, G_RBONUS, G_RNF, G_RF0, G_REXP, G_RLOC = 9, 10, 11, 12, 13, 14, 17, 18
-G_AACT, G_AATT, G_ATGT, G_AW, G_AAIM, G_ATOT, G_ACRIT = 19, 20, 21, 22, 23, 24, 25
-G_DECISIONS = 26
-G_ORDER = 27
-# Tables and options (TB).
-TB_LOCFACE, TB_LOCMULT = 0, 10  # per d10 face: location index, multiplier
-TB_NAIM, TB_AIMLOC = 20, 21  # aimable locations in LOCATIONS order
-TB_AIMMS = 29  # per location: aimed MS (0 when not aimable: ``aim_modifier(...) or 0``)
-TB_MULT = 37  # per location: Tables.multiplier(location)
-TB_GEFF, TB_GVAL, TB_GDUR, TB_GNT, TB_GMOD = 45, 55, 65, 75, 85  # per GDF face
-TB_PGT, TB_AGT, TB_FULL, TB_AGDIFF, TB_STUN = 95, 96, 97, 98, 99
-TB_LIMIT, TB_SURVIVE, TB_OUTCOUNT, TB_BLOCKMIN, TB_N, TB_HEROES = 100, 101, 102, 103, 104, 105
-TB_SIZE = 106
-#: Offset of ``difficulty - bonus`` in the success tables (SUCC), and its clipped range.
-K_OFF, K_LO, K_HI = 10, -10, 40
-
-# Flow steps of :func:`run`.
-F_DONE, F_RESUME, F_START_ROLL, F_ROLL, F_ROLL_SPEND, F_FINISH_ROLL, F_LAND_HIT = range(7)
+#: Steps of :func:`run`: each the engine function the chain of calls goes on to.
+STEP_DONE, STEP_RESUME, STEP_START_ROLL, STEP_ROLL, STEP_ROLL_SPEND = 0, 1, 2, 3, 4
+STEP_FINISH_ROLL, STEP_LAND_HIT = 5, 6
 
 # -- the boundary (rules.core.kernel.check_range) -------------------------------------
-#: Dice of one term (roll_expr keeps them in G's scratch tail) and their faces.
+#: Dice of one term (roll_expr keeps them in ``rolled``) and their faces.
 MAX_COUNT = 1 << 10
 MAX_SIDES = 1 << 20
 #: The largest magnitude of a damage roll (modifier and dice) and of a location's
 #: multiplier: a hit deals their product (land_hit), at most 2**40.
 MAX_DAMAGE = 1 << 30
 MAX_MULTIPLIER = 1 << 10
+#: ``succ`` covers ``difficulty - bonus`` from K_LO to K_HI (outside, the odds are those of
+#: the nearest end: every roll but a pifia succeeds, or only a crítico).
+K_LO, K_HI = -10, 40
+
+
+# -- layouts ------------------------------------------------------------------------
+class ST(Columns):
+    """A combatant's sheet: what never changes in a battle."""
+
+    SIDE = (0, 1, "0 heroes, 1 enemies")
+    TEMPERAMENT = (0, len(TEMPERAMENTS) - 1, "the scenario temperament (loops.TEMPERAMENTS)")
+    PV = (1, BOUND, "most Puntos de Vitalidad (the scenario's)")
+    ACCIONES = (0, BOUND, "acciones por turno (S2-07), also a round's active defences")
+    EXTRA = (0, BOUND, "acciones adicionales: no active defence of their own (S2-09)")
+    CA = (0, BOUND, "Capacidad de Absorción of the armour (S2-11)")
+    DADOS_EXPRES = (0, BOUND, "most Dados Exprés held")
+    INICIATIVA = (-BOUND, BOUND, "initiative MHC, Reflejos + Sentidos (S2-06)")
+    DEFENSA_CAC = (-BOUND, BOUND, "defensive MHC against cuerpo a cuerpo (S2-08)")
+    DEFENSA_DIST = (-BOUND, BOUND, "defensive MHC against distancia (S2-08)")
+    AGUANTE = (-BOUND, BOUND, "MHC of the prueba de Aguante (S2-14)")
+    WEAPONS = (1, BOUND, "how many weapons (rows of weapon[c])")
+    REACH = (0, BOUND, "the longest reach of its weapons, in zones")
+    RANGED = (0, BOUND, "the longest reach of its distancia weapons (0: none)")
+
+
+class W(Columns):
+    """One weapon of a combatant (``Profile.weapons`` order)."""
+
+    KIND = (0, 1, "0 cuerpo a cuerpo, 1 distancia")
+    MHC = (-BOUND, BOUND, "attack MHC, habilidad + característica (S2-02)")
+    REACH = (0, BOUND, "zones it reaches (0: its own)")
+    TERMS = (0, BOUND, "dice terms of its damage (rows of damage[c, w])")
+    MODIFIER = (-MAX_DAMAGE, MAX_DAMAGE, "its damage's modifier")
+
+
+class DIE(Columns):
+    """One dice term of a damage or GDF expression (``DiceExpr.terms``)."""
+
+    COUNT = (1, MAX_COUNT, "dice rolled")
+    SIDES = (1, MAX_SIDES, "their faces")
+    KEEP = (0, MAX_COUNT, "the highest kept (0: every die)")
+    SIGN = (-1, 1, "added (1) or taken away (-1)")
+
+
+class OPT(Columns):
+    """The scenario's options, and the rule constants the engine names."""
+
+    PASSIVE_GT = (0, 1, "passive_beats 'gt': the attack must exceed the defensa pasiva")
+    ACTIVE_GT = (0, 1, "active_blocks 'gt': the defence must exceed the attack")
+    FULL_DEFENCE = (-BOUND, BOUND, "full_defence_bonus (S2-09)")
+    AGUANTE_DIFFICULTY = (-BOUND, BOUND, "aguante_difficulty (S2-14)")
+    STUN_PENALTY = (-BOUND, BOUND, "stun_penalty: the MS of S2-14's exact-16 stun")
+    ROUND_LIMIT = (1, BOUND, "the scenario's round limit")
+    SURVIVE = (0, 1, "victory 'survive': a hero standing at the round limit wins")
+    MS_FLOOR = (-BOUND, 0, "the incapacitated parts' MS floor (combat._MS_FLOOR)")
+    CRITICAL_BLOCK = (0, 1000, "exact.block_probability against a crítico, in thousandths")
+
+
+class FACE(Columns):
+    """A d10 face of S2-12's Localización de Impacto (``Tables.location_by_face``)."""
+
+    PLACE = (0, NLOC - 1, "the location (its index in tables.LOCATIONS)")
+    MULTIPLIER = (0, MAX_MULTIPLIER, "the damage multiplier")
+
+
+class PLACE(Columns):
+    """A location (``tables.LOCATIONS``)."""
+
+    AIM_MS = (-BOUND, BOUND, "the MS of aiming at it (S2-13; 0 when it cannot be aimed at)")
+    MULTIPLIER = (0, MAX_MULTIPLIER, "Tables.multiplier: an aimed blow's multiplier")
+    LEG = (0, 1, "a leg: incapacitated, no moving and no MS (S2-15)")
+
+
+class GDF(Columns):
+    """A d10 face of S2-15's Grado de Deterioro Físico (``Tables.gdf_by_face``)."""
+
+    EFFECT = (0, len(tables.GDF_EFFECTS) - 1, "the effect (tables.GDF_EFFECTS)")
+    VALUE = (-BOUND, BOUND, "its valor (an MS, PV per turn, actions per turn)")
+    UNTIL = (UNTIL_HEALED, UNTIL_NEXT_TURN, "its duracion (UNTIL)")
+    TERMS = (0, BOUND, "moribundo: dice terms of its turns (rows of gdf_dice[face - 1])")
+    MODIFIER = (-MAX_DAMAGE, MAX_DAMAGE, "moribundo: their modifier")
+
+
+class ZONE(Columns):
+    """A zone of the map (``Battlefield.zone_ids`` order)."""
+
+    EXIT = (0, 1, "an exit zone")
+    TO_EXIT = (0, BOUND, "hops to the nearest exit (0 with none)")
+
+
+class CS(Columns):
+    """A combatant's state: what a battle changes."""
+
+    PV = (0, BOUND, "Puntos de Vitalidad left")
+    ACCIONES = (0, BOUND, "actions left this turn")
+    DEFENSAS = (0, BOUND, "active defences left this round (S2-08)")
+    DADOS_EXPRES = (0, BOUND, "Dados Exprés held (S2-05)")
+    STATUS = (0, len(STATUSES) - 1, "ACTIVE, DOWN or DEAD")
+    ZONE = (0, "zones", "the zone it stands in")
+    VALUE = (-BOUND, BOUND, "each condition's value (CONDITIONS order)", NCOND)
+    HAS = (0, 1, "each condition, present or not", NCOND)
+    UNTIL = (0, len(UNTIL) - 1, "each condition's duration (UNTIL)", NCOND)
+    DEALT = (0, 1 << 62, "damage dealt (playtest records)")
+    DEALT_TO_FOES = (0, 1 << 62, "damage dealt to the other side")
+    TAKEN = (0, 1 << 62, "damage taken")
+    KO_ROUND = (-1, BOUND, "the round it first left the fight, -1 never")
+    DIED = (0, 1, "it died")
+
+
+class G(Columns):
+    """The battle's globals: outcome, turn, the pending decision, the roll and the attack
+    in flight (``state.data["roll"]``, ``state.data["attack"]``)."""
+
+    OUTCOME = (RUNNING, DRAW, "RUNNING, else the winner: 0 heroes, 1 enemies, 2 nobody")
+    REASON = (0, len(REASONS) - 1, "why it ended (REASONS)")
+    ROUND = (0, BOUND, "the round (0 before the first)")
+    WIPE = (0, 1, "it ended with every hero out of the fight")
+    ACTOR = (0, "combatants", "who decides the pending decision")
+    KIND = (KIND_NONE, EXPRES_AFTER, "the pending decision: KIND_NONE, TURN … EXPRES_AFTER")
+    SUSPEND = (0, 1 << 20, "why the battle stopped for Python (rules.core.loops)")
+    DECISIONS = (0, 1 << 62, "decisions taken")
+    TURN = (0, "combatants", "the turn's entry in the order")
+    FRESH = (0, 1, "the turn's first decision (defensa completa is offered, S2-09)")
+    ROLL = (0, 1, "a roll in flight")
+    PURPOSE = (0, len(PURPOSES) - 1, "its purpose: ATAQUE, DEFENSA, AGUANTE")
+    ROLLER = (0, "combatants", "who rolls it")
+    BONUS = (-BOUND, BOUND, "its MHC + MS")
+    DICE = (0, 3, "its dice rolled: 0, 2, or 3 with a Dado Exprés")
+    FACES = (0, 10, "their faces: two d10, then the Dado Exprés", 3)
+    EXPRES = (0, 1, "a Dado Exprés was spent on it")
+    LOCATION = (-1, NLOC - 1, "Aguante: where the blow landed (-1: not known)")
+    ATTACK = (0, 1, "an attack in flight")
+    ATTACKER = (0, "combatants", "its attacker")
+    TARGET = (0, "combatants", "its target")
+    WEAPON = (0, "weapons", "the attacker's weapon")
+    AIM = (-1, NLOC - 1, "the aimed location (S2-13), -1 free")
+    TOTAL = (-BOUND, BOUND, "the attack roll's total, once judged")
+    CRITICAL = (0, 1, "the attack roll was a crítico")
+
+
+class LA(Columns):
+    """A row of the legal list (``la``): an action's code."""
+
+    VERB = (0, len(VERBS) - 1, "the verb (VERBS)")
+    TARGET = (-1, "combatants", "its target, -1 none")
+    WEAPON = (-1, "weapons", "its weapon, -1 none")
+    AIM = (-1, NLOC - 1, "atacar: the aimed location, -1 libre")
+    ZONE = (-1, "zones", "mover: the zone, -1 none")
+
+
+ACTION_WIDTH = LA.width()
 
 
 # -- small rules --------------------------------------------------------------------
-# G's tail is scratch (nothing here allocates: the kernel runs without numba's reference
-# counts): after the initiative order, n words for start's keys, then room for the most
-# dice of any damage or GDF term (Exported.new_arrays sizes it).
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def scratch_of(C, G):
-    """The dice scratch at the end of ``G`` (after the order and the initiative keys)."""
-    return G[G_ORDER + 2 * C.shape[0] :]
 
 
 @njit(cache=True, _nrt=False)
-def roll_expr(dice, terms, nt, mod, scratch):
+def roll_expr(dice: np.ndarray, terms: np.ndarray, nt: int, mod: int, rolled: np.ndarray) -> int:
     """``DiceExpr.roll``: every die in term order, the kept highest of each term summed
-    (``scratch``: room for the most dice of a term, :func:`scratch_of`)."""
+    (``rolled``: room for the most dice of a term)."""
     total = mod
     for t in range(nt):
-        count, sides, keep, sign = terms[t, 0], terms[t, 1], terms[t, 2], terms[t, 3]
+        count, sides = terms[t, DIE.COUNT], terms[t, DIE.SIDES]
+        keep, sign = terms[t, DIE.KEEP], terms[t, DIE.SIGN]
         part = 0
         if 0 < keep < count:
-            rolled = scratch[:count]
-            for d in range(count):
-                rolled[d] = mt.roll(dice, sides)
-            sort_in_place(rolled)
-            for d in range(keep):
-                part += rolled[count - 1 - d]
+            kept = rolled[:count]
+            for k in range(count):
+                kept[k] = mt.roll(dice, sides)
+            sort_in_place(kept)
+            for k in range(keep):
+                part += kept[count - 1 - k]
         else:
             for _ in range(count):
                 part += mt.roll(dice, sides)
@@ -159,7 +343,9 @@ def roll_expr(dice, terms, nt, mod, scratch):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def judge(f0, f1, f2, nf, bonus, difficulty):
+def judge(
+    f0: int, f1: int, f2: int, nf: int, bonus: int, difficulty: int
+) -> tuple[int, bool, bool, bool]:
     """``rolls.judge`` (S2-01, S2-03, S2-04): (total, success, critical, fumble)."""
     total = f0 + f1 + bonus
     if nf == 3:
@@ -176,584 +362,817 @@ def judge(f0, f1, f2, nf, bonus, difficulty):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def succ(SUCC, mode, k):
+def succ(table: np.ndarray, mode: int, k: int) -> int:
     """P(success) in thousandths of 2d10 + bonus vs difficulty, ``k = difficulty - bonus``
-    (``exact.skill_odds``; mode 0 no Dado Exprés, 1 "after")."""
+    (``exact.skill_odds``; mode 0 no Dado Exprés, 1 "after"), from ``succ``."""
     if k < K_LO:
         k = K_LO
     elif k > K_HI:
         k = K_HI
-    return SUCC[mode, k + K_OFF]
+    return table[mode, k - K_LO]
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def stun_penalty(C, i):
+def stun_penalty(cs: np.ndarray, i: int) -> int:
     """``combat.stun_penalty``: the worse of the two stuns (rules-notes S2-15)."""
     ms = 0
-    for c in (AT, AT16):
-        if C[i, C_CH + c] == 1 and C[i, C_CV + c] < ms:
-            ms = C[i, C_CV + c]
+    for c in (ATURDIDO, ATURDIDO_16):
+        if cs[i, CS.HAS + c] == 1 and cs[i, CS.VALUE + c] < ms:
+            ms = cs[i, CS.VALUE + c]
     return ms
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def limb_penalty(C, i):
-    """``combat.limb_penalty``: every incapacitated part but a leg, to −10 at most."""
+def is_leg(places: np.ndarray, c: int) -> bool:
+    """Condition ``c`` is a leg's ``incapacitado_<location>`` (``combat._LEG_NAMES``)."""
+    return c > INCAPACITADO and places[c - INCAPACITADO - 1, PLACE.LEG] == 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def limb_penalty(cs: np.ndarray, opts: np.ndarray, places: np.ndarray, i: int) -> int:
+    """``combat.limb_penalty``: every incapacitated part but a leg, to the MS floor."""
     ms = 0
-    for c in range(INCAP, NCOND):
-        # incapacitado_pierna_derecha / _izquierda are conditions INCAP+6, INCAP+7.
-        if C[i, C_CH + c] == 1 and c != INCAP + 6 and c != INCAP + 7:
-            ms += C[i, C_CV + c]
-    return max(-10, ms)
+    for c in range(INCAPACITADO, NCOND):
+        if cs[i, CS.HAS + c] == 1 and not is_leg(places, c):
+            ms += cs[i, CS.VALUE + c]
+    return max(opts[OPT.MS_FLOOR], ms)
 
 
 @njit(cache=True, _nrt=False)
-def lame(C, i):
-    """S2-15 "No poder andar por tener una pierna incapacitada"."""
-    return C[i, C_CH + INCAP + 6] == 1 or C[i, C_CH + INCAP + 7] == 1
+def lame(cs: np.ndarray, places: np.ndarray, i: int) -> bool:
+    """``combat.lame``, S2-15 "No poder andar por tener una pierna incapacitada"."""
+    for c in range(INCAPACITADO + 1, NCOND):
+        if cs[i, CS.HAS + c] == 1 and is_leg(places, c):
+            return True
+    return False
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def roll_penalty(C, i, physical):
-    return stun_penalty(C, i) + (limb_penalty(C, i) if physical else 0)
+def roll_penalty(
+    cs: np.ndarray, opts: np.ndarray, places: np.ndarray, i: int, physical: bool
+) -> int:
+    """``combat.roll_penalty``: aturdido on every roll, incapacitado on physical ones."""
+    return stun_penalty(cs, i) + (limb_penalty(cs, opts, places, i) if physical else 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def defence_of(P, i, tipo):
-    return P[i, P_DCAC] if tipo == 0 else P[i, P_DDIST]
+def defence_of(stat: np.ndarray, i: int, kind: int) -> int:
+    """``Profile.defence``: the defensive MHC against a weapon of ``kind``."""
+    return stat[i, ST.DEFENSA_CAC] if kind == 0 else stat[i, ST.DEFENSA_DIST]
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def defence_bonus(P, C, i, tipo):
+def defence_bonus(
+    stat: np.ndarray,
+    cs: np.ndarray,
+    opts: np.ndarray,
+    places: np.ndarray,
+    i: int,
+    kind: int,
+) -> int:
     """``combat.defence_bonus`` (S2-08, S2-09)."""
-    bonus = defence_of(P, i, tipo) + roll_penalty(C, i, True)
-    if C[i, C_CH + DEFCOMP] == 1:
-        bonus += C[i, C_CV + DEFCOMP]
+    bonus = defence_of(stat, i, kind) + roll_penalty(cs, opts, places, i, True)
+    if cs[i, CS.HAS + EN_DEFENSA_COMPLETA] == 1:
+        bonus += cs[i, CS.VALUE + EN_DEFENSA_COMPLETA]
     return bonus
 
 
 @njit(cache=True, _nrt=False)
-def set_cond(C, i, c, value, until):
-    C[i, C_CH + c] = 1
-    C[i, C_CV + c] = value
-    C[i, C_CU + c] = until
+def set_cond(cs: np.ndarray, i: int, c: int, value: int, until: int) -> None:
+    """``c.conditions[name] = Condition(name, value, until=...)``."""
+    cs[i, CS.HAS + c] = 1
+    cs[i, CS.VALUE + c] = value
+    cs[i, CS.UNTIL + c] = until
 
 
 @njit(cache=True, _nrt=False)
-def del_cond(C, i, c):
-    C[i, C_CH + c] = 0
-    C[i, C_CV + c] = 0
-    C[i, C_CU + c] = U_NONE
+def del_cond(cs: np.ndarray, i: int, c: int) -> None:
+    """``del c.conditions[name]``."""
+    cs[i, CS.HAS + c] = 0
+    cs[i, CS.VALUE + c] = 0
+    cs[i, CS.UNTIL + c] = UNTIL_NONE
 
 
 @njit(cache=True, _nrt=False)
-def until_of(C, i, c, duration):
+def until_of(cs: np.ndarray, i: int, c: int, duration: int) -> int:
     """``combat._until``: a condition hit again lasts as long as the longer of the two."""
-    if C[i, C_CH + c] == 1 and C[i, C_CU + c] == U_HEALED:
-        return U_HEALED
+    if cs[i, CS.HAS + c] == 1 and cs[i, CS.UNTIL + c] == UNTIL_HEALED:
+        return UNTIL_HEALED
     return duration
 
 
 @njit(cache=True, _nrt=False)
-def set_status(C, G, i, status):
+def set_status(cs: np.ndarray, g: np.ndarray, i: int, status: int) -> None:
     """``Ruleset.set_status`` with what ``playtest.record_from_events`` counts."""
-    C[i, C_STATUS] = status
-    if C[i, C_KO] < 0:
-        C[i, C_KO] = G[G_ROUND]
+    cs[i, CS.STATUS] = status
+    if cs[i, CS.KO_ROUND] < 0:
+        cs[i, CS.KO_ROUND] = g[G.ROUND]
     if status == DEAD:
-        C[i, C_DIED] = 1
+        cs[i, CS.DIED] = 1
 
 
 @njit(cache=True, _nrt=False)
-def damaged(P, C, target, amount, source):
+def damaged(stat: np.ndarray, cs: np.ndarray, target: int, amount: int, source: int) -> None:
     """A ``Damaged`` event as the playtest record counts it (source -1: not a combatant)."""
-    C[target, C_TAKEN] += amount
+    cs[target, CS.TAKEN] += amount
     if source >= 0:
-        C[source, C_DEALT] += amount
-        if P[source, P_SIDE] != P[target, P_SIDE]:
-            C[source, C_TOFOES] += amount
+        cs[source, CS.DEALT] += amount
+        if stat[source, ST.SIDE] != stat[target, ST.SIDE]:
+            cs[source, CS.DEALT_TO_FOES] += amount
 
 
 @njit(cache=True, _nrt=False)
-def finish(G, winner, reason):
-    G[G_DONE] = 1
-    G[G_WINNER] = winner
-    G[G_REASON] = reason
-    G[G_ORND] = G[G_ROUND]
-    G[G_PEND] = -1
+def finish(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, winner: int, reason: int) -> None:
+    """The battle's ``Outcome``; ``G.WIPE`` as the playtest record reads it (some heroes,
+    none of them still fighting)."""
+    g[G.OUTCOME] = winner
+    g[G.REASON] = reason
+    g[G.KIND] = KIND_NONE
+    heroes = False
+    standing = False
+    for i in range(cs.shape[0]):
+        if stat[i, ST.SIDE] == 0:
+            heroes = True
+            if cs[i, CS.STATUS] == ACTIVE:
+                standing = True
+    g[G.WIPE] = 1 if heroes and not standing else 0
 
 
 @njit(cache=True, _nrt=False)
-def check_end(P, C, G):
+def check_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.check_end``: one side with nobody able to fight ends the battle."""
-    if G[G_DONE] == 1:
+    if g[G.OUTCOME] != RUNNING:
         return
     heroes = False
     enemies = False
-    for i in range(C.shape[0]):
-        if C[i, C_STATUS] == ACTIVE:
-            if P[i, P_SIDE] == 0:
+    for i in range(cs.shape[0]):
+        if cs[i, CS.STATUS] == ACTIVE:
+            if stat[i, ST.SIDE] == 0:
                 heroes = True
             else:
                 enemies = True
     if heroes and enemies:
         return
     if heroes:
-        finish(G, 0, 0)
+        finish(stat, cs, g, 0, DEFEATED)
     elif enemies:
-        finish(G, 1, 0)
+        finish(stat, cs, g, 1, DEFEATED)
     else:
-        finish(G, -1, 1)
+        finish(stat, cs, g, DRAW, MUTUAL)
 
 
 @njit(cache=True, _nrt=False)
-def pend(G, kind, actor):
-    G[G_PEND] = kind
-    G[G_PACTOR] = actor
+def pend(g: np.ndarray, kind: int, actor: int) -> None:
+    """``state.pending = Decision(...)``."""
+    g[G.KIND] = kind
+    g[G.ACTOR] = actor
 
 
 # -- turns and rounds ---------------------------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def end_turn(C, i):
+def end_turn(cs: np.ndarray, i: int) -> None:
     """``combat.end_turn``: no actions left; one-turn conditions are over."""
-    C[i, C_ACC] = 0
+    cs[i, CS.ACCIONES] = 0
     for c in range(NCOND):
-        if C[i, C_CH + c] == 1 and C[i, C_CU + c] == U_NEXT:
-            del_cond(C, i, c)
+        if cs[i, CS.HAS + c] == 1 and cs[i, CS.UNTIL + c] == UNTIL_NEXT_TURN:
+            del_cond(cs, i, c)
 
 
 @njit(cache=True, _nrt=False)
-def begin_round(P, C, G, TB):
+def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.begin_round``: the round counter and the scenario's round limit."""
-    G[G_ROUND] += 1
-    limit = TB[TB_LIMIT]
-    if G[G_ROUND] > limit:
-        G[G_ROUND] = limit
-        winner = -1
-        if TB[TB_SURVIVE] == 1:
-            for i in range(C.shape[0]):
-                if P[i, P_SIDE] == 0 and C[i, C_STATUS] == ACTIVE:
+    g[G.ROUND] += 1
+    limit = opts[OPT.ROUND_LIMIT]
+    if g[G.ROUND] > limit:
+        g[G.ROUND] = limit
+        winner = DRAW
+        if opts[OPT.SURVIVE] == 1:
+            for i in range(cs.shape[0]):
+                if stat[i, ST.SIDE] == 0 and cs[i, CS.STATUS] == ACTIVE:
                     winner = 0
-        finish(G, winner, 2)
+        finish(stat, cs, g, winner, TIMEOUT)
 
 
 @njit(cache=True, _nrt=False)
-def round_start(P, C, G):
+def round_start(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``combat._round_start``: defences back (S2-08/S2-10); moribundo counts down."""
-    for i in range(C.shape[0]):
-        if C[i, C_STATUS] == ACTIVE:
-            C[i, C_DEF] = P[i, P_ACC]
-        if C[i, C_CH + MORIBUNDO] == 1 and C[i, C_STATUS] == DOWN:
-            left = C[i, C_CV + MORIBUNDO] - 1
+    for i in range(cs.shape[0]):
+        if cs[i, CS.STATUS] == ACTIVE:
+            cs[i, CS.DEFENSAS] = stat[i, ST.ACCIONES]
+        if cs[i, CS.HAS + MORIBUNDO] == 1 and cs[i, CS.STATUS] == DOWN:
+            left = cs[i, CS.VALUE + MORIBUNDO] - 1
             if left <= 0:
-                del_cond(C, i, MORIBUNDO)
-                set_status(C, G, i, DEAD)
+                del_cond(cs, i, MORIBUNDO)
+                set_status(cs, g, i, DEAD)
             else:
-                C[i, C_CV + MORIBUNDO] = left
+                cs[i, CS.VALUE + MORIBUNDO] = left
 
 
 @njit(cache=True, _nrt=False)
-def start_turn(P, C, G, i):
+def start_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, i: int) -> None:
     """``combat._start_turn``: full defence ends, derribado costs actions, sangrado bleeds."""
-    if C[i, C_CH + DEFCOMP] == 1:
-        del_cond(C, i, DEFCOMP)
-    actions = P[i, P_ACC] + P[i, P_EXTRA]
-    if C[i, C_CH + DERRIBADO] == 1:
-        actions -= C[i, C_CV + DERRIBADO]
-    C[i, C_ACC] = max(0, actions)
-    if C[i, C_CH + SANGRADO] == 1:
-        before = C[i, C_PV]
-        C[i, C_PV] = max(0, before - C[i, C_CV + SANGRADO])
-        damaged(P, C, i, before - C[i, C_PV], -1)
-        if C[i, C_PV] == 0:
-            set_status(C, G, i, DOWN)
-            check_end(P, C, G)
+    if cs[i, CS.HAS + EN_DEFENSA_COMPLETA] == 1:
+        del_cond(cs, i, EN_DEFENSA_COMPLETA)
+    actions = stat[i, ST.ACCIONES] + stat[i, ST.EXTRA]
+    if cs[i, CS.HAS + DERRIBADO] == 1:
+        actions -= cs[i, CS.VALUE + DERRIBADO]
+    cs[i, CS.ACCIONES] = max(0, actions)
+    if cs[i, CS.HAS + SANGRADO] == 1:
+        before = cs[i, CS.PV]
+        cs[i, CS.PV] = max(0, before - cs[i, CS.VALUE + SANGRADO])
+        damaged(stat, cs, i, before - cs[i, CS.PV], -1)
+        if cs[i, CS.PV] == 0:
+            set_status(cs, g, i, DOWN)
+            check_end(stat, cs, g)
 
 
 @njit(cache=True, _nrt=False)
-def next_turn(P, C, G, TB):
+def next_turn(
+    stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray, order: np.ndarray
+) -> None:
     """``combat.next_turn``: the next combatant in initiative order who can act (S2-06)."""
-    n = C.shape[0]
-    G[G_AACT] = 0
+    n = cs.shape[0]
+    g[G.ATTACK] = 0
     while True:
-        G[G_TURN] += 1
-        if G[G_TURN] >= n:
-            begin_round(P, C, G, TB)
-            if G[G_DONE] == 1:
+        g[G.TURN] += 1
+        if g[G.TURN] >= n:
+            begin_round(stat, opts, cs, g)
+            if g[G.OUTCOME] != RUNNING:
                 return
-            round_start(P, C, G)
-            G[G_TURN] = 0
-        i = G[G_ORDER + G[G_TURN]]
-        if C[i, C_STATUS] != ACTIVE:
+            round_start(stat, cs, g)
+            g[G.TURN] = 0
+        i = order[g[G.TURN]]
+        if cs[i, CS.STATUS] != ACTIVE:
             continue
-        start_turn(P, C, G, i)
-        if G[G_DONE] == 1:
+        start_turn(stat, cs, g, i)
+        if g[G.OUTCOME] != RUNNING:
             return
-        if C[i, C_STATUS] == ACTIVE and C[i, C_ACC] > 0:
-            G[G_FRESH] = 1
-            pend(G, TURN, i)
+        if cs[i, CS.STATUS] == ACTIVE and cs[i, CS.ACCIONES] > 0:
+            g[G.FRESH] = 1
+            pend(g, TURN, i)
             return
-        if C[i, C_STATUS] == ACTIVE:
-            end_turn(C, i)
+        if cs[i, CS.STATUS] == ACTIVE:
+            end_turn(cs, i)
 
 
 @njit(cache=True, _nrt=False)
-def resume(P, C, G, TB):
+def resume(
+    stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray, order: np.ndarray
+) -> int:
     """``combat.resume``: the turn back to its owner, or on to the next turn."""
-    check_end(P, C, G)
-    if G[G_DONE] == 1:
-        return F_DONE
-    i = G[G_ORDER + G[G_TURN]]
-    if C[i, C_STATUS] == ACTIVE and C[i, C_ACC] > 0:
-        pend(G, TURN, i)
-        return F_DONE
-    end_turn(C, i)
-    next_turn(P, C, G, TB)
-    return F_DONE
-
-
-@njit(cache=True, _nrt=False)
-def start(P, C, G, TB, dice):
-    """``Sistema2d10.start``: initiative 2d10 + MHC(Reflejos + Sentidos) (S2-06), ties in
-    scenario order, then the first turn."""
-    n = C.shape[0]
-    keys = G[G_ORDER + n : G_ORDER + 2 * n]  # scratch (scratch_of)
-    for i in range(n):
-        a = mt.roll(dice, 10)
-        b = mt.roll(dice, 10)
-        total = a + b + P[i, P_INI]
-        # sorted by (-total, index): one integer key, -total * n + index, the index
-        # breaking ties and read back as the key modulo n (floored, as Python's).
-        keys[i] = -total * n + i
-    sort_in_place(keys)
-    for k in range(n):
-        G[G_ORDER + k] = keys[k] % n
-    G[G_ROUND] = 0
-    G[G_TURN] = n - 1
-    next_turn(P, C, G, TB)
+    check_end(stat, cs, g)
+    if g[G.OUTCOME] != RUNNING:
+        return STEP_DONE
+    i = order[g[G.TURN]]
+    if cs[i, CS.STATUS] == ACTIVE and cs[i, CS.ACCIONES] > 0:
+        pend(g, TURN, i)
+        return STEP_DONE
+    end_turn(cs, i)
+    next_turn(stat, opts, cs, g, order)
+    return STEP_DONE
 
 
 # -- the attack ---------------------------------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def difficulty_of(P, W, G, TB):
-    """``combat._difficulty`` of the roll in flight."""
-    purpose = G[G_RPURP]
+def difficulty_of(stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, g: np.ndarray) -> int:
+    """``combat._difficulty`` of the roll in flight (S2-08 ``passive_beats`` and
+    ``active_blocks``, S2-14)."""
+    purpose = g[G.PURPOSE]
     if purpose == ATAQUE:
-        tipo = W[G[G_AATT], G[G_AW], W_TIPO]
-        return 10 + defence_of(P, G[G_ATGT], tipo) + TB[TB_PGT]
+        kind = weapon[g[G.ATTACKER], g[G.WEAPON], W.KIND]
+        return 10 + defence_of(stat, g[G.TARGET], kind) + opts[OPT.PASSIVE_GT]
     if purpose == DEFENSA:
-        return G[G_ATOT] + TB[TB_AGT]
-    return TB[TB_AGDIFF]
+        return g[G.TOTAL] + opts[OPT.ACTIVE_GT]
+    return opts[OPT.AGUANTE_DIFFICULTY]
 
 
 @njit(cache=True, _nrt=False)
-def judge_pending(P, W, G, TB):
+def judge_pending(
+    stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, g: np.ndarray
+) -> tuple[int, bool, bool, bool]:
+    """``combat.judge_pending``: the roll in flight judged (see :func:`judge`)."""
     return judge(
-        G[G_RF0], G[G_RF0 + 1], G[G_RF0 + 2], G[G_RNF], G[G_RBONUS], difficulty_of(P, W, G, TB)
+        g[G.FACES],
+        g[G.FACES + 1],
+        g[G.FACES + 2],
+        g[G.DICE],
+        g[G.BONUS],
+        difficulty_of(stat, weapon, opts, g),
     )
 
 
 @njit(cache=True, _nrt=False)
-def expres_can_matter(P, W, C, G, TB):
+def expres_can_matter(
+    stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray
+) -> bool:
     """``combat.expres_can_matter``: an after-roll Dado Exprés only where it can change
     something (never on a crítico or a pifia, S2-03)."""
-    total, success, critical, fumble = judge_pending(P, W, G, TB)
+    total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
     if critical or fumble:
         return False
-    purpose = G[G_RPURP]
+    purpose = g[G.PURPOSE]
     if purpose == ATAQUE:
         if not success:
             return True
-        t = G[G_ATGT]
-        return C[t, C_STATUS] == ACTIVE and C[t, C_DEF] > 0
+        t = g[G.TARGET]
+        return cs[t, CS.STATUS] == ACTIVE and cs[t, CS.DEFENSAS] > 0
     if purpose == DEFENSA:
-        return (not success) and G[G_ACRIT] == 0
-    return total <= TB[TB_AGDIFF]
+        return (not success) and g[G.CRITICAL] == 0
+    return total <= opts[OPT.AGUANTE_DIFFICULTY]
 
 
 @njit(cache=True, _nrt=False)
-def new_roll(G, purpose, roller, bonus, location):
-    G[G_RACT] = 1
-    G[G_RPURP] = purpose
-    G[G_RROLLER] = roller
-    G[G_RBONUS] = bonus
-    G[G_RNF] = 0
-    G[G_RF0] = 0
-    G[G_RF0 + 1] = 0
-    G[G_RF0 + 2] = 0
-    G[G_REXP] = 0
-    G[G_RLOC] = location
+def new_roll(g: np.ndarray, purpose: int, roller: int, bonus: int, location: int) -> None:
+    """``PendingRoll(purpose, roller, bonus, location=...)``, no dice rolled yet."""
+    g[G.ROLL] = 1
+    g[G.PURPOSE] = purpose
+    g[G.ROLLER] = roller
+    g[G.BONUS] = bonus
+    g[G.DICE] = 0
+    g[G.FACES] = 0
+    g[G.FACES + 1] = 0
+    g[G.FACES + 2] = 0
+    g[G.EXPRES] = 0
+    g[G.LOCATION] = location
 
 
 @njit(cache=True, _nrt=False)
-def start_roll(C, G):
+def start_roll(cs: np.ndarray, g: np.ndarray) -> int:
     """``combat.start_roll`` (S2-05 "antes ... de realizar la tirada")."""
-    r = G[G_RROLLER]
-    if C[r, C_DX] > 0:
-        pend(G, EXPRES_BEFORE, r)
-        return F_DONE
-    return F_ROLL
+    r = g[G.ROLLER]
+    if cs[r, CS.DADOS_EXPRES] > 0:
+        pend(g, EXPRES_BEFORE, r)
+        return STEP_DONE
+    return STEP_ROLL
 
 
 @njit(cache=True, _nrt=False)
-def roll_dice(P, W, C, G, TB, dice, spend):
+def roll_dice(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    dice: np.ndarray,
+    spend: bool,
+) -> int:
     """``combat.roll_dice``: two d10, the Dado Exprés if spent before; then the
     after-roll offer (S2-05 "o después de realizar la tirada")."""
-    r = G[G_RROLLER]
-    G[G_RF0] = mt.roll(dice, 10)
-    G[G_RF0 + 1] = mt.roll(dice, 10)
-    G[G_RNF] = 2
+    r = g[G.ROLLER]
+    g[G.FACES] = mt.roll(dice, 10)
+    g[G.FACES + 1] = mt.roll(dice, 10)
+    g[G.DICE] = 2
     if spend:
-        C[r, C_DX] -= 1
-        G[G_RF0 + 2] = mt.roll(dice, 10)
-        G[G_RNF] = 3
-        G[G_REXP] = 1
-    if (not spend) and C[r, C_DX] > 0 and expres_can_matter(P, W, C, G, TB):
-        pend(G, EXPRES_AFTER, r)
-        return F_DONE
-    return F_FINISH_ROLL
+        cs[r, CS.DADOS_EXPRES] -= 1
+        g[G.FACES + 2] = mt.roll(dice, 10)
+        g[G.DICE] = 3
+        g[G.EXPRES] = 1
+    if (not spend) and cs[r, CS.DADOS_EXPRES] > 0 and expres_can_matter(stat, weapon, opts, cs, g):
+        pend(g, EXPRES_AFTER, r)
+        return STEP_DONE
+    return STEP_FINISH_ROLL
 
 
 @njit(cache=True, _nrt=False)
-def expres_decided(C, G, dice, spend):
+def expres_decided(cs: np.ndarray, g: np.ndarray, dice: np.ndarray, spend: bool) -> int:
     """``combat.expres_decided``."""
-    if G[G_RNF] == 0:
-        return F_ROLL_SPEND if spend else F_ROLL
+    if g[G.DICE] == 0:
+        return STEP_ROLL_SPEND if spend else STEP_ROLL
     if not spend:
-        return F_FINISH_ROLL
-    C[G[G_RROLLER], C_DX] -= 1
-    G[G_RF0 + 2] = mt.roll(dice, 10)
-    G[G_RNF] = 3
-    G[G_REXP] = 1
-    return F_FINISH_ROLL
+        return STEP_FINISH_ROLL
+    cs[g[G.ROLLER], CS.DADOS_EXPRES] -= 1
+    g[G.FACES + 2] = mt.roll(dice, 10)
+    g[G.DICE] = 3
+    g[G.EXPRES] = 1
+    return STEP_FINISH_ROLL
 
 
 @njit(cache=True, _nrt=False)
-def begin_attack(P, W, C, G, TB, attacker, target, weapon, aim):
+def begin_attack(
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    attacker: int,
+    target: int,
+    w: int,
+    aim: int,
+) -> int:
     """``combat.begin_attack``: the attack roll, MHC + aimed MS (S2-13) + conditions."""
-    aim_ms = TB[TB_AIMMS + aim] if aim >= 0 else 0
-    ms = aim_ms + roll_penalty(C, attacker, True)
-    G[G_AACT] = 1
-    G[G_AATT] = attacker
-    G[G_ATGT] = target
-    G[G_AW] = weapon
-    G[G_AAIM] = aim
-    G[G_ATOT] = 0
-    G[G_ACRIT] = 0
-    new_roll(G, ATAQUE, attacker, W[attacker, weapon, W_MHC] + ms, -1)
-    return F_START_ROLL
+    aim_ms = places[aim, PLACE.AIM_MS] if aim >= 0 else 0
+    ms = aim_ms + roll_penalty(cs, opts, places, attacker, True)
+    g[G.ATTACK] = 1
+    g[G.ATTACKER] = attacker
+    g[G.TARGET] = target
+    g[G.WEAPON] = w
+    g[G.AIM] = aim
+    g[G.TOTAL] = 0
+    g[G.CRITICAL] = 0
+    new_roll(g, ATAQUE, attacker, weapon[attacker, w, W.MHC] + ms, -1)
+    return STEP_START_ROLL
 
 
 @njit(cache=True, _nrt=False)
-def attack_judged(P, W, C, G, TB):
+def attack_judged(
+    stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray
+) -> int:
     """``combat._attack_judged``: a miss, the active-defence offer (S2-08) or the hit."""
-    total, success, critical, fumble = judge_pending(P, W, G, TB)
+    total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
     if not success:
-        G[G_AACT] = 0
-        return F_RESUME
-    G[G_ATOT] = total
-    G[G_ACRIT] = 1 if critical else 0
-    t = G[G_ATGT]
-    if C[t, C_STATUS] == ACTIVE and C[t, C_DEF] > 0:
-        pend(G, ACTIVE_DEFENCE, t)
-        return F_DONE
-    return F_LAND_HIT
+        g[G.ATTACK] = 0
+        return STEP_RESUME
+    g[G.TOTAL] = total
+    g[G.CRITICAL] = 1 if critical else 0
+    t = g[G.TARGET]
+    if cs[t, CS.STATUS] == ACTIVE and cs[t, CS.DEFENSAS] > 0:
+        pend(g, ACTIVE_DEFENCE, t)
+        return STEP_DONE
+    return STEP_LAND_HIT
 
 
 @njit(cache=True, _nrt=False)
-def defence_decided(P, W, C, G, defend):
+def defence_decided(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    defend: bool,
+) -> int:
     """``combat.defence_decided``: each active defence spends one of the round's."""
     if not defend:
-        return F_LAND_HIT
-    t = G[G_ATGT]
-    C[t, C_DEF] -= 1
-    tipo = W[G[G_AATT], G[G_AW], W_TIPO]
-    new_roll(G, DEFENSA, t, defence_bonus(P, C, t, tipo), -1)
-    return F_START_ROLL
+        return STEP_LAND_HIT
+    t = g[G.TARGET]
+    cs[t, CS.DEFENSAS] -= 1
+    kind = weapon[g[G.ATTACKER], g[G.WEAPON], W.KIND]
+    new_roll(g, DEFENSA, t, defence_bonus(stat, cs, opts, places, t, kind), -1)
+    return STEP_START_ROLL
 
 
 @njit(cache=True, _nrt=False)
-def defence_judged(P, W, C, G, TB):
+def defence_judged(stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, g: np.ndarray) -> int:
     """``combat._defence_judged``: *(default)* a crítico is only blocked by a crítico."""
-    total, success, critical, fumble = judge_pending(P, W, G, TB)
-    blocked = critical if G[G_ACRIT] == 1 else success
+    total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
+    blocked = critical if g[G.CRITICAL] == 1 else success
     if blocked:
-        G[G_AACT] = 0
-        return F_RESUME
-    return F_LAND_HIT
+        g[G.ATTACK] = 0
+        return STEP_RESUME
+    return STEP_LAND_HIT
 
 
 @njit(cache=True, _nrt=False)
-def land_hit(P, W, DT, C, G, TB, dice):
+def land_hit(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    damage: np.ndarray,
+    faces: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    rolled: np.ndarray,
+    dice: np.ndarray,
+) -> int:
     """``combat.land_hit``: S2-11 damage − CA, S2-12 location (S2-13 when aimed)."""
-    G[G_AACT] = 0
-    a, t, w, aim = G[G_AATT], G[G_ATGT], G[G_AW], G[G_AAIM]
-    raw = roll_expr(dice, DT[a, w], W[a, w, W_NT], W[a, w, W_MOD], scratch_of(C, G))
-    absorbed = max(0, raw - P[t, P_CA])
+    g[G.ATTACK] = 0
+    a, t, w, aim = g[G.ATTACKER], g[G.TARGET], g[G.WEAPON], g[G.AIM]
+    raw = roll_expr(dice, damage[a, w], weapon[a, w, W.TERMS], weapon[a, w, W.MODIFIER], rolled)
+    absorbed = max(0, raw - stat[t, ST.CA])
     if aim >= 0:
         location = aim
-        multiplier = TB[TB_MULT + aim]
+        multiplier = places[aim, PLACE.MULTIPLIER]
     else:
         face = mt.roll(dice, 10)
-        location = TB[TB_LOCFACE + face - 1]
-        multiplier = TB[TB_LOCMULT + face - 1]
-    return take_damage(P, C, G, TB, t, absorbed * multiplier, a, location)
+        location = faces[face - 1, FACE.PLACE]
+        multiplier = faces[face - 1, FACE.MULTIPLIER]
+    return take_damage(stat, opts, places, cs, g, t, absorbed * multiplier, a, location)
 
 
 @njit(cache=True, _nrt=False)
-def take_damage(P, C, G, TB, t, damage, source, location):
+def take_damage(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    t: int,
+    amount: int,
+    source: int,
+    location: int,
+) -> int:
     """``combat.take_damage``: 0 PV is down; half or more of the PV calls for Aguante (S2-14)."""
-    before = C[t, C_PV]
-    C[t, C_PV] = max(0, before - damage)
-    after = C[t, C_PV]
-    damaged(P, C, t, before - after, source)
+    before = cs[t, CS.PV]
+    cs[t, CS.PV] = max(0, before - amount)
+    after = cs[t, CS.PV]
+    damaged(stat, cs, t, before - after, source)
     if after == 0:
-        set_status(C, G, t, DOWN)
-        return F_RESUME
-    if damage > 0 and 2 * damage >= before:
-        new_roll(G, AGUANTE, t, P[t, P_AGU] + roll_penalty(C, t, False), location)
-        return F_START_ROLL
-    return F_RESUME
+        set_status(cs, g, t, DOWN)
+        return STEP_RESUME
+    if amount > 0 and 2 * amount >= before:
+        bonus = stat[t, ST.AGUANTE] + roll_penalty(cs, opts, places, t, False)
+        new_roll(g, AGUANTE, t, bonus, location)
+        return STEP_START_ROLL
+    return STEP_RESUME
 
 
 @njit(cache=True, _nrt=False)
-def stun(C, i, c, ms, duration):
+def stun(cs: np.ndarray, i: int, c: int, ms: int, duration: int) -> None:
     """``combat.stun``: the same stun twice keeps the worse MS and the longer duration."""
-    value = min(ms, C[i, C_CV + c]) if C[i, C_CH + c] == 1 else ms
-    set_cond(C, i, c, value, until_of(C, i, c, duration))
+    value = min(ms, cs[i, CS.VALUE + c]) if cs[i, CS.HAS + c] == 1 else ms
+    set_cond(cs, i, c, value, until_of(cs, i, c, duration))
 
 
 @njit(cache=True, _nrt=False)
-def stack(C, i, c, value, duration):
-    """``combat._stack``: sangrado and derribado add up (to 99)."""
-    old = C[i, C_CV + c] if C[i, C_CH + c] == 1 else 0
-    set_cond(C, i, c, min(99, value + old), until_of(C, i, c, duration))
+def stack(cs: np.ndarray, i: int, c: int, value: int, duration: int) -> None:
+    """``combat._stack``: sangrado and derribado add up (to 99, the engine's cap)."""
+    old = cs[i, CS.VALUE + c] if cs[i, CS.HAS + c] == 1 else 0
+    set_cond(cs, i, c, min(99, value + old), until_of(cs, i, c, duration))
 
 
 @njit(cache=True, _nrt=False)
-def apply_gdf(C, G, TB, i, face, location):
+def apply_gdf(
+    gdf: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    i: int,
+    face: int,
+    location: int,
+) -> None:
     """``combat.apply_gdf`` (S2-15), each row's duration from the tables file; moribundo,
     which rolls its dice, is :func:`aguante_judged`'s."""
     f = face - 1
-    kind, value, duration = TB[TB_GEFF + f], TB[TB_GVAL + f], TB[TB_GDUR + f]
-    if kind == G_ATURDIDO:
-        stun(C, i, AT, value, duration)
-    elif kind == G_SANGRADO:
-        stack(C, i, SANGRADO, value, duration)
-    elif kind == G_DERRIBADO:
-        stack(C, i, DERRIBADO, value, duration)
-    elif kind == G_INCAP:
+    kind, value, duration = gdf[f, GDF.EFFECT], gdf[f, GDF.VALUE], gdf[f, GDF.UNTIL]
+    if kind == GDF_ATURDIDO:
+        stun(cs, i, ATURDIDO, value, duration)
+    elif kind == GDF_SANGRADO:
+        stack(cs, i, SANGRADO, value, duration)
+    elif kind == GDF_DERRIBADO:
+        stack(cs, i, DERRIBADO, value, duration)
+    elif kind == GDF_INCAPACITADO:
         # "El miembro afectado queda inutilizado", by where the blow landed (S2-12).
-        c = INCAP + 1 + location if location >= 0 else INCAP
-        leg = c == INCAP + 6 or c == INCAP + 7
-        v = 0 if leg else value
-        if C[i, C_CH + c] == 1:
-            v = min(v, C[i, C_CV + c])
-        set_cond(C, i, c, v, until_of(C, i, c, duration))
-    elif kind == G_INCONSCIENTE:
-        set_status(C, G, i, DOWN)
+        c = INCAPACITADO + 1 + location if location >= 0 else INCAPACITADO
+        v = 0 if is_leg(places, c) else value
+        if cs[i, CS.HAS + c] == 1:
+            v = min(v, cs[i, CS.VALUE + c])
+        set_cond(cs, i, c, v, until_of(cs, i, c, duration))
+    elif kind == GDF_INCONSCIENTE:
+        set_status(cs, g, i, DOWN)
 
 
 @njit(cache=True, _nrt=False)
-def aguante_judged(P, W, C, G, TB, GD, dice):
-    """``combat._aguante_judged`` (S2-14): above 16 nothing, exactly 16 stuns for the next
-    turn, below it (or a pifia) the GDF table (S2-15)."""
-    i = G[G_RROLLER]
-    total, success, critical, fumble = judge_pending(P, W, G, TB)
-    diff = TB[TB_AGDIFF]
-    if critical or ((not fumble) and total > diff):
-        return F_RESUME
-    if (not fumble) and total == diff:
-        stun(C, i, AT16, TB[TB_STUN], U_NEXT)
-        return F_RESUME
+def aguante_judged(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    gdf: np.ndarray,
+    gdf_dice: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    rolled: np.ndarray,
+    dice: np.ndarray,
+) -> int:
+    """``combat._aguante_judged`` (S2-14): above the difficulty nothing, exactly it stuns
+    for the next turn, below it (or a pifia) the GDF table (S2-15)."""
+    i = g[G.ROLLER]
+    total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
+    difficulty = opts[OPT.AGUANTE_DIFFICULTY]
+    if critical or ((not fumble) and total > difficulty):
+        return STEP_RESUME
+    if (not fumble) and total == difficulty:
+        stun(cs, i, ATURDIDO_16, opts[OPT.STUN_PENALTY], UNTIL_NEXT_TURN)
+        return STEP_RESUME
     face = mt.roll(dice, 10)
     f = face - 1
-    if TB[TB_GEFF + f] == G_MORIBUNDO:
-        turns = roll_expr(dice, GD[f], TB[TB_GNT + f], TB[TB_GMOD + f], scratch_of(C, G))
-        set_cond(C, i, MORIBUNDO, turns, U_NONE)
-        set_status(C, G, i, DOWN)
+    if gdf[f, GDF.EFFECT] == GDF_MORIBUNDO:
+        turns = roll_expr(dice, gdf_dice[f], gdf[f, GDF.TERMS], gdf[f, GDF.MODIFIER], rolled)
+        set_cond(cs, i, MORIBUNDO, turns, UNTIL_NONE)
+        set_status(cs, g, i, DOWN)
     else:
-        apply_gdf(C, G, TB, i, face, G[G_RLOC])
-    return F_RESUME
+        apply_gdf(gdf, places, cs, g, i, face, g[G.LOCATION])
+    return STEP_RESUME
 
 
 @njit(cache=True, _nrt=False)
-def finish_roll(P, W, C, G, TB, GD, dice):
-    G[G_RACT] = 0
-    purpose = G[G_RPURP]
+def finish_roll(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    gdf: np.ndarray,
+    gdf_dice: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    rolled: np.ndarray,
+    dice: np.ndarray,
+) -> int:
+    """``combat.finish_roll``: the roll in flight judged by its purpose."""
+    g[G.ROLL] = 0
+    purpose = g[G.PURPOSE]
     if purpose == ATAQUE:
-        return attack_judged(P, W, C, G, TB)
+        return attack_judged(stat, weapon, opts, cs, g)
     if purpose == DEFENSA:
-        return defence_judged(P, W, C, G, TB)
-    return aguante_judged(P, W, C, G, TB, GD, dice)
+        return defence_judged(stat, weapon, opts, g)
+    return aguante_judged(stat, weapon, opts, gdf, gdf_dice, places, cs, g, rolled, dice)
 
 
 @njit(cache=True, _nrt=False)
-def run(P, W, DT, C, G, TB, GD, dice, step):
+def run(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    damage: np.ndarray,
+    faces: np.ndarray,
+    places: np.ndarray,
+    gdf: np.ndarray,
+    gdf_dice: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    order: np.ndarray,
+    rolled: np.ndarray,
+    dice: np.ndarray,
+    step: int,
+) -> None:
     """The engine's chain of calls from ``step`` to the next decision or the end."""
-    while step != F_DONE:
-        if step == F_RESUME:
-            step = resume(P, C, G, TB)
-        elif step == F_START_ROLL:
-            step = start_roll(C, G)
-        elif step == F_ROLL:
-            step = roll_dice(P, W, C, G, TB, dice, False)
-        elif step == F_ROLL_SPEND:
-            step = roll_dice(P, W, C, G, TB, dice, True)
-        elif step == F_FINISH_ROLL:
-            step = finish_roll(P, W, C, G, TB, GD, dice)
+    while step != STEP_DONE:
+        if step == STEP_RESUME:
+            step = resume(stat, opts, cs, g, order)
+        elif step == STEP_START_ROLL:
+            step = start_roll(cs, g)
+        elif step == STEP_ROLL:
+            step = roll_dice(stat, weapon, opts, cs, g, dice, False)
+        elif step == STEP_ROLL_SPEND:
+            step = roll_dice(stat, weapon, opts, cs, g, dice, True)
+        elif step == STEP_FINISH_ROLL:
+            step = finish_roll(stat, weapon, opts, gdf, gdf_dice, places, cs, g, rolled, dice)
         else:
-            step = land_hit(P, W, DT, C, G, TB, dice)
+            step = land_hit(stat, weapon, opts, damage, faces, places, cs, g, rolled, dice)
+
+
+# -- the loops' hooks (rules.core.loops) ----------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def apply(P, W, DT, C, G, TB, GD, dice, verb, target, item, option, zone):
+def reset(s: tuple, d: tuple, d0: tuple) -> None:
+    """``d`` becomes the state ``d0`` (its scratch is not state)."""
+    copy_into(d[0], d0[0])
+    copy_into(d[1], d0[1])
+    copy_into(d[2], d0[2])
+
+
+@njit(cache=True, _nrt=False)
+def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
+    """``Sistema2d10.start``: initiative 2d10 + MHC(Reflejos + Sentidos) (S2-06), ties in
+    scenario order, then the first turn."""
+    stat, opts = s[0], s[3]
+    cs, g, order, rolled = d[0], d[1], d[2], d[3]
+    n = cs.shape[0]
+    keys = rolled[:n]
+    for i in range(n):
+        a = mt.roll(dice, 10)
+        b = mt.roll(dice, 10)
+        total = a + b + stat[i, ST.INICIATIVA]
+        # sorted by (-total, index): one integer key, -total * n + index, the index
+        # breaking ties and read back as the key modulo n (floored, as Python's).
+        keys[i] = -total * n + i
+    sort_in_place(keys)
+    for k in range(n):
+        order[k] = keys[k] % n
+    g[G.ROUND] = 0
+    g[G.TURN] = n - 1
+    next_turn(stat, opts, cs, g, order)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def put_action(
+    la: np.ndarray,
+    i: int,
+    verb: int,
+    target: int,
+    w: int,
+    aim: int,
+    zone: int,
+) -> None:
+    """Row ``i`` of the legal list."""
+    la[i, LA.VERB] = verb
+    la[i, LA.TARGET] = target
+    la[i, LA.WEAPON] = w
+    la[i, LA.AIM] = aim
+    la[i, LA.ZONE] = zone
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
+    """``Sistema2d10.legal_actions`` in the engine's order, one row of ``la`` each;
+    returns how many."""
+    stat, weapon, dist, places, aims, neighbours = s[0], s[1], s[2], s[6], s[7], s[16]
+    cs, g = d[0], d[1]
+    kind = g[G.KIND]
+    a = g[G.ACTOR]
+    if kind == ACTIVE_DEFENCE:
+        put_action(la, 0, DEFENDER, a, -1, -1, -1)
+        put_action(la, 1, NO_DEFENDER, a, -1, -1, -1)
+        return 2
+    if kind == EXPRES_BEFORE or kind == EXPRES_AFTER:
+        put_action(la, 0, GASTAR_DADO, a, -1, -1, -1)
+        put_action(la, 1, NO_GASTAR, a, -1, -1, -1)
+        return 2
+    n = cs.shape[0]
+    cnt = 0
+    here = cs[a, CS.ZONE]
+    for w in range(stat[a, ST.WEAPONS]):
+        for f in range(n):
+            if cs[f, CS.STATUS] == ACTIVE and stat[f, ST.SIDE] != stat[a, ST.SIDE]:
+                if dist[here, cs[f, CS.ZONE]] <= weapon[a, w, W.REACH]:
+                    put_action(la, cnt, ATACAR, f, w, -1, -1)
+                    cnt += 1
+                    for m in range(aims.shape[0]):
+                        put_action(la, cnt, ATACAR, f, w, aims[m], -1)
+                        cnt += 1
+    if not lame(cs, places, a):
+        for m in range(neighbours.shape[1]):
+            if neighbours[here, m] < 0:
+                break
+            put_action(la, cnt, MOVER, -1, -1, -1, neighbours[here, m])
+            cnt += 1
+    if cs[a, CS.DADOS_EXPRES] > 0:
+        for c in range(n):
+            if (
+                stat[c, ST.SIDE] == stat[a, ST.SIDE]
+                and cs[c, CS.STATUS] == ACTIVE
+                and c != a
+                and cs[c, CS.DADOS_EXPRES] < stat[c, ST.DADOS_EXPRES]
+            ):
+                put_action(la, cnt, CEDER_DADO, c, -1, -1, -1)
+                cnt += 1
+    if g[G.FRESH] == 1:
+        put_action(la, cnt, DEFENSA_COMPLETA, -1, -1, -1, -1)
+        cnt += 1
+    put_action(la, cnt, PASAR, -1, -1, -1, -1)
+    return cnt + 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     """``Sistema2d10.apply`` for one coded action, then on to the next decision."""
+    stat, weapon, opts, damage = s[0], s[1], s[3], s[4]
+    faces, places, gdf, gdf_dice = s[5], s[6], s[8], s[9]
+    cs, g, order, rolled = d[0], d[1], d[2], d[3]
+    verb = row[LA.VERB]
+    a = g[G.ACTOR]
+    g[G.KIND] = KIND_NONE
     if verb == DEFENDER or verb == NO_DEFENDER:
-        G[G_PEND] = -1
-        run(P, W, DT, C, G, TB, GD, dice, defence_decided(P, W, C, G, verb == DEFENDER))
-        return
-    if verb == GASTAR_DADO or verb == NO_GASTAR:
-        G[G_PEND] = -1
-        G[G_RACT] = 0
-        run(P, W, DT, C, G, TB, GD, dice, expres_decided(C, G, dice, verb == GASTAR_DADO))
-        return
-    a = G[G_PACTOR]
-    G[G_PEND] = -1
-    G[G_FRESH] = 0
-    if verb == ATACAR:
-        C[a, C_ACC] -= 1
-        run(P, W, DT, C, G, TB, GD, dice, begin_attack(P, W, C, G, TB, a, target, item, option))
-        return
-    if verb == MOVER:
-        # *(default)* moving one zone step costs one action.
-        C[a, C_ACC] -= 1
-        C[a, C_ZONE] = zone
-    elif verb == CEDER_DADO:
-        C[a, C_ACC] -= 1
-        C[a, C_DX] -= 1
-        C[target, C_DX] += 1
-    elif verb == DEFENSA_COMPLETA:
-        # S2-09 "pasar su turno sin hacer otra cosa que defenderse: Obtendrá un +3".
-        set_cond(C, a, DEFCOMP, TB[TB_FULL], U_NONE)
-        C[a, C_ACC] = 0
+        step = defence_decided(stat, weapon, opts, places, cs, g, verb == DEFENDER)
+    elif verb == GASTAR_DADO or verb == NO_GASTAR:
+        g[G.ROLL] = 0
+        step = expres_decided(cs, g, dice, verb == GASTAR_DADO)
     else:
-        C[a, C_ACC] = 0
-    run(P, W, DT, C, G, TB, GD, dice, F_RESUME)
+        g[G.FRESH] = 0
+        step = STEP_RESUME
+        if verb == ATACAR:
+            cs[a, CS.ACCIONES] -= 1
+            target, w, aim = row[LA.TARGET], row[LA.WEAPON], row[LA.AIM]
+            step = begin_attack(weapon, opts, places, cs, g, a, target, w, aim)
+        elif verb == MOVER:
+            # *(default)* moving one zone step costs one action.
+            cs[a, CS.ACCIONES] -= 1
+            cs[a, CS.ZONE] = row[LA.ZONE]
+        elif verb == CEDER_DADO:
+            cs[a, CS.ACCIONES] -= 1
+            cs[a, CS.DADOS_EXPRES] -= 1
+            cs[row[LA.TARGET], CS.DADOS_EXPRES] += 1
+        elif verb == DEFENSA_COMPLETA:
+            # S2-09 "pasar su turno sin hacer otra cosa que defenderse: Obtendrá un +3".
+            set_cond(cs, a, EN_DEFENSA_COMPLETA, opts[OPT.FULL_DEFENCE], UNTIL_NONE)
+            cs[a, CS.ACCIONES] = 0
+        else:
+            cs[a, CS.ACCIONES] = 0
+    run(stat, weapon, opts, damage, faces, places, gdf, gdf_dice, cs, g, order, rolled, dice, step)
 
 
 # -- exact odds (exact.attack_odds over arrays) ---------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def hit_count(SUCC, attack_bonus, need, has_defence, defence, block_gt):
+def hit_count(
+    succ_table: np.ndarray,
+    attack_bonus: int,
+    need: int,
+    has_defence: bool,
+    defence: int,
+    block_gt: int,
+    critical_block: int,
+) -> int:
     """``exact.hit_probability`` (no Dado Exprés) as an integer over 100,000: each of the
     100 attack outcomes that beats the defensa pasiva weighs 1,000 less the thousandths
-    the active defence blocks (10 against a crítico: only a crítico blocks it)."""
+    the active defence blocks (``critical_block`` against a crítico)."""
     n = 0
     for a in range(1, 11):
         for b in range(1, 11):
@@ -763,9 +1182,9 @@ def hit_count(SUCC, attack_bonus, need, has_defence, defence, block_gt):
             if not has_defence:
                 n += 1000
             elif critical:
-                n += 990
+                n += 1000 - critical_block
             else:
-                n += 1000 - succ(SUCC, 0, total + block_gt - defence)
+                n += 1000 - succ(succ_table, 0, total + block_gt - defence)
     return n
 
 
@@ -775,58 +1194,77 @@ def hit_count(SUCC, attack_bonus, need, has_defence, defence, block_gt):
 X_LO, X_HI, Z_LO, Z_HI = 2, 21, -18, 19
 
 
-def hit_table(SUCC: np.ndarray) -> np.ndarray:
+def hit_table(succ_table: np.ndarray, critical_block: int) -> np.ndarray:
     """:func:`hit_count` for every (x, z), column 0 with no active defence."""
     out = np.zeros((X_HI - X_LO + 1, Z_HI - Z_LO + 2), np.int64)
     for x in range(X_LO, X_HI + 1):
-        out[x - X_LO, 0] = hit_count(SUCC, 0, x, False, 0, 0)
+        out[x - X_LO, 0] = hit_count(succ_table, 0, x, False, 0, 0, critical_block)
         for z in range(Z_LO, Z_HI + 1):
-            out[x - X_LO, 1 + z - Z_LO] = hit_count(SUCC, 0, x, True, -z, 0)
+            out[x - X_LO, 1 + z - Z_LO] = hit_count(succ_table, 0, x, True, -z, 0, critical_block)
     return out
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def hit_lookup(HIT, bonus, need, has_defence, defence, block_gt):
+def hit_lookup(
+    hit: np.ndarray,
+    bonus: int,
+    need: int,
+    has_defence: bool,
+    defence: int,
+    block_gt: int,
+) -> int:
     """:func:`hit_count` from :func:`hit_table`."""
     x = min(max(need - bonus, X_LO), X_HI) - X_LO
     if not has_defence:
-        return HIT[x, 0]
+        return hit[x, 0]
     z = min(max(bonus + block_gt - defence, Z_LO), Z_HI) - Z_LO
-    return HIT[x, 1 + z]
+    return hit[x, 1 + z]
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def attack_terms(P, W, C, TB, SUCC, a, w, t):
+def attack_terms(
+    s: tuple, cs: np.ndarray, a: int, w: int, t: int
+) -> tuple[int, int, bool, int, float]:
     """What ``Sistema2d10._aimed_odds`` works out once per (attacker, target, weapon):
     (bonus before the aimed MS, need, has active defence, its bonus, P(pain knock-out))."""
-    tipo = W[a, w, W_TIPO]
-    has_defence = C[t, C_STATUS] == ACTIVE and C[t, C_DEF] > 0
-    defence = defence_bonus(P, C, t, tipo) if has_defence else 0
-    bonus = W[a, w, W_MHC] + roll_penalty(C, a, True)
-    need = 10 + defence_of(P, t, tipo) + TB[TB_PGT]
-    aguante = P[t, P_AGU] + roll_penalty(C, t, False)
-    fail = 1000 - succ(SUCC, 0, TB[TB_AGDIFF] - aguante)
-    p_pain_out = (np.float64(fail) / 1000.0) * (np.float64(TB[TB_OUTCOUNT]) / 10.0)
+    stat, weapon, opts, places, out_share, succ_table = s[0], s[1], s[3], s[6], s[10], s[11]
+    kind = weapon[a, w, W.KIND]
+    has_defence = cs[t, CS.STATUS] == ACTIVE and cs[t, CS.DEFENSAS] > 0
+    defence = defence_bonus(stat, cs, opts, places, t, kind) if has_defence else 0
+    bonus = weapon[a, w, W.MHC] + roll_penalty(cs, opts, places, a, True)
+    need = 10 + defence_of(stat, t, kind) + opts[OPT.PASSIVE_GT]
+    aguante = stat[t, ST.AGUANTE] + roll_penalty(cs, opts, places, t, False)
+    fail = 1000 - succ(succ_table, 0, opts[OPT.AGUANTE_DIFFICULTY] - aguante)
+    p_pain_out = (np.float64(fail) / 1000.0) * out_share[0]
     return bonus, need, has_defence, defence, p_pain_out
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def aimed_odds(C, TB, HIT, HDV, HDP, HDN, a, w, t, aim, terms):
+def aimed_odds(
+    s: tuple,
+    cs: np.ndarray,
+    a: int,
+    w: int,
+    t: int,
+    aim: int,
+    terms: tuple[int, int, bool, int, float],
+) -> tuple[float, float, float]:
     """``exact.attack_odds`` for one aim (-1 free, else a location) from
     :func:`attack_terms`: (p_hit, expected_damage, p_drop), the same floats as the engine
     — exact integers where it has Fractions, then its float operations in its order."""
+    opts, places, hit, hdv, hdp, hdn = s[3], s[6], s[12], s[13], s[14], s[15]
     bonus, need, has_defence, defence, p_pain_out = terms
     if aim >= 0:
-        bonus += TB[TB_AIMMS + aim]
-    n = hit_lookup(HIT, bonus, need, has_defence, defence, TB[TB_AGT])
+        bonus += places[aim, PLACE.AIM_MS]
+    n = hit_lookup(hit, bonus, need, has_defence, defence, opts[OPT.ACTIVE_GT])
     p_hit = np.float64(n) / 100000.0
-    pv = C[t, C_PV]
+    pv = cs[t, CS.PV]
     slot = aim + 1
     expected = 0.0
     p_drop = 0.0
-    for m in range(HDN[a, w, t, slot]):
-        dealt = HDV[a, w, t, slot, m]
-        pq = p_hit * HDP[a, w, t, slot, m]
+    for m in range(hdn[a, w, t, slot]):
+        dealt = hdv[a, w, t, slot, m]
+        pq = p_hit * hdp[a, w, t, slot, m]
         if dealt > 0 and pq > 0.0:
             expected = expected + np.float64(dealt) * pq
         if dealt >= pv:
@@ -837,445 +1275,467 @@ def aimed_odds(C, TB, HIT, HDV, HDP, HDN, a, w, t, aim, terms):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def attack_odds(P, W, C, TB, SUCC, HIT, HDV, HDP, HDN, a, w, t, aim):
+def attack_odds(
+    s: tuple, cs: np.ndarray, a: int, w: int, t: int, aim: int
+) -> tuple[float, float, float]:
     """``Sistema2d10.attack_odds`` (free when ``aim`` is -1, else at location ``aim``)."""
-    terms = attack_terms(P, W, C, TB, SUCC, a, w, t)
-    return aimed_odds(C, TB, HIT, HDV, HDP, HDN, a, w, t, aim, terms)
+    return aimed_odds(s, cs, a, w, t, aim, attack_terms(s, cs, a, w, t))
 
 
-# -- export and read-back (plain Python, once per scenario / state) -------------------
-
-_COND_NAMES: tuple[str, ...] = ()
+# -- export (plain Python, once per scenario / state) ---------------------------------
 
 
-def cond_names() -> tuple[str, ...]:
-    """Condition names by code (the engine's strings)."""
-    global _COND_NAMES
-    if not _COND_NAMES:
-        from escaramuza.rules.sistema_2d10 import combat
+@dataclass(frozen=True, slots=True)
+class Export(Exported):
+    """A scenario in the kernel's terms, with the names an engine state and action map
+    through: combatant ids, zone ids, each combatant's weapon names, the tables."""
 
-        _COND_NAMES = (
-            combat.STUNNED,
-            combat.STUNNED_16,
-            "sangrado",
-            "derribado",
-            "moribundo",
-            "defensa_completa",
-            *combat.INCAPACITATED_NAMES,
-        )
-        assert len(_COND_NAMES) == NCOND
-    return _COND_NAMES
+    ids: tuple[str, ...]
+    zone_ids: tuple[str, ...]
+    weapons: tuple[tuple[str, ...], ...]
+    tables: Tables
 
 
-def check_dice(expr, what: str) -> None:  # type: ignore[no-untyped-def]
+def check_dice(expr: DiceExpr, what: str) -> None:
     """A damage or GDF expression within what the kernel rolls and tabulates."""
+    check_range(expr.modifier, -MAX_DAMAGE, MAX_DAMAGE, f"{what} modifier")
     largest = abs(expr.modifier)
     for term in expr.terms:
         check_range(term.count, 1, MAX_COUNT, f"{what}: dice count")
         check_range(term.sides, 1, MAX_SIDES, f"{what}: faces")
         check_range(term.keep or 0, 0, term.count, f"{what}: dice kept")
-        check_range(term.sign, -1, 1, f"{what}: sign")
         largest += term.count * term.sides
     check_range(largest, 0, MAX_DAMAGE, f"{what}: {expr.text!r} at most")
 
 
-def check_scenario(scenario, profiles, tables) -> None:  # type: ignore[no-untyped-def]
-    """The scenario's numbers against the module's bounds (KernelRefusal naming the
-    field): stat blocks, weapons and their damage dice, the tables file, the options."""
-    check_range(scenario.round_limit, 1, BOUND, "round_limit")
-    options = scenario.options
-    for name in ("full_defence_bonus", "aguante_difficulty", "stun_penalty"):
-        check_range(int(getattr(options, name)), -BOUND, BOUND, name)
-    for f, loc in enumerate(tables.location_by_face):
-        check_range(loc.multiplier, 0, MAX_MULTIPLIER, f"tables: face {f + 1} multiplier")
-    for name, ms in tables.aimed:
-        check_range(ms, -BOUND, BOUND, f"tables: aimed {name}")
-        check_range(tables.multiplier(name), 0, MAX_MULTIPLIER, f"tables: {name} multiplier")
-    for f, e in enumerate(tables.gdf_by_face):
-        check_range(e.value, -BOUND, BOUND, f"tables: GDF face {f + 1} value")
-        if e.dice is not None:
-            check_dice(e.dice, f"tables: GDF face {f + 1}")
-    for c, prof in zip(scenario.combatants, profiles, strict=True):
-        stats = c.stats
+def put_dice(rows: np.ndarray, expr: DiceExpr, what: str) -> None:
+    """``expr``'s terms into ``rows`` (``DIE`` columns), checked."""
+    check_dice(expr, what)
+    for m, term in enumerate(expr.terms):
+        DIE.put(
+            rows[m], what, count=term.count, sides=term.sides, keep=term.keep or 0, sign=term.sign
+        )
+
+
+def export_sheets(
+    scenario: Scenario, maxw: int, maxt: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stat blocks (``stat``), weapons (``weapon``) and their damage dice (``damage``)."""
+    combatants = scenario.combatants
+    n = len(combatants)
+    stat = ST.new(n)
+    weapon = W.new(n, maxw)
+    damage = DIE.new(n, maxw, maxt)
+    for i, c in enumerate(combatants):
+        prof = combat.profile(c)
         for name in ("pv", "acciones", "defensas", "dados_expres"):
             check_range(c.maxima[name], 0, BOUND, f"{c.id}: maximum {name}")
-        check_range(c.maxima["pv"], 1, BOUND, f"{c.id}: maximum pv")
-        for name, value in (
-            ("actions", stats.actions),
-            ("extra_actions", stats.extra_actions),
-            ("ca", stats.ca),
-        ):
-            check_range(value, 0, BOUND, f"{c.id}: {name}")
-        for name in ("iniciativa", "defensa_cac", "defensa_dist", "aguante"):
-            check_range(getattr(prof, name), -BOUND, BOUND, f"{c.id}: {name}")
-        check_range(len(prof.weapons), 1, BOUND, f"{c.id}: weapons")
-        for wp in prof.weapons:
-            check_range(wp.mhc, -BOUND, BOUND, f"{c.id}: {wp.name} mhc")
-            check_range(wp.reach, 0, BOUND, f"{c.id}: {wp.name} reach")
-            check_range(
-                wp.damage.modifier, -MAX_DAMAGE, MAX_DAMAGE, f"{c.id}: {wp.name} damage modifier"
+        for k, wp in enumerate(prof.weapons):
+            what = f"{c.id}: {wp.name}"
+            check_dice(wp.damage, f"{what} damage")
+            W.put(
+                weapon[i, k],
+                what,
+                kind=0 if wp.kind == MELEE else 1,
+                mhc=wp.mhc,
+                reach=wp.reach,
+                terms=len(wp.damage.terms),
+                modifier=wp.damage.modifier,
             )
-            check_dice(wp.damage, f"{c.id}: {wp.name} damage")
-
-
-class Exported:
-    """A scenario as the kernel reads it: constant arrays plus the names to read back."""
-
-    def __init__(self, scenario) -> None:  # type: ignore[no-untyped-def]
-        self.scenario = scenario
-        combatants = list(scenario.combatants)
-        self.ids = tuple(c.id for c in combatants)
-        self.sides = tuple(c.side for c in combatants)
-        bf = scenario.battlefield
-        self.zone_ids = tuple(bf.zone_ids)
-        n = len(combatants)
-        tables = load_tables(scenario.options.tables)
-        self.tables = tables
-        profiles = [profile(c) for c in combatants]
-        maxw = max(len(p.weapons) for p in profiles)
-        maxt = max(max(len(w.damage.terms) for w in p.weapons) for p in profiles)
-        for e in tables.gdf_by_face:
-            if e.dice is not None:
-                maxt = max(maxt, len(e.dice.terms))
-        maxt = max(maxt, 1)
-        self.loc_index = {name: k for k, name in enumerate(LOCATIONS)}
-        self.profiles = profiles
-        check_scenario(scenario, profiles, tables)
-        P, W, DT = self._export_combatants(combatants, profiles, maxw, maxt)
-        self.ZD, self.ZN, self.ZE, self.ZX = self._export_map(bf)
-        TB, GD = self._export_tables(scenario, tables, maxt, n)
-        SUCC, self.HDV, self.HDP, self.HDN = self._export_odds(combatants, profiles, tables, maxw)
-        self.P, self.W, self.DT, self.TB, self.GD, self.SUCC = P, W, DT, TB, GD, SUCC
-        #: The most dice of one term (roll_expr's scratch).
-        self.max_dice = max(1, int(DT[..., 0].max(initial=0)), int(GD[..., 0].max(initial=0)))
-        self.HIT = hit_table(SUCC)
-
-    def _export_combatants(self, combatants, profiles, maxw, maxt):  # type: ignore[no-untyped-def]
-        """Stat blocks (P), weapons (W) and their damage dice (DT)."""
-        n = len(combatants)
-        P = np.zeros((n, PF), np.int64)
-        W = np.zeros((n, maxw, WF), np.int64)
-        DT = np.zeros((n, maxw, maxt, 4), np.int64)
-        for i, (c, prof) in enumerate(zip(combatants, profiles, strict=True)):
-            stats = c.stats
-            P[i, P_SIDE] = 0 if c.side.value == "heroes" else 1
-            P[i, P_TEMP] = TEMPERAMENTS.index(c.temperament) if c.temperament in TEMPERAMENTS else 0
-            P[i, P_PVMAX] = c.maxima["pv"]
-            P[i, P_ACC] = stats.actions
-            P[i, P_EXTRA] = stats.extra_actions
-            P[i, P_CA] = stats.ca
-            P[i, P_DXMAX] = c.maxima["dados_expres"]
-            P[i, P_INI] = prof.iniciativa
-            P[i, P_DCAC] = prof.defensa_cac
-            P[i, P_DDIST] = prof.defensa_dist
-            P[i, P_AGU] = prof.aguante
-            P[i, P_NW] = len(prof.weapons)
-            P[i, P_REACH] = max(w.reach for w in prof.weapons)
-            P[i, P_RANGED] = max((w.reach for w in prof.weapons if w.reach > 0), default=0)
-            for k, wp in enumerate(prof.weapons):
-                W[i, k, W_TIPO] = 0 if wp.kind == MELEE else 1
-                W[i, k, W_MHC] = wp.mhc
-                W[i, k, W_ALC] = wp.reach
-                W[i, k, W_NT] = len(wp.damage.terms)
-                W[i, k, W_MOD] = wp.damage.modifier
-                for m, term in enumerate(wp.damage.terms):
-                    DT[i, k, m] = (term.count, term.sides, term.keep or 0, term.sign)
-        return P, W, DT
-
-    def _export_map(self, bf):  # type: ignore[no-untyped-def]
-        """Distances, neighbours in map order, exits and each zone's hops to an exit."""
-        nz = len(self.zone_ids)
-        zindex = {z: k for k, z in enumerate(self.zone_ids)}
-        ZD = np.zeros((nz, nz), np.int64)
-        maxdeg = max(1, max(len(bf.neighbours(z)) for z in self.zone_ids))
-        ZN = np.full((nz, maxdeg), -1, np.int64)
-        ZE = np.zeros(nz, np.int64)
-        ZX = np.zeros(nz, np.int64)
-        exits = bf.exits()
-        for a, za in enumerate(self.zone_ids):
-            for b, zb in enumerate(self.zone_ids):
-                ZD[a, b] = bf.distance(za, zb)
-            for m, zb in enumerate(bf.neighbours(za)):
-                ZN[a, m] = zindex[zb]
-            ZE[a] = 1 if bf.zones[za].exit else 0
-            ZX[a] = min((bf.distance(za, e) for e in exits), default=0)
-        return ZD, ZN, ZE, ZX
-
-    def _export_tables(self, scenario, tables, maxt, n):  # type: ignore[no-untyped-def]
-        """The scenario's tables file (S2-12, S2-13, S2-15) and options (TB, GD)."""
-        options = scenario.options
-        TB = np.zeros(TB_SIZE, np.int64)
-        loc_index = self.loc_index
-        for f, loc in enumerate(tables.location_by_face):
-            TB[TB_LOCFACE + f] = loc_index[loc.name]
-            TB[TB_LOCMULT + f] = loc.multiplier
-        self.aims = tuple(loc_index[name] for name, _ in tables.aimed)
-        TB[TB_NAIM] = len(self.aims)
-        for k, (name, ms) in enumerate(tables.aimed):
-            TB[TB_AIMLOC + k] = loc_index[name]
-            TB[TB_AIMMS + loc_index[name]] = ms
-        for name, k in loc_index.items():
-            TB[TB_MULT + k] = tables.multiplier(name)
-        GD = np.zeros((10, maxt, 4), np.int64)
-        for f, e in enumerate(tables.gdf_by_face):
-            TB[TB_GEFF + f] = GDF_EFFECTS.index(e.effect)
-            TB[TB_GVAL + f] = e.value
-            TB[TB_GDUR + f] = U_HEALED if e.duration == "hasta_sanar" else U_NEXT
-            if e.dice is not None:
-                TB[TB_GNT + f] = len(e.dice.terms)
-                TB[TB_GMOD + f] = e.dice.modifier
-                for m, term in enumerate(e.dice.terms):
-                    GD[f, m] = (term.count, term.sides, term.keep or 0, term.sign)
-        TB[TB_PGT] = 1 if options.passive_beats == "gt" else 0
-        TB[TB_AGT] = 1 if options.active_blocks == "gt" else 0
-        TB[TB_FULL] = int(options.full_defence_bonus)
-        TB[TB_AGDIFF] = int(options.aguante_difficulty)
-        TB[TB_STUN] = int(options.stun_penalty)
-        TB[TB_LIMIT] = scenario.round_limit
-        TB[TB_SURVIVE] = 1 if scenario.victory == "survive" else 0
-        TB[TB_OUTCOUNT] = sum(
-            1 for e in tables.gdf_by_face if e.effect in ("inconsciente", "moribundo")
+            put_dice(damage[i, k], wp.damage, f"{what} damage")
+        stats = c.stats
+        ST.put(
+            stat[i],
+            c.id,
+            side=0 if c.side.value == "heroes" else 1,
+            temperament=TEMPERAMENTS.index(c.temperament) if c.temperament in TEMPERAMENTS else 0,
+            pv=c.maxima["pv"],
+            acciones=stats.actions,
+            extra=stats.extra_actions,
+            ca=stats.ca,
+            dados_expres=c.maxima["dados_expres"],
+            iniciativa=prof.iniciativa,
+            defensa_cac=prof.defensa_cac,
+            defensa_dist=prof.defensa_dist,
+            aguante=prof.aguante,
+            weapons=len(prof.weapons),
+            reach=max(w.reach for w in prof.weapons),
+            ranged=max((w.reach for w in prof.weapons if w.reach > 0), default=0),
         )
-        TB[TB_N] = n
-        return TB, GD
+    return stat, weapon, damage
 
-    def _export_odds(self, combatants, profiles, tables, maxw):  # type: ignore[no-untyped-def]
-        """The engine's exact odds as integer tables: skill successes (SUCC) and each
-        attack's hit damage distribution (HDV/HDP/HDN), from ``exact`` itself."""
-        n = len(combatants)
-        loc_index = self.loc_index
-        # exact.skill_odds success in thousandths, by difficulty − bonus (all that matters).
-        SUCC = np.zeros((2, K_HI - K_LO + 1), np.int64)
-        for m, mode in enumerate(("none", "after")):
-            for k in range(K_LO, K_HI + 1):
-                p = exact.skill_odds(0, k, mode).p_success * 1000  # type: ignore[arg-type]
-                assert isinstance(p, Fraction) and p.denominator == 1
-                SUCC[m, k + K_OFF] = int(p)
-        # exact.hit_damage_distribution for every (attacker, weapon, target, free|aim).
-        slots = 1 + len(LOCATIONS)
-        cases = {}
-        width = 1
-        for a, pa in enumerate(profiles):
-            for w, wp in enumerate(pa.weapons):
-                for t, ct in enumerate(combatants):
-                    ca = ct.stats.ca
-                    cases[a, w, t, 0] = exact.hit_damage_distribution(
-                        wp.damage, ca, tables.multipliers
+
+def export_map(scenario: Scenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hops between zones (``dist``), neighbours in map order, exits and each zone's hops
+    to an exit (``zones``)."""
+    bf = scenario.battlefield
+    zone_ids = tuple(bf.zone_ids)
+    nz = len(zone_ids)
+    zindex = {z: k for k, z in enumerate(zone_ids)}
+    dist = np.zeros((nz, nz), np.int64)
+    maxdeg = max(1, max(len(bf.neighbours(z)) for z in zone_ids))
+    neighbours = np.full((nz, maxdeg), -1, np.int64)
+    zones = ZONE.new(nz)
+    exits = bf.exits()
+    for a, za in enumerate(zone_ids):
+        for b, zb in enumerate(zone_ids):
+            dist[a, b] = bf.distance(za, zb)
+        for m, zb in enumerate(bf.neighbours(za)):
+            neighbours[a, m] = zindex[zb]
+        ZONE.put(
+            zones[a],
+            f"zone {za}",
+            exit=1 if bf.zones[za].exit else 0,
+            to_exit=min((bf.distance(za, e) for e in exits), default=0),
+        )
+    return dist, neighbours, zones
+
+
+def export_options(scenario: Scenario) -> np.ndarray:
+    """The scenario's options and the rule constants the engine names (``opts``)."""
+    options = scenario.options
+    critical_block = exact.block_probability(0, 0, attack_critical=True) * 1000
+    assert critical_block.denominator == 1
+    opts = OPT.new()
+    OPT.put(
+        opts,
+        "options",
+        passive_gt=1 if options.passive_beats == "gt" else 0,
+        active_gt=1 if options.active_blocks == "gt" else 0,
+        full_defence=int(options.full_defence_bonus),
+        aguante_difficulty=int(options.aguante_difficulty),
+        stun_penalty=int(options.stun_penalty),
+        round_limit=scenario.round_limit,
+        survive=1 if scenario.victory == "survive" else 0,
+        ms_floor=combat._MS_FLOOR,
+        critical_block=int(critical_block),
+    )
+    return opts
+
+
+def export_tables(
+    table: Tables, maxt: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The scenario's tables file (S2-12, S2-13, S2-15) as ``faces``, ``places``, ``aims``,
+    ``gdf``, ``gdf_dice`` and ``out_share``, from the engine's ``Tables`` and the
+    locations ``combat`` reads."""
+    where = {name: k for k, name in enumerate(tables.LOCATIONS)}
+    faces = FACE.new(len(table.location_by_face))
+    for f, loc in enumerate(table.location_by_face):
+        FACE.put(
+            faces[f], f"tables: face {f + 1}", place=where[loc.name], multiplier=loc.multiplier
+        )
+    places = PLACE.new(NLOC)
+    for k, name in enumerate(tables.LOCATIONS):
+        PLACE.put(
+            places[k],
+            f"tables: {name}",
+            aim_ms=table.aim_modifier(name) or 0,
+            multiplier=table.multiplier(name),
+            # What combat.lame and combat.limb_penalty read: its incapacitated part's name
+            # among the legs'.
+            leg=1 if f"{combat.INCAPACITATED}_{name}" in combat._LEG_NAMES else 0,
+        )
+    aims = np.array([where[name] for name, _ in table.aimed], dtype=np.int64)
+    gdf = GDF.new(len(table.gdf_by_face))
+    gdf_dice = DIE.new(len(table.gdf_by_face), maxt)
+    for f, e in enumerate(table.gdf_by_face):
+        what = f"tables: GDF face {f + 1}"
+        if e.dice is not None:
+            put_dice(gdf_dice[f], e.dice, what)
+        GDF.put(
+            gdf[f],
+            what,
+            effect=tables.GDF_EFFECTS.index(e.effect),
+            value=e.value,
+            until=UNTIL.index(e.duration),
+            terms=len(e.dice.terms) if e.dice is not None else 0,
+            modifier=e.dice.modifier if e.dice is not None else 0,
+        )
+    out_share = np.array([table.out_share], dtype=np.float64)
+    return faces, places, aims, gdf, gdf_dice, out_share
+
+
+def export_odds(
+    scenario: Scenario, table: Tables, maxw: int, critical_block: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The engine's exact odds as integer tables: skill successes (``succ``), hit counts
+    (``hit``) and each attack's hit damage distribution (``hdv``/``hdp``/``hdn``), from
+    ``exact`` itself."""
+    combatants = scenario.combatants
+    n = len(combatants)
+    where = {name: k for k, name in enumerate(tables.LOCATIONS)}
+    # exact.skill_odds success in thousandths, by difficulty − bonus (all that matters).
+    succ_table = np.zeros((2, K_HI - K_LO + 1), np.int64)
+    for m, mode in enumerate(("none", "after")):
+        for k in range(K_LO, K_HI + 1):
+            p = exact.skill_odds(0, k, mode).p_success * 1000
+            assert isinstance(p, Fraction) and p.denominator == 1
+            succ_table[m, k - K_LO] = int(p)
+    # exact.hit_damage_distribution for every (attacker, weapon, target, free|aim).
+    slots = 1 + NLOC
+    cases = {}
+    for a, attacker in enumerate(combatants):
+        for w, wp in enumerate(combat.profile(attacker).weapons):
+            for t, ct in enumerate(combatants):
+                ca = ct.stats.ca
+                cases[a, w, t, 0] = exact.hit_damage_distribution(wp.damage, ca, table.multipliers)
+                for name, _ in table.aimed:
+                    cases[a, w, t, 1 + where[name]] = exact.hit_damage_distribution(
+                        wp.damage, ca, (table.multiplier(name),)
                     )
-                    for name, _ in tables.aimed:
-                        cases[a, w, t, 1 + loc_index[name]] = exact.hit_damage_distribution(
-                            wp.damage, ca, (tables.multiplier(name),)
-                        )
-                    width = max(width, *(len(v) for v in cases.values()))
-        HDV = np.zeros((n, maxw, n, slots, width), np.int64)
-        HDP = np.zeros((n, maxw, n, slots, width), np.float64)
-        HDN = np.zeros((n, maxw, n, slots), np.int64)
-        for (a, w, t, s), dist in cases.items():
-            HDN[a, w, t, s] = len(dist)
-            for m, (dealt, q) in enumerate(dist):
-                HDV[a, w, t, s, m] = dealt
-                HDP[a, w, t, s, m] = q
-        return SUCC, HDV, HDP, HDN
+    width = max((len(v) for v in cases.values()), default=1)
+    hdv = np.zeros((n, maxw, n, slots, width), np.int64)
+    hdp = np.zeros((n, maxw, n, slots, width), np.float64)
+    hdn = np.zeros((n, maxw, n, slots), np.int64)
+    for (a, w, t, slot), dist in cases.items():
+        hdn[a, w, t, slot] = len(dist)
+        for m, (dealt, q) in enumerate(dist):
+            hdv[a, w, t, slot, m] = dealt
+            hdp[a, w, t, slot, m] = q
+    return succ_table, hit_table(succ_table, critical_block), hdv, hdp, hdn
 
-    def new_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """C and G of a battle not yet started (``new_battle`` before ``start``)."""
-        n = len(self.ids)
-        C = np.zeros((n, CF), np.int64)
-        for i, c in enumerate(self.scenario.combatants):
-            self._export_resources(C, i, c)
-            C[i, C_ZONE] = self.zone_ids.index(c.zone)
-            C[i, C_KO] = -1
-        G = np.zeros(G_ORDER + 2 * n + self.max_dice, np.int64)  # scratch_of
-        G[G_PEND] = -1
-        G[G_WINNER] = -1
-        G[G_RLOC] = -1
-        G[G_AAIM] = -1
-        return C, G
 
-    def export_state(self, state) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
-        """C and G of an engine state (counters from zero); :class:`KernelRefusal` for
-        what the kernel cannot hold."""
-        n = len(self.ids)
-        if len(state.combatants) != n:
-            raise KernelRefusal("the state's combatants are not the scenario's")
-        C, G = self.new_arrays()
-        index = {cid: i for i, cid in enumerate(self.ids)}
-        for i, c in enumerate(state.combatants):
-            self._export_combatant(C, i, c)
-        # The order is every combatant once (start sorts them all) and the turn one of its
-        # entries: the compiled turns read G[G_ORDER + turn] without bounds checks.
-        order = tuple(state.order)
-        if sorted(order) != sorted(self.ids):
-            raise KernelRefusal(f"turn order {list(order)} is not every combatant once")
-        check_range(state.round, 1, int(self.TB[TB_LIMIT]), "round")
-        check_range(state.turn, 0, n - 1, "turn")
-        G[G_ROUND] = state.round
-        G[G_TURN] = state.turn
-        for k, cid in enumerate(order):
-            G[G_ORDER + k] = index[cid]
-        data = state.data
-        G[G_FRESH] = 1 if data.get("fresh") else 0
-        if state.outcome is not None:
-            raise KernelRefusal("the battle is over")
-        pending = state.pending
-        if pending is None:
-            raise KernelRefusal("no pending decision")
-        G[G_PEND] = DECISION_NAMES.index(pending.name)
-        G[G_PACTOR] = index[pending.actor]
-        if pending.side != self.sides[G[G_PACTOR]]:
-            raise KernelRefusal("the pending decision's side is not its actor's")
-        attack = data.get("attack")
-        if attack is not None:
-            self._export_attack(G, index, attack)
-        roll = data.get("roll")
-        if roll is not None:
-            G[G_RACT] = 1
-            G[G_RPURP] = PURPOSES.index(roll.purpose)
-            G[G_RROLLER] = index[roll.roller]
-            check_range(roll.bonus, -BOUND, BOUND, "the roll's bonus")
-            G[G_RBONUS] = roll.bonus
-            check_range(len(roll.faces), 0, 3, "the roll's dice")
-            check_range(tuple(roll.faces), 1, 10, "the roll's faces")
-            G[G_RNF] = len(roll.faces)
-            for k, f in enumerate(roll.faces):
-                G[G_RF0 + k] = f
-            G[G_REXP] = 1 if roll.expres else 0
-            G[G_RLOC] = -1 if roll.location is None else self.loc_index[roll.location]
-        self._check_pending(G, attack, roll, index[order[state.turn]])
-        if n and data.get("tables") is not None and data["tables"] != self.tables:
-            raise KernelRefusal("the state's tables are not the scenario's")
-        return C, G
+def export_scenario(scenario: Scenario) -> Export:
+    """The scenario's bundles (the module's docstring), or :class:`KernelRefusal` naming
+    what the kernel does not play or a value outside its bounds."""
+    combatants = scenario.combatants
+    for c in combatants:
+        if c.id == "sangrado":
+            # The engine's bleeding damage names "sangrado" as its source: a combatant
+            # of that id would be credited with it.
+            raise KernelRefusal("a combatant with id 'sangrado'")
+        if not c.active or c.conditions:
+            raise KernelRefusal(f"{c.id} starts out of the fight or with conditions")
+    table = tables.load_tables(scenario.options.tables)
+    check_range(scenario.round_limit, 1, BOUND, "round_limit")
+    profiles = [combat.profile(c) for c in combatants]
+    maxw = max(len(p.weapons) for p in profiles)
+    maxt = max(max(len(w.damage.terms) for w in p.weapons) for p in profiles)
+    maxt = max(maxt, *(len(e.dice.terms) for e in table.gdf_by_face if e.dice is not None), 1)
+    stat, weapon, damage = export_sheets(scenario, maxw, maxt)
+    dist, neighbours, zones = export_map(scenario)
+    opts = export_options(scenario)
+    faces, places, aims, gdf, gdf_dice, out_share = export_tables(table, maxt)
+    odds = export_odds(scenario, table, maxw, int(opts[OPT.CRITICAL_BLOCK]))
+    static = (
+        stat,
+        weapon,
+        dist,
+        opts,
+        damage,
+        faces,
+        places,
+        aims,
+        gdf,
+        gdf_dice,
+        out_share,
+        *odds,
+        neighbours,
+        zones,
+    )
+    n = len(combatants)
+    actions = maxw * n * (1 + len(aims)) + neighbours.shape[1] + n + 2
+    most_dice = max(
+        1, int(damage[..., DIE.COUNT].max(initial=0)), int(gdf_dice[..., DIE.COUNT].max(initial=0))
+    )
+    cs = CS.new(n)
+    zone_ids = tuple(scenario.battlefield.zone_ids)
+    for i, c in enumerate(combatants):
+        export_resources(cs[i], c, c.maxima)
+        CS.put(cs[i], c.id, {"zones": len(zone_ids)}, zone=zone_ids.index(c.zone), ko_round=-1)
+    g = G.new()
+    g[G.OUTCOME] = RUNNING
+    g[G.LOCATION] = -1
+    g[G.AIM] = -1
+    d0 = (
+        cs,
+        g,
+        np.zeros(n, np.int64),
+        np.zeros(max(n, most_dice), np.int64),
+        np.zeros((5, actions), np.int64),
+        np.zeros(actions, np.float64),
+    )
+    return Export(
+        scenario,
+        static,
+        d0,
+        actions,
+        ids=tuple(c.id for c in combatants),
+        zone_ids=zone_ids,
+        weapons=tuple(tuple(w.name for w in p.weapons) for p in profiles),
+        tables=table,
+    )
 
-    def _export_attack(self, G: np.ndarray, index: dict[str, int], attack) -> None:  # type: ignore[no-untyped-def]
-        """The attack in flight (``data["attack"]``) into G."""
-        G[G_AACT] = 1
-        G[G_AATT] = index[attack.attacker]
-        G[G_ATGT] = index[attack.target]
-        G[G_AW] = [w.name for w in self.profiles[G[G_AATT]].weapons].index(attack.weapon)
-        G[G_AAIM] = -1 if attack.aim is None else self.loc_index[attack.aim]
-        check_range(attack.total, -BOUND, BOUND, "the attack's total")
-        G[G_ATOT] = attack.total
-        G[G_ACRIT] = 1 if attack.critical else 0
 
-    @staticmethod
-    def _check_pending(G: np.ndarray, attack, roll, turn_actor: int) -> None:  # type: ignore[no-untyped-def]
-        """The pending decision is the one the state waits on: a turn its owner's, an
-        active defence the attack's target's, a Dado Exprés the roller's (and a roll of
-        an attack or its defence with the attack in flight)."""
-        kind, actor = G[G_PEND], G[G_PACTOR]
-        if kind == TURN:
-            ok = actor == turn_actor
-        elif kind == ACTIVE_DEFENCE:
-            ok = attack is not None and G[G_ATGT] == actor
-        else:
-            ok = (
-                roll is not None
-                and G[G_RROLLER] == actor
-                and (G[G_RPURP] == AGUANTE or attack is not None)
-            )
-        if not ok:
-            raise KernelRefusal(f"pending {DECISION_NAMES[kind]!r}: not what the state waits on")
+def export_resources(row: np.ndarray, c: Combatant, maxima: dict[str, int]) -> None:
+    """A combatant's resources into its ``cs`` row, each within 0 and its maximum."""
+    for name, column in RESOURCES:
+        check_range(c.resources[name], 0, maxima[name], f"{c.id}: {name}")
+        row[CS[column]] = c.resources[name]
 
-    def _export_resources(self, C: np.ndarray, i: int, c) -> None:  # type: ignore[no-untyped-def]
-        """Row ``i``'s resources, each within 0 and its maximum (the scenario's)."""
-        if c.maxima != self.scenario.combatants[i].maxima:
-            raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
-        for k, key in enumerate(("pv", "acciones", "defensas", "dados_expres")):
-            check_range(c.resources[key], 0, c.maxima[key], f"{c.id}: {key}")
-            C[i, k] = c.resources[key]
 
-    def _export_combatant(self, C: np.ndarray, i: int, c) -> None:  # type: ignore[no-untyped-def]
-        names = cond_names()
-        if c.id != self.ids[i]:
-            raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
-        if set(c.resources) != {"pv", "acciones", "defensas", "dados_expres"}:
-            raise KernelRefusal(f"{c.id}: resources {sorted(c.resources)}")
-        self._export_resources(C, i, c)
-        if c.status.value not in STATUS_NAMES:
-            raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
-        C[i, C_STATUS] = STATUS_NAMES.index(c.status.value)
-        C[i, C_ZONE] = self.zone_ids.index(c.zone)
-        for name, cond in c.conditions.items():
-            if name not in names:
-                raise KernelRefusal(f"{c.id}'s condition {name!r} is not one the kernel plays")
-            code = names.index(name)
-            until = {None: U_NONE, "hasta_sanar": U_HEALED, "siguiente_turno": U_NEXT}
-            if cond.until not in until:
-                raise KernelRefusal(f"{c.id}'s {name} lasts {cond.until!r}")
-            check_range(cond.value, -BOUND, BOUND, f"{c.id}: {name} value")
-            set_cond(C, i, code, int(cond.value), until[cond.until])
+def export_state(exported: Export, state: BattleState) -> tuple[np.ndarray, ...]:
+    """The dynamic bundle of an engine state (counters from zero); :class:`KernelRefusal`
+    for what the kernel cannot hold."""
+    ids = exported.ids
+    n = len(ids)
+    if len(state.combatants) != n:
+        raise KernelRefusal("the state's combatants are not the scenario's")
+    cs, g, order, *scratch = (a.copy() for a in exported.start)
+    cs[:] = 0
+    index = {cid: i for i, cid in enumerate(ids)}
+    for i, c in enumerate(state.combatants):
+        export_combatant(exported, cs, i, c)
+    # The order is every combatant once (start sorts them all) and the turn one of its
+    # entries: the compiled turns read order[turn] without bounds checks.
+    entries = tuple(state.order)
+    if sorted(entries) != sorted(ids):
+        raise KernelRefusal(f"turn order {list(entries)} is not every combatant once")
+    check_range(state.round, 1, int(exported.static[3][OPT.ROUND_LIMIT]), "round")
+    check_range(state.turn, 0, n - 1, "turn")
+    g[G.ROUND] = state.round
+    g[G.TURN] = state.turn
+    for k, cid in enumerate(entries):
+        order[k] = index[cid]
+    data = state.data
+    g[G.FRESH] = 1 if data.get("fresh") else 0
+    if state.outcome is not None:
+        raise KernelRefusal("the battle is over")
+    pending = state.pending
+    if pending is None:
+        raise KernelRefusal("no pending decision")
+    g[G.KIND] = KIND_TURN + DECISIONS.index(pending.name)
+    g[G.ACTOR] = index[pending.actor]
+    if pending.side is not exported.scenario.combatants[g[G.ACTOR]].side:
+        raise KernelRefusal("the pending decision's side is not its actor's")
+    attack = data.get("attack")
+    if attack is not None:
+        export_attack(exported, g, index, attack)
+    roll = data.get("roll")
+    if roll is not None:
+        export_roll(g, index, roll)
+    check_pending(g, attack, roll, index[entries[state.turn]])
+    if data.get("tables") is not None and data["tables"] != exported.tables:
+        raise KernelRefusal("the state's tables are not the scenario's")
+    return (cs, g, order, *scratch)
 
-    def read_back_many(self, seeds, Cs: np.ndarray, Gs: np.ndarray) -> list:  # type: ignore[no-untyped-def,type-arg]
-        """:meth:`read_back` of a batch. Reading back element by element cost as much as
-        playing the duel, so each distinct combatant row (status, zone, resources,
-        conditions) is turned into its tuples once (keyed by its bytes) and the rest goes
-        to one list per battle."""
-        from escaramuza.rules.core.kernel import KernelBattle
 
-        names = cond_names()
-        n = len(self.ids)
-        heroes = [i for i in range(n) if self.P[i, P_SIDE] == 0]
-        columns = [
-            C_STATUS,
-            C_ZONE,
-            C_ACC,
-            C_DX,
-            C_DEF,
-            C_PV,
-            *range(C_CH, C_CH + NCOND),
-            *range(C_CV, C_CV + NCOND),
-        ]
-        flat = np.ascontiguousarray(Cs[:, :, columns]).reshape(-1, len(columns))
-        first: dict[bytes, int] = {}
-        inverse = [
-            first.setdefault(b, len(first))
-            for b in flat.view(np.dtype((np.void, 8 * len(columns)))).ravel().tolist()
-        ]
-        rows = [np.frombuffer(b, np.int64).tolist() for b in first]
-        # Per distinct row: (status, zone, resources, conditions), as the engine names them.
-        table = [
-            (
-                STATUS_NAMES[r[0]],
-                self.zone_ids[r[1]],
-                (("acciones", r[2]), ("dados_expres", r[3]), ("defensas", r[4]), ("pv", r[5])),
-                tuple(sorted((names[c], r[6 + NCOND + c]) for c in range(NCOND) if r[6 + c])),
-            )
-            for r in rows
-        ]
-        # One list per battle: outcome, then ko rounds, deaths, dealt, to foes, taken.
-        record = np.concatenate(
-            (
-                Gs[:, [G_WINNER, G_REASON, G_ORND, G_DECISIONS]],
-                *(Cs[:, :, f] for f in (C_KO, C_DIED, C_DEALT, C_TOFOES, C_TAKEN)),
-            ),
-            axis=1,
-        ).tolist()
-        out = []
-        for j, (seed, g) in enumerate(zip(seeds, record, strict=True)):
-            idx = inverse[j * n : (j + 1) * n]
-            statuses, zones, resources, conditions = zip(*[table[i] for i in idx], strict=True)
-            winner = g[0]
-            out.append(
-                KernelBattle(
-                    seed=int(seed),
-                    winner=None if winner < 0 else ("heroes" if winner == 0 else "enemies"),
-                    reason=REASONS[g[1]],
-                    rounds=g[2],
-                    wipe=bool(heroes) and all(statuses[i] != "active" for i in heroes),
-                    decisions=g[3],
-                    statuses=statuses,
-                    zones=zones,
-                    resources=resources,
-                    conditions=conditions,
-                    ko_round=tuple(g[4 : 4 + n]),
-                    died=tuple(map(bool, g[4 + n : 4 + 2 * n])),
-                    dealt=tuple(g[4 + 2 * n : 4 + 3 * n]),
-                    dealt_to_foes=tuple(g[4 + 3 * n : 4 + 4 * n]),
-                    taken=tuple(g[4 + 4 * n : 4 + 5 * n]),
-                )
-            )
-        return out
+def export_attack(
+    exported: Export, g: np.ndarray, index: dict[str, int], attack: AttackCtx
+) -> None:
+    """The attack in flight (``data["attack"]``) into ``g``."""
+    attacker = index[attack.attacker]
+    G.put(
+        g,
+        "the attack",
+        attack=1,
+        attacker=attacker,
+        target=index[attack.target],
+        weapon=exported.weapons[attacker].index(attack.weapon),
+        aim=-1 if attack.aim is None else tables.LOCATIONS.index(attack.aim),
+        total=attack.total,
+        critical=1 if attack.critical else 0,
+    )
 
-    def read_back(self, seed: int, C: np.ndarray, G: np.ndarray):  # type: ignore[no-untyped-def]
-        """The :class:`KernelBattle` of a finished battle."""
-        return self.read_back_many([seed], C[None], G[None])[0]
+
+def export_roll(g: np.ndarray, index: dict[str, int], roll: PendingRoll) -> None:
+    """The roll in flight (``data["roll"]``) into ``g``."""
+    check_range(len(roll.faces), 0, 3, "the roll's dice")
+    check_range(tuple(roll.faces), 1, 10, "the roll's faces")
+    G.put(
+        g,
+        "the roll",
+        roll=1,
+        purpose=PURPOSES.index(roll.purpose),
+        roller=index[roll.roller],
+        bonus=roll.bonus,
+        dice=len(roll.faces),
+        faces=tuple(roll.faces),
+        expres=1 if roll.expres else 0,
+        location=-1 if roll.location is None else tables.LOCATIONS.index(roll.location),
+    )
+
+
+def check_pending(
+    g: np.ndarray, attack: AttackCtx | None, roll: PendingRoll | None, turn_actor: int
+) -> None:
+    """The pending decision is the one the state waits on: a turn its owner's, an
+    active defence the attack's target's, a Dado Exprés the roller's (and a roll of
+    an attack or its defence with the attack in flight)."""
+    kind, actor = g[G.KIND], g[G.ACTOR]
+    if kind == TURN:
+        ok = actor == turn_actor
+    elif kind == ACTIVE_DEFENCE:
+        ok = attack is not None and g[G.TARGET] == actor
+    else:
+        ok = (
+            roll is not None
+            and g[G.ROLLER] == actor
+            and (g[G.PURPOSE] == AGUANTE or attack is not None)
+        )
+    if not ok:
+        raise KernelRefusal(f"pending {DECISIONS[kind - KIND_TURN]!r}: not what the state waits on")
+
+
+def export_combatant(exported: Export, cs: np.ndarray, i: int, c: Combatant) -> None:
+    """Row ``i`` of ``cs`` from an engine combatant: resources, status, zone, conditions."""
+    scenario = exported.scenario
+    if c.id != exported.ids[i]:
+        raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
+    if set(c.resources) != {name for name, _ in RESOURCES}:
+        raise KernelRefusal(f"{c.id}: resources {sorted(c.resources)}")
+    if c.maxima != scenario.combatants[i].maxima:
+        raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
+    row = cs[i]
+    export_resources(row, c, c.maxima)
+    if c.status.value not in STATUSES:
+        raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
+    CS.put(
+        row,
+        c.id,
+        {"zones": len(exported.zone_ids)},
+        status=STATUSES.index(c.status.value),
+        zone=exported.zone_ids.index(c.zone),
+        ko_round=-1,
+    )
+    for name, cond in c.conditions.items():
+        if name not in CONDITIONS:
+            raise KernelRefusal(f"{c.id}'s condition {name!r} is not one the kernel plays")
+        code = CONDITIONS.index(name)
+        if cond.until not in UNTIL:
+            raise KernelRefusal(f"{c.id}'s {name} lasts {cond.until!r}")
+        check_range(cond.value, -BOUND, BOUND, f"{c.id}: {name} value")
+        row[CS.HAS + code] = 1
+        row[CS.VALUE + code] = cond.value
+        row[CS.UNTIL + code] = UNTIL.index(cond.until)
+
+
+def action_row(exported: Export, action: Action) -> list[int]:
+    """The legal-list row of an engine action (verb, target, weapon, aim, zone)."""
+    index = {cid: i for i, cid in enumerate(exported.ids)}
+    verb = VERBS.index(action.verb)
+    target = index[action.target] if action.target is not None else -1
+    w = -1
+    if action.item is not None:
+        w = exported.weapons[index[action.actor]].index(action.item)
+    aim = -1
+    if action.option not in (None, ruleset.LIBRE):
+        aim = tables.LOCATIONS.index(action.option)
+    zone = exported.zone_ids.index(action.zone) if action.zone is not None else -1
+    # What apply reads of each verb is there (an index of -1 would read the last row).
+    needs = (
+        target if verb in (ATACAR, CEDER_DADO) else 0,
+        w if verb == ATACAR else 0,
+        zone if verb == MOVER else 0,
+    )
+    if min(needs) < 0:
+        raise KernelRefusal(f"{action} lacks what {action.verb} needs")
+    return [verb, target, w, aim, zone]
+
+
+def conditions_of(row: Sequence[int]) -> tuple[tuple[str, int], ...]:
+    """A final ``cs`` row's conditions as sorted ``(name, value)``, the engine's names."""
+    return tuple(
+        sorted((CONDITIONS[c], row[CS.VALUE + c]) for c in range(NCOND) if row[CS.HAS + c])
+    )

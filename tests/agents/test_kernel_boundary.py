@@ -281,17 +281,17 @@ def test_a_million_pv_plays_on_the_kernel_as_on_the_engine() -> None:
     )
     agents = ["heuristic", "heuristic:tactician"]
     assert KERNEL.refusal(scenario, agents) is None
-    K = dk.export_scenario(scenario)
-    DROP = K[8]
+    s = dk.export_scenario(scenario).static
+    weapon, zones, drop = s[1], s[5], s[8]
     # Sized by the most PV one attack takes, not by the PV.
-    assert DROP.shape[1] <= 64, DROP.shape
-    nw = K[1].shape[1]
-    _, profiles = dk.attack_profiles(scenario, nw, int(K[3][:, dk.Z_COVER].max()))
-    last = DROP.shape[1] - 1
+    assert drop.shape[1] <= 64, drop.shape
+    nw = weapon.shape[1]
+    _, profiles = dk.attack_profiles(scenario, nw, int(zones[:, dk.ZONE.COVER].max()))
+    last = drop.shape[1] - 1
     for p, pid in profiles.items():
         for pv in (0, 1, last, last + 1, 999_999, 1_000_000, BOUND):
             # attack_score's clamped read
-            assert DROP[pid, min(pv, last)] == drop_probability(p, pv), (p, pv)
+            assert drop[pid, min(pv, last)] == drop_probability(p, pv), (p, pv)
     assert [str(m) for m in compare(scenario, agents, [1, 2, 3])] == []
 
 

@@ -350,7 +350,8 @@ def test_apply_n_after_suggest_takes_the_row_ranked_n() -> None:
     session, out = drive(["suggest 100 max 100", "apply 2"], engine="reference")
     rows = {}
     for line in out.splitlines():
-        m = re.match(r"^[│ ] +(\d+)[* ]  (\S.*?)  ", line)
+        # A row: rank, the numbers (RISK last, a percentage), then the action.
+        m = re.match(r"^[│ ] +(\d+)[* ] .*?\d+%  (\S.*)$", line)
         if m:
             rows[int(m.group(1))] = m.group(2).strip()
     applied = next(line.split("» ", 1)[1] for line in out.splitlines() if "» " in line)

@@ -1,4 +1,5 @@
-"""The Cairn kernel plays exactly the engine's battles (issue 20, "Proof by equality").
+"""The Cairn kernel plays exactly the engine's battles (docs/fast-path.md, "The equality
+guarantee and how it is checked").
 
 Every comparison runs the engine (the specification) and the kernel on the same seeds
 and compares whole KernelBattles (outcome, rounds, each combatant's status, zone,
@@ -8,6 +9,7 @@ a number copied from the kernel.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -212,34 +214,84 @@ def test_kernel_refuses_what_it_does_not_implement() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "probe", "keyed_rest"),
+    ("name", "draws"),
     [
-        ("cairn/bandidos_destacamento", 4, True),  # its agents draw tie-breaks: keys at once
-        ("cairn/bandidos_destacamento", 0, False),  # no probe: every battle tried without
-        ("cairn/duelo_bugbear", 4, False),  # nobody draws: no key is ever made
+        ("cairn/bandidos_destacamento", True),  # its agents draw tie-breaks: keys for those
+        ("cairn/duelo_bugbear", False),  # nobody draws: no key is ever made
     ],
 )
-def test_the_key_probe_changes_the_time_not_the_battles(
-    monkeypatch: pytest.MonkeyPatch, name: str, probe: int, keyed_rest: bool
+def test_the_agents_keys_change_the_time_not_the_battles(
+    monkeypatch: pytest.MonkeyPatch, name: str, draws: bool
 ) -> None:
-    import escaramuza.agents.heuristics.cairn_kernel as ck
+    # Every battle is played first without its agents' key (a sha512 each); the ones whose
+    # agents draw stop there (SUSPEND_AGENT_KEY) and are played again with their keys.
     from escaramuza.playtest.records import battle_seed, records_from_columns
     from escaramuza.playtest.runner import play_one
 
-    calls: list[tuple[int, bool]] = []  # (battles, with keys) of each kernel call
-    real = ck.play_many
+    calls: list[tuple[int, int]] = []  # (battles played, of them with a key) of each pass
+    loops = KERNEL.loops
+    real = loops.play_battles
 
     def spy(*args: Any) -> Any:
-        calls.append((len(args[8]), bool(args[11].any())))  # dice keys, agents' key lengths
+        todo, agent_len = args[5], args[9]  # rules.core.loops.play_battles' arguments
+        calls.append((int(todo.sum()), int((agent_len[todo] > 0).sum())))
         return real(*args)
 
-    monkeypatch.setattr(ck, "KEY_PROBE", probe)
-    monkeypatch.setattr(ck, "play_many", spy)
+    monkeypatch.setattr(loops, "play_battles", spy)
     sc = load_scenario(name)
     seeds = [battle_seed(2, i) for i in range(40)]
     got = records_from_columns(0, seeds, KERNEL.play_columns(sc, ["heuristic", "heuristic"], seeds))
     assert got == [play_one(sc, "heuristic", "heuristic", 2, i) for i in range(40)]
-    rest = [c for c in calls if c[0] == 40 - probe]
-    assert rest[0] == (40 - probe, keyed_rest)
-    if name == "cairn/duelo_bugbear":
-        assert all(not keyed for _, keyed in calls)
+    assert calls[0] == (40, 0)
+    if draws:
+        assert len(calls) == 2 and 0 < calls[1][0] == calls[1][1]
+    else:
+        assert calls == [(40, 0)]
+
+
+# -- rule data: the scar table is the engine's -------------------------------------------
+def _clear_odds_caches() -> None:
+    """The engine's memoised odds read the scar table: forget them across an edit."""
+    from escaramuza.agents.heuristics import cairn as temperaments
+    from escaramuza.rules.cairn import exact
+
+    for module in (exact, temperaments):
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
+
+
+def test_an_edit_of_the_scar_table_is_played_by_the_engine_and_the_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from escaramuza.rules.cairn import kernel as rules_kernel
+    from escaramuza.rules.cairn import scars
+
+    scn = load_scenario("cairn/emboscada_goblin")
+    agents = ("heuristic", "heuristic")
+    seeds = list(range(40))
+    before = KERNEL.play_battles(scn, agents, seeds)
+    # Entry 2 (Golpe aturdidor) edited to take the PC out of the fight as entry 11 does:
+    # the rules read it (read_scar) and so do the temperaments' odds (exact._scar_out).
+    edited = tuple(
+        dataclasses.replace(s, effects=("deprived", "out_of_action")) if s.entry == 2 else s
+        for s in scars.CICATRICES
+    )
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(scars, "CICATRICES", edited)
+            _clear_odds_caches()
+            table = rules_kernel.scar_table("out_of_action")
+            assert table[2, rules_kernel.SCAR.OUT] == 1
+            assert table[2, rules_kernel.SCAR.CONDITIONS] == (
+                rules_kernel.PRIVADO | rules_kernel.FUERA_DE_ACCION
+            )
+            again = dataclasses.replace(scn)  # a new scenario object: exported anew
+            after = KERNEL.play_battles(again, agents, seeds)
+            for seed, got in zip(seeds, after, strict=True):
+                want = engine_battle(again, agents, seed)
+                assert got == want, f"edited table, seed {seed}:\nengine {want}\nkernel {got}"
+    finally:
+        _clear_odds_caches()
+    assert after != before
+    assert KERNEL.play_battles(dataclasses.replace(scn), agents, seeds) == before

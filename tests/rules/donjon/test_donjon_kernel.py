@@ -1,4 +1,4 @@
-"""The Donjon kernel plays exactly the engine's battles (issue 21 item 1).
+"""The Donjon kernel plays exactly the engine's battles.
 
 Proof by equality (architecture.md, "The fast path"): for the shipped scenarios and every
 agent spec on each side, hypothesis-generated scenarios and mid-battle rollouts, the
@@ -242,36 +242,74 @@ def test_rollouts_refuse_a_finished_battle() -> None:
         KERNEL.rollouts(state, [], [1], None, None, 10)
 
 
-@pytest.mark.parametrize("slots", [1024, 3, 0])
-def test_a_battle_stopped_by_an_odds_miss_resumes_where_it_stopped(
-    monkeypatch: pytest.MonkeyPatch, slots: int
+@pytest.mark.parametrize("battles", [12, 1])
+def test_battles_stopped_by_odds_misses_replay_from_the_start(
+    monkeypatch: pytest.MonkeyPatch, battles: int
 ) -> None:
-    # With empty odds tables every battle of the ambush stops on misses. It resumes at
-    # the decision that missed (1024 slots), partly so (3: the rest replay from the
-    # start), or always from the start (0): the engine's records in every case.
+    # With empty odds tables every battle of the ambush stops on misses: the kernel fills
+    # the entries they recorded and plays them again from the start, the engine's records
+    # in the end. One battle alone meets dozens of entries one after another, each found
+    # on its own pass.
     import escaramuza.agents.heuristics.donjon_kernel as dk
     import escaramuza.rules.donjon.kernel as K
     from escaramuza.playtest.records import battle_seed, records_from_columns
     from escaramuza.playtest.runner import play_one
 
     monkeypatch.setattr(K, "_TABLES", {})
-    monkeypatch.setattr(dk, "RESUME_SLOTS", slots)
-    resumed: list[int] = []
-    real = dk.play_battles_kernel
+    passes: list[int] = []
+    real = dk.DonjonKernel._fill
 
-    def spy(*args: Any) -> Any:
-        todo, slot = args[20], args[21]
-        resumed.append(int((todo & (slot >= 0)).sum()))
-        return real(*args)
+    def spy(exported: Any, keys: Any) -> None:
+        passes.append(int((keys[:, K.ODDS.TABLE] != 0).sum()))
+        real(exported, keys)
 
-    monkeypatch.setattr(dk, "play_battles_kernel", spy)
+    monkeypatch.setattr(dk.DonjonKernel, "_fill", staticmethod(spy))
     sc = load_scenario("donjon/emboscada")
-    n = 12
-    seeds = [battle_seed(4, i) for i in range(n)]
+    seeds = [battle_seed(4, i) for i in range(battles)]
     got = records_from_columns(0, seeds, KERNEL.play_columns(sc, ["heuristic", "heuristic"], seeds))
-    assert got == [play_one(sc, "heuristic", "heuristic", 4, i) for i in range(n)]
-    assert len(resumed) > 2  # the misses did happen
-    if slots == 0:
-        assert sum(resumed) == 0
-    else:
-        assert 0 < max(resumed) <= min(slots, n)
+    assert got == [play_one(sc, "heuristic", "heuristic", 4, i) for i in range(battles)]
+    assert len(passes) > 2 and min(passes) > 0  # the misses did happen, each pass filled
+    if battles == 1:
+        assert len(passes) > dk.RESTART_PASSES
+
+
+@pytest.mark.parametrize("restart", [None, 3])
+def test_rollouts_from_empty_odds_tables_equal_mcts_rollout(
+    monkeypatch: pytest.MonkeyPatch, restart: int | None
+) -> None:
+    # From empty tables a batch of rollouts stops on misses pass after pass, and starts
+    # over when a table grows; with a short RESTART_PASSES it starts over several times.
+    # The engine's rollouts in the end.
+    import escaramuza.agents.heuristics.donjon_kernel as dk
+    import escaramuza.rules.donjon.kernel as K
+    from escaramuza.rules.core.compiled import CompiledKernel
+
+    monkeypatch.setattr(K, "_TABLES", {})
+    if restart is not None:
+        monkeypatch.setattr(dk, "RESTART_PASSES", restart)
+    starts: list[int] = []
+    real = CompiledKernel.rollouts
+
+    def spy(self: Any, *args: Any) -> Any:
+        starts.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(CompiledKernel, "rollouts", spy)
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+    state = play_battle(load_scenario("donjon/emboscada"), agents, 1, stop_after=0, narrate=False)
+    actions = state.ruleset.legal_actions(state)[:3]
+    seeds = [5, 91]
+    batch = KERNEL.rollouts(state, actions, seeds, None, None, 5000)
+    assert K.entries_filled() > 0
+    if restart is not None:
+        assert len(starts) >= 3  # (a table that grows also starts the batch over)
+    for i, action in enumerate(actions):
+        for j, seed in enumerate(seeds):
+            got = (
+                int(batch.winner[i, j]),
+                bool(batch.finished[i, j]),
+                float(batch.own[i, j]),
+                float(batch.foe[i, j]),
+                bool(batch.actor_out[i, j]),
+            )
+            assert got == engine_rollout(state, action, seed, None, None, 5000), (action, seed)

@@ -1,4 +1,4 @@
-"""The Sistema 2d10 kernel plays exactly the engine's battles (issue 21 item 2).
+"""The Sistema 2d10 kernel plays exactly the engine's battles.
 
 "Proof by equality, not resemblance": every field a kernel reads back is compared with
 the engine's own final state and playtest record of the same seed (tests/fastpath_helpers),
@@ -8,8 +8,10 @@ custom tables file, and the rollouts with ``MCTS.rollout`` / ``MCTS._descend``.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,8 @@ from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, side_str
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.model import Condition, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenario
-from escaramuza.rules.sistema_2d10.tables import default_tables_path
+from escaramuza.rules.sistema_2d10 import combat, tables
+from escaramuza.rules.sistema_2d10.tables import Location, default_tables_path, load_tables
 from tests.fastpath_helpers import engine_battle
 
 pytestmark = pytest.mark.compile
@@ -107,6 +110,53 @@ def test_a_custom_tables_file_plays_the_engines_battles(tmp_path: Path) -> None:
         scenario = _with_options(name, {"tables": tables, "passive_beats": "gt"})
         for agents in (("heuristic", "heuristic"), ("random", "heuristic:protector")):
             _same(scenario, agents, list(range(12)))
+
+
+# -- the rule tables reach the kernel as arrays exported from the engine's objects -------
+
+
+def _heavier_torso(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Face 5 of the location table (S2-12: torso, ×1 by default) multiplies by 3: the
+    Tables object every load of the tables file returns, the engine's and the kernel's."""
+    default = load_tables()
+    faces = list(default.location_by_face)
+    assert faces[4] == Location("torso", 1)
+    faces[4] = Location("torso", 3)
+    edited = dataclasses.replace(default, location_by_face=tuple(faces))
+    monkeypatch.setattr(tables, "_load", lambda path, mtime: edited)
+
+
+def _torso_is_a_leg(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An incapacitated torso plays as a leg (S2-15: no moving, no MS): the names of the
+    leg locations combat.lame and combat.limb_penalty read."""
+    torso = f"{combat.INCAPACITATED}_torso"
+    monkeypatch.setattr(combat, "_LEG_NAMES", combat._LEG_NAMES | {torso})
+
+
+@pytest.mark.parametrize(
+    ("name", "agents", "edit"),
+    [
+        ("sistema_2d10/duelo", ("heuristic", "heuristic"), _heavier_torso),
+        ("sistema_2d10/escuadra", ("random", "random"), _torso_is_a_leg),
+    ],
+)
+def test_an_edited_table_entry_is_followed_by_engine_and_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    agents: tuple[str, str],
+    edit: Callable[[pytest.MonkeyPatch], None],
+) -> None:
+    """No rule table is typed a second time in compiled code: edit one entry the kernel
+    reads, export the scenario again (a new scenario object), and the kernel still plays
+    the engine's battles — which the edit changed."""
+    seeds = list(range(80))
+    before = KERNEL.play_battles(load_scenario(name), agents, seeds)
+    edit(monkeypatch)
+    scenario = load_scenario(name)
+    after = KERNEL.play_battles(scenario, agents, seeds)
+    for seed, got in zip(seeds, after, strict=True):
+        assert got == engine_battle(scenario, agents, seed), (name, seed)
+    assert any(a != b for a, b in zip(before, after, strict=True))
 
 
 # -- hypothesis scenarios ----------------------------------------------------------------
