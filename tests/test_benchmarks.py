@@ -11,7 +11,6 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 
 
 def _planner() -> ModuleType:
@@ -95,25 +94,6 @@ def test_combine_refuses_a_chunk_only_partly_paired(tmp_path: Path) -> None:
         planner.combine([log])
 
 
-def test_committed_donjon_ambush_logs_combine() -> None:
-    """The 96-rollout Donjon ambush logs: seeds 0–89 (the planner 84 wins, the heuristic 37,
-    as their chunk lines add up) and 90–99 (10 and 2) pair into 100 battles; with the
-    runs from seeds 100 and 460, into 500."""
-    logs = [
-        str(RESULTS / f"planner-donjon-emboscada-96it-z2-seeds-{s}.log") for s in ("0-89", "90-99")
-    ]
-    (row, _) = planner.combine(logs)
-    assert row.startswith("donjon/emboscada")
-    assert "100 paired battles (seeds 0–99)" in row
-    assert "heuristic 39/100" in row and "mcts 94/100" in row
-    # All four runs pair every seed 0–499; the heuristic arm has the first default's
-    # 32 + 147 + 35 enemy wins (seeds 0–79, 80–404, 405–499; docs/gm.md).
-    (row, _) = planner.combine(
-        sorted(str(p) for p in RESULTS.glob("planner-donjon-emboscada-96it-z2-*.log"))
-    )
-    assert "500 paired battles (seeds 0–499)" in row and "heuristic 214/500" in row
-
-
 def test_combine_cli_reports_a_bad_log_without_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -150,18 +130,3 @@ def test_combine_cli_quiet_when_the_reader_closes_the_pipe(tmp_path: Path) -> No
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0
     assert err == ""
-
-
-def test_donjon_ambush_heuristic_arm_is_the_same_in_every_run() -> None:
-    """The heuristic arm is replayed by every strength run: the first default's logs
-    (32 rollouts) and the 96-rollout logs, played sessions apart, must have the same
-    enemy wins on every 5-seed chunk they share (same seed ⇒ same battle)."""
-    first = planner.read_chunks(
-        [str(p) for p in sorted(RESULTS.glob("planner-donjon-emboscada-seeds-*.log"))]
-    )[("donjon/emboscada", "heuristic")]
-    later = planner.read_chunks(
-        [str(p) for p in sorted(RESULTS.glob("planner-donjon-emboscada-96it-z2-*.log"))]
-    )[("donjon/emboscada", "heuristic")]
-    shared = first.keys() & later.keys()
-    assert len(shared) >= 420 // 5  # seeds 80–499 in the first default's logs
-    assert {c: first[c] for c in shared} == {c: later[c] for c in shared}
