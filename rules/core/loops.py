@@ -301,11 +301,22 @@ def advance(
 class Loops:
     """A ruleset's compiled loops (:func:`compile_loops`)."""
 
-    def __init__(self, play_battles: Any, rollouts: Any, advance: Any, decide: Any) -> None:
+    def __init__(
+        self,
+        play_battles: Any,
+        rollouts: Any,
+        advance: Any,
+        decide: Any,
+        rules: dict[str, Any] | None = None,
+    ) -> None:
         self.play_battles = play_battles
         self.rollouts = rollouts
         self.advance = advance
         self.decide = decide
+        #: What the loops were compiled from (``reset``, ``start``, ``legal``, ``apply``,
+        #: ``choose``, ``strength``, the layouts, ``decide``): other templates over the
+        #: same rules (the batched env's step) bind these.
+        self.rules: dict[str, Any] = dict(rules or {})
 
 
 def compile_loops(
@@ -346,6 +357,7 @@ def compile_loops(
         rollouts=instantiate(rollouts, owner, bound, cache=True, nogil=True, _nrt=False),
         advance=instantiate(advance, owner, bound, cache=True, _nrt=False),
         decide=decided,
+        rules=bound,
     )
 
 

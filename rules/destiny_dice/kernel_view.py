@@ -1,0 +1,109 @@
+"""Destiny Dice as the learner sees it, read from the compiled kernel's arrays.
+
+The batched env encodes observations and action masks inside compiled code, from the
+bundles ``s`` and ``d`` of :mod:`.kernel` (its docstring lays them out). These three
+functions give what the engine gives for the same state: a combatant's resources,
+:meth:`DestinyDice.features <escaramuza.rules.destiny_dice.ruleset.DestinyDice.features>`
+and conditions; the pending decision's kind and name; and a legal-list row as the
+action codec's slots (``escaramuza.envs.codec``).
+
+Everything is derived from the kernel's arrays: the features that never change during a
+battle come from the stat block ``stat[c, ST.*]`` (exported from the same ``Sheet`` the
+engine's ``static_features`` are computed from), the others from ``cs[c, CS.*]``. The
+orders the engine's lists follow (resources, verbs, decision names, conditions) are read
+from the ruleset here, at import, not re-typed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.loops import KIND_TURN
+from escaramuza.rules.core.model import DecisionKind
+from escaramuza.rules.destiny_dice.kernel import (
+    ATACAR,
+    COND_BIT,
+    CONTRA,
+    CS,
+    CURAR,
+    KIND_REACTION,
+    RECARGAR,
+    ST,
+    VERBS,
+    G,
+)
+from escaramuza.rules.destiny_dice.ruleset import DestinyDice
+
+if tuple(v.name for v in DestinyDice.verbs) != VERBS:
+    raise ImportError("the kernel's verb codes are not in the order of DestinyDice.verbs")
+if DestinyDice.conditions != tuple(COND_BIT) or DestinyDice.condition_aliases:
+    raise ImportError("the kernel's condition bits are not DestinyDice.conditions")
+
+#: ``cs`` column of each resource, in ``DestinyDice.resources`` order.
+RESOURCE_COLUMNS = tuple(getattr(CS, key.upper()) for key in DestinyDice.resources)
+#: Where the features start in ``values`` (after the resources).
+N_RESOURCES = len(RESOURCE_COLUMNS)
+#: ``int(DecisionKind)`` and name index of the kernel's two decisions.
+TURN_KIND = int(DecisionKind.TURN)
+TURN_NAME = DestinyDice.decision_names.index("turn")
+REACTION_KIND = int(DecisionKind.REACTION)
+REACTION_NAME = DestinyDice.decision_names.index("defensa_perfecta")
+
+
+@njit(cache=True, _nrt=False)
+def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
+    """``values[:R]`` <- combatant ``c``'s resources (``DestinyDice.resources`` order);
+    ``values[R:R+8]`` <- ``DestinyDice.features``: the sheet's dice over 12, its armour
+    and shield over 5, whether it carries a Mente weapon, its ayuda over 2 and whether a
+    weapon is jammed — the same float64 divisions. Returns its conditions as bits over
+    ``DestinyDice.conditions`` (the kernel's own condition mask)."""
+    stat = s[0]
+    cs = d[0]
+    for k in range(N_RESOURCES):
+        values[k] = float(cs[c, RESOURCE_COLUMNS[k]])
+    f = N_RESOURCES
+    values[f] = float(stat[c, ST.CUERPO]) / 12.0
+    values[f + 1] = float(stat[c, ST.MENTE]) / 12.0
+    values[f + 2] = float(stat[c, ST.ALMA]) / 12.0
+    values[f + 3] = float(stat[c, ST.DEFENSA]) / 12.0
+    values[f + 4] = float(stat[c, ST.DEFENCE_BONUS]) / 5.0
+    values[f + 5] = 1.0 if stat[c, ST.RANGED] else 0.0
+    values[f + 6] = float(cs[c, CS.AYUDA]) / 2.0
+    values[f + 7] = 1.0 if cs[c, CS.JAM] != 0 else 0.0
+    return int(cs[c, CS.COND])
+
+
+@njit(cache=True, _nrt=False)
+def view_pending(s: tuple, d: tuple) -> tuple[int, int]:
+    """(``int(DecisionKind)`` of the pending decision, index of its name in
+    ``DestinyDice.decision_names``): a turn or DD-08's reaction; (-1, -1) when
+    nothing is pending (the battle is over)."""
+    g = d[1]
+    kind = g[G.KIND]
+    if kind == KIND_TURN:
+        return TURN_KIND, TURN_NAME
+    if kind == KIND_REACTION:
+        return REACTION_KIND, REACTION_NAME
+    return -1, -1
+
+
+@njit(cache=True, _nrt=False)
+def action_slots(s: tuple, d: tuple, row: np.ndarray) -> tuple[int, int, int, int, int]:
+    """A legal-list row ``(verb, target, item, zone)`` as the action codec's slots:
+    (verb, target, item, zone, option). The verb codes are ``DestinyDice.verbs``'
+    positions, a target is a combatant's scenario position (its ``Combatant.index``) and
+    a zone its position in ``battlefield.zone_ids``. The actor's items are its weapons
+    then its heals (``Combatant.items``), so a heal's item slot follows the actor's
+    weapons. No verb has options."""
+    stat = s[0]
+    g = d[1]
+    verb = row[0]
+    target = row[1] if row[1] >= 0 else 0
+    zone = row[3] if row[3] >= 0 else 0
+    item = 0
+    if verb == CURAR:
+        item = stat[g[G.ACTOR], ST.WEAPONS] + row[2]
+    elif verb == ATACAR or verb == CONTRA or verb == RECARGAR:
+        item = row[2]
+    return int(verb), int(target), int(item), int(zone), 0

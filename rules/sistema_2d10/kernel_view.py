@@ -1,0 +1,163 @@
+"""What the env shows of a Sistema 2d10 kernel state, read in compiled code.
+
+The batched env encodes its observations and action masks inside numba-compiled code,
+from the bundles of ``rules/sistema_2d10/kernel.py`` (its docstring lists them): these
+three functions are that code's window on the state, each the engine's own value —
+:func:`view_combatant` a combatant's ``resources``, ``Sistema2d10.features`` and
+``conditions``, :func:`view_pending` the pending ``Decision``'s kind and name, and
+:func:`action_slots` a legal row as ``envs.codec.ActionCodec`` places the action.
+
+Every table here is built once at import from the engine's own names (the ruleset's
+``resources``, ``conditions``, ``condition_aliases``, ``decision_names`` and ``verbs``,
+the decision kinds ``bookkeeping`` checks a state against, the kernel's codes), so the
+compiled reads follow the engine when it changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.loops import KIND_NONE, KIND_TURN
+from escaramuza.rules.sistema_2d10 import bookkeeping, ruleset, tables
+from escaramuza.rules.sistema_2d10.kernel import (
+    ATACAR,
+    CONDITIONS,
+    CS,
+    DECISIONS,
+    DIE,
+    LA,
+    NCOND,
+    RESOURCES,
+    ST,
+    VERBS,
+    G,
+    W,
+)
+
+_RULESET = ruleset.Sistema2d10
+_COLUMN_OF = dict(RESOURCES)
+
+#: The ``cs`` column of each resource, in ``Sistema2d10.resources`` order.
+RESOURCE_COLUMNS = np.array(
+    [int(CS[_COLUMN_OF[name]]) for name in _RULESET.resources], dtype=np.int64
+)
+
+
+def _condition_bit(name: str) -> int:
+    """The bit a kernel condition sets over ``Sistema2d10.conditions`` (-1: none)."""
+    name = _RULESET.condition_aliases.get(name, name)
+    return _RULESET.conditions.index(name) if name in _RULESET.conditions else -1
+
+
+#: The observation's bit of each kernel condition (``kernel.CONDITIONS`` order), -1 none.
+CONDITION_BITS = np.array([_condition_bit(name) for name in CONDITIONS], dtype=np.int64)
+
+#: ``int(DecisionKind)`` of each pending decision, by ``G.KIND - KIND_TURN``
+#: (``decision_names`` order).
+DECISION_KINDS = np.array([int(bookkeeping._DECISIONS[name]) for name in DECISIONS], dtype=np.int64)
+assert DECISIONS == _RULESET.decision_names
+
+#: Which of target, item and zone each verb takes (``VerbSpec``, ``VERBS`` order).
+assert tuple(v.name for v in _RULESET.verbs) == VERBS
+TAKES_TARGET = np.array([1 if v.target else 0 for v in _RULESET.verbs], dtype=np.int64)
+TAKES_ITEM = np.array([1 if v.item else 0 for v in _RULESET.verbs], dtype=np.int64)
+TAKES_ZONE = np.array([1 if v.zone else 0 for v in _RULESET.verbs], dtype=np.int64)
+#: ``atacar``'s option of each ``LA.AIM`` + 1: ``libre`` for -1, else the location's.
+#: Only ``atacar`` has options, and its row's aim is the one it names.
+assert all(not v.options for v in _RULESET.verbs if v.name != ruleset.ATACAR)
+_ATTACK_OPTIONS = _RULESET.verbs[ATACAR].options
+ATTACK_OPTION = np.array(
+    [_ATTACK_OPTIONS.index(ruleset.LIBRE)]
+    + [_ATTACK_OPTIONS.index(loc) for loc in tables.LOCATIONS],
+    dtype=np.int64,
+)
+
+
+@njit(cache=True, _nrt=False)
+def damage_bounds(damage: np.ndarray, weapon: np.ndarray, c: int, w: int) -> tuple[int, int]:
+    """``DiceExpr.minimum`` and ``DiceExpr.maximum`` of weapon ``w`` of combatant ``c``'s
+    damage, from its terms and modifier."""
+    low = weapon[c, w, W.MODIFIER]
+    high = low
+    for t in range(weapon[c, w, W.TERMS]):
+        count, sides = damage[c, w, t, DIE.COUNT], damage[c, w, t, DIE.SIDES]
+        keep, sign = damage[c, w, t, DIE.KEEP], damage[c, w, t, DIE.SIGN]
+        dice = keep if keep > 0 else count
+        if sign > 0:
+            low += dice
+            high += dice * sides
+        else:
+            low -= dice * sides
+            high -= dice
+    return low, high
+
+
+@njit(cache=True, _nrt=False)
+def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
+    """``values[:R]`` <- combatant ``c``'s resources in ``Sistema2d10.resources`` order;
+    ``values[R:R + 10]`` <- ``Sistema2d10.features`` with the engine's float operations;
+    returns its conditions as bits over ``Sistema2d10.conditions`` (the aliases setting
+    their condition's bit).
+
+    The features never change in a battle: the best weapon (the first with the highest
+    MHC, then the highest damage maximum, as ``max`` picks it) comes from ``weapon`` and
+    ``damage``, the rest from the sheet ``stat``."""
+    stat, weapon, damage = s[0], s[1], s[4]
+    cs = d[0]
+    nres = RESOURCE_COLUMNS.shape[0]
+    for j in range(nres):
+        values[j] = np.float64(cs[c, RESOURCE_COLUMNS[j]])
+    best_mhc = weapon[c, 0, W.MHC]
+    best_low, best_high = damage_bounds(damage, weapon, c, 0)
+    for w in range(1, stat[c, ST.WEAPONS]):
+        mhc = weapon[c, w, W.MHC]
+        low, high = damage_bounds(damage, weapon, c, w)
+        if mhc > best_mhc or (mhc == best_mhc and high > best_high):
+            best_mhc, best_low, best_high = mhc, low, high
+    values[nres] = np.float64(best_mhc) / 10.0
+    values[nres + 1] = np.float64(best_low + best_high) / 40.0
+    values[nres + 2] = np.float64(stat[c, ST.REACH]) / 5.0
+    values[nres + 3] = np.float64(stat[c, ST.DEFENSA_CAC]) / 10.0
+    values[nres + 4] = np.float64(stat[c, ST.DEFENSA_DIST]) / 10.0
+    values[nres + 5] = np.float64(stat[c, ST.AGUANTE]) / 10.0
+    values[nres + 6] = np.float64(stat[c, ST.INICIATIVA]) / 10.0
+    values[nres + 7] = np.float64(stat[c, ST.CA]) / 10.0
+    values[nres + 8] = np.float64(stat[c, ST.ACCIONES]) / 3.0
+    values[nres + 9] = np.float64(stat[c, ST.EXTRA]) / 3.0
+    bits = 0
+    for k in range(NCOND):
+        if cs[c, CS.HAS + k] == 1 and CONDITION_BITS[k] >= 0:
+            bits |= 1 << CONDITION_BITS[k]
+    return bits
+
+
+@njit(cache=True, _nrt=False)
+def view_pending(s: tuple, d: tuple) -> tuple[int, int]:
+    """(``int(DecisionKind)`` of the pending decision, its name's index in
+    ``Sistema2d10.decision_names``); (-1, -1) when nothing is pending (battle over).
+
+    ``G.KIND`` counts the decisions from ``KIND_TURN`` in ``decision_names`` order, so
+    every name the kernel pends is listed."""
+    kind = d[1][G.KIND]
+    if kind == KIND_NONE:
+        return -1, -1
+    name = kind - KIND_TURN
+    return DECISION_KINDS[name], name
+
+
+@njit(cache=True, _nrt=False)
+def action_slots(s: tuple, d: tuple, row: np.ndarray) -> tuple[int, int, int, int, int]:
+    """A legal-list row (``LA``) as ``ActionCodec`` places its action: (verb, target,
+    item, zone, option), each 0 where the verb does not take it.
+
+    The kernel's combatant, weapon and zone indices are the codec's positions: the
+    loader gives each combatant its scenario position as ``Combatant.index``, a
+    combatant's ``items`` are its weapons' names in ``Profile.weapons`` order, and the
+    kernel's zones are ``battlefield.zone_ids``'s order."""
+    verb = row[LA.VERB]
+    target = row[LA.TARGET] if TAKES_TARGET[verb] == 1 else 0
+    item = row[LA.WEAPON] if TAKES_ITEM[verb] == 1 else 0
+    zone = row[LA.ZONE] if TAKES_ZONE[verb] == 1 else 0
+    option = ATTACK_OPTION[row[LA.AIM] + 1] if verb == ATACAR else 0
+    return verb, target, item, zone, option
