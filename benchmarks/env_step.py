@@ -1,17 +1,26 @@
-"""Median ``step()`` time of an escaramuza env against a bare CartPole-v1 step.
+"""Env throughput: the learner's steps per second over whole episodes, as ratios to
+CartPole-v1 measured in the same run.
 
-Prints figures; it is never a timed test (architecture.md, "benchmarks").
-Targets: the escaramuza step, opponent turns included, within 10× a
-CartPole step; computing the mask at most 20 % of the step.
+A random masked learner (a uniform draw among the legal slots) against the heuristic
+opponent, on the Python env (``gymnasium.make``), on stable-baselines3's
+``SubprocVecEnv`` of it (``--subproc``), and on the batched kernel env
+(``escaramuza.envs.vector``) at several widths; CartPole-v1 (``gymnasium.make``,
+random actions) is timed in rounds interleaved with them, so the ratios hold on a busy
+machine. ``--train`` adds MaskablePPO's training fps on the batched env against PPO's on
+CartPole with the same hyper-parameters. Prints figures; never a timed test.
 
-    python benchmarks/env_step.py [--scenario destiny_dice/emboscada] [--steps 3000]
+Targets: the batched env with 256 battles at ≥ 5× CartPole's single-env steps/s on
+every ruleset, ≥ 100,000 learner steps/s on destiny_dice/emboscada on two idle cores;
+MaskablePPO on the batched env ≥ 1.0× PPO on CartPole's fps.
+
+    python benchmarks/env_step.py [--scenario destiny_dice/emboscada ...] [--widths 1 16 256 1024]
+        [--seconds 1.0] [--subproc] [--train]
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-import statistics
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,131 +29,189 @@ import gymnasium as gym
 import numpy as np
 
 import escaramuza.envs  # noqa: F401  (registers the ids)
+from escaramuza.envs.vector import KernelVectorEnv
+from escaramuza.rules.core.scenario import load_scenario
+
+DEFAULT_SCENARIOS = [
+    "destiny_dice/emboscada",
+    "donjon/duelo",
+    "cairn/emboscada_goblin",
+    "sistema_2d10/duelo",
+]
 
 
-class _Stopwatch:
-    """Accumulates the time spent in a wrapped callable."""
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn = fn
-        self.total = 0
-        self.calls = 0
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter_ns()
-        try:
-            return self.fn(*args, **kwargs)
-        finally:
-            self.total += time.perf_counter_ns() - start
-            self.calls += 1
-
-
-def time_escaramuza(env_id: str, scenario: str, opponent: str, steps: int, seed: int) -> dict:
-    env = gym.make(env_id, scenario=scenario, opponent=opponent)
-    raw = env.unwrapped
-    # Instance attributes shadow the methods, so the env's own calls go through the watches.
-    mask_watch = _Stopwatch(raw._refresh_mask)  # type: ignore[attr-defined]
-    raw._refresh_mask = mask_watch  # type: ignore[attr-defined]
-    obs_watch = _Stopwatch(raw.encoder.encode)  # type: ignore[attr-defined]
-    raw.encoder = _EncoderProxy(raw.encoder, obs_watch)  # type: ignore[attr-defined]
-    act_watch = _Stopwatch(raw.opponent.act)  # type: ignore[attr-defined]
-    raw.opponent = _AgentProxy(raw.opponent, act_watch)  # type: ignore[attr-defined]
-    rng = random.Random(seed)
-    env.reset(seed=seed)
-    durations: list[int] = []
-    shares: list[float] = []
-    mask_in_steps = 0
-    episodes = 1
-    for _ in range(steps):
-        legal = np.flatnonzero(raw.action_masks())  # type: ignore[attr-defined]
-        action = int(legal[rng.randrange(len(legal))])
-        before = mask_watch.total
-        start = time.perf_counter_ns()
-        _, _, terminated, truncated, _ = env.step(action)
-        durations.append(time.perf_counter_ns() - start)
-        mask_in_steps += mask_watch.total - before
-        shares.append((mask_watch.total - before) / durations[-1])
-        if terminated or truncated:
-            episodes += 1
-            mask_before_reset = mask_watch.total
-            env.reset(seed=seed + episodes)
-            # Reset's own mask is not part of any step.
-            mask_watch.total = mask_before_reset
-    total = sum(durations)
-    return {
-        "median_us": statistics.median(durations) / 1000,
-        "mean_us": total / len(durations) / 1000,
-        "mask_share": mask_in_steps / total,
-        "mask_share_median": statistics.median(shares),
-        "obs_share": obs_watch.total / total,
-        "opponent_share": act_watch.total / total,
-        "episodes": episodes,
-    }
-
-
-class _EncoderProxy:
-    def __init__(self, encoder: Any, watch: _Stopwatch) -> None:
-        self._encoder = encoder
-        self.encode = watch
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._encoder, name)
-
-
-class _AgentProxy:
-    def __init__(self, agent: Any, watch: _Stopwatch) -> None:
-        self.name = agent.name
-        self.act = watch
-
-
-def time_cartpole(steps: int, seed: int) -> float:
+def cartpole(seconds: float, seed: int) -> float:
+    """CartPole-v1's steps/s (random actions, resets counted as in any episode loop)."""
     env = gym.make("CartPole-v1")
     env.reset(seed=seed)
     env.action_space.seed(seed)
-    actions = [env.action_space.sample() for _ in range(steps)]
-    durations: list[int] = []
-    for action in actions:
-        start = time.perf_counter_ns()
-        _, _, terminated, truncated, _ = env.step(action)
-        durations.append(time.perf_counter_ns() - start)
-        if terminated or truncated:
-            env.reset()
-    return statistics.median(durations) / 1000
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(500):
+            _, _, term, trunc, _ = env.step(env.action_space.sample())
+            if term or trunc:
+                env.reset()
+        steps += 500
+    return steps / (time.perf_counter() - start)
+
+
+def python_env(scenario: str, seconds: float, seed: int) -> float:
+    """The Python env's learner steps/s."""
+    env_id = load_scenario(scenario).ruleset.env_id
+    env = gym.make(env_id, scenario=scenario, opponent="heuristic", narrate=False)
+    raw: Any = env.unwrapped
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(100):
+            legal = np.flatnonzero(raw.action_masks())
+            _, _, term, trunc, _ = env.step(int(legal[rng.integers(len(legal))]))
+            if term or trunc:
+                env.reset()
+        steps += 100
+    return steps / (time.perf_counter() - start)
+
+
+def random_masked(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """One uniform legal slot per lane (the largest of uniform draws over the legal ones)."""
+    return np.asarray((rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1))
+
+
+def random_listed(rng: np.random.Generator, venv: KernelVectorEnv) -> np.ndarray:
+    """One uniform legal slot per lane, from the batched env's lists of legal slots
+    (``legal_slots``: no pass over the whole mask); slot 0 for a lane that is over."""
+    slots, counts = venv.legal_slots()
+    picks = (rng.random(len(counts)) * counts).astype(np.int64)
+    return np.asarray(slots[np.arange(len(counts)), picks])
+
+
+def batched(scenario: str, width: int, seconds: float, seed: int) -> float:
+    """The batched env's learner steps/s at ``width`` lanes (autoreset steps, which
+    take no learner action, not counted)."""
+    ruleset = load_scenario(scenario).ruleset.id
+    venv = KernelVectorEnv(ruleset, width, scenario=scenario, illegal_action="noop")
+    rng = np.random.default_rng(seed)
+    venv.reset(seed=seed)
+    steps = 0
+    resetting = np.zeros(width, dtype=np.bool_)
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(20):
+            _, _, term, trunc, _ = venv.step(random_listed(rng, venv))
+            steps += int(width - resetting.sum())
+            resetting = term | trunc
+    return steps / (time.perf_counter() - start)
+
+
+def subproc(scenario: str, workers: int, seconds: float, seed: int) -> float:
+    """stable-baselines3's ``SubprocVecEnv`` of ``workers`` Python envs: steps/s."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    env_id = load_scenario(scenario).ruleset.env_id
+
+    def make() -> Any:
+        return gym.make(env_id, scenario=scenario, opponent="heuristic", narrate=False)
+
+    venv = SubprocVecEnv([make] * workers, start_method="forkserver")
+    venv.seed(seed)
+    venv.reset()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        masks = np.stack(venv.env_method("action_masks"))
+        venv.step(random_masked(rng, masks))
+        steps += workers
+    venv.close()
+    return steps / (time.perf_counter() - start)
+
+
+def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> tuple[float, float]:
+    """(MaskablePPO's fps on the batched env, PPO's fps on CartPole-v1), the same
+    hyper-parameters (SB3's defaults but ``n_steps``), one after the other."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from escaramuza.envs.sb3 import KernelVecEnv
+
+    ruleset = load_scenario(scenario).ruleset.id
+    hp = {"n_steps": 128, "batch_size": 64, "seed": seed, "verbose": 0, "device": "cpu"}
+    kernel = VecMonitor(KernelVecEnv(ruleset, n_envs, scenario=scenario, illegal_action="noop"))
+    masked = MaskablePPO("MlpPolicy", kernel, **hp)
+    start = time.perf_counter()
+    masked.learn(timesteps)
+    ours = timesteps / (time.perf_counter() - start)
+    cart = make_vec_env("CartPole-v1", n_envs=n_envs, seed=seed)
+    ppo = PPO("MlpPolicy", cart, **hp)
+    start = time.perf_counter()
+    ppo.learn(timesteps)
+    theirs = timesteps / (time.perf_counter() - start)
+    return ours, theirs
+
+
+def interleaved(
+    measures: list[tuple[str, Callable[[], float]]], rounds: int, seconds: float, seed: int
+) -> dict[str, list[tuple[float, float]]]:
+    """Every measure's (steps/s, CartPole steps/s just before it), over ``rounds``."""
+    out: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in measures}
+    for r in range(rounds):
+        for name, measure in measures:
+            reference = cartpole(seconds / 2, seed + r)
+            out[name].append((measure(), reference))
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env-id", default="escaramuza/DestinyDice-v0")
-    parser.add_argument("--scenario", default="destiny_dice/emboscada")
-    parser.add_argument("--opponent", default="heuristic")
-    parser.add_argument("--steps", type=int, default=3000)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--scenario", nargs="*", default=DEFAULT_SCENARIOS)
+    parser.add_argument("--widths", nargs="*", type=int, default=[1, 16, 256, 1024])
+    parser.add_argument("--seconds", type=float, default=1.0, help="per measure and round")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--subproc", action="store_true", help="also SubprocVecEnv (2 workers)")
+    parser.add_argument("--train", action="store_true", help="also MaskablePPO vs PPO fps")
+    parser.add_argument("--timesteps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-
-    # Warm up both (imports, caches), then measure in the same run.
-    time_cartpole(200, args.seed)
-    time_escaramuza(args.env_id, args.scenario, args.opponent, 200, args.seed)
-    cart = time_cartpole(args.steps * 5, args.seed)
-    esc = time_escaramuza(args.env_id, args.scenario, args.opponent, args.steps, args.seed)
-
-    ratio = esc["median_us"] / cart
-    print(f"{args.env_id} on {args.scenario} (opponent {args.opponent}, random masked learner)")
-    print(
-        f"  median step()           {esc['median_us']:9.1f} µs  (mean {esc['mean_us']:.1f} µs, "
-        f"{args.steps} steps, {esc['episodes']} episodes)"
-    )
-    print(f"  CartPole-v1 median step {cart:9.1f} µs")
-    print(f"  ratio                   {ratio:9.1f}×   (target ≤ 10×)")
-    print(
-        f"  mask share of step time {esc['mask_share']:9.1%}   (target ≤ 20 %; all steps' "
-        f"time together)"
-    )
-    print(
-        f"  median per-step share   {esc['mask_share_median']:9.1%}   (the mask's share of a "
-        f"typical step)"
-    )
-    print(f"  observation share       {esc['obs_share']:9.1%}")
-    print(f"  opponent act() share    {esc['opponent_share']:9.1%}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average {load:.2f} on {os.cpu_count()} cores; ratios to CartPole-v1 steps/s")
+    print(f"{'scenario':28} {'env':16} {'steps/s':>10} {'÷ CartPole':>11}")
+    for scenario in args.scenario:
+        # The first batched env compiles (or loads) the kernel's step: not timed.
+        batched(scenario, 1, 0.01, args.seed)
+        measures: list[tuple[str, Callable[[], float]]] = [
+            ("python env", lambda s=scenario: python_env(s, args.seconds, args.seed))
+        ]
+        if args.subproc:
+            measures.append(
+                ("subproc x2", lambda s=scenario: subproc(s, 2, args.seconds, args.seed))
+            )
+        for width in args.widths:
+            measures.append(
+                (
+                    f"batched x{width}",
+                    lambda s=scenario, w=width: batched(s, w, args.seconds, args.seed),
+                )
+            )
+        results = interleaved(measures, args.rounds, args.seconds, args.seed)
+        for name, pairs in results.items():
+            rates = [rate for rate, _ in pairs]
+            ratios = [rate / ref for rate, ref in pairs]
+            print(
+                f"{scenario:28} {name:16} {max(rates):>10,.0f} "
+                f"{min(ratios):>5.2f}–{max(ratios):<5.2f}"
+            )
+    if args.train:
+        for scenario in args.scenario:
+            ours, theirs = training_fps(scenario, args.timesteps, 8, args.seed)
+            print(
+                f"{scenario:28} MaskablePPO on the batched env {ours:,.0f} fps, PPO on "
+                f"CartPole {theirs:,.0f} fps: {ours / theirs:.2f}×"
+            )
 
 
 if __name__ == "__main__":

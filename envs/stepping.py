@@ -1,0 +1,371 @@
+"""The batched env's compiled step: many battles, one learner action each, per call.
+
+Templates compiled per ruleset (``rules.core.jit.instantiate``) over the kernel's own
+loops (``rules.core.loops``: ``reset``, ``start``, ``legal``, ``apply``, ``decide``,
+``advance``) and its view (``rules/<ruleset>/kernel_view.py``: ``view_combatant``,
+``view_pending``, ``action_slots``). They do, lane by lane, what
+:class:`~escaramuza.envs.single.EscaramuzaEnv` does in ``reset`` and ``step``: start a
+battle on the lane's dice and play the opponent's decisions up to the learner's first
+one; take the learner's action, play the opponent up to the learner's next decision;
+then write the observation (:class:`~escaramuza.envs.observation.ObservationEncoder`'s
+layout, the same float64 operations and one cast to float32), the mask and the legal
+rows of the flat action layout (:class:`~escaramuza.envs.codec.ActionCodec`), the
+reward and the end.
+
+A lane's battle state is played in a scratch copy (``load``/``store``) and its
+generators in place, backed up first where the kernel can suspend: a battle that
+suspends for Python (a table entry to compute, ``rules.core.compiled``) leaves its lane
+as it was, and is stepped again once Python has resolved it.
+
+The encoder's tables (``enc``, built by ``escaramuza.envs.vector``):
+
+* ``lay`` (int64): :data:`LAY` fields;
+* ``slot[c]``: the combatant's observation slot (``Combatant.index``);
+* ``has_res[c, j]``, ``inv_max[c, j]``: whether it has resource ``j`` and 1 / its
+  maximum (0 without one); ``inv_scale[j]``: 1 / the resource's scale;
+* ``hops[a, b, 0:2]``: (hops, band) of zone ``b`` seen from zone ``a``, scaled;
+* ``status_at[code]``: the position of a ``CS.STATUS`` code among ``Status``;
+* ``blocks[verb, 0:4]``: the codec's offset and target, item, zone strides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import literal_unroll
+
+from escaramuza.envs.observation import OBS_BOUND
+from escaramuza.rules.core.jit import copy_into, instantiate, njit
+from escaramuza.rules.core.loops import RUNNING
+
+#: ``lay`` fields: the observation's per-slot layout and globals, the learner's side, the
+#: round limit, the timeout's reason code (-1 if the ruleset has none), the illegal
+#: action's handling (1 no-op), the flat action space's size and whether the kernel
+#: can suspend a battle (1: the lane's generators are backed up before each step).
+LAY = (
+    "PER_SLOT",
+    "RES0",
+    "COND0",
+    "HOP",
+    "ZONE",
+    "FEAT",
+    "N_RES",
+    "N_FEAT",
+    "N_COND",
+    "GLOBALS",
+    "N_KINDS",
+    "ROUND_LIMIT",
+    "SIDE",
+    "TIMEOUT",
+    "NOOP",
+    "N_ACTIONS",
+    "ROLLBACK",
+)
+(
+    PER_SLOT,
+    RES0,
+    COND0,
+    HOP,
+    ZONE,
+    FEAT,
+    N_RES,
+    N_FEAT,
+    N_COND,
+    GLOBALS,
+    N_KINDS,
+    ROUND_LIMIT,
+    SIDE,
+    TIMEOUT,
+    NOOP,
+    N_ACTIONS,
+    ROLLBACK,
+) = range(len(LAY))
+
+#: ``status[b]`` after a call: the lane's step was taken; it suspended (its arrays are as
+#: before the call); the learner's action was illegal and ``lay[NOOP]`` is 0 (nothing
+#: was done: the caller raises).
+TAKEN = 0
+SUSPENDED = 1
+ILLEGAL = 2
+
+BOUND = OBS_BOUND
+
+
+@njit(cache=True, _nrt=False)
+def load(pairs: Any, b: int) -> None:
+    """Each ``(batch, scratch)`` pair: the scratch becomes lane ``b``'s array."""
+    for p in literal_unroll(pairs):
+        copy_into(p[1], p[0][b])
+
+
+@njit(cache=True, _nrt=False)
+def store(pairs: Any, b: int) -> None:
+    """Each ``(batch, scratch)`` pair: lane ``b``'s array becomes the scratch."""
+    for p in literal_unroll(pairs):
+        copy_into(p[0][b], p[1])
+
+
+@njit(cache=True, _nrt=False)
+def clip(x: float) -> float:
+    """``x`` inside the observation box (``np.maximum`` then ``np.minimum``)."""
+    return min(max(x, -BOUND), BOUND)
+
+
+# -- the templates (plain Python; compile_stepping compiles them per ruleset) ----------------
+def encode(s: Any, d: Any, enc: Any, values: np.ndarray, out: np.ndarray) -> None:
+    """``ObservationEncoder.encode`` of the state ``d`` for the side ``lay[SIDE]``."""
+    lay, slot, has_res, inv_max, inv_scale, hops, status_at = (
+        enc[0],
+        enc[1],
+        enc[2],
+        enc[3],
+        enc[4],
+        enc[5],
+        enc[6],
+    )
+    stat = s[0]
+    cs = d[0]
+    g = d[1]
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    side = lay[SIDE]
+    per_slot = lay[PER_SLOT]
+    n_res = lay[N_RES]
+    acting = g[G.ACTOR] if g[G.OUTCOME] == RUNNING else -1
+    for c in range(cs.shape[0]):
+        base = slot[c] * per_slot
+        out[base] = 1.0
+        out[base + (1 if stat[c, ST.SIDE] == side else 2)] = 1.0
+        if c == acting:
+            out[base + 3] = 1.0
+        out[base + 4 + status_at[cs[c, CS.STATUS]]] = 1.0
+        bits = view_combatant(s, d, c, values)
+        at = base + lay[RES0]
+        for j in range(n_res):
+            if has_res[c, j]:
+                out[at + 2 * j] = clip(values[j] * inv_max[c, j])
+                out[at + 2 * j + 1] = clip(values[j] * inv_scale[j])
+        for k in range(lay[N_COND]):
+            if (bits >> k) & 1:
+                out[base + lay[COND0] + k] = 1.0
+        zone = cs[c, CS.ZONE]
+        if acting >= 0:
+            from_zone = cs[acting, CS.ZONE]
+            out[base + lay[HOP]] = clip(hops[from_zone, zone, 0])
+            out[base + lay[HOP] + 1] = clip(hops[from_zone, zone, 1])
+        out[base + lay[ZONE] + zone] = 1.0
+        for k in range(lay[N_FEAT]):
+            out[base + lay[FEAT] + k] = clip(values[n_res + k])
+    at = lay[GLOBALS]
+    limit = lay[ROUND_LIMIT]
+    out[at] = min(g[G.ROUND] / limit, 1.0) if limit else 0.0
+    out[at + 1] = 1.0 if side == 0 else 0.0
+    if acting >= 0:
+        kind, name = view_pending(s, d)
+        out[at + 2 + kind] = 1.0
+        if name >= 0:
+            out[at + 2 + lay[N_KINDS] + name] = 1.0
+
+
+def legal_slots(
+    s: Any,
+    d: Any,
+    enc: Any,
+    la: np.ndarray,
+    n: int,
+    before: int,
+    mask: np.ndarray,
+    rows: np.ndarray,
+    slots: np.ndarray,
+) -> None:
+    """The mask and each legal slot's row in ``la`` (``rows``, -1 elsewhere) of the
+    learner's ``n`` legal rows, and their slots in row order (``slots[:n]``); over
+    (``n`` 0), only slot 0, which reports the end. ``before``: how many slots the lane's
+    last mask had (``slots`` holds them; only those are cleared)."""
+    blocks = enc[7]
+    for k in range(max(before, 1)):
+        i = slots[k]
+        mask[i] = False
+        rows[i] = -1
+    if n == 0:
+        mask[0] = True
+        slots[0] = 0
+        return
+    for i in range(n):
+        verb, target, item, zone, option = action_slots(s, d, la[i])
+        index = (
+            blocks[verb, 0]
+            + target * blocks[verb, 1]
+            + item * blocks[verb, 2]
+            + zone * blocks[verb, 3]
+            + option
+        )
+        mask[index] = True
+        rows[index] = i
+        slots[i] = index
+
+
+def step_lanes(
+    s: Any,
+    d0: Any,
+    pairs: Any,
+    d: Any,
+    enc: Any,
+    lanes: Any,
+    todo: np.ndarray,
+    begin: np.ndarray,
+    actions: np.ndarray,
+    dice_keys: np.ndarray,
+    dice_len: np.ndarray,
+    agent_keys: np.ndarray,
+    agent_len: np.ndarray,
+    agents: np.ndarray,
+    draw_reward: float,
+    illegal_penalty: float,
+    scratch: Any,
+) -> None:
+    """Every lane ``b`` with ``todo[b]``: a new battle when ``begin[b]`` (the lane's keys
+    row ``b``), else the learner's flat action ``actions[b]``; then the opponent up to
+    the learner's next decision, and the lane's outputs.
+
+    ``pairs``: the dynamic bundle's ``(batch, scratch)`` arrays (``d`` is the scratch
+    tuple; the lane's generators are its own rows, backed up in ``scratch`` first when
+    ``lay[ROLLBACK]``); ``agents[side]``: the agent code of each side's decisions (the
+    learner's is never read: ``advance`` stops there); ``lanes``: the batch arrays
+    ``(dice, arng, la, obs, mask, rows, n_legal, reward, terminated, truncated, status,
+    final_cs, final_g, slots)``; ``scratch``: ``(saved dice, saved arng, values, la)``
+    (the legal rows are listed in ``la``, kept in the lane's only with its state: a
+    suspended lane's rows stay those its learner's action names)."""
+    lay = enc[0]
+    dice_b, arng_b, la_b, obs_b, mask_b, rows_b, n_b = (
+        lanes[0],
+        lanes[1],
+        lanes[2],
+        lanes[3],
+        lanes[4],
+        lanes[5],
+        lanes[6],
+    )
+    reward_b, term_b, trunc_b, status_b, final_cs, final_g, slots_b = (
+        lanes[7],
+        lanes[8],
+        lanes[9],
+        lanes[10],
+        lanes[11],
+        lanes[12],
+        lanes[13],
+    )
+    saved_dice, saved_arng, values, la = scratch[0], scratch[1], scratch[2], scratch[3]
+    cs = d[0]
+    g = d[1]
+    side = lay[SIDE]
+    for b in range(todo.shape[0]):
+        if not todo[b]:
+            continue
+        reward = 0.0
+        dice = dice_b[b]
+        arng = arng_b[b]
+        if lay[ROLLBACK]:
+            copy_into(saved_dice, dice)
+            copy_into(saved_arng, arng)
+        if begin[b]:
+            reset(s, d, d0)
+            mt_seed_key(dice, dice_keys[b, : dice_len[b]])
+            arm(arng, agent_keys[b], agent_len[b])
+            start(s, d, dice)
+        else:
+            load(pairs, b)
+            if g[G.OUTCOME] == RUNNING:
+                a = actions[b]
+                i = rows_b[b, a] if 0 <= a < lay[N_ACTIONS] else -1
+                if i < 0:
+                    if lay[NOOP] == 0:
+                        status_b[b] = ILLEGAL
+                        continue
+                    status_b[b] = TAKEN
+                    reward_b[b] = -illegal_penalty
+                    term_b[b] = False
+                    trunc_b[b] = False
+                    continue
+                apply(s, d, la_b[b, i], dice)
+                g[G.DECISIONS] += 1
+        n = advance(s, d, la, side, agents, dice, arng)
+        if g[G.SUSPEND] != 0:
+            status_b[b] = SUSPENDED
+            copy_into(final_g[b], g)
+            copy_into(dice, saved_dice)
+            copy_into(arng, saved_arng)
+            continue
+        terminated = False
+        truncated = False
+        w = g[G.OUTCOME]
+        if w != RUNNING and not begin[b]:
+            if w == side:
+                reward += 1.0
+            elif w == 1 - side:
+                reward -= 1.0
+            else:
+                reward += draw_reward
+            truncated = g[G.REASON] == lay[TIMEOUT]
+            terminated = not truncated
+            copy_into(final_cs[b], cs)
+            copy_into(final_g[b], g)
+        status_b[b] = TAKEN
+        reward_b[b] = reward
+        term_b[b] = terminated
+        trunc_b[b] = truncated
+        before = n_b[b]
+        n_b[b] = n
+        encode(s, d, enc, values, obs_b[b])
+        legal_slots(s, d, enc, la, n, before, mask_b[b], rows_b[b], slots_b[b])
+        store(pairs, b)
+        copy_into(la_b[b], la)
+
+
+class Stepping:
+    """A ruleset's compiled batched step (:func:`compile_stepping`)."""
+
+    def __init__(self, step_lanes: Any, encode: Any) -> None:
+        self.step_lanes = step_lanes
+        self.encode = encode
+
+
+def compile_stepping(owner: str, rules: dict[str, Any], view: Any) -> Stepping:
+    """The batched step compiled for one ruleset (module ``owner``, whose numba cache
+    files they get) from its loops' rules (``Loops.rules`` plus ``advance``) and its
+    view module."""
+    from escaramuza.rules.core import mt
+    from escaramuza.rules.core.loops import arm
+
+    bound = {
+        **rules,
+        "view_combatant": view.view_combatant,
+        "view_pending": view.view_pending,
+        "action_slots": view.action_slots,
+        "mt_seed_key": mt.seed_key,
+        "arm": arm,
+    }
+    encoded = instantiate(encode, owner, bound, cache=True, _nrt=False)
+    legal = instantiate(legal_slots, owner, bound, cache=True, _nrt=False)
+    stepped = instantiate(
+        step_lanes,
+        owner,
+        {**bound, "encode": encoded, "legal_slots": legal},
+        cache=True,
+        _nrt=False,
+    )
+    return Stepping(stepped, encoded)
+
+
+# Names the templates read from the ruleset (bound by compile_stepping); here so that the
+# plain templates resolve for tools and fail clearly if called uncompiled.
+def _unbound(*_: Any) -> Any:
+    raise TypeError("a stepping template runs only as compiled by compile_stepping")
+
+
+reset = start = apply = advance = view_combatant = view_pending = action_slots = _unbound
+mt_seed_key = arm = _unbound
+ST: Any = None
+CS: Any = None
+G: Any = None

@@ -1,0 +1,474 @@
+"""The batched env: many battles of one scenario stepped on the ruleset's kernel.
+
+:class:`KernelVectorEnv` is a ``gymnasium.vector.VectorEnv`` whose ``num_envs`` lanes
+are each exactly one :class:`~escaramuza.envs.single.EscaramuzaEnv` (the same
+observation and action spaces, seeds, opponent, rewards and ends, battle for battle:
+tests/envs/test_env_vector.py), played in compiled code (``escaramuza.envs.stepping``):
+a call to :meth:`KernelVectorEnv.step` takes every lane's action, plays the opponent's
+decisions and writes the observations and masks without returning to Python per lane.
+
+:func:`vector_env` is the entry point: the kernel env where the kernel takes the
+scenario and options, else — saying why — Gymnasium's ``SyncVectorEnv`` or
+``AsyncVectorEnv`` over the Python env (docs/environments.md, "Batched envs").
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from escaramuza.agents.fast import find_kernel
+from escaramuza.envs.codec import ActionCodec
+from escaramuza.envs.common import (
+    DEFAULT_MAX_COMBATANTS,
+    DEFAULT_MAX_ITEMS,
+    DEFAULT_MAX_ZONES,
+    battle_seeds,
+    check_draw_reward,
+    load_env_scenario,
+    resolve_ruleset,
+)
+from escaramuza.envs.observation import _KINDS, _STATUSES, OBS_BOUND, ObservationEncoder
+from escaramuza.envs.stepping import (
+    ILLEGAL,
+    LAY,
+    SUSPENDED,
+    Stepping,
+    compile_stepping,
+)
+from escaramuza.rules.core import mt
+from escaramuza.rules.core.compiled import MAX_PASSES, CompiledKernel, Exported, agent_code
+from escaramuza.rules.core.errors import IllegalActionError
+from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal
+from escaramuza.rules.core.loops import A_KEY
+from escaramuza.rules.core.model import Side, Status
+from escaramuza.rules.core.scenario import Scenario
+
+#: Words of an agents' generator key: the env's seeds are below 2**62 (two words).
+KEY_WORDS = 2
+
+_COMPILED: dict[str, Stepping] = {}
+
+
+class KernelEnvRefusal(KernelRefusal):
+    """What the batched env does not implement (the Python env does): a message."""
+
+
+def stepping(kernel: CompiledKernel) -> Stepping:
+    """The ruleset's compiled step, built once per process (numba caches it on disk)."""
+    ruleset_id = kernel.ruleset_id
+    done = _COMPILED.get(ruleset_id)
+    if done is None:
+        loops = kernel.loops
+        view = importlib.import_module(f"escaramuza.rules.{ruleset_id}.kernel_view")
+        rules = {**loops.rules, "advance": loops.advance}
+        done = _COMPILED[ruleset_id] = compile_stepping(type(kernel).__module__, rules, view)
+    return done
+
+
+class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
+    """``num_envs`` battles of one scenario, each an ``EscaramuzaEnv``, on the kernel.
+
+    The arguments are ``EscaramuzaEnv``'s (``ruleset``, ``scenario``, ``side``,
+    ``opponent`` — a name the kernel plays: ``heuristic``, ``random`` or
+    ``heuristic:<temperament>`` —, ``draw_reward``, ``illegal_action``,
+    ``illegal_penalty``, the limits) and ``num_envs``. Autoreset is Gymnasium's
+    next-step mode by default: the step after a lane's battle ends starts its next
+    battle (the lane's action is ignored, its reward is 0); ``autoreset_mode=
+    AutoresetMode.SAME_STEP`` starts it in the same step (the final observation in
+    ``infos["final_obs"]``), as stable-baselines3 wants (``escaramuza.envs.sb3``).
+    ``action_masks()`` gives the ``(num_envs, n)`` legal slots, ``legal_slots()`` the
+    same as lists. What it does not implement raises
+    :class:`KernelEnvRefusal` (``reward_shaping``, a render mode, an opponent object or
+    a scenario the kernel refuses): :func:`vector_env` then falls back.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    kernel: CompiledKernel
+    encoder: ObservationEncoder
+    codec: ActionCodec
+    side: Side
+    illegal_action: str
+    illegal_penalty: float
+    autoreset_mode: AutoresetMode
+    dice_seeds: list[int]
+    _compiled: Stepping
+    _exported: Exported
+    _enc: tuple[np.ndarray, ...]
+    _agents: np.ndarray
+    _autoreset: np.ndarray
+    _started: bool
+
+    def __init__(
+        self,
+        ruleset: str,
+        num_envs: int,
+        scenario: str | Scenario | None = None,
+        side: Literal["enemies", "heroes"] | Side = "enemies",
+        opponent: Any = "heuristic",
+        *,
+        reward_shaping: bool = False,
+        draw_reward: float = 0.0,
+        illegal_action: Literal["raise", "noop"] = "raise",
+        illegal_penalty: float = 0.05,
+        max_combatants: int = DEFAULT_MAX_COMBATANTS,
+        max_zones: int = DEFAULT_MAX_ZONES,
+        max_items: int = DEFAULT_MAX_ITEMS,
+        render_mode: str | None = None,
+        narrate: bool = True,
+        autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
+    ) -> None:
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, not {num_envs!r}")
+        if illegal_action not in ("raise", "noop"):
+            raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
+        self.draw_reward = check_draw_reward(draw_reward)
+        self.ruleset = resolve_ruleset(ruleset)
+        self.scenario = load_env_scenario(
+            self.ruleset, scenario, max_combatants, max_zones, max_items
+        )
+        if reward_shaping:
+            raise KernelEnvRefusal("reward shaping (the batched env has the terminal reward only)")
+        if render_mode is not None:
+            raise KernelEnvRefusal(f"render_mode {render_mode!r} (the batched env does not render)")
+        if not isinstance(opponent, str):
+            raise KernelEnvRefusal(f"opponent {opponent!r} (the kernel plays named agents)")
+        kernel = find_kernel(self.ruleset.id)
+        if not isinstance(kernel, CompiledKernel):
+            raise KernelEnvRefusal(f"{self.ruleset.id}: no compiled kernel")
+        why = kernel.refusal(self.scenario, [opponent, opponent])
+        if why is not None:
+            raise KernelEnvRefusal(why)
+        self.kernel = kernel
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        if self.autoreset_mode is AutoresetMode.DISABLED:
+            raise KernelEnvRefusal("autoreset_mode DISABLED")
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        self.side = Side(side)
+        self.opponent = opponent
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.num_envs = int(num_envs)
+        self.codec = ActionCodec(self.ruleset, max_combatants, max_zones, max_items)
+        self.encoder = ObservationEncoder(self.ruleset, max_combatants, max_zones)
+        self.single_action_space = spaces.Discrete(self.codec.n)
+        self.single_observation_space = spaces.Box(
+            -OBS_BOUND, OBS_BOUND, shape=(self.encoder.size,), dtype=np.float32
+        )
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.codec.n))
+        self.observation_space = spaces.Box(
+            -OBS_BOUND,
+            OBS_BOUND,
+            shape=(self.num_envs, self.encoder.size),
+            dtype=np.float32,
+        )
+        self._compiled = stepping(kernel)
+        self._exported = kernel.exported(self.scenario)
+        self._enc = self._tables()
+        self._agents = np.full(2, agent_code(opponent), dtype=np.int64)
+        self._build_lanes()
+        self._rngs: list[np.random.Generator] = [
+            seeding.np_random(None)[0] for _ in range(self.num_envs)
+        ]
+        self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
+        self._started = False
+        #: Each lane's dice seed of its battle (``EscaramuzaEnv``'s ``battle_seeds``).
+        self.dice_seeds = [0] * self.num_envs
+
+    # -- the tables and lanes --------------------------------------------------------------
+    def _tables(self) -> tuple[np.ndarray, ...]:
+        """The encoder's tables (``escaramuza.envs.stepping``), from the Python encoder's
+        own plan of the scenario, so that every scale is the same float."""
+        encoder, scenario, ruleset = self.encoder, self.scenario, self.ruleset
+        plan = encoder.plan(scenario)
+        combatants = scenario.combatants
+        n_res = len(encoder.resource_keys)
+        res0 = 4 + len(_STATUSES)
+        prefix = res0 + 2 * n_res
+        timeout = self.kernel.REASONS.index("timeout") if "timeout" in self.kernel.REASONS else -1
+        values = {
+            "PER_SLOT": encoder.per_slot,
+            "RES0": res0,
+            "COND0": prefix,
+            "HOP": encoder.hop_offset,
+            "ZONE": encoder.zone_offset,
+            "FEAT": encoder.feature_offset,
+            "N_RES": n_res,
+            "N_FEAT": ruleset.n_features,
+            "N_COND": len(encoder.conditions),
+            "GLOBALS": encoder.max_combatants * encoder.per_slot,
+            "N_KINDS": len(_KINDS),
+            "ROUND_LIMIT": scenario.round_limit or 0,
+            "SIDE": 0 if self.side is Side.HEROES else 1,
+            "TIMEOUT": timeout,
+            "NOOP": 1 if self.illegal_action == "noop" else 0,
+            "N_ACTIONS": self.codec.n,
+            "ROLLBACK": int(type(self.kernel).resolve is not CompiledKernel.resolve),
+        }
+        lay = np.array([values[name] for name in LAY], dtype=np.int64)
+        nc = len(combatants)
+        slot = np.array([c.index for c in combatants], dtype=np.int64)
+        has_res = np.zeros((nc, max(n_res, 1)), dtype=np.bool_)
+        inv_max = np.zeros((nc, max(n_res, 1)), dtype=np.float64)
+        inv_scale = np.zeros(max(n_res, 1), dtype=np.float64)
+        for j, (_, sc) in enumerate(encoder.resource_pairs):
+            inv_scale[j] = 1.0 / sc
+        for c, combatant in enumerate(combatants):
+            base = combatant.index * encoder.per_slot + res0
+            for j, key in enumerate(encoder.resource_keys):
+                if key in combatant.resources:
+                    has_res[c, j] = True
+                    inv_max[c, j] = plan.scale[base + 2 * j]
+                    inv_scale[j] = plan.scale[base + 2 * j + 1]
+        zone_ids = scenario.battlefield.zone_ids
+        hops = np.zeros((len(zone_ids), len(zone_ids), 2), dtype=np.float64)
+        for a, za in enumerate(zone_ids):
+            for b, zb in enumerate(zone_ids):
+                hops[a, b] = plan.hop_rows[za][zb]
+        status_at = np.array(
+            [_STATUSES.index(Status(name)) for name in self.kernel.STATUSES], dtype=np.int64
+        )
+        blocks = np.array(
+            [[b.offset, b.target_stride, b.item_stride, b.zone_stride] for b in self.codec.blocks],
+            dtype=np.int64,
+        )
+        return (lay, slot, has_res, inv_max, inv_scale, hops, status_at, blocks)
+
+    def _build_lanes(self) -> None:
+        n = self.num_envs
+        exported = self._exported
+        self._d = self.kernel.scratch(exported)
+        self._D = tuple(np.repeat(a[None], n, axis=0) for a in exported.start)
+        self._pairs = tuple(zip(self._D, self._d, strict=True))
+        width = self.kernel.ACTION_WIDTH
+        size, actions = self.encoder.size, self.codec.n
+        self._obs = np.zeros((n, size), dtype=np.float32)
+        self._mask = np.zeros((n, actions), dtype=np.bool_)
+        self._lanes = (
+            mt.new_state(n),
+            np.zeros((n, A_KEY + KEY_WORDS), dtype=np.uint32),
+            np.zeros((n, exported.actions, width), dtype=np.int64),
+            self._obs,
+            self._mask,
+            np.full((n, actions), -1, dtype=np.int64),
+            np.zeros(n, dtype=np.int64),
+            np.zeros(n, dtype=np.float64),
+            np.zeros(n, dtype=np.bool_),
+            np.zeros(n, dtype=np.bool_),
+            np.zeros(n, dtype=np.int64),
+            np.zeros((n, *exported.start[0].shape), dtype=np.int64),
+            np.zeros((n, *exported.start[1].shape), dtype=np.int64),
+            np.zeros((n, max(exported.actions, 1)), dtype=np.int64),
+        )
+        self._scratch = (
+            mt.new_state(),
+            np.zeros(A_KEY + KEY_WORDS, dtype=np.uint32),
+            np.zeros(len(self.encoder.resource_keys) + self.ruleset.n_features + 1),
+            np.zeros((exported.actions, width), dtype=np.int64),
+        )
+        self._dice_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
+        self._dice_len = np.zeros(n, dtype=np.int64)
+        self._agent_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
+        self._agent_len = np.zeros(n, dtype=np.int64)
+
+    def _draw_seeds(self, lanes: np.ndarray) -> None:
+        """New battles' seeds for ``lanes``, from each lane's generator as the Python
+        env draws them (``battle_seeds``); their key words for the compiled step."""
+        rows = np.flatnonzero(lanes).tolist()
+        if not rows:
+            return
+        drawn = [battle_seeds(self._rngs[b]) for b in rows]
+        for b, (dice, _) in zip(rows, drawn, strict=True):
+            self.dice_seeds[b] = dice
+        # The seeds are below 2**62: mt.seed_keys splits them into words at once.
+        for keys, lengths, seeds in (
+            (self._dice_keys, self._dice_len, [dice for dice, _ in drawn]),
+            (self._agent_keys, self._agent_len, [agents for _, agents in drawn]),
+        ):
+            words, counts = mt.seed_keys(seeds)
+            keys[rows, :] = 0
+            keys[rows, : words.shape[1]] = words
+            lengths[rows] = counts
+
+    def _run(self, todo: np.ndarray, begin: np.ndarray, actions: np.ndarray) -> None:
+        """The compiled step over the lanes ``todo``, suspended lanes resolved and stepped
+        again."""
+        status = self._lanes[10]
+        for _ in range(MAX_PASSES):
+            self._compiled.step_lanes(
+                self._exported.static,
+                self._exported.start,
+                self._pairs,
+                self._d,
+                self._enc,
+                self._lanes,
+                todo,
+                begin,
+                actions,
+                self._dice_keys,
+                self._dice_len,
+                self._agent_keys,
+                self._agent_len,
+                self._agents,
+                self.draw_reward,
+                self.illegal_penalty,
+                self._scratch,
+            )
+            todo = todo & (status == SUSPENDED)
+            if not todo.any():
+                if (status == ILLEGAL).any():  # checked before the call: unreachable
+                    raise IllegalActionError("a lane's action was not legal")
+                return
+            self.kernel.resolve(self._exported, self._lanes[12], todo)
+            self._exported = self.kernel.exported(self.scenario)
+        raise KernelRefusal(f"{self.scenario.name}: a battle kept suspending")
+
+    # -- Gymnasium API -----------------------------------------------------------------------
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Every lane starts a battle; ``seed`` int ``s`` seeds lane ``i`` with ``s + i``
+        (as ``SyncVectorEnv``), a list one seed per lane, None keeps the generators."""
+        if seed is not None:
+            seeds = (
+                [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
+            )
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"reset: {len(seeds)} seeds for {self.num_envs} lanes")
+            for b, s in enumerate(seeds):
+                if s is not None:
+                    self._rngs[b] = seeding.np_random(s)[0]
+        lanes = np.ones(self.num_envs, dtype=np.bool_)
+        self._draw_seeds(lanes)
+        self._run(lanes, lanes, np.zeros(self.num_envs, dtype=np.int64))
+        self._autoreset[:] = False
+        self._started = True
+        return self._obs.copy(), self._infos(np.zeros(self.num_envs, dtype=np.bool_))
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        begin = self._autoreset.copy()
+        # What the Python env would refuse, found before any lane moves.
+        n_legal = self._lanes[6]
+        deciding = ~begin & (n_legal > 0)
+        inside = (acts >= 0) & (acts < self.codec.n)
+        legal = np.zeros(self.num_envs, dtype=np.bool_)
+        legal[inside] = self._mask[np.flatnonzero(inside), acts[inside]]
+        illegal = deciding & ~legal
+        if illegal.any() and self.illegal_action == "raise":
+            b = int(np.flatnonzero(illegal)[0])
+            slots = np.flatnonzero(self._mask[b]).tolist()
+            raise IllegalActionError(
+                f"lane {b}: action {int(acts[b])} is not legal; the {len(slots)} legal "
+                f"slots are: {', '.join(map(str, slots))}"
+            )
+        self._draw_seeds(begin)
+        every = np.ones(self.num_envs, dtype=np.bool_)
+        self._run(every, begin, acts)
+        terminated = self._lanes[8].copy()
+        truncated = self._lanes[9].copy()
+        rewards = self._lanes[7].copy()
+        infos = self._infos(illegal)
+        done = terminated | truncated
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            if done.any():
+                # Gymnasium's same-step mode: the final observation in the infos, the
+                # next battle's first one returned.
+                infos["final_obs"] = self._obs.copy()
+                infos["_final_obs"] = done.copy()
+                self._draw_seeds(done)
+                self._run(done, done, acts)
+                infos["action_mask"] = self._mask.copy()
+        else:
+            self._autoreset = done
+        return self._obs.copy(), rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """The legal slots of every lane's pending decision, ``(num_envs, n)``."""
+        return self._mask.copy()
+
+    def legal_slots(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every lane's legal slots as a list: ``(slots, counts)``, lane ``b``'s slots
+        ``slots[b, :counts[b]]`` in the ruleset's order of its legal actions (a sampler
+        without the ``(num_envs, n)`` mask). Over: no slot (count 0). Read-only views."""
+        slots, counts = self._lanes[13].view(), self._lanes[6].view()
+        slots.flags.writeable = counts.flags.writeable = False
+        return slots, counts
+
+    def _infos(self, illegal: np.ndarray) -> dict[str, Any]:
+        every = np.ones(self.num_envs, dtype=np.bool_)
+        return {
+            "action_mask": self._mask.copy(),
+            "_action_mask": every,
+            "illegal_action": illegal.copy(),
+            "_illegal_action": every.copy(),
+        }
+
+    def last_battle(self, lane: int) -> KernelBattle:
+        """Lane ``lane``'s last finished battle, as the kernel reads battles back."""
+        battles: list[KernelBattle] = self.kernel._read_back(
+            self._exported,
+            [self.dice_seeds[lane]],
+            self._lanes[11][lane : lane + 1],
+            self._lanes[12][lane : lane + 1],
+        )
+        return battles[0]
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to close: the lanes are arrays of this process."""
+
+
+Vectorization = Literal["auto", "kernel", "sync", "async"]
+
+
+def vector_env(
+    env_id: str, num_envs: int, vectorization_mode: Vectorization = "auto", **kwargs: Any
+) -> VectorEnv[Any, Any, Any]:
+    """``num_envs`` copies of the registered env ``env_id`` (with ``gymnasium.make``'s
+    keyword arguments) as one ``VectorEnv``: the kernel's (``"kernel"``: or a
+    :class:`KernelEnvRefusal`), Gymnasium's ``SyncVectorEnv``/``AsyncVectorEnv`` over
+    the Python env (``"sync"``/``"async"``), or the kernel's where it takes the scenario
+    and options and else ``SyncVectorEnv`` (``"auto"``). The result's
+    ``kernel_refusal`` is why the kernel did not play it (None when it did)."""
+    import escaramuza.envs  # noqa: F401  (registers the ids)
+
+    if vectorization_mode not in ("auto", "kernel", "sync", "async"):
+        raise ValueError(
+            f"vectorization_mode must be auto, kernel, sync or async, not {vectorization_mode!r}"
+        )
+    spec = gym.spec(env_id)
+    options = {**spec.kwargs, **kwargs}
+    why: str | None = None
+    if vectorization_mode in ("auto", "kernel"):
+        try:
+            venv: Any = KernelVectorEnv(num_envs=num_envs, **options)
+            venv.kernel_refusal = None
+            return venv  # type: ignore[no-any-return]
+        except KernelRefusal as exc:
+            if vectorization_mode == "kernel":
+                raise KernelEnvRefusal(f"{env_id}: the batched env does not take {exc}") from None
+            why = str(exc)
+    fns = [lambda: gym.make(env_id, **kwargs) for _ in range(num_envs)]
+    python: Any = (
+        gym.vector.AsyncVectorEnv(fns)
+        if vectorization_mode == "async"
+        else gym.vector.SyncVectorEnv(fns)
+    )
+    python.kernel_refusal = why or f"vectorization_mode {vectorization_mode!r}"
+    if why is not None:
+        gym.logger.warn(f"{env_id}: the batched env does not take {why}; stepping the Python env")
+    return python  # type: ignore[no-any-return]

@@ -1,0 +1,166 @@
+"""The batched env is the Python env, lane by lane, step by step.
+
+Every lane of :class:`~escaramuza.envs.vector.KernelVectorEnv` against its own
+:class:`~escaramuza.envs.single.EscaramuzaEnv`, autoreset as Gymnasium's
+``SyncVectorEnv`` does it (next step): the same learner actions (drawn among the legal
+ones), and then the observations, masks, rewards, terminations and truncations must be
+equal, bit for bit, and every finished battle's final state (``last_battle`` against
+``agents.fast.final_battle`` of the engine's state). Over every shipped scenario, both
+learner sides and several opponents, and generated scenarios of every ruleset.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from escaramuza.agents.fast import diff, final_battle
+from escaramuza.envs.single import EscaramuzaEnv
+from escaramuza.envs.vector import KernelEnvRefusal, KernelVectorEnv, vector_env
+from escaramuza.rules import RULESETS
+from escaramuza.rules.core.errors import IllegalActionError
+from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
+from tests.kernel_cases import SCENARIOS
+
+pytestmark = pytest.mark.compile
+
+SHIPPED = sorted(shipped_scenarios())
+OPPONENTS = ["heuristic", "random", "heuristic:brute"]
+
+
+def run_both(
+    scenario: Scenario,
+    side: str,
+    opponent: str,
+    lanes: int,
+    steps: int,
+    seed: int,
+    illegal_every: int = 0,
+) -> int:
+    """Step both envs ``steps`` times; the battles finished (every one compared)."""
+    kwargs: dict[str, Any] = {
+        "scenario": scenario,
+        "side": side,
+        "opponent": opponent,
+        "illegal_action": "noop",
+    }
+    ruleset = scenario.ruleset.id
+    vec = KernelVectorEnv(ruleset, lanes, **kwargs)
+    envs = [EscaramuzaEnv(ruleset, **kwargs, narrate=False) for _ in range(lanes)]
+    obs, _ = vec.reset(seed=seed)
+    for b, env in enumerate(envs):
+        want, _ = env.reset(seed=seed + b)
+        assert np.array_equal(obs[b], want), (scenario.name, b, "reset")
+    pick = random.Random(seed)
+    again = [False] * lanes
+    finished = 0
+    for t in range(steps):
+        masks = vec.action_masks()
+        slots, counts = vec.legal_slots()
+        actions = np.zeros(lanes, dtype=np.int64)
+        for b, env in enumerate(envs):
+            assert np.array_equal(masks[b], env.action_masks()), (scenario.name, t, b, "mask")
+            listed = slots[b, : counts[b]].tolist()
+            if not again[b] and env.state.outcome is None:
+                assert listed == list(env.legal_actions()), (scenario.name, t, b, "slots")
+            legal = np.flatnonzero(masks[b])
+            actions[b] = int(pick.choice(legal.tolist()))
+            if illegal_every and t % illegal_every == 0:
+                illegal = np.flatnonzero(~masks[b])
+                actions[b] = int(illegal[pick.randrange(len(illegal))])
+        obs, rewards, terms, truncs, infos = vec.step(actions)
+        for b, env in enumerate(envs):
+            where = (scenario.name, side, opponent, t, b)
+            if again[b]:
+                want, _ = env.reset()
+                assert np.array_equal(obs[b], want), (*where, "autoreset")
+                assert (rewards[b], terms[b], truncs[b]) == (0.0, False, False), where
+                again[b] = False
+                continue
+            want, reward, term, trunc, info = env.step(int(actions[b]))
+            assert np.array_equal(obs[b], want), where
+            assert (rewards[b], terms[b], truncs[b]) == (reward, term, trunc), where
+            assert infos["illegal_action"][b] == info["illegal_action"], where
+            if term or trunc:
+                got = vec.last_battle(b)
+                engine = final_battle(env.state, got.seed, got.decisions)
+                assert [str(m) for m in diff(engine, got)] == [], where
+                again[b] = True
+                finished += 1
+    return finished
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize("side", ["enemies", "heroes"])
+def test_every_lane_is_the_python_env(name: str, side: str) -> None:
+    scenario = load_scenario(name)
+    finished = 0
+    for k, opponent in enumerate(OPPONENTS):
+        finished += run_both(scenario, side, opponent, lanes=3, steps=120, seed=100 * k + 7)
+    assert finished >= 1
+
+
+def test_illegal_actions_are_no_ops_as_in_the_python_env() -> None:
+    scenario = load_scenario("destiny_dice/emboscada")
+    assert run_both(scenario, "enemies", "heuristic", 2, 80, 5, illegal_every=3) >= 1
+
+
+def test_an_illegal_action_raises_before_any_lane_moves() -> None:
+    vec = KernelVectorEnv("destiny_dice", 2)
+    obs, _ = vec.reset(seed=1)
+    masks = vec.action_masks()
+    bad = int(np.flatnonzero(~masks[1])[0])
+    good = [int(np.flatnonzero(masks[b])[0]) for b in range(2)]
+    with pytest.raises(IllegalActionError, match=f"lane 1: action {bad} is not legal"):
+        vec.step(np.array([good[0], bad]))
+    # Lane 0 did not move: its step now is the Python env's first step.
+    env = EscaramuzaEnv("destiny_dice", narrate=False)
+    env.reset(seed=1)
+    want = env.step(good[0])[0]
+    assert np.array_equal(vec.step(np.array(good))[0][0], want)
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+@settings(
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.nested_given,
+    ],
+)
+@given(data=st.data())
+def test_generated_scenarios_step_as_the_python_env(ruleset: str, data: Any) -> None:
+    scenario = data.draw(SCENARIOS[ruleset](), label="scenario")
+    side = data.draw(st.sampled_from(["enemies", "heroes"]), label="side")
+    opponent = data.draw(st.sampled_from(OPPONENTS), label="opponent")
+    seed = data.draw(st.integers(0, 2**40), label="seed")
+    run_both(scenario, side, opponent, lanes=2, steps=40, seed=seed)
+
+
+def test_what_the_kernel_does_not_take_falls_back_and_says_why() -> None:
+    with pytest.raises(KernelEnvRefusal, match="reward shaping"):
+        KernelVectorEnv("cairn", 2, reward_shaping=True)
+    venv = vector_env("escaramuza/Cairn-v0", 2, reward_shaping=True)
+    assert isinstance(venv, gym.vector.SyncVectorEnv)
+    assert "reward shaping" in venv.kernel_refusal
+    kernel = vector_env("escaramuza/Cairn-v0", 2)
+    assert isinstance(kernel, KernelVectorEnv) and kernel.kernel_refusal is None
+    with pytest.raises(KernelEnvRefusal, match="reward shaping"):
+        vector_env("escaramuza/Cairn-v0", 2, "kernel", reward_shaping=True)
+
+
+def test_the_spaces_are_the_python_envs() -> None:
+    for env_id in ("escaramuza/DestinyDice-v0", "escaramuza/Sistema2d10-v0"):
+        vec = vector_env(env_id, 3)
+        single = gym.make(env_id)
+        assert vec.single_observation_space == single.observation_space
+        assert vec.single_action_space == single.action_space
