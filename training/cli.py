@@ -61,6 +61,13 @@ def add_parsers(commands: Any) -> None:
     )
     train.add_argument("--seed", type=int, help="seed of everything (default 0)")
     train.add_argument(
+        "--vec",
+        dest="vec_env",
+        choices=("auto", "kernel", "dummy", "subproc"),
+        help="how the envs are stepped: the batched kernel env, stable-baselines3's "
+        "DummyVecEnv or SubprocVecEnv, or auto (the kernel where it takes the run; default)",
+    )
+    train.add_argument(
         "--draw-reward",
         dest="draw_reward",
         type=float,
@@ -160,6 +167,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
         "n_envs": args.n_envs,
         "seed": args.seed,
         "draw_reward": args.draw_reward,
+        "vec_env": args.vec_env,
     }
     if config_path is None and args.env is None:
         raise EscaramuzaError("--env is required (or a --config naming env:)")

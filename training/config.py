@@ -88,7 +88,12 @@ class TrainConfig(BaseModel):
     #: env's default; a negative value stops a learner from preferring a sure draw to
     #: a likely loss (the first Donjon policy learned to withdraw, policies.md).
     draw_reward: float = 0.0
-    vec_env: Literal["dummy", "subproc"] = "dummy"
+    #: How the training envs are stepped: ``kernel`` the batched env on the ruleset's
+    #: kernel (escaramuza.envs.sb3; refused, with why, where the kernel does not take the
+    #: run: several scenarios, both sides, self-play, reward shaping), ``dummy`` or
+    #: ``subproc`` stable-baselines3's over the Python env, ``auto`` the kernel where it
+    #: takes the run and else ``dummy``. Every choice steps the same battles.
+    vec_env: Literal["auto", "kernel", "dummy", "subproc"] = "auto"
     #: torch threads; 1 is fastest for small MLPs (thread overhead dominates the matmuls).
     torch_threads: int = Field(1, ge=1)
     checkpoint_freq: int = Field(20_000, ge=1)

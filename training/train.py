@@ -29,6 +29,7 @@ from escaramuza.agents.policy import PolicyMeta, checkpoint_objects, write_meta
 from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.training.config import TrainConfig, rounded_timesteps
 from escaramuza.training.envs import make_train_env, ruleset_of
 
@@ -175,11 +176,77 @@ def prepare_run_dir(out: Path, resume: Path | None) -> None:
         raise EscaramuzaError(f"--out {out}: cannot create it ({exc.strerror or exc})") from None
 
 
-def _vec_env(config: TrainConfig, opponent: str | None, n_envs: int, seed: int) -> Any:
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+def kernel_refusal(config: TrainConfig, opponent: str | None) -> str | None:
+    """Why the batched kernel env cannot step this run (None: it can)."""
+    if len(config.scenarios) > 1:
+        return "several scenarios"
+    if config.side == "both":
+        return "both sides"
+    if opponent is None:
+        return "self-play"
+    try:
+        from escaramuza.envs.vector import KernelVectorEnv
 
-    subproc = config.vec_env == "subproc" and n_envs > 1
+        ruleset = ruleset_of(config.env)
+        scenario = config.scenarios[0] if config.scenarios else None
+        KernelVectorEnv(
+            ruleset,
+            1,
+            scenario=scenario,
+            side=config.side,  # type: ignore[arg-type]
+            opponent=opponent,
+            reward_shaping=config.reward_shaping,
+            draw_reward=config.draw_reward,
+            illegal_action="noop",
+        )
+    except KernelRefusal as exc:
+        return str(exc)
+    return None
+
+
+def vec_choice(config: TrainConfig, opponent: str | None, n_envs: int) -> tuple[str, str | None]:
+    """(``kernel``, ``dummy`` or ``subproc``, why not the kernel) for ``config.vec_env``:
+    ``kernel`` refused raises, ``auto`` falls back to ``dummy``."""
+    if config.vec_env in ("dummy", "subproc"):
+        chosen = "subproc" if config.vec_env == "subproc" and n_envs > 1 else "dummy"
+        return chosen, f"vec_env {config.vec_env}"
+    why = kernel_refusal(config, opponent)
+    if why is None:
+        return "kernel", None
+    if config.vec_env == "kernel":
+        raise EscaramuzaError(f"--vec kernel: the batched kernel env does not take {why}")
+    return "dummy", why
+
+
+def vec_line(chosen: str, why: str | None) -> str:
+    """The line ``train`` prints first: how the envs are stepped, and why not the kernel."""
+    if chosen == "kernel":
+        return "envs: the batched kernel env (escaramuza.envs.sb3)\n"
+    return f"envs: stable-baselines3's {chosen} vec env over the Python env ({why})\n"
+
+
+def _vec_env(
+    config: TrainConfig, opponent: str | None, n_envs: int, seed: int, chosen: str = "dummy"
+) -> Any:
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    if chosen == "kernel":
+        from escaramuza.envs.sb3 import KernelVecEnv
+
+        assert opponent is not None
+        kernel = KernelVecEnv(
+            ruleset_of(config.env),
+            n_envs,
+            scenario=config.scenarios[0] if config.scenarios else None,
+            side=config.side,
+            opponent=opponent,
+            draw_reward=config.draw_reward,
+            illegal_action="noop",
+        )
+        kernel.seed(seed)
+        return VecMonitor(kernel)
+    subproc = chosen == "subproc" and n_envs > 1
     return make_vec_env(
         _make_env_fn(config, opponent),
         n_envs=n_envs,
@@ -315,7 +382,14 @@ def train(
     torch.set_num_threads(config.torch_threads)
     meta = meta_for(config)
     selfplay = config.selfplay is not None
-    venv = _vec_env(config, None if selfplay else config.opponent, config.n_envs, config.seed)
+    opponent = None if selfplay else config.opponent
+    chosen, why = vec_choice(config, opponent, config.n_envs)
+    # The run's config says how its envs were stepped (a resume steps them alike).
+    config = config.model_copy(update={"vec_env": chosen})
+    if log is not None:
+        log.write(vec_line(chosen, why))
+        log.flush()
+    venv = _vec_env(config, opponent, config.n_envs, config.seed, chosen)
     eval_opponent = "heuristic" if selfplay else config.opponent
     eval_cb, eval_env = _eval_callback(config, run, eval_opponent)
     first_loss = _first_loss_callback()
