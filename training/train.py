@@ -193,7 +193,7 @@ def kernel_refusal(config: TrainConfig, opponent: str | None) -> str | None:
             ruleset,
             1,
             scenario=scenario,
-            side=config.side,  # type: ignore[arg-type]
+            side=config.side,
             opponent=opponent,
             reward_shaping=config.reward_shaping,
             draw_reward=config.draw_reward,

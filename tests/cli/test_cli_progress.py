@@ -139,7 +139,8 @@ def test_train_draws_its_bar_on_stderr_on_a_terminal(tmp_path: Path) -> None:
     ]
     out, err = run(args, terminal=True)
     assert BAR in err and "128/128" in err and "timesteps/s" in err
-    assert BAR not in out and out.startswith("training 128 timesteps\n")
+    assert BAR not in out and out.splitlines()[1] == "training 128 timesteps"
+    assert out.startswith("envs: ")
 
 
 def test_planner_benchmark_draws_a_bar_on_a_terminal() -> None:
