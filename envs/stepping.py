@@ -25,7 +25,9 @@ The encoder's tables (``enc``, built by ``escaramuza.envs.vector``):
   maximum (0 without one); ``inv_scale[j]``: 1 / the resource's scale;
 * ``hops[a, b, 0:2]``: (hops, band) of zone ``b`` seen from zone ``a``, scaled;
 * ``status_at[code]``: the position of a ``CS.STATUS`` code among ``Status``;
-* ``blocks[verb, 0:4]``: the codec's offset and target, item, zone strides.
+* ``blocks[verb, 0:4]``: the codec's offset and target, item, zone strides;
+* ``features[c]``: ``Ruleset.features`` at the battle's start, the engine's; the view
+  writes over those a battle changes.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from escaramuza.rules.core.jit import copy_into, instantiate, njit
 from escaramuza.rules.core.loops import RUNNING
 
 #: ``lay`` fields: the observation's per-slot layout and globals, the learner's side, the
-#: round limit, the timeout's reason code (-1 if the ruleset has none), the illegal
-#: action's handling (1 no-op), the flat action space's size and whether the kernel
-#: can suspend a battle (1: the lane's generators are backed up before each step).
+#: round limit, the timeout's reason code (-1 if the ruleset has none), the flat action
+#: space's size and whether the kernel can suspend a battle (1: the lane's generators
+#: are backed up before each step).
 LAY = (
     "PER_SLOT",
     "RES0",
@@ -58,7 +60,6 @@ LAY = (
     "ROUND_LIMIT",
     "SIDE",
     "TIMEOUT",
-    "NOOP",
     "N_ACTIONS",
     "ROLLBACK",
 )
@@ -77,17 +78,14 @@ LAY = (
     ROUND_LIMIT,
     SIDE,
     TIMEOUT,
-    NOOP,
     N_ACTIONS,
     ROLLBACK,
 ) = range(len(LAY))
 
-#: ``status[b]`` after a call: the lane's step was taken; it suspended (its arrays are as
-#: before the call); the learner's action was illegal and ``lay[NOOP]`` is 0 (nothing
-#: was done: the caller raises).
+#: ``status[b]`` after a call: the lane's step was taken, or it suspended (its arrays are
+#: as before the call).
 TAKEN = 0
 SUSPENDED = 1
-ILLEGAL = 2
 
 BOUND = OBS_BOUND
 
@@ -115,7 +113,7 @@ def clip(x: float) -> float:
 # -- the templates (plain Python; compile_stepping compiles them per ruleset) ----------------
 def encode(s: Any, d: Any, enc: Any, values: np.ndarray, out: np.ndarray) -> None:
     """``ObservationEncoder.encode`` of the state ``d`` for the side ``lay[SIDE]``."""
-    lay, slot, has_res, inv_max, inv_scale, hops, status_at = (
+    lay, slot, has_res, inv_max, inv_scale, hops, status_at, features = (
         enc[0],
         enc[1],
         enc[2],
@@ -123,6 +121,7 @@ def encode(s: Any, d: Any, enc: Any, values: np.ndarray, out: np.ndarray) -> Non
         enc[4],
         enc[5],
         enc[6],
+        enc[8],
     )
     stat = s[0]
     cs = d[0]
@@ -140,6 +139,8 @@ def encode(s: Any, d: Any, enc: Any, values: np.ndarray, out: np.ndarray) -> Non
         if c == acting:
             out[base + 3] = 1.0
         out[base + 4 + status_at[cs[c, CS.STATUS]]] = 1.0
+        for k in range(lay[N_FEAT]):
+            values[n_res + k] = features[c, k]
         bits = view_combatant(s, d, c, values)
         at = base + lay[RES0]
         for j in range(n_res):
@@ -280,9 +281,8 @@ def step_lanes(
                 a = actions[b]
                 i = rows_b[b, a] if 0 <= a < lay[N_ACTIONS] else -1
                 if i < 0:
-                    if lay[NOOP] == 0:
-                        status_b[b] = ILLEGAL
-                        continue
+                    # A no-op (the caller raised before the call if illegal actions
+                    # raise): nothing changes but the penalty.
                     status_b[b] = TAKEN
                     reward_b[b] = -illegal_penalty
                     term_b[b] = False

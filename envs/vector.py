@@ -37,7 +37,6 @@ from escaramuza.envs.common import (
 )
 from escaramuza.envs.observation import _KINDS, _STATUSES, OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
-    ILLEGAL,
     LAY,
     SUSPENDED,
     Stepping,
@@ -45,16 +44,30 @@ from escaramuza.envs.stepping import (
 )
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import MAX_PASSES, CompiledKernel, Exported, agent_code
+from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal
 from escaramuza.rules.core.loops import A_KEY
 from escaramuza.rules.core.model import Side, Status
+from escaramuza.rules.core.ruleset import new_battle
 from escaramuza.rules.core.scenario import Scenario
 
 #: Words of an agents' generator key: the env's seeds are below 2**62 (two words).
 KEY_WORDS = 2
 
 _COMPILED: dict[str, Stepping] = {}
+
+
+def start_features(scenario: Scenario) -> np.ndarray:
+    """``Ruleset.features`` of every combatant at the start of a battle of ``scenario``,
+    ``(combatants, n_features)``, computed by the engine: the kernel views write over the
+    features a battle changes and keep these (the rest are never re-typed)."""
+    ruleset = scenario.ruleset
+    state = new_battle(scenario, RandomRoller(0))
+    table = np.zeros((len(state.combatants), max(ruleset.n_features, 1)), dtype=np.float64)
+    for c, combatant in enumerate(state.combatants):
+        table[c, : ruleset.n_features] = [float(x) for x in ruleset.features(state, combatant)]
+    return table
 
 
 class KernelEnvRefusal(KernelRefusal):
@@ -208,7 +221,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             "ROUND_LIMIT": scenario.round_limit or 0,
             "SIDE": 0 if self.side is Side.HEROES else 1,
             "TIMEOUT": timeout,
-            "NOOP": 1 if self.illegal_action == "noop" else 0,
             "N_ACTIONS": self.codec.n,
             "ROLLBACK": int(type(self.kernel).resolve is not CompiledKernel.resolve),
         }
@@ -218,8 +230,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         has_res = np.zeros((nc, max(n_res, 1)), dtype=np.bool_)
         inv_max = np.zeros((nc, max(n_res, 1)), dtype=np.float64)
         inv_scale = np.zeros(max(n_res, 1), dtype=np.float64)
-        for j, (_, sc) in enumerate(encoder.resource_pairs):
-            inv_scale[j] = 1.0 / sc
         for c, combatant in enumerate(combatants):
             base = combatant.index * encoder.per_slot + res0
             for j, key in enumerate(encoder.resource_keys):
@@ -239,7 +249,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             [[b.offset, b.target_stride, b.item_stride, b.zone_stride] for b in self.codec.blocks],
             dtype=np.int64,
         )
-        return (lay, slot, has_res, inv_max, inv_scale, hops, status_at, blocks)
+        features = start_features(scenario)
+        return (lay, slot, has_res, inv_max, inv_scale, hops, status_at, blocks, features)
 
     def _build_lanes(self) -> None:
         n = self.num_envs
@@ -323,8 +334,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
             todo = todo & (status == SUSPENDED)
             if not todo.any():
-                if (status == ILLEGAL).any():  # checked before the call: unreachable
-                    raise IllegalActionError("a lane's action was not legal")
                 return
             self.kernel.resolve(self._exported, self._lanes[12], todo)
             self._exported = self.kernel.exported(self.scenario)

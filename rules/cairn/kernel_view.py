@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from escaramuza.rules.cairn.combat import CONDITIONS
-from escaramuza.rules.cairn.kernel import ATTACK, CS, ST, VERBS, D, G, W, Z
+from escaramuza.rules.cairn.kernel import ATTACK, CS, VERBS, D, G, Z
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.loops import KIND_TURN
@@ -48,33 +48,20 @@ NONE = -1
 @njit(cache=True, _nrt=False)
 def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     """``values[:R]`` <- combatant ``c``'s resources in ``Cairn.resources`` order;
-    ``values[R:R + 7]`` <- ``Cairn.features(state, c)``, the same float64 operations in
-    the same order; returns its conditions as bits over ``Cairn.conditions``.
-
-    The features are the stat block's armour, the largest die of its weapons (the fists'
-    d4 when it has none), whether one is ranged, destacamento and PC (all in ``s``), the
-    cover of the zone it stands in and how many of the side's declarations this side
-    turn attack it (``decl``'s first ``G.NDECL`` rows, the engine's ``declared``)."""
-    stat, weapon, zone = s[0], s[1], s[3]
+    ``values[R:R + 7]`` arrive holding ``Cairn.features`` at the battle's start (the
+    engine's): the two a battle changes are written over with the same float64
+    operations — the cover of the zone it stands in and how many of the side's
+    declarations this side turn attack it (``decl``'s first ``G.NDECL`` rows, the
+    engine's ``declared``); returns its conditions as bits over ``Cairn.conditions``."""
+    zone = s[3]
     cs, g, decl = d[0], d[1], d[3]
     r = RESOURCE_COLUMNS.shape[0]
     for j in range(r):
         values[j] = np.float64(cs[c, RESOURCE_COLUMNS[j]])
-    largest = 0
-    ranged = 0.0
-    for w in range(stat[c, ST.WEAPONS]):
-        largest = max(largest, weapon[c, w, W.D1], weapon[c, w, W.D2])
-        if weapon[c, w, W.RANGED] == 1:
-            ranged = 1.0
     aimed = 0
     for i in range(g[G.NDECL]):
         if decl[i, D.VERB] == ATTACK and decl[i, D.TARGET] == c:
             aimed += 1
-    values[r] = stat[c, ST.ARMOUR] / 3.0
-    values[r + 1] = largest / 12.0
-    values[r + 2] = ranged
-    values[r + 3] = 1.0 if stat[c, ST.DESTACAMENTO] == 1 else 0.0
-    values[r + 4] = 1.0 if stat[c, ST.PC] == 1 else 0.0
     values[r + 5] = zone[cs[c, CS.ZONE], Z.COVER] / 2.0
     values[r + 6] = min(aimed, 4) / 4.0
     bits = 0

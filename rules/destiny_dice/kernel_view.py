@@ -7,11 +7,10 @@ functions give what the engine gives for the same state: a combatant's resources
 and conditions; the pending decision's kind and name; and a legal-list row as the
 action codec's slots (``escaramuza.envs.codec``).
 
-Everything is derived from the kernel's arrays: the features that never change during a
-battle come from the stat block ``stat[c, ST.*]`` (exported from the same ``Sheet`` the
-engine's ``static_features`` are computed from), the others from ``cs[c, CS.*]``. The
-orders the engine's lists follow (resources, verbs, decision names, conditions) are read
-from the ruleset here, at import, not re-typed.
+The features a battle never changes are not computed here: they arrive in ``values`` as
+the engine computed them at the battle's start (the caller's table); the others are read
+from ``cs[c, CS.*]``. The orders the engine's lists follow (resources, verbs, decision
+names, conditions) are read from the ruleset here, at import, not re-typed.
 """
 
 from __future__ import annotations
@@ -54,21 +53,15 @@ REACTION_NAME = DestinyDice.decision_names.index("defensa_perfecta")
 @njit(cache=True, _nrt=False)
 def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     """``values[:R]`` <- combatant ``c``'s resources (``DestinyDice.resources`` order);
-    ``values[R:R+8]`` <- ``DestinyDice.features``: the sheet's dice over 12, its armour
-    and shield over 5, whether it carries a Mente weapon, its ayuda over 2 and whether a
-    weapon is jammed — the same float64 divisions. Returns its conditions as bits over
-    ``DestinyDice.conditions`` (the kernel's own condition mask)."""
-    stat = s[0]
+    ``values[R:R+8]`` arrive holding ``DestinyDice.features`` at the battle's start (the
+    engine's: the sheet's ``static_features`` first): the two a battle changes are
+    written over with the same float64 operations — its ayuda over 2 and whether a
+    weapon is jammed. Returns its conditions as bits over ``DestinyDice.conditions``
+    (the kernel's own condition mask)."""
     cs = d[0]
     for k in range(N_RESOURCES):
         values[k] = float(cs[c, RESOURCE_COLUMNS[k]])
     f = N_RESOURCES
-    values[f] = float(stat[c, ST.CUERPO]) / 12.0
-    values[f + 1] = float(stat[c, ST.MENTE]) / 12.0
-    values[f + 2] = float(stat[c, ST.ALMA]) / 12.0
-    values[f + 3] = float(stat[c, ST.DEFENSA]) / 12.0
-    values[f + 4] = float(stat[c, ST.DEFENCE_BONUS]) / 5.0
-    values[f + 5] = 1.0 if stat[c, ST.RANGED] else 0.0
     values[f + 6] = float(cs[c, CS.AYUDA]) / 2.0
     values[f + 7] = 1.0 if cs[c, CS.JAM] != 0 else 0.0
     return int(cs[c, CS.COND])

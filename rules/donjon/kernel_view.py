@@ -27,7 +27,6 @@ from escaramuza.rules.donjon.kernel import (
     KIND_REPARTIR,
     KIND_RESISTIR,
     KIND_TURN,
-    MELEE_KIND,
     NONE,
     OPT,
     PENDING_NAMES,
@@ -36,7 +35,6 @@ from escaramuza.rules.donjon.kernel import (
     VERBS,
     A,
     G,
-    W,
 )
 from escaramuza.rules.donjon.ruleset import Donjon
 
@@ -84,37 +82,24 @@ if any(_TAKES_ZONE) or sum(_HAS_OPTIONS) != 1 or not _HAS_OPTIONS[VERBS.index("r
 @njit(cache=True, _nrt=False)
 def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     """``values[:5]`` <- combatant ``c``'s resources (``Donjon.resources`` order);
-    ``values[5:19]`` <- ``Donjon.features(state, c)``, the same float64 operations in the
-    same order; returns its conditions as bits over ``Donjon.conditions``."""
-    stat, weapon, opts = s[0], s[1], s[3]
+    ``values[5:19]`` arrive holding ``Donjon.features`` at the battle's start (the
+    engine's): the ones a battle changes are written over with the same float64
+    operations — the four characteristics (resources over 6), the initiative numbers
+    held and the first of them over the die, the bonus; returns its conditions as bits
+    over ``Donjon.conditions``."""
+    opts = s[3]
     cs, init = d[0], d[2]
     for j in range(_N_RESOURCES):
         values[j] = float(cs[c, _RESOURCE_COLUMNS[j]])
-    # The best melee and non-melee damage of weapons_or_fists (0 without one).
-    melee = 0
-    ranged = 0
-    for w in range(stat[c, ST.WEAPONS]):
-        damage = weapon[c, w, W.DAMAGE]
-        if weapon[c, w, W.KIND] == MELEE_KIND:
-            melee = max(melee, damage)
-        else:
-            ranged = max(ranged, damage)
     held = cs[c, CS.HELD]
     k = _N_RESOURCES
     values[k + 0] = cs[c, CS.CELERIDAD] / 6.0
     values[k + 1] = cs[c, CS.VIRILIDAD] / 6.0
     values[k + 2] = cs[c, CS.AGUANTE] / 6.0
     values[k + 3] = cs[c, CS.DISCERNIMIENTO] / 6.0
-    values[k + 4] = min(stat[c, ST.NIVEL], 10) / 10.0
-    values[k + 5] = min(stat[c, ST.ATAQUE], 6) / 6.0
-    values[k + 6] = min(stat[c, ST.ESQUIVAR], 6) / 6.0
-    values[k + 7] = min(stat[c, ST.ARMOUR], 6) / 6.0
-    values[k + 8] = min(melee, 6) / 6.0
-    values[k + 9] = min(ranged, 6) / 6.0
     values[k + 10] = min(held, 10) / 10.0
     values[k + 11] = (init[c, 0] / opts[OPT.DIE_SIZE]) if held > 0 else 0.0
     values[k + 12] = min(cs[c, CS.BONUS], 6) / 6.0
-    values[k + 13] = 1.0 if stat[c, ST.PC] == 1 else 0.0
     bits = 0
     if cs[c, CS.INCONSCIENTE] == 1:
         bits |= _BIT_INCONSCIENTE

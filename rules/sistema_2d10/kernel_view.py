@@ -25,14 +25,11 @@ from escaramuza.rules.sistema_2d10.kernel import (
     CONDITIONS,
     CS,
     DECISIONS,
-    DIE,
     LA,
     NCOND,
     RESOURCES,
-    ST,
     VERBS,
     G,
-    W,
 )
 
 _RULESET = ruleset.Sistema2d10
@@ -75,56 +72,16 @@ ATTACK_OPTION = np.array(
 
 
 @njit(cache=True, _nrt=False)
-def damage_bounds(damage: np.ndarray, weapon: np.ndarray, c: int, w: int) -> tuple[int, int]:
-    """``DiceExpr.minimum`` and ``DiceExpr.maximum`` of weapon ``w`` of combatant ``c``'s
-    damage, from its terms and modifier."""
-    low = weapon[c, w, W.MODIFIER]
-    high = low
-    for t in range(weapon[c, w, W.TERMS]):
-        count, sides = damage[c, w, t, DIE.COUNT], damage[c, w, t, DIE.SIDES]
-        keep, sign = damage[c, w, t, DIE.KEEP], damage[c, w, t, DIE.SIGN]
-        dice = keep if keep > 0 else count
-        if sign > 0:
-            low += dice
-            high += dice * sides
-        else:
-            low -= dice * sides
-            high -= dice
-    return low, high
-
-
-@njit(cache=True, _nrt=False)
 def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     """``values[:R]`` <- combatant ``c``'s resources in ``Sistema2d10.resources`` order;
-    ``values[R:R + 10]`` <- ``Sistema2d10.features`` with the engine's float operations;
-    returns its conditions as bits over ``Sistema2d10.conditions`` (the aliases setting
-    their condition's bit).
-
-    The features never change in a battle: the best weapon (the first with the highest
-    MHC, then the highest damage maximum, as ``max`` picks it) comes from ``weapon`` and
-    ``damage``, the rest from the sheet ``stat``."""
-    stat, weapon, damage = s[0], s[1], s[4]
+    ``values[R:R + 10]`` arrive holding ``Sistema2d10.features`` at the battle's start
+    (the engine's), and none of them changes in a battle (its sheet's best weapon,
+    reach, defences, aguante, iniciativa, CA and actions); returns its conditions as
+    bits over ``Sistema2d10.conditions`` (the aliases setting their condition's bit)."""
     cs = d[0]
     nres = RESOURCE_COLUMNS.shape[0]
     for j in range(nres):
         values[j] = np.float64(cs[c, RESOURCE_COLUMNS[j]])
-    best_mhc = weapon[c, 0, W.MHC]
-    best_low, best_high = damage_bounds(damage, weapon, c, 0)
-    for w in range(1, stat[c, ST.WEAPONS]):
-        mhc = weapon[c, w, W.MHC]
-        low, high = damage_bounds(damage, weapon, c, w)
-        if mhc > best_mhc or (mhc == best_mhc and high > best_high):
-            best_mhc, best_low, best_high = mhc, low, high
-    values[nres] = np.float64(best_mhc) / 10.0
-    values[nres + 1] = np.float64(best_low + best_high) / 40.0
-    values[nres + 2] = np.float64(stat[c, ST.REACH]) / 5.0
-    values[nres + 3] = np.float64(stat[c, ST.DEFENSA_CAC]) / 10.0
-    values[nres + 4] = np.float64(stat[c, ST.DEFENSA_DIST]) / 10.0
-    values[nres + 5] = np.float64(stat[c, ST.AGUANTE]) / 10.0
-    values[nres + 6] = np.float64(stat[c, ST.INICIATIVA]) / 10.0
-    values[nres + 7] = np.float64(stat[c, ST.CA]) / 10.0
-    values[nres + 8] = np.float64(stat[c, ST.ACCIONES]) / 3.0
-    values[nres + 9] = np.float64(stat[c, ST.EXTRA]) / 3.0
     bits = 0
     for k in range(NCOND):
         if cs[c, CS.HAS + k] == 1 and CONDITION_BITS[k] >= 0:

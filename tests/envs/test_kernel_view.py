@@ -2,7 +2,8 @@
 
 The batched env (``escaramuza.envs.vector``) encodes observations and masks inside
 compiled code from three functions of each ruleset's ``rules/<ruleset>/kernel_view.py``:
-``view_combatant`` (resources, features, conditions), ``view_pending`` (the pending
+``view_combatant`` (resources, the features a battle changes over the engine's
+start-of-battle ones, conditions), ``view_pending`` (the pending
 decision's kind and name) and ``action_slots`` (a legal row's verb, target, item, zone
 and option). Here they are checked against the engine itself — ``Combatant.resources``,
 ``Ruleset.features``, ``Combatant.conditions``, ``BattleState.pending`` and
@@ -20,17 +21,18 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from escaramuza.agents import make_agent
 from escaramuza.agents.fast import find_kernel
 from escaramuza.envs.codec import ActionCodec
+from escaramuza.envs.vector import start_features
 from escaramuza.rules import RULESETS
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
-from tests.kernel_cases import SCENARIOS
+from tests.kernel_cases import SCENARIOS, generated
 
 pytestmark = pytest.mark.compile
 
@@ -61,8 +63,10 @@ def check_decision(kernel: Any, view: Any, exported: Any, state: Any, codec: Act
     d = kernel.export_state(exported, state)
     n_res = len(ruleset.resources)
     values = np.full(n_res + ruleset.n_features, np.nan)
+    start = start_features(state.scenario)
     where = f"{state.scenario.name}, round {state.round}, {state.pending}"
     for i, c in enumerate(state.combatants):
+        values[n_res:] = start[i, : ruleset.n_features]
         bits = view.view_combatant(s, d, i, values)
         for j, key in enumerate(ruleset.resources):
             if key in c.resources:
@@ -122,16 +126,7 @@ def test_the_view_is_the_engines_at_every_decision(name: str) -> None:
 
 
 @pytest.mark.parametrize("ruleset", sorted(RULESETS))
-@settings(
-    max_examples=10,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-        HealthCheck.nested_given,
-    ],
-)
+@generated(10)
 @given(data=st.data())
 def test_the_view_is_the_engines_on_generated_scenarios(ruleset: str, data: Any) -> None:
     scenario = data.draw(SCENARIOS[ruleset](), label="scenario")
