@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from escaramuza.rules.core.scenario import Scenario, parse_scenario
@@ -42,3 +43,19 @@ SCENARIOS: dict[str, Callable[[], st.SearchStrategy[Scenario]]] = {
     "donjon": _donjon,
     "sistema_2d10": _sistema_2d10,
 }
+
+
+def generated(max_examples: int) -> settings:
+    """The settings of a test drawing :data:`SCENARIOS`: derandomised (the same cases
+    every run), no deadline (a case may compile a kernel), and the strategies' modules,
+    test modules with ``@given`` tests of their own, imported inside the running test."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.nested_given,
+        ],
+    )

@@ -17,7 +17,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from escaramuza.agents import make_agent
@@ -28,7 +28,7 @@ from escaramuza.rules import RULESETS
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 from tests.fastpath_helpers import KERNEL_SPECS, engine_rollout
-from tests.kernel_cases import SCENARIOS
+from tests.kernel_cases import SCENARIOS, generated
 
 pytestmark = pytest.mark.compile
 
@@ -52,16 +52,7 @@ def test_every_pairing_plays_the_engines_battles(name: str) -> None:
 
 
 @pytest.mark.parametrize("ruleset", sorted(RULESETS))
-@settings(
-    max_examples=20,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-        HealthCheck.nested_given,
-    ],
-)
+@generated(20)
 @given(data=st.data())
 def test_generated_scenarios_play_the_engines_battles(ruleset: str, data: Any) -> None:
     scenario = data.draw(SCENARIOS[ruleset](), label="scenario")

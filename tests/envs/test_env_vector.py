@@ -17,7 +17,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from escaramuza.agents.fast import diff, final_battle
@@ -26,7 +26,7 @@ from escaramuza.envs.vector import KernelEnvRefusal, KernelVectorEnv, vector_env
 from escaramuza.rules import RULESETS
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
-from tests.kernel_cases import SCENARIOS
+from tests.kernel_cases import SCENARIOS, generated
 
 pytestmark = pytest.mark.compile
 
@@ -127,16 +127,7 @@ def test_an_illegal_action_raises_before_any_lane_moves() -> None:
 
 
 @pytest.mark.parametrize("ruleset", sorted(RULESETS))
-@settings(
-    max_examples=8,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-        HealthCheck.nested_given,
-    ],
-)
+@generated(8)
 @given(data=st.data())
 def test_generated_scenarios_step_as_the_python_env(ruleset: str, data: Any) -> None:
     scenario = data.draw(SCENARIOS[ruleset](), label="scenario")
