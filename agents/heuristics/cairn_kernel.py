@@ -775,6 +775,7 @@ class CairnKernel(CompiledKernel):
     REASONS = K.REASONS
     STATUSES = tuple(status.value for status in K.STATUSES)
     RESOURCES = tuple((name, name.upper()) for name in K.RESOURCES)
+    DAMAGE_LOG = K.DAMAGE_LOG
 
     def compile(self) -> Loops:
         return compile_loops(

@@ -446,6 +446,7 @@ class DestinyDiceKernel(CompiledKernel):
     REASONS = dk.REASONS
     STATUSES = tuple(status.value for status in dk.STATUSES)
     RESOURCES = (("pa", "pa"), ("pc", "pc"), ("pm", "pm"), ("pv", "pv"))
+    DAMAGE_LOG = dk.DAMAGE_LOG
 
     def compile(self) -> Loops:
         """The shared loops over these rules and temperaments."""

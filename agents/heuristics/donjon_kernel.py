@@ -556,6 +556,7 @@ class DonjonKernel(CompiledKernel):
     REASONS = dk.REASONS
     STATUSES = tuple(status.value for status in dk.STATUSES)
     RESOURCES = tuple((name, name) for name in sorted(dk.SPEND_OPTIONS))
+    DAMAGE_LOG = dk.DAMAGE_LOG
 
     def __init__(self) -> None:
         super().__init__()

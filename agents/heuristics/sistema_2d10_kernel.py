@@ -670,6 +670,7 @@ class Sistema2d10Kernel(CompiledKernel):
     REASONS = k.REASONS
     STATUSES = k.STATUSES
     RESOURCES = k.RESOURCES
+    DAMAGE_LOG = k.DAMAGE_LOG
 
     def compile(self) -> Loops:
         return compile_loops(

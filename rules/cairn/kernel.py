@@ -22,7 +22,7 @@ array's columns declared once below):
   scenario's options, round limit and victory; ``scar[k, SCAR.*]`` the Cicatrices entry
   read for ``k`` PI lost (CA-13), built from :mod:`escaramuza.rules.cairn.scars` with
   the scenario's ``doomed`` reading (:func:`scar_table`).
-* dynamic ``d = (cs, g, queue, decl, hits, pools, scores)`` — ``cs[c, CS.*]`` resources,
+* dynamic ``d = (cs, g, queue, decl, hits, pools, scores, damage_log)`` — ``cs[c, CS.*]`` resources,
   status, zone, conditions (a bit per ``CONDITIONS`` entry) and the playtest counters;
   ``g[G.*]`` the battle (round, side turn, queue head, declarations, outcome, morale);
   ``queue[i]`` who declares this side turn, in order (the pending decision is
@@ -30,7 +30,9 @@ array's columns declared once below):
   resolved together (CA-02); then scratch: ``hits[k, HIT.*]`` the dice aimed at each
   target (:func:`resolve_attacks`), and the temperaments' ``pools[c, POOL.*]`` (the dice
   already declared on each target, ``combat.declared_pools``) and ``scores[i]`` (one per
-  legal action).
+  legal action); last, ``damage_log[k, DAMAGE.*]`` (``rules.core.loops``, at
+  :data:`DAMAGE_LOG`): a row per engine ``Damaged`` event, ``g[G.DAMAGES]`` of them since
+  it was cleared (:func:`apply_damage`).
 * a legal-list row ``la[i]`` is a declaration's first four columns (``D.VERB`` …
   ``D.ITEM``), in ``Cairn.actions_for`` order.
 
@@ -54,13 +56,21 @@ import numpy as np
 
 from escaramuza.rules.cairn import scars
 from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
+from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.cairn.stats import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import Exported
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import KIND_NONE, KIND_TURN, RUNNING, TEMPERAMENTS
+from escaramuza.rules.core.loops import (
+    KIND_NONE,
+    KIND_TURN,
+    RUNNING,
+    TEMPERAMENTS,
+    new_damage_log,
+    record_damage,
+)
 from escaramuza.rules.core.model import Action, Combatant, Side, Status
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
@@ -90,6 +100,12 @@ R_DEFEATED, R_MUTUAL, R_TIMEOUT = 0, 1, 2
 BOTH_CODES: dict[str, int] = {"cancel": 0, "impaired": 1, "enhanced": 2}
 #: The engine's resources, sorted.
 RESOURCES: tuple[str, ...] = ("des", "fue", "pi", "vol")
+#: A damage log's ``DAMAGE.RESOURCE``: a resource's index in ``Cairn.resources``.
+RESOURCE_INDEX: dict[str, int] = {name: i for i, name in enumerate(Cairn.resources)}
+#: The resources ``combat.apply_damage``'s ``Damaged`` events come off (CA-11).
+R_PI, R_FUE = RESOURCE_INDEX["pi"], RESOURCE_INDEX["fue"]
+#: The damage log's place in the dynamic bundle: its last array.
+DAMAGE_LOG = 7
 
 # -- the boundary (rules.core.kernel.check_range) -------------------------------------
 #: PI, FUE, DES and VOL and their maxima. The exact odds (cairn_kernel.attack_gain) sum,
@@ -199,6 +215,7 @@ class G(Columns):
     MORALE_FIRST = (0, 1, "the first casualty's morale saves were made (CA-18)")
     MORALE_HALF = (0, 1, "the half-strength morale saves were made (CA-18)")
     MORALE_LONE = (0, 1, "the lone foe's morale save was made (CA-18)")
+    DAMAGES = (0, BOUND, "damages logged since the log was cleared (rules.core.loops.DAMAGE)")
 
 
 class D(Columns):
@@ -398,8 +415,9 @@ def export_scenario(scenario: Scenario) -> CairnExported:
 
 
 def _scratch(n: int, actions: int) -> tuple[np.ndarray, ...]:
-    """``hits``, ``pools`` and ``scores`` of ``n`` combatants (the module's docstring)."""
-    return HIT.new(n * n), POOL.new(n), np.zeros(actions, dtype=np.float64)
+    """``hits``, ``pools`` and ``scores`` of ``n`` combatants, then the (empty) damage
+    log: the dynamic bundle's arrays after ``decl`` (the module's docstring)."""
+    return HIT.new(n * n), POOL.new(n), np.zeros(actions, dtype=np.float64), new_damage_log()
 
 
 def condition_mask(c: Combatant) -> int:
@@ -697,12 +715,14 @@ def apply_damage(
     scar: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
+    log: np.ndarray,
     dice: np.ndarray,
     t: np.int64,
     damage: np.int64,
     src: np.int64,
 ) -> None:
-    """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save."""
+    """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save. Each of
+    ``combat.apply_damage``'s ``Damaged`` events is a row of the damage log ``log``."""
     if damage <= 0:
         return
     pi = cs[t, CS.PI]
@@ -711,6 +731,7 @@ def apply_damage(
     if to_pi > 0:
         cs[t, CS.PI] = pi - to_pi
         _damaged(stat, cs, t, src, to_pi)
+        record_damage(log, g, G.DAMAGES, t, R_PI, to_pi, src)
     if over == 0:
         # CA-13: "Si un ataque causa que un PC se quede con exactamente 0 PI".
         if to_pi > 0 and cs[t, CS.PI] == 0 and stat[t, ST.PC] == 1 and opts[OPT.SCARS] == 1:
@@ -720,6 +741,7 @@ def apply_damage(
     new = max(0, fue - over)
     cs[t, CS.FUE] = new
     _damaged(stat, cs, t, src, fue - new)
+    record_damage(log, g, G.DAMAGES, t, R_FUE, fue - new, src)
     if new == 0:
         set_status(stat, cs, g, t, DEAD)  # CA-14: FUE 0 is death
         return
@@ -1001,7 +1023,7 @@ def resolve_attacks(s: tuple, d: tuple, dice: np.ndarray) -> None:
         if source < 0:
             continue
         damage = max(0, best - stat[t, ST.ARMOUR])
-        apply_damage(stat, opts, scar, cs, g, dice, t, damage, source)
+        apply_damage(stat, opts, scar, cs, g, d[DAMAGE_LOG], dice, t, damage, source)
 
 
 @njit(cache=True, _nrt=False)

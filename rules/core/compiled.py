@@ -96,6 +96,10 @@ class CompiledKernel:
     REASONS: ClassVar[tuple[str, ...]]
     STATUSES: ClassVar[tuple[str, ...]]
     RESOURCES: ClassVar[tuple[tuple[str, str], ...]]
+    #: The damage log's position in the dynamic bundle (``rules.core.loops.DAMAGE``), the
+    #: count of its rows being ``G.DAMAGES``; None for a kernel that keeps none (the
+    #: batched env then refuses reward shaping).
+    DAMAGE_LOG: ClassVar[int | None] = None
     #: How many scenarios' exports are kept (by identity).
     CACHE_SIZE: ClassVar[int] = 64
 

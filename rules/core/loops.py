@@ -51,6 +51,7 @@ import numpy as np
 
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.jit import copy_into, instantiate, njit
+from escaramuza.rules.core.kernel import BOUND
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.scenario import KNOWN_TEMPERAMENTS
 
@@ -125,6 +126,43 @@ def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: int, n: int) -> int:
         mt.seed_key(arng, arng[A_KEY : A_KEY + length])
         arng[A_SEEDED] = 1
     return mt.randbelow(arng, n)
+
+
+# -- the damage log ------------------------------------------------------------------------
+class DAMAGE(Columns):
+    """``log[k, DAMAGE.*]``: a kernel's ``k``-th damage since its log was last cleared,
+    one row for each ``Damaged`` event the engine emits, in the engine's order."""
+
+    TARGET = (0, "combatants", "the combatant that lost it")
+    RESOURCE = (0, BOUND, "the resource it came off: its index in Ruleset.resources")
+    AMOUNT = (-BOUND, BOUND, "how much it lost (Damaged.amount)")
+    SOURCE = (-1, "combatants", "who dealt it (Damaged.source), -1 nobody")
+
+
+#: Rows of a damage log. Only the batched env reads a log, once per learner decision,
+#: and clears it; the battle and rollout loops never do, so theirs stop recording once
+#: full (``G.DAMAGES`` still counts, so a reader can tell a log that overflowed).
+DAMAGE_LOG_ROWS = 1024
+
+
+def new_damage_log() -> np.ndarray:
+    """An empty damage log (the last array of a kernel's dynamic bundle)."""
+    return DAMAGE.new(DAMAGE_LOG_ROWS)
+
+
+@njit(cache=True, _nrt=False)
+def record_damage(
+    log: np.ndarray, g: np.ndarray, count: int, target: int, resource: int, amount: int, source: int
+) -> None:
+    """Append a damage to ``log``, whose rows so far ``g[count]`` counts (the ruleset's
+    ``G.DAMAGES``); past the log's rows only the count grows."""
+    k = g[count]
+    if k < log.shape[0]:
+        log[k, DAMAGE.TARGET] = target
+        log[k, DAMAGE.RESOURCE] = resource
+        log[k, DAMAGE.AMOUNT] = amount
+        log[k, DAMAGE.SOURCE] = source
+    g[count] = k + 1
 
 
 # -- the templates (plain Python; compile_loops compiles them per ruleset) ----------------

@@ -24,11 +24,13 @@ columns declared once below as a ``rules.core.layout.Columns``:
   ``drop`` (``exact.drop_probability`` by PV, float64, its last column standing for
   every PV from there up: the reader clamps the index) — the engine's own floats, so
   the temperaments compare identical numbers.
-* dynamic ``d = (cs, g, uses, order)``: ``cs[c, CS.*]`` what changes of each
+* dynamic ``d = (cs, g, uses, order, damages)``: ``cs[c, CS.*]`` what changes of each
   combatant (zone, status, PV/PC/PM/PA, conditions as a bit mask, fear source, ayuda,
   jams, Envenenado's dice and the playtest counters), ``g[G.*]`` the battle's globals
-  (round, turn, the pending decision, outcome), ``uses[c, h]`` each heal's uses left
-  and ``order[k]`` the initiative order (its first ``g[G.ORDER_LEN]`` entries).
+  (round, turn, the pending decision, outcome), ``uses[c, h]`` each heal's uses left,
+  ``order[k]`` the initiative order (its first ``g[G.ORDER_LEN]`` entries) and
+  ``damages`` the damage log (``rules.core.loops.DAMAGE``: one row per ``Damaged``
+  event, its first ``g[G.DAMAGES]`` rows; at index :data:`DAMAGE_LOG`).
 * a legal-list row of ``la`` is ``(verb, target, item, zone)``, -1 where the verb
   takes none; dice expressions (heals, Envenenado X) are ``DICE`` rows.
 
@@ -50,7 +52,14 @@ from escaramuza.rules.core.dice import parse_dice
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import KIND_NONE, KIND_TURN, RUNNING, TEMPERAMENTS
+from escaramuza.rules.core.loops import (
+    KIND_NONE,
+    KIND_TURN,
+    RUNNING,
+    TEMPERAMENTS,
+    new_damage_log,
+    record_damage,
+)
 from escaramuza.rules.core.model import Action, Combatant, DecisionKind, Side, Status
 from escaramuza.rules.core.mt import roll
 from escaramuza.rules.core.scenario import Scenario
@@ -61,6 +70,7 @@ from escaramuza.rules.destiny_dice.exact import (
     expected_pv_loss,
     pv_loss_distribution,
 )
+from escaramuza.rules.destiny_dice.ruleset import DestinyDice
 from escaramuza.rules.destiny_dice.stats import CONDITIONS
 
 # -- codes --------------------------------------------------------------------------
@@ -103,6 +113,11 @@ REASONS = ("defeated", "mutual", "timeout")
 R_DEFEATED, R_MUTUAL, R_TIMEOUT = 0, 1, 2
 #: playtest.NEVER: a combatant never knocked out.
 NEVER = -1
+
+#: The damage log's position in the dynamic bundle (its last array).
+DAMAGE_LOG = 4
+#: ``DAMAGE.RESOURCE`` of the PV DestinyDice._damage takes: its ``Ruleset.resources`` index.
+RESOURCE_PV = tuple(DestinyDice.resources).index("pv")
 
 # -- the boundary (rules.core.kernel.check_range): what the tables and int64 hold -------
 #: Largest help bonus / ayuda value the profile tables cover (Options.help_bonus <= 2).
@@ -242,6 +257,7 @@ class G(Columns):
     MOVED = (0, 1, "the turn's move is spent")
     ACTED = (0, 1, "the turn's action is spent")
     REACTION_VS = (-1, "combatants", "the attacker a perfect defence answers (DD-08)")
+    DAMAGES = (0, MAX_COUNTER, "damages logged since the log was cleared (rules.core.loops.DAMAGE)")
 
 
 def dice_code(text: str | int | None, what: str) -> np.ndarray:
@@ -466,7 +482,7 @@ def _start(s: tuple, scenario: Scenario) -> tuple[np.ndarray, ...]:
     heroes = stat[:, ST.SIDE] == HEROES
     g[G.WIPE] = int(bool(heroes.any() and (cs[heroes, CS.STATUS] != ACTIVE).all()))
     order = np.zeros(len(combatants), dtype=np.int64)
-    return cs, g, uses, order
+    return cs, g, uses, order, new_damage_log()
 
 
 def export_combatants(
@@ -544,7 +560,8 @@ def _export_data(c: Combatant, row: np.ndarray, uses: np.ndarray) -> None:
 
 
 def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
-    """The dynamic bundle ``(cs, g, uses, order)`` of an engine state. Refuses what it
+    """The dynamic bundle ``(cs, g, uses, order, damages)`` of an engine state (an
+    empty damage log). Refuses what it
     cannot resume, and any value outside the range the compiled rules index or add (the
     module's bounds): resources within 0 and their maxima (the scenario's), the round
     within the round limit, the turn an entry of the order, the order distinct
@@ -561,7 +578,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
         if c.maxima != c0.maxima:
             raise KernelRefusal(f"{c.id}: maxima {c.maxima} are not the scenario's")
     start = exported.start
-    cs, g, uses, order = (np.zeros_like(a) for a in start)
+    cs, g, uses, order = (np.zeros_like(a) for a in start[:DAMAGE_LOG])
     export_combatants(combatants, state.battlefield.index, cs, uses)
     index = {c.id: i for i, c in enumerate(combatants)}
     data = state.data
@@ -597,7 +614,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     g[G.ACTED] = int(bool(data.get("acted", True)))
     g[G.REACTION_VS] = -1 if vs is None else index[vs]
     g[G.ACTOR] = index[pending.actor]
-    return cs, g, uses, order
+    return cs, g, uses, order, new_damage_log()
 
 
 def action_row(state: BattleState, action: Action) -> list[int]:
@@ -680,15 +697,17 @@ def set_status(s: tuple, d: tuple, c: int, status: int) -> None:
 
 @njit(cache=True, _nrt=False)
 def damage(s: tuple, d: tuple, c: int, amount: int, source: int) -> None:
-    """DestinyDice._damage (DD-15, DD-16) and its Damaged event's counters."""
+    """DestinyDice._damage (DD-15, DD-16), its Damaged event (the damage log: the PV
+    lost, ``source`` -1 for Envenenado's) and that event's counters."""
     stat = s[0]
-    cs = d[0]
+    cs, g = d[0], d[1]
     before = cs[c, CS.PV]
     after = before - amount
     if after < 0:
         after = 0
     cs[c, CS.PV] = after
     lost = before - after
+    record_damage(d[DAMAGE_LOG], g, G.DAMAGES, c, RESOURCE_PV, lost, source)
     cs[c, CS.TAKEN] += lost
     if source >= 0:
         cs[source, CS.DEALT] += lost
@@ -756,11 +775,19 @@ def begin_round(s: tuple, d: tuple) -> None:
 
 @njit(cache=True, _nrt=False)
 def reset(s: tuple, d: tuple, d0: tuple) -> None:
-    """``d`` becomes a copy of ``d0`` (a battle's start, or a rollout's state)."""
+    """``d`` becomes a copy of ``d0`` (a battle's start, or a rollout's state): of its
+    damage log, the rows ``d0`` holds (``G.DAMAGES``, usually none)."""
     copy_into(d[0], d0[0])
     copy_into(d[1], d0[1])
     copy_into(d[2], d0[2])
     copy_into(d[3], d0[3])
+    log, log0 = d[DAMAGE_LOG], d0[DAMAGE_LOG]
+    rows = d0[1][G.DAMAGES]
+    if rows > log0.shape[0]:
+        rows = log0.shape[0]
+    for k in range(rows):
+        for j in range(log0.shape[1]):
+            log[k, j] = log0[k, j]
 
 
 @njit(cache=True, _nrt=False)

@@ -16,14 +16,15 @@ A battle is two bundles of integer arrays (docs/fast-path.md, "One dialect"):
   ``Battlefield.step_towards`` as ``step_to[z, y]`` and ``Donjon._away_zone`` as
   ``away[z, y]`` (-1: none); the heuristics' exact odds ``hurt_odds`` and ``win_odds``
   (:class:`OddsTables`);
-* dynamic ``d = (cs, g, init, pools, misses)``: each combatant's changing values
+* dynamic ``d = (cs, g, init, pools, misses, damages)``: each combatant's changing values
   ``cs[c, CS.*]`` (zone, status, the five resources, ráfaga data, conditions, the
   playtest counters); the battle's globals ``g[G.*]`` (round, count, the pending
   decision and what it waits on — ``state.data``'s attack, move, spend and continuing —
   the outcome); the initiative numbers each combatant holds, highest first,
   ``init[c, k]`` (``cs[c, CS.HELD]`` of them); and scratch: the two pools of an opposed
   test ``pools[2, MAX_POOL]``, the log of odds entries found missing ``misses[k,
-  ODDS.*]``.
+  ODDS.*]``; last, the damage log ``damages[k, DAMAGE.*]`` (``rules.core.loops``: one row
+  per ``Damaged`` event the engine emits, ``g[G.DAMAGES]`` of them since it was cleared).
 
 A legal-list row is ``la[i, A.*]`` (verb, target, item).
 
@@ -66,12 +67,15 @@ from escaramuza.rules.core.loops import (
     RUNNING,
     SUSPEND_RULESET,
     TEMPERAMENTS,
+    new_damage_log,
+    record_damage,
 )
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.combat import PENALTY
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability
+from escaramuza.rules.donjon.ruleset import Donjon
 from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, RANGED, THROWN
 
 # -- codes ---------------------------------------------------------------------------
@@ -111,6 +115,13 @@ VERBS: tuple[str, ...] = (
 )
 #: DJ-17 ``repartir`` options: 0 Heridas, 1..4 the attributes in sheet order.
 SPEND_OPTIONS: tuple[str, ...] = ("heridas", *ATTRIBUTES)
+#: Each spend option's resource as a ``Damaged`` event names it: its index in
+#: ``Donjon.resources`` (the damage log's ``DAMAGE.RESOURCE``).
+SPEND_RESOURCE = np.array(
+    [tuple(Donjon.resources).index(name) for name in SPEND_OPTIONS], dtype=np.int64
+)
+#: The damage log's position in the dynamic bundle (its last array).
+DAMAGE_LOG = 5
 
 #: Pending decisions (``g[G.KIND]``, Donjon.decision_names): none, a turn (the loops'
 #: codes), then the reactions and choices inside a ráfaga.
@@ -265,6 +276,7 @@ class G(Columns):
     PICKED = (0, 4, "those attributes (spend options 1..4)", 4)
     CONTINUING = (0, 2, "sides that chose to continue at the pause (DJ-07)")
     MISS = (0, MAX_POOL, "odds entries this decision found missing (ODDS rows)", MISS_SLOTS * KEY)
+    DAMAGES = (0, BOUND, "damages logged since the log was cleared (rules.core.loops.DAMAGE)")
 
 
 class A(Columns):
@@ -412,9 +424,10 @@ def _map(bf: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return dist, step_to, away
 
 
-def _scratch() -> tuple[np.ndarray, np.ndarray]:
-    """A battle's scratch arrays: the two pools of an opposed test, the misses' log."""
-    return np.zeros((2, MAX_POOL), dtype=np.int64), ODDS.new(LOG_SLOTS)
+def _scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A battle's scratch arrays: the two pools of an opposed test, the misses' log, the
+    damage log (last: ``DAMAGE_LOG``)."""
+    return np.zeros((2, MAX_POOL), dtype=np.int64), ODDS.new(LOG_SLOTS), new_damage_log()
 
 
 def _export_combatant(
@@ -1393,7 +1406,7 @@ def apply_spend(s: tuple, d: tuple, option: int) -> None:
     g[G.REMAINING] -= 1
     if option == 0:
         cs[victim, CS.HERIDAS] -= 1
-        _count_damage(s, d, dealer, victim)
+        _count_damage(s, d, dealer, victim, option)
         if cs[victim, CS.HERIDAS] == 0 and stat[victim, ST.PC] == 0:
             cs[victim, CS.INCONSCIENTE] = 1
             set_status(s, d, victim, DOWN)
@@ -1402,17 +1415,19 @@ def apply_spend(s: tuple, d: tuple, option: int) -> None:
         g[G.PICKED_N] += 1
     else:
         cs[victim, CS.HERIDAS + option] -= 1
-        _count_damage(s, d, dealer, victim)
+        _count_damage(s, d, dealer, victim, option)
     next_spend(d)
     if g[G.DEALER] == NONE:
         after(s, d)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _count_damage(s: tuple, d: tuple, dealer: int, victim: int) -> None:
-    # playtest.record_from_events: a Damaged event of amount 1.
+def _count_damage(s: tuple, d: tuple, dealer: int, victim: int, option: int) -> None:
+    # The engine's Damaged(victim, 1, the option's resource, dealer): into the damage log
+    # (d[DAMAGE_LOG]), and playtest.record_from_events' counters.
     stat = s[0]
-    cs = d[0]
+    cs, g = d[0], d[1]
+    record_damage(d[5], g, G.DAMAGES, victim, SPEND_RESOURCE[option], 1, dealer)
     cs[victim, CS.TAKEN] += 1
     cs[dealer, CS.DEALT] += 1
     if stat[dealer, ST.SIDE] != stat[victim, ST.SIDE]:
@@ -1533,7 +1548,8 @@ def apply_continue(s: tuple, d: tuple, dice: np.ndarray, going_on: bool) -> None
 # -- the loops' hooks ------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def reset(s: tuple, d: tuple, d0: tuple) -> None:
-    """A battle's state becomes ``d0``'s (its scratch, pools and misses' log, is kept)."""
+    """A battle's state becomes ``d0``'s (its scratch, pools, misses' log and damage log,
+    is kept; the damage log's count ``g[G.DAMAGES]`` is ``d0``'s)."""
     copy_into(d[0], d0[0])
     copy_into(d[1], d0[1])
     copy_into(d[2], d0[2])

@@ -37,7 +37,9 @@ floor, ``exact``'s odds — never typed a second time in compiled code.
 The dynamic bundle ``d``: ``cs`` (per combatant, :class:`CS`), ``g`` (battle globals,
 :class:`G`), ``order`` (the initiative order, combatant indices), ``rolled`` (scratch:
 initiative keys, one term's dice), ``picks`` (five index lists of the legal list, for the
-temperaments) and ``scores`` (their attacks' scores). :func:`export_state` builds it from
+temperaments), ``scores`` (their attacks' scores) and, last, ``damages`` (the damage log,
+``rules.core.loops.DAMAGE``: one row per engine ``Damaged`` event, ``G.DAMAGES`` of them).
+:func:`export_state` builds it from
 an engine state; the dice are drawn from :mod:`escaramuza.rules.core.mt` (CPython's
 MT19937) in the engine's order, so one seed plays one battle on both. Every value is
 checked on its way in (the layouts' ranges, ``rules.core.kernel.check_range``;
@@ -62,7 +64,14 @@ from escaramuza.rules.core.compiled import Exported
 from escaramuza.rules.core.jit import copy_into, njit, sort_in_place
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import KIND_NONE, KIND_TURN, RUNNING, TEMPERAMENTS
+from escaramuza.rules.core.loops import (
+    KIND_NONE,
+    KIND_TURN,
+    RUNNING,
+    TEMPERAMENTS,
+    new_damage_log,
+    record_damage,
+)
 from escaramuza.rules.core.model import Status
 from escaramuza.rules.sistema_2d10 import combat, exact, ruleset, tables
 from escaramuza.rules.sistema_2d10.stats import MELEE
@@ -149,6 +158,11 @@ RESOURCES: tuple[tuple[str, str], ...] = (
     ("defensas", "DEFENSAS"),
     ("pv", "PV"),
 )
+#: The damage log's resource of every ``Damaged`` the engine emits (``combat.take_damage``
+#: and ``combat._start_turn``'s bleeding): PV, by its index in ``Ruleset.resources``.
+R_PV = tuple(ruleset.Sistema2d10.resources).index("pv")
+#: The damage log's position in the dynamic bundle (its last array).
+DAMAGE_LOG = 6
 NLOC = len(tables.LOCATIONS)
 
 #: Steps of :func:`run`: each the engine function the chain of calls goes on to.
@@ -301,6 +315,7 @@ class G(Columns):
     AIM = (-1, NLOC - 1, "the aimed location (S2-13), -1 free")
     TOTAL = (-BOUND, BOUND, "the attack roll's total, once judged")
     CRITICAL = (0, 1, "the attack roll was a crítico")
+    DAMAGES = (0, BOUND, "damages logged since the log was cleared (rules.core.loops.DAMAGE)")
 
 
 class LA(Columns):
@@ -472,8 +487,18 @@ def set_status(cs: np.ndarray, g: np.ndarray, i: int, status: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def damaged(stat: np.ndarray, cs: np.ndarray, target: int, amount: int, source: int) -> None:
-    """A ``Damaged`` event as the playtest record counts it (source -1: not a combatant)."""
+def damaged(
+    stat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    target: int,
+    amount: int,
+    source: int,
+) -> None:
+    """A ``Damaged`` event of PV: a row of the damage log, and what the playtest record
+    counts (source -1: not a combatant)."""
+    record_damage(log, g, G.DAMAGES, target, R_PV, amount, source)
     cs[target, CS.TAKEN] += amount
     if source >= 0:
         cs[source, CS.DEALT] += amount
@@ -571,7 +596,7 @@ def round_start(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def start_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, i: int) -> None:
+def start_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, log: np.ndarray, i: int) -> None:
     """``combat._start_turn``: full defence ends, derribado costs actions, sangrado bleeds."""
     if cs[i, CS.HAS + EN_DEFENSA_COMPLETA] == 1:
         del_cond(cs, i, EN_DEFENSA_COMPLETA)
@@ -582,7 +607,9 @@ def start_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, i: int) -> None:
     if cs[i, CS.HAS + SANGRADO] == 1:
         before = cs[i, CS.PV]
         cs[i, CS.PV] = max(0, before - cs[i, CS.VALUE + SANGRADO])
-        damaged(stat, cs, i, before - cs[i, CS.PV], -1)
+        # The engine's source is "sangrado", not a combatant (export_scenario refuses
+        # a combatant of that id).
+        damaged(stat, cs, g, log, i, before - cs[i, CS.PV], -1)
         if cs[i, CS.PV] == 0:
             set_status(cs, g, i, DOWN)
             check_end(stat, cs, g)
@@ -590,7 +617,12 @@ def start_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, i: int) -> None:
 
 @njit(cache=True, _nrt=False)
 def next_turn(
-    stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray, order: np.ndarray
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    order: np.ndarray,
+    log: np.ndarray,
 ) -> None:
     """``combat.next_turn``: the next combatant in initiative order who can act (S2-06)."""
     n = cs.shape[0]
@@ -606,7 +638,7 @@ def next_turn(
         i = order[g[G.TURN]]
         if cs[i, CS.STATUS] != ACTIVE:
             continue
-        start_turn(stat, cs, g, i)
+        start_turn(stat, cs, g, log, i)
         if g[G.OUTCOME] != RUNNING:
             return
         if cs[i, CS.STATUS] == ACTIVE and cs[i, CS.ACCIONES] > 0:
@@ -619,7 +651,12 @@ def next_turn(
 
 @njit(cache=True, _nrt=False)
 def resume(
-    stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray, order: np.ndarray
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    order: np.ndarray,
+    log: np.ndarray,
 ) -> int:
     """``combat.resume``: the turn back to its owner, or on to the next turn."""
     check_end(stat, cs, g)
@@ -630,7 +667,7 @@ def resume(
         pend(g, TURN, i)
         return STEP_DONE
     end_turn(cs, i)
-    next_turn(stat, opts, cs, g, order)
+    next_turn(stat, opts, cs, g, order, log)
     return STEP_DONE
 
 
@@ -838,6 +875,7 @@ def land_hit(
     g: np.ndarray,
     rolled: np.ndarray,
     dice: np.ndarray,
+    log: np.ndarray,
 ) -> int:
     """``combat.land_hit``: S2-11 damage − CA, S2-12 location (S2-13 when aimed)."""
     g[G.ATTACK] = 0
@@ -851,7 +889,7 @@ def land_hit(
         face = mt.roll(dice, 10)
         location = faces[face - 1, FACE.PLACE]
         multiplier = faces[face - 1, FACE.MULTIPLIER]
-    return take_damage(stat, opts, places, cs, g, t, absorbed * multiplier, a, location)
+    return take_damage(stat, opts, places, cs, g, log, t, absorbed * multiplier, a, location)
 
 
 @njit(cache=True, _nrt=False)
@@ -861,6 +899,7 @@ def take_damage(
     places: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
+    log: np.ndarray,
     t: int,
     amount: int,
     source: int,
@@ -870,7 +909,7 @@ def take_damage(
     before = cs[t, CS.PV]
     cs[t, CS.PV] = max(0, before - amount)
     after = cs[t, CS.PV]
-    damaged(stat, cs, t, before - after, source)
+    damaged(stat, cs, g, log, t, before - after, source)
     if after == 0:
         set_status(cs, g, t, DOWN)
         return STEP_RESUME
@@ -998,12 +1037,13 @@ def run(
     order: np.ndarray,
     rolled: np.ndarray,
     dice: np.ndarray,
+    log: np.ndarray,
     step: int,
 ) -> None:
     """The engine's chain of calls from ``step`` to the next decision or the end."""
     while step != STEP_DONE:
         if step == STEP_RESUME:
-            step = resume(stat, opts, cs, g, order)
+            step = resume(stat, opts, cs, g, order, log)
         elif step == STEP_START_ROLL:
             step = start_roll(cs, g)
         elif step == STEP_ROLL:
@@ -1013,7 +1053,7 @@ def run(
         elif step == STEP_FINISH_ROLL:
             step = finish_roll(stat, weapon, opts, gdf, gdf_dice, places, cs, g, rolled, dice)
         else:
-            step = land_hit(stat, weapon, opts, damage, faces, places, cs, g, rolled, dice)
+            step = land_hit(stat, weapon, opts, damage, faces, places, cs, g, rolled, dice, log)
 
 
 # -- the loops' hooks (rules.core.loops) ----------------------------------------------
@@ -1047,7 +1087,7 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
         order[k] = keys[k] % n
     g[G.ROUND] = 0
     g[G.TURN] = n - 1
-    next_turn(stat, opts, cs, g, order)
+    next_turn(stat, opts, cs, g, order, d[DAMAGE_LOG])
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -1124,7 +1164,7 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     """``Sistema2d10.apply`` for one coded action, then on to the next decision."""
     stat, weapon, opts, damage = s[0], s[1], s[3], s[4]
     faces, places, gdf, gdf_dice = s[5], s[6], s[8], s[9]
-    cs, g, order, rolled = d[0], d[1], d[2], d[3]
+    cs, g, order, rolled, log = d[0], d[1], d[2], d[3], d[DAMAGE_LOG]
     verb = row[LA.VERB]
     a = g[G.ACTOR]
     g[G.KIND] = KIND_NONE
@@ -1154,7 +1194,23 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
             cs[a, CS.ACCIONES] = 0
         else:
             cs[a, CS.ACCIONES] = 0
-    run(stat, weapon, opts, damage, faces, places, gdf, gdf_dice, cs, g, order, rolled, dice, step)
+    run(
+        stat,
+        weapon,
+        opts,
+        damage,
+        faces,
+        places,
+        gdf,
+        gdf_dice,
+        cs,
+        g,
+        order,
+        rolled,
+        dice,
+        log,
+        step,
+    )
 
 
 # -- exact odds (exact.attack_odds over arrays) ---------------------------------------
@@ -1555,7 +1611,9 @@ def export_scenario(scenario: Scenario) -> Export:
         np.zeros(max(n, most_dice), np.int64),
         np.zeros((5, actions), np.int64),
         np.zeros(actions, np.float64),
+        new_damage_log(),
     )
+    assert len(d0) == DAMAGE_LOG + 1
     return Export(
         scenario,
         static,
