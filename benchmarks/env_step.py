@@ -131,18 +131,23 @@ def subproc(scenario: str, workers: int, seconds: float, seed: int) -> float:
 
 def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> tuple[float, float]:
     """(MaskablePPO's fps on the batched env, PPO's fps on CartPole-v1), the same
-    hyper-parameters (SB3's defaults but ``n_steps``), one after the other."""
+    hyper-parameters (SB3's defaults but ``n_steps``), one after the other, one torch
+    thread each; MaskablePPO with the policy ``escaramuza train`` gives it."""
+    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecMonitor
 
     from escaramuza.envs.sb3 import KernelVecEnv
+    from escaramuza.training.train import policy_for
+
+    torch.set_num_threads(1)
 
     ruleset = load_scenario(scenario).ruleset.id
     hp = {"n_steps": 128, "batch_size": 64, "seed": seed, "verbose": 0, "device": "cpu"}
     kernel = VecMonitor(KernelVecEnv(ruleset, n_envs, scenario=scenario, illegal_action="noop"))
-    masked = MaskablePPO("MlpPolicy", kernel, **hp)
+    masked = MaskablePPO(policy_for("maskable-ppo"), kernel, **hp)
     start = time.perf_counter()
     masked.learn(timesteps)
     ours = timesteps / (time.perf_counter() - start)

@@ -27,24 +27,28 @@ The encoder's tables (``enc``, built by ``escaramuza.envs.vector``):
 * ``status_at[code]``: the position of a ``CS.STATUS`` code among ``Status``;
 * ``blocks[verb, 0:4]``: the codec's offset and target, item, zone strides;
 * ``features[c]``: ``Ruleset.features`` at the battle's start, the engine's; the view
-  writes over those a battle changes.
+  writes over those a battle changes;
+* ``top[c, j]``: what a damage to resource ``j`` of ``c`` is divided by, and
+  ``size[side]`` how many combatants the side has (``EscaramuzaEnv._shaping``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numba import literal_unroll
 
 from escaramuza.envs.observation import OBS_BOUND
+from escaramuza.envs.single import SHAPING_WEIGHT
 from escaramuza.rules.core.jit import copy_into, instantiate, njit
-from escaramuza.rules.core.loops import RUNNING
+from escaramuza.rules.core.loops import DAMAGE, RUNNING
 
 #: ``lay`` fields: the observation's per-slot layout and globals, the learner's side, the
 #: round limit, the timeout's reason code (-1 if the ruleset has none), the flat action
-#: space's size and whether the kernel can suspend a battle (1: the lane's generators
-#: are backed up before each step).
+#: space's size, whether the kernel can suspend a battle (1: the lane's generators
+#: are backed up before each step) and whether the reward is shaped.
 LAY = (
     "PER_SLOT",
     "RES0",
@@ -62,6 +66,7 @@ LAY = (
     "TIMEOUT",
     "N_ACTIONS",
     "ROLLBACK",
+    "SHAPING",
 )
 (
     PER_SLOT,
@@ -80,12 +85,16 @@ LAY = (
     TIMEOUT,
     N_ACTIONS,
     ROLLBACK,
+    SHAPING,
 ) = range(len(LAY))
 
-#: ``status[b]`` after a call: the lane's step was taken, or it suspended (its arrays are
-#: as before the call).
+#: ``status[b]`` after a call: the lane's step was taken; it suspended (its arrays are
+#: as before the call); its damage log overflowed (the step cannot be shaped).
 TAKEN = 0
 SUSPENDED = 1
+OVERFLOW = 2
+#: ``EscaramuzaEnv``'s shaping weight.
+WEIGHT = SHAPING_WEIGHT
 
 BOUND = OBS_BOUND
 
@@ -207,6 +216,42 @@ def legal_slots(
         slots[i] = index
 
 
+def damages(s: Any, d: Any, enc: Any, x: float, read: bool) -> tuple[float, bool]:
+    """``EscaramuzaEnv._shaping``'s running sum ``x`` after the damages of the kernel's
+    damage log (``rules.core.loops.DAMAGE``, the engine's ``Damaged`` events in order;
+    ``read`` False: none counted) — a share of the learner's own damage taken, of the
+    damage its side dealt the other — and whether the log overflowed; the log is
+    cleared."""
+    stat = s[0]
+    g = d[1]
+    log = d[DAMAGE_LOG]
+    top, size, side = enc[9], enc[10], enc[0][SIDE]
+    n = g[G.DAMAGES]
+    g[G.DAMAGES] = 0
+    if n > log.shape[0]:
+        return x, True
+    if not read:
+        return x, False
+    for k in range(n):
+        amount = log[k, DAMAGE.AMOUNT]
+        if amount <= 0:
+            continue
+        target = log[k, DAMAGE.TARGET]
+        share = amount / top[target, log[k, DAMAGE.RESOURCE]] / size[stat[target, ST.SIDE]]
+        if stat[target, ST.SIDE] == side:
+            x -= share
+        else:
+            source = log[k, DAMAGE.SOURCE]
+            if source >= 0 and stat[source, ST.SIDE] == side:
+                x += share
+    return x, False
+
+
+def no_damages(s: Any, d: Any, enc: Any, x: float, read: bool) -> tuple[float, bool]:
+    """:func:`damages` of a kernel that keeps no damage log (the env refuses shaping)."""
+    return x, False
+
+
 def step_lanes(
     s: Any,
     d0: Any,
@@ -235,7 +280,7 @@ def step_lanes(
     ``lay[ROLLBACK]``); ``agents[side]``: the agent code of each side's decisions (the
     learner's is never read: ``advance`` stops there); ``lanes``: the batch arrays
     ``(dice, arng, la, obs, mask, rows, n_legal, reward, terminated, truncated, status,
-    final_cs, final_g, slots)``; ``scratch``: ``(saved dice, saved arng, values, la)``
+    final_cs, final_g, slots, shaping)``; ``scratch``: ``(saved dice, saved arng, values, la)``
     (the legal rows are listed in ``la``, kept in the lane's only with its state: a
     suspended lane's rows stay those its learner's action names)."""
     lay = enc[0]
@@ -248,7 +293,7 @@ def step_lanes(
         lanes[5],
         lanes[6],
     )
-    reward_b, term_b, trunc_b, status_b, final_cs, final_g, slots_b = (
+    reward_b, term_b, trunc_b, status_b, final_cs, final_g, slots_b, shaping_b = (
         lanes[7],
         lanes[8],
         lanes[9],
@@ -256,6 +301,7 @@ def step_lanes(
         lanes[11],
         lanes[12],
         lanes[13],
+        lanes[14],
     )
     saved_dice, saved_arng, values, la = scratch[0], scratch[1], scratch[2], scratch[3]
     cs = d[0]
@@ -297,6 +343,16 @@ def step_lanes(
             copy_into(dice, saved_dice)
             copy_into(arng, saved_arng)
             continue
+        # The opponent's opening decisions (begin) are not the learner's: never shaped.
+        before_x = 0.0 if begin[b] else shaping_b[b]
+        x, overflow = damages(s, d, enc, before_x, lay[SHAPING] == 1 and not begin[b])
+        if lay[SHAPING]:
+            if overflow:
+                status_b[b] = OVERFLOW
+                continue
+            if not begin[b]:
+                reward = WEIGHT * (math.tanh(x) - math.tanh(before_x))
+            shaping_b[b] = x
         terminated = False
         truncated = False
         w = g[G.OUTCOME]
@@ -331,10 +387,12 @@ class Stepping:
         self.encode = encode
 
 
-def compile_stepping(owner: str, rules: dict[str, Any], view: Any) -> Stepping:
+def compile_stepping(
+    owner: str, rules: dict[str, Any], view: Any, damage_log: int | None
+) -> Stepping:
     """The batched step compiled for one ruleset (module ``owner``, whose numba cache
-    files they get) from its loops' rules (``Loops.rules`` plus ``advance``) and its
-    view module."""
+    files they get) from its loops' rules (``Loops.rules`` plus ``advance``), its view
+    module and its damage log's place in the dynamic bundle (None: it keeps none)."""
     from escaramuza.rules.core import mt
     from escaramuza.rules.core.loops import arm
 
@@ -345,7 +403,12 @@ def compile_stepping(owner: str, rules: dict[str, Any], view: Any) -> Stepping:
         "action_slots": view.action_slots,
         "mt_seed_key": mt.seed_key,
         "arm": arm,
+        "DAMAGE_LOG": damage_log if damage_log is not None else 0,
     }
+    read = instantiate(
+        damages if damage_log is not None else no_damages, owner, bound, cache=True, _nrt=False
+    )
+    bound["damages"] = read
     encoded = instantiate(encode, owner, bound, cache=True, _nrt=False)
     legal = instantiate(legal_slots, owner, bound, cache=True, _nrt=False)
     stepped = instantiate(
@@ -365,6 +428,7 @@ def _unbound(*_: Any) -> Any:
 
 
 reset = start = apply = advance = view_combatant = view_pending = action_slots = _unbound
+DAMAGE_LOG = 0
 mt_seed_key = arm = _unbound
 ST: Any = None
 CS: Any = None

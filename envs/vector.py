@@ -38,6 +38,7 @@ from escaramuza.envs.common import (
 from escaramuza.envs.observation import _KINDS, _STATUSES, OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
     LAY,
+    OVERFLOW,
     SUSPENDED,
     Stepping,
     compile_stepping,
@@ -47,7 +48,7 @@ from escaramuza.rules.core.compiled import MAX_PASSES, CompiledKernel, Exported,
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal
-from escaramuza.rules.core.loops import A_KEY
+from escaramuza.rules.core.loops import A_KEY, DAMAGE_LOG_ROWS
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.ruleset import new_battle
 from escaramuza.rules.core.scenario import Scenario
@@ -82,7 +83,9 @@ def stepping(kernel: CompiledKernel) -> Stepping:
         loops = kernel.loops
         view = importlib.import_module(f"escaramuza.rules.{ruleset_id}.kernel_view")
         rules = {**loops.rules, "advance": loops.advance}
-        done = _COMPILED[ruleset_id] = compile_stepping(type(kernel).__module__, rules, view)
+        done = _COMPILED[ruleset_id] = compile_stepping(
+            type(kernel).__module__, rules, view, kernel.DAMAGE_LOG
+        )
     return done
 
 
@@ -147,8 +150,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.scenario = load_env_scenario(
             self.ruleset, scenario, max_combatants, max_zones, max_items
         )
-        if reward_shaping:
-            raise KernelEnvRefusal("reward shaping (the batched env has the terminal reward only)")
         if render_mode is not None:
             raise KernelEnvRefusal(f"render_mode {render_mode!r} (the batched env does not render)")
         if not isinstance(opponent, str):
@@ -159,6 +160,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         why = kernel.refusal(self.scenario, [opponent, opponent])
         if why is not None:
             raise KernelEnvRefusal(why)
+        if reward_shaping and kernel.DAMAGE_LOG is None:
+            raise KernelEnvRefusal(f"reward shaping ({kernel.title} keeps no damage log)")
+        self.reward_shaping = bool(reward_shaping)
         self.kernel = kernel
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         if self.autoreset_mode is AutoresetMode.DISABLED:
@@ -223,6 +227,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             "TIMEOUT": timeout,
             "N_ACTIONS": self.codec.n,
             "ROLLBACK": int(type(self.kernel).resolve is not CompiledKernel.resolve),
+            "SHAPING": int(self.reward_shaping),
         }
         lay = np.array([values[name] for name in LAY], dtype=np.int64)
         nc = len(combatants)
@@ -250,7 +255,30 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             dtype=np.int64,
         )
         features = start_features(scenario)
-        return (lay, slot, has_res, inv_max, inv_scale, hops, status_at, blocks, features)
+        # EscaramuzaEnv._shaping's divisors: the target's maximum of the resource, else
+        # the ruleset's scale of it, else 1; and each side's size.
+        top = np.ones((nc, max(n_res, 1)), dtype=np.float64)
+        for c, combatant in enumerate(combatants):
+            for j, key in enumerate(encoder.resource_keys):
+                top[c, j] = float(
+                    combatant.maxima.get(key) or ruleset.resources.get(key, 1.0) or 1.0
+                )
+        size = np.array(
+            [float(sum(1 for c in combatants if c.side is s)) for s in (Side.HEROES, Side.ENEMIES)]
+        )
+        return (
+            lay,
+            slot,
+            has_res,
+            inv_max,
+            inv_scale,
+            hops,
+            status_at,
+            blocks,
+            features,
+            top,
+            size,
+        )
 
     def _build_lanes(self) -> None:
         n = self.num_envs
@@ -277,6 +305,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             np.zeros((n, *exported.start[0].shape), dtype=np.int64),
             np.zeros((n, *exported.start[1].shape), dtype=np.int64),
             np.zeros((n, max(exported.actions, 1)), dtype=np.int64),
+            np.zeros(n, dtype=np.float64),
         )
         self._scratch = (
             mt.new_state(),
@@ -332,6 +361,11 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 self.illegal_penalty,
                 self._scratch,
             )
+            if (status[todo] == OVERFLOW).any():
+                raise KernelRefusal(
+                    f"{self.scenario.name}: more than {DAMAGE_LOG_ROWS} damages between two "
+                    "of the learner's decisions (the shaping reads them all)"
+                )
             todo = todo & (status == SUSPENDED)
             if not todo.any():
                 return

@@ -42,6 +42,7 @@ def run_both(
     steps: int,
     seed: int,
     illegal_every: int = 0,
+    shaping: bool = True,
 ) -> int:
     """Step both envs ``steps`` times; the battles finished (every one compared)."""
     kwargs: dict[str, Any] = {
@@ -49,6 +50,7 @@ def run_both(
         "side": side,
         "opponent": opponent,
         "illegal_action": "noop",
+        "reward_shaping": shaping,
     }
     ruleset = scenario.ruleset.id
     vec = KernelVectorEnv(ruleset, lanes, **kwargs)
@@ -109,6 +111,7 @@ def test_every_lane_is_the_python_env(name: str, side: str) -> None:
 def test_illegal_actions_are_no_ops_as_in_the_python_env() -> None:
     scenario = load_scenario("destiny_dice/emboscada")
     assert run_both(scenario, "enemies", "heuristic", 2, 80, 5, illegal_every=3) >= 1
+    assert run_both(scenario, "heroes", "random", 2, 240, 6, illegal_every=4, shaping=False) >= 1
 
 
 def test_an_illegal_action_raises_before_any_lane_moves() -> None:
@@ -134,19 +137,20 @@ def test_generated_scenarios_step_as_the_python_env(ruleset: str, data: Any) -> 
     side = data.draw(st.sampled_from(["enemies", "heroes"]), label="side")
     opponent = data.draw(st.sampled_from(OPPONENTS), label="opponent")
     seed = data.draw(st.integers(0, 2**40), label="seed")
-    run_both(scenario, side, opponent, lanes=2, steps=40, seed=seed)
+    shaping = data.draw(st.booleans(), label="reward_shaping")
+    run_both(scenario, side, opponent, lanes=2, steps=40, seed=seed, shaping=shaping)
 
 
 def test_what_the_kernel_does_not_take_falls_back_and_says_why() -> None:
-    with pytest.raises(KernelEnvRefusal, match="reward shaping"):
-        KernelVectorEnv("cairn", 2, reward_shaping=True)
-    venv = vector_env("escaramuza/Cairn-v0", 2, reward_shaping=True)
+    with pytest.raises(KernelEnvRefusal, match="render_mode"):
+        KernelVectorEnv("cairn", 2, render_mode="ansi")
+    venv = vector_env("escaramuza/Cairn-v0", 2, render_mode="ansi")
     assert isinstance(venv, gym.vector.SyncVectorEnv)
-    assert "reward shaping" in venv.kernel_refusal
-    kernel = vector_env("escaramuza/Cairn-v0", 2)
+    assert "render_mode" in venv.kernel_refusal
+    kernel = vector_env("escaramuza/Cairn-v0", 2, reward_shaping=True)
     assert isinstance(kernel, KernelVectorEnv) and kernel.kernel_refusal is None
-    with pytest.raises(KernelEnvRefusal, match="reward shaping"):
-        vector_env("escaramuza/Cairn-v0", 2, "kernel", reward_shaping=True)
+    with pytest.raises(KernelEnvRefusal, match="mcts"):
+        vector_env("escaramuza/Cairn-v0", 2, "kernel", opponent="mcts:20it")
 
 
 def test_the_spaces_are_the_python_envs() -> None:

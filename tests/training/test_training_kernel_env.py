@@ -47,7 +47,8 @@ def test_the_same_run_on_either_env_learns_the_same_weights(
     from escaramuza.envs.sb3 import KernelVecEnv
     from escaramuza.envs.single import EscaramuzaEnv
 
-    kwargs = {"scenario": scenario, "side": side, "illegal_action": "noop"}
+    # Reward shaping on, as escaramuza train has it by default.
+    kwargs = {"scenario": scenario, "side": side, "illegal_action": "noop", "reward_shaping": True}
     torch.set_num_threads(1)
     python = make_vec_env(lambda: EscaramuzaEnv(ruleset, **kwargs, narrate=False), n_envs=2, seed=9)
     kernel = KernelVecEnv(ruleset, 2, **kwargs)
@@ -60,19 +61,25 @@ def test_the_same_run_on_either_env_learns_the_same_weights(
 
 
 def test_train_steps_the_kernel_where_it_takes_the_run_and_says_why_not() -> None:
-    base = TrainConfig(env="escaramuza/DestinyDice-v0", reward_shaping=False)
+    base = TrainConfig(env="escaramuza/DestinyDice-v0")
     assert kernel_refusal(base, "heuristic") is None
     assert vec_choice(base, "heuristic", 2) == ("kernel", None)
-    shaped = base.model_copy(update={"reward_shaping": True})
-    chosen, why = vec_choice(shaped, "heuristic", 2)
-    assert chosen == "dummy" and why is not None and "reward shaping" in why
-    assert "reward shaping" in vec_line(chosen, why)
+    chosen, why = vec_choice(base, "mcts:20it", 2)
+    assert chosen == "dummy" and why is not None and "mcts:20it" in why
+    assert "mcts:20it" in vec_line(chosen, why)
     assert vec_choice(base, None, 2)[1] == "self-play"
     both = base.model_copy(update={"side": "both"})
     assert vec_choice(both, "heuristic", 2) == ("dummy", "both sides")
-    forced = shaped.model_copy(update={"vec_env": "kernel"})
+    two = base.model_copy(
+        update={"scenarios": ["destiny_dice/emboscada", "destiny_dice/kaspar-tiroteo"]}
+    )
+    assert vec_choice(two, "heuristic", 2) == ("dummy", "several scenarios")
+    forced = base.model_copy(update={"vec_env": "kernel"})
     with pytest.raises(Exception, match="--vec kernel: the batched kernel env does not take"):
-        vec_choice(forced, "heuristic", 2)
+        vec_choice(forced, "mcts:20it", 2)
+    assert (
+        vec_choice(base.model_copy(update={"vec_env": "subproc"}), "heuristic", 2)[0] == "subproc"
+    )
 
 
 def test_a_kernel_run_prints_and_saves_its_choice(tmp_path: Path) -> None:
@@ -80,7 +87,6 @@ def test_a_kernel_run_prints_and_saves_its_choice(tmp_path: Path) -> None:
 
     config = TrainConfig(
         env="escaramuza/DestinyDice-v0",
-        reward_shaping=False,
         timesteps=64,
         n_envs=2,
         eval_freq=10_000,
