@@ -45,7 +45,8 @@ from escaramuza.envs.single import SHAPING_WEIGHT
 from escaramuza.rules.core.jit import copy_into, instantiate, njit
 from escaramuza.rules.core.loops import DAMAGE, RUNNING
 
-#: ``lay`` fields: the observation's per-slot layout and globals, the learner's side, the
+#: ``lay`` fields: the observation's per-slot layout and globals, the learner's side
+#: (:data:`BOTH_SIDES`: every decision is the caller's, each seen by its side), the
 #: round limit, the timeout's reason code (-1 if the ruleset has none), the flat action
 #: space's size, whether the kernel can suspend a battle (1: the lane's generators
 #: are backed up before each step) and whether the reward is shaped.
@@ -93,6 +94,8 @@ LAY = (
 TAKEN = 0
 SUSPENDED = 1
 OVERFLOW = 2
+#: ``lay[SIDE]`` when both sides are the caller's (the batched AEC env).
+BOTH_SIDES = 2
 #: ``EscaramuzaEnv``'s shaping weight.
 WEIGHT = SHAPING_WEIGHT
 
@@ -120,8 +123,8 @@ def clip(x: float) -> float:
 
 
 # -- the templates (plain Python; compile_stepping compiles them per ruleset) ----------------
-def encode(s: Any, d: Any, enc: Any, values: np.ndarray, out: np.ndarray) -> None:
-    """``ObservationEncoder.encode`` of the state ``d`` for the side ``lay[SIDE]``."""
+def encode(s: Any, d: Any, enc: Any, side: int, values: np.ndarray, out: np.ndarray) -> None:
+    """``ObservationEncoder.encode`` of the state ``d`` for ``side`` (0 heroes)."""
     lay, slot, has_res, inv_max, inv_scale, hops, status_at, features = (
         enc[0],
         enc[1],
@@ -137,7 +140,6 @@ def encode(s: Any, d: Any, enc: Any, values: np.ndarray, out: np.ndarray) -> Non
     g = d[1]
     for i in range(out.shape[0]):
         out[i] = 0.0
-    side = lay[SIDE]
     per_slot = lay[PER_SLOT]
     n_res = lay[N_RES]
     acting = g[G.ACTOR] if g[G.OUTCOME] == RUNNING else -1
@@ -247,6 +249,19 @@ def damages(s: Any, d: Any, enc: Any, x: float, read: bool) -> tuple[float, bool
     return x, False
 
 
+@njit(cache=True, _nrt=False)
+def outcome_reward(winner: int, side: int, draw_reward: float) -> float:
+    """The end's reward to ``side`` (``EscaramuzaEnv``: +1 won, −1 lost, ``draw_reward``
+    when nobody won); both sides the caller's, the heroes' (the enemies' is its
+    opposite but for a draw)."""
+    mine = 0 if side == BOTH_SIDES else side
+    if winner == mine:
+        return 1.0
+    if winner == 1 - mine:
+        return -1.0
+    return draw_reward
+
+
 def no_damages(s: Any, d: Any, enc: Any, x: float, read: bool) -> tuple[float, bool]:
     """:func:`damages` of a kernel that keeps no damage log (the env refuses shaping)."""
     return x, False
@@ -280,9 +295,10 @@ def step_lanes(
     ``lay[ROLLBACK]``); ``agents[side]``: the agent code of each side's decisions (the
     learner's is never read: ``advance`` stops there); ``lanes``: the batch arrays
     ``(dice, arng, la, obs, mask, rows, n_legal, reward, terminated, truncated, status,
-    final_cs, final_g, slots, shaping)``; ``scratch``: ``(saved dice, saved arng, values, la)``
-    (the legal rows are listed in ``la``, kept in the lane's only with its state: a
-    suspended lane's rows stay those its learner's action names)."""
+    final_cs, final_g, slots, shaping, acting)``, ``acting[b]`` the side the lane's
+    observation is of when both sides are the caller's; ``scratch``: ``(saved dice, saved
+    arng, values, la)`` (the legal rows are listed in ``la``, kept in the lane's only with
+    its state: a suspended lane's rows stay those its learner's action names)."""
     lay = enc[0]
     dice_b, arng_b, la_b, obs_b, mask_b, rows_b, n_b = (
         lanes[0],
@@ -303,6 +319,8 @@ def step_lanes(
         lanes[13],
         lanes[14],
     )
+    acting_b = lanes[15]
+    stat = s[0]
     saved_dice, saved_arng, values, la = scratch[0], scratch[1], scratch[2], scratch[3]
     cs = d[0]
     g = d[1]
@@ -336,7 +354,11 @@ def step_lanes(
                     continue
                 apply(s, d, la_b[b, i], dice)
                 g[G.DECISIONS] += 1
-        n = advance(s, d, la, side, agents, dice, arng)
+        # The side deciding next: the learner's, or both sides' (whoever is pending).
+        learner = side
+        if side == BOTH_SIDES:
+            learner = stat[g[G.ACTOR], ST.SIDE] if g[G.OUTCOME] == RUNNING else acting_b[b]
+        n = advance(s, d, la, learner, agents, dice, arng)
         if g[G.SUSPEND] != 0:
             status_b[b] = SUSPENDED
             copy_into(final_g[b], g)
@@ -355,14 +377,8 @@ def step_lanes(
             shaping_b[b] = x
         terminated = False
         truncated = False
-        w = g[G.OUTCOME]
-        if w != RUNNING and not begin[b]:
-            if w == side:
-                reward += 1.0
-            elif w == 1 - side:
-                reward -= 1.0
-            else:
-                reward += draw_reward
+        if g[G.OUTCOME] != RUNNING and not begin[b]:
+            reward += outcome_reward(g[G.OUTCOME], side, draw_reward)
             truncated = g[G.REASON] == lay[TIMEOUT]
             terminated = not truncated
             copy_into(final_cs[b], cs)
@@ -373,7 +389,11 @@ def step_lanes(
         trunc_b[b] = truncated
         before = n_b[b]
         n_b[b] = n
-        encode(s, d, enc, values, obs_b[b])
+        if side == BOTH_SIDES:
+            if g[G.OUTCOME] == RUNNING:
+                learner = stat[g[G.ACTOR], ST.SIDE]
+            acting_b[b] = learner
+        encode(s, d, enc, learner, values, obs_b[b])
         legal_slots(s, d, enc, la, n, before, mask_b[b], rows_b[b], slots_b[b])
         store(pairs, b)
         copy_into(la_b[b], la)

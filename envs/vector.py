@@ -37,6 +37,7 @@ from escaramuza.envs.common import (
 )
 from escaramuza.envs.observation import _KINDS, _STATUSES, OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
+    BOTH_SIDES,
     LAY,
     OVERFLOW,
     SUSPENDED,
@@ -107,6 +108,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    #: Every decision is the caller's, each seen by its side (``escaramuza.envs.aec_vector``).
+    both_sides: bool = False
     kernel: CompiledKernel
     encoder: ObservationEncoder
     codec: ActionCodec
@@ -223,7 +226,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             "GLOBALS": encoder.max_combatants * encoder.per_slot,
             "N_KINDS": len(_KINDS),
             "ROUND_LIMIT": scenario.round_limit or 0,
-            "SIDE": 0 if self.side is Side.HEROES else 1,
+            "SIDE": BOTH_SIDES if self.both_sides else (0 if self.side is Side.HEROES else 1),
             "TIMEOUT": timeout,
             "N_ACTIONS": self.codec.n,
             "ROLLBACK": int(type(self.kernel).resolve is not CompiledKernel.resolve),
@@ -284,8 +287,11 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         n = self.num_envs
         exported = self._exported
         self._d = self.kernel.scratch(exported)
-        self._D = tuple(np.repeat(a[None], n, axis=0) for a in exported.start)
-        self._pairs = tuple(zip(self._D, self._d, strict=True))
+        # A lane keeps its battle's arrays between steps; the damage log is read and
+        # cleared within each step, so it stays in the scratch bundle only.
+        kept = [i for i in range(len(exported.start)) if i != self.kernel.DAMAGE_LOG]
+        self._D = tuple(np.repeat(exported.start[i][None], n, axis=0) for i in kept)
+        self._pairs = tuple((self._D[k], self._d[i]) for k, i in enumerate(kept))
         width = self.kernel.ACTION_WIDTH
         size, actions = self.encoder.size, self.codec.n
         self._obs = np.zeros((n, size), dtype=np.float32)
@@ -306,6 +312,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             np.zeros((n, *exported.start[1].shape), dtype=np.int64),
             np.zeros((n, max(exported.actions, 1)), dtype=np.int64),
             np.zeros(n, dtype=np.float64),
+            np.zeros(n, dtype=np.int64),
         )
         self._scratch = (
             mt.new_state(),

@@ -1,0 +1,93 @@
+"""The batched two-sided env is the PettingZoo AEC env, lane by lane, step by step.
+
+Every lane of :class:`~escaramuza.envs.aec_vector.KernelAECVectorEnv` against its own
+``escaramuza.envs.aec.raw_env``, reset again after each end as the batched env's next-step
+autoreset does: the same actions (drawn among the acting side's legal ones), and then the
+acting side, its observation and mask, both sides' rewards, terminations and
+truncations must be equal, and every finished battle's final state.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from escaramuza.agents.fast import diff, final_battle
+from escaramuza.envs.aec import AGENTS, raw_env
+from escaramuza.envs.aec_vector import KernelAECVectorEnv
+from escaramuza.rules import RULESETS
+from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
+from tests.kernel_cases import SCENARIOS, generated
+
+pytestmark = pytest.mark.compile
+
+SHIPPED = sorted(shipped_scenarios())
+
+
+def check_lane(vec_obs: Any, mask: Any, acting: int, env: Any, where: Any) -> None:
+    """Lane ``b`` shows what ``env`` shows its acting side."""
+    agent = env.agent_selection
+    assert AGENTS[acting] == agent, where
+    seen = env.observe(agent)
+    assert np.array_equal(vec_obs, seen["observation"]), where
+    if env.battle.outcome is None:
+        assert np.array_equal(mask, seen["action_mask"].astype(bool)), where
+
+
+def run_both(scenario: Scenario, lanes: int, steps: int, seed: int, draw: float = 0.0) -> int:
+    """Step both ``steps`` times; the battles finished (every one compared)."""
+    ruleset = scenario.ruleset.id
+    vec = KernelAECVectorEnv(ruleset, lanes, scenario, draw_reward=draw)
+    envs = [raw_env(ruleset, scenario, draw_reward=draw) for _ in range(lanes)]
+    obs, infos = vec.reset(seed=seed)
+    for b, env in enumerate(envs):
+        env.reset(seed=seed + b)
+        check_lane(obs[b], vec.action_masks()[b], int(infos["agent_selection"][b]), env, b)
+    pick = random.Random(seed)
+    again = [False] * lanes
+    finished = 0
+    for t in range(steps):
+        masks = vec.action_masks()
+        actions = np.array([int(pick.choice(np.flatnonzero(m).tolist())) for m in masks])
+        obs, rewards, terms, truncs, infos = vec.step(actions)
+        masks = vec.action_masks()
+        for b, env in enumerate(envs):
+            where = (scenario.name, t, b)
+            if again[b]:
+                # The step after an end started the lane's next battle (autoreset).
+                env.reset()
+                assert rewards[b].tolist() == [0.0, 0.0] and not terms[b], where
+                again[b] = False
+            else:
+                agent = env.agent_selection
+                env.step(int(actions[b]))
+                assert rewards[b].tolist() == [env.rewards[a] for a in AGENTS], where
+                ended = (env.terminations[agent], env.truncations[agent])
+                assert (terms[b], truncs[b]) == ended, where
+                if terms[b] or truncs[b]:
+                    got = vec.last_battle(b)
+                    engine = final_battle(env.battle, got.seed, got.decisions)
+                    assert [str(m) for m in diff(engine, got)] == [], where
+                    again[b] = True
+                    finished += 1
+            check_lane(obs[b], masks[b], int(infos["agent_selection"][b]), env, where)
+    return finished
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_lane_is_the_aec_env(name: str) -> None:
+    assert run_both(load_scenario(name), lanes=2, steps=700, seed=11, draw=-0.25) >= 1
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+@generated(6)
+@given(data=st.data())
+def test_generated_scenarios_step_as_the_aec_env(ruleset: str, data: Any) -> None:
+    scenario = data.draw(SCENARIOS[ruleset](), label="scenario")
+    seed = data.draw(st.integers(0, 2**40), label="seed")
+    run_both(scenario, lanes=2, steps=40, seed=seed)
