@@ -75,7 +75,7 @@ class KernelAECVectorEnv(KernelVectorEnv):
         infos["agent_selection"] = self.agent_selection
         return obs, infos
 
-    def step(  # type: ignore[override]  # rewards are (num_envs, 2): one per side
+    def step(  # rewards are (num_envs, 2): one per side
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         obs, heroes, terminated, truncated, infos = super().step(actions)

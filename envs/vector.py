@@ -116,6 +116,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     side: Side
     illegal_action: str
     illegal_penalty: float
+    reward_shaping: bool
     autoreset_mode: AutoresetMode
     dice_seeds: list[int]
     _compiled: Stepping
