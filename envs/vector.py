@@ -332,7 +332,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         rows = np.flatnonzero(lanes).tolist()
         if not rows:
             return
-        drawn = [battle_seeds(self._rngs[b]) for b in rows]
+        drawn = [battle_seeds(self.battle_generator(b)) for b in rows]
         for b, (dice, _) in zip(rows, drawn, strict=True):
             self.dice_seeds[b] = dice
         # The seeds are below 2**62: mt.seed_keys splits them into words at once.
@@ -344,6 +344,18 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             keys[rows, :] = 0
             keys[rows, : words.shape[1]] = words
             lengths[rows] = counts
+
+    def battle_generator(self, lane: int) -> np.random.Generator:
+        """The generator lane ``lane``'s next battle draws its seeds from: the lane's
+        own, as ``EscaramuzaEnv.reset`` draws from its ``np_random``."""
+        return self._rngs[lane]
+
+    def restart(self, lanes: np.ndarray) -> None:
+        """Start the next battle now in ``lanes`` (their observations and masks are the
+        new battles'), as a wrapper that ends an episode itself needs."""
+        self._draw_seeds(lanes)
+        self._run(lanes, lanes, np.zeros(self.num_envs, dtype=np.int64))
+        self._autoreset[lanes] = False
 
     def _run(self, todo: np.ndarray, begin: np.ndarray, actions: np.ndarray) -> None:
         """The compiled step over the lanes ``todo``, suspended lanes resolved and stepped
@@ -447,6 +459,10 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         else:
             self._autoreset = done
         return self._obs.copy(), rewards, terminated, truncated, infos
+
+    def observations(self) -> np.ndarray:
+        """Every lane's current observation (a copy), ``(num_envs, size)``."""
+        return self._obs.copy()
 
     def action_masks(self) -> np.ndarray:
         """The legal slots of every lane's pending decision, ``(num_envs, n)``."""

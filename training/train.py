@@ -232,15 +232,16 @@ def _vec_env(
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     if chosen == "kernel":
-        from escaramuza.envs.sb3 import KernelVecEnv
+        from escaramuza.training.kernel_env import KernelTrainEnv
 
         assert opponent is not None
-        kernel = KernelVecEnv(
+        kernel = KernelTrainEnv(
             ruleset_of(config.env),
             n_envs,
             scenario=config.scenarios[0] if config.scenarios else None,
             side=config.side,
             opponent=opponent,
+            reward_shaping=config.reward_shaping,
             draw_reward=config.draw_reward,
             illegal_action="noop",
         )

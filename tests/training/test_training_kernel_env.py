@@ -60,6 +60,43 @@ def test_the_same_run_on_either_env_learns_the_same_weights(
         assert torch.equal(want[name], got[name]), name
 
 
+@pytest.mark.parametrize(
+    ("algo", "scenario", "side"),
+    [
+        ("maskable-ppo", "destiny_dice/kaspar-tiroteo", "enemies"),
+        ("maskable-ppo", "sistema_2d10/duelo", "heroes"),
+        # Unmasked: illegal no-ops, and episodes cut after a streak of them.
+        ("ppo", "donjon/duelo", "enemies"),
+    ],
+)
+def test_trains_two_vec_envs_step_the_same_battles(
+    algo: str, scenario: str, side: str, tmp_path: Path
+) -> None:
+    """``escaramuza train``'s own envs (``_vec_env``), ``dummy`` and ``kernel``: the same
+    model trained on each ends with the same weights."""
+    from escaramuza.rules.core.scenario import load_scenario
+    from escaramuza.training.train import _model, _vec_env
+
+    env_id = load_scenario(scenario).ruleset.env_id
+    config = TrainConfig(
+        env=env_id,
+        scenarios=[scenario],
+        side=side,
+        algo=algo,
+        seed=4,
+        hyperparameters={"n_steps": 128, "batch_size": 64, "n_epochs": 2},
+    )
+    torch.set_num_threads(1)
+    weights = []
+    for chosen in ("dummy", "kernel"):
+        venv = _vec_env(config, "heuristic", 2, config.seed, chosen)
+        model = _model(config, venv, None, tmp_path / chosen)
+        model.learn(512)
+        weights.append({k: v.clone() for k, v in model.policy.state_dict().items()})
+    for name in weights[0]:
+        assert torch.equal(weights[0][name], weights[1][name]), name
+
+
 def test_train_steps_the_kernel_where_it_takes_the_run_and_says_why_not() -> None:
     base = TrainConfig(env="escaramuza/DestinyDice-v0")
     assert kernel_refusal(base, "heuristic") is None
