@@ -25,11 +25,10 @@ class KernelVecEnv(VecEnv):
     """stable-baselines3's ``VecEnv`` over the kernel's batched env (the module's
     docstring). ``KernelVecEnv(ruleset, n_envs, **EscaramuzaEnv's arguments)``."""
 
-    #: The batched env class it drives (a subclass may seed its battles otherwise).
-    batched: type[KernelVectorEnv] = KernelVectorEnv
-
     def __init__(self, ruleset: str, n_envs: int, **kwargs: Any) -> None:
-        self.venv = self.batched(ruleset, n_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+        self.venv = KernelVectorEnv(
+            ruleset, n_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs
+        )
         super().__init__(n_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions = np.zeros(n_envs, dtype=np.int64)
 
@@ -45,8 +44,6 @@ class KernelVecEnv(VecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, terminated, truncated, infos = self.venv.step(self._actions)
-        #: Which lanes' actions were illegal no-ops in the last step.
-        self.illegal = infos["illegal_action"]
         dones = terminated | truncated
         out: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if dones.any():

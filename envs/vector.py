@@ -326,13 +326,16 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._agent_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
         self._agent_len = np.zeros(n, dtype=np.int64)
 
-    def _draw_seeds(self, lanes: np.ndarray) -> None:
+    def _draw_seeds(
+        self, lanes: np.ndarray, generators: dict[int, np.random.Generator] | None = None
+    ) -> None:
         """New battles' seeds for ``lanes``, from each lane's generator as the Python
         env draws them (``battle_seeds``); their key words for the compiled step."""
         rows = np.flatnonzero(lanes).tolist()
         if not rows:
             return
-        drawn = [battle_seeds(self.battle_generator(b)) for b in rows]
+        pick = generators.__getitem__ if generators is not None else self.battle_generator
+        drawn = [battle_seeds(pick(b)) for b in rows]
         for b, (dice, _) in zip(rows, drawn, strict=True):
             self.dice_seeds[b] = dice
         # The seeds are below 2**62: mt.seed_keys splits them into words at once.
@@ -350,10 +353,14 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         own, as ``EscaramuzaEnv.reset`` draws from its ``np_random``."""
         return self._rngs[lane]
 
-    def restart(self, lanes: np.ndarray) -> None:
+    def restart(
+        self, lanes: np.ndarray, generators: dict[int, np.random.Generator] | None = None
+    ) -> None:
         """Start the next battle now in ``lanes`` (their observations and masks are the
-        new battles'), as a wrapper that ends an episode itself needs."""
-        self._draw_seeds(lanes)
+        new battles'), as a wrapper that ends an episode itself needs; each battle's
+        seeds from ``generators[lane]`` if given, else :meth:`battle_generator`."""
+        self._started = True
+        self._draw_seeds(lanes, generators)
         self._run(lanes, lanes, np.zeros(self.num_envs, dtype=np.int64))
         self._autoreset[lanes] = False
 
@@ -426,12 +433,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         begin = self._autoreset.copy()
         # What the Python env would refuse, found before any lane moves.
-        n_legal = self._lanes[6]
-        deciding = ~begin & (n_legal > 0)
-        inside = (acts >= 0) & (acts < self.codec.n)
-        legal = np.zeros(self.num_envs, dtype=np.bool_)
-        legal[inside] = self._mask[np.flatnonzero(inside), acts[inside]]
-        illegal = deciding & ~legal
+        illegal = self._illegal(acts, ~begin)
         if illegal.any() and self.illegal_action == "raise":
             b = int(np.flatnonzero(illegal)[0])
             slots = np.flatnonzero(self._mask[b]).tolist()
@@ -459,6 +461,38 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         else:
             self._autoreset = done
         return self._obs.copy(), rewards, terminated, truncated, infos
+
+    def _illegal(self, acts: np.ndarray, deciding: np.ndarray) -> np.ndarray:
+        """Which of the lanes ``deciding`` (with a decision pending) ``acts`` names an
+        illegal slot in."""
+        deciding = deciding & (self._lanes[6] > 0)
+        inside = (acts >= 0) & (acts < self.codec.n)
+        legal = np.zeros(self.num_envs, dtype=np.bool_)
+        legal[inside] = self._mask[np.flatnonzero(inside), acts[inside]]
+        illegal: np.ndarray = deciding & ~legal
+        return illegal
+
+    def step_only(
+        self, lanes: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The learner's ``actions`` in ``lanes`` only, for a wrapper that starts battles
+        itself (:meth:`restart`): no autoreset, an illegal action a no-op. ``(rewards,
+        terminated, truncated, illegal)`` of every lane (meaningful in ``lanes``); the
+        observations and masks are :meth:`observations`, :meth:`action_masks`."""
+        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        illegal = self._illegal(acts, lanes)
+        self._run(lanes, np.zeros(self.num_envs, dtype=np.bool_), acts)
+        return (
+            self._lanes[7].copy(),
+            self._lanes[8].copy(),
+            self._lanes[9].copy(),
+            illegal,
+        )
+
+    def last_winners(self) -> np.ndarray:
+        """Each lane's last finished battle's winner: 0 heroes, 1 enemies, 2 nobody."""
+        winners: np.ndarray = self._lanes[12][:, int(self.kernel.G["OUTCOME"])].copy()
+        return winners
 
     def observations(self) -> np.ndarray:
         """Every lane's current observation (a copy), ``(num_envs, size)``."""

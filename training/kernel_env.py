@@ -1,65 +1,155 @@
 """``escaramuza train``'s envs on the kernel: its :class:`ScenarioSampler`, batched.
 
-``escaramuza train --vec kernel`` steps the same battles as ``--vec dummy``: each of
-the ``n_envs`` lanes is what ``make_train_env`` builds for one (scenario, side) — a
-:class:`~escaramuza.training.envs.ScenarioSampler` over one env — played on the batched
-kernel env (``escaramuza.envs.sb3``). So a lane seeds each battle as the sampler does
-(a seed drawn from the lane's generator seeds the env's), and truncates an episode after
-:data:`~escaramuza.training.envs.MAX_CONSECUTIVE_ILLEGAL` illegal no-ops in a row, as
-the sampler does for an unmasked learner. The same run on either learns the same weights
-(tests/training/test_training_kernel_env.py).
+``escaramuza train --vec kernel`` steps the same battles as ``--vec dummy``: each of the
+``n_envs`` lanes is the :class:`~escaramuza.training.envs.ScenarioSampler` that
+``make_train_env`` builds over every (scenario, side) of the run, played on the batched
+kernel env (``escaramuza.envs.vector``, one per (scenario, side), each lane active in one
+at a time). A lane picks each battle's (scenario, side) and seed as the sampler does —
+from its own generator, the chosen env's generator seeded with a number drawn from it —
+and cuts an episode after :data:`~escaramuza.training.envs.MAX_CONSECUTIVE_ILLEGAL`
+illegal no-ops in a row, as the sampler does for an unmasked learner. The same run on
+either learns the same weights (tests/training/test_training_kernel_env.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium.utils import seeding
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from escaramuza.envs.sb3 import KernelVecEnv
 from escaramuza.envs.vector import KernelVectorEnv
+from escaramuza.rules.core.model import Side
 from escaramuza.training.envs import MAX_CONSECUTIVE_ILLEGAL
 
 
-class SampledBattles(KernelVectorEnv):
-    """The batched env with each battle seeded as ``ScenarioSampler.reset`` seeds its
-    env: from a generator seeded by a number the lane's own generator draws."""
+class KernelTrainEnv(VecEnv):
+    """``n_envs`` scenario samplers over ``combos`` — (scenario, side) pairs, scenario
+    None for the ruleset's default — on the kernel (the module's docstring), as
+    stable-baselines3's ``VecEnv``; ``kwargs`` go to every ``KernelVectorEnv``."""
 
-    def battle_generator(self, lane: int) -> np.random.Generator:
-        inner = int(self._rngs[lane].integers(0, 2**62))
-        return seeding.np_random(inner)[0]
-
-
-class KernelTrainEnv(KernelVecEnv):
-    """``escaramuza train``'s ``n_envs`` samplers of one (scenario, side) on the kernel
-    (the module's docstring); ``KernelTrainEnv(ruleset, n_envs, **KernelVectorEnv's
-    arguments)``."""
-
-    batched = SampledBattles
-
-    def __init__(self, ruleset: str, n_envs: int, **kwargs: Any) -> None:
-        super().__init__(ruleset, n_envs, **kwargs)
+    def __init__(
+        self, ruleset: str, n_envs: int, combos: Sequence[tuple[str | None, str]], **kwargs: Any
+    ) -> None:
+        self.subs = [
+            KernelVectorEnv(ruleset, n_envs, scenario=scenario, side=side, **kwargs)  # type: ignore[arg-type]
+            for scenario, side in combos
+        ]
+        first = self.subs[0]
+        super().__init__(n_envs, first.single_observation_space, first.single_action_space)
+        self.sides = [0 if sub.side is Side.HEROES else 1 for sub in self.subs]
+        self.samplers = [seeding.np_random(None)[0] for _ in range(n_envs)]
+        self.active = np.zeros(n_envs, dtype=np.int64)
         self.streak = np.zeros(n_envs, dtype=np.int64)
+        self._obs = first.observations()
+        self._mask = first.action_masks()
+        self._actions = np.zeros(n_envs, dtype=np.int64)
+
+    def _begin(self, lanes: np.ndarray) -> None:
+        """Each lane of ``lanes`` starts its next battle as ``ScenarioSampler.reset``
+        does: a (scenario, side) drawn from the lane's generator, then the seed of that
+        env's generator."""
+        chosen: list[dict[int, np.random.Generator]] = [{} for _ in self.subs]
+        for b in np.flatnonzero(lanes).tolist():
+            rng = self.samplers[b]
+            pick = int(rng.integers(len(self.subs))) if len(self.subs) > 1 else 0
+            inner = int(rng.integers(0, 2**62))
+            chosen[pick][b] = seeding.np_random(inner)[0]
+            self.active[b] = pick
+        for sub, gens in zip(self.subs, chosen, strict=True):
+            if gens:
+                rows = np.zeros(self.num_envs, dtype=np.bool_)
+                rows[list(gens)] = True
+                sub.restart(rows, gens)
+                self._gather(sub, rows)
+        self.streak[lanes] = 0
+
+    def _gather(self, sub: KernelVectorEnv, rows: np.ndarray) -> None:
+        self._obs[rows] = sub._obs[rows]
+        self._mask[rows] = sub._mask[rows]
 
     def reset(self) -> np.ndarray:
-        self.streak[:] = 0
-        return super().reset()
+        seeds: Sequence[int | None] = list(self._seeds) or [None] * self.num_envs
+        for b, seed in enumerate(seeds):
+            if seed is not None:
+                self.samplers[b] = seeding.np_random(int(seed))[0]
+        self._reset_seeds()
+        self._reset_options()
+        self._begin(np.ones(self.num_envs, dtype=np.bool_))
+        return self._obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
 
     def step_wait(self) -> VecEnvStepReturn:
-        obs, rewards, dones, infos = super().step_wait()
-        self.streak = np.where(self.illegal, self.streak + 1, 0)
-        cut = (self.streak >= MAX_CONSECUTIVE_ILLEGAL) & ~dones
-        if cut.any():
-            # ScenarioSampler truncates the episode; the next battle starts now.
-            for b in np.flatnonzero(cut).tolist():
-                infos[b]["terminal_observation"] = obs[b].copy()
-                infos[b]["TimeLimit.truncated"] = True
+        n = self.num_envs
+        rewards = np.zeros(n, dtype=np.float32)
+        terminated = np.zeros(n, dtype=np.bool_)
+        truncated = np.zeros(n, dtype=np.bool_)
+        illegal = np.zeros(n, dtype=np.bool_)
+        winners = np.full(n, -1, dtype=np.int64)
+        for k, sub in enumerate(self.subs):
+            rows = self.active == k
+            if not rows.any():
+                continue
+            r, te, tr, il = sub.step_only(rows, self._actions)
+            rewards[rows], terminated[rows], truncated[rows], illegal[rows] = (
+                r[rows],
+                te[rows],
+                tr[rows],
+                il[rows],
+            )
+            winners[rows] = sub.last_winners()[rows]
+            self._gather(sub, rows)
+        self.streak = np.where(illegal, self.streak + 1, 0)
+        cut = (self.streak >= MAX_CONSECUTIVE_ILLEGAL) & ~(terminated | truncated)
+        truncated |= cut
+        dones = terminated | truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        for b in np.flatnonzero(dones).tolist():
+            infos[b]["terminal_observation"] = self._obs[b].copy()
+            infos[b]["TimeLimit.truncated"] = bool(truncated[b] and not terminated[b])
+            if cut[b]:
                 infos[b]["illegal_streak"] = int(self.streak[b])
-            self.venv.restart(cut)
-            obs = obs.copy()
-            obs[cut] = self.venv.observations()[cut]
-            dones = dones | cut
-        self.streak[dones] = 0
-        return obs, rewards, dones, infos
+            else:
+                infos[b]["is_success"] = bool(winners[b] == self.sides[self.active[b]])
+        if dones.any():
+            self._begin(dones)
+        return self._obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Every lane's legal slots, ``(n_envs, n)``."""
+        return self._mask.copy()
+
+    def close(self) -> None:
+        for sub in self.subs:
+            sub.close()
+
+    # -- VecEnv's attribute protocol ---------------------------------------------------------
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self.subs[0], attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        for sub in self.subs:
+            setattr(sub, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **kwargs: Any
+    ) -> list[Any]:
+        lanes = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            return [self._mask[b].copy() for b in lanes]
+        result = getattr(self.subs[0], method_name)(*method_args, **kwargs)
+        return [result for _ in lanes]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None for _ in range(self.num_envs)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self.subs[0], attr_name)

@@ -176,29 +176,31 @@ def prepare_run_dir(out: Path, resume: Path | None) -> None:
         raise EscaramuzaError(f"--out {out}: cannot create it ({exc.strerror or exc})") from None
 
 
+def combos(config: TrainConfig) -> list[tuple[str | None, str]]:
+    """The (scenario, side) pairs a run samples from (``make_train_env``'s order)."""
+    sides = ("enemies", "heroes") if config.side == "both" else (config.side,)
+    names: list[str | None] = list(config.scenarios) or [None]
+    return [(name, side) for name in names for side in sides]
+
+
 def kernel_refusal(config: TrainConfig, opponent: str | None) -> str | None:
     """Why the batched kernel env cannot step this run (None: it can)."""
-    if len(config.scenarios) > 1:
-        return "several scenarios"
-    if config.side == "both":
-        return "both sides"
     if opponent is None:
         return "self-play"
     try:
         from escaramuza.envs.vector import KernelVectorEnv
 
-        ruleset = ruleset_of(config.env)
-        scenario = config.scenarios[0] if config.scenarios else None
-        KernelVectorEnv(
-            ruleset,
-            1,
-            scenario=scenario,
-            side=config.side,
-            opponent=opponent,
-            reward_shaping=config.reward_shaping,
-            draw_reward=config.draw_reward,
-            illegal_action="noop",
-        )
+        for scenario, side in combos(config):
+            KernelVectorEnv(
+                ruleset_of(config.env),
+                1,
+                scenario=scenario,
+                side=side,  # type: ignore[arg-type]
+                opponent=opponent,
+                reward_shaping=config.reward_shaping,
+                draw_reward=config.draw_reward,
+                illegal_action="noop",
+            )
     except KernelRefusal as exc:
         return str(exc)
     return None
@@ -238,8 +240,7 @@ def _vec_env(
         kernel = KernelTrainEnv(
             ruleset_of(config.env),
             n_envs,
-            scenario=config.scenarios[0] if config.scenarios else None,
-            side=config.side,
+            combos(config),
             opponent=opponent,
             reward_shaping=config.reward_shaping,
             draw_reward=config.draw_reward,

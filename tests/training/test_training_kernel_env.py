@@ -61,26 +61,28 @@ def test_the_same_run_on_either_env_learns_the_same_weights(
 
 
 @pytest.mark.parametrize(
-    ("algo", "scenario", "side"),
+    ("algo", "scenarios", "side"),
     [
-        ("maskable-ppo", "destiny_dice/kaspar-tiroteo", "enemies"),
-        ("maskable-ppo", "sistema_2d10/duelo", "heroes"),
+        ("maskable-ppo", ["destiny_dice/kaspar-tiroteo"], "enemies"),
+        ("maskable-ppo", ["sistema_2d10/duelo"], "heroes"),
+        # Several scenarios and both sides, one sampled per battle.
+        ("maskable-ppo", ["cairn/duelo_bugbear", "cairn/emboscada_goblin"], "both"),
         # Unmasked: illegal no-ops, and episodes cut after a streak of them.
-        ("ppo", "donjon/duelo", "enemies"),
+        ("ppo", ["donjon/duelo"], "enemies"),
     ],
 )
 def test_trains_two_vec_envs_step_the_same_battles(
-    algo: str, scenario: str, side: str, tmp_path: Path
+    algo: str, scenarios: list[str], side: str, tmp_path: Path
 ) -> None:
     """``escaramuza train``'s own envs (``_vec_env``), ``dummy`` and ``kernel``: the same
     model trained on each ends with the same weights."""
     from escaramuza.rules.core.scenario import load_scenario
     from escaramuza.training.train import _model, _vec_env
 
-    env_id = load_scenario(scenario).ruleset.env_id
+    env_id = load_scenario(scenarios[0]).ruleset.env_id
     config = TrainConfig(
         env=env_id,
-        scenarios=[scenario],
+        scenarios=scenarios,
         side=side,
         algo=algo,
         seed=4,
@@ -105,12 +107,13 @@ def test_train_steps_the_kernel_where_it_takes_the_run_and_says_why_not() -> Non
     assert chosen == "dummy" and why is not None and "mcts:20it" in why
     assert "mcts:20it" in vec_line(chosen, why)
     assert vec_choice(base, None, 2)[1] == "self-play"
-    both = base.model_copy(update={"side": "both"})
-    assert vec_choice(both, "heuristic", 2) == ("dummy", "both sides")
-    two = base.model_copy(
-        update={"scenarios": ["destiny_dice/emboscada", "destiny_dice/kaspar-tiroteo"]}
+    both = base.model_copy(
+        update={
+            "side": "both",
+            "scenarios": ["destiny_dice/emboscada", "destiny_dice/kaspar-tiroteo"],
+        }
     )
-    assert vec_choice(two, "heuristic", 2) == ("dummy", "several scenarios")
+    assert vec_choice(both, "heuristic", 2) == ("kernel", None)
     forced = base.model_copy(update={"vec_env": "kernel"})
     with pytest.raises(Exception, match="--vec kernel: the batched kernel env does not take"):
         vec_choice(forced, "mcts:20it", 2)
