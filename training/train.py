@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -427,11 +428,17 @@ def train(
         if shows(progress_bar):
             callbacks.append(_progress_callback())
         started = time.perf_counter()
-        model.learn(
-            total_timesteps=remaining,
-            callback=CallbackList(callbacks),
-            reset_num_timesteps=resume_path is None,
-        )
+        with warnings.catch_warnings():
+            # The evaluation env is the Python env on purpose, the training env the
+            # kernel's: the same battles (see vec_choice), not the same class.
+            warnings.filterwarnings(
+                "ignore", message="Training and eval env are not of the same type"
+            )
+            model.learn(
+                total_timesteps=remaining,
+                callback=CallbackList(callbacks),
+                reset_num_timesteps=resume_path is None,
+            )
         seconds = time.perf_counter() - started
         final = run / "final.zip"
         model.save(final)
