@@ -61,6 +61,13 @@ def add_parsers(commands: Any) -> None:
     )
     train.add_argument("--seed", type=int, help="seed of everything (default 0)")
     train.add_argument(
+        "--max-seconds",
+        dest="max_seconds",
+        type=float,
+        metavar="S",
+        help="stop after S seconds of training and save the model and policy.zip as at the end",
+    )
+    train.add_argument(
         "--vec",
         dest="vec_env",
         choices=("auto", "kernel", "dummy", "subproc"),
@@ -168,6 +175,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
         "seed": args.seed,
         "draw_reward": args.draw_reward,
         "vec_env": args.vec_env,
+        "max_seconds": args.max_seconds,
     }
     if config_path is None and args.env is None:
         raise EscaramuzaError("--env is required (or a --config naming env:)")

@@ -97,6 +97,9 @@ class TrainConfig(BaseModel):
     #: torch threads; 1 is fastest for small MLPs (thread overhead dominates the matmuls).
     torch_threads: int = Field(1, ge=1)
     checkpoint_freq: int = Field(20_000, ge=1)
+    #: A wall-clock budget: training stops at the first step past it and saves the model
+    #: and ``policy.zip`` as at the end (None: train every timestep).
+    max_seconds: float | None = Field(None, gt=0)
     eval_freq: int = Field(10_000, ge=1)
     eval_episodes: int = Field(20, ge=1)
     selfplay: SelfPlay | None = None

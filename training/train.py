@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import signal
+import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -86,6 +89,48 @@ def _first_loss_callback() -> Any:
             return True
 
     return FirstLoss()
+
+
+def _stop_callback(max_seconds: float | None) -> Any:
+    class Stop(_callback_base()):  # type: ignore[misc]
+        """Ends ``learn`` at the first step past the wall-clock budget, or after a
+        SIGTERM (:func:`_sigterm_stops`): ``reason`` says which (None: neither)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.reason: str | None = None
+            self._deadline: float | None = None
+
+        def _on_training_start(self) -> None:
+            if max_seconds is not None:
+                self._deadline = time.perf_counter() + max_seconds
+
+        def _on_step(self) -> bool:
+            if self.reason is None and self._deadline is not None:
+                if time.perf_counter() >= self._deadline:
+                    self.reason = f"--max-seconds {max_seconds:g}"
+            return self.reason is None
+
+    return Stop()
+
+
+@contextmanager
+def _sigterm_stops(stop: Any) -> Iterator[None]:
+    """Within the block a SIGTERM ends training at the next step (the model and the
+    policy are then saved as at the end) instead of killing the process; outside the
+    main thread, where Python cannot take signals, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handle(signum: int, frame: Any) -> None:
+        stop.reason = "SIGTERM"
+
+    previous = signal.signal(signal.SIGTERM, handle)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _progress_callback() -> Any:
@@ -396,7 +441,9 @@ def train(
     eval_opponent = "heuristic" if selfplay else config.opponent
     eval_cb, eval_env = _eval_callback(config, run, eval_opponent)
     first_loss = _first_loss_callback()
+    stop = _stop_callback(config.max_seconds)
     callbacks: list[Any] = [
+        stop,
         _meta_checkpoint(
             max(config.checkpoint_freq // config.n_envs, 1), run / "checkpoints", meta
         ),
@@ -422,28 +469,31 @@ def train(
         start_steps = model.num_timesteps if resume_path else 0
         planned = rounded_timesteps(config.timesteps, model.n_steps, venv.num_envs, start_steps)
         atomic_write(run / "config.yaml", config.to_yaml(planned))
-        if log is not None:
-            log.write(timesteps_note(config.timesteps, planned, model.n_steps, venv.num_envs))
-            log.flush()
-        if shows(progress_bar):
-            callbacks.append(_progress_callback())
-        started = time.perf_counter()
-        with warnings.catch_warnings():
-            # The evaluation env is the Python env on purpose, the training env the
-            # kernel's: the same battles (see vec_choice), not the same class.
-            warnings.filterwarnings(
-                "ignore", message="Training and eval env are not of the same type"
-            )
-            model.learn(
-                total_timesteps=remaining,
-                callback=CallbackList(callbacks),
-                reset_num_timesteps=resume_path is None,
-            )
-        seconds = time.perf_counter() - started
-        final = run / "final.zip"
-        model.save(final)
-        write_meta(final, meta)
-        export_policy(model, run / "policy.zip", meta)
+        # From here a SIGTERM stops training and saves, as --max-seconds does.
+        with _sigterm_stops(stop):
+            if log is not None:
+                log.write(timesteps_note(config.timesteps, planned, model.n_steps, venv.num_envs))
+                log.flush()
+            if shows(progress_bar):
+                callbacks.append(_progress_callback())
+            started = time.perf_counter()
+            with warnings.catch_warnings():
+                # The evaluation env is the Python env on purpose, the training env the
+                # kernel's: the same battles (see vec_choice), not the same class.
+                warnings.filterwarnings(
+                    "ignore", message="Training and eval env are not of the same type"
+                )
+                model.learn(
+                    total_timesteps=remaining,
+                    callback=CallbackList(callbacks),
+                    reset_num_timesteps=resume_path is None,
+                )
+            seconds = time.perf_counter() - started
+            # Still under the handler: a SIGTERM now does not cut the save short.
+            final = run / "final.zip"
+            model.save(final)
+            write_meta(final, meta)
+            export_policy(model, run / "policy.zip", meta)
     finally:
         venv.close()
         eval_env.close()
@@ -466,6 +516,7 @@ def train(
         "first_update_loss": first_loss.loss,
         "last_eval": last_eval,
         "resumed_from": str(resume_path) if resume_path else None,
+        "stopped_early": stop.reason,
         "final": str(final),
     }
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -474,6 +525,11 @@ def train(
             f"trained {config.algo} on {config.env} for {result.timesteps} timesteps in "
             f"{seconds:.0f} s ({summary['fps']} steps/s); model: {final}\n"
         )
+        if stop.reason is not None:
+            log.write(
+                f"stopped early ({stop.reason}) at {result.timesteps} of the "
+                f"{planned} planned timesteps; the model and policy.zip are saved\n"
+            )
         if last_eval is not None:
             won = f", won {last_eval['win_rate']:.0%}" if "win_rate" in last_eval else ""
             log.write(
