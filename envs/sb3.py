@@ -21,7 +21,55 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 from escaramuza.envs.vector import KernelVectorEnv
 
 
-class KernelVecEnv(VecEnv):
+class LanesOfOneEnv(VecEnv):
+    """stable-baselines3's attribute protocol for a ``VecEnv`` whose lanes are one
+    batched env (or several alike): an attribute or method is the first's, the same for
+    every lane; ``set_attr`` sets it on all; ``env_method("action_masks")`` gives each
+    lane's mask; nothing is wrapped. A subclass gives :meth:`_batched` and
+    :meth:`action_masks`."""
+
+    def _batched(self) -> list[Any]:
+        raise NotImplementedError
+
+    def action_masks(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _lanes(self, indices: VecEnvIndices) -> list[int]:
+        return list(self._get_indices(indices))
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self._batched()[0], attr_name)
+        return [value for _ in self._lanes(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        for batched in self._batched():
+            setattr(batched, attr_name, value)
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        lanes = self._lanes(indices)
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[b] for b in lanes]
+        result = getattr(self._batched()[0], method_name)(*method_args, **method_kwargs)
+        return [result for _ in lanes]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._lanes(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None for _ in range(self.num_envs)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self._batched()[0], attr_name)
+
+
+class KernelVecEnv(LanesOfOneEnv):
     """stable-baselines3's ``VecEnv`` over the kernel's batched env (the module's
     docstring). ``KernelVecEnv(ruleset, n_envs, **EscaramuzaEnv's arguments)``."""
 
@@ -60,36 +108,5 @@ class KernelVecEnv(VecEnv):
         """Every lane's legal slots, ``(n_envs, n)``."""
         return self.venv.action_masks()
 
-    # -- VecEnv's attribute protocol: one env behind every lane ---------------------------------
-    def _lanes(self, indices: VecEnvIndices) -> list[int]:
-        return list(self._get_indices(indices))
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value = getattr(self.venv, attr_name)
-        return [value for _ in self._lanes(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self.venv, attr_name, value)
-
-    def env_method(
-        self,
-        method_name: str,
-        *method_args: Any,
-        indices: VecEnvIndices = None,
-        **method_kwargs: Any,
-    ) -> list[Any]:
-        lanes = self._lanes(indices)
-        if method_name == "action_masks":
-            masks = self.venv.action_masks()
-            return [masks[b] for b in lanes]
-        result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
-        return [result for _ in lanes]
-
-    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
-        return [False for _ in self._lanes(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None for _ in range(self.num_envs)]
-
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name == "action_masks" or hasattr(self.venv, attr_name)
+    def _batched(self) -> list[Any]:
+        return [self.venv]

@@ -18,14 +18,15 @@ from typing import Any
 
 import numpy as np
 from gymnasium.utils import seeding
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
+from escaramuza.envs.sb3 import LanesOfOneEnv
 from escaramuza.envs.vector import KernelVectorEnv
 from escaramuza.rules.core.model import Side
 from escaramuza.training.envs import MAX_CONSECUTIVE_ILLEGAL
 
 
-class KernelTrainEnv(VecEnv):
+class KernelTrainEnv(LanesOfOneEnv):
     """``n_envs`` scenario samplers over ``combos`` — (scenario, side) pairs, scenario
     None for the ruleset's default — on the kernel (the module's docstring), as
     stable-baselines3's ``VecEnv``; ``kwargs`` go to every ``KernelVectorEnv``."""
@@ -127,29 +128,5 @@ class KernelTrainEnv(VecEnv):
         for sub in self.subs:
             sub.close()
 
-    # -- VecEnv's attribute protocol ---------------------------------------------------------
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value = getattr(self.subs[0], attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        for sub in self.subs:
-            setattr(sub, attr_name, value)
-
-    def env_method(
-        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **kwargs: Any
-    ) -> list[Any]:
-        lanes = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            return [self._mask[b].copy() for b in lanes]
-        result = getattr(self.subs[0], method_name)(*method_args, **kwargs)
-        return [result for _ in lanes]
-
-    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None for _ in range(self.num_envs)]
-
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name == "action_masks" or hasattr(self.subs[0], attr_name)
+    def _batched(self) -> list[Any]:
+        return list(self.subs)
