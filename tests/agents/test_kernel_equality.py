@@ -44,6 +44,15 @@ def test_every_ruleset_has_a_kernel_and_generated_scenarios() -> None:
 
 
 @pytest.mark.parametrize("name", SHIPPED)
+def test_heuristic_battles_are_the_engines_over_many_seeds(name: str) -> None:
+    """The pairing every fast path plays most (playtest, balance): forty seeds, and two
+    past 2**31 and 2**40 (two-word generator keys)."""
+    seeds = [battle_seed(99, i) for i in range(40)] + [2**31 + 7, 2**40 + 3]
+    scenario = load_scenario(name)
+    assert [str(m) for m in compare(scenario, ("heuristic", "heuristic"), seeds)] == []
+
+
+@pytest.mark.parametrize("name", SHIPPED)
 def test_every_pairing_plays_the_engines_battles(name: str) -> None:
     scenario = load_scenario(name)
     for k, agents in enumerate(PAIRINGS):

@@ -8,11 +8,8 @@ play_battle's final state + playtest.record_battle), field by field.
 
 from __future__ import annotations
 
-import random
-
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from escaramuza.agents import make_agent
@@ -50,18 +47,6 @@ def _compare(scenario, agents, seeds):
     assert [k.seed for k in kernel] == list(seeds)
     for seed, battle in zip(seeds, kernel, strict=True):
         assert battle == engine_battle(scenario, agents, seed), (scenario.name, agents, seed)
-
-
-@pytest.mark.parametrize("name", SHIPPED)
-def test_dd_kernel_heuristic_battles_equal_the_engine(name):
-    _compare(load_scenario(name), ("heuristic", "heuristic"), range(40))
-
-
-@pytest.mark.parametrize("name", SHIPPED)
-def test_dd_kernel_every_agent_pairing_equals_the_engine(name):
-    scenario = load_scenario(name)
-    for k, agents in enumerate(PAIRINGS):
-        _compare(scenario, agents, [1000 * k + s for s in range(4)])
 
 
 def test_dd_kernel_large_and_odd_seeds_equal_the_engine():
@@ -201,18 +186,6 @@ def _scenario(draw):
     return parse_scenario_text(yaml.safe_dump(spec), "<hypothesis>", default_name="hypothesis")
 
 
-@settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(_scenario(), st.sampled_from(PAIRINGS))
-def test_dd_kernel_hypothesis_scenarios_equal_the_engine(scenario, agents):
-    assert KERNEL.refusal(scenario, agents) is None
-    _compare(scenario, agents, range(4))
-
-
 # -- rollouts ---------------------------------------------------------------------------
 def _engine_rollout(mcts, state, action, seed, actor):
     side = state.pending.side
@@ -231,49 +204,6 @@ def _engine_rollout(mcts, state, action, seed, actor):
         walk.knocked_out,
         mcts.rollout(state, action, seed),
     )
-
-
-@pytest.mark.parametrize(
-    ("name", "horizon", "temperament"),
-    [
-        ("destiny_dice/emboscada", None, None),
-        ("destiny_dice/emboscada", 2, "brute"),
-        ("destiny_dice/kaspar-tiroteo", 1, None),
-        ("destiny_dice/brann-vs-saqueador", None, "random"),
-    ],
-)
-def test_dd_kernel_rollouts_equal_mcts_rollout(name, horizon, temperament):
-    scenario = load_scenario(name)
-    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("random")}
-    mcts = MCTS(iterations=1, horizon=horizon, rollout_temperament=temperament)
-    pick = random.Random(7)
-    checked = 0
-    for battle in range(4):
-        for stop in (0, 3, 9, 17):
-            state = play_battle(scenario, agents, 50 + battle, stop_after=stop, narrate=False)
-            if state.outcome is not None:
-                continue
-            legal = state.ruleset.legal_actions(state)
-            actions = pick.sample(legal, min(3, len(legal)))
-            seeds = [11, 2**33 + 1, 4242]
-            batch = KERNEL.rollouts(state, actions, seeds, horizon, temperament, 5000)
-            for a, action in enumerate(actions):
-                for s, seed in enumerate(seeds):
-                    winner, finished, own, foe, out, (sim, value) = _engine_rollout(
-                        mcts, state, action, seed, state.pending.actor
-                    )
-                    got = (
-                        batch.winner[a, s],
-                        batch.finished[a, s],
-                        batch.own[a, s],
-                        batch.foe[a, s],
-                        batch.actor_out[a, s],
-                    )
-                    assert got == (winner, finished, own, foe, out), (name, stop, action, seed)
-                    if finished:
-                        assert value == float(winner) or winner == 0
-                    checked += 1
-    assert checked >= 30
 
 
 def test_dd_kernel_rollouts_resume_a_perfect_defence_reaction():

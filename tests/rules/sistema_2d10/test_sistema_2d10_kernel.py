@@ -9,7 +9,6 @@ custom tables file, and the rollouts with ``MCTS.rollout`` / ``MCTS._descend``.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -17,13 +16,11 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from escaramuza.agents import make_agent
 from escaramuza.agents.heuristics.sistema_2d10_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
-from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, side_strength
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.model import Condition, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenario
@@ -51,19 +48,6 @@ def _same(scenario: Scenario, agents: tuple[str, str], seeds: list[int]) -> None
     for seed, got in zip(seeds, fast, strict=True):
         want = engine_battle(scenario, agents, seed)
         assert got == want, (scenario.name, agents, seed)
-
-
-@pytest.mark.parametrize("name", SHIPPED)
-def test_shipped_heuristic_battles_are_the_engines(name: str) -> None:
-    _same(load_scenario(name), ("heuristic", "heuristic"), list(range(60)))
-
-
-@pytest.mark.parametrize("name", SHIPPED)
-def test_every_agent_pairing_plays_the_engines_battles(name: str) -> None:
-    scenario = load_scenario(name)
-    # Every spec on each side against every spec: 64 pairings, four seeds each.
-    for k, (a, b) in enumerate(itertools.product(SPECS, SPECS)):
-        _same(scenario, (a, b), [1000 + 4 * k + j for j in range(4)])
 
 
 # -- a custom tables file (S2-12, S2-13, S2-15) ----------------------------------------
@@ -236,15 +220,6 @@ def _scenario(draw: Any) -> tuple[dict[str, Any], list[int]]:
     return data, draw(st.lists(st.integers(0, 2**40), min_size=2, max_size=3))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=_scenario(), agents=st.tuples(st.sampled_from(SPECS), st.sampled_from(SPECS)))
-def test_generated_scenarios_play_the_engines_battles(
-    case: tuple[dict[str, Any], list[int]], agents: tuple[str, str]
-) -> None:
-    data, seeds = case
-    _same(parse_scenario(data, "generado.yaml"), agents, seeds)
-
-
 # -- rollouts ------------------------------------------------------------------------------
 
 
@@ -263,41 +238,6 @@ def _states(name: str, count: int, longest: int) -> list[Any]:
         if state.outcome is None:
             out.append(state)
     return out
-
-
-@pytest.mark.parametrize("name", SHIPPED)
-@pytest.mark.parametrize(("horizon", "mood"), [(None, None), (1, "brute"), (3, "coward")])
-def test_rollouts_are_the_planners(name: str, horizon: int | None, mood: str | None) -> None:
-    planner = MCTS(iterations=1, horizon=horizon, rollout_temperament=mood, expand_after=None)
-    kinds = set()
-    wounded = False
-    for state in _states(name, 10, 40 if name.endswith("duelo") else 120):
-        pending = state.pending
-        kinds.add(pending.name)
-        wounded = wounded or any(c.conditions for c in state.combatants)
-        actions = state.ruleset.legal_actions(state)
-        actions = [actions[0], actions[-1], actions[len(actions) // 2]]
-        seeds = [11, 12345, 2**33 + 5]
-        batch = KERNEL.rollouts(state, actions, seeds, horizon, mood, MAX_ROLLOUT_DECISIONS)
-        side = pending.side
-        for x, action in enumerate(actions):
-            for s, seed in enumerate(seeds):
-                sim, _, walk = planner._descend(state, Node(), action, side, pending.actor, seed)
-                outcome = sim.outcome
-                winner = 0
-                if outcome is not None and outcome.winner is not None:
-                    winner = 1 if outcome.winner is side else -1
-                assert batch.winner[x, s] == winner
-                assert bool(batch.finished[x, s]) == (outcome is not None)
-                assert batch.own[x, s] == side_strength(sim, side)
-                assert batch.foe[x, s] == side_strength(sim, side.other)
-                assert bool(batch.actor_out[x, s]) == walk.knocked_out
-                # MCTS.rollout (no walk) ends in the same state.
-                end, _ = planner.rollout(state, action, seed)
-                assert side_strength(end, side) == batch.own[x, s]
-    assert {"turn", "active_defence", "expres_before"} <= kinds
-    # The squad's root states hold GDF effects (the duel's are over before they show).
-    assert wounded or name.endswith("duelo")
 
 
 # -- refusal -------------------------------------------------------------------------------
