@@ -117,6 +117,14 @@ def store(pairs: Any, b: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
+def keep_rows(la_b: np.ndarray, b: int, la: np.ndarray, n: int) -> None:
+    """Lane ``b`` keeps the learner's ``n`` legal rows (only those its slots name)."""
+    for i in range(n):
+        for j in range(la.shape[1]):
+            la_b[b, i, j] = la[i, j]
+
+
+@njit(cache=True, _nrt=False)
 def clip(x: float) -> float:
     """``x`` inside the observation box (``np.maximum`` then ``np.minimum``)."""
     return min(max(x, -BOUND), BOUND)
@@ -396,7 +404,7 @@ def step_lanes(
         encode(s, d, enc, learner, values, obs_b[b])
         legal_slots(s, d, enc, la, n, before, mask_b[b], rows_b[b], slots_b[b])
         store(pairs, b)
-        copy_into(la_b[b], la)
+        keep_rows(la_b, b, la, n)
 
 
 class Stepping:
