@@ -14,7 +14,7 @@ every ruleset, ≥ 100,000 learner steps/s on destiny_dice/emboscada on two idle
 MaskablePPO on the batched env ≥ 1.0× PPO on CartPole's fps.
 
     python benchmarks/env_step.py [--scenario destiny_dice/emboscada ...] [--widths 1 16 256 1024]
-        [--seconds 1.0] [--subproc] [--train]
+        [--seconds 1.0] [--subproc] [--train] [--startup]
 """
 
 from __future__ import annotations
@@ -159,6 +159,36 @@ def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> tuple
     return ours, theirs
 
 
+START = """
+import time
+t = time.perf_counter()
+from escaramuza.envs.vector import KernelVectorEnv
+env = KernelVectorEnv({ruleset!r}, 256, scenario={scenario!r})
+env.reset(seed=0)
+print(time.perf_counter() - t)
+"""
+
+
+def startup(scenario: str) -> tuple[float, float]:
+    """(seconds to a first batched reset in a fresh process with an empty numba cache —
+    the kernel's loops and the batched step compiled —, the same with that cache)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    ruleset = load_scenario(scenario).ruleset.id
+    code = START.format(ruleset=ruleset, scenario=scenario)
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        times = []
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+            )
+            times.append(float(done.stdout.strip().splitlines()[-1]))
+    return times[0], times[1]
+
+
 def interleaved(
     measures: list[tuple[str, Callable[[], float]]], rounds: int, seconds: float, seed: int
 ) -> dict[str, list[tuple[float, float]]]:
@@ -181,9 +211,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--train", action="store_true", help="also MaskablePPO vs PPO fps")
     parser.add_argument("--timesteps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--startup", action="store_true", help="only the first compile and a cached start"
+    )
     args = parser.parse_args(argv)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.2f} on {os.cpu_count()} cores; ratios to CartPole-v1 steps/s")
+    if args.startup:
+        for scenario in args.scenario:
+            cold, cached = startup(scenario)
+            print(
+                f"{scenario:28} first batched reset: {cold:.1f} s with an empty numba cache "
+                f"(the kernel and its step compiled), {cached:.1f} s cached"
+            )
+        return
     print(f"{'scenario':28} {'env':16} {'steps/s':>10} {'÷ CartPole':>11}")
     for scenario in args.scenario:
         # The first batched env compiles (or loads) the kernel's step: not timed.
