@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from escaramuza.agents.base import Agent, RandomAgent
+from escaramuza.agents.base import Agent, FirstLegalAgent, RandomAgent
 from escaramuza.agents.heuristic import TEMPERAMENTS, HeuristicAgent
 from escaramuza.rules.core.errors import UnknownNameError
 
-AGENT_NAMES = ("random", "heuristic", *(f"heuristic:{t}" for t in TEMPERAMENTS), "mcts")
+AGENT_NAMES = (
+    "random",
+    "first-legal",
+    "heuristic",
+    *(f"heuristic:{t}" for t in TEMPERAMENTS),
+    "mcts",
+)
 
 
 def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None = None) -> Agent:
     """An agent from its CLI name or an agent object.
 
-    Names: ``random``; ``heuristic`` (each combatant's scenario temperament);
+    Names: ``random``; ``first-legal`` (always the first legal action: a baseline);
+    ``heuristic`` (each combatant's scenario temperament);
     ``heuristic:T`` or just ``T`` for a temperament T overriding the scenario's;
     ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search.py),
     optionally ending in ``:auto`` / ``:fast`` / ``:reference``, the engine of its
@@ -24,6 +31,8 @@ def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None
         return spec
     if spec == "random":
         return RandomAgent()
+    if spec == "first-legal":
+        return FirstLegalAgent()
     if spec == "heuristic":
         return HeuristicAgent()
     if spec == "mcts" or spec.startswith("mcts:"):
@@ -41,4 +50,12 @@ def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None
     raise UnknownNameError(f"unknown agent {spec!r} (known: {known})")
 
 
-__all__ = ["AGENT_NAMES", "TEMPERAMENTS", "Agent", "HeuristicAgent", "RandomAgent", "make_agent"]
+__all__ = [
+    "AGENT_NAMES",
+    "TEMPERAMENTS",
+    "Agent",
+    "FirstLegalAgent",
+    "HeuristicAgent",
+    "RandomAgent",
+    "make_agent",
+]

@@ -31,3 +31,14 @@ class RandomAgent:
     def act(self, state: BattleState, rng: random.Random) -> Action:
         actions = state.ruleset.legal_actions(state)
         return actions[rng.randrange(len(actions))]
+
+
+class FirstLegalAgent:
+    """The first legal action of the pending decision, in the ruleset's order: the
+    weakest sensible baseline, and what a policy that has collapsed to a constant
+    rule plays (``escaramuza.training.paired`` flags a policy equal to it)."""
+
+    name = "first-legal"
+
+    def act(self, state: BattleState, rng: random.Random) -> Action:
+        return state.ruleset.legal_actions(state)[0]

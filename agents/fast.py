@@ -122,9 +122,10 @@ def use_kernel(ruleset_id: str, kernel: Kernel | None) -> Iterator[None]:
 
 
 def kernel_spec(spec: str) -> str | None:
-    """The agent spec as a kernel knows it (``random``, ``heuristic``, ``heuristic:T``),
-    or None for an agent only the engine plays (mcts, policy:…, an object)."""
-    if spec in ("random", "heuristic"):
+    """The agent spec as a kernel knows it (``random``, ``first-legal``, ``heuristic``,
+    ``heuristic:T``), or None for an agent only the engine plays (mcts, policy:…, an
+    object)."""
+    if spec in ("random", "first-legal", "heuristic"):
         return spec
     temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
     return f"heuristic:{temperament}" if temperament in TEMPERAMENTS else None
@@ -141,7 +142,10 @@ def refusal(scenario: Scenario, agents: Sequence[str]) -> str | None:
     for spec in agents:
         known = kernel_spec(spec)
         if known is None:
-            return f"agent {spec!r} plays only on the engine (kernels play random and heuristic)"
+            return (
+                f"agent {spec!r} plays only on the engine "
+                "(kernels play random, first-legal and heuristic)"
+            )
         specs.append(known)
     return kernel.refusal(scenario, specs)
 

@@ -22,6 +22,7 @@ __all__ = ["KERNEL_SPECS", "differences", "engine_battle", "engine_rollout"]
 #: Every agent spec a kernel must play (BRIEF-KERNEL: all pairings among these).
 KERNEL_SPECS: tuple[str, ...] = (
     "random",
+    "first-legal",
     "heuristic",
     "heuristic:tactician",
     "heuristic:brute",

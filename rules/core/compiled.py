@@ -32,6 +32,7 @@ from escaramuza.rules.core.kernel import (
 )
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.loops import (
+    FIRST_LEGAL,
     RANDOM_AGENT,
     SCENARIO,
     SUSPEND_AGENT_KEY,
@@ -66,15 +67,18 @@ class Exported:
 
 def agent_code(spec: str) -> int:
     """The loops' code of an agent spec (``make_agent`` names): :data:`RANDOM_AGENT`,
-    :data:`SCENARIO` (``heuristic``) or a temperament's index; else a refusal."""
+    :data:`FIRST_LEGAL`, :data:`SCENARIO` (``heuristic``) or a temperament's index; else
+    a refusal."""
     if spec == "random":
         return RANDOM_AGENT
+    if spec == "first-legal":
+        return FIRST_LEGAL
     if spec == "heuristic":
         return SCENARIO
     temperament = spec.split(":", 1)[1] if spec.startswith("heuristic:") else spec
     if temperament in TEMPERAMENTS:
         return TEMPERAMENTS.index(temperament)
-    raise KernelRefusal(f"agent {spec!r} (kernels play random and heuristic agents)")
+    raise KernelRefusal(f"agent {spec!r} (kernels play random, first-legal and heuristic agents)")
 
 
 class CompiledKernel:

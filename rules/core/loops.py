@@ -73,6 +73,7 @@ MAX_DECISIONS = 200_000
 #: temperament for the whole side (its index in :data:`TEMPERAMENTS`).
 RANDOM_AGENT = -1
 SCENARIO = -2
+FIRST_LEGAL = -3
 TEMPERAMENTS = KNOWN_TEMPERAMENTS
 T_RANDOM = TEMPERAMENTS.index("random")
 
@@ -167,13 +168,14 @@ def record_damage(
 
 # -- the templates (plain Python; compile_loops compiles them per ruleset) ----------------
 def decide(s: Any, d: Any, la: np.ndarray, n: int, agent: int, arng: np.ndarray) -> int:
-    """The pending decision's row: ``RandomAgent.act`` for :data:`RANDOM_AGENT`, else
+    """The pending decision's row: ``RandomAgent.act`` for :data:`RANDOM_AGENT`, the first
+    for :data:`FIRST_LEGAL` (``FirstLegalAgent``), else
     ``heuristic_choice`` — one legal action is no choice, the random temperament draws,
     any other is the ruleset's ``choose``."""
     g = d[1]
     if agent == RANDOM_AGENT:
         return agent_draw(arng, g, G.SUSPEND, n)
-    if n == 1:
+    if n == 1 or agent == FIRST_LEGAL:
         return 0
     mood = agent
     if agent < 0:
