@@ -62,3 +62,55 @@ def confidence_sequence(total: float, n: int, alpha: float, rho: float) -> tuple
     mean = total / n
     r = mixture_radius(n, alpha, rho)
     return max(0.0, mean - r), min(1.0, mean + r)
+
+
+def _difference_bounds(
+    p1: float,
+    ci1: tuple[float, float],
+    p2: float,
+    ci2: tuple[float, float],
+    phi: float,
+) -> tuple[float, float]:
+    """Newcombe's square-and-add of two Wilson intervals into one for ``p1 - p2``, with
+    ``phi`` the correlation of the two estimates (0 for independent samples)."""
+    dl1, du1 = p1 - ci1[0], ci1[1] - p1
+    dl2, du2 = p2 - ci2[0], ci2[1] - p2
+    delta = math.sqrt(max(dl1 * dl1 - 2 * phi * dl1 * du2 + du2 * du2, 0.0))
+    eps = math.sqrt(max(du1 * du1 - 2 * phi * du1 * dl2 + dl2 * dl2, 0.0))
+    theta = p1 - p2
+    return max(-1.0, theta - delta), min(1.0, theta + eps)
+
+
+def difference_interval(x1: int, n1: int, x2: int, n2: int, z: float = Z95) -> tuple[float, float]:
+    """Interval for the difference ``x1/n1 - x2/n2`` of two independent proportions:
+    method 10 of Newcombe (1998), "Interval estimation for the difference between
+    independent proportions: comparison of eleven methods" (Statistics in Medicine 17,
+    873-890), the two Wilson intervals squared and added."""
+    if n1 <= 0 or n2 <= 0:
+        return -1.0, 1.0
+    return _difference_bounds(
+        x1 / n1, wilson_interval(x1, n1, z), x2 / n2, wilson_interval(x2, n2, z), 0.0
+    )
+
+
+def paired_difference_interval(
+    both: int, first_only: int, second_only: int, neither: int, z: float = Z95
+) -> tuple[float, float]:
+    """Interval for the difference of two proportions measured on the same trials (two
+    agents on the same battles): ``both`` trials where both succeed, ``first_only``,
+    ``second_only``, ``neither``. Method 10 of Newcombe (1998), "Improved confidence
+    intervals for the difference between binomial proportions based on paired data"
+    (Statistics in Medicine 17, 2635-2650): the Wilson intervals of the two margins,
+    squared and added with the correlation ``phi = (ad - bc) / sqrt(efgh)`` of the 2×2
+    table (0 when a margin is empty). Pairing narrows the interval as far as the two
+    agents' results go together."""
+    a, b, c, d = both, first_only, second_only, neither
+    n = a + b + c + d
+    if n <= 0:
+        return -1.0, 1.0
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    phi = (a * d - b * c) / math.sqrt(margins) if margins > 0 else 0.0
+    x1, x2 = a + b, a + c
+    return _difference_bounds(
+        x1 / n, wilson_interval(x1, n, z), x2 / n, wilson_interval(x2, n, z), phi
+    )
