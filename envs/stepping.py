@@ -49,7 +49,9 @@ from escaramuza.rules.core.loops import DAMAGE, RUNNING
 #: (:data:`BOTH_SIDES`: every decision is the caller's, each seen by its side), the
 #: round limit, the timeout's reason code (-1 if the ruleset has none), the flat action
 #: space's size, whether the kernel can suspend a battle (1: the lane's generators
-#: are backed up before each step) and whether the reward is shaped.
+#: are backed up before each step), whether the reward is shaped, and whether the
+#: learner's side is played by the kernel's ``agents[side]`` too (1: a new battle is
+#: played to its end at once, a baseline on the learner's own battles).
 LAY = (
     "PER_SLOT",
     "RES0",
@@ -68,6 +70,7 @@ LAY = (
     "N_ACTIONS",
     "ROLLBACK",
     "SHAPING",
+    "AUTO",
 )
 (
     PER_SLOT,
@@ -87,6 +90,7 @@ LAY = (
     N_ACTIONS,
     ROLLBACK,
     SHAPING,
+    AUTO,
 ) = range(len(LAY))
 
 #: ``status[b]`` after a call: the lane's step was taken; it suspended (its arrays are
@@ -366,7 +370,7 @@ def step_lanes(
         learner = side
         if side == BOTH_SIDES:
             learner = stat[g[G.ACTOR], ST.SIDE] if g[G.OUTCOME] == RUNNING else acting_b[b]
-        n = advance(s, d, la, learner, agents, dice, arng)
+        n = advance(s, d, la, -1 if lay[AUTO] == 1 else learner, agents, dice, arng)
         if g[G.SUSPEND] != 0:
             status_b[b] = SUSPENDED
             copy_into(final_g[b], g)
@@ -385,7 +389,7 @@ def step_lanes(
             shaping_b[b] = x
         terminated = False
         truncated = False
-        if g[G.OUTCOME] != RUNNING and not begin[b]:
+        if g[G.OUTCOME] != RUNNING and (not begin[b] or lay[AUTO] == 1):
             reward += outcome_reward(g[G.OUTCOME], side, draw_reward)
             truncated = g[G.REASON] == lay[TIMEOUT]
             terminated = not truncated

@@ -37,6 +37,7 @@ from escaramuza.envs.common import (
 )
 from escaramuza.envs.observation import _KINDS, _STATUSES, OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
+    AUTO,
     BOTH_SIDES,
     LAY,
     OVERFLOW,
@@ -232,6 +233,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             "N_ACTIONS": self.codec.n,
             "ROLLBACK": int(type(self.kernel).resolve is not CompiledKernel.resolve),
             "SHAPING": int(self.reward_shaping),
+            "AUTO": 0,
         }
         lay = np.array([values[name] for name in LAY], dtype=np.int64)
         nc = len(combatants)
@@ -364,17 +366,26 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._run(lanes, lanes, np.zeros(self.num_envs, dtype=np.int64))
         self._autoreset[lanes] = False
 
-    def _run(self, todo: np.ndarray, begin: np.ndarray, actions: np.ndarray) -> None:
+    def _run(
+        self,
+        todo: np.ndarray,
+        begin: np.ndarray,
+        actions: np.ndarray,
+        enc: tuple[np.ndarray, ...] | None = None,
+        agents: np.ndarray | None = None,
+    ) -> None:
         """The compiled step over the lanes ``todo``, suspended lanes resolved and stepped
-        again."""
+        again (``enc``, ``agents``: other tables and agent codes than the env's)."""
         status = self._lanes[10]
+        enc = self._enc if enc is None else enc
+        agents = self._agents if agents is None else agents
         for _ in range(MAX_PASSES):
             self._compiled.step_lanes(
                 self._exported.static,
                 self._exported.start,
                 self._pairs,
                 self._d,
-                self._enc,
+                enc,
                 self._lanes,
                 todo,
                 begin,
@@ -383,7 +394,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 self._dice_len,
                 self._agent_keys,
                 self._agent_len,
-                self._agents,
+                agents,
                 self.draw_reward,
                 self.illegal_penalty,
                 self._scratch,
@@ -401,6 +412,18 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         raise KernelRefusal(f"{self.scenario.name}: a battle kept suspending")
 
     # -- Gymnasium API -----------------------------------------------------------------------
+    def _seed_lanes(self, seed: int | Sequence[int | None] | None) -> None:
+        """``reset``'s seeds: int ``s`` seeds lane ``i`` with ``s + i``, a list one per
+        lane, None keeps the generators."""
+        if seed is None:
+            return
+        seeds = [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"reset: {len(seeds)} seeds for {self.num_envs} lanes")
+        for b, s in enumerate(seeds):
+            if s is not None:
+                self._rngs[b] = seeding.np_random(s)[0]
+
     def reset(
         self,
         *,
@@ -409,21 +432,35 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Every lane starts a battle; ``seed`` int ``s`` seeds lane ``i`` with ``s + i``
         (as ``SyncVectorEnv``), a list one seed per lane, None keeps the generators."""
-        if seed is not None:
-            seeds = (
-                [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
-            )
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"reset: {len(seeds)} seeds for {self.num_envs} lanes")
-            for b, s in enumerate(seeds):
-                if s is not None:
-                    self._rngs[b] = seeding.np_random(s)[0]
+        self._seed_lanes(seed)
         lanes = np.ones(self.num_envs, dtype=np.bool_)
         self._draw_seeds(lanes)
         self._run(lanes, lanes, np.zeros(self.num_envs, dtype=np.int64))
         self._autoreset[:] = False
         self._started = True
         return self._obs.copy(), self._infos(np.zeros(self.num_envs, dtype=np.bool_))
+
+    def autoplay(self, agent: str, seed: int | Sequence[int | None] | None = None) -> np.ndarray:
+        """The battles ``reset(seed=seed)`` would start, each played to its end with the
+        learner's side played by the kernel agent ``agent`` as well (``heuristic``,
+        ``heuristic:T``, ``random``, ``first-legal``): a baseline on the very battles a
+        learner meets after the same reset. Returns :meth:`last_winners`. The lanes are
+        left finished: ``reset`` before stepping again."""
+        try:
+            code = agent_code(agent)
+        except KernelRefusal as exc:
+            raise KernelEnvRefusal(str(exc)) from None
+        agents = self._agents.copy()
+        agents[0 if self.side is Side.HEROES else 1] = code
+        lay = self._enc[0].copy()
+        lay[AUTO] = 1
+        self._seed_lanes(seed)
+        lanes = np.ones(self.num_envs, dtype=np.bool_)
+        self._draw_seeds(lanes)
+        self._started = False
+        zeros = np.zeros(self.num_envs, dtype=np.int64)
+        self._run(lanes, lanes, zeros, (lay, *self._enc[1:]), agents)
+        return self.last_winners()
 
     def step(
         self, actions: Any

@@ -159,3 +159,38 @@ def test_the_spaces_are_the_python_envs() -> None:
         single = gym.make(env_id)
         assert vec.single_observation_space == single.observation_space
         assert vec.single_action_space == single.action_space
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize(("side", "agent"), [("enemies", "heuristic"), ("heroes", "first-legal")])
+def test_autoplay_is_the_python_env_with_the_agent_as_the_learner(
+    name: str, side: str, agent: str
+) -> None:
+    """``autoplay`` plays the battles ``reset(seed=s)`` starts with the learner's side
+    played by the agent: each is the Python env's battle of the same seed, the agent
+    taking the learner's decisions with the env's agents' generator (the one the kernel
+    shares between the two sides)."""
+    from escaramuza.agents import make_agent
+
+    scenario = load_scenario(name)
+    ruleset = scenario.ruleset.id
+    kwargs: dict[str, Any] = {"scenario": scenario, "side": side, "opponent": "heuristic"}
+    lanes, seed = 4, 31
+    vec = KernelVectorEnv(ruleset, lanes, **kwargs)
+    winners = vec.autoplay(agent, seed=seed)
+    learner = make_agent(agent)
+    for b in range(lanes):
+        env = EscaramuzaEnv(ruleset, **kwargs, narrate=False)
+        env.reset(seed=seed + b)
+        while env.state.outcome is None:
+            action = learner.act(env.state, env._rng)
+            slot = next(k for k, a in env.legal_actions().items() if a == action)
+            env.step(slot)
+        outcome = env.state.outcome
+        want = 2 if outcome.winner is None else (0 if outcome.winner.value == "heroes" else 1)
+        assert winners[b] == want, (name, b)
+        got = vec.last_battle(b)
+        engine = final_battle(env.state, got.seed, got.decisions)
+        assert [str(m) for m in diff(engine, got)] == [], (name, b)
+    with pytest.raises(gym.error.ResetNeeded):
+        vec.step(np.zeros(lanes, dtype=np.int64))
