@@ -43,6 +43,7 @@ import re
 import zipfile
 from base64 import b64decode
 from binascii import Error as Base64Error
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -700,6 +701,47 @@ def load_model(
     return loaded
 
 
+def masked_probabilities(
+    policy: Any, maskable: bool, obs: np.ndarray, mask: np.ndarray
+) -> np.ndarray:
+    """A stable-baselines3 ``policy``'s probability of every slot, for one observation
+    (``obs`` of the observation's shape, ``mask`` ``(n,)``) or a batch (``(B, size)``,
+    ``(B, n)``): illegal slots 0, the rest renormalised (uniform over the legal slots
+    where the model gives them all ~0, as PPO without masks can)."""
+    import torch
+
+    single = mask.ndim == 1
+    masks = mask[None] if single else mask
+    with torch.no_grad():
+        obs_t, _ = policy.obs_to_tensor(obs)
+        if maskable:
+            dist = policy.get_distribution(obs_t, action_masks=masks)
+        else:
+            dist = policy.get_distribution(obs_t)
+        probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
+    probs = np.where(masks, probs, 0.0)
+    total = probs.sum(axis=1, keepdims=True)
+    flat = ~np.isfinite(total[:, 0]) | (total[:, 0] <= 0)
+    probs = probs / np.where(flat[:, None], 1.0, total)
+    if flat.any():
+        probs[flat] = masks[flat] / masks[flat].sum(axis=1, keepdims=True)
+    out: np.ndarray = probs[0] if single else probs
+    return out
+
+
+def greedy_slot(
+    probs: np.ndarray, mask: np.ndarray | None, indices: Sequence[int] | None = None
+) -> int:
+    """The most probable legal slot (of ``indices``, else of ``mask``); ties go to the
+    lowest slot."""
+    if indices is not None:
+        legal = list(indices)
+    else:
+        assert mask is not None
+        legal = np.flatnonzero(mask).tolist()
+    return int(max(legal, key=lambda i: (probs[i], -i)))
+
+
 class PolicyAgent:
     """Plays the pending decision with a trained model, for whichever side decides.
 
@@ -750,7 +792,6 @@ class PolicyAgent:
     def distribution(self, state: BattleState) -> tuple[dict[int, Action], np.ndarray]:
         """The legal index → action table and the policy's probability of every slot
         (illegal slots 0, the rest renormalised)."""
-        import torch
 
         self._check(state)
         pending = state.pending
@@ -760,22 +801,7 @@ class PolicyAgent:
         mask = np.zeros(self.codec.n, dtype=bool)
         mask[list(legal)] = True
         obs = self.encoder.encode(state, pending.side)
-        policy = self.model.policy
-        with torch.no_grad():
-            obs_t, _ = policy.obs_to_tensor(obs)
-            if self.model.maskable:
-                dist = policy.get_distribution(obs_t, action_masks=mask)
-            else:
-                dist = policy.get_distribution(obs_t)
-            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
-        probs = np.where(mask, probs, 0.0)
-        total = probs.sum()
-        if not np.isfinite(total) or total <= 0:
-            # Every legal slot got ~0 (PPO without masks): fall back to uniform over legal.
-            probs = mask / mask.sum()
-        else:
-            probs = probs / total
-        return legal, probs
+        return legal, masked_probabilities(self.model.policy, self.model.maskable, obs, mask)
 
     def action_probabilities(self, state: BattleState) -> list[tuple[Action, float]]:
         """Each legal action with the policy's probability (for ``suggest``), in the
@@ -788,9 +814,7 @@ class PolicyAgent:
         legal, probs = self.distribution(state)
         indices = sorted(legal)
         if self.deterministic:
-            # argmax; ties go to the lowest slot (np.argmax's first maximum).
-            best = max(indices, key=lambda i: (probs[i], -i))
-            return legal[best]
+            return legal[greedy_slot(probs, None, indices)]
         u = rng.random()
         acc = 0.0
         for i in indices:

@@ -68,6 +68,21 @@ def add_parsers(commands: Any) -> None:
         help="stop after S seconds of training and save the model and policy.zip as at the end",
     )
     train.add_argument(
+        "--eval-freq",
+        dest="eval_freq",
+        type=int,
+        metavar="N",
+        help="timesteps between two evaluations (default 10000)",
+    )
+    train.add_argument(
+        "--eval-battles",
+        dest="eval_battles",
+        type=int,
+        metavar="N",
+        help="battles per scenario and side of each paired evaluation against the heuristic "
+        "(default 400; the best model is chosen on them)",
+    )
+    train.add_argument(
         "--vec",
         dest="vec_env",
         choices=("auto", "kernel", "dummy", "subproc"),
@@ -139,6 +154,12 @@ def add_parsers(commands: Any) -> None:
     evaluate.add_argument(
         "--report", metavar="DIR", help="write evaluation.json and heatmap.png to DIR"
     )
+    evaluate.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="play only the --agents given (by default heuristic, first-legal and random are "
+        "added: the reference of the paired differences and two floors)",
+    )
     add_engine_option(evaluate, "the battles of every pairing")
     add_trust_option(evaluate)
 
@@ -153,6 +174,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
 
     _positive("--timesteps", args.timesteps)
     _positive("--n-envs", args.n_envs)
+    _positive("--eval-freq", args.eval_freq)
+    _positive("--eval-battles", args.eval_battles)
     if args.seed is not None and args.seed < 0:
         raise EscaramuzaError(f"--seed must be a non-negative integer, not {args.seed}")
     if args.draw_reward is not None and not -1.0 <= args.draw_reward <= 1.0:
@@ -176,6 +199,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
         "draw_reward": args.draw_reward,
         "vec_env": args.vec_env,
         "max_seconds": args.max_seconds,
+        "eval_freq": args.eval_freq,
+        "eval_battles": args.eval_battles,
     }
     if config_path is None and args.env is None:
         raise EscaramuzaError("--env is required (or a --config naming env:)")
@@ -209,6 +234,7 @@ def cmd_evaluate(args: argparse.Namespace, out: TextIO) -> int:
         args.trust_policy,
         progress=not args.no_progress,
         engine=args.engine,
+        baselines=not args.no_baselines,
     )
 
 

@@ -101,6 +101,12 @@ class TrainConfig(BaseModel):
     #: and ``policy.zip`` as at the end (None: train every timestep).
     max_seconds: float | None = Field(None, gt=0)
     eval_freq: int = Field(10_000, ge=1)
+    #: Battles of each (scenario, side) in the paired evaluation on the kernel
+    #: (training/paired_callback.py): the same battles at every evaluation, the
+    #: heuristic's results on them the reference, the best model chosen on them.
+    eval_battles: int = Field(400, ge=1)
+    #: Battles of the evaluation on the Python env, where the kernel does not take the
+    #: run's evaluation (an opponent only the engine plays).
     eval_episodes: int = Field(20, ge=1)
     selfplay: SelfPlay | None = None
     hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters)

@@ -2,8 +2,9 @@
 
 A run writes everything into ``RUN_DIR`` (docs/training.md, "Run folder"):
 ``config.yaml`` (the resolved configuration), ``checkpoints/ckpt_<steps>_steps.zip``
-(``CheckpointCallback``), ``best/best_model.zip`` and ``eval/evaluations.npz``
-(sb3-contrib's ``MaskableEvalCallback`` against the configured opponent),
+(``CheckpointCallback``), ``best/`` and ``eval/paired.jsonl`` (the paired evaluation
+against the heuristic on fixed battles, training/paired_callback.py; sb3-contrib's
+``MaskableEvalCallback`` and ``eval/evaluations.npz`` where the kernel does not take it),
 ``logs/progress.csv`` (and TensorBoard event files when the ``[train]`` extra is
 installed), ``final.zip`` and ``summary.json``. Every model zip it writes
 carries ``escaramuza.json`` so ``policy:PATH`` can play it with nothing else.
@@ -48,7 +49,7 @@ class TrainResult:
     timesteps: int
     seconds: float
     first_update_loss: float | None
-    last_eval: dict[str, float] | None = None
+    last_eval: dict[str, Any] | None = None
     files: list[str] = field(default_factory=list)
 
 
@@ -376,6 +377,66 @@ def _eval_callback(config: TrainConfig, run: Path, opponent: str) -> tuple[Any, 
     return EvalCallback(eval_env, **kwargs), eval_env
 
 
+def _evaluation(
+    config: TrainConfig, run: Path, opponent: str, meta: PolicyMeta
+) -> tuple[Any, Any, str | None]:
+    """The run's evaluation callback, the env to close after (None), and why it is not
+    the paired evaluation on the kernel (None: it is)."""
+    from escaramuza.envs.vector import KernelVectorEnv
+    from escaramuza.training.paired_callback import paired_eval_callback
+
+    try:
+        envs = [
+            KernelVectorEnv(
+                ruleset_of(config.env),
+                config.eval_battles,
+                scenario=scenario,
+                side=side,  # type: ignore[arg-type]
+                opponent=opponent,
+                draw_reward=config.draw_reward,
+                illegal_action="noop",
+            )
+            for scenario, side in combos(config)
+        ]
+    except KernelRefusal as exc:
+        callback, env = _eval_callback(config, run, opponent)
+        return callback, env, str(exc)
+    callback = paired_eval_callback(
+        envs,
+        max(config.eval_freq // config.n_envs, 1),
+        config.seed + EVAL_SEED_OFFSET,
+        config.algo == "maskable-ppo",
+        run,
+        meta,
+    )
+    return callback, None, None
+
+
+def eval_line(config: TrainConfig, opponent: str, why: str | None) -> str:
+    """The line ``train`` prints second: how the policy is evaluated."""
+    if why is None:
+        return (
+            f"evaluation: every {config.eval_freq} timesteps, {config.eval_battles} battles "
+            f"per scenario and side against {opponent}, paired with the heuristic on the "
+            "same battles; the best model by the paired difference\n"
+        )
+    return (
+        f"evaluation: every {config.eval_freq} timesteps, {config.eval_episodes} battles "
+        f"against {opponent} on the Python env ({why}); the best model by mean return\n"
+    )
+
+
+def paired_line(label: str, entry: dict[str, Any], opponent: str) -> str:
+    lo, hi = entry["ci95"]
+    collapsed = f"; collapsed: {'; '.join(entry['collapsed'])}" if entry["collapsed"] else ""
+    return (
+        f"{label} at {entry['timesteps']} steps vs {opponent}: won {entry['win_rate']:.1%} "
+        f"of {entry['battles']} battles, the heuristic {entry['heuristic_win_rate']:.1%} on the "
+        f"same battles: {100 * entry['difference']:+.1f} points [{100 * lo:+.1f}, "
+        f"{100 * hi:+.1f}]{collapsed}\n"
+    )
+
+
 def export_policy(model: Any, path: Path, meta: PolicyMeta) -> Path:
     """A slim copy of ``model`` for playing: the same weights, the optimizer's moments dropped.
 
@@ -409,6 +470,25 @@ def timesteps_note(requested: int, planned: int, n_steps: int, n_envs: int) -> s
     )
 
 
+def _last_eval(eval_cb: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The run's last evaluation and its best one (None: none ran, or the callback keeps
+    no best by a paired difference)."""
+    last_eval: dict[str, Any] | None = None
+    best = getattr(eval_cb, "best", None)
+    if getattr(eval_cb, "history", None):
+        last_eval = dict(eval_cb.history[-1])
+    elif getattr(eval_cb, "evaluations_results", None):
+        rewards = eval_cb.evaluations_results[-1]
+        last_eval = {
+            "timesteps": int(eval_cb.evaluations_timesteps[-1]),
+            "mean_reward": float(sum(rewards) / len(rewards)),
+        }
+        successes = getattr(eval_cb, "evaluations_successes", None)
+        if successes:
+            last_eval["win_rate"] = float(sum(successes[-1]) / len(successes[-1]))
+    return last_eval, best
+
+
 def train(
     config: TrainConfig,
     out: str | Path,
@@ -439,7 +519,10 @@ def train(
         log.flush()
     venv = _vec_env(config, opponent, config.n_envs, config.seed, chosen)
     eval_opponent = "heuristic" if selfplay else config.opponent
-    eval_cb, eval_env = _eval_callback(config, run, eval_opponent)
+    eval_cb, eval_env, eval_why = _evaluation(config, run, eval_opponent, meta)
+    if log is not None:
+        log.write(eval_line(config, eval_opponent, eval_why))
+        log.flush()
     first_loss = _first_loss_callback()
     stop = _stop_callback(config.max_seconds)
     callbacks: list[Any] = [
@@ -496,17 +579,9 @@ def train(
             export_policy(model, run / "policy.zip", meta)
     finally:
         venv.close()
-        eval_env.close()
-    last_eval = None
-    if getattr(eval_cb, "evaluations_results", None):
-        rewards = eval_cb.evaluations_results[-1]
-        last_eval = {
-            "timesteps": int(eval_cb.evaluations_timesteps[-1]),
-            "mean_reward": float(sum(rewards) / len(rewards)),
-        }
-        successes = getattr(eval_cb, "evaluations_successes", None)
-        if successes:
-            last_eval["win_rate"] = float(sum(successes[-1]) / len(successes[-1]))
+        if eval_env is not None:
+            eval_env.close()
+    last_eval, best = _last_eval(eval_cb)
     result = TrainResult(run, final, int(model.num_timesteps), seconds, first_loss.loss, last_eval)
     summary = {
         "timesteps": result.timesteps,
@@ -515,6 +590,7 @@ def train(
         "fps": round(((result.timesteps - start_steps) / seconds) if seconds > 0 else 0.0, 1),
         "first_update_loss": first_loss.loss,
         "last_eval": last_eval,
+        "best_eval": best,
         "resumed_from": str(resume_path) if resume_path else None,
         "stopped_early": stop.reason,
         "final": str(final),
@@ -530,7 +606,11 @@ def train(
                 f"stopped early ({stop.reason}) at {result.timesteps} of the "
                 f"{planned} planned timesteps; the model and policy.zip are saved\n"
             )
-        if last_eval is not None:
+        if last_eval is not None and "difference" in last_eval:
+            log.write(paired_line("last evaluation", last_eval, eval_opponent))
+            if best is not None:
+                log.write(paired_line("best (best/policy.zip)", best, eval_opponent))
+        elif last_eval is not None:
             won = f", won {last_eval['win_rate']:.0%}" if "win_rate" in last_eval else ""
             log.write(
                 f"last evaluation vs {eval_opponent} at {last_eval['timesteps']} steps: mean "

@@ -100,8 +100,8 @@ def test_evaluate_draws_one_bar_over_every_battle() -> None:
         "--json",
     ]
     out, err = run(args, terminal=True)
-    # 1 scenario × 2 × 2 ordered pairings × 3 battles.
-    assert BAR in err and "12/12" in err
+    # first-legal joins as a baseline: 1 scenario × 3 × 3 ordered pairings × 3 battles.
+    assert BAR in err and "27/27" in err
     assert json.loads(out)["battles_per_pairing"] == 3
     out, err = run([*args, "--no-progress"], terminal=True)
     assert err == "" and BAR not in out
@@ -116,6 +116,7 @@ def test_train_draws_its_bar_on_stderr_on_a_terminal(tmp_path: Path) -> None:
             {
                 "n_envs": 2,
                 "eval_freq": 100_000,
+                "eval_battles": 4,
                 "eval_episodes": 1,
                 "checkpoint_freq": 100_000,
                 "hyperparameters": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
@@ -139,8 +140,8 @@ def test_train_draws_its_bar_on_stderr_on_a_terminal(tmp_path: Path) -> None:
     ]
     out, err = run(args, terminal=True)
     assert BAR in err and "128/128" in err and "timesteps/s" in err
-    assert BAR not in out and out.splitlines()[1] == "training 128 timesteps"
-    assert out.startswith("envs: ")
+    assert BAR not in out and out.splitlines()[2] == "training 128 timesteps"
+    assert out.startswith("envs: ") and out.splitlines()[1].startswith("evaluation: ")
 
 
 def test_planner_benchmark_draws_a_bar_on_a_terminal() -> None:

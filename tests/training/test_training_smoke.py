@@ -28,6 +28,7 @@ TINY = {
     "timesteps": 512,
     "n_envs": 2,
     "eval_freq": 256,
+    "eval_battles": 8,
     "eval_episodes": 1,
     "checkpoint_freq": 256,
     "hyperparameters": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
@@ -73,7 +74,9 @@ def test_smoke_run_saves_reloads_and_plays(tmp_path: Path, monkeypatch: pytest.M
         "checkpoints/ckpt_256_steps.zip",
         "checkpoints/ckpt_512_steps.zip",
         "best/best_model.zip",
-        "eval/evaluations.npz",
+        "best/policy.zip",
+        "best/best.json",
+        "eval/paired.jsonl",
         "logs/progress.csv",
     ):
         assert (run / name).is_file(), name
@@ -82,8 +85,16 @@ def test_smoke_run_saves_reloads_and_plays(tmp_path: Path, monkeypatch: pytest.M
     assert saved.scenarios == ["destiny_dice/emboscada", "destiny_dice/kaspar-tiroteo"]
     summary = json.loads((run / "summary.json").read_text())
     assert summary["timesteps"] == 512
-    # The evaluation's win rate (is_success), apart from the mean return.
-    assert summary["last_eval"]["win_rate"] in (0.0, 1.0)  # one evaluation battle
+    # The paired evaluation: 8 battles of each scenario at 256 and 512 timesteps, the
+    # best the one with the highest paired difference.
+    lines = [json.loads(x) for x in (run / "eval/paired.jsonl").read_text().splitlines()]
+    assert [e["timesteps"] for e in lines] == [256, 512]
+    assert all(e["battles"] == 16 for e in lines)
+    assert summary["last_eval"] == lines[-1]
+    kept = [e for e in lines if not e["collapsed"]]
+    if kept:
+        assert summary["best_eval"]["difference"] == max(e["difference"] for e in kept)
+        assert json.loads((run / "best/best.json").read_text()) == summary["best_eval"]
     # Every zip the run writes carries the metadata policy:PATH needs.
     for name in ("final.zip", "policy.zip", "checkpoints/ckpt_256_steps.zip"):
         meta = read_meta(run / name)
@@ -304,3 +315,30 @@ def test_bare_sb3_zip_is_recognised(tmp_path: Path) -> None:
         seed=2,
     )
     assert state.outcome is not None
+
+
+def test_an_opponent_the_kernel_does_not_play_is_evaluated_on_the_python_env(
+    tmp_path: Path,
+) -> None:
+    """The paired evaluation needs the kernel; a policy opponent falls back to
+    MaskableEvalCallback's battles on the Python env, and the log says why."""
+    import io
+
+    config = load_config(
+        None,
+        {
+            **TINY,
+            "timesteps": 256,
+            "opponent": "policy:destiny_dice/emboscada",
+            "side": "heroes",
+            "scenarios": ["destiny_dice/emboscada"],
+        },
+    )
+    log = io.StringIO()
+    run = tmp_path / "run"
+    train(config, run, progress_bar=False, log=log)
+    lines = log.getvalue().splitlines()
+    assert lines[1].startswith("evaluation: every 256 timesteps, 1 battles against policy:")
+    assert "on the Python env (" in lines[1] and "first-legal and heuristic" in lines[1]
+    assert (run / "eval/evaluations.npz").is_file()
+    assert not (run / "eval/paired.jsonl").exists()

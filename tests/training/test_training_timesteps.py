@@ -40,6 +40,7 @@ def _config(tmp_path: Path, n_steps: int) -> Path:
             {
                 "n_envs": 2,
                 "eval_freq": 100_000,
+                "eval_battles": 4,
                 "eval_episodes": 1,
                 "checkpoint_freq": 100_000,
                 "hyperparameters": {"n_steps": n_steps, "batch_size": 64, "n_epochs": 1},
@@ -78,11 +79,13 @@ def test_rounding_is_said_before_training_and_both_numbers_recorded(
 ) -> None:
     # 300 with rollouts of 64 × 2 = 128: three rollouts, 384 timesteps (by hand).
     run, printed = _train(tmp_path, capsys, 300, 64, "rounded")
-    # The first line says how the envs are stepped (test_training_kernel_env.py).
-    lines = printed.splitlines()[1:]
+    # The first lines say how the envs are stepped (test_training_kernel_env.py) and how
+    # the policy is evaluated.
+    lines = printed.splitlines()[2:]
     assert lines[0].startswith("training 384 timesteps, not the 300 asked for")
     assert "64 x 2 = 128" in lines[0] and "a multiple of 128" in lines[0]
     assert lines[1].startswith("trained maskable-ppo on escaramuza/Cairn-v0 for 384 timesteps")
+    assert lines[2].startswith("last evaluation at 384 steps vs heuristic: won ")
     summary = json.loads((run / "summary.json").read_text())
     assert (summary["timesteps_requested"], summary["timesteps"]) == (300, 384)
     saved = yaml.safe_load((run / "config.yaml").read_text())
@@ -96,5 +99,5 @@ def test_a_multiple_of_the_rollout_trains_exactly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run, printed = _train(tmp_path, capsys, 256, 64, "exact")
-    assert printed.splitlines()[1] == "training 256 timesteps"
+    assert printed.splitlines()[2] == "training 256 timesteps"
     assert json.loads((run / "summary.json").read_text())["timesteps"] == 256
