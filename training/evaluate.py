@@ -43,12 +43,17 @@ from escaramuza.playtest.runner import (
     run_battles,
     scenario_engine,
 )
-from escaramuza.playtest.stats import proportion
+from escaramuza.playtest.stats import proportion, round6
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import _, _f
+from escaramuza.rules.core.stats import paired_difference_interval
 from escaramuza.training.ratings import Game, openskill_ratings
 
 SCHEMA = "escaramuza.evaluate/1"
+#: The agent every other is compared with on the same battles.
+REFERENCE_AGENT = "heuristic"
+#: Added to ``--agents`` unless ``--no-baselines``: the reference and the two floors.
+BASELINES = ("heuristic", "first-legal", "random")
 DEFAULT_N = 100
 DEFAULT_SEED = 1
 
@@ -126,6 +131,61 @@ class Evaluation:
             "score": round((wins + 0.5 * draws) / games, 6) if games else 0.0,
         }
 
+    def side_records(
+        self, scenario: str, side: str, agent: str, opponent: str
+    ) -> list[BattleRecord]:
+        """The battles ``agent`` played as ``side`` against ``opponent``."""
+        key = (scenario, agent, opponent) if side == "heroes" else (scenario, opponent, agent)
+        return self.records[key]
+
+    def paired(self) -> list[dict[str, Any]]:
+        """Each agent's win rate minus the heuristic's on the same battles (the same seeds,
+        side and opponent), with Newcombe's paired interval; a ``policy:`` agent that
+        played first-legal's battles in every one is flagged. Empty without the
+        heuristic among the agents."""
+        if REFERENCE_AGENT not in self.agents:
+            return []
+        rows: list[dict[str, Any]] = []
+        for scenario in self.scenarios:
+            for side in ("heroes", "enemies"):
+                for opponent in self.agents:
+                    ref = self.side_records(scenario, side, REFERENCE_AGENT, opponent)
+                    r = [x.winner == side for x in ref]
+                    for agent in self.agents:
+                        if agent == REFERENCE_AGENT:
+                            continue
+                        recs = self.side_records(scenario, side, agent, opponent)
+                        a = [x.winner == side for x in recs]
+                        both = sum(x and y for x, y in zip(a, r, strict=True))
+                        only_a = sum(x and not y for x, y in zip(a, r, strict=True))
+                        only_r = sum(y and not x for x, y in zip(a, r, strict=True))
+                        n = len(recs)
+                        lo, hi = paired_difference_interval(
+                            both, only_a, only_r, n - both - only_a - only_r
+                        )
+                        collapsed: list[str] = []
+                        if (
+                            agent.startswith("policy:")
+                            and "first-legal" in self.agents
+                            and recs == self.side_records(scenario, side, "first-legal", opponent)
+                        ):
+                            collapsed.append(f"first-legal's battles in every one of its {n}")
+                        rows.append(
+                            {
+                                "scenario": scenario,
+                                "side": side,
+                                "agent": agent,
+                                "opponent": opponent,
+                                "battles": n,
+                                "win_rate": round6(sum(a) / n),
+                                "reference_win_rate": round6(sum(r) / n),
+                                "difference": round6((only_a - only_r) / n),
+                                "ci95": [round6(lo), round6(hi)],
+                                "collapsed": collapsed,
+                            }
+                        )
+        return rows
+
     def games(self) -> list[Game]:
         """Every battle between different agents, battle index first (see ratings.py)."""
         out: list[Game] = []
@@ -163,6 +223,7 @@ class Evaluation:
                 "columns": ranked,
                 "cells": [[self.cell(a, b) for b in ranked] for a in ranked],
             },
+            "paired": {"reference": REFERENCE_AGENT, "rows": self.paired()},
             "ratings": {
                 "model": "openskill.PlackettLuce",
                 "agents": [
@@ -264,6 +325,7 @@ def render_text(doc: dict[str, Any]) -> str:
     lines += table(
         [[_pct(c["win_rate"], c["ci95"]) for c in row] for row in doc["matrix"]["cells"]]
     )
+    lines += paired_text(doc, label)
     for s in doc["scenarios"]:
         lines += [
             "",
@@ -274,6 +336,31 @@ def render_text(doc: dict[str, Any]) -> str:
             [[_pct(by[(h, e)]["rate"], by[(h, e)]["ci95"]) for h in agents] for e in agents]
         )
     return "\n".join(lines) + "\n"
+
+
+def paired_text(doc: dict[str, Any], label: dict[str, str]) -> list[str]:
+    """The paired differences from the heuristic, one line per (scenario, side, agent,
+    opponent)."""
+    rows = doc.get("paired", {}).get("rows", [])
+    if not rows:
+        return []
+    lines = [
+        "",
+        _(
+            "Win rate minus the heuristic's on the same battles (points; 95% Newcombe paired "
+            "interval):"
+        ),
+    ]
+    for r in rows:
+        lo, hi = r["ci95"]
+        flag = ("  " + _("COLLAPSED") + ": " + "; ".join(r["collapsed"])) if r["collapsed"] else ""
+        lines.append(
+            f"  {r['scenario']}  {_(r['side'])} {label.get(r['agent'], r['agent'])} "
+            f"vs {label.get(r['opponent'], r['opponent'])}: {100 * r['win_rate']:.1f}% "
+            f"against {100 * r['reference_win_rate']:.1f}%, "
+            f"{100 * r['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]{flag}"
+        )
+    return lines
 
 
 def engine_summary(doc: dict[str, Any]) -> str:
@@ -370,8 +457,11 @@ def run(
     trust_policy: bool = False,
     progress: bool = True,
     engine: str = DEFAULT_ENGINE,
+    baselines: bool = True,
 ) -> int:
     agents = parse_agents(agents_text, trust_policy)
+    if baselines:
+        agents += [b for b in BASELINES if b not in agents]
     if report is not None:
         from escaramuza.playtest.report import prepare_dir
 

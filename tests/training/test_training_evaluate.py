@@ -202,3 +202,37 @@ def test_heatmap_axes_follow_the_json_matrix(doc_passive_first: dict) -> None:
     for text in ax.texts:
         j, i = (round(v) for v in text.get_position())
         assert text.get_text().startswith(f"{100 * cells[i][j]['win_rate']:.0f}%")
+
+
+def _first_legal_policy(
+    spec: object, trust_policy: bool = False, engine: str | None = None
+) -> object:
+    # A "policy" that has collapsed to the first legal action.
+    if spec == "policy:collapsed":
+        return real_make_agent("first-legal")
+    return real_make_agent(spec, trust_policy=trust_policy, engine=engine)  # type: ignore[arg-type]
+
+
+def test_paired_rows_count_the_same_battles_and_flag_a_collapsed_policy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(playtest_runner, "make_agent", _first_legal_policy)
+    monkeypatch.setattr(evaluate_module, "make_agent", _first_legal_policy)
+    agents = ["heuristic", "first-legal", "policy:collapsed"]
+    result = evaluate([SCENARIO], agents, n=N, seed=2, engine="reference")
+    rows = result.document()["paired"]["rows"]
+    # Every (side, opponent) for each agent but the reference.
+    assert len(rows) == 2 * 3 * 2
+    for row in rows:
+        side, agent, opponent = row["side"], row["agent"], row["opponent"]
+        mine = result.side_records(SCENARIO, side, agent, opponent)
+        ref = result.side_records(SCENARIO, side, "heuristic", opponent)
+        won = [r.winner == side for r in mine]
+        base = [r.winner == side for r in ref]
+        assert row["difference"] == round((sum(won) - sum(base)) / N, 6)
+        lo, hi = row["ci95"]
+        assert lo <= row["difference"] <= hi
+        collapsed = agent == "policy:collapsed"
+        assert bool(row["collapsed"]) is collapsed, row
+    text = evaluate_module.render_text(result.document())
+    assert "COLLAPSED: first-legal's battles in every one of its 12" in text
