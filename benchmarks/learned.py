@@ -1,0 +1,100 @@
+"""How good the learned policies are: each against the heuristic on the same battles.
+
+For every shipped policy (``agents/policies/<ruleset>/<scenario>.zip``), or the
+``--model PATH`` given with its ``--scenario``, the paired evaluation of
+``escaramuza.training.paired``: ``-n`` battles (default 500) of the policy's scenario as
+its side against heuristic opponents, lane ``i`` reset with seed ``--seed + i``, played
+by the policy and, on the very same battles, by the heuristic, first-legal and random.
+Prints one markdown row per policy: each arm's win rate with its 95 % Wilson interval,
+the policy's paired difference from the heuristic with Newcombe's paired interval, and
+whether it has collapsed to a constant rule. The target (docs/training.md): every
+shipped policy at least 10 points above the heuristic, the two win-rate intervals apart,
+and not collapsed.
+
+    python benchmarks/learned.py [-n 500] [--seed 1]
+    python benchmarks/learned.py --model runs/x/best/policy.zip --scenario donjon/duelo
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+from escaramuza.agents.policy import load_model, resolve_policy, shipped_policies
+from escaramuza.training.paired import evaluate_policy
+
+TARGET_POINTS = 10.0
+
+
+def pct(win: dict[str, Any]) -> str:
+    lo, hi = win["ci95"]
+    return f"{100 * win['rate']:.1f} [{100 * lo:.1f}–{100 * hi:.1f}]"
+
+
+def row(label: str, scenario: str, n: int, seed: int) -> tuple[str, bool]:
+    model, meta = load_model(label)
+    # A policy trained on both sides is measured as the enemies, as the shipped ones play.
+    side = "heroes" if meta.side == "heroes" else "enemies"
+    started = time.perf_counter()
+    result = evaluate_policy(
+        model.policy, model.maskable, meta.ruleset, scenario, side, n=n, seed=seed
+    )
+    seconds = time.perf_counter() - started
+    doc = result.document()
+    arms = {a["agent"]: a for a in doc["arms"]}
+    policy, heuristic = arms["policy"], arms["heuristic"]
+    pair = policy["paired"]
+    lo, hi = pair["ci95"]
+    apart = policy["win"]["ci95"][0] > heuristic["win"]["ci95"][1]
+    met = 100 * pair["difference"] >= TARGET_POINTS and apart and not policy["collapsed"]
+    collapsed = "; ".join(policy["collapsed"]) or "no"
+    line = (
+        f"| {scenario} ({side}) | {pct(policy['win'])} | {pct(heuristic['win'])} | "
+        f"{pct(arms['first-legal']['win'])} | {pct(arms['random']['win'])} | "
+        f"{100 * pair['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
+        f"{collapsed} | {'yes' if met else 'no'} | {seconds:.0f} s |"
+    )
+    return line, met
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", type=int, default=500, help="battles per arm")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--model", help="a policy zip (with --scenario) instead of the shipped")
+    parser.add_argument("--scenario", help="the scenario --model is measured on")
+    args = parser.parse_args()
+    if args.model and not args.scenario:
+        parser.error("--model needs --scenario")
+    todo = (
+        [(args.model, args.scenario)]
+        if args.model
+        else [(name, name) for name in shipped_policies()]
+    )
+    print(
+        f"{args.n} battles per arm on the same seeds (lane i: seed {args.seed} + i), against "
+        f"heuristic opponents; load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
+    print()
+    print(
+        "| scenario (side) | policy | heuristic | first-legal | random | "
+        "policy − heuristic (paired) | collapsed | target | time |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    met = 0
+    for label, scenario in todo:
+        resolve_policy(label)  # a clear error for a missing file, before any battle
+        line, ok = row(label, scenario, args.n, args.seed)
+        met += ok
+        print(line, flush=True)
+    print()
+    print(
+        f"target (≥ {TARGET_POINTS:.0f} points above the heuristic, intervals apart, not "
+        f"collapsed): {met} of {len(todo)}"
+    )
+
+
+if __name__ == "__main__":
+    main()
