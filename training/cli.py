@@ -54,6 +54,13 @@ def add_parsers(commands: Any) -> None:
         metavar="AGENT",
         help="agent playing the other side (default heuristic; any agent name, policy:PATH too)",
     )
+    train.add_argument(
+        "--opponent-pool",
+        dest="opponent_pool",
+        metavar="A,B,…",
+        help="several opponents, each battle's drawn from them, weighted by how often each "
+        "beats the learner (config pool_weighting: beats or uniform)",
+    )
     train.add_argument("--algo", choices=ALGOS, help="maskable-ppo (default) or ppo")
     train.add_argument("--timesteps", type=int, metavar="N", help="total timesteps")
     train.add_argument(
@@ -201,6 +208,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
         "max_seconds": args.max_seconds,
         "eval_freq": args.eval_freq,
         "eval_battles": args.eval_battles,
+        "opponent_pool": (
+            [a.strip() for a in args.opponent_pool.split(",") if a.strip()]
+            if args.opponent_pool is not None
+            else None
+        ),
     }
     if config_path is None and args.env is None:
         raise EscaramuzaError("--env is required (or a --config naming env:)")

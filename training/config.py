@@ -78,6 +78,11 @@ class TrainConfig(BaseModel):
     scenarios: list[str] = Field(default_factory=list)
     side: Literal["enemies", "heroes", "both"] = "enemies"
     opponent: str = "heuristic"
+    #: Several opponents (agent specs): each battle's drawn from them, weighted by
+    #: ``pool_weighting`` (training/pool.py). Empty: ``opponent`` alone.
+    opponent_pool: list[str] = Field(default_factory=list)
+    #: ``beats``: a member's weight is how often it beats the learner; ``uniform``: equal.
+    pool_weighting: Literal["beats", "uniform"] = "beats"
     algo: Literal["maskable-ppo", "ppo"] = "maskable-ppo"
     timesteps: int = Field(100_000, ge=1)
     n_envs: int = Field(2, ge=1)
@@ -132,6 +137,10 @@ class TrainConfig(BaseModel):
             )
         if self.selfplay is not None and self.opponent not in ("heuristic", "self"):
             raise ValueError("opponent: self-play trains against snapshots; leave --opponent out")
+        if self.selfplay is not None and self.opponent_pool:
+            raise ValueError("opponent_pool: self-play trains against snapshots, not a pool")
+        if len(set(self.opponent_pool)) != len(self.opponent_pool):
+            raise ValueError("opponent_pool: an opponent is named twice")
         return self
 
     def to_yaml(self, trained_timesteps: int | None = None) -> str:

@@ -77,7 +77,12 @@ class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
 
     metadata: dict[str, Any] = {"render_modes": []}
 
-    def __init__(self, envs: Sequence[EscaramuzaEnv], keep_events: bool = False) -> None:
+    def __init__(
+        self,
+        envs: Sequence[EscaramuzaEnv],
+        keep_events: bool = False,
+        members: Sequence[int] | None = None,
+    ) -> None:
         if not envs:
             raise ValueError("ScenarioSampler needs at least one env")
         first = envs[0]
@@ -91,6 +96,12 @@ class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
                 )
         self.envs = list(envs)
         self.keep_events = keep_events
+        #: With an opponent pool: each env's member of the pool, and the weights the
+        #: episodes' envs are drawn with (``set_pool_weights``; None: uniform, unweighted).
+        self.members = list(members) if members is not None else None
+        self.weights: np.ndarray | None = (
+            np.full(len(self.envs), 1.0 / len(self.envs)) if members is not None else None
+        )
         self.current = first
         self.illegal_streak = 0
         self.action_space = first.action_space
@@ -100,7 +111,7 @@ class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        pick = int(self.np_random.integers(len(self.envs))) if len(self.envs) > 1 else 0
+        pick = draw_env(self.np_random, len(self.envs), self.weights)
         self.current = self.envs[pick]
         inner_seed = int(self.np_random.integers(0, 2**62))
         obs, info = self.current.reset(seed=inner_seed, options=options)
@@ -132,7 +143,14 @@ class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
             # ``successes`` in evaluations.npz): the learner's win rate, which the mean
             # return hides once draws are priced (draw_reward) or rewards shaped.
             info["is_success"] = info["outcome"].winner is self.current.side
+            if self.members is not None:
+                info["pool_member"] = self.members[self.envs.index(self.current)]
         return obs, reward, terminated, truncated, info
+
+    def set_pool_weights(self, weights: Sequence[float]) -> None:
+        """The opponent pool's weights, one per member (``training/pool.py``)."""
+        assert self.members is not None, "set_pool_weights: no opponent pool"
+        self.weights = env_weights(self.members, weights)
 
     def action_masks(self) -> np.ndarray:
         return self.current.action_masks()
@@ -146,23 +164,45 @@ class ScenarioSampler(gym.Env[np.ndarray, np.int64]):
         adder(path)
 
 
+def draw_env(rng: np.random.Generator, n: int, weights: np.ndarray | None) -> int:
+    """The env of an episode: uniform (``integers``) without weights, else drawn with
+    them (``choice``); the batched kernel sampler draws alike."""
+    if weights is not None:
+        return int(rng.choice(n, p=weights))
+    return int(rng.integers(n)) if n > 1 else 0
+
+
+def env_weights(members: Sequence[int], weights: Sequence[float]) -> np.ndarray:
+    """Each env's draw weight from its pool member's: the member's weight shared among
+    its envs (every member has as many), normalised."""
+    w = np.array([float(weights[m]) for m in members], dtype=np.float64)
+    if len(w) == 0 or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"pool weights must be non-negative and not all 0, not {weights!r}")
+    out: np.ndarray = w / w.sum()
+    return out
+
+
 def make_train_env(
     env_id: str,
     scenarios: Sequence[str],
     side: str,
-    opponent: str | Agent,
+    opponent: str | Agent | Sequence[str],
     shaping: bool,
     draw_reward: float = 0.0,
 ) -> ScenarioSampler:
-    """The env a training worker steps: every scenario × side, one opponent object."""
-    agent = make_agent(opponent)
+    """The env a training worker steps: every scenario × side (× opponent of a pool,
+    ``opponent`` a list of agent specs), one agent object per opponent."""
+    pool = isinstance(opponent, list | tuple)
+    specs: list[Any] = list(opponent) if isinstance(opponent, list | tuple) else [opponent]
+    agents = [make_agent(o) for o in specs]
     sides = ("enemies", "heroes") if side == "both" else (side,)
     names: Sequence[str | None] = list(scenarios) or [None]
+    combos = [(name, s, m) for name in names for s in sides for m in range(len(agents))]
     # No ActionTaken lines (narrate=False): the sampler drops the events anyway.
     return ScenarioSampler(
         [
-            make_single(env_id, name, s, agent, shaping, draw_reward, narrate=False)
-            for name in names
-            for s in sides
-        ]
+            make_single(env_id, name, s, agents[m], shaping, draw_reward, narrate=False)
+            for name, s, m in combos
+        ],
+        members=[m for _, _, m in combos] if pool else None,
     )

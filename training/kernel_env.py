@@ -23,7 +23,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from escaramuza.envs.sb3 import LanesOfOneEnv
 from escaramuza.envs.vector import KernelVectorEnv
 from escaramuza.rules.core.model import Side
-from escaramuza.training.envs import MAX_CONSECUTIVE_ILLEGAL
+from escaramuza.training.envs import MAX_CONSECUTIVE_ILLEGAL, draw_env, env_weights
 
 
 class KernelTrainEnv(LanesOfOneEnv):
@@ -32,12 +32,37 @@ class KernelTrainEnv(LanesOfOneEnv):
     stable-baselines3's ``VecEnv``; ``kwargs`` go to every ``KernelVectorEnv``."""
 
     def __init__(
-        self, ruleset: str, n_envs: int, combos: Sequence[tuple[str | None, str]], **kwargs: Any
+        self,
+        ruleset: str,
+        n_envs: int,
+        combos: Sequence[tuple[str | None, str]],
+        opponents: Sequence[str] | None = None,
+        **kwargs: Any,
     ) -> None:
+        # With an opponent pool (``opponents``), one batched env per (scenario, side,
+        # member), in make_train_env's order, drawn with the pool's weights.
+        pool = list(opponents) if opponents is not None else None
+        if pool is None:
+            specs: list[Any] = [kwargs.pop("opponent", "heuristic")]
+        else:
+            kwargs.pop("opponent", None)
+            specs = pool
+        triples = [(scenario, side, m) for scenario, side in combos for m in range(len(specs))]
         self.subs = [
-            KernelVectorEnv(ruleset, n_envs, scenario=scenario, side=side, **kwargs)  # type: ignore[arg-type]
-            for scenario, side in combos
+            KernelVectorEnv(
+                ruleset,
+                n_envs,
+                scenario=scenario,
+                side=side,  # type: ignore[arg-type]
+                opponent=specs[m],
+                **kwargs,
+            )
+            for scenario, side, m in triples
         ]
+        self.members = [m for _, _, m in triples] if pool is not None else None
+        self.weights: np.ndarray | None = (
+            np.full(len(self.subs), 1.0 / len(self.subs)) if pool is not None else None
+        )
         first = self.subs[0]
         super().__init__(n_envs, first.single_observation_space, first.single_action_space)
         self.sides = [0 if sub.side is Side.HEROES else 1 for sub in self.subs]
@@ -55,7 +80,7 @@ class KernelTrainEnv(LanesOfOneEnv):
         chosen: list[dict[int, np.random.Generator]] = [{} for _ in self.subs]
         for b in np.flatnonzero(lanes).tolist():
             rng = self.samplers[b]
-            pick = int(rng.integers(len(self.subs))) if len(self.subs) > 1 else 0
+            pick = draw_env(rng, len(self.subs), self.weights)
             inner = int(rng.integers(0, 2**62))
             chosen[pick][b] = seeding.np_random(inner)[0]
             self.active[b] = pick
@@ -116,9 +141,24 @@ class KernelTrainEnv(LanesOfOneEnv):
                 infos[b]["illegal_streak"] = int(self.streak[b])
             else:
                 infos[b]["is_success"] = bool(winners[b] == self.sides[self.active[b]])
+                if self.members is not None:
+                    infos[b]["pool_member"] = self.members[self.active[b]]
         if dones.any():
             self._begin(dones)
         return self._obs.copy(), rewards, dones, infos
+
+    def set_pool_weights(self, weights: Sequence[float]) -> None:
+        """The opponent pool's weights, one per member (``training/pool.py``)."""
+        assert self.members is not None, "set_pool_weights: no opponent pool"
+        self.weights = env_weights(self.members, weights)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> list[Any]:
+        if method_name == "set_pool_weights":
+            self.set_pool_weights(*method_args, **method_kwargs)
+            return [None for _ in self._lanes(indices)]
+        return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
     def action_masks(self) -> np.ndarray:
         """Every lane's legal slots, ``(n_envs, n)``."""

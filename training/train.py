@@ -19,6 +19,7 @@ runs stay reproducible on one machine with ``vec_env: dummy``.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import signal
 import threading
@@ -170,6 +171,8 @@ def _make_env_fn(config: TrainConfig, opponent: str | None) -> Callable[[], Any]
         from escaramuza.training.selfplay import pool_opponent
 
         agent: Any = opponent if opponent is not None else pool_opponent(config)
+        if opponent is not None and config.opponent_pool:
+            agent = list(config.opponent_pool)
         return make_train_env(
             config.env,
             config.scenarios,
@@ -208,6 +211,11 @@ def check_config(config: TrainConfig) -> None:
     ruleset_of(config.env)
     if config.opponent != "self":
         make_agent(config.opponent)
+    for member in config.opponent_pool:
+        try:
+            make_agent(member)
+        except EscaramuzaError as exc:
+            raise EscaramuzaError(f"--opponent-pool: {exc}") from None
     make_train_env(config.env, config.scenarios, config.side, "random", False)
 
 
@@ -237,13 +245,15 @@ def kernel_refusal(config: TrainConfig, opponent: str | None) -> str | None:
     try:
         from escaramuza.envs.vector import KernelVectorEnv
 
-        for scenario, side in combos(config):
+        for (scenario, side), member in itertools.product(
+            combos(config), config.opponent_pool or [opponent]
+        ):
             KernelVectorEnv(
                 ruleset_of(config.env),
                 1,
                 scenario=scenario,
                 side=side,  # type: ignore[arg-type]
-                opponent=opponent,
+                opponent=member,
                 reward_shaping=config.reward_shaping,
                 draw_reward=config.draw_reward,
                 illegal_action="noop",
@@ -288,6 +298,7 @@ def _vec_env(
             ruleset_of(config.env),
             n_envs,
             combos(config),
+            opponents=config.opponent_pool or None,
             opponent=opponent,
             reward_shaping=config.reward_shaping,
             draw_reward=config.draw_reward,
@@ -535,6 +546,12 @@ def train(
     ]
     try:
         model = _model(config, venv, resume_path, run / "logs")
+        pool = None
+        if config.opponent_pool:
+            from escaramuza.training.pool import pool_callback
+
+            pool = pool_callback(config.opponent_pool, config.pool_weighting, run)
+            callbacks.append(pool)
         if selfplay:
             from escaramuza.training.selfplay import SelfPlayCallback
 
@@ -591,6 +608,7 @@ def train(
         "first_update_loss": first_loss.loss,
         "last_eval": last_eval,
         "best_eval": best,
+        "opponent_pool": pool.table() if pool is not None else None,
         "resumed_from": str(resume_path) if resume_path else None,
         "stopped_early": stop.reason,
         "final": str(final),

@@ -61,18 +61,20 @@ def test_the_same_run_on_either_env_learns_the_same_weights(
 
 
 @pytest.mark.parametrize(
-    ("algo", "scenarios", "side"),
+    ("algo", "scenarios", "side", "pool"),
     [
-        ("maskable-ppo", ["destiny_dice/kaspar-tiroteo"], "enemies"),
-        ("maskable-ppo", ["sistema_2d10/duelo"], "heroes"),
+        ("maskable-ppo", ["destiny_dice/kaspar-tiroteo"], "enemies", []),
+        ("maskable-ppo", ["sistema_2d10/duelo"], "heroes", []),
         # Several scenarios and both sides, one sampled per battle.
-        ("maskable-ppo", ["cairn/duelo_bugbear", "cairn/emboscada_goblin"], "both"),
+        ("maskable-ppo", ["cairn/duelo_bugbear", "cairn/emboscada_goblin"], "both", []),
         # Unmasked: illegal no-ops, and episodes cut after a streak of them.
-        ("ppo", ["donjon/duelo"], "enemies"),
+        ("ppo", ["donjon/duelo"], "enemies", []),
+        # An opponent pool, with weights that are not uniform.
+        ("maskable-ppo", ["donjon/duelo"], "both", ["heuristic:brute", "random", "heuristic"]),
     ],
 )
 def test_trains_two_vec_envs_step_the_same_battles(
-    algo: str, scenarios: list[str], side: str, tmp_path: Path
+    algo: str, scenarios: list[str], side: str, pool: list[str], tmp_path: Path
 ) -> None:
     """``escaramuza train``'s own envs (``_vec_env``), ``dummy`` and ``kernel``: the same
     model trained on each ends with the same weights."""
@@ -86,12 +88,15 @@ def test_trains_two_vec_envs_step_the_same_battles(
         side=side,
         algo=algo,
         seed=4,
+        opponent_pool=pool,
         hyperparameters={"n_steps": 128, "batch_size": 64, "n_epochs": 2},
     )
     torch.set_num_threads(1)
     weights = []
     for chosen in ("dummy", "kernel"):
         venv = _vec_env(config, "heuristic", 2, config.seed, chosen)
+        if pool:
+            venv.env_method("set_pool_weights", [0.6, 0.1, 0.3])
         model = _model(config, venv, None, tmp_path / chosen)
         model.learn(512)
         weights.append({k: v.clone() for k, v in model.policy.state_dict().items()})
