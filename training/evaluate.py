@@ -347,17 +347,17 @@ def paired_text(doc: dict[str, Any], label: dict[str, str]) -> list[str]:
     lines = [
         "",
         _(
-            "Win rate minus the heuristic's on the same battles (points; 95% Newcombe paired "
-            "interval):"
+            "Win rate as that side against that opponent / the heuristic's on the same "
+            "battles, and the difference (points; 95% Newcombe paired interval):"
         ),
     ]
     for r in rows:
         lo, hi = r["ci95"]
         flag = ("  " + _("COLLAPSED") + ": " + "; ".join(r["collapsed"])) if r["collapsed"] else ""
         lines.append(
-            f"  {r['scenario']}  {_(r['side'])} {label.get(r['agent'], r['agent'])} "
-            f"vs {label.get(r['opponent'], r['opponent'])}: {100 * r['win_rate']:.1f}% "
-            f"against {100 * r['reference_win_rate']:.1f}%, "
+            f"  {r['scenario']}, {_(r['side'])}: {label.get(r['agent'], r['agent'])} vs "
+            f"{label.get(r['opponent'], r['opponent'])}  {100 * r['win_rate']:.1f}% / "
+            f"{100 * r['reference_win_rate']:.1f}%  "
             f"{100 * r['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]{flag}"
         )
     return lines
