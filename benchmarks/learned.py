@@ -13,6 +13,11 @@ and not collapsed.
 
     python benchmarks/learned.py [-n 500] [--seed 1]
     python benchmarks/learned.py --model runs/x/best/policy.zip --scenario donjon/duelo
+    python benchmarks/learned.py --timing 40
+
+``--timing K`` also times, on K positions of the policy's side from heuristic battles,
+one decision of the ``policy:`` agent and one of the ``mcts`` agent (the planner at its
+default budget, on the kernel), and prints their ratio.
 """
 
 from __future__ import annotations
@@ -59,12 +64,56 @@ def row(label: str, scenario: str, n: int, seed: int) -> tuple[str, bool]:
     return line, met
 
 
+def timing(label: str, scenario: str, k: int) -> str:
+    """Median seconds per decision of ``policy:label`` and of ``mcts`` on the same ``k``
+    positions (the policy's side to decide, from heuristic battles)."""
+    import random
+    import statistics
+
+    from escaramuza.agents import make_agent
+    from escaramuza.agents.runner import play_battle
+    from escaramuza.rules.core.model import Side
+    from escaramuza.rules.core.scenario import load_scenario
+
+    _, meta = load_model(label)
+    side = Side.HEROES if meta.side == "heroes" else Side.ENEMIES
+    loaded = load_scenario(scenario)
+    heuristic = make_agent("heuristic")
+    states = []
+    seed = 0
+    while len(states) < k and seed < 50 * k:
+        state = play_battle(
+            loaded,
+            {Side.HEROES: heuristic, Side.ENEMIES: heuristic},
+            seed=seed,
+            stop_after=seed % 7,
+        )
+        seed += 1
+        if state.outcome is None and state.pending is not None and state.pending.side is side:
+            states.append(state)
+    arms = {"policy": make_agent(f"policy:{label}"), "mcts": make_agent("mcts")}
+    medians = {}
+    for name, agent in arms.items():
+        times = []
+        for state in states:
+            started = time.perf_counter()
+            agent.act(state, random.Random(0))
+            times.append(time.perf_counter() - started)
+        medians[name] = statistics.median(times)
+    return (
+        f"{scenario}: {len(states)} positions, policy {1000 * medians['policy']:.2f} ms, mcts "
+        f"{1000 * medians['mcts']:.0f} ms a decision (median): policy/mcts = "
+        f"{medians['policy'] / medians['mcts']:.4f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=500, help="battles per arm")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--model", help="a policy zip (with --scenario) instead of the shipped")
     parser.add_argument("--scenario", help="the scenario --model is measured on")
+    parser.add_argument("--timing", type=int, default=0, metavar="K", help="time K decisions")
     args = parser.parse_args()
     if args.model and not args.scenario:
         parser.error("--model needs --scenario")
@@ -94,6 +143,10 @@ def main() -> None:
         f"target (≥ {TARGET_POINTS:.0f} points above the heuristic, intervals apart, not "
         f"collapsed): {met} of {len(todo)}"
     )
+    if args.timing:
+        print()
+        for label, scenario in todo:
+            print(timing(label, scenario, args.timing), flush=True)
 
 
 if __name__ == "__main__":
