@@ -792,7 +792,6 @@ class PolicyAgent:
     def distribution(self, state: BattleState) -> tuple[dict[int, Action], np.ndarray]:
         """The legal index → action table and the policy's probability of every slot
         (illegal slots 0, the rest renormalised)."""
-
         self._check(state)
         pending = state.pending
         if pending is None:

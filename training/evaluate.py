@@ -46,7 +46,7 @@ from escaramuza.playtest.runner import (
 from escaramuza.playtest.stats import proportion, round6
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import _, _f
-from escaramuza.rules.core.stats import paired_difference_interval
+from escaramuza.rules.core.stats import paired_difference
 from escaramuza.training.ratings import Game, openskill_ratings
 
 SCHEMA = "escaramuza.evaluate/1"
@@ -156,13 +156,9 @@ class Evaluation:
                             continue
                         recs = self.side_records(scenario, side, agent, opponent)
                         a = [x.winner == side for x in recs]
-                        both = sum(x and y for x, y in zip(a, r, strict=True))
-                        only_a = sum(x and not y for x, y in zip(a, r, strict=True))
-                        only_r = sum(y and not x for x, y in zip(a, r, strict=True))
                         n = len(recs)
-                        lo, hi = paired_difference_interval(
-                            both, only_a, only_r, n - both - only_a - only_r
-                        )
+                        pair = paired_difference(a, r)
+                        lo, hi = pair["ci95"]
                         collapsed: list[str] = []
                         if (
                             agent.startswith("policy:")
@@ -179,7 +175,7 @@ class Evaluation:
                                 "battles": n,
                                 "win_rate": round6(sum(a) / n),
                                 "reference_win_rate": round6(sum(r) / n),
-                                "difference": round6((only_a - only_r) / n),
+                                "difference": round6(pair["difference"]),
                                 "ci95": [round6(lo), round6(hi)],
                                 "collapsed": collapsed,
                             }

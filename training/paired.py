@@ -35,7 +35,7 @@ import numpy as np
 
 from escaramuza.envs.vector import KernelVectorEnv
 from escaramuza.rules.core.model import Side
-from escaramuza.rules.core.stats import paired_difference_interval, wilson_interval
+from escaramuza.rules.core.stats import paired_difference, wilson_interval
 
 #: Below this mean entropy (nats) a policy's choices are a fixed rule.
 COLLAPSED_ENTROPY = 0.01
@@ -120,16 +120,12 @@ def paired(arm: Arm, reference: Arm) -> dict[str, Any]:
     paired 95 % interval and the discordant battles."""
     if arm.n != reference.n:
         raise ValueError(f"{arm.name}: {arm.n} battles, {reference.name}: {reference.n}")
-    a = arm.wins.astype(bool)
-    r = reference.wins.astype(bool)
-    both, only_arm, only_ref = int((a & r).sum()), int((a & ~r).sum()), int((~a & r).sum())
-    neither = arm.n - both - only_arm - only_ref
-    lo, hi = paired_difference_interval(both, only_arm, only_ref, neither)
+    got = paired_difference(arm.wins.astype(bool).tolist(), reference.wins.astype(bool).tolist())
     return {
-        "difference": (only_arm - only_ref) / arm.n,
-        "ci95": [lo, hi],
-        "won_only_by_agent": only_arm,
-        "won_only_by_reference": only_ref,
+        "difference": got["difference"],
+        "ci95": got["ci95"],
+        "won_only_by_agent": got["first_only"],
+        "won_only_by_reference": got["second_only"],
         "battles": arm.n,
     }
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 #: The two-sided 95 % normal quantile.
 Z95 = 1.959963984540054
@@ -114,3 +116,24 @@ def paired_difference_interval(
     return _difference_bounds(
         x1 / n, wilson_interval(x1, n, z), x2 / n, wilson_interval(x2, n, z), phi
     )
+
+
+def paired_difference(first: Sequence[bool], second: Sequence[bool]) -> dict[str, Any]:
+    """Two agents' successes on the same trials: the difference of their rates with
+    :func:`paired_difference_interval`, and the discordant trials (one agent only)."""
+    if len(first) != len(second):
+        raise ValueError(f"{len(first)} trials paired with {len(second)}")
+    both = sum(a and b for a, b in zip(first, second, strict=True))
+    first_only = sum(a and not b for a, b in zip(first, second, strict=True))
+    second_only = sum(b and not a for a, b in zip(first, second, strict=True))
+    n = len(first)
+    lo, hi = paired_difference_interval(
+        both, first_only, second_only, n - both - first_only - second_only
+    )
+    return {
+        "difference": (first_only - second_only) / n if n else 0.0,
+        "ci95": [lo, hi],
+        "first_only": first_only,
+        "second_only": second_only,
+        "battles": n,
+    }

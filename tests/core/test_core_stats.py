@@ -74,3 +74,17 @@ def test_paired_interval_covers_the_true_difference_95_percent_of_the_time(
     rate = covered / reps
     band = 3.29 * (0.95 * 0.05 / reps) ** 0.5
     assert 0.95 - band - 0.01 <= rate <= 0.95 + band + 0.01, rate
+
+
+def test_paired_difference_counts_the_table_it_passes_on() -> None:
+    from escaramuza.rules.core.stats import paired_difference
+
+    first = [True, True, False, False, True, False]
+    second = [True, False, False, True, False, False]
+    got = paired_difference(first, second)
+    # Both won trial 0; first alone 1 and 4; second alone 3; neither 2 and 5.
+    assert (got["first_only"], got["second_only"], got["battles"]) == (2, 1, 6)
+    assert got["difference"] == 1 / 6
+    assert tuple(got["ci95"]) == paired_difference_interval(1, 2, 1, 2)
+    with pytest.raises(ValueError, match="3 trials paired with 2"):
+        paired_difference([True] * 3, [True] * 2)
