@@ -94,6 +94,7 @@ from escaramuza.rules.core.kernel import Kernel, KernelRefusal, RolloutBatch
 from escaramuza.rules.core.model import Action, DecisionKind, Side
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.core.symmetry import symmetry_classes
 
 #: Iterations of a plain :class:`MCTS` search (``suggest`` passes its own budget).
 DEFAULT_ITERATIONS = 200
@@ -148,7 +149,15 @@ MIN_SHARED = 8
 #: ``suggest``) or ``"value"`` (the backed-up value: the agent's cut rollouts).
 METRICS = ("win", "value")
 #: Why a search stopped (``SearchResult.stopped``; docs/gm.md, "suggest JSON").
-STOP_REASONS = ("clear", "identical", "budget", "max_time", "max_iterations", "single_action")
+STOP_REASONS = (
+    "clear",
+    "identical",
+    "budget",
+    "max_time",
+    "max_iterations",
+    "single_action",
+    "symmetric",
+)
 #: Sweeps after which a search whose candidates all tie the heuristic's pick on every
 #: shared rollout stops (the choice changes nothing the dice can show); 0 never stops.
 SETTLE_SWEEPS = 4
@@ -286,6 +295,9 @@ class SearchResult:
     #: ``"reference"``), and why not the kernel when ``engine="auto"`` fell back.
     engine: str = "reference"
     engine_refusal: str | None = None
+    #: With ``merge_twins``: each searched action that stands for others equal to it by
+    #: symmetry (:mod:`escaramuza.rules.core.symmetry`), and those others, in legal order.
+    twins: dict[Action, tuple[Action, ...]] = field(default_factory=dict)
 
     def child(self, action: Action) -> Node:
         return self.root.children.get(action) or Node()
@@ -553,6 +565,7 @@ class MCTS:
         min_shared: int = MIN_SHARED,
         engine: str = DEFAULT_ENGINE,
         threads: int = 1,
+        merge_twins: bool = False,
     ) -> None:
         check_engine(engine, "the MCTS engine")
         if threads < 1:
@@ -611,6 +624,11 @@ class MCTS:
         #: the search is too): ``suggest`` uses the machine's cores, where its time
         #: budget buys rollouts; the agent keeps 1, since playtests run a process a core.
         self.threads = threads
+        #: Search one action of each class that is one by symmetry (two identical foes in
+        #: one zone): the budget narrows one estimate instead of two equal ones, and two
+        #: twins can never end a race as "identical". ``suggest`` merges; the ``mcts``
+        #: agent keeps every action, so its battles stay those it has always played.
+        self.merge_twins = merge_twins
 
     def _kernel(
         self, state: BattleState, actions: list[Action]
@@ -672,12 +690,22 @@ class MCTS:
         kernel, why = self._kernel(state, actions)
         start = time.perf_counter()
         heuristic = heuristic_choice(state, actions, rng, self.rollout_temperament)
+        twins: dict[Action, tuple[Action, ...]] = {}
+        searched = actions
+        if self.merge_twins:
+            for members in symmetry_classes(state, actions):
+                # The heuristic's pick stands for its class: it is the paired reference.
+                lead = heuristic if heuristic in members else members[0]
+                if len(members) > 1:
+                    twins[lead] = tuple(a for a in members if a != lead)
+            hidden = {a for others in twins.values() for a in others}
+            searched = [a for a in actions if a not in hidden]
         # The heuristic's pick comes first: with a tiny budget the ranking then at least
         # contains the "in character" baseline, and it is the paired reference.
         if self.candidates is not None:
-            order = candidate_order(state, actions, heuristic)[: self.candidates + 1]
+            order = candidate_order(state, searched, heuristic)[: self.candidates + 1]
         else:
-            order = [heuristic, *(a for a in actions if a != heuristic)]
+            order = [heuristic, *(a for a in searched if a != heuristic)]
         root = root if root is not None else Node()
         for child in root.children.values():
             child.samples = []  # a reused tree's samples were rolled on other dice
@@ -689,6 +717,7 @@ class MCTS:
         else:
             result = self._plain(state, root, actions, heuristic, order, seeds, start, runner)
         result.engine, result.engine_refusal = runner.engine, runner.why
+        result.twins = twins
         return result
 
     def _plain(
@@ -776,7 +805,8 @@ class MCTS:
         (``"budget"``). The ranking is
         tested after the sweeps whose number reaches the next check, about every 10 %
         more sweeps, so the tests cost little beside the rollouts. One legal action is
-        not searched (``"single_action"``).
+        not searched (``"single_action"``), nor are several that are all one by symmetry
+        (``"symmetric"``, with ``merge_twins``).
 
         The rollouts run in chunks (:class:`_Rollouts`: one at a time on the engine under
         a deadline, a batch per kernel call): a chunk is the rest of the current sweep and
@@ -789,7 +819,8 @@ class MCTS:
             root, actions, pending.side, pending.actor, heuristic, 0, 0.0, order, seeds=seeds
         )
         if len(order) == 1:
-            result.stopped = "single_action"
+            # One legal action, or several that are all one by symmetry (merge_twins).
+            result.stopped = "single_action" if len(actions) == 1 else "symmetric"
             return result
 
         def ranking() -> Ranking:

@@ -88,6 +88,7 @@ STOPPED_TEXT = {
         "stopped at the {max_iterations}-rollout maximum, still too close to call"
     ),
     "single_action": N_("the only legal action: nothing to search"),
+    "symmetric": N_("every legal action is the same by symmetry: nothing to search"),
 }
 
 
@@ -129,6 +130,9 @@ class Suggestion:
     #: paired interval at ``z`` (None for the best and for an action never searched).
     gap: Paired | None = None
     gap_interval: tuple[float, float] | None = None
+    #: The legal actions this row stands for besides its own, equal to it by symmetry
+    #: (the same foe twice: :mod:`escaramuza.rules.core.symmetry`); its numbers are theirs.
+    twins: tuple[Action, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         odds = self.odds
@@ -149,6 +153,7 @@ class Suggestion:
             "win_estimate": None if self.estimate is None else round(self.estimate, 4),
             "tied_with_best": self.tied_with_best,
             "gap_to_best": _gap_dict(self.gap, self.gap_interval),
+            "twins": [a.to_dict() for a in self.twins],
         }
         if self.policy_probability is not None:
             # Only with a policy, so version-1 documents without one keep their keys.
@@ -255,6 +260,8 @@ class Suggestions:
         """The verdict in one line: the tie group's "too close to call" line, or how
         clearly the best leads, with the paired interval of its gap over the runner-up."""
         if self.runner_up is None or self.gap is None or self.gap_interval is None:
+            if self.stopped == "symmetric":
+                return _("clear: every legal action is the same by symmetry")
             return _("clear: the only legal action")
         low, high = self.gap_interval
         best, runner = self.place(self.best_action), self.place(self.runner_up)
@@ -529,6 +536,7 @@ def suggest(
         max_iterations=max_iterations,
         engine=engine,
         threads=machine_threads() if threads is None else threads,
+        merge_twins=True,
     )
     rng = random.Random(seed)
     result = planner.search(state, rng)
@@ -538,8 +546,11 @@ def suggest(
     too_close = ranking.verdict == "too_close"
     items: list[Suggestion] = []
     any_odds = False
+    # The distinct choices: the legal actions, twins counted once.
+    choices = len(result.actions) - sum(len(t) for t in result.twins.values())
     for rank, action in enumerate(ranking.order, start=1):
         node = result.child(action)
+        twins = result.twins.get(action, ())
         odds = state.ruleset.odds(state, action)
         any_odds = any_odds or odds is not None
         win = node.wins / node.visits if node.visits else 0.0
@@ -550,7 +561,7 @@ def suggest(
             Suggestion(
                 rank,
                 action,
-                state.ruleset.describe(state, action),
+                twin_text(state, action, twins),
                 node.visits,
                 win,
                 low,
@@ -558,13 +569,14 @@ def suggest(
                 node.mean,
                 odds,
                 risk,
-                reason(state, action, odds, ranking, risk, len(result.actions)),
-                action == in_char,
-                None if by_policy is None else by_policy.get(action, 0.0),
+                reason(state, action, odds, ranking, risk, choices, len(twins)),
+                action == in_char or in_char in twins,
+                None if by_policy is None else sum(by_policy.get(a, 0.0) for a in (action, *twins)),
                 ranking.estimate.get(action),
                 too_close and action in ranking.tied,
                 gap,
                 None if gap is None else ranking.interval(action),
+                twins,
             )
         )
     runner = ranking.runner_up
@@ -602,6 +614,19 @@ def suggest(
     )
 
 
+def twin_text(state: BattleState, action: Action, twins: tuple[Action, ...]) -> str:
+    """The action in words, naming every target it stands for: "Ilse attacks Lancero 1
+    or Lancero 2 with arco largo." (the targets' names joined where the first stands)."""
+    text = state.ruleset.describe(state, action)
+    names = [state.by_id[a.target].name for a in (action, *twins) if a.target in state.by_id]
+    if not twins or len(names) != 1 + len(twins) or text.count(names[0]) != 1:
+        if twins:  # no single target name to widen: say it after the sentence
+            return _f("{action} (the same as {n} more, by symmetry)", text, len(twins))
+        return text
+    joined = _f("{first} or {last}", ", ".join(names[:-1]), names[-1])
+    return text.replace(names[0], joined, 1)
+
+
 def load_policy(policy: ProbabilityAgent | str, trust: bool = False) -> ProbabilityAgent:
     """The policy agent of ``suggest(policy=…)``: an object, or a spec string (loaded
     with ``--trust-policy`` when ``trust``)."""
@@ -626,9 +651,12 @@ def reason(
     ranking: Ranking,
     risk: float,
     legal: int = 2,
+    twins: int = 0,
 ) -> str:
     """One line in plain words: the action's strongest point, then its place in the
-    ranking — what the paired test says of it against the best — then its risk."""
+    ranking — what the paired test says of it against the best — then its risk.
+    ``legal`` counts the distinct choices; ``twins`` the actions equal to this one by
+    symmetry."""
     parts: list[str] = []
     target = state.by_id[action.target] if action.target in state.by_id else None
     if odds is not None and target is not None:
@@ -658,17 +686,19 @@ def reason(
     elif target is not None:
         ally = target.side is state.by_id[action.actor].side
         parts.append(_f("supports {t}", target.name) if ally else _f("acts on {t}", target.name))
-    parts.append(standing(action, ranking, legal))
+    parts.append(standing(action, ranking, legal, twins))
     if risk >= 0.3:
         parts.append(_f("{p} risk of being taken out", format(risk, ".0%")))
     return "; ".join(parts)
 
 
-def standing(action: Action, ranking: Ranking, legal: int = 2) -> str:
+def standing(action: Action, ranking: Ranking, legal: int = 2, twins: int = 0) -> str:
     """The search's verdict on ``action``, agreeing with its place in ``ranking``:
     "N points below the best" is the best's paired gain over it on the shared dice,
     which is also the difference of their estimates (the ranking's key)."""
     if legal == 1:
+        if twins:
+            return _("the only choice: the other legal actions are the same by symmetry")
         return _("the only legal action")
     if action not in ranking.estimate:
         return _("not searched (budget too small)")
@@ -694,7 +724,9 @@ def _move_reason(state: BattleState, action: Action) -> str:
     if foes and zone in bf.zones:
         near = min(bf.distance(zone, f.zone) for f in foes)
         before = min(bf.distance(actor.zone, f.zone) for f in foes)
-        if near < before:
+        if near == 0 and before > 0:
+            text += _(", where the foes are")
+        elif near < before:
             text += ngettext(
                 ", closer to the foes ({n} zone)", ", closer to the foes ({n} zones)", near
             ).format(n=near)

@@ -176,7 +176,7 @@ class SearchView(BaseModel):
     max_ms: float | None
     max_iterations: int | None
     stopped: str = Field(
-        description="clear, identical, budget, max_time, max_iterations or single_action"
+        description="clear, identical, budget, max_time, max_iterations, single_action or symmetric"
     )
     seed: int | None
     z: float
@@ -485,7 +485,7 @@ def suggestions_view(session: WebSession, result: Suggestions) -> SuggestionsVie
     doc["time_cap_ms"] = SUGGEST_CAP_MS
     # Only the time cap ends an iteration budget before its rollouts with "budget" or
     # "clear" (WebSession.suggest runs it under the cap; "identical" and
-    # "single_action" end it early for what the dice showed).
+    # "single_action" / "symmetric" end it early for what the dice showed).
     budget = result.budget_iterations
     doc["capped"] = (
         budget is not None and result.iterations < budget and result.stopped in ("budget", "clear")
