@@ -65,6 +65,7 @@ COMMAND_HELP: dict[str, str] = {
     "train": "train a MaskablePPO (or PPO) agent on an escaramuza env",
     "evaluate": "play every pair of agents on each side; win matrix, ratings, heat map",
     "validate": "check scenario, day, state and tables files without playing",
+    "migrate": "rewrite scenario, day and state files that use retired stat-block names",
     "schema": "print the JSON Schema of a scenario or tables file (for editors)",
     "warmup": "compile every ruleset's fast-path kernel now (once per install), not at the table",
 }
@@ -72,7 +73,7 @@ COMMAND_HELP: dict[str, str] = {
 
 #: The commands whose parsers their own modules define: (commands, module, function).
 #: Each module's docs: playtest.md (playtest, balance, campaign), gm.md (suggest, gm),
-#: web.md (serve), training.md (train, evaluate), cli.md (validate),
+#: web.md (serve), training.md (train, evaluate), cli.md (validate, migrate),
 #: scenario-format.md (schema), fast-path.md (warmup).
 COMMAND_PARSERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("playtest",), "escaramuza.playtest.cli", "add_parser"),
@@ -82,6 +83,7 @@ COMMAND_PARSERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("serve",), "escaramuza.web", "add_parser"),
     (("train", "evaluate"), "escaramuza.training.cli", "add_parsers"),
     (("validate",), "escaramuza.validate", "add_parser"),
+    (("migrate",), "escaramuza.migrate", "add_parser"),
     (("schema",), "escaramuza.schema", "add_parser"),
     (("warmup",), "escaramuza.warmup", "add_parser"),
 )
@@ -392,6 +394,10 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         from escaramuza.validate import cmd_validate
 
         return cmd_validate(args, out)
+    if args.command == "migrate":
+        from escaramuza.migrate import cmd_migrate
+
+        return cmd_migrate(args, out)
     if args.command == "schema":
         from escaramuza.schema import cmd_schema
 

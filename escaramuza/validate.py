@@ -13,6 +13,9 @@ over the names the file could have meant: a model's field names (read from its J
 Schema, so they follow the models when the vocabulary changes), the zones, rulesets,
 temperaments, locations or shipped scenario names the loader knows.
 
+A file whose own stat blocks name a retired key or value gets one more line, on stderr
+(the list on stdout stays one problem a line): ``escaramuza migrate FILE`` rewrites them.
+
 Exit code: 0 when every file is valid, 2 when any problem is found (the code of
 every user error).
 """
@@ -23,17 +26,20 @@ import argparse
 import os
 import re
 import stat
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.rules.core.errors import EscaramuzaError, Problem
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.vocabulary import (
     compose,
     did_you_mean,
     field_path,
     line_of,
+    says_retired,
     schema_keys,
 )
 
@@ -278,6 +284,16 @@ def add_parser(commands: Any) -> None:
     )
 
 
+def _retired_here(name: str, finding: Finding) -> bool:
+    """Whether ``finding`` is a retired key or value of a stat block written in the file
+    ``name`` itself (a scenario's combatants, a day's heroes): what migrate rewrites."""
+    return (
+        finding.source == name
+        and finding.field.startswith(("combatants[", "heroes["))
+        and says_retired(finding.reason)
+    )
+
+
 def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
     bad = 0
     total = 0
@@ -288,6 +304,12 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
             bad += 1
             for finding in findings:
                 out.write(f"{finding}\n")
+            if any(_retired_here(name, finding) for finding in findings):
+                out.flush()  # the hint follows the file's problems in a terminal
+                sys.stderr.write(
+                    _f("{file}: run `escaramuza migrate {file}` to rewrite the retired names", name)
+                    + "\n"
+                )
         elif not args.quiet:
             out.write(f"{name}: ok ({kind})\n")
     if bad:

@@ -15,6 +15,8 @@ The helpers here are the loader's and ``escaramuza validate``'s (one implementat
 :func:`field_path` splits ``combatants[0].weapons[1].name``, :func:`schema_keys` lists the
 keys a JSON Schema allows at a path, :func:`did_you_mean` is :mod:`difflib`'s closest,
 :func:`line_of` finds the line a field path leads to in a YAML (or JSON) text.
+:func:`retired` tells the problem of a retired name and its successor (:class:`Retired`):
+the loader's message and ``escaramuza migrate``'s rename are read from it alike.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from escaramuza.rules.core.errors import Problem
@@ -83,8 +85,9 @@ def did_you_mean(value: str | None, known: Sequence[str]) -> str | None:
     return close[0] if close and close[0] != value else None
 
 
-def schema_keys(schema: Mapping[str, Any], path: Sequence[str | int]) -> list[str]:
-    """The property names a JSON Schema allows in the object at ``path``."""
+def schema_nodes(schema: Mapping[str, Any], path: Sequence[str | int]) -> list[Mapping[str, Any]]:
+    """The JSON Schema nodes (``$ref``, ``anyOf``, ``oneOf`` and ``allOf`` followed) that
+    describe the value at ``path``."""
     defs = schema.get("$defs", {})
 
     def expand(node: Any) -> list[Mapping[str, Any]]:
@@ -112,7 +115,14 @@ def schema_keys(schema: Mapping[str, Any], path: Sequence[str | int]) -> list[st
             elif isinstance(node.get("additionalProperties"), Mapping):
                 following.extend(expand(node["additionalProperties"]))
         nodes = following
-    return sorted({key for node in nodes for key in node.get("properties", {})})
+    return nodes
+
+
+def schema_keys(schema: Mapping[str, Any], path: Sequence[str | int]) -> list[str]:
+    """The property names a JSON Schema allows in the object at ``path``."""
+    return sorted(
+        {key for node in schema_nodes(schema, path) for key in node.get("properties", {})}
+    )
 
 
 def _place(path: Sequence[str | int]) -> str | None:
@@ -121,6 +131,71 @@ def _place(path: Sequence[str | int]) -> str | None:
     if len(path) < 2 or path[0] != "combatants" or not isinstance(path[1], int):
         return None
     return ".".join(part for part in path[2:] if isinstance(part, str))
+
+
+@dataclass(frozen=True, slots=True)
+class Retired:
+    """A retired name a problem of a stat block stands for, and its successor.
+
+    ``old`` is the retired key (``armas``) or value (``melee``); ``new`` is its successor
+    as :data:`RETIRED_KEYS` or :data:`RETIRED_VALUES` writes it: a key, a key with the
+    value it takes (``kind: distancia``), or a value.
+    """
+
+    field: str  #: the problem's field: the retired key's, or its key's for a value
+    old: str
+    new: str
+    of_value: bool = False  #: a retired value of a known key, not a retired key
+
+    @property
+    def key(self) -> str:
+        """The successor key of a retired key (``kind`` of ``kind: distancia``)."""
+        return self.new.split(":")[0]
+
+    @property
+    def value(self) -> str | None:
+        """The value the successor key takes, where the table names one (``distancia``)."""
+        return self.new.split(": ", 1)[1] if ": " in self.new else None
+
+    @property
+    def reason(self) -> str:
+        """What the loader and ``escaramuza validate`` say: "`armas` is now `weapons`"."""
+        return f"`{self.old}` is now `{self.new}`"
+
+
+#: The end of a :attr:`Retired.reason` (a day file's problem of a hero prefixes it).
+_RETIRED_REASON = re.compile(r"`[^`]+` is now `[^`]+`$")
+
+
+def says_retired(reason: str) -> bool:
+    """Whether ``reason`` is a retired key's or value's (:attr:`Retired.reason`)."""
+    return _RETIRED_REASON.search(reason) is not None
+
+
+def retired(problem: Problem, schema: Mapping[str, Any]) -> Retired | None:
+    """The retired name ``problem`` (a loader's "unknown field" or bad value) stands for,
+    or ``None``.
+
+    A retired key counts only where its successor is a key the stat block described by
+    ``schema`` has at that place; a retired value only where its successor is one of the
+    values the problem says are allowed (``problem.known``). :func:`explain` words these
+    problems with it and ``escaramuza migrate`` renames by it, so both name the same.
+    """
+    path = field_path(problem.field)
+    place = _place(path[:-1]) if path and isinstance(path[-1], str) else None
+    if place is None:
+        return None
+    key = str(path[-1])
+    if problem.reason == "unknown field":
+        new = RETIRED_KEYS.get(place, {}).get(key)
+        if new is not None and new.split(":")[0] in schema_keys(schema, path[:-1]):
+            return Retired(problem.field, key, new)
+    elif problem.value is not None:
+        where = f"{place}.{key}" if place else key
+        new = RETIRED_VALUES.get(where, {}).get(problem.value)
+        if new is not None and new in problem.known:
+            return Retired(problem.field, problem.value, new, of_value=True)
+    return None
 
 
 def explain(problems: Sequence[Problem], schema: Mapping[str, Any]) -> list[Problem]:
@@ -135,23 +210,16 @@ def explain(problems: Sequence[Problem], schema: Mapping[str, Any]) -> list[Prob
     out: list[Problem] = []
     renamed: set[str] = set()  # the fields a retired key stands for
     for problem in problems:
-        path = field_path(problem.field)
-        place = _place(path[:-1]) if path and isinstance(path[-1], str) else None
-        key = str(path[-1]) if path else ""
-        if problem.reason == "unknown field":
-            allowed = schema_keys(schema, path[:-1])
-            new = RETIRED_KEYS.get(place, {}).get(key) if place is not None else None
-            if new is not None and new.split(":")[0] in allowed:
-                problem = Problem(problem.field, f"`{key}` is now `{new}`", key, at_key=True)
-                parent = problem.field.rpartition(".")[0]
-                renamed.add(f"{parent}.{new.split(':')[0]}" if parent else new.split(":")[0])
-            else:
-                problem = replace(problem, known=problem.known or tuple(allowed))
-        elif place is not None and problem.value is not None:
-            where = f"{place}.{key}" if place else key
-            new = RETIRED_VALUES.get(where, {}).get(problem.value)
-            if new is not None and new in problem.known:
-                problem = Problem(problem.field, f"`{problem.value}` is now `{new}`")
+        found = retired(problem, schema)
+        if found is not None and not found.of_value:
+            parent = problem.field.rpartition(".")[0]
+            renamed.add(f"{parent}.{found.key}" if parent else found.key)
+            problem = Problem(problem.field, found.reason, found.old, at_key=True)
+        elif found is not None:
+            problem = Problem(problem.field, found.reason)
+        elif problem.reason == "unknown field":
+            allowed = schema_keys(schema, field_path(problem.field)[:-1])
+            problem = replace(problem, known=problem.known or tuple(allowed))
         out.append(problem)
     return [p for p in out if not (p.reason == "required field is missing" and p.field in renamed)]
 
