@@ -170,8 +170,11 @@ def test_json_document_schema() -> None:
         "win_estimate",
         "tied_with_best",
         "gap_to_best",
+        "twins",
     }
     assert row["action"]["actor"] == doc["actor"]
+    # The actions this row stands for by symmetry (docs/gm.md): each one an action object.
+    assert all(set(t) >= {"verb", "actor"} for r in doc["suggestions"] for t in r["twins"])
 
 
 @pytest.mark.parametrize(
