@@ -332,7 +332,7 @@ class Suggestions:
                 "side wins (its rollouts); rows are ranked by the win chance paired over the "
                 "shared dice, and actions the paired test (z = {z}) cannot tell from the best "
                 "are too close to call. RISK = chance the actor is out before its next turn.",
-                self.temperament,
+                word(self.temperament),
                 self.actor_name,
                 format(self.z, "g"),
             )
@@ -370,7 +370,7 @@ class Suggestions:
             word(self.decision),
             self.iterations,
             format(self.elapsed_ms, ".0f"),
-            self.engine,
+            word(self.engine),
             self.stopped_text(),
         )
         rows = self._rows()
@@ -617,7 +617,7 @@ def suggest(
 def twin_text(state: BattleState, action: Action, twins: tuple[Action, ...]) -> str:
     """The action in words, naming every target it stands for: "Ilse attacks Lancero 1
     or Lancero 2 with arco largo." (the targets' names joined where the first stands)."""
-    text = state.ruleset.describe(state, action)
+    text = state.ruleset.describe_choice(state, action)
     names = [state.by_id[a.target].name for a in (action, *twins) if a.target in state.by_id]
     if not twins or len(names) != 1 + len(twins) or text.count(names[0]) != 1:
         if twins:  # no single target name to widen: say it after the sentence

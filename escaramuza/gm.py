@@ -36,7 +36,7 @@ from escaramuza.agents.suggest import (
 )
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import _, _f, who_wins, word
+from escaramuza.rules.core.i18n import N_, _, _f, outcome_reason, who_wins, word
 from escaramuza.rules.core.model import Action, Condition, Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario, load_scenario
@@ -47,6 +47,70 @@ from escaramuza.state_file import is_state_file, load_state, save_state
 DEFAULT_SEED = 1
 #: How many undo steps are kept.
 UNDO_DEPTH = 200
+
+
+#: Each command's help: its synopsis and one line of what it does, then any details.
+#: ``help`` lists the first lines and ``help COMMAND`` shows one text whole.
+HELP: dict[str, str] = {
+    "actions": N_(
+        "actions — the numbered legal actions of the pending decision (use with apply N)."
+    ),
+    "apply": N_(
+        "apply N | apply ACTION-WORDS [dice D D …] — carry out a legal action."
+        "\n\nN is the number in front of the action in the last list shown — the ranking of "
+        "`suggest` (rank N) or `actions` — while the battle has not changed since; else "
+        "its number in `actions`. Words pick the one action whose text holds them all "
+        "(apply atacar rex arco). `dice 6 14 4 10` gives the dice in the order the rules "
+        "roll them (or d20=14 to name the die); they must all be used. Without dice the "
+        "tool rolls (roll auto) or asks for each die (roll manual)."
+    ),
+    "cond": N_(
+        "cond add ID NAME [VALUE] | cond remove ID NAME — add or remove a condition."
+        "\n\nNAME is one of the ruleset's conditions (or a variant of one, such as Sistema "
+        "2d10's incapacitado_pierna_derecha); VALUE is its number (Envenenado 2). An "
+        "added condition lasts until removed; removing one is how a GM heals it."
+    ),
+    "help": N_("help [COMMAND] — the commands, or one command in detail."),
+    "initiative": N_(
+        "initiative [dice D D …] — redo the start (initiative) with the table's dice."
+        "\n\nOnly before the first action is applied; the dice go in the order the ruleset "
+        "rolls them (every combatant in scenario order). Without dice the tool rolls "
+        "(roll auto) or asks for each die (roll manual). Edits made so far are kept."
+    ),
+    "load": N_("load FILE — continue from a state file (or start a scenario afresh); undo-able."),
+    "log": N_("log [N] — the last N events (default 15) of this session."),
+    "map": N_("map — the zones (cover, exits), who stands in each, and the links."),
+    "move": N_("move ID ZONE — put a combatant in a zone (no rules applied: the GM says so)."),
+    "quit": N_(
+        "quit — end the session (the autosave file keeps the battle)."
+        "\n\nIf the last autosave failed (a full disk), the battle is in no file: the first "
+        "quit says so and stays, for a save FILE elsewhere; quit again leaves anyway."
+    ),
+    "roll": N_(
+        "roll [auto|manual] — who rolls the dice: the tool (auto) or the table (manual)."
+        "\n\nauto: the tool rolls, seeded by the session seed and the step number.\n"
+        "manual: every die is asked for at a prompt (an empty answer cancels the action).\n"
+        "`apply N dice 6 14 …` gives the dice of one action whatever the mode."
+    ),
+    "save": N_("save FILE — write the battle to a state file (JSON; see docs/gm.md)."),
+    "set": N_(
+        "set ID RESOURCE VALUE — set a resource (pv 5); +N / -N change it by N."
+        "\n\nThe value must be a whole number from 0 to the combatant's maximum. A status "
+        "does not change by itself: use `status ID down` when a combatant drops."
+    ),
+    "show": N_("show — the round, whose decision is pending, and every combatant."),
+    "status": N_("status ID STATUS — mark a combatant active, down, defeated, dead or fled."),
+    "suggest": N_(
+        "suggest [MS] [max MAX] — rank the pending combatant's actions."
+        "\n\nSearches MS ms (default 800; MS and MAX are 10–60000: a search must end, so "
+        "`suggest nan` or `1e99` is refused); while the best is too close to call it goes"
+        " on up to MAX ms (default: the session's --max-ms, 3000), and stops as soon as "
+        "it is clear there. Rows are ranked by the win chance (95 per cent interval, rollouts), "
+        "with the exact odds, the risk to the actor before its next turn, a reason and "
+        "the in-character pick (*); actions too close to call are grouped, * first."
+    ),
+    "undo": N_("undo — take back the last change (edit, action or load)."),
+}
 
 
 class GMError(EscaramuzaError):
@@ -104,7 +168,6 @@ class GMSession(cmd.Cmd):
     """The ``gm>`` command loop (``help`` lists the commands)."""
 
     prompt = "gm> "
-    doc_header = "Commands (type help COMMAND for details):"
 
     def __init__(
         self,
@@ -122,7 +185,9 @@ class GMSession(cmd.Cmd):
         # cmd uses input() (readline editing) only for the real terminal.
         self.use_rawinput = stdin is None
         self.state = state
-        self.history: list[tuple[BattleState, str]] = []
+        #: Undo stack: the battle before each change, what the change was (shown by undo)
+        #: and whether it applied an action (undo then takes back its step).
+        self.history: list[tuple[BattleState, str, bool]] = []
         self.autosave = autosave
         self.seed = seed
         self.roll_mode = roll
@@ -190,8 +255,8 @@ class GMSession(cmd.Cmd):
         )
         return False
 
-    def _commit(self, new: BattleState, what: str) -> None:
-        self.history.append((self.state, what))
+    def _commit(self, new: BattleState, what: str, applied: bool = False) -> None:
+        self.history.append((self.state, what, applied))
         del self.history[:-UNDO_DEPTH]
         self.state = new
         self._autosave()
@@ -242,7 +307,7 @@ class GMSession(cmd.Cmd):
 
     # -- looking --------------------------------------------------------------------
     def do_show(self, arg: str) -> None:
-        """show — the round, whose decision is pending, and every combatant."""
+        """The ``show`` command: see :data:`HELP`."""
         st = self.state
         sc = st.scenario
         self.say(
@@ -269,6 +334,12 @@ class GMSession(cmd.Cmd):
                 )
             )
         self.say(_f("Dice: {mode}", self.roll_mode))
+        # Sides and statuses in words of the current language, each column as wide as
+        # its longest entry (Spanish words are longer than the English ones).
+        sides = {c.id: word(c.side.value) for c in st.combatants}
+        statuses = {c.id: word(c.status.value) for c in st.combatants}
+        w_side = max(map(len, sides.values()))
+        w_status = max(map(len, statuses.values()))
         for c in st.combatants:
             mark = ">" if st.pending is not None and st.pending.actor == c.id else " "
             res = ", ".join(
@@ -277,12 +348,12 @@ class GMSession(cmd.Cmd):
             )
             conds = ", ".join(x.text() for x in c.conditions.values())
             self.say(
-                f" {mark} {c.id:<14} {c.side.value:<7} {c.zone:<12} {c.status.value:<8} {res}"
-                + (f"  [{conds}]" if conds else "")
+                f" {mark} {c.id:<14} {sides[c.id]:<{w_side}} {c.zone:<12} "
+                f"{statuses[c.id]:<{w_status}} {res}" + (f"  [{conds}]" if conds else "")
             )
 
     def do_map(self, arg: str) -> None:
-        """map — the zones (cover, exits), who stands in each, and the links."""
+        """The ``map`` command: see :data:`HELP`."""
         st = self.state
         bf = st.battlefield
         for zid in bf.zone_ids:
@@ -300,7 +371,7 @@ class GMSession(cmd.Cmd):
             self.say(_f("      links: {zones}", ", ".join(bf.neighbours(zid)) or "—"))
 
     def do_actions(self, arg: str) -> None:
-        """actions — the numbered legal actions of the pending decision (use with apply N)."""
+        """The ``actions`` command: see :data:`HELP`."""
         st = self.state
         if st.outcome is not None or st.pending is None:
             self.say(_("The battle is over: no actions."))
@@ -311,7 +382,7 @@ class GMSession(cmd.Cmd):
             self.say(f"  {i:>2}. {st.ruleset.describe(st, a)}   [{a}]")
 
     def do_log(self, arg: str) -> None:
-        """log [N] — the last N events (default 15) of this session."""
+        """The ``log`` command: see :data:`HELP`."""
         n = int(arg) if arg.strip().isdigit() else 15
         for e in self.state.log[-n:]:
             if e.text:
@@ -319,10 +390,7 @@ class GMSession(cmd.Cmd):
 
     # -- editing --------------------------------------------------------------------
     def do_set(self, arg: str) -> None:
-        """set ID RESOURCE VALUE — set a resource (pv 5); +N / -N change it by N.
-
-        The value must be a whole number from 0 to the combatant's maximum. A status
-        does not change by itself: use `status ID down` when a combatant drops."""
+        """The ``set`` command: see :data:`HELP`."""
         cid, key, raw = self._args(arg, 3, "set ID RESOURCE VALUE")
         c = self._combatant(self.state, cid)
         if key not in c.resources:
@@ -350,7 +418,7 @@ class GMSession(cmd.Cmd):
         self._edit(f"{cid} {key} {c.resources[key]} → {value}", change)
 
     def do_status(self, arg: str) -> None:
-        """status ID STATUS — mark a combatant active, down, defeated, dead or fled."""
+        """The ``status`` command: see :data:`HELP`."""
         cid, raw = self._args(arg, 2, "status ID active|down|defeated|dead|fled")
         c = self._combatant(self.state, cid)
         try:
@@ -373,7 +441,7 @@ class GMSession(cmd.Cmd):
         )
 
     def do_move(self, arg: str) -> None:
-        """move ID ZONE — put a combatant in a zone (no rules applied: the GM says so)."""
+        """The ``move`` command: see :data:`HELP`."""
         cid, zone = self._args(arg, 2, "move ID ZONE")
         c = self._combatant(self.state, cid)
         self.state.battlefield.require(zone)
@@ -384,11 +452,7 @@ class GMSession(cmd.Cmd):
         self._edit(_f("{id} moved {before} → {zone}", cid, c.zone, zone), change)
 
     def do_cond(self, arg: str) -> None:
-        """cond add ID NAME [VALUE] | cond remove ID NAME — add or remove a condition.
-
-        NAME is one of the ruleset's conditions (or a variant of one, such as Sistema
-        2d10's incapacitado_pierna_derecha); VALUE is its number (Envenenado 2). An added
-        condition lasts until removed; removing one is how a GM heals it."""
+        """The ``cond`` command: see :data:`HELP`."""
         parts = arg.split()
         if len(parts) < 3 or parts[0] not in ("add", "remove"):
             raise GMError(_f("usage: {usage}", "cond add ID NAME [VALUE] | cond remove ID NAME"))
@@ -406,7 +470,7 @@ class GMSession(cmd.Cmd):
             def drop(st: BattleState) -> None:
                 del st.by_id[cid].conditions[name]
 
-            self._edit(_f("{id} is no longer {condition}", cid, name), drop)
+            self._edit(_f("{condition} removed from {id}", name, cid), drop)
             return
         rs = self.state.ruleset
         known = (*rs.conditions, *rs.condition_aliases)
@@ -421,15 +485,11 @@ class GMSession(cmd.Cmd):
         def add(st: BattleState) -> None:
             st.by_id[cid].conditions[name] = Condition(name, value=value)
 
-        self._edit(_f("{id} is {condition}", cid, name + (f" {value}" if value else "")), add)
+        self._edit(_f("{condition} added to {id}", name + (f" {value}" if value else ""), cid), add)
 
     # -- dice and actions -------------------------------------------------------------
     def do_roll(self, arg: str) -> None:
-        """roll [auto|manual] — who rolls the dice: the tool (auto) or the table (manual).
-
-        auto: the tool rolls, seeded by the session seed and the step number.
-        manual: every die is asked for at a prompt (an empty answer cancels the action).
-        `apply N dice 6 14 …` gives the dice of one action whatever the mode."""
+        """The ``roll`` command: see :data:`HELP`."""
         mode = arg.strip()
         if not mode:
             self.say(_f("Dice: {mode}", self.roll_mode))
@@ -495,14 +555,7 @@ class GMSession(cmd.Cmd):
         )
 
     def do_apply(self, arg: str) -> None:
-        """apply N | apply ACTION-WORDS [dice D D …] — carry out a legal action.
-
-        N is the number in front of the action in the last list shown — the ranking
-        of `suggest` (rank N) or `actions` — while the battle has not changed since;
-        else its number in `actions`. Words pick the one action whose text holds them
-        all (apply atacar rex arco). `dice 6 14 4 10` gives the dice in the order the
-        rules roll them (or d20=14 to name the die); they must all be used. Without
-        dice the tool rolls (roll auto) or asks for each die (roll manual)."""
+        """The ``apply`` command: see :data:`HELP`."""
         st = self.state
         if st.outcome is not None or st.pending is None:
             raise GMError(_("the battle is over: there is nothing to apply"))
@@ -526,7 +579,7 @@ class GMSession(cmd.Cmd):
             raise GMError(_f("{problem}; nothing was applied", exc)) from None
         self.steps += 1
         self.applied += 1
-        self._commit(new, f"apply {action}")
+        self._commit(new, _f("apply {action}", action), applied=True)
         self.say(f"» {st.ruleset.describe(st, action)}")
         for e in events:
             if e.text:
@@ -537,7 +590,7 @@ class GMSession(cmd.Cmd):
         o = self.state.outcome
         assert o is not None
         who = who_wins(o.winner.value) if o.winner else _("draw")
-        self.say(_f("Battle over: {who} ({reason}).", who, word(o.reason)))
+        self.say(_f("Battle over: {who} ({reason}).", who, outcome_reason(o.reason)))
 
     def _say_pending(self) -> None:
         st = self.state
@@ -548,11 +601,7 @@ class GMSession(cmd.Cmd):
             self.say(_f("Next: {name} [{id}] — {decision}.", c.name, c.id, word(st.pending.name)))
 
     def do_initiative(self, arg: str) -> None:
-        """initiative [dice D D …] — redo the start (initiative) with the table's dice.
-
-        Only before the first action is applied; the dice go in the order the ruleset
-        rolls them (every combatant in scenario order). Without dice the tool rolls
-        (roll auto) or asks for each die (roll manual). Edits made so far are kept."""
+        """The ``initiative`` command: see :data:`HELP`."""
         if self.applied:
             raise GMError(_("initiative can only be entered before the first action (use undo)"))
         words = arg.split()
@@ -571,7 +620,7 @@ class GMSession(cmd.Cmd):
             old = self.state.by_id[c.id]
             c.zone, c.status = old.zone, old.status
             c.resources, c.conditions = dict(old.resources), dict(old.conditions)
-        self._commit(new, "initiative")
+        self._commit(new, _("initiative"))
         for e in new.log:
             if e.text:
                 self.say("    " + e.text)
@@ -579,14 +628,7 @@ class GMSession(cmd.Cmd):
 
     # -- advice ---------------------------------------------------------------------
     def do_suggest(self, arg: str) -> None:
-        """suggest [MS] [max MAX] — rank the pending combatant's actions.
-
-        Searches MS ms (default 800; MS and MAX are 10–60000: a search must end, so
-        `suggest nan` or `1e99` is refused); while the best is too close to call it goes on up
-        to MAX ms (default: the session's --max-ms, 3000), and stops as soon as it is
-        clear there. Rows are ranked by the win chance (95 % interval, rollouts), with the
-        exact odds, the risk to the actor before its next turn, a reason and the
-        in-character pick (*); actions too close to call are grouped, * first."""
+        """The ``suggest`` command: see :data:`HELP`."""
         usage = _f("usage: {usage}", "suggest [MS] [max MAX]")
         words = arg.split()
         max_ms: float | None = None
@@ -619,18 +661,18 @@ class GMSession(cmd.Cmd):
 
     # -- history and files ------------------------------------------------------------
     def do_undo(self, arg: str) -> None:
-        """undo — take back the last change (edit, action or load)."""
+        """The ``undo`` command: see :data:`HELP`."""
         if not self.history:
             raise GMError(_("nothing to undo"))
-        self.state, what = self.history.pop()
-        if what.startswith("apply"):
+        self.state, what, applied = self.history.pop()
+        if applied:
             self.steps = max(self.steps - 1, 0)
             self.applied = max(self.applied - 1, 0)
         self._autosave()
         self.say(_f("undone: {what}.", what))
 
     def do_save(self, arg: str) -> None:
-        """save FILE — write the battle to a state file (JSON; see docs/gm.md)."""
+        """The ``save`` command: see :data:`HELP`."""
         path = arg.strip()
         if not path:
             raise GMError(_f("usage: {usage}", "save FILE"))
@@ -639,23 +681,20 @@ class GMSession(cmd.Cmd):
         self.say(_f("saved to {path}.", path))
 
     def do_load(self, arg: str) -> None:
-        """load FILE — continue from a state file (or start a scenario afresh); undo-able."""
+        """The ``load`` command: see :data:`HELP`."""
         target = arg.strip()
         if not target:
             raise GMError(_f("usage: {usage}", "load FILE"))
         state, meta = open_battle(target, self.seed)
         self.steps = int(meta.get("steps", 0)) if isinstance(meta.get("steps"), int) else 0
-        self._commit(state, f"load {target}")
+        self._commit(state, _f("load {path}", target))
         if self.saved_in is None and is_state_file(target):
             self._saved(target)  # no autosave: the file loaded still holds the battle
         self.say(_f("loaded {path}.", target))
         self._say_pending()
 
     def do_quit(self, arg: str) -> bool:
-        """quit — end the session (the autosave file keeps the battle).
-
-        If the last autosave failed (a full disk), the battle is in no file: the first
-        quit says so and stays, for a save FILE elsewhere; quit again leaves anyway."""
+        """The ``quit`` command: see :data:`HELP`."""
         if self.saved_in is None and self.autosave_failed and not self._quit_warned:
             self._quit_warned = True
             self.say(
@@ -693,21 +732,18 @@ class GMSession(cmd.Cmd):
         self.say(_("Bye.") + where)
 
     def do_help(self, arg: str) -> None:
-        """help [COMMAND] — the commands, or one command in detail."""
+        """The ``help`` command: see :data:`HELP`."""
         if arg.strip():
             name = arg.strip()
             method = getattr(self, f"do_{name}", None)
             if method is None:
                 self.default(name)
                 return
-            self.say(_dedent(method.__doc__ or name))
+            self.say(_(HELP[name]) if name in HELP else name)
             return
         self.say(_("Commands (help COMMAND for details):"))
-        for name in sorted(n[3:] for n in self.get_names() if n.startswith("do_")):
-            if name in ("EOF", "exit"):
-                continue
-            doc = getattr(self, f"do_{name}").__doc__ or name
-            self.say(f"  {doc.strip().splitlines()[0]}")
+        for name in sorted(HELP):
+            self.say(f"  {_(HELP[name]).splitlines()[0]}")
 
 
 def _milliseconds(text: str, usage: str) -> float:
@@ -722,13 +758,6 @@ def _milliseconds(text: str, usage: str) -> float:
     except EscaramuzaError as exc:
         raise GMError(f"{exc}; {usage}") from None
     return value
-
-
-def _dedent(doc: str) -> str:
-    import textwrap
-
-    first, _sep, rest = doc.partition("\n")
-    return (first.strip() + "\n" + textwrap.dedent(rest)).strip()
 
 
 def run_session(
@@ -806,10 +835,10 @@ def add_parsers(commands: Any) -> None:
     """Add the ``suggest`` and ``gm`` subcommands to the CLI's subparsers."""
     sug = commands.add_parser(
         "suggest",
-        help="rank the pending combatant's actions (search, exact odds, in-character pick)",
-        description=(
+        help=_("rank the pending combatant's actions (search, exact odds, in-character pick)"),
+        description=_(
             "Rank the legal actions of the pending decision of SCENARIO_OR_STATE: the "
-            "chance its side wins (MCTS rollouts, 95% interval), exact chance to hit, "
+            "chance its side wins (MCTS rollouts, 95 per cent interval), exact chance to hit, "
             "expected damage and chance to drop the target, risk to the actor before its "
             "next turn, a reason, and what its temperament would do. A scenario is started "
             "afresh (initiative rolled with --seed); a state file (*.json) continues."
@@ -818,63 +847,77 @@ def add_parsers(commands: Any) -> None:
     sug.add_argument(
         "target",
         metavar="SCENARIO_OR_STATE",
-        help="a shipped scenario name, a scenario YAML or a state file (.json)",
+        help=_("a shipped scenario name, a scenario YAML or a state file (.json)"),
     )
     sug.add_argument(
-        "--actor", metavar="ID", help="the combatant to rank; must be the pending one (default: it)"
+        "--actor",
+        metavar="ID",
+        help=_("the combatant to rank; must be the pending one (default: it)"),
     )
     sug.add_argument(
         "--budget-ms",
         type=float,
         default=None,
         metavar="MS",
-        help=f"search time in milliseconds, {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g} "
-        f"(default {DEFAULT_BUDGET_MS:g})",
+        help=_f(
+            "search time in milliseconds, {least:g}–{most:g} (default {default:g})",
+            MIN_BUDGET_MS,
+            MAX_BUDGET_MS,
+            DEFAULT_BUDGET_MS,
+        ),
     )
     sug.add_argument(
         "--iterations",
         type=int,
         default=None,
         metavar="N",
-        help=f"search N rollouts (1–{MAX_ITERATIONS}) instead of a time budget (reproducible)",
+        help=_f(
+            "search N rollouts (1–{most}) instead of a time budget (reproducible)",
+            MAX_ITERATIONS,
+        ),
     )
     sug.add_argument(
         "--max-ms",
         type=float,
         default=None,
         metavar="MS",
-        help="while the best is too close to call at --budget-ms, go on up to "
-        f"MS milliseconds (default {DEFAULT_MAX_MS:g}; not with --iterations)",
+        help=_f(
+            "while the best is too close to call at --budget-ms, go on up to MS "
+            "milliseconds (default {default:g}; not with --iterations)",
+            DEFAULT_MAX_MS,
+        ),
     )
     sug.add_argument(
         "--seed",
         type=int,
         default=DEFAULT_SEED,
-        help=f"seed of the search and of a fresh battle (default {DEFAULT_SEED})",
+        help=_f("seed of the search and of a fresh battle (default {default})", DEFAULT_SEED),
     )
     sug.add_argument(
         "--policy",
         metavar="SPEC",
         default=None,
-        help="add a POLICY column: the probability a trained policy gives each "
-        "action (policy:PATH, a model file or a shipped policy name such "
-        "as destiny_dice/emboscada)",
+        help=_(
+            "add a POLICY column: the probability a trained policy gives each "
+            "action (policy:PATH, a model file or a shipped policy name such "
+            "as destiny_dice/emboscada)"
+        ),
     )
     sug.add_argument(
-        "--json", action="store_true", help="print one JSON document (schema in docs/gm.md)"
+        "--json", action="store_true", help=_("print one JSON document (schema in docs/gm.md)")
     )
     sug.add_argument(
         "--wide",
         action="store_true",
-        help="one line per action, its reason included (default: the table fits 100 columns)",
+        help=_("one line per action, its reason included (default: the table fits 100 columns)"),
     )
-    add_engine_option(sug, "the search's rollouts")
+    add_engine_option(sug, _("the search's rollouts"))
     add_trust_option(sug)
 
     gm = commands.add_parser(
         "gm",
-        help="interactive game master session (edit, roll, apply, undo, suggest)",
-        description=(
+        help=_("interactive game master session (edit, roll, apply, undo, suggest)"),
+        description=_(
             "Mirror the table in an interactive session: set PV, move combatants, add "
             "conditions, enter the dice rolled, apply actions, undo, save, and ask for "
             "suggestions. Type help inside. The battle is autosaved after every change."
@@ -883,37 +926,40 @@ def add_parsers(commands: Any) -> None:
     gm.add_argument(
         "target",
         metavar="SCENARIO_OR_STATE",
-        help="a shipped scenario name, a scenario YAML or a state file (.json)",
+        help=_("a shipped scenario name, a scenario YAML or a state file (.json)"),
     )
     gm.add_argument(
         "--seed",
         type=int,
         default=DEFAULT_SEED,
-        help=f"seed of the tool's dice (default {DEFAULT_SEED})",
+        help=_f("seed of the tool's dice (default {default})", DEFAULT_SEED),
     )
     gm.add_argument(
         "--roll",
         choices=("auto", "manual"),
         default="auto",
-        help="who rolls: the tool (auto) or the table, die by die (manual)",
+        help=_("who rolls: the tool (auto) or the table, die by die (manual)"),
     )
     gm.add_argument(
         "--max-ms",
         type=float,
         default=DEFAULT_MAX_MS,
         metavar="MS",
-        help="how long suggest may go on while the best is too close to call "
-        f"(default {DEFAULT_MAX_MS:g}; suggest MS max MAX overrides it)",
+        help=_f(
+            "how long suggest may go on while the best is too close to call "
+            "(default {default:g}; suggest MS max MAX overrides it)",
+            DEFAULT_MAX_MS,
+        ),
     )
-    add_engine_option(gm, "suggest's rollouts")
+    add_engine_option(gm, _("suggest's rollouts"))
     save = gm.add_mutually_exclusive_group()
     save.add_argument(
         "--autosave",
         metavar="FILE",
         default=None,
-        help="autosave file (default: <scenario>.autosave.json here)",
+        help=_("autosave file (default: <scenario>.autosave.json here)"),
     )
-    save.add_argument("--no-autosave", action="store_true", help="do not autosave")
+    save.add_argument("--no-autosave", action="store_true", help=_("do not autosave"))
 
 
 def _decisions(text: str) -> int:
@@ -923,9 +969,9 @@ def _decisions(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(_f("{value} is not a whole number", repr(text))) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+        raise argparse.ArgumentTypeError(_f("must be at least 1, not {value}", value))
     return value
 
 
@@ -935,14 +981,14 @@ def add_play_options(play: Any) -> None:
         "--save-state",
         metavar="FILE",
         default=None,
-        help="write the battle's state to FILE (JSON, see docs/gm.md) when it stops",
+        help=_("write the battle's state to FILE (JSON, see docs/gm.md) when it stops"),
     )
     play.add_argument(
         "--stop-after",
         metavar="N",
         type=_decisions,
         default=None,
-        help="stop after N decisions (a battle in progress, e.g. for suggest)",
+        help=_("stop after N decisions (a battle in progress, e.g. for suggest)"),
     )
 
 

@@ -39,13 +39,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from escaramuza import __version__
 from escaramuza.gm import DEFAULT_SEED
-from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
 from escaramuza.rules.core.i18n import (
     LANGUAGES,
     _,
     current_language,
     language,
     ngettext,
+    outcome_reason,
     who_wins,
     word,
 )
@@ -282,7 +283,9 @@ def create_app(
     )
     # The page's labels go through the same catalog as the narration (docs/translating.md).
     env.install_gettext_callables(gettext=_, ngettext=ngettext)  # type: ignore[attr-defined]
-    env.globals.update(word=word, who_wins=who_wins, languages=LANGUAGE_NAMES)
+    env.globals.update(
+        word=word, outcome_reason=outcome_reason, who_wins=who_wins, languages=LANGUAGE_NAMES
+    )
     templates = Jinja2Templates(env=env)
     _add_error_handlers(app, templates)
     _add_api(app)
@@ -343,6 +346,30 @@ def headers_of(exc: EscaramuzaError) -> dict[str, str]:
 # -- errors ------------------------------------------------------------------------------
 
 
+#: Problems of one uploaded file the page lists in its red box (the rest are counted).
+MAX_PAGE_PROBLEMS = 12
+
+
+def page_error(exc: EscaramuzaError) -> str:
+    """An error as the page's red box shows it: a file with several problems lists them
+    one per line (the command line's one-line message points to ``validate``, which a
+    page user has no terminal for)."""
+    if not isinstance(exc, ScenarioError) or len(exc.problems) < 2:
+        return str(exc)
+    problems = exc.problems
+    lines = [
+        ngettext("{file}: {n} problem", "{file}: {n} problems", len(problems)).format(
+            file=exc.source, n=len(problems)
+        )
+    ]
+    for p in problems[:MAX_PAGE_PROBLEMS]:
+        lines.append(f"  {p.field}: {p.reason}" if p.field else f"  {p.reason}")
+    if len(problems) > MAX_PAGE_PROBLEMS:
+        rest = len(problems) - MAX_PAGE_PROBLEMS
+        lines.append(ngettext("  … and {n} more", "  … and {n} more", rest).format(n=rest))
+    return "\n".join(lines)
+
+
 def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
@@ -358,7 +385,7 @@ def _add_error_handlers(app: FastAPI, templates: Jinja2Templates) -> None:
         # that could not be created (a full server, too many new sessions from this
         # client): the page shows it in its red box.
         response = _render(
-            templates, request, _lookup(request), error=str(exc), status=status_of(exc)
+            templates, request, _lookup(request), error=page_error(exc), status=status_of(exc)
         )
         response.headers.update(headers_of(exc))
         return response
@@ -484,7 +511,7 @@ def _add_api(app: FastAPI) -> None:  # noqa: C901 - one small function per route
         s = _need(request)
         with s.lock:
             if body.index is None and body.action is None:
-                raise ws.WebError("give the action's index or its fields")
+                raise ws.WebError(_("give the action's index or its fields"))
             index = body.index
             if index is None and body.action is not None:
                 index = s.find_index(body.action.model_dump())
@@ -637,7 +664,7 @@ def _add_page(app: FastAPI, templates: Jinja2Templates) -> None:  # noqa: C901 -
             with session.lock:
                 action(session)
         except EscaramuzaError as exc:
-            return _render(templates, request, session, str(exc), status_of(exc), created)
+            return _render(templates, request, session, page_error(exc), status_of(exc), created)
         return _cookie(RedirectResponse("/", status_code=303), session, created)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

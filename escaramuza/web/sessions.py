@@ -55,7 +55,7 @@ from escaramuza.playtest.stats import summarize
 from escaramuza.playtest.text import render_text
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
 from escaramuza.rules.core.files import parse_json, parse_yaml
-from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import (
     Scenario,
@@ -204,11 +204,11 @@ def read_upload(data: bytes, filename: str) -> str:
             f"{filename}: the file is {len(data)} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
         )
     if not data.strip():
-        raise WebError(f"{filename}: the file is empty")
+        raise WebError(_f("{file}: the file is empty", filename))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise WebError(f"{filename}: not UTF-8 text") from None
+        raise WebError(_f("{file}: not UTF-8 text", filename)) from None
 
 
 def parse_upload(text: str, filename: str) -> Scenario:
@@ -236,10 +236,10 @@ def parse_dice(text: str) -> list[str] | None:
     if not tokens:
         return None
     if len(tokens) > _MAX_DICE:
-        raise WebError(f"at most {_MAX_DICE} dice at once")
+        raise WebError(_f("at most {n} dice at once", _MAX_DICE))
     for t in tokens:
         if not _DIE.match(t):
-            raise WebError(f"bad die {t!r}: write results such as 6 or d20=14")
+            raise WebError(_f("bad die {die}: write results such as 6 or d20=14", repr(t)))
     return tokens
 
 
@@ -512,11 +512,11 @@ class WebSession:
         try:
             wanted = Action(**action)
         except TypeError as exc:
-            raise WebError(f"bad action: {exc}") from None
+            raise WebError(_f("bad action: {problem}", exc)) from None
         for i, a in enumerate(self.actions(), start=1):
             if a == wanted:
                 return i
-        raise WebError(f"{wanted} is not a legal action of the pending decision")
+        raise WebError(_f("{action} is not a legal action of the pending decision", wanted))
 
     def apply(self, index: int, dice: str = "", version: int | None = None) -> list[str]:
         gm = self.require()
@@ -524,20 +524,20 @@ class WebSession:
         n = len(self.actions())
         if not 1 <= index <= n:
             raise WebError(
-                f"there is no action {index}: the legal actions are 1–{n}"
+                _f("there is no action {index}: the legal actions are 1–{n}", index, n)
                 if n
-                else "the battle is over: there is nothing to apply"
+                else _("the battle is over: there is nothing to apply")
             )
         tokens = parse_dice(dice)
         arg = str(index) + (" dice " + " ".join(tokens) if tokens else "")
         lines = self._run(gm.do_apply, arg)
-        return self._changed(lines, lines[0] if lines else "applied", by_gm=True)
+        return self._changed(lines, lines[0] if lines else _("applied"), by_gm=True)
 
     def undo(self, version: int | None = None) -> list[str]:
         gm = self.require()
         self.check_version(version)
         lines = self._run(gm.do_undo, "")
-        return self._changed(lines, lines[0] if lines else "undone", by_gm=True)
+        return self._changed(lines, lines[0] if lines else _("undone"), by_gm=True)
 
     def edit(self, command: str, version: int | None = None) -> list[str]:
         """One of the GM session's edit commands (:data:`EDIT_COMMANDS`)."""
@@ -546,31 +546,48 @@ class WebSession:
         word, _, rest = command.strip().partition(" ")
         if word not in EDIT_COMMANDS:
             raise WebError(
-                f"unknown edit command {word!r}; the page accepts: {', '.join(EDIT_COMMANDS)} "
-                "(e.g. set nara pv 5, status rex down, move brann vado, cond add rex Derribado)"
+                _f(
+                    "unknown edit command {command}; the page accepts: {commands} (e.g. set "
+                    "nara pv 5, status rex down, move brann vado, cond add rex Derribado)",
+                    repr(word),
+                    ", ".join(EDIT_COMMANDS),
+                )
             )
         if word == "initiative" and not rest.strip().startswith("dice"):
-            raise WebError("usage: initiative dice D D … (the dice rolled at the table)")
+            raise WebError(_("usage: initiative dice D D … (the dice rolled at the table)"))
         lines = self._run(getattr(gm, f"do_{word}"), rest)
-        return self._changed(lines, lines[-1] if lines else "ok", by_gm=True)
+        return self._changed(lines, lines[-1] if lines else _("ok"), by_gm=True)
 
     def suggest(
         self, budget_ms: float | None, iterations: int | None, max_ms: float | None = None
     ) -> Suggestions:
         gm = self.require()
         if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
-            raise WebError(f"iterations must be 1–{MAX_ITERATIONS}, not {iterations}")
+            raise WebError(
+                _f("iterations must be 1–{most}, not {iterations}", MAX_ITERATIONS, iterations)
+            )
         if iterations is None:
             budget_ms = WEB_BUDGET_MS if budget_ms is None else budget_ms
             # Written so that NaN (the page's form accepts "nan") fails too.
             if not MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS:
                 raise WebError(
-                    f"budget_ms must be {MIN_BUDGET_MS:g}–{MAX_BUDGET_MS:g}, not {budget_ms:g}"
+                    _f(
+                        "budget_ms must be {least:g}–{most:g}, not {budget_ms:g}",
+                        MIN_BUDGET_MS,
+                        MAX_BUDGET_MS,
+                        budget_ms,
+                    )
                 )
             # The page's maximum never cuts a longer budget; an explicit one is checked.
             max_ms = max(WEB_MAX_MS, budget_ms) if max_ms is None else max_ms
             if not budget_ms <= max_ms <= MAX_BUDGET_MS:
-                raise WebError(f"max_ms must be in [budget_ms, {MAX_BUDGET_MS:g}], not {max_ms:g}")
+                raise WebError(
+                    _f(
+                        "max_ms must be in [budget_ms, {most:g}], not {max_ms:g}",
+                        MAX_BUDGET_MS,
+                        max_ms,
+                    )
+                )
             search_ms = budget_ms
         else:
             # An iteration budget is reproducible: no maximum. It still runs under the
@@ -665,11 +682,15 @@ class WebSession:
         if self.playtest is not None and self.playtest.status == "running":
             raise BusyError("a playtest is already running in this session; wait or cancel it")
         if not 1 <= n <= MAX_PLAYTEST_BATTLES:
-            raise WebError(f"n must be 1–{MAX_PLAYTEST_BATTLES} battles, not {n}")
+            raise WebError(_f("n must be 1–{most} battles, not {n}", MAX_PLAYTEST_BATTLES, n))
         for spec in (heroes, enemies):
             if spec not in PLAYTEST_AGENTS:
                 raise WebError(
-                    f"unknown agent {spec!r} (the page offers: {', '.join(PLAYTEST_AGENTS)})"
+                    _f(
+                        "unknown agent {agent} (the page offers: {agents})",
+                        repr(spec),
+                        ", ".join(PLAYTEST_AGENTS),
+                    )
                 )
         config = PlaytestConfig(n=n, seed=seed, heroes=heroes, enemies=enemies, workers=1)
         config.validate()

@@ -28,6 +28,8 @@ from escaramuza.web.sessions import PLAYTEST_CAP_S, SUGGEST_CAP_MS, PlaytestJob,
 WIDTH, HEIGHT = 900.0, 560.0
 #: Token radius and pitch inside a zone box; tokens per row.
 TOKEN_R, TOKEN_PITCH, TOKENS_PER_ROW = 13.0, 32.0, 4
+#: Width of one letter of a zone's name on the map (16 px sans-serif), for the box.
+LABEL_CHAR = 9.0
 #: Layouts kept (one per battlefield seen).
 _LAYOUT_CACHE_SIZE = 64
 
@@ -348,7 +350,10 @@ def _boxes(state: BattleState) -> tuple[list[ZoneView], dict[str, TokenView]]:
         ids = members.get(zid, [])
         cols = max(1, min(TOKENS_PER_ROW, len(ids)))
         rows = max(1, math.ceil(len(ids) / TOKENS_PER_ROW))
-        sizes.append((max(150.0, cols * TOKEN_PITCH + 24), rows * TOKEN_PITCH + 40))
+        # Wide enough for the zone's name (16 px, ~9 px a letter), tall enough for the
+        # name, its tags line (cover, exit) and the tokens below them.
+        label = min(LABEL_CHAR * len(bf.zones[zid].name) + 24, WIDTH / 3)
+        sizes.append((max(150.0, cols * TOKEN_PITCH + 24, label), rows * TOKEN_PITCH + 56))
         ux, uy = pos[zid]
         centres.append(
             [margin_x + ux * (WIDTH - 2 * margin_x), margin_y + (1 - uy) * (HEIGHT - 2 * margin_y)]
@@ -372,7 +377,7 @@ def _boxes(state: BattleState) -> tuple[list[ZoneView], dict[str, TokenView]]:
             )
         )
         ids = members.get(zid, [])
-        top = cy - height / 2 + 32
+        top = cy - height / 2 + 48
         for k, cid in enumerate(ids):
             row, col = divmod(k, TOKENS_PER_ROW)
             in_row = min(TOKENS_PER_ROW, len(ids) - row * TOKENS_PER_ROW)

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import networkx as nx
 
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _f
 
 T = TypeVar("T")
 
@@ -121,7 +122,9 @@ class Battlefield:
 
     def require(self, zone_id: str) -> None:
         if zone_id not in self.zones:
-            raise BattlefieldError(f"unknown zone {zone_id!r} (zones: {', '.join(self.zone_ids)})")
+            raise BattlefieldError(
+                _f("unknown zone {zone} (zones: {known})", repr(zone_id), ", ".join(self.zone_ids))
+            )
 
     def exits(self) -> tuple[str, ...]:
         return tuple(z for z in self.zone_ids if self.zones[z].exit)

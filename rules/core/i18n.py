@@ -181,6 +181,18 @@ _WORDS: dict[str, str] = {
     "expres_before": N_("Dado Exprés before the roll"),
     "expres_after": N_("Dado Exprés after the roll"),
     "active_defence": N_("defensa activa"),  # the seeds' term, as the narration says it
+    # temperaments (Combatant.temperament), as the GM session, suggest and the page show them
+    "tactician": N_("tactician"),
+    "brute": N_("brute"),
+    "cautious": N_("cautious"),
+    "coward": N_("coward"),
+    "protector": N_("protector"),
+    "random": N_("random"),
+    # engines (who played a search's rollouts), as in "(fast engine)"
+    # TRANSLATORS: fills "({engine} engine)": the engine of the compiled kernels.
+    "fast": N_("fast"),
+    # TRANSLATORS: fills "({engine} engine)": the rules engine, the reference for the kernels.
+    "reference": N_("reference"),
 }
 _WINNERS: dict[str | None, str] = {
     "heroes": N_("the heroes win"),
@@ -189,9 +201,29 @@ _WINNERS: dict[str | None, str] = {
 }
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the current language, as ``context`` reads it (one English word
+    that two places translate differently)."""
+    return _get().translations.pgettext(context, message)
+
+
+def outcome_reason(reason: str) -> str:
+    """Why a battle ended (``Outcome.reason``) in words: ``defeated`` is the losing side
+    out of the fight, not a combatant's status, so it has a context of its own."""
+    if reason == "defeated":
+        return pgettext("outcome reason", "defeated")
+    if reason == "mutual":
+        return pgettext("outcome reason", "mutual")
+    if reason == "timeout":
+        return pgettext("outcome reason", "timeout")
+    if reason == "withdrawal":
+        return pgettext("outcome reason", "withdrawal")
+    return word(reason)
+
+
 def word(value: str) -> str:
-    """A side, status, outcome reason or decision (``heroes``, ``down``, ``timeout``,
-    ``turn``…) in words."""
+    """A side, status, outcome reason, decision, temperament or engine (``heroes``,
+    ``down``, ``timeout``, ``turn``, ``cautious``, ``fast``…) in words."""
     found = _WORDS.get(value)
     return value if found is None else _(found)
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.events import BattleEnded, Event, RoundStarted, StatusChanged
-from escaramuza.rules.core.i18n import _f, who_wins, word
+from escaramuza.rules.core.i18n import _, _f, outcome_reason, who_wins, word
 from escaramuza.rules.core.model import Action, Combatant, Outcome, Side, Status, VerbSpec
 from escaramuza.rules.core.state import BattleState
 
@@ -131,6 +131,12 @@ class Ruleset(ABC):
         """One readable line for an action (CLI, suggestions)."""
         return str(action)
 
+    def describe_choice(self, state: BattleState, action: Action) -> str:
+        """The action as a suggestion names it: :meth:`describe`, plus what the same
+        decision still holds after it where a reader could not tell (a Destiny Dice move
+        before the turn's action is not a retreat: the action follows)."""
+        return self.describe(state, action)
+
     def odds(self, state: BattleState, action: Action) -> Odds | None:
         """Exact odds of an attack-like action in this state; None for other actions."""
         return None
@@ -183,7 +189,7 @@ class Ruleset(ABC):
                     "Battle over after {round} round(s): {who} ({reason}).",
                     state.round,
                     who,
-                    word(reason),
+                    outcome_reason(reason),
                 ),
                 winner.value if winner else None,
                 reason,
@@ -219,17 +225,21 @@ def apply_action(
     of truth); search may skip it for actions it took from that list itself.
     """
     if state.outcome is not None:
-        raise IllegalActionError(f"the battle is over; {action} cannot be taken")
+        raise IllegalActionError(_f("the battle is over; {action} cannot be taken", action))
     if validate:
         legal = state.ruleset.legal_actions(state)
         if action not in legal:
             pending = state.pending
-            who = f"{pending.actor} ({pending.name})" if pending else "nobody"
+            who = f"{pending.actor} ({word(pending.name)})" if pending else _("nobody")
             raise IllegalActionError(
-                f"illegal action {action}; the pending decision is {who} and its "
-                f"{len(legal)} legal actions are: "
-                + "; ".join(str(a) for a in legal[:12])
-                + (" …" if len(legal) > 12 else "")
+                _f(
+                    "illegal action {action}; the pending decision is {who} and its {n} legal "
+                    "actions are: {actions}",
+                    action,
+                    who,
+                    len(legal),
+                    "; ".join(str(a) for a in legal[:12]) + (" …" if len(legal) > 12 else ""),
+                )
             )
     events = state.ruleset.apply(state, action, roller)
     state.log.extend(events)

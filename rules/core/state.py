@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from escaramuza.rules.core.errors import UnknownNameError
 from escaramuza.rules.core.events import Event
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Combatant, Decision, Outcome, Side
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class BattleState:
         except KeyError:
             known = ", ".join(self.by_id)
             raise UnknownNameError(
-                f"unknown combatant {combatant_id!r} (combatants: {known})"
+                _f("unknown combatant {id} (combatants: {known})", repr(combatant_id), known)
             ) from None
 
     def side(self, side: Side) -> Iterator[Combatant]:

@@ -267,9 +267,11 @@ class DestinyDice(Ruleset):
         hero = base["side"] is Side.HEROES
         # DD-06: "para un PJ, su dado de Cuerpo; para un enemigo, su dado de Defensa".
         if hero and stats.defensa is not None:
-            raise ValueError("defensa: heroes defend with their Cuerpo die; remove defensa")
+            raise ValueError("defensa: " + _("heroes defend with their Cuerpo die; remove defensa"))
         if not hero and stats.defensa is None:
-            raise ValueError("defensa: an enemy needs the Defensa die of its bestiary entry")
+            raise ValueError(
+                "defensa: " + _("an enemy needs the Defensa die of its bestiary entry")
+            )
         weapons: dict[str, Weapon] = {}
         for i, spec in enumerate(stats.weapons):
             weapon = _weapon(spec)
@@ -280,13 +282,25 @@ class DestinyDice(Ruleset):
                 if die < need:
                     char = CHAR_NAME[weapon.characteristic]
                     raise ValueError(
-                        f"weapons[{i}].tier: {spec.name!r} is {spec.tier} (needs {char} d{need}) "
-                        f"but {base['id']} has {char} d{die}"
+                        f"weapons[{i}].tier: "
+                        + _f(
+                            "{weapon} is {tier} (needs {char} d{need}) but {id} has {char} d{die}",
+                            repr(spec.name),
+                            spec.tier,
+                            char,
+                            need,
+                            base["id"],
+                            die,
+                        )
                     )
                 if spec.tier == "pesada" and stats.shield:
                     raise ValueError(
-                        f"weapons[{i}].tier: {spec.name!r} is heavy, two-handed (2M): "
-                        "it cannot be carried with a `shield`"
+                        f"weapons[{i}].tier: "
+                        + _f(
+                            "{weapon} is heavy, two-handed (2M): it cannot be carried with a "
+                            "`shield`",
+                            repr(spec.name),
+                        )
                     )
             weapons[spec.name] = weapon
         if not any(w.unarmed for w in weapons.values()) and UNARMED not in weapons:
@@ -1027,6 +1041,14 @@ class DestinyDice(Ruleset):
         if template is None:
             return f"{action}."
         return _(template).format(c=c.name, t=t, item=action.item, zone=action.zone) + "."
+
+    def describe_choice(self, state: BattleState, action: Action) -> str:
+        # DD-03: one step and one main action a turn, in either order; a move made before
+        # acting leaves the action to come (the search's value counts it).
+        if action.verb == "mover" and not state.data.get("acted", True):
+            c = state.by_id[action.actor]
+            return _f("{c} moves to {zone}, then takes the turn's action.", c.name, action.zone)
+        return self.describe(state, action)
 
     def odds(self, state: BattleState, action: Action) -> Odds | None:
         if action.verb not in ("atacar", "contraatacar"):

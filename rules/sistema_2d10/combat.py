@@ -494,7 +494,7 @@ def land_hit(rs: Sistema2d10, state: BattleState, roller: Roller) -> list[Event]
     table = tables(state)
     if ctx.aim is not None:
         # S2-13 *(default)* an aimed attack that hits lands where it was aimed.
-        location, multiplier, where = ctx.aim, table.multiplier(ctx.aim), "aimed"
+        location, multiplier, where = ctx.aim, table.multiplier(ctx.aim), _("aimed")
     else:
         face = roller.roll(10, N_("hit location"))
         loc = table.location_by_face[face - 1]
@@ -546,11 +546,20 @@ def take_damage(
     after = target.resources["pv"]
     events: list[Event] = [
         Damaged(
-            _f(
-                "{target} loses {lost} Puntos de Vitalidad ({after} left).",
-                target.name,
-                before - after,
-                after,
+            (
+                _f(
+                    "{target} loses {lost} Punto de Vitalidad ({after} left).",
+                    target.name,
+                    1,
+                    after,
+                )
+                if before - after == 1
+                else _f(
+                    "{target} loses {lost} Puntos de Vitalidad ({after} left).",
+                    target.name,
+                    before - after,
+                    after,
+                )
             ),
             target.id,
             before - after,

@@ -369,3 +369,32 @@ def test_apply_n_after_suggest_takes_the_row_ranked_n() -> None:
     session, out = drive(["suggest 100 max 100", "set brann pv 9", "apply 1"], engine="reference")
     applied = next(line.split("» ", 1)[1] for line in out.splitlines() if "» " in line)
     assert applied == described[0]
+
+
+def test_every_command_has_a_help_text_and_help_lists_exactly_those() -> None:
+    from escaramuza.gm import HELP
+
+    # EOF (end of input) and exit (quit's alias) are not listed.
+    commands = {n[3:] for n in dir(GMSession) if n.startswith("do_")} - {"EOF", "exit"}
+    assert set(HELP) == commands
+    _, out = drive(["help"])
+    listed = [line.split()[0] for line in out.split("gm> ")[1].splitlines()[1:] if line.strip()]
+    assert listed == sorted(commands)
+    # Each text starts with its own command's synopsis.
+    assert all(HELP[name].startswith(name) for name in HELP)
+
+
+def test_undo_names_the_change_it_takes_back() -> None:
+    _, out = drive(
+        [
+            "cond add brann derribado",
+            "undo",
+            "cond add brann derribado",
+            "cond remove brann derribado",
+            "undo",
+        ]
+    )
+    assert "ok: derribado added to brann." in out
+    assert "undone: derribado added to brann." in out
+    assert "undone: derribado removed from brann." in out
+    assert " is derribado" not in out

@@ -240,3 +240,44 @@ def test_serve_rejects_bad_ports(port: str, capsys: pytest.CaptureFixture[str]) 
 )
 def test_is_loopback(host: str, local: bool) -> None:
     assert is_loopback(host) is local
+
+
+def test_an_upload_with_several_problems_lists_them_all_in_the_page() -> None:
+    c = client()
+    c.get("/")
+    bad = DUEL_YAML.replace("pv: 16", "pv: muchos").replace("cuerpo: d6", "cuerpo: d7")
+    bad = bad.replace("zone: pasillo\n    cuerpo: d6", "zone: cueva\n    cuerpo: d6")
+    r = c.post("/ui/upload", files={"file": ("mi-escena.yaml", bad.encode())}, data={"seed": "1"})
+    assert r.status_code == 400
+    box = r.text.split('role="alert" id="error">')[1].split("</div>")[0]
+    lines = box.splitlines()
+    # A head line with the count, then one line per problem, each naming its field.
+    count = int(re.search(r"mi-escena\.yaml: (\d+) problems", lines[0]).group(1))  # type: ignore[union-attr]
+    assert count >= 2 and len(lines) == 1 + count
+    assert any(line.strip().startswith("combatants[0].pv: ") for line in lines[1:])
+    assert any("cuerpo" in line for line in lines[1:])
+    assert "escaramuza validate" not in box  # a page user has no terminal for it
+
+
+def test_without_a_battle_the_page_has_no_empty_playtest_panel() -> None:
+    c = client()
+    assert 'id="playtest"' not in c.get("/").text
+    html = c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "1"}).text
+    assert 'id="playtest"' in html and 'id="playtest-form"' in html
+
+
+def test_zone_labels_are_legible_and_their_tags_translated() -> None:
+    c = client()
+    c.post("/ui/lang", data={"lang": "es"})
+    html = c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "1"}).text
+    scenario = load_scenario(EMBOSCADA)
+    exits = [z for z in scenario.battlefield.zones.values() if z.exit]
+    assert exits and html.count(">salida<") + html.count("· salida<") >= len(exits)
+    assert "· exit" not in html and ", exit" not in html
+    css = c.get("/static/style.css").text
+    size = int(re.search(r"\.zone text \{ font: (\d+)px", css).group(1))  # type: ignore[union-attr]
+    assert size >= 15  # the map shrinks to ~0.65 of its 900 units: 15 units ≥ 10 px
+    # Every zone's box is wide enough for its name at that size (≈0.55 em a letter).
+    view = c.get("/api/battle").json()
+    for z in view["zones"]:
+        assert z["width"] >= 0.55 * size * len(z["name"])

@@ -41,12 +41,13 @@
     event.preventDefault();
     if (busy) { return; }
     var data = new FormData(form, event.submitter || undefined);
-    setBusy(form.id === "suggest-form" ? "searching…" : "working…");
+    var app = document.getElementById("app");
+    setBusy(form.id === "suggest-form" ? app.dataset.searching : app.dataset.working);
     try {
       var response = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin" });
       swap(await response.text());
     } catch (err) {
-      alert("The server did not answer: " + err);
+      alert(document.getElementById("app").dataset.noAnswer + " " + err);
     } finally {
       setBusy("");
     }
@@ -74,7 +75,14 @@
     }
   }
 
+  // The log's newest lines are at its end: show them, as a terminal does.
+  function scrollLog() {
+    var log = document.querySelector("#log pre");
+    if (log) { log.scrollTop = log.scrollHeight; }
+  }
+
   function follow() {
+    scrollLog();
     var panel = document.getElementById("playtest");
     if (panel && panel.dataset.status === "running" && timer === null) {
       timer = setTimeout(poll, 400);

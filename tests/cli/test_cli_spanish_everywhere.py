@@ -1,0 +1,184 @@
+"""One language everywhere: what every command shows under ``--lang es`` holds no English
+left outside the catalog.
+
+The scan's vocabulary comes from the catalog itself: a word is *English only* when some
+English msgid uses it and no Spanish translation does (``the``, ``engine``, ``heroes``,
+``cautious``…). A Spanish output that holds one printed a string the catalog does not
+translate — a forgotten ``_()``, an engine value shown raw, a help text left in English.
+Action ids (``[ilse: atacar a arquero1 con arco largo]``, the syntax ``apply`` reads),
+``code`` spans and option names are the same in both languages and are not read.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from escaramuza.cli import COMMAND_HELP, main
+from escaramuza.gm import HELP, GMSession, run_session
+from escaramuza.rules.core.i18n import DOMAIN, language, locale_dir
+
+PO = locale_dir() / "es" / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+#: Names the same in both languages: the rulesets, the program, formats, agent specs.
+SAME_IN_BOTH = {"destiny", "dice", "donjon", "cairn", "escaramuza", "json", "yaml", "heuristic", "mcts"}
+
+#: A ruleset each: its shipped battle with twins, moves and ranged attacks.
+SCENARIOS = ("destiny_dice/emboscada", "donjon/duelo", "cairn/duelo_bugbear", "sistema_2d10/duelo")
+
+_SKIP = re.compile(r"\{[^}]*\}|`[^`]*`|\[[^\]]*\]|--?[a-z][a-z0-9-]*|\S*[/_.]\w\S*")
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z]{3,}", _SKIP.sub(" ", text))}
+
+
+@cache
+def english_only() -> frozenset[str]:
+    """Words some English msgid uses and no Spanish translation does."""
+    with PO.open("rb") as fp:
+        messages = [m for m in read_po(fp) if m.id]
+    english: set[str] = set()
+    spanish: set[str] = set()
+    for m in messages:
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        for text in ids:
+            english |= _words(text)
+        for text in strings:
+            spanish |= _words(text)
+    return frozenset(english - spanish - SAME_IN_BOTH)
+
+
+def leaks(text: str) -> list[tuple[str, str]]:
+    """(word, line) for every English-only word of ``text``."""
+    vocabulary = english_only()
+    return [
+        (word, line.strip())
+        for line in text.splitlines()
+        for word in sorted(_words(line) & vocabulary)
+    ]
+
+
+def test_the_vocabulary_holds_the_words_it_must_catch() -> None:
+    # Written by hand: words an untranslated line would show, and Spanish it must not flag.
+    vocabulary = english_only()
+    assert {"the", "engine", "heroes", "enemies", "round", "cautious", "rollouts"} <= vocabulary
+    assert not {"héroes", "motor", "asalto", "ataca", "vado"} & vocabulary
+    assert leaks("Asalto 1 — Ilse (héroes, turno); (motor de referencia)") == []
+    line = "Asalto 1 — Ilse (héroes, turno); (motor reference)"
+    assert leaks(line) == [("reference", line)]
+    assert leaks("temperamento cautious") == [("cautious", "temperamento cautious")]
+
+
+def session_output(scenario: str, lines: list[str], tmp_path: Path) -> tuple[GMSession, str]:
+    out = io.StringIO()
+    with language("es"):
+        session = run_session(
+            scenario, io.StringIO("\n".join(lines) + "\n"), out, False, seed=1, engine="reference"
+        )
+    return session, out.getvalue()
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_gm_session_in_spanish_has_no_english(scenario: str, tmp_path: Path) -> None:
+    """Every command of the session: help (and each command's), show, map, actions, the
+    edits and their undo, suggest's table, apply, the log and save."""
+    probe, _ = session_output(scenario, [], tmp_path)
+    state = probe.state
+    assert state.pending is not None
+    actor = state.by_id[state.pending.actor]
+    other = next(c for c in state.combatants if c.id != actor.id)
+    pool = next(iter(other.resources))
+    neighbour = state.battlefield.neighbours(other.zone)[0]
+    condition = next(iter(state.ruleset.conditions), None)
+    edits = [
+        f"set {other.id} {pool} 1",
+        f"status {other.id} down",
+        f"move {other.id} {neighbour}",
+    ]
+    if condition is not None:
+        edits += [f"cond add {other.id} {condition}", f"cond remove {other.id} {condition}"]
+    commands = [
+        "help",
+        *(f"help {name}" for name in HELP),
+        "show",
+        "map",
+        "actions",
+        *edits,
+        "show",
+        *["undo"] * len(edits),
+        "suggest 60",
+        "apply 1",
+        "log",
+        f"save {tmp_path / 'battle.json'}",
+        "nonsense",
+        "set nadie pv 3",
+        "quit",
+    ]
+    _, out = session_output(scenario, commands, tmp_path)
+    assert "VICTORIA" in out and "deshecho:" in out  # the commands ran, in Spanish
+    assert leaks(out) == []
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_play_and_suggest_in_spanish_have_no_english(
+    capsys: pytest.CaptureFixture[str], scenario: str
+) -> None:
+    assert main(["play", scenario, "--seed", "1", "--lang", "es"]) == 0
+    assert main(["suggest", scenario, "--iterations", "60", "--lang", "es"]) == 0
+    out, err = capsys.readouterr()
+    assert "VICTORIA" in out
+    assert leaks(out + err) == []
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_HELP))
+def test_every_commands_help_in_spanish_has_no_english(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    assert main(["--lang", "es", command, "--help"]) == 0
+    out, _err = capsys.readouterr()
+    assert leaks(out) == []
+
+
+def test_the_top_level_help_in_spanish_has_no_english(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--lang", "es", "--help"]) == 0
+    out, _err = capsys.readouterr()
+    assert leaks(out) == []
+
+
+def test_a_loader_error_in_spanish_has_no_english(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    source = (
+        Path(__file__).resolve().parents[2] / "scenarios" / "donjon" / "duelo.yaml"
+    ).read_text(encoding="utf-8")
+    bad = tmp_path / "malo.yaml"
+    bad.write_text(source + "\nsobra: 1\n", encoding="utf-8")
+    assert main(["play", str(bad), "--lang", "es"]) == 2
+    _out, err = capsys.readouterr()
+    assert "malo.yaml" in err and "sobra" in err
+    assert leaks(err.removeprefix("escaramuza: error: ")) == []
+
+
+def test_the_web_page_in_spanish_has_no_english() -> None:
+    from fastapi.testclient import TestClient
+
+    from escaramuza.web.app import create_app
+
+    with TestClient(create_app()) as c:
+        c.post("/ui/lang", data={"lang": "es"})
+        c.post("/ui/new", data={"scenario": "destiny_dice/emboscada", "seed": "1"})
+        c.post("/ui/suggest", data={"budget_ms": "200", "max_ms": "200"})
+        c.post("/ui/edit", data={"command": "cond add brann envenenado 2"})
+        c.post("/ui/undo", data={})
+        page = c.get("/").text
+    # The page's text: markup, the script and the style sheet are not read.
+    text = re.sub(r"<script.*?</script>|<style.*?</style>|<[^>]+>", " ", page, flags=re.S)
+    assert "VICTORIA" in text.upper() or "victoria" in text
+    assert leaks(text) == []
