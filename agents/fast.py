@@ -232,16 +232,22 @@ def choose_engine(engine: str, scenario: Scenario, agents: Sequence[str]) -> tup
 
 
 def add_engine_option(parser: Any, what: str) -> None:
-    """``--engine auto|fast|reference`` on a command (playtest, evaluate, suggest, gm);
-    ``what`` names what it decides ("battles", "the search's rollouts")."""
+    """``--engine auto|fast|reference`` on a command (playtest, evaluate, suggest, gm), its
+    help in the current language; ``what`` names what it decides (``N_("the battles")``): a
+    marked English msgid, translated here (a text the caller already translated is no msgid,
+    so it passes through as it is)."""
     parser.add_argument(
         "--engine",
         choices=ENGINES,
         default=DEFAULT_ENGINE,
-        help=f"who plays {what}: auto (default: the ruleset's compiled kernel where it "
-        "plays them, else the reference engine), fast (the kernel, or exit 2 naming what "
-        "it refuses) or reference (the engine). Same seed, same result on both; see "
-        "docs/fast-path.md",
+        # TRANSLATORS: {what} is what the engine plays: "the battles", "the search's rollouts"…
+        help=_f(
+            "who plays {what}: auto (default: the ruleset's compiled kernel where it "
+            "plays them, else the reference engine), fast (the kernel, or exit 2 naming what "
+            "it refuses) or reference (the engine). Same seed, same result on both; see "
+            "docs/fast-path.md",
+            _(what),
+        ),
     )
 
 

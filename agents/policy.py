@@ -52,6 +52,7 @@ import numpy as np
 
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
 from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.i18n import N_, _
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.state import BattleState
 
@@ -60,8 +61,9 @@ META_NAME = "escaramuza.json"
 META_FORMAT = "escaramuza.policy/1"
 PREFIX = "policy:"
 
-#: Help of the ``--trust-policy`` flag of play, playtest, suggest and evaluate.
-TRUST_POLICY_HELP = (
+#: Help of the ``--trust-policy`` flag of play, playtest, suggest and evaluate (an English
+#: msgid, translated when the option is added).
+TRUST_POLICY_HELP = N_(
     "load policy:PATH files with stable-baselines3's own loader, which unpickles them and "
     "so can run code from the file: only for a model you made or fully trust (without "
     "it, a file that cannot be read without unpickling is refused; docs/training.md)"
@@ -69,8 +71,9 @@ TRUST_POLICY_HELP = (
 
 
 def add_trust_option(parser: Any) -> None:
-    """Add ``--trust-policy`` to a subcommand that takes ``policy:PATH`` agents."""
-    parser.add_argument("--trust-policy", action="store_true", help=TRUST_POLICY_HELP)
+    """Add ``--trust-policy`` to a subcommand that takes ``policy:PATH`` agents, its help
+    in the current language."""
+    parser.add_argument("--trust-policy", action="store_true", help=_(TRUST_POLICY_HELP))
 
 
 @dataclass(frozen=True, slots=True)

@@ -702,8 +702,8 @@ def plot(doc: dict[str, Any]) -> bytes:
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser = commands.add_parser(
         "balance",
-        help="find the variant of an encounter closest to a target difficulty",
-        description=(
+        help=_("find the variant of an encounter closest to a target difficulty"),
+        description=_(
             "Vary SCENARIO (--vary count:ID=1..6, stat:enemies.pv=*0.5..*2, "
             "stat:ID.cuerpo=d6..d12, zones:enemies=Z1,Z2) and find the variant on --target "
             "(a difficulty level easy…deadly, or heroes-win=0.6, wipe=0.1…): each variant "
@@ -711,36 +711,44 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "target; bisection picks the next. See docs/playtest.md."
         ),
     )
-    parser.add_argument("scenario", metavar="SCENARIO", help="shipped name or path")
+    parser.add_argument("scenario", metavar="SCENARIO", help=_("shipped name or path"))
     parser.add_argument(
-        "--target", required=True, help="trivial, easy, medium, hard, deadly, or MEASURE=RATE"
+        "--target",
+        required=True,
+        help=_("trivial, easy, medium, hard, deadly, or MEASURE=RATE"),
     )
     parser.add_argument(
-        "--vary", action="append", default=[], metavar="SPEC", help="what may vary (repeatable)"
+        "--vary",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help=_("what may vary (repeatable)"),
     )
     parser.add_argument(
         "--tolerance",
         type=float,
         default=DEFAULT_TOLERANCE,
-        help=f"half-width of a numeric target's band (default {DEFAULT_TOLERANCE})",
+        help=_f("half-width of a numeric target's band (default {tolerance})", DEFAULT_TOLERANCE),
     )
     parser.add_argument(
         "--alpha",
         type=float,
         default=DEFAULT_ALPHA,
-        help=f"error rate of each variant's decision (default {DEFAULT_ALPHA})",
+        help=_f("error rate of each variant's decision (default {alpha})", DEFAULT_ALPHA),
     )
     parser.add_argument(
         "--max-battles",
         type=int,
         default=DEFAULT_MAX_BATTLES,
-        help=f"battles per variant at most (default {DEFAULT_MAX_BATTLES})",
+        help=_f("battles per variant at most (default {n})", DEFAULT_MAX_BATTLES),
     )
-    # No progress bar: each variant's looks are short, and the table says what was tried.
-    add_run_options(parser, progress=False)
-    add_engine_option(parser, "the battles")
-    parser.add_argument("--out", metavar="FILE", help="write the chosen variant's YAML")
-    parser.add_argument("--report", metavar="DIR", help="write summary.json and a plot to DIR")
+    # No bar of its own (each variant's looks are short, and the table says what was
+    # tried), but --no-progress as in every command that plays battles: it silences the
+    # other progress lines too (a kernel's first compile, escaramuza/progress.py).
+    add_run_options(parser)
+    add_engine_option(parser, N_("the battles"))
+    parser.add_argument("--out", metavar="FILE", help=_("write the chosen variant's YAML"))
+    parser.add_argument("--report", metavar="DIR", help=_("write summary.json and a plot to DIR"))
     add_trust_option(parser)
     return parser
 

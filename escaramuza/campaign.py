@@ -472,14 +472,15 @@ def write_report(doc: dict[str, Any], folder: Path) -> list[Path]:
 # -- command line ------------------------------------------------------------------------
 
 
-HELP = "play an adventuring day (encounters and rests) many times"
+#: The command's help line (an English msgid, translated where the parser is built).
+HELP = N_("play an adventuring day (encounters and rests) many times")
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser = commands.add_parser(
         "campaign",
-        help=HELP,
-        description=(
+        help=_(HELP),
+        description=_(
             "Play N adventuring days of DAY (a *.day.yaml file or a shipped day): the "
             "day's heroes fight its encounters in order, resting between them by their "
             "ruleset's rules, with resources, conditions, scars and the dead carried "
@@ -488,11 +489,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "usually ends. See docs/playtest.md."
         ),
     )
-    parser.add_argument("day", metavar="DAY", help="day file (*.day.yaml) or shipped day")
-    parser.add_argument("-n", type=int, default=DEFAULT_N, help=f"days (default {DEFAULT_N})")
+    parser.add_argument("day", metavar="DAY", help=_("day file (*.day.yaml) or shipped day"))
+    parser.add_argument("-n", type=int, default=DEFAULT_N, help=_f("days (default {n})", DEFAULT_N))
     add_run_options(parser)
     parser.add_argument(
-        "--report", metavar="DIR", help="write summary.json, report.md and PNG plots to DIR"
+        "--report", metavar="DIR", help=_("write summary.json, report.md and PNG plots to DIR")
     )
     add_trust_option(parser)
     return parser

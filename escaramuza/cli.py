@@ -13,6 +13,12 @@ the error classes; a command's module (the agents, the GM session, the web page,
 training) is imported when that command runs. :func:`main` parses twice: first
 with every command as a name and help line only (which answers ``--help`` and
 ``--version`` at once), then with the chosen command's real arguments.
+
+The help texts follow the language (``--lang`` / ``ESCARAMUZA_LANG``, docs/translating.md):
+:func:`main` picks it from the raw arguments before building any parser, and every help
+string is translated when its parser is built. argparse's own words (``usage:``, the
+groups' titles, ``-h``'s help) are translated per parser by :func:`_localize`; its error
+messages stay English.
 """
 
 from __future__ import annotations
@@ -23,13 +29,22 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from escaramuza import __version__
 from escaramuza.progress import quiet
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError, clip
-from escaramuza.rules.core.i18n import ENV_VAR, LANGUAGES, _f, language, language_from
+from escaramuza.rules.core.i18n import (
+    DEFAULT_LANGUAGE,
+    ENV_VAR,
+    LANGUAGES,
+    N_,
+    _,
+    _f,
+    language,
+    language_from,
+)
 
 if TYPE_CHECKING:
     from escaramuza.agents.base import Agent
@@ -52,22 +67,25 @@ EXIT_USER_ERROR = 2
 
 #: Every command's one-line help, in the order ``--help`` lists them. A command that is
 #: not the one running is defined by this line only, so its module is not imported
-#: (tests/cli/test_cli_startup.py checks each line is the one its module gives).
+#: (tests/cli/test_cli_startup.py checks each line is the one its module gives). English
+#: msgids, translated where a parser is built.
 COMMAND_HELP: dict[str, str] = {
-    "scenarios": "list the shipped scenarios",
-    "play": "play one whole battle and print the narrated log",
-    "playtest": "play a scenario many times and report how deadly it is",
-    "balance": "find the variant of an encounter closest to a target difficulty",
-    "campaign": "play an adventuring day (encounters and rests) many times",
-    "suggest": "rank the pending combatant's actions (search, exact odds, in-character pick)",
-    "gm": "interactive game master session (edit, roll, apply, undo, suggest)",
-    "serve": "serve the game master's web page on this machine",
-    "train": "train a MaskablePPO (or PPO) agent on an escaramuza env",
-    "evaluate": "play every pair of agents on each side; win matrix, ratings, heat map",
-    "validate": "check scenario, day, state and tables files without playing",
-    "migrate": "rewrite scenario, day and state files that use retired stat-block names",
-    "schema": "print the JSON Schema of a scenario or tables file (for editors)",
-    "warmup": "compile every ruleset's fast-path kernel now (once per install), not at the table",
+    "scenarios": N_("list the shipped scenarios"),
+    "play": N_("play one whole battle and print the narrated log"),
+    "playtest": N_("play a scenario many times and report how deadly it is"),
+    "balance": N_("find the variant of an encounter closest to a target difficulty"),
+    "campaign": N_("play an adventuring day (encounters and rests) many times"),
+    "suggest": N_("rank the pending combatant's actions (search, exact odds, in-character pick)"),
+    "gm": N_("interactive game master session (edit, roll, apply, undo, suggest)"),
+    "serve": N_("serve the game master's web page on this machine"),
+    "train": N_("train a MaskablePPO (or PPO) agent on an escaramuza env"),
+    "evaluate": N_("play every pair of agents on each side; win matrix, ratings, heat map"),
+    "validate": N_("check scenario, day, state and tables files without playing"),
+    "migrate": N_("rewrite scenario, day and state files that use retired stat-block names"),
+    "schema": N_("print the JSON Schema of a scenario or tables file (for editors)"),
+    "warmup": N_(
+        "compile every ruleset's fast-path kernel now (once per install), not at the table"
+    ),
 }
 
 
@@ -89,12 +107,42 @@ COMMAND_PARSERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 )
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter with its ``usage:`` prefix in the current language."""
+
+    def add_usage(
+        self,
+        usage: str | None,
+        actions: Iterable[argparse.Action],
+        groups: Iterable[argparse._MutuallyExclusiveGroup],
+        prefix: str | None = None,
+    ) -> None:
+        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
+
+
+def _localize(parser: argparse.ArgumentParser) -> None:
+    """argparse's own words in ``parser``'s help in the current language: the usage prefix,
+    the groups' titles and the help of ``-h`` and ``--version``. Per parser, not argparse's
+    module-wide gettext, so other argparse users in the process are left alone; argparse's
+    error messages stay English (docs/translating.md)."""
+    parser.formatter_class = _HelpFormatter
+    parser._positionals.title = _("positional arguments")
+    parser._optionals.title = _("options")
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            action.help = _("show this help message and exit")
+        elif isinstance(action, argparse._VersionAction):
+            action.help = _("show program's version number and exit")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line. With ``command`` (``""``: none), only that command gets its
-    arguments and the others are names with a help line; ``None`` defines them all."""
+    arguments and the others are names with a help line; ``None`` defines them all.
+    The help texts are in the language current when it is called (:func:`main` sets it)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Combat AI and tactics sandbox for tabletop role-playing games.",
+        description=_("Combat AI and tactics sandbox for tabletop role-playing games."),
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     _add_lang(parser)
@@ -104,7 +152,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if command is None or command in names:
             return True
         for name in names:  # a line in --help; its arguments are read in the second pass
-            commands.add_parser(name, help=COMMAND_HELP[name], add_help=False)
+            commands.add_parser(name, help=_(COMMAND_HELP[name]), add_help=False)
         return False
 
     if wanted("scenarios"):
@@ -114,8 +162,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for names, module, function in COMMAND_PARSERS:
         if wanted(*names):
             getattr(importlib.import_module(module), function)(commands)
+    _localize(parser)
     for sub in commands.choices.values():  # --lang after the command too
         _add_lang(sub)
+        _localize(sub)
     return parser
 
 
@@ -128,19 +178,24 @@ def _add_lang(parser: argparse.ArgumentParser) -> None:
         "--lang",
         choices=LANGUAGES,
         default=argparse.SUPPRESS,
-        help=f"language of the narration and interface ({' or '.join(LANGUAGES)}; "
-        f"default ${ENV_VAR} or {LANGUAGES[0]})",
+        help=_f(
+            "language of the narration and interface ({languages}; default ${variable}, "
+            "else {default})",
+            ", ".join(LANGUAGES),
+            ENV_VAR,
+            DEFAULT_LANGUAGE,
+        ),
     )
 
 
 def _add_scenarios(commands: Any) -> None:
     listing = commands.add_parser(
         "scenarios",
-        help="list the shipped scenarios",
-        description="List the shipped scenarios: name, ruleset, combatants per side, title.",
+        help=_("list the shipped scenarios"),
+        description=_("List the shipped scenarios: name, ruleset, combatants per side, title."),
     )
     listing.add_argument(
-        "--json", action="store_true", help="one JSON object per scenario instead of a table"
+        "--json", action="store_true", help=_("one JSON object per scenario instead of a table")
     )
 
 
@@ -151,8 +206,8 @@ def _add_play(commands: Any) -> None:
 
     play = commands.add_parser(
         "play",
-        help="play one whole battle and print the narrated log",
-        description=(
+        help=_("play one whole battle and print the narrated log"),
+        description=_(
             "Play one whole battle of SCENARIO and print every event as it happens, "
             "then the outcome. The same scenario, seed and agents always give the same log."
         ),
@@ -160,32 +215,39 @@ def _add_play(commands: Any) -> None:
     play.add_argument(
         "scenario",
         metavar="SCENARIO",
-        help="a shipped scenario name (destiny_dice/emboscada, or a unique short name such as "
-        "kaspar-tiroteo) or the path of a YAML file",
+        help=_(
+            "a shipped scenario name (destiny_dice/emboscada, or a unique short name such as "
+            "kaspar-tiroteo) or the path of a YAML file"
+        ),
     )
     play.add_argument(
         "--seed",
         type=int,
         default=DEFAULT_SEED,
-        help=f"seed of the dice and the agents (default {DEFAULT_SEED})",
+        help=_f("seed of the dice and the agents (default {seed})", DEFAULT_SEED),
     )
+    agents = ", ".join(AGENT_NAMES)
+    side_help = {
+        Side.HEROES: _f(
+            "agent playing the heroes ({agents}; default {agent})", agents, DEFAULT_AGENT
+        ),
+        Side.ENEMIES: _f(
+            "agent playing the enemies ({agents}; default {agent})", agents, DEFAULT_AGENT
+        ),
+    }
     for side in Side:
         play.add_argument(
-            f"--{side.value}",
-            metavar="AGENT",
-            default=DEFAULT_AGENT,
-            help=f"agent playing the {side.value} ({', '.join(AGENT_NAMES)}; "
-            f"default {DEFAULT_AGENT})",
+            f"--{side.value}", metavar="AGENT", default=DEFAULT_AGENT, help=side_help[side]
         )
     play.add_argument(
         "--json",
         action="store_true",
-        help="print the events as JSON lines, then one line with the outcome",
+        help=_("print the events as JSON lines, then one line with the outcome"),
     )
     play.add_argument(
         "--validate",
         action="store_true",
-        help="re-check every chosen action against the legal actions (slower; for debugging)",
+        help=_("re-check every chosen action against the legal actions (slower; for debugging)"),
     )
     from escaramuza.agents.policy import add_trust_option
 
@@ -276,7 +338,7 @@ def _outcome_dict(state: BattleState, seed: int) -> dict[str, Any]:
 
 
 def _outcome_lines(state: BattleState) -> list[str]:
-    from escaramuza.rules.core.i18n import who_wins, word
+    from escaramuza.rules.core.i18n import outcome_reason, who_wins, word
 
     outcome = state.outcome
     assert outcome is not None
@@ -285,7 +347,7 @@ def _outcome_lines(state: BattleState) -> list[str]:
         _f(
             "Outcome: {who} ({reason}) after {rounds} round(s).",
             who,
-            word(outcome.reason),
+            outcome_reason(outcome.reason),
             outcome.rounds,
         )
     ]
@@ -421,14 +483,34 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     return cmd_play(args, out)
 
 
+def help_language(argv: Sequence[str]) -> str:
+    """The language of the help texts, known before any parser exists: the last
+    ``--lang X`` / ``--lang=X`` of ``argv`` (before a ``--``), else ``ESCARAMUZA_LANG``,
+    else English. A value escaramuza does not speak gives English without a word: argparse
+    then refuses a bad ``--lang`` itself, and :func:`main` a bad ``ESCARAMUZA_LANG``."""
+    given: str | None = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(argv):
+            given = argv[i + 1]
+        elif arg.startswith("--lang="):
+            given = arg.partition("=")[2]
+    if given is None:  # as language_from reads the environment: case and spaces ignored
+        given = os.environ.get(ENV_VAR, "").strip().lower()
+    return given if given in LANGUAGES else DEFAULT_LANGUAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 2 user error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         # First pass: which command (every command a name only; answers --help and
         # --version without importing any command's module). Second: its arguments.
-        chosen, _ = build_parser("").parse_known_args(argv)
-        args = build_parser(chosen.command).parse_args(argv)
+        # Both build their parsers in the language asked for, so --help speaks it.
+        with language(help_language(argv)):
+            chosen, _unknown = build_parser("").parse_known_args(argv)
+            args = build_parser(chosen.command).parse_args(argv)
     except SystemExit as exc:  # --help, --version or a bad command line
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USER_ERROR)

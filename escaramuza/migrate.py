@@ -57,7 +57,7 @@ from pydantic import ValidationError
 
 from escaramuza.rules.core.errors import EscaramuzaError, clip
 from escaramuza.rules.core.files import atomic_write, parse_json, parse_yaml, read_text_file
-from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.scenario import (
     DAY_SUFFIX,
     MAX_SCENARIO_BYTES,
@@ -346,7 +346,7 @@ def _edit(
 def _migrate_yaml(text: str, kind: str, source: str) -> tuple[str, list[Change]]:
     """``text`` with every retired name rewritten in place, and the changes."""
     changes: list[Change] = []
-    for _ in range(MAX_PASSES):
+    for _pass in range(MAX_PASSES):
         data = parse_yaml(text, source, MigrateError)
         renames = _renames(kind, data, source)
         if not renames:
@@ -383,7 +383,7 @@ def _migrate_json(data: dict[str, Any], kind: str, source: str) -> tuple[str, li
     """``data`` renamed in place (keys in their order); its new text and the changes, with
     the lines they are at in the new text."""
     done: list[tuple[str, bool, str]] = []  # (field in the new document, at a key, reason)
-    for _ in range(MAX_PASSES):
+    for _pass in range(MAX_PASSES):
         renames = _renames(kind, data, source)
         if not renames:
             break
@@ -591,21 +591,23 @@ def _read(name: str) -> str:
 def add_parser(commands: Any) -> None:
     migrate = commands.add_parser(
         "migrate",
-        help="rewrite scenario, day and state files that use retired stat-block names",
-        description="Rewrite each FILE — a scenario (YAML or JSON), an adventuring day "
-        "(*.day.yaml) or a state file (.json, the scenario the web page embeds) — from the "
-        "retired stat-block names to the current ones (armas to weapons…), the names "
-        "escaramuza validate reports as retired. YAML is edited in place, so comments and "
-        "layout stay. The original is kept as FILE.bak (FILE.bak1… if taken); a file with "
-        "nothing to rename is left alone. A file with both an old key and its new one is "
-        "refused, as is one that would still not load. Exit 0 when every file is migrated "
-        "or already current, 2 otherwise.",
+        help=_("rewrite scenario, day and state files that use retired stat-block names"),
+        description=_(
+            "Rewrite each FILE — a scenario (YAML or JSON), an adventuring day "
+            "(*.day.yaml) or a state file (.json, the scenario the web page embeds) — from the "
+            "retired stat-block names to the current ones (armas to weapons…), the names "
+            "escaramuza validate reports as retired. YAML is edited in place, so comments and "
+            "layout stay. The original is kept as FILE.bak (FILE.bak1… if taken); a file with "
+            "nothing to rename is left alone. A file with both an old key and its new one is "
+            "refused, as is one that would still not load. Exit 0 when every file is migrated "
+            "or already current, 2 otherwise."
+        ),
     )
-    migrate.add_argument("files", nargs="+", metavar="FILE", help="files to rewrite")
+    migrate.add_argument("files", nargs="+", metavar="FILE", help=_("files to rewrite"))
     migrate.add_argument(
         "--dry-run",
         action="store_true",
-        help="print what would change and write nothing",
+        help=_("print what would change and write nothing"),
     )
 
 

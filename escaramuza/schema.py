@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, TextIO, Union
 
+from escaramuza.rules.core.i18n import _
+
 #: The JSON Schema dialect pydantic generates.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -101,15 +103,17 @@ def shipped_schemas() -> dict[str, dict[str, Any]]:
 def add_parser(commands: Any) -> None:
     schema = commands.add_parser(
         "schema",
-        help="print the JSON Schema of a scenario or tables file (for editors)",
-        description="Print the JSON Schema of a scenario file (of one ruleset with --ruleset, "
-        "else of any) or of a Sistema 2d10 tables file. Editors with yaml-language-server "
-        "complete and check a YAML file whose first line is "
-        "'# yaml-language-server: $schema=FILE' (docs/scenario-format.md).",
+        help=_("print the JSON Schema of a scenario or tables file (for editors)"),
+        description=_(
+            "Print the JSON Schema of a scenario file (of one ruleset with --ruleset, "
+            "else of any) or of a Sistema 2d10 tables file. Editors with yaml-language-server "
+            "complete and check a YAML file whose first line is "
+            "'# yaml-language-server: $schema=FILE' (docs/scenario-format.md)."
+        ),
     )
-    schema.add_argument("kind", choices=KINDS, metavar="KIND", help="scenario or tables")
+    schema.add_argument("kind", choices=KINDS, metavar="KIND", help=_("scenario or tables"))
     schema.add_argument(
-        "--ruleset", metavar="R", help="only this ruleset's scenarios (e.g. donjon)"
+        "--ruleset", metavar="R", help=_("only this ruleset's scenarios (e.g. donjon)")
     )
 
 

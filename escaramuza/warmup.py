@@ -13,23 +13,24 @@ import argparse
 from typing import Any, TextIO
 
 from escaramuza.rules.core.errors import UnknownNameError
-from escaramuza.rules.core.i18n import _, _f
+from escaramuza.rules.core.i18n import N_, _, _f
 
-HELP = "compile every ruleset's fast-path kernel now (once per install), not at the table"
+#: The command's help line (an English msgid, translated where the parser is built).
+HELP = N_("compile every ruleset's fast-path kernel now (once per install), not at the table")
 
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "warmup",
-        help=HELP,
-        description=(
+        help=_(HELP),
+        description=_(
             "Compile (or load from numba's cache) the compiled kernel of every ruleset, or "
             "of the ones named, so that the first suggest, gm or playtest does not wait for "
             "it. Once per install: later runs load each kernel in about a second."
         ),
     )
     parser.add_argument(
-        "rulesets", nargs="*", metavar="RULESET", help="only these rulesets (default: all)"
+        "rulesets", nargs="*", metavar="RULESET", help=_("only these rulesets (default: all)")
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from escaramuza.agents.fast import add_engine_option
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import N_, _
 from escaramuza.training.config import ALGOS, SIDES
 
 COMMANDS = ("train", "evaluate")
@@ -24,8 +25,8 @@ def add_parsers(commands: Any) -> None:
     """Add ``train`` and ``evaluate`` to the CLI's subparsers."""
     train = commands.add_parser(
         "train",
-        help="train a MaskablePPO (or PPO) agent on an escaramuza env",
-        description=(
+        help=_("train a MaskablePPO (or PPO) agent on an escaramuza env"),
+        description=_(
             "Train an agent with sb3-contrib's MaskablePPO (default) or PPO. Options given "
             "here override --config FILE, which overrides the defaults; the resolved "
             "configuration is saved as RUN_DIR/config.yaml. See docs/training.md."
@@ -34,97 +35,111 @@ def add_parsers(commands: Any) -> None:
     train.add_argument(
         "--env",
         metavar="ID",
-        help="escaramuza/DestinyDice-v0, … (required unless the config names it)",
+        help=_("escaramuza/DestinyDice-v0, … (required unless the config names it)"),
     )
     train.add_argument(
         "--scenario",
         dest="scenarios",
         metavar="S",
         action="append",
-        help="scenario to train on; repeat for several (one sampled per "
-        "episode); default: the ruleset's default scenario",
+        help=_(
+            "scenario to train on; repeat for several (one sampled per "
+            "episode); default: the ruleset's default scenario"
+        ),
     )
     train.add_argument(
         "--side",
         choices=SIDES,
-        help="side the learner plays (default enemies; both: one sampled per episode)",
+        help=_("side the learner plays (default enemies; both: one sampled per episode)"),
     )
     train.add_argument(
         "--opponent",
         metavar="AGENT",
-        help="agent playing the other side (default heuristic; any agent name, policy:PATH too)",
+        help=_("agent playing the other side (default heuristic; any agent name, policy:PATH too)"),
     )
     train.add_argument(
         "--opponent-pool",
         dest="opponent_pool",
         metavar="A,B,…",
-        help="several opponents, each battle's drawn from them, weighted by how often each "
-        "beats the learner (config pool_weighting: beats or uniform)",
+        help=_(
+            "several opponents, each battle's drawn from them, weighted by how often each "
+            "beats the learner (config pool_weighting: beats or uniform)"
+        ),
     )
-    train.add_argument("--algo", choices=ALGOS, help="maskable-ppo (default) or ppo")
-    train.add_argument("--timesteps", type=int, metavar="N", help="total timesteps")
+    train.add_argument("--algo", choices=ALGOS, help=_("maskable-ppo (default) or ppo"))
+    train.add_argument("--timesteps", type=int, metavar="N", help=_("total timesteps"))
     train.add_argument(
-        "--n-envs", dest="n_envs", type=int, metavar="K", help="parallel environments (default 2)"
+        "--n-envs",
+        dest="n_envs",
+        type=int,
+        metavar="K",
+        help=_("parallel environments (default 2)"),
     )
-    train.add_argument("--seed", type=int, help="seed of everything (default 0)")
+    train.add_argument("--seed", type=int, help=_("seed of everything (default 0)"))
     train.add_argument(
         "--max-seconds",
         dest="max_seconds",
         type=float,
         metavar="S",
-        help="stop after S seconds of training and save the model and policy.zip as at the end",
+        help=_("stop after S seconds of training and save the model and policy.zip as at the end"),
     )
     train.add_argument(
         "--eval-freq",
         dest="eval_freq",
         type=int,
         metavar="N",
-        help="timesteps between two evaluations (default 10000)",
+        help=_("timesteps between two evaluations (default 10000)"),
     )
     train.add_argument(
         "--eval-battles",
         dest="eval_battles",
         type=int,
         metavar="N",
-        help="battles per scenario and side of each paired evaluation against the heuristic "
-        "(default 400; the best model is chosen on them)",
+        help=_(
+            "battles per scenario and side of each paired evaluation against the heuristic "
+            "(default 400; the best model is chosen on them)"
+        ),
     )
     train.add_argument(
         "--vec",
         dest="vec_env",
         choices=("auto", "kernel", "dummy", "subproc"),
-        help="how the envs are stepped: the batched kernel env, stable-baselines3's "
-        "DummyVecEnv or SubprocVecEnv, or auto (the kernel where it takes the run; default)",
+        help=_(
+            "how the envs are stepped: the batched kernel env, stable-baselines3's "
+            "DummyVecEnv or SubprocVecEnv, or auto (the kernel where it takes the run; default)"
+        ),
     )
     train.add_argument(
         "--draw-reward",
         dest="draw_reward",
         type=float,
         metavar="R",
-        help="reward of a battle nobody wins (draw, withdrawal, timeout), in [-1, 1] (default 0)",
+        help=_(
+            "reward of a battle nobody wins (draw, withdrawal, timeout), in [-1, 1] (default 0)"
+        ),
     )
     train.add_argument(
         "--selfplay",
         action="store_true",
-        help="train against a pool of frozen snapshots of the learner itself",
+        help=_("train against a pool of frozen snapshots of the learner itself"),
     )
-    train.add_argument("--config", metavar="FILE", help="YAML configuration (docs/training.md)")
+    train.add_argument("--config", metavar="FILE", help=_("YAML configuration (docs/training.md)"))
     train.add_argument(
         "--resume",
         metavar="CHECKPOINT",
-        help="continue from RUN_DIR/checkpoints/….zip up to --timesteps in total",
+        help=_("continue from RUN_DIR/checkpoints/….zip up to --timesteps in total"),
     )
     train.add_argument(
         "--no-progress",
         action="store_true",
-        help="no progress bar (shown on stderr when it is a terminal)",
+        help=_("no progress bar (shown on stderr when it is a terminal)"),
     )
-    train.add_argument("--out", metavar="RUN_DIR", required=True, help="folder of the run")
+    train.add_argument("--out", metavar="RUN_DIR", required=True, help=_("folder of the run"))
 
     evaluate = commands.add_parser(
         "evaluate",
-        help="play every pair of agents on each side; win matrix, ratings, heat map",
-        description=(
+        help=_("play every pair of agents on each side; win matrix, ratings, heat map"),
+        description=_(
             "Play N battles of every scenario for every ordered pair of agents (each "
             "agent as heroes and as enemies) and print the win matrix with 95% Wilson "
             "intervals and OpenSkill ratings. --report DIR also writes evaluation.json "
@@ -137,37 +152,39 @@ def add_parsers(commands: Any) -> None:
         metavar="S",
         action="append",
         required=True,
-        help="scenario (repeat for several)",
+        help=_("scenario (repeat for several)"),
     )
     evaluate.add_argument(
         "--agents",
         required=True,
         metavar="A,B,…",
-        help="comma-separated agents: random, heuristic, mcts:200it, policy:PATH, …",
+        help=_("comma-separated agents: random, heuristic, mcts:200it, policy:PATH, …"),
     )
     evaluate.add_argument(
-        "-n", type=int, default=100, help="battles per scenario, pairing and side (default 100)"
+        "-n", type=int, default=100, help=_("battles per scenario, pairing and side (default 100)")
     )
-    evaluate.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    evaluate.add_argument("--seed", type=int, default=1, help=_("seed (default 1)"))
     evaluate.add_argument(
-        "--workers", type=int, default=1, help="processes (default 1; 0 = all cores)"
+        "--workers", type=int, default=1, help=_("processes (default 1; 0 = all cores)")
     )
-    evaluate.add_argument("--json", action="store_true", help="print the JSON document")
+    evaluate.add_argument("--json", action="store_true", help=_("print the JSON document"))
     evaluate.add_argument(
         "--no-progress",
         action="store_true",
-        help="no progress bar (shown on stderr when it is a terminal)",
+        help=_("no progress bar (shown on stderr when it is a terminal)"),
     )
     evaluate.add_argument(
-        "--report", metavar="DIR", help="write evaluation.json and heatmap.png to DIR"
+        "--report", metavar="DIR", help=_("write evaluation.json and heatmap.png to DIR")
     )
     evaluate.add_argument(
         "--no-baselines",
         action="store_true",
-        help="play only the --agents given (by default heuristic, first-legal and random are "
-        "added: the reference of the paired differences and two floors)",
+        help=_(
+            "play only the --agents given (by default heuristic, first-legal and random are "
+            "added: the reference of the paired differences and two floors)"
+        ),
     )
-    add_engine_option(evaluate, "the battles of every pairing")
+    add_engine_option(evaluate, N_("the battles of every pairing"))
     add_trust_option(evaluate)
 
 

@@ -29,47 +29,52 @@ from escaramuza.playtest.runner import (
     PlaytestConfig,
 )
 from escaramuza.playtest.text import render_text
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Side
 
 # -- command line -----------------------------------------------------------------
 
 
-def add_run_options(parser: argparse.ArgumentParser, *, progress: bool = True) -> None:
+def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options of every command that plays battles on the runner (``playtest``,
     ``balance``, ``campaign``): the seed, each side's agent, the workers and backend,
-    ``--json`` and ``--no-progress`` (when the command draws a bar); each command adds
+    ``--json`` and ``--no-progress``; each command adds
     ``--trust-policy`` (:func:`~escaramuza.agents.policy.add_trust_option`) last, so its
-    help lists it after the command's own options. :func:`run_config` reads them back."""
+    help lists it after the command's own options. :func:`run_config` reads them back.
+    The help texts are in the current language (the CLI's, while it builds its parser)."""
     parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"run seed (default {DEFAULT_SEED})"
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=_f("run seed (default {seed})", DEFAULT_SEED),
     )
+    side_help = {
+        Side.HEROES: _f("agent playing the heroes (default {agent})", DEFAULT_AGENT),
+        Side.ENEMIES: _f("agent playing the enemies (default {agent})", DEFAULT_AGENT),
+    }
     for side in Side:
         parser.add_argument(
-            f"--{side.value}",
-            metavar="AGENT",
-            default=DEFAULT_AGENT,
-            help=f"agent playing the {side.value} (default {DEFAULT_AGENT})",
+            f"--{side.value}", metavar="AGENT", default=DEFAULT_AGENT, help=side_help[side]
         )
     parser.add_argument(
         "--workers",
         metavar="W",
         type=int,
         default=DEFAULT_WORKERS,
-        help=f"processes (default {DEFAULT_WORKERS}; 0 = all cores)",
+        help=_f("processes (default {workers}; 0 = all cores)", DEFAULT_WORKERS),
     )
     parser.add_argument(
         "--backend",
         default="local",
-        help="local (this process or a process pool; default) or ray",
+        help=_("local (this process or a process pool; default) or ray"),
     )
-    parser.add_argument("--address", metavar="ADDR", help="Ray cluster to join (--backend ray)")
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-    if progress:
-        parser.add_argument(
-            "--no-progress",
-            action="store_true",
-            help="no progress bar (shown on stderr when it is a terminal)",
-        )
+    parser.add_argument("--address", metavar="ADDR", help=_("Ray cluster to join (--backend ray)"))
+    parser.add_argument("--json", action="store_true", help=_("print one JSON document"))
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help=_("no progress bar (shown on stderr when it is a terminal)"),
+    )
 
 
 def run_config(args: argparse.Namespace, n: int) -> PlaytestConfig:
@@ -102,23 +107,26 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``playtest`` subcommand to the CLI's subparsers."""
     parser = commands.add_parser(
         "playtest",
-        help="play a scenario many times and report how deadly it is",
-        description=(
+        help=_("play a scenario many times and report how deadly it is"),
+        description=_(
             "Play N battles of each SCENARIO and report outcome rates with 95% Wilson "
             "intervals, rounds, per-combatant knock-out, death, damage and survival, the "
             "party-wipe probability and a difficulty rating. Same seed ⇒ same numbers, for "
             "any worker count and either backend. See docs/playtest.md."
         ),
     )
-    parser.add_argument("scenarios", metavar="SCENARIO", nargs="+", help="shipped name or path")
+    parser.add_argument("scenarios", metavar="SCENARIO", nargs="+", help=_("shipped name or path"))
     parser.add_argument(
-        "-n", type=int, default=DEFAULT_N, help=f"battles per scenario (default {DEFAULT_N})"
+        "-n",
+        type=int,
+        default=DEFAULT_N,
+        help=_f("battles per scenario (default {n})", DEFAULT_N),
     )
     add_run_options(parser)
     parser.add_argument(
-        "--report", metavar="DIR", help="write summary.json, report.md and PNG plots to DIR"
+        "--report", metavar="DIR", help=_("write summary.json, report.md and PNG plots to DIR")
     )
-    add_engine_option(parser, "the battles")
+    add_engine_option(parser, N_("the battles"))
     add_trust_option(parser)
     return parser
 

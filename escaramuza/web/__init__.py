@@ -30,6 +30,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _, _f
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -45,21 +46,22 @@ def add_parser(commands: Any) -> None:
     """Add the ``serve`` subcommand to the CLI's subparsers."""
     serve = commands.add_parser(
         "serve",
-        help="serve the game master's web page on this machine",
-        description=(
+        help=_("serve the game master's web page on this machine"),
+        description=_f(
             "Serve the game master's web page and its JSON API (docs/web.md): the "
             "battlefield, suggestions, apply with the tool's or the table's dice, undo, "
-            "state files and playtests. Binds to 127.0.0.1 (this machine only) by default. "
-            "Needs the web extra: pip install 'escaramuza[web]'."
+            "state files and playtests. Binds to {host} (this machine only) by default. "
+            "Needs the web extra: pip install 'escaramuza[web]'.",
+            DEFAULT_HOST,
         ),
     )
     serve.add_argument(
         "--host",
         default=DEFAULT_HOST,
-        help=f"address to listen on (default {DEFAULT_HOST}: this machine only)",
+        help=_f("address to listen on (default {host}: this machine only)", DEFAULT_HOST),
     )
     serve.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})"
+        "--port", type=int, default=DEFAULT_PORT, help=_f("port (default {port})", DEFAULT_PORT)
     )
 
 

@@ -164,3 +164,21 @@ def test_planner_benchmark_draws_a_bar_on_a_terminal() -> None:
     assert BAR not in out and "mean difference over 1 scenarios" in out
     out, err = run([*args, "--no-progress"], terminal=True)
     assert err == ""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["playtest", "destiny_dice/emboscada"],
+        ["balance", "destiny_dice/emboscada", "--target", "hard"],
+        ["campaign", "destiny_dice/jornada"],
+        ["train", "--out", "run"],
+        ["evaluate", "--scenario", "destiny_dice/emboscada", "--agents", "random,heuristic"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_every_command_that_plays_many_battles_takes_no_progress(argv: list[str]) -> None:
+    from escaramuza.cli import build_parser
+
+    args = build_parser(argv[0]).parse_args([*argv, "--no-progress"])
+    assert args.no_progress is True
