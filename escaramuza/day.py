@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from escaramuza.rules.core.errors import EscaramuzaError, Problem, ScenarioError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.rest import RECOVERY, rests
 from escaramuza.rules.core.scenario import (
@@ -105,16 +106,14 @@ def file_lookup(day_source: str) -> Lookup:
 
 def _hero_problems(i: int, hero: dict[str, Any]) -> list[Problem]:
     out = []
-    for key in ("side", "zone"):
-        if key in hero:
-            why = (
-                "every hero of a day is on the heroes side"
-                if key == "side"
-                else "each encounter places the heroes (see its zones)"
-            )
-            out.append(Problem(f"heroes[{i}].{key}", f"a day's hero has no {key}: {why}"))
+    if "side" in hero:
+        reason = _("a day's hero has no side: every hero of a day is on the heroes side")
+        out.append(Problem(f"heroes[{i}].side", reason))
+    if "zone" in hero:
+        reason = _("a day's hero has no zone: each encounter places the heroes (see its zones)")
+        out.append(Problem(f"heroes[{i}].zone", reason))
     if not isinstance(hero.get("id"), str):
-        out.append(Problem(f"heroes[{i}].id", "required field is missing"))
+        out.append(Problem(f"heroes[{i}].id", _("required field is missing")))
     return out
 
 
@@ -122,8 +121,18 @@ def _rest_problem(field: str, value: str | None, ruleset_id: str) -> list[Proble
     known = rests(ruleset_id)
     if value is None or value in known:
         return []
-    reason = f"unknown rest {value!r} for {ruleset_id} (known: {', '.join(known)})"
+    reason = _f(
+        "unknown rest {rest} for {ruleset} (known: {known})",
+        repr(value),
+        ruleset_id,
+        ", ".join(known),
+    )
     return [Problem(field, reason, value, known)]
+
+
+def _in(scenario: str) -> str:
+    """The prefix of a reason found in one of the day's scenarios: "in donjon/duelo: "."""
+    return _f("in {scenario}: ", scenario)
 
 
 def _map_field(field: str, n_heroes: int, where: str, scenario: str) -> tuple[str, str]:
@@ -132,7 +141,7 @@ def _map_field(field: str, n_heroes: int, where: str, scenario: str) -> tuple[st
         index = int(field[len("combatants[") : field.index("]")])
         rest = field[field.index("]") + 1 :]
         if index < n_heroes:
-            return f"heroes[{index}]{rest}", f"in {scenario}: "
+            return f"heroes[{index}]{rest}", _in(scenario)
         return where, f"{scenario} combatants[{index - n_heroes}]{rest}: "
     return where, f"{scenario}{': ' + field if field else ''}: "
 
@@ -147,9 +156,14 @@ def _encounter(
     except EscaramuzaError as exc:
         return None, [Problem(where, str(exc))]
     if not isinstance(data, dict) or not isinstance(data.get("combatants"), list):
-        return None, [Problem(where, f"{scenario_source} is not a scenario")]
+        return None, [Problem(where, _f("{file} is not a scenario", scenario_source))]
     if data.get("ruleset") != day.ruleset:
-        reason = f"{name} is a {data.get('ruleset')} scenario; this day is {day.ruleset}"
+        reason = _f(
+            "{name} is a {ruleset} scenario; this day is {day}",
+            name,
+            str(data.get("ruleset")),
+            day.ruleset,
+        )
         return None, [Problem(where, reason)]
     own = [c for c in data["combatants"] if isinstance(c, dict)]
     hero_zones = [c.get("zone") for c in own if c.get("side") == Side.HEROES.value]
@@ -158,7 +172,11 @@ def _encounter(
     ids = [h.get("id") for h in day.heroes]
     for hero_id in spec.zones:
         if hero_id not in ids:
-            reason = f"{hero_id!r} is not one of the day's heroes ({', '.join(map(str, ids))})"
+            reason = _f(
+                "{id} is not one of the day's heroes ({heroes})",
+                repr(hero_id),
+                ", ".join(map(str, ids)),
+            )
             problems.append(
                 Problem(f"encounters[{i}].zones.{hero_id}", reason, hero_id, tuple(map(str, ids)))
             )
@@ -177,7 +195,7 @@ def _encounter(
             if field.endswith(".zone") and field.startswith("heroes["):
                 hero_id = str(day.heroes[int(field[7 : field.index("]")])].get("id"))
                 field = f"encounters[{i}].zones.{hero_id}"
-                prefix = f"in {name}: "
+                prefix = _in(name)
             problems.append(Problem(field, prefix + p.reason, p.value, p.known))
         return None, problems
     object.__setattr__(scenario, "name", name)
@@ -190,14 +208,14 @@ def parse_day(data: Any, source: str, lookup: Lookup, default_name: str = "day")
     from escaramuza.rules import RULESETS, get_ruleset
 
     if not isinstance(data, dict):
-        raise ScenarioError(source, "", "a day file must be a YAML mapping of fields")
+        raise ScenarioError(source, "", _("a day file must be a YAML mapping of fields"))
     try:
         spec = DaySpec.model_validate(data)
     except ValidationError as err:
         raise ScenarioError.of(source, pydantic_problems(err)) from None
     if spec.ruleset not in RULESETS or spec.ruleset not in RECOVERY:
         known = tuple(RULESETS)
-        reason = f"unknown ruleset {spec.ruleset!r} (known: {', '.join(known)})"
+        reason = _f("unknown ruleset {name} (known: {known})", repr(spec.ruleset), ", ".join(known))
         raise ScenarioError.of(source, [Problem("ruleset", reason, spec.ruleset, known)])
     problems: list[Problem] = []
     for i, hero in enumerate(spec.heroes):
@@ -205,7 +223,7 @@ def parse_day(data: Any, source: str, lookup: Lookup, default_name: str = "day")
     ids = [h.get("id") for h in spec.heroes]
     for i, hero_id in enumerate(ids):
         if hero_id in ids[:i]:
-            problems.append(Problem(f"heroes[{i}].id", f"duplicate hero id {hero_id!r}"))
+            problems.append(Problem(f"heroes[{i}].id", _f("duplicate hero id {id}", repr(hero_id))))
     problems.extend(_rest_problem("rest", spec.rest, spec.ruleset))
     for i, enc in enumerate(spec.encounters):
         problems.extend(_rest_problem(f"encounters[{i}].rest", enc.rest, spec.ruleset))
@@ -263,5 +281,9 @@ def resolve_day(name_or_path: str) -> str:
     from escaramuza.rules.core.errors import UnknownNameError
 
     raise UnknownNameError(
-        f"no day file or shipped day named {name_or_path!r} (shipped: {', '.join(shipped)})"
+        _f(
+            "no day file or shipped day named {name} (shipped: {shipped})",
+            repr(name_or_path),
+            ", ".join(shipped),
+        )
     )

@@ -52,6 +52,7 @@ from escaramuza.rules.core.files import (
     read_text_file,
     remove_stale_temporaries,
 )
+from escaramuza.rules.core.i18n import N_, _, _f, ngettext, word
 from escaramuza.rules.core.model import (
     Combatant,
     Condition,
@@ -88,7 +89,7 @@ class StateFileError(EscaramuzaError):
         more = len(self.problems) - 1
         tail = ""
         if more:
-            tail = f" (and {more} more problem(s); `escaramuza validate` lists them all)"
+            tail = _f(" (and {n} more problem(s); `escaramuza validate` lists them all)", more)
         text = f"{source}: {field}: {reason}" if field else f"{source}: {reason}"
         super().__init__(text + tail)
 
@@ -152,8 +153,11 @@ def _registered_class(ref: Any, field: str, source: str) -> type:
         raise StateFileError(
             source,
             field,
-            f"unknown type {shown!r} (a state holds only the rulesets' own "
-            "bookkeeping types; see docs/gm.md)",
+            _f(
+                "unknown type {type} (a state holds only the rulesets' own bookkeeping types; "
+                "see docs/gm.md)",
+                repr(shown),
+            ),
         )
     return cls
 
@@ -165,42 +169,42 @@ def decode_value(raw: Any, field: str, source: str, reference: Any = None) -> An
     if isinstance(raw, list):
         return tuple(decode_value(v, f"{field}[{i}]", source) for i, v in enumerate(raw))
     if not isinstance(raw, dict):
-        raise StateFileError(source, field, f"unsupported value {_short(raw)}")
+        raise StateFileError(source, field, _f("unsupported value {value}", _short(raw)))
     if raw.get(_SCENARIO_MARK) is True:
         if reference is None:
-            raise StateFileError(source, field, "the scenario has no value to take here")
+            raise StateFileError(source, field, _("the scenario has no value to take here"))
         return reference
     if "$frozenset" in raw:
         items = raw["$frozenset"]
         if not isinstance(items, list):
-            raise StateFileError(source, field, "$frozenset must be a list")
+            raise StateFileError(source, field, _("$frozenset must be a list"))
         return frozenset(decode_value(v, f"{field}[{i}]", source) for i, v in enumerate(items))
     if "$enum" in raw:
         cls = _registered_class(raw["$enum"], field, source)
         if not issubclass(cls, Enum):
-            raise StateFileError(source, field, f"{_short(raw['$enum'])} is not an enum")
+            raise StateFileError(source, field, _f("{type} is not an enum", _short(raw["$enum"])))
         try:
             return cls(raw.get("value"))
         except (ValueError, TypeError):
-            bad = f"bad {cls.__name__} {_short(raw.get('value'))}"
+            bad = _f("bad {type} {value}", cls.__name__, _short(raw.get("value")))
             raise StateFileError(source, field, bad) from None
     if "$type" in raw:
         cls = _registered_class(raw["$type"], field, source)
         fields = raw.get("fields")
         if not dataclasses.is_dataclass(cls) or not isinstance(fields, dict):
             raise StateFileError(
-                source, field, f"{_short(raw['$type'])} needs a dataclass and fields"
+                source, field, _f("{type} needs a dataclass and fields", _short(raw["$type"]))
             )
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(fields) - names)
         if unknown:
-            raise StateFileError(source, f"{field}.{unknown[0]}", "unknown field")
+            raise StateFileError(source, f"{field}.{unknown[0]}", _("unknown field"))
         values = {k: decode_value(v, f"{field}.{k}", source) for k, v in fields.items()}
         try:
             return cls(**values)
         except TypeError as exc:
             raise StateFileError(source, field, str(exc)) from None
-    raise StateFileError(source, field, "unsupported JSON object (no $type, $enum, $frozenset)")
+    raise StateFileError(source, field, _("unsupported JSON object (no $type, $enum, $frozenset)"))
 
 
 def _encode_data(
@@ -219,7 +223,9 @@ def _encode_data(
                 out[key] = {_SCENARIO_MARK: True}
             else:
                 raise StateFileError(
-                    source, f"{field}.{key}", f"a {exc} cannot be saved (not an immutable value)"
+                    source,
+                    f"{field}.{key}",
+                    _f("a {type} cannot be saved (not an immutable value)", str(exc)),
                 ) from None
     return out
 
@@ -315,7 +321,9 @@ def save_state(state: BattleState, path: str | Path, meta: dict[str, Any] | None
     try:
         atomic_write(path, text)
     except OSError as exc:
-        raise StateFileError(str(path), "", f"cannot be written ({exc.strerror})") from None
+        raise StateFileError(
+            str(path), "", _f("cannot be written ({reason})", exc.strerror)
+        ) from None
 
 
 # -- load -----------------------------------------------------------------------------
@@ -341,22 +349,36 @@ def _need(
     doc: dict[str, Any], key: str, kind: type | tuple[type, ...], field: str, source: str
 ) -> Any:
     if key not in doc:
-        raise StateFileError(source, field, "required field is missing")
+        raise StateFileError(source, field, _("required field is missing"))
     value = doc[key]
     bad_bool = isinstance(value, bool) and kind in (int, (int, float))
     if bad_bool or not isinstance(value, kind):
-        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise StateFileError(source, field, f"expected {_json_name(names)}, got {_short(value)}")
+        raise StateFileError(source, field, _expected(kind, value))
     return value
 
 
-def _json_name(names: str) -> str:
-    return (
-        names.replace("dict", "an object")
-        .replace("list", "a list")
-        .replace("str", "a string")
-        .replace("int", "an integer")
-    )
+#: The JSON names of the Python types a state file's values are checked against.
+_JSON_NAMES: dict[type, str] = {
+    dict: N_("an object"),
+    list: N_("a list"),
+    str: N_("a string"),
+    int: N_("an integer"),
+    float: N_("a number"),
+    bool: N_("true or false"),
+}
+
+
+def _json_name(kind: type | tuple[type, ...]) -> str:
+    """``kind`` as JSON names it, in the current language ("an integer or a number")."""
+    kinds = (kind,) if isinstance(kind, type) else kind
+    names = [_(_JSON_NAMES[k]) if k in _JSON_NAMES else k.__name__ for k in kinds]
+    if len(names) < 2:
+        return "".join(names)
+    return _f("{first} or {last}", ", ".join(names[:-1]), names[-1])
+
+
+def _expected(kind: type | tuple[type, ...], value: Any) -> str:
+    return _f("expected {expected}, got {value}", _json_name(kind), _short(value))
 
 
 def _resolve_scenario(ref: str, base_dir: Path | None, source: str) -> Scenario:
@@ -369,7 +391,9 @@ def _resolve_scenario(ref: str, base_dir: Path | None, source: str) -> Scenario:
             return load_scenario(name)
         except EscaramuzaError as exc:
             last = exc
-    raise StateFileError(source, "scenario", f"cannot load scenario {_short(ref)}: {last}")
+    raise StateFileError(
+        source, "scenario", _f("cannot load scenario {name}: {error}", _short(ref), str(last))
+    )
 
 
 def state_from_dict(
@@ -385,17 +409,25 @@ def state_from_dict(
     ``scenario`` field must still be a string, but is not looked up.
     """
     if not isinstance(doc, dict):
-        raise StateFileError(source, "", "a state file must be a JSON object")
+        raise StateFileError(source, "", _("a state file must be a JSON object"))
     # A document built in memory (the web page's upload) gets the same bounds as a file.
     check_tree(doc, source, StateFileError)
     if doc.get("format") != FORMAT:
         raise StateFileError(
-            source, "format", f"expected {FORMAT!r}, got {_short(doc.get('format'))}"
+            source,
+            "format",
+            _f("expected {expected}, got {value}", repr(FORMAT), _short(doc.get("format"))),
         )
     version = _need(doc, "version", int, "version", source)
     if version != VERSION:
         raise StateFileError(
-            source, "version", f"unsupported version {version} (this escaramuza reads {VERSION})"
+            source,
+            "version",
+            _f(
+                "unsupported version {version} (this escaramuza reads {supported})",
+                version,
+                VERSION,
+            ),
         )
     ref = _need(doc, "scenario", str, "scenario", source)
     if scenario is None:
@@ -403,13 +435,21 @@ def state_from_dict(
     ruleset = _need(doc, "ruleset", str, "ruleset", source)
     if ruleset != scenario.ruleset.id:
         raise StateFileError(
-            source, "ruleset", f"{_short(ruleset)} but the scenario is {scenario.ruleset.id!r}"
+            source,
+            "ruleset",
+            _f(
+                "{ruleset} but the scenario is {scenario}",
+                _short(ruleset),
+                repr(scenario.ruleset.id),
+            ),
         )
     state = BattleState(scenario, [c.clone() for c in scenario.combatants])
     state.round = _need(doc, "round", int, "round", source)
     if not 0 <= state.round <= scenario.round_limit:
         raise StateFileError(
-            source, "round", f"{state.round} is outside 0–{scenario.round_limit} (round_limit)"
+            source,
+            "round",
+            _f("{round} is outside 0–{limit} (round_limit)", state.round, scenario.round_limit),
         )
     state.turn = _need(doc, "turn", int, "turn", source)
     order = _need(doc, "order", list, "order", source)
@@ -417,7 +457,7 @@ def state_from_dict(
         if not isinstance(cid, str) or cid not in state.by_id:
             raise StateFileError(source, f"order[{i}]", _unknown(cid, state))
         if cid in order[:i]:
-            raise StateFileError(source, f"order[{i}]", f"combatant {cid!r} appears twice")
+            raise StateFileError(source, f"order[{i}]", _twice(cid))
     state.order = tuple(order)
     found: list[Problem] = []  # values out of range: every one is reported together
     _load_combatants(doc, state, source, found)
@@ -433,7 +473,7 @@ def state_from_dict(
         state.data[key] = decode_value(raw, f"data.{key}", source, ref)
     meta = doc.get("meta", {})
     if not isinstance(meta, dict):
-        raise StateFileError(source, "meta", "expected an object")
+        raise StateFileError(source, "meta", _("expected an object"))
     found.extend(_counter_problems(state))
     if found:
         raise StateFileError.of(source, found)
@@ -448,7 +488,11 @@ def state_from_dict(
 
 
 def _unknown(cid: Any, state: BattleState) -> str:
-    return f"unknown combatant {_short(cid)} (combatants: {', '.join(state.by_id)})"
+    return _f("unknown combatant {id} (combatants: {known})", _short(cid), ", ".join(state.by_id))
+
+
+def _twice(cid: str) -> str:
+    return _f("combatant {id} appears twice", repr(cid))
 
 
 def _load_combatants(
@@ -460,12 +504,12 @@ def _load_combatants(
     for i, raw in enumerate(raw_list):
         where = f"combatants[{i}]"
         if not isinstance(raw, dict):
-            raise StateFileError(source, where, "expected an object")
+            raise StateFileError(source, where, _("expected an object"))
         cid = _need(raw, "id", str, f"{where}.id", source)
         if cid not in state.by_id:
             raise StateFileError(source, f"{where}.id", _unknown(cid, state))
         if cid in seen:
-            raise StateFileError(source, f"{where}.id", f"combatant {cid!r} appears twice")
+            raise StateFileError(source, f"{where}.id", _twice(cid))
         seen.add(cid)
         c = state.by_id[cid]
         zone = _need(raw, "zone", str, f"{where}.zone", source)
@@ -473,7 +517,11 @@ def _load_combatants(
             raise StateFileError(
                 source,
                 f"{where}.zone",
-                f"unknown zone {_short(zone)} (zones: {', '.join(state.battlefield.zone_ids)})",
+                _f(
+                    "unknown zone {zone} (zones: {known})",
+                    _short(zone),
+                    ", ".join(state.battlefield.zone_ids),
+                ),
             )
         c.zone = zone
         status = _need(raw, "status", str, f"{where}.status", source)
@@ -482,7 +530,9 @@ def _load_combatants(
         except ValueError:
             known = ", ".join(s.value for s in Status)
             raise StateFileError(
-                source, f"{where}.status", f"unknown status {_short(status)} (known: {known})"
+                source,
+                f"{where}.status",
+                _f("unknown status {status} (known: {known})", _short(status), known),
             ) from None
         _load_resources(raw, c, f"{where}.resources", source, found)
         c.conditions = _load_conditions(raw, state, f"{where}.conditions", source)
@@ -493,7 +543,10 @@ def _load_combatants(
         }
     missing = [cid for cid in state.by_id if cid not in seen]
     if missing:
-        raise StateFileError(source, "combatants", f"combatant(s) missing: {', '.join(missing)}")
+        reason = ngettext(
+            "combatant missing: {ids}", "combatants missing: {ids}", len(missing)
+        ).format(ids=", ".join(missing))
+        raise StateFileError(source, "combatants", reason)
 
 
 def _load_resources(
@@ -507,26 +560,24 @@ def _load_resources(
             raise StateFileError(
                 source,
                 f"{where}.{key}",
-                f"unknown resource for {c.id} (resources: {', '.join(c.resources)})",
+                _f("unknown resource for {id} (resources: {known})", c.id, ", ".join(c.resources)),
             )
         if isinstance(value, bool) or not isinstance(value, int):
-            raise StateFileError(
-                source, f"{where}.{key}", f"expected an integer, got {_short(value)}"
-            )
+            raise StateFileError(source, f"{where}.{key}", _expected(int, value))
         # Every ruleset keeps its resources between 0 and the maximum the stat block gives
         # (damage stops at 0, healing and recovery at the maximum).
         top = c.maxima.get(key)
         if value < 0:
-            found.append(
-                Problem(f"{where}.{key}", f"{value} is below 0 ({c.id}'s {key} cannot be negative)")
-            )
+            reason = _f("{value} is below 0 ({id}'s {key} cannot be negative)", value, c.id, key)
+            found.append(Problem(f"{where}.{key}", reason))
         elif top is not None and value > top:
-            found.append(Problem(f"{where}.{key}", f"{value} is above {c.id}'s maximum of {top}"))
+            reason = _f("{value} is above {id}'s maximum of {top}", value, c.id, top)
+            found.append(Problem(f"{where}.{key}", reason))
         else:
             c.resources[key] = value
     missing = [k for k in c.resources if k not in res]
     if missing:
-        raise StateFileError(source, f"{where}.{missing[0]}", "required field is missing")
+        raise StateFileError(source, f"{where}.{missing[0]}", _("required field is missing"))
 
 
 _CONDITION_FIELDS = {f.name: f for f in dataclasses.fields(Condition)}
@@ -548,19 +599,15 @@ def _load_conditions(
     for j, item in enumerate(items):
         at = f"{where}[{j}]"
         if not isinstance(item, dict):
-            raise StateFileError(source, at, "expected an object")
+            raise StateFileError(source, at, _("expected an object"))
         for key, value in item.items():
             if key not in _CONDITION_FIELDS:
-                raise StateFileError(source, f"{at}.{key}", "unknown field")
+                raise StateFileError(source, f"{at}.{key}", _("unknown field"))
             kind = types[key]
             ok = value is None and key not in ("name", "value", "persistent")
             ok = ok or (isinstance(value, kind) and (kind is bool or not isinstance(value, bool)))
             if not ok:
-                raise StateFileError(
-                    source,
-                    f"{at}.{key}",
-                    f"expected {_json_name(kind.__name__)}, got {_short(value)}",
-                )
+                raise StateFileError(source, f"{at}.{key}", _expected(kind, value))
         name = _need(item, "name", str, f"{at}.name", source)
         if item.get("source") is not None and item["source"] not in state.by_id:
             raise StateFileError(source, f"{at}.source", _unknown(item["source"], state))
@@ -572,14 +619,14 @@ def _load_outcome(raw: Any, source: str) -> Outcome | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise StateFileError(source, "outcome", "expected an object or null")
+        raise StateFileError(source, "outcome", _("expected an object or null"))
     winner = raw.get("winner")
     if winner is not None and winner not in (s.value for s in Side):
-        raise StateFileError(source, "outcome.winner", f"unknown side {_short(winner)}")
+        raise StateFileError(source, "outcome.winner", _f("unknown side {side}", _short(winner)))
     reason = _need(raw, "reason", str, "outcome.reason", source)
     rounds = _need(raw, "rounds", int, "outcome.rounds", source)
     if rounds < 0:
-        raise StateFileError(source, "outcome.rounds", f"{rounds} is negative")
+        raise StateFileError(source, "outcome.rounds", _f("{rounds} is negative", rounds))
     return Outcome(Side(winner) if winner else None, reason, rounds)
 
 
@@ -587,12 +634,14 @@ def _load_pending(raw: Any, state: BattleState, source: str) -> Decision | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise StateFileError(source, "pending", "expected an object or null")
+        raise StateFileError(source, "pending", _("expected an object or null"))
     kind = _need(raw, "kind", str, "pending.kind", source)
     kinds = {k.name.lower(): k for k in DecisionKind}
     if kind not in kinds:
         raise StateFileError(
-            source, "pending.kind", f"unknown kind {_short(kind)} (known: {', '.join(kinds)})"
+            source,
+            "pending.kind",
+            _f("unknown kind {kind} (known: {known})", _short(kind), ", ".join(kinds)),
         )
     actor = _need(raw, "actor", str, "pending.actor", source)
     if actor not in state.by_id:
@@ -600,17 +649,26 @@ def _load_pending(raw: Any, state: BattleState, source: str) -> Decision | None:
     side = state.by_id[actor].side
     if raw.get("side", side.value) != side.value:
         raise StateFileError(
-            source, "pending.side", f"{_short(raw.get('side'))} but {actor} is on the {side.value}"
+            source,
+            "pending.side",
+            _f(
+                "{side} but {actor} is on the {actual}",
+                _short(raw.get("side")),
+                actor,
+                word(side.value),
+            ),
         )
     name = _need(raw, "name", str, "pending.name", source)
     names = state.ruleset.decision_names
     if name not in names:
         raise StateFileError(
-            source, "pending.name", f"unknown decision {_short(name)} (known: {', '.join(names)})"
+            source,
+            "pending.name",
+            _f("unknown decision {name} (known: {known})", _short(name), ", ".join(names)),
         )
     prompt = raw.get("prompt", "")
     if not isinstance(prompt, str):
-        raise StateFileError(source, "pending.prompt", f"expected a string, got {_short(prompt)}")
+        raise StateFileError(source, "pending.prompt", _expected(str, prompt))
     return Decision(kinds[kind], actor, side, name, prompt)
 
 
@@ -619,53 +677,61 @@ def _counter_problems(state: BattleState) -> list[Problem]:
     pending decision (the ruleset's own bookkeeping checks say the rest)."""
     out: list[Problem] = []
     if not 0 <= state.turn <= MAX_COUNTER:
-        out.append(Problem("turn", f"{state.turn} is outside 0–{MAX_COUNTER}"))
+        out.append(Problem("turn", _f("{turn} is outside 0–{top}", state.turn, MAX_COUNTER)))
     outcome = state.outcome
     if outcome is not None:
         if outcome.rounds != state.round:
-            out.append(
-                Problem(
-                    "outcome.rounds",
-                    f"{outcome.rounds} but the battle ended in round {state.round} (round)",
-                )
+            reason = _f(
+                "{rounds} but the battle ended in round {round} (round)",
+                outcome.rounds,
+                state.round,
             )
+            out.append(Problem("outcome.rounds", reason))
         return out
     if state.round < 1:
-        out.append(
-            Problem("round", f"{state.round} while the battle is not over (rounds count from 1)")
-        )
+        reason = _f("{round} while the battle is not over (rounds count from 1)", state.round)
+        out.append(Problem("round", reason))
     if state.ruleset.keeps_order:  # every combatant able to act has a place in it
         missing = [c.id for c in state.combatants if c.active and c.id not in state.order]
         if missing:
-            out.append(Problem("order", f"{', '.join(missing)} can act but is not in the order"))
+            reason = ngettext(
+                "{ids} can act but is not in the order",
+                "{ids} can act but are not in the order",
+                len(missing),
+            ).format(ids=", ".join(missing))
+            out.append(Problem("order", reason))
     pending = state.pending
     if pending is not None:
         actor = state.by_id[pending.actor]
         if not actor.active:
-            out.append(
-                Problem(
-                    "pending.actor",
-                    f"{actor.id} is {actor.status.value}: only an active combatant decides",
-                )
+            reason = _f(
+                "{id} is {status}: only an active combatant decides",
+                actor.id,
+                word(actor.status.value),
             )
+            out.append(Problem("pending.actor", reason))
     return out
 
 
 def _check_playable(state: BattleState, source: str) -> None:
     if state.outcome is not None:
         if state.pending is not None:
-            raise StateFileError(source, "pending", "must be null once the battle is over")
+            raise StateFileError(source, "pending", _("must be null once the battle is over"))
         return
     if state.pending is None:
-        raise StateFileError(source, "pending", "required while the battle is not over")
+        raise StateFileError(source, "pending", _("required while the battle is not over"))
     try:
         actions = state.ruleset.legal_actions(state)
     except Exception as exc:  # any ruleset failure means an inconsistent file
         raise StateFileError(
             source,
             "pending",
-            f"the {state.ruleset.id} ruleset cannot continue from this state "
-            f"({type(exc).__name__}: {exc}); a bookkeeping field in data is probably missing",
+            _f(
+                "the {ruleset} ruleset cannot continue from this state ({error}); a bookkeeping "
+                "field in data is probably missing",
+                state.ruleset.id,
+                f"{type(exc).__name__}: {exc}",
+            ),
         ) from None
     if not actions:
-        raise StateFileError(source, "pending", "the pending decision has no legal action")
+        raise StateFileError(source, "pending", _("the pending decision has no legal action"))

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.rules.core.errors import EscaramuzaError, Problem
-from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.vocabulary import (
     compose,
     did_you_mean,
@@ -65,7 +65,7 @@ class Finding:
     def __str__(self) -> str:
         where = f"{self.source}:{self.line}" if self.line else self.source
         field = f" {self.field}:" if self.field else ""
-        hint = f" (did you mean {self.suggestion!r}?)" if self.suggestion else ""
+        hint = _f(" (did you mean {names}?)", repr(self.suggestion)) if self.suggestion else ""
         return f"{where}:{field} {self.reason}{hint}"
 
 
@@ -81,13 +81,13 @@ def _not_regular(path: Path) -> str | None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        return "no such file"
+        return _("no such file")
     except OSError as exc:
-        return f"cannot be read ({exc.strerror})"
+        return _f("cannot be read ({reason})", exc.strerror)
     if stat.S_ISDIR(mode):
-        return "is a directory, not a file to validate"
+        return _("is a directory, not a file to validate")
     if not stat.S_ISREG(mode):
-        return "is not a regular file (a FIFO, socket or device)"
+        return _("is not a regular file (a FIFO, socket or device)")
     if not os.access(path, os.R_OK):
         return "cannot be read (permission denied)"
     return None
@@ -203,9 +203,9 @@ def validate_file(name: str, kind: str = "auto") -> tuple[str, list[Finding]]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        return kind, [Finding(name, "", "not UTF-8 text")]
+        return kind, [Finding(name, "", _("not UTF-8 text"))]
     except OSError as exc:
-        return kind, [Finding(name, "", f"cannot be read ({exc.strerror})")]
+        return kind, [Finding(name, "", _f("cannot be read ({reason})", exc.strerror))]
     if kind == "auto":
         kind = _kind(path, text)
     try:
@@ -237,7 +237,7 @@ def _findings(
         if syntax:  # a YAML or JSON syntax error: the loader's field is where it is
             out.append(Finding(source, "", problem.reason, int(syntax.group(1))))
             continue
-        unknown_field = problem.reason == "unknown field"
+        unknown_field = problem.reason == _("unknown field")
         known = problem.known
         if unknown_field and not known:
             if schema is None:
@@ -263,24 +263,32 @@ def _findings(
 def add_parser(commands: Any) -> None:
     validate = commands.add_parser(
         "validate",
-        help="check scenario, day, state and tables files without playing",
-        description="Check each FILE with the loader play and gm use — a scenario (YAML), "
-        "an adventuring day (*.day.yaml), a state file (.json) or a Sistema 2d10 tables "
-        "file (YAML) — and list every "
-        "problem as FILE:LINE: FIELD: REASON, with a 'did you mean' where a known name "
-        "is close. Exit 0 when all are valid, 2 otherwise.",
+        help=_("check scenario, day, state and tables files without playing"),
+        description=_(
+            "Check each FILE with the loader play and gm use — a scenario (YAML), "
+            "an adventuring day (*.day.yaml), a state file (.json) or a Sistema 2d10 tables "
+            "file (YAML) — and list every "
+            "problem as FILE:LINE: FIELD: REASON, with a 'did you mean' where a known name "
+            "is close. Exit 0 when all are valid, 2 otherwise."
+        ),
     )
-    validate.add_argument("files", nargs="+", metavar="FILE", help="files to check")
+    validate.add_argument("files", nargs="+", metavar="FILE", help=_("files to check"))
     validate.add_argument(
         "--kind",
         choices=KINDS,
         default="auto",
-        help="what the files are (default auto: .json is a state file, *.day.yaml or a "
-        "mapping with encounters and no combatants a day, a YAML mapping "
-        "with localizacion/ataque_apuntado/gdf and no ruleset a tables file, else a scenario)",
+        help=_(
+            "what the files are (default auto: .json is a state file, *.day.yaml or a "
+            "mapping with encounters and no combatants a day, a YAML mapping "
+            "with localizacion/ataque_apuntado/gdf and no ruleset a tables file, else a "
+            "scenario)"
+        ),
     )
     validate.add_argument(
-        "-q", "--quiet", action="store_true", help="print only the problems, not the valid files"
+        "-q",
+        "--quiet",
+        action="store_true",
+        help=_("print only the problems, not the valid files"),
     )
 
 
@@ -311,9 +319,9 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
                     + "\n"
                 )
         elif not args.quiet:
-            out.write(f"{name}: ok ({kind})\n")
+            out.write(_f("{file}: ok ({kind})", name, kind) + "\n")
     if bad:
         files = len(args.files)
-        out.write(f"{total} problem(s) in {bad} of {files} file(s)\n")
+        out.write(_f("{total} problem(s) in {bad} of {files} file(s)", total, bad, files) + "\n")
         return 2
     return 0

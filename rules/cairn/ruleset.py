@@ -103,7 +103,7 @@ class Cairn(Ruleset):
         side = Side(base["side"])
         pc = stats.pc if stats.pc is not None else side is Side.HEROES
         if pc and stats.destacamento:
-            raise ValueError("destacamento: a destacamento is a group of NPCs, not a PC")
+            raise ValueError("destacamento: " + _("a destacamento is a group of NPCs, not a PC"))
         values = {"pi": stats.pi, "fue": stats.fue, "des": stats.des, "vol": stats.vol}
         items = tuple(w.name for w in stats.weapons) or ("desarmado",)
         return Combatant(

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.scenario import MAX_WEAPONS, Int
 
 #: A weapon's kind, in the same words as the other rulesets' (docs/scenario-format.md):
@@ -26,6 +27,10 @@ WeaponKind = Literal["cuerpo_a_cuerpo", "distancia"]
 CAIRN_DICE: tuple[int, ...] = (4, 6, 8, 10, 12)
 
 _DAMAGE = re.compile(r"^d(\d+)(?:\s*\+\s*d(\d+))?$")
+#: What :func:`parse_damage` accepts, as a JSON Schema pattern (case and the spaces
+#: around the text, which it strips, included).
+_DIE = "[dD](?:" + "|".join(map(str, CAIRN_DICE)) + ")"
+DAMAGE_PATTERN = rf"^\s*{_DIE}(?:\s*\+\s*{_DIE})?\s*$"
 
 
 def parse_damage(text: str) -> tuple[int, ...]:
@@ -38,11 +43,15 @@ def parse_damage(text: str) -> tuple[int, ...]:
     """
     match = _DAMAGE.match(text.strip().lower())
     if not match:
-        raise ValueError(f"{text!r} is not Cairn damage notation (expected 'd8' or 'd8+d6')")
+        raise ValueError(
+            _f("{text} is not Cairn damage notation (expected 'd8' or 'd8+d6')", repr(text))
+        )
     sides = tuple(int(g) for g in match.groups() if g is not None)
     for s in sides:
         if s not in CAIRN_DICE:
-            raise ValueError(f"{text!r}: a Cairn damage die is one of d4, d6, d8, d10, d12")
+            raise ValueError(
+                _f("{text}: a Cairn damage die is one of d4, d6, d8, d10, d12", repr(text))
+            )
     return sides
 
 
@@ -75,7 +84,9 @@ class Weapon(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
-    damage: str = "d6"
+    #: The JSON Schema's pattern is :func:`parse_damage`'s grammar, so an editor refuses
+    #: what the loader refuses (``2d6`` is not Cairn notation).
+    damage: str = Field("d6", json_schema_extra={"pattern": DAMAGE_PATTERN})
     kind: WeaponKind = MELEE
     #: Hops a ``distancia`` weapon reaches *(default 3; the seed gives no ranges)*.
     reach: Int = Field(3, ge=0, le=20)
@@ -191,7 +202,7 @@ class CairnStats(BaseModel):
         names = [w.name for w in value]
         for name in names:
             if names.count(name) > 1:
-                raise ValueError(f"weapon name {name!r} is used twice")
+                raise ValueError(_f("weapon name {name} is used twice", repr(name)))
             if name == UNARMED.name:
-                raise ValueError(f"{name!r} is reserved for unarmed attacks")
+                raise ValueError(_f("{name} is reserved for unarmed attacks", repr(name)))
         return value

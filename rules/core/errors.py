@@ -63,18 +63,21 @@ class ScenarioError(EscaramuzaError):
         The message adds the first problem's "did you mean" (a known name close to the
         one written) and its line, where known: ``play`` prints this one line.
         """
+        from escaramuza.rules.core.i18n import _f, ngettext
         from escaramuza.rules.core.vocabulary import did_you_mean
 
         first = problems[0]
         close = did_you_mean(first.value, first.known)
-        hint = f", did you mean {close!r}?" if close else ""
-        line = f" (line {first.line})" if first.line else ""
+        hint = _f(", did you mean {name}?", repr(close)) if close else ""
+        line = _f(" (line {line})", first.line) if first.line else ""
         more = ""
         if len(problems) > 1:
-            more = (
-                f" (and {len(problems) - 1} more problem(s); "
-                f"`escaramuza validate {source}` lists them all)"
-            )
+            n = len(problems) - 1
+            more = ngettext(
+                " (and {n} more problem; `escaramuza validate {source}` lists them all)",
+                " (and {n} more problems; `escaramuza validate {source}` lists them all)",
+                n,
+            ).format(n=n, source=source)
         return cls(source, first.field, first.reason + hint + line + more, problems)
 
 

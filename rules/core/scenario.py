@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.resources
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -25,16 +26,18 @@ from pydantic import (
     create_model,
     field_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zone
-from escaramuza.rules.core.errors import Problem, ScenarioError, UnknownNameError
+from escaramuza.rules.core.errors import Problem, ScenarioError, UnknownNameError, clip
 from escaramuza.rules.core.files import parse_yaml, read_text_file
+from escaramuza.rules.core.i18n import N_, _, _f, ngettext
 from escaramuza.rules.core.model import Combatant, Side
 from escaramuza.rules.core.vocabulary import explain, with_lines
 
-#: What an id may be, in words: the reason an invalid id gives and the schema's description.
-ID_RULE = "letters of any alphabet (matón, ñu), digits, '_' and '-', not starting with '-'"
+#: What an id may be, in words: the reason an invalid id gives (translated) and the
+#: schema's description (English, as the JSON Schema is).
+ID_RULE = N_("letters of any alphabet (matón, ñu), digits, '_' and '-', not starting with '-'")
 
 
 def _check_id(value: str) -> str:
@@ -42,14 +45,25 @@ def _check_id(value: str) -> str:
     # names a combatant "matón" means it. Spaces, dots and the like
     # stay out: ids are typed in `suggest`/`gm` commands and used as keys.
     if not value:
-        raise ValueError(f"an id cannot be empty; an id is {ID_RULE}")
+        raise ValueError(_f("an id cannot be empty; an id is {rule}", _(ID_RULE)))
     for ch in value:
         if not (ch.isalnum() or ch in "_-"):
             raise ValueError(
-                f"{value!r} is not a valid id: {ch!r} is not allowed; an id is {ID_RULE}"
+                _f(
+                    "{id} is not a valid id: {char} is not allowed; an id is {rule}",
+                    repr(value),
+                    repr(ch),
+                    _(ID_RULE),
+                )
             )
     if value.startswith("-"):
-        raise ValueError(f"{value!r} is not a valid id: it starts with '-'; an id is {ID_RULE}")
+        raise ValueError(
+            _f(
+                "{id} is not a valid id: it starts with '-'; an id is {rule}",
+                repr(value),
+                _(ID_RULE),
+            )
+        )
     return value
 
 
@@ -88,9 +102,13 @@ Id = Annotated[
 ]
 
 
+#: The reason a ``true``/``false`` where an integer belongs gives.
+_NOT_TRUE_OR_FALSE = N_("Input should be a valid integer, not true or false")
+
+
 def _not_a_boolean(value: object) -> object:
     if isinstance(value, bool):
-        raise PydanticCustomError("int_type", "Input should be a valid integer, not true or false")
+        raise PydanticCustomError("int_type", _(_NOT_TRUE_OR_FALSE))
     return value
 
 
@@ -162,7 +180,7 @@ class ScenarioSpec(_Strict):
         if value not in RULESETS:
             raise PydanticCustomError(
                 "unknown_name",
-                f"unknown ruleset {value!r} (known: {', '.join(RULESETS)})",
+                _f("unknown ruleset {name} (known: {known})", repr(value), ", ".join(RULESETS)),
                 {"value": value, "known": tuple(RULESETS)},
             )
         return value
@@ -221,8 +239,12 @@ class Scenario:
             if c.id == combatant_id:
                 return c
         raise UnknownNameError(
-            f"{self.source}: unknown combatant {combatant_id!r} "
-            f"(combatants: {', '.join(c.id for c in self.combatants)})"
+            f"{self.source}: "
+            + _f(
+                "unknown combatant {id} (combatants: {known})",
+                repr(combatant_id),
+                ", ".join(c.id for c in self.combatants),
+            )
         )
 
 
@@ -242,18 +264,197 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-_REASONS = {"extra_forbidden": "unknown field", "missing": "required field is missing"}
+#: Longest echo of a file's value in a reason (the field path already says where it is).
+_ECHO_MAX = 60
+
+
+def _echo(value: object) -> str:
+    """A value of a file as a reason quotes it: text in quotes, ``true``, ``false`` and
+    ``null`` as YAML and JSON write them, anything else as Python writes it; cut."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(clip(value, _ECHO_MAX))
+    return clip(repr(value), _ECHO_MAX)
+
+
+def _one_of(names: Sequence[str]) -> str:
+    """``'a', 'b' or 'c'`` in the current language."""
+    quoted = [repr(name) for name in names]
+    if len(quoted) < 2:
+        return "".join(quoted)
+    return _f("{first} or {last}", ", ".join(quoted[:-1]), quoted[-1])
+
+
+#: Reasons whose only field is the value written, by pydantic error type.
+_VALUE_REASONS: dict[str, str] = {
+    "int_parsing": N_("Input should be a valid integer, not {value}"),
+    "int_type": N_("Input should be a valid integer, not {value}"),
+    "int_from_float": N_("Input should be a valid integer, not {value}"),
+    "float_parsing": N_("Input should be a valid number, not {value}"),
+    "float_type": N_("Input should be a valid number, not {value}"),
+    "bool_parsing": N_("Input should be true or false, not {value}"),
+    "bool_type": N_("Input should be true or false, not {value}"),
+    "string_type": N_("Input should be a valid string, not {value}"),
+    # YAML has lists only: a tuple of the model is written as a list.
+    "list_type": N_("Input should be a valid list, not {value}"),
+    "tuple_type": N_("Input should be a valid list, not {value}"),
+    "dict_type": N_("Input should be a mapping (key: value), not {value}"),
+    "model_type": N_("Input should be a mapping (key: value), not {value}"),
+    "model_attributes_type": N_("Input should be a mapping (key: value), not {value}"),
+}
+
+#: Reasons of a bound, by pydantic error type: the ``ctx`` key of the bound and the text.
+_BOUND_REASONS: dict[str, tuple[str, str]] = {
+    "greater_than_equal": (
+        "ge",
+        N_("Input should be greater than or equal to {bound}, not {value}"),
+    ),
+    "less_than_equal": ("le", N_("Input should be less than or equal to {bound}, not {value}")),
+    "greater_than": ("gt", N_("Input should be greater than {bound}, not {value}")),
+    "less_than": ("lt", N_("Input should be less than {bound}, not {value}")),
+}
+
+
+def _size_reason(error: ErrorDetails) -> str | None:
+    """The reason of a list, mapping or tuple with too few or too many items, or ``None``
+    for another kind of container (the caller falls back to pydantic's message)."""
+    ctx = error.get("ctx") or {}
+    given = error.get("input")
+    actual = ctx.get("actual_length")
+    if actual is None and isinstance(given, list | tuple | dict | str):
+        actual = len(given)
+    kind = ctx.get("field_type")
+    if actual is None or kind not in ("List", "Dictionary", "Tuple"):
+        return None
+    if error["type"] == "too_short":
+        n = int(ctx["min_length"])
+        if kind == "List":
+            template = ngettext(
+                "List should have at least {n} item, not {actual}",
+                "List should have at least {n} items, not {actual}",
+                n,
+            )
+        elif kind == "Dictionary":
+            template = ngettext(
+                "Dictionary should have at least {n} item, not {actual}",
+                "Dictionary should have at least {n} items, not {actual}",
+                n,
+            )
+        else:
+            template = ngettext(
+                "Tuple should have at least {n} item, not {actual}",
+                "Tuple should have at least {n} items, not {actual}",
+                n,
+            )
+    else:
+        n = int(ctx["max_length"])
+        if kind == "List":
+            template = ngettext(
+                "List should have at most {n} item, not {actual}",
+                "List should have at most {n} items, not {actual}",
+                n,
+            )
+        elif kind == "Dictionary":
+            template = ngettext(
+                "Dictionary should have at most {n} item, not {actual}",
+                "Dictionary should have at most {n} items, not {actual}",
+                n,
+            )
+        else:
+            template = ngettext(
+                "Tuple should have at most {n} item, not {actual}",
+                "Tuple should have at most {n} items, not {actual}",
+                n,
+            )
+    return template.format(n=n, actual=actual)
+
+
+def _text_length_reason(error: ErrorDetails) -> str:
+    ctx = error.get("ctx") or {}
+    given = error.get("input")
+    length = len(given) if isinstance(given, str) else 0
+    if error["type"] == "string_too_short":
+        n = int(ctx["min_length"])
+        template = ngettext(
+            "String should have at least {n} character; {value} has {length}",
+            "String should have at least {n} characters; {value} has {length}",
+            n,
+        )
+    else:
+        n = int(ctx["max_length"])
+        template = ngettext(
+            "String should have at most {n} character; {value} has {length}",
+            "String should have at most {n} characters; {value} has {length}",
+            n,
+        )
+    return template.format(n=n, value=_echo(given), length=length)
+
+
+#: Error types of this project's own validators (:class:`PydanticCustomError`), whose
+#: message is already the reason, in the current language.
+_OWN_TYPES = frozenset({"unknown_name"})
+
+
+def pydantic_reason(error: ErrorDetails) -> str:
+    """The reason of one pydantic error in the file's words and the current language,
+    with the value written where it says more than the field path (``'catorce'``)."""
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    given = error.get("input")
+    value = _echo(given)
+    if kind == "missing":
+        return _("required field is missing")
+    if kind == "extra_forbidden":
+        return _("unknown field")
+    if kind in ("value_error", "assertion_error") and "error" in ctx:
+        # A validator's own sentence, translated where it is raised.
+        return str(ctx["error"])
+    if kind in _OWN_TYPES:
+        return error["msg"]
+    if kind == "int_type" and isinstance(given, bool):
+        return _(_NOT_TRUE_OR_FALSE)
+    if kind in _VALUE_REASONS:
+        return _f(_VALUE_REASONS[kind], value)
+    if kind in _BOUND_REASONS:
+        key, template = _BOUND_REASONS[kind]
+        return _f(template, ctx.get(key), value)
+    if kind in ("literal_error", "enum"):
+        expected = str(ctx.get("expected", ""))
+        names = re.findall(r"'([^']*)'", expected)
+        return _f("Input should be {expected}, not {value}", _one_of(names) or expected, value)
+    if kind in ("too_short", "too_long"):
+        sized = _size_reason(error)
+        if sized is not None:
+            return sized
+    if kind in ("string_too_short", "string_too_long"):
+        return _text_length_reason(error)
+    if kind == "string_pattern_mismatch":
+        return _f("{value} does not match the pattern {pattern}", value, repr(ctx.get("pattern")))
+    if kind == "union_tag_invalid":
+        tags = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
+        return _f(
+            "{key} should be {expected}, not {tag}",
+            str(ctx.get("discriminator")),
+            _one_of(tags) or str(ctx.get("expected_tags")),
+            repr(ctx.get("tag")),
+        )
+    if kind == "union_tag_not_found":
+        return _f("{key} is missing: it says which kind of entry this is", ctx.get("discriminator"))
+    # A type this project's models do not produce today: pydantic's own words.
+    return _f("{message} (got {value})", error["msg"], value)
 
 
 def pydantic_problems(err: ValidationError, prefix: str = "") -> list[Problem]:
-    """Every error of a pydantic validation as a :class:`Problem`, in the file's words."""
+    """Every error of a pydantic validation as a :class:`Problem`, in the file's words and
+    the current language (:func:`pydantic_reason`)."""
     out: list[Problem] = []
     for error in err.errors():
         path = _loc(tuple(error["loc"]))
         field = f"{prefix}.{path}" if prefix and path else (prefix or path)
-        # pydantic prefixes a validator's own message with "Value error, "; the reason
-        # the validator wrote reads better to a scenario designer without it.
-        reason = _REASONS.get(error["type"], error["msg"].removeprefix("Value error, "))
+        reason = pydantic_reason(error)
         ctx = error.get("ctx") or {}
         value: str | None = None
         known: tuple[str, ...] = ()
@@ -331,7 +532,7 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
     from escaramuza.rules import get_ruleset
 
     if not isinstance(data, dict):
-        raise ScenarioError(source, "", "a scenario must be a YAML mapping of fields")
+        raise ScenarioError(source, "", _("a scenario must be a YAML mapping of fields"))
     problems = _structure_problems(data)
     try:
         spec = ScenarioSpec.model_validate(data)
@@ -353,18 +554,22 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
     for i, spec_c in enumerate(spec.combatants):
         where = f"combatants[{i}]"
         if spec_c.id in seen:
-            problems.append(Problem(f"{where}.id", f"duplicate combatant id {spec_c.id!r}"))
+            reason = _f("duplicate combatant id {id}", repr(spec_c.id))
+            problems.append(Problem(f"{where}.id", reason))
         seen.add(spec_c.id)
         if spec_c.temperament not in KNOWN_TEMPERAMENTS:
-            reason = (
-                f"unknown temperament {spec_c.temperament!r} "
-                f"(known: {', '.join(KNOWN_TEMPERAMENTS)})"
+            reason = _f(
+                "unknown temperament {name} (known: {known})",
+                repr(spec_c.temperament),
+                ", ".join(KNOWN_TEMPERAMENTS),
             )
             problems.append(
                 Problem(f"{where}.temperament", reason, spec_c.temperament, KNOWN_TEMPERAMENTS)
             )
         if spec_c.zone not in zone_ids:
-            reason = f"unknown zone {spec_c.zone!r} (zones: {', '.join(zone_ids)})"
+            reason = _f(
+                "unknown zone {zone} (zones: {known})", repr(spec_c.zone), ", ".join(zone_ids)
+            )
             problems.append(Problem(f"{where}.zone", reason, spec_c.zone, tuple(zone_ids)))
             continue  # the ruleset builds a combatant in a zone of the map
         if options is None:
@@ -387,7 +592,12 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
             problems.extend(_split_reason(source, where, exc).problems)
     for side in Side:
         if not any(c.side is side for c in spec.combatants):
-            problems.append(Problem("combatants", f"the {side.value} side is empty"))
+            empty = (
+                _("the heroes side is empty")
+                if side is Side.HEROES
+                else _("the enemies side is empty")
+            )
+            problems.append(Problem("combatants", empty))
     if problems or battlefield is None or options is None:
         raise ScenarioError.of(source, problems)
 
@@ -471,21 +681,30 @@ def resolve_scenario(name_or_path: str) -> str:
     if len(matches) == 1:
         return shipped[matches[0]]
     if len(matches) > 1:
-        raise UnknownNameError(f"scenario name {name_or_path!r} is ambiguous: {', '.join(matches)}")
+        raise UnknownNameError(
+            _f(
+                "scenario name {name} is ambiguous: {matches}",
+                repr(name_or_path),
+                ", ".join(matches),
+            )
+        )
     try:
         exists = Path(name_or_path).exists()
     except (OSError, ValueError) as exc:
         # A 5,000-character name (ENAMETOOLONG) or one with a NUL byte names no file.
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        shown = f"{name_or_path[:80]!r}{'…' if len(name_or_path) > 80 else ''}"
         raise UnknownNameError(
-            f"no scenario file or shipped scenario named {name_or_path[:80]!r}"
-            f"{'…' if len(name_or_path) > 80 else ''} ({reason})"
+            _f("no scenario file or shipped scenario named {name} ({reason})", shown, reason)
         ) from None
     if exists:
         return name_or_path
     raise UnknownNameError(
-        f"no scenario file or shipped scenario named {name_or_path!r} "
-        f"(shipped: {', '.join(shipped)})"
+        _f(
+            "no scenario file or shipped scenario named {name} (shipped: {shipped})",
+            repr(name_or_path),
+            ", ".join(shipped),
+        )
     )
 
 

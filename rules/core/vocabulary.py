@@ -25,9 +25,11 @@ import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from escaramuza.rules.core.errors import Problem
+from escaramuza.rules.core.i18n import N_, _, _f
 
 #: Retired stat-block keys → the key that replaced them, by where they sit: ``""`` is the
 #: combatant's own keys, ``"weapons"`` a weapon's. A value with ``": "`` names the new key
@@ -160,16 +162,26 @@ class Retired:
     @property
     def reason(self) -> str:
         """What the loader and ``escaramuza validate`` say: "`armas` is now `weapons`"."""
-        return f"`{self.old}` is now `{self.new}`"
+        return _f(_RETIRED, self.old, self.new)
 
 
-#: The end of a :attr:`Retired.reason` (a day file's problem of a hero prefixes it).
-_RETIRED_REASON = re.compile(r"`[^`]+` is now `[^`]+`$")
+#: :attr:`Retired.reason`; the names are the file's, the sentence the current language's.
+_RETIRED = N_("`{old}` is now `{new}`")
 
 
 def says_retired(reason: str) -> bool:
-    """Whether ``reason`` is a retired key's or value's (:attr:`Retired.reason`)."""
-    return _RETIRED_REASON.search(reason) is not None
+    """Whether ``reason`` is a retired key's or value's (:attr:`Retired.reason`, in the
+    current language; a day file's problem of a hero prefixes it)."""
+    return _retired_pattern(_(_RETIRED)).search(reason) is not None
+
+
+@cache
+def _retired_pattern(template: str) -> re.Pattern[str]:
+    """The end of a :attr:`Retired.reason` written with ``template``."""
+    name = "`[^`]+`"
+    escaped = re.escape(template)
+    pattern = escaped.replace(re.escape("`{old}`"), name).replace(re.escape("`{new}`"), name)
+    return re.compile(pattern + "$")
 
 
 def retired(problem: Problem, schema: Mapping[str, Any]) -> Retired | None:
@@ -186,7 +198,7 @@ def retired(problem: Problem, schema: Mapping[str, Any]) -> Retired | None:
     if place is None:
         return None
     key = str(path[-1])
-    if problem.reason == "unknown field":
+    if problem.reason == _("unknown field"):
         new = RETIRED_KEYS.get(place, {}).get(key)
         if new is not None and new.split(":")[0] in schema_keys(schema, path[:-1]):
             return Retired(problem.field, key, new)
@@ -217,11 +229,12 @@ def explain(problems: Sequence[Problem], schema: Mapping[str, Any]) -> list[Prob
             problem = Problem(problem.field, found.reason, found.old, at_key=True)
         elif found is not None:
             problem = Problem(problem.field, found.reason)
-        elif problem.reason == "unknown field":
+        elif problem.reason == _("unknown field"):
             allowed = schema_keys(schema, field_path(problem.field)[:-1])
             problem = replace(problem, known=problem.known or tuple(allowed))
         out.append(problem)
-    return [p for p in out if not (p.reason == "required field is missing" and p.field in renamed)]
+    missing = _("required field is missing")
+    return [p for p in out if not (p.reason == missing and p.field in renamed)]
 
 
 def compose(text: str) -> Any:
@@ -265,8 +278,9 @@ def line_of(root: Any, field: str, key_line: bool) -> int | None:
 def with_lines(problems: Sequence[Problem], text: str) -> list[Problem]:
     """``problems`` with the line each field is at in ``text`` (where the path leads)."""
     root = compose(text)
+    unknown = _("unknown field")  # the loader's reason, in the current language
     return [
-        replace(p, line=line_of(root, p.field, p.at_key or p.reason == "unknown field"))
+        replace(p, line=line_of(root, p.field, p.at_key or p.reason == unknown))
         if p.field and p.line is None and root is not None
         else p
         for p in problems

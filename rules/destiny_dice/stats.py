@@ -17,6 +17,7 @@ from escaramuza.rules.core.dice import (
     parse_dice,
     parse_die,
 )
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.scenario import MAX_WEAPONS, NOT_A_BOOL, Int
 
 Band = Literal["cuerpo_a_cuerpo", "cerca", "lejos"]
@@ -128,9 +129,9 @@ class ConditionSpec(_Strict):
     @model_validator(mode="after")
     def _x_only_for_poison(self) -> ConditionSpec:
         if self.name == "envenenado" and self.x is None:
-            raise ValueError("envenenado needs x, the damage per turn (e.g. '1' or '1d4')")
+            raise ValueError(_("envenenado needs x, the damage per turn (e.g. '1' or '1d4')"))
         if self.name != "envenenado" and self.x is not None:
-            raise ValueError(f"{self.name} takes no x")
+            raise ValueError(_f("{name} takes no x", self.name))
         return self
 
 
@@ -158,10 +159,10 @@ class WeaponSpec(_Strict):
     def _defaults(self) -> WeaponSpec:
         if self.bands is None:
             if self.kind == RANGED:
-                raise ValueError("a ranged weapon must list the bands it reaches (cerca, lejos)")
+                raise ValueError(_("a ranged weapon must list the bands it reaches (cerca, lejos)"))
             self.bands = ["cuerpo_a_cuerpo"]
         if not self.bands:
-            raise ValueError("bands must name at least one band")
+            raise ValueError(_("bands must name at least one band"))
         if self.shoots is None:
             self.shoots = self.kind == RANGED
         return self
@@ -232,7 +233,7 @@ class Stats(_Strict):
         names = [w.name for w in self.weapons] + [h.name for h in self.heals]
         for name in names:
             if names.count(name) > 1:
-                raise ValueError(f"item name {name!r} is used twice")
+                raise ValueError(_f("item name {name} is used twice", repr(name)))
         if self.pv_current is not None and self.pv_current > self.pv:
-            raise ValueError("pv_current cannot exceed pv")
+            raise ValueError(_("pv_current cannot exceed pv"))
         return self

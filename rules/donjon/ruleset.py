@@ -319,7 +319,9 @@ class Donjon(Ruleset):
         seen: set[str] = set()
         for i, weapon in enumerate(stats.weapons):
             if weapon.name in seen:
-                raise ValueError(f"weapons[{i}].name: duplicate weapon name {weapon.name!r}")
+                raise ValueError(
+                    f"weapons[{i}].name: " + _f("duplicate weapon name {name}", repr(weapon.name))
+                )
             seen.add(weapon.name)
         attrs = stats.attributes
         values = {
@@ -357,8 +359,14 @@ class Donjon(Ruleset):
                 hops = bf.distance(a.zone, b.zone)
                 if hops > TWO_ACTIONS:
                     raise ValueError(
-                        f"combatants[{i}].zone: {a.id} starts {hops} zone steps from {b.id} "
-                        "(fuera del alcance); a Donjon battle never starts out of range (DJ-09)"
+                        f"combatants[{i}].zone: "
+                        + _f(
+                            "{id} starts {hops} zone steps from {other} (fuera del alcance); a "
+                            "Donjon battle never starts out of range (DJ-09)",
+                            a.id,
+                            hops,
+                            b.id,
+                        )
                     )
 
     # -- helpers ----------------------------------------------------------------

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from escaramuza.rules.core.dice import DiceError, DiceExpr, parse_dice
 from escaramuza.rules.core.errors import Problem, ScenarioError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.scenario import Int, pydantic_problems
 
 #: Fixed location ids: they are the options of the ``atacar`` verb, so a table may map
@@ -67,8 +68,8 @@ DURATIONS: tuple[str, ...] = (UNTIL_HEALED, NEXT_TURN)
 #: Effects that can only last until healed: the engine has no waking up from
 #: *inconsciente*, and *moribundo* counts its own turns with its dice.
 _HEALED_ONLY: dict[str, str] = {
-    "inconsciente": "the engine has no waking up within a battle",
-    "moribundo": "its dice count the turns until death",
+    "inconsciente": N_("the engine has no waking up within a battle"),
+    "moribundo": N_("its dice count the turns until death"),
 }
 
 
@@ -163,11 +164,15 @@ _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 def _faces(value: str | int, source: str, field: str) -> range:
     match = _RANGE.match(str(value))
     if not match:
-        raise ScenarioError(source, field, f"{value!r} is not a d10 face or range like '4-6'")
+        raise ScenarioError(
+            source, field, _f("{value} is not a d10 face or range like '4-6'", repr(value))
+        )
     low = int(match.group(1))
     high = int(match.group(2) or low)
     if not 1 <= low <= high <= 10:
-        raise ScenarioError(source, field, f"{value!r} must be faces between 1 and 10")
+        raise ScenarioError(
+            source, field, _f("{value} must be faces between 1 and 10", repr(value))
+        )
     return range(low, high + 1)
 
 
@@ -178,17 +183,20 @@ def _cover(rows: list[Any], source: str, table: str) -> list[Any]:
         for face in _faces(row.tirada, source, f"{table}[{i}].tirada"):
             if by_face[face - 1] is not None:
                 raise ScenarioError(
-                    source, f"{table}[{i}].tirada", f"face {face} is already in another row"
+                    source,
+                    f"{table}[{i}].tirada",
+                    _f("face {face} is already in another row", face),
                 )
             by_face[face - 1] = (i, row)
     missing = [str(f + 1) for f, row in enumerate(by_face) if row is None]
     if missing:
-        raise ScenarioError(source, table, f"faces {', '.join(missing)} of the d10 are missing")
+        reason = _f("faces {faces} of the d10 are missing", ", ".join(missing))
+        raise ScenarioError(source, table, reason)
     return by_face
 
 
 def _unknown_location(source: str, field: str, name: str) -> ScenarioError:
-    reason = f"unknown location {name!r} (known: {', '.join(LOCATIONS)})"
+    reason = _f("unknown location {name} (known: {known})", repr(name), ", ".join(LOCATIONS))
     return ScenarioError(source, field, reason, [Problem(field, reason, name, LOCATIONS)])
 
 
@@ -204,34 +212,41 @@ def _location_rows(spec: _TablesFile, source: str) -> tuple[Location, ...]:
 def _gdf_effect(row: _GdfRow, source: str, field: str) -> GdfEffect:
     if row.efecto in ("aturdido", "incapacitado") and not -10 <= row.valor <= 0:
         # "un Modificador de situación (MS) negativo que va del -1 al -10".
-        raise ScenarioError(source, f"{field}.valor", "must be an MS from -10 to 0")
+        raise ScenarioError(source, f"{field}.valor", _("must be an MS from -10 to 0"))
     if row.efecto in ("sangrado", "derribado") and not 1 <= row.valor <= 10:
-        raise ScenarioError(source, f"{field}.valor", "must be 1 to 10")
+        raise ScenarioError(source, f"{field}.valor", _("must be 1 to 10"))
     dice: DiceExpr | None = None
     if row.efecto == "moribundo":
         if row.dados is None:
-            raise ScenarioError(source, f"{field}.dados", "moribundo needs dice, e.g. '1d10'")
+            raise ScenarioError(source, f"{field}.dados", _("moribundo needs dice, e.g. '1d10'"))
         try:
             dice = parse_dice(row.dados)
         except DiceError as exc:
             raise ScenarioError(source, f"{field}.dados", str(exc)) from None
         if dice.minimum < 1:
-            raise ScenarioError(source, f"{field}.dados", "must always give at least 1 turn")
+            raise ScenarioError(source, f"{field}.dados", _("must always give at least 1 turn"))
     elif row.dados is not None:
         raise ScenarioError(
-            source, f"{field}.dados", f"only moribundo takes dice, not {row.efecto}"
+            source, f"{field}.dados", _f("only moribundo takes dice, not {effect}", row.efecto)
         )
     if row.duracion not in DURATIONS:
         raise ScenarioError(
             source,
             f"{field}.duracion",
-            f"unknown duration {row.duracion!r} (known: {', '.join(DURATIONS)})",
+            _f(
+                "unknown duration {name} (known: {known})", repr(row.duracion), ", ".join(DURATIONS)
+            ),
         )
     if row.efecto in _HEALED_ONLY and row.duracion != UNTIL_HEALED:
         raise ScenarioError(
             source,
             f"{field}.duracion",
-            f"{row.efecto} can only last {UNTIL_HEALED} ({_HEALED_ONLY[row.efecto]})",
+            _f(
+                "{effect} can only last {duration} ({why})",
+                row.efecto,
+                UNTIL_HEALED,
+                _(_HEALED_ONLY[row.efecto]),
+            ),
         )
     return GdfEffect(row.efecto, row.valor, dice, row.duracion)
 
@@ -239,7 +254,7 @@ def _gdf_effect(row: _GdfRow, source: str, field: str) -> GdfEffect:
 def parse_tables(data: Any, source: str) -> Tables:
     """Validate a parsed tables mapping; raise :class:`ScenarioError` (file, field, reason)."""
     if not isinstance(data, dict):
-        raise ScenarioError(source, "", "a tables file must be a YAML mapping")
+        raise ScenarioError(source, "", _("a tables file must be a YAML mapping"))
     try:
         spec = _TablesFile.model_validate(data)
     except ValidationError as err:
@@ -271,7 +286,7 @@ def _aimed(spec: _TablesFile, source: str) -> tuple[tuple[str, int], ...]:
         if name not in LOCATIONS:
             raise _unknown_location(source, f"ataque_apuntado.{name}", name)
         if not -20 <= modifier <= 0:
-            raise ScenarioError(source, f"ataque_apuntado.{name}", "must be an MS from -20 to 0")
+            raise ScenarioError(source, f"ataque_apuntado.{name}", _("must be an MS from -20 to 0"))
     for name in LOCATIONS:
         if name in spec.ataque_apuntado:
             aimed.append((name, spec.ataque_apuntado[name]))
@@ -308,7 +323,7 @@ def load_tables(path: str | None = None) -> Tables:
     try:
         mtime = Path(path).stat().st_mtime_ns
     except FileNotFoundError:
-        raise ScenarioError(str(path), "", "no such tables file") from None
+        raise ScenarioError(str(path), "", _("no such tables file")) from None
     except OSError as exc:
-        raise ScenarioError(str(path), "", f"cannot be read ({exc.strerror})") from None
+        raise ScenarioError(str(path), "", _f("cannot be read ({reason})", exc.strerror)) from None
     return _load(str(path), mtime)

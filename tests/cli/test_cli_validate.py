@@ -229,7 +229,7 @@ def test_play_keeps_one_line_and_points_at_validate(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "combatants[0].pv" in err and "puerto" not in err
-    assert f"(and 1 more problem(s); `escaramuza validate {path}` lists them all)" in err
+    assert f"(and 1 more problem; `escaramuza validate {path}` lists them all)" in err
 
 
 def test_unicode_ids_are_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -308,3 +308,21 @@ def test_schema_command_refuses_an_unknown_ruleset(capsys: pytest.CaptureFixture
     assert main(["schema", "scenario", "--ruleset", "ajedrez"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "unknown ruleset 'ajedrez'" in err
+
+
+@pytest.mark.parametrize(
+    "damage", ["d6", "d8+d6", "D12", " d4 + d10 ", "2d6", "d7", "d6+2", "d8+d8+d8", "1d6", ""]
+)
+def test_cairn_schema_takes_the_damage_the_loader_takes(damage: str) -> None:
+    from escaramuza.rules.cairn.stats import parse_damage
+
+    schema = json.loads((schema_dir() / "cairn.json").read_text(encoding="utf-8"))
+    weapon = schema["$defs"]["Weapon"]
+    validator = jsonschema.Draft202012Validator(weapon)
+    try:
+        parse_damage(damage)
+        loads = True
+    except ValueError:
+        loads = False
+    assert validator.is_valid({"name": "arma", "damage": damage}) == loads
+    assert loads == (damage in ("d6", "d8+d6", "D12", " d4 + d10 "))  # by hand, CA-10
