@@ -37,7 +37,7 @@ from escaramuza.agents.suggest import (
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import N_, _, _f, outcome_reason, who_wins, word
-from escaramuza.rules.core.model import Action, Condition, Status
+from escaramuza.rules.core.model import Action, Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
@@ -105,7 +105,7 @@ HELP: dict[str, str] = {
         "\n\nSearches MS ms (default 800; MS and MAX are 10–60000: a search must end, so "
         "`suggest nan` or `1e99` is refused); while the best is too close to call it goes"
         " on up to MAX ms (default: the session's --max-ms, 3000), and stops as soon as "
-        "it is clear there. Rows are ranked by the win chance (95 per cent interval, rollouts), "
+        "it is clear there. Rows are ranked by the win chance (interval at 95%, rollouts), "
         "with the exact odds, the risk to the actor before its next turn, a reason and "
         "the in-character pick (*); actions too close to call are grouped, * first."
     ),
@@ -478,14 +478,17 @@ class GMSession(cmd.Cmd):
             raise GMError(
                 _f("unknown condition {name} (known: {known})", repr(name), ", ".join(known))
             )
-        if len(parts) > 4 or (len(parts) == 4 and not parts[3].lstrip("-").isdigit()):
-            raise GMError(_f("usage: {usage} (VALUE a whole number)", "cond add ID NAME [VALUE]"))
-        value = int(parts[3]) if len(parts) == 4 else 0
+        if len(parts) > 4:
+            raise GMError(_f("usage: {usage}", "cond add ID NAME [VALUE]"))
+        try:
+            condition = rs.condition_from_gm(name, parts[3] if len(parts) == 4 else None)
+        except ValueError as exc:
+            raise GMError(str(exc)) from None
 
         def add(st: BattleState) -> None:
-            st.by_id[cid].conditions[name] = Condition(name, value=value)
+            st.by_id[cid].conditions[name] = condition
 
-        self._edit(_f("{condition} added to {id}", name + (f" {value}" if value else ""), cid), add)
+        self._edit(_f("{condition} added to {id}", condition.text(), cid), add)
 
     # -- dice and actions -------------------------------------------------------------
     def do_roll(self, arg: str) -> None:
@@ -608,7 +611,10 @@ class GMSession(cmd.Cmd):
         dice = words[1:] if words and words[0] == "dice" else None
         if words and dice is None:
             raise GMError(_f("usage: {usage}", "initiative [dice D D …]"))
-        roller = self._roller(dice)
+        # The tool's initiative is the one `play --seed` rolls: the battle's first dice
+        # come from RandomRoller(seed), as in every other command.
+        auto = dice is None and self.roll_mode == "auto"
+        roller = RandomRoller(self.seed) if auto else self._roller(dice)
         try:
             new = new_battle(self.state.scenario, roller)
             if isinstance(roller, ScriptedRoller):
@@ -838,7 +844,7 @@ def add_parsers(commands: Any) -> None:
         help=_("rank the pending combatant's actions (search, exact odds, in-character pick)"),
         description=_(
             "Rank the legal actions of the pending decision of SCENARIO_OR_STATE: the "
-            "chance its side wins (MCTS rollouts, 95 per cent interval), exact chance to hit, "
+            "chance its side wins (MCTS rollouts, interval at 95%), exact chance to hit, "
             "expected damage and chance to drop the target, risk to the actor before its "
             "next turn, a reason, and what its temperament would do. A scenario is started "
             "afresh (initiative rolled with --seed); a state file (*.json) continues."

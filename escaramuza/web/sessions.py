@@ -477,16 +477,20 @@ class WebSession:
         shipped = shipped_scenarios()
         if name not in shipped:
             raise UnknownNameError(
-                f"no shipped scenario named {name!r} (shipped: {', '.join(shipped)})"
+                _f(
+                    "no shipped scenario named {name} (shipped: {shipped})",
+                    repr(name),
+                    ", ".join(shipped),
+                )
             )
         self._start(load_scenario(name), seed, None)
-        self.message = f"new battle: {name} (seed {seed})"
+        self.message = _f("new battle: {name} (seed {seed})", name, seed)
 
     def start_upload(self, filename: str, data: bytes, seed: int = DEFAULT_SEED) -> None:
         filename = clean_filename(filename, "upload.yaml")
         text = read_upload(data, filename)
         self._start(parse_upload(text, filename), seed, Upload(filename, text))
-        self.message = f"new battle: {filename} (seed {seed})"
+        self.message = _f("new battle: {name} (seed {seed})", filename, seed)
 
     def _start(self, scenario: Scenario, seed: int, upload: Upload | None) -> None:
         # The initiative is rolled by the GM session's own `initiative` command, as
@@ -543,7 +547,7 @@ class WebSession:
         """One of the GM session's edit commands (:data:`EDIT_COMMANDS`)."""
         gm = self.require()
         self.check_version(version)
-        word, _, rest = command.strip().partition(" ")
+        word, _sep, rest = command.strip().partition(" ")
         if word not in EDIT_COMMANDS:
             raise WebError(
                 _f(

@@ -17,6 +17,7 @@ from math import comb
 from typing import Protocol
 
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import ngettext
 
 #: Die sizes the rulesets use. d3 exists for a few damage tables; d100 is not used.
 STANDARD_DICE: tuple[int, ...] = (2, 3, 4, 6, 8, 10, 12, 20)
@@ -185,7 +186,13 @@ class ScriptedRoller:
                 f"d{d.sides}={d.value}" if d.sides else str(d.value)
                 for d in self._items[self._pos :]
             )
-            raise ScriptError(f"{self.remaining} scripted dice were not used: {left}")
+            raise ScriptError(
+                ngettext(
+                    "{n} scripted die was not used: {left}",
+                    "{n} scripted dice were not used: {left}",
+                    self.remaining,
+                ).format(n=self.remaining, left=left)
+            )
 
 
 _TERM = re.compile(r"([+-]?)\s*(?:(\d*)d(\d+)(?:kh(\d+))?|(\d+))", re.IGNORECASE)

@@ -20,7 +20,15 @@ from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.events import BattleEnded, Event, RoundStarted, StatusChanged
 from escaramuza.rules.core.i18n import _, _f, outcome_reason, who_wins, word
-from escaramuza.rules.core.model import Action, Combatant, Outcome, Side, Status, VerbSpec
+from escaramuza.rules.core.model import (
+    Action,
+    Combatant,
+    Condition,
+    Outcome,
+    Side,
+    Status,
+    VerbSpec,
+)
 from escaramuza.rules.core.state import BattleState
 
 
@@ -65,6 +73,9 @@ class Ruleset(ABC):
     #: one of :attr:`conditions` (a variant of it: Sistema 2d10's ``incapacitado_torso``
     #: sets ``incapacitado``). The GM may add them like the conditions themselves.
     condition_aliases: ClassVar[Mapping[str, str]] = {}
+    #: Conditions whose number the rules read (Sistema 2d10's ``aturdido -2``); a GM's
+    #: ``cond add`` gives a value to these only (:meth:`condition_from_gm`).
+    valued_conditions: ClassVar[frozenset[str]] = frozenset()
     #: Names of the distance bands, index = band number.
     band_names: ClassVar[tuple[str, ...]]
     #: Pydantic model of the ``options`` block of a scenario (extra fields forbidden).
@@ -130,6 +141,21 @@ class Ruleset(ABC):
     def describe(self, state: BattleState, action: Action) -> str:
         """One readable line for an action (CLI, suggestions)."""
         return str(action)
+
+    def condition_from_gm(self, name: str, value: str | None) -> Condition:
+        """The condition a GM's ``cond add ID NAME [VALUE]`` puts on a combatant, as the
+        rules themselves would (its value, dice, persistence); ``ValueError`` with the
+        reason for a value this ruleset does not read. Here: VALUE a whole number, for
+        the :attr:`valued_conditions` (and their aliases) only."""
+        if value is None:
+            return Condition(name)
+        if self.condition_aliases.get(name, name) not in self.valued_conditions:
+            raise ValueError(_f("{name} takes no value in {ruleset}", name, self.name))
+        if not value.lstrip("-").isdigit():
+            raise ValueError(
+                _f("{name}'s value must be a whole number, not {value}", name, repr(value))
+            )
+        return Condition(name, value=int(value))
 
     def describe_choice(self, state: BattleState, action: Action) -> str:
         """The action as a suggestion names it: :meth:`describe`, plus what the same

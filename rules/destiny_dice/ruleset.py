@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from escaramuza.rules.core.battlefield import Battlefield
-from escaramuza.rules.core.dice import Roller, parse_dice
+from escaramuza.rules.core.dice import DiceError, Roller, parse_dice
 from escaramuza.rules.core.events import (
     AttackResolved,
     BattleStarted,
@@ -1041,6 +1041,22 @@ class DestinyDice(Ruleset):
         if template is None:
             return f"{action}."
         return _(template).format(c=c.name, t=t, item=action.item, zone=action.zone) + "."
+
+    def condition_from_gm(self, name: str, value: str | None) -> Condition:
+        # As an attack inflicts it: Envenenado (X) carries X as dice notation (DD-14's
+        # "Sufres X daño"), ciego, asustado and envenenado are the persistent states, and
+        # no other state has a number.
+        if name == "envenenado":
+            if value is None:
+                raise ValueError(_("envenenado needs x, the damage per turn (e.g. '1' or '1d4')"))
+            try:
+                _dice(value)
+            except DiceError as exc:
+                raise ValueError(_f("envenenado {value}: {problem}", value, exc)) from None
+            return Condition(name, persistent=True, dice=value)
+        if value is not None:
+            raise ValueError(_f("{name} takes no value in {ruleset}", name, self.name))
+        return Condition(name, persistent=name in PERSISTENT)
 
     def describe_choice(self, state: BattleState, action: Action) -> str:
         # DD-03: one step and one main action a turn, in either order; a move made before

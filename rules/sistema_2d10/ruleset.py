@@ -111,6 +111,8 @@ class Sistema2d10(Ruleset):
         "moribundo",
         "defensa_completa",
     )
+    #: Every state carries its number (a penalty, a bleed rate, a location's value).
+    valued_conditions: ClassVar[frozenset[str]] = frozenset(conditions)
     #: S2-14's one-turn stun and each incapacitated location are their own conditions
     #: (they last and act differently) but set the flag of ``aturdido`` /
     #: ``incapacitado``, so the observation keeps its size.
@@ -133,21 +135,28 @@ class Sistema2d10(Ruleset):
         car, hab = stats.attributes, stats.skills
         for key in REQUIRED_ATTRIBUTES:
             if key not in car:
-                raise ValueError(f"attributes.{key}: required característica is missing")
+                raise ValueError(f"attributes.{key}: " + _("required característica is missing"))
         for group, table in (("attributes", car), ("skills", hab)):
             for key, value in table.items():
                 if not 0 <= value <= 100:
-                    raise ValueError(f"{group}.{key}: must be 0 to 100, not {value}")
+                    raise ValueError(
+                        f"{group}.{key}: " + _f("must be 0 to 100, not {value}", value)
+                    )
         weapons = tuple(self._weapon(stats, i) for i in range(len(stats.weapons)))
         names = [w.name for w in weapons]
         for i, name in enumerate(names):
             if name in names[:i]:
-                raise ValueError(f"weapons[{i}].name: duplicate weapon name {name!r}")
+                raise ValueError(
+                    f"weapons[{i}].name: " + _f("duplicate weapon name {name}", repr(name))
+                )
         most = stats.dados_expres_max
         if most is None:
             most = max(stats.dados_expres, 3)
         if most < stats.dados_expres:
-            raise ValueError(f"dados_expres_max: {most} is below dados_expres {stats.dados_expres}")
+            raise ValueError(
+                "dados_expres_max: "
+                + _f("{most} is below dados_expres {dados}", most, stats.dados_expres)
+            )
         reflejos = car["reflejos"]
         prof = Profile(
             iniciativa=mhc(car["sentidos"], reflejos),  # S2-06 MHC(Reflejos + Sentidos)
@@ -191,16 +200,19 @@ class Sistema2d10(Ruleset):
         if w.attribute not in stats.attributes:
             known = ", ".join(stats.attributes)
             raise ValueError(
-                f"weapons[{i}].attribute: unknown característica {w.attribute!r} (known: {known})"
+                f"weapons[{i}].attribute: "
+                + _f("unknown característica {name} (known: {known})", repr(w.attribute), known)
             )
         if w.kind == MELEE and w.reach != 0:
-            raise ValueError(f"weapons[{i}].reach: a cuerpo_a_cuerpo weapon reaches 0 zones")
+            raise ValueError(
+                f"weapons[{i}].reach: " + _("a cuerpo_a_cuerpo weapon reaches 0 zones")
+            )
         try:
             damage = parse_dice(w.damage)
         except DiceError as exc:
             raise ValueError(f"weapons[{i}].damage: {exc}") from None
         if damage.minimum < 0:
-            raise ValueError(f"weapons[{i}].damage: damage can be negative")
+            raise ValueError(f"weapons[{i}].damage: " + _("damage can be negative"))
         weapon_mhc = mhc(_score(stats.skills, w.skill), stats.attributes[w.attribute])
         return WeaponProfile(w.name, w.kind, weapon_mhc, damage, w.reach)
 

@@ -201,7 +201,9 @@ def test_the_readme_battle_in_spanish(capsys: pytest.CaptureFixture[str]) -> Non
     assert lines[0].endswith("— semilla 1; héroes: heuristic, enemigos: heuristic")
     assert "Turno de Ilse (asalto 1)." in lines
     assert "  » Ilse ataca a Arquero 1 con arco largo." in lines
-    assert lines[-11].startswith("Resultado: ganan los héroes (derrotado) tras ")
+    assert lines[-11].startswith(
+        "Resultado: ganan los héroes (el otro bando, fuera de combate) tras "
+    )
     # English words of the engine's own vocabulary appear nowhere.
     for word in (" attacks ", " rolls ", "'s turn", "Round ", "Outcome", " heroes", " win "):
         assert word not in out

@@ -297,3 +297,10 @@ def test_scripted_roller_reports_leftover_dice() -> None:
 def test_scripted_roller_rejects_bad_items(item: str | bool) -> None:
     with pytest.raises(ScriptError):
         ScriptedRoller([item])  # type: ignore[list-item]
+
+
+def test_one_leftover_scripted_die_is_one_die() -> None:
+    roller = ScriptedRoller(["d8=7", 4])
+    roller.roll(8)
+    with pytest.raises(ScriptError, match="^1 scripted die was not used: 4$"):
+        roller.assert_exhausted()

@@ -132,7 +132,9 @@ def test_edits_change_the_state_and_autosave(tmp_path: Path) -> None:
     assert st.by_id["brann"].resources["pv"] == 5
     assert st.by_id["saqueador"].resources["pv"] == 7  # 10 − 3
     assert st.by_id["saqueador"].zone == "sala"
-    assert st.by_id["brann"].conditions["envenenado"].value == 2
+    # DD-14's Envenenado X is the dice rolled each turn, as an attack inflicts it.
+    poison = st.by_id["brann"].conditions["envenenado"]
+    assert (poison.dice, poison.value, poison.persistent) == ("2", 0, True)
     saved, meta = load_state(autosave)
     assert saved.by_id["brann"].resources["pv"] == 5
     assert saved.by_id["saqueador"].status is Status.DOWN
@@ -175,7 +177,7 @@ def test_dice_left_over_or_missing_apply_nothing() -> None:
     reference = fresh_duel()
     n, _ = _first_attack(reference)
     session, out = drive([f"apply {n} dice 6 14 2 10 5 5", f"apply {n} dice 6"])
-    assert "were not used" in out
+    assert "1 scripted die was not used: 5" in out
     assert "ran out" in out
     assert session.applied == 0
     assert [c.resources for c in session.state.combatants] == [
@@ -398,3 +400,42 @@ def test_undo_names_the_change_it_takes_back() -> None:
     assert "undone: derribado added to brann." in out
     assert "undone: derribado removed from brann." in out
     assert " is derribado" not in out
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+@pytest.mark.parametrize(
+    "name",
+    ["destiny_dice/emboscada", "donjon/duelo", "cairn/duelo_bugbear", "sistema_2d10/escuadra"],
+)
+def test_gm_seed_rolls_the_initiative_play_seed_rolls(
+    capsys: pytest.CaptureFixture[str], name: str, seed: int
+) -> None:
+    assert main(["play", name, "--seed", str(seed)]) == 0
+    played = capsys.readouterr().out
+    out = io.StringIO()
+    session = run_session(name, io.StringIO("quit\n"), out, False, seed=seed)
+    start = [e.text for e in session.state.log if e.text]
+    assert start and all(line in played for line in start)
+    # The whole start in the same order: the played log begins with these lines.
+    first = [line.strip() for line in played.splitlines() if line.strip()]
+    at = first.index(start[0])
+    assert first[at : at + len(start)] == start
+
+
+def test_cond_add_takes_a_value_only_where_the_ruleset_reads_one() -> None:
+    session, out = drive(
+        [
+            "cond add brann derribado 2",
+            "cond add brann envenenado",
+            "cond add brann envenenado 1d4",
+            "cond add saqueador ciego",
+        ]
+    )
+    assert "error: derribado takes no value in Destiny Dice" in out
+    assert "error: envenenado needs x" in out
+    st = session.state
+    assert "derribado" not in st.by_id["brann"].conditions
+    assert st.by_id["brann"].conditions["envenenado"].dice == "1d4"
+    assert st.by_id["saqueador"].conditions["ciego"].persistent  # DD's persistent states
+    _, donjon = drive(["cond add gorm quebrado 2", "cond add gorm quebrado"], target="donjon/duelo")
+    assert "error: quebrado takes no value in Donjon" in donjon and "ok: quebrado added" in donjon
