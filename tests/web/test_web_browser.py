@@ -156,6 +156,13 @@ def test_browser_suggest_apply_undo(server: str, tmp_path: Path) -> None:
             expect(page.locator("#suggestions")).to_have_count(0)
             expect(page.locator("#undo-button")).to_be_enabled()
             assert page.locator("#log pre").inner_text().strip()
+            # The log shows its newest lines, as a terminal does: scrolled to its end.
+            overflow, left = page.evaluate(
+                "() => { const l = document.querySelector('#log pre');"
+                " return [l.scrollHeight - l.clientHeight,"
+                " l.scrollHeight - l.clientHeight - l.scrollTop]; }"
+            )
+            assert overflow > 0 and left <= 2
 
             # Undo it: the page is back where it started.
             page.click("#undo-button")
