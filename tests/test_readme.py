@@ -104,3 +104,16 @@ def test_readme_scenario_example_is_valid() -> None:
 def test_readme_links_to_existing_docs(doc: str) -> None:
     assert f"]({doc})" in README
     assert (ROOT / doc).is_file()
+
+
+def test_the_readme_stays_a_front_page() -> None:
+    """At most 8,000 bytes: what it is, the two commands, one example per user and the
+    links; the reference lives in docs/."""
+    assert len(README.encode("utf-8")) <= 8000
+
+
+def test_the_readme_lists_every_command() -> None:
+    from escaramuza.cli import COMMAND_HELP
+
+    table = section("Commands")
+    assert [c for c in COMMAND_HELP if f"`{c}`" not in table] == []
