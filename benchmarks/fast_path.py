@@ -1,6 +1,6 @@
 """The fast path: each ruleset's compiled kernel against the reference engine.
 
-Issues 20/21, item 4 (docs/fast-path.md). For every shipped scenario whose ruleset has
+See docs/fast-path.md. For every shipped scenario whose ruleset has
 a kernel, in one run:
 
 * **battles per second**, heuristic against heuristic, of both engines, interleaved

@@ -1,4 +1,4 @@
-"""Shared helpers of the fast-path equality tests (issues 20, 21).
+"""Shared helpers of the fast-path equality tests.
 
 ``engine_battle`` is the driver's (:func:`escaramuza.agents.fast.engine_battle`, also
 behind ``benchmarks/fast_path.py --equality``): one reader of the engine's battles.

@@ -5,7 +5,7 @@ zones, 1–3 combatants per side, random dice, PV and weapons legal for the dice
 random options). For every ruleset in ``RULESETS`` — whatever its stat blocks —
 it also builds scenarios from the stat blocks of that ruleset's shipped scenarios,
 placed on a random map. Then ``RandomAgent`` plays with ``validate=True`` and, at
-every decision, the invariants of issue 2 (item 8) are checked: nothing raises,
+every decision, the battle invariants are checked: nothing raises,
 the battle ends within the round limit, only active combatants decide, no resource
 goes above its maximum — plus the engine contract: legal actions are never empty,
 deterministic, belong to the pending actor and carry exactly their VerbSpec's

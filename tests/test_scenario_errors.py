@@ -1,7 +1,7 @@
 """Bad scenario files are rejected with file, field path and reason: exit 2, no traceback.
 
 Each row starts from one valid minimal Destiny Dice scenario and breaks one thing
-(issue 2, item 5: YAML syntax, unknown ruleset, unknown field, wrong type, a die that
+(YAML syntax, unknown ruleset, unknown field, wrong type, a die that
 is not a die, duplicate id, unknown zone, disconnected map, weapon above the
 wielder's die requirement, empty side, missing file, not a mapping…).
 """

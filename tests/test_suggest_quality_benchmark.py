@@ -1,4 +1,4 @@
-"""benchmarks/suggest_quality.py (issue 22, item 4): positions replay to the decision they
+"""benchmarks/suggest_quality.py: positions replay to the decision they
 name, and regret is the oracle's best win chance minus the suggestion's."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 19, item 1: a policy file never runs code unless the user passes --trust-policy.
+"""A policy file never runs code unless the user passes --trust-policy.
 
 The crafted zips are a shipped policy whose ``data`` entry carries a pickle whose
 ``__reduce__`` calls ``os.system("touch MARKER")`` — in ``ep_info_buffer``, in

@@ -395,7 +395,7 @@ def test_agent_leaves_the_heuristic_only_on_a_clear_paired_gain(
 ) -> None:
     result = _result_with_samples(samples)
     assert result.choice(z).actor == expected
-    # The agent's pick is the ranking's pick, the order suggest shows (issue 22, item 5).
+    # The agent's pick is the ranking's pick, the order suggest shows.
     assert result.choice(z) == result.ranking(z, "value").pick
 
 

@@ -1,4 +1,4 @@
-"""Issue 22: suggestions ranked by value, "too close to call", and a search that goes on
+"""Suggestions ranked by value, "too close to call", and a search that goes on
 until the best is clear (``rank``, the race root, ``suggest(max_ms=…)``)."""
 
 from __future__ import annotations

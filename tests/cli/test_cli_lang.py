@@ -1,4 +1,4 @@
-"""One language at a time (issue 23, item 2): ``--lang en|es`` / ``ESCARAMUZA_LANG``, the
+"""One language at a time: ``--lang en|es`` / ``ESCARAMUZA_LANG``, the
 Spanish catalog, golden transcripts per ruleset and language, no line of the other language.
 
 Golden transcripts: ``tests/golden/<ruleset>-<lang>.txt`` are ``escaramuza play SCENARIO

@@ -30,7 +30,7 @@ def test_cli_scenarios_lists_every_shipped_scenario(capsys: pytest.CaptureFixtur
 def test_cli_scenarios_ships_the_destiny_dice_three(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scenarios"]) == 0
     out = capsys.readouterr().out
-    # Issue 2: Brann vs saqueador, Kaspar's shoot-out, a 4-vs-6 ambush.
+    # The seed battles: Brann vs saqueador, Kaspar's shoot-out, a 4-vs-6 ambush.
     assert "destiny_dice/emboscada " in out
     assert "destiny_dice/brann-vs-saqueador " in out
 

@@ -1,4 +1,4 @@
-"""Fast start (issue 23, item 4): the light commands import only what they use.
+"""Fast start: the light commands import only what they use.
 
 Not timed (timings belong to benchmarks/startup.py): each command runs in a fresh
 interpreter and the test looks at ``sys.modules`` afterwards.

@@ -1,4 +1,4 @@
-"""``escaramuza validate`` and ``escaramuza schema`` (issue 23, item 3).
+"""``escaramuza validate`` and ``escaramuza schema``.
 
 Every shipped file validates; twelve broken files exit 2 with every problem listed as
 ``FILE:LINE: FIELD: REASON (did you mean 'x'?)``. Expected lines are found by

@@ -1,4 +1,4 @@
-"""One stat-block vocabulary (issue 23, item 1): retired keys say what they are now.
+"""One stat-block vocabulary: retired keys say what they are now.
 
 Each case takes a shipped scenario, writes one retired key (or value) back into it and
 expects, from ``play`` and from ``validate``, exit 2 and "`old` is now `new`" at the

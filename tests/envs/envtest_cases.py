@@ -1,8 +1,8 @@
 """Shared parametrisation of the env suite: every registered id × every shipped scenario.
 
 A ruleset that lands in ``RULESETS`` with shipped scenarios is picked up here
-without editing the tests (issue 3: "A ruleset issue that registers a new env
-gets all of this for free").
+without editing the tests (the requirement: a ruleset that registers a new env gets
+all of this for free).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the env keeps per learner decision: the mask and the observation.
 
-Issue 9, item 6 (training throughput): the env calls ``ruleset.legal_actions``
+For training throughput the env calls ``ruleset.legal_actions``
 once per learner decision, keeps the index → action table and the mask, and
 reuses them for ``action_masks()``, ``info["action_mask"]`` and for looking up the
 chosen action — no second call to validate or decode it. It also keeps the

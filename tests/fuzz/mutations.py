@@ -1,4 +1,4 @@
-"""Hostile mutations of scenarios and state files for the fuzz tests (issue 19).
+"""Hostile mutations of scenarios and state files for the fuzz tests.
 
 Reusable by other suites (the web API half) as ``from tests.fuzz.mutations import …``.
 Everything here is deterministic given hypothesis's draws; nothing touches the network
@@ -37,7 +37,7 @@ from escaramuza.state_file import state_to_dict
 
 #: Raw texts a mutation puts in place of a value: each is valid JSON and valid YAML flow.
 HOSTILE: tuple[str, ...] = (
-    "1" * 5000,  # issue 19, item 4: pv: 111…1 (Python's int-str conversion limit)
+    "1" * 5000,  # pv: 111…1 (Python's int-str conversion limit)
     "9" * 5000,
     "-" + "9" * 30,
     "9" * 19,
@@ -51,7 +51,7 @@ HOSTILE: tuple[str, ...] = (
     "null",
     '""',
     '"' + "a" * 5000 + '"',  # a 5,000-character scenario name: file name too long
-    '"/dev/zero"',  # issue 19, item 3
+    '"/dev/zero"',  # an endless read
     '"."',
     "[]",
     "{}",
@@ -61,7 +61,7 @@ HOSTILE: tuple[str, ...] = (
     "[" * 70 + "]" * 70,
     "[" * 900 + "]" * 900,  # ~800 nested lists in YAML: RecursionError
     "[" * 5000 + "]" * 5000,  # 5,000 in JSON
-    '{"$type": "escaramuza.__main__:main", "fields": {}}',  # issue 19, item 2
+    '{"$type": "escaramuza.__main__:main", "fields": {}}',  # code named by a file
     '{"$type": "escaramuza.training.train:train", "fields": {}}',
     '{"$type": "escaramuza.rules.core.model:Action", "fields": {"verb": 5, "actor": []}}',
     '{"$enum": "escaramuza.rules.core.model:Side", "value": "nobody"}',
@@ -173,7 +173,7 @@ def _to_block_yaml(tree: Any) -> str:
     return text
 
 
-#: The bookkeeping places of a state document: what issue 19, item 5 is about.
+#: The bookkeeping places of a state document: where a state can validate and then crash.
 BOOKKEEPING = ("data", "turn", "order", "pending", "combatants")
 
 

@@ -1,4 +1,4 @@
-"""Fuzz the CLI's loaders with mutated shipped scenarios and saved states (issue 19).
+"""Fuzz the CLI's loaders with mutated shipped scenarios and saved states.
 
 For the command line: exit 0 or 2, and on 2 exactly one ``escaramuza: error:``
 line on stderr, never a traceback. For state files: every state the loader

@@ -193,7 +193,7 @@ def test_manual_dice_are_asked_for_and_checked() -> None:
     lines = ["5", "1", f"apply {n}", "9", "6", "14", "2", "10", "5"]
     session, out = drive(lines, roll="manual")
     assert "  d6 for initiative (Mente)? " in out
-    assert "  d8 for attack (Cuerpo)? " in out  # was "ataque (Cuerpo)": one language (issue 23)
+    assert "  d8 for attack (Cuerpo)? " in out  # not "ataque (Cuerpo)": one language at a time
     assert "'9' is not a d8 result" in out
     assert "HIT" in out
     assert session.applied == 1

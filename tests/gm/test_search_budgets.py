@@ -1,4 +1,4 @@
-"""Search budgets are finite and bounded (issue 19, item 6).
+"""Search budgets are finite and bounded.
 
 ``suggest nan`` / ``suggest 1e99`` in ``gm`` and ``--budget-ms nan`` on the CLI never
 returned: a NaN deadline never passes and 1e99 ms is forever. docs/cli.md and docs/gm.md

@@ -181,7 +181,7 @@ BAD_DOCS = [
         "data.turn_actor",
         "unknown type 'os:system'",
     ),
-    # Issue 19, item 2: a project module that is not a registered bookkeeping type is not
+    # A project module that is not a registered bookkeeping type is not
     # imported either (the web server once re-ran the CLI from escaramuza.__main__).
     (
         lambda d: _set(d, "data.turn_actor", {"$type": "escaramuza.__main__:main", "fields": {}}),

@@ -1,4 +1,4 @@
-"""The playtest package (issue 25, item 3): its modules import one another without a
+"""The playtest package: its modules import one another without a
 cycle, and the commands built on it use only its public names."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Seeds and chunks: the same totals for any worker count, chunk size and backend
-(architecture.md, "Determinism and seeds"; issue 7, item 4)."""
+(architecture.md, "Determinism and seeds")."""
 
 from __future__ import annotations
 

@@ -139,7 +139,7 @@ def test_smoke_run_saves_reloads_and_plays(tmp_path: Path, monkeypatch: pytest.M
     )
 
     # A checkpoint whose episode statistics hold a pickled os.system call: --resume
-    # refuses it without running it (issue 19, item 1), before any training.
+    # refuses it without running it, before any training.
     marker = tmp_path / "marker"
     evil = run / "checkpoints" / "evil.zip"
     with zipfile.ZipFile(run / "checkpoints/ckpt_512_steps.zip") as archive:

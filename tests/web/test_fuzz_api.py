@@ -1,4 +1,4 @@
-"""The API half of issue 19's fuzz suite: hostile uploads never make the server fail.
+"""The API half of the hostile-input fuzz suite: hostile uploads never make the server fail.
 
 Every shipped scenario's YAML and a saved state of each ruleset (a battle a few
 decisions in, downloaded from ``GET /api/state``) are mutated by hypothesis — a value
@@ -342,7 +342,7 @@ def test_mutated_state_uploads_never_fail_the_server(
     )
 
 
-# -- issue 19's reproducers, posted to the API ---------------------------------------------
+# -- the hostile-input reproducers, posted to the API ------------------------------------
 
 
 def _state_with(name: str, change: Callable[[dict[str, Any]], None]) -> str:
@@ -352,7 +352,7 @@ def _state_with(name: str, change: Callable[[dict[str, Any]], None]) -> str:
 
 
 def _set_type(doc: Any, to: str) -> None:
-    """Every ``$type`` of the document names ``to`` instead (issue 19, item 2)."""
+    """Every ``$type`` of the document names ``to`` instead."""
     if isinstance(doc, dict):
         if "$type" in doc:
             doc["$type"] = to
@@ -383,7 +383,8 @@ def _battle_data(key: str, value: Any) -> Callable[[dict[str, Any]], None]:
 
 DUEL_TEXT = Path(shipped_scenarios()["destiny_dice/brann-vs-saqueador"]).read_text("utf-8")
 GOBLINS_TEXT = Path(shipped_scenarios()["cairn/emboscada_goblin"]).read_text("utf-8")
-#: (what, item of issue 19, path, body). The upload's answer must be a 4xx, or a 2xx
+#: (what, item, path, body); item is the kind of hostile input, numbered as the sections of
+#: tests/fuzz/test_hostile_input_regressions.py are. The upload's answer must be a 4xx, or a 2xx
 #: whose battle then answers /api/suggest and /api/apply without a 5xx.
 REPRODUCERS: list[tuple[str, int, str, Callable[[], str]]] = [
     (
@@ -476,7 +477,7 @@ REPRODUCERS: list[tuple[str, int, str, Callable[[], str]]] = [
 @pytest.mark.parametrize(
     ("what", "item", "path", "body"), REPRODUCERS, ids=[r[0] for r in REPRODUCERS]
 )
-def test_issue_19_reproducers_get_a_4xx_or_a_playable_battle(
+def test_hostile_reproducers_get_a_4xx_or_a_playable_battle(
     what: str, item: int, path: str, body: Callable[[], str], server_errors: ServerErrors
 ) -> None:
     c = client(raise_server_exceptions=False)
@@ -485,7 +486,7 @@ def test_issue_19_reproducers_get_a_4xx_or_a_playable_battle(
     modules = set(sys.modules)
     r = c.post(path, files={"file": (name, body().encode())})
     # A state file names data, never code to load: nothing of training (torch) or the
-    # command line may be imported by reading one (issue 19, item 2).
+    # command line may be imported by reading one.
     imported = {
         m
         for m in set(sys.modules) - modules
@@ -493,7 +494,7 @@ def test_issue_19_reproducers_get_a_4xx_or_a_playable_battle(
         or m.startswith(("escaramuza.training", "escaramuza.__main__"))
     }
     assert not imported, f"{what}: the upload imported {sorted(imported)}"
-    how = f"issue 19 item {item}: {what}"
+    how = f"item {item}: {what}"
     if check_answer(r, "BattleView", record, server_errors, how):
         play_on(c, record, server_errors, how)
     assert not record.crashes and not record.schema_errors, record.summary(how)

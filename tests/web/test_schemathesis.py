@@ -1,4 +1,4 @@
-"""schemathesis against the JSON API, in process (issue 19: "no 5xx and no schema violations").
+"""schemathesis against the JSON API, in process: no 5xx and no schema violations.
 
 Every operation of ``/openapi.json`` is called with generated valid and invalid requests
 inside a session that holds a battle, and each answer goes through schemathesis' checks:

@@ -1,4 +1,4 @@
-"""The JSON API of `escaramuza serve` (issue 10, items 3 and 4), through FastAPI's TestClient.
+"""The JSON API of `escaramuza serve`, through FastAPI's TestClient.
 
 Expected values come from the engine itself, driven directly: the same scenario and
 seed through `new_battle`, the same action and dice through `apply_action` with a

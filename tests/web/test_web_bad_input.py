@@ -1,4 +1,4 @@
-"""Bad requests get a 4xx with a message, never a 500 or a traceback (issue 10, item 4)."""
+"""Bad requests get a 4xx with a message, never a 500 or a traceback."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ BATTLE_ROWS = [
     ),
     ("post", "/api/suggest", {"json": {"iterations": 100000}}, 422, "iterations"),
     ("post", "/api/suggest", {"json": {"iterations": True}}, 422, "iterations"),
-    # Issue 19, item 10: JSON's false/true and numbers as text are not integers.
+    # JSON's false/true and numbers as text are not integers.
     ("post", "/api/battle", {"json": {"scenario": DUEL, "seed": False}}, 422, "seed"),
     ("post", "/api/battle", {"json": {"scenario": DUEL, "seed": "3"}}, 422, "seed"),
     ("post", "/api/apply", {"json": {"index": True}}, 422, "index"),
@@ -229,7 +229,7 @@ def test_page_budget_nan_is_refused_with_a_message() -> None:
 
 def test_validation_errors_are_the_declared_error_model() -> None:
     """Every operation that can answer 422 declares it with the ``{"detail": str}`` body
-    it sends (issue 19, item 10: 8 operations declared FastAPI's list instead)."""
+    it sends, not FastAPI's default list of errors."""
     schema = client().get("/openapi.json").json()
     declared = 0
     for path, operations in schema["paths"].items():

@@ -1,4 +1,4 @@
-"""End to end in a real browser (issue 10, item 5): Debian's chromium driven by Playwright.
+"""End to end in a real browser: Debian's chromium driven by Playwright.
 
 The test serves the app with uvicorn on a free local port, loads a scenario, asks for a
 suggestion, applies it, undoes it, and checks the page each time; it saves a screenshot

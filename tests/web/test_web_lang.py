@@ -1,4 +1,4 @@
-"""The web page in English or Spanish (issue 23, item 2): the selector, its cookie, the
+"""The web page in English or Spanish: the selector, its cookie, the
 labels, and a battle narrated in the chosen language."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Destiny Dice kernel plays exactly the engine's battles (issue 20, the fast path).
+"""The Destiny Dice kernel plays exactly the engine's battles (the fast path).
 
 Proof by equality, not resemblance: for every shipped scenario, every agent spec on each
 side, hypothesis-generated small scenarios and rollouts from mid-battle states, the

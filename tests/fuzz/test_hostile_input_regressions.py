@@ -1,4 +1,9 @@
-"""Issue 19's reproducers (items 2, 3, 4, 5, 7, 8): each must now be a clean exit 2."""
+"""Reproducers of hostile input: each must be a clean exit 2.
+
+The sections number the kinds of input: 2, code named by a file; 3, unbounded reads;
+4, loader crashes; 5, states that validate and then crash; 7, duplicate keys;
+8, temporaries of killed writers (tests/web/test_fuzz_api.py uses the same numbers).
+"""
 
 from __future__ import annotations
 
