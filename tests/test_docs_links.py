@@ -45,3 +45,31 @@ def test_relative_links_resolve(page: Path) -> None:
         elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
             broken.append(f"{target}: no heading #{anchor}")
     assert broken == []
+
+
+#: The packages' and the tests' sources, where comments point into docs/architecture.md.
+SOURCES = sorted(
+    p
+    for folder in ("rules", "agents", "envs", "training", "escaramuza", "tests", "benchmarks")
+    for p in (ROOT / folder).rglob("*.py")
+)
+CITATION = re.compile(r'architecture\.md,?\s+"([^"]+)"')
+
+
+def test_every_architecture_citation_in_the_code_names_a_heading_of_it() -> None:
+    """``architecture.md, "The fast path"`` in a comment is a section a reader finds."""
+    # A heading is cited by its words before any parenthesis: "The engine core" for
+    # "The engine core (`escaramuza.rules.core`)".
+    headings = {
+        line.lstrip("#").strip().split(" (")[0]
+        for line in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("#")
+    }
+    cited = {
+        (str(p.relative_to(ROOT)), title)
+        for p in SOURCES
+        for title in CITATION.findall(p.read_text(encoding="utf-8"))
+    }
+    assert cited, "the code cites sections of docs/architecture.md"
+    missing = sorted((where, t) for where, t in cited if t.split(" (")[0] not in headings)
+    assert missing == []
