@@ -46,7 +46,7 @@ from escaramuza.agents.search import (
     health_key,
 )
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import N_, _, _f, ngettext, word
+from escaramuza.rules.core.i18n import N_, _, _f, either, ngettext, word
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.ruleset import Odds
 from escaramuza.rules.core.state import BattleState
@@ -623,7 +623,7 @@ def twin_text(state: BattleState, action: Action, twins: tuple[Action, ...]) -> 
         if twins:  # no single target name to widen: say it after the sentence
             return _f("{action} (the same as {n} more, by symmetry)", text, len(twins))
         return text
-    joined = _f("{first} or {last}", ", ".join(names[:-1]), names[-1])
+    joined = either(names)
     return text.replace(names[0], joined, 1)
 
 

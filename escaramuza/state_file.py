@@ -52,7 +52,7 @@ from escaramuza.rules.core.files import (
     read_text_file,
     remove_stale_temporaries,
 )
-from escaramuza.rules.core.i18n import N_, _, _f, ngettext, word
+from escaramuza.rules.core.i18n import N_, _, _f, either, ngettext, word
 from escaramuza.rules.core.model import (
     Combatant,
     Condition,
@@ -371,10 +371,7 @@ _JSON_NAMES: dict[type, str] = {
 def _json_name(kind: type | tuple[type, ...]) -> str:
     """``kind`` as JSON names it, in the current language ("an integer or a number")."""
     kinds = (kind,) if isinstance(kind, type) else kind
-    names = [_(_JSON_NAMES[k]) if k in _JSON_NAMES else k.__name__ for k in kinds]
-    if len(names) < 2:
-        return "".join(names)
-    return _f("{first} or {last}", ", ".join(names[:-1]), names[-1])
+    return either([_(_JSON_NAMES[k]) if k in _JSON_NAMES else k.__name__ for k in kinds])
 
 
 def _expected(kind: type | tuple[type, ...], value: Any) -> str:

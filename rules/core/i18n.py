@@ -23,7 +23,7 @@ from __future__ import annotations
 import gettext
 import os
 import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -199,6 +199,13 @@ _WINNERS: dict[str | None, str] = {
     "enemies": N_("the enemies win"),
     None: N_("nobody wins"),
 }
+
+
+def either(items: Sequence[str]) -> str:
+    """``a, b or c`` in the current language (one item: itself; none: empty)."""
+    if len(items) < 2:
+        return "".join(items)
+    return _f("{first} or {last}", ", ".join(items[:-1]), items[-1])
 
 
 def pgettext(context: str, message: str) -> str:

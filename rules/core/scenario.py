@@ -31,7 +31,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zone
 from escaramuza.rules.core.errors import Problem, ScenarioError, UnknownNameError, clip
 from escaramuza.rules.core.files import parse_yaml, read_text_file
-from escaramuza.rules.core.i18n import N_, _, _f, ngettext
+from escaramuza.rules.core.i18n import N_, _, _f, either, ngettext
 from escaramuza.rules.core.model import Combatant, Side
 from escaramuza.rules.core.vocabulary import explain, with_lines
 
@@ -282,10 +282,7 @@ def _echo(value: object) -> str:
 
 def _one_of(names: Sequence[str]) -> str:
     """``'a', 'b' or 'c'`` in the current language."""
-    quoted = [repr(name) for name in names]
-    if len(quoted) < 2:
-        return "".join(quoted)
-    return _f("{first} or {last}", ", ".join(quoted[:-1]), quoted[-1])
+    return either([repr(name) for name in names])
 
 
 #: Reasons whose only field is the value written, by pydantic error type.
