@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -22,7 +23,9 @@ from escaramuza.agents.suggest import Suggestions
 from escaramuza.rules.core.battlefield import Battlefield
 from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.state import BattleState
-from escaramuza.web.sessions import PLAYTEST_CAP_S, SUGGEST_CAP_MS, PlaytestJob, WebSession
+from escaramuza.web.limits import PLAYTEST_CAP_S, SUGGEST_CAP_MS
+from escaramuza.web.playtests import PlaytestJob
+from escaramuza.web.sessions import WebSession
 
 #: Drawing area of the battlefield SVG (viewBox units).
 WIDTH, HEIGHT = 900.0, 560.0
@@ -542,6 +545,12 @@ def playtest_view(job: PlaytestJob | None, base: str = "/api/playtest/plots") ->
         summary=job.summary,
         plots=[f"{base}/{name}.png" for name in job.plots],
     )
+
+
+@lru_cache(maxsize=1)
+def shipped() -> tuple[ScenarioInfo, ...]:
+    """The shipped scenarios, read once per process."""
+    return tuple(shipped_infos())
 
 
 def shipped_infos() -> list[ScenarioInfo]:

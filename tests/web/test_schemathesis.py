@@ -20,7 +20,8 @@ import schemathesis  # the dev extra
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from escaramuza.web.app import SESSION_HEADER, create_app
+from escaramuza.web.app import create_app
+from escaramuza.web.deps import SESSION_HEADER
 
 DUEL = "destiny_dice/brann-vs-saqueador"
 #: Generated search and playtest sizes are cut to these before the call: the bounds the
