@@ -17,6 +17,15 @@ from escaramuza.agents.suggest import (
     load_policy,
     suggest,
 )
+from escaramuza.gm.plan import (
+    DEFAULT_PLAN_ITERATIONS,
+    DEFAULT_PLAYOUTS,
+    DEFAULT_SAMPLES,
+    MAX_PLAYOUTS,
+    MAX_SAMPLES,
+    plan_progress,
+    plan_round,
+)
 from escaramuza.gm.session import run_session
 from escaramuza.gm.state import DEFAULT_SEED, GMError, open_battle
 from escaramuza.rules.core.i18n import _, _f
@@ -104,6 +113,38 @@ def add_parsers(commands: Any) -> None:
         action="store_true",
         help=_("one line per action, its reason included (default: the table fits 100 columns)"),
     )
+    sug.add_argument(
+        "--plan",
+        action="store_true",
+        help=_(
+            "lay out the enemies' plan for the round instead: each enemy's turn in order with "
+            "its reason, from the round played forward on sampled dice, and their win chance "
+            "if it is followed (docs/gm.md)"
+        ),
+    )
+    sug.add_argument(
+        "--samples",
+        type=int,
+        default=None,
+        metavar="K",
+        help=_f(
+            "with --plan: continuations of the round sampled (1–{most}, default {default})",
+            MAX_SAMPLES,
+            DEFAULT_SAMPLES,
+        ),
+    )
+    sug.add_argument(
+        "--playouts",
+        type=int,
+        default=None,
+        metavar="M",
+        help=_f(
+            "with --plan: playouts of the plan to the end, for its win chance (1–{most}, "
+            "default {default})",
+            MAX_PLAYOUTS,
+            DEFAULT_PLAYOUTS,
+        ),
+    )
     add_engine_option(sug, _("the search's rollouts"))
     add_trust_option(sug)
 
@@ -142,6 +183,31 @@ def add_parsers(commands: Any) -> None:
             "how long suggest may go on while the best is too close to call "
             "(default {default:g}; suggest MS max MAX overrides it)",
             DEFAULT_MAX_MS,
+        ),
+    )
+    budget = gm.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--budget-ms",
+        type=float,
+        default=DEFAULT_BUDGET_MS,
+        metavar="MS",
+        help=_f(
+            "the session's search budget: suggest's time, and the most one decision of the "
+            "autopilot takes ({least:g}–{most:g}, default {default:g})",
+            MIN_BUDGET_MS,
+            MAX_BUDGET_MS,
+            DEFAULT_BUDGET_MS,
+        ),
+    )
+    budget.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_f(
+            "search N rollouts (1–{most}) instead: suggest, plan and the autopilot become "
+            "reproducible for a seed",
+            MAX_ITERATIONS,
         ),
     )
     add_engine_option(gm, _("suggest's rollouts"))
@@ -193,6 +259,7 @@ def run_command(args: Any, out: TextIO) -> int:
         )
         if not args.max_ms > 0:
             raise GMError("--max-ms must be positive")
+        check_budget(args.budget_ms, args.iterations, "--budget-ms", "--iterations")
         run_session(
             args.target,
             None,
@@ -205,8 +272,15 @@ def run_command(args: Any, out: TextIO) -> int:
             # At a terminal the GM reads and types while the kernel compiles; scripted
             # input (tests, pipes) gets the kernel compiled at its first search.
             warm=sys.stdin.isatty(),
+            budget_ms=args.budget_ms,
+            iterations=args.iterations,
         )
         return 0
+    if args.plan:
+        return _run_plan(args, out)
+    for option, given in (("--samples", args.samples), ("--playouts", args.playouts)):
+        if given is not None:
+            raise GMError(f"{option} goes with --plan")
     import json
 
     # Before the battle is opened: a budget the search could not finish is refused at once.
@@ -288,3 +362,43 @@ def after_play(state: BattleState, args: Any, out: TextIO) -> bool:
             + "\n"
         )
     return True
+
+
+def _run_plan(args: Any, out: TextIO) -> int:
+    """``escaramuza suggest --plan``: the enemies' plan for the round
+    (:mod:`escaramuza.gm.plan`), reproducible for a state, sizes and seed."""
+    import json
+
+    for option, value in (
+        ("--budget-ms", args.budget_ms),
+        ("--max-ms", args.max_ms),
+        ("--actor", args.actor),
+        ("--policy", args.policy),
+    ):
+        if value is not None:
+            raise GMError(
+                f"{option} does not go with --plan: the plan searches each enemy decision "
+                "with --iterations rollouts, so that it is reproducible"
+            )
+
+    def given(value: int | None, default: int) -> int:
+        return default if value is None else value
+
+    samples = given(args.samples, DEFAULT_SAMPLES)
+    playouts = given(args.playouts, DEFAULT_PLAYOUTS)
+    state, _meta = open_battle(args.target, args.seed)
+    with plan_progress(samples + playouts) as progress:
+        plan = plan_round(
+            state,
+            samples=samples,
+            iterations=given(args.iterations, DEFAULT_PLAN_ITERATIONS),
+            playouts=playouts,
+            seed=args.seed,
+            engine=args.engine,
+            progress=progress,
+        )
+    if args.json:
+        out.write(json.dumps(plan.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        out.write(plan.table() + "\n")
+    return 0

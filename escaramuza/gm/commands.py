@@ -14,11 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from escaramuza.agents.search import check_budget
-from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, suggest
+from escaramuza.agents.suggest import Suggestions, suggest
+from escaramuza.gm.autopilot import pilot_from_meta
 from escaramuza.gm.render import SessionViews
 from escaramuza.gm.state import GMError, SessionState, open_battle
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.events import ActionTaken, Event
 from escaramuza.rules.core.i18n import _, _f, word
 from escaramuza.rules.core.model import Action, Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
@@ -286,6 +288,33 @@ class SessionCommands(SessionViews):
             )
         )
 
+    def carry_out(
+        self,
+        action: Action,
+        dice: list[str] | None,
+        what: str,
+        auto: bool = False,
+        note: str | None = None,
+    ) -> list[Event]:
+        """Apply ``action`` to a copy of the battle with the given dice (None: the session's
+        mode) and keep it as a change named ``what``: a step, undo-able, autosaved.
+        ``auto``: the autopilot's decision; ``note``: a line the battle's log gets first
+        (the autopilot's reason). On a failure nothing is kept."""
+        roller = self._roller(dice)
+        new = self.state.clone()
+        if note is not None:
+            new.log.append(ActionTaken(note, action.actor, str(action)))
+        try:
+            events = apply_action(new, action, roller)
+            if isinstance(roller, ScriptedRoller):
+                roller.assert_exhausted()
+        except EscaramuzaError as exc:
+            raise GMError(_f("{problem}; nothing was applied", exc)) from None
+        self.steps += 1
+        self.applied += 1
+        self._commit(new, what, applied=True, auto=auto)
+        return events
+
     def do_apply(self, arg: str) -> None:
         """The ``apply`` command: see :data:`~escaramuza.gm.help.HELP`."""
         st = self.state
@@ -301,17 +330,7 @@ class SessionCommands(SessionViews):
         if not words:
             raise GMError(_f("usage: {usage}", "apply N | apply ACTION-WORDS [dice D D …]"))
         action = self._find_action(" ".join(words))
-        roller = self._roller(dice)
-        new = st.clone()
-        try:
-            events = apply_action(new, action, roller)
-            if isinstance(roller, ScriptedRoller):
-                roller.assert_exhausted()
-        except EscaramuzaError as exc:
-            raise GMError(_f("{problem}; nothing was applied", exc)) from None
-        self.steps += 1
-        self.applied += 1
-        self._commit(new, _f("apply {action}", action), applied=True)
+        events = self.carry_out(action, dice, _f("apply [{action}]", action))
         self.say(f"» {st.ruleset.describe(st, action)}")
         for e in events:
             if e.text:
@@ -358,7 +377,19 @@ class SessionCommands(SessionViews):
             words = words[:-2]
         if len(words) > 1:
             raise GMError(f"{usage} ({arg!r})")
-        budget = _milliseconds(words[0], usage) if words else DEFAULT_BUDGET_MS
+        if not words and max_ms is None and self.iterations is not None:
+            # The session's iteration budget (gm --iterations): a reproducible ranking.
+            self._show_suggestions(
+                suggest(
+                    self.state,
+                    budget_ms=None,
+                    iterations=self.iterations,
+                    seed=self.seed + self.steps,
+                    engine=self.engine,
+                )
+            )
+            return
+        budget = _milliseconds(words[0], usage) if words else self.budget_ms
         if max_ms is None:
             max_ms = max(self.max_ms, budget)  # the session's default never cuts a budget
         elif max_ms < budget:
@@ -376,6 +407,10 @@ class SessionCommands(SessionViews):
             max_ms=max_ms,
             engine=self.engine,
         )
+        self._show_suggestions(result)
+
+    def _show_suggestions(self, result: Suggestions) -> None:
+        """The ranking's table; ``apply N`` then takes the row ranked N."""
         self._numbered = (self.state, [row.action for row in result.items])
         self.say(result.table())
         self.say(_("apply N takes the action ranked N (type actions for the legal order)."))
@@ -386,8 +421,11 @@ class SessionCommands(SessionViews):
         if not target:
             raise GMError(_f("usage: {usage}", "load FILE"))
         state, meta = open_battle(target, self.seed)
+        pilot = pilot_from_meta(meta, self.engine, target)  # checked before anything changes
         self.steps = int(meta.get("steps", 0)) if isinstance(meta.get("steps"), int) else 0
         self._commit(state, _f("load {path}", target))
+        if pilot is not None:
+            self.set_pilot(pilot)
         if self.saved_in is None and is_state_file(target):
             self._saved(target)  # no autosave: the file loaded still holds the battle
         self.say(_f("loaded {path}.", target))

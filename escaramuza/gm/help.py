@@ -20,6 +20,18 @@ HELP: dict[str, str] = {
         "roll them (or d20=14 to name the die); they must all be used. Without dice the "
         "tool rolls (roll auto) or asks for each die (roll manual)."
     ),
+    "auto": N_(
+        "auto [AGENT] | auto off — let an agent take every decision of the enemies."
+        "\n\nWith the autopilot on, each decision of the enemy side — turns, reactions, "
+        "the ruleset's choices — is taken by AGENT (default mcts: the planner at the "
+        "session's budget, --budget-ms or --iterations; mcts:300ms or mcts:200it bring "
+        "their own; a temperament such as brute, heuristic, random or policy:NAME play "
+        "their own choice) and narrated with its reason and the enemies' win chance "
+        "(interval at 95%, rollouts), until the heroes decide. It plays after each "
+        "apply, and at once when an enemy decides now; on a heroes' decision it waits. "
+        "The dice follow roll auto|manual. undo takes back your last command and "
+        "everything the autopilot played after it. Ctrl-C pauses it; auto goes on."
+    ),
     "cond": N_(
         "cond add ID NAME [VALUE] | cond remove ID NAME — add or remove a condition."
         "\n\nNAME is one of the ruleset's conditions (or a variant of one, such as Sistema "
@@ -37,6 +49,14 @@ HELP: dict[str, str] = {
     "log": N_("log [N] — the last N events (default 15) of this session."),
     "map": N_("map — the zones (cover, exits), who stands in each, and the links."),
     "move": N_("move ID ZONE — put a combatant in a zone (no rules applied: the GM says so)."),
+    "plan": N_(
+        "plan [SAMPLES] — the enemies' plan for the round, and their win chance if followed."
+        "\n\nThe round is played forward SAMPLES times (default 12) on sampled dice, the "
+        "enemies by the planner (the session's --iterations, else 200 rollouts a "
+        "decision), the heroes in character; each enemy's planned turn is its most "
+        "frequent one, shown with how often it was chosen and why. The win chance comes "
+        "from 200 playouts to the end with the plan followed while legal (docs/gm.md)."
+    ),
     "quit": N_(
         "quit — end the session (the autosave file keeps the battle)."
         "\n\nIf the last autosave failed (a full disk), the battle is in no file: the first "
@@ -58,12 +78,18 @@ HELP: dict[str, str] = {
     "status": N_("status ID STATUS — mark a combatant active, down, defeated, dead or fled."),
     "suggest": N_(
         "suggest [MS] [max MAX] — rank the pending combatant's actions."
-        "\n\nSearches MS ms (default 800; MS and MAX are 10–60000: a search must end, so "
+        "\n\nSearches MS ms (default: the session's --budget-ms, 800, or its --iterations "
+        "rollouts; MS and MAX are 10–60000: a search must end, so "
         "`suggest nan` or `1e99` is refused); while the best is too close to call it goes"
         " on up to MAX ms (default: the session's --max-ms, 3000), and stops as soon as "
         "it is clear there. Rows are ranked by the win chance (interval at 95%, rollouts), "
         "with the exact odds, the risk to the actor before its next turn, a reason and "
         "the in-character pick (*); actions too close to call are grouped, * first."
     ),
-    "undo": N_("undo — take back the last change (edit, action or load)."),
+    "undo": N_(
+        "undo [N] — take back the last change (edit, action or load), or the last N."
+        "\n\nAfter the autopilot played, one undo takes back your last command and every "
+        "decision the autopilot took after it: after an apply, the battle is back at "
+        "your last heroes' decision."
+    ),
 }

@@ -39,6 +39,8 @@ class SessionViews(SessionState):
                 )
             )
         self.say(_f("Dice: {mode}", self.roll_mode))
+        if self.pilot is not None:
+            self.say(_f("Autopilot: the enemies, by {pilot}", self.pilot.text()))
         # Sides and statuses in words of the current language, each column as wide as
         # its longest entry (Spanish words are longer than the English ones).
         sides = {c.id: word(c.side.value) for c in st.combatants}

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from escaramuza.agents.fast import DEFAULT_ENGINE, warm_in_background
-from escaramuza.agents.suggest import DEFAULT_MAX_MS
-from escaramuza.gm.commands import SessionCommands
+from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS
+from escaramuza.gm.auto import AutoCommands
+from escaramuza.gm.autopilot import pilot_from_meta
 from escaramuza.gm.state import DEFAULT_SEED, blank_battle, default_autosave
 from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.state_file import is_state_file, load_state
 
 
-class GMSession(SessionCommands):
+class GMSession(AutoCommands):
     """The ``gm>`` command loop (``help`` lists the commands)."""
 
 
@@ -29,6 +30,8 @@ def run_session(
     max_ms: float = DEFAULT_MAX_MS,
     engine: str = DEFAULT_ENGINE,
     warm: bool = False,
+    budget_ms: float = DEFAULT_BUDGET_MS,
+    iterations: int | None = None,
 ) -> GMSession:
     """Open ``target`` (scenario or state file) and run the session until quit or EOF.
 
@@ -36,8 +39,11 @@ def run_session(
     turns it off. With ``roll='manual'`` and a scenario, the initiative dice are asked for.
     ``warm`` compiles the ruleset's kernel in the background meanwhile (``suggest``
     searches on the engine until it is ready: ``agents.fast.warm_in_background``).
+    ``budget_ms`` / ``iterations`` is the session's search budget (``suggest`` and the
+    autopilot); a state file's ``meta.autopilot`` turns the autopilot on as it was saved.
     """
     out = stdout or sys.stdout
+    meta: dict[str, Any] = {}
     if is_state_file(target):
         state, meta = load_state(target)
         seed = meta["seed"] if isinstance(meta.get("seed"), int) else seed
@@ -53,7 +59,12 @@ def run_session(
     start = blank_battle(scenario) if state is None else state
     if warm and engine == DEFAULT_ENGINE:
         warm_in_background([start.ruleset.id])
-    session = GMSession(start, stdin, stdout, path, seed, roll, steps, max_ms, engine)
+    session = GMSession(
+        start, stdin, stdout, path, seed, roll, steps, max_ms, engine, budget_ms, iterations
+    )
+    pilot = pilot_from_meta(meta, engine, target)
+    if pilot is not None:
+        session.set_pilot(pilot)
     out.write(
         _f(
             "escaramuza gm — {title} [{name}]. Type help for the commands.",

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import cmd
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from escaramuza.agents.base import Agent
 from escaramuza.agents.fast import DEFAULT_ENGINE
-from escaramuza.agents.suggest import DEFAULT_MAX_MS
+from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS
+from escaramuza.gm.autopilot import Pilot, pilot_agent
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import _, _f
+from escaramuza.rules.core.i18n import _, _f, ngettext
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.ruleset import new_battle
 from escaramuza.rules.core.scenario import Scenario, load_scenario
@@ -27,7 +30,8 @@ from escaramuza.state_file import is_state_file, load_state, save_state
 
 #: Seed of the tool's own dice when none is given (reproducible sessions).
 DEFAULT_SEED = 1
-#: How many undo steps are kept.
+#: How many undo steps are kept (the GM's changes; the autopilot's decisions after one
+#: are kept with it).
 UNDO_DEPTH = 200
 
 
@@ -57,6 +61,19 @@ def blank_battle(scenario: Scenario) -> BattleState:
     return BattleState(scenario, [c.clone() for c in scenario.combatants])
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One entry of the undo history: the battle before a change, what the change was
+    (``undo`` names it), whether it applied an action (``undo`` takes back its step) and
+    whether the autopilot made it (``undo`` takes those back with the GM's change before
+    them)."""
+
+    before: BattleState
+    what: str
+    applied: bool = False
+    auto: bool = False
+
+
 class SessionState(cmd.Cmd):
     """The battle of a ``gm`` session, its history and files; the commands that look at it
     and change it are its subclasses' (:mod:`escaramuza.gm.render`,
@@ -75,14 +92,15 @@ class SessionState(cmd.Cmd):
         steps: int = 0,
         max_ms: float = DEFAULT_MAX_MS,
         engine: str = DEFAULT_ENGINE,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        iterations: int | None = None,
     ) -> None:
         super().__init__(stdin=stdin, stdout=stdout)
         # cmd uses input() (readline editing) only for the real terminal.
         self.use_rawinput = stdin is None
         self.state = state
-        #: Undo stack: the battle before each change, what the change was (shown by undo)
-        #: and whether it applied an action (undo then takes back its step).
-        self.history: list[tuple[BattleState, str, bool]] = []
+        #: Undo stack, oldest first.
+        self.history: list[Change] = []
         self.autosave = autosave
         self.seed = seed
         self.roll_mode = roll
@@ -91,6 +109,14 @@ class SessionState(cmd.Cmd):
         self.max_ms = max_ms
         #: Where ``suggest``'s rollouts run (``--engine``; docs/fast-path.md).
         self.engine = engine
+        #: The session's search budget (``--budget-ms`` / ``--iterations``): ``suggest``
+        #: without MS, and the autopilot's decisions.
+        self.budget_ms = budget_ms
+        self.iterations = iterations
+        #: The autopilot (``auto``): the pilot while it is on, and its agent (None: the
+        #: planner).
+        self.pilot: Pilot | None = None
+        self.pilot_agent: Agent | None = None
         self.applied = 0
         self.out: TextIO = stdout or sys.stdout
         #: The file that holds the battle as it is now (the autosave file, the last
@@ -129,9 +155,15 @@ class SessionState(cmd.Cmd):
         # an action twice, so an empty line does nothing.
         return False
 
-    def _commit(self, new: BattleState, what: str, applied: bool = False) -> None:
-        self.history.append((self.state, what, applied))
-        del self.history[:-UNDO_DEPTH]
+    def _commit(
+        self, new: BattleState, what: str, applied: bool = False, auto: bool = False
+    ) -> None:
+        self.history.append(Change(self.state, what, applied, auto))
+        while sum(not c.auto for c in self.history) > UNDO_DEPTH:
+            # The oldest change, and the autopilot's decisions after it.
+            del self.history[0]
+            while self.history and self.history[0].auto:
+                del self.history[0]
         self.state = new
         self._autosave()
 
@@ -157,20 +189,73 @@ class SessionState(cmd.Cmd):
         self.saved_in = path
         self._quit_warned = False
 
+    def set_pilot(self, pilot: Pilot | None) -> None:
+        """Turn the autopilot on with ``pilot``, or off; its agent is made first (an unknown
+        spec fails here, changing nothing) and the autosave records it
+        (``meta.autopilot``)."""
+        agent = pilot_agent(pilot) if pilot is not None else None
+        self.pilot, self.pilot_agent = pilot, agent
+        self._autosave()
+
     def meta(self) -> dict[str, Any]:
-        return {"seed": self.seed, "steps": self.steps, "roll": self.roll_mode}
+        meta: dict[str, Any] = {"seed": self.seed, "steps": self.steps, "roll": self.roll_mode}
+        if self.pilot is not None:
+            meta["autopilot"] = self.pilot.to_meta()
+        return meta
 
     # -- history and files ------------------------------------------------------------
+    def undo_units(self) -> list[list[Change]]:
+        """The history as ``undo`` takes it back, newest first: each GM change with the
+        autopilot's decisions after it."""
+        units: list[list[Change]] = []
+        unit: list[Change] = []
+        for change in reversed(self.history):
+            unit.append(change)
+            if not change.auto:
+                units.append(unit)
+                unit = []
+        if unit:  # the autopilot's decisions whose GM change the history no longer keeps
+            units.append(unit)
+        return units
+
     def do_undo(self, arg: str) -> None:
         """The ``undo`` command: see :data:`~escaramuza.gm.help.HELP`."""
-        if not self.history:
+        text = arg.strip()
+        if text and not (text.isdigit() and int(text) >= 1):
+            raise GMError(_f("usage: {usage}", "undo [N]"))
+        count = int(text) if text else 1
+        units = self.undo_units()
+        if not units:
             raise GMError(_("nothing to undo"))
-        self.state, what, applied = self.history.pop()
-        if applied:
-            self.steps = max(self.steps - 1, 0)
-            self.applied = max(self.applied - 1, 0)
+        if count > len(units):
+            raise GMError(_f("there are only {n} changes to undo; nothing was undone", len(units)))
+        for unit in units[:count]:
+            for change in unit:
+                self.history.pop()
+                self.state = change.before
+                if change.applied:
+                    self.steps = max(self.steps - 1, 0)
+                    self.applied = max(self.applied - 1, 0)
+            first, auto = unit[-1], sum(c.auto for c in unit)
+            if first.auto:  # the GM change before them is no longer kept
+                self.say(
+                    ngettext(
+                        "undone: {n} decision of the autopilot.",
+                        "undone: {n} decisions of the autopilot.",
+                        auto,
+                    ).format(n=auto)
+                )
+            elif auto:
+                self.say(
+                    ngettext(
+                        "undone: {what}, and the autopilot's decision after it.",
+                        "undone: {what}, and the autopilot's {n} decisions after it.",
+                        auto,
+                    ).format(what=first.what, n=auto)
+                )
+            else:
+                self.say(_f("undone: {what}.", first.what))
         self._autosave()
-        self.say(_f("undone: {what}.", what))
 
     def do_save(self, arg: str) -> None:
         """The ``save`` command: see :data:`~escaramuza.gm.help.HELP`."""

@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from escaramuza.gm import DEFAULT_SEED
 from escaramuza.rules.core.i18n import _
+from escaramuza.web.autopilot import AutopilotView, autopilot_view
 from escaramuza.web.deps import cookie, need, obtain
 from escaramuza.web.errors import NotFoundError, WebError
 from escaramuza.web.limits import MAX_UPLOAD_BYTES
@@ -19,6 +20,7 @@ from escaramuza.web.models import (
     SEARCH_ERRORS,
     SESSION_ERRORS,
     ApplyRequest,
+    AutopilotRequest,
     EditRequest,
     NewBattle,
     PlaytestRequest,
@@ -33,6 +35,7 @@ from escaramuza.web.views import (
     ScenarioInfo,
     SessionView,
     SuggestionsView,
+    apply_view,
     battle_view,
     playtest_view,
     shipped,
@@ -123,7 +126,7 @@ def apply(body: ApplyRequest, request: Request) -> ApplyView:
         if index is None and body.action is not None:
             index = s.find_index(body.action.model_dump())
         lines = s.apply(int(index or 0), body.dice, body.version)
-        return ApplyView(lines=lines, battle=battle_view(s))
+        return apply_view(s, lines)
 
 
 @router.post("/api/undo", response_model=BattleView, responses=ERRORS, tags=["battle"])
@@ -225,3 +228,26 @@ def battlefield_svg(request: Request) -> Response:
     env = request.app.state.templates_env
     text = env.get_template("battlefield.svg").render(battle=view, standalone=True)
     return Response(text, media_type="image/svg+xml")
+
+
+@router.get("/api/autopilot", response_model=AutopilotView, responses=ERRORS, tags=["autopilot"])
+def get_autopilot(request: Request) -> AutopilotView:
+    """The enemies' autopilot: on or off, its agent and budget, and — while a request is
+    playing the enemies' decisions — how far it got (read without waiting for it)."""
+    return autopilot_view(need(request))
+
+
+@router.post(
+    "/api/autopilot", response_model=ApplyView, responses=SEARCH_ERRORS, tags=["autopilot"]
+)
+def set_autopilot(body: AutopilotRequest, request: Request) -> ApplyView:
+    """Turn the enemies' autopilot on or off. On, it plays every enemy decision — turns,
+    reactions, the ruleset's choices — at once if an enemy decides now, and after every
+    applied action, until a heroes' decision; each with its reason and win chance.
+
+    One request plays at most 40 decisions or 15 s (then it pauses, saying so: send it
+    again to go on), each decision searching at most the server's 5 s cap."""
+    s = need(request)
+    with s.lock:
+        lines = s.autopilot(body.enabled, body.agent, body.budget_ms, body.iterations, body.version)
+        return apply_view(s, lines)

@@ -7,7 +7,11 @@ each value is what it is: docs/decisions/0005-web-sessions-and-caps.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from escaramuza.agents.heuristic import TEMPERAMENTS
+from escaramuza.rules.core.i18n import _f
+from escaramuza.web.errors import WebError
 
 #: Largest upload (scenario YAML or state file) accepted: shipped scenarios are ~5 kB
 #: and state files ~20 kB, so 256 KB is generous and still cheap to parse.
@@ -73,3 +77,38 @@ PLAYTEST_AGENTS: tuple[str, ...] = (
 EDIT_COMMANDS = ("set", "status", "move", "cond", "initiative")
 #: Options of a scenario that name a file; an uploaded scenario may not use them.
 PATH_OPTIONS = ("tables",)
+
+
+def check_agent(agent: str, offered: Sequence[str]) -> None:
+    """Refuse an agent the page does not offer (a ``policy:PATH`` would name a file)."""
+    if agent not in offered:
+        raise WebError(
+            _f(
+                "unknown agent {agent} (the page offers: {agents})",
+                repr(agent),
+                ", ".join(offered),
+            )
+        )
+
+
+def check_search(budget_ms: float | None, iterations: int | None) -> None:
+    """Refuse a search budget out of the page's bounds: 1–:data:`MAX_ITERATIONS` rollouts,
+    or :data:`MIN_BUDGET_MS`–:data:`MAX_BUDGET_MS` ms (NaN fails too) without them."""
+    if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
+        raise WebError(
+            _f("iterations must be 1–{most}, not {iterations}", MAX_ITERATIONS, iterations)
+        )
+    # Written so that NaN (the page's form accepts "nan") fails too.
+    if (
+        iterations is None
+        and budget_ms is not None
+        and not (MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS)
+    ):
+        raise WebError(
+            _f(
+                "budget_ms must be {least:g}–{most:g}, not {budget_ms:g}",
+                MIN_BUDGET_MS,
+                MAX_BUDGET_MS,
+                budget_ms,
+            )
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, Field, StrictBool
 
 from escaramuza.gm import DEFAULT_SEED
 from escaramuza.web import limits
@@ -111,3 +111,27 @@ SESSION_ERRORS = errors(400, 404, 409, 411, 413, 422, 429, 503)
 #: A search may also fail with a 500 that says so
 #: (:class:`escaramuza.web.sessions.SearchFailedError`).
 SEARCH_ERRORS = errors(400, 404, 409, 411, 413, 422, 429, 500)
+
+
+class AutopilotRequest(BaseModel):
+    enabled: StrictBool = Field(description="turn the enemies' autopilot on or off")
+    agent: str | None = Field(
+        None,
+        max_length=50,
+        description="who plays the enemies: mcts (the planner) or a scripted temperament "
+        "(AutopilotView.agents); default: the current one, else mcts",
+    )
+    budget_ms: JsonFloat | None = Field(
+        None,
+        ge=limits.MIN_BUDGET_MS,
+        le=limits.MAX_BUDGET_MS,
+        description="the most one decision searches, in ms (default: the page's search budget)",
+    )
+    iterations: JsonInt | None = Field(
+        None,
+        ge=1,
+        le=limits.MAX_ITERATIONS,
+        description="or rollouts a decision (reproducible; each search stopped at the "
+        f"server's {limits.SUGGEST_CAP_MS:g} ms cap)",
+    )
+    version: JsonInt | None = Field(None, description="BattleView.version the client saw")

@@ -14,9 +14,11 @@ from starlette.concurrency import run_in_threadpool
 
 from escaramuza import __version__
 from escaramuza.gm import DEFAULT_SEED
+from escaramuza.gm.autopilot import DEFAULT_AGENT
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import LANGUAGES, current_language
 from escaramuza.web import limits
+from escaramuza.web.autopilot import AUTOPILOT_AGENTS
 from escaramuza.web.deps import cookie, obtain
 from escaramuza.web.errors import WebError
 from escaramuza.web.middleware import LANG_COOKIE
@@ -51,6 +53,7 @@ def render(
         "limits": limits,
         "agents": limits.PLAYTEST_AGENTS,
         "edit_commands": limits.EDIT_COMMANDS,
+        "auto_agents": AUTOPILOT_AGENTS,
         "version": __version__,
     }
     if session is not None:
@@ -131,6 +134,18 @@ def ui_apply(
     if chosen is None:
         return run(request, _fail("pick an action to apply"))
     return run(request, lambda s: s.apply(chosen, dice, version))
+
+
+@router.post("/ui/auto", include_in_schema=False)
+def ui_auto(
+    request: Request,
+    version: Annotated[int, Form()],
+    enabled: Annotated[str, Form(max_length=10)] = "",
+    agent: Annotated[str, Form(max_length=50)] = DEFAULT_AGENT,
+    budget_ms: Annotated[float | None, Form()] = None,
+) -> Response:
+    # The toggle is a checkbox: sent ("on") when ticked, absent when not.
+    return run(request, lambda s: s.autopilot(bool(enabled), agent, budget_ms, None, version))
 
 
 @router.post("/ui/undo", include_in_schema=False)

@@ -31,6 +31,7 @@ from typing import Any
 
 from escaramuza.agents.suggest import Suggestions, suggest
 from escaramuza.gm import DEFAULT_SEED, GMSession, blank_battle
+from escaramuza.gm.autopilot import DEFAULT_AGENT, Pilot, pilot_from_meta
 from escaramuza.playtest.runner import PlaytestConfig, ScenarioRef
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
 from escaramuza.rules.core.files import parse_json
@@ -39,6 +40,7 @@ from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 from escaramuza.rules.core.state import BattleState
 from escaramuza.state_file import StateFileError, state_from_dict, state_to_dict
+from escaramuza.web.autopilot import WEB_STRETCH, AutoProgress, web_pilot
 from escaramuza.web.errors import (
     BusyError,
     NotFoundError,
@@ -50,13 +52,13 @@ from escaramuza.web.limits import (
     EDIT_COMMANDS,
     INVEST_CHANGES,
     MAX_BUDGET_MS,
-    MAX_ITERATIONS,
     MAX_PLAYTEST_BATTLES,
-    MIN_BUDGET_MS,
     PLAYTEST_AGENTS,
     SUGGEST_CAP_MS,
     WEB_BUDGET_MS,
     WEB_MAX_MS,
+    check_agent,
+    check_search,
 )
 from escaramuza.web.playtests import PlaytestJob
 from escaramuza.web.uploads import Upload, clean_filename, parse_dice, parse_upload, read_upload
@@ -90,6 +92,13 @@ class WebSession:
         self.returned = False
         self.changes = 0
         self.loaded = False
+        #: The search state the page shows again after a reload: the Suggest budget and
+        #: maximum last used, and the autopilot (kept for the next battle too).
+        self.search_budget_ms = WEB_BUDGET_MS
+        self.search_max_ms = WEB_MAX_MS
+        self.auto_pilot: Pilot | None = None
+        #: What the autopilot is doing during a request (GET /api/autopilot).
+        self.auto_progress = AutoProgress()
 
     @property
     def invested(self) -> bool:
@@ -118,6 +127,10 @@ class WebSession:
         self.out.seek(0)
         self.out.truncate()
         command(arg)
+        return self._printed()
+
+    def _printed(self) -> list[str]:
+        """The lines the GM session printed since the command began."""
         return [line.rstrip() for line in self.out.getvalue().splitlines() if line.strip()]
 
     def _changed(self, lines: list[str], message: str, by_gm: bool = False) -> list[str]:
@@ -133,7 +146,30 @@ class WebSession:
         # A new battle or a loaded file starts a fresh undo history: the history's states
         # belong to another scenario (or uploaded file) than the one now shown.
         self.gm = GMSession(state, io.StringIO(), self.out, None, seed, "auto", steps)
+        self.gm.stretch_limit = WEB_STRETCH
+        self.gm.on_auto_progress = self._auto_progress
         self.upload = upload
+
+    def _auto_progress(self, state: BattleState, done: int) -> None:
+        self.auto_progress.update(state, done)
+
+    def _run_auto(self, command: Callable[[str], Any], arg: str) -> list[str]:
+        """Run a command after which the autopilot may play (its progress followed, an
+        internal failure of its search one answer, the decisions before it kept)."""
+        self.auto_progress = AutoProgress()
+        try:
+            return self._run(command, arg)
+        except EscaramuzaError:
+            raise
+        except Exception:
+            log.exception("the autopilot failed in %s", self.state.scenario.name)
+            self._changed(self._printed(), _("the autopilot stopped"), by_gm=True)
+            raise SearchFailedError(
+                "the autopilot's search failed with an internal error (written to the "
+                "server's log); the decisions it took before are kept: undo them, or go on"
+            ) from None
+        finally:
+            self.auto_progress.running = False
 
     # -- starting a battle --------------------------------------------------------------
     def start_shipped(self, name: str, seed: int = DEFAULT_SEED) -> None:
@@ -165,6 +201,10 @@ class WebSession:
         gm = self.require()
         lines = self._run(gm.do_initiative, "")
         gm.history.clear()
+        if self.auto_pilot is not None:
+            # The page's autopilot plays this battle too (undo-able from its start).
+            pilot = self.auto_pilot
+            lines += self._run_auto(lambda _arg: gm.switch_on(pilot), "")
         self._changed(lines, "")
 
     # -- the battle -----------------------------------------------------------------------
@@ -197,7 +237,7 @@ class WebSession:
             )
         tokens = parse_dice(dice)
         arg = str(index) + (" dice " + " ".join(tokens) if tokens else "")
-        lines = self._run(gm.do_apply, arg)
+        lines = self._run_auto(gm.do_apply, arg)
         return self._changed(lines, lines[0] if lines else _("applied"), by_gm=True)
 
     def undo(self, version: int | None = None) -> list[str]:
@@ -222,29 +262,54 @@ class WebSession:
             )
         if word == "initiative" and not rest.strip().startswith("dice"):
             raise WebError(_("usage: initiative dice D D … (the dice rolled at the table)"))
-        lines = self._run(getattr(gm, f"do_{word}"), rest)
+        lines = self._run_auto(getattr(gm, f"do_{word}"), rest)
         return self._changed(lines, lines[-1] if lines else _("ok"), by_gm=True)
+
+    def autopilot(
+        self,
+        enabled: bool,
+        agent: str | None = None,
+        budget_ms: float | None = None,
+        iterations: int | None = None,
+        version: int | None = None,
+    ) -> list[str]:
+        """Turn the enemies' autopilot on (it plays at once if an enemy decides) or off.
+        Without an agent or budget, the current one's, else the planner at the page's
+        search budget."""
+        gm = self.require()
+        self.check_version(version)
+        if not enabled:
+            self.auto_pilot = None
+            return self._said(self._run(gm.do_auto, "off"))
+        current = self.auto_pilot
+        if budget_ms is None and iterations is None:
+            if current is not None and agent in (None, current.agent):
+                budget_ms, iterations = current.budget_ms, current.iterations
+            else:
+                budget_ms = self.search_budget_ms
+        agent = agent or (current.agent if current is not None else DEFAULT_AGENT)
+        pilot = web_pilot(agent, budget_ms, iterations)
+        self.auto_pilot = pilot
+        lines = self._run_auto(lambda _arg: gm.switch_on(pilot), "")
+        if not gm.last_stretch:  # the battle is as it was: the page drawn for it stays valid
+            return self._said(lines)
+        return self._changed(lines, lines[-1], by_gm=True)
+
+    def _said(self, lines: list[str]) -> list[str]:
+        """What a command that left the battle as it was printed, shown on the page."""
+        self.lines = lines
+        self.message = lines[0] if lines else None
+        return lines
 
     def suggest(
         self, budget_ms: float | None, iterations: int | None, max_ms: float | None = None
     ) -> Suggestions:
         gm = self.require()
-        if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
-            raise WebError(
-                _f("iterations must be 1–{most}, not {iterations}", MAX_ITERATIONS, iterations)
-            )
+        if iterations is None and budget_ms is None:
+            budget_ms = WEB_BUDGET_MS
+        check_search(budget_ms, iterations)
         if iterations is None:
-            budget_ms = WEB_BUDGET_MS if budget_ms is None else budget_ms
-            # Written so that NaN (the page's form accepts "nan") fails too.
-            if not MIN_BUDGET_MS <= budget_ms <= MAX_BUDGET_MS:
-                raise WebError(
-                    _f(
-                        "budget_ms must be {least:g}–{most:g}, not {budget_ms:g}",
-                        MIN_BUDGET_MS,
-                        MAX_BUDGET_MS,
-                        budget_ms,
-                    )
-                )
+            assert budget_ms is not None
             # The page's maximum never cuts a longer budget; an explicit one is checked.
             max_ms = max(WEB_MAX_MS, budget_ms) if max_ms is None else max_ms
             if not budget_ms <= max_ms <= MAX_BUDGET_MS:
@@ -256,6 +321,7 @@ class WebSession:
                     )
                 )
             search_ms = budget_ms
+            self.search_budget_ms, self.search_max_ms = budget_ms, max_ms
         else:
             # An iteration budget is reproducible: no maximum. It still runs under the
             # server's time cap, given to the planner as a time budget beside the
@@ -341,7 +407,26 @@ class WebSession:
         steps = meta["steps"] if isinstance(meta.get("steps"), int) else 0
         self._install(state, seed, steps, upload)
         self.loaded = True
-        self._changed([], f"loaded {filename}: round {state.round}", by_gm=True)
+        note = self._restore_pilot(meta, filename)
+        self._changed([], f"loaded {filename}: round {state.round}{note}", by_gm=True)
+
+    def _restore_pilot(self, meta: dict[str, Any], filename: str) -> str:
+        """The file's autopilot (``meta.autopilot``), where the page offers its agent; else
+        the page's own. Returns what to add to the message."""
+        gm = self.require()
+        try:
+            saved = pilot_from_meta(meta, source=filename)
+            pilot = (
+                web_pilot(saved.agent, saved.budget_ms, saved.iterations)
+                if saved is not None
+                else self.auto_pilot
+            )
+        except EscaramuzaError as exc:
+            self.auto_pilot = None
+            return "; " + _f("its autopilot is off ({problem})", exc)
+        self.auto_pilot = pilot
+        gm.set_pilot(pilot)
+        return ""
 
     # -- playtests ------------------------------------------------------------------------
     def start_playtest(self, n: int, seed: int, heroes: str, enemies: str) -> PlaytestJob:
@@ -351,14 +436,7 @@ class WebSession:
         if not 1 <= n <= MAX_PLAYTEST_BATTLES:
             raise WebError(_f("n must be 1–{most} battles, not {n}", MAX_PLAYTEST_BATTLES, n))
         for spec in (heroes, enemies):
-            if spec not in PLAYTEST_AGENTS:
-                raise WebError(
-                    _f(
-                        "unknown agent {agent} (the page offers: {agents})",
-                        repr(spec),
-                        ", ".join(PLAYTEST_AGENTS),
-                    )
-                )
+            check_agent(spec, PLAYTEST_AGENTS)
         config = PlaytestConfig(n=n, seed=seed, heroes=heroes, enemies=enemies, workers=1)
         config.validate()
         scenario = gm.state.scenario

@@ -23,6 +23,13 @@ from escaramuza.agents.suggest import Suggestions
 from escaramuza.rules.core.battlefield import Battlefield
 from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.state import BattleState
+from escaramuza.web.autopilot import (
+    AutoDecisionView,
+    AutopilotView,
+    autopilot_view,
+    decision_view,
+    whose_turn,
+)
 from escaramuza.web.limits import PLAYTEST_CAP_S, SUGGEST_CAP_MS
 from escaramuza.web.playtests import PlaytestJob
 from escaramuza.web.sessions import WebSession
@@ -145,6 +152,8 @@ class BattleView(BaseModel):
     can_undo: bool
     last: list[str] = Field(description="lines printed by the last change")
     log: list[str] = Field(description="the last events of the battle")
+    turn: str | None = Field(description="whose decision it is, in words (None: over)")
+    autopilot: AutopilotView
 
 
 class GapView(BaseModel):
@@ -224,7 +233,20 @@ class SuggestionsView(BaseModel):
 
 class ApplyView(BaseModel):
     lines: list[str] = Field(description="what happened: the action and every die")
+    autopilot: list[AutoDecisionView] = Field(
+        default=[], description="the decisions the autopilot took after it, in order"
+    )
     battle: BattleView
+
+
+def apply_view(session: WebSession, lines: list[str]) -> ApplyView:
+    """The answer to a change: its lines, the autopilot's decisions after it, the battle."""
+    gm = session.require()
+    return ApplyView(
+        lines=lines,
+        autopilot=[decision_view(gm.state, d) for d in gm.last_stretch],
+        battle=battle_view(session),
+    )
 
 
 class PlaytestView(BaseModel):
@@ -468,6 +490,8 @@ def battle_view(session: WebSession) -> BattleView:
         can_undo=bool(gm.history),
         last=list(session.lines),
         log=[e.text for e in st.log[-14:] if e.text],
+        turn=whose_turn(st),
+        autopilot=autopilot_view(session),
     )
 
 
