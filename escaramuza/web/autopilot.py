@@ -159,7 +159,7 @@ def autopilot_view(session: WebSession) -> AutopilotView:
         stopped_text=stopped_text(gm.auto_stopped),
         running=progress.running,
         done=progress.done,
-        deciding=progress.deciding,
+        deciding=progress.deciding if progress.running else None,
         seconds=round(time.monotonic() - progress.started, 1) if progress.running else 0.0,
     )
 

@@ -296,3 +296,35 @@ def test_shipped_battles_stop_only_at_heroes_decisions_and_undo_exactly(
     assert session.state.outcome is not None, f"{name}: no end after {stops} heroes' decisions"
     assert state_to_dict(session.state)["round"] >= 1
     assert load_state(tmp_path / "redone.json")[0].outcome is not None
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_line_says_who_decides_on_a_terminal_only() -> None:
+    from escaramuza.gm.autopilot import ProgressLine
+    from escaramuza.progress import quiet
+
+    session, _ = drive(["apply fin_turno"], target=AMBUSH, seed=1)
+    st = session.state
+    while st.pending is not None and st.pending.side is Side.HEROES:
+        session.onecmd("apply 1")
+        st = session.state
+    assert st.pending is not None
+    name = st.by_id[st.pending.actor].name
+    screen = Terminal()
+    line = ProgressLine(screen)
+    line.show(st, 0)
+    drawn = screen.getvalue()
+    said = rf"\rautopilot: round 1, enemy turn \d of \d — {name} decides \(turn\); "
+    assert re.match(said, drawn)
+    line.clear()
+    assert screen.getvalue().endswith("\r")
+    piped = io.StringIO()
+    ProgressLine(piped).show(st, 0)
+    with quiet():
+        silenced = Terminal()
+        ProgressLine(silenced).show(st, 0)
+    assert piped.getvalue() == silenced.getvalue() == ""

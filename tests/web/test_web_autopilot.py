@@ -219,3 +219,29 @@ def test_shipped_battles_through_the_api_stop_at_heroes_and_undo_exactly(name: s
         seen.append(len(applied.json()["autopilot"]))
     assert c.get("/api/battle").json()["outcome"] is not None, name
     assert sum(seen) > 0
+
+
+def test_get_autopilot_follows_a_stretch_under_way(engine_only: None) -> None:
+    """What GET /api/autopilot reads while a request plays (the page's busy line)."""
+    from escaramuza.web.autopilot import autopilot_view
+
+    c = started()
+    battle = on(c)["battle"]
+    session = the_session(c)
+    gm = session.require()
+    seen: list[tuple[bool, int, str | None]] = []
+    follow = gm.on_auto_progress
+    assert follow is not None
+
+    def watch(state: Any, done: int) -> None:
+        follow(state, done)
+        view = autopilot_view(session)
+        seen.append((view.running, view.done, view.deciding))
+
+    gm.on_auto_progress = watch
+    c.post("/api/apply", json={"index": index_of(battle, "fin_turno")})
+    assert seen and all(running for running, _, _ in seen)
+    assert [done for _, done, _ in seen] == list(range(len(seen)))
+    assert {who for _, _, who in seen} == {"Saqueador"}
+    after = c.get("/api/autopilot").json()
+    assert after["running"] is False and after["deciding"] is None
