@@ -358,7 +358,9 @@ def test_apply_n_after_suggest_takes_the_row_ranked_n() -> None:
         # A row: rank, the numbers (RISK last, a percentage), then the action.
         m = re.match(r"^[│ ] +(\d+)[* ] .*?\d+%  (\S.*)$", line)
         if m:
-            rows[int(m.group(1))] = m.group(2).strip()
+            # A Destiny Dice move row adds that the turn's action follows (DD-03), and may
+            # wrap there; the narration of the move is its first sentence.
+            rows[int(m.group(1))] = m.group(2).strip().split(", then ")[0].rstrip(".") + "."
     applied = next(line.split("» ", 1)[1] for line in out.splitlines() if "» " in line)
     assert applied == rows[2]
     assert "apply N takes the action ranked N" in out
