@@ -60,22 +60,35 @@ class CairnOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    #: CA-03: every PC makes a DES save to act in the first round.
-    first_round_save: bool = True
-    #: CA-13: roll on the Cicatrices table when an attack leaves a PC at exactly 0 PI.
-    scars: bool = True
-    #: CA-13 entry 12, Condenado (the book's "Doomed"; the seed has no table): what it
-    #: does in the fight. ``out_of_action`` *(default)* takes the PC out; ``event`` only
-    #: records the doom and the PC fights on at 0 PI (scars.DOOMED_READINGS).
-    doomed: Literal["out_of_action", "event"] = "out_of_action"
-    #: CA-18 *(ext)*: morale saves for the enemies; off by default (rules-notes).
-    morale: bool = False
-    #: CA-07 reading *(default)*: a ranged attack on a target standing in a zone whose
-    #: ``cover`` is at least this level is Impedido. 3 switches cover off.
-    cover_impairs_at: Int = Field(1, ge=1, le=3)
-    #: *(default)* the seed is silent on an attack both Impedido and Mejorado:
-    #: ``cancel`` rolls the weapon's own die; the others let one side win.
-    both_modifiers: Literal["cancel", "impaired", "enhanced"] = "cancel"
+    first_round_save: bool = Field(
+        True, description="CA-03: every PC makes a DES save to act in the first round."
+    )
+    scars: bool = Field(
+        True,
+        description="CA-13: roll on the Cicatrices table when an attack leaves a PC at "
+        "exactly 0 PI.",
+    )
+    doomed: Literal["out_of_action", "event"] = Field(
+        "out_of_action",
+        description='CA-13 entry 12, Condenado (the book\'s "Doomed"; the seed has no table) '
+        "in the fight: ``out_of_action`` *(default)* takes the PC out (``down``, "
+        "``fuera_de_accion``); ``event`` only records the doom and the PC fights on at 0 PI.",
+    )
+    morale: bool = Field(
+        False, description="CA-18 *(ext)*: morale saves for the enemies; off by default."
+    )
+    cover_impairs_at: Int = Field(
+        1,
+        ge=1,
+        le=3,
+        description="CA-07 reading *(default)*: a ranged attack on a target standing in a "
+        "zone whose ``cover`` is at least this level is Impedido; 3 switches cover off.",
+    )
+    both_modifiers: Literal["cancel", "impaired", "enhanced"] = Field(
+        "cancel",
+        description="*(default)* the seed is silent on an attack both Impedido and Mejorado: "
+        "``cancel`` rolls the weapon's own die; the others let one side win.",
+    )
 
 
 class Weapon(BaseModel):

@@ -99,20 +99,37 @@ def _dice_text(value: str) -> str:
 class Options(_Strict):
     """Named rule options (rules-notes.md) with their defaults."""
 
-    #: DD-10: "Si Ataque ≥ Defensa: ¡IMPACTO!" (``attacker``, the rule text) versus the
-    #: Zara example, where 7 = 7 is blocked (``defender``).
-    ties_favor: Literal["attacker", "defender"] = "attacker"
-    #: DD-04: "+1 a su próxima tirada (o +2 si tu descripción es muy ingeniosa)".
-    help_bonus: Int = Field(1, ge=1, le=2)
-    #: DD-18 (default): a 1 on the d20 when shooting always jams (the GM "puede decidir").
-    jam_on_one: bool = True
-    #: Not in the seed (default 0 = no effect): a zone's ``cover`` level times this is
-    #: added to Defensa against ranged attacks. Scenarios may switch it on as a house rule.
-    cover_defense: Int = Field(0, ge=0, le=3)
-    #: DD-09 reading (default ``always``): "Aunque tu Defensa supere al Ataque, recibes 1
-    #: punto de daño" — the point is taken whether or not the attack hits; ``defence_wins``
-    #: takes it only when the defence wins.
-    fumble_damage: Literal["always", "defence_wins"] = "always"
+    ties_favor: Literal["attacker", "defender"] = Field(
+        "attacker",
+        description="DD-10: who wins a tie of Ataque and Defensa: ``attacker``, the rule text "
+        '("Si Ataque ≥ Defensa: ¡IMPACTO!"), or ``defender``, the Zara example, where 7 = 7 '
+        "is blocked.",
+    )
+    help_bonus: Int = Field(
+        1,
+        ge=1,
+        le=2,
+        description='DD-04: what a help adds, "+1 a su próxima tirada (o +2 si tu descripción '
+        'es muy ingeniosa)".',
+    )
+    jam_on_one: bool = Field(
+        True,
+        description="DD-18 *(default)*: a 1 on the d20 when shooting always jams the weapon "
+        '(the GM "puede decidir").',
+    )
+    cover_defense: Int = Field(
+        0,
+        ge=0,
+        le=3,
+        description="Not in the seed (0: no effect): a zone's ``cover`` level times this is "
+        "added to Defensa against ranged attacks, a house rule a scenario may switch on.",
+    )
+    fumble_damage: Literal["always", "defence_wins"] = Field(
+        "always",
+        description='DD-09 reading: "Aunque tu Defensa supere al Ataque, recibes 1 punto de '
+        'daño" — ``always`` takes the point whether or not the attack hits, '
+        "``defence_wins`` only when the defence wins.",
+    )
 
 
 class ConditionSpec(_Strict):

@@ -52,21 +52,34 @@ class _Strict(BaseModel):
 class Dificultades(_Strict):
     """DJ-02 *(default)*: dice the GM rolls against an unopposed test."""
 
-    facil: Int = Field(1, ge=0, le=MAX_BONUS_DICE)
-    media: Int = Field(3, ge=0, le=MAX_BONUS_DICE)
-    dificil: Int = Field(5, ge=0, le=MAX_BONUS_DICE)
+    facil: Int = Field(1, ge=0, le=MAX_BONUS_DICE, description="DJ-02: dice of a Fácil test.")
+    media: Int = Field(
+        3,
+        ge=0,
+        le=MAX_BONUS_DICE,
+        description="DJ-02: dice of a Media test (the initiative abilities roll against it).",
+    )
+    dificil: Int = Field(5, ge=0, le=MAX_BONUS_DICE, description="DJ-02: dice of a Difícil test.")
 
 
 class DonjonOptions(_Strict):
     """The ``options:`` block of a Donjon scenario."""
 
-    #: DJ-05: "Si están usando dados que no sean de veinte caras, la cuenta atrás del DJ
-    #: comienza en el mayor número del dado." Pools and the countdown use this die.
-    die_size: Int = Field(20, ge=4, le=MAX_DIE_SIZE)
-    #: DJ-01 *(default)*: who wins when every die ties.
-    all_tied: Literal["defender", "attacker"] = "defender"
-    #: DJ-02 *(default)*: difficulty pools (the initiative abilities roll against ``media``).
-    dificultades: Dificultades = Field(default_factory=Dificultades)
+    die_size: Int = Field(
+        20,
+        ge=4,
+        le=MAX_DIE_SIZE,
+        description='DJ-05: the die of every pool and of the countdown, "Si están usando '
+        "dados que no sean de veinte caras, la cuenta atrás del DJ comienza en el mayor "
+        'número del dado."',
+    )
+    all_tied: Literal["defender", "attacker"] = Field(
+        "defender", description="DJ-01 *(default)*: who wins when every die ties."
+    )
+    dificultades: Dificultades = Field(
+        default_factory=Dificultades,
+        description="DJ-02 *(default)*: the dice the DJ rolls against an unopposed test.",
+    )
 
 
 class Attributes(_Strict):

@@ -48,24 +48,49 @@ class Sistema2d10Options(_Strict):
     """The ``options:`` block of a Sistema 2d10 scenario; each field defaults to the seed's
     value or to the rules-notes *(default)* (docs/rulesets/sistema_2d10.md)."""
 
-    #: Tables file (S2-12, S2-13, S2-15): ``default`` or a path, absolute or relative to
-    #: the current directory (resolved when the scenario is loaded).
-    tables: str = DEFAULT_TABLES
-    #: S2-08 *(default)* "beats" the passive defence means ≥ (as any difficulty, S2-01).
-    passive_beats: Literal["ge", "gt"] = "ge"
-    #: S2-08 *(default)* an active defence total ≥ the attack total blocks.
-    active_blocks: Literal["ge", "gt"] = "ge"
-    #: S2-09 "Obtendrá un +3 al resultado de sus tiradas para Esquivar".
-    full_defence_bonus: Int = Field(3, ge=0, le=10)
-    #: S2-14 "a una dificultad de 16".
-    aguante_difficulty: Int = Field(16, ge=1, le=40)
-    #: S2-14 "quedará Aturdido durante el siguiente turno": the MS of that stun
-    #: *(default: −2, the GDF default table's aturdido row)*.
-    stun_penalty: Int = Field(-2, ge=-10, le=0)
-    #: S2-08 "Reflejos + Esquivar o Evitar/Cubrir según el tipo de ataque" *(default:
-    #: Esquivar against melee, Evitar/Cubrir against ranged attacks)*.
-    melee_defence_skill: str = "esquivar"
-    ranged_defence_skill: str = "cubrir"
+    tables: str = Field(
+        DEFAULT_TABLES,
+        description="The tables file (S2-12, S2-13, S2-15): ``default`` (shipped) or a path, "
+        "absolute or relative to the current directory when the scenario is loaded (not "
+        "to the scenario file).",
+    )
+    passive_beats: Literal["ge", "gt"] = Field(
+        "ge",
+        description='S2-08 *(default)*: an attack total "beats" the defensa pasiva when it is '
+        "≥ it (``ge``, as any difficulty, S2-01) or only when it exceeds it (``gt``).",
+    )
+    active_blocks: Literal["ge", "gt"] = Field(
+        "ge",
+        description="S2-08 *(default)*: an active defence total blocks when it is ≥ the "
+        "attack total (``ge``) or only when it exceeds it (``gt``).",
+    )
+    full_defence_bonus: Int = Field(
+        3,
+        ge=0,
+        le=10,
+        description='S2-09: the bonus of full defence, "Obtendrá un +3 al resultado de sus '
+        'tiradas para Esquivar".',
+    )
+    aguante_difficulty: Int = Field(
+        16, ge=1, le=40, description='S2-14: the Aguante test, "a una dificultad de 16".'
+    )
+    stun_penalty: Int = Field(
+        -2,
+        ge=-10,
+        le=0,
+        description='S2-14 "quedará Aturdido durante el siguiente turno": the MS of that '
+        "stun *(default: −2, the GDF default table's aturdido row)*.",
+    )
+    melee_defence_skill: str = Field(
+        "esquivar",
+        description='S2-08 "Reflejos + Esquivar o Evitar/Cubrir según el tipo de ataque" '
+        "*(default)*: the defence skill against ``cuerpo_a_cuerpo`` attacks.",
+    )
+    ranged_defence_skill: str = Field(
+        "cubrir",
+        description="S2-08 *(default)*: the defence skill (Evitar/Cubrir) against "
+        "``distancia`` attacks.",
+    )
 
     @field_validator("tables")
     @classmethod
