@@ -95,7 +95,7 @@ COMMAND_HELP: dict[str, str] = {
 #: scenario-format.md (schema), fast-path.md (warmup).
 COMMAND_PARSERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("playtest",), "escaramuza.playtest.cli", "add_parser"),
-    (("balance",), "escaramuza.balance", "add_parser"),
+    (("balance",), "escaramuza.balance.cli", "add_parser"),
     (("campaign",), "escaramuza.campaign", "add_parser"),
     (("suggest", "gm"), "escaramuza.gm", "add_parsers"),
     (("serve",), "escaramuza.web", "add_parser"),
@@ -443,7 +443,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
         return cmd_playtest(args, out)
     if args.command == "balance":
-        from escaramuza.balance import cmd_balance
+        from escaramuza.balance.cli import cmd_balance
 
         return cmd_balance(args, out)
     if args.command == "campaign":
