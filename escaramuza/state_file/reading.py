@@ -1,57 +1,18 @@
-"""Battle state files: a documented JSON format for a battle in progress.
-
-A state file names its scenario (a shipped name or a path) and records what
-changes during a battle: round, turn order, the pending decision, every
-combatant's zone, status, resources, conditions and bookkeeping, and the
-ruleset's own bookkeeping. The full schema is in ``docs/gm.md``.
-
-A state file is untrusted input: it is read only if it is a regular
-file of at most :data:`MAX_STATE_BYTES`, parsed with the bounded JSON parser
-(nesting, integer length), its typed values are decoded only into the classes
-of an explicit registry (:func:`state_types`: the core's and each ruleset's
-``bookkeeping.STATE_TYPES``; nothing is ever imported by a name the file
-gives), and each ruleset checks its own bookkeeping and the invariants its
-engine relies on (``rules/<ruleset>/bookkeeping.py``) before the battle is
-handed to anyone.
-
-Bookkeeping values (``data``) are immutable by the engine contract (ints,
-strings, tuples, frozen dataclasses, None). They are written generically:
-tuples as JSON lists (read back as tuples), the registered frozen dataclasses
-as ``{"$type": "module:Class", "fields": {...}}``,
-enums as ``{"$enum": "module:Class", "value": …}``, frozensets as
-``{"$frozenset": [...]}``. A dataclass value equal to the one a fresh battle
-of the scenario holds (a Sistema 2d10 combatant's derived ``profile``, the
-damage tables) is written as ``{"$scenario": true}`` and taken from the
-scenario on load, which keeps files small and readable.
-
-Loading validates everything and raises :class:`StateFileError` naming the
-file, the field and the reason; nothing half-loaded is returned. Writing goes
-to a temporary file in the same folder and is moved into place with
-``os.replace``, so a crash never leaves a truncated state file.
-"""
+"""A state file read and validated into the battle state it describes; every problem is a
+:class:`~escaramuza.state_file.errors.StateFileError` naming the file, the field and the
+reason."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
-from collections.abc import Sequence
-from enum import Enum
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from escaramuza.rules import BOOKKEEPING, get_bookkeeping
-from escaramuza.rules.core.bookkeeping import CORE_STATE_TYPES, MAX_COUNTER, BookkeepingError
+from escaramuza.rules import get_bookkeeping
+from escaramuza.rules.core.bookkeeping import MAX_COUNTER, BookkeepingError
 from escaramuza.rules.core.bookkeeping import short as _short
-from escaramuza.rules.core.dice import RandomRoller
-from escaramuza.rules.core.errors import EscaramuzaError, Problem, clip
-from escaramuza.rules.core.files import (
-    atomic_write,
-    check_tree,
-    parse_json,
-    read_text_file,
-    remove_stale_temporaries,
-)
+from escaramuza.rules.core.errors import EscaramuzaError, Problem
+from escaramuza.rules.core.files import read_text_file, remove_stale_temporaries
 from escaramuza.rules.core.i18n import N_, _, _f, either, ngettext, word
 from escaramuza.rules.core.model import (
     Combatant,
@@ -62,271 +23,16 @@ from escaramuza.rules.core.model import (
     Side,
     Status,
 )
-from escaramuza.rules.core.ruleset import new_battle
+from escaramuza.rules.core.parsers import check_tree, parse_json
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 from escaramuza.rules.core.state import BattleState
-
-FORMAT = "escaramuza-state"
-VERSION = 1
-_SCENARIO_MARK = "$scenario"
+from escaramuza.state_file.errors import StateFileError
+from escaramuza.state_file.values import _SCENARIO_MARK, _reference_battle, decode_value
+from escaramuza.state_file.writing import FORMAT, VERSION
 
 #: Largest state file read. A state of a shipped scenario is about
 #: 10 KiB; one saved by the web page carries its scenario's YAML (at most 256 KiB).
 MAX_STATE_BYTES = 1 << 20
-
-
-class StateFileError(EscaramuzaError):
-    """A state file that cannot be read or used: names the file, the field and the reason."""
-
-    def __init__(
-        self, source: str, field: str, reason: str, problems: Sequence[Problem] = ()
-    ) -> None:
-        self.source = source
-        self.field = field = clip(field, 120)
-        self.reason = reason = clip(reason)
-        #: Every problem found (``escaramuza validate`` lists them); the message is the first.
-        self.problems: tuple[Problem, ...] = tuple(problems) or (Problem(field, reason),)
-        more = len(self.problems) - 1
-        tail = ""
-        if more:
-            tail = _f(" (and {n} more problem(s); `escaramuza validate` lists them all)", more)
-        text = f"{source}: {field}: {reason}" if field else f"{source}: {reason}"
-        super().__init__(text + tail)
-
-    @classmethod
-    def of(cls, source: str, problems: Sequence[Problem]) -> StateFileError:
-        """One error for several problems: the first one's field and reason, all kept."""
-        return cls(source, problems[0].field, problems[0].reason, problems)
-
-
-class _Unencodable(Exception):
-    pass
-
-
-# -- values ---------------------------------------------------------------------------
-
-
-def encode_value(value: Any) -> Any:
-    """A bookkeeping value as JSON (see the module docstring); raises on anything mutable."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, Enum):
-        cls = type(value)
-        return {"$enum": f"{cls.__module__}:{cls.__qualname__}", "value": value.value}
-    if isinstance(value, tuple):
-        return [encode_value(v) for v in value]
-    if isinstance(value, frozenset):
-        items = [encode_value(v) for v in value]
-        return {"$frozenset": sorted(items, key=lambda v: json.dumps(v, sort_keys=True))}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        cls = type(value)
-        return {
-            "$type": f"{cls.__module__}:{cls.__qualname__}",
-            "fields": {
-                f.name: encode_value(getattr(value, f.name)) for f in dataclasses.fields(value)
-            },
-        }
-    raise _Unencodable(type(value).__name__)
-
-
-def _type_ref(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-@cache
-def state_types() -> dict[str, type]:
-    """Every class a state file may name (``$type``/``$enum``), by its ``module:Class``.
-
-    The core's values and each ruleset's ``bookkeeping.STATE_TYPES`` — an explicit list,
-    so a file can never make the loader import a module.
-    """
-    classes: list[type] = list(CORE_STATE_TYPES)
-    for ruleset_id in BOOKKEEPING:
-        classes.extend(get_bookkeeping(ruleset_id).STATE_TYPES)
-    return {_type_ref(cls): cls for cls in classes}
-
-
-def _registered_class(ref: Any, field: str, source: str) -> type:
-    cls = state_types().get(ref) if isinstance(ref, str) else None
-    if cls is None:
-        shown = ref if isinstance(ref, str) and len(ref) <= 80 else f"{str(ref)[:80]}…"
-        raise StateFileError(
-            source,
-            field,
-            _f(
-                "unknown type {type} (a state holds only the rulesets' own bookkeeping types; "
-                "see docs/gm.md)",
-                repr(shown),
-            ),
-        )
-    return cls
-
-
-def decode_value(raw: Any, field: str, source: str, reference: Any = None) -> Any:
-    """The inverse of :func:`encode_value`; ``reference`` supplies ``{"$scenario": true}``."""
-    if raw is None or isinstance(raw, bool | int | float | str):
-        return raw
-    if isinstance(raw, list):
-        return tuple(decode_value(v, f"{field}[{i}]", source) for i, v in enumerate(raw))
-    if not isinstance(raw, dict):
-        raise StateFileError(source, field, _f("unsupported value {value}", _short(raw)))
-    if raw.get(_SCENARIO_MARK) is True:
-        if reference is None:
-            raise StateFileError(source, field, _("the scenario has no value to take here"))
-        return reference
-    if "$frozenset" in raw:
-        items = raw["$frozenset"]
-        if not isinstance(items, list):
-            raise StateFileError(source, field, _("$frozenset must be a list"))
-        return frozenset(decode_value(v, f"{field}[{i}]", source) for i, v in enumerate(items))
-    if "$enum" in raw:
-        cls = _registered_class(raw["$enum"], field, source)
-        if not issubclass(cls, Enum):
-            raise StateFileError(source, field, _f("{type} is not an enum", _short(raw["$enum"])))
-        try:
-            return cls(raw.get("value"))
-        except (ValueError, TypeError):
-            bad = _f("bad {type} {value}", cls.__name__, _short(raw.get("value")))
-            raise StateFileError(source, field, bad) from None
-    if "$type" in raw:
-        cls = _registered_class(raw["$type"], field, source)
-        fields = raw.get("fields")
-        if not dataclasses.is_dataclass(cls) or not isinstance(fields, dict):
-            raise StateFileError(
-                source, field, _f("{type} needs a dataclass and fields", _short(raw["$type"]))
-            )
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(fields) - names)
-        if unknown:
-            raise StateFileError(source, f"{field}.{unknown[0]}", _("unknown field"))
-        values = {k: decode_value(v, f"{field}.{k}", source) for k, v in fields.items()}
-        try:
-            return cls(**values)
-        except TypeError as exc:
-            raise StateFileError(source, field, str(exc)) from None
-    raise StateFileError(source, field, _("unsupported JSON object (no $type, $enum, $frozenset)"))
-
-
-def _encode_data(
-    data: dict[str, Any], reference: dict[str, Any], field: str, source: str
-) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        ref = reference.get(key, _MISSING)
-        if dataclasses.is_dataclass(value) and (ref is value or ref == value):
-            out[key] = {_SCENARIO_MARK: True}
-            continue
-        try:
-            out[key] = encode_value(value)
-        except _Unencodable as exc:
-            if ref is value or ref == value:
-                out[key] = {_SCENARIO_MARK: True}
-            else:
-                raise StateFileError(
-                    source,
-                    f"{field}.{key}",
-                    _f("a {type} cannot be saved (not an immutable value)", str(exc)),
-                ) from None
-    return out
-
-
-_MISSING = object()
-
-
-# -- save -----------------------------------------------------------------------------
-
-
-def scenario_reference(scenario: Scenario) -> str:
-    """How a state file names its scenario: the shipped name, else the file's absolute path."""
-    if scenario.name in shipped_scenarios():
-        return scenario.name
-    return str(Path(scenario.source).resolve())
-
-
-def _reference_battle(scenario: Scenario) -> BattleState:
-    # The fresh battle supplies the values written as {"$scenario": true}; its dice do
-    # not matter because only scenario-derived values are ever taken from it.
-    return new_battle(scenario, RandomRoller(0))
-
-
-def state_to_dict(
-    state: BattleState, meta: dict[str, Any] | None = None, source: str = "<state>"
-) -> dict[str, Any]:
-    """The JSON document of a battle state (docs/gm.md, "State file")."""
-    scenario = state.scenario
-    fresh = _reference_battle(scenario)
-    combatants = []
-    for c in state.combatants:
-        base = scenario.combatant(c.id)
-        combatants.append(
-            {
-                "id": c.id,
-                "name": c.name,
-                "side": c.side.value,
-                "zone": c.zone,
-                "status": c.status.value,
-                "resources": dict(c.resources),
-                "conditions": [_condition_dict(cond) for cond in c.conditions.values()],
-                "data": _encode_data(c.data, base.data, f"combatants.{c.id}.data", source),
-            }
-        )
-    pending = state.pending
-    outcome = state.outcome
-    doc: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "scenario": scenario_reference(scenario),
-        "ruleset": state.ruleset.id,
-        "round": state.round,
-        "turn": state.turn,
-        "order": list(state.order),
-        "pending": None
-        if pending is None
-        else {
-            "kind": pending.kind.name.lower(),
-            "actor": pending.actor,
-            "side": pending.side.value,
-            "name": pending.name,
-            "prompt": pending.prompt,
-        },
-        "outcome": None
-        if outcome is None
-        else {
-            "winner": outcome.winner.value if outcome.winner else None,
-            "reason": outcome.reason,
-            "rounds": outcome.rounds,
-        },
-        "combatants": combatants,
-        "data": _encode_data(state.data, fresh.data, "data", source),
-    }
-    if meta:
-        doc["meta"] = meta
-    return doc
-
-
-def _condition_dict(cond: Condition) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": cond.name}
-    for f in dataclasses.fields(cond):
-        value = getattr(cond, f.name)
-        if f.name != "name" and value != f.default:
-            out[f.name] = value
-    return out
-
-
-def save_state(state: BattleState, path: str | Path, meta: dict[str, Any] | None = None) -> None:
-    """Write ``state`` to ``path`` atomically (temporary file + ``os.replace``)."""
-    path = Path(path)
-    doc = state_to_dict(state, meta, str(path))
-    text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
-    try:
-        atomic_write(path, text)
-    except OSError as exc:
-        raise StateFileError(
-            str(path), "", _f("cannot be written ({reason})", exc.strerror)
-        ) from None
-
-
-# -- load -----------------------------------------------------------------------------
 
 
 def load_state(path: str | Path) -> tuple[BattleState, dict[str, Any]]:
