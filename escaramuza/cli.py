@@ -101,7 +101,7 @@ COMMAND_PARSERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("serve",), "escaramuza.web", "add_parser"),
     (("train", "evaluate"), "escaramuza.training.cli", "add_parsers"),
     (("validate",), "escaramuza.validate", "add_parser"),
-    (("migrate",), "escaramuza.migrate", "add_parser"),
+    (("migrate",), "escaramuza.migrate.command", "add_parser"),
     (("schema",), "escaramuza.schema", "add_parser"),
     (("warmup",), "escaramuza.warmup", "add_parser"),
 )
@@ -457,7 +457,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
         return cmd_validate(args, out)
     if args.command == "migrate":
-        from escaramuza.migrate import cmd_migrate
+        from escaramuza.migrate.command import cmd_migrate
 
         return cmd_migrate(args, out)
     if args.command == "schema":

@@ -499,7 +499,7 @@ def test_a_file_that_would_still_not_load_is_refused(
 def test_a_written_file_that_does_not_load_is_restored(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from escaramuza import migrate
+    from escaramuza.migrate import command as migrate
 
     checks: list[str] = []
     real = migrate.check
