@@ -29,7 +29,7 @@ from escaramuza.rules.cairn.combat import (
     weapons_of,
 )
 from escaramuza.rules.cairn.exact import marginal_exchange
-from escaramuza.rules.cairn.stats import RANGED, CairnOptions, CairnStats, Weapon
+from escaramuza.rules.cairn.sheets import RANGED, CairnOptions, CairnStats, Weapon
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import (
     AttackResolved,

@@ -53,7 +53,7 @@ def _dd_long(party: Sequence[Combatant], roller: Roller) -> list[Event]:
 
 
 def _dj_scene(party: Sequence[Combatant], roller: Roller) -> list[Event]:
-    from escaramuza.rules.donjon.healing import heal_between_scenes
+    from escaramuza.rules.donjon.recovery import heal_between_scenes
 
     # DJ-20: "recuperan un dado o una Herida al principio de cada escena".
     return heal_between_scenes(party)

@@ -52,7 +52,7 @@ from escaramuza.rules.destiny_dice.exact import (
     hit_probability,
     pv_loss_distribution,
 )
-from escaramuza.rules.destiny_dice.stats import (
+from escaramuza.rules.destiny_dice.sheets import (
     BANDS,
     CONDITIONS,
     MELEE,

@@ -76,7 +76,7 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.combat import PENALTY
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability
 from escaramuza.rules.donjon.ruleset import Donjon
-from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, RANGED, THROWN
+from escaramuza.rules.donjon.sheets import ATTRIBUTES, MELEE, RANGED, THROWN
 
 # -- codes ---------------------------------------------------------------------------
 #: Status codes, in ``Status`` order (playtest's KNOCKED_OUT = down, defeated, dead).

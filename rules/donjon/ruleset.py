@@ -70,7 +70,7 @@ from escaramuza.rules.donjon.exact import (
     opposed_sorted,
     successes_distribution,
 )
-from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, DonjonOptions, DonjonStats
+from escaramuza.rules.donjon.sheets import ATTRIBUTES, MELEE, DonjonOptions, DonjonStats
 
 HERIDAS = "heridas"
 #: DJ-17 options of the ``repartir`` verb: one success on Heridas or on an attribute.

@@ -27,7 +27,7 @@ from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Combatant, Condition, Decision, DecisionKind, Status
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.sistema_2d10.rolls import SkillResult, judge
-from escaramuza.rules.sistema_2d10.stats import Profile
+from escaramuza.rules.sistema_2d10.sheets import Profile
 from escaramuza.rules.sistema_2d10.tables import (
     ARMS,
     LEGS,

@@ -74,7 +74,7 @@ from escaramuza.rules.core.loops import (
 )
 from escaramuza.rules.core.model import Status
 from escaramuza.rules.sistema_2d10 import combat, exact, ruleset, tables
-from escaramuza.rules.sistema_2d10.stats import MELEE
+from escaramuza.rules.sistema_2d10.sheets import MELEE
 from escaramuza.rules.sistema_2d10.tables import Tables
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from escaramuza.rules.sistema_2d10.combat import (
     resume,
 )
 from escaramuza.rules.sistema_2d10.rolls import mhc
-from escaramuza.rules.sistema_2d10.stats import (
+from escaramuza.rules.sistema_2d10.sheets import (
     MELEE,
     REQUIRED_ATTRIBUTES,
     Profile,

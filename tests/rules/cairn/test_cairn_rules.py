@@ -14,7 +14,7 @@ from escaramuza.rules.cairn.combat import (
     weapon_named,
 )
 from escaramuza.rules.cairn.scars import CICATRICES, DOOMED_READINGS, scar_for
-from escaramuza.rules.cairn.stats import UNARMED, CairnOptions, Weapon, parse_damage
+from escaramuza.rules.cairn.sheets import UNARMED, CairnOptions, Weapon, parse_damage
 from escaramuza.rules.core.dice import ScriptedRoller, ScriptError
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.events import Damaged, Moved, Rolled

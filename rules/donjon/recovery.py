@@ -14,7 +14,7 @@ from typing import Any
 from escaramuza.rules.core.events import Event, Healed, StatusChanged
 from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Combatant, Status
-from escaramuza.rules.donjon.stats import ATTRIBUTES
+from escaramuza.rules.donjon.sheets import ATTRIBUTES
 
 
 def _heal_one(c: Combatant, between_adventures: bool) -> list[Event]:
