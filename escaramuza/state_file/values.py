@@ -23,7 +23,7 @@ from enum import Enum
 from functools import cache
 from typing import Any
 
-from escaramuza.rules import BOOKKEEPING, get_bookkeeping
+from escaramuza.rules import RULESETS, get_bookkeeping
 from escaramuza.rules.core.bookkeeping import CORE_STATE_TYPES
 from escaramuza.rules.core.bookkeeping import short as _short
 from escaramuza.rules.core.dice import RandomRoller
@@ -78,7 +78,7 @@ def state_types() -> dict[str, type]:
     so a file can never make the loader import a module.
     """
     classes: list[type] = list(CORE_STATE_TYPES)
-    for ruleset_id in BOOKKEEPING:
+    for ruleset_id in RULESETS:
         classes.extend(get_bookkeeping(ruleset_id).STATE_TYPES)
     return {_type_ref(cls): cls for cls in classes}
 

@@ -94,6 +94,8 @@ class Cairn(Ruleset):
     decision_names: ClassVar[tuple[str, ...]] = ("declarar",)
     #: CA-02: the sides alternate, each declaring together; there is no initiative order.
     keeps_order: ClassVar[bool] = False
+    bookkeeping: ClassVar[str] = "escaramuza.rules.cairn.bookkeeping"
+    recovery: ClassVar[str | None] = "escaramuza.rules.cairn.recovery"
 
     # -- scenario -------------------------------------------------------------
     def build_combatant(

@@ -243,6 +243,8 @@ class DestinyDice(Ruleset):
     stats_model = Stats
     n_features: ClassVar[int] = 8
     decision_names: ClassVar[tuple[str, ...]] = ("turn", "defensa_perfecta")
+    bookkeeping: ClassVar[str] = "escaramuza.rules.destiny_dice.bookkeeping"
+    recovery: ClassVar[str | None] = "escaramuza.rules.destiny_dice.recovery"
 
     def band(self, hops: int) -> int:
         # DD-05: 0 hops cuerpo a cuerpo, 1 cerca, 2 or more lejos (hot path: no len()/min()).

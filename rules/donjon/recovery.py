@@ -8,12 +8,14 @@ Heridas. Entre aventuras, siempre se cura todo el daño."
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import Event, Healed, StatusChanged
 from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Combatant, Status
+from escaramuza.rules.core.rest import Recovery, no_rest
 from escaramuza.rules.donjon.sheets import ATTRIBUTES
 
 
@@ -93,3 +95,17 @@ def heal_between_scenes(target: Any, between_adventures: bool = False) -> list[E
     for c in group:
         events.extend(_heal_one(c, between_adventures))
     return events
+
+
+def _scene_rest(party: Sequence[Combatant], roller: Roller) -> list[Event]:
+    # DJ-20: "recuperan un dado o una Herida al principio de cada escena".
+    return heal_between_scenes(party)
+
+
+#: Between the fights of a day (rules/core/rest.py). DJ-20: damage to attributes and
+#: Heridas is what heals; inconsciente and quebrado go with the downed status they
+#: describe.
+RECOVERY = Recovery(
+    {"scene": _scene_rest, "none": no_rest},
+    ("heridas", "celeridad", "virilidad", "aguante", "discernimiento"),
+)

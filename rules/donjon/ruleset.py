@@ -310,6 +310,8 @@ class Donjon(Ruleset):
     stats_model: ClassVar[type[BaseModel]] = DonjonStats
     n_features: ClassVar[int] = 14
     decision_names: ClassVar[tuple[str, ...]] = (TURN, DEFENCE, RESIST, SPEND, CONTINUE)
+    bookkeeping: ClassVar[str] = "escaramuza.rules.donjon.bookkeeping"
+    recovery: ClassVar[str | None] = "escaramuza.rules.donjon.recovery"
 
     # -- scenario -------------------------------------------------------------
     def build_combatant(

@@ -125,6 +125,8 @@ class Sistema2d10(Ruleset):
     stats_model = Sistema2d10Stats
     n_features = 10
     decision_names: ClassVar[tuple[str, ...]] = (TURN, ACTIVE_DEFENCE, EXPRES_BEFORE, EXPRES_AFTER)
+    bookkeeping: ClassVar[str] = "escaramuza.rules.sistema_2d10.bookkeeping"
+    recovery: ClassVar[str | None] = "escaramuza.rules.sistema_2d10.recovery"
 
     # -- scenario -------------------------------------------------------------------
     def build_combatant(
