@@ -1,4 +1,5 @@
-"""Scenario models for Destiny Dice: rule options, stat blocks, weapons, healing.
+"""Scenario models for Destiny Dice: rule options, stat blocks, weapons, healing; and the
+immutable :class:`Sheet` each combatant carries, built from its stat block once.
 
 Values the seed leaves to the character sheet (PV, dice, armour, weapons) are
 explicit fields; nothing is derived by an invented formula (rules-notes.md).
@@ -6,6 +7,7 @@ explicit fields; nothing is derived by an invented formula (rules-notes.md).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
@@ -254,3 +256,98 @@ class Stats(_Strict):
         if self.pv_current is not None and self.pv_current > self.pv:
             raise ValueError(_("pv_current cannot exceed pv"))
         return self
+
+
+UNARMED = "puños"
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """A weapon as the hot loop needs it (bands as indices, dice resolved)."""
+
+    name: str
+    characteristic: str  # "cuerpo" | "mente"
+    bands: frozenset[int]
+    tier_bonus: int
+    extra: int
+    unarmed: bool
+    shoots: bool
+    inflicts: str | None
+    inflicts_x: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Heal:
+    name: str
+    heal: str
+    bands: frozenset[int]
+    uses: int | None
+    cost: tuple[tuple[str, int], ...]
+    cures: tuple[str, ...]
+    #: The ``Combatant.data`` key counting uses left (built once: legal_actions reads it).
+    uses_key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """The immutable part of a combatant, shared by every clone."""
+
+    cuerpo: int
+    mente: int
+    alma: int
+    defensa: int
+    defence_bonus: int
+    weapons: dict[str, Weapon]
+    heals: dict[str, Heal]
+    #: The static part of the learner features (dice, armour, carries a ranged weapon).
+    static_features: tuple[float, ...] = ()
+    #: Derived from ``weapons`` once (:func:`sheet_tables`) for the hot loop: band index →
+    #: names of the weapons reaching it, in ``weapons`` order; every band some weapon
+    #: reaches; (name, ``Combatant.data`` jam key) of each weapon that shoots (DD-18).
+    by_band: tuple[tuple[str, ...], ...] = ((), (), ())
+    all_bands: frozenset[int] = frozenset()
+    jam_keys: tuple[tuple[str, str], ...] = ()
+    #: Carries a weapon rolled with Mente (a shooter, for the heuristic).
+    ranged: bool = False
+
+    def die(self, characteristic: str) -> int:
+        return self.cuerpo if characteristic == "cuerpo" else self.mente
+
+
+def sheet_tables(
+    weapons: dict[str, Weapon],
+) -> tuple[tuple[tuple[str, ...], ...], frozenset[int], tuple[tuple[str, str], ...]]:
+    """``Sheet.by_band``, ``all_bands`` and ``jam_keys`` of a weapon table."""
+    by_band = tuple(
+        tuple(name for name, w in weapons.items() if band in w.bands) for band in range(len(BANDS))
+    )
+    all_bands = frozenset(band for w in weapons.values() for band in w.bands)
+    jam_keys = tuple((name, f"jam:{name}") for name, w in weapons.items() if w.shoots)
+    return by_band, all_bands, jam_keys
+
+
+def make_weapon(spec: WeaponSpec) -> Weapon:
+    unarmed = spec.tier == "desarmado"
+    return Weapon(
+        name=spec.name,
+        characteristic="cuerpo" if spec.kind == MELEE else "mente",
+        bands=frozenset(BANDS.index(b) for b in spec.bands or ()),
+        tier_bonus=0 if unarmed else TIERS[spec.tier][0],
+        extra=spec.bonus,
+        unarmed=unarmed,
+        shoots=bool(spec.shoots),
+        inflicts=spec.inflicts.name if spec.inflicts else None,
+        inflicts_x=spec.inflicts.x if spec.inflicts else None,
+    )
+
+
+def make_heal(spec: HealSpec) -> Heal:
+    return Heal(
+        spec.name,
+        spec.heal,
+        frozenset(BANDS.index(b) for b in spec.bands),
+        spec.uses,
+        tuple(sorted(spec.cost.items())),
+        tuple(spec.cures),
+        f"uses:{spec.name}",
+    )
