@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from escaramuza.rules.core import Action, ScriptedRoller, new_battle
-from tests.rules.destiny_dice.dd_helpers import enemy, hero, scenario
+from tests.rules.destiny_dice.destiny_dice_helpers import enemy, hero, scenario
 
 SWORD = {"name": "espada", "tier": "media"}
 BOW = {"name": "arco", "tier": "media", "kind": "distancia", "bands": ["cerca", "lejos"]}

@@ -16,7 +16,7 @@ from escaramuza.rules.core import (
 )
 from escaramuza.rules.core.events import AttackResolved, Damaged, Rolled
 from escaramuza.rules.destiny_dice import long_rest
-from tests.rules.destiny_dice.dd_helpers import enemy, hero, scenario
+from tests.rules.destiny_dice.destiny_dice_helpers import enemy, hero, scenario
 
 SWORD = {"name": "espada", "tier": "media"}
 BOW = {"name": "arco", "tier": "media", "kind": "distancia", "bands": ["cerca", "lejos"]}

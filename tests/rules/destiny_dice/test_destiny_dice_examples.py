@@ -5,7 +5,7 @@ from __future__ import annotations
 from escaramuza.rules.core import Action, ScriptedRoller, Status, apply_action
 from escaramuza.rules.core.events import AttackResolved, Damaged, ResourceChanged
 from escaramuza.rules.destiny_dice import short_rest
-from tests.rules.destiny_dice.dd_helpers import enemy, hero, scenario
+from tests.rules.destiny_dice.destiny_dice_helpers import enemy, hero, scenario
 
 
 def _damage_to(events, target):

@@ -87,7 +87,7 @@ def test_dd10_brann_hit_chance_closed_form():
 def test_dd06_odds_of_an_action_in_a_state_match_the_profile(battle):
     """The generic ``Ruleset.odds`` hook reports the exact helpers for the state's modifiers."""
     from escaramuza.rules.core import Action
-    from tests.rules.destiny_dice.dd_helpers import enemy, hero, scenario
+    from tests.rules.destiny_dice.destiny_dice_helpers import enemy, hero, scenario
 
     sc = scenario(
         hero("h", weapons=[{"name": "espada", "tier": "media"}]),
