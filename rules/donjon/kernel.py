@@ -1,4 +1,4 @@
-"""Donjon's rules compiled (the fast path): the engine's ``ruleset.py`` over plain arrays.
+"""Donjon's rules compiled (the fast path): the engine's ``Donjon`` over plain arrays.
 
 architecture.md, "The fast path": the engine is the specification and this module plays
 the same rules with numba, one compiled function per engine rule, named like it and citing
