@@ -49,7 +49,7 @@ class PendingSpend:
 
 
 # A state file names the class of each value it holds by module and name (docs/gm.md,
-# "State files"): these three are read and written as escaramuza.rules.donjon.ruleset's,
+# "State file"): these three are read and written as escaramuza.rules.donjon.ruleset's,
 # which re-exports them, so files saved before they moved here still load.
 for _pending in (PendingAttack, PendingMove, PendingSpend):
     _pending.__module__ = "escaramuza.rules.donjon.ruleset"
