@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-import escaramuza.agents.search as search_module
+import escaramuza.agents.search.mcts as search_module
 from escaramuza.playtest import PlaytestConfig, playtest
 from escaramuza.web import sessions as ws
 from escaramuza.web.sessions import (
