@@ -21,7 +21,7 @@ def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None
     Names: ``random``; ``first-legal`` (always the first legal action: a baseline);
     ``heuristic`` (each combatant's scenario temperament);
     ``heuristic:T`` or just ``T`` for a temperament T overriding the scenario's;
-    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search.py),
+    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search/),
     optionally ending in ``:auto`` / ``:fast`` / ``:reference``, the engine of its
     rollouts (``engine`` is the default for a spec naming none: docs/fast-path.md);
     ``policy:PATH`` for a trained model, loaded without unpickling unless

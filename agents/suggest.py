@@ -521,7 +521,7 @@ def suggest(
     by_policy = dict(agent.action_probabilities(state)) if agent is not None else None
     if max_ms is not None and budget_ms is not None:
         max_ms = max(max_ms, budget_ms)
-    # A race at the root (every action on the same dice, see search.py), rollouts played
+    # A race at the root (every action on the same dice, see agents/search/), rollouts played
     # to the end so that WIN is a frequency of wins, and no tree below the root: every
     # action is followed by the same in-character play, so the paired differences
     # measure the action alone.
