@@ -664,7 +664,7 @@ _CACHE: dict[tuple[str, float, bool], tuple[LoadedPolicy, PolicyMeta]] = {}
 
 
 #: Policies shipped with the package: ``agents/policies/<ruleset>/<scenario>.zip``.
-SHIPPED_DIR = Path(__file__).resolve().parent / "policies"
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "policies"
 
 
 def shipped_policies() -> list[str]:
