@@ -40,7 +40,7 @@ from escaramuza.agents.policy import (
     resolve_policy,
     shipped_policies,
 )
-from escaramuza.agents.policy import safe_load as policy_module
+from escaramuza.agents.policy import loading as policy_module
 from escaramuza.cli import main
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.ruleset import apply_action, new_battle
