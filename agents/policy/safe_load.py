@@ -20,7 +20,7 @@ import zipfile
 from base64 import b64decode
 from binascii import Error as Base64Error
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from escaramuza.rules.core.errors import EscaramuzaError
 
@@ -128,16 +128,20 @@ def pickle_globals(blob: bytes) -> set[tuple[str, str]]:
                 del stack[_last_mark(stack, mark) :]
             stack.append(None)
         elif name == "STACK_GLOBAL":
-            attr, module = (stack.pop() if stack else None), (stack.pop() if stack else None)
-            ok = isinstance(module, str) and isinstance(attr, str)
-            found.add((module, attr) if ok else ("?", "?"))  # type: ignore[arg-type]
+            top, below = (stack.pop() if stack else None), (stack.pop() if stack else None)
+            # The module is pushed first, the name on top: both must be literal strings.
+            if isinstance(below, str) and isinstance(top, str):
+                found.add((below, top))
+            else:
+                found.add(("?", "?"))
             stack.append(None)
         elif name == "MEMOIZE":
             memo[len(memo)] = stack[-1] if stack else None
         elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
-            memo[int(arg)] = stack[-1] if stack else None
+            # genops gives the memo opcodes their index; typeshed types every arg Any | None.
+            memo[int(cast(int, arg))] = stack[-1] if stack else None
         elif name in ("GET", "BINGET", "LONG_BINGET"):
-            stack.append(memo.get(int(arg)))
+            stack.append(memo.get(int(cast(int, arg))))
         elif name == "MARK":
             stack.append(mark)
         elif name == "POP" and stack and stack[-1] is mark:

@@ -361,7 +361,7 @@ class MCTS:
 
     def _sweeps(
         self, root: Node, order: list[Action], heuristic: Action
-    ) -> Iterator[tuple[list[Action], int] | None]:
+    ) -> Iterator[tuple[list[Action], float] | None]:
         """One rollout per active candidate per sweep, all on that sweep's dice; with an
         iteration budget, sequential halving: ⌈log₂ K⌉ stages of equal budget, the
         worse half (by mean over the stage's shared sweeps) dropped after each,
@@ -374,15 +374,15 @@ class MCTS:
         stages = max(1, math.ceil(math.log2(len(active)))) if len(active) > 1 else 1
         halve = self.halving and self.iterations is not None and len(active) > 2
         per_stage = (self.iterations or 0) / stages
-        sweeps = 0
+        sweeps: float = 0  # math.inf once no stage or settling test is left
         stage_end = max(1, int(per_stage // len(active))) if halve else math.inf
         while True:
             ahead = [stage_end - sweeps if len(active) > 2 else math.inf]
             if self.settle > sweeps:
                 ahead.append(self.settle - sweeps)
             m = min(ahead)
-            yield active, m  # type: ignore[misc]
-            sweeps += m  # type: ignore[assignment]
+            yield active, m
+            sweeps += m
             if sweeps == self.settle and len(active) > 1 and _all_tied(root, active, heuristic):
                 yield None
                 return
