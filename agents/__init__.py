@@ -21,11 +21,11 @@ def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None
     Names: ``random``; ``first-legal`` (always the first legal action: a baseline);
     ``heuristic`` (each combatant's scenario temperament);
     ``heuristic:T`` or just ``T`` for a temperament T overriding the scenario's;
-    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search.py),
+    ``mcts``, ``mcts:MS`` / ``mcts:Nit`` for the search planner (agents/search/),
     optionally ending in ``:auto`` / ``:fast`` / ``:reference``, the engine of its
     rollouts (``engine`` is the default for a spec naming none: docs/fast-path.md);
     ``policy:PATH`` for a trained model, loaded without unpickling unless
-    ``trust_policy`` (``--trust-policy``, agents/policy.py).
+    ``trust_policy`` (``--trust-policy``, agents/policy/).
     """
     if not isinstance(spec, str):
         return spec
@@ -39,7 +39,7 @@ def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None
         from escaramuza.agents.search import parse_mcts_spec
 
         return parse_mcts_spec(spec, engine)
-    if spec.startswith("policy:"):  # a trained model (agents/policy.py, docs/training.md)
+    if spec.startswith("policy:"):  # a trained model (agents/policy/, docs/training.md)
         from escaramuza.agents.policy import parse_policy_spec
 
         return parse_policy_spec(spec, trust=trust_policy)

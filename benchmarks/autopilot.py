@@ -9,7 +9,7 @@ is compiled (or loaded) before the clock starts, as ``gm`` warms it at a termina
     python benchmarks/autopilot.py [--scenario destiny_dice/emboscada] [--budget-ms 800]
                                    [--rounds 3] [--seed 1]
 
-The targets (docs/decisions/0015-enemy-autopilot.md): one decision within the budget, a
+The targets (docs/decisions/0018-enemy-autopilot.md): one decision within the budget, a
 whole enemy phase of the Destiny Dice ambush (six enemies) within 6 s on two cores.
 """
 

@@ -121,7 +121,7 @@ def _scenario(
 
 
 def destiny_dice(variant: str) -> Scenario:
-    from escaramuza.rules.destiny_dice import stats as dd
+    from escaramuza.rules.destiny_dice import sheets as dd
 
     top = f"d{max(dice.STANDARD_DICE)}"
     low = f"d{min(dice.STANDARD_DICE)}"
@@ -177,7 +177,7 @@ def destiny_dice(variant: str) -> Scenario:
 
 
 def donjon(variant: str) -> Scenario:
-    from escaramuza.rules.donjon import stats as dj
+    from escaramuza.rules.donjon import sheets as dj
 
     stalemate = variant == "stalemate"
     skill = cap(dj.Skills, "ataque")
@@ -229,7 +229,7 @@ def donjon(variant: str) -> Scenario:
 
 
 def cairn(variant: str) -> Scenario:
-    from escaramuza.rules.cairn import stats as ca
+    from escaramuza.rules.cairn import sheets as ca
 
     stalemate = variant == "stalemate"
     top = f"d{max(ca.CAIRN_DICE)}"
@@ -270,7 +270,7 @@ def cairn(variant: str) -> Scenario:
 
 
 def sistema_2d10(variant: str) -> Scenario:
-    from escaramuza.rules.sistema_2d10 import stats as s2
+    from escaramuza.rules.sistema_2d10 import sheets as s2
 
     stalemate = variant == "stalemate"
     score = s2.MAX_SCORE

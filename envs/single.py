@@ -47,12 +47,14 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
     ## Description
 
     A skirmish of a tabletop RPG combat system (Destiny Dice, Donjon, Cairn,
-    Sistema 2d10…) on a zone map. The learner controls EVERY combatant of its
+    Sistema 2d10) on a zone map. The learner controls EVERY combatant of its
     ``side``; all other decisions (the other side's turns, reactions and
     choices the learner does not own) are taken inside :meth:`step` by the
     ``opponent`` agent, so each step returns the learner's next decision.
     The env only translates: the rules live in ``escaramuza.rules``, the masks
-    come only from ``ruleset.legal_actions``.
+    come only from ``ruleset.legal_actions``. The spaces depend only on the
+    ruleset and the limits (``max_combatants``, ``max_zones``, ``max_items``),
+    never on the scenario, so one policy plays every scenario of its ruleset.
 
     ## Action Space
 
@@ -65,24 +67,32 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
     the ACTING combatant's ``items``, ``zone`` the position in
     ``battlefield.zone_ids`` and ``option`` the position in the verb's
     options. The actor is never encoded: it is the pending decision's actor.
-    ``action_masks()`` (and ``info["action_mask"]``) gives the legal slots.
-    With ``illegal_action="raise"`` an unmasked action raises
-    :class:`~escaramuza.rules.core.errors.IllegalActionError`; with ``"noop"``
-    (the registered ids) it changes nothing, returns ``info["illegal_action"] =
-    True`` and a reward of ``-illegal_penalty``.
+    ``codec.describe_layout()`` lists the blocks, :meth:`decode` gives an index's
+    engine action and :meth:`legal_actions` the index → action table.
+    ``action_masks()`` (and ``info["action_mask"]``) sets exactly the slots of
+    ``ruleset.legal_actions``; when the battle is already over (the opponent ended
+    it before the learner's first decision) only slot 0 is set, and stepping it
+    reports the end again. With ``illegal_action="raise"`` an unmasked action
+    raises :class:`~escaramuza.rules.core.errors.IllegalActionError` naming the
+    legal ones; with ``"noop"`` (the registered ids) it changes nothing, returns
+    the same observation, ``info["illegal_action"] = True`` and a reward of
+    ``-illegal_penalty``.
 
     ## Observation Space
 
     ``Box(-10, 10, (max_combatants * per_slot + n_globals,), float32)`` from the
     learner's point of view (see ``escaramuza.envs.observation``). Per slot in
-    ``Combatant.index`` order: present, ally, enemy, acting, status one-hot
-    (active, down, defeated, dead, fled), for each of ``ruleset.resources``
-    value / maximum and value / scale, one flag per ``ruleset.conditions``,
+    ``Combatant.index`` order (an empty slot is zeros): present, ally, enemy,
+    acting, status one-hot (active, down, defeated, dead, fled), for each of
+    ``ruleset.resources`` value / maximum and value / scale, one flag per
+    ``ruleset.conditions`` (a variant in ``ruleset.condition_aliases`` sets its
+    condition's flag: Sistema 2d10's ``aturdido_16`` sets ``aturdido``),
     hop distance from the acting combatant / (max_zones − 1), band /
     (bands − 1), zone one-hot over ``max_zones``, then ``ruleset.n_features``
-    ruleset features (characteristic dice, armour, ammo…). Globals: round /
-    round_limit, learner-is-heroes, pending :class:`DecisionKind` one-hot,
-    pending decision name one-hot over ``ruleset.decision_names``.
+    ruleset features (``ruleset.features``: characteristic dice, armour, ammo…).
+    Globals: round / round_limit, learner-is-heroes, pending :class:`DecisionKind`
+    one-hot, pending decision name one-hot over ``ruleset.decision_names``.
+    Values are clipped into [−10, 10].
 
     ## Rewards
 
@@ -96,13 +106,18 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
     the target's maximum of that resource and by the size of the target's side
     (so dropping a whole side from full is about 1). The shaping telescopes:
     an episode's total shaping is ``0.5 · tanh(x_final)``, strictly inside
-    (−0.5, 0.5), below the terminal reward.
+    (−0.5, 0.5), below the terminal reward; damage done inside :meth:`reset` is
+    not shaped.
 
     ## Starting State
 
-    The scenario's combatants as written, initiative rolled by the ruleset with
-    dice seeded from ``reset(seed=…)``; opponent decisions before the learner's
-    first one are played inside :meth:`reset`.
+    The scenario's combatants as written, initiative rolled by the ruleset;
+    opponent decisions before the learner's first one are played inside
+    :meth:`reset`. ``reset(seed=s)`` seeds the env's ``np_random``, from which two
+    independent seeds are drawn: the battle's dice and the opponent's own choices,
+    so a different opponent never changes the dice. Same seed and actions ⇒ the
+    same observations, rewards and events; the env pickles mid-battle and goes on
+    identically.
 
     ## Episode End
 
@@ -124,18 +139,22 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
     ``side`` (``"enemies"`` default, or ``"heroes"``), ``opponent``
     (``"heuristic"`` default, ``"random"`` or any object with
     ``act(state, rng)``), ``reward_shaping`` (False), ``draw_reward`` (0.0, in
-    [−1, 1]), ``illegal_action``
+    [−1, 1]; anything else or NaN is a ``ValueError``), ``illegal_action``
     (``"raise"`` here, ``"noop"`` in the registered ids), ``illegal_penalty``
     (0.05), ``max_combatants`` (16), ``max_zones`` (16), ``max_items`` (6),
-    ``render_mode`` (``"ansi"``: the step's narrated lines; ``"rgb_array"``: the
-    battlefield graph with tokens and PV bars), ``narrate`` (True; False leaves the
+    ``render_mode`` (``"ansi"``: the step's narrated lines and a status line per
+    combatant; ``"rgb_array"``: a 640×480 picture of the battlefield graph with
+    tokens and bars of the first resource), ``narrate`` (True; False leaves the
     ``ActionTaken`` lines out of the events and the battle log: the rules' events
-    are the same, a step is ~25 µs cheaper — the training envs use it, since no
-    one reads those lines there).
+    are the same — the training envs use it, since no one reads those lines there).
+    The default limits fit every shipped scenario; a scenario above one is refused
+    with an :class:`~escaramuza.envs.common.EnvLimitError` naming the limit and the
+    value it needs.
 
     ## Version History
 
-    * v0: initial version.
+    * v0: initial version. The PettingZoo forms and the batched envs were added
+      beside it without changing its dynamics, observations or actions.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}

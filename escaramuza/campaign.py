@@ -42,7 +42,7 @@ from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
 from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Combatant, Side, Status
-from escaramuza.rules.core.rest import RECOVERY, carry, rest
+from escaramuza.rules.core.rest import carry, recovery, rest
 from escaramuza.rules.core.scenario import MAX_SCENARIO_BYTES
 
 SCHEMA = "escaramuza.campaign/1"
@@ -94,7 +94,7 @@ class HeroState:
     """One hero as they enter a fight (or end the day): status and carried resources."""
 
     status: str
-    resources: tuple[int, ...]  # the ruleset's carried resources, in RECOVERY order
+    resources: tuple[int, ...]  # the ruleset's carried resources, in Recovery.resources order
     conditions: tuple[str, ...]
 
 
@@ -125,7 +125,7 @@ def _seed(seed: int, *key: int) -> int:
 
 
 def _snapshot(day: Day, c: Combatant) -> HeroState:
-    keys = RECOVERY[day.ruleset.id].resources
+    keys = recovery(day.ruleset.id).resources
     return HeroState(
         c.status.value, tuple(c.resources[k] for k in keys), tuple(sorted(c.conditions))
     )
@@ -215,7 +215,7 @@ def summarize_days(day: Day, records: Sequence[DayRecord]) -> dict[str, Any]:
     n = len(records)
     if n == 0:
         raise EscaramuzaError(f"{day.name}: no days to summarize")
-    keys = RECOVERY[day.ruleset.id].resources
+    keys = recovery(day.ruleset.id).resources
     encounters = []
     for k, enc in enumerate(day.encounters):
         played = [r for r in records if len(r.battles) > k]

@@ -95,13 +95,13 @@ COMMAND_HELP: dict[str, str] = {
 #: scenario-format.md (schema), fast-path.md (warmup).
 COMMAND_PARSERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("playtest",), "escaramuza.playtest.cli", "add_parser"),
-    (("balance",), "escaramuza.balance", "add_parser"),
+    (("balance",), "escaramuza.balance.cli", "add_parser"),
     (("campaign",), "escaramuza.campaign", "add_parser"),
     (("suggest", "gm"), "escaramuza.gm.cli", "add_parsers"),
     (("serve",), "escaramuza.web", "add_parser"),
     (("train", "evaluate"), "escaramuza.training.cli", "add_parsers"),
     (("validate",), "escaramuza.validate", "add_parser"),
-    (("migrate",), "escaramuza.migrate", "add_parser"),
+    (("migrate",), "escaramuza.migrate.command", "add_parser"),
     (("schema",), "escaramuza.schema", "add_parser"),
     (("warmup",), "escaramuza.warmup", "add_parser"),
 )
@@ -444,7 +444,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
         return cmd_playtest(args, out)
     if args.command == "balance":
-        from escaramuza.balance import cmd_balance
+        from escaramuza.balance.cli import cmd_balance
 
         return cmd_balance(args, out)
     if args.command == "campaign":
@@ -458,7 +458,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
         return cmd_validate(args, out)
     if args.command == "migrate":
-        from escaramuza.migrate import cmd_migrate
+        from escaramuza.migrate.command import cmd_migrate
 
         return cmd_migrate(args, out)
     if args.command == "schema":

@@ -22,7 +22,7 @@ from escaramuza.rules.core.errors import EscaramuzaError, Problem, ScenarioError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
 from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Side
-from escaramuza.rules.core.rest import RECOVERY, rests
+from escaramuza.rules.core.rest import rests
 from escaramuza.rules.core.scenario import (
     DAY_SUFFIX,
     MAX_SCENARIO_BYTES,
@@ -213,7 +213,7 @@ def parse_day(data: Any, source: str, lookup: Lookup, default_name: str = "day")
         spec = DaySpec.model_validate(data)
     except ValidationError as err:
         raise ScenarioError.of(source, pydantic_problems(err)) from None
-    if spec.ruleset not in RULESETS or spec.ruleset not in RECOVERY:
+    if spec.ruleset not in RULESETS or get_ruleset(spec.ruleset).recovery is None:
         known = tuple(RULESETS)
         reason = _f("unknown ruleset {name} (known: {known})", repr(spec.ruleset), ", ".join(known))
         raise ScenarioError.of(source, [Problem("ruleset", reason, spec.ruleset, known)])

@@ -7,7 +7,7 @@ one in its first line (docs/scenario-format.md, "Editor support"):
     # yaml-language-server: $schema=../schema/donjon.json
 
 The schemas are generated, never written by hand: they are the models' own
-``model_json_schema()`` (:func:`escaramuza.rules.core.scenario.scenario_model`), so
+``model_json_schema()`` (:func:`escaramuza.rules.core.scenario_spec.scenario_model`), so
 an editor accepts what the loader accepts. The repository ships them in
 ``scenarios/schema/``; ``python -m escaramuza.schema`` regenerates that folder and a
 test fails when it is out of date.

@@ -16,7 +16,8 @@ from escaramuza.rules.core.errors import UnknownNameError
 if TYPE_CHECKING:
     from escaramuza.rules.core.ruleset import Ruleset
 
-#: Ruleset id → "module:class". A ruleset lands by adding its line here.
+#: Ruleset id → "module:class": the one registry. A ruleset lands by adding its line here;
+#: its other hooks are declared on the class (``Ruleset.bookkeeping``, ``Ruleset.recovery``).
 RULESETS: dict[str, str] = {
     "destiny_dice": "escaramuza.rules.destiny_dice:DestinyDice",
     "donjon": "escaramuza.rules.donjon:Donjon",
@@ -24,23 +25,14 @@ RULESETS: dict[str, str] = {
     "cairn": "escaramuza.rules.cairn:Cairn",
 }
 
-#: Ruleset id → the module of its state bookkeeping checks (``STATE_TYPES``, the classes
-#: a state may hold, and ``check_state(state)``; see rules/core/bookkeeping.py). The state
-#: file loader decodes only those classes and runs the check on every loaded state.
-BOOKKEEPING: dict[str, str] = {
-    "destiny_dice": "escaramuza.rules.destiny_dice.bookkeeping",
-    "donjon": "escaramuza.rules.donjon.bookkeeping",
-    "sistema_2d10": "escaramuza.rules.sistema_2d10.bookkeeping",
-    "cairn": "escaramuza.rules.cairn.bookkeeping",
-}
-
 
 @cache
 def get_bookkeeping(ruleset_id: str) -> Any:
-    """A ruleset's bookkeeping module (``STATE_TYPES``, ``check_state``)."""
-    if ruleset_id not in BOOKKEEPING:
-        raise UnknownNameError(f"unknown ruleset {ruleset_id!r} (known: {', '.join(BOOKKEEPING)})")
-    return importlib.import_module(BOOKKEEPING[ruleset_id])
+    """A ruleset's state bookkeeping checks (``STATE_TYPES``, the classes a state may hold,
+    and ``check_state(state)``; see rules/core/bookkeeping.py): the module its
+    ``Ruleset.bookkeeping`` names, imported on first use. The state file loader decodes
+    only those classes and runs the check on every loaded state."""
+    return importlib.import_module(get_ruleset(ruleset_id).bookkeeping)
 
 
 @cache

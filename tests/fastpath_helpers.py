@@ -52,7 +52,7 @@ def engine_rollout(
 ) -> tuple[int, bool, float, float, bool]:
     """``MCTS.rollout`` of one (action, seed) as RolloutBatch's five numbers; actor_out is
     ``_Walk.knocked_out`` for the root actor (what ``MCTS._descend`` tracks)."""
-    import escaramuza.agents.search as search
+    import escaramuza.agents.search.mcts as search
 
     mcts = MCTS(iterations=1, horizon=horizon, rollout_temperament=own_temperament)
     pending = state.pending

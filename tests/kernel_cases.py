@@ -20,7 +20,7 @@ def _cairn() -> st.SearchStrategy[Scenario]:
 
 
 def _destiny_dice() -> st.SearchStrategy[Scenario]:
-    from tests.rules.destiny_dice.test_dd_kernel import _scenario
+    from tests.rules.destiny_dice.test_destiny_dice_kernel import _scenario
 
     return _scenario()
 

@@ -14,19 +14,18 @@ Determinism: one ``--seed`` seeds torch, numpy and Python (SB3's
 env (``seed + 10_000``); torch runs single-threaded on the CPU, so the same
 config and seed give the same first update's loss (a test checks it). Longer
 runs stay reproducible on one machine with ``vec_env: dummy``.
+
+How the envs are stepped is :mod:`escaramuza.training.vec`'s choice; the callbacks the run
+trains with (loss, stop, progress, checkpoints, evaluation) are
+:mod:`escaramuza.training.callbacks`'.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import json
-import signal
-import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -35,12 +34,18 @@ from escaramuza.agents.policy import PolicyMeta, checkpoint_objects, write_meta
 from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write
-from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.training.callbacks import (
+    _evaluation,
+    _first_loss_callback,
+    _last_eval,
+    _meta_checkpoint,
+    _progress_callback,
+    _sigterm_stops,
+    _stop_callback,
+)
 from escaramuza.training.config import TrainConfig, rounded_timesteps
 from escaramuza.training.envs import make_train_env, ruleset_of
-
-#: The evaluation env's seed offset: never the same battles as the training envs.
-EVAL_SEED_OFFSET = 10_000
+from escaramuza.training.vec import _vec_env, vec_choice, vec_line
 
 
 @dataclass(slots=True)
@@ -56,133 +61,6 @@ class TrainResult:
 
 def optional(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
-
-
-def _callback_base() -> Any:
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    return BaseCallback
-
-
-def _first_loss_callback() -> Any:
-    class FirstLoss(_callback_base()):  # type: ignore[misc]
-        """Reads ``train/loss`` after the first PPO update (before the logger dumps it)."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.loss: float | None = None
-            self._rollouts = 0
-
-        def _grab(self) -> None:
-            if self.loss is None:
-                value = self.model.logger.name_to_value.get("train/loss")
-                if value is not None:
-                    self.loss = float(value)
-
-        def _on_rollout_start(self) -> None:
-            self._rollouts += 1
-            if self._rollouts == 2:
-                self._grab()
-
-        def _on_training_end(self) -> None:
-            self._grab()
-
-        def _on_step(self) -> bool:
-            return True
-
-    return FirstLoss()
-
-
-def _stop_callback(max_seconds: float | None) -> Any:
-    class Stop(_callback_base()):  # type: ignore[misc]
-        """Ends ``learn`` at the first step past the wall-clock budget, or after a
-        SIGTERM (:func:`_sigterm_stops`): ``reason`` says which (None: neither)."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.reason: str | None = None
-            self._deadline: float | None = None
-
-        def _on_training_start(self) -> None:
-            if max_seconds is not None:
-                self._deadline = time.perf_counter() + max_seconds
-
-        def _on_step(self) -> bool:
-            if self.reason is None and self._deadline is not None:
-                if time.perf_counter() >= self._deadline:
-                    self.reason = f"--max-seconds {max_seconds:g}"
-            return self.reason is None
-
-    return Stop()
-
-
-@contextmanager
-def _sigterm_stops(stop: Any) -> Iterator[None]:
-    """Within the block a SIGTERM ends training at the next step (the model and the
-    policy are then saved as at the end) instead of killing the process; outside the
-    main thread, where Python cannot take signals, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handle(signum: int, frame: Any) -> None:
-        stop.reason = "SIGTERM"
-
-    previous = signal.signal(signal.SIGTERM, handle)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _progress_callback() -> Any:
-    from stable_baselines3.common.callbacks import ProgressBarCallback
-
-    from escaramuza.progress import progress_bar
-
-    class StderrProgressBar(ProgressBarCallback):
-        """SB3's progress bar (tqdm drawn by rich), drawn on stderr: SB3's own draws on
-        rich's default console, stdout (escaramuza/progress.py)."""
-
-        def _on_training_start(self) -> None:
-            total = self.locals["total_timesteps"] - self.model.num_timesteps
-            self.pbar = progress_bar(total, "training", unit="timesteps")
-
-    return StderrProgressBar()
-
-
-def _meta_checkpoint(save_freq: int, folder: Path, meta: PolicyMeta) -> Any:
-    from stable_baselines3.common.callbacks import CheckpointCallback
-
-    class MetaCheckpoint(CheckpointCallback):
-        """``CheckpointCallback`` that also stamps ``escaramuza.json`` into each zip."""
-
-        def _on_step(self) -> bool:
-            result = super()._on_step()
-            if self.n_calls % self.save_freq == 0:
-                write_meta(self._checkpoint_path(extension="zip"), meta)
-            return result
-
-    return MetaCheckpoint(save_freq=save_freq, save_path=str(folder), name_prefix="ckpt")
-
-
-def _make_env_fn(config: TrainConfig, opponent: str | None) -> Callable[[], Any]:
-    def build() -> Any:
-        from escaramuza.training.selfplay import pool_opponent
-
-        agent: Any = opponent if opponent is not None else pool_opponent(config)
-        if opponent is not None and config.opponent_pool:
-            agent = list(config.opponent_pool)
-        return make_train_env(
-            config.env,
-            config.scenarios,
-            config.side,
-            agent,
-            config.reward_shaping,
-            config.draw_reward,
-        )
-
-    return build
 
 
 def meta_for(config: TrainConfig) -> PolicyMeta:
@@ -229,91 +107,6 @@ def prepare_run_dir(out: Path, resume: Path | None) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise EscaramuzaError(f"--out {out}: cannot create it ({exc.strerror or exc})") from None
-
-
-def combos(config: TrainConfig) -> list[tuple[str | None, str]]:
-    """The (scenario, side) pairs a run samples from (``make_train_env``'s order)."""
-    sides = ("enemies", "heroes") if config.side == "both" else (config.side,)
-    names: list[str | None] = list(config.scenarios) or [None]
-    return [(name, side) for name in names for side in sides]
-
-
-def kernel_refusal(config: TrainConfig, opponent: str | None) -> str | None:
-    """Why the batched kernel env cannot step this run (None: it can)."""
-    if opponent is None:
-        return "self-play"
-    try:
-        from escaramuza.envs.vector import KernelVectorEnv
-
-        for (scenario, side), member in itertools.product(
-            combos(config), config.opponent_pool or [opponent]
-        ):
-            KernelVectorEnv(
-                ruleset_of(config.env),
-                1,
-                scenario=scenario,
-                side=side,  # type: ignore[arg-type]
-                opponent=member,
-                reward_shaping=config.reward_shaping,
-                draw_reward=config.draw_reward,
-                illegal_action="noop",
-            )
-    except KernelRefusal as exc:
-        return str(exc)
-    return None
-
-
-def vec_choice(config: TrainConfig, opponent: str | None, n_envs: int) -> tuple[str, str | None]:
-    """(``kernel``, ``dummy`` or ``subproc``, why not the kernel) for ``config.vec_env``:
-    ``kernel`` refused raises, ``auto`` falls back to ``dummy``."""
-    if config.vec_env in ("dummy", "subproc"):
-        chosen = "subproc" if config.vec_env == "subproc" and n_envs > 1 else "dummy"
-        return chosen, f"vec_env {config.vec_env}"
-    why = kernel_refusal(config, opponent)
-    if why is None:
-        return "kernel", None
-    if config.vec_env == "kernel":
-        raise EscaramuzaError(f"--vec kernel: the batched kernel env does not take {why}")
-    return "dummy", why
-
-
-def vec_line(chosen: str, why: str | None) -> str:
-    """The line ``train`` prints first: how the envs are stepped, and why not the kernel."""
-    if chosen == "kernel":
-        return "envs: the batched kernel env (escaramuza.envs.sb3)\n"
-    return f"envs: stable-baselines3's {chosen} vec env over the Python env ({why})\n"
-
-
-def _vec_env(
-    config: TrainConfig, opponent: str | None, n_envs: int, seed: int, chosen: str = "dummy"
-) -> Any:
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
-
-    if chosen == "kernel":
-        from escaramuza.training.kernel_env import KernelTrainEnv
-
-        assert opponent is not None
-        kernel = KernelTrainEnv(
-            ruleset_of(config.env),
-            n_envs,
-            combos(config),
-            opponents=config.opponent_pool or None,
-            opponent=opponent,
-            reward_shaping=config.reward_shaping,
-            draw_reward=config.draw_reward,
-            illegal_action="noop",
-        )
-        kernel.seed(seed)
-        return VecMonitor(kernel)
-    subproc = chosen == "subproc" and n_envs > 1
-    return make_vec_env(
-        _make_env_fn(config, opponent),
-        n_envs=n_envs,
-        seed=seed,
-        vec_env_cls=SubprocVecEnv if subproc else DummyVecEnv,
-        vec_env_kwargs={"start_method": "forkserver"} if subproc else None,
-    )
 
 
 def policy_for(algo: str) -> Any:
@@ -366,61 +159,6 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> A
     formats = ["csv", "tensorboard"] if optional("tensorboard") else ["csv"]
     model.set_logger(configure(str(logs), formats))
     return model
-
-
-def _eval_callback(config: TrainConfig, run: Path, opponent: str) -> tuple[Any, Any]:
-    eval_config = config.model_copy(update={"n_envs": 1})
-    eval_env = _vec_env(eval_config, opponent, 1, config.seed + EVAL_SEED_OFFSET)
-    kwargs: dict[str, Any] = {
-        "n_eval_episodes": config.eval_episodes,
-        "eval_freq": max(config.eval_freq // config.n_envs, 1),
-        "best_model_save_path": str(run / "best"),
-        "log_path": str(run / "eval"),
-        "deterministic": True,
-        "verbose": 0,
-    }
-    if config.algo == "maskable-ppo":
-        from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
-
-        return MaskableEvalCallback(eval_env, **kwargs), eval_env
-    from stable_baselines3.common.callbacks import EvalCallback
-
-    return EvalCallback(eval_env, **kwargs), eval_env
-
-
-def _evaluation(
-    config: TrainConfig, run: Path, opponent: str, meta: PolicyMeta
-) -> tuple[Any, Any, str | None]:
-    """The run's evaluation callback, the env to close after (None), and why it is not
-    the paired evaluation on the kernel (None: it is)."""
-    from escaramuza.envs.vector import KernelVectorEnv
-    from escaramuza.training.paired_callback import paired_eval_callback
-
-    try:
-        envs = [
-            KernelVectorEnv(
-                ruleset_of(config.env),
-                config.eval_battles,
-                scenario=scenario,
-                side=side,  # type: ignore[arg-type]
-                opponent=opponent,
-                draw_reward=config.draw_reward,
-                illegal_action="noop",
-            )
-            for scenario, side in combos(config)
-        ]
-    except KernelRefusal as exc:
-        callback, env = _eval_callback(config, run, opponent)
-        return callback, env, str(exc)
-    callback = paired_eval_callback(
-        envs,
-        max(config.eval_freq // config.n_envs, 1),
-        config.seed + EVAL_SEED_OFFSET,
-        config.algo == "maskable-ppo",
-        run,
-        meta,
-    )
-    return callback, None, None
 
 
 def eval_line(config: TrainConfig, opponent: str, why: str | None) -> str:
@@ -479,25 +217,6 @@ def timesteps_note(requested: int, planned: int, n_steps: int, n_envs: int) -> s
         f"rounds the total up to them; ask for a multiple of {rollout} (or change "
         f"hyperparameters.n_steps or --n-envs) to train exactly that\n"
     )
-
-
-def _last_eval(eval_cb: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The run's last evaluation and its best one (None: none ran, or the callback keeps
-    no best by a paired difference)."""
-    last_eval: dict[str, Any] | None = None
-    best = getattr(eval_cb, "best", None)
-    if getattr(eval_cb, "history", None):
-        last_eval = dict(eval_cb.history[-1])
-    elif getattr(eval_cb, "evaluations_results", None):
-        rewards = eval_cb.evaluations_results[-1]
-        last_eval = {
-            "timesteps": int(eval_cb.evaluations_timesteps[-1]),
-            "mean_reward": float(sum(rewards) / len(rewards)),
-        }
-        successes = getattr(eval_cb, "evaluations_successes", None)
-        if successes:
-            last_eval["win_rate"] = float(sum(successes[-1]) / len(successes[-1]))
-    return last_eval, best
 
 
 def train(

@@ -46,7 +46,7 @@ from escaramuza.rules.cairn.combat import (
     weapons_of,
 )
 from escaramuza.rules.cairn.exact import expected_damage, out_probability
-from escaramuza.rules.cairn.stats import RANGED
+from escaramuza.rules.cairn.sheets import RANGED
 from escaramuza.rules.core.model import Action, Combatant
 from escaramuza.rules.core.state import BattleState
 

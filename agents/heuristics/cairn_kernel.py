@@ -45,7 +45,7 @@ from escaramuza.rules.cairn.kernel import (
     in_blast,
     is_blast,
 )
-from escaramuza.rules.cairn.stats import CAIRN_DICE
+from escaramuza.rules.cairn.sheets import CAIRN_DICE
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.kernel import KernelRefusal

@@ -42,7 +42,7 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
 from escaramuza.rules.donjon.combat import CONTACT, ONE_ACTION, band_of
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability
-from escaramuza.rules.donjon.stats import MELEE, DonjonStats, Weapon
+from escaramuza.rules.donjon.sheets import MELEE, DonjonStats, Weapon
 
 #: Below this chance to hurt, moving into a better range beats swinging.
 _WORTH_ATTACKING = 0.08

@@ -15,7 +15,7 @@ A time budget is the most one decision may take: the search stops at a quarter o
 (:data:`FLOOR_SHARE`) when the best action is clear, and goes on up to the whole budget
 while it is too close to call (``suggest``'s ``max_ms``). An iteration budget searches
 exactly that many rollouts, so the same battle, seed and budget give the same decisions.
-Design and measurements: docs/decisions/0015-enemy-autopilot.md.
+Design and measurements: docs/decisions/0018-enemy-autopilot.md.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ continuations:
   the number of playouts; how many planned actions were legal when their turn came is
   reported beside it.
 
-Why this definition: docs/decisions/0015-enemy-autopilot.md.
+Why this definition: docs/decisions/0018-enemy-autopilot.md.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from escaramuza.rules.cairn.scars import scar_for
-from escaramuza.rules.cairn.stats import RANGED, UNARMED, Weapon
+from escaramuza.rules.cairn.sheets import RANGED, UNARMED, Weapon
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import (
     ConditionApplied,

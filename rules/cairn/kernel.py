@@ -57,7 +57,7 @@ import numpy as np
 from escaramuza.rules.cairn import scars
 from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
 from escaramuza.rules.cairn.ruleset import Cairn
-from escaramuza.rules.cairn.stats import CAIRN_DICE, RANGED, UNARMED
+from escaramuza.rules.cairn.sheets import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import Exported
 from escaramuza.rules.core.jit import copy_into, njit

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import Event, Healed, Note, StatusChanged
 from escaramuza.rules.core.model import Combatant, Status
+from escaramuza.rules.core.rest import Recovery, no_rest
 
 #: CA-12: the condition of a PC dying within the hour unless a companion tends it.
 CRITICAL = "dano_critico"
@@ -70,3 +72,12 @@ def rest(party: Sequence[Combatant]) -> list[Event]:
                 )
             )
     return events
+
+
+def _rest(party: Sequence[Combatant], roller: Roller) -> list[Event]:
+    return rest(party)
+
+
+#: Between the fights of a day (rules/core/rest.py). CA-14/CA-13: lost attributes and
+#: the Cicatrices' conditions persist.
+RECOVERY = Recovery({"rest": _rest, "none": no_rest}, ("pi", "fue", "des", "vol"), (SCARS,))

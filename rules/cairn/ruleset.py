@@ -29,7 +29,7 @@ from escaramuza.rules.cairn.combat import (
     weapons_of,
 )
 from escaramuza.rules.cairn.exact import marginal_exchange
-from escaramuza.rules.cairn.stats import RANGED, CairnOptions, CairnStats, Weapon
+from escaramuza.rules.cairn.sheets import RANGED, CairnOptions, CairnStats, Weapon
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import (
     AttackResolved,
@@ -94,6 +94,8 @@ class Cairn(Ruleset):
     decision_names: ClassVar[tuple[str, ...]] = ("declarar",)
     #: CA-02: the sides alternate, each declaring together; there is no initiative order.
     keeps_order: ClassVar[bool] = False
+    bookkeeping: ClassVar[str] = "escaramuza.rules.cairn.bookkeeping"
+    recovery: ClassVar[str | None] = "escaramuza.rules.cairn.recovery"
 
     # -- scenario -------------------------------------------------------------
     def build_combatant(

@@ -3,8 +3,8 @@
 A state file (``escaramuza.state_file``) is untrusted: any value in it may have
 been edited. Each ruleset owns its bookkeeping — the ``data`` of the battle and
 of each combatant — and checks it in its own ``bookkeeping.py`` module
-(``STATE_TYPES`` and ``check_state``, found through
-:data:`escaramuza.rules.BOOKKEEPING`) with the helpers here: a pydantic schema
+(``STATE_TYPES`` and ``check_state``, named by ``Ruleset.bookkeeping`` and found
+through :func:`escaramuza.rules.get_bookkeeping`) with the helpers here: a pydantic schema
 of the values (:func:`validate`), the typed fields of a frozen dataclass
 (:func:`check_fields`), known combatant ids, zones and conditions. Every
 failure is a :class:`BookkeepingError` naming the field and the reason; the

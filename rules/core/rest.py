@@ -1,8 +1,10 @@
 """What happens to the heroes between two fights of one adventuring day.
 
-``escaramuza campaign`` plays encounters one after another with the same heroes; this
-module says, per ruleset, what carries from one fight to the next and what each rest
-gives back. Each rest is the ruleset's own rule (cited where it is implemented):
+``escaramuza campaign`` plays encounters one after another with the same heroes. Each
+ruleset declares what carries from one fight to the next and what each rest gives back
+(a :class:`Recovery`, ``RECOVERY`` in the module its ``Ruleset.recovery`` names, its
+``recovery.py``); this module applies them. Each rest is the ruleset's own rule (cited
+where it is implemented):
 
 * Destiny Dice — ``short`` *(default)*: DD-17 Descanso Corto (+1d4 PV, +1 EC, EM, EA);
   ``long``: DD-17 Descanso Largo; ``none``.
@@ -22,6 +24,7 @@ starts fresh, as in any new fight.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -33,42 +36,9 @@ from escaramuza.rules.core.model import Combatant, Condition
 Rest = Callable[[Sequence[Combatant], Roller], list[Event]]
 
 
-def _none(party: Sequence[Combatant], roller: Roller) -> list[Event]:
+def no_rest(party: Sequence[Combatant], roller: Roller) -> list[Event]:
+    """The ``none`` rest every ruleset offers: nothing is given back."""
     return []
-
-
-def _dd_short(party: Sequence[Combatant], roller: Roller) -> list[Event]:
-    from escaramuza.rules.core.model import Status
-    from escaramuza.rules.destiny_dice.recovery import short_rest
-
-    # DD-17 Descanso Corto for every living hero (the dead do not rest).
-    return [e for c in party if c.status is not Status.DEAD for e in short_rest(c, roller)]
-
-
-def _dd_long(party: Sequence[Combatant], roller: Roller) -> list[Event]:
-    from escaramuza.rules.core.model import Status
-    from escaramuza.rules.destiny_dice.recovery import long_rest
-
-    return [e for c in party if c.status is not Status.DEAD for e in long_rest(c)]
-
-
-def _dj_scene(party: Sequence[Combatant], roller: Roller) -> list[Event]:
-    from escaramuza.rules.donjon.healing import heal_between_scenes
-
-    # DJ-20: "recuperan un dado o una Herida al principio de cada escena".
-    return heal_between_scenes(party)
-
-
-def _ca_rest(party: Sequence[Combatant], roller: Roller) -> list[Event]:
-    from escaramuza.rules.cairn.recovery import rest
-
-    return rest(party)
-
-
-def _s2_full(party: Sequence[Combatant], roller: Roller) -> list[Event]:
-    from escaramuza.rules.sistema_2d10.recovery import heal_fully
-
-    return heal_fully(party)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,49 +55,34 @@ class Recovery:
     fight_only: Callable[[Condition], bool] = lambda condition: False
 
 
-RECOVERY: dict[str, Recovery] = {
-    # DD-19: temporal states last "until the start of the bearer's next turn"; persistent
-    # ones until cured or a long rest. Potions' uses are the sheet's counters.
-    "destiny_dice": Recovery(
-        {"short": _dd_short, "long": _dd_long, "none": _none},
-        ("pv", "pc", "pm", "pa"),
-        ("uses:",),
-        lambda condition: not condition.persistent,
-    ),
-    # DJ-20: damage to attributes and Heridas is what heals; inconsciente and quebrado
-    # go with the downed status they describe.
-    "donjon": Recovery(
-        {"scene": _dj_scene, "none": _none},
-        ("heridas", "celeridad", "virilidad", "aguante", "discernimiento"),
-    ),
-    # CA-14/CA-13: lost attributes and the Cicatrices' conditions persist.
-    "cairn": Recovery({"rest": _ca_rest, "none": _none}, ("pi", "fue", "des", "vol"), ("scars",)),
-    # S2-15: GDF effects last "hasta que el daño es sanado"; S2-14's exact-16 stun is for
-    # the next turn only and full defence for one turn. Spent Dados Exprés stay spent.
-    "sistema_2d10": Recovery(
-        {"none": _none, "full": _s2_full},
-        ("pv", "dados_expres"),
-        (),
-        lambda condition: condition.name in ("aturdido_16", "defensa_completa"),
-    ),
-}
+def recovery(ruleset_id: str) -> Recovery:
+    """``ruleset_id``'s between-fights rules: the ``RECOVERY`` of the module its
+    ``Ruleset.recovery`` names, imported on first use. KeyError for a ruleset without
+    one (day files and ``campaign`` refuse it)."""
+    from escaramuza.rules import get_ruleset
+
+    module = get_ruleset(ruleset_id).recovery
+    if module is None:
+        raise KeyError(ruleset_id)
+    spec: Recovery = importlib.import_module(module).RECOVERY
+    return spec
 
 
 def rests(ruleset_id: str) -> tuple[str, ...]:
     """The rests a ruleset knows, the default first."""
-    return tuple(RECOVERY[ruleset_id].rests)
+    return tuple(recovery(ruleset_id).rests)
 
 
 def rest(ruleset_id: str, kind: str, party: Sequence[Combatant], roller: Roller) -> list[Event]:
     """Apply rest ``kind`` of ``ruleset_id`` to the whole party; return its events."""
-    return RECOVERY[ruleset_id].rests[kind](party, roller)
+    return recovery(ruleset_id).rests[kind](party, roller)
 
 
 def carry(ruleset_id: str, fresh: Combatant, previous: Combatant) -> Combatant:
     """``fresh`` (a hero as the next encounter places it) with what ``previous`` (the same
     hero after the last fight and rest) carries: resources, lasting conditions, status
     and the sheet's counters. ``fresh`` is changed in place and returned."""
-    spec = RECOVERY[ruleset_id]
+    spec = recovery(ruleset_id)
     for key in spec.resources:
         fresh.resources[key] = previous.resources[key]
     fresh.conditions = {

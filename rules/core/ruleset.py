@@ -89,6 +89,16 @@ class Ruleset(ABC):
     #: Whether the battle keeps an initiative order (``BattleState.order``): then every
     #: combatant able to act is in it. Cairn's sides take turns and keep none.
     keeps_order: ClassVar[bool] = True
+    #: The module of the ruleset's state bookkeeping checks: ``STATE_TYPES`` (the classes
+    #: its ``data`` may hold) and ``check_state(state)`` (rules/core/bookkeeping.py). Named,
+    #: not imported: :func:`escaramuza.rules.get_bookkeeping` imports it when a state file
+    #: is read or written.
+    bookkeeping: ClassVar[str]
+    #: The module of the ruleset's rests between the fights of a day (``RECOVERY``, a
+    #: :class:`~escaramuza.rules.core.rest.Recovery`), imported when a day is played
+    #: (:func:`escaramuza.rules.core.rest.recovery`); None: day files and ``campaign``
+    #: refuse the ruleset.
+    recovery: ClassVar[str | None] = None
 
     # -- scenario -------------------------------------------------------------
     @abstractmethod

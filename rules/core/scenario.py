@@ -4,219 +4,51 @@ A scenario names its ruleset; the generic part (battlefield, sides, round
 limit, victory) is validated here and every other key of a combatant is
 validated by the ruleset's ``stats_model``. Nothing half-loaded is returned:
 either a complete :class:`Scenario` or a :class:`ScenarioError`.
+
+The file's models are :mod:`~escaramuza.rules.core.scenario_spec`'s and pydantic's errors
+are worded by :mod:`~escaramuza.rules.core.pydantic_reasons`; their names are importable
+from here too.
 """
 
 from __future__ import annotations
 
 import importlib.resources
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    ValidationError,
-    create_model,
-    field_validator,
-)
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic import ValidationError
 
 from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zone
-from escaramuza.rules.core.errors import Problem, ScenarioError, UnknownNameError, clip
-from escaramuza.rules.core.files import parse_yaml, read_text_file
-from escaramuza.rules.core.i18n import N_, _, _f, either, ngettext
+from escaramuza.rules.core.errors import Problem, ScenarioError, UnknownNameError
+from escaramuza.rules.core.files import read_text_file
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Combatant, Side
+from escaramuza.rules.core.parsers import parse_yaml
+from escaramuza.rules.core.pydantic_reasons import pydantic_problems, pydantic_reason
+from escaramuza.rules.core.scenario_spec import (
+    ID_RULE,
+    MAX_COMBATANTS,
+    MAX_ELEVATION,
+    MAX_LINKS,
+    MAX_ROUND_LIMIT,
+    MAX_WEAPONS,
+    MAX_ZONES,
+    NOT_A_BOOL,
+    BattlefieldSpec,
+    CombatantBase,
+    Id,
+    Int,
+    LinkSpec,
+    ScenarioSpec,
+    ZoneSpec,
+    scenario_model,
+)
 from escaramuza.rules.core.vocabulary import explain, with_lines
-
-#: What an id may be, in words: the reason an invalid id gives (translated) and the
-#: schema's description (English, as the JSON Schema is).
-ID_RULE = N_("letters of any alphabet (matón, ñu), digits, '_' and '-', not starting with '-'")
-
-
-def _check_id(value: str) -> str:
-    # Unicode letters are allowed: the games are Spanish-language games, and a GM who
-    # names a combatant "matón" means it. Spaces, dots and the like
-    # stay out: ids are typed in `suggest`/`gm` commands and used as keys.
-    if not value:
-        raise ValueError(_f("an id cannot be empty; an id is {rule}", _(ID_RULE)))
-    for ch in value:
-        if not (ch.isalnum() or ch in "_-"):
-            raise ValueError(
-                _f(
-                    "{id} is not a valid id: {char} is not allowed; an id is {rule}",
-                    repr(value),
-                    repr(ch),
-                    _(ID_RULE),
-                )
-            )
-    if value.startswith("-"):
-        raise ValueError(
-            _f(
-                "{id} is not a valid id: it starts with '-'; an id is {rule}",
-                repr(value),
-                _(ID_RULE),
-            )
-        )
-    return value
-
-
-#: Longest zone or combatant id (they are shown in every narrated line).
-_ID_MAX = 64
 
 #: Largest scenario file read: the shipped ones are under 4 KiB.
 MAX_SCENARIO_BYTES = 1 << 20
-
-# The size of what a scenario may ask a battle to play (docs/scenario-format.md, "Bounds of
-# values and sizes"). A battle's cost grows with the rounds times the combatants times the
-# options each of them weighs (targets, weapons, zones), so together these keep the worst
-# battle a file can describe near a second on the engine (benchmarks/worst_case.py). The
-# shipped scenarios have at most 10 combatants, 7 zones, 7 links, 2 weapons a sheet and a
-# round limit of 20.
-
-#: Most combatants, both sides together (four heroes against a dozen foes).
-MAX_COMBATANTS = 16
-#: Most zones of a battlefield.
-MAX_ZONES = 32
-#: Most links of a battlefield (a 32-zone grid has about 60).
-MAX_LINKS = 128
-#: Highest round limit (a round is every combatant's turn; a Donjon ráfaga): a battle
-#: still going after 50 rounds is a stalemate, and the shipped ones stop at 10 to 20.
-MAX_ROUND_LIMIT = 50
-#: Most weapons on one stat block, in every ruleset: twice the shipped sheets' most (a
-#: main weapon, a sidearm, a bow and a thrown one). Each is weighed against every target.
-MAX_WEAPONS = 4
-#: Largest zone elevation, either sign (only recorded, for rulesets and renderers).
-MAX_ELEVATION = 100
-
-Id = Annotated[
-    str,
-    Field(max_length=_ID_MAX, description=f"An id: {ID_RULE}, at most {_ID_MAX} characters."),
-    AfterValidator(_check_id),
-]
-
-
-#: The reason a ``true``/``false`` where an integer belongs gives.
-_NOT_TRUE_OR_FALSE = N_("Input should be a valid integer, not true or false")
-
-
-def _not_a_boolean(value: object) -> object:
-    if isinstance(value, bool):
-        raise PydanticCustomError("int_type", _(_NOT_TRUE_OR_FALSE))
-    return value
-
-
-#: The check of :data:`Int`. Inside a union (``int | None``) pydantic does not carry a
-#: field's bounds through a validator (the JSON Schema then says ``ge``, not
-#: ``minimum``), so a bounded optional integer puts its bounds first:
-#: ``Annotated[int, Field(ge=0), NOT_A_BOOL] | None``.
-NOT_A_BOOL = BeforeValidator(_not_a_boolean)
-
-#: An integer field of a file's model (scenario, stat block, options, tables). A file's
-#: ``true``/``false`` is a Python bool, which is an int: pydantic's lax mode would read
-#: ``pv: true`` as 1. This refuses a bool and leaves every other input to ``int``.
-Int = Annotated[int, NOT_A_BOOL]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ZoneSpec(_Strict):
-    id: Id
-    name: str | None = None
-    description: str = ""
-    cover: Int = Field(0, ge=0, le=2)
-    exit: bool = False
-    difficult: bool = False
-    elevation: Int = Field(0, ge=-MAX_ELEVATION, le=MAX_ELEVATION)
-
-
-class LinkSpec(_Strict):
-    between: tuple[str, str]
-    difficult: bool = False
-    note: str = ""
-
-
-class BattlefieldSpec(_Strict):
-    zones: list[ZoneSpec] = Field(min_length=1, max_length=MAX_ZONES)
-    links: list[LinkSpec | tuple[str, str]] = Field(default_factory=list, max_length=MAX_LINKS)
-
-
-class CombatantBase(BaseModel):
-    """The generic keys of a combatant; the remaining keys go to the ruleset."""
-
-    model_config = ConfigDict(extra="allow")
-
-    id: Id
-    name: str | None = None
-    side: Side
-    zone: str
-    temperament: str = "tactician"
-
-
-class ScenarioSpec(_Strict):
-    name: str | None = None
-    title: str = ""
-    description: str = ""
-    ruleset: str
-    options: dict[str, Any] = Field(default_factory=dict)
-    round_limit: Int = Field(20, ge=1, le=MAX_ROUND_LIMIT)
-    victory: Literal["defeat_all", "survive"] = "defeat_all"
-    battlefield: BattlefieldSpec
-    combatants: list[CombatantBase] = Field(min_length=2, max_length=MAX_COMBATANTS)
-
-    @field_validator("ruleset")
-    @classmethod
-    def _known_ruleset(cls, value: str) -> str:
-        from escaramuza.rules import RULESETS
-
-        if value not in RULESETS:
-            raise PydanticCustomError(
-                "unknown_name",
-                _f("unknown ruleset {name} (known: {known})", repr(value), ", ".join(RULESETS)),
-                {"value": value, "known": tuple(RULESETS)},
-            )
-        return value
-
-
-@cache
-def scenario_model(ruleset_id: str) -> type[ScenarioSpec]:
-    """The whole scenario file of one ruleset as one model: the generic keys with the
-    ruleset's ``options`` and stat block merged into each combatant.
-
-    :func:`parse_scenario` validates a file with it first, so every structural problem
-    (generic, options, every combatant's stats) is reported at once, and
-    ``escaramuza schema`` prints its JSON Schema, so editors check exactly what loads.
-    """
-    from escaramuza.rules import get_ruleset
-
-    ruleset = get_ruleset(ruleset_id)
-    stem = type(ruleset).__name__
-    combatant = create_model(
-        f"{stem}Combatant",
-        __base__=(CombatantBase, ruleset.stats_model),
-        __cls_kwargs__={"extra": "forbid"},
-        __module__=__name__,
-    )
-    model: type[ScenarioSpec] = create_model(
-        f"{stem}Scenario",
-        __base__=ScenarioSpec,
-        __module__=__name__,
-        ruleset=(Literal[ruleset_id], ...),  # type: ignore[arg-type]
-        options=(ruleset.options_model, Field(default_factory=ruleset.options_model)),
-        combatants=(
-            list[combatant],  # type: ignore[valid-type]
-            Field(min_length=2, max_length=MAX_COMBATANTS),
-        ),
-    )
-    return model
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,222 +81,6 @@ class Scenario:
 
 
 KNOWN_TEMPERAMENTS = ("tactician", "brute", "cautious", "coward", "protector", "random")
-
-
-def _loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            # pydantic reports union branches (e.g. "LinkSpec"); they mean nothing to a user.
-            if part and part[0].isupper() or part.startswith("tuple["):
-                continue
-            out += f".{part}" if out else str(part)
-    return out
-
-
-#: Longest echo of a file's value in a reason (the field path already says where it is).
-_ECHO_MAX = 60
-
-
-def _echo(value: object) -> str:
-    """A value of a file as a reason quotes it: text in quotes, ``true``, ``false`` and
-    ``null`` as YAML and JSON write them, anything else as Python writes it; cut."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return repr(clip(value, _ECHO_MAX))
-    return clip(repr(value), _ECHO_MAX)
-
-
-def _one_of(names: Sequence[str]) -> str:
-    """``'a', 'b' or 'c'`` in the current language."""
-    return either([repr(name) for name in names])
-
-
-#: Reasons whose only field is the value written, by pydantic error type.
-_VALUE_REASONS: dict[str, str] = {
-    "int_parsing": N_("Input should be a valid integer, not {value}"),
-    "int_type": N_("Input should be a valid integer, not {value}"),
-    "int_from_float": N_("Input should be a valid integer, not {value}"),
-    "float_parsing": N_("Input should be a valid number, not {value}"),
-    "float_type": N_("Input should be a valid number, not {value}"),
-    "bool_parsing": N_("Input should be true or false, not {value}"),
-    "bool_type": N_("Input should be true or false, not {value}"),
-    "string_type": N_("Input should be a valid string, not {value}"),
-    # YAML has lists only: a tuple of the model is written as a list.
-    "list_type": N_("Input should be a valid list, not {value}"),
-    "tuple_type": N_("Input should be a valid list, not {value}"),
-    "dict_type": N_("Input should be a mapping (key: value), not {value}"),
-    "model_type": N_("Input should be a mapping (key: value), not {value}"),
-    "model_attributes_type": N_("Input should be a mapping (key: value), not {value}"),
-}
-
-#: Reasons of a bound, by pydantic error type: the ``ctx`` key of the bound and the text.
-_BOUND_REASONS: dict[str, tuple[str, str]] = {
-    "greater_than_equal": (
-        "ge",
-        N_("Input should be greater than or equal to {bound}, not {value}"),
-    ),
-    "less_than_equal": ("le", N_("Input should be less than or equal to {bound}, not {value}")),
-    "greater_than": ("gt", N_("Input should be greater than {bound}, not {value}")),
-    "less_than": ("lt", N_("Input should be less than {bound}, not {value}")),
-}
-
-
-def _size_reason(error: ErrorDetails) -> str | None:
-    """The reason of a list, mapping or tuple with too few or too many items, or ``None``
-    for another kind of container (the caller falls back to pydantic's message)."""
-    ctx = error.get("ctx") or {}
-    given = error.get("input")
-    actual = ctx.get("actual_length")
-    if actual is None and isinstance(given, list | tuple | dict | str):
-        actual = len(given)
-    kind = ctx.get("field_type")
-    if actual is None or kind not in ("List", "Dictionary", "Tuple"):
-        return None
-    if error["type"] == "too_short":
-        n = int(ctx["min_length"])
-        if kind == "List":
-            template = ngettext(
-                "List should have at least {n} item, not {actual}",
-                "List should have at least {n} items, not {actual}",
-                n,
-            )
-        elif kind == "Dictionary":
-            template = ngettext(
-                "Dictionary should have at least {n} item, not {actual}",
-                "Dictionary should have at least {n} items, not {actual}",
-                n,
-            )
-        else:
-            template = ngettext(
-                "Tuple should have at least {n} item, not {actual}",
-                "Tuple should have at least {n} items, not {actual}",
-                n,
-            )
-    else:
-        n = int(ctx["max_length"])
-        if kind == "List":
-            template = ngettext(
-                "List should have at most {n} item, not {actual}",
-                "List should have at most {n} items, not {actual}",
-                n,
-            )
-        elif kind == "Dictionary":
-            template = ngettext(
-                "Dictionary should have at most {n} item, not {actual}",
-                "Dictionary should have at most {n} items, not {actual}",
-                n,
-            )
-        else:
-            template = ngettext(
-                "Tuple should have at most {n} item, not {actual}",
-                "Tuple should have at most {n} items, not {actual}",
-                n,
-            )
-    return template.format(n=n, actual=actual)
-
-
-def _text_length_reason(error: ErrorDetails) -> str:
-    ctx = error.get("ctx") or {}
-    given = error.get("input")
-    length = len(given) if isinstance(given, str) else 0
-    if error["type"] == "string_too_short":
-        n = int(ctx["min_length"])
-        template = ngettext(
-            "String should have at least {n} character; {value} has {length}",
-            "String should have at least {n} characters; {value} has {length}",
-            n,
-        )
-    else:
-        n = int(ctx["max_length"])
-        template = ngettext(
-            "String should have at most {n} character; {value} has {length}",
-            "String should have at most {n} characters; {value} has {length}",
-            n,
-        )
-    return template.format(n=n, value=_echo(given), length=length)
-
-
-#: Error types of this project's own validators (:class:`PydanticCustomError`), whose
-#: message is already the reason, in the current language.
-_OWN_TYPES = frozenset({"unknown_name"})
-
-
-def pydantic_reason(error: ErrorDetails) -> str:
-    """The reason of one pydantic error in the file's words and the current language,
-    with the value written where it says more than the field path (``'catorce'``)."""
-    kind = error["type"]
-    ctx = error.get("ctx") or {}
-    given = error.get("input")
-    value = _echo(given)
-    if kind == "missing":
-        return _("required field is missing")
-    if kind == "extra_forbidden":
-        return _("unknown field")
-    if kind in ("value_error", "assertion_error") and "error" in ctx:
-        # A validator's own sentence, translated where it is raised.
-        return str(ctx["error"])
-    if kind in _OWN_TYPES:
-        return error["msg"]
-    if kind == "int_type" and isinstance(given, bool):
-        return _(_NOT_TRUE_OR_FALSE)
-    if kind in _VALUE_REASONS:
-        return _f(_VALUE_REASONS[kind], value)
-    if kind in _BOUND_REASONS:
-        key, template = _BOUND_REASONS[kind]
-        return _f(template, ctx.get(key), value)
-    if kind in ("literal_error", "enum"):
-        expected = str(ctx.get("expected", ""))
-        names = re.findall(r"'([^']*)'", expected)
-        return _f("Input should be {expected}, not {value}", _one_of(names) or expected, value)
-    if kind in ("too_short", "too_long"):
-        sized = _size_reason(error)
-        if sized is not None:
-            return sized
-    if kind in ("string_too_short", "string_too_long"):
-        return _text_length_reason(error)
-    if kind == "string_pattern_mismatch":
-        return _f("{value} does not match the pattern {pattern}", value, repr(ctx.get("pattern")))
-    if kind == "union_tag_invalid":
-        tags = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
-        return _f(
-            "{key} should be {expected}, not {tag}",
-            str(ctx.get("discriminator")),
-            _one_of(tags) or str(ctx.get("expected_tags")),
-            repr(ctx.get("tag")),
-        )
-    if kind == "union_tag_not_found":
-        return _f("{key} is missing: it says which kind of entry this is", ctx.get("discriminator"))
-    # A type this project's models do not produce today: pydantic's own words.
-    return _f("{message} (got {value})", error["msg"], value)
-
-
-def pydantic_problems(err: ValidationError, prefix: str = "") -> list[Problem]:
-    """Every error of a pydantic validation as a :class:`Problem`, in the file's words and
-    the current language (:func:`pydantic_reason`)."""
-    out: list[Problem] = []
-    for error in err.errors():
-        path = _loc(tuple(error["loc"]))
-        field = f"{prefix}.{path}" if prefix and path else (prefix or path)
-        reason = pydantic_reason(error)
-        ctx = error.get("ctx") or {}
-        value: str | None = None
-        known: tuple[str, ...] = ()
-        if error["type"] == "extra_forbidden":
-            value = str(error["loc"][-1])
-        elif "known" in ctx:
-            value, known = str(ctx["value"]), tuple(ctx["known"])
-        elif error["type"] in ("literal_error", "enum") and isinstance(error["input"], str):
-            value, known = error["input"], tuple(re.findall(r"'([^']*)'", ctx.get("expected", "")))
-        problem = Problem(field, reason, value, known)
-        if problem not in out:  # a union reports one bad item once per branch
-            out.append(problem)
-    return out
 
 
 def _split_reason(source: str, prefix: str, exc: ValueError) -> ScenarioError:
@@ -714,3 +330,36 @@ def load_scenario(name_or_path: str) -> Scenario:
         # Shipped scenarios are known by their ``ruleset/stem`` name everywhere.
         object.__setattr__(scenario, "name", shipped[path])
     return scenario
+
+
+__all__ = [
+    "DAY_SUFFIX",
+    "ID_RULE",
+    "KNOWN_TEMPERAMENTS",
+    "MAX_COMBATANTS",
+    "MAX_ELEVATION",
+    "MAX_LINKS",
+    "MAX_ROUND_LIMIT",
+    "MAX_SCENARIO_BYTES",
+    "MAX_WEAPONS",
+    "MAX_ZONES",
+    "NOT_A_BOOL",
+    "BattlefieldSpec",
+    "CombatantBase",
+    "Id",
+    "Int",
+    "LinkSpec",
+    "Scenario",
+    "ScenarioSpec",
+    "ZoneSpec",
+    "load_scenario",
+    "load_scenario_file",
+    "parse_scenario",
+    "parse_scenario_text",
+    "pydantic_problems",
+    "pydantic_reason",
+    "resolve_scenario",
+    "scenario_model",
+    "shipped_days",
+    "shipped_scenarios",
+]

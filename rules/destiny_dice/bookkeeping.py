@@ -29,7 +29,7 @@ from escaramuza.rules.core.bookkeeping import (
 from escaramuza.rules.core.dice import DiceError, parse_dice
 from escaramuza.rules.core.model import Combatant, DecisionKind
 from escaramuza.rules.core.state import BattleState
-from escaramuza.rules.destiny_dice.stats import CONDITIONS
+from escaramuza.rules.destiny_dice.sheets import CONDITIONS
 
 #: Destiny Dice keeps no dataclass or enum in its bookkeeping.
 STATE_TYPES: tuple[type, ...] = ()

@@ -71,7 +71,7 @@ from escaramuza.rules.destiny_dice.exact import (
     pv_loss_distribution,
 )
 from escaramuza.rules.destiny_dice.ruleset import DestinyDice
-from escaramuza.rules.destiny_dice.stats import CONDITIONS
+from escaramuza.rules.destiny_dice.sheets import CONDITIONS
 
 # -- codes --------------------------------------------------------------------------
 #: Condition bits, in stats.CONDITIONS order.

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import ConditionEnded, Event, Healed, ResourceChanged
 from escaramuza.rules.core.i18n import N_, _f
 from escaramuza.rules.core.model import Combatant, Status
+from escaramuza.rules.core.rest import Recovery, no_rest
 
 ENERGY_POOLS = ("pc", "pm", "pa")
 
@@ -83,3 +86,23 @@ def _energy(c: Combatant, rule: object) -> list[Event]:
             )
         )
     return events
+
+
+def _short_rests(party: Sequence[Combatant], roller: Roller) -> list[Event]:
+    # DD-17 Descanso Corto for every living hero (the dead do not rest).
+    return [e for c in party if c.status is not Status.DEAD for e in short_rest(c, roller)]
+
+
+def _long_rests(party: Sequence[Combatant], roller: Roller) -> list[Event]:
+    return [e for c in party if c.status is not Status.DEAD for e in long_rest(c)]
+
+
+#: Between the fights of a day (rules/core/rest.py). DD-19: temporal states last "until
+#: the start of the bearer's next turn"; persistent ones until cured or a long rest.
+#: Potions' uses are the sheet's counters.
+RECOVERY = Recovery(
+    {"short": _short_rests, "long": _long_rests, "none": no_rest},
+    ("pv", "pc", "pm", "pa"),
+    ("uses:",),
+    lambda condition: not condition.persistent,
+)

@@ -80,7 +80,7 @@ from escaramuza.rules.donjon.exact import (
     opposed_test,
     win_probability,
 )
-from escaramuza.rules.donjon.healing import heal_between_scenes
+from escaramuza.rules.donjon.recovery import heal_between_scenes
 from escaramuza.rules.donjon.ruleset import Donjon
 
 __all__ = [

@@ -31,18 +31,18 @@ from escaramuza.rules.core.bookkeeping import (
 from escaramuza.rules.core.model import DecisionKind, Side
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
-from escaramuza.rules.donjon.ruleset import (
+from escaramuza.rules.donjon.decisions import (
     CONTINUE,
     DEFENCE,
     RESIST,
     SPEND,
     SPEND_OPTIONS,
     TURN,
-    Donjon,
     PendingAttack,
     PendingMove,
     PendingSpend,
 )
+from escaramuza.rules.donjon.ruleset import Donjon
 
 #: The frozen dataclasses a Donjon state may hold (the pending attack, move, spend).
 STATE_TYPES: tuple[type, ...] = (PendingAttack, PendingMove, PendingSpend)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from escaramuza.rules.core.model import Combatant, IdentityMemo
-from escaramuza.rules.donjon.stats import MELEE, RANGED, THROWN, DonjonStats, Weapon
+from escaramuza.rules.donjon.sheets import MELEE, RANGED, THROWN, DonjonStats, Weapon
 
 #: DJ-09: "Tu personaje siempre estará a una de las siguientes distancias de sus oponentes".
 BAND_NAMES: tuple[str, ...] = (

@@ -1,4 +1,4 @@
-"""Donjon's rules compiled (the fast path): the engine's ``ruleset.py`` over plain arrays.
+"""Donjon's rules compiled (the fast path): the engine's ``Donjon`` over plain arrays.
 
 architecture.md, "The fast path": the engine is the specification and this module plays
 the same rules with numba, one compiled function per engine rule, named like it and citing
@@ -76,7 +76,7 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.combat import PENALTY
 from escaramuza.rules.donjon.exact import hurt_probability, win_probability
 from escaramuza.rules.donjon.ruleset import Donjon
-from escaramuza.rules.donjon.stats import ATTRIBUTES, MELEE, RANGED, THROWN
+from escaramuza.rules.donjon.sheets import ATTRIBUTES, MELEE, RANGED, THROWN
 
 # -- codes ---------------------------------------------------------------------------
 #: Status codes, in ``Status`` order (playtest's KNOCKED_OUT = down, defeated, dead).

@@ -1,4 +1,5 @@
-"""Sistema 2d10 compiled with numba: the rules of ``combat.py``/``ruleset.py`` over arrays.
+"""Sistema 2d10 compiled with numba: the engine's rules (``ruleset.py``, ``combat.py``,
+``attack.py``, ``turns.py``) over arrays.
 
 architecture.md, "The fast path": the engine is the specification; this module is the
 same rules (S2-01 … S2-15) as small numba functions named like the engine's, over plain
@@ -74,7 +75,7 @@ from escaramuza.rules.core.loops import (
 )
 from escaramuza.rules.core.model import Status
 from escaramuza.rules.sistema_2d10 import combat, exact, ruleset, tables
-from escaramuza.rules.sistema_2d10.stats import MELEE
+from escaramuza.rules.sistema_2d10.sheets import MELEE
 from escaramuza.rules.sistema_2d10.tables import Tables
 
 if TYPE_CHECKING:
@@ -158,8 +159,8 @@ RESOURCES: tuple[tuple[str, str], ...] = (
     ("defensas", "DEFENSAS"),
     ("pv", "PV"),
 )
-#: The damage log's resource of every ``Damaged`` the engine emits (``combat.take_damage``
-#: and ``combat._start_turn``'s bleeding): PV, by its index in ``Ruleset.resources``.
+#: The damage log's resource of every ``Damaged`` the engine emits (``attack.take_damage``
+#: and ``turns._start_turn``'s bleeding): PV, by its index in ``Ruleset.resources``.
 R_PV = tuple(ruleset.Sistema2d10.resources).index("pv")
 #: The damage log's position in the dynamic bundle (its last array).
 DAMAGE_LOG = 6
@@ -558,7 +559,7 @@ def pend(g: np.ndarray, kind: int, actor: int) -> None:
 
 @njit(cache=True, _nrt=False)
 def end_turn(cs: np.ndarray, i: int) -> None:
-    """``combat.end_turn``: no actions left; one-turn conditions are over."""
+    """``turns.end_turn``: no actions left; one-turn conditions are over."""
     cs[i, CS.ACCIONES] = 0
     for c in range(NCOND):
         if cs[i, CS.HAS + c] == 1 and cs[i, CS.UNTIL + c] == UNTIL_NEXT_TURN:
@@ -582,7 +583,7 @@ def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarra
 
 @njit(cache=True, _nrt=False)
 def round_start(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
-    """``combat._round_start``: defences back (S2-08/S2-10); moribundo counts down."""
+    """``turns._round_start``: defences back (S2-08/S2-10); moribundo counts down."""
     for i in range(cs.shape[0]):
         if cs[i, CS.STATUS] == ACTIVE:
             cs[i, CS.DEFENSAS] = stat[i, ST.ACCIONES]
@@ -597,7 +598,7 @@ def round_start(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
 
 @njit(cache=True, _nrt=False)
 def start_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, log: np.ndarray, i: int) -> None:
-    """``combat._start_turn``: full defence ends, derribado costs actions, sangrado bleeds."""
+    """``turns._start_turn``: full defence ends, derribado costs actions, sangrado bleeds."""
     if cs[i, CS.HAS + EN_DEFENSA_COMPLETA] == 1:
         del_cond(cs, i, EN_DEFENSA_COMPLETA)
     actions = stat[i, ST.ACCIONES] + stat[i, ST.EXTRA]
@@ -624,7 +625,7 @@ def next_turn(
     order: np.ndarray,
     log: np.ndarray,
 ) -> None:
-    """``combat.next_turn``: the next combatant in initiative order who can act (S2-06)."""
+    """``turns.next_turn``: the next combatant in initiative order who can act (S2-06)."""
     n = cs.shape[0]
     g[G.ATTACK] = 0
     while True:
@@ -658,7 +659,7 @@ def resume(
     order: np.ndarray,
     log: np.ndarray,
 ) -> int:
-    """``combat.resume``: the turn back to its owner, or on to the next turn."""
+    """``turns.resume``: the turn back to its owner, or on to the next turn."""
     check_end(stat, cs, g)
     if g[G.OUTCOME] != RUNNING:
         return STEP_DONE
@@ -739,7 +740,7 @@ def new_roll(g: np.ndarray, purpose: int, roller: int, bonus: int, location: int
 
 @njit(cache=True, _nrt=False)
 def start_roll(cs: np.ndarray, g: np.ndarray) -> int:
-    """``combat.start_roll`` (S2-05 "antes ... de realizar la tirada")."""
+    """``attack.start_roll`` (S2-05 "antes ... de realizar la tirada")."""
     r = g[G.ROLLER]
     if cs[r, CS.DADOS_EXPRES] > 0:
         pend(g, EXPRES_BEFORE, r)
@@ -757,7 +758,7 @@ def roll_dice(
     dice: np.ndarray,
     spend: bool,
 ) -> int:
-    """``combat.roll_dice``: two d10, the Dado Exprés if spent before; then the
+    """``attack.roll_dice``: two d10, the Dado Exprés if spent before; then the
     after-roll offer (S2-05 "o después de realizar la tirada")."""
     r = g[G.ROLLER]
     g[G.FACES] = mt.roll(dice, 10)
@@ -776,7 +777,7 @@ def roll_dice(
 
 @njit(cache=True, _nrt=False)
 def expres_decided(cs: np.ndarray, g: np.ndarray, dice: np.ndarray, spend: bool) -> int:
-    """``combat.expres_decided``."""
+    """``attack.expres_decided``."""
     if g[G.DICE] == 0:
         return STEP_ROLL_SPEND if spend else STEP_ROLL
     if not spend:
@@ -800,7 +801,7 @@ def begin_attack(
     w: int,
     aim: int,
 ) -> int:
-    """``combat.begin_attack``: the attack roll, MHC + aimed MS (S2-13) + conditions."""
+    """``attack.begin_attack``: the attack roll, MHC + aimed MS (S2-13) + conditions."""
     aim_ms = places[aim, PLACE.AIM_MS] if aim >= 0 else 0
     ms = aim_ms + roll_penalty(cs, opts, places, attacker, True)
     g[G.ATTACK] = 1
@@ -818,7 +819,7 @@ def begin_attack(
 def attack_judged(
     stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray
 ) -> int:
-    """``combat._attack_judged``: a miss, the active-defence offer (S2-08) or the hit."""
+    """``attack._attack_judged``: a miss, the active-defence offer (S2-08) or the hit."""
     total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
     if not success:
         g[G.ATTACK] = 0
@@ -842,7 +843,7 @@ def defence_decided(
     g: np.ndarray,
     defend: bool,
 ) -> int:
-    """``combat.defence_decided``: each active defence spends one of the round's."""
+    """``attack.defence_decided``: each active defence spends one of the round's."""
     if not defend:
         return STEP_LAND_HIT
     t = g[G.TARGET]
@@ -854,7 +855,7 @@ def defence_decided(
 
 @njit(cache=True, _nrt=False)
 def defence_judged(stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, g: np.ndarray) -> int:
-    """``combat._defence_judged``: *(default)* a crítico is only blocked by a crítico."""
+    """``attack._defence_judged``: *(default)* a crítico is only blocked by a crítico."""
     total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
     blocked = critical if g[G.CRITICAL] == 1 else success
     if blocked:
@@ -877,7 +878,7 @@ def land_hit(
     dice: np.ndarray,
     log: np.ndarray,
 ) -> int:
-    """``combat.land_hit``: S2-11 damage − CA, S2-12 location (S2-13 when aimed)."""
+    """``attack.land_hit``: S2-11 damage − CA, S2-12 location (S2-13 when aimed)."""
     g[G.ATTACK] = 0
     a, t, w, aim = g[G.ATTACKER], g[G.TARGET], g[G.WEAPON], g[G.AIM]
     raw = roll_expr(dice, damage[a, w], weapon[a, w, W.TERMS], weapon[a, w, W.MODIFIER], rolled)
@@ -905,7 +906,7 @@ def take_damage(
     source: int,
     location: int,
 ) -> int:
-    """``combat.take_damage``: 0 PV is down; half or more of the PV calls for Aguante (S2-14)."""
+    """``attack.take_damage``: 0 PV is down; half or more of the PV calls for Aguante (S2-14)."""
     before = cs[t, CS.PV]
     cs[t, CS.PV] = max(0, before - amount)
     after = cs[t, CS.PV]
@@ -978,7 +979,7 @@ def aguante_judged(
     rolled: np.ndarray,
     dice: np.ndarray,
 ) -> int:
-    """``combat._aguante_judged`` (S2-14): above the difficulty nothing, exactly it stuns
+    """``attack._aguante_judged`` (S2-14): above the difficulty nothing, exactly it stuns
     for the next turn, below it (or a pifia) the GDF table (S2-15)."""
     i = g[G.ROLLER]
     total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
@@ -1012,7 +1013,7 @@ def finish_roll(
     rolled: np.ndarray,
     dice: np.ndarray,
 ) -> int:
-    """``combat.finish_roll``: the roll in flight judged by its purpose."""
+    """``attack.finish_roll``: the roll in flight judged by its purpose."""
     g[G.ROLL] = 0
     purpose = g[G.PURPOSE]
     if purpose == ATAQUE:

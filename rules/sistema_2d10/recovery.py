@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import ConditionEnded, Event, Healed, StatusChanged
 from escaramuza.rules.core.model import Combatant, Status
+from escaramuza.rules.core.rest import Recovery, no_rest
 
 
 def heal_fully(party: Sequence[Combatant]) -> list[Event]:
@@ -36,3 +38,18 @@ def heal_fully(party: Sequence[Combatant]) -> list[Event]:
             c.status = Status.ACTIVE
             events.append(StatusChanged(f"{c.name} is on their feet again.", c.id, "active"))
     return events
+
+
+def _full_rest(party: Sequence[Combatant], roller: Roller) -> list[Event]:
+    return heal_fully(party)
+
+
+#: Between the fights of a day (rules/core/rest.py). S2-15: GDF effects last "hasta que
+#: el daño es sanado"; S2-14's exact-16 stun is for the next turn only and full defence
+#: for one turn. Spent Dados Exprés stay spent.
+RECOVERY = Recovery(
+    {"none": no_rest, "full": _full_rest},
+    ("pv", "dados_expres"),
+    (),
+    lambda condition: condition.name in ("aturdido_16", "defensa_completa"),
+)

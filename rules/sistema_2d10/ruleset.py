@@ -22,17 +22,16 @@ from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Action, Combatant, Condition, VerbSpec
 from escaramuza.rules.core.ruleset import Odds, Ruleset
 from escaramuza.rules.core.state import BattleState
-from escaramuza.rules.sistema_2d10 import combat, exact
+from escaramuza.rules.sistema_2d10 import attack, combat, exact, turns
 from escaramuza.rules.sistema_2d10.combat import (
     ACTIVE_DEFENCE,
     EXPRES_AFTER,
     EXPRES_BEFORE,
     TURN,
     profile,
-    resume,
 )
 from escaramuza.rules.sistema_2d10.rolls import mhc
-from escaramuza.rules.sistema_2d10.stats import (
+from escaramuza.rules.sistema_2d10.sheets import (
     MELEE,
     REQUIRED_ATTRIBUTES,
     Profile,
@@ -125,6 +124,8 @@ class Sistema2d10(Ruleset):
     stats_model = Sistema2d10Stats
     n_features = 10
     decision_names: ClassVar[tuple[str, ...]] = (TURN, ACTIVE_DEFENCE, EXPRES_BEFORE, EXPRES_AFTER)
+    bookkeeping: ClassVar[str] = "escaramuza.rules.sistema_2d10.bookkeeping"
+    recovery: ClassVar[str | None] = "escaramuza.rules.sistema_2d10.recovery"
 
     # -- scenario -------------------------------------------------------------------
     def build_combatant(
@@ -274,7 +275,7 @@ class Sistema2d10(Ruleset):
         )
         state.round = 0
         state.turn = len(state.order) - 1
-        return events + combat.next_turn(self, state, roller)
+        return events + turns.next_turn(self, state, roller)
 
     def legal_actions(self, state: BattleState) -> list[Action]:
         pending = state.pending
@@ -322,10 +323,10 @@ class Sistema2d10(Ruleset):
         verb = action.verb
         if verb in (DEFENDER, NO_DEFENDER):
             state.pending = None
-            return combat.defence_decided(self, state, verb == DEFENDER, roller)
+            return attack.defence_decided(self, state, verb == DEFENDER, roller)
         if verb in (GASTAR_DADO, NO_GASTAR):
             state.pending = None
-            return combat.expres_decided(self, state, verb == GASTAR_DADO, roller)
+            return attack.expres_decided(self, state, verb == GASTAR_DADO, roller)
         actor = state.get(action.actor)
         state.pending = None
         state.data["fresh"] = False
@@ -333,7 +334,7 @@ class Sistema2d10(Ruleset):
             assert action.target is not None and action.item is not None
             actor.resources["acciones"] -= 1
             aim = None if action.option in (None, LIBRE) else action.option
-            return combat.begin_attack(
+            return attack.begin_attack(
                 self, state, actor, state.get(action.target), action.item, aim, roller
             )
         events: list[Event]
@@ -390,7 +391,7 @@ class Sistema2d10(Ruleset):
         else:
             actor.resources["acciones"] = 0
             events = [Note(_f("{actor} ends the turn.", actor.name))]
-        return events + resume(self, state, roller)
+        return events + turns.resume(self, state, roller)
 
     # -- presentation ---------------------------------------------------------------
     def describe(self, state: BattleState, action: Action) -> str:

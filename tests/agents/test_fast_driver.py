@@ -485,7 +485,8 @@ def test_no_compile_notice_on_a_pipe_with_no_progress_or_for_a_quick_call(
 def test_a_kernel_chunk_never_holds_more_than_the_time_left() -> None:
     """Near the deadline a chunk shrinks to what the measured rate fits in the time left
     (one rollout at least), so a time budget is overrun by a rollout, not by a chunk."""
-    from escaramuza.agents.search import KERNEL_CALL_SECONDS, _Rollouts
+    from escaramuza.agents.search import KERNEL_CALL_SECONDS
+    from escaramuza.agents.search.rollouts import _Rollouts
 
     state = _state()
     runner = _Rollouts(
@@ -516,7 +517,7 @@ def test_a_forked_child_gets_its_own_rollout_thread_pool() -> None:
     exist in the child): split batches there still run, and the result is the same."""
     import multiprocessing
 
-    from escaramuza.agents.search import _thread_pool
+    from escaramuza.agents.search.rollouts import _thread_pool
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("no fork on this platform")
@@ -528,6 +529,6 @@ def test_a_forked_child_gets_its_own_rollout_thread_pool() -> None:
 
 
 def _child_pool_works() -> bool:
-    from escaramuza.agents.search import _thread_pool
+    from escaramuza.agents.search.rollouts import _thread_pool
 
     return _thread_pool(1).submit(lambda: True).result(timeout=10)

@@ -18,7 +18,8 @@ import pytest
 from escaramuza.agents import make_agent
 from escaramuza.agents.fast import find_kernel, play_records, refusal
 from escaramuza.agents.runner import play_battle
-from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node, _Rollouts
+from escaramuza.agents.search import MAX_ROLLOUT_DECISIONS, MCTS, Node
+from escaramuza.agents.search.rollouts import _Rollouts
 from escaramuza.agents.suggest import suggest
 from escaramuza.playtest import PlaytestConfig, playtest
 from escaramuza.playtest.runner import play_one

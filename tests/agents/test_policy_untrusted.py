@@ -32,7 +32,6 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from escaramuza.agents import make_agent
-from escaramuza.agents import policy as policy_module
 from escaramuza.agents.policy import (
     PolicyAgent,
     UntrustedPolicyError,
@@ -41,6 +40,7 @@ from escaramuza.agents.policy import (
     resolve_policy,
     shipped_policies,
 )
+from escaramuza.agents.policy import loading as policy_module
 from escaramuza.cli import main
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.ruleset import apply_action, new_battle

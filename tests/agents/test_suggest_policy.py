@@ -67,7 +67,7 @@ def test_an_agent_without_probabilities_is_refused() -> None:
 def test_a_model_with_other_observation_sizes_is_a_clear_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import escaramuza.agents.policy as policy_module
+    import escaramuza.agents.policy.agent as policy_module
 
     model, meta = policy_module.load_model(SCENARIO)
     # The same weights claimed for one more zone slot: the encoder's size no longer fits.

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from escaramuza.agents import search
 from escaramuza.agents.heuristic import heuristic_choice
+from escaramuza.agents.search import mcts as search
 from escaramuza.agents.suggest import suggest
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.model import Action, Condition, Side

@@ -314,7 +314,7 @@ def test_schema_command_refuses_an_unknown_ruleset(capsys: pytest.CaptureFixture
     "damage", ["d6", "d8+d6", "D12", " d4 + d10 ", "2d6", "d7", "d6+2", "d8+d8+d8", "1d6", ""]
 )
 def test_cairn_schema_takes_the_damage_the_loader_takes(damage: str) -> None:
-    from escaramuza.rules.cairn.stats import parse_damage
+    from escaramuza.rules.cairn.sheets import parse_damage
 
     schema = json.loads((schema_dir() / "cairn.json").read_text(encoding="utf-8"))
     weapon = schema["$defs"]["Weapon"]

@@ -30,9 +30,9 @@ from escaramuza.rules.core.scenario import (
     shipped_days,
     shipped_scenarios,
 )
-from escaramuza.rules.destiny_dice import stats as dd
-from escaramuza.rules.donjon import stats as dj
-from escaramuza.rules.sistema_2d10 import stats as s2
+from escaramuza.rules.destiny_dice import sheets as dd
+from escaramuza.rules.donjon import sheets as dj
+from escaramuza.rules.sistema_2d10 import sheets as s2
 from tests.scenario_texts import VALID
 
 Doc = dict[str, Any]

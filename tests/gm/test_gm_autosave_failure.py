@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import escaramuza.state_file as state_file
+import escaramuza.state_file.writing as state_file
 from escaramuza.gm import GMSession, run_session
 from escaramuza.state_file import load_state, state_to_dict
 

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from escaramuza.training.config import TrainConfig
-from escaramuza.training.train import kernel_refusal, vec_choice, vec_line
+from escaramuza.training.vec import kernel_refusal, vec_choice, vec_line
 
 pytestmark = pytest.mark.compile
 
@@ -79,7 +79,8 @@ def test_trains_two_vec_envs_step_the_same_battles(
     """``escaramuza train``'s own envs (``_vec_env``), ``dummy`` and ``kernel``: the same
     model trained on each ends with the same weights."""
     from escaramuza.rules.core.scenario import load_scenario
-    from escaramuza.training.train import _model, _vec_env
+    from escaramuza.training.train import _model
+    from escaramuza.training.vec import _vec_env
 
     env_id = load_scenario(scenarios[0]).ruleset.env_id
     config = TrainConfig(

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-import escaramuza.agents.search as search_module
+import escaramuza.agents.search.mcts as search_module
+import escaramuza.agents.search.rollouts as rollouts_module
 from escaramuza.playtest import PlaytestConfig, playtest
 from escaramuza.web import sessions as ws
 from escaramuza.web.limits import (
@@ -53,7 +54,10 @@ def started(scenario: str = EMBOSCADA) -> Any:
 @pytest.mark.compile
 def test_an_iteration_budget_the_time_cap_cuts_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     c = started()
-    monkeypatch.setattr(search_module, "time", LeapingClock())
+    # The planner reads the clock in both modules (the search's deadlines, the chunks).
+    clock = LeapingClock()
+    monkeypatch.setattr(search_module, "time", clock)
+    monkeypatch.setattr(rollouts_module, "time", clock)
     r = c.post("/api/suggest", json={"iterations": MAX_ITERATIONS})
     assert r.status_code == 200, r.text
     doc = r.json()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from escaramuza.rules.core.dice import ScriptedRoller
-from escaramuza.rules.core.ruleset import new_battle
+from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import Scenario, parse_scenario
 from escaramuza.rules.core.state import BattleState
 
@@ -18,6 +19,8 @@ ZONES: list[dict[str, Any]] = [
     {"id": "out", "exit": True},
 ]
 LINKS: list[list[str]] = [["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"]]
+#: A thrown weapon whose damage is an Explosión (CA-09).
+BOMB = {"name": "bomba", "damage": "d6", "kind": "distancia", "reach": 1, "blast": True}
 
 
 def fighter(cid: str, side: str = "heroes", zone: str = "a", **kw: Any) -> dict[str, Any]:
@@ -62,3 +65,21 @@ def battle(
     state = new_battle(scenario(combatants, **kw), roller)
     roller.assert_exhausted()
     return state
+
+
+def attack(state: BattleState, actor: str, target: str, item: str = "espada") -> Action:
+    return Action("atacar", actor, target=target, item=item)
+
+
+def play(state: BattleState, actions: list[Action], dice: list[Any]) -> list[Any]:
+    """Declare ``actions`` in turn; the dice must be exactly those the resolution uses."""
+    roller = ScriptedRoller(dice)
+    events: list[Any] = []
+    for a in actions:
+        events.extend(apply_action(state, a, roller))
+    roller.assert_exhausted()
+    return events
+
+
+def wait(cid: str) -> Action:
+    return Action("esperar", cid)

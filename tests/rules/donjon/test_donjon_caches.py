@@ -17,7 +17,7 @@ from escaramuza.rules.core.scenario import parse_scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import Donjon
 from escaramuza.rules.donjon.combat import parry_weapon, weapon
-from escaramuza.rules.donjon.ruleset import _faces_text
+from escaramuza.rules.donjon.rafaga import _faces_text
 from tests.rules.donjon.donjon_helpers import begin, fighter, scenario
 
 ESPADA = {"name": "espada", "kind": "cuerpo_a_cuerpo", "damage": 1}

@@ -1,0 +1,138 @@
+"""A model's metadata: ``escaramuza.json`` inside the zip (:class:`PolicyMeta`: ruleset,
+env id, side, static limits, algorithm), written by ``escaramuza train``, read back, inferred
+for a bare SB3 zip, and checked against the codecs it implies (:func:`check_sizes`)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from escaramuza.agents.policy.safe_load import MAX_META_BYTES, _read_entry
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.files import atomic_write
+
+#: Name of the metadata entry ``escaramuza train`` adds to every model zip it writes.
+META_NAME = "escaramuza.json"
+META_FORMAT = "escaramuza.policy/1"
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyMeta:
+    """What an agent needs to rebuild the env codecs a model was trained with."""
+
+    ruleset: str
+    env_id: str
+    algo: str
+    side: str
+    max_combatants: int
+    max_zones: int
+    max_items: int
+    scenarios: tuple[str, ...] = ()
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "format": META_FORMAT,
+                "ruleset": self.ruleset,
+                "env_id": self.env_id,
+                "algo": self.algo,
+                "side": self.side,
+                "max_combatants": self.max_combatants,
+                "max_zones": self.max_zones,
+                "max_items": self.max_items,
+                "scenarios": list(self.scenarios),
+            },
+            indent=2,
+        )
+
+
+def write_meta(path: str | os.PathLike[str], meta: PolicyMeta) -> None:
+    """Add (or replace) ``escaramuza.json`` inside a saved model zip."""
+    path = Path(path)
+    with zipfile.ZipFile(path) as archive:
+        entries = [(i, archive.read(i)) for i in archive.infolist() if i.filename != META_NAME]
+    # Built in memory (models are small: under 1 MB) and written with the
+    # project's one atomic write, so a crash never leaves a half-written model.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for info, data in entries:
+            archive.writestr(info, data)
+        archive.writestr(META_NAME, meta.to_json())
+    atomic_write(path, buffer.getvalue())
+
+
+def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
+    """The metadata of a model zip, or None for a bare SB3 zip."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if META_NAME not in archive.namelist():
+                return None
+            raw = _read_entry(archive, META_NAME, MAX_META_BYTES, f"policy {path}")
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise EscaramuzaError(f"policy {path}: not a saved model ({exc})") from None
+    try:
+        data = json.loads(raw)
+        return PolicyMeta(
+            ruleset=str(data["ruleset"]),
+            env_id=str(data["env_id"]),
+            algo=str(data["algo"]),
+            side=str(data["side"]),
+            max_combatants=int(data["max_combatants"]),
+            max_zones=int(data["max_zones"]),
+            max_items=int(data["max_items"]),
+            scenarios=tuple(str(s) for s in data.get("scenarios", ())),
+        )
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise EscaramuzaError(
+            f"policy {path}: {META_NAME} is not valid metadata ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def _infer_meta(n: int, algo: str) -> PolicyMeta:
+    """Metadata of a bare zip: the ruleset whose default-limit action space has ``n`` slots."""
+    from escaramuza.envs.codec import ActionCodec
+    from escaramuza.envs.common import (
+        DEFAULT_MAX_COMBATANTS,
+        DEFAULT_MAX_ITEMS,
+        DEFAULT_MAX_ZONES,
+    )
+    from escaramuza.rules import RULESETS, get_ruleset
+
+    for ruleset_id in RULESETS:
+        ruleset = get_ruleset(ruleset_id)
+        codec = ActionCodec(ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS)
+        if codec.n == n:
+            return PolicyMeta(
+                ruleset_id,
+                ruleset.env_id,
+                algo,
+                "enemies",
+                DEFAULT_MAX_COMBATANTS,
+                DEFAULT_MAX_ZONES,
+                DEFAULT_MAX_ITEMS,
+            )
+    raise EscaramuzaError(f"policy: no ruleset has {n} actions under the default limits")
+
+
+def check_sizes(label: str, meta: PolicyMeta, obs_shape: tuple[int, ...], n_actions: int) -> None:
+    """Refuse a model whose spaces differ from the codecs' (trained before a ruleset
+    changed its features or verbs, or with other limits): it would fail deep inside
+    torch. ``label`` starts the message (``policy PATH``)."""
+    from escaramuza.envs.codec import ActionCodec
+    from escaramuza.envs.observation import ObservationEncoder
+    from escaramuza.rules import get_ruleset
+
+    ruleset = get_ruleset(meta.ruleset)
+    codec = ActionCodec(ruleset, meta.max_combatants, meta.max_zones, meta.max_items)
+    encoder = ObservationEncoder(ruleset, meta.max_combatants, meta.max_zones)
+    if obs_shape != (encoder.size,) or n_actions != codec.n:
+        raise EscaramuzaError(
+            f"{label}: the model expects observations of shape {obs_shape} "
+            f"and {n_actions} actions, but {meta.ruleset!r} with its saved limits "
+            f"makes ({encoder.size},) and {codec.n}; retrain it with this "
+            "version of escaramuza"
+        )

@@ -1,0 +1,211 @@
+"""What ``escaramuza balance`` aims at and what a variant varies: the target (a difficulty
+level or a measure's band), each battle's measures, and the ``--vary`` dimensions.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from escaramuza.playtest.records import NEVER, BattleRecord
+from escaramuza.playtest.stats import DIFFICULTY_THRESHOLDS, TRIVIAL
+from escaramuza.rules.core.dice import STANDARD_DICE
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.scenario import Scenario
+
+DEFAULT_TOLERANCE = 0.05
+#: Difficulty levels, easiest first (docs/playtest.md, "Difficulty rating").
+LEVELS = (TRIVIAL, *(name for name, _wipe, _ko in reversed(DIFFICULTY_THRESHOLDS)))
+#: Numeric targets: name → the per-battle value in [0, 1] whose mean is the measure.
+MEASURES = ("heroes-win", "enemies-win", "wipe", "knockout")
+
+
+# -- target -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A difficulty level (``hard``) or a measure with a band (``wipe=0.1`` ± tolerance)."""
+
+    level: str | None = None
+    measure: str | None = None
+    value: float = 0.0
+    tolerance: float = DEFAULT_TOLERANCE
+
+    @staticmethod
+    def parse(text: str, tolerance: float = DEFAULT_TOLERANCE) -> Target:
+        for level in LEVELS:
+            if text.lower() == level.lower():
+                return Target(level=level)
+        name, sep, number = text.partition("=")
+        if sep and name in MEASURES:
+            try:
+                value = float(number)
+            except ValueError:
+                value = math.nan
+            if 0.0 <= value <= 1.0:
+                return Target(measure=name, value=value, tolerance=tolerance)
+            raise EscaramuzaError(f"--target {text}: {name} is a rate between 0 and 1")
+        raise EscaramuzaError(
+            f"--target {text!r}: a difficulty level ({', '.join(x.lower() for x in LEVELS)}) "
+            f"or MEASURE=RATE with MEASURE one of {', '.join(MEASURES)}"
+        )
+
+    def label(self) -> str:
+        if self.level is not None:
+            return self.level.lower()
+        return f"{self.measure}={self.value:g}±{self.tolerance:g}"
+
+
+def observations(scenario: Scenario, records: Sequence[BattleRecord]) -> dict[str, list[float]]:
+    """Each battle's value of every measure, all in [0, 1]."""
+    heroes = [i for i, c in enumerate(scenario.combatants) if c.side is Side.HEROES]
+    return {
+        "heroes-win": [float(r.winner == Side.HEROES.value) for r in records],
+        "enemies-win": [float(r.winner == Side.ENEMIES.value) for r in records],
+        "wipe": [float(r.wipe) for r in records],
+        # The share of the party knocked out in this battle: its mean is playtest's
+        # hero knock-out share.
+        "knockout": [
+            sum(r.combatants[i].ko_round != NEVER for i in heroes) / len(heroes) for r in records
+        ],
+    }
+
+
+# -- what varies -------------------------------------------------------------------------
+
+
+Apply = Callable[[dict[str, Any], int], None]
+
+
+@dataclass(slots=True)
+class Dimension:
+    spec: str
+    labels: list[str]
+    apply: Apply
+    ordered: bool = True
+    values: list[float] = field(default_factory=list)  # the plotted quantity
+
+
+def _combatants(data: dict[str, Any], who: str, spec: str) -> list[dict[str, Any]]:
+    found = [c for c in data["combatants"] if who in (c.get("id"), c.get("side"))]
+    if not found:
+        ids = ", ".join(str(c.get("id")) for c in data["combatants"])
+        raise EscaramuzaError(f"--vary {spec}: no combatant {who!r} (heroes, enemies, {ids})")
+    return found
+
+
+def _range(text: str, spec: str) -> tuple[str, str]:
+    lo, sep, hi = text.partition("..")
+    if not sep or not lo or not hi:
+        raise EscaramuzaError(f"--vary {spec}: a range is LOW..HIGH (e.g. 1..6, *0.5..*2, d6..d12)")
+    return lo.strip(), hi.strip()
+
+
+def _number(text: str, spec: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise EscaramuzaError(f"--vary {spec}: {text!r} is not a number") from None
+
+
+def _count(data: dict[str, Any], spec: str, body: str) -> Dimension:
+    who, _sep, rng = body.partition("=")
+    lo, hi = (int(_number(x, spec)) for x in _range(rng, spec))
+    if not 0 <= lo <= hi:
+        raise EscaramuzaError(f"--vary {spec}: counts run from 0 up, low ≤ high")
+    [base] = _combatants(data, who, spec)[:1]
+    if base.get("id") != who:
+        raise EscaramuzaError(f"--vary {spec}: count: takes one combatant's id")
+
+    def apply(d: dict[str, Any], k: int) -> None:
+        count = lo + k
+        pos = next(i for i, c in enumerate(d["combatants"]) if c.get("id") == who)
+        original = d["combatants"][pos]
+        copies = []
+        for j in range(count):
+            c = copy.deepcopy(original)
+            if j:
+                c["id"] = f"{who}_{j + 1}"
+                c["name"] = f"{original.get('name', who)} ({j + 1})"
+            copies.append(c)
+        d["combatants"][pos : pos + 1] = copies
+
+    values = list(range(lo, hi + 1))
+    return Dimension(spec, [str(v) for v in values], apply, True, [float(v) for v in values])
+
+
+def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
+    where, _sep, rng = body.partition("=")
+    who, _sep, key = where.partition(".")
+    if not key:
+        raise EscaramuzaError(f"--vary {spec}: stat:WHO.FIELD=RANGE (WHO an id, heroes or enemies)")
+    targets = [i for i, c in enumerate(data["combatants"]) if c in _combatants(data, who, spec)]
+    lo, hi = _range(rng, spec)
+    bases = [data["combatants"][i].get(key) for i in targets]
+    if lo.lower().startswith("d") and hi.lower().startswith("d"):
+        a, b = int(_number(lo[1:], spec)), int(_number(hi[1:], spec))
+        sizes = [s for s in STANDARD_DICE if a <= s <= b]
+        labels = [f"d{s}" for s in sizes]
+        results: list[list[Any]] = [[label] * len(targets) for label in labels]
+        values = [float(s) for s in sizes]
+    else:
+        if any(not isinstance(b, int) for b in bases):
+            raise EscaramuzaError(f"--vary {spec}: {key} is not a number on every target")
+        if lo.startswith("*") and hi.startswith("*"):
+            fa, fb = _number(lo[1:], spec), _number(hi[1:], spec)
+            results, labels, values = [], [], []
+            steps = max(1, round((fb - fa) / 0.01))
+            for s in range(steps + 1):
+                f = fa + (fb - fa) * s / steps
+                row = [max(1, round(b * f)) for b in bases]
+                if not results or row != results[-1]:
+                    results.append(row)
+                    labels.append(f"×{f:.2f}")
+                    values.append(f)
+        elif lo[0] in "+-" and hi[0] in "+-":
+            shifts = range(int(_number(lo, spec)), int(_number(hi, spec)) + 1)
+            results = [[b + s for b in bases] for s in shifts]
+            labels = [f"{s:+d}" for s in shifts]
+            values = [float(s) for s in shifts]
+        else:
+            absolute = range(int(_number(lo, spec)), int(_number(hi, spec)) + 1)
+            results = [[v] * len(targets) for v in absolute]
+            labels = [str(v) for v in absolute]
+            values = [float(v) for v in absolute]
+    if not results:
+        raise EscaramuzaError(f"--vary {spec}: the range holds no value")
+
+    def apply(d: dict[str, Any], k: int) -> None:
+        for i, value in zip(targets, results[k], strict=True):
+            d["combatants"][i][key] = value
+
+    return Dimension(spec, labels, apply, True, values)
+
+
+def _zones(data: dict[str, Any], spec: str, body: str) -> Dimension:
+    side, _sep, names = body.partition("=")
+    if side not in (Side.HEROES.value, Side.ENEMIES.value) or not names:
+        raise EscaramuzaError(f"--vary {spec}: zones:SIDE=ZONE,ZONE… with SIDE heroes or enemies")
+    zones = [z.strip() for z in names.split(",") if z.strip()]
+
+    def apply(d: dict[str, Any], k: int) -> None:
+        for c in d["combatants"]:
+            if c.get("side") == side:
+                c["zone"] = zones[k]
+
+    return Dimension(spec, zones, apply, False, [float(i) for i in range(len(zones))])
+
+
+def parse_vary(data: dict[str, Any], spec: str) -> Dimension:
+    kind, sep, body = spec.partition(":")
+    makers = {"count": _count, "stat": _stat, "zones": _zones}
+    if not sep or kind not in makers:
+        raise EscaramuzaError(
+            f"--vary {spec!r}: count:ID=LOW..HIGH, stat:WHO.FIELD=RANGE or zones:SIDE=Z1,Z2…"
+        )
+    return makers[kind](data, spec, body)

@@ -1,0 +1,103 @@
+"""A battle state as a state file's JSON document, and the file written atomically."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.model import Condition
+from escaramuza.rules.core.scenario import Scenario, shipped_scenarios
+from escaramuza.rules.core.state import BattleState
+from escaramuza.state_file.errors import StateFileError
+from escaramuza.state_file.values import _encode_data, _reference_battle
+
+FORMAT = "escaramuza-state"
+VERSION = 1
+
+
+def scenario_reference(scenario: Scenario) -> str:
+    """How a state file names its scenario: the shipped name, else the file's absolute path."""
+    if scenario.name in shipped_scenarios():
+        return scenario.name
+    return str(Path(scenario.source).resolve())
+
+
+def state_to_dict(
+    state: BattleState, meta: dict[str, Any] | None = None, source: str = "<state>"
+) -> dict[str, Any]:
+    """The JSON document of a battle state (docs/gm.md, "State file")."""
+    scenario = state.scenario
+    fresh = _reference_battle(scenario)
+    combatants = []
+    for c in state.combatants:
+        base = scenario.combatant(c.id)
+        combatants.append(
+            {
+                "id": c.id,
+                "name": c.name,
+                "side": c.side.value,
+                "zone": c.zone,
+                "status": c.status.value,
+                "resources": dict(c.resources),
+                "conditions": [_condition_dict(cond) for cond in c.conditions.values()],
+                "data": _encode_data(c.data, base.data, f"combatants.{c.id}.data", source),
+            }
+        )
+    pending = state.pending
+    outcome = state.outcome
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "scenario": scenario_reference(scenario),
+        "ruleset": state.ruleset.id,
+        "round": state.round,
+        "turn": state.turn,
+        "order": list(state.order),
+        "pending": None
+        if pending is None
+        else {
+            "kind": pending.kind.name.lower(),
+            "actor": pending.actor,
+            "side": pending.side.value,
+            "name": pending.name,
+            "prompt": pending.prompt,
+        },
+        "outcome": None
+        if outcome is None
+        else {
+            "winner": outcome.winner.value if outcome.winner else None,
+            "reason": outcome.reason,
+            "rounds": outcome.rounds,
+        },
+        "combatants": combatants,
+        "data": _encode_data(state.data, fresh.data, "data", source),
+    }
+    if meta:
+        doc["meta"] = meta
+    return doc
+
+
+def _condition_dict(cond: Condition) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": cond.name}
+    for f in dataclasses.fields(cond):
+        value = getattr(cond, f.name)
+        if f.name != "name" and value != f.default:
+            out[f.name] = value
+    return out
+
+
+def save_state(state: BattleState, path: str | Path, meta: dict[str, Any] | None = None) -> None:
+    """Write ``state`` to ``path`` atomically (temporary file + ``os.replace``)."""
+    path = Path(path)
+    doc = state_to_dict(state, meta, str(path))
+    text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    try:
+        atomic_write(path, text)
+    except OSError as exc:
+        raise StateFileError(
+            str(path), "", _f("cannot be written ({reason})", exc.strerror)
+        ) from None

@@ -1,0 +1,436 @@
+"""The bounded YAML and JSON parsers every file a user gives goes through.
+
+:func:`parse_yaml` and :func:`parse_json` parse a user's text into plain values
+and bound what the parser accepts: nesting at most :data:`MAX_DEPTH` levels,
+integers of at most :data:`MAX_INT_DIGITS` digits, finite numbers only (no NaN,
+no infinity, also in JSON). YAML is read with the surprises of YAML 1.1 removed:
+
+* aliases stand for at most :data:`MAX_ALIAS_NODES` values once expanded, and an
+  alias never sits inside what it names: a "billion laughs" document is refused
+  from the event stream, before anything is composed or built;
+* booleans are YAML 1.2's (``true``, ``false``); ``yes``, ``no``, ``on``, ``off``
+  are text;
+* integers are decimal: hexadecimal, octal (``0o17`` and ``017``), binary and
+  sexagesimal spellings are refused, as are sexagesimal floats;
+* a mapping key is a scalar, appears once in its mapping (a duplicate is reported
+  at the second key's line), and merge keys (``<<``) come before the mapping's own
+  keys. The own keys override what is merged wherever they are written, so one
+  written above the merge would read as if the merge replaced it. Among merged
+  mappings the first listed wins.
+
+Every failure is the caller's error class naming the file, the place (``line L,
+column C`` or the field path) and the reason — never a ``RecursionError`` or
+``ValueError`` escaping a parser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+#: ``error(source, field, reason)`` builds the caller's error class.
+ErrorFactory = Callable[[str, str, str], Exception]
+
+#: Deepest nesting of lists and mappings a YAML or JSON file may have. The deepest the
+#: project writes is about 8 (a state's pending attack inside ``data``); Python's parsers
+#: and the validators recurse, so a file nested thousands deep must be stopped first.
+MAX_DEPTH = 64
+
+#: Longest integer a file may spell, in digits (more than any 64-bit value needs). Python
+#: refuses to convert more than 4,300 digits and big ints are slow to compare and print.
+MAX_INT_DIGITS = 19
+
+#: Most values the aliases of a YAML document may stand for, counted as they would be
+#: expanded (an alias of a list of ten values stands for eleven). A scenario's anchors and
+#: merge keys stand for a few hundred at most; a "billion laughs" document (lists of nine
+#: aliases of the list before, nine levels deep) stands for 9⁹, hundreds of millions, and
+#: would hang every walk of the tree (the checks, the validators, the web page's views).
+MAX_ALIAS_NODES = 10_000
+
+_TAG = "tag:yaml.org,2002:"
+_BOOL, _INT, _FLOAT, _MERGE, _STR, _TIMESTAMP, _VALUE = (
+    _TAG + name for name in ("bool", "int", "float", "merge", "str", "timestamp", "value")
+)
+_NOT_A_KEY = "a mapping key must be a plain scalar (a string or a number)"
+
+
+class _LongInteger(str):
+    """An integer literal longer than :data:`MAX_INT_DIGITS`, kept as text until it is
+    reported with its field path by :func:`check_tree` (the parser knows no path)."""
+
+
+class _NonFinite(str):
+    """A JSON number that is not finite (``NaN``, ``Infinity``, ``1e999``), kept as its
+    text until :func:`check_tree` reports it with its field path."""
+
+
+def _bounded_int(text: str) -> int | _LongInteger:
+    digits = sum(ch.isdigit() for ch in text)
+    if digits > MAX_INT_DIGITS or len(text) > 2 * MAX_INT_DIGITS:
+        return _LongInteger(text)
+    return int(text)
+
+
+def _finite_float(text: str) -> float | _NonFinite:
+    value = float(text)
+    return value if math.isfinite(value) else _NonFinite(text)
+
+
+def _shown(text: str) -> str:
+    """A value as a message quotes it: a hostile 1 MiB literal is cut."""
+    return text if len(text) <= 24 else f"{text[:20]}…"
+
+
+def _integer_base(text: str) -> str | None:
+    """The base a YAML 1.1 integer is spelled in when it is not plain decimal, or None.
+
+    YAML 1.1 (PyYAML) reads ``0x1F``, ``017``, ``0b101`` and ``190:20:30`` as integers;
+    YAML 1.2 reads ``017`` as 17 and the sexagesimal one as text, so a file meaning
+    either is ambiguous. ``0o17`` is YAML 1.2's octal (see :class:`StrictSafeLoader`).
+    """
+    body = text.replace("_", "")
+    if body[:1] in ("+", "-"):
+        body = body[1:]
+    if ":" in body:
+        return "sexagesimal (base 60)"
+    base = {"0x": "hexadecimal", "0o": "octal", "0b": "binary"}.get(body[:2].lower())
+    if base is None and len(body) > 1 and body.startswith("0"):
+        base = "octal"
+    return base
+
+
+class _Refused(yaml.constructor.ConstructorError):
+    """A document the loader refuses on purpose; ``problem`` is the whole reason."""
+
+    def __init__(self, reason: str, mark: Any) -> None:
+        super().__init__(None, None, reason, mark)  # type: ignore[no-untyped-call]  # PyYAML's
+
+
+_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class StrictSafeLoader(_Base):  # type: ignore[misc]
+    """PyYAML's safe loader (the C one when libyaml is there: the pure-Python parser
+    runs at about 10 s per MB), stricter where YAML 1.1 surprises a user.
+
+    Before anything is built, the composed document is checked
+    (:meth:`construct_document`): every mapping key is a scalar, no key repeats in a
+    mapping, merge keys come first. Booleans are YAML 1.2's (``true``, ``false``);
+    ``yes``, ``no``, ``on``, ``off`` are text. An integer is decimal: the other YAML 1.1
+    spellings are refused with their line. A number is finite. An explicit tag on text
+    that is not of its type (``!!int abc``, ``!!bool yes``, ``!!timestamp x``) is refused
+    with its line, not left to raise from PyYAML. An overlong decimal integer is kept as
+    text for :func:`check_tree` to report with its field path.
+    """
+
+    def construct_document(self, node: Any) -> Any:
+        self.check_document(node)
+        return super().construct_document(node)
+
+    def check_document(self, root: Any) -> None:
+        """Refuse a non-scalar key, a duplicate key or a merge key after a mapping's own
+        keys, anywhere in the composed document (each node once: an alias is the node it
+        names). Done before construction, which flattens merges into the merged mappings."""
+        seen: set[int] = set()
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, yaml.SequenceNode):
+                stack.extend(node.value)
+            elif isinstance(node, yaml.MappingNode):
+                self._check_mapping(node)
+                stack.extend(value for _, value in node.value)
+
+    def _check_mapping(self, node: Any) -> None:
+        keys: set[Any] = set()
+        own_key = False
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                kind = "list" if isinstance(key_node, yaml.SequenceNode) else "mapping"
+                raise _Refused(f"{_NOT_A_KEY}, not a {kind}", key_node.start_mark)
+            if key_node.tag == _MERGE:
+                if own_key:
+                    raise _Refused(
+                        "a merge key (<<) must come before the mapping's own keys: these "
+                        "override what it merges wherever they are written",
+                        key_node.start_mark,
+                    )
+                continue  # "<<: *base" keys may repeat what they merge
+            own_key = True
+            if key_node.tag == _VALUE:  # a bare "=" key: text, as flatten_mapping makes it
+                key_node.tag = _STR
+            key = self.construct_object(key_node)
+            try:
+                hash(key)
+            except TypeError:  # a scalar tagged as a collection: "? !!set x"
+                raise _Refused(
+                    f"{_NOT_A_KEY}, not a {type(key).__name__}", key_node.start_mark
+                ) from None
+            if key in keys:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"duplicate key {key!r} (it appears earlier in the mapping)",
+                    key_node.start_mark,
+                )
+            keys.add(key)
+
+    def flatten_mapping(self, node: Any) -> None:
+        """Replace the merge keys of ``node`` by the pairs they merge, as the YAML merge
+        key spec has it: the mapping's own keys win over merged ones, and among merged
+        mappings the first listed wins. Each key is kept once, compared by value
+        (PyYAML's own compares the key strings' identities, so which value won depended
+        on how long the key was). The work is bounded: a merged mapping is written out
+        in the file or is an alias's, whose expansion :func:`_check_events` bounds by
+        :data:`MAX_ALIAS_NODES`."""
+        own: list[tuple[Any, Any]] = []
+        merged: list[tuple[Any, Any]] = []
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE:
+                if key_node.tag == _VALUE:
+                    key_node.tag = _STR
+                own.append((key_node, value_node))
+                continue
+            sources = (
+                value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            )
+            for source in sources:
+                if not isinstance(source, yaml.MappingNode):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"expected a mapping or list of mappings for merging, but found "
+                        f"{source.id}",
+                        source.start_mark,
+                    )
+                self.flatten_mapping(source)  # its own merges first: then it has none
+                merged.extend(source.value)
+        if not merged:
+            return
+        taken = {self.construct_object(key_node) for key_node, _ in own}
+        kept: list[tuple[Any, Any]] = []
+        for key_node, value_node in merged:
+            key = self.construct_object(key_node)
+            if key not in taken:
+                taken.add(key)
+                kept.append((key_node, value_node))
+        node.value = kept + own
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        text = self.construct_scalar(node)
+        base = _integer_base(text)
+        if base is not None:
+            raise _Refused(
+                f"integer {_shown(text)} is spelled in {base}; write it in decimal "
+                "(or quote it if it is text)",
+                node.start_mark,
+            )
+        digits = text.replace("_", "")
+        body = digits[1:] if digits[:1] in ("+", "-") else digits
+        if not (body.isascii() and body.isdigit()):  # an explicit "!!int abc"
+            raise _Refused(f"{_shown(text)!r} is not an integer", node.start_mark)
+        value = _bounded_int(digits)
+        return _LongInteger(text) if isinstance(value, _LongInteger) else value
+
+    def construct_yaml_float(self, node: Any) -> Any:
+        text = self.construct_scalar(node)
+        if ":" in text:
+            raise _Refused(
+                f"number {_shown(text)} is spelled in sexagesimal (base 60); write it in "
+                "decimal (or quote it if it is text)",
+                node.start_mark,
+            )
+        try:
+            value = super().construct_yaml_float(node)
+        except (ValueError, IndexError):  # an explicit "!!float abc" or "!!float ''"
+            raise _Refused(f"{_shown(text)!r} is not a number", node.start_mark) from None
+        if not math.isfinite(value):
+            raise _Refused(
+                f"number {_shown(text)} is not finite; NaN and infinities are refused",
+                node.start_mark,
+            )
+        return value
+
+    def construct_yaml_bool(self, node: Any) -> bool:
+        text: str = self.construct_scalar(node)
+        if text.lower() not in ("true", "false"):  # "!!bool yes" is YAML 1.1's, not 1.2's
+            raise _Refused(f"{_shown(text)!r} is not a boolean (true or false)", node.start_mark)
+        return text.lower() == "true"
+
+    def construct_yaml_timestamp(self, node: Any) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (AttributeError, ValueError):  # "!!timestamp x", "2001-13-01"
+            text = self.construct_scalar(node)
+            raise _Refused(f"{_shown(text)!r} is not a date or time", node.start_mark) from None
+
+
+StrictSafeLoader.add_constructor(_INT, StrictSafeLoader.construct_yaml_int)
+StrictSafeLoader.add_constructor(_FLOAT, StrictSafeLoader.construct_yaml_float)
+StrictSafeLoader.add_constructor(_BOOL, StrictSafeLoader.construct_yaml_bool)
+StrictSafeLoader.add_constructor(_TIMESTAMP, StrictSafeLoader.construct_yaml_timestamp)
+# YAML 1.2's booleans: only true and false (in three cases). YAML 1.1's yes/no/on/off
+# become text, so "pv: yes" is not read as 1 by a lax number field.
+StrictSafeLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL]
+    for first, resolvers in _Base.yaml_implicit_resolvers.items()
+}
+StrictSafeLoader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+# YAML 1.2's octal spelling, resolved as an integer only to be refused like YAML 1.1's.
+StrictSafeLoader.add_implicit_resolver(_INT, re.compile(r"^[-+]?0o[0-7_]+$"), list("-+0"))
+
+
+def _yaml_where(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    return _at(mark) if mark else "YAML"
+
+
+def _at(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _check_events(text: str, source: str, error: ErrorFactory) -> None:
+    """Refuse too deep a nesting and too large an alias expansion from the event stream,
+    before the composer and the constructor (which recurse once per level) run.
+
+    One pass, no recursion: each list, mapping or scalar's expanded size (the values it
+    stands for, counting each alias as the size of what it names) is summed into the
+    collection that holds it, and an anchor's is remembered when it closes. The aliases'
+    sizes add up to what they would expand to.
+    """
+    open_collections: list[list[Any]] = []  # [anchor, size so far] of each open one
+    sizes: dict[str, int] = {}  # anchor -> expanded size of the closed node it names
+    expanded = 0
+    for event in yaml.parse(text, Loader=StrictSafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_collections) >= MAX_DEPTH:
+                raise error(
+                    source,
+                    _at(event.start_mark),
+                    f"lists and mappings are nested more than {MAX_DEPTH} levels deep",
+                )
+            open_collections.append([event.anchor, 1])
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            anchor, size = open_collections.pop()
+        elif isinstance(event, yaml.ScalarEvent):
+            anchor, size = event.anchor, 1
+        elif isinstance(event, yaml.AliasEvent):
+            anchor = None
+            if any(held == event.anchor for held, _ in open_collections):
+                raise error(
+                    source,
+                    _at(event.start_mark),
+                    f"alias *{_shown(event.anchor)} is inside the list or mapping it "
+                    "names (a value that contains itself)",
+                )
+            size = sizes.get(event.anchor, 1)  # an undefined one: the composer reports it
+            expanded += size
+            if expanded > MAX_ALIAS_NODES:
+                raise error(
+                    source,
+                    _at(event.start_mark),
+                    f"the file's aliases (*name) would expand to more than {MAX_ALIAS_NODES} "
+                    "values; a file may repeat at most that many through anchors and aliases",
+                )
+        elif isinstance(event, yaml.DocumentStartEvent):
+            sizes.clear()  # anchors are a document's own
+            continue
+        else:
+            continue
+        if anchor is not None:
+            sizes[anchor] = size
+        if open_collections:
+            open_collections[-1][1] += size
+
+
+def parse_yaml(text: str, source: str, error: ErrorFactory) -> Any:
+    """The value of a YAML document, bounded (see the module docstring).
+
+    A syntax error is ``error(source, "line L, column C", "YAML syntax error: …")``;
+    a duplicate key names the second key's line, each refusal of
+    :class:`StrictSafeLoader` and :func:`_check_events` the line of what it refuses.
+    """
+    try:
+        _check_events(text, source, error)
+        value = yaml.load(text, Loader=StrictSafeLoader)  # a safe loader
+    except _Refused as exc:
+        raise error(source, _yaml_where(exc), str(exc.problem)) from None
+    except yaml.constructor.ConstructorError as exc:
+        # A duplicate key, an unknown tag (``!!python/object/apply`` is one: never built).
+        raise error(source, _yaml_where(exc), f"invalid YAML: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise error(source, _yaml_where(exc), f"YAML syntax error: {problem}") from None
+    except RecursionError:  # pragma: no cover - the depth pass stops this first
+        raise error(source, "", f"nested more than {MAX_DEPTH} levels deep") from None
+    check_tree(value, source, error)
+    return value
+
+
+def parse_json(text: str, source: str, error: ErrorFactory) -> Any:
+    """The value of a JSON document, bounded (see the module docstring)."""
+    try:
+        value = json.loads(
+            text,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
+            parse_constant=_NonFinite,
+        )
+    except json.JSONDecodeError as exc:
+        raise error(
+            source, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise error(
+            source, "", f"lists and objects are nested more than {MAX_DEPTH} levels deep"
+        ) from None
+    check_tree(value, source, error)
+    return value
+
+
+def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
+    """Refuse too deep a nesting, an overlong integer or a number that is not finite,
+    naming its field (no recursion)."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, _LongInteger):
+            raise error(
+                source,
+                where or "value",
+                f"integer {item[:12]}… has more than {MAX_INT_DIGITS} digits",
+            )
+        if isinstance(item, _NonFinite):
+            raise error(
+                source,
+                where or "value",
+                f"number {_shown(item)} is not finite; NaN and infinities are refused",
+            )
+        if isinstance(item, dict | list):
+            if depth >= MAX_DEPTH:
+                raise error(
+                    source,
+                    where or "value",
+                    f"lists and mappings are nested more than {MAX_DEPTH} levels deep",
+                )
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, sub in pairs:
+                if isinstance(key, _LongInteger):
+                    raise error(source, where or "value", f"key {key[:12]}… is too long")
+                at = (
+                    f"{where}[{key}]"
+                    if isinstance(key, int)
+                    else (f"{where}.{key}" if where else str(key))
+                )
+                stack.append((sub, at, depth + 1))
