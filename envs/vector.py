@@ -47,6 +47,7 @@ from escaramuza.envs.stepping import (
 )
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import MAX_PASSES, CompiledKernel, Exported, agent_code
+from escaramuza.rules.core.dialect import LOG
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal
@@ -84,10 +85,7 @@ def stepping(kernel: CompiledKernel) -> Stepping:
     if done is None:
         loops = kernel.loops
         view = importlib.import_module(f"escaramuza.rules.{ruleset_id}.kernel_view")
-        rules = {**loops.rules, "advance": loops.advance}
-        done = _COMPILED[ruleset_id] = compile_stepping(
-            type(kernel).__module__, rules, view, kernel.DAMAGE_LOG
-        )
+        done = _COMPILED[ruleset_id] = compile_stepping(kernel.owner, loops.rules, view)
     return done
 
 
@@ -165,8 +163,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         why = kernel.refusal(self.scenario, [opponent, opponent])
         if why is not None:
             raise KernelEnvRefusal(why)
-        if reward_shaping and kernel.DAMAGE_LOG is None:
-            raise KernelEnvRefusal(f"reward shaping ({kernel.title} keeps no damage log)")
         self.reward_shaping = bool(reward_shaping)
         self.kernel = kernel
         self.autoreset_mode = AutoresetMode(autoreset_mode)
@@ -292,7 +288,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._d = self.kernel.scratch(exported)
         # A lane keeps its battle's arrays between steps; the damage log is read and
         # cleared within each step, so it stays in the scratch bundle only.
-        kept = [i for i in range(len(exported.start)) if i != self.kernel.DAMAGE_LOG]
+        kept = [i for i in range(len(exported.start)) if i != LOG]
         self._D = tuple(np.repeat(exported.start[i][None], n, axis=0) for i in kept)
         self._pairs = tuple((self._D[k], self._d[i]) for k, i in enumerate(kept))
         width = self.kernel.ACTION_WIDTH
