@@ -548,7 +548,7 @@ def conditions(row: Any) -> tuple[tuple[str, int], ...]:
 
 
 # -- the shared mechanics (rules.core.mechanics) ---------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def on_battle_end(s: tuple, d: tuple) -> None:
     """No side turn is open once the battle is over."""
     g = d[GLOBALS]
@@ -641,7 +641,7 @@ def in_blast(
 
 
 # -- damage (CA-11 … CA-14) ---------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def read_scar(s: tuple, d: tuple, t: int, pi_lost: int) -> None:
     """CA-13: the Cicatrices entry for the PI lost (past the table, its last entry) and
     its fight effects: its conditions, then out of the fight if it takes the PC out."""
@@ -652,7 +652,7 @@ def read_scar(s: tuple, d: tuple, t: int, pi_lost: int) -> None:
         set_status(s, d, t, DOWN)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def critical_damage(s: tuple, d: tuple, t: int) -> None:
     """CA-12 (CA-16 for a destacamento): what a failed FUE save means."""
     stat = s[STAT]
@@ -665,7 +665,7 @@ def critical_damage(s: tuple, d: tuple, t: int) -> None:
         set_status(s, d, t, DEAD)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_damage(s: tuple, d: tuple, dice: np.ndarray, t: int, damage: int, src: int) -> None:
     """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save; each of
     ``combat.apply_damage``'s ``Damaged`` events is a :func:`deal`."""
@@ -749,7 +749,7 @@ def _row(
 
 
 # -- turn structure (CA-02, CA-03) ----------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def open_side_turn(s: tuple, d: tuple, dice: np.ndarray, side: int) -> None:
     """``Cairn.begin_side_turn``: the first-round DES saves (CA-03), then the queue of
     those able to declare, in scenario order."""
@@ -785,7 +785,7 @@ def open_side_turn(s: tuple, d: tuple, dice: np.ndarray, side: int) -> None:
         g[G.ACTOR] = queue[0]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def close_side_turn(s: tuple, d: tuple) -> None:
     stat = s[STAT]
     cs, g = d[STATE], d[GLOBALS]
@@ -798,7 +798,7 @@ def close_side_turn(s: tuple, d: tuple) -> None:
     g[G.QHEAD] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def next_side_turn(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """Open the next side turn that has someone to declare (or end the battle)."""
     g = d[GLOBALS]
@@ -842,7 +842,7 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
 
 
 # -- resolution ------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _retreat(s: tuple, d: tuple, dice: np.ndarray, a: int) -> None:
     """CA-17: to the nearest exit zone (then map order), then the DES save."""
     dist, zone = s[DIST], s[ZONES]
@@ -922,7 +922,7 @@ def _fighting_members(stat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> in
     return active
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _morale_saves(s: tuple, d: tuple, dice: np.ndarray, group: np.ndarray) -> None:
     cs = d[STATE]
     for c in range(cs.shape[0]):
@@ -930,7 +930,7 @@ def _morale_saves(s: tuple, d: tuple, dice: np.ndarray, group: np.ndarray) -> No
             set_status(s, d, c, FLED)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def morale(s: tuple, d: tuple, dice: np.ndarray, group: np.ndarray) -> None:
     """CA-18 *(ext, option morale)*: VOL saves on the first casualty, at half strength,
     and for a lone foe at 0 PI; a failed save flees at once. ``group``: scratch, one
