@@ -69,6 +69,7 @@ from escaramuza.rules.core.dialect import (
     HEAD,
     HEROES,
     KIND_TURN,
+    LOG,
     NEVER,
     OPTS,
     RUNNING,
@@ -548,10 +549,9 @@ def conditions(row: Any) -> tuple[tuple[str, int], ...]:
 
 
 # -- the shared mechanics (rules.core.mechanics) ---------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
-def on_battle_end(s: tuple, d: tuple) -> None:
+@njit(cache=True, _nrt=False)
+def on_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """No side turn is open once the battle is over."""
-    g = d[GLOBALS]
     g[G.QLEN] = 0
     g[G.QHEAD] = 0
 
@@ -641,58 +641,67 @@ def in_blast(
 
 
 # -- damage (CA-11 … CA-14) ---------------------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
-def read_scar(s: tuple, d: tuple, t: int, pi_lost: int) -> None:
+@njit(cache=True, _nrt=False)
+def read_scar(
+    stat: np.ndarray, scar: np.ndarray, cs: np.ndarray, g: np.ndarray, t: int, pi_lost: int
+) -> None:
     """CA-13: the Cicatrices entry for the PI lost (past the table, its last entry) and
     its fight effects: its conditions, then out of the fight if it takes the PC out."""
-    scar = s[SCARS]
     entry = min(pi_lost, scar.shape[0] - 1)
-    d[STATE][t, CS.COND] |= scar[entry, SCAR.CONDITIONS]
+    cs[t, CS.COND] |= scar[entry, SCAR.CONDITIONS]
     if scar[entry, SCAR.OUT] == 1:
-        set_status(s, d, t, DOWN)
+        set_status(stat, cs, g, t, DOWN)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def critical_damage(s: tuple, d: tuple, t: int) -> None:
+@njit(cache=True, _nrt=False)
+def critical_damage(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, t: int) -> None:
     """CA-12 (CA-16 for a destacamento): what a failed FUE save means."""
-    stat = s[STAT]
     if stat[t, ST.DESTACAMENTO] == 1:
-        set_status(s, d, t, FLED)
+        set_status(stat, cs, g, t, FLED)
     elif stat[t, ST.PC] == 1:
-        d[STATE][t, CS.COND] |= DANO_CRITICO
-        set_status(s, d, t, DOWN)
+        cs[t, CS.COND] |= DANO_CRITICO
+        set_status(stat, cs, g, t, DOWN)
     else:
-        set_status(s, d, t, DEAD)
+        set_status(stat, cs, g, t, DEAD)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def apply_damage(s: tuple, d: tuple, dice: np.ndarray, t: int, damage: int, src: int) -> None:
+@njit(cache=True, _nrt=False)
+def apply_damage(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    scar: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    dice: np.ndarray,
+    t: int,
+    damage: int,
+    src: int,
+) -> None:
     """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save; each of
     ``combat.apply_damage``'s ``Damaged`` events is a :func:`deal`."""
     if damage <= 0:
         return
-    stat, opts = s[STAT], s[OPTS]
-    cs = d[STATE]
     pi = cs[t, CS.PI]
     to_pi = min(damage, pi)
     over = damage - to_pi
     if to_pi > 0:
         cs[t, CS.PI] = pi - to_pi
-        deal(s, d, t, R_PI, to_pi, src)
+        deal(stat, cs, g, log, t, R_PI, to_pi, src)
     if over == 0:
         # CA-13: "Si un ataque causa que un PC se quede con exactamente 0 PI".
         if to_pi > 0 and cs[t, CS.PI] == 0 and stat[t, ST.PC] == 1 and opts[OPT.SCARS] == 1:
-            read_scar(s, d, t, to_pi)
+            read_scar(stat, scar, cs, g, t, to_pi)
         return
     fue = cs[t, CS.FUE]
     new = max(0, fue - over)
     cs[t, CS.FUE] = new
-    deal(s, d, t, R_FUE, fue - new, src)
+    deal(stat, cs, g, log, t, R_FUE, fue - new, src)
     if new == 0:
-        set_status(s, d, t, DEAD)  # CA-14: FUE 0 is death
+        set_status(stat, cs, g, t, DEAD)  # CA-14: FUE 0 is death
         return
     if not save(dice, cs, t, CS.FUE):
-        critical_damage(s, d, t)
+        critical_damage(stat, cs, g, t)
 
 
 # -- legal actions (CA-04) ----------------------------------------------------------------
@@ -749,12 +758,18 @@ def _row(
 
 
 # -- turn structure (CA-02, CA-03) ----------------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
-def open_side_turn(s: tuple, d: tuple, dice: np.ndarray, side: int) -> None:
+@njit(cache=True, _nrt=False)
+def open_side_turn(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    queue: np.ndarray,
+    dice: np.ndarray,
+    side: int,
+) -> None:
     """``Cairn.begin_side_turn``: the first-round DES saves (CA-03), then the queue of
     those able to declare, in scenario order."""
-    stat, opts = s[STAT], s[OPTS]
-    cs, g, queue = d[STATE], d[GLOBALS], d[QUEUE]
     g[G.SIDE] = side
     g[G.NDECL] = 0
     n = cs.shape[0]
@@ -785,10 +800,8 @@ def open_side_turn(s: tuple, d: tuple, dice: np.ndarray, side: int) -> None:
         g[G.ACTOR] = queue[0]
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def close_side_turn(s: tuple, d: tuple) -> None:
-    stat = s[STAT]
-    cs, g = d[STATE], d[GLOBALS]
+@njit(cache=True, _nrt=False)
+def close_side_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     side = g[G.SIDE]
     for c in range(cs.shape[0]):
         if stat[c, ST.SIDE] == side:
@@ -798,23 +811,29 @@ def close_side_turn(s: tuple, d: tuple) -> None:
     g[G.QHEAD] = 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def next_side_turn(s: tuple, d: tuple, dice: np.ndarray) -> None:
+@njit(cache=True, _nrt=False)
+def next_side_turn(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    queue: np.ndarray,
+    dice: np.ndarray,
+) -> None:
     """Open the next side turn that has someone to declare (or end the battle)."""
-    g = d[GLOBALS]
     side = g[G.SIDE]
     while g[G.OUTCOME] == RUNNING:
         if side == HEROES:
             side = ENEMIES
         else:
-            begin_round(s, d)
+            begin_round(stat, opts, cs, g)
             if g[G.OUTCOME] != RUNNING:
                 break
             side = HEROES
-        open_side_turn(s, d, dice, side)
+        open_side_turn(stat, opts, cs, g, queue, dice, side)
         if g[G.QLEN] > 0:
             break
-        close_side_turn(s, d)
+        close_side_turn(stat, cs, g)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -830,23 +849,30 @@ def reset(s: tuple, d: tuple, d0: tuple) -> None:
 @njit(cache=True, _nrt=False)
 def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Cairn.start``: round 1, the heroes' side turn first (CA-02)."""
-    g = d[GLOBALS]
+    stat, opts = s[STAT], s[OPTS]
+    cs, g, queue = d[STATE], d[GLOBALS], d[QUEUE]
     g[G.KIND] = KIND_TURN
-    begin_round(s, d)
+    begin_round(stat, opts, cs, g)
     if g[G.OUTCOME] != RUNNING:
         return
-    open_side_turn(s, d, dice, HEROES)
+    open_side_turn(stat, opts, cs, g, queue, dice, HEROES)
     if g[G.QLEN] == 0:
-        close_side_turn(s, d)
-        next_side_turn(s, d, dice)
+        close_side_turn(stat, cs, g)
+        next_side_turn(stat, opts, cs, g, queue, dice)
 
 
 # -- resolution ------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
-def _retreat(s: tuple, d: tuple, dice: np.ndarray, a: int) -> None:
+@njit(cache=True, _nrt=False)
+def _retreat(
+    stat: np.ndarray,
+    dist: np.ndarray,
+    zone: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    dice: np.ndarray,
+    a: int,
+) -> None:
     """CA-17: to the nearest exit zone (then map order), then the DES save."""
-    dist, zone = s[DIST], s[ZONES]
-    cs = d[STATE]
     here = cs[a, CS.ZONE]
     if zone[here, Z.EXIT] == 0:
         best = -1
@@ -855,7 +881,7 @@ def _retreat(s: tuple, d: tuple, dice: np.ndarray, a: int) -> None:
                 best = z
         cs[a, CS.ZONE] = best
     if save(dice, cs, a, CS.DES):
-        set_status(s, d, a, FLED)
+        set_status(stat, cs, g, a, FLED)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -906,7 +932,7 @@ def resolve_attacks(s: tuple, d: tuple, dice: np.ndarray) -> None:
         if source < 0:
             continue
         damage = max(0, best - stat[t, ST.ARMOUR])
-        apply_damage(s, d, dice, t, damage, source)
+        apply_damage(stat, opts, s[SCARS], cs, g, d[LOG], dice, t, damage, source)
 
 
 @njit(cache=True, _nrt=False)
@@ -922,21 +948,27 @@ def _fighting_members(stat: np.ndarray, cs: np.ndarray, group: np.ndarray) -> in
     return active
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _morale_saves(s: tuple, d: tuple, dice: np.ndarray, group: np.ndarray) -> None:
-    cs = d[STATE]
+@njit(cache=True, _nrt=False)
+def _morale_saves(
+    stat: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray, group: np.ndarray
+) -> None:
     for c in range(cs.shape[0]):
         if group[c] and not save(dice, cs, c, CS.VOL):
-            set_status(s, d, c, FLED)
+            set_status(stat, cs, g, c, FLED)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def morale(s: tuple, d: tuple, dice: np.ndarray, group: np.ndarray) -> None:
+@njit(cache=True, _nrt=False)
+def morale(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    dice: np.ndarray,
+    group: np.ndarray,
+) -> None:
     """CA-18 *(ext, option morale)*: VOL saves on the first casualty, at half strength,
     and for a lone foe at 0 PI; a failed save flees at once. ``group``: scratch, one
     per combatant."""
-    stat, opts = s[STAT], s[OPTS]
-    cs, g = d[STATE], d[GLOBALS]
     if opts[OPT.MORALE] == 0:
         return
     n = cs.shape[0]
@@ -954,23 +986,23 @@ def morale(s: tuple, d: tuple, dice: np.ndarray, group: np.ndarray) -> None:
         if cs[last, CS.STATUS] == ACTIVE and cs[last, CS.PI] == 0 and g[G.MORALE_LONE] == 0:
             g[G.MORALE_LONE] = 1
             group[last] = 1
-            _morale_saves(s, d, dice, group)
+            _morale_saves(stat, cs, g, dice, group)
         return
     active = _fighting_members(stat, cs, group)
     if active < members and g[G.MORALE_FIRST] == 0:
         g[G.MORALE_FIRST] = 1
-        _morale_saves(s, d, dice, group)
+        _morale_saves(stat, cs, g, dice, group)
     active = _fighting_members(stat, cs, group)
     if active > 0 and 2 * active <= members and g[G.MORALE_HALF] == 0:
         g[G.MORALE_HALF] = 1
-        _morale_saves(s, d, dice, group)
+        _morale_saves(stat, cs, g, dice, group)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Cairn.resolve``: the side's declarations together (CA-02): movement in
     declaration order, then the attacks, then morale."""
-    weapon = s[WEAPON]
+    stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
     cs, g, decl = d[STATE], d[GLOBALS], d[DECL]
     for i in range(g[G.NDECL]):
         a = decl[i, D.ACTOR]
@@ -985,17 +1017,18 @@ def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
             if weapon[a, decl[i, D.ITEM], W.RANGED] == 0 and cs[a, CS.ZONE] != cs[t, CS.ZONE]:
                 cs[a, CS.ZONE] = cs[t, CS.ZONE]
         elif verb == FLEE:
-            _retreat(s, d, dice, a)
+            _retreat(stat, dist, zone, cs, g, dice, a)
     resolve_attacks(s, d, dice)
     # morale's scratch: a column of the attacks' scratch, which they are done with.
-    morale(s, d, dice, d[HITS][:, HIT.TARGET])
+    morale(stat, opts, cs, g, dice, d[HITS][:, HIT.TARGET])
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     """``Cairn.apply``: the pending combatant declares ``row``; the side's last
     declaration resolves them all, then the next side turn opens (or the battle ends)."""
-    g, queue, decl = d[GLOBALS], d[QUEUE], d[DECL]
+    stat, opts = s[STAT], s[OPTS]
+    cs, g, queue, decl = d[STATE], d[GLOBALS], d[QUEUE], d[DECL]
     i = g[G.NDECL]
     decl[i, D.VERB] = row[D.VERB]
     decl[i, D.TARGET] = row[D.TARGET]
@@ -1008,7 +1041,7 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
         g[G.ACTOR] = queue[g[G.QHEAD]]
         return
     resolve(s, d, dice)
-    close_side_turn(s, d)
-    check_end(s, d)
+    close_side_turn(stat, cs, g)
+    check_end(stat, cs, g)
     if g[G.OUTCOME] == RUNNING:
-        next_side_turn(s, d, dice)
+        next_side_turn(stat, opts, cs, g, queue, dice)

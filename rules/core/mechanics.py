@@ -6,9 +6,9 @@ the ruleset's ``on_battle_end``) and ``set_status``; and
 ``escaramuza.playtest.records.record_from_events`` reads the same things of every
 ruleset's events — a ``StatusChanged`` (the first knock-out's round, a death, the wipe)
 and a ``Damaged`` (damage dealt, dealt to foes, taken). Here they are written once too,
-as templates over the dialect's bundles and required columns (``rules.core.dialect``),
-which :func:`compile_mechanics` compiles for a ruleset's layouts and its
-``on_battle_end``. Each is inlined where the ruleset calls it.
+as templates over the arrays they read and the columns every layout starts with
+(``rules.core.dialect.HEAD``), which :func:`compile_mechanics` compiles once for a
+ruleset's layouts and its ``on_battle_end``.
 """
 
 from __future__ import annotations
@@ -25,18 +25,13 @@ from escaramuza.rules.core.dialect import (
     DOWN,
     DRAW,
     ENEMIES,
-    GLOBALS,
     HEROES,
     KIND_NONE,
-    LOG,
     NEVER,
-    OPTS,
     R_DEFEATED,
     R_MUTUAL,
     R_TIMEOUT,
     RUNNING,
-    STAT,
-    STATE,
 )
 from escaramuza.rules.core.jit import instantiate, njit
 from escaramuza.rules.core.layout import Columns
@@ -50,7 +45,7 @@ def knocked_out(status: int) -> bool:
 
 
 @njit(cache=True, _nrt=False)
-def no_battle_end(s: Any, d: Any) -> None:
+def no_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.on_battle_end`` of a ruleset that does nothing then."""
 
 
@@ -66,27 +61,32 @@ def heroes_out(stat: np.ndarray, cs: np.ndarray) -> bool:
     return any_hero
 
 
-def set_status(s: Any, d: Any, c: int, status: int) -> None:
+def set_status(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, c: int, status: int) -> None:
     """``Ruleset.set_status``, and what ``record_from_events`` reads of its
     ``StatusChanged``: the first knock-out's round, a death, the wipe."""
-    cs = d[STATE]
-    g = d[GLOBALS]
     cs[c, CS.STATUS] = status
     if knocked_out(status) and cs[c, CS.KO_ROUND] == NEVER:
         cs[c, CS.KO_ROUND] = g[G.ROUND]
     if status == DEAD:
         cs[c, CS.DIED] = 1
-    if g[G.WIPE] == 0 and heroes_out(s[STAT], cs):
+    if g[G.WIPE] == 0 and heroes_out(stat, cs):
         g[G.WIPE] = 1
 
 
-def deal(s: Any, d: Any, target: int, resource: int, amount: int, source: int) -> None:
+def deal(
+    stat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    target: int,
+    resource: int,
+    amount: int,
+    source: int,
+) -> None:
     """A ``Damaged`` event: ``target`` lost ``amount`` of resource ``resource`` (its index
-    in ``Ruleset.resources``) to ``source`` (-1: nobody) — a row of the damage log, and
-    what ``record_from_events`` counts (taken; dealt, and dealt to a foe)."""
-    stat = s[STAT]
-    cs = d[STATE]
-    record_damage(d[LOG], d[GLOBALS], G.DAMAGES, target, resource, amount, source)
+    in ``Ruleset.resources``) to ``source`` (-1: nobody) — a row of the damage log ``log``,
+    and what ``record_from_events`` counts (taken; dealt, and dealt to a foe)."""
+    record_damage(log, g, G.DAMAGES, target, resource, amount, source)
     cs[target, CS.TAKEN] += amount
     if source >= 0:
         cs[source, CS.DEALT] += amount
@@ -94,21 +94,18 @@ def deal(s: Any, d: Any, target: int, resource: int, amount: int, source: int) -
             cs[source, CS.DEALT_TO_FOES] += amount
 
 
-def finish(s: Any, d: Any, winner: int, reason: int) -> None:
+def finish(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, winner: int, reason: int) -> None:
     """``Ruleset.finish``: the winner (:data:`DRAW`: nobody) and the reason's code; no
     decision is pending; then the ruleset's ``on_battle_end``."""
-    g = d[GLOBALS]
     g[G.OUTCOME] = winner
     g[G.REASON] = reason
     g[G.KIND] = KIND_NONE
-    on_battle_end(s, d)
+    on_battle_end(stat, cs, g)
 
 
-def check_end(s: Any, d: Any) -> None:
+def check_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.check_end``: a side with nobody left able to fight loses (both: a draw)."""
-    stat = s[STAT]
-    cs = d[STATE]
-    if d[GLOBALS][G.OUTCOME] != RUNNING:
+    if g[G.OUTCOME] != RUNNING:
         return
     heroes = False
     enemies = False
@@ -121,20 +118,16 @@ def check_end(s: Any, d: Any) -> None:
     if heroes and enemies:
         return
     if heroes:
-        finish(s, d, HEROES, R_DEFEATED)
+        finish(stat, cs, g, HEROES, R_DEFEATED)
     elif enemies:
-        finish(s, d, ENEMIES, R_DEFEATED)
+        finish(stat, cs, g, ENEMIES, R_DEFEATED)
     else:
-        finish(s, d, DRAW, R_MUTUAL)
+        finish(stat, cs, g, DRAW, R_MUTUAL)
 
 
-def begin_round(s: Any, d: Any) -> None:
+def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.begin_round``: the next round, or past the round limit the end, won as
     ``Ruleset.timeout_winner`` says (a ``survive`` scenario's heroes if one stands)."""
-    stat = s[STAT]
-    opts = s[OPTS]
-    cs = d[STATE]
-    g = d[GLOBALS]
     g[G.ROUND] += 1
     if g[G.ROUND] > opts[OPT.ROUND_LIMIT]:
         g[G.ROUND] = opts[OPT.ROUND_LIMIT]
@@ -143,7 +136,7 @@ def begin_round(s: Any, d: Any) -> None:
             for c in range(cs.shape[0]):
                 if stat[c, ST.SIDE] == HEROES and cs[c, CS.STATUS] == ACTIVE:
                     winner = HEROES
-        finish(s, d, winner, R_TIMEOUT)
+        finish(stat, cs, g, winner, R_TIMEOUT)
 
 
 class Mechanics:
@@ -167,16 +160,12 @@ def compile_mechanics(
     on_battle_end: Callable[..., Any] = no_battle_end,
 ) -> Mechanics:
     """The shared mechanics compiled for one ruleset (module ``owner``): over its layouts
-    and its ``on_battle_end(s, d)`` (a compiled function; default: nothing)."""
+    and its ``on_battle_end(stat, cs, g)`` (a compiled function; default: nothing)."""
     bound: dict[str, Any] = {"ST": ST, "CS": CS, "G": G, "OPT": OPT}
     check_required(owner, bound)
     bound["on_battle_end"] = on_battle_end
-    options: dict[str, Any] = {"cache": True, "_nrt": False, "inline": "always"}
-    bound["heroes_out"] = instantiate(heroes_out, owner, bound, **options)
-    for template in (set_status, deal, finish):
-        bound[template.__name__] = instantiate(template, owner, bound, **options)
-    for template in (check_end, begin_round):
-        bound[template.__name__] = instantiate(template, owner, bound, **options)
+    for template in (heroes_out, set_status, deal, finish, check_end, begin_round):
+        bound[template.__name__] = instantiate(template, owner, bound, cache=True, _nrt=False)
     return Mechanics(bound)
 
 
