@@ -439,6 +439,7 @@ def compile_stepping(owner: str, rules: dict[str, Any], view: Any) -> Stepping:
         owner,
         {**bound, "encode": encoded, "legal_slots": legal},
         cache=True,
+        nogil=True,
         _nrt=False,
     )
     return Stepping(stepped, encoded)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -24,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from escaramuza.agents.fast import find_kernel
+from escaramuza.agents.fast import find_kernel, machine_threads
 from escaramuza.envs.codec import ActionCodec
 from escaramuza.envs.common import (
     DEFAULT_MAX_COMBATANTS,
@@ -58,6 +59,9 @@ from escaramuza.rules.core.scenario import Scenario
 
 #: Words of an agents' generator key: the env's seeds are below 2**62 (two words).
 KEY_WORDS = 2
+#: The fewest lanes a thread steps by default: below that, starting a thread costs more
+#: than the lanes it would take (about 4 µs a lane).
+LANES_PER_THREAD = 32
 
 _COMPILED: dict[str, Stepping] = {}
 
@@ -143,9 +147,12 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         render_mode: str | None = None,
         narrate: bool = True,
         autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
+        threads: int | None = None,
     ) -> None:
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, not {num_envs!r}")
+        if threads is not None and int(threads) < 1:
+            raise ValueError(f"threads must be at least 1, not {threads!r}")
         if illegal_action not in ("raise", "noop"):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
         self.draw_reward = check_draw_reward(draw_reward)
@@ -174,6 +181,13 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.num_envs = int(num_envs)
+        #: Threads stepping the lanes, each a contiguous slice of them (default: one per
+        #: core this process may run on, with at least LANES_PER_THREAD lanes each).
+        self.threads = min(
+            int(threads) if threads is not None else machine_threads(),
+            max(1, self.num_envs // (LANES_PER_THREAD if threads is None else 1)),
+        )
+        self._pool: ThreadPoolExecutor | None = None
         self.codec = ActionCodec(self.ruleset, max_combatants, max_zones, max_items)
         self.encoder = ObservationEncoder(self.ruleset, max_combatants, max_zones)
         self.single_action_space = spaces.Discrete(self.codec.n)
@@ -285,12 +299,10 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _build_lanes(self) -> None:
         n = self.num_envs
         exported = self._exported
-        self._d = self.kernel.scratch(exported)
         # A lane keeps its battle's arrays between steps; the damage log is read and
         # cleared within each step, so it stays in the scratch bundle only.
         kept = [i for i in range(len(exported.start)) if i != LOG]
         self._D = tuple(np.repeat(exported.start[i][None], n, axis=0) for i in kept)
-        self._pairs = tuple((self._D[k], self._d[i]) for k, i in enumerate(kept))
         width = self.kernel.ACTION_WIDTH
         size, actions = self.encoder.size, self.codec.n
         self._obs = np.zeros((n, size), dtype=np.float32)
@@ -313,12 +325,24 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             np.zeros(n, dtype=np.float64),
             np.zeros(n, dtype=np.int64),
         )
-        self._scratch = (
-            mt.new_state(),
-            np.zeros(A_KEY + KEY_WORDS, dtype=np.uint32),
-            np.zeros(len(self.encoder.resource_keys) + self.ruleset.n_features + 1),
-            np.zeros((exported.actions, width), dtype=np.int64),
-        )
+        # Each thread plays its own slice of the lanes in its own scratch: a bundle to
+        # play in, the (batch, scratch) pairs, and the step's scratch arrays.
+        self._threads = []
+        for _ in range(self.threads):
+            d = self.kernel.scratch(exported)
+            pairs = tuple((self._D[k], d[i]) for k, i in enumerate(kept))
+            scratch = (
+                mt.new_state(),
+                np.zeros(A_KEY + KEY_WORDS, dtype=np.uint32),
+                np.zeros(len(self.encoder.resource_keys) + self.ruleset.n_features + 1),
+                np.zeros((exported.actions, width), dtype=np.int64),
+            )
+            self._threads.append((pairs, d, scratch))
+        bounds = np.linspace(0, n, self.threads + 1).astype(np.int64)
+        lane = np.arange(n)
+        self._slices = [
+            (lane >= lo) & (lane < hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+        ]
         self._dice_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
         self._dice_len = np.zeros(n, dtype=np.int64)
         self._agent_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
@@ -376,25 +400,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         enc = self._enc if enc is None else enc
         agents = self._agents if agents is None else agents
         for _ in range(MAX_PASSES):
-            self._compiled.step_lanes(
-                self._exported.static,
-                self._exported.start,
-                self._pairs,
-                self._d,
-                enc,
-                self._lanes,
-                todo,
-                begin,
-                actions,
-                self._dice_keys,
-                self._dice_len,
-                self._agent_keys,
-                self._agent_len,
-                agents,
-                self.draw_reward,
-                self.illegal_penalty,
-                self._scratch,
-            )
+            self._step_threads(todo, begin, actions, enc, agents)
             if (status[todo] == OVERFLOW).any():
                 raise KernelRefusal(
                     f"{self.scenario.name}: more than {DAMAGE_LOG_ROWS} damages between two "
@@ -406,6 +412,51 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self.kernel.resolve(self._exported, self._lanes[12], todo)
             self._exported = self.kernel.exported(self.scenario)
         raise KernelRefusal(f"{self.scenario.name}: a battle kept suspending")
+
+    def _step_threads(
+        self,
+        todo: np.ndarray,
+        begin: np.ndarray,
+        actions: np.ndarray,
+        enc: tuple[np.ndarray, ...],
+        agents: np.ndarray,
+    ) -> None:
+        """One compiled call over the lanes ``todo``, each thread on its slice of them in
+        its own scratch (the step releases the GIL; a lane's battle is the same whichever
+        thread plays it)."""
+        exported = self._exported
+
+        def call(t: int) -> None:
+            pairs, d, scratch = self._threads[t]
+            self._compiled.step_lanes(
+                exported.static,
+                exported.start,
+                pairs,
+                d,
+                enc,
+                self._lanes,
+                todo & self._slices[t] if self.threads > 1 else todo,
+                begin,
+                actions,
+                self._dice_keys,
+                self._dice_len,
+                self._agent_keys,
+                self._agent_len,
+                agents,
+                self.draw_reward,
+                self.illegal_penalty,
+                scratch,
+            )
+
+        if self.threads == 1:
+            call(0)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="escaramuza-lanes")
+        futures = [self._pool.submit(call, t) for t in range(1, self.threads)]
+        call(0)
+        for future in futures:
+            future.result()
 
     # -- Gymnasium API -----------------------------------------------------------------------
     def _seed_lanes(self, seed: int | Sequence[int | None] | None) -> None:
@@ -563,7 +614,10 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return battles[0]
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Nothing to close: the lanes are arrays of this process."""
+        """The lanes are arrays of this process; only the threads' pool is shut down."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
 
 Vectorization = Literal["auto", "kernel", "sync", "async"]
