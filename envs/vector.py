@@ -36,25 +36,23 @@ from escaramuza.envs.common import (
     load_env_scenario,
     resolve_ruleset,
 )
-from escaramuza.envs.observation import _KINDS, _STATUSES, OBS_BOUND, ObservationEncoder
+from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
     AUTO,
     BOTH_SIDES,
-    LAY,
     OVERFLOW,
     SUSPENDED,
     Stepping,
     compile_stepping,
 )
+from escaramuza.envs.tables import encoder_tables
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import MAX_PASSES, CompiledKernel, Exported, agent_code
 from escaramuza.rules.core.dialect import LOG
-from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal
 from escaramuza.rules.core.loops import A_KEY, DAMAGE_LOG_ROWS
-from escaramuza.rules.core.model import Side, Status
-from escaramuza.rules.core.ruleset import new_battle
+from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario
 
 #: Words of an agents' generator key: the env's seeds are below 2**62 (two words).
@@ -64,18 +62,6 @@ KEY_WORDS = 2
 LANES_PER_THREAD = 32
 
 _COMPILED: dict[str, Stepping] = {}
-
-
-def start_features(scenario: Scenario) -> np.ndarray:
-    """``Ruleset.features`` of every combatant at the start of a battle of ``scenario``,
-    ``(combatants, n_features)``, computed by the engine: the kernel views write over the
-    features a battle changes and keep these (the rest are never re-typed)."""
-    ruleset = scenario.ruleset
-    state = new_battle(scenario, RandomRoller(0))
-    table = np.zeros((len(state.combatants), max(ruleset.n_features, 1)), dtype=np.float64)
-    for c, combatant in enumerate(state.combatants):
-        table[c, : ruleset.n_features] = [float(x) for x in ruleset.features(state, combatant)]
-    return table
 
 
 class KernelEnvRefusal(KernelRefusal):
@@ -203,7 +189,14 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         )
         self._compiled = stepping(kernel)
         self._exported = kernel.exported(self.scenario)
-        self._enc = self._tables()
+        self._enc = encoder_tables(
+            self.encoder,
+            self.codec,
+            self.scenario,
+            self.kernel,
+            BOTH_SIDES if self.both_sides else (0 if self.side is Side.HEROES else 1),
+            self.reward_shaping,
+        )
         self._agents = np.full(2, agent_code(opponent), dtype=np.int64)
         self._build_lanes()
         self._rngs: list[np.random.Generator] = [
@@ -215,87 +208,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.dice_seeds = [0] * self.num_envs
 
     # -- the tables and lanes --------------------------------------------------------------
-    def _tables(self) -> tuple[np.ndarray, ...]:
-        """The encoder's tables (``escaramuza.envs.stepping``), from the Python encoder's
-        own plan of the scenario, so that every scale is the same float."""
-        encoder, scenario, ruleset = self.encoder, self.scenario, self.ruleset
-        plan = encoder.plan(scenario)
-        combatants = scenario.combatants
-        n_res = len(encoder.resource_keys)
-        res0 = 4 + len(_STATUSES)
-        prefix = res0 + 2 * n_res
-        timeout = self.kernel.REASONS.index("timeout") if "timeout" in self.kernel.REASONS else -1
-        values = {
-            "PER_SLOT": encoder.per_slot,
-            "RES0": res0,
-            "COND0": prefix,
-            "HOP": encoder.hop_offset,
-            "ZONE": encoder.zone_offset,
-            "FEAT": encoder.feature_offset,
-            "N_RES": n_res,
-            "N_FEAT": ruleset.n_features,
-            "N_COND": len(encoder.conditions),
-            "GLOBALS": encoder.max_combatants * encoder.per_slot,
-            "N_KINDS": len(_KINDS),
-            "ROUND_LIMIT": scenario.round_limit or 0,
-            "SIDE": BOTH_SIDES if self.both_sides else (0 if self.side is Side.HEROES else 1),
-            "TIMEOUT": timeout,
-            "N_ACTIONS": self.codec.n,
-            "ROLLBACK": int(type(self.kernel).resolve is not CompiledKernel.resolve),
-            "SHAPING": int(self.reward_shaping),
-            "AUTO": 0,
-        }
-        lay = np.array([values[name] for name in LAY], dtype=np.int64)
-        nc = len(combatants)
-        slot = np.array([c.index for c in combatants], dtype=np.int64)
-        has_res = np.zeros((nc, max(n_res, 1)), dtype=np.bool_)
-        inv_max = np.zeros((nc, max(n_res, 1)), dtype=np.float64)
-        inv_scale = np.zeros(max(n_res, 1), dtype=np.float64)
-        for c, combatant in enumerate(combatants):
-            base = combatant.index * encoder.per_slot + res0
-            for j, key in enumerate(encoder.resource_keys):
-                if key in combatant.resources:
-                    has_res[c, j] = True
-                    inv_max[c, j] = plan.scale[base + 2 * j]
-                    inv_scale[j] = plan.scale[base + 2 * j + 1]
-        zone_ids = scenario.battlefield.zone_ids
-        hops = np.zeros((len(zone_ids), len(zone_ids), 2), dtype=np.float64)
-        for a, za in enumerate(zone_ids):
-            for b, zb in enumerate(zone_ids):
-                hops[a, b] = plan.hop_rows[za][zb]
-        status_at = np.array(
-            [_STATUSES.index(Status(name)) for name in self.kernel.STATUSES], dtype=np.int64
-        )
-        blocks = np.array(
-            [[b.offset, b.target_stride, b.item_stride, b.zone_stride] for b in self.codec.blocks],
-            dtype=np.int64,
-        )
-        features = start_features(scenario)
-        # EscaramuzaEnv._shaping's divisors: the target's maximum of the resource, else
-        # the ruleset's scale of it, else 1; and each side's size.
-        top = np.ones((nc, max(n_res, 1)), dtype=np.float64)
-        for c, combatant in enumerate(combatants):
-            for j, key in enumerate(encoder.resource_keys):
-                top[c, j] = float(
-                    combatant.maxima.get(key) or ruleset.resources.get(key, 1.0) or 1.0
-                )
-        size = np.array(
-            [float(sum(1 for c in combatants if c.side is s)) for s in (Side.HEROES, Side.ENEMIES)]
-        )
-        return (
-            lay,
-            slot,
-            has_res,
-            inv_max,
-            inv_scale,
-            hops,
-            status_at,
-            blocks,
-            features,
-            top,
-            size,
-        )
-
     def _build_lanes(self) -> None:
         n = self.num_envs
         exported = self._exported
