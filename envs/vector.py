@@ -265,22 +265,20 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> None:
         """New battles' seeds for ``lanes``, from each lane's generator as the Python
         env draws them (``battle_seeds``); their key words for the compiled step."""
-        rows = np.flatnonzero(lanes).tolist()
-        if not rows:
+        rows = np.flatnonzero(lanes)
+        if not len(rows):
             return
         pick = generators.__getitem__ if generators is not None else self.battle_generator
-        drawn = [battle_seeds(pick(b)) for b in rows]
-        for b, (dice, _) in zip(rows, drawn, strict=True):
+        drawn = [battle_seeds(pick(b)) for b in rows.tolist()]
+        for b, (dice, _) in zip(rows.tolist(), drawn, strict=True):
             self.dice_seeds[b] = dice
-        # The seeds are below 2**62: mt.seed_keys splits them into words at once.
-        for keys, lengths, seeds in (
-            (self._dice_keys, self._dice_len, [dice for dice, _ in drawn]),
-            (self._agent_keys, self._agent_len, [agents for _, agents in drawn]),
-        ):
-            words, counts = mt.seed_keys(seeds)
-            keys[rows, :] = 0
-            keys[rows, : words.shape[1]] = words
-            lengths[rows] = counts
+        # The seeds are below 2**62: mt.seed_keys splits both lists into words at once.
+        words, counts = mt.seed_keys([dice for dice, _ in drawn] + [a for _, a in drawn])
+        n = len(rows)
+        self._dice_keys[rows] = words[:n]
+        self._dice_len[rows] = counts[:n]
+        self._agent_keys[rows] = words[n:]
+        self._agent_len[rows] = counts[n:]
 
     def battle_generator(self, lane: int) -> np.random.Generator:
         """The generator lane ``lane``'s next battle draws its seeds from: the lane's
