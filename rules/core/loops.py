@@ -52,10 +52,12 @@ import numpy as np
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.dialect import (
     EVERY_SIDE,
+    GLOBALS,
     HEAD,
     KIND_NONE,
     KIND_TURN,
     RUNNING,
+    STATE,
 )
 from escaramuza.rules.core.jit import copy_into, instantiate, njit
 from escaramuza.rules.core.kernel import BOUND
@@ -165,6 +167,15 @@ def record_damage(
         log[k, DAMAGE.AMOUNT] = amount
         log[k, DAMAGE.SOURCE] = source
     g[count] = k + 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def copy_head(d: Any, d0: Any) -> None:
+    """The state and globals of the dynamic bundle ``d`` become ``d0``'s: what every
+    ruleset's ``reset`` copies before its own arrays (never the damage log, which holds
+    none of ``d0``'s rows)."""
+    copy_into(d[STATE], d0[STATE])
+    copy_into(d[GLOBALS], d0[GLOBALS])
 
 
 # -- the templates (plain Python; compile_loops compiles them per ruleset) ----------------

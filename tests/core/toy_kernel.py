@@ -20,13 +20,14 @@ import numpy as np
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import HEAD
-from escaramuza.rules.core.jit import copy_into, njit
+from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.loops import (
     KIND_TURN,
     RUNNING,
     T_RANDOM,
     compile_loops,
+    copy_head,
     new_damage_log,
 )
 
@@ -58,8 +59,7 @@ class G(Columns):
 
 @njit(cache=True, _nrt=False)
 def reset(s: Any, d: Any, d0: Any) -> None:
-    copy_into(d[0], d0[0])
-    copy_into(d[1], d0[1])
+    copy_head(d, d0)
 
 
 @njit(cache=True, _nrt=False)
