@@ -129,6 +129,12 @@ class CompiledKernel:
 
     #: How many scenarios' exports are kept (by identity).
     CACHE_SIZE: ClassVar[int] = 64
+    #: Passes of replaying suspended battles (or rollouts) before they are given up as a
+    #: bug: more for a ruleset whose battles suspend once per table entry they meet.
+    MAX_PASSES: ClassVar[int] = MAX_PASSES
+    #: Whether battles get their agents' keys from the first pass (a ruleset whose
+    #: agents draw in nearly every battle), not only once they suspend for them.
+    AGENT_KEYS_FIRST: ClassVar[bool] = False
 
     def __init__(self, ruleset_id: str, rules: ModuleType, temperaments: ModuleType) -> None:
         self.rules = rules
@@ -269,9 +275,12 @@ class CompiledKernel:
         n = len(seeds)
         nc = exported.start[0].shape[0]
         dice_keys, dice_len = mt.seed_keys(seeds)
-        # No agents' keys at first: a battle whose agents draw suspends for its key.
-        agent_keys = np.zeros((n, 1), dtype=np.uint32)
-        agent_len = np.zeros(n, dtype=np.int64)
+        if self.AGENT_KEYS_FIRST:
+            agent_keys, agent_len = mt.agent_keys([int(seed) for seed in seeds])
+        else:
+            # No agents' keys yet: a battle whose agents draw suspends for its key.
+            agent_keys = np.zeros((n, 1), dtype=np.uint32)
+            agent_len = np.zeros(n, dtype=np.int64)
         out_cs = self.CS.new(n, nc)
         out_g = self.G.new(n)
         d = self.scratch(exported)
@@ -279,7 +288,9 @@ class CompiledKernel:
         lanes = mt.new_state(mt.LANES)
         todo = np.ones(n, dtype=np.bool_)
         suspend_column = int(self.G["SUSPEND"])
-        for _ in range(MAX_PASSES):
+        for _ in range(self.MAX_PASSES):
+            # Each pass plays the export as resolve left it (a rule table grown…).
+            exported = self.exported(exported.scenario)
             arng = new_agent_rng(agent_keys.shape[1])
             self.loops.play_battles(
                 exported.static,
@@ -410,7 +421,8 @@ class CompiledKernel:
         d = tuple(a.copy() for a in d0)
         la = np.zeros((exported.actions, self.ACTION_WIDTH), dtype=np.int64)
         act = np.zeros(self.ACTION_WIDTH, dtype=np.int64)
-        for _ in range(MAX_PASSES):
+        for _ in range(self.MAX_PASSES):
+            exported = self.exported(state.scenario)
             self.loops.rollouts(
                 exported.static,
                 d,

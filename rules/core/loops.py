@@ -118,18 +118,36 @@ def seeded_like(arng: np.ndarray, dice: np.ndarray) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: int, n: int) -> int:
-    """``rng.randrange(n)`` of the agents' generator, seeded here at its first draw
-    (seeding MT19937 costs more than a short battle). With no key, ``g[suspend]``
-    becomes :data:`SUSPEND_AGENT_KEY` and 0 is returned."""
+def agent_ready(arng: np.ndarray, g: np.ndarray, suspend: int) -> bool:
+    """Whether the agents' generator can draw: seeded here at its first draw (seeding
+    MT19937 costs more than a short battle). With no key, ``g[suspend]`` becomes
+    :data:`SUSPEND_AGENT_KEY` and it cannot."""
     if arng[A_SEEDED] == 0:
         length = arng[A_KEYLEN]
         if length == 0:
             g[suspend] = SUSPEND_AGENT_KEY
-            return 0
+            return False
         mt.seed_key(arng, arng[A_KEY : A_KEY + length])
         arng[A_SEEDED] = 1
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: int, n: int) -> int:
+    """``rng.randrange(n)`` of the agents' generator (:func:`agent_ready`; 0 without
+    its key)."""
+    if not agent_ready(arng, g, suspend):
+        return 0
     return mt.randbelow(arng, n)
+
+
+@njit(cache=True, _nrt=False)
+def agent_random(arng: np.ndarray, g: np.ndarray, suspend: int) -> float:
+    """``rng.random()`` of the agents' generator (:func:`agent_ready`; 0.0 without its
+    key)."""
+    if not agent_ready(arng, g, suspend):
+        return 0.0
+    return mt.random_float(arng)
 
 
 # -- the damage log ------------------------------------------------------------------------

@@ -12,14 +12,15 @@ import random
 import subprocess
 import sys
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import agent_code
+from escaramuza.rules.core.compiled import CompiledKernel, agent_code
 from escaramuza.rules.core.dialect import HEAD
-from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.kernel import AGENT_SEED, KernelRefusal
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.loops import (
     RANDOM_AGENT,
@@ -27,6 +28,8 @@ from escaramuza.rules.core.loops import (
     SCENARIO,
     SUSPEND_AGENT_KEY,
     TEMPERAMENTS,
+    agent_random,
+    arm,
     compile_loops,
     new_agent_rng,
 )
@@ -124,6 +127,57 @@ def test_the_kernel_class_replays_suspended_battles_with_their_keys() -> None:
     columns = kernel.play_columns(scenario, ["heuristic", "random"], seeds)
     assert columns.rounds.tolist() == [b.rounds for b in battles]
     assert columns.taken.tolist() == [list(b.taken) for b in battles]
+
+
+def test_agent_keys_first_plays_the_same_battles_without_a_pass_for_keys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scenario = toy.toy_scenario(PV, TEMPERS)
+    seeds = list(range(20))
+    asked: list[int] = []
+    real = CompiledKernel._with_agent_keys
+
+    def spy(*args: Any) -> Any:
+        asked.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(CompiledKernel, "_with_agent_keys", staticmethod(spy))
+    later = toy.toy_kernel().play_battles(scenario, ["heuristic", "random"], seeds)
+    assert asked  # the random agent drew: its battles suspended for their keys
+    asked.clear()
+
+    class KeysFirst(CompiledKernel):
+        AGENT_KEYS_FIRST = True
+
+    first = KeysFirst("toy", toy, toy)
+    assert first.play_battles(scenario, ["heuristic", "random"], seeds) == later
+    assert not asked
+
+
+def test_battles_suspending_past_the_kernels_passes_are_refused() -> None:
+
+    class OnePass(CompiledKernel):
+        MAX_PASSES = 1  # the pass that finds the agents' keys missing is the last
+
+    kernel = OnePass("toy", toy, toy)
+    with pytest.raises(KernelRefusal, match="kept suspending"):
+        kernel.play_battles(toy.toy_scenario(PV, TEMPERS), ["heuristic", "random"], [0, 1])
+
+
+@pytest.mark.parametrize("seed", [0, 7, 1 << 40])
+def test_agent_random_is_the_agents_generators_random(seed: int) -> None:
+    arng = new_agent_rng(40)
+    g = toy.G.new()
+    assert agent_random(arng, g, toy.G.SUSPEND) == 0.0  # no key: it suspends
+    assert g[toy.G.SUSPEND] == SUSPEND_AGENT_KEY
+    keys, lengths = mt.agent_keys([seed])
+    arm(arng, keys[0], lengths[0])
+    g[:] = 0
+    want = random.Random(AGENT_SEED.format(seed))
+    assert [agent_random(arng, g, toy.G.SUSPEND) for _ in range(5)] == [
+        want.random() for _ in range(5)
+    ]
+    assert g[toy.G.SUSPEND] == 0
 
 
 def test_agent_codes_and_refusals() -> None:
