@@ -8,7 +8,8 @@ ruleset's events — a ``StatusChanged`` (the first knock-out's round, a death, 
 and a ``Damaged`` (damage dealt, dealt to foes, taken). Here they are written once too,
 as templates over the arrays they read and the columns every layout starts with
 (``rules.core.dialect.HEAD``), which :func:`compile_mechanics` compiles once for a
-ruleset's layouts and its ``on_battle_end``.
+ruleset's layouts and its ``on_battle_end``. Beside them, what the temperaments of every
+ruleset read of a side (:func:`side_out`).
 """
 
 from __future__ import annotations
@@ -125,6 +126,19 @@ def check_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
         finish(stat, cs, g, DRAW, R_MUTUAL)
 
 
+def side_out(stat: np.ndarray, cs: np.ndarray, c: int) -> tuple[int, int]:
+    """What the temperaments read of combatant ``c``'s side ("its side breaks"): how
+    many combatants it has, and how many of them are out of the fight (not active)."""
+    members = 0
+    out = 0
+    for a in range(cs.shape[0]):
+        if stat[a, ST.SIDE] == stat[c, ST.SIDE]:
+            members += 1
+            if cs[a, CS.STATUS] != ACTIVE:
+                out += 1
+    return members, out
+
+
 def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.begin_round``: the next round, or past the round limit the end, won as
     ``Ruleset.timeout_winner`` says (a ``survive`` scenario's heroes if one stands)."""
@@ -148,6 +162,7 @@ class Mechanics:
         self.finish = functions["finish"]
         self.check_end = functions["check_end"]
         self.begin_round = functions["begin_round"]
+        self.side_out = functions["side_out"]
 
 
 def compile_mechanics(
@@ -164,7 +179,7 @@ def compile_mechanics(
     bound: dict[str, Any] = {"ST": ST, "CS": CS, "G": G, "OPT": OPT}
     check_required(owner, bound)
     bound["on_battle_end"] = on_battle_end
-    for template in (heroes_out, set_status, deal, finish, check_end, begin_round):
+    for template in (heroes_out, set_status, deal, finish, check_end, begin_round, side_out):
         bound[template.__name__] = instantiate(template, owner, bound, cache=True, _nrt=False)
     return Mechanics(bound)
 
