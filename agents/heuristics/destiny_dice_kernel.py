@@ -51,6 +51,7 @@ from escaramuza.rules.destiny_dice.kernel import (
     G,
     band,
     profile_mods,
+    side_out,
     usable_band_mask,
 )
 
@@ -302,16 +303,20 @@ def _hurt(s: tuple, d: tuple, c: int) -> bool:
 @njit(cache=True, _nrt=False, inline="always")
 def _side_broken(s: tuple, d: tuple, c: int) -> bool:
     """_side_broken: half of ``c``'s side or more is out of the fight."""
-    stat = s[STAT]
-    cs = d[STATE]
-    mine = 0
-    out = 0
-    for a in range(stat.shape[0]):
-        if stat[a, ST.SIDE] == stat[c, ST.SIDE]:
-            mine += 1
-            if cs[a, CS.STATUS] != ACTIVE:
-                out += 1
-    return out * 2 >= mine
+    members, out = side_out(s[STAT], d[STATE], c)
+    return out * 2 >= members
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _press(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
+    """The tactician's and the cautious' fallback: the best attack, else close in, else
+    upkeep; -1 if none of them is legal."""
+    i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
+    if i < 0:
+        i = _pick_move(s, d, la, n, MOVER, K_APPROACH, 0)
+    if i < 0:
+        i = _upkeep(la, n)
+    return i
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -319,13 +324,8 @@ def _tactician(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     """_tactician: heal the fallen and the badly hurt, else the best attack, else close
     in, upkeep, a useful help, or end the turn."""
     i = _heal_worst(s[STAT], d[STATE], la, n, 1 / 3)
-    if i >= 0:
-        return i
-    if _first(la, n, ATACAR) >= 0:
-        return _pick_attack(s, d, la, n, ATACAR, 0, 0)
-    i = _pick_move(s, d, la, n, MOVER, K_APPROACH, 0)
     if i < 0:
-        i = _upkeep(la, n)
+        i = _press(s, d, la, n)
     if i < 0:
         i = _useful_help(s[STAT], s[WEAPON], s[DIST], d[STATE], la, n)
     return i if i >= 0 else n - 1
@@ -375,13 +375,8 @@ def _cautious(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
         if i >= 0:
             return i
     i = _pick_attack(s, d, la, n, ATACAR, 1, 0)
-    if i >= 0:
-        return i
-    if _first(la, n, ATACAR) >= 0:
-        return _pick_attack(s, d, la, n, ATACAR, 0, 0)
-    i = _pick_move(s, d, la, n, MOVER, K_APPROACH, 0)
     if i < 0:
-        i = _upkeep(la, n)
+        i = _press(s, d, la, n)
     return i if i >= 0 else n - 1
 
 
@@ -390,12 +385,10 @@ def _coward(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     """The coward hurt or on a broken side (unhurt, on a side holding, it plays
     :func:`_cautious`: :func:`choose` sends it there, so _cautious is compiled once)."""
     i = _pick_move(s, d, la, n, MOVER, K_AWAY, 0)
-    if i >= 0:
-        return i
-    if _first(la, n, ATACAR) >= 0:
+    if i < 0:
         # Cornered (no step takes it further away): it fights back.
-        return _pick_attack(s, d, la, n, ATACAR, 0, 0)
-    return n - 1
+        i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
+    return i if i >= 0 else n - 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -422,8 +415,9 @@ def _protector(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     i = _useful_help(s[STAT], s[WEAPON], s[DIST], d[STATE], la, n)
     if i >= 0:
         return i
-    if _first(la, n, ATACAR) >= 0:
-        return _pick_attack(s, d, la, n, ATACAR, 0, 0)
+    i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
+    if i >= 0:
+        return i
     if ward >= 0:
         i = _pick_move(s, d, la, n, MOVER, K_WARD, cs[ward, CS.ZONE])
         if i >= 0:
