@@ -434,8 +434,8 @@ def _export_combatant(
         raise KernelRefusal(f"{c.id}: resources {sorted(r)}")
     for name, column in RESOURCES:
         check_range(r[name], 0, int(stat[i, ST[f"MAX_{column}"]]), f"{c.id}: {name}")
-    dims = {"zones": len(zones)}
-    CS.put(cs[i], c.id, dims, **head, **r, cond=condition_mask(c))
+    values: dict[str, Any] = {**head, **r, "cond": condition_mask(c)}
+    CS.put(cs[i], c.id, {"zones": len(zones)}, **values)
 
 
 def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
@@ -467,10 +467,11 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     for cid in actors:
         if stat[exported.ids[cid], ST.SIDE] != side_code:
             raise KernelRefusal(f"{cid} declares in the {side}' side turn")
-    if not q or q[0] != state.pending.actor:
+    pending = state.pending
+    if pending is None or not q or q[0] != pending.actor:
         raise KernelRefusal(f"queue {list(q)} is not headed by the pending actor")
     # The planner searches for the pending decision's side; the loops, for its actor's.
-    if state.pending.side.value != side:
+    if pending.side.value != side:
         raise KernelRefusal("the pending decision's side is not its actor's")
     queue = np.zeros(n, dtype=np.int64)
     for j, cid in enumerate(q):

@@ -17,9 +17,8 @@ import numpy as np
 from escaramuza.rules.cairn.combat import CONDITIONS
 from escaramuza.rules.cairn.kernel import ATTACK, CS, DECL, VERBS, ZONES, D, G, Z
 from escaramuza.rules.cairn.ruleset import Cairn
-from escaramuza.rules.core.dialect import GLOBALS, STATE
+from escaramuza.rules.core.dialect import GLOBALS, KIND_TURN, STATE
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import KIND_TURN
 from escaramuza.rules.core.model import DecisionKind
 
 #: ``cs`` column of each resource, in ``Cairn.resources`` order.
