@@ -142,13 +142,7 @@ def very_hurt(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
 @njit(cache=True, _nrt=False)
 def side_broken(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
     """``_side_broken``: half its side or more out of the fight."""
-    mine = 0
-    out = 0
-    for a in range(cs.shape[0]):
-        if stat[a, ST.SIDE] == stat[c, ST.SIDE]:
-            mine += 1
-            if cs[a, CS.STATUS] != ACTIVE:
-                out += 1
+    mine, out = k.side_out(stat, cs, c)
     return out * 2 >= mine
 
 
