@@ -893,10 +893,8 @@ def chain(s: tuple, d: tuple, dice: np.ndarray, step: int) -> None:
             step = resume(s, d)
         elif step == STEP_START_ROLL:
             step = start_roll(d[STATE], d[GLOBALS])
-        elif step == STEP_ROLL:
-            step = roll_dice(s, d, dice, False)
-        elif step == STEP_ROLL_SPEND:
-            step = roll_dice(s, d, dice, True)
+        elif step == STEP_ROLL or step == STEP_ROLL_SPEND:
+            step = roll_dice(s, d, dice, step == STEP_ROLL_SPEND)
         elif step == STEP_FINISH_ROLL:
             step = finish_roll(s, d, dice)
         else:
