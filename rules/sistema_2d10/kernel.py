@@ -885,7 +885,7 @@ def finish_roll(s: tuple, d: tuple, dice: np.ndarray) -> int:
     return aguante_judged(s, d, dice)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def chain(s: tuple, d: tuple, dice: np.ndarray, step: int) -> None:
     """The engine's chain of calls from ``step`` to the next decision or the end."""
     while step != STEP_DONE:
