@@ -326,8 +326,9 @@ def expres(s: tuple, g: np.ndarray) -> int:
     """``_expres``: 0 (gastar) after the roll when the die flips it often enough."""
     if g[G.KIND] != EXPRES_AFTER:
         return 1
-    total, success, critical, fumble = k.judge_pending(s, g)
-    difficulty = k.difficulty_of(s, g)
+    stat, weapon, opts = s[STAT], s[WEAPON], s[OPTS]
+    total, success, critical, fumble = k.judge_pending(stat, weapon, opts, g)
+    difficulty = k.difficulty_of(stat, weapon, opts, g)
     if critical or fumble:
         flip = 0.0
     elif g[G.PURPOSE] == AGUANTE and total == difficulty:

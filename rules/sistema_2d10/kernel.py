@@ -48,12 +48,12 @@ engine's order, so one seed plays one battle on both. Every value is checked on 
 in (the layouts' ranges, ``rules.core.kernel.check_range``; docs/fast-path.md, "The
 kernel boundary").
 
-The rules take the bundles and are inlined into the loops (a compiled call passes a
-bundle as every field of every array); the small helpers they share with the
-temperaments take the arrays they read. The flow of an attack (roll, Dados Exprés,
-active defence, damage, Aguante, GDF) is the engine's chain of calls unrolled into a
-small loop of steps (:func:`chain`): numba does not compile mutually recursive
-functions, and each step is one engine function.
+Only the loops' hooks take the bundles (``legal`` and ``apply`` are inlined into the
+loops); every rule under them takes the arrays it reads and is compiled once (a
+compiled call passes a bundle as every field of every array). The flow of an attack
+(roll, Dados Exprés, active defence, damage, Aguante, GDF) is the engine's chain of
+calls unrolled into a small loop of steps (:func:`chain`): numba does not compile
+mutually recursive functions, and each step is one engine function.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ from escaramuza.rules.core.dialect import (
 from escaramuza.rules.core.jit import copy_into, njit, sort_in_place
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import TEMPERAMENTS, new_damage_log
+from escaramuza.rules.core.loops import TEMPERAMENTS, copy_head, new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Status
 from escaramuza.rules.sistema_2d10 import combat, exact, ruleset, tables
@@ -521,11 +521,9 @@ def end_turn(cs: np.ndarray, i: int) -> None:
             del_cond(cs, i, c)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def round_start(s: tuple, d: tuple) -> None:
+@njit(cache=True, _nrt=False)
+def round_start(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``turns._round_start``: defences back (S2-08/S2-10); moribundo counts down."""
-    stat = s[STAT]
-    cs = d[STATE]
     for i in range(cs.shape[0]):
         if cs[i, CS.STATUS] == ACTIVE:
             cs[i, CS.DEFENSAS] = stat[i, ST.ACCIONES]
@@ -533,16 +531,14 @@ def round_start(s: tuple, d: tuple) -> None:
             left = cs[i, CS.VALUE + MORIBUNDO] - 1
             if left <= 0:
                 del_cond(cs, i, MORIBUNDO)
-                set_status(s, d, i, DEAD)
+                set_status(stat, cs, g, i, DEAD)
             else:
                 cs[i, CS.VALUE + MORIBUNDO] = left
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def start_turn(s: tuple, d: tuple, i: int) -> None:
+@njit(cache=True, _nrt=False)
+def start_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, log: np.ndarray, i: int) -> None:
     """``turns._start_turn``: full defence ends, derribado costs actions, sangrado bleeds."""
-    stat = s[STAT]
-    cs = d[STATE]
     if cs[i, CS.HAS + EN_DEFENSA_COMPLETA] == 1:
         del_cond(cs, i, EN_DEFENSA_COMPLETA)
     actions = stat[i, ST.ACCIONES] + stat[i, ST.EXTRA]
@@ -554,30 +550,36 @@ def start_turn(s: tuple, d: tuple, i: int) -> None:
         cs[i, CS.PV] = max(0, before - cs[i, CS.VALUE + SANGRADO])
         # The engine's source is "sangrado", not a combatant (export_scenario refuses
         # a combatant of that id).
-        deal(s, d, i, R_PV, before - cs[i, CS.PV], -1)
+        deal(stat, cs, g, log, i, R_PV, before - cs[i, CS.PV], -1)
         if cs[i, CS.PV] == 0:
-            set_status(s, d, i, DOWN)
-            check_end(s, d)
+            set_status(stat, cs, g, i, DOWN)
+            check_end(stat, cs, g)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def next_turn(s: tuple, d: tuple) -> None:
+@njit(cache=True, _nrt=False)
+def next_turn(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    order: np.ndarray,
+) -> None:
     """``turns.next_turn``: the next combatant in initiative order who can act (S2-06)."""
-    cs, g, order = d[STATE], d[GLOBALS], d[ORDER]
     n = cs.shape[0]
     g[G.ATTACK] = 0
     while True:
         g[G.TURN] += 1
         if g[G.TURN] >= n:
-            begin_round(s, d)
+            begin_round(stat, opts, cs, g)
             if g[G.OUTCOME] != RUNNING:
                 return
-            round_start(s, d)
+            round_start(stat, cs, g)
             g[G.TURN] = 0
         i = order[g[G.TURN]]
         if cs[i, CS.STATUS] != ACTIVE:
             continue
-        start_turn(s, d, i)
+        start_turn(stat, cs, g, log, i)
         if g[G.OUTCOME] != RUNNING:
             return
         if cs[i, CS.STATUS] == ACTIVE and cs[i, CS.ACCIONES] > 0:
@@ -588,53 +590,60 @@ def next_turn(s: tuple, d: tuple) -> None:
             end_turn(cs, i)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def resume(s: tuple, d: tuple) -> int:
+@njit(cache=True, _nrt=False)
+def resume(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    order: np.ndarray,
+) -> int:
     """``turns.resume``: the turn back to its owner, or on to the next turn."""
-    cs, g = d[STATE], d[GLOBALS]
-    check_end(s, d)
+    check_end(stat, cs, g)
     if g[G.OUTCOME] != RUNNING:
         return STEP_DONE
-    i = d[ORDER][g[G.TURN]]
+    i = order[g[G.TURN]]
     if cs[i, CS.STATUS] == ACTIVE and cs[i, CS.ACCIONES] > 0:
         pend(g, TURN, i)
         return STEP_DONE
     end_turn(cs, i)
-    next_turn(s, d)
+    next_turn(stat, opts, cs, g, log, order)
     return STEP_DONE
 
 
 # -- the attack ---------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def difficulty_of(s: tuple, g: np.ndarray) -> int:
+@njit(cache=True, _nrt=False)
+def difficulty_of(stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, g: np.ndarray) -> int:
     """``combat._difficulty`` of the roll in flight (S2-08 ``passive_beats`` and
     ``active_blocks``, S2-14)."""
-    opts = s[OPTS]
     purpose = g[G.PURPOSE]
     if purpose == ATAQUE:
-        kind = s[WEAPON][g[G.ATTACKER], g[G.WEAPON], W.KIND]
-        return 10 + defence_of(s[STAT], g[G.TARGET], kind) + opts[OPT.PASSIVE_GT]
+        kind = weapon[g[G.ATTACKER], g[G.WEAPON], W.KIND]
+        return 10 + defence_of(stat, g[G.TARGET], kind) + opts[OPT.PASSIVE_GT]
     if purpose == DEFENSA:
         return g[G.TOTAL] + opts[OPT.ACTIVE_GT]
     return opts[OPT.AGUANTE_DIFFICULTY]
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def judge_pending(s: tuple, g: np.ndarray) -> tuple[int, bool, bool, bool]:
+@njit(cache=True, _nrt=False)
+def judge_pending(
+    stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, g: np.ndarray
+) -> tuple[int, bool, bool, bool]:
     """``combat.judge_pending``: the roll in flight judged (see :func:`judge`)."""
-    return judge(
-        g[G.FACES], g[G.FACES + 1], g[G.FACES + 2], g[G.DICE], g[G.BONUS], difficulty_of(s, g)
-    )
+    difficulty = difficulty_of(stat, weapon, opts, g)
+    return judge(g[G.FACES], g[G.FACES + 1], g[G.FACES + 2], g[G.DICE], g[G.BONUS], difficulty)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def expres_can_matter(s: tuple, d: tuple) -> bool:
+@njit(cache=True, _nrt=False)
+def expres_can_matter(
+    stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray
+) -> bool:
     """``combat.expres_can_matter``: an after-roll Dado Exprés only where it can change
     something (never on a crítico or a pifia, S2-03)."""
-    cs, g = d[STATE], d[GLOBALS]
-    total, success, critical, fumble = judge_pending(s, g)
+    total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
     if critical or fumble:
         return False
     purpose = g[G.PURPOSE]
@@ -645,7 +654,7 @@ def expres_can_matter(s: tuple, d: tuple) -> bool:
         return cs[t, CS.STATUS] == ACTIVE and cs[t, CS.DEFENSAS] > 0
     if purpose == DEFENSA:
         return (not success) and g[G.CRITICAL] == 0
-    return total <= s[OPTS][OPT.AGUANTE_DIFFICULTY]
+    return total <= opts[OPT.AGUANTE_DIFFICULTY]
 
 
 @njit(cache=True, _nrt=False)
@@ -682,18 +691,25 @@ def spend_expres(cs: np.ndarray, g: np.ndarray, dice: np.ndarray) -> None:
     g[G.EXPRES] = 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def roll_dice(s: tuple, d: tuple, dice: np.ndarray, spend: bool) -> int:
+@njit(cache=True, _nrt=False)
+def roll_dice(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    dice: np.ndarray,
+    spend: bool,
+) -> int:
     """``attack.roll_dice``: two d10, the Dado Exprés if spent before; then the
     after-roll offer (S2-05 "o después de realizar la tirada")."""
-    cs, g = d[STATE], d[GLOBALS]
     r = g[G.ROLLER]
     g[G.FACES] = mt.roll(dice, 10)
     g[G.FACES + 1] = mt.roll(dice, 10)
     g[G.DICE] = 2
     if spend:
         spend_expres(cs, g, dice)
-    if (not spend) and cs[r, CS.DADOS_EXPRES] > 0 and expres_can_matter(s, d):
+    if (not spend) and cs[r, CS.DADOS_EXPRES] > 0 and expres_can_matter(stat, weapon, opts, cs, g):
         pend(g, EXPRES_AFTER, r)
         return STEP_DONE
     return STEP_FINISH_ROLL
@@ -709,13 +725,21 @@ def expres_decided(cs: np.ndarray, g: np.ndarray, dice: np.ndarray, spend: bool)
     return STEP_FINISH_ROLL
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def begin_attack(s: tuple, d: tuple, attacker: int, target: int, w: int, aim: int) -> int:
+@njit(cache=True, _nrt=False)
+def begin_attack(
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    attacker: int,
+    target: int,
+    w: int,
+    aim: int,
+) -> int:
     """``attack.begin_attack``: the attack roll, MHC + aimed MS (S2-13) + conditions."""
-    places = s[PLACES]
-    cs, g = d[STATE], d[GLOBALS]
     aim_ms = places[aim, PLACE.AIM_MS] if aim >= 0 else 0
-    ms = aim_ms + roll_penalty(cs, s[OPTS], places, attacker, True)
+    ms = aim_ms + roll_penalty(cs, opts, places, attacker, True)
     g[G.ATTACK] = 1
     g[G.ATTACKER] = attacker
     g[G.TARGET] = target
@@ -723,15 +747,16 @@ def begin_attack(s: tuple, d: tuple, attacker: int, target: int, w: int, aim: in
     g[G.AIM] = aim
     g[G.TOTAL] = 0
     g[G.CRITICAL] = 0
-    new_roll(g, ATAQUE, attacker, s[WEAPON][attacker, w, W.MHC] + ms, -1)
+    new_roll(g, ATAQUE, attacker, weapon[attacker, w, W.MHC] + ms, -1)
     return STEP_START_ROLL
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def attack_judged(s: tuple, d: tuple) -> int:
+@njit(cache=True, _nrt=False)
+def attack_judged(
+    stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray
+) -> int:
     """``attack._attack_judged``: a miss, the active-defence offer (S2-08) or the hit."""
-    cs, g = d[STATE], d[GLOBALS]
-    total, success, critical, fumble = judge_pending(s, g)
+    total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
     if not success:
         g[G.ATTACK] = 0
         return STEP_RESUME
@@ -744,24 +769,30 @@ def attack_judged(s: tuple, d: tuple) -> int:
     return STEP_LAND_HIT
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def defence_decided(s: tuple, d: tuple, defend: bool) -> int:
+@njit(cache=True, _nrt=False)
+def defence_decided(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    defend: bool,
+) -> int:
     """``attack.defence_decided``: each active defence spends one of the round's."""
     if not defend:
         return STEP_LAND_HIT
-    cs, g = d[STATE], d[GLOBALS]
     t = g[G.TARGET]
     cs[t, CS.DEFENSAS] -= 1
-    kind = s[WEAPON][g[G.ATTACKER], g[G.WEAPON], W.KIND]
-    bonus = defence_bonus(s[STAT], cs, s[OPTS], s[PLACES], t, kind)
-    new_roll(g, DEFENSA, t, bonus, -1)
+    kind = weapon[g[G.ATTACKER], g[G.WEAPON], W.KIND]
+    new_roll(g, DEFENSA, t, defence_bonus(stat, cs, opts, places, t, kind), -1)
     return STEP_START_ROLL
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def defence_judged(s: tuple, g: np.ndarray) -> int:
+@njit(cache=True, _nrt=False)
+def defence_judged(stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, g: np.ndarray) -> int:
     """``attack._defence_judged``: *(default)* a crítico is only blocked by a crítico."""
-    total, success, critical, fumble = judge_pending(s, g)
+    total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
     blocked = critical if g[G.CRITICAL] == 1 else success
     if blocked:
         g[G.ATTACK] = 0
@@ -769,16 +800,25 @@ def defence_judged(s: tuple, g: np.ndarray) -> int:
     return STEP_LAND_HIT
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def land_hit(s: tuple, d: tuple, dice: np.ndarray) -> int:
+@njit(cache=True, _nrt=False)
+def land_hit(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    damage: np.ndarray,
+    faces: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    rolled: np.ndarray,
+    dice: np.ndarray,
+) -> int:
     """``attack.land_hit``: S2-11 damage − CA, S2-12 location (S2-13 when aimed)."""
-    weapon, faces, places = s[WEAPON], s[FACES], s[PLACES]
-    g = d[GLOBALS]
     g[G.ATTACK] = 0
     a, t, w, aim = g[G.ATTACKER], g[G.TARGET], g[G.WEAPON], g[G.AIM]
-    terms, nt, mod = s[DAMAGE_DICE][a, w], weapon[a, w, W.TERMS], weapon[a, w, W.MODIFIER]
-    raw = roll_expr(dice, terms, nt, mod, d[ROLLED])
-    absorbed = max(0, raw - s[STAT][t, ST.CA])
+    raw = roll_expr(dice, damage[a, w], weapon[a, w, W.TERMS], weapon[a, w, W.MODIFIER], rolled)
+    absorbed = max(0, raw - stat[t, ST.CA])
     if aim >= 0:
         location = aim
         multiplier = places[aim, PLACE.MULTIPLIER]
@@ -786,23 +826,33 @@ def land_hit(s: tuple, d: tuple, dice: np.ndarray) -> int:
         face = mt.roll(dice, 10)
         location = faces[face - 1, FACE.PLACE]
         multiplier = faces[face - 1, FACE.MULTIPLIER]
-    return take_damage(s, d, t, absorbed * multiplier, a, location)
+    return take_damage(stat, opts, places, cs, g, log, t, absorbed * multiplier, a, location)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def take_damage(s: tuple, d: tuple, t: int, amount: int, source: int, location: int) -> int:
+@njit(cache=True, _nrt=False)
+def take_damage(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    places: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    t: int,
+    amount: int,
+    source: int,
+    location: int,
+) -> int:
     """``attack.take_damage``: 0 PV is down; half or more of the PV calls for Aguante (S2-14)."""
-    cs = d[STATE]
     before = cs[t, CS.PV]
     cs[t, CS.PV] = max(0, before - amount)
     after = cs[t, CS.PV]
-    deal(s, d, t, R_PV, before - after, source)
+    deal(stat, cs, g, log, t, R_PV, before - after, source)
     if after == 0:
-        set_status(s, d, t, DOWN)
+        set_status(stat, cs, g, t, DOWN)
         return STEP_RESUME
     if amount > 0 and 2 * amount >= before:
-        bonus = s[STAT][t, ST.AGUANTE] + roll_penalty(cs, s[OPTS], s[PLACES], t, False)
-        new_roll(d[GLOBALS], AGUANTE, t, bonus, location)
+        bonus = stat[t, ST.AGUANTE] + roll_penalty(cs, opts, places, t, False)
+        new_roll(g, AGUANTE, t, bonus, location)
         return STEP_START_ROLL
     return STEP_RESUME
 
@@ -821,12 +871,19 @@ def stack(cs: np.ndarray, i: int, c: int, value: int, duration: int) -> None:
     set_cond(cs, i, c, min(99, value + old), until_of(cs, i, c, duration))
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def apply_gdf(s: tuple, d: tuple, i: int, face: int, location: int) -> None:
+@njit(cache=True, _nrt=False)
+def apply_gdf(
+    stat: np.ndarray,
+    places: np.ndarray,
+    gdf: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    i: int,
+    face: int,
+    location: int,
+) -> None:
     """``combat.apply_gdf`` (S2-15), each row's duration from the tables file; moribundo,
     which rolls its dice, is :func:`aguante_judged`'s."""
-    gdf = s[GDF_TABLE]
-    cs = d[STATE]
     f = face - 1
     kind, value, duration = gdf[f, GDF.EFFECT], gdf[f, GDF.VALUE], gdf[f, GDF.UNTIL]
     if kind == GDF_ATURDIDO:
@@ -838,22 +895,31 @@ def apply_gdf(s: tuple, d: tuple, i: int, face: int, location: int) -> None:
     elif kind == GDF_INCAPACITADO:
         # "El miembro afectado queda inutilizado", by where the blow landed (S2-12).
         c = INCAPACITADO + 1 + location if location >= 0 else INCAPACITADO
-        v = 0 if is_leg(s[PLACES], c) else value
+        v = 0 if is_leg(places, c) else value
         if cs[i, CS.HAS + c] == 1:
             v = min(v, cs[i, CS.VALUE + c])
         set_cond(cs, i, c, v, until_of(cs, i, c, duration))
     elif kind == GDF_INCONSCIENTE:
-        set_status(s, d, i, DOWN)
+        set_status(stat, cs, g, i, DOWN)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def aguante_judged(s: tuple, d: tuple, dice: np.ndarray) -> int:
+@njit(cache=True, _nrt=False)
+def aguante_judged(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    places: np.ndarray,
+    gdf: np.ndarray,
+    gdf_dice: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    rolled: np.ndarray,
+    dice: np.ndarray,
+) -> int:
     """``attack._aguante_judged`` (S2-14): above the difficulty nothing, exactly it stuns
     for the next turn, below it (or a pifia) the GDF table (S2-15)."""
-    opts, gdf = s[OPTS], s[GDF_TABLE]
-    cs, g = d[STATE], d[GLOBALS]
     i = g[G.ROLLER]
-    total, success, critical, fumble = judge_pending(s, g)
+    total, success, critical, fumble = judge_pending(stat, weapon, opts, g)
     difficulty = opts[OPT.AGUANTE_DIFFICULTY]
     if critical or ((not fumble) and total > difficulty):
         return STEP_RESUME
@@ -863,42 +929,53 @@ def aguante_judged(s: tuple, d: tuple, dice: np.ndarray) -> int:
     face = mt.roll(dice, 10)
     f = face - 1
     if gdf[f, GDF.EFFECT] == GDF_MORIBUNDO:
-        terms, nt, mod = s[GDF_DICE][f], gdf[f, GDF.TERMS], gdf[f, GDF.MODIFIER]
-        turns = roll_expr(dice, terms, nt, mod, d[ROLLED])
+        turns = roll_expr(dice, gdf_dice[f], gdf[f, GDF.TERMS], gdf[f, GDF.MODIFIER], rolled)
         set_cond(cs, i, MORIBUNDO, turns, UNTIL_NONE)
-        set_status(s, d, i, DOWN)
+        set_status(stat, cs, g, i, DOWN)
     else:
-        apply_gdf(s, d, i, face, g[G.LOCATION])
+        apply_gdf(stat, places, gdf, cs, g, i, face, g[G.LOCATION])
     return STEP_RESUME
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def finish_roll(s: tuple, d: tuple, dice: np.ndarray) -> int:
-    """``attack.finish_roll``: the roll in flight judged by its purpose."""
-    g = d[GLOBALS]
-    g[G.ROLL] = 0
-    purpose = g[G.PURPOSE]
-    if purpose == ATAQUE:
-        return attack_judged(s, d)
-    if purpose == DEFENSA:
-        return defence_judged(s, g)
-    return aguante_judged(s, d, dice)
-
-
 @njit(cache=True, _nrt=False)
-def chain(s: tuple, d: tuple, dice: np.ndarray, step: int) -> None:
+def chain(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    damage: np.ndarray,
+    faces: np.ndarray,
+    places: np.ndarray,
+    gdf: np.ndarray,
+    gdf_dice: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    order: np.ndarray,
+    rolled: np.ndarray,
+    dice: np.ndarray,
+    step: int,
+) -> None:
     """The engine's chain of calls from ``step`` to the next decision or the end."""
     while step != STEP_DONE:
         if step == STEP_RESUME:
-            step = resume(s, d)
+            step = resume(stat, opts, cs, g, log, order)
         elif step == STEP_START_ROLL:
-            step = start_roll(d[STATE], d[GLOBALS])
+            step = start_roll(cs, g)
         elif step == STEP_ROLL or step == STEP_ROLL_SPEND:
-            step = roll_dice(s, d, dice, step == STEP_ROLL_SPEND)
+            step = roll_dice(stat, weapon, opts, cs, g, dice, step == STEP_ROLL_SPEND)
         elif step == STEP_FINISH_ROLL:
-            step = finish_roll(s, d, dice)
+            # attack.finish_roll: the roll in flight judged by its purpose.
+            g[G.ROLL] = 0
+            if g[G.PURPOSE] == ATAQUE:
+                step = attack_judged(stat, weapon, opts, cs, g)
+            elif g[G.PURPOSE] == DEFENSA:
+                step = defence_judged(stat, weapon, opts, g)
+            else:
+                step = aguante_judged(
+                    stat, weapon, opts, places, gdf, gdf_dice, cs, g, rolled, dice
+                )
         else:
-            step = land_hit(s, d, dice)
+            step = land_hit(stat, weapon, opts, damage, faces, places, cs, g, log, rolled, dice)
 
 
 # -- the loops' hooks (rules.core.loops) ----------------------------------------------
@@ -906,10 +983,9 @@ def chain(s: tuple, d: tuple, dice: np.ndarray, step: int) -> None:
 
 @njit(cache=True, _nrt=False, inline="always")
 def reset(s: tuple, d: tuple, d0: tuple) -> None:
-    """``d`` becomes the state ``d0`` (its scratch is not state; nor its damage log,
-    which holds none of ``d0``'s rows)."""
-    copy_into(d[STATE], d0[STATE])
-    copy_into(d[GLOBALS], d0[GLOBALS])
+    """``d`` becomes the state ``d0`` (:func:`~escaramuza.rules.core.loops.copy_head`)
+    and its initiative order (the rest is scratch)."""
+    copy_head(d, d0)
     copy_into(d[ORDER], d0[ORDER])
 
 
@@ -933,7 +1009,7 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
         order[k] = keys[k] % n
     g[G.ROUND] = 0
     g[G.TURN] = n - 1
-    next_turn(s, d)
+    next_turn(stat, s[OPTS], cs, g, d[LOG], order)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -1001,12 +1077,13 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     """``Sistema2d10.apply`` for one coded action, then on to the next decision."""
+    stat, weapon, opts, places = s[STAT], s[WEAPON], s[OPTS], s[PLACES]
     cs, g = d[STATE], d[GLOBALS]
     verb = row[LA.VERB]
     a = g[G.ACTOR]
     g[G.KIND] = KIND_NONE
     if verb == DEFENDER or verb == NO_DEFENDER:
-        step = defence_decided(s, d, verb == DEFENDER)
+        step = defence_decided(stat, weapon, opts, places, cs, g, verb == DEFENDER)
     elif verb == GASTAR_DADO or verb == NO_GASTAR:
         g[G.ROLL] = 0
         step = expres_decided(cs, g, dice, verb == GASTAR_DADO)
@@ -1015,7 +1092,8 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
         step = STEP_RESUME
         if verb == ATACAR:
             cs[a, CS.ACCIONES] -= 1
-            step = begin_attack(s, d, a, row[LA.TARGET], row[LA.WEAPON], row[LA.AIM])
+            target, w, aim = row[LA.TARGET], row[LA.WEAPON], row[LA.AIM]
+            step = begin_attack(weapon, opts, places, cs, g, a, target, w, aim)
         elif verb == MOVER:
             # *(default)* moving one zone step costs one action.
             cs[a, CS.ACCIONES] -= 1
@@ -1026,11 +1104,27 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
             cs[row[LA.TARGET], CS.DADOS_EXPRES] += 1
         elif verb == DEFENSA_COMPLETA:
             # S2-09 "pasar su turno sin hacer otra cosa que defenderse: Obtendrá un +3".
-            set_cond(cs, a, EN_DEFENSA_COMPLETA, s[OPTS][OPT.FULL_DEFENCE], UNTIL_NONE)
+            set_cond(cs, a, EN_DEFENSA_COMPLETA, opts[OPT.FULL_DEFENCE], UNTIL_NONE)
             cs[a, CS.ACCIONES] = 0
         else:
             cs[a, CS.ACCIONES] = 0
-    chain(s, d, dice, step)
+    chain(
+        stat,
+        weapon,
+        opts,
+        s[DAMAGE_DICE],
+        s[FACES],
+        places,
+        s[GDF_TABLE],
+        s[GDF_DICE],
+        cs,
+        g,
+        d[LOG],
+        d[ORDER],
+        d[ROLLED],
+        dice,
+        step,
+    )
 
 
 # -- exact odds (exact.attack_odds over arrays) ---------------------------------------
