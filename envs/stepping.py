@@ -1,8 +1,8 @@
 """The batched env's compiled step: many battles, one learner action each, per call.
 
 Templates compiled per ruleset (``rules.core.jit.instantiate``) over the kernel's own
-loops (``rules.core.loops``: ``reset``, ``start``, ``legal``, ``apply``, ``decide``,
-``advance``) and its view (``rules/<ruleset>/kernel_view.py``: ``view_combatant``,
+loops (``rules.core.loops``: ``reset``, ``start`` and ``run``, the one loop every entry
+point plays through) and its view (``rules/<ruleset>/kernel_view.py``: ``view_combatant``,
 ``view_pending``, ``action_slots``). They do, lane by lane, what
 :class:`~escaramuza.envs.single.EscaramuzaEnv` does in ``reset`` and ``step``: start a
 battle on the lane's dice and play the opponent's decisions up to the learner's first
@@ -42,8 +42,9 @@ from numba import literal_unroll
 
 from escaramuza.envs.observation import OBS_BOUND
 from escaramuza.envs.single import SHAPING_WEIGHT
+from escaramuza.rules.core.dialect import EVERY_SIDE, LOG, RUNNING
 from escaramuza.rules.core.jit import copy_into, instantiate, njit
-from escaramuza.rules.core.loops import DAMAGE, RUNNING
+from escaramuza.rules.core.loops import DAMAGE, FAR
 
 #: ``lay`` fields: the observation's per-slot layout and globals, the learner's side
 #: (:data:`BOTH_SIDES`: every decision is the caller's, each seen by its side), the
@@ -99,7 +100,7 @@ TAKEN = 0
 SUSPENDED = 1
 OVERFLOW = 2
 #: ``lay[SIDE]`` when both sides are the caller's (the batched AEC env).
-BOTH_SIDES = 2
+BOTH_SIDES = EVERY_SIDE
 #: ``EscaramuzaEnv``'s shaping weight.
 WEIGHT = SHAPING_WEIGHT
 
@@ -238,7 +239,7 @@ def damages(s: Any, d: Any, enc: Any, x: float, read: bool) -> tuple[float, bool
     cleared."""
     stat = s[0]
     g = d[1]
-    log = d[DAMAGE_LOG]
+    log = d[LOG]
     top, size, side = enc[9], enc[10], enc[0][SIDE]
     n = g[G.DAMAGES]
     g[G.DAMAGES] = 0
@@ -274,11 +275,6 @@ def outcome_reward(winner: int, side: int, draw_reward: float) -> float:
     return draw_reward
 
 
-def no_damages(s: Any, d: Any, enc: Any, x: float, read: bool) -> tuple[float, bool]:
-    """:func:`damages` of a kernel that keeps no damage log (the env refuses shaping)."""
-    return x, False
-
-
 def step_lanes(
     s: Any,
     d0: Any,
@@ -305,7 +301,7 @@ def step_lanes(
     ``pairs``: the dynamic bundle's ``(batch, scratch)`` arrays (``d`` is the scratch
     tuple; the lane's generators are its own rows, backed up in ``scratch`` first when
     ``lay[ROLLBACK]``); ``agents[side]``: the agent code of each side's decisions (the
-    learner's is never read: ``advance`` stops there); ``lanes``: the batch arrays
+    learner's is never read: ``run`` stops there); ``lanes``: the batch arrays
     ``(dice, arng, la, obs, mask, rows, n_legal, reward, terminated, truncated, status,
     final_cs, final_g, slots, shaping, acting)``, ``acting[b]`` the side the lane's
     observation is of when both sides are the caller's; ``scratch``: ``(saved dice, saved
@@ -346,6 +342,8 @@ def step_lanes(
         if lay[ROLLBACK]:
             copy_into(saved_dice, dice)
             copy_into(saved_arng, arng)
+        first = False
+        i = 0
         if begin[b]:
             reset(s, d, d0)
             mt_seed_key(dice, dice_keys[b, : dice_len[b]])
@@ -364,13 +362,14 @@ def step_lanes(
                     term_b[b] = False
                     trunc_b[b] = False
                     continue
-                apply(s, d, la_b[b, i], dice)
-                g[G.DECISIONS] += 1
-        # The side deciding next: the learner's, or both sides' (whoever is pending).
+                first = True
+        # The learner's action, then the opponent up to the caller's next decision (every
+        # decision when both sides are the caller's; none when AUTO plays the learner).
+        caller = -1 if lay[AUTO] == 1 else (EVERY_SIDE if side == BOTH_SIDES else side)
+        n = run(s, d, la, la_b[b, i], first, caller, agents, FAR, FAR, -1, la[0], dice, arng)
         learner = side
         if side == BOTH_SIDES:
             learner = stat[g[G.ACTOR], ST.SIDE] if g[G.OUTCOME] == RUNNING else acting_b[b]
-        n = advance(s, d, la, -1 if lay[AUTO] == 1 else learner, agents, dice, arng)
         if g[G.SUSPEND] != 0:
             status_b[b] = SUSPENDED
             copy_into(final_g[b], g)
@@ -402,8 +401,6 @@ def step_lanes(
         before = n_b[b]
         n_b[b] = n
         if side == BOTH_SIDES:
-            if g[G.OUTCOME] == RUNNING:
-                learner = stat[g[G.ACTOR], ST.SIDE]
             acting_b[b] = learner
         encode(s, d, enc, learner, values, obs_b[b])
         legal_slots(s, d, enc, la, n, before, mask_b[b], rows_b[b], slots_b[b])
@@ -419,12 +416,10 @@ class Stepping:
         self.encode = encode
 
 
-def compile_stepping(
-    owner: str, rules: dict[str, Any], view: Any, damage_log: int | None
-) -> Stepping:
+def compile_stepping(owner: str, rules: dict[str, Any], view: Any) -> Stepping:
     """The batched step compiled for one ruleset (module ``owner``, whose numba cache
-    files they get) from its loops' rules (``Loops.rules`` plus ``advance``), its view
-    module and its damage log's place in the dynamic bundle (None: it keeps none)."""
+    files they get) from its loops' rules (``Loops.rules``, ``run`` among them) and its
+    view module."""
     from escaramuza.rules.core import mt
     from escaramuza.rules.core.loops import arm
 
@@ -435,12 +430,8 @@ def compile_stepping(
         "action_slots": view.action_slots,
         "mt_seed_key": mt.seed_key,
         "arm": arm,
-        "DAMAGE_LOG": damage_log if damage_log is not None else 0,
     }
-    read = instantiate(
-        damages if damage_log is not None else no_damages, owner, bound, cache=True, _nrt=False
-    )
-    bound["damages"] = read
+    bound["damages"] = instantiate(damages, owner, bound, cache=True, _nrt=False)
     encoded = instantiate(encode, owner, bound, cache=True, _nrt=False)
     legal = instantiate(legal_slots, owner, bound, cache=True, _nrt=False)
     stepped = instantiate(
@@ -448,6 +439,7 @@ def compile_stepping(
         owner,
         {**bound, "encode": encoded, "legal_slots": legal},
         cache=True,
+        nogil=True,
         _nrt=False,
     )
     return Stepping(stepped, encoded)
@@ -459,8 +451,7 @@ def _unbound(*_: Any) -> Any:
     raise TypeError("a stepping template runs only as compiled by compile_stepping")
 
 
-reset = start = apply = advance = view_combatant = view_pending = action_slots = _unbound
-DAMAGE_LOG = 0
+reset = start = run = view_combatant = view_pending = action_slots = _unbound
 mt_seed_key = arm = _unbound
 ST: Any = None
 CS: Any = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -24,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from escaramuza.agents.fast import find_kernel
+from escaramuza.agents.fast import find_kernel, machine_threads
 from escaramuza.envs.codec import ActionCodec
 from escaramuza.envs.common import (
     DEFAULT_MAX_COMBATANTS,
@@ -35,42 +36,32 @@ from escaramuza.envs.common import (
     load_env_scenario,
     resolve_ruleset,
 )
-from escaramuza.envs.observation import _KINDS, _STATUSES, OBS_BOUND, ObservationEncoder
+from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
     AUTO,
     BOTH_SIDES,
-    LAY,
     OVERFLOW,
     SUSPENDED,
     Stepping,
     compile_stepping,
 )
+from escaramuza.envs.tables import encoder_tables
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import MAX_PASSES, CompiledKernel, Exported, agent_code
-from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.dialect import LOG
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal
 from escaramuza.rules.core.loops import A_KEY, DAMAGE_LOG_ROWS
-from escaramuza.rules.core.model import Side, Status
-from escaramuza.rules.core.ruleset import new_battle
+from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario
 
 #: Words of an agents' generator key: the env's seeds are below 2**62 (two words).
 KEY_WORDS = 2
+#: The fewest lanes a thread steps by default: below that, starting a thread costs more
+#: than the lanes it would take (about 4 µs a lane).
+LANES_PER_THREAD = 32
 
 _COMPILED: dict[str, Stepping] = {}
-
-
-def start_features(scenario: Scenario) -> np.ndarray:
-    """``Ruleset.features`` of every combatant at the start of a battle of ``scenario``,
-    ``(combatants, n_features)``, computed by the engine: the kernel views write over the
-    features a battle changes and keep these (the rest are never re-typed)."""
-    ruleset = scenario.ruleset
-    state = new_battle(scenario, RandomRoller(0))
-    table = np.zeros((len(state.combatants), max(ruleset.n_features, 1)), dtype=np.float64)
-    for c, combatant in enumerate(state.combatants):
-        table[c, : ruleset.n_features] = [float(x) for x in ruleset.features(state, combatant)]
-    return table
 
 
 class KernelEnvRefusal(KernelRefusal):
@@ -84,10 +75,7 @@ def stepping(kernel: CompiledKernel) -> Stepping:
     if done is None:
         loops = kernel.loops
         view = importlib.import_module(f"escaramuza.rules.{ruleset_id}.kernel_view")
-        rules = {**loops.rules, "advance": loops.advance}
-        done = _COMPILED[ruleset_id] = compile_stepping(
-            type(kernel).__module__, rules, view, kernel.DAMAGE_LOG
-        )
+        done = _COMPILED[ruleset_id] = compile_stepping(kernel.owner, loops.rules, view)
     return done
 
 
@@ -145,9 +133,12 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         render_mode: str | None = None,
         narrate: bool = True,
         autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
+        threads: int | None = None,
     ) -> None:
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, not {num_envs!r}")
+        if threads is not None and int(threads) < 1:
+            raise ValueError(f"threads must be at least 1, not {threads!r}")
         if illegal_action not in ("raise", "noop"):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
         self.draw_reward = check_draw_reward(draw_reward)
@@ -165,8 +156,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         why = kernel.refusal(self.scenario, [opponent, opponent])
         if why is not None:
             raise KernelEnvRefusal(why)
-        if reward_shaping and kernel.DAMAGE_LOG is None:
-            raise KernelEnvRefusal(f"reward shaping ({kernel.title} keeps no damage log)")
         self.reward_shaping = bool(reward_shaping)
         self.kernel = kernel
         self.autoreset_mode = AutoresetMode(autoreset_mode)
@@ -178,6 +167,13 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.num_envs = int(num_envs)
+        #: Threads stepping the lanes, each a contiguous slice of them (default: one per
+        #: core this process may run on, with at least LANES_PER_THREAD lanes each).
+        self.threads = min(
+            int(threads) if threads is not None else machine_threads(),
+            max(1, self.num_envs // (LANES_PER_THREAD if threads is None else 1)),
+        )
+        self._pool: ThreadPoolExecutor | None = None
         self.codec = ActionCodec(self.ruleset, max_combatants, max_zones, max_items)
         self.encoder = ObservationEncoder(self.ruleset, max_combatants, max_zones)
         self.single_action_space = spaces.Discrete(self.codec.n)
@@ -193,7 +189,14 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         )
         self._compiled = stepping(kernel)
         self._exported = kernel.exported(self.scenario)
-        self._enc = self._tables()
+        self._enc = encoder_tables(
+            self.encoder,
+            self.codec,
+            self.scenario,
+            self.kernel,
+            BOTH_SIDES if self.both_sides else (0 if self.side is Side.HEROES else 1),
+            self.reward_shaping,
+        )
         self._agents = np.full(2, agent_code(opponent), dtype=np.int64)
         self._build_lanes()
         self._rngs: list[np.random.Generator] = [
@@ -205,96 +208,13 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.dice_seeds = [0] * self.num_envs
 
     # -- the tables and lanes --------------------------------------------------------------
-    def _tables(self) -> tuple[np.ndarray, ...]:
-        """The encoder's tables (``escaramuza.envs.stepping``), from the Python encoder's
-        own plan of the scenario, so that every scale is the same float."""
-        encoder, scenario, ruleset = self.encoder, self.scenario, self.ruleset
-        plan = encoder.plan(scenario)
-        combatants = scenario.combatants
-        n_res = len(encoder.resource_keys)
-        res0 = 4 + len(_STATUSES)
-        prefix = res0 + 2 * n_res
-        timeout = self.kernel.REASONS.index("timeout") if "timeout" in self.kernel.REASONS else -1
-        values = {
-            "PER_SLOT": encoder.per_slot,
-            "RES0": res0,
-            "COND0": prefix,
-            "HOP": encoder.hop_offset,
-            "ZONE": encoder.zone_offset,
-            "FEAT": encoder.feature_offset,
-            "N_RES": n_res,
-            "N_FEAT": ruleset.n_features,
-            "N_COND": len(encoder.conditions),
-            "GLOBALS": encoder.max_combatants * encoder.per_slot,
-            "N_KINDS": len(_KINDS),
-            "ROUND_LIMIT": scenario.round_limit or 0,
-            "SIDE": BOTH_SIDES if self.both_sides else (0 if self.side is Side.HEROES else 1),
-            "TIMEOUT": timeout,
-            "N_ACTIONS": self.codec.n,
-            "ROLLBACK": int(type(self.kernel).resolve is not CompiledKernel.resolve),
-            "SHAPING": int(self.reward_shaping),
-            "AUTO": 0,
-        }
-        lay = np.array([values[name] for name in LAY], dtype=np.int64)
-        nc = len(combatants)
-        slot = np.array([c.index for c in combatants], dtype=np.int64)
-        has_res = np.zeros((nc, max(n_res, 1)), dtype=np.bool_)
-        inv_max = np.zeros((nc, max(n_res, 1)), dtype=np.float64)
-        inv_scale = np.zeros(max(n_res, 1), dtype=np.float64)
-        for c, combatant in enumerate(combatants):
-            base = combatant.index * encoder.per_slot + res0
-            for j, key in enumerate(encoder.resource_keys):
-                if key in combatant.resources:
-                    has_res[c, j] = True
-                    inv_max[c, j] = plan.scale[base + 2 * j]
-                    inv_scale[j] = plan.scale[base + 2 * j + 1]
-        zone_ids = scenario.battlefield.zone_ids
-        hops = np.zeros((len(zone_ids), len(zone_ids), 2), dtype=np.float64)
-        for a, za in enumerate(zone_ids):
-            for b, zb in enumerate(zone_ids):
-                hops[a, b] = plan.hop_rows[za][zb]
-        status_at = np.array(
-            [_STATUSES.index(Status(name)) for name in self.kernel.STATUSES], dtype=np.int64
-        )
-        blocks = np.array(
-            [[b.offset, b.target_stride, b.item_stride, b.zone_stride] for b in self.codec.blocks],
-            dtype=np.int64,
-        )
-        features = start_features(scenario)
-        # EscaramuzaEnv._shaping's divisors: the target's maximum of the resource, else
-        # the ruleset's scale of it, else 1; and each side's size.
-        top = np.ones((nc, max(n_res, 1)), dtype=np.float64)
-        for c, combatant in enumerate(combatants):
-            for j, key in enumerate(encoder.resource_keys):
-                top[c, j] = float(
-                    combatant.maxima.get(key) or ruleset.resources.get(key, 1.0) or 1.0
-                )
-        size = np.array(
-            [float(sum(1 for c in combatants if c.side is s)) for s in (Side.HEROES, Side.ENEMIES)]
-        )
-        return (
-            lay,
-            slot,
-            has_res,
-            inv_max,
-            inv_scale,
-            hops,
-            status_at,
-            blocks,
-            features,
-            top,
-            size,
-        )
-
     def _build_lanes(self) -> None:
         n = self.num_envs
         exported = self._exported
-        self._d = self.kernel.scratch(exported)
         # A lane keeps its battle's arrays between steps; the damage log is read and
         # cleared within each step, so it stays in the scratch bundle only.
-        kept = [i for i in range(len(exported.start)) if i != self.kernel.DAMAGE_LOG]
+        kept = [i for i in range(len(exported.start)) if i != LOG]
         self._D = tuple(np.repeat(exported.start[i][None], n, axis=0) for i in kept)
-        self._pairs = tuple((self._D[k], self._d[i]) for k, i in enumerate(kept))
         width = self.kernel.ACTION_WIDTH
         size, actions = self.encoder.size, self.codec.n
         self._obs = np.zeros((n, size), dtype=np.float32)
@@ -317,12 +237,24 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             np.zeros(n, dtype=np.float64),
             np.zeros(n, dtype=np.int64),
         )
-        self._scratch = (
-            mt.new_state(),
-            np.zeros(A_KEY + KEY_WORDS, dtype=np.uint32),
-            np.zeros(len(self.encoder.resource_keys) + self.ruleset.n_features + 1),
-            np.zeros((exported.actions, width), dtype=np.int64),
-        )
+        # Each thread plays its own slice of the lanes in its own scratch: a bundle to
+        # play in, the (batch, scratch) pairs, and the step's scratch arrays.
+        self._threads = []
+        for _ in range(self.threads):
+            d = self.kernel.scratch(exported)
+            pairs = tuple((self._D[k], d[i]) for k, i in enumerate(kept))
+            scratch = (
+                mt.new_state(),
+                np.zeros(A_KEY + KEY_WORDS, dtype=np.uint32),
+                np.zeros(len(self.encoder.resource_keys) + self.ruleset.n_features + 1),
+                np.zeros((exported.actions, width), dtype=np.int64),
+            )
+            self._threads.append((pairs, d, scratch))
+        bounds = np.linspace(0, n, self.threads + 1).astype(np.int64)
+        lane = np.arange(n)
+        self._slices = [
+            (lane >= lo) & (lane < hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+        ]
         self._dice_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
         self._dice_len = np.zeros(n, dtype=np.int64)
         self._agent_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
@@ -333,22 +265,20 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> None:
         """New battles' seeds for ``lanes``, from each lane's generator as the Python
         env draws them (``battle_seeds``); their key words for the compiled step."""
-        rows = np.flatnonzero(lanes).tolist()
-        if not rows:
+        rows = np.flatnonzero(lanes)
+        if not len(rows):
             return
         pick = generators.__getitem__ if generators is not None else self.battle_generator
-        drawn = [battle_seeds(pick(b)) for b in rows]
-        for b, (dice, _) in zip(rows, drawn, strict=True):
+        drawn = [battle_seeds(pick(b)) for b in rows.tolist()]
+        for b, (dice, _) in zip(rows.tolist(), drawn, strict=True):
             self.dice_seeds[b] = dice
-        # The seeds are below 2**62: mt.seed_keys splits them into words at once.
-        for keys, lengths, seeds in (
-            (self._dice_keys, self._dice_len, [dice for dice, _ in drawn]),
-            (self._agent_keys, self._agent_len, [agents for _, agents in drawn]),
-        ):
-            words, counts = mt.seed_keys(seeds)
-            keys[rows, :] = 0
-            keys[rows, : words.shape[1]] = words
-            lengths[rows] = counts
+        # The seeds are below 2**62: mt.seed_keys splits both lists into words at once.
+        words, counts = mt.seed_keys([dice for dice, _ in drawn] + [a for _, a in drawn])
+        n = len(rows)
+        self._dice_keys[rows] = words[:n]
+        self._dice_len[rows] = counts[:n]
+        self._agent_keys[rows] = words[n:]
+        self._agent_len[rows] = counts[n:]
 
     def battle_generator(self, lane: int) -> np.random.Generator:
         """The generator lane ``lane``'s next battle draws its seeds from: the lane's
@@ -380,25 +310,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         enc = self._enc if enc is None else enc
         agents = self._agents if agents is None else agents
         for _ in range(MAX_PASSES):
-            self._compiled.step_lanes(
-                self._exported.static,
-                self._exported.start,
-                self._pairs,
-                self._d,
-                enc,
-                self._lanes,
-                todo,
-                begin,
-                actions,
-                self._dice_keys,
-                self._dice_len,
-                self._agent_keys,
-                self._agent_len,
-                agents,
-                self.draw_reward,
-                self.illegal_penalty,
-                self._scratch,
-            )
+            self._step_threads(todo, begin, actions, enc, agents)
             if (status[todo] == OVERFLOW).any():
                 raise KernelRefusal(
                     f"{self.scenario.name}: more than {DAMAGE_LOG_ROWS} damages between two "
@@ -410,6 +322,51 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self.kernel.resolve(self._exported, self._lanes[12], todo)
             self._exported = self.kernel.exported(self.scenario)
         raise KernelRefusal(f"{self.scenario.name}: a battle kept suspending")
+
+    def _step_threads(
+        self,
+        todo: np.ndarray,
+        begin: np.ndarray,
+        actions: np.ndarray,
+        enc: tuple[np.ndarray, ...],
+        agents: np.ndarray,
+    ) -> None:
+        """One compiled call over the lanes ``todo``, each thread on its slice of them in
+        its own scratch (the step releases the GIL; a lane's battle is the same whichever
+        thread plays it)."""
+        exported = self._exported
+
+        def call(t: int) -> None:
+            pairs, d, scratch = self._threads[t]
+            self._compiled.step_lanes(
+                exported.static,
+                exported.start,
+                pairs,
+                d,
+                enc,
+                self._lanes,
+                todo & self._slices[t] if self.threads > 1 else todo,
+                begin,
+                actions,
+                self._dice_keys,
+                self._dice_len,
+                self._agent_keys,
+                self._agent_len,
+                agents,
+                self.draw_reward,
+                self.illegal_penalty,
+                scratch,
+            )
+
+        if self.threads == 1:
+            call(0)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="escaramuza-lanes")
+        futures = [self._pool.submit(call, t) for t in range(1, self.threads)]
+        call(0)
+        for future in futures:
+            future.result()
 
     # -- Gymnasium API -----------------------------------------------------------------------
     def _seed_lanes(self, seed: int | Sequence[int | None] | None) -> None:
@@ -567,7 +524,10 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return battles[0]
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Nothing to close: the lanes are arrays of this process."""
+        """The lanes are arrays of this process; only the threads' pool is shut down."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
 
 Vectorization = Literal["auto", "kernel", "sync", "async"]

@@ -11,6 +11,8 @@ with the specification and not with itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 from escaramuza.agents.fast import engine_battle
 from escaramuza.agents.search import MCTS, Node, side_strength
 from escaramuza.rules.core.kernel import KernelBattle
@@ -40,6 +42,18 @@ def differences(engine: KernelBattle, kernel: KernelBattle) -> list[tuple[str, o
         for f in KernelBattle.__slots__
         if getattr(engine, f) != getattr(kernel, f)
     ]
+
+
+def rollout_row(batch: Any, a: int, j: int) -> tuple[int, bool, float, float, bool]:
+    """A kernel's rollout of action ``a`` and seed ``j`` from its ``RolloutBatch``, as
+    :func:`engine_rollout` gives the engine's."""
+    return (
+        int(batch.winner[a, j]),
+        bool(batch.finished[a, j]),
+        float(batch.own[a, j]),
+        float(batch.foe[a, j]),
+        bool(batch.actor_out[a, j]),
+    )
 
 
 def engine_rollout(

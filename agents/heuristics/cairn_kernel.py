@@ -20,23 +20,27 @@ firsts and the tactician's 1e-12 band).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
 
 import numpy as np
 
 from escaramuza.agents.heuristics.cairn import CLOSE_WEIGHT, COVER_WEIGHT, DAMAGE_WEIGHT
 from escaramuza.rules.cairn import kernel as K
 from escaramuza.rules.cairn.kernel import (
-    ACTIVE,
     ATTACK,
     CS,
+    DECL,
     DESJARRETADO,
     FLEE,
     MOVE,
     OPT,
     POOL,
+    POOLS,
     SCAR,
+    SCARS,
+    SCORES,
     ST,
+    ZONES,
     D,
     G,
     W,
@@ -46,13 +50,10 @@ from escaramuza.rules.cairn.kernel import (
     is_blast,
 )
 from escaramuza.rules.cairn.sheets import CAIRN_DICE
-from escaramuza.rules.core.compiled import CompiledKernel, Exported
+from escaramuza.rules.core.compiled import CompiledKernel
+from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.kernel import KernelRefusal
-from escaramuza.rules.core.loops import TEMPERAMENTS, Loops, agent_draw, compile_loops
-from escaramuza.rules.core.model import Action
-from escaramuza.rules.core.scenario import Scenario
-from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.core.loops import TEMPERAMENTS, agent_draw
 
 T_TACTICIAN, T_BRUTE, T_CAUTIOUS, T_COWARD, T_PROTECTOR = (
     TEMPERAMENTS.index(t) for t in ("tactician", "brute", "cautious", "coward", "protector")
@@ -521,8 +522,8 @@ def best_attack(
 def tactician(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64, arng: np.ndarray) -> int:
     """``_tactician``: the retreat when its side is broken, else a draw among the best
     scored actions (``scores``: one per legal action)."""
-    stat, weapon, dist, zone, opts, scar = s[0], s[1], s[2], s[3], s[4], s[5]
-    cs, g, decl, pools, scores = d[0], d[1], d[3], d[5], d[6]
+    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
+    cs, g, decl, pools, scores = d[STATE], d[GLOBALS], d[DECL], d[POOLS], d[SCORES]
     if side_broken(stat, cs, me):
         r = retreat(dist, zone, cs, me, la, n)
         if r >= 0:
@@ -560,8 +561,8 @@ def tactician(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64, arng: np
 @njit(cache=True, _nrt=False, inline="always")
 def brute(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
     """``_brute``: the nearest target first, then the hardest hit; else closer."""
-    stat, weapon, dist, zone, opts = s[0], s[1], s[2], s[3], s[4]
-    cs = d[0]
+    stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
+    cs = d[STATE]
     here = cs[me, CS.ZONE]
     best = -1
     b1 = 0
@@ -585,8 +586,8 @@ def brute(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
     """``_cautious``: withdraws when hurt; a shooter keeps its range and cover."""
-    stat, weapon, dist, zone, opts, scar = s[0], s[1], s[2], s[3], s[4], s[5]
-    cs, g, decl, pools = d[0], d[1], d[3], d[5]
+    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
+    cs, g, decl, pools = d[STATE], d[GLOBALS], d[DECL], d[POOLS]
     attacks = False
     ranged = False
     for i in range(n):
@@ -621,8 +622,8 @@ def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
 def coward(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
     """The coward hurt or with half its side out (otherwise it plays :func:`cautious`:
     :func:`choose` sends it there, so the inlined cautious is compiled once)."""
-    stat, weapon, dist, zone, opts, scar = s[0], s[1], s[2], s[3], s[4], s[5]
-    cs, g, decl, pools = d[0], d[1], d[3], d[5]
+    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
+    cs, g, decl, pools = d[STATE], d[GLOBALS], d[DECL], d[POOLS]
     e = retreat(dist, zone, cs, me, la, n)
     if e < 0:
         e = best_move(stat, dist, zone, cs, me, la, n, KEY_AWAY, 0, 0)
@@ -666,8 +667,8 @@ def threat(
 def protector(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
     """The protector's guard, or -1: it plays the tactician (:func:`choose` calls it,
     so the inlined tactician is compiled once)."""
-    stat, weapon, dist, zone, opts = s[0], s[1], s[2], s[3], s[4]
-    cs = d[0]
+    stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
+    cs = d[STATE]
     side = stat[me, ST.SIDE]
     ward = -1
     ward_h = 0.0
@@ -712,8 +713,8 @@ def protector(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
 def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarray) -> int:
     """``cairn.choose`` for temperament ``mood`` (not random; ``n ≥ 2``): the chosen row
     of the pending decision's combatant."""
-    stat = s[0]
-    cs, g = d[0], d[1]
+    stat = s[STAT]
+    cs, g = d[STATE], d[GLOBALS]
     me = g[G.ACTOR]
     if mood == T_BRUTE:
         return brute(s, d, la, n, me)
@@ -730,80 +731,7 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     return tactician(s, d, la, n, me, arng)
 
 
-@njit(cache=True, _nrt=False)
-def strength(s: tuple, d: tuple, side: np.int64) -> float:
-    """``agents.search.side_strength`` (health = PI), summed in scenario order."""
-    stat = s[0]
-    cs = d[0]
-    total = 0.0
-    n = 0
-    for c in range(cs.shape[0]):
-        if stat[c, ST.SIDE] != side:
-            continue
-        n += 1
-        if cs[c, CS.STATUS] != ACTIVE:
-            continue
-        top = stat[c, ST.MAX_PI]
-        frac = np.float64(cs[c, CS.PI]) / np.float64(top) if top > 0 else 1.0
-        total += 0.5 + 0.5 * min(max(frac, 0.0), 1.0)
-    return total / n if n else 0.0
-
-
 # -- the Kernel -------------------------------------------------------------------------------
-#: Every condition mask's sorted (name, value) pairs (Cairn's conditions carry no value).
-_CONDITION_PAIRS: tuple[tuple[tuple[str, int], ...], ...] = tuple(
-    tuple(sorted((name, 0) for bit, name in enumerate(K.CONDITIONS) if mask >> bit & 1))
-    for mask in range(K.ALL_CONDITIONS + 1)
-)
+KERNEL = CompiledKernel("cairn", K, sys.modules[__name__])
 
-
-def _cairn(exported: Exported) -> K.CairnExported:
-    """``exported`` as this kernel made it (with the names it indexes)."""
-    if not isinstance(exported, K.CairnExported):
-        raise KernelRefusal("a scenario exported by another kernel")
-    return exported
-
-
-class CairnKernel(CompiledKernel):
-    """The Kernel protocol (rules/core/kernel.py) for Cairn: its rules
-    (rules/cairn/kernel.py) and temperaments (this module) on the shared loops."""
-
-    ruleset_id = "cairn"
-    title = "the Cairn kernel"
-    ST, CS, G = ST, CS, G
-    ACTION_WIDTH = K.ACTION_WIDTH
-    REASONS = K.REASONS
-    STATUSES = tuple(status.value for status in K.STATUSES)
-    RESOURCES = tuple((name, name.upper()) for name in K.RESOURCES)
-    DAMAGE_LOG = K.DAMAGE_LOG
-
-    def compile(self) -> Loops:
-        return compile_loops(
-            __name__,
-            reset=K.reset,
-            start=K.start,
-            legal=K.legal,
-            apply=K.apply,
-            choose=choose,
-            strength=strength,
-            ST=ST,
-            CS=CS,
-            G=G,
-        )
-
-    def export_scenario(self, scenario: Scenario) -> Exported:
-        return K.export_scenario(scenario)
-
-    def export_state(self, exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
-        return K.export_state(_cairn(exported), state)
-
-    def action_row(self, exported: Exported, state: BattleState, action: Action) -> list[int]:
-        return K.action_row(_cairn(exported), action)
-
-    def conditions(self, row: Sequence[int]) -> tuple[tuple[str, int], ...]:
-        return _CONDITION_PAIRS[row[CS.COND]]
-
-
-KERNEL = CairnKernel()
-
-__all__ = ["KERNEL", "CairnKernel"]
+__all__ = ["KERNEL"]

@@ -10,45 +10,50 @@ float divisions, and ties keep the first action as ``max`` / ``min`` do. The sha
 ``decide`` draws for the random agent and the ``random`` temperament; :func:`choose`
 is every other temperament.
 
-``KERNEL`` (:class:`DestinyDiceKernel`) implements ``rules.core.kernel.Kernel``.
+:func:`choose` and the temperaments inlined into it take the bundles; the helpers they
+call take the arrays they read and are compiled once (``_pick_attack`` and
+``_pick_move`` hand the pending actor's arrays to :func:`_best_attack` and
+:func:`_best_move`).
+
+``KERNEL`` joins them to the rules on the shared loops and Python side
+(``rules.core.compiled.CompiledKernel``): it implements ``rules.core.kernel.Kernel``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import sys
 
 import numpy as np
 
-from escaramuza.rules.core.compiled import CompiledKernel, Exported
+from escaramuza.rules.core.compiled import CompiledKernel
+from escaramuza.rules.core.dialect import ACTIVE, DIST, DOWN, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import TEMPERAMENTS, Loops, compile_loops
-from escaramuza.rules.core.model import Action
-from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
-    ACTIVE,
     ATACAR,
     AYUDAR,
     CONTRA,
     CS,
     CURAR,
-    DOWN,
+    DROP,
+    EPL,
     KIND_REACTION,
     MOVER,
+    PROF,
     RECARGAR,
     RECUPERAR,
     REPOS,
+    ROW,
     ST,
     ZONE,
+    ZONES,
     G,
     band,
     profile_mods,
+    side_out,
     usable_band_mask,
 )
-
-if TYPE_CHECKING:
-    from escaramuza.rules.core.scenario import Scenario
 
 TACTICIAN, BRUTE, CAUTIOUS, COWARD, PROTECTOR = (
     TEMPERAMENTS.index(name) for name in ("tactician", "brute", "cautious", "coward", "protector")
@@ -66,11 +71,20 @@ def _pack(a: int, b: int, c: int) -> int:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def attack_score(s: tuple, d: tuple, att: int, dfn: int, w: int) -> tuple[float, float]:
-    """attack_score: (P(drop), expected PV lost / PV left), the engine's floats."""
-    prof, epl, drop = s[6], s[7], s[8]
-    cs = d[0]
-    att_mod, extra = profile_mods(s, d, att, dfn, w)
+def attack_score(
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    zones: np.ndarray,
+    odds: tuple,
+    cs: np.ndarray,
+    att: int,
+    dfn: int,
+    w: int,
+) -> tuple[float, float]:
+    """attack_score: (P(drop), expected PV lost / PV left), the engine's floats
+    (``odds``: the exact-odds tables ``prof``, ``epl``, ``drop``)."""
+    prof, epl, drop = odds
+    att_mod, extra = profile_mods(weapon, opts, zones, cs, att, dfn, w)
     pid = prof[att, w, dfn, att_mod + 2, extra]
     pv = cs[dfn, CS.PV]
     # drop's last column stands for every PV from there up (dk._profile_tables).
@@ -80,42 +94,61 @@ def attack_score(s: tuple, d: tuple, att: int, dfn: int, w: int) -> tuple[float,
 
 @njit(cache=True, _nrt=False)
 def _best_attack(
-    s: tuple,
-    d: tuple,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    opts: np.ndarray,
+    zones: np.ndarray,
+    odds: tuple,
+    cs: np.ndarray,
+    c: int,
     la: np.ndarray,
     n: int,
     verb: int,
     mode: int,
     arg: int,
 ) -> int:
-    """``max(attacks, key=attack_score)`` (first on ties) over the ``verb`` rows; mode 1
-    keeps targets not in the actor's zone (cautious), mode 2 targets in zone ``arg``
-    (protector's guarding). -1 if there is none."""
-    dist = s[2]
-    cs, g = d[0], d[1]
-    c = g[G.ACTOR]
+    """``max(attacks, key=attack_score)`` (first on ties) over ``c``'s ``verb`` rows;
+    mode 1 keeps targets not in the actor's zone (cautious), mode 2 targets in zone
+    ``arg`` (protector's guarding). -1 if there is none."""
     best = -1
     best_drop = 0.0
     best_ratio = 0.0
     for i in range(n):
-        if la[i, 0] != verb:
+        if la[i, ROW.VERB] != verb:
             continue
-        t = la[i, 1]
+        t = la[i, ROW.TARGET]
         if mode == 1 and dist[cs[c, CS.ZONE], cs[t, CS.ZONE]] <= 0:
             continue
         if mode == 2 and cs[t, CS.ZONE] != arg:
             continue
-        p, r = attack_score(s, d, c, t, la[i, 2])
+        p, r = attack_score(weapon, opts, zones, odds, cs, c, t, la[i, ROW.ITEM])
         if best < 0 or p > best_drop or (p == best_drop and r > best_ratio):
             best, best_drop, best_ratio = i, p, r
     return best
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _nearest(s: tuple, d: tuple, c: int, zone: int) -> int:
+def _pick_attack(s: tuple, d: tuple, la: np.ndarray, n: int, verb: int, mode: int, arg: int) -> int:
+    """:func:`_best_attack` of the pending decision's actor."""
+    return _best_attack(
+        s[WEAPON],
+        s[DIST],
+        s[OPTS],
+        s[ZONES],
+        (s[PROF], s[EPL], s[DROP]),
+        d[STATE],
+        d[GLOBALS][G.ACTOR],
+        la,
+        n,
+        verb,
+        mode,
+        arg,
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _nearest(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
     """_View.nearest: hops from ``zone`` to the closest active foe of ``c`` (0 if none)."""
-    stat, dist = s[0], s[2]
-    cs = d[0]
     best = -1
     for t in range(stat.shape[0]):
         if stat[t, ST.SIDE] != stat[c, ST.SIDE] and cs[t, CS.STATUS] == ACTIVE:
@@ -126,10 +159,10 @@ def _nearest(s: tuple, d: tuple, c: int, zone: int) -> int:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _can_attack_from(s: tuple, d: tuple, c: int, zone: int, mask: int) -> bool:
+def _can_attack_from(
+    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int, mask: int
+) -> bool:
     """_View.can_attack_from: a usable weapon (bands ``mask``) reaches an active foe."""
-    stat, dist = s[0], s[2]
-    cs = d[0]
     for t in range(stat.shape[0]):
         if stat[t, ST.SIDE] != stat[c, ST.SIDE] and cs[t, CS.STATUS] == ACTIVE:
             if mask & (1 << band(dist[zone, cs[t, CS.ZONE]])):
@@ -139,8 +172,10 @@ def _can_attack_from(s: tuple, d: tuple, c: int, zone: int, mask: int) -> bool:
 
 @njit(cache=True, _nrt=False, inline="always")
 def _move_key(
-    s: tuple,
-    d: tuple,
+    stat: np.ndarray,
+    dist: np.ndarray,
+    zones: np.ndarray,
+    cs: np.ndarray,
     c: int,
     zone: int,
     kind: int,
@@ -148,49 +183,53 @@ def _move_key(
     mask: int,
 ) -> int:
     """_approach_key / _away_key / the brute's and the protector's keys for ``zone``."""
-    stat, dist, zones = s[0], s[2], s[5]
     if kind == K_APPROACH:
-        can = 1 if _can_attack_from(s, d, c, zone, mask) else 0
+        can = 1 if _can_attack_from(stat, dist, cs, c, zone, mask) else 0
         if stat[c, ST.RANGED]:
             # Shooters want a shot, out of contact, in cover.
-            near = 1 if _nearest(s, d, c, zone) > 0 else 0
+            near = 1 if _nearest(stat, dist, cs, c, zone) > 0 else 0
             return _pack(can, near, zones[zone, ZONE.COVER])
-        return _pack(can, -_nearest(s, d, c, zone), 0)
+        return _pack(can, -_nearest(stat, dist, cs, c, zone), 0)
     if kind == K_AWAY:
-        return _pack(zones[zone, ZONE.EXIT], _nearest(s, d, c, zone), zones[zone, ZONE.COVER])
+        return _pack(
+            zones[zone, ZONE.EXIT], _nearest(stat, dist, cs, c, zone), zones[zone, ZONE.COVER]
+        )
     if kind == K_BRUTE:
-        return _pack(-_nearest(s, d, c, zone), 0, 0)
+        return _pack(-_nearest(stat, dist, cs, c, zone), 0, 0)
     return _pack(-dist[zone, arg], 0, 0)
 
 
 @njit(cache=True, _nrt=False)
 def _best_move(
-    s: tuple,
-    d: tuple,
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    zones: np.ndarray,
+    cs: np.ndarray,
+    c: int,
     la: np.ndarray,
     n: int,
     verb: int,
     kind: int,
     arg: int,
 ) -> int:
-    """_best_move: the step with the highest key if it beats staying; -1 otherwise."""
-    cs, g = d[0], d[1]
-    c = g[G.ACTOR]
-    mask = usable_band_mask(s, d, c) if kind == K_APPROACH else 0
+    """_best_move for ``c``: the step with the highest key if it beats staying; -1
+    otherwise."""
+    mask = usable_band_mask(stat, weapon, cs, c) if kind == K_APPROACH else 0
     best = -1
     best_key = 0
     # Row n stands for staying put, keyed last: one _move_key call site (it is inlined,
     # and each site is another copy to compile).
     for i in range(n + 1):
         if i < n:
-            if la[i, 0] != verb:
+            if la[i, ROW.VERB] != verb:
                 continue
-            zone = la[i, 3]
+            zone = la[i, ROW.ZONE]
         elif best < 0:
             return -1
         else:
             zone = cs[c, CS.ZONE]
-        key = _move_key(s, d, c, zone, kind, arg, mask)
+        key = _move_key(stat, dist, zones, cs, c, zone, kind, arg, mask)
         if i == n:
             return best if best_key > key else -1
         if best < 0 or key > best_key:
@@ -198,19 +237,25 @@ def _best_move(
     return -1
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _pick_move(s: tuple, d: tuple, la: np.ndarray, n: int, verb: int, kind: int, arg: int) -> int:
+    """:func:`_best_move` of the pending decision's actor."""
+    return _best_move(
+        s[STAT], s[WEAPON], s[DIST], s[ZONES], d[STATE], d[GLOBALS][G.ACTOR], la, n, verb, kind, arg
+    )
+
+
 @njit(cache=True, _nrt=False)
-def _heal_worst(s: tuple, d: tuple, la: np.ndarray, n: int, threshold: float) -> int:
+def _heal_worst(stat: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int, threshold: float) -> int:
     """_heal_worst: the heal on the ally with the lowest PV fraction, down first."""
-    stat = s[0]
-    cs = d[0]
     best = -1
     best_up = 0
     best_frac = 0.0
     for i in range(n):
-        if la[i, 0] != CURAR:
+        if la[i, ROW.VERB] != CURAR:
             continue
-        a = la[i, 1]
-        frac = cs[a, CS.PV] / stat[a, ST.MAXPV]
+        a = la[i, ROW.TARGET]
+        frac = cs[a, CS.PV] / stat[a, ST.MAX_PV]
         down = cs[a, CS.STATUS] == DOWN
         if down or frac < threshold:
             up = 0 if down else 1
@@ -220,13 +265,15 @@ def _heal_worst(s: tuple, d: tuple, la: np.ndarray, n: int, threshold: float) ->
 
 
 @njit(cache=True, _nrt=False)
-def _useful_help(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
+def _useful_help(
+    stat: np.ndarray, weapon: np.ndarray, dist: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int
+) -> int:
     """_useful_help: the first ``ayudar`` whose ally can attack from where it stands."""
-    cs = d[0]
     for i in range(n):
-        if la[i, 0] == AYUDAR:
-            a = la[i, 1]
-            if _can_attack_from(s, d, a, cs[a, CS.ZONE], usable_band_mask(s, d, a)):
+        if la[i, ROW.VERB] == AYUDAR:
+            a = la[i, ROW.TARGET]
+            mask = usable_band_mask(stat, weapon, cs, a)
+            if _can_attack_from(stat, dist, cs, a, cs[a, CS.ZONE], mask):
                 return i
     return -1
 
@@ -235,7 +282,7 @@ def _useful_help(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
 def _first(la: np.ndarray, n: int, verb: int) -> int:
     """The first row of ``verb``, -1 if none."""
     for i in range(n):
-        if la[i, 0] == verb:
+        if la[i, ROW.VERB] == verb:
             return i
     return -1
 
@@ -250,38 +297,37 @@ def _upkeep(la: np.ndarray, n: int) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def _hurt(s: tuple, d: tuple, c: int) -> bool:
     """_hurt: below half its PV."""
-    return d[0][c, CS.PV] * 2 < s[0][c, ST.MAXPV]
+    return d[STATE][c, CS.PV] * 2 < s[STAT][c, ST.MAX_PV]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _side_broken(s: tuple, d: tuple, c: int) -> bool:
     """_side_broken: half of ``c``'s side or more is out of the fight."""
-    stat = s[0]
-    cs = d[0]
-    mine = 0
-    out = 0
-    for a in range(stat.shape[0]):
-        if stat[a, ST.SIDE] == stat[c, ST.SIDE]:
-            mine += 1
-            if cs[a, CS.STATUS] != ACTIVE:
-                out += 1
-    return out * 2 >= mine
+    members, out = side_out(s[STAT], d[STATE], c)
+    return out * 2 >= members
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _press(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
+    """The tactician's and the cautious' fallback: the best attack, else close in, else
+    upkeep; -1 if none of them is legal."""
+    i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
+    if i < 0:
+        i = _pick_move(s, d, la, n, MOVER, K_APPROACH, 0)
+    if i < 0:
+        i = _upkeep(la, n)
+    return i
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _tactician(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     """_tactician: heal the fallen and the badly hurt, else the best attack, else close
     in, upkeep, a useful help, or end the turn."""
-    i = _heal_worst(s, d, la, n, 1 / 3)
-    if i >= 0:
-        return i
-    if _first(la, n, ATACAR) >= 0:
-        return _best_attack(s, d, la, n, ATACAR, 0, 0)
-    i = _best_move(s, d, la, n, MOVER, K_APPROACH, 0)
+    i = _heal_worst(s[STAT], d[STATE], la, n, 1 / 3)
     if i < 0:
-        i = _upkeep(la, n)
+        i = _press(s, d, la, n)
     if i < 0:
-        i = _useful_help(s, d, la, n)
+        i = _useful_help(s[STAT], s[WEAPON], s[DIST], d[STATE], la, n)
     return i if i >= 0 else n - 1
 
 
@@ -289,8 +335,8 @@ def _tactician(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
 def _brute(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     """_brute: hit the nearest enemy (the weakest, the hardest blow), else step towards
     the nearest, else upkeep."""
-    dist, prof, epl = s[2], s[6], s[7]
-    cs, g = d[0], d[1]
+    dist, prof, epl = s[DIST], s[PROF], s[EPL]
+    cs, g = d[STATE], d[GLOBALS]
     c = g[G.ACTOR]
     if _first(la, n, ATACAR) >= 0:
         # max by (-hops, -PV, expected damage), first on ties
@@ -299,18 +345,18 @@ def _brute(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
         bp = 0
         be = 0.0
         for i in range(n):
-            if la[i, 0] != ATACAR:
+            if la[i, ROW.VERB] != ATACAR:
                 continue
-            t = la[i, 1]
-            w = la[i, 2]
+            t = la[i, ROW.TARGET]
+            w = la[i, ROW.ITEM]
             h = -dist[cs[c, CS.ZONE], cs[t, CS.ZONE]]
             p = -cs[t, CS.PV]
-            att_mod, extra = profile_mods(s, d, c, t, w)
+            att_mod, extra = profile_mods(s[WEAPON], s[OPTS], s[ZONES], cs, c, t, w)
             e = epl[prof[c, w, t, att_mod + 2, extra]]
             if best < 0 or h > bh or (h == bh and (p > bp or (p == bp and e > be))):
                 best, bh, bp, be = i, h, p, e
         return best
-    i = _best_move(s, d, la, n, MOVER, K_BRUTE, 0)
+    i = _pick_move(s, d, la, n, MOVER, K_BRUTE, 0)
     if i < 0:
         i = _upkeep(la, n)
     return i if i >= 0 else n - 1
@@ -320,22 +366,17 @@ def _brute(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
 def _cautious(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     """_cautious: below half its PV heal itself or step away; else attack from range,
     else any attack, else close in or upkeep."""
-    c = d[1][G.ACTOR]
+    c = d[GLOBALS][G.ACTOR]
     if _hurt(s, d, c):
         for i in range(n):
-            if la[i, 0] == CURAR and la[i, 1] == c:
+            if la[i, ROW.VERB] == CURAR and la[i, ROW.TARGET] == c:
                 return i
-        i = _best_move(s, d, la, n, MOVER, K_AWAY, 0)
+        i = _pick_move(s, d, la, n, MOVER, K_AWAY, 0)
         if i >= 0:
             return i
-    i = _best_attack(s, d, la, n, ATACAR, 1, 0)
-    if i >= 0:
-        return i
-    if _first(la, n, ATACAR) >= 0:
-        return _best_attack(s, d, la, n, ATACAR, 0, 0)
-    i = _best_move(s, d, la, n, MOVER, K_APPROACH, 0)
+    i = _pick_attack(s, d, la, n, ATACAR, 1, 0)
     if i < 0:
-        i = _upkeep(la, n)
+        i = _press(s, d, la, n)
     return i if i >= 0 else n - 1
 
 
@@ -343,43 +384,42 @@ def _cautious(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
 def _coward(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     """The coward hurt or on a broken side (unhurt, on a side holding, it plays
     :func:`_cautious`: :func:`choose` sends it there, so _cautious is compiled once)."""
-    i = _best_move(s, d, la, n, MOVER, K_AWAY, 0)
-    if i >= 0:
-        return i
-    if _first(la, n, ATACAR) >= 0:
+    i = _pick_move(s, d, la, n, MOVER, K_AWAY, 0)
+    if i < 0:
         # Cornered (no step takes it further away): it fights back.
-        return _best_attack(s, d, la, n, ATACAR, 0, 0)
-    return n - 1
+        i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
+    return i if i >= 0 else n - 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _protector(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     """_protector: heal allies below two thirds, strike whoever engages its most hurt
     ally, help, attack, else stay near that ally or upkeep."""
-    stat = s[0]
-    cs, g = d[0], d[1]
+    stat = s[STAT]
+    cs, g = d[STATE], d[GLOBALS]
     c = g[G.ACTOR]
-    i = _heal_worst(s, d, la, n, 2 / 3)
+    i = _heal_worst(s[STAT], d[STATE], la, n, 2 / 3)
     if i >= 0:
         return i
     ward = -1
     ward_frac = 0.0
     for a in range(stat.shape[0]):
         if stat[a, ST.SIDE] == stat[c, ST.SIDE] and cs[a, CS.STATUS] == ACTIVE and a != c:
-            frac = cs[a, CS.PV] / stat[a, ST.MAXPV]
+            frac = cs[a, CS.PV] / stat[a, ST.MAX_PV]
             if ward < 0 or frac < ward_frac:
                 ward, ward_frac = a, frac
     if ward >= 0:
-        i = _best_attack(s, d, la, n, ATACAR, 2, cs[ward, CS.ZONE])
+        i = _pick_attack(s, d, la, n, ATACAR, 2, cs[ward, CS.ZONE])
         if i >= 0:
             return i
-    i = _useful_help(s, d, la, n)
+    i = _useful_help(s[STAT], s[WEAPON], s[DIST], d[STATE], la, n)
     if i >= 0:
         return i
-    if _first(la, n, ATACAR) >= 0:
-        return _best_attack(s, d, la, n, ATACAR, 0, 0)
+    i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
+    if i >= 0:
+        return i
     if ward >= 0:
-        i = _best_move(s, d, la, n, MOVER, K_WARD, cs[ward, CS.ZONE])
+        i = _pick_move(s, d, la, n, MOVER, K_WARD, cs[ward, CS.ZONE])
         if i >= 0:
             return i
     i = _upkeep(la, n)
@@ -390,15 +430,15 @@ def _protector(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
 def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarray) -> int:
     """choose: the row of the legal list temperament ``mood`` picks (never the random
     temperament, which the shared ``decide`` plays; no other one draws)."""
-    g = d[1]
+    g = d[GLOBALS]
     c = g[G.ACTOR]
     if g[G.KIND] == KIND_REACTION:
         # DD-08: a free attack is worth taking unless running is the plan.
         fleeing = mood == COWARD and (_hurt(s, d, c) or _side_broken(s, d, c))
         if not fleeing and _first(la, n, CONTRA) >= 0:
-            return _best_attack(s, d, la, n, CONTRA, 0, 0)
+            return _pick_attack(s, d, la, n, CONTRA, 0, 0)
         if fleeing or (mood == CAUTIOUS and _hurt(s, d, c)):
-            i = _best_move(s, d, la, n, REPOS, K_AWAY, 0)
+            i = _pick_move(s, d, la, n, REPOS, K_AWAY, 0)
             if i >= 0:
                 return i
         return n - 1
@@ -415,69 +455,7 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     return _tactician(s, d, la, n)
 
 
-@njit(cache=True, _nrt=False)
-def strength(s: tuple, d: tuple, side: int) -> float:
-    """agents.search.side_strength, summed in the same order."""
-    stat = s[0]
-    cs = d[0]
-    total = 0.0
-    n = 0
-    for c in range(stat.shape[0]):
-        if stat[c, ST.SIDE] != side:
-            continue
-        n += 1
-        if cs[c, CS.STATUS] != ACTIVE:
-            continue
-        top = stat[c, ST.MAXPV]
-        frac = cs[c, CS.PV] / top if top > 0 else 1.0
-        total += 0.5 + 0.5 * min(max(frac, 0.0), 1.0)
-    return total / n if n else 0.0
-
-
 # -- the Kernel -------------------------------------------------------------------------
-class DestinyDiceKernel(CompiledKernel):
-    """The Destiny Dice kernel (``rules.core.kernel.Kernel``) on the shared Python side
-    and loops; its own part is the export (``rules.destiny_dice.kernel``)."""
+KERNEL = CompiledKernel("destiny_dice", dk, sys.modules[__name__])
 
-    ruleset_id = "destiny_dice"
-    title = "the Destiny Dice kernel"
-    ST, CS, G = ST, CS, G
-    ACTION_WIDTH = dk.ACTION_WIDTH
-    REASONS = dk.REASONS
-    STATUSES = tuple(status.value for status in dk.STATUSES)
-    RESOURCES = (("pa", "pa"), ("pc", "pc"), ("pm", "pm"), ("pv", "pv"))
-    DAMAGE_LOG = dk.DAMAGE_LOG
-
-    def compile(self) -> Loops:
-        """The shared loops over these rules and temperaments."""
-        return compile_loops(
-            __name__,
-            reset=dk.reset,
-            start=dk.start,
-            legal=dk.legal,
-            apply=dk.apply,
-            choose=choose,
-            strength=strength,
-            ST=ST,
-            CS=CS,
-            G=G,
-        )
-
-    def export_scenario(self, scenario: Scenario) -> Exported:
-        """``rules.destiny_dice.kernel.export_scenario``."""
-        return dk.export_scenario(scenario)
-
-    def export_state(self, exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
-        """``rules.destiny_dice.kernel.export_state``."""
-        return dk.export_state(exported, state)
-
-    def action_row(self, exported: Exported, state: BattleState, action: Action) -> list[int]:
-        """``rules.destiny_dice.kernel.action_row``."""
-        return dk.action_row(state, action)
-
-    def conditions(self, row: Sequence[int]) -> tuple[tuple[str, int], ...]:
-        """The conditions of the row's ``CS.COND`` mask (none carries a value)."""
-        return dk.conditions(row[CS.COND])
-
-
-KERNEL = DestinyDiceKernel()
+__all__ = ["KERNEL"]

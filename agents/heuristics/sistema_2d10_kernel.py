@@ -1,4 +1,4 @@
-"""The Sistema 2d10 temperaments compiled with numba, and the kernel joining them to the rules.
+"""The Sistema 2d10 temperaments compiled with numba.
 
 architecture.md, "The fast path": ``agents/heuristics/sistema_2d10.py`` function by
 function over the bundles of ``rules/sistema_2d10/kernel.py`` (its docstring lists them),
@@ -6,36 +6,30 @@ drawing the agents' choices from the agents' generator as ``heuristic_choice`` d
 (``rules.core.loops.agent_draw``), so a kernel battle is the engine's battle. Decisions
 compare the same numbers as the engine: the exact odds come from the same integer counts
 and the same float operations in the same order (``kernel.attack_odds``), the heuristic's
-thresholds from its own constants, exported into the static bundle after the rules'
-arrays:
+thresholds are its own constants, and one table follows the rules' in the static bundle,
+at :data:`HURTS`: ``p_hurts`` of every (attacker, weapon, target), P(daño > CA).
 
-====  ==============  =======================================================================
-18    ``hurts``       ``p_hurts`` of every (attacker, weapon, target): P(daño > CA)
-19    ``thresholds``  the heuristic's thresholds, :class:`TH`
-====  ==============  =======================================================================
-
-:func:`choose` and :func:`strength` are the loops' hooks (``rules.core.loops``);
-:data:`KERNEL`, a :class:`~escaramuza.rules.core.compiled.CompiledKernel`, is the
-driver's kernel.
+:func:`choose` is the loops' hook (``rules.core.loops``); :data:`KERNEL`, a
+:class:`~escaramuza.rules.core.compiled.CompiledKernel` that appends that table to the
+rules' export, is the driver's kernel.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import sys
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from escaramuza.agents.heuristics import sistema_2d10 as heuristic
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
+from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import TEMPERAMENTS, Loops, agent_draw, compile_loops
+from escaramuza.rules.core.loops import TEMPERAMENTS, agent_draw
+from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.sistema_2d10 import kernel as k
 from escaramuza.rules.sistema_2d10.kernel import (
-    ACTIVE,
     ACTIVE_DEFENCE,
     AGUANTE,
     ATACAR,
@@ -48,16 +42,16 @@ from escaramuza.rules.sistema_2d10.kernel import (
     MOVER,
     OPT,
     PASAR,
+    PICKS,
+    PLACES,
+    SCORES,
     ST,
+    SUCC,
     ZONE,
+    ZONES,
     G,
     W,
 )
-
-if TYPE_CHECKING:
-    from escaramuza.rules.core.model import Action
-    from escaramuza.rules.core.scenario import Scenario
-    from escaramuza.rules.core.state import BattleState
 
 TACTICIAN = TEMPERAMENTS.index("tactician")
 BRUTE = TEMPERAMENTS.index("brute")
@@ -71,14 +65,23 @@ K_CLOSE, K_NEAR, K_AWAY, K_FLEE, K_GUARD = 0, 1, 2, 3, 4
 #: The index lists of ``picks`` (the dynamic bundle's): attacks, moves, a subset of
 #: either, close-in moves, the best attacks' tie.
 PICK_ATTACKS, PICK_MOVES, PICK_SOME, PICK_CLOSE, PICK_TOP = 0, 1, 2, 3, 4
+#: The static bundle's place of ``hurts[a, w, t]`` (the module's docstring): after the
+#: rules' tables.
+HURTS = ZONES + 1
 
 
-class TH(Columns):
-    """The heuristic's thresholds (``thresholds``, a float array)."""
+def block_min() -> int:
+    """The fewest thousandths ``p_block >= BLOCK_THRESHOLD`` accepts (a Fraction against a
+    float, compared exactly as the engine compares them)."""
+    return next(c for c in range(1002) if Fraction(c, 1000) >= heuristic.BLOCK_THRESHOLD)
 
-    HURT = (0, 1, "HURT_THRESHOLD: the tactician and the brute defend from this P(hurt)")
-    BLOCK = (0, 1000, "BLOCK_THRESHOLD as the fewest thousandths of P(block) it accepts")
-    FLIP = (0, 1, "FLIP_THRESHOLD: a Dado Exprés after the roll from this P(flip)")
+
+#: The heuristic's thresholds: the tactician and the brute defend from this P(hurt),
+#: when the block is at least this many thousandths; a Dado Exprés after the roll from
+#: this P(flip).
+HURT_THRESHOLD = heuristic.HURT_THRESHOLD
+BLOCK_MIN = block_min()
+FLIP_THRESHOLD = heuristic.FLIP_THRESHOLD
 
 
 # -- reading the field --------------------------------------------------------------
@@ -139,13 +142,7 @@ def very_hurt(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
 @njit(cache=True, _nrt=False)
 def side_broken(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
     """``_side_broken``: half its side or more out of the fight."""
-    mine = 0
-    out = 0
-    for a in range(cs.shape[0]):
-        if stat[a, ST.SIDE] == stat[c, ST.SIDE]:
-            mine += 1
-            if cs[a, CS.STATUS] != ACTIVE:
-                out += 1
+    mine, out = k.side_out(stat, cs, c)
     return out * 2 >= mine
 
 
@@ -170,7 +167,7 @@ def best_attack(
     ``rng.randrange``); -1 for none."""
     if cnt == 0:
         return -1
-    cs, g, picks, scores = d[0], d[1], d[4], d[5]
+    cs, g, picks, scores = d[STATE], d[GLOBALS], d[PICKS], d[SCORES]
     best = -np.inf
     # The aimed variants of one (target, weapon) are listed together: their shared
     # terms once, as Sistema2d10.odds_many does.
@@ -291,22 +288,22 @@ def full_or_pass(la: np.ndarray, cnt: int) -> int:
     return i if i >= 0 else cnt - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def close_in(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
     """``_close_in``: a step that brings the nearest foe closer to a weapon's reach."""
-    moves = d[4][PICK_CLOSE]
+    moves = d[PICKS][PICK_CLOSE]
     nm = of_verb(la, cnt, MOVER, moves)
-    return best_move(s[0], s[2], s[17], d[0], c, la, moves, nm, K_CLOSE, -1)
+    return best_move(s[STAT], s[DIST], s[ZONES], d[STATE], c, la, moves, nm, K_CLOSE, -1)
 
 
 # -- reactions ----------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
-def defend(s: tuple, cs: np.ndarray, g: np.ndarray, mood: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def defend(s: tuple, d: tuple, mood: int) -> int:
     """``_defend``: 0 (defender) or 1 (no_defender)."""
-    stat, weapon, opts, places, succ_table = s[0], s[1], s[3], s[6], s[11]
-    hurts, thresholds = s[18], s[19]
+    stat, weapon, opts, places, succ_table = s[STAT], s[WEAPON], s[OPTS], s[PLACES], s[SUCC]
+    cs, g = d[STATE], d[GLOBALS]
     a, w, t = g[G.ATTACKER], g[G.WEAPON], g[G.TARGET]
     kind = weapon[a, w, W.KIND]
     if g[G.CRITICAL] == 1:
@@ -315,21 +312,21 @@ def defend(s: tuple, cs: np.ndarray, g: np.ndarray, mood: int) -> int:
         mode = 1 if cs[t, CS.DADOS_EXPRES] > 0 else 0
         defence = k.defence_bonus(stat, cs, opts, places, t, kind)
         blocks = k.succ(succ_table, mode, g[G.TOTAL] + opts[OPT.ACTIVE_GT] - defence)
-    p = hurts[a, w, t]
+    p = s[HURTS][a, w, t]
     wary = False
     for m in WARY:
         if mood == m:
             wary = True
-    worth = p > 0 if wary else p >= thresholds[TH.HURT]
-    return 0 if worth and blocks >= thresholds[TH.BLOCK] else 1
+    worth = p > 0 if wary else p >= HURT_THRESHOLD
+    return 0 if worth and blocks >= BLOCK_MIN else 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def expres(s: tuple, g: np.ndarray) -> int:
     """``_expres``: 0 (gastar) after the roll when the die flips it often enough."""
-    stat, weapon, opts, thresholds = s[0], s[1], s[3], s[19]
     if g[G.KIND] != EXPRES_AFTER:
         return 1
+    stat, weapon, opts = s[STAT], s[WEAPON], s[OPTS]
     total, success, critical, fumble = k.judge_pending(stat, weapon, opts, g)
     difficulty = k.difficulty_of(stat, weapon, opts, g)
     if critical or fumble:
@@ -341,7 +338,7 @@ def expres(s: tuple, g: np.ndarray) -> int:
     else:
         need = difficulty - total
         flip = max(0, 11 - need) / 10 if need <= 10 else 0.0
-    return 0 if flip >= thresholds[TH.FLIP] else 1
+    return 0 if flip >= FLIP_THRESHOLD else 1
 
 
 # -- temperaments -------------------------------------------------------------------
@@ -350,8 +347,8 @@ def expres(s: tuple, g: np.ndarray) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def tactician(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.ndarray) -> int:
     """``_tactician``."""
-    cs = d[0]
-    attacks = d[4][PICK_ATTACKS]
+    cs = d[STATE]
+    attacks = d[PICKS][PICK_ATTACKS]
     na = of_verb(la, cnt, ATACAR, attacks)
     i = best_attack(s, d, c, la, attacks, na, arng)
     if i >= 0:
@@ -369,9 +366,9 @@ def tactician(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.nda
 @njit(cache=True, _nrt=False, inline="always")
 def brute(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
     """``_brute``."""
-    stat, dist, zones = s[0], s[2], s[17]
-    cs = d[0]
-    attacks = d[4][PICK_ATTACKS]
+    stat, dist, zones = s[STAT], s[DIST], s[ZONES]
+    cs = d[STATE]
+    attacks = d[PICKS][PICK_ATTACKS]
     na = of_verb(la, cnt, ATACAR, attacks)
     if na > 0:
         here = cs[c, CS.ZONE]
@@ -397,7 +394,7 @@ def brute(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
                 best = i
                 best_v = v
         return best
-    moves = d[4][PICK_MOVES]
+    moves = d[PICKS][PICK_MOVES]
     nm = of_verb(la, cnt, MOVER, moves)
     i = best_move(stat, dist, zones, cs, c, la, moves, nm, K_NEAR, -1)
     if i >= 0:
@@ -417,8 +414,8 @@ def cautious(
     advance: bool,
 ) -> int:
     """``_cautious`` (``advance`` False: the coward not hurt nor broken)."""
-    stat, dist, zones = s[0], s[2], s[17]
-    cs, picks = d[0], d[4]
+    stat, dist, zones = s[STAT], s[DIST], s[ZONES]
+    cs, picks = d[STATE], d[PICKS]
     full = by_verb(la, cnt, DEFENSA_COMPLETA)
     if very_hurt(stat, cs, c) and full >= 0:
         return full
@@ -463,8 +460,8 @@ def coward(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.ndarra
     """The coward hurt or on a broken side (otherwise it plays the cautious temperament,
     without advancing: :func:`choose` sends it there, so the inlined cautious is
     compiled once)."""
-    stat, dist, zones = s[0], s[2], s[17]
-    cs, picks = d[0], d[4]
+    stat, dist, zones = s[STAT], s[DIST], s[ZONES]
+    cs, picks = d[STATE], d[PICKS]
     here = nearest(stat, dist, cs, c, cs[c, CS.ZONE])
     # "never advances": only steps that keep at least the current distance.
     safe = picks[PICK_SOME]
@@ -482,10 +479,10 @@ def coward(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.ndarra
     return i if i >= 0 else full_or_pass(la, cnt)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def threat_of(s: tuple, cs: np.ndarray, foe: int, ward: int) -> float:
     """``_threat``: the largest expected damage of a free attack ``foe`` can make on ``ward``."""
-    stat, weapon, dist = s[0], s[1], s[2]
+    stat, weapon, dist = s[STAT], s[WEAPON], s[DIST]
     hops = dist[cs[foe, CS.ZONE], cs[ward, CS.ZONE]]
     best = 0.0
     found = False
@@ -512,10 +509,10 @@ def ward_of(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
     return ward
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def threat_to(s: tuple, cs: np.ndarray, c: int, ward: int) -> int:
     """The foe with the largest (``_threat``, −distance to the ward), first on ties."""
-    stat, dist = s[0], s[2]
+    stat, dist = s[STAT], s[DIST]
     threat = -1
     t_v = 0.0
     t_d = 0
@@ -553,8 +550,8 @@ def gift_of(stat: np.ndarray, cs: np.ndarray, c: int, la: np.ndarray, cnt: int) 
 @njit(cache=True, _nrt=False, inline="always")
 def protector(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.ndarray) -> int:
     """``_protector``."""
-    stat, dist, zones = s[0], s[2], s[17]
-    cs, picks = d[0], d[4]
+    stat, dist, zones = s[STAT], s[DIST], s[ZONES]
+    cs, picks = d[STATE], d[PICKS]
     ward = ward_of(stat, cs, c)
     threat = threat_to(s, cs, c, ward) if ward >= 0 else -1
     attacks = picks[PICK_ATTACKS]
@@ -591,13 +588,13 @@ def protector(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.nda
 @njit(cache=True, _nrt=False, inline="always")
 def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarray) -> int:
     """``choose`` of ``agents/heuristics/sistema_2d10.py`` for temperament ``mood``."""
-    cs, g = d[0], d[1]
+    cs, g = d[STATE], d[GLOBALS]
     kind = g[G.KIND]
     if kind == ACTIVE_DEFENCE:
-        return defend(s, cs, g, mood)
+        return defend(s, d, mood)
     if kind == EXPRES_BEFORE or kind == EXPRES_AFTER:
         return expres(s, g)
-    stat = s[0]
+    stat = s[STAT]
     actor = g[G.ACTOR]
     if mood == BRUTE:
         return brute(s, d, actor, la, n)
@@ -614,35 +611,12 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     return tactician(s, d, actor, la, n, arng)
 
 
-@njit(cache=True, _nrt=False)
-def strength(s: tuple, d: tuple, side: int) -> float:
-    """``agents.search.side_strength`` (the same float operations, in order)."""
-    stat, cs = s[0], d[0]
-    total = 0.0
-    n = 0
-    for c in range(cs.shape[0]):
-        if stat[c, ST.SIDE] != side:
-            continue
-        n += 1
-        if cs[c, CS.STATUS] != ACTIVE:
-            continue
-        top = stat[c, ST.PV]
-        frac = cs[c, CS.PV] / top if top > 0 else 1.0
-        total += 0.5 + 0.5 * min(max(frac, 0.0), 1.0)
-    return total / n if n else 0.0
-
-
 # -- the kernel ------------------------------------------------------------------------
 
 
-def block_min() -> int:
-    """The fewest thousandths ``p_block >= BLOCK_THRESHOLD`` accepts (a Fraction against a
-    float, compared exactly as the engine compares them)."""
-    return next(c for c in range(1002) if Fraction(c, 1000) >= heuristic.BLOCK_THRESHOLD)
-
-
-def temperament_arrays(scenario: Scenario, maxw: int) -> tuple[np.ndarray, np.ndarray]:
-    """The static bundle's ``hurts`` and ``thresholds`` (the module's docstring)."""
+def hurts_table(scenario: Scenario, maxw: int) -> np.ndarray:
+    """``hurts[a, w, t]`` (the module's docstring): ``heuristic.p_hurts`` of every
+    (attacker, weapon, target), summed as the engine sums it."""
     combatants = scenario.combatants
     n = len(combatants)
     hurts = np.zeros((n, maxw, n), np.float64)
@@ -650,57 +624,24 @@ def temperament_arrays(scenario: Scenario, maxw: int) -> tuple[np.ndarray, np.nd
         for w, wp in enumerate(attacker.data["profile"].weapons):
             dist = wp.damage.distribution()
             for t, target in enumerate(combatants):
-                # heuristic.p_hurts, as the engine sums it.
                 ca = target.stats.ca
                 hurts[a, w, t] = sum(p for v, p in dist.items() if v > ca)
-    thresholds = np.zeros(TH.width(), np.float64)
-    thresholds[TH.HURT] = heuristic.HURT_THRESHOLD
-    thresholds[TH.BLOCK] = block_min()
-    thresholds[TH.FLIP] = heuristic.FLIP_THRESHOLD
-    return hurts, thresholds
+    return hurts
 
 
 class Sistema2d10Kernel(CompiledKernel):
-    """The Sistema 2d10 kernel (S2-01 … S2-15 and the five temperaments + random)."""
+    """The Sistema 2d10 kernel (S2-01 … S2-15 and the five temperaments + random): the
+    shared one, whose export carries the temperaments' table (:data:`HURTS`)."""
 
-    ruleset_id = "sistema_2d10"
-    title = "the Sistema 2d10 kernel"
-    ST, CS, G = ST, CS, G
-    ACTION_WIDTH = k.ACTION_WIDTH
-    REASONS = k.REASONS
-    STATUSES = k.STATUSES
-    RESOURCES = k.RESOURCES
-    DAMAGE_LOG = k.DAMAGE_LOG
-
-    def compile(self) -> Loops:
-        return compile_loops(
-            __name__,
-            reset=k.reset,
-            start=k.start,
-            legal=k.legal,
-            apply=k.apply,
-            choose=choose,
-            strength=strength,
-            ST=ST,
-            CS=CS,
-            G=G,
-        )
+    def __init__(self) -> None:
+        super().__init__("sistema_2d10", k, sys.modules[__name__])
 
     def export_scenario(self, scenario: Scenario) -> Exported:
         exported = k.export_scenario(scenario)
-        extra = temperament_arrays(scenario, exported.static[1].shape[1])
-        return dataclasses.replace(exported, static=(*exported.static, *extra))
-
-    def export_state(self, exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
-        assert isinstance(exported, k.Export)
-        return k.export_state(exported, state)
-
-    def action_row(self, exported: Exported, state: BattleState, action: Action) -> list[int]:
-        assert isinstance(exported, k.Export)
-        return k.action_row(exported, action)
-
-    def conditions(self, row: Sequence[int]) -> tuple[tuple[str, int], ...]:
-        return k.conditions_of(row)
+        hurts = hurts_table(scenario, exported.static[WEAPON].shape[1])
+        static = (*exported.static, hurts)
+        assert len(static) == HURTS + 1
+        return dataclasses.replace(exported, static=static)
 
 
 KERNEL = Sistema2d10Kernel()

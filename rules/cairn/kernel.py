@@ -12,34 +12,32 @@ The loops' hooks are :func:`reset`, :func:`start`, :func:`legal` and :func:`appl
 (``rules.core.loops``: the battle and rollout loops are the shared ones); the compiled
 temperaments live in ``agents/heuristics/cairn_kernel.py`` (rules never import agents).
 
-The bundles (docs/fast-path.md, "One dialect"; small int codes instead of strings, each
-array's columns declared once below):
+The bundles (``rules.core.dialect``; small int codes instead of strings, each array's
+columns declared once below):
 
-* static ``s = (stat, weapon, dist, zone, opts, scar)`` — ``stat[c, ST.*]`` the
+* static ``s = (stat, weapon, dist, opts, zone, scar)`` — ``stat[c, ST.*]`` the
   combatant's stat block; ``weapon[c, w, W.*]`` its weapons in ``weapons_of`` order (the
-  fists, CA-07, when it has none); ``dist[z, z']`` the hops between two zones and
-  ``zone[z, Z.*]`` their cover and exits, in ``zone_ids`` order; ``opts[OPT.*]`` the
-  scenario's options, round limit and victory; ``scar[k, SCAR.*]`` the Cicatrices entry
-  read for ``k`` PI lost (CA-13), built from :mod:`escaramuza.rules.cairn.scars` with
-  the scenario's ``doomed`` reading (:func:`scar_table`).
-* dynamic ``d = (cs, g, queue, decl, hits, pools, scores, damage_log)`` — ``cs[c, CS.*]`` resources,
-  status, zone, conditions (a bit per ``CONDITIONS`` entry) and the playtest counters;
-  ``g[G.*]`` the battle (round, side turn, queue head, declarations, outcome, morale);
-  ``queue[i]`` who declares this side turn, in order (the pending decision is
-  ``queue[g[G.QHEAD]]``, kept in ``G.ACTOR``); ``decl[i, D.*]`` the side's declarations,
-  resolved together (CA-02); then scratch: ``hits[k, HIT.*]`` the dice aimed at each
-  target (:func:`resolve_attacks`), and the temperaments' ``pools[c, POOL.*]`` (the dice
-  already declared on each target, ``combat.declared_pools``) and ``scores[i]`` (one per
-  legal action); last, ``damage_log[k, DAMAGE.*]`` (``rules.core.loops``, at
-  :data:`DAMAGE_LOG`): a row per engine ``Damaged`` event, ``g[G.DAMAGES]`` of them since
-  it was cleared (:func:`apply_damage`).
+  fists, CA-07, when it has none); ``dist[z, z']`` the hops between two zones;
+  ``opts[OPT.*]`` the scenario's options, round limit and victory; ``zone[z, Z.*]`` each
+  zone's cover and exit, in ``zone_ids`` order; ``scar[k, SCAR.*]`` the Cicatrices entry
+  read for ``k`` PI lost (CA-13), built from :mod:`escaramuza.rules.cairn.scars` with the
+  scenario's ``doomed`` reading (:func:`scar_table`).
+* dynamic ``d = (cs, g, log, queue, decl, hits, pools, scores)`` — ``cs[c, CS.*]``
+  resources, status, zone, conditions (a bit per ``CONDITIONS`` entry) and the playtest
+  counters; ``g[G.*]`` the battle (round, side turn, queue head, declarations, outcome,
+  morale); ``log`` the damage log (``rules.core.loops.DAMAGE``: a row per engine
+  ``Damaged`` event); ``queue[i]`` who declares this side turn, in order (the pending
+  decision is ``queue[g[G.QHEAD]]``, kept in ``G.ACTOR``); ``decl[i, D.*]`` the side's
+  declarations, resolved together (CA-02); then scratch: ``hits[k, HIT.*]`` the dice
+  aimed at each target (:func:`resolve_attacks`), and the temperaments' ``pools[c,
+  POOL.*]`` (the dice already declared on each target, ``combat.declared_pools``) and
+  ``scores[i]`` (one per legal action).
 * a legal-list row ``la[i]`` is a declaration's first four columns (``D.VERB`` …
   ``D.ITEM``), in ``Cairn.actions_for`` order.
 
-The hooks and the functions inlined into them (``inline="always"``) take the bundles;
-the helpers they call take the arrays they read: a bundle passed to a compiled function
-that is not inlined goes as every field of every array, some fifty arguments a call
-(measurably slower in the temperaments' helpers, called for every legal action).
+The rules take the bundles; the helpers the temperaments call for every legal action
+(:func:`attack_dice`, :func:`is_blast`, :func:`in_blast`) take the arrays they read,
+which a compiled call passes cheaply (a bundle goes as every field of every array).
 
 Every value is checked on its way in (``Columns.put``, ``rules.core.kernel.check_range``;
 docs/fast-path.md, "The kernel boundary"): the compiled code indexes by these numbers
@@ -59,53 +57,56 @@ from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.cairn.sheets import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import Exported
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.dialect import (
+    ACTIVE,
+    DEAD,
+    DIST,
+    DOWN,
+    ENEMIES,
+    FLED,
+    GLOBALS,
+    HEAD,
+    HEROES,
+    KIND_TURN,
+    LOG,
+    NEVER,
+    OPTS,
+    RUNNING,
+    STAT,
+    STATE,
+    WEAPON,
+)
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import (
-    KIND_NONE,
-    KIND_TURN,
-    RUNNING,
-    TEMPERAMENTS,
-    new_damage_log,
-    record_damage,
-)
+from escaramuza.rules.core.loops import TEMPERAMENTS, new_damage_log
+from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Action, Combatant, Side, Status
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 
+#: What messages call this ruleset ("the Cairn kernel").
+TITLE = Cairn.name
+
 # -- codes --------------------------------------------------------------------------
-HEROES, ENEMIES = 0, 1
-#: ``g[G.OUTCOME]`` of a battle nobody won (``rules.core.kernel.WINNERS``).
-DRAW = 2
-ACTIVE, DOWN, DEFEATED, DEAD, FLED = 0, 1, 2, 3, 4
-STATUSES: tuple[Status, ...] = (
-    Status.ACTIVE,
-    Status.DOWN,
-    Status.DEFEATED,
-    Status.DEAD,
-    Status.FLED,
-)
 ATTACK, MOVE, FLEE, WAIT = 0, 1, 2, 3
 #: The verbs' names, by code.
 VERBS: tuple[str, ...] = ("atacar", "mover", "huir", "esperar")
 #: Condition bits, in ``combat.CONDITIONS`` order.
 PERDIO_TURNO, PRIVADO, DESJARRETADO, DANO_CRITICO, FUERA_DE_ACCION = 1, 2, 4, 8, 16
 ALL_CONDITIONS = (1 << len(CONDITIONS)) - 1
-NEVER = -1
-REASONS: tuple[str, ...] = ("defeated", "mutual", "timeout")
-R_DEFEATED, R_MUTUAL, R_TIMEOUT = 0, 1, 2
 #: ``opts[OPT.BOTH_MODIFIERS]``: an attack both Impedido and Mejorado.
 BOTH_CODES: dict[str, int] = {"cancel": 0, "impaired": 1, "enhanced": 2}
-#: The engine's resources, sorted.
-RESOURCES: tuple[str, ...] = ("des", "fue", "pi", "vol")
+#: The engine's resources, each with its ``CS`` column's name.
+RESOURCES: tuple[tuple[str, str], ...] = tuple((r, r.upper()) for r in sorted(Cairn.resources))
+#: The first resource and its maximum (``agents.search.side_strength``'s health).
+HEALTH = ("PI", "MAX_PI")
 #: A damage log's ``DAMAGE.RESOURCE``: a resource's index in ``Cairn.resources``.
-RESOURCE_INDEX: dict[str, int] = {name: i for i, name in enumerate(Cairn.resources)}
-#: The resources ``combat.apply_damage``'s ``Damaged`` events come off (CA-11).
-R_PI, R_FUE = RESOURCE_INDEX["pi"], RESOURCE_INDEX["fue"]
-#: The damage log's place in the dynamic bundle: its last array.
-DAMAGE_LOG = 7
+R_PI, R_FUE = (list(Cairn.resources).index(r) for r in ("pi", "fue"))
+#: Places of the ruleset's own arrays in the bundles (``rules.core.dialect``).
+ZONES, SCARS = 4, 5
+QUEUE, DECL, HITS, POOLS, SCORES = 3, 4, 5, 6, 7
 
 # -- the boundary (rules.core.kernel.check_range) -------------------------------------
 #: PI, FUE, DES and VOL and their maxima. The exact odds (cairn_kernel.attack_gain) sum,
@@ -126,8 +127,7 @@ LARGEST_DIE = max(CAIRN_DICE)
 class ST(Columns):
     """``stat[c]``: the combatant's stat block (the scenario fixes it)."""
 
-    SIDE = (0, 1, "its side: 0 the heroes, 1 the enemies")
-    TEMPERAMENT = (0, len(TEMPERAMENTS) - 1, "its scenario temperament (loops.TEMPERAMENTS)")
+    SIDE, TEMPERAMENT = HEAD["ST"].values()
     PC = (0, 1, "a player character (CA-12's dano_critico, CA-13's Cicatrices)")
     DESTACAMENTO = (0, 1, "a destacamento (CA-16)")
     IMPAIRED = (0, 1, "its attacks are Impedido (CA-08)")
@@ -163,13 +163,12 @@ class Z(Columns):
 class OPT(Columns):
     """``opts``: the scenario's options, round limit and victory."""
 
+    ROUND_LIMIT, SURVIVE = HEAD["OPT"].values()
     FIRST_ROUND_SAVE = (0, 1, "every PC saves DES to act in round 1 (CA-03)")
     SCARS = (0, 1, "the Cicatrices table is read (CA-13)")
     MORALE = (0, 1, "the enemies' morale saves (CA-18)")
     COVER_IMPAIRS_AT = (-BOUND, BOUND, "the cover level from which shots are Impedido")
     BOTH_MODIFIERS = (0, len(BOTH_CODES) - 1, "an attack Impedido and Mejorado (BOTH_CODES)")
-    ROUND_LIMIT = (1, BOUND, "the last round")
-    SURVIVE = (0, 1, "victory survive: the heroes standing at the limit win")
 
 
 class SCAR(Columns):
@@ -183,31 +182,19 @@ class SCAR(Columns):
 class CS(Columns):
     """``cs[c]``: the combatant's changing state."""
 
+    STATUS, ZONE, KO_ROUND, DIED, DEALT, DEALT_TO_FOES, TAKEN = HEAD["CS"].values()
     PI = (0, MAX_RESOURCE, "puntos de impacto left (CA-11)")
     FUE = (0, MAX_RESOURCE, "FUE left")
     DES = (0, MAX_RESOURCE, "DES left")
     VOL = (0, MAX_RESOURCE, "VOL left")
-    STATUS = (0, len(STATUSES) - 1, "its status (STATUSES; 0 active)")
-    ZONE = (0, "zones", "the zone it stands in")
     COND = (0, ALL_CONDITIONS, "its conditions, a bit per CONDITIONS entry")
-    KO_ROUND = (-1, BOUND, "the round it was knocked out (-1 never, 0 from the start)")
-    DIED = (0, 1, "it died")
-    DEALT = (0, BOUND, "damage it dealt")
-    DEALT_TO_FOES = (0, BOUND, "damage it dealt to the other side")
-    TAKEN = (0, BOUND, "damage it took")
 
 
 class G(Columns):
-    """``g``: the battle."""
+    """``g``: the battle (the pending decision's actor is ``queue[QHEAD]``; its kind
+    always KIND_TURN while the battle runs)."""
 
-    OUTCOME = (-1, 2, "RUNNING, then the winner (0 the heroes, 1 the enemies, 2 nobody)")
-    REASON = (0, len(REASONS) - 1, "why it ended (REASONS)")
-    ROUND = (0, BOUND, "the round (CA-02)")
-    WIPE = (0, 1, "every hero was out of the fight at once (record_from_events)")
-    ACTOR = (0, "combatants", "the pending decision's combatant: queue[QHEAD]")
-    KIND = (0, 1, "KIND_TURN while the battle runs, KIND_NONE once over")
-    SUSPEND = (0, BOUND, "why the battle stopped for Python (rules.core.loops)")
-    DECISIONS = (0, BOUND, "decisions taken")
+    OUTCOME, REASON, ROUND, WIPE, ACTOR, KIND, SUSPEND, DECISIONS, DAMAGES = HEAD["G"].values()
     SIDE = (0, 1, "the side declaring")
     QHEAD = (0, MAX_COMBATANTS, "the place in queue of the one declaring")
     QLEN = (0, MAX_COMBATANTS, "how many declare this side turn")
@@ -215,7 +202,6 @@ class G(Columns):
     MORALE_FIRST = (0, 1, "the first casualty's morale saves were made (CA-18)")
     MORALE_HALF = (0, 1, "the half-strength morale saves were made (CA-18)")
     MORALE_LONE = (0, 1, "the lone foe's morale save was made (CA-18)")
-    DAMAGES = (0, BOUND, "damages logged since the log was cleared (rules.core.loops.DAMAGE)")
 
 
 class D(Columns):
@@ -405,8 +391,8 @@ def export_scenario(scenario: Scenario) -> CairnExported:
     actions = n * nw + nz + 2  # attacks (targets × weapons), moves, the retreat, waiting
     return CairnExported(
         scenario,
-        (stat, weapon, dist, zone, opts, scar_table(o.doomed)),
-        (cs, g, np.zeros(n, dtype=np.int64), D.new(n), *_scratch(n, actions)),
+        (stat, weapon, dist, opts, zone, scar_table(o.doomed)),
+        (cs, g, new_damage_log(), np.zeros(n, dtype=np.int64), D.new(n), *_scratch(n, actions)),
         actions,
         ids,
         zones,
@@ -415,9 +401,9 @@ def export_scenario(scenario: Scenario) -> CairnExported:
 
 
 def _scratch(n: int, actions: int) -> tuple[np.ndarray, ...]:
-    """``hits``, ``pools`` and ``scores`` of ``n`` combatants, then the (empty) damage
-    log: the dynamic bundle's arrays after ``decl`` (the module's docstring)."""
-    return HIT.new(n * n), POOL.new(n), np.zeros(actions, dtype=np.float64), new_damage_log()
+    """``hits``, ``pools`` and ``scores`` of ``n`` combatants: the dynamic bundle's
+    arrays after ``decl`` (the module's docstring)."""
+    return HIT.new(n * n), POOL.new(n), np.zeros(actions, dtype=np.float64)
 
 
 def condition_mask(c: Combatant) -> int:
@@ -440,31 +426,19 @@ def _export_combatant(
     i: int,
     c: Combatant,
 ) -> None:
-    """Row ``i`` of ``cs``: resources (within 0 and their maxima), status, zone and
+    """Row ``i`` of ``cs``: status and zone, resources (within 0 and their maxima) and
     conditions."""
-    if ids.get(c.id) != i:
-        raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
+    head = combatant_head(ids, zones, i, c)
     r = c.resources
-    if set(r) != set(RESOURCES):
+    if set(r) != {name for name, _ in RESOURCES}:
         raise KernelRefusal(f"{c.id}: resources {sorted(r)}")
-    for name in RESOURCES:
-        top = int(stat[i, ST[f"MAX_{name.upper()}"]])
-        check_range(r[name], 0, top, f"{c.id}: {name}")
-    CS.put(
-        cs[i],
-        c.id,
-        {"zones": len(zones)},
-        pi=r["pi"],
-        fue=r["fue"],
-        des=r["des"],
-        vol=r["vol"],
-        status=STATUSES.index(c.status),
-        zone=zones[c.zone],
-        cond=condition_mask(c),
-    )
+    for name, column in RESOURCES:
+        check_range(r[name], 0, int(stat[i, ST[f"MAX_{column}"]]), f"{c.id}: {name}")
+    values: dict[str, Any] = {**head, **r, "cond": condition_mask(c)}
+    CS.put(cs[i], c.id, {"zones": len(zones)}, **values)
 
 
-def export_state(exported: CairnExported, state: BattleState) -> tuple[np.ndarray, ...]:
+def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
     """The dynamic bundle of an engine state waiting on a declaration (about the cost of
     one clone).
 
@@ -472,18 +446,14 @@ def export_state(exported: CairnExported, state: BattleState) -> tuple[np.ndarra
     and the compiled rules index: besides each combatant's row, the round within the round
     limit, the side declaring, its queue (headed by the pending actor) and its
     declarations — distinct combatants of that side, at most one row each."""
-    stat = exported.static[0]
-    n = stat.shape[0]
-    if state.outcome is not None or state.pending is None:
-        raise KernelRefusal("rollouts need a pending decision in an unfinished battle")
-    if len(state.combatants) != n:
-        raise KernelRefusal("the state's combatants are not the scenario's")
+    exported = _cairn(exported)
+    stat = exported.static[STAT]
+    n = resumable(exported, state, int(exported.static[OPTS][OPT.ROUND_LIMIT]))
     cs = CS.new(n)
     for i, c in enumerate(state.combatants):
         _export_combatant(stat, exported.ids, exported.zones, cs, i, c)
         cs[i, CS.KO_ROUND] = NEVER
     g = G.new()
-    check_range(state.round, 1, int(exported.static[4][OPT.ROUND_LIMIT]), "round")
     data = state.data
     side = data.get("side", "heroes")
     if side not in ("heroes", "enemies"):
@@ -497,10 +467,11 @@ def export_state(exported: CairnExported, state: BattleState) -> tuple[np.ndarra
     for cid in actors:
         if stat[exported.ids[cid], ST.SIDE] != side_code:
             raise KernelRefusal(f"{cid} declares in the {side}' side turn")
-    if not q or q[0] != state.pending.actor:
+    pending = state.pending
+    if pending is None or not q or q[0] != pending.actor:
         raise KernelRefusal(f"queue {list(q)} is not headed by the pending actor")
     # The planner searches for the pending decision's side; the loops, for its actor's.
-    if state.pending.side.value != side:
+    if pending.side.value != side:
         raise KernelRefusal("the pending decision's side is not its actor's")
     queue = np.zeros(n, dtype=np.int64)
     for j, cid in enumerate(q):
@@ -524,7 +495,7 @@ def export_state(exported: CairnExported, state: BattleState) -> tuple[np.ndarra
         morale_half=int(bool(data.get("morale_half"))),
         morale_lone=int(bool(data.get("morale_lone"))),
     )
-    return (cs, g, queue, decl, *_scratch(n, exported.actions))
+    return (cs, g, new_damage_log(), queue, decl, *_scratch(n, exported.actions))
 
 
 def encode_action(exported: CairnExported, action: Action) -> np.ndarray:
@@ -545,48 +516,53 @@ def check_declared(exported: CairnExported, row: np.ndarray, action: Action) -> 
     verb, actor = int(row[D.VERB]), int(row[D.ACTOR])
     if verb == ATTACK:
         check_range(int(row[D.TARGET]), 0, len(exported.ids) - 1, f"{action}: target")
-        weapons = int(exported.static[0][actor, ST.WEAPONS])
+        weapons = int(exported.static[STAT][actor, ST.WEAPONS])
         check_range(int(row[D.ITEM]), 0, weapons - 1, f"{action}: weapon")
     elif verb == MOVE:
         check_range(int(row[D.ZONE]), 0, len(exported.zones) - 1, f"{action}: zone")
 
 
-def action_row(exported: CairnExported, action: Action) -> list[int]:
+def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
     """The legal-list row of an engine action (checked as a declaration)."""
+    exported = _cairn(exported)
     row = encode_action(exported, action)
     check_declared(exported, row, action)
     return [int(v) for v in row[:ACTION_WIDTH]]
 
 
-# -- CA-01 saves, status changes ----------------------------------------------------------
+def _cairn(exported: Exported) -> CairnExported:
+    """``exported`` as this kernel made it (with the names it indexes)."""
+    if not isinstance(exported, CairnExported):
+        raise KernelRefusal("a scenario exported by another kernel")
+    return exported
+
+
+#: Every condition mask's sorted (name, value) pairs (Cairn's conditions carry no value).
+_CONDITION_PAIRS: tuple[tuple[tuple[str, int], ...], ...] = tuple(
+    tuple(sorted((name, 0) for bit, name in enumerate(CONDITIONS) if mask >> bit & 1))
+    for mask in range(ALL_CONDITIONS + 1)
+)
+
+
+def conditions(row: Any) -> tuple[tuple[str, int], ...]:
+    """A final ``cs`` row's conditions as sorted ``(name, value)`` pairs."""
+    return _CONDITION_PAIRS[row[CS.COND]]
+
+
+# -- the shared mechanics (rules.core.mechanics) ---------------------------------------------
 @njit(cache=True, _nrt=False)
-def _knocked_out(status: np.int64) -> bool:
-    return status == DOWN or status == DEFEATED or status == DEAD
+def on_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
+    """No side turn is open once the battle is over."""
+    g[G.QLEN] = 0
+    g[G.QHEAD] = 0
 
 
-@njit(cache=True, _nrt=False)
-def set_status(
-    stat: np.ndarray, cs: np.ndarray, g: np.ndarray, c: np.int64, status: np.int64
-) -> None:
-    """``combat.set_status`` plus what ``record_from_events`` reads of its
-    ``StatusChanged``: the knock-out round, death, and the wipe test after each change."""
-    cs[c, CS.STATUS] = status
-    if _knocked_out(status) and cs[c, CS.KO_ROUND] == NEVER:
-        cs[c, CS.KO_ROUND] = g[G.ROUND]
-    if status == DEAD:
-        cs[c, CS.DIED] = 1
-    if g[G.WIPE] == 0:
-        heroes = False
-        out = True
-        for i in range(cs.shape[0]):
-            if stat[i, ST.SIDE] == HEROES:
-                heroes = True
-                if not _knocked_out(cs[i, CS.STATUS]):
-                    out = False
-        if heroes and out:
-            g[G.WIPE] = 1
+_mechanics = compile_mechanics(__name__, ST=ST, CS=CS, G=G, OPT=OPT, on_battle_end=on_battle_end)
+set_status, deal = _mechanics.set_status, _mechanics.deal
+begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
 
 
+# -- CA-01 saves ---------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def save(dice: np.ndarray, cs: np.ndarray, c: np.int64, column: np.int64) -> bool:
     """CA-01 *(ext)*: d20 ≤ the attribute succeeds; 1 always succeeds, 20 always fails."""
@@ -667,26 +643,8 @@ def in_blast(
 
 # -- damage (CA-11 … CA-14) ---------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def _damaged(
-    stat: np.ndarray, cs: np.ndarray, t: np.int64, src: np.int64, amount: np.int64
-) -> None:
-    # record_from_events: a Damaged event's amount, taken by the target and dealt by
-    # its source (to a foe when the sides differ).
-    cs[t, CS.TAKEN] += amount
-    if src >= 0:
-        cs[src, CS.DEALT] += amount
-        if stat[src, ST.SIDE] != stat[t, ST.SIDE]:
-            cs[src, CS.DEALT_TO_FOES] += amount
-
-
-@njit(cache=True, _nrt=False)
 def read_scar(
-    stat: np.ndarray,
-    scar: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    t: np.int64,
-    pi_lost: np.int64,
+    stat: np.ndarray, scar: np.ndarray, cs: np.ndarray, g: np.ndarray, t: int, pi_lost: int
 ) -> None:
     """CA-13: the Cicatrices entry for the PI lost (past the table, its last entry) and
     its fight effects: its conditions, then out of the fight if it takes the PC out."""
@@ -697,7 +655,7 @@ def read_scar(
 
 
 @njit(cache=True, _nrt=False)
-def critical_damage(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, t: np.int64) -> None:
+def critical_damage(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, t: int) -> None:
     """CA-12 (CA-16 for a destacamento): what a failed FUE save means."""
     if stat[t, ST.DESTACAMENTO] == 1:
         set_status(stat, cs, g, t, FLED)
@@ -717,12 +675,12 @@ def apply_damage(
     g: np.ndarray,
     log: np.ndarray,
     dice: np.ndarray,
-    t: np.int64,
-    damage: np.int64,
-    src: np.int64,
+    t: int,
+    damage: int,
+    src: int,
 ) -> None:
-    """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save. Each of
-    ``combat.apply_damage``'s ``Damaged`` events is a row of the damage log ``log``."""
+    """CA-11: damage (net of armour) to PI, the rest to FUE with the FUE save; each of
+    ``combat.apply_damage``'s ``Damaged`` events is a :func:`deal`."""
     if damage <= 0:
         return
     pi = cs[t, CS.PI]
@@ -730,8 +688,7 @@ def apply_damage(
     over = damage - to_pi
     if to_pi > 0:
         cs[t, CS.PI] = pi - to_pi
-        _damaged(stat, cs, t, src, to_pi)
-        record_damage(log, g, G.DAMAGES, t, R_PI, to_pi, src)
+        deal(stat, cs, g, log, t, R_PI, to_pi, src)
     if over == 0:
         # CA-13: "Si un ataque causa que un PC se quede con exactamente 0 PI".
         if to_pi > 0 and cs[t, CS.PI] == 0 and stat[t, ST.PC] == 1 and opts[OPT.SCARS] == 1:
@@ -740,8 +697,7 @@ def apply_damage(
     fue = cs[t, CS.FUE]
     new = max(0, fue - over)
     cs[t, CS.FUE] = new
-    _damaged(stat, cs, t, src, fue - new)
-    record_damage(log, g, G.DAMAGES, t, R_FUE, fue - new, src)
+    deal(stat, cs, g, log, t, R_FUE, fue - new, src)
     if new == 0:
         set_status(stat, cs, g, t, DEAD)  # CA-14: FUE 0 is death
         return
@@ -755,8 +711,8 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     """``Cairn.actions_for`` of the pending decision's combatant, in its order: attacks
     (targets in scenario order, weapons in order), moves (zones in map order), the
     retreat, waiting. Rows of ``la`` (D.VERB … D.ITEM); returns the count."""
-    stat, weapon, dist, zone = s[0], s[1], s[2], s[3]
-    cs, g = d[0], d[1]
+    stat, weapon, dist, zone = s[STAT], s[WEAPON], s[DIST], s[ZONES]
+    cs, g = d[STATE], d[GLOBALS]
     me = g[G.ACTOR]
     n = 0
     here = cs[me, CS.ZONE]
@@ -804,30 +760,6 @@ def _row(
 
 # -- turn structure (CA-02, CA-03) ----------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def finish(g: np.ndarray, winner: np.int64, reason: np.int64) -> None:
-    """The battle is over: ``winner`` (or DRAW), ``reason``; no decision is pending."""
-    g[G.OUTCOME] = winner
-    g[G.REASON] = reason
-    g[G.KIND] = KIND_NONE
-    g[G.QLEN] = 0
-    g[G.QHEAD] = 0
-
-
-@njit(cache=True, _nrt=False)
-def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
-    """``Ruleset.begin_round``: the next round, or the end on the round limit."""
-    g[G.ROUND] += 1
-    if g[G.ROUND] > opts[OPT.ROUND_LIMIT]:
-        g[G.ROUND] = opts[OPT.ROUND_LIMIT]
-        winner = DRAW
-        if opts[OPT.SURVIVE] == 1:
-            for i in range(cs.shape[0]):
-                if stat[i, ST.SIDE] == HEROES and cs[i, CS.STATUS] == ACTIVE:
-                    winner = HEROES
-        finish(g, winner, R_TIMEOUT)
-
-
-@njit(cache=True, _nrt=False)
 def open_side_turn(
     stat: np.ndarray,
     opts: np.ndarray,
@@ -835,7 +767,7 @@ def open_side_turn(
     g: np.ndarray,
     queue: np.ndarray,
     dice: np.ndarray,
-    side: np.int64,
+    side: int,
 ) -> None:
     """``Cairn.begin_side_turn``: the first-round DES saves (CA-03), then the queue of
     those able to declare, in scenario order."""
@@ -907,18 +839,19 @@ def next_side_turn(
 
 @njit(cache=True, _nrt=False, inline="always")
 def reset(s: tuple, d: tuple, d0: tuple) -> None:
-    """``d`` becomes the state ``d0`` (its scratch arrays need no copy)."""
-    copy_into(d[0], d0[0])
-    copy_into(d[1], d0[1])
-    copy_into(d[2], d0[2])
-    copy_into(d[3], d0[3])
+    """``d`` becomes the state ``d0`` (its scratch arrays need no copy; nor its damage
+    log, which holds none of ``d0``'s rows)."""
+    copy_into(d[STATE], d0[STATE])
+    copy_into(d[GLOBALS], d0[GLOBALS])
+    copy_into(d[QUEUE], d0[QUEUE])
+    copy_into(d[DECL], d0[DECL])
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Cairn.start``: round 1, the heroes' side turn first (CA-02)."""
-    stat, opts = s[0], s[4]
-    cs, g, queue = d[0], d[1], d[2]
+    stat, opts = s[STAT], s[OPTS]
+    cs, g, queue = d[STATE], d[GLOBALS], d[QUEUE]
     g[G.KIND] = KIND_TURN
     begin_round(stat, opts, cs, g)
     if g[G.OUTCOME] != RUNNING:
@@ -927,29 +860,6 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
     if g[G.QLEN] == 0:
         close_side_turn(stat, cs, g)
         next_side_turn(stat, opts, cs, g, queue, dice)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def check_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
-    """``Ruleset.check_end``: a side with nobody able to fight loses."""
-    if g[G.OUTCOME] != RUNNING:
-        return
-    heroes = False
-    enemies = False
-    for c in range(cs.shape[0]):
-        if cs[c, CS.STATUS] == ACTIVE:
-            if stat[c, ST.SIDE] == HEROES:
-                heroes = True
-            else:
-                enemies = True
-    if heroes and enemies:
-        return
-    if heroes:
-        finish(g, HEROES, R_DEFEATED)
-    elif enemies:
-        finish(g, ENEMIES, R_DEFEATED)
-    else:
-        finish(g, DRAW, R_MUTUAL)
 
 
 # -- resolution ------------------------------------------------------------------------------
@@ -961,7 +871,7 @@ def _retreat(
     cs: np.ndarray,
     g: np.ndarray,
     dice: np.ndarray,
-    a: np.int64,
+    a: int,
 ) -> None:
     """CA-17: to the nearest exit zone (then map order), then the DES save."""
     here = cs[a, CS.ZONE]
@@ -980,8 +890,8 @@ def resolve_attacks(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """CA-05/06/09: pool every die aimed at each target (declaration order), then each
     target in scenario order keeps the highest, minus armour. The pools are fixed before
     any damage (simultaneous), in ``hits``."""
-    stat, weapon, zone, opts, scar = s[0], s[1], s[3], s[4], s[5]
-    cs, g, decl, hits = d[0], d[1], d[3], d[4]
+    stat, weapon, opts, zone = s[STAT], s[WEAPON], s[OPTS], s[ZONES]
+    cs, g, decl, hits = d[STATE], d[GLOBALS], d[DECL], d[HITS]
     n = cs.shape[0]
     k = 0
     for i in range(g[G.NDECL]):
@@ -1023,7 +933,7 @@ def resolve_attacks(s: tuple, d: tuple, dice: np.ndarray) -> None:
         if source < 0:
             continue
         damage = max(0, best - stat[t, ST.ARMOUR])
-        apply_damage(stat, opts, scar, cs, g, d[DAMAGE_LOG], dice, t, damage, source)
+        apply_damage(stat, opts, s[SCARS], cs, g, d[LOG], dice, t, damage, source)
 
 
 @njit(cache=True, _nrt=False)
@@ -1093,8 +1003,8 @@ def morale(
 def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Cairn.resolve``: the side's declarations together (CA-02): movement in
     declaration order, then the attacks, then morale."""
-    stat, weapon, dist, zone, opts = s[0], s[1], s[2], s[3], s[4]
-    cs, g, decl, hits = d[0], d[1], d[3], d[4]
+    stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
+    cs, g, decl = d[STATE], d[GLOBALS], d[DECL]
     for i in range(g[G.NDECL]):
         a = decl[i, D.ACTOR]
         if cs[a, CS.STATUS] != ACTIVE:
@@ -1111,15 +1021,15 @@ def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
             _retreat(stat, dist, zone, cs, g, dice, a)
     resolve_attacks(s, d, dice)
     # morale's scratch: a column of the attacks' scratch, which they are done with.
-    morale(stat, opts, cs, g, dice, hits[:, HIT.TARGET])
+    morale(stat, opts, cs, g, dice, d[HITS][:, HIT.TARGET])
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     """``Cairn.apply``: the pending combatant declares ``row``; the side's last
     declaration resolves them all, then the next side turn opens (or the battle ends)."""
-    stat, opts = s[0], s[4]
-    cs, g, queue, decl = d[0], d[1], d[2], d[3]
+    stat, opts = s[STAT], s[OPTS]
+    cs, g, queue, decl = d[STATE], d[GLOBALS], d[QUEUE], d[DECL]
     i = g[G.NDECL]
     decl[i, D.VERB] = row[D.VERB]
     decl[i, D.TARGET] = row[D.TARGET]

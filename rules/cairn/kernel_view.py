@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from escaramuza.rules.cairn.combat import CONDITIONS
-from escaramuza.rules.cairn.kernel import ATTACK, CS, VERBS, D, G, Z
+from escaramuza.rules.cairn.kernel import ATTACK, CS, DECL, VERBS, ZONES, D, G, Z
 from escaramuza.rules.cairn.ruleset import Cairn
+from escaramuza.rules.core.dialect import GLOBALS, KIND_TURN, STATE
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import KIND_TURN
 from escaramuza.rules.core.model import DecisionKind
 
 #: ``cs`` column of each resource, in ``Cairn.resources`` order.
@@ -53,8 +53,8 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     operations — the cover of the zone it stands in and how many of the side's
     declarations this side turn attack it (``decl``'s first ``G.NDECL`` rows, the
     engine's ``declared``); returns its conditions as bits over ``Cairn.conditions``."""
-    zone = s[3]
-    cs, g, decl = d[0], d[1], d[3]
+    zone = s[ZONES]
+    cs, g, decl = d[STATE], d[GLOBALS], d[DECL]
     r = RESOURCE_COLUMNS.shape[0]
     for j in range(r):
         values[j] = np.float64(cs[c, RESOURCE_COLUMNS[j]])
@@ -77,7 +77,7 @@ def view_pending(s: tuple, d: tuple) -> tuple[int, int]:
     """``(int(DecisionKind), index in Cairn.decision_names)`` of the pending decision:
     while the battle runs it is always a side turn's declaration; ``(-1, -1)`` once it is
     over (nothing pending)."""
-    g = d[1]
+    g = d[GLOBALS]
     if g[G.KIND] == KIND_TURN:
         return TURN, DECLARE
     return NONE, NONE

@@ -1,15 +1,14 @@
 """The Python side every ruleset's kernel shares: export, refusal, chunks, read-back.
 
 A ruleset's kernel (docs/fast-path.md, "One dialect") is a :class:`CompiledKernel`
-subclass that writes only what is its own — how a scenario and an engine state become
-its bundles (:meth:`CompiledKernel.export_scenario`, :meth:`CompiledKernel.
-export_state`), how an engine action becomes a row (:meth:`CompiledKernel.
-action_row`), its conditions' names (:meth:`CompiledKernel.conditions`) — over its
-declared layouts (``rules.core.layout``) and its compiled loops
-(``rules.core.loops.compile_loops``). Everything else is here, once: the
-:class:`~escaramuza.rules.core.kernel.Kernel` protocol (refusal, whole battles as
-:class:`KernelBattle` or :class:`BattleColumns`, rollouts), the agents' codes, the
-generators' keys, the replay of suspended battles, the scenario cache.
+over two modules: its compiled rules (``rules/<ruleset>/kernel.py``: the layouts, the
+hooks, and how a scenario, an engine state and an engine action become its bundles and
+rows) and its compiled temperaments (``agents/heuristics/<ruleset>_kernel.py``).
+Everything else is here, once: the :class:`~escaramuza.rules.core.kernel.Kernel`
+protocol (refusal, whole battles as :class:`KernelBattle` or :class:`BattleColumns`,
+rollouts), the agents' codes, the generators' keys, the replay of suspended battles,
+the scenario cache, and the export helpers every ruleset's export starts with
+(:func:`combatant_head`, :func:`resumable`).
 """
 
 from __future__ import annotations
@@ -17,28 +16,34 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.dialect import REASONS, STATUSES
 from escaramuza.rules.core.kernel import (
     WINNERS,
     BattleColumns,
     KernelBattle,
     KernelRefusal,
     RolloutBatch,
+    check_range,
     refusing,
 )
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.loops import (
+    FAR,
     FIRST_LEGAL,
     RANDOM_AGENT,
     SCENARIO,
     SUSPEND_AGENT_KEY,
     SUSPEND_CAP,
     TEMPERAMENTS,
+    WALK_SIZE,
     Loops,
+    compile_loops,
     new_agent_rng,
 )
 
@@ -49,9 +54,6 @@ if TYPE_CHECKING:
 
 #: Rounds of replaying the battles that suspended before a chunk is given up as a bug.
 MAX_PASSES = 64
-#: The largest stop round and decision cap handed to compiled code (int64; rounds never
-#: pass the round limit, so capping there changes no rollout).
-FAR = 1 << 62
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,29 @@ class Exported:
     static: tuple[np.ndarray, ...]
     start: tuple[np.ndarray, ...]
     actions: int
+
+
+def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -> dict[str, int]:
+    """The dialect's head of combatant ``c``'s ``cs`` row that an engine state gives —
+    its status and zone — after checking it is the scenario's ``i``-th (a refusal)."""
+    if ids.get(c.id) != i:
+        raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
+    if c.zone not in zones:
+        raise KernelRefusal(f"{c.id}: zone {c.zone!r}")
+    return {"status": STATUSES.index(c.status), "zone": zones[c.zone]}
+
+
+def resumable(exported: Exported, state: BattleState, round_limit: int) -> int:
+    """What every kernel refuses of a state before reading it: a finished battle or none
+    pending, other combatants than the scenario's, a round outside 1 … ``round_limit``.
+    The number of combatants."""
+    n = int(exported.start[0].shape[0])
+    if state.outcome is not None or state.pending is None:
+        raise KernelRefusal("rollouts need a pending decision in an unfinished battle")
+    if len(state.combatants) != n:
+        raise KernelRefusal("the state's combatants are not the scenario's")
+    check_range(state.round, 1, round_limit, "round")
+    return n
 
 
 def agent_code(spec: str) -> int:
@@ -82,69 +107,98 @@ def agent_code(spec: str) -> int:
 
 
 class CompiledKernel:
-    """The :class:`~escaramuza.rules.core.kernel.Kernel` of one ruleset, all but its
-    rules (see the module's docstring). A subclass sets the class attributes and writes
-    the methods marked *ruleset*."""
+    """The :class:`~escaramuza.rules.core.kernel.Kernel` of one ruleset: its compiled
+    rules module ``rules`` (``rules/<ruleset>/kernel.py``) and temperaments module
+    ``temperaments`` (``agents/heuristics/<ruleset>_kernel.py``) on the shared loops and
+    this shared Python side (see the module's docstring).
 
-    #: The ruleset's id, and what messages call this kernel ("the Cairn kernel").
-    ruleset_id: ClassVar[str]
-    title: ClassVar[str]
-    #: The layouts of the sheet, the per-combatant state and the battle globals.
-    ST: ClassVar[type[Columns]]
-    CS: ClassVar[type[Columns]]
-    G: ClassVar[type[Columns]]
-    #: The width of a legal-list row (an action's code).
-    ACTION_WIDTH: ClassVar[int]
-    #: ``g[reason]`` codes → ``Outcome.reason``; ``cs[c, CS.STATUS]`` codes → Status
-    #: values; the engine's resource names, sorted, each with its ``CS`` column's name.
-    REASONS: ClassVar[tuple[str, ...]]
-    STATUSES: ClassVar[tuple[str, ...]]
-    RESOURCES: ClassVar[tuple[tuple[str, str], ...]]
-    #: The damage log's position in the dynamic bundle (``rules.core.loops.DAMAGE``), the
-    #: count of its rows being ``G.DAMAGES``; None for a kernel that keeps none (the
-    #: batched env then refuses reward shaping).
-    DAMAGE_LOG: ClassVar[int | None] = None
+    The rules module declares, in the dialect's words (``rules.core.dialect``):
+
+    * ``TITLE``, the ruleset's name; its layouts ``ST``, ``CS``, ``G``, ``OPT``;
+      ``ACTION_WIDTH``, a legal-list row's width;
+    * ``RESOURCES``, the engine's resource names, sorted, each with its ``CS`` column's
+      name; ``HEALTH``, the ``CS`` and ``ST`` columns' names of the first resource and
+      of its maximum; ``REASONS`` if it has reasons beyond the dialect's;
+    * the hooks ``reset``, ``start``, ``legal``, ``apply``;
+    * the Python functions ``export_scenario(scenario)``, ``export_state(exported,
+      state)``, ``action_row(exported, state, action)`` and ``conditions(row)`` (a
+      final ``cs`` row's conditions as sorted ``(name, value)``).
+
+    The temperaments module has the hook ``choose``. A ruleset whose
+    rules suspend battles for Python subclasses this and writes :meth:`resolve`."""
+
     #: How many scenarios' exports are kept (by identity).
     CACHE_SIZE: ClassVar[int] = 64
+    #: Passes of replaying suspended battles (or rollouts) before they are given up as a
+    #: bug: more for a ruleset whose battles suspend once per table entry they meet.
+    MAX_PASSES: ClassVar[int] = MAX_PASSES
+    #: Whether battles get their agents' keys from the first pass (a ruleset whose
+    #: agents draw in nearly every battle), not only once they suspend for them.
+    AGENT_KEYS_FIRST: ClassVar[bool] = False
 
-    def __init__(self) -> None:
+    def __init__(self, ruleset_id: str, rules: ModuleType, temperaments: ModuleType) -> None:
+        self.rules = rules
+        self.temperaments = temperaments
+        #: The ruleset's id, and what messages call this kernel ("the Cairn kernel").
+        self.ruleset_id = ruleset_id
+        self.title: str = f"the {rules.TITLE} kernel"
+        #: The layouts of the sheet, the per-combatant state and the battle globals.
+        self.ST: type[Columns] = rules.ST
+        self.CS: type[Columns] = rules.CS
+        self.G: type[Columns] = rules.G
+        self.ACTION_WIDTH: int = rules.ACTION_WIDTH
+        #: ``g[G.REASON]`` codes → ``Outcome.reason``; ``cs[c, CS.STATUS]`` codes → Status
+        #: values; the engine's resource names with their ``CS`` columns.
+        self.REASONS: tuple[str, ...] = getattr(rules, "REASONS", REASONS)
+        self.STATUSES: tuple[str, ...] = tuple(status.value for status in STATUSES)
+        self.RESOURCES: tuple[tuple[str, str], ...] = rules.RESOURCES
+        #: The module whose name the compiled loops' cache files carry.
+        self.owner: str = temperaments.__name__
         self._cache: dict[int, Exported] = {}
         self._lock = threading.Lock()
         self._loops: Loops | None = None
 
-    # -- what a ruleset writes -----------------------------------------------------------
+    # -- the ruleset's parts -------------------------------------------------------------
     def compile(self) -> Loops:
-        """*ruleset*: the compiled loops (``compile_loops`` over the ruleset's rules)."""
-        raise NotImplementedError
+        """The compiled loops over the ruleset's rules and temperaments."""
+        r, t = self.rules, self.temperaments
+        return compile_loops(
+            self.owner,
+            reset=r.reset,
+            start=r.start,
+            legal=r.legal,
+            apply=r.apply,
+            choose=t.choose,
+            health=(int(r.CS[r.HEALTH[0]]), int(r.ST[r.HEALTH[1]])),
+            ST=r.ST,
+            CS=r.CS,
+            G=r.G,
+        )
 
     def export_scenario(self, scenario: Scenario) -> Exported:
-        """*ruleset*: the scenario's bundles, or :class:`KernelRefusal` naming what the
-        kernel does not implement (a lookup or conversion error is made one)."""
-        raise NotImplementedError
+        """The scenario's bundles, or :class:`KernelRefusal` naming what the kernel does
+        not implement (a lookup or conversion error is made one)."""
+        exported: Exported = self.rules.export_scenario(scenario)
+        return exported
 
     def export_state(self, exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
-        """*ruleset*: the dynamic bundle of an engine state mid-battle (or a refusal)."""
-        raise NotImplementedError
+        """The dynamic bundle of an engine state mid-battle (or a refusal)."""
+        d: tuple[np.ndarray, ...] = self.rules.export_state(exported, state)
+        return d
 
     def action_row(self, exported: Exported, state: BattleState, action: Action) -> list[int]:
-        """*ruleset*: the legal-list row of an engine action (or a refusal)."""
-        raise NotImplementedError
+        """The legal-list row of an engine action (or a refusal)."""
+        row: list[int] = self.rules.action_row(exported, state, action)
+        return row
 
     def conditions(self, row: Sequence[int]) -> tuple[tuple[str, int], ...]:
-        """*ruleset*: a final ``cs`` row's conditions as sorted ``(name, value)``."""
-        raise NotImplementedError
+        """A final ``cs`` row's conditions as sorted ``(name, value)``."""
+        pairs: tuple[tuple[str, int], ...] = self.rules.conditions(row)
+        return pairs
 
     def scratch(self, exported: Exported) -> tuple[np.ndarray, ...]:
         """A dynamic bundle to play in (default: a copy of the start's arrays)."""
         return tuple(a.copy() for a in exported.start)
-
-    def died(self, out_cs: np.ndarray) -> np.ndarray:
-        """Whether each combatant of each battle died (default: the ``CS.DIED`` column,
-        or nobody where the ruleset has no death)."""
-        if "DIED" in self.CS.__members__:
-            died: np.ndarray = out_cs[..., int(self.CS["DIED"])] != 0
-            return died
-        return np.zeros(out_cs.shape[:2], dtype=np.bool_)
 
     def resolve(self, exported: Exported, out_g: np.ndarray, todo: np.ndarray) -> None:
         """*ruleset*, where its rules suspend a battle for Python (a table entry to
@@ -203,7 +257,7 @@ class CompiledKernel:
             rounds=G.column(out_g, "round"),
             wipe=G.column(out_g, "wipe") != 0,
             ko_round=CS.column(out_cs, "ko_round"),
-            died=self.died(out_cs),
+            died=CS.column(out_cs, "died") != 0,
             dealt=CS.column(out_cs, "dealt"),
             dealt_to_foes=CS.column(out_cs, "dealt_to_foes"),
             taken=CS.column(out_cs, "taken"),
@@ -221,9 +275,12 @@ class CompiledKernel:
         n = len(seeds)
         nc = exported.start[0].shape[0]
         dice_keys, dice_len = mt.seed_keys(seeds)
-        # No agents' keys at first: a battle whose agents draw suspends for its key.
-        agent_keys = np.zeros((n, 1), dtype=np.uint32)
-        agent_len = np.zeros(n, dtype=np.int64)
+        if self.AGENT_KEYS_FIRST:
+            agent_keys, agent_len = mt.agent_keys([int(seed) for seed in seeds])
+        else:
+            # No agents' keys yet: a battle whose agents draw suspends for its key.
+            agent_keys = np.zeros((n, 1), dtype=np.uint32)
+            agent_len = np.zeros(n, dtype=np.int64)
         out_cs = self.CS.new(n, nc)
         out_g = self.G.new(n)
         d = self.scratch(exported)
@@ -231,7 +288,9 @@ class CompiledKernel:
         lanes = mt.new_state(mt.LANES)
         todo = np.ones(n, dtype=np.bool_)
         suspend_column = int(self.G["SUSPEND"])
-        for _ in range(MAX_PASSES):
+        for _ in range(self.MAX_PASSES):
+            # Each pass plays the export as resolve left it (a rule table grown…).
+            exported = self.exported(exported.scenario)
             arng = new_agent_rng(agent_keys.shape[1])
             self.loops.play_battles(
                 exported.static,
@@ -291,7 +350,7 @@ class CompiledKernel:
         zone_ids = exported.scenario.battlefield.zone_ids
         resource_columns = [int(CS[column.upper()]) for _, column in self.RESOURCES]
         names = [name for name, _ in self.RESOURCES]
-        died = self.died(out_cs).tolist()
+        died = (CS.column(out_cs, "died") != 0).tolist()
         battles: list[KernelBattle] = []
         for b, seed in enumerate(seeds):
             g = out_g[b].tolist()
@@ -362,7 +421,8 @@ class CompiledKernel:
         d = tuple(a.copy() for a in d0)
         la = np.zeros((exported.actions, self.ACTION_WIDTH), dtype=np.int64)
         act = np.zeros(self.ACTION_WIDTH, dtype=np.int64)
-        for _ in range(MAX_PASSES):
+        for _ in range(self.MAX_PASSES):
+            exported = self.exported(state.scenario)
             self.loops.rollouts(
                 exported.static,
                 d,
@@ -377,6 +437,8 @@ class CompiledKernel:
                 mt.new_state(),
                 new_agent_rng(1),
                 act,
+                np.zeros(2, dtype=np.int64),
+                np.zeros(WALK_SIZE, dtype=np.int64),
                 winner,
                 finished,
                 own_s,

@@ -50,17 +50,20 @@ from typing import Any
 import numpy as np
 
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.dialect import (
+    EVERY_SIDE,
+    GLOBALS,
+    HEAD,
+    KIND_NONE,
+    KIND_TURN,
+    RUNNING,
+    STATE,
+)
 from escaramuza.rules.core.jit import copy_into, instantiate, njit
 from escaramuza.rules.core.kernel import BOUND
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.scenario import KNOWN_TEMPERAMENTS
 
-#: ``g[G.OUTCOME]`` while the battle goes on; after it, a ``WINNERS`` code (0 heroes,
-#: 1 enemies, 2 a draw).
-RUNNING = -1
-#: ``g[G.KIND]``: no decision pending, a turn; a ruleset's other kinds are 2, 3…
-KIND_NONE = 0
-KIND_TURN = 1
 #: ``g[G.SUSPEND]``: why a battle stopped for Python (0: it did not).
 SUSPEND_AGENT_KEY = 1
 SUSPEND_CAP = 2
@@ -68,6 +71,13 @@ SUSPEND_RULESET = 16
 #: A battle still going after this many decisions stops (the engine's ``play_battle``
 #: has no cap; no shipped scenario comes near it).
 MAX_DECISIONS = 200_000
+#: No stop round, no cap on decisions: beyond any battle (int64; rounds never pass the
+#: round limit).
+FAR = 1 << 62
+#: :func:`follow`'s ``walk``: whether the combatant is still followed, whether the
+#: decision has passed to someone else since, and its verdict (out, or on the losing side).
+WALK_FOLLOWING, WALK_LEFT, WALK_OUT = 0, 1, 2
+WALK_SIZE = 3
 
 #: Agent codes: the RandomAgent, each combatant by its scenario temperament, or one
 #: temperament for the whole side (its index in :data:`TEMPERAMENTS`).
@@ -76,13 +86,6 @@ SCENARIO = -2
 FIRST_LEGAL = -3
 TEMPERAMENTS = KNOWN_TEMPERAMENTS
 T_RANDOM = TEMPERAMENTS.index("random")
-
-#: The columns every kernel's layouts declare, by array (the loops read them).
-REQUIRED = {
-    "ST": ("SIDE", "TEMPERAMENT"),
-    "CS": ("STATUS", "ZONE", "KO_ROUND", "DEALT", "DEALT_TO_FOES", "TAKEN"),
-    "G": ("OUTCOME", "REASON", "ROUND", "WIPE", "ACTOR", "KIND", "SUSPEND", "DECISIONS"),
-}
 
 # -- the agents' generator ---------------------------------------------------------------
 #: ``arng`` layout: the MT state (``mt.STATE_SIZE`` words), whether it is seeded, the key's
@@ -115,18 +118,36 @@ def seeded_like(arng: np.ndarray, dice: np.ndarray) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: int, n: int) -> int:
-    """``rng.randrange(n)`` of the agents' generator, seeded here at its first draw
-    (seeding MT19937 costs more than a short battle). With no key, ``g[suspend]``
-    becomes :data:`SUSPEND_AGENT_KEY` and 0 is returned."""
+def agent_ready(arng: np.ndarray, g: np.ndarray, suspend: int) -> bool:
+    """Whether the agents' generator can draw: seeded here at its first draw (seeding
+    MT19937 costs more than a short battle). With no key, ``g[suspend]`` becomes
+    :data:`SUSPEND_AGENT_KEY` and it cannot."""
     if arng[A_SEEDED] == 0:
         length = arng[A_KEYLEN]
         if length == 0:
             g[suspend] = SUSPEND_AGENT_KEY
-            return 0
+            return False
         mt.seed_key(arng, arng[A_KEY : A_KEY + length])
         arng[A_SEEDED] = 1
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def agent_draw(arng: np.ndarray, g: np.ndarray, suspend: int, n: int) -> int:
+    """``rng.randrange(n)`` of the agents' generator (:func:`agent_ready`; 0 without
+    its key)."""
+    if not agent_ready(arng, g, suspend):
+        return 0
     return mt.randbelow(arng, n)
+
+
+@njit(cache=True, _nrt=False)
+def agent_random(arng: np.ndarray, g: np.ndarray, suspend: int) -> float:
+    """``rng.random()`` of the agents' generator (:func:`agent_ready`; 0.0 without its
+    key)."""
+    if not agent_ready(arng, g, suspend):
+        return 0.0
+    return mt.random_float(arng)
 
 
 # -- the damage log ------------------------------------------------------------------------
@@ -166,6 +187,15 @@ def record_damage(
     g[count] = k + 1
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def copy_head(d: Any, d0: Any) -> None:
+    """The state and globals of the dynamic bundle ``d`` become ``d0``'s: what every
+    ruleset's ``reset`` copies before its own arrays (never the damage log, which holds
+    none of ``d0``'s rows)."""
+    copy_into(d[STATE], d0[STATE])
+    copy_into(d[GLOBALS], d0[GLOBALS])
+
+
 # -- the templates (plain Python; compile_loops compiles them per ruleset) ----------------
 def decide(s: Any, d: Any, la: np.ndarray, n: int, agent: int, arng: np.ndarray) -> int:
     """The pending decision's row: ``RandomAgent.act`` for :data:`RANDOM_AGENT`, the first
@@ -183,6 +213,85 @@ def decide(s: Any, d: Any, la: np.ndarray, n: int, agent: int, arng: np.ndarray)
     if mood == T_RANDOM:
         return agent_draw(arng, g, G.SUSPEND, n)
     return choose(s, d, la, n, mood, arng)
+
+
+def follow(s: Any, d: Any, root: int, walk: np.ndarray) -> None:
+    """``agents.search._Walk.update`` for the combatant ``root`` after a decision:
+    ``walk[WALK_FOLLOWING]`` while its fate is open, ``walk[WALK_LEFT]`` once the
+    decision passed to someone else, ``walk[WALK_OUT]`` its verdict (out of the fight, or
+    on the losing side of the end, before its next turn)."""
+    cs = d[0]
+    g = d[1]
+    if g[G.OUTCOME] != RUNNING:
+        active = cs[root, CS.STATUS] == 0
+        w = g[G.OUTCOME]
+        lost = w == 1 - s[0][root, ST.SIDE] or (w == 2 and not active)
+        walk[WALK_OUT] = lost or not active
+        walk[WALK_FOLLOWING] = 0
+    elif cs[root, CS.STATUS] != 0:
+        walk[WALK_OUT] = 1
+        walk[WALK_FOLLOWING] = 0
+    elif g[G.KIND] != KIND_NONE:
+        if g[G.ACTOR] != root:
+            walk[WALK_LEFT] = 1
+        elif walk[WALK_LEFT] == 1 and g[G.KIND] == KIND_TURN:
+            walk[WALK_FOLLOWING] = 0
+
+
+def run(
+    s: Any,
+    d: Any,
+    la: np.ndarray,
+    act: np.ndarray,
+    first: bool,
+    learner: int,
+    agents: np.ndarray,
+    stop_round: int,
+    max_decisions: int,
+    root: int,
+    walk: np.ndarray,
+    dice: np.ndarray,
+    arng: np.ndarray,
+) -> int:
+    """The one loop every entry point plays through: take the row ``act`` first when
+    ``first``, then every decision that is not the caller's — ``agents[side]`` decides;
+    the caller's are those of side ``learner`` (:data:`EVERY_SIDE`: all of them; -1:
+    none) — until a decision of the caller's (returns its number of legal rows, in
+    ``la``), the end, round ``stop_round``, ``max_decisions`` decisions taken in this
+    call, or a suspension (returns 0). Each decision taken counts in ``g[G.DECISIONS]``;
+    past :data:`MAX_DECISIONS` the battle suspends. ``root`` ≥ 0: :func:`follow` that
+    combatant into ``walk`` while ``walk[WALK_FOLLOWING]``."""
+    stat = s[0]
+    g = d[1]
+    taken = 0
+    row = act
+    take = first
+    while True:
+        # One call site of apply (its code is inlined here, and is the bulk of run's).
+        if take:
+            apply(s, d, row, dice)
+            taken += 1
+            g[G.DECISIONS] += 1
+            if g[G.DECISIONS] > MAX_DECISIONS:
+                g[G.SUSPEND] = SUSPEND_CAP
+            if root >= 0 and walk[WALK_FOLLOWING] == 1 and g[G.SUSPEND] == 0:
+                follow(s, d, root, walk)
+        if (
+            g[G.OUTCOME] != RUNNING
+            or g[G.SUSPEND] != 0
+            or g[G.ROUND] >= stop_round
+            or taken >= max_decisions
+        ):
+            return 0
+        n = legal(s, d, la)
+        deciding = stat[g[G.ACTOR], ST.SIDE]
+        if learner == EVERY_SIDE or deciding == learner:
+            return n
+        i = decide(s, d, la, n, agents[deciding], arng)
+        if g[G.SUSPEND] != 0:
+            return 0
+        row = la[i]
+        take = True
 
 
 def play_battles(
@@ -205,9 +314,6 @@ def play_battles(
     scenario's start ``d0``: ``agents[side]`` decides for each side; the final ``cs``
     and ``g`` into ``out_cs[b]``, ``out_g[b]`` (``G.SUSPEND`` says why one stopped
     early). ``d``, ``la``, ``lanes`` (``mt.LANES`` generators) and ``arng``: scratch."""
-    stat = s[0]
-    cs = d[0]
-    g = d[1]
     for b in range(dice_keys.shape[0]):
         if b % mt.LANES == 0:
             # The dice generators of eight battles are seeded together (mt.seed_lanes).
@@ -218,17 +324,30 @@ def play_battles(
         arm(arng, agent_keys[b], agent_len[b])
         reset(s, d, d0)
         start(s, d, dice)
-        while g[G.OUTCOME] == RUNNING and g[G.SUSPEND] == 0:
-            n = legal(s, d, la)
-            i = decide(s, d, la, n, agents[stat[g[G.ACTOR], ST.SIDE]], arng)
-            if g[G.SUSPEND] != 0:
-                break
-            apply(s, d, la[i], dice)
-            g[G.DECISIONS] += 1
-            if g[G.DECISIONS] > MAX_DECISIONS:
-                g[G.SUSPEND] = SUSPEND_CAP
-        copy_into(out_cs[b], cs)
-        copy_into(out_g[b], g)
+        # No row first, nobody followed (``la[0]`` stands in for the unread row and walk).
+        run(s, d, la, la[0], False, -1, agents, FAR, FAR, -1, la[0], dice, arng)
+        copy_into(out_cs[b], d[0])
+        copy_into(out_g[b], d[1])
+
+
+def strength(s: Any, d: Any, side: int) -> float:
+    """``agents.search.side_strength``: the share of ``side`` still fighting — each of
+    its combatants 0 when out, else ½ plus ½ × its health (the ruleset's first resource,
+    ``CS.HEALTH`` of ``ST.MAX_HEALTH``), the same float operations in scenario order."""
+    stat = s[0]
+    cs = d[0]
+    total = 0.0
+    n = 0
+    for c in range(cs.shape[0]):
+        if stat[c, ST.SIDE] != side:
+            continue
+        n += 1
+        if cs[c, CS.STATUS] != 0:
+            continue
+        top = stat[c, MAX_HEALTH]
+        frac = cs[c, HEALTH] / top if top > 0 else 1.0
+        total += 0.5 + 0.5 * min(max(frac, 0.0), 1.0)
+    return total / n if n else 0.0
 
 
 def rollouts(
@@ -245,6 +364,8 @@ def rollouts(
     dice: np.ndarray,
     arng: np.ndarray,
     act: np.ndarray,
+    agents: np.ndarray,
+    walk: np.ndarray,
     winner: np.ndarray,
     finished: np.ndarray,
     own_strength: np.ndarray,
@@ -259,62 +380,29 @@ def rollouts(
     until the end, round ``stop_round`` or ``max_decisions``; the root actor's
     ``_Walk`` gives ``actor_out``. Outputs of shape ``(actions, seeds)``; a rollout
     that suspended has ``suspended`` set and nothing else. ``d``, ``la``, ``dice``,
-    ``arng``, ``act``: scratch."""
-    stat = s[0]
-    cs = d[0]
+    ``arng``, ``act``, ``agents`` (two codes) and ``walk`` (:data:`WALK_SIZE`): scratch."""
     g = d[1]
     root = d0[1][G.ACTOR]
-    side = stat[root, ST.SIDE]
+    side = s[0][root, ST.SIDE]
+    agents[side] = own
+    agents[1 - side] = SCENARIO
     for a in range(first.shape[0]):
         for k in range(seed_keys.shape[0]):
             reset(s, d, d0)
             mt.seed_key(dice, seed_keys[k, : seed_len[k]])
             seeded_like(arng, dice)
             copy_into(act, first[a])
-            decisions = 0
-            tracking = True
-            left_turn = False
-            out = False
-            while True:
-                apply(s, d, act, dice)
-                decisions += 1
-                if g[G.SUSPEND] != 0:
-                    break
-                if tracking:
-                    # agents.search._Walk.update for the root actor.
-                    if g[G.OUTCOME] != RUNNING:
-                        active = cs[root, CS.STATUS] == 0
-                        w = g[G.OUTCOME]
-                        lost = w == 1 - side or (w == 2 and not active)
-                        out = lost or not active
-                        tracking = False
-                    elif cs[root, CS.STATUS] != 0:
-                        out = True
-                        tracking = False
-                    elif g[G.KIND] != KIND_NONE:
-                        if g[G.ACTOR] != root:
-                            left_turn = True
-                        elif left_turn and g[G.KIND] == KIND_TURN:
-                            tracking = False
-                if (
-                    g[G.OUTCOME] != RUNNING
-                    or g[G.ROUND] >= stop_round
-                    or decisions >= max_decisions
-                ):
-                    break
-                n = legal(s, d, la)
-                agent = own if stat[g[G.ACTOR], ST.SIDE] == side else SCENARIO
-                i = decide(s, d, la, n, agent, arng)
-                if g[G.SUSPEND] != 0:
-                    break
-                copy_into(act, la[i])
+            walk[WALK_FOLLOWING] = 1
+            walk[WALK_LEFT] = 0
+            walk[WALK_OUT] = 0
+            run(s, d, la, act, True, -1, agents, stop_round, max_decisions, root, walk, dice, arng)
             suspended[a, k] = g[G.SUSPEND] != 0
             w = g[G.OUTCOME]
             winner[a, k] = 1 if w == side else (-1 if w == 1 - side else 0)
             finished[a, k] = w != RUNNING
             own_strength[a, k] = strength(s, d, side)
             foe_strength[a, k] = strength(s, d, 1 - side)
-            actor_out[a, k] = out
+            actor_out[a, k] = walk[WALK_OUT] != 0
 
 
 def advance(
@@ -323,19 +411,19 @@ def advance(
     """Play the decisions not of side ``learner`` (``agents[side]`` decides) until the
     next decision of ``learner``, the end of the battle or a suspension: the number of
     the learner's legal actions, in ``la`` (0 when it has none to take)."""
-    stat = s[0]
-    g = d[1]
-    while g[G.OUTCOME] == RUNNING and g[G.SUSPEND] == 0:
-        n = legal(s, d, la)
-        deciding = stat[g[G.ACTOR], ST.SIDE]
-        if deciding == learner:
-            return n
-        i = decide(s, d, la, n, agents[deciding], arng)
-        if g[G.SUSPEND] != 0:
-            break
-        apply(s, d, la[i], dice)
-        g[G.DECISIONS] += 1
-    return 0
+    return run(s, d, la, la[0], False, learner, agents, FAR, FAR, -1, la[0], dice, arng)
+
+
+def check_required(owner: str, layouts: dict[str, type[Columns]]) -> None:
+    """Each of ``layouts`` (by array name) starts with the dialect's head for it
+    (``rules.core.dialect.HEAD``: those columns, in that order, with those ranges and
+    meanings), else a TypeError naming the ruleset's module ``owner``."""
+    for array, layout in layouts.items():
+        head = list(HEAD[array].items())
+        got = [(c.name, c._spec[:3]) for c in list(layout)[: len(head)]]
+        if got != head:
+            names = ", ".join(HEAD[array])
+            raise TypeError(f"{owner}: layout {array} does not start with {names}")
 
 
 class Loops:
@@ -346,16 +434,16 @@ class Loops:
         play_battles: Any,
         rollouts: Any,
         advance: Any,
-        decide: Any,
+        run: Any,
         rules: dict[str, Any] | None = None,
     ) -> None:
         self.play_battles = play_battles
         self.rollouts = rollouts
         self.advance = advance
-        self.decide = decide
+        self.run = run
         #: What the loops were compiled from (``reset``, ``start``, ``legal``, ``apply``,
-        #: ``choose``, ``strength``, the layouts, ``decide``): other templates over the
-        #: same rules (the batched env's step) bind these.
+        #: ``choose``, ``strength``, the layouts, ``decide``, ``run``): other templates
+        #: over the same rules (the batched env's step) bind these.
         self.rules: dict[str, Any] = dict(rules or {})
 
 
@@ -367,36 +455,44 @@ def compile_loops(
     legal: Callable[..., Any],
     apply: Callable[..., Any],
     choose: Callable[..., Any],
-    strength: Callable[..., Any],
+    health: tuple[int, int],
     ST: type[Columns],
     CS: type[Columns],
     G: type[Columns],
 ) -> Loops:
     """The loop family compiled for one ruleset (module ``owner``, whose numba cache
     files they get), from its compiled functions and layouts (see the module's
-    docstring). The layouts must declare :data:`REQUIRED`."""
+    docstring); ``health`` is the ``CS`` column of the ruleset's first resource and the
+    ``ST`` column of its maximum (:func:`strength`). The layouts must start with the
+    dialect's head (:func:`check_required`)."""
     layouts = {"ST": ST, "CS": CS, "G": G}
-    for array, names in REQUIRED.items():
-        missing = [n for n in names if n not in layouts[array].__members__]
-        if missing:
-            raise TypeError(f"{owner}: layout {array} lacks {', '.join(missing)}")
+    check_required(owner, layouts)
     rules = {
         "reset": reset,
         "start": start,
         "legal": legal,
         "apply": apply,
         "choose": choose,
-        "strength": strength,
+        "HEALTH": health[0],
+        "MAX_HEALTH": health[1],
         **layouts,
     }
-    decided = instantiate(decide, owner, rules, cache=True, _nrt=False, inline="always")
-    bound = {**rules, "decide": decided}
+    # The ruleset's rules and temperaments are compiled into one function, run: legal,
+    # decide (choose) and apply are inlined there and nowhere else, so the entry points
+    # share one machine-code copy of them instead of compiling it once each.
+    bound = {
+        **rules,
+        "decide": instantiate(decide, owner, rules, cache=True, _nrt=False, inline="always"),
+        "follow": instantiate(follow, owner, rules, cache=True, _nrt=False, inline="always"),
+        "strength": instantiate(strength, owner, rules, cache=True, _nrt=False),
+    }
+    bound["run"] = instantiate(run, owner, bound, cache=True, nogil=True, _nrt=False)
     return Loops(
         play_battles=instantiate(play_battles, owner, bound, cache=True, _nrt=False),
         # nogil: the planner splits a batch over threads, each with its own scratch.
         rollouts=instantiate(rollouts, owner, bound, cache=True, nogil=True, _nrt=False),
         advance=instantiate(advance, owner, bound, cache=True, _nrt=False),
-        decide=decided,
+        run=bound["run"],
         rules=bound,
     )
 
@@ -407,7 +503,8 @@ def _unbound(*_: Any) -> Any:
     raise TypeError("a loop template runs only as compiled by compile_loops")
 
 
-reset = start = legal = apply = choose = strength = _unbound
+reset = start = legal = apply = choose = _unbound
+HEALTH = MAX_HEALTH = 0
 ST: Any = None
 CS: Any = None
 G: Any = None

@@ -2,16 +2,17 @@
 
 architecture.md, "The fast path": the engine is the specification and this module is
 the same rules, compiled with numba, function by function (each names the engine
-method it mirrors and its rule id). The temperaments, and the kernel that joins them
-to these rules through the shared loops (``rules.core.loops``), are in
-``agents/heuristics/destiny_dice_kernel.py`` (rules/ never imports agents/). Nothing
-here narrates: a battle is arrays in, arrays out.
+method it mirrors and its rule id). The loops' hooks are :func:`reset`, :func:`start`,
+:func:`legal` and :func:`apply` (``rules.core.loops``: the battle and rollout loops are
+the shared ones, as are the mechanics of ``rules.core.mechanics``); the compiled
+temperaments live in ``agents/heuristics/destiny_dice_kernel.py`` (rules/ never imports
+agents/). Nothing here narrates: a battle is arrays in, arrays out.
 
 Dice come from :mod:`escaramuza.rules.core.mt` (CPython's MT19937, draw for draw) in
 exactly the order the engine rolls them, so one seed plays one battle on both.
 
-The bundles (docs/fast-path.md, "One dialect"; ``int64`` unless said), each array's
-columns declared once below as a ``rules.core.layout.Columns``:
+The bundles (``rules.core.dialect``; ``int64`` unless said), each array's columns
+declared once below as a ``rules.core.layout.Columns``:
 
 * static ``s = (stat, weapon, dist, opts, heals, zones, prof, epl, drop)``, built
   once per scenario (:func:`export_scenario`): ``stat[c, ST.*]`` the stat block of each
@@ -24,15 +25,22 @@ columns declared once below as a ``rules.core.layout.Columns``:
   ``drop`` (``exact.drop_probability`` by PV, float64, its last column standing for
   every PV from there up: the reader clamps the index) — the engine's own floats, so
   the temperaments compare identical numbers.
-* dynamic ``d = (cs, g, uses, order, damages)``: ``cs[c, CS.*]`` what changes of each
-  combatant (zone, status, PV/PC/PM/PA, conditions as a bit mask, fear source, ayuda,
+* dynamic ``d = (cs, g, log, uses, order)``: ``cs[c, CS.*]`` what changes of each
+  combatant (status, zone, PV/PC/PM/PA, conditions as a bit mask, fear source, ayuda,
   jams, Envenenado's dice and the playtest counters), ``g[G.*]`` the battle's globals
-  (round, turn, the pending decision, outcome), ``uses[c, h]`` each heal's uses left,
-  ``order[k]`` the initiative order (its first ``g[G.ORDER_LEN]`` entries) and
-  ``damages`` the damage log (``rules.core.loops.DAMAGE``: one row per ``Damaged``
-  event, its first ``g[G.DAMAGES]`` rows; at index :data:`DAMAGE_LOG`).
-* a legal-list row of ``la`` is ``(verb, target, item, zone)``, -1 where the verb
-  takes none; dice expressions (heals, Envenenado X) are ``DICE`` rows.
+  (round, turn, the pending decision, outcome), ``log`` the damage log
+  (``rules.core.loops.DAMAGE``: one row per ``Damaged`` event), ``uses[c, h]`` each
+  heal's uses left and ``order[k]`` the initiative order (its first ``g[G.ORDER_LEN]``
+  entries).
+* a legal-list row of ``la`` is ``(verb, target, item, zone)`` (``ROW.*``), -1 where the
+  verb takes none; dice expressions (heals, Envenenado X) are ``DICE`` rows.
+
+The hooks, and the steps of ``apply`` inlined into it (:func:`advance`, :func:`move`,
+:func:`attack` with its :func:`_hit`, :func:`heal`), take the bundles; every other
+function takes the arrays it reads (a compiled call passes a bundle as every field of
+every array) and is compiled once — but for the parts of :func:`legal`, inlined into
+it: they run at every decision, and a Destiny Dice decision costs so little that
+calling them, compiled apart, plays about 7 % fewer battles a second.
 
 Every value is checked on its way in (``Columns.put``, ``rules.core.kernel.
 check_range``; the bounds below and docs/fast-path.md, "The kernel boundary"): the
@@ -42,24 +50,38 @@ in int64.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 import numpy as np
 
-from escaramuza.rules.core.compiled import Exported
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.dialect import (
+    ACTIVE,
+    DEFEATED,
+    DIST,
+    DOWN,
+    ENEMIES,
+    GLOBALS,
+    HEAD,
+    HEROES,
+    KIND_NONE,
+    KIND_TURN,
+    LOG,
+    NEVER,
+    OPTS,
+    RUNNING,
+    STAT,
+    STATE,
+    WEAPON,
+)
 from escaramuza.rules.core.dice import parse_dice
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import (
-    KIND_NONE,
-    KIND_TURN,
-    RUNNING,
-    TEMPERAMENTS,
-    new_damage_log,
-    record_damage,
-)
+from escaramuza.rules.core.loops import TEMPERAMENTS, copy_head, new_damage_log
+from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Action, Combatant, DecisionKind, Side, Status
 from escaramuza.rules.core.mt import roll
 from escaramuza.rules.core.scenario import Scenario
@@ -73,6 +95,9 @@ from escaramuza.rules.destiny_dice.exact import (
 from escaramuza.rules.destiny_dice.ruleset import DestinyDice
 from escaramuza.rules.destiny_dice.sheets import CONDITIONS
 
+#: What messages call this ruleset ("the Destiny Dice kernel").
+TITLE = DestinyDice.name
+
 # -- codes --------------------------------------------------------------------------
 #: Condition bits, in stats.CONDITIONS order.
 COND_BIT = {name: i for i, name in enumerate(CONDITIONS)}
@@ -84,8 +109,9 @@ CIEGO = COND_BIT["ciego"]
 ASUSTADO = COND_BIT["asustado"]
 ENVENENADO = COND_BIT["envenenado"]
 
-STATUSES = (Status.ACTIVE, Status.DOWN, Status.DEFEATED)
-ACTIVE, DOWN, DEFEATED = 0, 1, 2
+#: The statuses Destiny Dice's rules give (DD-15, DD-16: nobody dies or flees); a state
+#: with another is refused.
+RULESET_STATUSES = (Status.ACTIVE, Status.DOWN, Status.DEFEATED)
 
 #: Verbs, in the engine's VerbSpec order.
 VERBS = (
@@ -101,23 +127,21 @@ VERBS = (
     "pasar",
 )
 MOVER, ATACAR, AYUDAR, CURAR, RECARGAR, RECUPERAR, FIN, CONTRA, REPOS, PASAR = range(10)
-#: The width of a legal-list row: verb, target, item, zone.
-ACTION_WIDTH = 4
 
-#: ``g[G.KIND]`` of DD-08's reaction (beside rules.core.loops' KIND_NONE and KIND_TURN).
-KIND_REACTION = 2
+#: ``g[G.KIND]`` of DD-08's reaction (beside the dialect's KIND_NONE and KIND_TURN).
+KIND_REACTION = KIND_TURN + 1
 
-#: Outcome winner codes and reasons.
-HEROES, ENEMIES, DRAW = 0, 1, 2
-REASONS = ("defeated", "mutual", "timeout")
-R_DEFEATED, R_MUTUAL, R_TIMEOUT = 0, 1, 2
-#: playtest.NEVER: a combatant never knocked out.
-NEVER = -1
-
-#: The damage log's position in the dynamic bundle (its last array).
-DAMAGE_LOG = 4
+#: The engine's resources, each with its ``CS`` column's name.
+RESOURCES: tuple[tuple[str, str], ...] = tuple(
+    (r, r.upper()) for r in sorted(DestinyDice.resources)
+)
+#: The first resource and its maximum (``agents.search.side_strength``'s health).
+HEALTH = ("PV", "MAX_PV")
 #: ``DAMAGE.RESOURCE`` of the PV DestinyDice._damage takes: its ``Ruleset.resources`` index.
 RESOURCE_PV = tuple(DestinyDice.resources).index("pv")
+#: Places of the ruleset's own arrays in the bundles (``rules.core.dialect``).
+HEALS, ZONES, PROF, EPL, DROP = 4, 5, 6, 7, 8
+USES, ORDER = 3, 4
 
 # -- the boundary (rules.core.kernel.check_range): what the tables and int64 hold -------
 #: Largest help bonus / ayuda value the profile tables cover (Options.help_bonus <= 2).
@@ -142,8 +166,6 @@ MAX_PROFILES = 1 << 24
 MAX_WEAPONS = 62
 #: A legal list is never longer than this (moves + foes × weapons + allies × heals …).
 MAX_ACTIONS = 4096
-#: The playtest counters (damage dealt and taken) stay far below this.
-MAX_COUNTER = 1 << 62
 
 
 # -- the layouts ----------------------------------------------------------------------
@@ -162,18 +184,17 @@ DX = DICE.width()
 class ST(Columns):
     """``stat[c, ST.*]``: a combatant's stat block."""
 
-    SIDE = (0, 1, "0 heroes, 1 enemies")
+    SIDE, TEMPERAMENT = HEAD["ST"].values()
     HERO = (0, 1, "a player character: at 0 PV down, not defeated (DD-16)")
     CUERPO = (1, MAX_DIE, "the Cuerpo die's faces (melee attacks)")
     MENTE = (1, MAX_DIE, "the Mente die's faces (initiative, ranged attacks)")
     ALMA = (1, MAX_DIE, "the Alma die's faces (Voluntad)")
     DEFENSA = (1, MAX_DIE, "the defence die's faces")
     DEFENCE_BONUS = (-BOUND, BOUND, "armour and shield, added to the defence roll")
-    MAXPV = (1, BOUND, "puntos de vida at most")
+    MAX_PV = (1, BOUND, "puntos de vida at most")
     EMAX = (0, BOUND, "PC, PM and PA at most (one maximum for the three)")
     WEAPONS = (0, MAX_WEAPONS, "how many weapons (rows of weapon[c])")
     HEALS = (0, BOUND, "how many heals (rows of heals[c])")
-    TEMPERAMENT = (0, len(TEMPERAMENTS) - 1, "the scenario temperament (loops.TEMPERAMENTS)")
     RANGED = (0, 1, "the sheet fights at range (the approach wants a shot, in cover)")
 
 
@@ -210,54 +231,54 @@ class ZONE(Columns):
 class OPT(Columns):
     """``opts[OPT.*]``: the scenario's options and victory terms."""
 
+    ROUND_LIMIT, SURVIVE = HEAD["OPT"].values()
     TIES_ATTACKER = (0, 1, "a tie hits (Options.ties_favor: attacker)")
     HELP_BONUS = (0, MAX_AYUDA, "what ayudar gives (DD-04)")
     JAM_ON_ONE = (0, 1, "a shot's Destino of 1 jams the weapon (DD-18)")
     COVER_DEFENSE = (0, MAX_COVER_DEFENSE, "defence a point of cover gives against ranged attacks")
     FUMBLE_ALWAYS = (0, 1, "a defence Destino of 1 hurts even when the attack hits (DD-09)")
-    ROUND_LIMIT = (1, BOUND, "the last round")
-    SURVIVE = (0, 1, "victory is surviving: a hero standing at the limit wins")
 
 
 class CS(Columns):
     """``cs[c, CS.*]``: what changes of a combatant during the battle."""
 
-    ZONE = (0, "zones", "the zone it stands in")
-    STATUS = (0, 2, "active, down or defeated (STATUSES)")
-    PV = (0, BOUND, "puntos de vida left (at most ST.MAXPV)")
+    STATUS, ZONE, KO_ROUND, DIED, DEALT, DEALT_TO_FOES, TAKEN = HEAD["CS"].values()
+    PV = (0, BOUND, "puntos de vida left (at most ST.MAX_PV)")
+    COND = (0, (1 << len(CONDITIONS)) - 1, "its conditions, a bit each (COND_BIT)")
     PC = (0, BOUND, "puntos de cuerpo left")
     PM = (0, BOUND, "puntos de mente left")
     PA = (0, BOUND, "puntos de alma left")
-    COND = (0, (1 << len(CONDITIONS)) - 1, "its conditions, a bit each (COND_BIT)")
     FEAR = (-1, "combatants", "whom its asustado fears, -1 nobody")
     AYUDA = (0, MAX_AYUDA, "the help it holds for its next roll (DD-04)")
     JAM = (0, (1 << MAX_WEAPONS) - 1, "its jammed weapons, a bit each (DD-18)")
-    KO_ROUND = (-1, BOUND, "the round it was first knocked out, -1 never")
-    DEALT = (0, MAX_COUNTER, "damage it dealt, in PV lost (the playtest counters)")
-    DEALT_TO_FOES = (0, MAX_COUNTER, "damage it dealt to the other side")
-    TAKEN = (0, MAX_COUNTER, "damage it took")
     POISON = (-BOUND, BOUND, "Envenenado X's dice, rolled at its turn's start (DD-19)", DX)
     INIT = (0, MAX_DIE, "its initiative roll (start's scratch)")
 
 
 class G(Columns):
-    """``g[G.*]``: the battle's globals."""
+    """``g[G.*]``: the battle's globals (the pending decision's kind: KIND_TURN or
+    KIND_REACTION while the battle runs)."""
 
-    OUTCOME = (RUNNING, 2, "RUNNING, then the winner: 0 heroes, 1 enemies, 2 a draw")
-    REASON = (0, len(REASONS) - 1, "why it ended (REASONS)")
-    ROUND = (0, BOUND, "the round (at most the round limit)")
-    WIPE = (0, 1, "every hero was out at once (the playtest's wipe)")
-    ACTOR = (0, "combatants", "the pending decision's actor")
-    KIND = (0, KIND_REACTION, "the pending decision: none, a turn, DD-08's reaction")
-    SUSPEND = (0, 255, "why the battle stopped for Python (rules.core.loops)")
-    DECISIONS = (0, BOUND, "decisions taken")
+    OUTCOME, REASON, ROUND, WIPE, ACTOR, KIND, SUSPEND, DECISIONS, DAMAGES = HEAD["G"].values()
     TURN = (-1, "combatants", "the turn's entry in the order, -1 before the first")
     ORDER_LEN = (0, BOUND, "entries of the initiative order")
     TURN_ACTOR = (-1, "combatants", "whose turn it is, -1 before the first")
     MOVED = (0, 1, "the turn's move is spent")
     ACTED = (0, 1, "the turn's action is spent")
     REACTION_VS = (-1, "combatants", "the attacker a perfect defence answers (DD-08)")
-    DAMAGES = (0, MAX_COUNTER, "damages logged since the log was cleared (rules.core.loops.DAMAGE)")
+
+
+class ROW(Columns):
+    """``la[i, ROW.*]``: a legal-list row, one engine ``Action`` of the pending decision."""
+
+    VERB = (0, len(VERBS) - 1, "what it does (VERBS)")
+    TARGET = (-1, "combatants", "an attack's, help's or heal's target (-1: none)")
+    ITEM = (-1, BOUND, "its weapon or heal, by its place on the sheet (-1: none)")
+    ZONE = (-1, "zones", "a move's zone (-1: none)")
+
+
+#: The width of a legal-list row.
+ACTION_WIDTH = ROW.width()
 
 
 def dice_code(text: str | int | None, what: str) -> np.ndarray:
@@ -306,14 +327,14 @@ def export_scenario(scenario: Scenario) -> Exported:
         ST.put(
             stat[i],
             c.id,
-            side=0 if c.side is Side.HEROES else 1,
+            side=HEROES if c.side is Side.HEROES else ENEMIES,
             hero=int(c.pc),
             cuerpo=sheet.cuerpo,
             mente=sheet.mente,
             alma=sheet.alma,
             defensa=sheet.defensa,
             defence_bonus=sheet.defence_bonus,
-            maxpv=c.maxima["pv"],
+            max_pv=c.maxima["pv"],
             emax=c.maxima["pc"],
             weapons=len(sheet.weapons),
             heals=len(sheet.heals),
@@ -470,11 +491,11 @@ def _start(s: tuple, scenario: Scenario) -> tuple[np.ndarray, ...]:
     """The dynamic bundle at the scenario's start, before initiative: as
     ``agents.runner.play_battle`` finds it (the knock-out round of whoever starts out
     of the fight is round 0, a wipe already so if no hero starts standing)."""
-    stat, heals = s[0], s[4]
-    combatants = list(scenario.combatants)
+    stat, heals = s[STAT], s[HEALS]
+    combatants = scenario.combatants
     cs = CS.new(len(combatants))
     uses = np.zeros(heals.shape[:2], dtype=np.int64)
-    export_combatants(combatants, scenario.battlefield.index, cs, uses)
+    export_combatants(scenario, combatants, scenario.battlefield.index, cs, uses)
     for i in range(len(combatants)):
         cs[i, CS.KO_ROUND] = NEVER if cs[i, CS.STATUS] == ACTIVE else 0
     g = G.new()
@@ -482,34 +503,36 @@ def _start(s: tuple, scenario: Scenario) -> tuple[np.ndarray, ...]:
     heroes = stat[:, ST.SIDE] == HEROES
     g[G.WIPE] = int(bool(heroes.any() and (cs[heroes, CS.STATUS] != ACTIVE).all()))
     order = np.zeros(len(combatants), dtype=np.int64)
-    return cs, g, uses, order, new_damage_log()
+    return cs, g, new_damage_log(), uses, order
 
 
 def export_combatants(
-    combatants: Sequence[Combatant], zindex: Mapping[str, int], cs: np.ndarray, uses: np.ndarray
+    scenario: Scenario,
+    combatants: Sequence[Combatant],
+    zones: dict[str, int],
+    cs: np.ndarray,
+    uses: np.ndarray,
 ) -> None:
-    """Fill the zeroed ``cs`` and ``uses`` with combatants in scenario order (cost about
-    one clone; ``zindex``: the battlefield's zone index). Each value written is checked
-    (or an index by construction) first."""
-    index = {c.id: i for i, c in enumerate(combatants)}
+    """Fill the zeroed ``cs`` and ``uses`` with ``combatants``, the scenario's in its
+    order (cost about one clone; ``zones``: the battlefield's zone index). Each value
+    written is checked (or an index by construction) first."""
+    ids = {c.id: i for i, c in enumerate(scenario.combatants)}
     for i, c in enumerate(combatants):
-        row = cs[i]
-        row[CS.ZONE] = zindex[c.zone]
-        if c.status not in STATUSES:
+        if c.status not in RULESET_STATUSES:
             raise KernelRefusal(f"{c.id}: status {c.status.value}")
+        head = combatant_head(ids, zones, i, c)
         res = c.resources
-        if set(res) != {"pv", "pc", "pm", "pa"}:
+        if set(res) != {name for name, _ in RESOURCES}:
             raise KernelRefusal(f"{c.id}: resources {sorted(res)}")
-        for name in ("pv", "pc", "pm", "pa"):
-            check_range(res[name], 0, c.maxima[name], f"{c.id}: {name}")
-        row[CS.STATUS] = STATUSES.index(c.status)
-        row[CS.PV] = res["pv"]
-        row[CS.PC] = res["pc"]
-        row[CS.PM] = res["pm"]
-        row[CS.PA] = res["pa"]
-        _export_conditions(c, row, index)
-        _export_data(c, row, uses[i])
+        row = cs[i]
+        row[CS.STATUS] = head["status"]
+        row[CS.ZONE] = head["zone"]
         row[CS.KO_ROUND] = NEVER
+        for name, column in RESOURCES:
+            check_range(res[name], 0, c.maxima[name], f"{c.id}: {name}")
+            row[CS[column]] = res[name]
+        _export_conditions(c, row, ids)
+        _export_data(c, row, uses[i])
 
 
 def _export_conditions(c: Combatant, row: np.ndarray, index: dict[str, int]) -> None:
@@ -560,31 +583,29 @@ def _export_data(c: Combatant, row: np.ndarray, uses: np.ndarray) -> None:
 
 
 def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
-    """The dynamic bundle ``(cs, g, uses, order, damages)`` of an engine state (an
-    empty damage log). Refuses what it
-    cannot resume, and any value outside the range the compiled rules index or add (the
-    module's bounds): resources within 0 and their maxima (the scenario's), the round
-    within the round limit, the turn an entry of the order, the order distinct
-    combatants, the turn's actor and a reaction's attacker combatants.
+    """The dynamic bundle ``(cs, g, log, uses, order)`` of an engine state (an empty
+    damage log). Refuses what it cannot resume (``compiled.resumable``), and any value
+    outside the range the compiled rules index or add (the module's bounds): the
+    scenario's combatants in its order, their resources within 0 and their maxima (the
+    scenario's), the turn an entry of the order, the order distinct combatants, the
+    turn's actor and a reaction's attacker combatants.
 
     The planner exports a state for every batch of rollouts: ``g`` is written after
     checking each value it takes (or it is an index by construction), not through
     ``G.put``, which costs as much as the rest of this export."""
     combatants = state.combatants
     scenario = state.scenario
-    if [c.id for c in combatants] != [c.id for c in scenario.combatants]:
-        raise KernelRefusal("combatants differ from the scenario's")
+    n = resumable(exported, state, scenario.round_limit)
     for c, c0 in zip(combatants, scenario.combatants, strict=True):
         if c.maxima != c0.maxima:
             raise KernelRefusal(f"{c.id}: maxima {c.maxima} are not the scenario's")
     start = exported.start
-    cs, g, uses, order = (np.zeros_like(a) for a in start[:DAMAGE_LOG])
-    export_combatants(combatants, state.battlefield.index, cs, uses)
+    cs, g, uses, order = (np.zeros_like(start[k]) for k in (STATE, GLOBALS, USES, ORDER))
+    export_combatants(scenario, combatants, state.battlefield.index, cs, uses)
     index = {c.id: i for i, c in enumerate(combatants)}
     data = state.data
     turn_order = state.order
-    check_range(state.round, 1, scenario.round_limit, "round")
-    check_range(len(turn_order), 1, len(combatants), "turn order length")
+    check_range(len(turn_order), 1, n, "turn order length")
     if len(set(turn_order)) != len(turn_order):
         raise KernelRefusal(f"turn order {list(turn_order)} names a combatant twice")
     check_range(state.turn, 0, len(turn_order) - 1, "turn")
@@ -595,8 +616,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
         raise KernelRefusal("no turn_actor")
     vs = data.get("reaction_vs")
     pending = state.pending
-    if state.outcome is not None or pending is None:
-        raise KernelRefusal("the battle has no pending decision")
+    assert pending is not None  # resumable refuses a state with none
     if pending.kind is DecisionKind.TURN and pending.name == "turn":
         g[G.KIND] = KIND_TURN
     elif pending.kind is DecisionKind.REACTION and pending.name == "defensa_perfecta":
@@ -614,11 +634,11 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     g[G.ACTED] = int(bool(data.get("acted", True)))
     g[G.REACTION_VS] = -1 if vs is None else index[vs]
     g[G.ACTOR] = index[pending.actor]
-    return cs, g, uses, order, new_damage_log()
+    return cs, g, new_damage_log(), uses, order
 
 
-def action_row(state: BattleState, action: Action) -> list[int]:
-    """The legal-list row ``(verb, target, item, zone)`` of an engine action."""
+def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
+    """The legal-list row (``ROW``) of an engine action."""
     verb = VERBS.index(action.verb)
     index = {c.id: i for i, c in enumerate(state.combatants)}
     target = index[action.target] if action.target is not None else -1
@@ -636,14 +656,18 @@ def action_row(state: BattleState, action: Action) -> list[int]:
     )
     if min(needs) < 0:
         raise KernelRefusal(f"{action} lacks what {action.verb} needs")
-    return [verb, target, item, zone]
+    return [verb, target, item, zone]  # ROW's columns, in order
 
 
 @cache
-def conditions(mask: int) -> tuple[tuple[str, int], ...]:
-    """The engine's conditions of a ``CS.COND`` mask, as sorted ``(name, value)`` (none
-    of Destiny Dice's carries a value)."""
+def _conditions(mask: int) -> tuple[tuple[str, int], ...]:
     return tuple(sorted((name, 0) for name, bit in COND_BIT.items() if mask >> bit & 1))
+
+
+def conditions(row: Any) -> tuple[tuple[str, int], ...]:
+    """A final ``cs`` row's conditions as sorted ``(name, value)`` pairs (none of
+    Destiny Dice's carries a value)."""
+    return _conditions(int(row[CS.COND]))
 
 
 # -- compiled rules -----------------------------------------------------------------
@@ -669,133 +693,59 @@ def roll_expr(dice: np.ndarray, x: np.ndarray, base: int) -> int:
     return total
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def all_heroes_out(s: tuple, d: tuple) -> bool:
-    """playtest.record_from_events' wipe test: every hero knocked out at once."""
-    stat = s[0]
-    cs = d[0]
-    any_hero = False
-    for i in range(stat.shape[0]):
-        if stat[i, ST.SIDE] == HEROES:
-            any_hero = True
-            if cs[i, CS.STATUS] == ACTIVE:
-                return False
-    return any_hero
-
-
+# -- the shared mechanics (rules.core.mechanics) ---------------------------------------
 @njit(cache=True, _nrt=False)
-def set_status(s: tuple, d: tuple, c: int, status: int) -> None:
-    """Ruleset.set_status plus what its StatusChanged event means to the playtest
-    counters (first knock-out round, wipe)."""
-    cs, g = d[0], d[1]
-    cs[c, CS.STATUS] = status
-    if status != ACTIVE and cs[c, CS.KO_ROUND] == NEVER:
-        cs[c, CS.KO_ROUND] = g[G.ROUND]
-    if g[G.WIPE] == 0 and all_heroes_out(s, d):
-        g[G.WIPE] = 1
-
-
-@njit(cache=True, _nrt=False)
-def damage(s: tuple, d: tuple, c: int, amount: int, source: int) -> None:
-    """DestinyDice._damage (DD-15, DD-16), its Damaged event (the damage log: the PV
-    lost, ``source`` -1 for Envenenado's) and that event's counters."""
-    stat = s[0]
-    cs, g = d[0], d[1]
-    before = cs[c, CS.PV]
-    after = before - amount
-    if after < 0:
-        after = 0
-    cs[c, CS.PV] = after
-    lost = before - after
-    record_damage(d[DAMAGE_LOG], g, G.DAMAGES, c, RESOURCE_PV, lost, source)
-    cs[c, CS.TAKEN] += lost
-    if source >= 0:
-        cs[source, CS.DEALT] += lost
-        if stat[source, ST.SIDE] != stat[c, ST.SIDE]:
-            cs[source, CS.DEALT_TO_FOES] += lost
-    if after == 0 and cs[c, CS.STATUS] == ACTIVE:
-        set_status(s, d, c, DOWN if stat[c, ST.HERO] else DEFEATED)
-
-
-@njit(cache=True, _nrt=False)
-def finish(s: tuple, d: tuple, winner: int, reason: int) -> None:
-    """Ruleset.finish + DestinyDice.on_battle_end: downed heroes wake with 1 PV (DD-16)."""
-    stat = s[0]
-    cs, g = d[0], d[1]
-    g[G.OUTCOME] = winner
-    g[G.REASON] = reason
-    g[G.KIND] = KIND_NONE
-    for i in range(stat.shape[0]):
+def on_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
+    """DestinyDice.on_battle_end (DD-16): downed heroes wake with 1 PV as the fight ends
+    (the engine sets the status itself: its StatusChanged counts for nothing)."""
+    for i in range(cs.shape[0]):
         if stat[i, ST.HERO] and cs[i, CS.STATUS] == DOWN:
             cs[i, CS.PV] = 1
-            set_status(s, d, i, ACTIVE)
+            cs[i, CS.STATUS] = ACTIVE
+
+
+_mechanics = compile_mechanics(__name__, ST=ST, CS=CS, G=G, OPT=OPT, on_battle_end=on_battle_end)
+set_status, deal = _mechanics.set_status, _mechanics.deal
+begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
+side_out = _mechanics.side_out
 
 
 @njit(cache=True, _nrt=False)
-def check_end(s: tuple, d: tuple) -> None:
-    """Ruleset.check_end: one side with nobody able to fight ends the battle."""
-    stat = s[0]
-    cs, g = d[0], d[1]
-    if g[G.OUTCOME] != RUNNING:
-        return
-    heroes = False
-    enemies = False
-    for i in range(stat.shape[0]):
-        if cs[i, CS.STATUS] == ACTIVE:
-            if stat[i, ST.SIDE] == HEROES:
-                heroes = True
-            else:
-                enemies = True
-    if heroes and enemies:
-        return
-    if heroes:
-        finish(s, d, HEROES, R_DEFEATED)
-    elif enemies:
-        finish(s, d, ENEMIES, R_DEFEATED)
-    else:
-        finish(s, d, DRAW, R_MUTUAL)
+def damage(
+    stat: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    log: np.ndarray,
+    c: int,
+    amount: int,
+    source: int,
+) -> None:
+    """DestinyDice._damage (DD-15, DD-16): the PV lost, its Damaged event (a
+    :func:`deal`; ``source`` -1 for Envenenado's), and at 0 PV a hero down, an enemy
+    defeated."""
+    before = cs[c, CS.PV]
+    after = before - amount if before > amount else 0
+    cs[c, CS.PV] = after
+    deal(stat, cs, g, log, c, RESOURCE_PV, before - after, source)
+    if after == 0 and cs[c, CS.STATUS] == ACTIVE:
+        set_status(stat, cs, g, c, DOWN if stat[c, ST.HERO] else DEFEATED)
 
 
-@njit(cache=True, _nrt=False)
-def begin_round(s: tuple, d: tuple) -> None:
-    """Ruleset.begin_round: the round limit ends the battle (timeout_winner)."""
-    stat, opts = s[0], s[3]
-    cs, g = d[0], d[1]
-    g[G.ROUND] += 1
-    if g[G.ROUND] > opts[OPT.ROUND_LIMIT]:
-        g[G.ROUND] = opts[OPT.ROUND_LIMIT]
-        winner = DRAW
-        if opts[OPT.SURVIVE]:
-            for i in range(stat.shape[0]):
-                if stat[i, ST.SIDE] == HEROES and cs[i, CS.STATUS] == ACTIVE:
-                    winner = HEROES
-                    break
-        finish(s, d, winner, R_TIMEOUT)
-
-
-@njit(cache=True, _nrt=False)
+# -- the turn (DD-01, DD-02, DD-19) ------------------------------------------------------
+@njit(cache=True, _nrt=False, inline="always")
 def reset(s: tuple, d: tuple, d0: tuple) -> None:
-    """``d`` becomes a copy of ``d0`` (a battle's start, or a rollout's state): of its
-    damage log, the rows ``d0`` holds (``G.DAMAGES``, usually none)."""
-    copy_into(d[0], d0[0])
-    copy_into(d[1], d0[1])
-    copy_into(d[2], d0[2])
-    copy_into(d[3], d0[3])
-    log, log0 = d[DAMAGE_LOG], d0[DAMAGE_LOG]
-    rows = d0[1][G.DAMAGES]
-    if rows > log0.shape[0]:
-        rows = log0.shape[0]
-    for k in range(rows):
-        for j in range(log0.shape[1]):
-            log[k, j] = log0[k, j]
+    """``d`` becomes the state ``d0``: a battle's start, or a rollout's."""
+    copy_head(d, d0)
+    copy_into(d[USES], d0[USES])
+    copy_into(d[ORDER], d0[ORDER])
 
 
 @njit(cache=True, _nrt=False)
 def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """DestinyDice.start: DD-01 initiative (Mente), DD-02 ties heroes first, then
     scenario order; then the first turn."""
-    stat = s[0]
-    cs, g, order = d[0], d[1], d[3]
+    stat = s[STAT]
+    cs, g, order = d[STATE], d[GLOBALS], d[ORDER]
     nc = stat.shape[0]
     n = 0
     for i in range(nc):
@@ -818,7 +768,7 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
     g[G.TURN_ACTOR] = -1
     g[G.MOVED] = 1
     g[G.ACTED] = 1
-    begin_round(s, d)
+    begin_round(stat, s[OPTS], cs, g)
     if g[G.OUTCOME] == RUNNING:
         advance(s, d, dice)
 
@@ -826,35 +776,37 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
 @njit(cache=True, _nrt=False, inline="always")
 def advance(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """DestinyDice._advance: the next combatant able to act, starting rounds as needed."""
-    cs, g, order = d[0], d[1], d[3]
+    stat, opts = s[STAT], s[OPTS]
+    cs, g, log, order = d[STATE], d[GLOBALS], d[LOG], d[ORDER]
     g[G.KIND] = KIND_NONE
     while g[G.OUTCOME] == RUNNING:
         g[G.TURN] += 1
         if g[G.TURN] >= g[G.ORDER_LEN]:
             g[G.TURN] = 0
-            begin_round(s, d)
+            begin_round(stat, opts, cs, g)
             if g[G.OUTCOME] != RUNNING:
                 return
         c = order[g[G.TURN]]
         if cs[c, CS.STATUS] != ACTIVE:
             continue
-        if start_turn(s, d, c, dice):
+        if start_turn(stat, cs, g, log, c, dice):
             g[G.KIND] = KIND_TURN
             g[G.ACTOR] = c
             return
-        check_end(s, d)
+        check_end(stat, cs, g)
 
 
 @njit(cache=True, _nrt=False)
-def start_turn(s: tuple, d: tuple, c: int, dice: np.ndarray) -> bool:
+def start_turn(
+    stat: np.ndarray, cs: np.ndarray, g: np.ndarray, log: np.ndarray, c: int, dice: np.ndarray
+) -> bool:
     """DestinyDice._start_turn (DD-19): Envenenado's damage, then the temporal states
     end and apply to this turn. True if ``c`` has a choice to make."""
-    cs, g = d[0], d[1]
     moved = False
     acted = False
     if cs[c, CS.COND] & (1 << ENVENENADO):
         total = roll_expr(dice, cs[c], CS.POISON)
-        damage(s, d, c, total, -1)
+        damage(stat, cs, g, log, c, total, -1)
         if cs[c, CS.STATUS] != ACTIVE:
             return False
     cond = cs[c, CS.COND]
@@ -885,10 +837,8 @@ def weapon_usable(weapon: np.ndarray, cs: np.ndarray, c: int, w: int) -> bool:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def usable_band_mask(s: tuple, d: tuple, c: int) -> int:
+def usable_band_mask(stat: np.ndarray, weapon: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DestinyDice.usable_bands as a bit mask."""
-    stat, weapon = s[0], s[1]
-    cs = d[0]
     mask = 0
     for w in range(stat[c, ST.WEAPONS]):
         if weapon_usable(weapon, cs, c, w):
@@ -901,19 +851,27 @@ def usable_band_mask(s: tuple, d: tuple, c: int) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def _push(la: np.ndarray, n: int, verb: int, target: int, item: int, zone: int) -> int:
     """Row ``n`` of the legal list becomes ``(verb, target, item, zone)``: the next row."""
-    la[n, 0] = verb
-    la[n, 1] = target
-    la[n, 2] = item
-    la[n, 3] = zone
+    la[n, ROW.VERB] = verb
+    la[n, ROW.TARGET] = target
+    la[n, ROW.ITEM] = item
+    la[n, ROW.ZONE] = zone
     return n + 1
 
 
-@njit(cache=True, _nrt=False)
-def _attacks(s: tuple, d: tuple, c: int, verb: int, only: int, la: np.ndarray, n: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def _attacks(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    cs: np.ndarray,
+    c: int,
+    verb: int,
+    only: int,
+    la: np.ndarray,
+    n: int,
+) -> int:
     """DestinyDice._attacks: every active foe (scenario order) × usable weapon reaching
     its band (weapons order); ``only`` >= 0 keeps that target (the counterattack)."""
-    stat, weapon, dist = s[0], s[1], s[2]
-    cs = d[0]
     zc = cs[c, CS.ZONE]
     for t in range(stat.shape[0]):
         if stat[t, ST.SIDE] == stat[c, ST.SIDE] or cs[t, CS.STATUS] != ACTIVE:
@@ -927,21 +885,20 @@ def _attacks(s: tuple, d: tuple, c: int, verb: int, only: int, la: np.ndarray, n
     return n
 
 
-@njit(cache=True, _nrt=False)
-def _steps(s: tuple, zone: int, verb: int, la: np.ndarray, n: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def _steps(dist: np.ndarray, zone: int, verb: int, la: np.ndarray, n: int) -> int:
     """``_steps``: ``verb`` to each neighbour of ``zone`` (one hop away), in map order."""
-    dist = s[2]
     for z in range(dist.shape[0]):
         if dist[zone, z] == 1:
             n = _push(la, n, verb, -1, -1, z)
     return n
 
 
-@njit(cache=True, _nrt=False)
-def _helps(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def _helps(
+    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, la: np.ndarray, n: int
+) -> int:
     """DestinyDice._helps: DD-04 gives no range; an active ally within cerca."""
-    stat, dist = s[0], s[2]
-    cs = d[0]
     zc = cs[c, CS.ZONE]
     for a in range(stat.shape[0]):
         if (
@@ -954,12 +911,19 @@ def _helps(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)
-def _heals(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+@njit(cache=True, _nrt=False, inline="always")
+def _heals(
+    stat: np.ndarray,
+    dist: np.ndarray,
+    heals: np.ndarray,
+    cs: np.ndarray,
+    uses: np.ndarray,
+    c: int,
+    la: np.ndarray,
+    n: int,
+) -> int:
     """DestinyDice._heals: each heal with uses and energy left, on every hurt (or
     curable) ally, active or down, within the heal's bands."""
-    stat, dist, heals = s[0], s[2], s[4]
-    cs, uses = d[0], d[2]
     zc = cs[c, CS.ZONE]
     for h in range(stat[c, ST.HEALS]):
         if heals[c, h, HEAL.USES] >= 0 and uses[c, h] <= 0:
@@ -974,7 +938,7 @@ def _heals(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
             if stat[a, ST.SIDE] != stat[c, ST.SIDE] or cs[a, CS.STATUS] == DEFEATED:
                 continue
             hurt = (
-                cs[a, CS.PV] < stat[a, ST.MAXPV] or (cs[a, CS.COND] & heals[c, h, HEAL.CURES]) != 0
+                cs[a, CS.PV] < stat[a, ST.MAX_PV] or (cs[a, CS.COND] & heals[c, h, HEAL.CURES]) != 0
             )
             if hurt and heals[c, h, HEAL.BAND + band(dist[zc, cs[a, CS.ZONE]])]:
                 n = _push(la, n, CURAR, a, h, -1)
@@ -984,8 +948,8 @@ def _heals(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     """DestinyDice.legal_actions in its exact order, one ``la`` row each: their number."""
-    stat, weapon = s[0], s[1]
-    cs, g = d[0], d[1]
+    stat, weapon, dist = s[STAT], s[WEAPON], s[DIST]
+    cs, g = d[STATE], d[GLOBALS]
     c = g[G.ACTOR]
     n = 0
     zc = cs[c, CS.ZONE]
@@ -995,16 +959,16 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
         if not cond & (1 << PARALIZADO):
             vs = g[G.REACTION_VS]
             if cs[vs, CS.STATUS] == ACTIVE:
-                n = _attacks(s, d, c, CONTRA, vs, la, n)
+                n = _attacks(stat, weapon, dist, cs, c, CONTRA, vs, la, n)
             if not cond & ((1 << DERRIBADO) | (1 << INMOVIL)):
-                n = _steps(s, zc, REPOS, la, n)
+                n = _steps(dist, zc, REPOS, la, n)
         return _push(la, n, PASAR, -1, -1, -1)
     if not g[G.MOVED] and not cond & (1 << DERRIBADO):
-        n = _steps(s, zc, MOVER, la, n)
+        n = _steps(dist, zc, MOVER, la, n)
     if not g[G.ACTED]:
-        n = _attacks(s, d, c, ATACAR, -1, la, n)
-        n = _helps(s, d, c, la, n)
-        n = _heals(s, d, c, la, n)
+        n = _attacks(stat, weapon, dist, cs, c, ATACAR, -1, la, n)
+        n = _helps(stat, dist, cs, c, la, n)
+        n = _heals(stat, dist, s[HEALS], cs, d[USES], c, la, n)
         for w in range(stat[c, ST.WEAPONS]):
             if weapon[c, w, W.SHOOTS] and cs[c, CS.JAM] & (1 << w):
                 n = _push(la, n, RECARGAR, -1, w, -1)
@@ -1016,8 +980,8 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def move(s: tuple, d: tuple, c: int, zone: int, dice: np.ndarray) -> None:
     """DestinyDice._move: Asustado needs "Alma (Voluntad) Dif 5" to approach its source."""
-    stat, dist = s[0], s[2]
-    cs = d[0]
+    stat, dist = s[STAT], s[DIST]
+    cs = d[STATE]
     src = cs[c, CS.FEAR]
     if cs[c, CS.COND] & (1 << ASUSTADO) and src >= 0:
         sz = cs[src, CS.ZONE]
@@ -1031,11 +995,17 @@ def move(s: tuple, d: tuple, c: int, zone: int, dice: np.ndarray) -> None:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def profile_mods(s: tuple, d: tuple, att: int, dfn: int, w: int) -> tuple[int, int]:
+def profile_mods(
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    zones: np.ndarray,
+    cs: np.ndarray,
+    att: int,
+    dfn: int,
+    w: int,
+) -> tuple[int, int]:
     """DestinyDice.profile's variable part: (att_mod, defence extra beyond the armour)
     — help, Ciego −2, and cover against ranged attacks."""
-    weapon, opts, zones = s[1], s[3], s[5]
-    cs = d[0]
     att_mod = cs[att, CS.AYUDA]
     if cs[att, CS.COND] & (1 << CIEGO):
         att_mod -= 2
@@ -1048,9 +1018,9 @@ def profile_mods(s: tuple, d: tuple, att: int, dfn: int, w: int) -> tuple[int, i
 @njit(cache=True, _nrt=False, inline="always")
 def attack(s: tuple, d: tuple, att: int, dfn: int, w: int, dice: np.ndarray) -> None:
     """DestinyDice.attack: DD-06 … DD-11, DD-14, DD-18, and DD-08's reaction."""
-    stat, weapon, opts = s[0], s[1], s[3]
-    cs, g = d[0], d[1]
-    att_mod, extra = profile_mods(s, d, att, dfn, w)
+    stat, weapon, opts = s[STAT], s[WEAPON], s[OPTS]
+    cs, g = d[STATE], d[GLOBALS]
+    att_mod, extra = profile_mods(weapon, opts, s[ZONES], cs, att, dfn, w)
     def_mod = stat[dfn, ST.DEFENCE_BONUS] + extra
     ranged = weapon[att, w, W.CHAR] == 1
     die = stat[att, ST.MENTE] if ranged else stat[att, ST.CUERPO]
@@ -1072,7 +1042,7 @@ def attack(s: tuple, d: tuple, att: int, dfn: int, w: int, dice: np.ndarray) -> 
         _hit(s, d, att, dfn, w, die, dice)
     if d20d == 1 and cs[dfn, CS.STATUS] == ACTIVE and (not hit or opts[OPT.FUMBLE_ALWAYS]):
         # DD-09: "Aunque tu Defensa supere al Ataque, recibes 1 punto de daño automático".
-        damage(s, d, dfn, 1, att)
+        damage(stat, cs, g, d[LOG], dfn, 1, att)
     if not hit and d20d == 20 and cs[dfn, CS.STATUS] == ACTIVE:
         # DD-08: the reaction is the defender's decision.
         g[G.REACTION_VS] = att
@@ -1091,8 +1061,8 @@ def _hit(
     dice: np.ndarray,
 ) -> None:
     """DestinyDice._hit: DD-11 damage, DD-14 energy, the weapon's state."""
-    stat, weapon = s[0], s[1]
-    cs = d[0]
+    stat, weapon = s[STAT], s[WEAPON]
+    cs = d[STATE]
     face = roll(dice, die)
     if weapon[att, w, W.UNARMED]:
         base = face - 1 if face - 1 > 1 else 1
@@ -1101,7 +1071,7 @@ def _hit(
     dmg = base + weapon[att, w, W.EXTRA]
     if dmg < 0:
         dmg = 0
-    damage(s, d, dfn, dmg, att)
+    damage(stat, cs, d[GLOBALS], d[LOG], dfn, dmg, att)
     # DD-14: "Brann gana 2 PC por impactar."
     pool = CS.PC if weapon[att, w, W.CHAR] == 0 else CS.PM
     gain = cs[att, pool] + 2
@@ -1119,8 +1089,8 @@ def _hit(
 @njit(cache=True, _nrt=False, inline="always")
 def heal(s: tuple, d: tuple, c: int, ally: int, h: int, dice: np.ndarray) -> None:
     """DestinyDice._heal (DD-16: a healed hero is back at once)."""
-    stat, heals = s[0], s[4]
-    cs, uses = d[0], d[2]
+    stat, heals = s[STAT], s[HEALS]
+    cs, uses = d[STATE], d[USES]
     if heals[c, h, HEAL.USES] >= 0:
         uses[c, h] -= 1
     cs[c, CS.PC] -= heals[c, h, HEAL.COST]
@@ -1128,19 +1098,19 @@ def heal(s: tuple, d: tuple, c: int, ally: int, h: int, dice: np.ndarray) -> Non
     cs[c, CS.PA] -= heals[c, h, HEAL.COST + 2]
     total = roll_expr(dice, heals[c, h], HEAL.DICE)
     pv = cs[ally, CS.PV] + (total if total > 0 else 0)
-    cs[ally, CS.PV] = pv if pv < stat[ally, ST.MAXPV] else stat[ally, ST.MAXPV]
+    cs[ally, CS.PV] = pv if pv < stat[ally, ST.MAX_PV] else stat[ally, ST.MAX_PV]
     cs[ally, CS.COND] &= ~heals[c, h, HEAL.CURES]
     if cs[ally, CS.STATUS] == DOWN and cs[ally, CS.PV] > 0:
-        set_status(s, d, ally, ACTIVE)
+        set_status(stat, cs, d[GLOBALS], ally, ACTIVE)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     """DestinyDice.apply: the pending decision's action ``row``, up to the next
     decision or the end."""
-    opts = s[3]
-    cs, g = d[0], d[1]
-    verb, target, item, zone = row[0], row[1], row[2], row[3]
+    opts = s[OPTS]
+    cs, g = d[STATE], d[GLOBALS]
+    verb, target, item, zone = row[ROW.VERB], row[ROW.TARGET], row[ROW.ITEM], row[ROW.ZONE]
     c = g[G.ACTOR]
     g[G.KIND] = KIND_NONE
     # One call site each for move and advance: this function is compiled into the
@@ -1170,7 +1140,7 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
             cs[c, CS.COND] &= ~(1 << DESARMADO)
         g[G.ACTED] = 1
     if verb != FIN:
-        check_end(s, d)
+        check_end(s[STAT], cs, g)
     if verb == FIN or g[G.OUTCOME] == RUNNING and g[G.KIND] == KIND_NONE:
         # DestinyDice._continue_turn
         actor = g[G.TURN_ACTOR]

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from escaramuza.rules.core.dialect import GLOBALS, KIND_TURN, STAT, STATE
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import KIND_TURN
 from escaramuza.rules.core.model import DecisionKind
 from escaramuza.rules.destiny_dice.kernel import (
     ATACAR,
@@ -28,6 +28,7 @@ from escaramuza.rules.destiny_dice.kernel import (
     CURAR,
     KIND_REACTION,
     RECARGAR,
+    ROW,
     ST,
     VERBS,
     G,
@@ -58,7 +59,7 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     written over with the same float64 operations — its ayuda over 2 and whether a
     weapon is jammed. Returns its conditions as bits over ``DestinyDice.conditions``
     (the kernel's own condition mask)."""
-    cs = d[0]
+    cs = d[STATE]
     for k in range(N_RESOURCES):
         values[k] = float(cs[c, RESOURCE_COLUMNS[k]])
     f = N_RESOURCES
@@ -72,7 +73,7 @@ def view_pending(s: tuple, d: tuple) -> tuple[int, int]:
     """(``int(DecisionKind)`` of the pending decision, index of its name in
     ``DestinyDice.decision_names``): a turn or DD-08's reaction; (-1, -1) when
     nothing is pending (the battle is over)."""
-    g = d[1]
+    g = d[GLOBALS]
     kind = g[G.KIND]
     if kind == KIND_TURN:
         return TURN_KIND, TURN_NAME
@@ -89,14 +90,14 @@ def action_slots(s: tuple, d: tuple, row: np.ndarray) -> tuple[int, int, int, in
     a zone its position in ``battlefield.zone_ids``. The actor's items are its weapons
     then its heals (``Combatant.items``), so a heal's item slot follows the actor's
     weapons. No verb has options."""
-    stat = s[0]
-    g = d[1]
-    verb = row[0]
-    target = row[1] if row[1] >= 0 else 0
-    zone = row[3] if row[3] >= 0 else 0
+    stat = s[STAT]
+    g = d[GLOBALS]
+    verb = row[ROW.VERB]
+    target = row[ROW.TARGET] if row[ROW.TARGET] >= 0 else 0
+    zone = row[ROW.ZONE] if row[ROW.ZONE] >= 0 else 0
     item = 0
     if verb == CURAR:
-        item = stat[g[G.ACTOR], ST.WEAPONS] + row[2]
+        item = stat[g[G.ACTOR], ST.WEAPONS] + row[ROW.ITEM]
     elif verb == ATACAR or verb == CONTRA or verb == RECARGAR:
-        item = row[2]
+        item = row[ROW.ITEM]
     return int(verb), int(target), int(item), int(zone), 0

@@ -2,11 +2,13 @@
 
 architecture.md, "The fast path": the engine is the specification and this module plays
 the same rules with numba, one compiled function per engine rule, named like it and citing
-the same rule id, so the two read side by side. The temperaments, and the kernel that
-joins them to these rules on the shared loops (``rules.core.loops``), are in
-``agents/heuristics/donjon_kernel.py`` (rules never import agents).
+the same rule id, so the two read side by side. The temperaments are in
+``agents/heuristics/donjon_kernel.py`` (rules never import agents), with the kernel that
+joins them to these rules on the shared loops (``rules.core.loops``) and mechanics
+(``rules.core.mechanics``: status changes, damage, the end and the round limit).
 
-A battle is two bundles of integer arrays (docs/fast-path.md, "One dialect"):
+A battle is two bundles of integer arrays (``rules.core.dialect``; each array's columns
+declared once below):
 
 * static, built once per scenario (:func:`export_scenario`), ``s = (stat, weapon,
   dist, opts, penalty, step_to, away, hurt_odds, win_odds)``: each combatant's sheet
@@ -16,15 +18,15 @@ A battle is two bundles of integer arrays (docs/fast-path.md, "One dialect"):
   ``Battlefield.step_towards`` as ``step_to[z, y]`` and ``Donjon._away_zone`` as
   ``away[z, y]`` (-1: none); the heuristics' exact odds ``hurt_odds`` and ``win_odds``
   (:class:`OddsTables`);
-* dynamic ``d = (cs, g, init, pools, misses, damages)``: each combatant's changing values
-  ``cs[c, CS.*]`` (zone, status, the five resources, ráfaga data, conditions, the
-  playtest counters); the battle's globals ``g[G.*]`` (round, count, the pending
+* dynamic ``d = (cs, g, log, init, pools, misses)``: each combatant's changing values
+  ``cs[c, CS.*]`` (status, zone, the playtest counters, the five resources, ráfaga
+  data, conditions); the battle's globals ``g[G.*]`` (round, count, the pending
   decision and what it waits on — ``state.data``'s attack, move, spend and continuing —
-  the outcome); the initiative numbers each combatant holds, highest first,
+  the outcome); the damage log (``rules.core.loops.DAMAGE``: a row per engine
+  ``Damaged`` event); the initiative numbers each combatant holds, highest first,
   ``init[c, k]`` (``cs[c, CS.HELD]`` of them); and scratch: the two pools of an opposed
-  test ``pools[2, MAX_POOL]``, the log of odds entries found missing ``misses[k,
-  ODDS.*]``; last, the damage log ``damages[k, DAMAGE.*]`` (``rules.core.loops``: one row
-  per ``Damaged`` event the engine emits, ``g[G.DAMAGES]`` of them since it was cleared).
+  test ``pools[2, MAX_POOL]`` and the log of odds entries found missing ``misses[k,
+  ODDS.*]``.
 
 A legal-list row is ``la[i, A.*]`` (verb, target, item).
 
@@ -35,11 +37,11 @@ lookup of an entry not computed yet suspends the battle (:data:`SUSPEND_ODDS`, t
 entry in ``g[G.MISS]``), the driver fills it and plays the battle again from the start
 (a battle is the same every time: its dice and its agents' draws are seeded).
 
-The helpers the hot paths call many times a decision (pools, the legal list's builders,
-dice, the count) are inlined by numba (``inline="always"``): a call passes both bundles
-by value, some 130 words copied onto the stack, which cost the ambush a seventh of its
-speed; the rules called once a decision stay calls (inlining them too doubled the first
-compile for a few per cent).
+The hooks (:func:`reset`, :func:`start`, :func:`legal`, :func:`apply`) take the bundles,
+and so do the steps inlined once each into :func:`apply` (which carries on what the
+engine's rules call at their ends); every other rule takes the arrays it reads and is
+compiled once (a compiled call passes a bundle as every field of every array; numba
+copies an inlined function at every call site).
 
 Every value is checked on its way in (``Columns.put``, ``rules.core.kernel.check_range``;
 docs/fast-path.md, "The kernel boundary"): the compiled code indexes its arrays and the
@@ -56,21 +58,41 @@ from typing import Any
 
 import numpy as np
 
-from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import Exported
+from escaramuza.rules.core import dialect, mt
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.dialect import (
+    ACTIVE,
+    DEAD,
+    DEFEATED,
+    DIST,
+    DOWN,
+    DRAW,
+    ENEMIES,
+    FLED,
+    GLOBALS,
+    HEAD,
+    HEROES,
+    KIND_NONE,
+    KIND_TURN,
+    LOG,
+    NEVER,
+    OPTS,
+    RUNNING,
+    STAT,
+    STATE,
+    WEAPON,
+)
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.loops import (
-    KIND_NONE,
-    KIND_TURN,
-    RUNNING,
     SUSPEND_RULESET,
     TEMPERAMENTS,
+    copy_head,
     new_damage_log,
-    record_damage,
 )
-from escaramuza.rules.core.model import Side, Status
+from escaramuza.rules.core.mechanics import compile_mechanics
+from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.combat import PENALTY
@@ -78,18 +100,10 @@ from escaramuza.rules.donjon.exact import hurt_probability, win_probability
 from escaramuza.rules.donjon.ruleset import Donjon
 from escaramuza.rules.donjon.sheets import ATTRIBUTES, MELEE, RANGED, THROWN
 
+#: What messages call this ruleset ("the Donjon kernel").
+TITLE = Donjon.name
+
 # -- codes ---------------------------------------------------------------------------
-#: Status codes, in ``Status`` order (playtest's KNOCKED_OUT = down, defeated, dead).
-ACTIVE, DOWN, DEFEATED, DEAD, FLED = 0, 1, 2, 3, 4
-STATUSES: tuple[Status, ...] = (
-    Status.ACTIVE,
-    Status.DOWN,
-    Status.DEFEATED,
-    Status.DEAD,
-    Status.FLED,
-)
-#: Sides, and the outcome codes of ``rules.core.kernel.WINNERS``.
-HEROES, ENEMIES, DRAW = 0, 1, 2
 SIDES: tuple[Side, ...] = (Side.HEROES, Side.ENEMIES)
 #: Weapon kinds (``W.KIND``), the rows of ``penalty``.
 MELEE_KIND = 0
@@ -120,23 +134,30 @@ SPEND_OPTIONS: tuple[str, ...] = ("heridas", *ATTRIBUTES)
 SPEND_RESOURCE = np.array(
     [tuple(Donjon.resources).index(name) for name in SPEND_OPTIONS], dtype=np.int64
 )
-#: The damage log's position in the dynamic bundle (its last array).
-DAMAGE_LOG = 5
+#: The engine's resources, each with its ``CS`` column's name.
+RESOURCES: tuple[tuple[str, str], ...] = tuple((r, r.upper()) for r in sorted(Donjon.resources))
+#: The first resource and its maximum (``agents.search.side_strength``'s health).
+HEALTH = ("HERIDAS", "MAX_HERIDAS")
 
-#: Pending decisions (``g[G.KIND]``, Donjon.decision_names): none, a turn (the loops'
+#: Pending decisions (``g[G.KIND]``, Donjon.decision_names): none, a turn (the dialect's
 #: codes), then the reactions and choices inside a ráfaga.
 KIND_DEFENSA, KIND_RESISTIR, KIND_REPARTIR, KIND_CONTINUAR = 2, 3, 4, 5
 PENDING_NAMES: tuple[str, ...] = ("", "turn", "defensa", "resistir", "repartir", "continuar")
 
-#: Outcome reasons (``g[G.REASON]``, Outcome.reason).
-R_DEFEATED, R_MUTUAL, R_TIMEOUT, R_WITHDRAWAL = 0, 1, 2, 3
-REASONS: tuple[str, ...] = ("defeated", "mutual", "timeout", "withdrawal")
+#: Outcome reasons (``g[G.REASON]``, Outcome.reason): the dialect's, and a draw when
+#: neither side goes on at the pause (DJ-07).
+REASONS: tuple[str, ...] = (*dialect.REASONS, "withdrawal")
+R_WITHDRAWAL = REASONS.index("withdrawal")
 
 #: Why a battle stops for Python (``g[G.SUSPEND]``): an odds entry not computed yet
 #: (filled, then the battle is played again), or a number beyond the kernel's arrays
 #: (a refusal: the engine plays it).
 SUSPEND_ODDS = SUSPEND_RULESET
 SUSPEND_OVERFLOW = SUSPEND_RULESET + 1
+
+#: Places of the ruleset's own arrays in the bundles (``rules.core.dialect``).
+PENALTIES, STEP_TO, AWAY, HURT_ODDS, WIN_ODDS = 4, 5, 6, 7, 8
+INIT, POOLS, MISSES = 3, 4, 5
 
 #: Initiative numbers a combatant may hold (DJ-04 pools are Nivel ≤ 20 + 6 + bonuses).
 MAX_INIT = 96
@@ -167,8 +188,7 @@ LOG_SLOTS = 64
 class ST(Columns):
     """``stat[c, ST.*]``: a combatant's sheet (``DonjonStats``), fixed for the battle."""
 
-    SIDE = (0, 1, "0 heroes, 1 enemies")
-    TEMPERAMENT = (0, len(TEMPERAMENTS) - 1, "the scenario temperament (TEMPERAMENTS)")
+    SIDE, TEMPERAMENT = HEAD["ST"].values()
     INDEX = (0, BOUND, "table order (Combatant.index: DJ-06 ties, nearest foe)")
     PC = (0, 1, "a player character (DJ-19: dice floors, breaking)")
     NIVEL = (0, MAX_PART, "Nivel (DJ-04 initiative dice)")
@@ -196,12 +216,11 @@ class W(Columns):
 class OPT(Columns):
     """``opts[OPT.*]``: the scenario's options and limits."""
 
+    ROUND_LIMIT, SURVIVE = HEAD["OPT"].values()
     DIE_SIZE = (2, MAX_DIE, "faces of a die (DJ-05: the count runs from it)")
     DIE_BITS = (2, 17, "the die's bit length (roll_die)")
     TIED_ATTACKER = (0, 1, "all_tied: 1 the attacker wins, 0 the defender (DJ-01)")
     MEDIA = (0, MAX_PART, "dificultades.media, dice of a Media test (DJ-02)")
-    ROUND_LIMIT = (1, BOUND, "the scenario's round limit")
-    SURVIVE = (0, 1, "victory survive: heroes standing at the limit win")
 
 
 class CS(Columns):
@@ -209,8 +228,7 @@ class CS(Columns):
     ``Donjon.resources`` in order, so spend option o (0 Heridas, 1..4 attributes) is
     column ``CS.HERIDAS + o``."""
 
-    ZONE = (0, "zones", "the zone it stands in")
-    STATUS = (0, len(STATUSES) - 1, "a STATUSES code")
+    STATUS, ZONE, KO_ROUND, DIED, DEALT, DEALT_TO_FOES, TAKEN = HEAD["CS"].values()
     HERIDAS = (0, BOUND, "Heridas left")
     CELERIDAD = (0, MAX_PART, "Celeridad left")
     VIRILIDAD = (0, MAX_PART, "Virilidad left")
@@ -222,11 +240,6 @@ class CS(Columns):
     ACTED_TIMES = (0, BOUND, "actions taken on that number (DJ-06)")
     INCONSCIENTE = (0, 1, "the condition inconsciente (DJ-18)")
     QUEBRADO = (0, 1, "the condition quebrado (DJ-19)")
-    KO_ROUND = (NONE, BOUND, "round it was knocked out, -1 never (playtest records)")
-    DIED = (0, 1, "it died")
-    DEALT = (0, BOUND, "damage dealt (playtest records)")
-    DEALT_TO_FOES = (0, BOUND, "damage dealt to foes")
-    TAKEN = (0, BOUND, "damage taken")
 
 
 class ODDS(Columns):
@@ -250,14 +263,7 @@ KEY = ODDS.width()
 class G(Columns):
     """``g[G.*]``: the battle's globals (``BattleState`` and ``state.data``)."""
 
-    OUTCOME = (RUNNING, DRAW, "running (-1), or the winner: 0 heroes, 1 enemies, 2 a draw")
-    REASON = (0, len(REASONS) - 1, "a REASONS code")
-    ROUND = (0, BOUND, "the round (a ráfaga is a round)")
-    WIPE = (0, 1, "every hero was knocked out at some point")
-    ACTOR = (0, "combatants", "the pending decision's combatant")
-    KIND = (KIND_NONE, KIND_CONTINUAR, "the pending decision (KIND_TURN, KIND_DEFENSA…)")
-    SUSPEND = (0, SUSPEND_OVERFLOW, "why the battle stopped for Python (0: it did not)")
-    DECISIONS = (0, BOUND, "decisions taken")
+    OUTCOME, REASON, ROUND, WIPE, ACTOR, KIND, SUSPEND, DECISIONS, DAMAGES = HEAD["G"].values()
     COUNT = (0, "faces", "the number called (DJ-05)")
     TURN = (0, BOUND, "turns taken (state.turn)")
     ATTACKER = (NONE, "combatants", "the pending attack's attacker, -1 none")
@@ -276,7 +282,6 @@ class G(Columns):
     PICKED = (0, 4, "those attributes (spend options 1..4)", 4)
     CONTINUING = (0, 2, "sides that chose to continue at the pause (DJ-07)")
     MISS = (0, MAX_POOL, "odds entries this decision found missing (ODDS rows)", MISS_SLOTS * KEY)
-    DAMAGES = (0, BOUND, "damages logged since the log was cleared (rules.core.loops.DAMAGE)")
 
 
 class A(Columns):
@@ -290,17 +295,22 @@ class A(Columns):
 ACTION_WIDTH = A.width()
 
 
-# -- export --------------------------------------------------------------------------
+# -- export (plain Python, once per scenario / per state) ------------------------------
 @dataclass(frozen=True, slots=True)
 class DonjonExported(Exported):
     """A Donjon scenario in the kernel's terms, with what the export of a state and the
-    read-back need: weapons' names, the odds tables' key and why the scenario cannot be
-    played from its start (it can still be resumed mid-battle)."""
+    read-back need: the names the kernel indexes (combatant ids, zone ids, each
+    combatant's weapon names), the dimensions its ranges name, the odds tables' key and
+    why the scenario cannot be played from its start (it can still be resumed
+    mid-battle)."""
 
-    weapon_names: tuple[tuple[str, ...], ...] = ()
-    die_size: int = 20
-    all_tied: str = "defender"
-    fresh_start: str | None = None
+    ids: dict[str, int]
+    zones: dict[str, int]
+    weapon_names: tuple[tuple[str, ...], ...]
+    dims: dict[str, int]
+    die_size: int
+    all_tied: str
+    fresh_start: str | None
 
 
 def _best_band(weapons: tuple[Any, ...]) -> int:
@@ -319,8 +329,12 @@ def export_scenario(scenario: Scenario) -> DonjonExported:
     if scenario.victory not in ("defeat_all", "survive"):
         raise KernelRefusal(f"victory {scenario.victory!r}")
     width = max(len(c.stats.weapons_or_fists) for c in combatants)
-    zones = bf.zone_ids
-    dims = {"combatants": n, "zones": len(zones), "weapons": width, "faces": opts.die_size + 1}
+    dims = {
+        "combatants": n,
+        "zones": len(bf.zone_ids),
+        "weapons": width,
+        "faces": opts.die_size + 1,
+    }
     o = OPT.new()
     OPT.put(o, "options", die_size=opts.die_size)
     OPT.put(
@@ -384,10 +398,12 @@ def export_scenario(scenario: Scenario) -> DonjonExported:
     dist, step_to, away = _map(bf)
     tables = odds_tables(opts.die_size, opts.all_tied)
     static = (stat, weapon, dist, o, penalty, step_to, away, tables.hurt, tables.win)
+    ids = {c.id: i for i, c in enumerate(combatants)}
+    zones = dict(bf.index)
     cs, g, init = CS.new(n), G.new(), np.zeros((n, MAX_INIT), dtype=np.int64)
     fresh_start = None
     for i, c in enumerate(combatants):
-        _export_combatant(cs, init, static, dims, zones, i, c)
+        _export_combatant(static, ids, zones, dims, cs, init, i, c)
         if c.conditions:
             fresh_start = f"{c.id} starts with conditions ({', '.join(c.conditions)})"
         elif c.data.get("init") or c.data.get("bonus") or c.data.get("acted") != (0, 0):
@@ -396,12 +412,15 @@ def export_scenario(scenario: Scenario) -> DonjonExported:
     return DonjonExported(
         scenario,
         static,
-        (cs, g, init, *_scratch()),
-        actions=2 * n * (width + 1) + 5,
-        weapon_names=tuple(names),
-        die_size=opts.die_size,
-        all_tied=opts.all_tied,
-        fresh_start=fresh_start,
+        (cs, g, new_damage_log(), init, *_scratch()),
+        2 * n * (width + 1) + 5,
+        ids,
+        zones,
+        tuple(names),
+        dims,
+        opts.die_size,
+        opts.all_tied,
+        fresh_start,
     )
 
 
@@ -424,18 +443,18 @@ def _map(bf: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return dist, step_to, away
 
 
-def _scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A battle's scratch arrays: the two pools of an opposed test, the misses' log, the
-    damage log (last: ``DAMAGE_LOG``)."""
-    return np.zeros((2, MAX_POOL), dtype=np.int64), ODDS.new(LOG_SLOTS), new_damage_log()
+def _scratch() -> tuple[np.ndarray, np.ndarray]:
+    """A battle's scratch arrays: the two pools of an opposed test and the misses' log."""
+    return np.zeros((2, MAX_POOL), dtype=np.int64), ODDS.new(LOG_SLOTS)
 
 
 def _export_combatant(
+    s: tuple[np.ndarray, ...],
+    ids: dict[str, int],
+    zones: dict[str, int],
+    dims: dict[str, int],
     cs: np.ndarray,
     init: np.ndarray,
-    s: tuple,
-    dims: dict[str, int],
-    zone_ids: tuple[str, ...],
     i: int,
     c: Any,
 ) -> None:
@@ -444,7 +463,8 @@ def _export_combatant(
     within 0 and their maxima (the scenario's), carried dice within a pool, initiative
     numbers faces of the die (highest first, at most MAX_INIT), the conditions the
     kernel knows (without values)."""
-    stat, opts = s[0], s[3]
+    stat, opts = s[STAT], s[OPTS]
+    head = combatant_head(ids, zones, i, c)
     cid = c.id
     r = c.resources
     maxima = c.maxima
@@ -467,59 +487,44 @@ def _export_combatant(
         if name not in ("inconsciente", "quebrado"):
             raise KernelRefusal(f"{cid}: condition {name!r}")
         check_range(cond.value, 0, 0, f"{cid}: {name} value")
-    status = STATUSES.index(c.status)
+    status = head["status"]
     acted_at, times = data["acted"]
     CS.put(
         cs[i],
         cid,
         dims,
-        zone=zone_ids.index(c.zone),
         status=status,
-        heridas=r["heridas"],
-        celeridad=r["celeridad"],
-        virilidad=r["virilidad"],
-        aguante=r["aguante"],
-        discernimiento=r["discernimiento"],
+        zone=head["zone"],
+        **r,
         bonus=data["bonus"],
         held=len(numbers),
         acted_at=acted_at,
         acted_times=times,
         inconsciente=1 if "inconsciente" in conds else 0,
         quebrado=1 if "quebrado" in conds else 0,
-        ko_round=0 if status in (DOWN, DEFEATED, DEAD) else NONE,
+        # record_from_events: a combatant knocked out from the start counts round 0.
+        ko_round=0 if status in (DOWN, DEFEATED, DEAD) else NEVER,
         died=1 if status == DEAD else 0,
     )
 
 
-def export_state(exported: DonjonExported, state: BattleState) -> tuple[np.ndarray, ...]:
+def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
     """The dynamic bundle of an engine state waiting on a decision, every value checked
     against the range the kernel indexes: combatants' rows (:func:`_export_combatant`),
     the round within the round limit, the count a face of the die, the pending decision's
     actor and what it waits on (combatants, a weapon of the attacker, a band, a zone, at
     most four attributes named by a fact); a turn's actor holds the number called."""
+    exported = as_exported(exported)
     s = exported.static
-    opts = s[3]
-    scenario = exported.scenario
-    ids = tuple(c.id for c in scenario.combatants)
-    if state.outcome is not None or state.pending is None:
-        raise KernelRefusal("the battle is over")
-    if tuple(c.id for c in state.combatants) != ids:
-        raise KernelRefusal("the state's combatants are not the scenario's")
-    n = len(ids)
-    zones = scenario.battlefield.zone_ids
-    dims = {
-        "combatants": n,
-        "zones": len(zones),
-        "weapons": s[1].shape[1],
-        "faces": exported.die_size + 1,
-    }
-    index = {cid: i for i, cid in enumerate(ids)}
+    n = resumable(exported, state, int(s[OPTS][OPT.ROUND_LIMIT]))
+    dims = exported.dims
+    index = exported.ids
     cs, g, init = CS.new(n), G.new(), np.zeros((n, MAX_INIT), dtype=np.int64)
     for i, c in enumerate(state.combatants):
-        _export_combatant(cs, init, s, dims, zones, i, c)
+        _export_combatant(s, index, exported.zones, dims, cs, init, i, c)
     data = state.data
     pending = state.pending
-    check_range(state.round, 1, int(opts[OPT.ROUND_LIMIT]), "round")
+    assert pending is not None  # resumable refuses a state waiting on nothing
     if pending.name not in PENDING_NAMES[1:]:
         raise KernelRefusal(f"pending decision {pending.name!r}")
     actor = index[pending.actor]
@@ -538,7 +543,7 @@ def export_state(exported: DonjonExported, state: BattleState) -> tuple[np.ndarr
         mover=NONE,
         dealer=NONE,
     )
-    if SIDES.index(pending.side) != s[0][actor, ST.SIDE]:
+    if SIDES.index(pending.side) != s[STAT][actor, ST.SIDE]:
         raise KernelRefusal("the pending decision's side is not its actor's")
     if kind == KIND_TURN and g[G.COUNT] not in init[actor, : cs[actor, CS.HELD]]:
         raise KernelRefusal(f"{pending.actor} does not hold the number called")
@@ -565,7 +570,7 @@ def export_state(exported: DonjonExported, state: BattleState) -> tuple[np.ndarr
             mover=index[move.mover],
             resister=index[move.resister] if move.resister else NONE,
             move_verb=VERBS.index(move.verb),
-            move_to=zones.index(move.to_zone) if move.to_zone else NONE,
+            move_to=exported.zones[move.to_zone] if move.to_zone else NONE,
             from_contact=1 if move.from_contact else 0,
         )
     spend = data.get("spend")
@@ -600,17 +605,18 @@ def export_state(exported: DonjonExported, state: BattleState) -> tuple[np.ndarr
             raise KernelRefusal(
                 f"pending {pending.name!r} of {pending.actor}: not what the state waits on"
             )
-    return (cs, g, init, *_scratch())
+    return (cs, g, new_damage_log(), init, *_scratch())
 
 
-def action_row(exported: DonjonExported, state: BattleState, action: Any) -> list[int]:
+def action_row(exported: Exported, state: BattleState, action: Any) -> list[int]:
     """The legal-list row (verb, target, item) of an engine action."""
-    ids = [c.id for c in exported.scenario.combatants]
+    exported = as_exported(exported)
+    ids = exported.ids
     verb = VERBS.index(action.verb)
-    target = ids.index(action.target) if action.target else NONE
+    target = ids[action.target] if action.target else NONE
     item = NONE
     if action.item:
-        item = exported.weapon_names[ids.index(action.actor)].index(action.item)
+        item = exported.weapon_names[ids[action.actor]].index(action.item)
     elif action.option:
         item = SPEND_OPTIONS.index(action.option)
     # What apply reads of each verb is there (an index of -1 would read the last row).
@@ -621,6 +627,13 @@ def action_row(exported: DonjonExported, state: BattleState, action: Any) -> lis
     if min(needs) < 0:
         raise KernelRefusal(f"{action} lacks what {action.verb} needs")
     return [verb, target, item]
+
+
+def as_exported(exported: Exported) -> DonjonExported:
+    """``exported`` as this kernel made it (with the names it indexes)."""
+    if not isinstance(exported, DonjonExported):
+        raise KernelRefusal("a scenario exported by another kernel")
+    return exported
 
 
 #: A final ``cs`` row's conditions as sorted (name, value) pairs, by (inconsciente,
@@ -710,51 +723,52 @@ def entries_filled() -> int:
 
 
 @njit(cache=True, _nrt=False)
-def _record_miss(
-    d: tuple, table: int, a: int, b: int, dmg: int, soak: int, fa: int, ft: int
+def keep_key(
+    row: np.ndarray, at: int, table: int, a: int, b: int, dmg: int, soak: int, fa: int, ft: int
+) -> bool:
+    """Write an odds key into ``row[at : at + KEY]`` (``ODDS``) if that slot is free or
+    holds it already; whether it did."""
+    if row[at + ODDS.TABLE] != 0 and not (
+        row[at + ODDS.TABLE] == table
+        and row[at + ODDS.ATTACK] == a
+        and row[at + ODDS.DEFENCE] == b
+        and row[at + ODDS.DAMAGE] == dmg
+        and row[at + ODDS.SOAK] == soak
+        and row[at + ODDS.FLOOR_ATTACKER] == fa
+        and row[at + ODDS.FLOOR_TARGET] == ft
+    ):
+        return False
+    row[at + ODDS.TABLE] = table
+    row[at + ODDS.ATTACK] = a
+    row[at + ODDS.DEFENCE] = b
+    row[at + ODDS.DAMAGE] = dmg
+    row[at + ODDS.SOAK] = soak
+    row[at + ODDS.FLOOR_ATTACKER] = fa
+    row[at + ODDS.FLOOR_TARGET] = ft
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def record_miss(
+    g: np.ndarray,
+    misses: np.ndarray,
+    table: int,
+    a: int,
+    b: int,
+    dmg: int,
+    soak: int,
+    fa: int,
+    ft: int,
 ) -> None:
     """Suspend for a missing odds entry: its key into ``g[G.MISS]`` (for the battle's
     driver) and into the ``misses`` log (for a batch of rollouts), each once."""
-    g, log = d[1], d[4]
     if g[G.SUSPEND] != SUSPEND_OVERFLOW:
         g[G.SUSPEND] = SUSPEND_ODDS
     for slot in range(MISS_SLOTS):
-        at = G.MISS + slot * KEY
-        if g[at + ODDS.TABLE] == 0 or (
-            g[at + ODDS.TABLE] == table
-            and g[at + ODDS.ATTACK] == a
-            and g[at + ODDS.DEFENCE] == b
-            and g[at + ODDS.DAMAGE] == dmg
-            and g[at + ODDS.SOAK] == soak
-            and g[at + ODDS.FLOOR_ATTACKER] == fa
-            and g[at + ODDS.FLOOR_TARGET] == ft
-        ):
-            g[at + ODDS.TABLE] = table
-            g[at + ODDS.ATTACK] = a
-            g[at + ODDS.DEFENCE] = b
-            g[at + ODDS.DAMAGE] = dmg
-            g[at + ODDS.SOAK] = soak
-            g[at + ODDS.FLOOR_ATTACKER] = fa
-            g[at + ODDS.FLOOR_TARGET] = ft
+        if keep_key(g, G.MISS + slot * KEY, table, a, b, dmg, soak, fa, ft):
             break
-    for k in range(log.shape[0]):
-        row = log[k]
-        if row[ODDS.TABLE] == 0 or (
-            row[ODDS.TABLE] == table
-            and row[ODDS.ATTACK] == a
-            and row[ODDS.DEFENCE] == b
-            and row[ODDS.DAMAGE] == dmg
-            and row[ODDS.SOAK] == soak
-            and row[ODDS.FLOOR_ATTACKER] == fa
-            and row[ODDS.FLOOR_TARGET] == ft
-        ):
-            row[ODDS.TABLE] = table
-            row[ODDS.ATTACK] = a
-            row[ODDS.DEFENCE] = b
-            row[ODDS.DAMAGE] = dmg
-            row[ODDS.SOAK] = soak
-            row[ODDS.FLOOR_ATTACKER] = fa
-            row[ODDS.FLOOR_TARGET] = ft
+    for k in range(misses.shape[0]):
+        if keep_key(misses[k], 0, table, a, b, dmg, soak, fa, ft):
             break
 
 
@@ -764,46 +778,61 @@ def overflow(g: np.ndarray) -> None:
     g[G.SUSPEND] = SUSPEND_OVERFLOW
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def lookup_hurt(s: tuple, d: tuple, a: int, b: int, dmg: int, soak: int, fa: int, ft: int) -> float:
-    """``exact.hurt_probability`` from the table, or a recorded miss (returns 0.0); a key
-    outside 0…MAX_POOL (a pool the kernel cannot roll) is an overflow instead."""
-    hurt = s[7]
+@njit(cache=True, _nrt=False)
+def lookup_hurt(
+    hurt: np.ndarray,
+    g: np.ndarray,
+    misses: np.ndarray,
+    a: int,
+    b: int,
+    dmg: int,
+    soak: int,
+    fa: int,
+    ft: int,
+) -> float:
+    """``exact.hurt_probability`` from the table ``hurt``, or a recorded miss (returns
+    0.0); a key outside 0…MAX_POOL (a pool the kernel cannot roll) is an overflow
+    instead."""
     shape = hurt.shape
     if 0 <= a < shape[0] and 0 <= b < shape[1] and 0 <= dmg < shape[2] and 0 <= soak < shape[3]:
         v = hurt[a, b, dmg, soak, fa, ft]
         if not math.isnan(v):
             return v
     if min(a, b, dmg, soak) < 0 or max(a, b, dmg, soak) > MAX_POOL:
-        overflow(d[1])
+        overflow(g)
     else:
-        _record_miss(d, HURT_TABLE, a, b, dmg, soak, fa, ft)
+        record_miss(g, misses, HURT_TABLE, a, b, dmg, soak, fa, ft)
     return 0.0
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def lookup_win(s: tuple, d: tuple, a: int, b: int) -> float:
-    """``exact.win_probability`` from the table, or a recorded miss (returns 0.0); a key
-    outside 0…MAX_POOL is an overflow instead."""
-    win = s[8]
+@njit(cache=True, _nrt=False)
+def lookup_win(win: np.ndarray, g: np.ndarray, misses: np.ndarray, a: int, b: int) -> float:
+    """``exact.win_probability`` from the table ``win``, or a recorded miss (returns
+    0.0); a key outside 0…MAX_POOL is an overflow instead."""
     if 0 <= a < win.shape[0] and 0 <= b < win.shape[1]:
         v = win[a, b]
         if not math.isnan(v):
             return v
     if min(a, b) < 0 or max(a, b) > MAX_POOL:
-        overflow(d[1])
+        overflow(g)
     else:
-        _record_miss(d, WIN_TABLE, a, b, 0, 0, 0, 0)
+        record_miss(g, misses, WIN_TABLE, a, b, 0, 0, 0, 0)
     return 0.0
 
 
 # -- pools (combat.py) -------------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
-def attack_pool(s: tuple, d: tuple, c: int, w: int, band: int) -> int:
+def attack_pool(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    penalty: np.ndarray,
+    cs: np.ndarray,
+    c: int,
+    w: int,
+    band: int,
+) -> int:
     """DJ-13: Celeridad + ataque − the DJ-12 penalty; UNREACHABLE (the engine's None)
     where the weapon cannot attack."""
-    stat, weapon, penalty = s[0], s[1], s[4]
-    cs = d[0]
     p = penalty[weapon[c, w, W.KIND], band]
     if p < 0:
         return UNREACHABLE
@@ -811,46 +840,46 @@ def attack_pool(s: tuple, d: tuple, c: int, w: int, band: int) -> int:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def parry_pool(s: tuple, d: tuple, c: int) -> int:
+def parry_pool(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DJ-14: Celeridad + ataque."""
-    return d[0][c, CS.CELERIDAD] + s[0][c, ST.ATAQUE]
+    return cs[c, CS.CELERIDAD] + stat[c, ST.ATAQUE]
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def dodge_pool(s: tuple, d: tuple, c: int) -> int:
+def dodge_pool(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DJ-15: Celeridad + esquivar."""
-    return d[0][c, CS.CELERIDAD] + s[0][c, ST.ESQUIVAR]
+    return cs[c, CS.CELERIDAD] + stat[c, ST.ESQUIVAR]
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def move_pool(s: tuple, d: tuple, c: int) -> int:
+def move_pool(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DJ-10: Celeridad + movimiento."""
-    return d[0][c, CS.CELERIDAD] + s[0][c, ST.MOVIMIENTO]
+    return cs[c, CS.CELERIDAD] + stat[c, ST.MOVIMIENTO]
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def damage_pool(s: tuple, d: tuple, c: int, w: int) -> int:
+def damage_pool(stat: np.ndarray, weapon: np.ndarray, cs: np.ndarray, c: int, w: int) -> int:
     """DJ-16: Virilidad + the weapon's Nivel de Daño + the damage ability."""
-    return d[0][c, CS.VIRILIDAD] + s[1][c, w, W.DAMAGE] + s[0][c, ST.DANO]
+    return cs[c, CS.VIRILIDAD] + weapon[c, w, W.DAMAGE] + stat[c, ST.DANO]
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def soak_pool(s: tuple, d: tuple, c: int) -> int:
+def soak_pool(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
     """DJ-16: Aguante + armadura + resistencia."""
-    stat = s[0]
-    return d[0][c, CS.AGUANTE] + stat[c, ST.ARMOUR] + stat[c, ST.RESISTENCIA]
+    return cs[c, CS.AGUANTE] + stat[c, ST.ARMOUR] + stat[c, ST.RESISTENCIA]
 
 
 @njit(cache=True, _nrt=False)
-def free_attack_weapon(s: tuple, d: tuple, c: int) -> int:
+def free_attack_weapon(
+    stat: np.ndarray, weapon: np.ndarray, penalty: np.ndarray, cs: np.ndarray, c: int
+) -> int:
     """*(default)* DJ-11 free attack weapon: most attack (at contact) + damage dice."""
-    stat, weapon, penalty = s[0], s[1], s[4]
     best = NONE
     best_dice = 0
     for w in range(stat[c, ST.WEAPONS]):
         if penalty[weapon[c, w, W.KIND], 0] < 0:
             continue
-        dice = attack_pool(s, d, c, w, 0) + damage_pool(s, d, c, w)
+        dice = attack_pool(stat, weapon, penalty, cs, c, w, 0) + damage_pool(stat, weapon, cs, c, w)
         if best == NONE or dice > best_dice:
             best = w
             best_dice = dice
@@ -864,9 +893,8 @@ def band_of(hops: int) -> int:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def can_react(d: tuple, c: int) -> bool:
+def can_react(cs: np.ndarray, c: int) -> bool:
     """Active and holding an initiative number to cross off (DJ-10, DJ-14)."""
-    cs = d[0]
     return cs[c, CS.STATUS] == ACTIVE and cs[c, CS.HELD] > 0
 
 
@@ -883,13 +911,13 @@ def roll_die(dice: np.ndarray, sides: int, bits: int) -> int:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def roll_pool(s: tuple, d: tuple, dice: np.ndarray, row: int, count: int) -> int:
+def roll_pool(
+    opts: np.ndarray, g: np.ndarray, pools: np.ndarray, dice: np.ndarray, row: int, count: int
+) -> int:
     """``roll_pool``: ``count`` dice into ``pools[row]`` sorted highest first; returns the
     count (a pool beyond MAX_POOL dice is an overflow)."""
-    opts = s[3]
-    pools = d[3]
     if count > MAX_POOL:
-        overflow(d[1])
+        overflow(g)
         count = MAX_POOL
     sides = opts[OPT.DIE_SIZE]
     bits = opts[OPT.DIE_BITS]
@@ -903,142 +931,91 @@ def roll_pool(s: tuple, d: tuple, dice: np.ndarray, row: int, count: int) -> int
     return count
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def successes(pools: np.ndarray, w: int, n_winner: int, n_loser: int, i: int) -> int:
+    """``exact.opposed_sorted``'s successes of the winner (row ``w`` of ``pools``, both
+    pools highest first, equal up to ``i``): the pairs set aside, then its dice above
+    the loser's die at ``i`` (above 0 past the loser's dice)."""
+    top = pools[1 - w, i] if i < n_loser else 0
+    n = i
+    for k in range(i, n_winner):
+        if pools[w, k] <= top:
+            break
+        n += 1
+    return n
+
+
 @njit(cache=True, _nrt=False)
-def opposed(s: tuple, d: tuple, dice: np.ndarray, a_dice: int, d_dice: int) -> tuple[int, int]:
+def opposed(
+    opts: np.ndarray, g: np.ndarray, pools: np.ndarray, dice: np.ndarray, a_dice: int, d_dice: int
+) -> tuple[int, int]:
     """``Donjon._opposed`` + ``exact.opposed_sorted`` (DJ-01), the attacker's pool rolled
     first: (winner — 0 the attacker, 1 the defender —, successes)."""
-    pools = d[3]
-    la = roll_pool(s, d, dice, 0, max(0, a_dice))
-    ld = roll_pool(s, d, dice, 1, max(0, d_dice))
+    la = roll_pool(opts, g, pools, dice, 0, max(0, a_dice))
+    ld = roll_pool(opts, g, pools, dice, 1, max(0, d_dice))
     i = 0
     while i < la and i < ld and pools[0, i] == pools[1, i]:
         i += 1
     if i < la and (i >= ld or pools[0, i] > pools[1, i]):
-        top = pools[1, i] if i < ld else 0
-        n = i
-        for k in range(i, la):
-            if pools[0, k] <= top:
-                break
-            n += 1
-        return 0, n
+        return 0, successes(pools, 0, la, ld, i)
     if i < ld:
-        top = pools[0, i] if i < la else 0
-        n = i
-        for k in range(i, ld):
-            if pools[1, k] <= top:
-                break
-            n += 1
-        return 1, n
+        return 1, successes(pools, 1, ld, la, i)
     # Every die tied: the all_tied option's side wins with nothing to spend.
-    return (0 if s[3][OPT.TIED_ATTACKER] == 1 else 1), 0
+    return (0 if opts[OPT.TIED_ATTACKER] == 1 else 1), 0
 
 
-# -- bookkeeping -----------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
-def set_status(s: tuple, d: tuple, c: int, status: int) -> None:
-    """``Ruleset.set_status`` and what playtest's record reads from its StatusChanged."""
-    stat = s[0]
-    cs, g = d[0], d[1]
-    cs[c, CS.STATUS] = status
-    if status == DOWN or status == DEFEATED or status == DEAD:
-        if cs[c, CS.KO_ROUND] == NONE:
-            cs[c, CS.KO_ROUND] = g[G.ROUND]
-    if status == DEAD:
-        cs[c, CS.DIED] = 1
-    if g[G.WIPE] == 0:
-        heroes = 0
-        out = 0
-        for i in range(cs.shape[0]):
-            if stat[i, ST.SIDE] == HEROES:
-                heroes += 1
-                x = cs[i, CS.STATUS]
-                if x == DOWN or x == DEFEATED or x == DEAD:
-                    out += 1
-        if heroes > 0 and out == heroes:
-            g[G.WIPE] = 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def finish(d: tuple, outcome: int, reason: int) -> None:
-    """``Ruleset.finish``: the winner (or DRAW) and why; no decision pending."""
-    g = d[1]
-    g[G.OUTCOME] = outcome
-    g[G.REASON] = reason
-    g[G.KIND] = KIND_NONE
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def check_end(s: tuple, d: tuple) -> None:
-    """``Ruleset.check_end``: a side with nobody active loses."""
-    stat = s[0]
-    cs, g = d[0], d[1]
-    if g[G.OUTCOME] != RUNNING:
-        return
-    heroes = False
-    enemies = False
-    for c in range(cs.shape[0]):
-        if cs[c, CS.STATUS] == ACTIVE:
-            if stat[c, ST.SIDE] == HEROES:
-                heroes = True
-            else:
-                enemies = True
-    if heroes and enemies:
-        return
-    if heroes:
-        finish(d, HEROES, R_DEFEATED)
-    elif enemies:
-        finish(d, ENEMIES, R_DEFEATED)
-    else:
-        finish(d, DRAW, R_MUTUAL)
-
-
-@njit(cache=True, _nrt=False)
-def begin_round(s: tuple, d: tuple) -> None:
-    """``Ruleset.begin_round``: the round limit ends the battle (survive: heroes win)."""
-    stat, opts = s[0], s[3]
-    cs, g = d[0], d[1]
-    g[G.ROUND] += 1
-    if g[G.ROUND] > opts[OPT.ROUND_LIMIT]:
-        g[G.ROUND] = opts[OPT.ROUND_LIMIT]
-        outcome = DRAW
-        if opts[OPT.SURVIVE] == 1:
-            for c in range(cs.shape[0]):
-                if stat[c, ST.SIDE] == HEROES and cs[c, CS.STATUS] == ACTIVE:
-                    outcome = HEROES
-                    break
-        finish(d, outcome, R_TIMEOUT)
+# -- the shared mechanics (rules.core.mechanics) ---------------------------------------------
+_mechanics = compile_mechanics(__name__, ST=ST, CS=CS, G=G, OPT=OPT)
+set_status, finish, deal = _mechanics.set_status, _mechanics.finish, _mechanics.deal
+begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
+side_out = _mechanics.side_out
 
 
 # -- ráfaga (DJ-04..07) ------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def roll_initiative(s: tuple, d: tuple, dice: np.ndarray, c: int, first: bool) -> None:
+def roll_initiative(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    init: np.ndarray,
+    pools: np.ndarray,
+    dice: np.ndarray,
+    c: int,
+    first: bool,
+) -> None:
     """DJ-04: Nivel + Discernimiento dice; sorpresa (first ráfaga) and an initiative
     ability's unopposed Media test (DJ-02) add bonus dice."""
-    stat, opts = s[0], s[3]
-    cs, init, pools = d[0], d[2], d[3]
     bonus = 0
     if first and stat[c, ST.SORPRESA] > 0:
         bonus += stat[c, ST.SORPRESA]
     skill = stat[c, ST.INICIATIVA]
     if skill > 0:
-        who, n = opposed(s, d, dice, skill + cs[c, CS.CELERIDAD], opts[OPT.MEDIA])
+        who, n = opposed(opts, g, pools, dice, skill + cs[c, CS.CELERIDAD], opts[OPT.MEDIA])
         if who == 0:
             bonus += n
     pool = stat[c, ST.NIVEL] + cs[c, CS.DISCERNIMIENTO] + bonus
     if pool > MAX_INIT:
-        overflow(d[1])
+        overflow(g)
         return
-    held = roll_pool(s, d, dice, 0, pool)
+    held = roll_pool(opts, g, pools, dice, 0, pool)
     for k in range(held):
         init[c, k] = pools[0, k]
     cs[c, CS.HELD] = held
 
 
 @njit(cache=True, _nrt=False)
-def new_rafaga(s: tuple, d: tuple, dice: np.ndarray) -> None:
+def new_rafaga(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    init: np.ndarray,
+    pools: np.ndarray,
+    dice: np.ndarray,
+) -> None:
     """``Donjon._new_rafaga``: a new round, everyone's initiative, the count from the top."""
-    cs, g = d[0], d[1]
-    begin_round(s, d)
+    begin_round(stat, opts, cs, g)
     if g[G.OUTCOME] != RUNNING:
         return
     first = g[G.ROUND] == 1
@@ -1048,20 +1025,18 @@ def new_rafaga(s: tuple, d: tuple, dice: np.ndarray) -> None:
         if cs[c, CS.STATUS] != ACTIVE:
             cs[c, CS.HELD] = 0
             continue
-        roll_initiative(s, d, dice, c, first)
+        roll_initiative(stat, opts, cs, g, init, pools, dice, c, first)
         if g[G.SUSPEND] != 0:
             return
     g[G.TURN] = 0
-    g[G.COUNT] = s[3][OPT.DIE_SIZE]
-    advance(s, d)
+    g[G.COUNT] = opts[OPT.DIE_SIZE]
+    advance(stat, cs, g, init)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def advance(s: tuple, d: tuple) -> None:
+@njit(cache=True, _nrt=False)
+def advance(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, init: np.ndarray) -> None:
     """``Donjon._advance`` (DJ-05, DJ-06): the highest number held at or below the count;
     among its holders fewest actions on it first, then PJ before PNJ, then table order."""
-    stat = s[0]
-    cs, g, init = d[0], d[1], d[2]
     current = g[G.COUNT]
     count = 0
     best = NONE
@@ -1094,14 +1069,12 @@ def advance(s: tuple, d: tuple) -> None:
         return
     g[G.COUNT] = 0
     g[G.CONTINUING] = 0
-    ask_continue(s, d, HEROES)
+    ask_continue(stat, cs, g, HEROES)
 
 
 @njit(cache=True, _nrt=False)
-def ask_continue(s: tuple, d: tuple, side: int) -> None:
+def ask_continue(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, side: int) -> None:
     """``Donjon._ask_continue`` (DJ-07): the side's first active combatant decides."""
-    stat = s[0]
-    cs, g = d[0], d[1]
     for c in range(cs.shape[0]):
         if stat[c, ST.SIDE] == side and cs[c, CS.STATUS] == ACTIVE:
             g[G.KIND] = KIND_CONTINUAR
@@ -1111,15 +1084,14 @@ def ask_continue(s: tuple, d: tuple, side: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def after(s: tuple, d: tuple) -> None:
+def after(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, init: np.ndarray) -> None:
     """``Donjon._after``: end the battle if a side is out, else call the next number."""
-    g = d[1]
     g[G.ATTACKER] = NONE
     g[G.MOVER] = NONE
     g[G.DEALER] = NONE
-    check_end(s, d)
+    check_end(stat, cs, g)
     if g[G.OUTCOME] == RUNNING:
-        advance(s, d)
+        advance(stat, cs, g, init)
 
 
 # -- legal actions ---------------------------------------------------------------------------
@@ -1131,59 +1103,48 @@ def _push(la: np.ndarray, k: int, verb: int, target: int, item: int) -> int:
     return k + 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _weapon_actions(s: tuple, d: tuple, la: np.ndarray, a: int, verb: int, k: int) -> int:
-    """``atacar`` on each active foe (DJ-12: in reach and at least one die left after the
-    penalty) or ``rematar`` on each unconscious one (in reach), weapons in sheet order."""
-    stat, weapon, dist, penalty = s[0], s[1], s[2], s[4]
-    cs = d[0]
+@njit(cache=True, _nrt=False)
+def turn_actions(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    penalty: np.ndarray,
+    away: np.ndarray,
+    cs: np.ndarray,
+    la: np.ndarray,
+    a: int,
+) -> int:
+    """``Donjon._turn_actions``: attacks (DJ-12: in reach and at least one die left after
+    the penalty) on each active foe, finishing blows on each unconscious one (in reach),
+    weapons in sheet order; steps closer (not yet in contact) and steps away (a step
+    away exists, within range) for each active foe (DJ-10), in table order; huir from
+    a dos acciones or more; esperar."""
+    side = stat[a, ST.SIDE]
     za = cs[a, CS.ZONE]
     dice = cs[a, CS.CELERIDAD] + stat[a, ST.ATAQUE] + cs[a, CS.BONUS]
-    wanted = ACTIVE if verb == ATACAR else DOWN
-    for o in range(cs.shape[0]):
-        if stat[o, ST.SIDE] == stat[a, ST.SIDE] or cs[o, CS.STATUS] != wanted:
-            continue
-        band = band_of(dist[za, cs[o, CS.ZONE]])
-        for w in range(stat[a, ST.WEAPONS]):
-            p = penalty[weapon[a, w, W.KIND], band]
-            if p >= 0 and (verb == REMATAR or dice - p >= 1):
-                k = _push(la, k, verb, o, w)
-    return k
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _step_actions(s: tuple, d: tuple, la: np.ndarray, a: int, verb: int, k: int) -> int:
-    """``acercarse`` (not yet in contact) or ``alejarse`` (a step away exists, within
-    range) for each active foe (DJ-10)."""
-    stat, dist, away = s[0], s[2], s[6]
-    cs = d[0]
-    za = cs[a, CS.ZONE]
-    for o in range(cs.shape[0]):
-        if stat[o, ST.SIDE] == stat[a, ST.SIDE] or cs[o, CS.STATUS] != ACTIVE:
-            continue
-        zo = cs[o, CS.ZONE]
-        if verb == ACERCARSE:
-            if dist[za, zo] > 0:
-                k = _push(la, k, verb, o, NONE)
-        elif band_of(dist[za, zo]) < 3 and away[za, zo] != NONE:
-            k = _push(la, k, verb, o, NONE)
-    return k
-
-
-@njit(cache=True, _nrt=False)
-def turn_actions(s: tuple, d: tuple, la: np.ndarray, a: int) -> int:
-    """``Donjon._turn_actions``: attacks, finishing blows, steps closer, steps away (each
-    opponent in table order), huir from a dos acciones or more, esperar."""
-    stat, dist = s[0], s[2]
-    cs = d[0]
-    k = _weapon_actions(s, d, la, a, ATACAR, 0)
-    k = _weapon_actions(s, d, la, a, REMATAR, k)
-    k = _step_actions(s, d, la, a, ACERCARSE, k)
-    k = _step_actions(s, d, la, a, ALEJARSE, k)
+    k = 0
+    for verb in (ATACAR, REMATAR):
+        wanted = ACTIVE if verb == ATACAR else DOWN
+        for o in range(cs.shape[0]):
+            if stat[o, ST.SIDE] == side or cs[o, CS.STATUS] != wanted:
+                continue
+            band = band_of(dist[za, cs[o, CS.ZONE]])
+            for w in range(stat[a, ST.WEAPONS]):
+                p = penalty[weapon[a, w, W.KIND], band]
+                if p >= 0 and (verb == REMATAR or dice - p >= 1):
+                    k = _push(la, k, verb, o, w)
     nearest = 3
-    for o in range(cs.shape[0]):
-        if stat[o, ST.SIDE] != stat[a, ST.SIDE] and cs[o, CS.STATUS] == ACTIVE:
-            nearest = min(nearest, band_of(dist[cs[a, CS.ZONE], cs[o, CS.ZONE]]))
+    for verb in (ACERCARSE, ALEJARSE):
+        for o in range(cs.shape[0]):
+            if stat[o, ST.SIDE] == side or cs[o, CS.STATUS] != ACTIVE:
+                continue
+            zo = cs[o, CS.ZONE]
+            nearest = min(nearest, band_of(dist[za, zo]))
+            if verb == ACERCARSE:
+                if dist[za, zo] > 0:
+                    k = _push(la, k, verb, o, NONE)
+            elif band_of(dist[za, zo]) < 3 and away[za, zo] != NONE:
+                k = _push(la, k, verb, o, NONE)
     if nearest >= 2:
         k = _push(la, k, HUIR, NONE, NONE)
     return _push(la, k, ESPERAR, NONE, NONE)
@@ -1199,10 +1160,9 @@ def picked(g: np.ndarray, option: int) -> bool:
 
 
 @njit(cache=True, _nrt=False)
-def spend_options(d: tuple, la: np.ndarray) -> int:
+def spend_options(cs: np.ndarray, g: np.ndarray, la: np.ndarray) -> int:
     """``Donjon._spend_options`` (DJ-17): Heridas while any, an attribute above 0 (its
     first success a fact unless the victim is at 0 Heridas)."""
-    cs, g = d[0], d[1]
     victim = g[G.VICTIM]
     k = 0
     heridas = cs[victim, CS.HERIDAS]
@@ -1217,15 +1177,15 @@ def spend_options(d: tuple, la: np.ndarray) -> int:
     return k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     """``Donjon.legal_actions``, in the engine's order, into ``la``; returns how many."""
-    g = d[1]
+    cs, g = d[STATE], d[GLOBALS]
     kind = g[G.KIND]
     if kind == KIND_TURN:
-        return turn_actions(s, d, la, g[G.ACTOR])
+        return turn_actions(s[STAT], s[WEAPON], s[DIST], s[PENALTIES], s[AWAY], cs, la, g[G.ACTOR])
     if kind == KIND_REPARTIR:
-        return spend_options(d, la)
+        return spend_options(cs, g, la)
     if kind == KIND_DEFENSA:
         _push(la, 0, PARAR, NONE, NONE)
         return _push(la, 1, ESQUIVAR, NONE, NONE)
@@ -1237,28 +1197,49 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
 
 
 # -- apply ---------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+#: :func:`apply_turn`'s answer when the action waits for a reaction (defensa, resistir).
+ASKED = -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     """``Donjon.apply``: the action ``row`` of the pending decision, up to the next
-    decision or the end."""
-    kind = d[1][G.KIND]
+    decision or the end.
+
+    In the engine the rules go on into one another: ``_declare_attack`` resolves an
+    attack nobody can parry, ``_declare_move`` a move nobody can resist, and an action
+    that is over calls ``_after``. Here each rule returns what comes next and this
+    function carries it on, so that each step below is inlined once into the loop: a
+    turn's attack or move that nobody reacts to is resolved as its unanswered reaction."""
+    stat, opts = s[STAT], s[OPTS]
+    cs, g, init, pools = d[STATE], d[GLOBALS], d[INIT], d[POOLS]
+    kind = g[G.KIND]
     verb = row[A.VERB]
     if kind == KIND_TURN:
-        apply_turn(s, d, dice, verb, row[A.TARGET], row[A.ITEM])
-    elif kind == KIND_DEFENSA:
-        resolve_attack(s, d, dice, verb == PARAR)
+        kind = apply_turn(s, d, verb, row[A.TARGET], row[A.ITEM])
+        verb = NONE
+    if kind == KIND_DEFENSA:
+        closed = resolve_attack(s, d, dice, verb == PARAR)
     elif kind == KIND_RESISTIR:
-        resolve_move(s, d, dice, verb == RESISTIR)
+        closed = resolve_move(s, d, dice, verb == RESISTIR)
     elif kind == KIND_REPARTIR:
-        apply_spend(s, d, row[A.ITEM])
+        closed = apply_spend(s, d, row[A.ITEM])
+    elif kind == KIND_CONTINUAR:
+        apply_continue(stat, opts, cs, g, init, pools, dice, verb == CONTINUAR)
+        closed = False
     else:
-        apply_continue(s, d, dice, verb == CONTINUAR)
+        closed = kind == KIND_NONE
+    if closed:
+        after(stat, cs, g, init)
 
 
-@njit(cache=True, _nrt=False)
-def apply_turn(s: tuple, d: tuple, dice: np.ndarray, verb: int, target: int, item: int) -> None:
-    """``Donjon._apply_turn``: spend the number called (DJ-05), then act."""
-    cs, g, init = d[0], d[1], d[2]
+@njit(cache=True, _nrt=False, inline="always")
+def apply_turn(s: tuple, d: tuple, verb: int, target: int, item: int) -> int:
+    """``Donjon._apply_turn``: spend the number called (DJ-05), then act. Returns what
+    :func:`apply` goes on to: a reaction to resolve unanswered (``KIND_DEFENSA``,
+    ``KIND_RESISTIR``), :data:`ASKED`, or ``KIND_NONE`` (the action is over)."""
+    stat = s[STAT]
+    cs, g, init = d[STATE], d[GLOBALS], d[INIT]
     actor = g[G.ACTOR]
     count = g[G.COUNT]
     n = cs[actor, CS.HELD]
@@ -1275,170 +1256,169 @@ def apply_turn(s: tuple, d: tuple, dice: np.ndarray, verb: int, target: int, ite
         cs[actor, CS.ACTED_TIMES] = 1
     g[G.TURN] += 1
     if verb == ATACAR:
-        declare_attack(s, d, dice, actor, target, item)
-    elif verb == REMATAR:
+        return declare_attack(stat, s[WEAPON], s[DIST], cs, g, actor, target, item)
+    if verb == ACERCARSE or verb == ALEJARSE or verb == HUIR:
+        return declare_move(stat, s[DIST], s[STEP_TO], s[AWAY], cs, g, actor, verb, target)
+    if verb == REMATAR:
         # DJ-18: "Solo toma un ataque, que no requiere de Prueba alguna, para matar al PNJ".
-        set_status(s, d, target, DEAD)
-        after(s, d)
-    elif verb == ACERCARSE or verb == ALEJARSE or verb == HUIR:
-        declare_move(s, d, dice, actor, verb, target)
-    else:
-        after(s, d)
+        set_status(stat, cs, g, target, DEAD)
+    return KIND_NONE
 
 
 @njit(cache=True, _nrt=False)
-def declare_attack(s: tuple, d: tuple, dice: np.ndarray, actor: int, target: int, w: int) -> None:
+def declare_attack(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    actor: int,
+    target: int,
+    w: int,
+) -> int:
     """``Donjon._declare_attack``: a melee attack on a foe who can parry waits for its
-    defensa (DJ-14); anything else is resolved against a dodge (DJ-15)."""
-    stat, weapon, dist = s[0], s[1], s[2]
-    cs, g = d[0], d[1]
+    defensa (DJ-14, :data:`ASKED`); anything else is resolved against a dodge (DJ-15,
+    ``KIND_DEFENSA`` unanswered)."""
     g[G.ATTACKER] = actor
     g[G.TARGET] = target
     g[G.WEAPON] = w
     g[G.BAND] = band_of(dist[cs[actor, CS.ZONE], cs[target, CS.ZONE]])
     if (
         weapon[actor, w, W.KIND] == MELEE_KIND
-        and can_react(d, target)
+        and can_react(cs, target)
         and stat[target, ST.PARRY_WEAPON] != NONE
     ):
         g[G.KIND] = KIND_DEFENSA
         g[G.ACTOR] = target
-        return
-    resolve_attack(s, d, dice, False)
+        return ASKED
+    return KIND_DEFENSA
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def cross_off(d: tuple, c: int) -> None:
+def cross_off(cs: np.ndarray, init: np.ndarray, c: int) -> None:
     """DJ-10/DJ-14: cross off the next initiative number."""
-    cs, init = d[0], d[2]
     n = cs[c, CS.HELD]
     for k in range(n - 1):
         init[c, k] = init[c, k + 1]
     cs[c, CS.HELD] = n - 1
 
 
-@njit(cache=True, _nrt=False)
-def resolve_attack(s: tuple, d: tuple, dice: np.ndarray, parry: bool) -> None:
+@njit(cache=True, _nrt=False, inline="always")
+def resolve_attack(s: tuple, d: tuple, dice: np.ndarray, parry: bool) -> bool:
     """``Donjon._resolve_attack``: the Prueba de Ataque (DJ-13) against a parry (DJ-14,
-    the winner damages the loser) or a dodge (DJ-15, its successes lost)."""
-    stat = s[0]
-    cs, g = d[0], d[1]
+    the winner damages the loser) or a dodge (DJ-15, its successes lost). Whether the
+    action is over (no spending of damage waits)."""
+    stat, weapon, opts = s[STAT], s[WEAPON], s[OPTS]
+    cs, g, init, pools = d[STATE], d[GLOBALS], d[INIT], d[POOLS]
     actor = g[G.ATTACKER]
     target = g[G.TARGET]
     w = g[G.WEAPON]
     if parry:
-        cross_off(d, target)
-    pool = attack_pool(s, d, actor, w, g[G.BAND])
+        cross_off(cs, init, target)
+    pool = attack_pool(stat, weapon, s[PENALTIES], cs, actor, w, g[G.BAND])
     if pool == UNREACHABLE:
         pool = 0
     bonus = cs[actor, CS.BONUS]
     cs[actor, CS.BONUS] = 0
-    defence = parry_pool(s, d, target) if parry else dodge_pool(s, d, target)
-    who, n = opposed(s, d, dice, pool + bonus, defence)
+    defence = parry_pool(stat, cs, target) if parry else dodge_pool(stat, cs, target)
+    who, n = opposed(opts, g, pools, dice, pool + bonus, defence)
     if who == 0:
-        damage(s, d, dice, actor, target, w, n)
+        damage(stat, weapon, opts, cs, g, pools, dice, actor, target, w, n)
     elif parry:
-        damage(s, d, dice, target, actor, stat[target, ST.PARRY_WEAPON], n)
-    if g[G.DEALER] == NONE:
-        after(s, d)
+        parried = stat[target, ST.PARRY_WEAPON]
+        damage(stat, weapon, opts, cs, g, pools, dice, target, actor, parried, n)
+    return g[G.DEALER] == NONE
 
 
 @njit(cache=True, _nrt=False)
 def damage(
-    s: tuple, d: tuple, dice: np.ndarray, dealer: int, victim: int, w: int, carried: int
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    pools: np.ndarray,
+    dice: np.ndarray,
+    dealer: int,
+    victim: int,
+    w: int,
+    carried: int,
 ) -> None:
     """``Donjon._damage`` (DJ-16, DJ-03 carried successes, DJ-19 floor and breaking)."""
-    stat = s[0]
-    cs, g = d[0], d[1]
     floor_d = 1 if stat[dealer, ST.PC] == 1 else 0
     floor_v = 1 if stat[victim, ST.PC] == 1 else 0
-    pool = max(0, floor_d, damage_pool(s, d, dealer, w) + carried)
-    soak = max(0, floor_v, soak_pool(s, d, victim))
+    pool = max(0, floor_d, damage_pool(stat, weapon, cs, dealer, w) + carried)
+    soak = max(0, floor_v, soak_pool(stat, cs, victim))
     at_zero = cs[victim, CS.HERIDAS] == 0
-    who, n = opposed(s, d, dice, pool, soak)
+    who, n = opposed(opts, g, pools, dice, pool, soak)
     if who != 0 or n == 0:
         return
     if stat[victim, ST.PC] == 1 and stat[dealer, ST.PC] == 0 and at_zero and n == pool:
         # DJ-19: every one of a PNJ's damage dice an éxito breaks a PJ already at 0.
         cs[victim, CS.QUEBRADO] = 1
-        set_status(s, d, victim, DOWN)
+        set_status(stat, cs, g, victim, DOWN)
         return
     g[G.DEALER] = dealer
     g[G.VICTIM] = victim
     g[G.REMAINING] = n
     g[G.PICKED_N] = 0
-    next_spend(d)
+    next_spend(cs, g)
 
 
 @njit(cache=True, _nrt=False)
-def next_spend(d: tuple) -> None:
-    """``Donjon._next_spend``: ask for the next success or close the spending."""
-    cs, g = d[0], d[1]
+def next_spend(cs: np.ndarray, g: np.ndarray) -> None:
+    """``Donjon._next_spend``: ask for the next success or close the spending (at 0
+    Heridas no attribute needs a fact: any attribute above 0 is an option)."""
     victim = g[G.VICTIM]
-    if g[G.REMAINING] > 0 and cs[victim, CS.STATUS] == ACTIVE and _has_spend_option(d):
-        g[G.KIND] = KIND_REPARTIR
-        g[G.ACTOR] = g[G.DEALER]
-        return
+    if g[G.REMAINING] > 0 and cs[victim, CS.STATUS] == ACTIVE:
+        for o in range(5):
+            if cs[victim, CS.HERIDAS + o] > 0:
+                g[G.KIND] = KIND_REPARTIR
+                g[G.ACTOR] = g[G.DEALER]
+                return
     g[G.DEALER] = NONE
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _has_spend_option(d: tuple) -> bool:
-    cs, g = d[0], d[1]
-    victim = g[G.VICTIM]
-    if cs[victim, CS.HERIDAS] > 0:
-        return True
-    # At 0 Heridas no attribute needs a fact: any attribute above 0 is an option.
-    for o in range(1, 5):
-        if cs[victim, CS.HERIDAS + o] > 0:
-            return True
-    return False
-
-
-@njit(cache=True, _nrt=False)
-def apply_spend(s: tuple, d: tuple, option: int) -> None:
+def apply_spend(s: tuple, d: tuple, option: int) -> bool:
     """``Donjon._apply_spend`` (DJ-17, DJ-18): one success on Heridas, a fact, or a point
-    off an attribute."""
-    stat = s[0]
-    cs, g = d[0], d[1]
+    off an attribute; each point taken is a ``Damaged`` event (:func:`deal`). Whether
+    the action is over (the spending closed)."""
+    stat = s[STAT]
+    cs, g, log = d[STATE], d[GLOBALS], d[LOG]
     dealer = g[G.DEALER]
     victim = g[G.VICTIM]
     g[G.REMAINING] -= 1
     if option == 0:
         cs[victim, CS.HERIDAS] -= 1
-        _count_damage(s, d, dealer, victim, option)
+        deal(stat, cs, g, log, victim, SPEND_RESOURCE[option], 1, dealer)
         if cs[victim, CS.HERIDAS] == 0 and stat[victim, ST.PC] == 0:
             cs[victim, CS.INCONSCIENTE] = 1
-            set_status(s, d, victim, DOWN)
+            set_status(stat, cs, g, victim, DOWN)
     elif cs[victim, CS.HERIDAS] > 0 and not picked(g, option):
         g[G.PICKED + g[G.PICKED_N]] = option
         g[G.PICKED_N] += 1
     else:
         cs[victim, CS.HERIDAS + option] -= 1
-        _count_damage(s, d, dealer, victim, option)
-    next_spend(d)
-    if g[G.DEALER] == NONE:
-        after(s, d)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _count_damage(s: tuple, d: tuple, dealer: int, victim: int, option: int) -> None:
-    # The engine's Damaged(victim, 1, the option's resource, dealer): into the damage log
-    # (d[DAMAGE_LOG]), and playtest.record_from_events' counters.
-    stat = s[0]
-    cs, g = d[0], d[1]
-    record_damage(d[5], g, G.DAMAGES, victim, SPEND_RESOURCE[option], 1, dealer)
-    cs[victim, CS.TAKEN] += 1
-    cs[dealer, CS.DEALT] += 1
-    if stat[dealer, ST.SIDE] != stat[victim, ST.SIDE]:
-        cs[dealer, CS.DEALT_TO_FOES] += 1
+        deal(stat, cs, g, log, victim, SPEND_RESOURCE[option], 1, dealer)
+    next_spend(cs, g)
+    return g[G.DEALER] == NONE
 
 
 @njit(cache=True, _nrt=False)
-def declare_move(s: tuple, d: tuple, dice: np.ndarray, actor: int, verb: int, target: int) -> None:
-    """``Donjon._declare_move`` (DJ-10, DJ-11): the opponent who may resist."""
-    stat, dist, step_to, away = s[0], s[2], s[5], s[6]
-    cs, g = d[0], d[1]
+def declare_move(
+    stat: np.ndarray,
+    dist: np.ndarray,
+    step_to: np.ndarray,
+    away: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    actor: int,
+    verb: int,
+    target: int,
+) -> int:
+    """``Donjon._declare_move`` (DJ-10, DJ-11): the opponent who may resist is asked
+    (:data:`ASKED`); with nobody, the move is resolved (``KIND_RESISTIR`` unanswered)."""
     za = cs[actor, CS.ZONE]
     resister = NONE
     from_contact = 0
@@ -1447,7 +1427,7 @@ def declare_move(s: tuple, d: tuple, dice: np.ndarray, actor: int, verb: int, ta
         # *(default)* the nearest opponent who can still react may pursue.
         best_d = 0
         for o in range(cs.shape[0]):
-            if stat[o, ST.SIDE] == stat[actor, ST.SIDE] or not can_react(d, o):
+            if stat[o, ST.SIDE] == stat[actor, ST.SIDE] or not can_react(cs, o):
                 continue
             hops = dist[za, cs[o, CS.ZONE]]
             if resister == NONE or hops < best_d:
@@ -1456,7 +1436,7 @@ def declare_move(s: tuple, d: tuple, dice: np.ndarray, actor: int, verb: int, ta
     else:
         zo = cs[target, CS.ZONE]
         to_zone = step_to[za, zo] if verb == ACERCARSE else away[za, zo]
-        if can_react(d, target):
+        if can_react(cs, target):
             resister = target
         from_contact = 1 if verb == ALEJARSE and za == zo else 0
     g[G.MOVER] = actor
@@ -1467,99 +1447,118 @@ def declare_move(s: tuple, d: tuple, dice: np.ndarray, actor: int, verb: int, ta
     if resister != NONE:
         g[G.KIND] = KIND_RESISTIR
         g[G.ACTOR] = resister
-        return
-    resolve_move(s, d, dice, False)
+        return ASKED
+    return KIND_RESISTIR
 
 
-@njit(cache=True, _nrt=False)
-def resolve_move(s: tuple, d: tuple, dice: np.ndarray, resist: bool) -> None:
+@njit(cache=True, _nrt=False, inline="always")
+def resolve_move(s: tuple, d: tuple, dice: np.ndarray, resist: bool) -> bool:
     """``Donjon._resolve_move``: a resisted move is a movement test (DJ-10); a failed
-    escape from contact gives a free attack (DJ-11); won successes carry to the next test."""
-    cs, g = d[0], d[1]
+    escape from contact gives a free attack (DJ-11); won successes carry to the next test.
+    Whether the action is over: a move carried out is; a stopped one unless its free
+    attack's damage waits to be spent."""
+    stat = s[STAT]
+    cs, g, init, pools = d[STATE], d[GLOBALS], d[INIT], d[POOLS]
     mover = g[G.MOVER]
+    moved = True
     if resist:
         resister = g[G.RESISTER]
-        cross_off(d, resister)
+        cross_off(cs, init, resister)
         bonus = cs[mover, CS.BONUS]
         cs[mover, CS.BONUS] = 0
-        who, n = opposed(s, d, dice, move_pool(s, d, mover) + bonus, move_pool(s, d, resister))
+        mine, theirs = move_pool(stat, cs, mover) + bonus, move_pool(stat, cs, resister)
+        who, n = opposed(s[OPTS], g, pools, dice, mine, theirs)
         if who != 0:
+            moved = False
             if g[G.FROM_CONTACT] == 1:
-                free_attack(s, d, dice, resister, mover, n)
-            if g[G.DEALER] == NONE:
-                after(s, d)
-            return
-        cs[mover, CS.BONUS] = n
-    carry_out_move(s, d, mover)
-    after(s, d)
+                free_attack(
+                    stat, s[WEAPON], s[OPTS], s[PENALTIES], cs, g, pools, dice, resister, mover, n
+                )
+        else:
+            cs[mover, CS.BONUS] = n
+    if moved:
+        carry_out_move(stat, s[DIST], cs, g, mover)
+    return moved or g[G.DEALER] == NONE
 
 
 @njit(cache=True, _nrt=False)
-def carry_out_move(s: tuple, d: tuple, mover: int) -> None:
+def carry_out_move(
+    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, g: np.ndarray, mover: int
+) -> None:
     """``Donjon._carry_out_move``: huir leaves; a step fuera del alcance of every active
     foe leaves too (DJ-11)."""
-    stat, dist = s[0], s[2]
-    cs, g = d[0], d[1]
     to = g[G.MOVE_TO]
     if to == NONE:
-        set_status(s, d, mover, FLED)
+        set_status(stat, cs, g, mover, FLED)
         return
     cs[mover, CS.ZONE] = to
     for o in range(cs.shape[0]):
         if stat[o, ST.SIDE] != stat[mover, ST.SIDE] and cs[o, CS.STATUS] == ACTIVE:
             if dist[to, cs[o, CS.ZONE]] < 3:
                 return
-    set_status(s, d, mover, FLED)
+    set_status(stat, cs, g, mover, FLED)
 
 
 @njit(cache=True, _nrt=False)
 def free_attack(
-    s: tuple, d: tuple, dice: np.ndarray, attacker: int, target: int, successes: int
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    opts: np.ndarray,
+    penalty: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    pools: np.ndarray,
+    dice: np.ndarray,
+    attacker: int,
+    target: int,
+    successes: int,
 ) -> None:
     """``Donjon._free_attack`` (DJ-11): movement successes as bonus dice, dodge only."""
-    w = free_attack_weapon(s, d, attacker)
+    w = free_attack_weapon(stat, weapon, penalty, cs, attacker)
     if w == NONE:
         return
-    pool = attack_pool(s, d, attacker, w, 0) + successes
+    pool = attack_pool(stat, weapon, penalty, cs, attacker, w, 0) + successes
     if pool < 1:
         return
-    who, n = opposed(s, d, dice, pool, dodge_pool(s, d, target))
+    who, n = opposed(opts, g, pools, dice, pool, dodge_pool(stat, cs, target))
     if who == 0:
-        damage(s, d, dice, attacker, target, w, n)
+        damage(stat, weapon, opts, cs, g, pools, dice, attacker, target, w, n)
 
 
 @njit(cache=True, _nrt=False)
-def apply_continue(s: tuple, d: tuple, dice: np.ndarray, going_on: bool) -> None:
+def apply_continue(
+    stat: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    init: np.ndarray,
+    pools: np.ndarray,
+    dice: np.ndarray,
+    going_on: bool,
+) -> None:
     """``Donjon._apply_continue`` (DJ-07): heroes answer, then enemies; a new ráfaga if
     either goes on, else a draw by withdrawal."""
-    g = d[1]
-    side = s[0][g[G.ACTOR], ST.SIDE]
     if going_on:
         g[G.CONTINUING] += 1
-    if side == HEROES:
-        ask_continue(s, d, ENEMIES)
-        return
-    if g[G.CONTINUING] > 0:
-        new_rafaga(s, d, dice)
+    if stat[g[G.ACTOR], ST.SIDE] == HEROES:
+        ask_continue(stat, cs, g, ENEMIES)
+    elif g[G.CONTINUING] > 0:
+        new_rafaga(stat, opts, cs, g, init, pools, dice)
     else:
-        finish(d, DRAW, R_WITHDRAWAL)
+        finish(stat, cs, g, DRAW, R_WITHDRAWAL)
 
 
 # -- the loops' hooks ------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def reset(s: tuple, d: tuple, d0: tuple) -> None:
-    """A battle's state becomes ``d0``'s (its scratch, pools, misses' log and damage log,
-    is kept; the damage log's count ``g[G.DAMAGES]`` is ``d0``'s)."""
-    copy_into(d[0], d0[0])
-    copy_into(d[1], d0[1])
-    copy_into(d[2], d0[2])
+    """A battle's state becomes ``d0``'s (its scratch — the damage log, pools and misses'
+    log — is kept; the damage log's count ``g[G.DAMAGES]`` is ``d0``'s)."""
+    copy_head(d, d0)
+    copy_into(d[INIT], d0[INIT])
 
 
 @njit(cache=True, _nrt=False)
 def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
-    """``Donjon.start``: the first ráfaga."""
-    g = d[1]
-    g[G.ATTACKER] = NONE
-    g[G.MOVER] = NONE
-    g[G.DEALER] = NONE
-    new_rafaga(s, d, dice)
+    """``Donjon.start``: the first ráfaga (the start waits on no attack, move or
+    spending: :func:`export_scenario`)."""
+    new_rafaga(s[STAT], s[OPTS], d[STATE], d[GLOBALS], d[INIT], d[POOLS], dice)

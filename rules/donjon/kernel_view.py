@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from escaramuza.rules.core.dialect import GLOBALS, OPTS, STAT, STATE
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.model import DecisionKind
 from escaramuza.rules.donjon.kernel import (
     CS,
+    INIT,
     KIND_CONTINUAR,
     KIND_DEFENSA,
     KIND_REPARTIR,
@@ -87,8 +89,8 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     operations — the four characteristics (resources over 6), the initiative numbers
     held and the first of them over the die, the bonus; returns its conditions as bits
     over ``Donjon.conditions``."""
-    opts = s[3]
-    cs, init = d[0], d[2]
+    opts = s[OPTS]
+    cs, init = d[STATE], d[INIT]
     for j in range(_N_RESOURCES):
         values[j] = float(cs[c, _RESOURCE_COLUMNS[j]])
     held = cs[c, CS.HELD]
@@ -113,7 +115,7 @@ def view_pending(s: tuple, d: tuple) -> tuple[int, int]:
     """The pending decision as ``(int(DecisionKind), index in Donjon.decision_names)``: a
     turn, a reaction (defensa, resistir) or a choice (repartir, continuar); ``(-1, -1)``
     when nothing is pending."""
-    kind = d[1][G.KIND]
+    kind = d[GLOBALS][G.KIND]
     if kind == KIND_TURN:
         return _TURN, _DECISION_NAME[kind]
     if kind == KIND_DEFENSA or kind == KIND_RESISTIR:
@@ -130,7 +132,7 @@ def action_slots(s: tuple, d: tuple, row: np.ndarray) -> tuple[int, int, int, in
     the weapon's position in the actor's items (``weapons_or_fists`` names, the kernel's
     weapon order); no zone; a ``repartir`` option's position in the verb's options. A slot
     the verb does not take is 0."""
-    stat = s[0]
+    stat = s[STAT]
     code = row[A.VERB]
     target = 0
     item = 0

@@ -3,52 +3,57 @@
 
 architecture.md, "The fast path": the engine is the specification; this module is the
 same rules (S2-01 … S2-15) as small numba functions named like the engine's, over plain
-integer arrays, with no events. The heuristic temperaments and the Python side of the
-kernel live in ``agents/heuristics/sistema_2d10_kernel.py`` (rules never import agents);
-the loops that join them are the shared ones (``rules.core.loops``), over this module's
-hooks :func:`reset`, :func:`start`, :func:`legal` and :func:`apply`.
+integer arrays, with no events. The compiled temperaments live in
+``agents/heuristics/sistema_2d10_kernel.py`` (rules never import agents); the loops that
+join them are the shared ones (``rules.core.loops``), over this module's hooks
+:func:`reset`, :func:`start`, :func:`legal` and :func:`apply`, and the mechanics every
+ruleset shares (``set_status``, ``deal``, ``check_end``, ``begin_round``) are
+``rules.core.mechanics``'.
 
-The static bundle ``s`` (docs/fast-path.md, "One dialect"), built once per scenario by
-:func:`export_scenario`:
+The bundles (``rules.core.dialect``; small int codes instead of strings, each array's
+columns declared once below). The static bundle ``s``, built once per scenario by
+:func:`export_scenario`: the dialect's ``stat[c, ST.*]``, ``weapon[c, w, W.*]``,
+``dist[z, z']`` and ``opts[OPT.*]`` (the scenario's options and the rule constants),
+then the rule tables, at these module constants:
 
-====  ============  =========================================================================
- 0    ``stat``      per combatant, :class:`ST`
- 1    ``weapon``    ``weapon[c, w, W.*]``, :class:`W`
- 2    ``dist``      hops between two zones
- 3    ``opts``      the scenario's options and the rule constants, :class:`OPT`
- 4    ``damage``    each weapon's damage dice, ``damage[c, w, term, DIE.*]``
- 5    ``faces``     S2-12 Localización de Impacto by d10 face − 1, :class:`FACE`
- 6    ``places``    per location (``tables.LOCATIONS``), :class:`PLACE`
- 7    ``aims``      the locations that may be aimed at (S2-13), in the tables' order
- 8    ``gdf``       S2-15 Grado de Deterioro Físico by d10 face − 1, :class:`GDF`
- 9    ``gdf_dice``  moribundo's dice by face, ``gdf_dice[face - 1, term, DIE.*]``
-10    ``out_share`` ``Tables.out_share`` (one float)
-11    ``succ``      ``exact.skill_odds`` successes in thousandths (:func:`succ`)
-12    ``hit``       ``exact.hit_probability`` counts (:func:`hit_table`)
-13–15 ``hdv``, ``hdp``, ``hdn``: ``exact.hit_damage_distribution`` of every attack
-16    ``neighbours`` each zone's neighbours in map order (-1 past the last)
-17    ``zones``     per zone, :class:`ZONE`
-====  ============  =========================================================================
+===============  ==========================================================================
+``DAMAGE_DICE``  each weapon's damage dice, ``damage[c, w, term, DIE.*]``
+``FACES``        S2-12 Localización de Impacto by d10 face − 1, :class:`FACE`
+``PLACES``       per location (``tables.LOCATIONS``), :class:`PLACE`
+``AIMS``         the locations that may be aimed at (S2-13), in the tables' order
+``GDF_TABLE``    S2-15 Grado de Deterioro Físico by d10 face − 1, :class:`GDF`
+``GDF_DICE``     moribundo's dice by face, ``gdf_dice[face - 1, term, DIE.*]``
+``OUT_SHARE``    ``Tables.out_share`` (one float)
+``SUCC``         ``exact.skill_odds`` successes in thousandths (:func:`succ`)
+``HIT``          ``exact.hit_probability`` counts (:func:`hit_table`)
+``HDV`` …        ``HDV``, ``HDP``, ``HDN``: ``exact.hit_damage_distribution`` of every
+                 attack (values, probabilities, how many)
+``NEIGHBOURS``   each zone's neighbours in map order (-1 past the last)
+``ZONES``        per zone, :class:`ZONE`
+===============  ==========================================================================
 
-then the temperaments' own arrays (their module appends them). Every rule table is built
+then the temperaments' own tables (their module appends them). Every rule table is built
 here from the engine's own objects — the scenario's ``Tables`` (``tables.py`` and the
 ``tables/`` files), ``tables.LOCATIONS``, the leg locations ``combat`` reads, its MS
 floor, ``exact``'s odds — never typed a second time in compiled code.
 
-The dynamic bundle ``d``: ``cs`` (per combatant, :class:`CS`), ``g`` (battle globals,
-:class:`G`), ``order`` (the initiative order, combatant indices), ``rolled`` (scratch:
-initiative keys, one term's dice), ``picks`` (five index lists of the legal list, for the
-temperaments), ``scores`` (their attacks' scores) and, last, ``damages`` (the damage log,
-``rules.core.loops.DAMAGE``: one row per engine ``Damaged`` event, ``G.DAMAGES`` of them).
-:func:`export_state` builds it from
-an engine state; the dice are drawn from :mod:`escaramuza.rules.core.mt` (CPython's
-MT19937) in the engine's order, so one seed plays one battle on both. Every value is
-checked on its way in (the layouts' ranges, ``rules.core.kernel.check_range``;
-docs/fast-path.md, "The kernel boundary").
+The dynamic bundle ``d``: the dialect's ``cs[c, CS.*]``, ``g[G.*]`` (the battle, the
+pending decision, the roll and the attack in flight) and ``log`` (the damage log,
+``rules.core.loops.DAMAGE``: one row per engine ``Damaged`` event), then ``ORDER`` (the
+initiative order, combatant indices), ``ROLLED`` (scratch: initiative keys, one term's
+dice), ``PICKS`` (five index lists of the legal list, for the temperaments) and
+``SCORES`` (their attacks' scores). :func:`export_state` builds it from an engine state;
+the dice are drawn from :mod:`escaramuza.rules.core.mt` (CPython's MT19937) in the
+engine's order, so one seed plays one battle on both. Every value is checked on its way
+in (the layouts' ranges, ``rules.core.kernel.check_range``; docs/fast-path.md, "The
+kernel boundary").
 
-The flow of an attack (roll, Dados Exprés, active defence, damage, Aguante, GDF) is the
-engine's chain of calls unrolled into a small loop of steps (:func:`run`): numba does not
-compile mutually recursive functions, and each step is one engine function.
+Only the loops' hooks take the bundles (``legal`` and ``apply`` are inlined into the
+loops); every rule under them takes the arrays it reads and is compiled once (a
+compiled call passes a bundle as every field of every array). The flow of an attack
+(roll, Dados Exprés, active defence, damage, Aguante, GDF) is the engine's chain of
+calls unrolled into a small loop of steps (:func:`chain`): numba does not compile
+mutually recursive functions, and each step is one engine function.
 """
 
 from __future__ import annotations
@@ -61,18 +66,31 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import Exported
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.dialect import (
+    ACTIVE,
+    DEAD,
+    DIST,
+    DOWN,
+    ENEMIES,
+    GLOBALS,
+    HEAD,
+    HEROES,
+    KIND_NONE,
+    KIND_TURN,
+    LOG,
+    NEVER,
+    OPTS,
+    RUNNING,
+    STAT,
+    STATE,
+    WEAPON,
+)
 from escaramuza.rules.core.jit import copy_into, njit, sort_in_place
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import (
-    KIND_NONE,
-    KIND_TURN,
-    RUNNING,
-    TEMPERAMENTS,
-    new_damage_log,
-    record_damage,
-)
+from escaramuza.rules.core.loops import TEMPERAMENTS, copy_head, new_damage_log
+from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Status
 from escaramuza.rules.sistema_2d10 import combat, exact, ruleset, tables
 from escaramuza.rules.sistema_2d10.sheets import MELEE
@@ -84,6 +102,9 @@ if TYPE_CHECKING:
     from escaramuza.rules.core.scenario import Scenario
     from escaramuza.rules.core.state import BattleState
     from escaramuza.rules.sistema_2d10.combat import AttackCtx, PendingRoll
+
+#: What messages call this ruleset ("the Sistema 2d10 kernel").
+TITLE = ruleset.Sistema2d10.name
 
 # -- codes --------------------------------------------------------------------------
 
@@ -108,14 +129,9 @@ assert TURN == KIND_TURN
 #: Roll purposes.
 PURPOSES: tuple[str, ...] = (combat.ATAQUE, combat.DEFENSA, combat.AGUANTE)
 ATAQUE, DEFENSA, AGUANTE = 0, 1, 2
-#: Statuses (``cs[c, CS.STATUS]``).
-STATUSES: tuple[str, ...] = (Status.ACTIVE.value, Status.DOWN.value, Status.DEAD.value)
-ACTIVE, DOWN, DEAD = 0, 1, 2
-#: Outcome reasons (``g[G.REASON]``): one side out, both out, the round limit.
-REASONS: tuple[str, ...] = ("defeated", "mutual", "timeout")
-DEFEATED, MUTUAL, TIMEOUT = 0, 1, 2
-#: ``g[G.OUTCOME]`` of a battle nobody won.
-DRAW = 2
+#: The statuses a Sistema 2d10 combatant takes (the engine sets no other): a state
+#: holding another is refused.
+PLAYED_STATUSES: tuple[Status, ...] = (Status.ACTIVE, Status.DOWN, Status.DEAD)
 
 #: Conditions: the two stuns, the stacking effects, moribundo, full defence, then
 #: ``incapacitado`` and one ``incapacitado_<location>`` per location (``tables.LOCATIONS``
@@ -152,21 +168,37 @@ GDF_MORIBUNDO = tables.GDF_EFFECTS.index("moribundo")
 #: How long a condition lasts (``Condition.until``): no end, until healed, one turn.
 UNTIL: tuple[str | None, ...] = (None, tables.UNTIL_HEALED, tables.NEXT_TURN)
 UNTIL_NONE, UNTIL_HEALED, UNTIL_NEXT_TURN = 0, 1, 2
-#: The engine's resources (sorted) and their ``cs`` columns.
-RESOURCES: tuple[tuple[str, str], ...] = (
-    ("acciones", "ACCIONES"),
-    ("dados_expres", "DADOS_EXPRES"),
-    ("defensas", "DEFENSAS"),
-    ("pv", "PV"),
+#: The engine's resources, sorted, each with its ``CS`` column's name.
+RESOURCES: tuple[tuple[str, str], ...] = tuple(
+    (r, r.upper()) for r in sorted(ruleset.Sistema2d10.resources)
 )
+#: The first resource and its maximum (``agents.search.side_strength``'s health).
+HEALTH = ("PV", "PV")
 #: The damage log's resource of every ``Damaged`` the engine emits (``attack.take_damage``
 #: and ``turns._start_turn``'s bleeding): PV, by its index in ``Ruleset.resources``.
 R_PV = tuple(ruleset.Sistema2d10.resources).index("pv")
-#: The damage log's position in the dynamic bundle (its last array).
-DAMAGE_LOG = 6
 NLOC = len(tables.LOCATIONS)
+#: Places of the ruleset's own arrays in the bundles (``rules.core.dialect``; the
+#: module's docstring).
+(
+    DAMAGE_DICE,
+    FACES,
+    PLACES,
+    AIMS,
+    GDF_TABLE,
+    GDF_DICE,
+    OUT_SHARE,
+    SUCC,
+    HIT,
+    HDV,
+    HDP,
+    HDN,
+    NEIGHBOURS,
+    ZONES,
+) = range(OPTS + 1, OPTS + 15)
+ORDER, ROLLED, PICKS, SCORES = range(LOG + 1, LOG + 5)
 
-#: Steps of :func:`run`: each the engine function the chain of calls goes on to.
+#: Steps of :func:`chain`: each the engine function the chain of calls goes on to.
 STEP_DONE, STEP_RESUME, STEP_START_ROLL, STEP_ROLL, STEP_ROLL_SPEND = 0, 1, 2, 3, 4
 STEP_FINISH_ROLL, STEP_LAND_HIT = 5, 6
 
@@ -187,8 +219,7 @@ K_LO, K_HI = -10, 40
 class ST(Columns):
     """A combatant's sheet: what never changes in a battle."""
 
-    SIDE = (0, 1, "0 heroes, 1 enemies")
-    TEMPERAMENT = (0, len(TEMPERAMENTS) - 1, "the scenario temperament (loops.TEMPERAMENTS)")
+    SIDE, TEMPERAMENT = HEAD["ST"].values()
     PV = (1, BOUND, "most Puntos de Vitalidad (the scenario's)")
     ACCIONES = (0, BOUND, "acciones por turno (S2-07), also a round's active defences")
     EXTRA = (0, BOUND, "acciones adicionales: no active defence of their own (S2-09)")
@@ -225,13 +256,12 @@ class DIE(Columns):
 class OPT(Columns):
     """The scenario's options, and the rule constants the engine names."""
 
+    ROUND_LIMIT, SURVIVE = HEAD["OPT"].values()
     PASSIVE_GT = (0, 1, "passive_beats 'gt': the attack must exceed the defensa pasiva")
     ACTIVE_GT = (0, 1, "active_blocks 'gt': the defence must exceed the attack")
     FULL_DEFENCE = (-BOUND, BOUND, "full_defence_bonus (S2-09)")
     AGUANTE_DIFFICULTY = (-BOUND, BOUND, "aguante_difficulty (S2-14)")
     STUN_PENALTY = (-BOUND, BOUND, "stun_penalty: the MS of S2-14's exact-16 stun")
-    ROUND_LIMIT = (1, BOUND, "the scenario's round limit")
-    SURVIVE = (0, 1, "victory 'survive': a hero standing at the round limit wins")
     MS_FLOOR = (-BOUND, 0, "the incapacitated parts' MS floor (combat._MS_FLOOR)")
     CRITICAL_BLOCK = (0, 1000, "exact.block_probability against a crítico, in thousandths")
 
@@ -271,34 +301,22 @@ class ZONE(Columns):
 class CS(Columns):
     """A combatant's state: what a battle changes."""
 
+    STATUS, ZONE, KO_ROUND, DIED, DEALT, DEALT_TO_FOES, TAKEN = HEAD["CS"].values()
     PV = (0, BOUND, "Puntos de Vitalidad left")
     ACCIONES = (0, BOUND, "actions left this turn")
     DEFENSAS = (0, BOUND, "active defences left this round (S2-08)")
     DADOS_EXPRES = (0, BOUND, "Dados Exprés held (S2-05)")
-    STATUS = (0, len(STATUSES) - 1, "ACTIVE, DOWN or DEAD")
-    ZONE = (0, "zones", "the zone it stands in")
     VALUE = (-BOUND, BOUND, "each condition's value (CONDITIONS order)", NCOND)
     HAS = (0, 1, "each condition, present or not", NCOND)
     UNTIL = (0, len(UNTIL) - 1, "each condition's duration (UNTIL)", NCOND)
-    DEALT = (0, 1 << 62, "damage dealt (playtest records)")
-    DEALT_TO_FOES = (0, 1 << 62, "damage dealt to the other side")
-    TAKEN = (0, 1 << 62, "damage taken")
-    KO_ROUND = (-1, BOUND, "the round it first left the fight, -1 never")
-    DIED = (0, 1, "it died")
 
 
 class G(Columns):
-    """The battle's globals: outcome, turn, the pending decision, the roll and the attack
-    in flight (``state.data["roll"]``, ``state.data["attack"]``)."""
+    """The battle's globals: the dialect's, the turn, and the roll and the attack in
+    flight (``state.data["roll"]``, ``state.data["attack"]``). ``G.KIND`` is KIND_NONE
+    once over, else TURN … EXPRES_AFTER."""
 
-    OUTCOME = (RUNNING, DRAW, "RUNNING, else the winner: 0 heroes, 1 enemies, 2 nobody")
-    REASON = (0, len(REASONS) - 1, "why it ended (REASONS)")
-    ROUND = (0, BOUND, "the round (0 before the first)")
-    WIPE = (0, 1, "it ended with every hero out of the fight")
-    ACTOR = (0, "combatants", "who decides the pending decision")
-    KIND = (KIND_NONE, EXPRES_AFTER, "the pending decision: KIND_NONE, TURN … EXPRES_AFTER")
-    SUSPEND = (0, 1 << 20, "why the battle stopped for Python (rules.core.loops)")
-    DECISIONS = (0, 1 << 62, "decisions taken")
+    OUTCOME, REASON, ROUND, WIPE, ACTOR, KIND, SUSPEND, DECISIONS, DAMAGES = HEAD["G"].values()
     TURN = (0, "combatants", "the turn's entry in the order")
     FRESH = (0, 1, "the turn's first decision (defensa completa is offered, S2-09)")
     ROLL = (0, 1, "a roll in flight")
@@ -316,7 +334,6 @@ class G(Columns):
     AIM = (-1, NLOC - 1, "the aimed location (S2-13), -1 free")
     TOTAL = (-BOUND, BOUND, "the attack roll's total, once judged")
     CRITICAL = (0, 1, "the attack roll was a crítico")
-    DAMAGES = (0, BOUND, "damages logged since the log was cleared (rules.core.loops.DAMAGE)")
 
 
 class LA(Columns):
@@ -477,74 +494,12 @@ def until_of(cs: np.ndarray, i: int, c: int, duration: int) -> int:
     return duration
 
 
-@njit(cache=True, _nrt=False)
-def set_status(cs: np.ndarray, g: np.ndarray, i: int, status: int) -> None:
-    """``Ruleset.set_status`` with what ``playtest.record_from_events`` counts."""
-    cs[i, CS.STATUS] = status
-    if cs[i, CS.KO_ROUND] < 0:
-        cs[i, CS.KO_ROUND] = g[G.ROUND]
-    if status == DEAD:
-        cs[i, CS.DIED] = 1
-
-
-@njit(cache=True, _nrt=False)
-def damaged(
-    stat: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    log: np.ndarray,
-    target: int,
-    amount: int,
-    source: int,
-) -> None:
-    """A ``Damaged`` event of PV: a row of the damage log, and what the playtest record
-    counts (source -1: not a combatant)."""
-    record_damage(log, g, G.DAMAGES, target, R_PV, amount, source)
-    cs[target, CS.TAKEN] += amount
-    if source >= 0:
-        cs[source, CS.DEALT] += amount
-        if stat[source, ST.SIDE] != stat[target, ST.SIDE]:
-            cs[source, CS.DEALT_TO_FOES] += amount
-
-
-@njit(cache=True, _nrt=False)
-def finish(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, winner: int, reason: int) -> None:
-    """The battle's ``Outcome``; ``G.WIPE`` as the playtest record reads it (some heroes,
-    none of them still fighting)."""
-    g[G.OUTCOME] = winner
-    g[G.REASON] = reason
-    g[G.KIND] = KIND_NONE
-    heroes = False
-    standing = False
-    for i in range(cs.shape[0]):
-        if stat[i, ST.SIDE] == 0:
-            heroes = True
-            if cs[i, CS.STATUS] == ACTIVE:
-                standing = True
-    g[G.WIPE] = 1 if heroes and not standing else 0
-
-
-@njit(cache=True, _nrt=False)
-def check_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
-    """``Ruleset.check_end``: one side with nobody able to fight ends the battle."""
-    if g[G.OUTCOME] != RUNNING:
-        return
-    heroes = False
-    enemies = False
-    for i in range(cs.shape[0]):
-        if cs[i, CS.STATUS] == ACTIVE:
-            if stat[i, ST.SIDE] == 0:
-                heroes = True
-            else:
-                enemies = True
-    if heroes and enemies:
-        return
-    if heroes:
-        finish(stat, cs, g, 0, DEFEATED)
-    elif enemies:
-        finish(stat, cs, g, 1, DEFEATED)
-    else:
-        finish(stat, cs, g, DRAW, MUTUAL)
+# -- the shared mechanics (rules.core.mechanics) ---------------------------------------
+_mechanics = compile_mechanics(__name__, ST=ST, CS=CS, G=G, OPT=OPT)
+set_status, deal = _mechanics.set_status, _mechanics.deal
+begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
+#: The temperaments' count of a broken side.
+side_out = _mechanics.side_out
 
 
 @njit(cache=True, _nrt=False)
@@ -567,21 +522,6 @@ def end_turn(cs: np.ndarray, i: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
-    """``Ruleset.begin_round``: the round counter and the scenario's round limit."""
-    g[G.ROUND] += 1
-    limit = opts[OPT.ROUND_LIMIT]
-    if g[G.ROUND] > limit:
-        g[G.ROUND] = limit
-        winner = DRAW
-        if opts[OPT.SURVIVE] == 1:
-            for i in range(cs.shape[0]):
-                if stat[i, ST.SIDE] == 0 and cs[i, CS.STATUS] == ACTIVE:
-                    winner = 0
-        finish(stat, cs, g, winner, TIMEOUT)
-
-
-@njit(cache=True, _nrt=False)
 def round_start(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``turns._round_start``: defences back (S2-08/S2-10); moribundo counts down."""
     for i in range(cs.shape[0]):
@@ -591,7 +531,7 @@ def round_start(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
             left = cs[i, CS.VALUE + MORIBUNDO] - 1
             if left <= 0:
                 del_cond(cs, i, MORIBUNDO)
-                set_status(cs, g, i, DEAD)
+                set_status(stat, cs, g, i, DEAD)
             else:
                 cs[i, CS.VALUE + MORIBUNDO] = left
 
@@ -610,9 +550,9 @@ def start_turn(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, log: np.ndarray,
         cs[i, CS.PV] = max(0, before - cs[i, CS.VALUE + SANGRADO])
         # The engine's source is "sangrado", not a combatant (export_scenario refuses
         # a combatant of that id).
-        damaged(stat, cs, g, log, i, before - cs[i, CS.PV], -1)
+        deal(stat, cs, g, log, i, R_PV, before - cs[i, CS.PV], -1)
         if cs[i, CS.PV] == 0:
-            set_status(cs, g, i, DOWN)
+            set_status(stat, cs, g, i, DOWN)
             check_end(stat, cs, g)
 
 
@@ -622,8 +562,8 @@ def next_turn(
     opts: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
-    order: np.ndarray,
     log: np.ndarray,
+    order: np.ndarray,
 ) -> None:
     """``turns.next_turn``: the next combatant in initiative order who can act (S2-06)."""
     n = cs.shape[0]
@@ -656,8 +596,8 @@ def resume(
     opts: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
-    order: np.ndarray,
     log: np.ndarray,
+    order: np.ndarray,
 ) -> int:
     """``turns.resume``: the turn back to its owner, or on to the next turn."""
     check_end(stat, cs, g)
@@ -668,7 +608,7 @@ def resume(
         pend(g, TURN, i)
         return STEP_DONE
     end_turn(cs, i)
-    next_turn(stat, opts, cs, g, order, log)
+    next_turn(stat, opts, cs, g, log, order)
     return STEP_DONE
 
 
@@ -693,14 +633,8 @@ def judge_pending(
     stat: np.ndarray, weapon: np.ndarray, opts: np.ndarray, g: np.ndarray
 ) -> tuple[int, bool, bool, bool]:
     """``combat.judge_pending``: the roll in flight judged (see :func:`judge`)."""
-    return judge(
-        g[G.FACES],
-        g[G.FACES + 1],
-        g[G.FACES + 2],
-        g[G.DICE],
-        g[G.BONUS],
-        difficulty_of(stat, weapon, opts, g),
-    )
+    difficulty = difficulty_of(stat, weapon, opts, g)
+    return judge(g[G.FACES], g[G.FACES + 1], g[G.FACES + 2], g[G.DICE], g[G.BONUS], difficulty)
 
 
 @njit(cache=True, _nrt=False)
@@ -749,6 +683,15 @@ def start_roll(cs: np.ndarray, g: np.ndarray) -> int:
 
 
 @njit(cache=True, _nrt=False)
+def spend_expres(cs: np.ndarray, g: np.ndarray, dice: np.ndarray) -> None:
+    """The roller's Dado Exprés spent: its die is the roll's third (S2-05)."""
+    cs[g[G.ROLLER], CS.DADOS_EXPRES] -= 1
+    g[G.FACES + 2] = mt.roll(dice, 10)
+    g[G.DICE] = 3
+    g[G.EXPRES] = 1
+
+
+@njit(cache=True, _nrt=False)
 def roll_dice(
     stat: np.ndarray,
     weapon: np.ndarray,
@@ -765,10 +708,7 @@ def roll_dice(
     g[G.FACES + 1] = mt.roll(dice, 10)
     g[G.DICE] = 2
     if spend:
-        cs[r, CS.DADOS_EXPRES] -= 1
-        g[G.FACES + 2] = mt.roll(dice, 10)
-        g[G.DICE] = 3
-        g[G.EXPRES] = 1
+        spend_expres(cs, g, dice)
     if (not spend) and cs[r, CS.DADOS_EXPRES] > 0 and expres_can_matter(stat, weapon, opts, cs, g):
         pend(g, EXPRES_AFTER, r)
         return STEP_DONE
@@ -780,12 +720,8 @@ def expres_decided(cs: np.ndarray, g: np.ndarray, dice: np.ndarray, spend: bool)
     """``attack.expres_decided``."""
     if g[G.DICE] == 0:
         return STEP_ROLL_SPEND if spend else STEP_ROLL
-    if not spend:
-        return STEP_FINISH_ROLL
-    cs[g[G.ROLLER], CS.DADOS_EXPRES] -= 1
-    g[G.FACES + 2] = mt.roll(dice, 10)
-    g[G.DICE] = 3
-    g[G.EXPRES] = 1
+    if spend:
+        spend_expres(cs, g, dice)
     return STEP_FINISH_ROLL
 
 
@@ -874,9 +810,9 @@ def land_hit(
     places: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
+    log: np.ndarray,
     rolled: np.ndarray,
     dice: np.ndarray,
-    log: np.ndarray,
 ) -> int:
     """``attack.land_hit``: S2-11 damage − CA, S2-12 location (S2-13 when aimed)."""
     g[G.ATTACK] = 0
@@ -910,9 +846,9 @@ def take_damage(
     before = cs[t, CS.PV]
     cs[t, CS.PV] = max(0, before - amount)
     after = cs[t, CS.PV]
-    damaged(stat, cs, g, log, t, before - after, source)
+    deal(stat, cs, g, log, t, R_PV, before - after, source)
     if after == 0:
-        set_status(cs, g, t, DOWN)
+        set_status(stat, cs, g, t, DOWN)
         return STEP_RESUME
     if amount > 0 and 2 * amount >= before:
         bonus = stat[t, ST.AGUANTE] + roll_penalty(cs, opts, places, t, False)
@@ -937,8 +873,9 @@ def stack(cs: np.ndarray, i: int, c: int, value: int, duration: int) -> None:
 
 @njit(cache=True, _nrt=False)
 def apply_gdf(
-    gdf: np.ndarray,
+    stat: np.ndarray,
     places: np.ndarray,
+    gdf: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
     i: int,
@@ -963,7 +900,7 @@ def apply_gdf(
             v = min(v, cs[i, CS.VALUE + c])
         set_cond(cs, i, c, v, until_of(cs, i, c, duration))
     elif kind == GDF_INCONSCIENTE:
-        set_status(cs, g, i, DOWN)
+        set_status(stat, cs, g, i, DOWN)
 
 
 @njit(cache=True, _nrt=False)
@@ -971,9 +908,9 @@ def aguante_judged(
     stat: np.ndarray,
     weapon: np.ndarray,
     opts: np.ndarray,
+    places: np.ndarray,
     gdf: np.ndarray,
     gdf_dice: np.ndarray,
-    places: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
     rolled: np.ndarray,
@@ -994,37 +931,14 @@ def aguante_judged(
     if gdf[f, GDF.EFFECT] == GDF_MORIBUNDO:
         turns = roll_expr(dice, gdf_dice[f], gdf[f, GDF.TERMS], gdf[f, GDF.MODIFIER], rolled)
         set_cond(cs, i, MORIBUNDO, turns, UNTIL_NONE)
-        set_status(cs, g, i, DOWN)
+        set_status(stat, cs, g, i, DOWN)
     else:
-        apply_gdf(gdf, places, cs, g, i, face, g[G.LOCATION])
+        apply_gdf(stat, places, gdf, cs, g, i, face, g[G.LOCATION])
     return STEP_RESUME
 
 
 @njit(cache=True, _nrt=False)
-def finish_roll(
-    stat: np.ndarray,
-    weapon: np.ndarray,
-    opts: np.ndarray,
-    gdf: np.ndarray,
-    gdf_dice: np.ndarray,
-    places: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    rolled: np.ndarray,
-    dice: np.ndarray,
-) -> int:
-    """``attack.finish_roll``: the roll in flight judged by its purpose."""
-    g[G.ROLL] = 0
-    purpose = g[G.PURPOSE]
-    if purpose == ATAQUE:
-        return attack_judged(stat, weapon, opts, cs, g)
-    if purpose == DEFENSA:
-        return defence_judged(stat, weapon, opts, g)
-    return aguante_judged(stat, weapon, opts, gdf, gdf_dice, places, cs, g, rolled, dice)
-
-
-@njit(cache=True, _nrt=False)
-def run(
+def chain(
     stat: np.ndarray,
     weapon: np.ndarray,
     opts: np.ndarray,
@@ -1035,47 +949,54 @@ def run(
     gdf_dice: np.ndarray,
     cs: np.ndarray,
     g: np.ndarray,
+    log: np.ndarray,
     order: np.ndarray,
     rolled: np.ndarray,
     dice: np.ndarray,
-    log: np.ndarray,
     step: int,
 ) -> None:
     """The engine's chain of calls from ``step`` to the next decision or the end."""
     while step != STEP_DONE:
         if step == STEP_RESUME:
-            step = resume(stat, opts, cs, g, order, log)
+            step = resume(stat, opts, cs, g, log, order)
         elif step == STEP_START_ROLL:
             step = start_roll(cs, g)
-        elif step == STEP_ROLL:
-            step = roll_dice(stat, weapon, opts, cs, g, dice, False)
-        elif step == STEP_ROLL_SPEND:
-            step = roll_dice(stat, weapon, opts, cs, g, dice, True)
+        elif step == STEP_ROLL or step == STEP_ROLL_SPEND:
+            step = roll_dice(stat, weapon, opts, cs, g, dice, step == STEP_ROLL_SPEND)
         elif step == STEP_FINISH_ROLL:
-            step = finish_roll(stat, weapon, opts, gdf, gdf_dice, places, cs, g, rolled, dice)
+            # attack.finish_roll: the roll in flight judged by its purpose.
+            g[G.ROLL] = 0
+            if g[G.PURPOSE] == ATAQUE:
+                step = attack_judged(stat, weapon, opts, cs, g)
+            elif g[G.PURPOSE] == DEFENSA:
+                step = defence_judged(stat, weapon, opts, g)
+            else:
+                step = aguante_judged(
+                    stat, weapon, opts, places, gdf, gdf_dice, cs, g, rolled, dice
+                )
         else:
-            step = land_hit(stat, weapon, opts, damage, faces, places, cs, g, rolled, dice, log)
+            step = land_hit(stat, weapon, opts, damage, faces, places, cs, g, log, rolled, dice)
 
 
 # -- the loops' hooks (rules.core.loops) ----------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def reset(s: tuple, d: tuple, d0: tuple) -> None:
-    """``d`` becomes the state ``d0`` (its scratch is not state)."""
-    copy_into(d[0], d0[0])
-    copy_into(d[1], d0[1])
-    copy_into(d[2], d0[2])
+    """``d`` becomes the state ``d0`` (:func:`~escaramuza.rules.core.loops.copy_head`)
+    and its initiative order (the rest is scratch)."""
+    copy_head(d, d0)
+    copy_into(d[ORDER], d0[ORDER])
 
 
 @njit(cache=True, _nrt=False)
 def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Sistema2d10.start``: initiative 2d10 + MHC(Reflejos + Sentidos) (S2-06), ties in
     scenario order, then the first turn."""
-    stat, opts = s[0], s[3]
-    cs, g, order, rolled = d[0], d[1], d[2], d[3]
+    stat = s[STAT]
+    cs, g, order = d[STATE], d[GLOBALS], d[ORDER]
     n = cs.shape[0]
-    keys = rolled[:n]
+    keys = d[ROLLED][:n]
     for i in range(n):
         a = mt.roll(dice, 10)
         b = mt.roll(dice, 10)
@@ -1088,19 +1009,11 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
         order[k] = keys[k] % n
     g[G.ROUND] = 0
     g[G.TURN] = n - 1
-    next_turn(stat, opts, cs, g, order, d[DAMAGE_LOG])
+    next_turn(stat, s[OPTS], cs, g, d[LOG], order)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def put_action(
-    la: np.ndarray,
-    i: int,
-    verb: int,
-    target: int,
-    w: int,
-    aim: int,
-    zone: int,
-) -> None:
+def put_action(la: np.ndarray, i: int, verb: int, target: int, w: int, aim: int, zone: int) -> None:
     """Row ``i`` of the legal list."""
     la[i, LA.VERB] = verb
     la[i, LA.TARGET] = target
@@ -1113,8 +1026,9 @@ def put_action(
 def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     """``Sistema2d10.legal_actions`` in the engine's order, one row of ``la`` each;
     returns how many."""
-    stat, weapon, dist, places, aims, neighbours = s[0], s[1], s[2], s[6], s[7], s[16]
-    cs, g = d[0], d[1]
+    stat, weapon, dist = s[STAT], s[WEAPON], s[DIST]
+    places, aims, neighbours = s[PLACES], s[AIMS], s[NEIGHBOURS]
+    cs, g = d[STATE], d[GLOBALS]
     kind = g[G.KIND]
     a = g[G.ACTOR]
     if kind == ACTIVE_DEFENCE:
@@ -1163,9 +1077,8 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     """``Sistema2d10.apply`` for one coded action, then on to the next decision."""
-    stat, weapon, opts, damage = s[0], s[1], s[3], s[4]
-    faces, places, gdf, gdf_dice = s[5], s[6], s[8], s[9]
-    cs, g, order, rolled, log = d[0], d[1], d[2], d[3], d[DAMAGE_LOG]
+    stat, weapon, opts, places = s[STAT], s[WEAPON], s[OPTS], s[PLACES]
+    cs, g = d[STATE], d[GLOBALS]
     verb = row[LA.VERB]
     a = g[G.ACTOR]
     g[G.KIND] = KIND_NONE
@@ -1195,21 +1108,21 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
             cs[a, CS.ACCIONES] = 0
         else:
             cs[a, CS.ACCIONES] = 0
-    run(
+    chain(
         stat,
         weapon,
         opts,
-        damage,
-        faces,
+        s[DAMAGE_DICE],
+        s[FACES],
         places,
-        gdf,
-        gdf_dice,
+        s[GDF_TABLE],
+        s[GDF_DICE],
         cs,
         g,
-        order,
-        rolled,
+        d[LOG],
+        d[ORDER],
+        d[ROLLED],
         dice,
-        log,
         step,
     )
 
@@ -1284,7 +1197,8 @@ def attack_terms(
 ) -> tuple[int, int, bool, int, float]:
     """What ``Sistema2d10._aimed_odds`` works out once per (attacker, target, weapon):
     (bonus before the aimed MS, need, has active defence, its bonus, P(pain knock-out))."""
-    stat, weapon, opts, places, out_share, succ_table = s[0], s[1], s[3], s[6], s[10], s[11]
+    stat, weapon, opts, places = s[STAT], s[WEAPON], s[OPTS], s[PLACES]
+    out_share, succ_table = s[OUT_SHARE], s[SUCC]
     kind = weapon[a, w, W.KIND]
     has_defence = cs[t, CS.STATUS] == ACTIVE and cs[t, CS.DEFENSAS] > 0
     defence = defence_bonus(stat, cs, opts, places, t, kind) if has_defence else 0
@@ -1309,7 +1223,7 @@ def aimed_odds(
     """``exact.attack_odds`` for one aim (-1 free, else a location) from
     :func:`attack_terms`: (p_hit, expected_damage, p_drop), the same floats as the engine
     — exact integers where it has Fractions, then its float operations in its order."""
-    opts, places, hit, hdv, hdp, hdn = s[3], s[6], s[12], s[13], s[14], s[15]
+    opts, places, hit, hdv, hdp, hdn = s[OPTS], s[PLACES], s[HIT], s[HDV], s[HDP], s[HDN]
     bonus, need, has_defence, defence, p_pain_out = terms
     if aim >= 0:
         bonus += places[aim, PLACE.AIM_MS]
@@ -1347,8 +1261,8 @@ class Export(Exported):
     """A scenario in the kernel's terms, with the names an engine state and action map
     through: combatant ids, zone ids, each combatant's weapon names, the tables."""
 
-    ids: tuple[str, ...]
-    zone_ids: tuple[str, ...]
+    ids: dict[str, int]
+    zones: dict[str, int]
     weapons: tuple[tuple[str, ...], ...]
     tables: Tables
 
@@ -1389,7 +1303,7 @@ def export_sheets(
             check_range(c.maxima[name], 0, BOUND, f"{c.id}: maximum {name}")
         for k, wp in enumerate(prof.weapons):
             what = f"{c.id}: {wp.name}"
-            check_dice(wp.damage, f"{what} damage")
+            put_dice(damage[i, k], wp.damage, f"{what} damage")
             W.put(
                 weapon[i, k],
                 what,
@@ -1399,12 +1313,11 @@ def export_sheets(
                 terms=len(wp.damage.terms),
                 modifier=wp.damage.modifier,
             )
-            put_dice(damage[i, k], wp.damage, f"{what} damage")
         stats = c.stats
         ST.put(
             stat[i],
             c.id,
-            side=0 if c.side.value == "heroes" else 1,
+            side=HEROES if c.side.value == "heroes" else ENEMIES,
             temperament=TEMPERAMENTS.index(c.temperament) if c.temperament in TEMPERAMENTS else 0,
             pv=c.maxima["pv"],
             acciones=stats.actions,
@@ -1571,87 +1484,89 @@ def export_scenario(scenario: Scenario) -> Export:
     maxt = max(max(len(w.damage.terms) for w in p.weapons) for p in profiles)
     maxt = max(maxt, *(len(e.dice.terms) for e in table.gdf_by_face if e.dice is not None), 1)
     stat, weapon, damage = export_sheets(scenario, maxw, maxt)
-    dist, neighbours, zones = export_map(scenario)
+    dist, neighbours, zone_table = export_map(scenario)
     opts = export_options(scenario)
     faces, places, aims, gdf, gdf_dice, out_share = export_tables(table, maxt)
     odds = export_odds(scenario, table, maxw, int(opts[OPT.CRITICAL_BLOCK]))
-    static = (
-        stat,
-        weapon,
-        dist,
-        opts,
-        damage,
-        faces,
-        places,
-        aims,
-        gdf,
-        gdf_dice,
-        out_share,
-        *odds,
-        neighbours,
-        zones,
-    )
+    tabled = (damage, faces, places, aims, gdf, gdf_dice, out_share, *odds, neighbours, zone_table)
+    static = (stat, weapon, dist, opts, *tabled)
+    assert len(static) == ZONES + 1 and static[ZONES] is zone_table
     n = len(combatants)
     actions = maxw * n * (1 + len(aims)) + neighbours.shape[1] + n + 2
     most_dice = max(
         1, int(damage[..., DIE.COUNT].max(initial=0)), int(gdf_dice[..., DIE.COUNT].max(initial=0))
     )
+    ids = {c.id: i for i, c in enumerate(combatants)}
+    zones = {z: k for k, z in enumerate(scenario.battlefield.zone_ids)}
     cs = CS.new(n)
-    zone_ids = tuple(scenario.battlefield.zone_ids)
     for i, c in enumerate(combatants):
-        export_resources(cs[i], c, c.maxima)
-        CS.put(cs[i], c.id, {"zones": len(zone_ids)}, zone=zone_ids.index(c.zone), ko_round=-1)
+        export_combatant(ids, zones, cs[i], i, c)
     g = G.new()
     g[G.OUTCOME] = RUNNING
     g[G.LOCATION] = -1
     g[G.AIM] = -1
-    d0 = (
-        cs,
-        g,
-        np.zeros(n, np.int64),
-        np.zeros(max(n, most_dice), np.int64),
-        np.zeros((5, actions), np.int64),
-        np.zeros(actions, np.float64),
-        new_damage_log(),
-    )
-    assert len(d0) == DAMAGE_LOG + 1
+    order = np.zeros(n, np.int64)
+    rolled = np.zeros(max(n, most_dice), np.int64)
+    picks = np.zeros((5, actions), np.int64)
+    scores = np.zeros(actions, np.float64)
+    d0 = (cs, g, new_damage_log(), order, rolled, picks, scores)
+    assert len(d0) == SCORES + 1 and d0[ORDER] is order
     return Export(
         scenario,
         static,
         d0,
         actions,
-        ids=tuple(c.id for c in combatants),
-        zone_ids=zone_ids,
+        ids=ids,
+        zones=zones,
         weapons=tuple(tuple(w.name for w in p.weapons) for p in profiles),
         tables=table,
     )
 
 
-def export_resources(row: np.ndarray, c: Combatant, maxima: dict[str, int]) -> None:
-    """A combatant's resources into its ``cs`` row, each within 0 and its maximum."""
+def export_combatant(
+    ids: dict[str, int], zones: dict[str, int], row: np.ndarray, i: int, c: Combatant
+) -> None:
+    """Row ``i`` of ``cs`` from an engine combatant (the scenario's ``i``-th): status and
+    zone, resources (each within 0 and its maximum), conditions; counters from zero."""
+    head = combatant_head(ids, zones, i, c)
+    if c.status not in PLAYED_STATUSES:
+        raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
+    if set(c.resources) != {name for name, _ in RESOURCES}:
+        raise KernelRefusal(f"{c.id}: resources {sorted(c.resources)}")
     for name, column in RESOURCES:
-        check_range(c.resources[name], 0, maxima[name], f"{c.id}: {name}")
+        check_range(c.resources[name], 0, c.maxima[name], f"{c.id}: {name}")
         row[CS[column]] = c.resources[name]
+    dims = {"zones": len(zones)}
+    CS.put(row, c.id, dims, status=head["status"], zone=head["zone"], ko_round=NEVER)
+    for name, cond in c.conditions.items():
+        if name not in CONDITIONS:
+            raise KernelRefusal(f"{c.id}'s condition {name!r} is not one the kernel plays")
+        code = CONDITIONS.index(name)
+        if cond.until not in UNTIL:
+            raise KernelRefusal(f"{c.id}'s {name} lasts {cond.until!r}")
+        check_range(cond.value, -BOUND, BOUND, f"{c.id}: {name} value")
+        row[CS.HAS + code] = 1
+        row[CS.VALUE + code] = cond.value
+        row[CS.UNTIL + code] = UNTIL.index(cond.until)
 
 
-def export_state(exported: Export, state: BattleState) -> tuple[np.ndarray, ...]:
+def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
     """The dynamic bundle of an engine state (counters from zero); :class:`KernelRefusal`
     for what the kernel cannot hold."""
-    ids = exported.ids
-    n = len(ids)
-    if len(state.combatants) != n:
-        raise KernelRefusal("the state's combatants are not the scenario's")
-    cs, g, order, *scratch = (a.copy() for a in exported.start)
+    exported = _sistema(exported)
+    n = resumable(exported, state, int(exported.static[OPTS][OPT.ROUND_LIMIT]))
+    cs, g, log, order, *scratch = (a.copy() for a in exported.start)
     cs[:] = 0
-    index = {cid: i for i, cid in enumerate(ids)}
+    index = exported.ids
     for i, c in enumerate(state.combatants):
-        export_combatant(exported, cs, i, c)
+        if c.maxima != exported.scenario.combatants[i].maxima:
+            raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
+        export_combatant(index, exported.zones, cs[i], i, c)
     # The order is every combatant once (start sorts them all) and the turn one of its
     # entries: the compiled turns read order[turn] without bounds checks.
     entries = tuple(state.order)
-    if sorted(entries) != sorted(ids):
+    if sorted(entries) != sorted(index):
         raise KernelRefusal(f"turn order {list(entries)} is not every combatant once")
-    check_range(state.round, 1, int(exported.static[3][OPT.ROUND_LIMIT]), "round")
     check_range(state.turn, 0, n - 1, "turn")
     g[G.ROUND] = state.round
     g[G.TURN] = state.turn
@@ -1659,38 +1574,33 @@ def export_state(exported: Export, state: BattleState) -> tuple[np.ndarray, ...]
         order[k] = index[cid]
     data = state.data
     g[G.FRESH] = 1 if data.get("fresh") else 0
-    if state.outcome is not None:
-        raise KernelRefusal("the battle is over")
     pending = state.pending
-    if pending is None:
-        raise KernelRefusal("no pending decision")
+    assert pending is not None  # resumable's
     g[G.KIND] = KIND_TURN + DECISIONS.index(pending.name)
     g[G.ACTOR] = index[pending.actor]
     if pending.side is not exported.scenario.combatants[g[G.ACTOR]].side:
         raise KernelRefusal("the pending decision's side is not its actor's")
     attack = data.get("attack")
     if attack is not None:
-        export_attack(exported, g, index, attack)
+        export_attack(exported, g, attack)
     roll = data.get("roll")
     if roll is not None:
         export_roll(g, index, roll)
     check_pending(g, attack, roll, index[entries[state.turn]])
     if data.get("tables") is not None and data["tables"] != exported.tables:
         raise KernelRefusal("the state's tables are not the scenario's")
-    return (cs, g, order, *scratch)
+    return (cs, g, log, order, *scratch)
 
 
-def export_attack(
-    exported: Export, g: np.ndarray, index: dict[str, int], attack: AttackCtx
-) -> None:
+def export_attack(exported: Export, g: np.ndarray, attack: AttackCtx) -> None:
     """The attack in flight (``data["attack"]``) into ``g``."""
-    attacker = index[attack.attacker]
+    attacker = exported.ids[attack.attacker]
     G.put(
         g,
         "the attack",
         attack=1,
         attacker=attacker,
-        target=index[attack.target],
+        target=exported.ids[attack.target],
         weapon=exported.weapons[attacker].index(attack.weapon),
         aim=-1 if attack.aim is None else tables.LOCATIONS.index(attack.aim),
         total=attack.total,
@@ -1737,42 +1647,10 @@ def check_pending(
         raise KernelRefusal(f"pending {DECISIONS[kind - KIND_TURN]!r}: not what the state waits on")
 
 
-def export_combatant(exported: Export, cs: np.ndarray, i: int, c: Combatant) -> None:
-    """Row ``i`` of ``cs`` from an engine combatant: resources, status, zone, conditions."""
-    scenario = exported.scenario
-    if c.id != exported.ids[i]:
-        raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
-    if set(c.resources) != {name for name, _ in RESOURCES}:
-        raise KernelRefusal(f"{c.id}: resources {sorted(c.resources)}")
-    if c.maxima != scenario.combatants[i].maxima:
-        raise KernelRefusal(f"{c.id}'s maxima differ from the scenario's")
-    row = cs[i]
-    export_resources(row, c, c.maxima)
-    if c.status.value not in STATUSES:
-        raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
-    CS.put(
-        row,
-        c.id,
-        {"zones": len(exported.zone_ids)},
-        status=STATUSES.index(c.status.value),
-        zone=exported.zone_ids.index(c.zone),
-        ko_round=-1,
-    )
-    for name, cond in c.conditions.items():
-        if name not in CONDITIONS:
-            raise KernelRefusal(f"{c.id}'s condition {name!r} is not one the kernel plays")
-        code = CONDITIONS.index(name)
-        if cond.until not in UNTIL:
-            raise KernelRefusal(f"{c.id}'s {name} lasts {cond.until!r}")
-        check_range(cond.value, -BOUND, BOUND, f"{c.id}: {name} value")
-        row[CS.HAS + code] = 1
-        row[CS.VALUE + code] = cond.value
-        row[CS.UNTIL + code] = UNTIL.index(cond.until)
-
-
-def action_row(exported: Export, action: Action) -> list[int]:
+def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
     """The legal-list row of an engine action (verb, target, weapon, aim, zone)."""
-    index = {cid: i for i, cid in enumerate(exported.ids)}
+    exported = _sistema(exported)
+    index = exported.ids
     verb = VERBS.index(action.verb)
     target = index[action.target] if action.target is not None else -1
     w = -1
@@ -1781,7 +1659,7 @@ def action_row(exported: Export, action: Action) -> list[int]:
     aim = -1
     if action.option not in (None, ruleset.LIBRE):
         aim = tables.LOCATIONS.index(action.option)
-    zone = exported.zone_ids.index(action.zone) if action.zone is not None else -1
+    zone = exported.zones[action.zone] if action.zone is not None else -1
     # What apply reads of each verb is there (an index of -1 would read the last row).
     needs = (
         target if verb in (ATACAR, CEDER_DADO) else 0,
@@ -1793,7 +1671,14 @@ def action_row(exported: Export, action: Action) -> list[int]:
     return [verb, target, w, aim, zone]
 
 
-def conditions_of(row: Sequence[int]) -> tuple[tuple[str, int], ...]:
+def _sistema(exported: Exported) -> Export:
+    """``exported`` as this kernel made it (with the names it indexes)."""
+    if not isinstance(exported, Export):
+        raise KernelRefusal("a scenario exported by another kernel")
+    return exported
+
+
+def conditions(row: Sequence[int]) -> tuple[tuple[str, int], ...]:
     """A final ``cs`` row's conditions as sorted ``(name, value)``, the engine's names."""
     return tuple(
         sorted((CONDITIONS[c], row[CS.VALUE + c]) for c in range(NCOND) if row[CS.HAS + c])

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from escaramuza.rules.core.dialect import GLOBALS, KIND_NONE, KIND_TURN, STATE
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import KIND_NONE, KIND_TURN
 from escaramuza.rules.sistema_2d10 import bookkeeping, ruleset, tables
 from escaramuza.rules.sistema_2d10.kernel import (
     ATACAR,
@@ -78,7 +78,7 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     (the engine's), and none of them changes in a battle (its sheet's best weapon,
     reach, defences, aguante, iniciativa, CA and actions); returns its conditions as
     bits over ``Sistema2d10.conditions`` (the aliases setting their condition's bit)."""
-    cs = d[0]
+    cs = d[STATE]
     nres = RESOURCE_COLUMNS.shape[0]
     for j in range(nres):
         values[j] = np.float64(cs[c, RESOURCE_COLUMNS[j]])
@@ -96,7 +96,7 @@ def view_pending(s: tuple, d: tuple) -> tuple[int, int]:
 
     ``G.KIND`` counts the decisions from ``KIND_TURN`` in ``decision_names`` order, so
     every name the kernel pends is listed."""
-    kind = d[1][G.KIND]
+    kind = d[GLOBALS][G.KIND]
     if kind == KIND_NONE:
         return -1, -1
     name = kind - KIND_TURN

@@ -273,6 +273,7 @@ def _with_resource(scenario: Scenario, cid: str, name: str, value: int) -> Scena
 
 def test_a_million_pv_plays_on_the_kernel_as_on_the_engine() -> None:
     from escaramuza.agents.heuristics.destiny_dice_kernel import KERNEL
+    from escaramuza.rules.core.dialect import WEAPON
     from escaramuza.rules.destiny_dice import kernel as dk
     from escaramuza.rules.destiny_dice.exact import drop_probability
 
@@ -282,7 +283,7 @@ def test_a_million_pv_plays_on_the_kernel_as_on_the_engine() -> None:
     agents = ["heuristic", "heuristic:tactician"]
     assert KERNEL.refusal(scenario, agents) is None
     s = dk.export_scenario(scenario).static
-    weapon, zones, drop = s[1], s[5], s[8]
+    weapon, zones, drop = s[WEAPON], s[dk.ZONES], s[dk.DROP]
     # Sized by the most PV one attack takes, not by the PV.
     assert drop.shape[1] <= 64, drop.shape
     nw = weapon.shape[1]

@@ -23,6 +23,7 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.fast import find_kernel
 from escaramuza.rules import RULESETS
 from escaramuza.rules.core import mt
+from escaramuza.rules.core.dialect import LOG
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.events import Damaged
 from escaramuza.rules.core.loops import DAMAGE
@@ -49,7 +50,7 @@ def check_battles(scenario: Scenario, seeds: list[int], cap: int = 300) -> int:
     """Engine battles (heuristic against random), the kernel's log checked at every
     decision; the damages compared."""
     kernel = find_kernel(scenario.ruleset.id)
-    assert kernel is not None and kernel.DAMAGE_LOG is not None, scenario.ruleset.id
+    assert kernel is not None, scenario.ruleset.id
     apply = kernel.loops.rules["apply"]
     exported = kernel.exported(scenario)
     count = int(kernel.G["DAMAGES"])
@@ -72,7 +73,7 @@ def check_battles(scenario: Scenario, seeds: list[int], cap: int = 300) -> int:
             decisions += 1
             if d[1][int(kernel.G["SUSPEND"])] != 0:
                 continue  # the kernel stopped for Python: nothing to compare
-            log = d[kernel.DAMAGE_LOG]
+            log = d[LOG]
             n = int(d[1][count])
             columns = [DAMAGE.TARGET, DAMAGE.RESOURCE, DAMAGE.AMOUNT, DAMAGE.SOURCE]
             got = [tuple(int(x) for x in log[k, columns]) for k in range(n)]

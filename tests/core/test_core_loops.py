@@ -12,13 +12,15 @@ import random
 import subprocess
 import sys
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import agent_code
-from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.compiled import CompiledKernel, agent_code
+from escaramuza.rules.core.dialect import HEAD
+from escaramuza.rules.core.kernel import AGENT_SEED, KernelRefusal
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.loops import (
     RANDOM_AGENT,
@@ -26,6 +28,8 @@ from escaramuza.rules.core.loops import (
     SCENARIO,
     SUSPEND_AGENT_KEY,
     TEMPERAMENTS,
+    agent_random,
+    arm,
     compile_loops,
     new_agent_rng,
 )
@@ -107,7 +111,7 @@ def test_a_battle_whose_agents_draw_suspends_without_their_key() -> None:
 
 
 def test_the_kernel_class_replays_suspended_battles_with_their_keys() -> None:
-    kernel = toy.ToyKernel()
+    kernel = toy.toy_kernel()
     scenario = toy.toy_scenario(PV, TEMPERS)
     seeds = list(range(20))
     battles = kernel.play_battles(scenario, ["heuristic", "random"], seeds)
@@ -125,13 +129,64 @@ def test_the_kernel_class_replays_suspended_battles_with_their_keys() -> None:
     assert columns.taken.tolist() == [list(b.taken) for b in battles]
 
 
+def test_agent_keys_first_plays_the_same_battles_without_a_pass_for_keys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scenario = toy.toy_scenario(PV, TEMPERS)
+    seeds = list(range(20))
+    asked: list[int] = []
+    real = CompiledKernel._with_agent_keys
+
+    def spy(*args: Any) -> Any:
+        asked.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(CompiledKernel, "_with_agent_keys", staticmethod(spy))
+    later = toy.toy_kernel().play_battles(scenario, ["heuristic", "random"], seeds)
+    assert asked  # the random agent drew: its battles suspended for their keys
+    asked.clear()
+
+    class KeysFirst(CompiledKernel):
+        AGENT_KEYS_FIRST = True
+
+    first = KeysFirst("toy", toy, toy)
+    assert first.play_battles(scenario, ["heuristic", "random"], seeds) == later
+    assert not asked
+
+
+def test_battles_suspending_past_the_kernels_passes_are_refused() -> None:
+
+    class OnePass(CompiledKernel):
+        MAX_PASSES = 1  # the pass that finds the agents' keys missing is the last
+
+    kernel = OnePass("toy", toy, toy)
+    with pytest.raises(KernelRefusal, match="kept suspending"):
+        kernel.play_battles(toy.toy_scenario(PV, TEMPERS), ["heuristic", "random"], [0, 1])
+
+
+@pytest.mark.parametrize("seed", [0, 7, 1 << 40])
+def test_agent_random_is_the_agents_generators_random(seed: int) -> None:
+    arng = new_agent_rng(40)
+    g = toy.G.new()
+    assert agent_random(arng, g, toy.G.SUSPEND) == 0.0  # no key: it suspends
+    assert g[toy.G.SUSPEND] == SUSPEND_AGENT_KEY
+    keys, lengths = mt.agent_keys([seed])
+    arm(arng, keys[0], lengths[0])
+    g[:] = 0
+    want = random.Random(AGENT_SEED.format(seed))
+    assert [agent_random(arng, g, toy.G.SUSPEND) for _ in range(5)] == [
+        want.random() for _ in range(5)
+    ]
+    assert g[toy.G.SUSPEND] == 0
+
+
 def test_agent_codes_and_refusals() -> None:
     assert agent_code("random") == RANDOM_AGENT
     assert agent_code("heuristic") == SCENARIO
     assert agent_code("heuristic:coward") == TEMPERAMENTS.index("coward") == agent_code("coward")
     with pytest.raises(KernelRefusal, match="mcts"):
         agent_code("mcts")
-    kernel = toy.ToyKernel()
+    kernel = toy.toy_kernel()
     scenario = toy.toy_scenario(PV, TEMPERS)
     assert kernel.refusal(scenario, ["heuristic", "random"]) is None
     why = kernel.refusal(scenario, ["heuristic", "policy:x.zip"])
@@ -177,7 +232,7 @@ def _twin_rollout(
     ("horizon", "own", "cap"), [(None, None, 10_000), (2, "brute", 10_000), (None, "random", 3)]
 )
 def test_rollouts_are_the_twins(horizon: int | None, own: str | None, cap: int) -> None:
-    kernel = toy.ToyKernel()
+    kernel = toy.toy_kernel()
     scenario = toy.toy_scenario(PV, TEMPERS)
     state = SimpleNamespace(
         scenario=scenario, pv=(9, 11), round=3, actor=1, pending=SimpleNamespace(actor="c1")
@@ -201,7 +256,7 @@ def test_rollouts_are_the_twins(horizon: int | None, own: str | None, cap: int) 
 
 
 def test_rollouts_refuse_an_action_not_of_the_pending_decision() -> None:
-    kernel = toy.ToyKernel()
+    kernel = toy.toy_kernel()
     state = SimpleNamespace(
         scenario=toy.toy_scenario(PV, TEMPERS),
         pv=(9, 11),
@@ -245,11 +300,18 @@ def test_advance_stops_at_each_decision_of_the_learning_side() -> None:
         assert 0 < steps < decisions
 
 
-def test_compile_loops_names_a_missing_required_column() -> None:
-    class BareG(Columns):
-        OUTCOME = (-1, 2, "outcome")
+@pytest.mark.parametrize("layout", ["missing", "late", "other range"])
+def test_compile_loops_refuses_a_layout_not_starting_with_the_dialects_head(layout: str) -> None:
+    head = list(HEAD["G"].items())
+    if layout == "missing":  # no REASON …
+        members = head[:1]
+    elif layout == "late":  # the head after a column of the ruleset's own
+        members = [("EXTRA", (0, 1, "a column")), *head]
+    else:  # ROUND with a range of its own
+        members = [(n, (0, 9, "the round") if n == "ROUND" else spec) for n, spec in head]
+    BareG = Columns("BareG", members)  # type: ignore[call-overload]
 
-    with pytest.raises(TypeError, match="layout G lacks REASON"):
+    with pytest.raises(TypeError, match="layout G does not start with OUTCOME, REASON, ROUND"):
         compile_loops(
             "nowhere",
             reset=toy.reset,
@@ -257,7 +319,7 @@ def test_compile_loops_names_a_missing_required_column() -> None:
             legal=toy.legal,
             apply=toy.apply,
             choose=toy.choose,
-            strength=toy.strength,
+            health=(int(toy.CS.PV), int(toy.ST.MAXPV)),
             ST=toy.ST,
             CS=toy.CS,
             G=BareG,

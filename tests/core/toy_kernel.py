@@ -11,6 +11,7 @@ root actor's walk, and stepping one side.
 from __future__ import annotations
 
 import random
+import sys
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,45 +19,47 @@ import numpy as np
 
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
-from escaramuza.rules.core.jit import copy_into, njit
+from escaramuza.rules.core.dialect import HEAD
+from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import KIND_TURN, RUNNING, T_RANDOM, Loops, compile_loops
+from escaramuza.rules.core.loops import (
+    KIND_TURN,
+    RUNNING,
+    T_RANDOM,
+    compile_loops,
+    copy_head,
+    new_damage_log,
+)
 
 LAST_ROUND = 20
 BONUS = 0  # the twin module (toy_kernel_b) deals one more
 
 
+#: What messages call the toy ("the toy kernel"); its outcome reasons.
+TITLE = "toy"
+REASONS = ("defeated", "timeout")
+ACTION_WIDTH = 1
+RESOURCES = (("pv", "PV"),)
+HEALTH = ("PV", "MAXPV")
+
+
 class ST(Columns):
-    SIDE = (0, 1, "0 heroes, 1 enemies")
-    TEMPERAMENT = (0, 5, "the scenario temperament's code")
+    SIDE, TEMPERAMENT = HEAD["ST"].values()
     MAXPV = (1, 100, "most PV")
 
 
 class CS(Columns):
-    STATUS = (0, 1, "0 active, 1 down")
-    ZONE = (0, 0, "always zone 0")
+    STATUS, ZONE, KO_ROUND, DIED, DEALT, DEALT_TO_FOES, TAKEN = HEAD["CS"].values()
     PV = (0, 100, "PV left")
-    KO_ROUND = (-1, 100, "round of the knock-out, -1 never")
-    DEALT = (0, 10_000, "damage dealt")
-    DEALT_TO_FOES = (0, 10_000, "damage dealt to foes")
-    TAKEN = (0, 10_000, "damage taken")
 
 
 class G(Columns):
-    OUTCOME = (-1, 2, "running, or the winner's code")
-    REASON = (0, 1, "0 defeated, 1 timeout")
-    ROUND = (0, 100, "the round")
-    WIPE = (0, 1, "never")
-    ACTOR = (0, 1, "who decides")
-    KIND = (0, 1, "always a turn")
-    SUSPEND = (0, 64, "why the battle stopped for Python")
-    DECISIONS = (0, 1 << 20, "decisions taken")
+    OUTCOME, REASON, ROUND, WIPE, ACTOR, KIND, SUSPEND, DECISIONS, DAMAGES = HEAD["G"].values()
 
 
 @njit(cache=True, _nrt=False)
 def reset(s: Any, d: Any, d0: Any) -> None:
-    copy_into(d[0], d0[0])
-    copy_into(d[1], d0[1])
+    copy_head(d, d0)
 
 
 @njit(cache=True, _nrt=False)
@@ -114,16 +117,6 @@ def choose(
     return n // 2
 
 
-@njit(cache=True, _nrt=False)
-def strength(s: Any, d: Any, side: np.int64) -> float:
-    stat = s[0]
-    cs = d[0]
-    for c in range(2):
-        if stat[c, ST.SIDE] == side:
-            return cs[c, CS.PV] / stat[c, ST.MAXPV]
-    return 0.0
-
-
 LOOPS = compile_loops(
     __name__,
     reset=reset,
@@ -131,7 +124,7 @@ LOOPS = compile_loops(
     legal=legal,
     apply=apply,
     choose=choose,
-    strength=strength,
+    health=(int(CS.PV), int(ST.MAXPV)),
     ST=ST,
     CS=CS,
     G=G,
@@ -147,7 +140,7 @@ def bundles(pv: tuple[int, int], temperaments: tuple[int, int]) -> tuple[tuple, 
         CS.put(cs[c], f"c{c}", pv=pv[c], ko_round=-1)
     g = G.new()
     g[G.OUTCOME] = RUNNING
-    return (stat, np.zeros(1, dtype=np.int64)), (cs, g)
+    return (stat, np.zeros(1, dtype=np.int64)), (cs, g, new_damage_log())
 
 
 # -- the plain-Python twin (the specification) ---------------------------------------------
@@ -195,7 +188,8 @@ class Twin:
                 self.outcome, self.reason = 2, 1
 
     def strength(self, side: int) -> float:
-        return self.pv[side] / self.maxpv[side]
+        """``agents.search.side_strength`` of the side's one combatant."""
+        return 0.5 + 0.5 * self.pv[side] / self.maxpv[side] if self.pv[side] > 0 else 0.0
 
 
 def reference_battle(
@@ -218,38 +212,33 @@ def reference_battle(
 
 
 # -- the toy's kernel on the shared Python side ----------------------------------------------
-class ToyKernel(CompiledKernel):
+def export_scenario(scenario: Any) -> Exported:
+    static, start = bundles(scenario.pv, scenario.temperaments)
+    return Exported(scenario, static, start, actions=3)
+
+
+def export_state(exported: Exported, state: Any) -> tuple[np.ndarray, ...]:
+    cs = CS.new(2)
+    for c in range(2):
+        CS.put(cs[c], f"c{c}", pv=state.pv[c], ko_round=-1)
+    g = G.new()
+    G.put(g, "g", outcome=RUNNING, round=state.round, actor=state.actor, kind=KIND_TURN)
+    return cs, g, new_damage_log()
+
+
+def action_row(exported: Exported, state: Any, action: Any) -> list[int]:
+    return [action.k]
+
+
+def conditions(row: Any) -> tuple[tuple[str, int], ...]:
+    return ()
+
+
+def toy_kernel() -> CompiledKernel:
     """The toy as a ``rules.core.kernel.Kernel``: the shared export cache, refusal,
     agents' keys, replay of suspended battles, read-back and rollouts."""
-
-    ruleset_id = "toy"
-    title = "the toy kernel"
-    ST, CS, G = ST, CS, G
-    ACTION_WIDTH = 1
-    REASONS = ("defeated", "timeout")
-    STATUSES = ("active", "down")
-    RESOURCES = (("pv", "pv"),)
-
-    def compile(self) -> Loops:
-        return LOOPS
-
-    def export_scenario(self, scenario: Any) -> Exported:
-        static, start = bundles(scenario.pv, scenario.temperaments)
-        return Exported(scenario, static, start, actions=3)
-
-    def export_state(self, exported: Exported, state: Any) -> tuple[np.ndarray, ...]:
-        cs = CS.new(2)
-        for c in range(2):
-            CS.put(cs[c], f"c{c}", pv=state.pv[c], ko_round=-1)
-        g = G.new()
-        G.put(g, "g", outcome=RUNNING, round=state.round, actor=state.actor, kind=KIND_TURN)
-        return cs, g
-
-    def action_row(self, exported: Exported, state: Any, action: Any) -> list[int]:
-        return [action.k]
-
-    def conditions(self, row: Any) -> tuple[tuple[str, int], ...]:
-        return ()
+    module = sys.modules[__name__]
+    return CompiledKernel("toy", module, module)
 
 
 def toy_scenario(pv: tuple[int, int], temperaments: tuple[int, int]) -> Any:

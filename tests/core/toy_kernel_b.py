@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from escaramuza.rules.core.jit import instantiate
 from escaramuza.rules.core.loops import compile_loops
-from tests.core.toy_kernel import CS, ST, G, choose, legal, reset, start, strength
+from tests.core.toy_kernel import CS, ST, G, choose, legal, reset, start
 from tests.core.toy_kernel import apply as apply_a
 
 BONUS = 1
@@ -20,7 +20,7 @@ LOOPS = compile_loops(
     legal=legal,
     apply=apply,
     choose=choose,
-    strength=strength,
+    health=(int(CS.PV), int(ST.MAXPV)),
     ST=ST,
     CS=CS,
     G=G,

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from escaramuza.agents.fast import diff, final_battle
 from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.envs.vector import KernelEnvRefusal, KernelVectorEnv, vector_env
-from escaramuza.rules import RULESETS
+from escaramuza.rules import RULESETS, get_ruleset
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 from tests.kernel_cases import SCENARIOS, generated
@@ -31,6 +31,7 @@ from tests.kernel_cases import SCENARIOS, generated
 pytestmark = pytest.mark.compile
 
 SHIPPED = sorted(shipped_scenarios())
+RULESETS_DEFAULT = {r: get_ruleset(r).default_scenario for r in RULESETS}
 OPPONENTS = ["heuristic", "random", "heuristic:brute"]
 
 
@@ -43,6 +44,7 @@ def run_both(
     seed: int,
     illegal_every: int = 0,
     shaping: bool = True,
+    threads: int | None = None,
 ) -> int:
     """Step both envs ``steps`` times; the battles finished (every one compared)."""
     kwargs: dict[str, Any] = {
@@ -53,7 +55,7 @@ def run_both(
         "reward_shaping": shaping,
     }
     ruleset = scenario.ruleset.id
-    vec = KernelVectorEnv(ruleset, lanes, **kwargs)
+    vec = KernelVectorEnv(ruleset, lanes, **kwargs, threads=threads)
     envs = [EscaramuzaEnv(ruleset, **kwargs, narrate=False) for _ in range(lanes)]
     obs, _ = vec.reset(seed=seed)
     for b, env in enumerate(envs):
@@ -106,6 +108,14 @@ def test_every_lane_is_the_python_env(name: str, side: str) -> None:
     for k, opponent in enumerate(OPPONENTS):
         finished += run_both(scenario, side, opponent, lanes=3, steps=120, seed=100 * k + 7)
     assert finished >= 1
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_lanes_stepped_by_several_threads_are_each_the_python_env(ruleset: str) -> None:
+    """Three threads over seven lanes (slices of 2, 2 and 3): each lane is still its
+    Python env, whichever thread steps it."""
+    scenario = load_scenario(RULESETS_DEFAULT[ruleset])
+    assert run_both(scenario, "enemies", "heuristic", lanes=7, steps=80, seed=3, threads=3) >= 1
 
 
 def test_illegal_actions_are_no_ops_as_in_the_python_env() -> None:

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from escaramuza.agents import make_agent
 from escaramuza.agents.fast import find_kernel
 from escaramuza.envs.codec import ActionCodec
-from escaramuza.envs.vector import start_features
+from escaramuza.envs.tables import start_features
 from escaramuza.rules import RULESETS
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.ruleset import apply_action, new_battle

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import strategies as st
 
@@ -21,7 +22,7 @@ from escaramuza.agents.runner import play_battle
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario
-from tests.fastpath_helpers import differences, engine_battle, engine_rollout
+from tests.fastpath_helpers import differences, engine_battle, engine_rollout, rollout_row
 
 pytestmark = pytest.mark.compile
 
@@ -157,14 +158,8 @@ def test_rollouts_equal_mcts_rollout() -> None:
             batch = KERNEL.rollouts(state, actions, seeds, horizon, own, 5000)
             for i, action in enumerate(actions):
                 for j, seed in enumerate(seeds):
-                    got = (
-                        int(batch.winner[i, j]),
-                        bool(batch.finished[i, j]),
-                        float(batch.own[i, j]),
-                        float(batch.foe[i, j]),
-                        bool(batch.actor_out[i, j]),
-                    )
                     ref = engine_rollout(state, action, seed, horizon, own, 5000)
+                    got = rollout_row(batch, i, j)
                     assert got == ref, (state.pending.name, action, seed, horizon, own)
 
 
@@ -174,13 +169,7 @@ def test_rollouts_stop_at_the_decision_cap() -> None:
     batch = KERNEL.rollouts(state, [action], [4], None, None, 3)
     ref = engine_rollout(state, action, 4, None, None, 3)
     assert not ref[1]  # three decisions never finish a Donjon battle from its start
-    assert (
-        int(batch.winner[0, 0]),
-        bool(batch.finished[0, 0]),
-        float(batch.own[0, 0]),
-        float(batch.foe[0, 0]),
-        bool(batch.actor_out[0, 0]),
-    ) == ref
+    assert rollout_row(batch, 0, 0) == ref
 
 
 # -- refusals ------------------------------------------------------------------------------------
@@ -202,24 +191,27 @@ def test_rollouts_refuse_a_finished_battle() -> None:
     scenario = load_scenario("donjon/duelo")
     agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
     state = play_battle(scenario, agents, 3, narrate=False)
-    with pytest.raises(KernelRefusal, match="over"):
+    with pytest.raises(KernelRefusal, match="unfinished battle"):
         KERNEL.rollouts(state, [], [1], None, None, 10)
 
 
-@pytest.mark.parametrize("battles", [12, 1])
-def test_battles_stopped_by_odds_misses_replay_from_the_start(
-    monkeypatch: pytest.MonkeyPatch, battles: int
-) -> None:
-    # With empty odds tables every battle of the ambush stops on misses: the kernel fills
-    # the entries they recorded and plays them again from the start, the engine's records
-    # in the end. One battle alone meets dozens of entries one after another, each found
-    # on its own pass.
-    import escaramuza.agents.heuristics.donjon_kernel as dk
+def _empty_tables(monkeypatch: pytest.MonkeyPatch, grown: bool, die_size: int, tied: str) -> None:
+    """Empty odds tables for the process; ``grown``: of one entry each, so that every
+    entry filled grows a table (a new array the scenarios' static bundles must take up)."""
     import escaramuza.rules.donjon.kernel as K
-    from escaramuza.playtest.records import battle_seed, records_from_columns
-    from escaramuza.playtest.runner import play_one
 
     monkeypatch.setattr(K, "_TABLES", {})
+    if grown:
+        tables = K.odds_tables(die_size, tied)
+        tables.hurt = np.full((1, 1, 1, 1, 2, 2), np.nan)
+        tables.win = np.full((1, 1), np.nan)
+
+
+def _fill_spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The odds entries each pass of replays filled (a list the kernel appends to)."""
+    import escaramuza.agents.heuristics.donjon_kernel as dk
+    import escaramuza.rules.donjon.kernel as K
+
     passes: list[int] = []
     real = dk.DonjonKernel._fill
 
@@ -228,52 +220,50 @@ def test_battles_stopped_by_odds_misses_replay_from_the_start(
         real(exported, keys)
 
     monkeypatch.setattr(dk.DonjonKernel, "_fill", staticmethod(spy))
+    return passes
+
+
+@pytest.mark.parametrize(("battles", "grown"), [(12, False), (1, False), (3, True)])
+def test_battles_stopped_by_odds_misses_replay_from_the_start(
+    monkeypatch: pytest.MonkeyPatch, battles: int, grown: bool
+) -> None:
+    # With empty odds tables every battle of the ambush stops on misses: the kernel fills
+    # the entries they recorded and plays them again from the start, the engine's records
+    # in the end. One battle alone meets dozens of entries one after another, each found
+    # on its own pass.
+    from escaramuza.playtest.records import battle_seed, records_from_columns
+    from escaramuza.playtest.runner import play_one
+
     sc = load_scenario("donjon/emboscada")
+    _empty_tables(monkeypatch, grown, sc.options.die_size, sc.options.all_tied)
+    passes = _fill_spy(monkeypatch)
     seeds = [battle_seed(4, i) for i in range(battles)]
     got = records_from_columns(0, seeds, KERNEL.play_columns(sc, ["heuristic", "heuristic"], seeds))
     assert got == [play_one(sc, "heuristic", "heuristic", 4, i) for i in range(battles)]
     assert len(passes) > 2 and min(passes) > 0  # the misses did happen, each pass filled
     if battles == 1:
-        assert len(passes) > dk.RESTART_PASSES
+        assert len(passes) > 24
 
 
-@pytest.mark.parametrize("restart", [None, 3])
+@pytest.mark.parametrize("grown", [False, True])
 def test_rollouts_from_empty_odds_tables_equal_mcts_rollout(
-    monkeypatch: pytest.MonkeyPatch, restart: int | None
+    monkeypatch: pytest.MonkeyPatch, grown: bool
 ) -> None:
-    # From empty tables a batch of rollouts stops on misses pass after pass, and starts
-    # over when a table grows; with a short RESTART_PASSES it starts over several times.
-    # The engine's rollouts in the end.
-    import escaramuza.agents.heuristics.donjon_kernel as dk
+    # From empty tables a batch of rollouts stops on misses pass after pass, each pass
+    # on the tables as the last one left them (grown: a new array each time). The
+    # engine's rollouts in the end.
     import escaramuza.rules.donjon.kernel as K
-    from escaramuza.rules.core.compiled import CompiledKernel
 
-    monkeypatch.setattr(K, "_TABLES", {})
-    if restart is not None:
-        monkeypatch.setattr(dk, "RESTART_PASSES", restart)
-    starts: list[int] = []
-    real = CompiledKernel.rollouts
-
-    def spy(self: Any, *args: Any) -> Any:
-        starts.append(1)
-        return real(self, *args)
-
-    monkeypatch.setattr(CompiledKernel, "rollouts", spy)
+    sc = load_scenario("donjon/emboscada")
+    _empty_tables(monkeypatch, grown, sc.options.die_size, sc.options.all_tied)
+    passes = _fill_spy(monkeypatch)
     agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
-    state = play_battle(load_scenario("donjon/emboscada"), agents, 1, stop_after=0, narrate=False)
+    state = play_battle(sc, agents, 1, stop_after=0, narrate=False)
     actions = state.ruleset.legal_actions(state)[:3]
     seeds = [5, 91]
     batch = KERNEL.rollouts(state, actions, seeds, None, None, 5000)
-    assert K.entries_filled() > 0
-    if restart is not None:
-        assert len(starts) >= 3  # (a table that grows also starts the batch over)
+    assert K.entries_filled() > 0 and len(passes) > 2
     for i, action in enumerate(actions):
         for j, seed in enumerate(seeds):
-            got = (
-                int(batch.winner[i, j]),
-                bool(batch.finished[i, j]),
-                float(batch.own[i, j]),
-                float(batch.foe[i, j]),
-                bool(batch.actor_out[i, j]),
-            )
-            assert got == engine_rollout(state, action, seed, None, None, 5000), (action, seed)
+            want = engine_rollout(state, action, seed, None, None, 5000)
+            assert rollout_row(batch, i, j) == want, (action, seed)
