@@ -1,0 +1,194 @@
+"""The network-guided planner's guide: a policy-and-value network read from a
+``policy:`` file, and what the planner asks of it (:class:`Guide`).
+
+The network is the MaskablePPO MLP of ``escaramuza train`` and of expert iteration
+(``training/expert.py``): an actor (logits over the env's flat action space) and a critic
+(a value), on the env's observation. :class:`Network` runs both as plain numpy matrix
+products (the weights read once through the safe loader), so a guided search calls no
+torch. A :class:`Guide` gives the planner
+
+* a **prior** over the root's legal actions (the actor's masked softmax): the root's
+  reference action is the network's pick instead of the heuristic's, the candidates are
+  ordered by it, and ``candidates=K`` keeps the K most probable beside the reference;
+* a **value at the horizon cut**: a rollout cut at the planner's horizon is scored by
+  the critic's value of the cut state seen from the searching side, instead of
+  ``2 × side_value − 1``. On a kernel the cut states' observations come from
+  :mod:`escaramuza.agents.search.observed`.
+
+:class:`SideValueGuide` is the plain planner's own cut value as a guide, through the
+same paths: a search guided by it is the plain search, rollout for rollout (tested).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+
+from escaramuza.agents.search.value import side_value
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.model import Action, Side
+from escaramuza.rules.core.state import BattleState
+
+_ACTIVATIONS = {
+    "Tanh": np.tanh,
+    "ReLU": lambda x: np.maximum(x, 0.0),
+}
+
+
+def _layers(module: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``Linear`` layers of a torch module, in order, as (weight.T, bias) arrays."""
+    import torch
+
+    return [
+        (m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+        for m in module.modules()
+        if isinstance(m, torch.nn.Linear)
+    ]
+
+
+class Network:
+    """A ``policy:`` file's actor and critic as numpy: :meth:`logits`, :meth:`values`."""
+
+    def __init__(self, path: str | os.PathLike[str], trust: bool = False) -> None:
+        from escaramuza.agents.policy import load_model
+        from escaramuza.envs.codec import ActionCodec
+        from escaramuza.envs.observation import ObservationEncoder
+        from escaramuza.rules import get_ruleset
+
+        self.path = str(path)
+        model, meta = load_model(path, trust=trust)
+        if not model.maskable:
+            raise EscaramuzaError(f"policy {path}: a guide needs a MaskablePPO policy")
+        policy = model.policy
+        activation = _ACTIVATIONS.get(policy.activation_fn.__name__)
+        if activation is None:
+            raise EscaramuzaError(
+                f"policy {path}: activation {policy.activation_fn.__name__} is not one a "
+                f"guide runs ({', '.join(_ACTIVATIONS)})"
+            )
+        self.activation = activation
+        self.meta = meta
+        self.pi = _layers(policy.mlp_extractor.policy_net)
+        self.vf = _layers(policy.mlp_extractor.value_net)
+        self.action = _layers(policy.action_net)[0]
+        self.value = _layers(policy.value_net)[0]
+        ruleset = get_ruleset(meta.ruleset)
+        self.ruleset = ruleset
+        self.codec = ActionCodec(ruleset, meta.max_combatants, meta.max_zones, meta.max_items)
+        self.encoder = ObservationEncoder(ruleset, meta.max_combatants, meta.max_zones)
+
+    def _trunk(self, layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
+        for w, b in layers:
+            x = self.activation(x @ w + b)
+        return x
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """The actor's logits, ``(B, n)`` for ``(B, size)`` observations."""
+        w, b = self.action
+        out: np.ndarray = self._trunk(self.pi, obs) @ w + b
+        return out
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        """The critic's value, ``(B,)`` for ``(B, size)`` observations."""
+        w, b = self.value
+        out: np.ndarray = (self._trunk(self.vf, obs) @ w + b)[:, 0]
+        return out
+
+
+class Guide:
+    """What a network tells the planner: ``prior`` (root order and reference) and/or
+    ``value`` (the horizon cut), as the spec asked (``net=``, ``prior=``, ``value=``)."""
+
+    #: Whether the cut needs the cut state's observation (a kernel then plays the
+    #: rollouts that write it, :mod:`escaramuza.agents.search.observed`).
+    observes = True
+
+    def __init__(self, network: Network, prior: bool = True, value: bool = True) -> None:
+        self.network = network
+        self.use_prior = prior
+        self.use_value = value
+        self.observes = value
+
+    def check(self, state: BattleState) -> None:
+        if state.ruleset.id != self.network.meta.ruleset:
+            raise EscaramuzaError(
+                f"mcts guide {self.network.path} was trained on {self.network.meta.ruleset!r};"
+                f" this battle is {state.ruleset.id!r}"
+            )
+
+    def prior(self, state: BattleState, actions: list[Action]) -> dict[Action, float] | None:
+        """The actor's probability of each legal action (None: no prior asked)."""
+        if not self.use_prior:
+            return None
+        self.check(state)
+        pending = state.pending
+        assert pending is not None
+        net = self.network
+        legal = net.codec.legal_map(state, actions)
+        obs = net.encoder.encode(state, pending.side)[None]
+        logits = net.logits(obs)[0]
+        slots = list(legal)
+        chosen = logits[slots]
+        p = np.exp(chosen - chosen.max())
+        p /= p.sum()
+        by_action = {legal[i]: float(q) for i, q in zip(slots, p, strict=True)}
+        return {a: by_action.get(a, 0.0) for a in actions}
+
+    def cut_state(self, sim: BattleState, side: Side) -> float:
+        """The value, in [−1, 1], of a rollout cut at ``sim`` for ``side``."""
+        if not self.use_value:
+            return _plain_cut(side_value(sim, side))
+        obs = self.network.encoder.encode(sim, side)[None]
+        return _clip(float(self.network.values(obs)[0]))
+
+    def cut_batch(self, obs: np.ndarray | None, own: np.ndarray, foe: np.ndarray) -> np.ndarray:
+        """:meth:`cut_state` of a kernel batch's ends: ``obs`` ``(actions, seeds, size)``,
+        or the two sides' strengths where no value is asked."""
+        if not self.use_value or obs is None:
+            return _plain_cuts(own, foe)
+        a, k, size = obs.shape
+        values = self.network.values(obs.reshape(a * k, size))
+        clipped: np.ndarray = np.clip(values, -1.0, 1.0).reshape(a, k)
+        return clipped
+
+
+class SideValueGuide(Guide):
+    """The plain planner's cut as a guide (no prior): ``2 × side_value − 1``, computed
+    from the kernel's strengths exactly as :meth:`MCTS.value_of` does, while the kernel
+    still plays the observed rollouts — a guided search equal to the plain one."""
+
+    def __init__(self) -> None:
+        self.use_prior = False
+        self.use_value = False
+        self.observes = True
+
+    def check(self, state: BattleState) -> None:
+        return None
+
+    def cut_batch(self, obs: np.ndarray | None, own: np.ndarray, foe: np.ndarray) -> np.ndarray:
+        return _plain_cuts(own, foe)
+
+
+def _plain_cut(chance: float) -> float:
+    return 2.0 * chance - 1.0
+
+
+def _plain_cuts(own: np.ndarray, foe: np.ndarray) -> np.ndarray:
+    """``MCTS.value_of``'s cut value of each (own, foe), the same float operations."""
+    out = np.empty(own.shape, dtype=np.float64)
+    for idx in np.ndindex(own.shape):
+        o, f = float(own[idx]), float(foe[idx])
+        out[idx] = 2.0 * (o / (o + f) if o + f > 0.0 else 0.5) - 1.0
+    return out
+
+
+def _clip(x: float) -> float:
+    return -1.0 if x < -1.0 else 1.0 if x > 1.0 else (0.0 if math.isnan(x) else x)
+
+
+def load_guide(path: str, prior: bool, value: bool, trust: bool = False) -> Guide:
+    """The guide of ``path`` (a ``policy:`` file or a shipped policy's name)."""
+    return Guide(Network(path, trust=trust), prior=prior, value=value)
