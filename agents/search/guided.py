@@ -23,30 +23,14 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any
 
 import numpy as np
 
+from escaramuza.agents.policy.mlp import NumpyActorCritic
 from escaramuza.agents.search.value import side_value
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
-
-_ACTIVATIONS = {
-    "Tanh": np.tanh,
-    "ReLU": lambda x: np.maximum(x, 0.0),
-}
-
-
-def _layers(module: Any) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The ``Linear`` layers of a torch module, in order, as (weight.T, bias) arrays."""
-    import torch
-
-    return [
-        (m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
-        for m in module.modules()
-        if isinstance(m, torch.nn.Linear)
-    ]
 
 
 class Network:
@@ -62,40 +46,26 @@ class Network:
         model, meta = load_model(path, trust=trust)
         if not model.maskable:
             raise EscaramuzaError(f"policy {path}: a guide needs a MaskablePPO policy")
-        policy = model.policy
-        activation = _ACTIVATIONS.get(policy.activation_fn.__name__)
-        if activation is None:
+        numpy = NumpyActorCritic.of(model.policy)
+        if numpy is None:
             raise EscaramuzaError(
-                f"policy {path}: activation {policy.activation_fn.__name__} is not one a "
-                f"guide runs ({', '.join(_ACTIVATIONS)})"
+                f"policy {path}: a guide runs an MLP on the flat observation with Tanh or "
+                "ReLU layers; this policy has other layers"
             )
-        self.activation = activation
+        self.numpy = numpy
         self.meta = meta
-        self.pi = _layers(policy.mlp_extractor.policy_net)
-        self.vf = _layers(policy.mlp_extractor.value_net)
-        self.action = _layers(policy.action_net)[0]
-        self.value = _layers(policy.value_net)[0]
         ruleset = get_ruleset(meta.ruleset)
         self.ruleset = ruleset
         self.codec = ActionCodec(ruleset, meta.max_combatants, meta.max_zones, meta.max_items)
         self.encoder = ObservationEncoder(ruleset, meta.max_combatants, meta.max_zones)
 
-    def _trunk(self, layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
-        for w, b in layers:
-            x = self.activation(x @ w + b)
-        return x
-
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """The actor's logits, ``(B, n)`` for ``(B, size)`` observations."""
-        w, b = self.action
-        out: np.ndarray = self._trunk(self.pi, obs) @ w + b
-        return out
+        return self.numpy.logits(obs)
 
     def values(self, obs: np.ndarray) -> np.ndarray:
         """The critic's value, ``(B,)`` for ``(B, size)`` observations."""
-        w, b = self.value
-        out: np.ndarray = (self._trunk(self.vf, obs) @ w + b)[:, 0]
-        return out
+        return self.numpy.values(obs)
 
 
 class Guide:
