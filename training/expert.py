@@ -289,18 +289,20 @@ def new_model(
     """The MaskablePPO model ``escaramuza train`` would start from for this run (its
     ``hyperparameters``, default the defaults; ``OnceMaskedPolicy`` and ``net_arch``), on
     a one-lane env whose spaces are the env's; and the config it was built from."""
-    from escaramuza.training.config import Hyperparameters, TrainConfig
+    from escaramuza.training.config import TrainConfig
     from escaramuza.training.train import _model
     from escaramuza.training.vec import _vec_env
 
-    config = TrainConfig(
-        env=env,
-        scenarios=[scenario],
-        side=side,  # type: ignore[arg-type]
-        n_envs=1,
-        seed=seed,
-        vec_env="dummy",
-        hyperparameters=hyperparameters or Hyperparameters(),
+    config = TrainConfig.model_validate(
+        {
+            "env": env,
+            "scenarios": [scenario],
+            "side": side,
+            "n_envs": 1,
+            "seed": seed,
+            "vec_env": "dummy",
+            "hyperparameters": hyperparameters or {},
+        }
     )
     venv = _vec_env(config, "heuristic", 1, seed, "dummy")
     import tempfile

@@ -9,6 +9,7 @@ to torch (``PolicyAgent`` asks it): the action is the torch policy's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,10 +18,13 @@ import numpy as np
 #: another order differ by about 1e-6 relative): such a decision is left to torch.
 TIE = 1e-4
 
-_ACTIVATIONS = {
-    "Tanh": np.tanh,
-    "ReLU": lambda x: np.maximum(x, 0.0),
-}
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    out: np.ndarray = np.maximum(x, 0.0)
+    return out
+
+
+_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"Tanh": np.tanh, "ReLU": _relu}
 
 
 def _layers(module: Any) -> list[tuple[np.ndarray, np.ndarray]]:

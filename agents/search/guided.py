@@ -69,34 +69,41 @@ class Network:
 
 
 class Guide:
-    """What a network tells the planner: ``prior`` (root order and reference) and/or
-    ``value`` (the horizon cut), as the spec asked (``net=``, ``prior=``, ``value=``)."""
+    """What networks tell the planner: ``prior`` (the root's reference and order) and/or
+    ``value`` (the horizon cut), each from its own network or none (``net=`` gives one
+    network both roles; ``prior=`` and ``value=`` one each)."""
 
     #: Whether the cut needs the cut state's observation (a kernel then plays the
     #: rollouts that write it, :mod:`escaramuza.agents.search.observed`).
     observes = True
 
-    def __init__(self, network: Network, prior: bool = True, value: bool = True) -> None:
-        self.network = network
-        self.use_prior = prior
-        self.use_value = value
-        self.observes = value
+    def __init__(self, prior: Network | None = None, value: Network | None = None) -> None:
+        self.prior_net = prior
+        self.value_net = value
+        self.use_prior = prior is not None
+        self.use_value = value is not None
+        self.observes = value is not None
+
+    @property
+    def networks(self) -> list[Network]:
+        return [n for n in (self.prior_net, self.value_net) if n is not None]
 
     def check(self, state: BattleState) -> None:
-        if state.ruleset.id != self.network.meta.ruleset:
-            raise EscaramuzaError(
-                f"mcts guide {self.network.path} was trained on {self.network.meta.ruleset!r};"
-                f" this battle is {state.ruleset.id!r}"
-            )
+        for net in self.networks:
+            if state.ruleset.id != net.meta.ruleset:
+                raise EscaramuzaError(
+                    f"mcts guide {net.path} was trained on {net.meta.ruleset!r}; this battle "
+                    f"is {state.ruleset.id!r}"
+                )
 
     def prior(self, state: BattleState, actions: list[Action]) -> dict[Action, float] | None:
         """The actor's probability of each legal action (None: no prior asked)."""
-        if not self.use_prior:
+        net = self.prior_net
+        if net is None:
             return None
         self.check(state)
         pending = state.pending
         assert pending is not None
-        net = self.network
         legal = net.codec.legal_map(state, actions)
         obs = net.encoder.encode(state, pending.side)[None]
         logits = net.logits(obs)[0]
@@ -109,18 +116,20 @@ class Guide:
 
     def cut_state(self, sim: BattleState, side: Side) -> float:
         """The value, in [−1, 1], of a rollout cut at ``sim`` for ``side``."""
-        if not self.use_value:
+        net = self.value_net
+        if net is None:
             return _plain_cut(side_value(sim, side))
-        obs = self.network.encoder.encode(sim, side)[None]
-        return _clip(float(self.network.values(obs)[0]))
+        obs = net.encoder.encode(sim, side)[None]
+        return _clip(float(net.values(obs)[0]))
 
     def cut_batch(self, obs: np.ndarray | None, own: np.ndarray, foe: np.ndarray) -> np.ndarray:
         """:meth:`cut_state` of a kernel batch's ends: ``obs`` ``(actions, seeds, size)``,
         or the two sides' strengths where no value is asked."""
-        if not self.use_value or obs is None:
+        net = self.value_net
+        if net is None or obs is None:
             return _plain_cuts(own, foe)
         a, k, size = obs.shape
-        values = self.network.values(obs.reshape(a * k, size))
+        values = net.values(obs.reshape(a * k, size))
         clipped: np.ndarray = np.clip(values, -1.0, 1.0).reshape(a, k)
         return clipped
 
@@ -131,8 +140,7 @@ class SideValueGuide(Guide):
     still plays the observed rollouts — a guided search equal to the plain one."""
 
     def __init__(self) -> None:
-        self.use_prior = False
-        self.use_value = False
+        super().__init__()
         self.observes = True
 
     def check(self, state: BattleState) -> None:
@@ -159,6 +167,8 @@ def _clip(x: float) -> float:
     return -1.0 if x < -1.0 else 1.0 if x > 1.0 else (0.0 if math.isnan(x) else x)
 
 
-def load_guide(path: str, prior: bool, value: bool, trust: bool = False) -> Guide:
-    """The guide of ``path`` (a ``policy:`` file or a shipped policy's name)."""
-    return Guide(Network(path, trust=trust), prior=prior, value=value)
+def load_guide(prior: str | None, value: str | None, trust: bool = False) -> Guide:
+    """The guide of the ``policy:`` files (or shipped policies' names) ``prior`` and
+    ``value`` (None: that role is the plain planner's); one network for both if equal."""
+    nets = {path: Network(path, trust=trust) for path in {prior, value} if path is not None}
+    return Guide(nets.get(prior) if prior else None, nets.get(value) if value else None)

@@ -149,6 +149,8 @@ class MCTS:
         if state.outcome is not None or pending is None:
             raise EscaramuzaError("the battle is over: there is no decision to search")
         actions = state.ruleset.legal_actions(state)
+        if self.guide is not None:
+            self.guide.check(state)
         # Before the clock starts: the kernel's one-time compile (or load from numba's
         # cache) never eats the search budget (docs/fast-path.md).
         kernel, why = _kernel(self, state, actions)

@@ -17,8 +17,8 @@ def _bad(spec: str, why: str = "") -> EscaramuzaError:
         f"bad MCTS budget {spec!r}{f' ({why})' if why else ''}: use mcts, mcts:500 or "
         "mcts:500ms (milliseconds a decision) or mcts:300it (iterations a decision), "
         "optionally followed by net=POLICY (a policy: file or shipped policy guiding the "
-        "search: its prior at the root, its value at the horizon cut; prior=POLICY or "
-        "value=POLICY for one of the two), cands=K (the root's K best candidates beside "
+        "search: its prior at the root, its value at the horizon cut; prior=POLICY and "
+        "value=POLICY one role each), cands=K (the root's K best candidates beside "
         f"its reference) and :{', :'.join(ENGINES)} (the rollouts' engine)"
     )
 
@@ -35,18 +35,17 @@ def parse_mcts_spec(spec: str, engine: str | None = None, trust: bool = False) -
     on); ``trust`` is ``--trust-policy`` for the guide's file."""
     words = [w.strip() for w in spec.split(":")[1:]]
     budget: list[str] = []
-    guide = None
+    roles: dict[str, str] = {}
     guide_words: list[str] = []
     candidates = None
     for word in words:
         key, eq, value = word.partition("=")
         if eq and key.lower() in GUIDES:
-            if guide is not None or not value:
-                raise _bad(spec, "one guide, with its policy")
-            from escaramuza.agents.search.guided import load_guide
-
             prior, valued = GUIDES[key.lower()]
-            guide = load_guide(value, prior, valued, trust)
+            wanted = [r for r, on in (("prior", prior), ("value", valued)) if on]
+            if not value or any(r in roles for r in wanted):
+                raise _bad(spec, "one network a role (prior, value), each with its policy")
+            roles.update(dict.fromkeys(wanted, value))
             guide_words.append(word)
         elif eq and key.lower() == "cands":
             try:
@@ -60,6 +59,11 @@ def parse_mcts_spec(spec: str, engine: str | None = None, trust: bool = False) -
             raise _bad(spec, f"unknown option {key!r}")
         else:
             budget.append(word.lower())
+    guide = None
+    if roles:
+        from escaramuza.agents.search.guided import load_guide
+
+        guide = load_guide(roles.get("prior"), roles.get("value"), trust)
     if budget and budget[-1] in ENGINES:
         engine = budget.pop()
     engine = engine or DEFAULT_ENGINE

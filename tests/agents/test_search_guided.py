@@ -43,6 +43,7 @@ def positions(name: str, stops: tuple[int, ...]) -> list[BattleState]:
         (f"mcts:200it:prior={SHIPPED}:fast", True, False, 200, "fast", None),
         (f"mcts:value={SHIPPED}:cands=3:reference", False, True, 1000, "reference", 3),
         (f"mcts:cands=2:50it:NET={SHIPPED}", True, True, 50, "auto", 2),
+        (f"mcts:prior={SHIPPED}:value=donjon/duelo", True, True, 1000, "auto", None),
     ],
 )
 def test_guided_spec(
@@ -53,7 +54,9 @@ def test_guided_spec(
     guide = agent.planner.guide
     assert isinstance(guide, Guide)
     assert (guide.use_prior, guide.use_value) == (prior, value)
-    assert guide.network.meta.ruleset == "destiny_dice"
+    assert guide.prior_net is None or guide.prior_net.meta.ruleset == "destiny_dice"
+    if "net=" in spec.lower():
+        assert guide.prior_net is guide.value_net  # one network in both roles
     assert agent.planner.iterations == iterations
     assert agent.planner.engine == engine
     assert agent.planner.candidates == candidates
@@ -68,11 +71,20 @@ def test_guided_spec(
         "mcts:cands=0",
         "mcts:cands=two",
         f"mcts:net={SHIPPED}:value={SHIPPED}",
+        f"mcts:prior={SHIPPED}:prior={SHIPPED}",
     ],
 )
 def test_bad_guided_spec_is_a_user_error(spec: str) -> None:
     with pytest.raises(EscaramuzaError, match="bad MCTS budget"):
         make_agent(spec)
+
+
+@pytest.mark.training
+def test_a_guide_of_another_ruleset_is_refused() -> None:
+    agent = make_agent("mcts:8it:value=donjon/duelo:reference")
+    (state,) = positions(SHIPPED, (3,))
+    with pytest.raises(EscaramuzaError, match="trained on 'donjon'"):
+        agent.act(state, random.Random(0))
 
 
 def test_plain_spec_has_no_guide() -> None:
@@ -89,7 +101,7 @@ def test_numpy_network_is_the_torch_policy() -> None:
 
     network = Network(SHIPPED)
     agent = PolicyAgent(SHIPPED)
-    guide = Guide(network, prior=True, value=False)
+    guide = Guide(prior=network)
     for state in positions(SHIPPED, (0, 3, 5, 8, 11)):
         actions = state.ruleset.legal_actions(state)
         prior = guide.prior(state, actions)
@@ -135,7 +147,7 @@ class _Constant(Guide):
     """A guide whose value of every cut state is ``value`` (no prior)."""
 
     def __init__(self, value: float) -> None:
-        self.use_prior = False
+        super().__init__()
         self.use_value = True
         self.observes = True
         self.value = value
@@ -190,7 +202,7 @@ def test_guide_scores_the_cut_rollouts(engine: str) -> None:
 def test_guided_prior_sets_the_reference_and_the_order() -> None:
     """The root's reference (the pick unless another action is shown better) is the
     network's most probable action, the candidates in the order of its probabilities."""
-    guide = Guide(Network(SHIPPED), prior=True, value=False)
+    guide = Guide(prior=Network(SHIPPED))
     (state,) = positions(SHIPPED, (3,))
     actions = state.ruleset.legal_actions(state)
     prior = guide.prior(state, actions)
