@@ -124,7 +124,7 @@ def test_distilled_policy_is_a_safe_policy_file_that_learned_its_labels(tmp_path
         planner="mcts:24it",
         battles=2,
         value_rollouts=2,
-        epochs=150,
+        epochs=800,
         eval_battles=0,
     )
     assert result.labelled > 0 and (out / "final.zip").is_file()
