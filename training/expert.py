@@ -85,16 +85,23 @@ class Positions:
 
 
 class _Recorder:
-    """An agent that plays as ``agent`` and keeps a copy of every state it is asked."""
+    """An agent that plays as ``agent`` and keeps a copy of every state it is asked (and,
+    given ``actions``, the action it took there)."""
 
-    def __init__(self, agent: Agent, states: list[BattleState]) -> None:
+    def __init__(
+        self, agent: Agent, states: list[BattleState], actions: list[Action | None] | None = None
+    ) -> None:
         self.agent = agent
         self.states = states
+        self.actions = actions
         self.name = getattr(agent, "name", "recorder")
 
     def act(self, state: BattleState, rng: random.Random) -> Action:
         self.states.append(state.clone(keep_log=False))
-        return self.agent.act(state, rng)
+        action = self.agent.act(state, rng)
+        if self.actions is not None:
+            self.actions.append(action)
+        return action
 
 
 def battle_states(
@@ -116,6 +123,77 @@ def battle_states(
         other = _Recorder(heuristic, states)
         play_battle(loaded, {side: own, side.other: other}, seed=seed + i, narrate=False)
     return states
+
+
+def game_positions(
+    scenario: str, side: Side, planner: str, battles: int, seed: int
+) -> tuple[Positions, int, int]:
+    """Positions of ``battles`` battles the ``planner`` plays as ``side`` against the
+    heuristic (seed ``seed + i``), labelled by the games themselves: each of the
+    planner's decisions (with a choice) by the action it took, every decision of either
+    side by the battle's result for ``side`` (+1 won, −1 lost, 0 otherwise) — the value
+    of a state under the planner's play. Also how many decisions were labelled and in how
+    many the planner left the heuristic's pick."""
+    from escaramuza.agents import make_agent
+    from escaramuza.agents.runner import play_battle
+    from escaramuza.rules.core.scenario import load_scenario
+
+    loaded = load_scenario(scenario)
+    agent = make_agent(planner)
+    if not hasattr(agent, "planner"):
+        raise EscaramuzaError(f"expert iteration: {planner!r} is not an mcts planner")
+    agent.reuse = False
+    heuristic = make_agent("heuristic")
+    codec, encoder = _codecs(loaded.ruleset)
+    obs, masks, targets, values = [], [], [], []
+    searched = deviated = 0
+    for i in range(battles):
+        states: list[BattleState] = []
+        actions: list[Action | None] = []
+        before = agent.deviated
+        own = _Recorder(agent, states, actions)
+        other = _Recorder(heuristic, states, actions)
+        end = play_battle(loaded, {side: own, side.other: other}, seed=seed + i, narrate=False)
+        deviated += agent.deviated - before
+        outcome = end.outcome
+        result = 0.0
+        if outcome is not None and outcome.winner is not None:
+            result = 1.0 if outcome.winner is side else -1.0
+        for state, action in zip(states, actions, strict=True):
+            pending = state.pending
+            assert pending is not None and action is not None
+            legal = state.ruleset.legal_actions(state)
+            mask = np.zeros(codec.n, dtype=bool)
+            mask[list(codec.legal_map(state, legal))] = True
+            target = -1
+            if pending.side is side and len(legal) > 1:
+                target = codec.encode(state, action)
+                searched += 1
+            obs.append(encoder.encode(state, side))
+            masks.append(mask)
+            targets.append(target)
+            values.append(result)
+    data = Positions(
+        np.asarray(obs, dtype=np.float32).reshape(len(obs), encoder.size),
+        np.asarray(masks, dtype=bool).reshape(len(masks), codec.n),
+        np.asarray(targets, dtype=np.int64),
+        np.asarray(values, dtype=np.float32),
+    )
+    return data, searched, deviated
+
+
+def _codecs(ruleset: Any) -> tuple[Any, Any]:
+    """The env's action codec and observation encoder of ``ruleset`` (default limits)."""
+    from escaramuza.envs.codec import ActionCodec
+    from escaramuza.envs.common import (
+        DEFAULT_MAX_COMBATANTS,
+        DEFAULT_MAX_ITEMS,
+        DEFAULT_MAX_ZONES,
+    )
+    from escaramuza.envs.observation import ObservationEncoder
+
+    codec = ActionCodec(ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS)
+    return codec, ObservationEncoder(ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES)
 
 
 def continuation_values(state: BattleState, side: Side, seeds: Sequence[int]) -> float:
@@ -168,20 +246,9 @@ class Labeller:
 
     def __post_init__(self) -> None:
         from escaramuza.agents import make_agent
-        from escaramuza.envs.codec import ActionCodec
-        from escaramuza.envs.common import (
-            DEFAULT_MAX_COMBATANTS,
-            DEFAULT_MAX_ITEMS,
-            DEFAULT_MAX_ZONES,
-        )
-        from escaramuza.envs.observation import ObservationEncoder
         from escaramuza.rules.core.scenario import load_scenario
 
-        ruleset = load_scenario(self.scenario).ruleset
-        self._codec = ActionCodec(
-            ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS
-        )
-        self._encoder = ObservationEncoder(ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES)
+        self._codec, self._encoder = _codecs(load_scenario(self.scenario).ruleset)
         self._agent = make_agent(self.planner)
         if not hasattr(self._agent, "planner"):
             raise EscaramuzaError(f"expert iteration: {self.planner!r} is not an mcts planner")
@@ -339,14 +406,17 @@ def run_round(
     eval_battles: int = 400,
     eval_seed: int = 10_001,
     hyperparameters: Any = None,
+    labels: str = "search",
     log: TextIO | None = None,
 ) -> RoundResult:
     """One round of expert iteration into ``out`` (``positions.npz``, ``final.zip``,
-    ``policy.zip``, ``round.json``): positions from ``battles`` battles, labelled by
-    ``planner``, joined with the ``previous`` rounds' ``positions.npz``, and the
-    network fitted from scratch on all of them; then its paired evaluation against the
-    heuristic on ``eval_battles`` battles (seeds ``eval_seed``…: ``train``'s evaluation
-    battles, not those of the positions)."""
+    ``policy.zip``, ``round.json``): positions from ``battles`` battles labelled by
+    ``planner`` (``labels="search"``: the ``players``' battles, each decision searched,
+    :class:`Labeller`; ``"games"``: the planner's own battles, :func:`game_positions`),
+    joined with the ``previous`` rounds' ``positions.npz``, and the network fitted from
+    scratch on all of them; then its paired evaluation against the heuristic on
+    ``eval_battles`` battles (seeds ``eval_seed``…: ``train``'s evaluation battles, not
+    those of the positions)."""
     import torch
 
     from escaramuza.agents.policy import write_meta
@@ -358,18 +428,25 @@ def run_round(
     learner = Side(side)
     seconds: dict[str, float] = {}
     began = time.perf_counter()
-    states = battle_states(scenario, learner, players, battles, seed)
-    seconds["positions"] = time.perf_counter() - began
-    began = time.perf_counter()
-    labeller = Labeller(scenario, learner, planner, value_rollouts, seed)
-    data = labeller.label(states)
-    seconds["labels"] = time.perf_counter() - began
+    if labels == "games":
+        data, searched, deviated = game_positions(scenario, learner, planner, battles, seed)
+        seconds["games"] = time.perf_counter() - began
+    elif labels == "search":
+        states = battle_states(scenario, learner, players, battles, seed)
+        seconds["positions"] = time.perf_counter() - began
+        began = time.perf_counter()
+        labeller = Labeller(scenario, learner, planner, value_rollouts, seed)
+        data = labeller.label(states)
+        searched, deviated = labeller.searched, labeller.deviated
+        seconds["labels"] = time.perf_counter() - began
+    else:
+        raise EscaramuzaError(f"expert iteration: labels must be search or games, not {labels!r}")
     data.save(out / "positions.npz")
     everything = Positions.join([data, *(Positions.load(p) for p in previous)])
     if log is not None:
         log.write(
-            f"{len(states)} positions ({labeller.searched} searched by {planner}, which left "
-            f"the heuristic's pick in {labeller.deviated}) in {sum(seconds.values()):.0f} s; "
+            f"{len(data)} positions ({searched} searched by {planner}, which left the "
+            f"heuristic's pick in {deviated}) in {sum(seconds.values()):.0f} s; "
             f"fitting on {len(everything)}\n"
         )
         log.flush()
@@ -405,23 +482,22 @@ def run_round(
                 f"heuristic {evaluation['heuristic']['rate']:.1%}, paired "
                 f"{100 * pair['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points\n"
             )
-    result_doc = RoundResult(
-        out, len(states), labeller.searched, labeller.deviated, seconds, stats, evaluation
-    )
+    result_doc = RoundResult(out, len(data), searched, deviated, seconds, stats, evaluation)
     (out / "round.json").write_text(
         json.dumps(
             {
                 "scenario": scenario,
                 "side": side,
-                "players": list(players),
+                "players": list(players) if labels == "search" else [planner],
                 "planner": planner,
+                "labels": labels,
                 "battles": battles,
                 "seed": seed,
                 "value_rollouts": value_rollouts,
                 "previous": [str(p) for p in previous],
-                "positions": len(states),
-                "searched": labeller.searched,
-                "deviated": labeller.deviated,
+                "positions": len(data),
+                "searched": searched,
+                "deviated": deviated,
                 "seconds": {k: round(v, 1) for k, v in seconds.items()},
                 "fit": stats,
                 "evaluation": evaluation,
@@ -448,6 +524,7 @@ def distill(
     epochs: int = EPOCHS,
     eval_battles: int = 400,
     hyperparameters: Any = None,
+    labels: str = "search",
     log: TextIO | None = None,
 ) -> Path:
     """Expert iteration, ``rounds`` rounds into ``out/round-<r>/`` (:func:`run_round`).
@@ -496,6 +573,7 @@ def distill(
                 eval_battles=eval_battles,
                 eval_seed=seed + EVAL_SEED_OFFSET,
                 hyperparameters=hyperparameters,
+                labels=labels,
                 log=log,
             )
         )

@@ -8,6 +8,7 @@ import contextlib
 import copy
 import io
 import json
+import random
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ from escaramuza.training.expert import (
     Positions,
     battle_states,
     continuation_values,
+    game_positions,
     run_round,
 )
 from escaramuza.training.train import train
@@ -195,3 +197,49 @@ def test_labeller_refuses_a_planner_that_is_not_mcts() -> None:
 
     with pytest.raises(EscaramuzaError, match="not an mcts planner"):
         Labeller("destiny_dice/emboscada", Side.ENEMIES, "heuristic")
+
+
+@pytest.mark.compile
+def test_game_positions_are_labelled_by_the_planners_own_battles() -> None:
+    """``labels="games"``: every decision of the planner's battles, the planner's with
+    the action it took and all with the battle's result for its side — the same battles
+    as the planner playing them again from the same seeds."""
+    data, searched, _ = game_positions(
+        "destiny_dice/emboscada", Side.ENEMIES, "mcts:20it", battles=2, seed=5
+    )
+    scenario = load_scenario("destiny_dice/emboscada")
+    heuristic = make_agent("heuristic")
+    results: list[float] = []
+    taken: list[int] = []
+    codec = ActionCodec(
+        scenario.ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS
+    )
+
+    class Counting:
+        def __init__(self, agent: object, mine: bool) -> None:
+            self.agent, self.mine, self.name = agent, mine, "counting"
+
+        def act(self, state: BattleState, rng: random.Random) -> Action:
+            action = self.agent.act(state, rng)  # type: ignore[attr-defined]
+            several = len(state.ruleset.legal_actions(state)) > 1
+            taken.append(codec.encode(state, action) if self.mine and several else -1)
+            return action
+
+    for i in range(2):
+        before = len(taken)
+        planner = make_agent("mcts:20it")
+        planner.reuse = False  # type: ignore[attr-defined]
+        end = play_battle(
+            scenario,
+            {Side.ENEMIES: Counting(planner, True), Side.HEROES: Counting(heuristic, False)},
+            seed=5 + i,
+            narrate=False,
+        )
+        assert end.outcome is not None
+        won = end.outcome.winner
+        result = 0.0 if won is None else (1.0 if won is Side.ENEMIES else -1.0)
+        results += [result] * (len(taken) - before)
+    assert data.value.tolist() == results
+    assert data.target.tolist() == taken
+    assert searched == sum(t >= 0 for t in taken) > 0
+    assert all(data.mask[k, t] for k, t in enumerate(taken) if t >= 0)
