@@ -128,23 +128,28 @@ def add_parsers(commands: Any) -> None:
         dest="distill_rounds",
         type=int,
         metavar="R",
-        help=_(
-            "first distil the planner's search into the network, R rounds of expert "
-            "iteration, then train on from its weights (docs/training.md)"
-        ),
+        help=_("first distil the planner into the network (R rounds), then train on from it"),
     )
     train.add_argument(
         "--distill-battles",
         dest="distill_battles",
         type=int,
         metavar="N",
-        help=_("battles whose positions each round of --distill-rounds labels (default 150)"),
+        help=_("battles each distillation round plays (default 300)"),
+    )
+    train.add_argument(
+        "--distill-labels",
+        dest="distill_labels",
+        choices=("games", "search"),
+        help=_(
+            "games: the planner's own battles label themselves (default); search: the heuristic's"
+        ),
     )
     train.add_argument(
         "--distill-planner",
         dest="distill_planner",
         metavar="SPEC",
-        help=_("the mcts agent that labels the positions (default mcts)"),
+        help=_("the mcts agent that labels them (default mcts)"),
     )
     train.add_argument("--config", metavar="FILE", help=_("YAML configuration (docs/training.md)"))
     train.add_argument(
@@ -262,12 +267,15 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
             ("rounds", args.distill_rounds),
             ("battles", args.distill_battles),
             ("planner", args.distill_planner),
+            ("labels", args.distill_labels),
         )
         if value is not None
     }
     if distill:
         if args.distill_rounds is None:
-            raise EscaramuzaError("--distill-battles and --distill-planner need --distill-rounds")
+            raise EscaramuzaError(
+                "--distill-battles, --distill-planner and --distill-labels need --distill-rounds"
+            )
         overrides["distill"] = distill
     if config_path is None and args.env is None:
         raise EscaramuzaError("--env is required (or a --config naming env:)")

@@ -75,8 +75,11 @@ class Distill(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     rounds: int = Field(1, ge=1)
-    battles: int = Field(150, ge=1, description="battles whose positions each round labels")
+    battles: int = Field(300, ge=1, description="battles whose positions each round labels")
     planner: str = Field("mcts", description="the mcts spec that labels them")
+    labels: Literal["games", "search"] = Field(
+        "games", description="the planner's own battles, or the heuristic's searched"
+    )
     value_rollouts: int = Field(64, ge=1)
     epochs: int = Field(40, ge=1)
 

@@ -516,21 +516,23 @@ def distill(
     side: str,
     out: Path,
     *,
-    rounds: int = 2,
-    battles: int = 150,
+    rounds: int = 1,
+    battles: int = 300,
     planner: str = "mcts",
     seed: int = 1,
     value_rollouts: int = VALUE_ROLLOUTS,
     epochs: int = EPOCHS,
     eval_battles: int = 400,
     hyperparameters: Any = None,
-    labels: str = "search",
+    labels: str = "games",
     log: TextIO | None = None,
 ) -> Path:
     """Expert iteration, ``rounds`` rounds into ``out/round-<r>/`` (:func:`run_round`).
-    Round 1: the heuristic's battles, labelled by ``planner``; round r > 1: battles of
-    the heuristic and of round r − 1's policy, labelled by ``planner`` guided by that
-    policy (``net=``), fitted on every round's positions so far. The round whose policy
+    Round 1's planner is ``planner``; round r > 1's is ``planner`` guided by round
+    r − 1's policy (``net=``). With ``labels="games"`` the planner plays the battles and
+    they label themselves; with ``"search"`` round 1 labels the heuristic's battles and
+    round r > 1 also round r − 1's policy's. Each round is fitted on every round's
+    positions so far. The round whose policy
     has the highest paired difference from the heuristic is copied to ``out/policy.zip``
     and ``out/final.zip``; ``out/summary.json`` lists the rounds. Returns
     ``out/policy.zip``."""
@@ -553,9 +555,8 @@ def distill(
             players.append(f"policy:{last}")
             guided = f"{planner}:net={last}"
         if log is not None:
-            log.write(
-                f"round {r}: {battles} battles of {', '.join(players)}, labelled by {guided}\n"
-            )
+            who = guided if labels == "games" else ", ".join(players)
+            log.write(f"round {r}: {battles} battles of {who}, labelled by {guided}\n")
             log.flush()
         done.append(
             run_round(

@@ -208,6 +208,7 @@ def _distill(config: TrainConfig, run: Path, log: TextIO | None) -> None:
         epochs=spec.epochs,
         eval_battles=config.eval_battles,
         hyperparameters=config.hyperparameters,
+        labels=spec.labels,
         log=log,
     )
 

@@ -178,7 +178,7 @@ def test_train_goes_on_from_the_distilled_weights(tmp_path: Path) -> None:
     # The distilled round's own evaluation: the same battles, the same policy at step 0.
     distilled = json.loads((run / "distill" / "round-1" / "round.json").read_text())
     assert distilled["evaluation"]["win"]["rate"] == history[0]["win_rate"]
-    assert "round 1: 1 battles of heuristic" in log.getvalue()
+    assert "round 1: 1 battles of mcts:16it, labelled by mcts:16it" in log.getvalue()
 
 
 def test_distill_needs_one_scenario_and_one_side() -> None:
