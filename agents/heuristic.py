@@ -4,7 +4,7 @@ A combatant's ``temperament`` in the scenario picks how it fights; an agent made
 with an explicit temperament (``heuristic:brute`` or just ``brute`` on the CLI)
 overrides it for every combatant it controls.
 
-Temperaments (architecture.md, issue "Scripted agents with temperaments"):
+Temperaments:
 
 * ``tactician`` — maximises expected damage and drop chance, focus-fires where
   the ruleset rewards it, uses reactions well (the default).

@@ -97,7 +97,7 @@ COMMAND_PARSERS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("playtest",), "escaramuza.playtest.cli", "add_parser"),
     (("balance",), "escaramuza.balance.cli", "add_parser"),
     (("campaign",), "escaramuza.campaign", "add_parser"),
-    (("suggest", "gm"), "escaramuza.gm", "add_parsers"),
+    (("suggest", "gm"), "escaramuza.gm.cli", "add_parsers"),
     (("serve",), "escaramuza.web", "add_parser"),
     (("train", "evaluate"), "escaramuza.training.cli", "add_parsers"),
     (("validate",), "escaramuza.validate", "add_parser"),
@@ -200,8 +200,8 @@ def _add_scenarios(commands: Any) -> None:
 
 
 def _add_play(commands: Any) -> None:
-    from escaramuza import gm
     from escaramuza.agents import AGENT_NAMES
+    from escaramuza.gm import cli as gm_cli
     from escaramuza.rules.core.model import Side
 
     play = commands.add_parser(
@@ -252,7 +252,7 @@ def _add_play(commands: Any) -> None:
     from escaramuza.agents.policy import add_trust_option
 
     add_trust_option(play)
-    gm.add_play_options(play)
+    gm_cli.add_play_options(play)
 
 
 # -- scenarios ----------------------------------------------------------------
@@ -379,7 +379,6 @@ def _indent(event: Event) -> str:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
-    from escaramuza import gm
     from escaramuza.agents.runner import play_battle
     from escaramuza.rules.core.events import RoundStarted
     from escaramuza.rules.core.model import Side
@@ -424,7 +423,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         validate=args.validate,
         stop_after=args.stop_after,
     )
-    if gm.after_play(state, args, out):
+    from escaramuza.gm.cli import after_play
+
+    if after_play(state, args, out):
         return 0
     if args.json:
         out.write(json.dumps(_outcome_dict(state, args.seed), ensure_ascii=False) + "\n")
@@ -469,9 +470,9 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
         return training_cli.run_command(args, out)
     if args.command in ("suggest", "gm"):
-        from escaramuza import gm
+        from escaramuza.gm import cli as gm_cli
 
-        return gm.run_command(args, out)
+        return gm_cli.run_command(args, out)
     if args.command == "serve":
         from escaramuza import web
 

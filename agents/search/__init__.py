@@ -1,7 +1,8 @@
 """Monte Carlo tree search over the engine: the ``mcts`` agent.
 
-Design (OpenSpiel's ``algorithms/mcts.py`` is the model; the choices, and the
-measurements behind them, are written down in ``docs/gm.md``, "Planner design"):
+Design (OpenSpiel's ``algorithms/mcts.py`` is the model; how ``suggest`` and the agent
+configure it: ``docs/gm.md``, "Planner design"; the defaults and the measurements behind
+them: ``docs/decisions/0007-planner-defaults.md``):
 
 * **Open-loop search over the searching side's decisions.** A tree node is a
   sequence of the searching side's actions, not a state: every iteration clones

@@ -137,7 +137,7 @@ class _Rollouts:
         if not timed:
             return int(wanted)
         if self.kernel is None:
-            return min(1, int(wanted))
+            return 1 if wanted >= 1 else 0  # ``wanted`` is infinite under a deadline
         seconds = min(KERNEL_CALL_SECONDS, max(0.0, deadline - time.perf_counter()))
         fits = max(1, int(self.rate * seconds)) if self.rate else 1
         return int(min(wanted, fits))

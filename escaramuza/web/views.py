@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -22,7 +23,16 @@ from escaramuza.agents.suggest import Suggestions
 from escaramuza.rules.core.battlefield import Battlefield
 from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.state import BattleState
-from escaramuza.web.sessions import PLAYTEST_CAP_S, SUGGEST_CAP_MS, PlaytestJob, WebSession
+from escaramuza.web.autopilot import (
+    AutoDecisionView,
+    AutopilotView,
+    autopilot_view,
+    decision_view,
+    whose_turn,
+)
+from escaramuza.web.limits import PLAYTEST_CAP_S, SUGGEST_CAP_MS
+from escaramuza.web.playtests import PlaytestJob
+from escaramuza.web.sessions import WebSession
 
 #: Drawing area of the battlefield SVG (viewBox units).
 WIDTH, HEIGHT = 900.0, 560.0
@@ -142,6 +152,8 @@ class BattleView(BaseModel):
     can_undo: bool
     last: list[str] = Field(description="lines printed by the last change")
     log: list[str] = Field(description="the last events of the battle")
+    turn: str | None = Field(description="whose decision it is, in words (None: over)")
+    autopilot: AutopilotView
 
 
 class GapView(BaseModel):
@@ -221,7 +233,20 @@ class SuggestionsView(BaseModel):
 
 class ApplyView(BaseModel):
     lines: list[str] = Field(description="what happened: the action and every die")
+    autopilot: list[AutoDecisionView] = Field(
+        default=[], description="the decisions the autopilot took after it, in order"
+    )
     battle: BattleView
+
+
+def apply_view(session: WebSession, lines: list[str]) -> ApplyView:
+    """The answer to a change: its lines, the autopilot's decisions after it, the battle."""
+    gm = session.require()
+    return ApplyView(
+        lines=lines,
+        autopilot=[decision_view(gm.state, d) for d in gm.last_stretch],
+        battle=battle_view(session),
+    )
 
 
 class PlaytestView(BaseModel):
@@ -465,6 +490,8 @@ def battle_view(session: WebSession) -> BattleView:
         can_undo=bool(gm.history),
         last=list(session.lines),
         log=[e.text for e in st.log[-14:] if e.text],
+        turn=whose_turn(st),
+        autopilot=autopilot_view(session),
     )
 
 
@@ -542,6 +569,12 @@ def playtest_view(job: PlaytestJob | None, base: str = "/api/playtest/plots") ->
         summary=job.summary,
         plots=[f"{base}/{name}.png" for name in job.plots],
     )
+
+
+@lru_cache(maxsize=1)
+def shipped() -> tuple[ScenarioInfo, ...]:
+    """The shipped scenarios, read once per process."""
+    return tuple(shipped_infos())
 
 
 def shipped_infos() -> list[ScenarioInfo]:

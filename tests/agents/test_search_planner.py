@@ -133,6 +133,15 @@ def test_time_budget_stops_the_search() -> None:
     assert result.elapsed_ms < 150 + 5000  # generous: the CI machine may be busy
 
 
+def test_a_timed_mcts_agent_decides_on_the_engine() -> None:
+    # Under a deadline the rollouts wanted are unbounded; on the engine they are played
+    # one at a time until the clock says stop.
+    _, state = forced_state()
+    agent = make_agent("mcts:60ms:reference")
+    assert agent.act(state, random.Random(0)) == KILL
+    assert agent.last is not None and agent.last.iterations >= 1
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -81,7 +81,7 @@ def test_a_model_with_other_observation_sizes_is_a_clear_error(
     ("spec", "message"),
     [
         ("policy:donjon/duelo", "policy donjon/duelo was trained on 'donjon'"),
-        ("sistema_2d10/duelo", "policy sistema_2d10/duelo was trained on 'sistema_2d10'"),
+        ("sistema_2d10/escuadra", "policy sistema_2d10/escuadra was trained on 'sistema_2d10'"),
         ("policy:no/such", "policy no/such: no such model file"),
     ],
 )

@@ -100,7 +100,13 @@ def session_output(scenario: str, lines: list[str], tmp_path: Path) -> tuple[GMS
     out = io.StringIO()
     with language("es"):
         session = run_session(
-            scenario, io.StringIO("\n".join(lines) + "\n"), out, False, seed=1, engine="reference"
+            scenario,
+            io.StringIO("\n".join(lines) + "\n"),
+            out,
+            False,
+            seed=1,
+            engine="reference",
+            iterations=8,
         )
     return session, out.getvalue()
 
@@ -108,7 +114,8 @@ def session_output(scenario: str, lines: list[str], tmp_path: Path) -> tuple[GMS
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_a_gm_session_in_spanish_has_no_english(scenario: str, tmp_path: Path) -> None:
     """Every command of the session: help (and each command's), show, map, actions, the
-    edits and their undo, suggest's table, apply, the log and save."""
+    edits and their undo, suggest's table, apply, the autopilot (on, its decisions, undo,
+    off, a bad agent), the round plan, the log and save."""
     probe, _ = session_output(scenario, [], tmp_path)
     state = probe.state
     assert state.pending is not None
@@ -135,6 +142,15 @@ def test_a_gm_session_in_spanish_has_no_english(scenario: str, tmp_path: Path) -
         *["undo"] * len(edits),
         "suggest 60",
         "apply 1",
+        "auto",
+        "show",
+        "apply 1",
+        "apply 1",
+        "plan 2",
+        "undo 2",
+        "auto off",
+        "auto nadie",
+        "undo 9",
         "log",
         f"save {tmp_path / 'battle.json'}",
         "nonsense",
@@ -143,6 +159,7 @@ def test_a_gm_session_in_spanish_has_no_english(scenario: str, tmp_path: Path) -
     ]
     _, out = session_output(scenario, commands, tmp_path)
     assert "VICTORIA" in out and "deshecho:" in out  # the commands ran, in Spanish
+    assert "piloto automático (mcts)" in out and "el plan de los enemigos" in out
     assert leaks(out) == []
 
 
@@ -152,6 +169,8 @@ def test_play_and_suggest_in_spanish_have_no_english(
 ) -> None:
     assert main(["play", scenario, "--seed", "1", "--lang", "es"]) == 0
     assert main(["suggest", scenario, "--iterations", "60", "--lang", "es"]) == 0
+    plan = ["--plan", "--samples", "2", "--playouts", "10", "--iterations", "8"]
+    assert main(["suggest", scenario, *plan, "--lang", "es"]) == 0
     out, err = capsys.readouterr()
     assert "VICTORIA" in out
     assert leaks(out + err) == []
@@ -196,6 +215,11 @@ def test_the_web_page_in_spanish_has_no_english() -> None:
     with TestClient(create_app()) as c:
         c.post("/ui/lang", data={"lang": "es"})
         c.post("/ui/new", data={"scenario": "destiny_dice/emboscada", "seed": "1"})
+        version = re.search(r'name="version" value="(\d+)"', c.get("/").text)
+        assert version is not None
+        # The autopilot on, an action whose stretch it plays, then a search on the result.
+        c.post("/ui/auto", data={"version": version[1], "enabled": "on", "budget_ms": "100"})
+        c.post("/ui/apply", data={"version": version[1], "pick": "1"})
         c.post("/ui/suggest", data={"budget_ms": "200", "max_ms": "200"})
         c.post("/ui/edit", data={"command": "cond add brann envenenado 2"})
         c.post("/ui/undo", data={})

@@ -25,6 +25,8 @@ def drive(
     autosave: Path | None = None,
     roll: str = "auto",
     engine: str = "auto",
+    iterations: int | None = None,
+    seed: int = 3,
 ) -> tuple[GMSession, str]:
     out = io.StringIO()
     session = run_session(
@@ -32,9 +34,10 @@ def drive(
         io.StringIO("\n".join(lines) + "\n"),
         out,
         autosave if autosave is not None else False,
-        seed=3,
+        seed=seed,
         roll=roll,
         engine=engine,
+        iterations=iterations,
     )
     return session, out.getvalue()
 

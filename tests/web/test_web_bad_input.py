@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from escaramuza.web.app import LOOPBACK_HOSTS
-from escaramuza.web.sessions import MAX_UPLOAD_BYTES, WebSession
+from escaramuza.web.limits import MAX_UPLOAD_BYTES
+from escaramuza.web.sessions import WebSession
 from tests.web.web_helpers import DUEL_YAML, client
 
 DUEL = "destiny_dice/brann-vs-saqueador"

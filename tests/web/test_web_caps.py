@@ -19,14 +19,14 @@ import escaramuza.agents.search.mcts as search_module
 import escaramuza.agents.search.rollouts as rollouts_module
 from escaramuza.playtest import PlaytestConfig, playtest
 from escaramuza.web import sessions as ws
-from escaramuza.web.sessions import (
+from escaramuza.web.limits import (
     MAX_BUDGET_MS,
     MAX_ITERATIONS,
     MAX_PLAYTEST_BATTLES,
     PLAYTEST_CAP_S,
     SUGGEST_CAP_MS,
-    SessionStore,
 )
+from escaramuza.web.store import SessionStore
 from escaramuza.web.views import playtest_view
 from tests.web.web_helpers import client
 

@@ -3,7 +3,7 @@ labels, and a battle narrated in the chosen language."""
 
 from __future__ import annotations
 
-from escaramuza.web.app import LANG_COOKIE
+from escaramuza.web.middleware import LANG_COOKIE
 from tests.web.web_helpers import client
 
 EMBOSCADA = "destiny_dice/emboscada"

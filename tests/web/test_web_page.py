@@ -11,7 +11,7 @@ from escaramuza.agents.fast import use_kernel
 from escaramuza.cli import build_parser, main
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 from escaramuza.web import is_loopback
-from escaramuza.web.app import COOKIE
+from escaramuza.web.deps import COOKIE
 from escaramuza.web.views import token_label, zone_positions
 from tests.web.web_helpers import DUEL_YAML, client, terminal_battle
 

@@ -16,18 +16,12 @@ from typing import Any
 
 import pytest
 
-from escaramuza.web.app import COOKIE, create_app
-from escaramuza.web.sessions import (
-    CLIENT_SESSIONS,
-    INVEST_CHANGES,
-    KEEP_IDLE_S,
-    MAX_SESSIONS,
-    FullError,
-    RateLimitError,
-    SessionStore,
-    WebSession,
-    client_key,
-)
+from escaramuza.web.app import create_app
+from escaramuza.web.deps import COOKIE
+from escaramuza.web.errors import FullError, RateLimitError
+from escaramuza.web.limits import CLIENT_SESSIONS, INVEST_CHANGES, KEEP_IDLE_S, MAX_SESSIONS
+from escaramuza.web.sessions import WebSession
+from escaramuza.web.store import SessionStore, client_key
 from tests.web.web_helpers import visitor
 
 DUEL = "destiny_dice/brann-vs-saqueador"

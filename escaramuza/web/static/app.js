@@ -13,7 +13,7 @@
     document.body.classList.toggle("busy", busy);
     var el = document.getElementById("busy");
     if (el) { el.textContent = text || ""; }
-    document.querySelectorAll("#app button, #app input[type=submit]").forEach(function (b) {
+    document.querySelectorAll("#app button, #app input[type=submit], #app input[type=checkbox]").forEach(function (b) {
       if (busy && !b.disabled) {
         b.disabled = true;
         b.dataset.busy = "1";
@@ -35,6 +35,25 @@
     follow();
   }
 
+  // While a change the autopilot may follow runs (apply, edit, the toggle), the busy
+  // line follows it: who decides, how many decisions it played, for how long.
+  var AUTO_FORMS = ["apply-form", "edit-form", "auto-form", "auto-continue-form"];
+  var autoTimer = null;
+
+  async function followAutopilot() {
+    autoTimer = null;
+    try {
+      var response = await fetch("/api/autopilot", { credentials: "same-origin" });
+      var auto = await response.json();
+      if (busy && auto.running && auto.deciding) {
+        var app = document.getElementById("app");
+        setBusy(app.dataset.autoProgress.replace("{name}", auto.deciding)
+          .replace("{n}", auto.done).replace("{s}", auto.seconds));
+      }
+    } catch (err) { /* the busy line stays as it was */ }
+    if (busy) { autoTimer = setTimeout(followAutopilot, 400); }
+  }
+
   async function submit(event) {
     var form = event.target;
     if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "post") { return; }
@@ -43,12 +62,16 @@
     var data = new FormData(form, event.submitter || undefined);
     var app = document.getElementById("app");
     setBusy(form.id === "suggest-form" ? app.dataset.searching : app.dataset.working);
+    var autopilot = AUTO_FORMS.indexOf(form.id) >= 0 &&
+      (app.dataset.autopilot === "1" || data.get("enabled") === "on");
+    if (autopilot) { autoTimer = setTimeout(followAutopilot, 400); }
     try {
       var response = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin" });
       swap(await response.text());
     } catch (err) {
       alert(document.getElementById("app").dataset.noAnswer + " " + err);
     } finally {
+      if (autoTimer !== null) { clearTimeout(autoTimer); autoTimer = null; }
       setBusy("");
     }
   }
