@@ -35,7 +35,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from escaramuza.agents.base import Agent
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
+
+if TYPE_CHECKING:
+    from escaramuza.agents.search import MCTSAgent
 
 #: Rollouts per value position: the label's standard error is at most 1/√64 ≈ 0.125.
 VALUE_ROLLOUTS = 64
@@ -125,6 +128,19 @@ def battle_states(
     return states
 
 
+def _planner_agent(spec: str) -> MCTSAgent:
+    """The ``mcts`` agent ``spec`` names, searching every decision afresh (no reused tree:
+    a label is the search's own, whatever the previous decision was)."""
+    from escaramuza.agents import make_agent
+    from escaramuza.agents.search import MCTSAgent
+
+    agent = make_agent(spec)
+    if not isinstance(agent, MCTSAgent):
+        raise EscaramuzaError(f"expert iteration: {spec!r} is not an mcts planner")
+    agent.reuse = False
+    return agent
+
+
 def game_positions(
     scenario: str, side: Side, planner: str, battles: int, seed: int
 ) -> tuple[Positions, int, int]:
@@ -139,10 +155,7 @@ def game_positions(
     from escaramuza.rules.core.scenario import load_scenario
 
     loaded = load_scenario(scenario)
-    agent = make_agent(planner)
-    if not hasattr(agent, "planner"):
-        raise EscaramuzaError(f"expert iteration: {planner!r} is not an mcts planner")
-    agent.reuse = False
+    agent = _planner_agent(planner)
     heuristic = make_agent("heuristic")
     codec, encoder = _codecs(loaded.ruleset)
     obs, masks, targets, values = [], [], [], []
@@ -245,14 +258,10 @@ class Labeller:
     _agent: Any = field(default=None, init=False)
 
     def __post_init__(self) -> None:
-        from escaramuza.agents import make_agent
         from escaramuza.rules.core.scenario import load_scenario
 
         self._codec, self._encoder = _codecs(load_scenario(self.scenario).ruleset)
-        self._agent = make_agent(self.planner)
-        if not hasattr(self._agent, "planner"):
-            raise EscaramuzaError(f"expert iteration: {self.planner!r} is not an mcts planner")
-        self._agent.reuse = False
+        self._agent = _planner_agent(self.planner)
 
     def label(self, states: Sequence[BattleState]) -> Positions:
         rng = random.Random(self.seed)
