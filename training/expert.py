@@ -1,26 +1,30 @@
 """Expert iteration: a policy-and-value network distilled from the planner's search.
 
-One round (:func:`run_round`):
+One round (:func:`run_round`) labels positions in one of two ways:
 
-1. **Positions.** Battles of the scenario on the engine, the learner's side played by
-   each of ``players`` in turn (the heuristic, a ``policy:`` agent…), the other side by
-   the heuristic. Every decision of the learner's side is a *policy position*; every
-   decision of either side is a *value position*, seen from the learner's side (the
-   network's value is asked at the planner's horizon cut, where either side may be to
-   act).
-2. **Labels.** A policy position is searched by the planner (``planner``: an ``mcts``
-   spec, by default the ``mcts`` agent itself, or the network-guided planner of the
-   previous round); its label is the planner's pick (:meth:`SearchResult.choice`). A
-   value position's label is the learner side's mean result, +1 won, −1 lost, 0 a draw,
-   over ``value_rollouts`` rollouts to the battle's end of the heuristic's play from
-   it (the kernel's, on shared dice): the chance to win minus the chance to lose, the
-   scale of ``2 × side_value − 1`` that scores a cut rollout.
-3. **Network.** The MaskablePPO ``OnceMaskedPolicy`` MLP that ``escaramuza train``
-   builds (the same hyperparameters and ``net_arch``), on the env's observation and
-   mask: its actor learns the labels by cross-entropy over the legal slots, its critic
-   the values by squared error. Saved as ``final.zip`` (a whole MaskablePPO model, so
-   ``escaramuza train --resume`` fine-tunes it) and ``policy.zip`` (the ``policy:``
-   agent's file), both with ``escaramuza.json``.
+* ``labels="games"`` (the default of ``train --distill-rounds``,
+  :func:`game_positions`): the planner (``planner``: an ``mcts`` spec, by default the
+  ``mcts`` agent itself, or the network-guided planner of the previous round) plays the
+  learner's side of the battles against the heuristic, and the battles label themselves:
+  each of the planner's decisions with a choice by the action it took, every decision of
+  either side, seen from the learner's side, by the battle's result (+1 won, −1 lost, 0
+  otherwise) — the value of a state under the planner's play. Either side's decisions
+  are value positions because the network's value is asked at the planner's horizon
+  cut, where either side may be to act.
+* ``labels="search"`` (:func:`battle_states`, :class:`Labeller`): battles of the
+  ``players`` (the heuristic, a ``policy:`` agent…) against the heuristic; each of the
+  learner's decisions is searched by the planner and labelled by its pick
+  (:meth:`SearchResult.choice`), each decision of either side by the learner side's mean
+  result over ``value_rollouts`` rollouts to the end of the heuristic's play from it (the
+  kernel's, on shared dice): the chance to win minus the chance to lose, the scale of
+  ``2 × side_value − 1`` that scores a cut rollout.
+
+The network is the MaskablePPO ``OnceMaskedPolicy`` MLP that ``escaramuza train`` builds
+(the same hyperparameters and ``net_arch``), on the env's observation and mask: its actor
+learns the labels by cross-entropy over the legal slots, its critic the values by squared
+error. It is saved as ``final.zip`` (a whole MaskablePPO model, so ``escaramuza train
+--resume`` fine-tunes it) and ``policy.zip`` (the ``policy:`` agent's file), both with
+``escaramuza.json``.
 
 The next round's planner is ``mcts:…:net=<this round's policy.zip>``
 (:mod:`escaramuza.agents.search.guided`): the network's policy orders and restricts the
