@@ -4,8 +4,8 @@
 The network is the MaskablePPO MLP of ``escaramuza train`` and of expert iteration
 (``training/expert.py``): an actor (logits over the env's flat action space) and a critic
 (a value), on the env's observation. :class:`Network` runs both as plain numpy matrix
-products (the weights read once through the safe loader), so a guided search calls no
-torch. A :class:`Guide` gives the planner
+products (the weights read once through the safe loader), except the critic over a
+batch of cut states, which runs in torch on one thread. A :class:`Guide` gives the planner
 
 * a **prior** over the root's legal actions (the actor's masked softmax): the root's
   reference action is the network's pick instead of the heuristic's, the candidates are
