@@ -38,7 +38,7 @@ def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None
     if spec == "mcts" or spec.startswith("mcts:"):
         from escaramuza.agents.search import parse_mcts_spec
 
-        return parse_mcts_spec(spec, engine)
+        return parse_mcts_spec(spec, engine, trust_policy)
     if spec.startswith("policy:"):  # a trained model (agents/policy/, docs/training.md)
         from escaramuza.agents.policy import parse_policy_spec
 

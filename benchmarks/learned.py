@@ -18,6 +18,16 @@ and not collapsed.
 ``--timing K`` also times, on K positions of the policy's side from heuristic battles,
 one decision of the ``policy:`` agent and one of the ``mcts`` agent (the planner at its
 default budget, on the kernel), and prints their ratio.
+
+``--planner N`` also plays, on each policy's scenario, N battles (seeds ``--seed``…) of
+the policy's side played by the heuristic, by ``mcts`` and by the planner guided by the
+policy (``mcts:net=POLICY``: its prior at the root, its value at the horizon cut;
+``--guide`` another spec suffix, e.g. ``value=POLICY``), against heuristic opponents on
+the same seeds, and prints each planner's paired difference from the heuristic and the
+mean over the scenarios (the target: the guided planner ≥ 20 points on average, none
+below the heuristic).
+
+    python benchmarks/learned.py --planner 200 --timing 40
 """
 
 from __future__ import annotations
@@ -107,6 +117,50 @@ def timing(label: str, scenario: str, k: int) -> str:
     )
 
 
+def planner_rows(label: str, scenario: str, n: int, seed: int, guide: str) -> list[str]:
+    """The heuristic, ``mcts`` and ``mcts:<guide>`` as the policy's side of ``n`` battles
+    of ``scenario`` (seed ``seed + i``) against heuristic opponents, on the engine with
+    the planner's rollouts on the kernel; one row per planner."""
+    from escaramuza.agents import make_agent
+    from escaramuza.agents.runner import play_battle
+    from escaramuza.rules.core.model import Side
+    from escaramuza.rules.core.scenario import load_scenario
+    from escaramuza.rules.core.stats import paired_difference, wilson_interval
+
+    _, meta = load_model(label)
+    side = Side.HEROES if meta.side == "heroes" else Side.ENEMIES
+    loaded = load_scenario(scenario)
+    heuristic = make_agent("heuristic")
+    specs = ["heuristic", "mcts", f"mcts:{guide.replace('POLICY', label)}"]
+    won: dict[str, list[bool]] = {}
+    seconds: dict[str, float] = {}
+    for spec in specs:
+        agent = make_agent(spec)
+        started = time.perf_counter()
+        won[spec] = []
+        for i in range(n):
+            end = play_battle(
+                loaded, {side: agent, side.other: heuristic}, seed=seed + i, narrate=False
+            )
+            won[spec].append(end.outcome is not None and end.outcome.winner is side)
+        seconds[spec] = time.perf_counter() - started
+    rows = []
+    for spec in specs[1:]:
+        pair = paired_difference(won[spec], won["heuristic"])
+        lo, hi = pair["ci95"]
+        mine, base = sum(won[spec]), sum(won["heuristic"])
+        a, b = wilson_interval(mine, n)
+        c, d = wilson_interval(base, n)
+        rows.append(
+            f"| {scenario} ({side.value}) | {spec.replace(label, 'POLICY')} | {n} | "
+            f"{100 * mine / n:.1f} [{100 * a:.1f}–{100 * b:.1f}] | "
+            f"{100 * base / n:.1f} [{100 * c:.1f}–{100 * d:.1f}] | "
+            f"{100 * pair['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
+            f"{seconds[spec] / n:.2f} s |"
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=500, help="battles per arm")
@@ -114,6 +168,12 @@ def main() -> None:
     parser.add_argument("--model", help="a policy zip (with --scenario) instead of the shipped")
     parser.add_argument("--scenario", help="the scenario --model is measured on")
     parser.add_argument("--timing", type=int, default=0, metavar="K", help="time K decisions")
+    parser.add_argument(
+        "--planner", type=int, default=0, metavar="N", help="N battles per planner arm"
+    )
+    parser.add_argument(
+        "--guide", default="net=POLICY", help="the guided planner's spec suffix (net=POLICY)"
+    )
     args = parser.parse_args()
     if args.model and not args.scenario:
         parser.error("--model needs --scenario")
@@ -143,6 +203,25 @@ def main() -> None:
         f"target (≥ {TARGET_POINTS:.0f} points above the heuristic, intervals apart, not "
         f"collapsed): {met} of {len(todo)}"
     )
+    if args.planner:
+        print()
+        print(
+            "| scenario (side) | planner | battles | planner wins | heuristic wins | "
+            "planner − heuristic (paired) | s/battle |"
+        )
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        gains: dict[str, list[float]] = {}
+        for label, scenario in todo:
+            for line in planner_rows(label, scenario, args.planner, args.seed, args.guide):
+                print(line, flush=True)
+                cells = line.split(" | ")
+                gains.setdefault(cells[1], []).append(float(cells[5].split(" ")[0]))
+        print()
+        for spec, values in gains.items():
+            print(
+                f"{spec}: mean {sum(values) / len(values):+.1f} points over {len(values)} "
+                f"scenarios, lowest {min(values):+.1f}"
+            )
     if args.timing:
         print()
         for label, scenario in todo:

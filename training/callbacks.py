@@ -152,10 +152,11 @@ def _eval_callback(config: TrainConfig, run: Path, opponent: str) -> tuple[Any, 
 
 
 def _evaluation(
-    config: TrainConfig, run: Path, opponent: str, meta: PolicyMeta
+    config: TrainConfig, run: Path, opponent: str, meta: PolicyMeta, evaluate_start: bool = False
 ) -> tuple[Any, Any, str | None]:
     """The run's evaluation callback, the env to close after (None), and why it is not
-    the paired evaluation on the kernel (None: it is)."""
+    the paired evaluation on the kernel (None: it is); ``evaluate_start``: the paired
+    evaluation also evaluates the weights training starts from."""
     from escaramuza.envs.vector import KernelVectorEnv
     from escaramuza.training.paired_callback import paired_eval_callback
 
@@ -182,6 +183,7 @@ def _evaluation(
         config.algo == "maskable-ppo",
         run,
         meta,
+        evaluate_start,
     )
     return callback, None, None
 

@@ -123,6 +123,34 @@ def add_parsers(commands: Any) -> None:
         action="store_true",
         help=_("train against a pool of frozen snapshots of the learner itself"),
     )
+    train.add_argument(
+        "--distill-rounds",
+        dest="distill_rounds",
+        type=int,
+        metavar="R",
+        help=_("first distil the planner into the network (R rounds), then train on from it"),
+    )
+    train.add_argument(
+        "--distill-battles",
+        dest="distill_battles",
+        type=int,
+        metavar="N",
+        help=_("battles each distillation round plays (default 300)"),
+    )
+    train.add_argument(
+        "--distill-labels",
+        dest="distill_labels",
+        choices=("games", "search"),
+        help=_(
+            "games: the planner's own battles label themselves (default); search: the heuristic's"
+        ),
+    )
+    train.add_argument(
+        "--distill-planner",
+        dest="distill_planner",
+        metavar="SPEC",
+        help=_("the mcts agent that labels them (default mcts)"),
+    )
     train.add_argument("--config", metavar="FILE", help=_("YAML configuration (docs/training.md)"))
     train.add_argument(
         "--resume",
@@ -200,6 +228,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     _positive("--n-envs", args.n_envs)
     _positive("--eval-freq", args.eval_freq)
     _positive("--eval-battles", args.eval_battles)
+    _positive("--distill-rounds", args.distill_rounds)
+    _positive("--distill-battles", args.distill_battles)
     if args.seed is not None and args.seed < 0:
         raise EscaramuzaError(f"--seed must be a non-negative integer, not {args.seed}")
     if args.draw_reward is not None and not -1.0 <= args.draw_reward <= 1.0:
@@ -231,6 +261,22 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
             else None
         ),
     }
+    distill = {
+        key: value
+        for key, value in (
+            ("rounds", args.distill_rounds),
+            ("battles", args.distill_battles),
+            ("planner", args.distill_planner),
+            ("labels", args.distill_labels),
+        )
+        if value is not None
+    }
+    if distill:
+        if args.distill_rounds is None:
+            raise EscaramuzaError(
+                "--distill-battles, --distill-planner and --distill-labels need --distill-rounds"
+            )
+        overrides["distill"] = distill
     if config_path is None and args.env is None:
         raise EscaramuzaError("--env is required (or a --config naming env:)")
     config = load_config(config_path, overrides)

@@ -68,6 +68,22 @@ class SelfPlay(BaseModel):
     pool_size: int = Field(5, ge=1)
 
 
+class Distill(BaseModel):
+    """Expert iteration before the reinforcement learning (training/expert.py): the
+    network distilled from the planner's search, then trained on from its weights."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rounds: int = Field(1, ge=1)
+    battles: int = Field(300, ge=1, description="battles whose positions each round labels")
+    planner: str = Field("mcts", description="the mcts spec that labels them")
+    labels: Literal["games", "search"] = Field(
+        "games", description="the planner's own battles, or the heuristic's searched"
+    )
+    value_rollouts: int = Field(64, ge=1)
+    epochs: int = Field(40, ge=1)
+
+
 class TrainConfig(BaseModel):
     """Everything a run depends on. Saved as ``RUN_DIR/config.yaml``."""
 
@@ -114,6 +130,7 @@ class TrainConfig(BaseModel):
     #: run's evaluation (an opponent only the engine plays).
     eval_episodes: int = Field(20, ge=1)
     selfplay: SelfPlay | None = None
+    distill: Distill | None = None
     hyperparameters: Hyperparameters = Field(default_factory=Hyperparameters)
 
     @field_validator("draw_reward", mode="before")
@@ -139,6 +156,13 @@ class TrainConfig(BaseModel):
             raise ValueError("opponent: self-play trains against snapshots; leave --opponent out")
         if self.selfplay is not None and self.opponent_pool:
             raise ValueError("opponent_pool: self-play trains against snapshots, not a pool")
+        if self.distill is not None and (
+            len(self.scenarios) > 1 or self.side == "both" or self.algo != "maskable-ppo"
+        ):
+            raise ValueError(
+                "distill: the planner's positions are of one scenario and one side, for "
+                "maskable-ppo; give one --scenario and --side enemies or heroes"
+            )
         if len(set(self.opponent_pool)) != len(self.opponent_pool):
             raise ValueError("opponent_pool: an opponent is named twice")
         return self

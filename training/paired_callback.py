@@ -62,9 +62,11 @@ def paired_eval_callback(
     maskable: bool,
     run: Path,
     meta: PolicyMeta,
+    evaluate_start: bool = False,
 ) -> Any:
     """A stable-baselines3 callback evaluating every ``eval_freq`` calls (see the
-    module's docstring) on ``envs`` (one per (scenario, side), ``eval_battles`` lanes)."""
+    module's docstring) on ``envs`` (one per (scenario, side), ``eval_battles`` lanes);
+    with ``evaluate_start``, the model training starts from too."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from escaramuza.rules.core.files import atomic_write
@@ -82,6 +84,10 @@ def paired_eval_callback(
             base = [baselines(env, seed) for env in envs]
             self._heuristic = pooled([b["heuristic"] for b in base], "heuristic")
             self._first_legal = pooled([b["first-legal"] for b in base], "first-legal")
+            if evaluate_start:
+                # Trained weights to start from (a resume, a distilled policy) are a
+                # candidate too: the best is never worse than where training began.
+                self.evaluate()
 
         def _on_step(self) -> bool:
             if self.n_calls % eval_freq == 0:

@@ -186,6 +186,33 @@ def paired_line(label: str, entry: dict[str, Any], opponent: str) -> str:
     )
 
 
+def _distill(config: TrainConfig, run: Path, log: TextIO | None) -> None:
+    """``config.distill``'s expert iteration into ``RUN_DIR/distill/`` (training/expert.py)."""
+    from escaramuza.envs.common import resolve_ruleset
+    from escaramuza.training.expert import distill
+
+    assert config.distill is not None
+    spec = config.distill
+    ruleset = resolve_ruleset(ruleset_of(config.env))
+    scenario = config.scenarios[0] if config.scenarios else ruleset.default_scenario
+    distill(
+        config.env,
+        scenario,
+        config.side,
+        run / "distill",
+        rounds=spec.rounds,
+        battles=spec.battles,
+        planner=spec.planner,
+        seed=config.seed,
+        value_rollouts=spec.value_rollouts,
+        epochs=spec.epochs,
+        eval_battles=config.eval_battles,
+        hyperparameters=config.hyperparameters,
+        labels=spec.labels,
+        log=log,
+    )
+
+
 def export_policy(model: Any, path: Path, meta: PolicyMeta) -> Path:
     """A slim copy of ``model`` for playing: the same weights, the optimizer's moments dropped.
 
@@ -247,9 +274,18 @@ def train(
     if log is not None:
         log.write(vec_line(chosen, why))
         log.flush()
+    distilled = None
+    if config.distill is not None and resume_path is None:
+        # Expert iteration first; the reinforcement learning goes on from its weights.
+        began = time.perf_counter()
+        _distill(config, run, log)
+        distilled = time.perf_counter() - began
+        resume_path = run / "distill" / "final.zip"
     venv = _vec_env(config, opponent, config.n_envs, config.seed, chosen)
     eval_opponent = "heuristic" if selfplay else config.opponent
-    eval_cb, eval_env, eval_why = _evaluation(config, run, eval_opponent, meta)
+    eval_cb, eval_env, eval_why = _evaluation(
+        config, run, eval_opponent, meta, evaluate_start=resume_path is not None
+    )
     if log is not None:
         log.write(eval_line(config, eval_opponent, eval_why))
         log.flush()
@@ -329,6 +365,7 @@ def train(
         "best_eval": best,
         "opponent_pool": pool.table() if pool is not None else None,
         "resumed_from": str(resume_path) if resume_path else None,
+        "distill_seconds": round(distilled, 2) if distilled is not None else None,
         "stopped_early": stop.reason,
         "final": str(final),
     }

@@ -6,7 +6,9 @@ Gymnasium env gives a learner of the deciding side (``ObservationEncoder``), the
 same mask (``ActionCodec.legal_map`` over ``ruleset.legal_actions``) and asks
 the model's policy for its action distribution with illegal slots masked out.
 It then plays the most probable legal action (``deterministic=True``, the
-default) or samples one with the agent's ``rng`` — never a global RNG.
+default) or samples one with the agent's ``rng`` — never a global RNG. A greedy decision
+runs the MLP as numpy (``mlp``); two legal logits within ``mlp.TIE`` of each other go to
+torch, so the action is the one torch would pick.
 
 A model saved by ``escaramuza train`` carries ``escaramuza.json`` inside its zip
 (ruleset, env id, side, static limits, algorithm), so the file alone is enough.
@@ -31,7 +33,8 @@ torch and stable-baselines3 are imported only when a policy is loaded, so
 
 The package: ``meta`` (the metadata), ``safe_load`` (reading a zip without running it: the
 security boundary), ``loading`` (the two loaders, the cache, the shipped policies) and
-``agent`` (the agent, its spec and the masked probabilities).
+``agent`` (the agent, its spec and the masked probabilities) and ``mlp`` (the numpy copy
+of the network for greedy decisions and the planner's guide).
 """
 
 from __future__ import annotations

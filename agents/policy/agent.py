@@ -13,6 +13,7 @@ import numpy as np
 
 from escaramuza.agents.policy.loading import load_model
 from escaramuza.agents.policy.meta import check_sizes
+from escaramuza.agents.policy.mlp import NumpyActorCritic, clear_pick
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
 from escaramuza.rules.core.i18n import N_, _
 from escaramuza.rules.core.model import Action
@@ -103,6 +104,8 @@ class PolicyAgent:
             f"policy {self.path}", self.meta, self.model.observation_shape, self.model.n_actions
         )
         self._checked: set[str] = set()
+        #: The network as numpy, for greedy decisions (None: layers only torch runs).
+        self._numpy = NumpyActorCritic.of(self.model.policy)
 
     def _check(self, state: BattleState) -> None:
         scenario = state.scenario
@@ -123,17 +126,21 @@ class PolicyAgent:
             raise EscaramuzaError(f"policy {self.path}: {exc}") from None
         self._checked.add(scenario.name)
 
-    def distribution(self, state: BattleState) -> tuple[dict[int, Action], np.ndarray]:
-        """The legal index → action table and the policy's probability of every slot
-        (illegal slots 0, the rest renormalised)."""
+    def _view(self, state: BattleState) -> tuple[dict[int, Action], np.ndarray]:
+        """The legal index → action table and the observation of the deciding side."""
         self._check(state)
         pending = state.pending
         if pending is None:
             raise EscaramuzaError("policy: the battle has no pending decision")
         legal = self.codec.legal_map(state, state.ruleset.legal_actions(state))
+        return legal, self.encoder.encode(state, pending.side)
+
+    def distribution(self, state: BattleState) -> tuple[dict[int, Action], np.ndarray]:
+        """The legal index → action table and the policy's probability of every slot
+        (illegal slots 0, the rest renormalised)."""
+        legal, obs = self._view(state)
         mask = np.zeros(self.codec.n, dtype=bool)
         mask[list(legal)] = True
-        obs = self.encoder.encode(state, pending.side)
         return legal, masked_probabilities(self.model.policy, self.model.maskable, obs, mask)
 
     def action_probabilities(self, state: BattleState) -> list[tuple[Action, float]]:
@@ -144,6 +151,12 @@ class PolicyAgent:
         return [(a, by_action.get(a, 0.0)) for a in state.ruleset.legal_actions(state)]
 
     def act(self, state: BattleState, rng: random.Random) -> Action:
+        if self.deterministic and self._numpy is not None:
+            # The greedy action from the numpy network; a near-tie is torch's to break.
+            legal, obs = self._view(state)
+            slot = clear_pick(self._numpy.logits(obs[None])[0], sorted(legal))
+            if slot is not None:
+                return legal[slot]
         legal, probs = self.distribution(state)
         indices = sorted(legal)
         if self.deterministic:

@@ -9,6 +9,7 @@ import random
 
 from escaramuza.agents.fast import DEFAULT_ENGINE
 from escaramuza.agents.search.candidates import SETTLE_SWEEPS
+from escaramuza.agents.search.guided import Guide
 from escaramuza.agents.search.mcts import DEFAULT_BIAS, DEFAULT_UCT_C, MCTS
 from escaramuza.agents.search.ranking import DEFAULT_Z
 from escaramuza.agents.search.result import SearchResult
@@ -61,6 +62,8 @@ class MCTSAgent:
         draw: float = DRAW,
         z: float = DEFAULT_Z,
         engine: str = DEFAULT_ENGINE,
+        guide: Guide | None = None,
+        guide_spec: str = "",
     ) -> None:
         self.planner = MCTS(
             iterations,
@@ -76,6 +79,7 @@ class MCTSAgent:
             settle=settle,
             draw=draw,
             engine=engine,
+            guide=guide,
         )
         self.seed = seed
         self.reuse = reuse
@@ -87,6 +91,8 @@ class MCTSAgent:
             self.name = "mcts" if iterations == AGENT_ITERATIONS else f"mcts:{iterations}it"
         else:
             self.name = f"mcts:{iterations}it/{budget_ms:g}ms"
+        if guide_spec:
+            self.name = f"{self.name}:{guide_spec}"
         self._kept: Node | None = None
         self._kept_at: tuple[int, Event | None] | None = None
         self._kept_scenario: object = None

@@ -19,6 +19,7 @@ from escaramuza.agents.search.candidates import (
     _keep_better_half,
     candidate_order,
 )
+from escaramuza.agents.search.guided import Guide
 from escaramuza.agents.search.ranking import DEFAULT_Z, MIN_SHARED, Ranking, _check_metric, rank
 from escaramuza.agents.search.result import SearchResult
 from escaramuza.agents.search.rollouts import MAX_ROLLOUT_DECISIONS, _kernel, _Rollouts
@@ -71,6 +72,7 @@ class MCTS:
         engine: str = DEFAULT_ENGINE,
         threads: int = 1,
         merge_twins: bool = False,
+        guide: Guide | None = None,
     ) -> None:
         check_engine(engine, "the MCTS engine")
         if threads < 1:
@@ -134,6 +136,9 @@ class MCTS:
         #: twins can never end a race as "identical". ``suggest`` merges; the ``mcts``
         #: agent keeps every action, so its battles stay those it has always played.
         self.merge_twins = merge_twins
+        #: A network's prior (the root's reference and candidate order) and value (the
+        #: horizon cut), :mod:`escaramuza.agents.search.guided`; None: the plain planner.
+        self.guide = guide
 
     # -- the search -----------------------------------------------------------
     def search(
@@ -144,6 +149,8 @@ class MCTS:
         if state.outcome is not None or pending is None:
             raise EscaramuzaError("the battle is over: there is no decision to search")
         actions = state.ruleset.legal_actions(state)
+        if self.guide is not None:
+            self.guide.check(state)
         # Before the clock starts: the kernel's one-time compile (or load from numba's
         # cache) never eats the search budget (docs/fast-path.md).
         kernel, why = _kernel(self, state, actions)
@@ -159,9 +166,17 @@ class MCTS:
                     twins[lead] = tuple(a for a in members if a != lead)
             hidden = {a for others in twins.values() for a in others}
             searched = [a for a in actions if a not in hidden]
+        prior = self.guide.prior(state, searched) if self.guide is not None else None
+        if prior is not None:
+            # Guided: the network's pick is the reference, the rest by its probability.
+            heuristic = max(searched, key=lambda a: prior[a])
+            ranked = sorted(searched, key=lambda a: -prior[a])
+            order = [heuristic, *(a for a in ranked if a != heuristic)]
+            if self.candidates is not None:
+                order = order[: self.candidates + 1]
         # The heuristic's pick comes first: with a tiny budget the ranking then at least
         # contains the "in character" baseline, and it is the paired reference.
-        if self.candidates is not None:
+        elif self.candidates is not None:
             order = candidate_order(state, searched, heuristic)[: self.candidates + 1]
         else:
             order = [heuristic, *(a for a in searched if a != heuristic)]
@@ -467,8 +482,11 @@ class MCTS:
         return self.rollout_temperament if deciding is searching else None
 
     def leaf_value(self, sim: BattleState, side: Side) -> float:
-        """Value of where a rollout stopped, for ``side``, on [−1, 1] (package docstring)."""
+        """Value of where a rollout stopped, for ``side``, on [−1, 1] (package docstring);
+        a rollout cut at the horizon of a guided search is the guide's."""
         outcome = sim.outcome
+        if self.guide is not None and outcome is None and self.horizon is not None:
+            return self.guide.cut_state(sim, side)
         winner = (
             0
             if outcome is None or outcome.winner is None

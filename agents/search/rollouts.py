@@ -25,6 +25,8 @@ from escaramuza.agents.fast import (
     warming,
 )
 from escaramuza.agents.fast import refusal as fast_refusal
+from escaramuza.agents.search.guided import Guide
+from escaramuza.agents.search.observed import ObservedBatch, rollouts_with_observations
 from escaramuza.agents.search.tree import Node, _add
 from escaramuza.rules.core.kernel import Kernel, KernelRefusal, RolloutBatch
 from escaramuza.rules.core.model import Action, Side
@@ -59,7 +61,7 @@ def _kernel(
         # process, before any clock starts. A state it refuses leaves it cold.
         try:
             with first_call(state.ruleset.id):
-                kernel.rollouts(
+                args = (
                     state,
                     actions[:1],
                     [0],
@@ -67,6 +69,9 @@ def _kernel(
                     planner.rollout_temperament,
                     MAX_ROLLOUT_DECISIONS,
                 )
+                kernel.rollouts(*args)
+                if planner.guide is not None and planner.guide.observes:
+                    rollouts_with_observations(kernel, *args)
             _WARM.add(kernel)
         except KernelRefusal as exc:
             kernel, why = None, str(exc)
@@ -195,28 +200,28 @@ class _Rollouts:
         where: dict[int, tuple[_BatchLists, int]] = {}
         for (k, c), members in groups.items():
             batch = self._batch([distinct[i] for i in members], self.seeds[k : k + c])
-            lists = _batch_lists(batch)
+            guide = self.planner.guide
+            lists = _batch_lists(batch, guide if guide is not None and guide.observes else None)
             for row, i in enumerate(members):
                 where[i] = (lists, row)
         elapsed = time.perf_counter() - began
         if elapsed > 0:
             self.rate = len(plan) / elapsed
         value_of = self.planner.value_of
+        cut_off = self.planner.horizon is not None
         taken = [0] * len(distinct)
         for i in ids:
-            (winner, finished, own, foe, actor_out), row = where[i]
+            (winner, finished, own, foe, actor_out, cut), row = where[i]
             j = taken[i]
             taken[i] = j + 1
             w = winner[row][j]
-            _add(
-                nodes[i],
-                float(value_of(w, finished[row][j], own[row][j], foe[row][j])),
-                w > 0,
-                w < 0,
-                actor_out[row][j],
-            )
+            if cut is not None and w == 0 and cut_off and not finished[row][j]:
+                value = cut[row][j]  # a guided search's value of the cut state
+            else:
+                value = float(value_of(w, finished[row][j], own[row][j], foe[row][j]))
+            _add(nodes[i], value, w > 0, w < 0, actor_out[row][j])
 
-    def _batch(self, actions: list[Action], seeds: list[int]) -> RolloutBatch:
+    def _batch(self, actions: list[Action], seeds: list[int]) -> RolloutBatch | ObservedBatch:
         """``Kernel.rollouts`` of ``actions`` × ``seeds``, split by seeds over the
         planner's threads when there is enough work (:data:`MIN_THREAD_ROLLOUTS` a
         part). Each (action, seed) rollout depends on nothing but its seed, so the
@@ -226,6 +231,11 @@ class _Rollouts:
         kernel, planner = self.kernel, self.planner
         parts = min(planner.threads, len(seeds), len(actions) * len(seeds) // MIN_THREAD_ROLLOUTS)
         args = (planner.horizon, planner.rollout_temperament, MAX_ROLLOUT_DECISIONS)
+        guide = planner.guide
+        if guide is not None and guide.observes:
+            # A guided search's batch, with each rollout's end seen by the network (one
+            # call: the guided agent searches on one thread).
+            return rollouts_with_observations(kernel, self.state, actions, seeds, *args)
         if parts <= 1:
             return kernel.rollouts(self.state, actions, seeds, *args)
         bounds = [len(seeds) * i // parts for i in range(parts + 1)]
@@ -263,19 +273,30 @@ def _thread_pool(workers: int) -> ThreadPoolExecutor:
     return pool
 
 
-#: A :class:`RolloutBatch`'s winner, finished, own, foe and actor_out as nested lists.
+#: A :class:`RolloutBatch`'s winner, finished, own, foe and actor_out as nested lists,
+#: and a guided search's value of each rollout's end (None unguided).
 _BatchLists = tuple[
-    list[list[int]], list[list[bool]], list[list[float]], list[list[float]], list[list[bool]]
+    list[list[int]],
+    list[list[bool]],
+    list[list[float]],
+    list[list[float]],
+    list[list[bool]],
+    list[list[float]] | None,
 ]
 
 
-def _batch_lists(batch: RolloutBatch) -> _BatchLists:
+def _batch_lists(batch: RolloutBatch | ObservedBatch, guide: Guide | None = None) -> _BatchLists:
     """A batch's arrays as nested Python lists of Python ints, bools and floats (the
-    same values the engine's rollouts back up)."""
+    same values the engine's rollouts back up); with a ``guide``, its cut values."""
+    cut = None
+    if guide is not None:
+        obs = batch.obs if isinstance(batch, ObservedBatch) else None
+        cut = guide.cut_batch(obs, batch.own, batch.foe).astype(np.float64).tolist()
     return (
         batch.winner.astype(np.int64).tolist(),
         batch.finished.astype(bool).tolist(),
         batch.own.astype(np.float64).tolist(),
         batch.foe.astype(np.float64).tolist(),
         batch.actor_out.astype(bool).tolist(),
+        cut,
     )
