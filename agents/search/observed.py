@@ -45,7 +45,8 @@ def observed_rollouts(
     for ``side`` into ``obs[a, k]``. ``outs``: the loop's outputs of shape (actions,
     seeds) — winner, finished, own, foe, actor_out, suspended; ``one``: the same six
     arrays of shape (1, 1), the first action's row (1, width), one seed's key (1, W) and
-    length (1,). A rollout that suspends ends the call there."""
+    length (1,), and the loop's scratch: the two sides' agent codes and the root actor's
+    walk. A rollout that suspends ends the call there."""
     todo = outs[5]
     for a in range(first.shape[0]):
         for k in range(seed_keys.shape[0]):
@@ -68,6 +69,8 @@ def observed_rollouts(
                 dice,
                 arng,
                 act,
+                one[9],
+                one[10],
                 one[0],
                 one[1],
                 one[2],
@@ -98,7 +101,7 @@ def compiled(kernel: Any) -> Any:
 
         bound = {"rollouts": kernel.loops.rollouts, "encode": stepping(kernel).encode}
         done = _COMPILED[kernel.ruleset_id] = instantiate(
-            observed_rollouts, type(kernel).__module__, bound, cache=True, nogil=True, _nrt=False
+            observed_rollouts, kernel.owner, bound, cache=True, nogil=True, _nrt=False
         )
     return done
 
@@ -143,29 +146,13 @@ def rollouts_with_observations(
     """``kernel.rollouts(state, actions, seeds, …)`` (the same rollouts, value for
     value) and the observation of each one's end for the pending decision's side."""
     from escaramuza.rules.core import mt
-    from escaramuza.rules.core.compiled import FAR, MAX_PASSES
-    from escaramuza.rules.core.kernel import KernelRefusal, refusing
-    from escaramuza.rules.core.loops import SCENARIO, TEMPERAMENTS, new_agent_rng
+    from escaramuza.rules.core.kernel import KernelRefusal
+    from escaramuza.rules.core.loops import FAR, WALK_SIZE, new_agent_rng
     from escaramuza.rules.core.model import Side
 
+    d0, first, own = kernel.rollout_start(state, actions, own_temperament)
+    exported = kernel.exported(state.scenario)
     pending = state.pending
-    try:
-        exported = kernel.exported(state.scenario)
-        with refusing():
-            d0 = kernel.export_state(exported, state)
-            for action in actions:
-                if pending is None or action.actor != pending.actor:
-                    raise KernelRefusal(f"{action} is not the pending decision's")
-            first = np.array(
-                [kernel.action_row(exported, state, a) for a in actions], dtype=np.int64
-            ).reshape(len(actions), kernel.ACTION_WIDTH)
-        own = SCENARIO
-        if own_temperament is not None:
-            if own_temperament not in TEMPERAMENTS:
-                raise KernelRefusal(f"own temperament {own_temperament!r}")
-            own = TEMPERAMENTS.index(own_temperament)
-    except KernelRefusal as exc:
-        raise KernelRefusal(f"{kernel.title} cannot resume this state: {exc}") from None
     side = 0 if pending.side is Side.HEROES else 1
     enc, size, ruleset = _tables(state.scenario, side)
     keys, lengths = mt.seed_keys(seeds)
@@ -191,6 +178,8 @@ def rollouts_with_observations(
         np.zeros((1, kernel.ACTION_WIDTH), dtype=np.int64),
         np.zeros((1, keys.shape[1]), dtype=keys.dtype),
         np.zeros(1, dtype=lengths.dtype),
+        np.zeros(2, dtype=np.int64),
+        np.zeros(WALK_SIZE, dtype=np.int64),
     )
     stop = min(state.round + horizon, FAR) if horizon is not None else FAR
     d = tuple(a.copy() for a in d0)
@@ -198,7 +187,9 @@ def rollouts_with_observations(
     act = np.zeros(kernel.ACTION_WIDTH, dtype=np.int64)
     values = np.zeros(len(ruleset.resources) + ruleset.n_features + 1)
     run = compiled(kernel)
-    for _ in range(MAX_PASSES):
+    for _ in range(kernel.MAX_PASSES):
+        # Each pass on the current export: resolving a suspension may extend its tables.
+        exported = kernel.exported(state.scenario)
         run(
             exported.static,
             d,

@@ -379,15 +379,15 @@ class CompiledKernel:
             )
         return battles
 
-    def rollouts(
+    def rollout_start(
         self,
         state: BattleState,
         actions: Sequence[Action],
-        seeds: Sequence[int],
-        horizon: int | None,
         own_temperament: str | None,
-        max_decisions: int,
-    ) -> RolloutBatch:
+    ) -> tuple[tuple[np.ndarray, ...], np.ndarray, int]:
+        """What every rollout from ``state`` starts from: its dynamic bundle ``d0``, the
+        rows of ``actions`` (each the pending decision's) and the searching side's agent
+        code — or a refusal naming why."""
         try:
             exported = self.exported(state.scenario)
             with refusing():
@@ -406,6 +406,19 @@ class CompiledKernel:
                 own = TEMPERAMENTS.index(own_temperament)
         except KernelRefusal as exc:
             raise KernelRefusal(f"{self.title} cannot resume this state: {exc}") from None
+        return d0, first, own
+
+    def rollouts(
+        self,
+        state: BattleState,
+        actions: Sequence[Action],
+        seeds: Sequence[int],
+        horizon: int | None,
+        own_temperament: str | None,
+        max_decisions: int,
+    ) -> RolloutBatch:
+        d0, first, own = self.rollout_start(state, actions, own_temperament)
+        exported = self.exported(state.scenario)
         keys, lengths = mt.seed_keys(seeds)
         shape = (len(actions), len(seeds))
         winner = np.zeros(shape, dtype=np.int64)
