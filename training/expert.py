@@ -47,17 +47,13 @@ from escaramuza.agents.base import Agent
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
+from escaramuza.training.fitting import EPOCHS, fit, new_model
 
 if TYPE_CHECKING:
     from escaramuza.agents.search import MCTSAgent
 
 #: Rollouts per value position: the label's standard error is at most 1/√64 ≈ 0.125.
 VALUE_ROLLOUTS = 64
-#: Epochs over a round's positions, and the minibatch size.
-EPOCHS = 40
-BATCH = 256
-#: Weight of the value loss beside the policy's cross-entropy.
-VALUE_WEIGHT = 0.5
 
 
 @dataclass(slots=True)
@@ -294,102 +290,6 @@ class Labeller:
             np.asarray(targets, dtype=np.int64),
             np.asarray(values, dtype=np.float32),
         )
-
-
-def fit(
-    model: Any,
-    data: Positions,
-    epochs: int = EPOCHS,
-    batch: int = BATCH,
-    seed: int = 0,
-    value_weight: float = VALUE_WEIGHT,
-    log: TextIO | None = None,
-) -> dict[str, float]:
-    """Train ``model``'s policy (a MaskablePPO policy) on ``data``: cross-entropy of the
-    masked action distribution against each policy position's picked slot, plus
-    ``value_weight`` × the squared error of the critic against every position's value.
-    Adam at the model's learning rate, minibatches drawn by ``seed``. Returns the last
-    epoch's mean losses and the actor's agreement with the labels."""
-    import torch
-
-    policy = model.policy
-    policy.set_training_mode(True)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=model.learning_rate)
-    gen = np.random.default_rng(seed)
-    obs = torch.as_tensor(data.obs)
-    mask = torch.as_tensor(data.mask)
-    target = torch.as_tensor(data.target)
-    value = torch.as_tensor(data.value)
-    n = len(data)
-    stats: dict[str, float] = {}
-    for epoch in range(epochs):
-        order = gen.permutation(n)
-        sums = {"policy_loss": 0.0, "value_loss": 0.0, "agree": 0.0, "labelled": 0.0}
-        for at in range(0, n, batch):
-            idx = torch.as_tensor(order[at : at + batch])
-            dist = policy.get_distribution(obs[idx], action_masks=mask[idx].numpy())
-            logits = dist.distribution.logits
-            labelled = target[idx] >= 0
-            v = policy.predict_values(obs[idx]).flatten()
-            v_loss = torch.mean((v - value[idx]) ** 2)
-            loss = value_weight * v_loss
-            if labelled.any():
-                logp = torch.log_softmax(logits[labelled], dim=-1)
-                chosen = target[idx][labelled]
-                p_loss = -logp.gather(1, chosen[:, None]).mean()
-                loss = loss + p_loss
-                sums["policy_loss"] += float(p_loss.detach()) * int(labelled.sum())
-                sums["agree"] += float((logits[labelled].argmax(1) == chosen).sum())
-                sums["labelled"] += int(labelled.sum())
-            sums["value_loss"] += float(v_loss.detach()) * len(idx)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)
-            optimizer.step()
-        labelled_n = max(sums["labelled"], 1.0)
-        stats = {
-            "policy_loss": sums["policy_loss"] / labelled_n,
-            "value_loss": sums["value_loss"] / n,
-            "agreement": sums["agree"] / labelled_n,
-        }
-        if log is not None and (epoch + 1) % 10 == 0:
-            log.write(
-                f"epoch {epoch + 1}: policy loss {stats['policy_loss']:.4f}, value loss "
-                f"{stats['value_loss']:.4f}, agreement with the planner "
-                f"{stats['agreement']:.1%}\n"
-            )
-            log.flush()
-    policy.set_training_mode(False)
-    return stats
-
-
-def new_model(
-    env: str, scenario: str, side: str, seed: int, hyperparameters: Any = None
-) -> tuple[Any, Any]:
-    """The MaskablePPO model ``escaramuza train`` would start from for this run (its
-    ``hyperparameters``, default the defaults; ``OnceMaskedPolicy`` and ``net_arch``), on
-    a one-lane env whose spaces are the env's; and the config it was built from."""
-    from escaramuza.training.config import TrainConfig
-    from escaramuza.training.train import _model
-    from escaramuza.training.vec import _vec_env
-
-    config = TrainConfig.model_validate(
-        {
-            "env": env,
-            "scenarios": [scenario],
-            "side": side,
-            "n_envs": 1,
-            "seed": seed,
-            "vec_env": "dummy",
-            "hyperparameters": hyperparameters or {},
-        }
-    )
-    venv = _vec_env(config, "heuristic", 1, seed, "dummy")
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as logs:
-        model = _model(config, venv, None, Path(logs))
-    return model, config
 
 
 @dataclass(slots=True)
