@@ -48,6 +48,7 @@ from escaramuza.rules.cairn.kernel import (
     attack_dice,
     in_blast,
     is_blast,
+    side_out,
 )
 from escaramuza.rules.cairn.sheets import CAIRN_DICE
 from escaramuza.rules.core.compiled import CompiledKernel
@@ -337,13 +338,7 @@ def side_broken(stat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
 @njit(cache=True, _nrt=False)
 def half_out(stat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
     """The coward's "its side breaks": half or more of its side is out of the fight."""
-    members = 0
-    out = 0
-    for c in range(cs.shape[0]):
-        if stat[c, ST.SIDE] == stat[me, ST.SIDE]:
-            members += 1
-            if cs[c, CS.STATUS] != ACTIVE:
-                out += 1
+    members, out = side_out(stat, cs, me)
     return members > 1 and 2 * out >= members
 
 
