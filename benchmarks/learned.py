@@ -23,8 +23,9 @@ default budget, on the kernel), and prints their ratio.
 the policy's side played by the heuristic, by ``mcts`` and by the planner guided by the
 policy (``mcts:net=POLICY``: its prior at the root, its value at the horizon cut;
 ``--guide`` another spec suffix, e.g. ``value=POLICY``), against heuristic opponents on
-the same seeds, and prints each planner's paired difference from the heuristic and the
-mean over the scenarios (the target: the guided planner ≥ 20 points on average, none
+the same seeds, and prints each planner's paired difference from the heuristic (the
+guided one's also from the plain ``mcts``, on the same battles) and the mean over the
+scenarios (the target: the guided planner ≥ 20 points on average, none
 below the heuristic).
 
     python benchmarks/learned.py --planner 200 --timing 40
@@ -147,6 +148,14 @@ def planner_rows(label: str, scenario: str, n: int, seed: int, guide: str) -> li
     rows = []
     for spec in specs[1:]:
         pair = paired_difference(won[spec], won["heuristic"])
+        if spec == "mcts":
+            plain = "—"
+        else:
+            gap = paired_difference(won[spec], won["mcts"])
+            plain = (
+                f"{100 * gap['difference']:+.1f} [{100 * gap['ci95'][0]:+.1f}, "
+                f"{100 * gap['ci95'][1]:+.1f}]"
+            )
         lo, hi = pair["ci95"]
         mine, base = sum(won[spec]), sum(won["heuristic"])
         a, b = wilson_interval(mine, n)
@@ -156,7 +165,7 @@ def planner_rows(label: str, scenario: str, n: int, seed: int, guide: str) -> li
             f"{100 * mine / n:.1f} [{100 * a:.1f}–{100 * b:.1f}] | "
             f"{100 * base / n:.1f} [{100 * c:.1f}–{100 * d:.1f}] | "
             f"{100 * pair['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
-            f"{seconds[spec] / n:.2f} s |"
+            f"{plain} | {seconds[spec] / n:.2f} s |"
         )
     return rows
 
@@ -207,9 +216,9 @@ def main() -> None:
         print()
         print(
             "| scenario (side) | planner | battles | planner wins | heuristic wins | "
-            "planner − heuristic (paired) | s/battle |"
+            "planner − heuristic (paired) | planner − mcts (paired) | s/battle |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         gains: dict[str, list[float]] = {}
         for label, scenario in todo:
             for line in planner_rows(label, scenario, args.planner, args.seed, args.guide):
