@@ -19,9 +19,9 @@ Run: ``python benchmarks/planner.py --battles 500 --workers 2``. The issue asks 
 the printed header says what was run. ``--first-seed`` extends an earlier run with
 new seeds (both arms keep sharing them). Every finished chunk of battles prints a line
 with its seeds and wins, so a run cut short still counts; ``--combine LOG…`` adds up the
-chunk lines of several logs, each scenario over the seeds both arms played (logs written
-before 2026-11-30 lack the chunk line of a finished run's last chunk; its table row has
-the totals).
+chunk lines of several logs, each scenario over the seeds both arms played (a log without
+the chunk line of a finished run's last chunk counts that chunk from its table row's
+totals).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cairn (seed ``seeds/cairn.txt``; rule ids CA-01 … CA-19 in rules-notes.md).
+"""Cairn: its rules, CA-01 … CA-19, each with the sentence of its rules text it follows.
 
 Every rule, the seed sentence it follows and the default where the seed is silent:
 

@@ -1,6 +1,6 @@
 """Saves, attack dice, damage, Daño Crítico, Cicatrices and attribute loss.
 
-Each function cites the seed sentence (or the rules-notes default) it follows.
+Each function cites the seed sentence (or the *(default)* where the seed is silent) it follows.
 They mutate one combatant and return the events; the turn structure that calls
 them is in :mod:`escaramuza.rules.cairn.ruleset`.
 """

@@ -526,7 +526,7 @@ class Cairn(Ruleset):
         CA-06 keeps only the highest die aimed at a target in the side's resolution,
         so a declaration is worth what it adds to the dice the side has already
         declared on that target this side turn (nothing declared: the attack's own
-        odds). Readings (documented in docs/rulesets/cairn.md):
+        odds). Readings:
 
         * ``p_hit`` — CA-05 "Los ataques en combate siempre impactan", so "hit" is
           read as "raises the damage the target takes by at least 1 after

@@ -1,6 +1,6 @@
-"""Destiny Dice (``destiny_dice``) — source: ``seeds/destiny-dice.txt``.
+"""Destiny Dice (``destiny_dice``): its rules, each with the sentence of its rules text.
 
-Rule by rule (ids of ``rules-notes.md``), what the engine does:
+Rule by rule (ids DD-01 … DD-19, docs/rulesets/destiny_dice.md), what the engine does:
 
 * DD-01 Initiative: everyone rolls Mente once at the start; highest first.
 * DD-02 Ties: heroes before enemies ("Los Héroes SIEMPRE actúan antes"); within a

@@ -4,7 +4,7 @@ the opposed attack and its damage, falling and waking, healing (DD-05 … DD-18)
 :class:`Combat` is the base class of
 :class:`~escaramuza.rules.destiny_dice.ruleset.DestinyDice` and holds the methods the
 seed's "Distancias", "Atacar y Defender", "Resolución del Ataque", "Cálculo de Daño" and
-"Heridas" sections describe; each names the rule id it follows (rules-notes.md).
+"Heridas" sections describe; each names the rule id it follows.
 """
 
 from __future__ import annotations

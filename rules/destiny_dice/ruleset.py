@@ -2,7 +2,7 @@
 actions and their outcomes; the attacks, damage and healing it inherits from
 :class:`~escaramuza.rules.destiny_dice.combat.Combat`.
 
-Each method names the rule id it follows (rules-notes.md, DD-01 … DD-19); the
+Each method names the rule id it follows (DD-01 … DD-19); the
 seed sentence is quoted where the code makes a reading of it.
 """
 

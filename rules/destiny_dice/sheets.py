@@ -2,7 +2,7 @@
 immutable :class:`Sheet` each combatant carries, built from its stat block once.
 
 Values the seed leaves to the character sheet (PV, dice, armour, weapons) are
-explicit fields; nothing is derived by an invented formula (rules-notes.md).
+explicit fields; nothing is derived by an invented formula.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def _dice_text(value: str) -> str:
 
 
 class Options(_Strict):
-    """Named rule options (rules-notes.md) with their defaults."""
+    """Named rule options (docs/rulesets/destiny_dice.md) with their defaults."""
 
     ties_favor: Literal["attacker", "defender"] = Field(
         "attacker",

@@ -1,4 +1,4 @@
-"""Donjon (seed ``shared/seeds/donjon.txt``, chapter "Combate"): rule ids and defaults.
+"""Donjon (the "Combate" chapter of its rules text): rule ids and defaults.
 
 Pools of d20 (attributes 1–6 plus abilities) compared die by die; ráfagas in
 which combatants act on every initiative number they rolled; distance in

@@ -129,7 +129,7 @@ def damage_test_floor(c: Combatant) -> int:
 
     "Los PJ siempre tiran un dado en las Pruebas de Daño, inclusive cuando su Aguante es
     reducido a cero": the sentence names Aguante, the resisting pool, so the floor holds on
-    both sides of the test (rules-notes DJ-19, clarified 2026-12-01). A PNJ has none.
+    both sides of the test. A PNJ has none.
     """
     return 1 if c.pc else 0
 

@@ -31,7 +31,7 @@ UNARMED = "puños"
 # + the attack's successes against Aguante + armadura + resistencia) times the die size.
 # The shipped fighters have Nivel 2 to 4, Habilidades, weapons and armour of 0 to 3.
 
-#: Highest attribute: "Attributes (1–6)" (rules-notes.md, Donjon).
+#: Highest attribute: "Attributes (1–6)".
 MAX_ATTRIBUTE = 6
 #: Highest Habilidad, weapon Nivel de Daño and armadura Nivel de Daño: the attributes' scale.
 MAX_SKILL = 6

@@ -1,4 +1,4 @@
-"""Sistema 2d10 (seed ``seeds/sistema-2d10.txt``; rules-notes S2-01 … S2-15).
+"""Sistema 2d10: its rules, S2-01 … S2-15.
 
 Rule ids, the seed sentence each follows, and where the seed is silent the
 *(default)* this project chose (docs/rulesets/sistema_2d10.md has the full list):

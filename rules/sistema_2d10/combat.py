@@ -53,7 +53,7 @@ ACTIVE_DEFENCE = "active_defence"
 STUNNED = "aturdido"
 #: S2-14's stun, "Si se obtiene un 16 quedará Aturdido durante el siguiente turno": kept
 #: apart from the GDF's because it lasts one turn; the two do not add up (the worse MS
-#: applies, rules-notes S2-15).
+#: applies, S2-15).
 STUNNED_16 = "aturdido_16"
 #: An incapacitated body part: ``incapacitado_<location>`` (S2-12 location ids), or
 #: plain ``incapacitado`` when the location is not known (a GM's own condition).
@@ -105,7 +105,7 @@ def tables(state: BattleState) -> Tables:
 
 def stun_penalty(c: Combatant) -> int:
     """The MS of being aturdido: the worse of the GDF's stun and S2-14's exact-16 stun
-    (they do not add up, rules-notes S2-15)."""
+    (they do not add up, S2-15)."""
     ms = 0
     for name in (STUNNED, STUNNED_16):
         cond = c.conditions.get(name)

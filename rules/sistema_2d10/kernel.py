@@ -407,7 +407,7 @@ def succ(table: np.ndarray, mode: int, k: int) -> int:
 
 @njit(cache=True, inline="always", _nrt=False)
 def stun_penalty(cs: np.ndarray, i: int) -> int:
-    """``combat.stun_penalty``: the worse of the two stuns (rules-notes S2-15)."""
+    """``combat.stun_penalty``: the worse of the two stuns (S2-15)."""
     ms = 0
     for c in (ATURDIDO, ATURDIDO_16):
         if cs[i, CS.HAS + c] == 1 and cs[i, CS.VALUE + c] < ms:

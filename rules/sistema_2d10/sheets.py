@@ -1,7 +1,7 @@
 """Scenario options and stat blocks (pydantic), and the per-combatant profile.
 
 Values the seed leaves to the character sheet (PV, acciones por turno, CA, the
-characteristic and skill scores) are explicit scenario fields (rules-notes).
+characteristic and skill scores) are explicit scenario fields.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class _Strict(BaseModel):
 
 class Sistema2d10Options(_Strict):
     """The ``options:`` block of a Sistema 2d10 scenario; each field defaults to the seed's
-    value or to the rules-notes *(default)* (docs/rulesets/sistema_2d10.md)."""
+    value or to the *(default)* (docs/rulesets/sistema_2d10.md)."""
 
     tables: str = Field(
         DEFAULT_TABLES,

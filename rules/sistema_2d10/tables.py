@@ -1,8 +1,8 @@
 """The four tables the seed omits, as YAML data (S2-12, S2-13, S2-15).
 
 The seed names the "Localización de Impacto" table, the aimed-attack modifiers and
-the GDF table but does not print them (rules-notes: "They are data files (YAML)
-shipped with the ruleset, labelled *(default)*"). ``tables/default.yaml`` holds this
+the GDF table but does not print them, so they are data files (YAML) shipped with
+the ruleset, labelled *(default)*. ``tables/default.yaml`` holds this
 project's defaults; a scenario may point ``options.tables`` at its own file. A
 malformed file is rejected like a bad scenario: :class:`ScenarioError` naming the
 table file, the field and the reason. Actions per turn are a scenario field (S2-07),
