@@ -73,3 +73,38 @@ def test_every_architecture_citation_in_the_code_names_a_heading_of_it() -> None
     assert cited, "the code cites sections of docs/architecture.md"
     missing = sorted((where, t) for where, t in cited if t.split(" (")[0] not in headings)
     assert missing == []
+
+
+#: The pages' budget: docs/ is a reference a reader can go through, not a lab notebook
+#: (docs/contributing.md, "Writing docs"). The images and example outputs of docs/img/
+#: are not pages; each must be shown by a page (below).
+DOCS_BUDGET = 150_000
+
+
+def test_the_docs_pages_stay_within_their_budget() -> None:
+    pages = [
+        p
+        for p in PAGES
+        if p.is_relative_to(ROOT / "docs") and not p.is_relative_to(ROOT / "docs" / "img")
+    ]
+    sizes = {str(p.relative_to(ROOT)): p.stat().st_size for p in pages}
+    total = sum(sizes.values())
+    largest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
+    assert total <= DOCS_BUDGET, f"docs/ pages are {total:,} bytes; the largest: {largest}"
+
+
+def test_every_image_under_docs_is_shown_by_a_page() -> None:
+    """An image no page shows is weight a reader never sees (and goes stale unnoticed);
+    a file is shown when a page links it, or names it (`` `summary.json` ``) beside it."""
+    shown = {
+        (page.parent / target.split("#")[0]).resolve()
+        for page in PAGES
+        for target in [
+            *LINK.findall(page.read_text(encoding="utf-8")),
+            *(c.strip("`") for c in CODE.findall(page.read_text(encoding="utf-8"))),
+        ]
+        if not re.match(r"[a-z]+:", target)
+    }
+    images = [p for p in (ROOT / "docs" / "img").rglob("*") if p.is_file()]
+    orphans = [str(p.relative_to(ROOT)) for p in images if p.resolve() not in shown]
+    assert orphans == []
