@@ -13,7 +13,7 @@ from escaramuza.rules.core.i18n import N_, _, _f, ngettext, word
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.ruleset import Odds
 
-#: Version of the ``--json`` document (docs/gm.md, "suggest JSON").
+#: Version of the ``--json`` document (docs/gm.md, "--json schema").
 #: Version 2: rows ranked by value, ``win_estimate``, ``tied_with_best``,
 #: ``gap_to_best``, the top-level ``verdict`` / ``best`` / ``runner_up`` / ``gap`` and the
 #: search's ``max_ms``, ``max_iterations``, ``stopped``, ``z`` and ``min_shared``.

@@ -108,3 +108,31 @@ def test_every_image_under_docs_is_shown_by_a_page() -> None:
     images = [p for p in (ROOT / "docs" / "img").rglob("*") if p.is_file()]
     orphans = [str(p.relative_to(ROOT)) for p in images if p.resolve() not in shown]
     assert orphans == []
+
+
+#: ``docs/gm.md, "State file"`` (or ``gm.md "State file"``) in a comment, a docstring or a
+#: shipped YAML file: a section of a page under docs/.
+PAGE_CITATION = re.compile(r'([\w/-]+\.md),?\s+"([^"]+)"')
+
+
+def _headings(page: Path) -> list[str]:
+    return [
+        line.lstrip("#").strip().replace("`", "").lower()
+        for line in FENCE.sub("", page.read_text(encoding="utf-8")).splitlines()
+        if line.startswith("#")
+    ]
+
+
+def test_every_page_citation_in_the_code_names_a_heading_of_it() -> None:
+    """A cited section exists: the citation is the start of one of the page's headings."""
+    files = [*SOURCES, *(ROOT / "scenarios").rglob("*.yaml")]
+    missing = []
+    for path in files:
+        for name, title in PAGE_CITATION.findall(path.read_text(encoding="utf-8")):
+            pages = [p for p in (ROOT / "docs").rglob(Path(name).name) if p.suffix == ".md"]
+            if not pages:
+                continue  # README.md, a page outside docs/ or a generated report's name
+            wanted = " ".join(title.replace("#", " ").replace("`", "").split()).lower()
+            if not any(h.startswith(wanted) for p in pages for h in _headings(p)):
+                missing.append(f"{path.relative_to(ROOT)}: {name}, {title!r}")
+    assert missing == []

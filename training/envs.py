@@ -2,8 +2,8 @@
 
 Several scenarios sampled per episode, for generalisation. The
 observation and action sizes of an escaramuza env depend only on the ruleset and
-its static limits (environments.md, "Ids"), never on the scenario, so one policy
-can play every scenario of a ruleset: :class:`ScenarioSampler` holds one
+its static limits (docs/environments.md, "The single-agent env"), never on the
+scenario, so one policy can play every scenario of a ruleset: :class:`ScenarioSampler` holds one
 registered env per (scenario, side) and picks one at each ``reset()`` with its
 own seeded generator.
 """

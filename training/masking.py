@@ -4,7 +4,8 @@ sb3-contrib's ``MaskableCategorical`` builds torch's ``Categorical`` three times
 masked forward pass: once from the raw logits, once more when its own constructor applies
 "no mask", and a third time when the policy applies the real mask (each build normalises
 the logits with ``logsumexp`` and validates them). That is most of what MaskablePPO costs
-over PPO per frame (docs/training.md "Benchmarks"; reported upstream to sb3-contrib, #283).
+over PPO per frame (docs/decisions/0017-training-throughput.md; reported upstream to
+sb3-contrib, #283).
 
 :class:`OnceMaskedPolicy` is sb3-contrib's ``MaskableActorCriticPolicy`` with one change:
 the action distribution keeps the logits until the mask arrives and then builds a single

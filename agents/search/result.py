@@ -8,7 +8,7 @@ from escaramuza.agents.search.ranking import DEFAULT_Z, MIN_SHARED, Paired, Rank
 from escaramuza.agents.search.tree import Node
 from escaramuza.rules.core.model import Action, Side
 
-#: Why a search stopped (``SearchResult.stopped``; docs/gm.md, "suggest JSON").
+#: Why a search stopped (``SearchResult.stopped``; docs/gm.md, "--json schema").
 STOP_REASONS = (
     "clear",
     "identical",

@@ -1,5 +1,5 @@
-"""The Cairn kernel plays exactly the engine's battles (docs/fast-path.md, "The equality
-guarantee and how it is checked").
+"""The Cairn kernel plays exactly the engine's battles
+(docs/architecture.md, "Proof by equality").
 
 Every comparison runs the engine (the specification) and the kernel on the same seeds
 and compares whole KernelBattles (outcome, rounds, each combatant's status, zone,
