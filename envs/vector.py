@@ -269,11 +269,12 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if not len(rows):
             return
         pick = generators.__getitem__ if generators is not None else self.battle_generator
-        drawn = [battle_seeds(pick(b)) for b in rows.tolist()]
-        for b, (dice, _) in zip(rows.tolist(), drawn, strict=True):
+        lanes_drawn = rows.tolist()
+        drawn = [battle_seeds(pick(b)) for b in lanes_drawn]
+        for b, (dice, _) in zip(lanes_drawn, drawn, strict=True):
             self.dice_seeds[b] = dice
-        # The seeds are below 2**62: mt.seed_keys splits both lists into words at once.
-        words, counts = mt.seed_keys([dice for dice, _ in drawn] + [a for _, a in drawn])
+        # The seeds are below 2**62: mt.int_keys splits both columns into words at once.
+        words, counts = mt.int_keys(np.array(drawn, dtype=np.uint64).T.ravel())
         n = len(rows)
         self._dice_keys[rows] = words[:n]
         self._dice_len[rows] = counts[:n]

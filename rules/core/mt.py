@@ -179,11 +179,7 @@ def seed_keys(seeds: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
     one zero-padded array, and each row's length in words. Non-negative ints below 2**63
     (every battle and rollout seed) are split into words by numpy, a chunk at once."""
     if seeds and all(type(s) is int and 0 <= s < 1 << 63 for s in seeds):
-        # key_of of such an int: the low word, then the high one if it is not zero.
-        arr = np.array(seeds, dtype=np.uint64)
-        high = arr >> np.uint64(32)
-        out = np.stack([arr & np.uint64(0xFFFFFFFF), high], axis=1).astype(np.uint32)
-        return out, np.where(high > 0, 2, 1).astype(np.int64)
+        return int_keys(np.array(seeds, dtype=np.uint64))
     words = [key_of(s) for s in seeds]
     width = max([len(w) for w in words] + [1])
     out = np.zeros((len(words), width), dtype=np.uint32)
@@ -192,6 +188,16 @@ def seed_keys(seeds: Sequence[int | str]) -> tuple[np.ndarray, np.ndarray]:
         out[i, : len(w)] = w
         lengths[i] = len(w)
     return out, lengths
+
+
+def int_keys(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`seed_keys` of an array of seeds below 2**63 (uint64): each one's key words
+    (the low word, then the high one if it is not zero) and their count."""
+    high = seeds >> np.uint64(32)
+    out = np.empty((len(seeds), 2), dtype=np.uint32)
+    out[:, 0] = seeds & np.uint64(0xFFFFFFFF)
+    out[:, 1] = high
+    return out, np.where(high > 0, 2, 1).astype(np.int64)
 
 
 def agent_keys(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
