@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SUFFIXES = {".py", ".yaml", ".yml", ".toml", ".js", ".html", ".css", ".cfg"}
+SUFFIXES = {".py", ".yaml", ".yml", ".json", ".toml", ".js", ".html", ".css", ".cfg"}
 FORBIDDEN = {
     "an issue number": re.compile(r"\b[Ii]ssues? #?\d+"),
     "a date": re.compile(r"\b20[2-9]\d-[01]\d-[0-3]\d\b"),
