@@ -146,12 +146,10 @@ def rollouts_with_observations(
     """``kernel.rollouts(state, actions, seeds, …)`` (the same rollouts, value for
     value) and the observation of each one's end for the pending decision's side."""
     from escaramuza.rules.core import mt
-    from escaramuza.rules.core.kernel import KernelRefusal
     from escaramuza.rules.core.loops import FAR, WALK_SIZE, new_agent_rng
     from escaramuza.rules.core.model import Side
 
     d0, first, own = kernel.rollout_start(state, actions, own_temperament)
-    exported = kernel.exported(state.scenario)
     pending = state.pending
     side = 0 if pending.side is Side.HEROES else 1
     enc, size, ruleset = _tables(state.scenario, side)
@@ -182,14 +180,10 @@ def rollouts_with_observations(
         np.zeros(WALK_SIZE, dtype=np.int64),
     )
     stop = min(state.round + horizon, FAR) if horizon is not None else FAR
-    d = tuple(a.copy() for a in d0)
-    la = np.zeros((exported.actions, kernel.ACTION_WIDTH), dtype=np.int64)
-    act = np.zeros(kernel.ACTION_WIDTH, dtype=np.int64)
     values = np.zeros(len(ruleset.resources) + ruleset.n_features + 1)
     run = compiled(kernel)
-    for _ in range(kernel.MAX_PASSES):
-        # Each pass on the current export: resolving a suspension may extend its tables.
-        exported = kernel.exported(state.scenario)
+
+    def play(exported: Any, d: Any, la: np.ndarray, act: np.ndarray) -> np.ndarray:
         run(
             exported.static,
             d,
@@ -211,10 +205,11 @@ def rollouts_with_observations(
             values,
             obs,
         )
-        if not outs[5].any():
-            return ObservedBatch(outs, obs)
-        kernel.resolve_rollouts(exported, d, outs[5])
-    raise KernelRefusal(f"{kernel.title}: rollouts kept suspending")
+        suspended: np.ndarray = outs[5]
+        return suspended
+
+    kernel.rollout_passes(state, d0, play)
+    return ObservedBatch(outs, obs)
 
 
 # Names the template reads (bound by :func:`compiled`); here so that the plain template

@@ -14,7 +14,7 @@ the scenario cache, and the export helpers every ruleset's export starts with
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -418,7 +418,6 @@ class CompiledKernel:
         max_decisions: int,
     ) -> RolloutBatch:
         d0, first, own = self.rollout_start(state, actions, own_temperament)
-        exported = self.exported(state.scenario)
         keys, lengths = mt.seed_keys(seeds)
         shape = (len(actions), len(seeds))
         winner = np.zeros(shape, dtype=np.int64)
@@ -431,11 +430,10 @@ class CompiledKernel:
         cap = min(max_decisions, FAR)
         if not (len(actions) and len(seeds)):
             return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
-        d = tuple(a.copy() for a in d0)
-        la = np.zeros((exported.actions, self.ACTION_WIDTH), dtype=np.int64)
-        act = np.zeros(self.ACTION_WIDTH, dtype=np.int64)
-        for _ in range(self.MAX_PASSES):
-            exported = self.exported(state.scenario)
+
+        def play(
+            exported: Exported, d: tuple[np.ndarray, ...], la: np.ndarray, act: np.ndarray
+        ) -> np.ndarray:
             self.loops.rollouts(
                 exported.static,
                 d,
@@ -459,8 +457,31 @@ class CompiledKernel:
                 actor_out,
                 suspended,
             )
+            return suspended
+
+        self.rollout_passes(state, d0, play)
+        return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
+
+    def rollout_passes(
+        self,
+        state: BattleState,
+        d0: tuple[np.ndarray, ...],
+        play: Callable[[Exported, tuple[np.ndarray, ...], np.ndarray, np.ndarray], np.ndarray],
+    ) -> None:
+        """Play a batch of rollouts from ``d0`` until none suspends: each pass calls
+        ``play(exported, d, la, act)`` on the current export (resolving a suspension
+        may extend its tables) with the scratch bundle ``d`` and the legal-rows and
+        action scratch, and gets back which rollouts suspended; those are resolved
+        (:meth:`resolve_rollouts`) and the batch is played again."""
+        exported = self.exported(state.scenario)
+        d = tuple(a.copy() for a in d0)
+        la = np.zeros((exported.actions, self.ACTION_WIDTH), dtype=np.int64)
+        act = np.zeros(self.ACTION_WIDTH, dtype=np.int64)
+        for _ in range(self.MAX_PASSES):
+            exported = self.exported(state.scenario)
+            suspended = play(exported, d, la, act)
             if not suspended.any():
-                return RolloutBatch(winner, finished, own_s, foe_s, actor_out)
+                return
             self.resolve_rollouts(exported, d, suspended)
         raise KernelRefusal(f"{self.title}: rollouts kept suspending")
 
