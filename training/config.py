@@ -25,6 +25,11 @@ from pydantic import (
 from escaramuza.rules.core.errors import EscaramuzaError
 
 ALGOS = ("maskable-ppo", "ppo")
+#: The most envs (battles stepped side by side) a run may ask for.
+MAX_ENVS = 4096
+#: The most steps of one rollout (``n_steps × n_envs``): SB3's buffer holds them all
+#: (observation, mask…), about 1.2 GB at this size.
+MAX_ROLLOUT = 1 << 18
 SIDES = ("enemies", "heroes", "both")
 
 
@@ -101,8 +106,9 @@ class TrainConfig(BaseModel):
     pool_weighting: Literal["beats", "uniform"] = "beats"
     algo: Literal["maskable-ppo", "ppo"] = "maskable-ppo"
     timesteps: int = Field(100_000, ge=1)
-    n_envs: int = Field(2, ge=1)
-    seed: int = Field(0, ge=0)
+    n_envs: int = Field(2, ge=1, le=MAX_ENVS)
+    #: numpy's and stable-baselines3's seeding take 32 bits.
+    seed: int = Field(0, ge=0, le=2**32 - 1)
     #: environments.md's damage shaping (bounded below the ±1 of a win): faster learning.
     reward_shaping: bool = True
     #: Reward of a battle nobody wins (draw, withdrawal, timeout), in [-1, 1]. 0 as the
@@ -151,6 +157,12 @@ class TrainConfig(BaseModel):
             raise ValueError(
                 f"hyperparameters.batch_size={hp.batch_size} is larger than a rollout "
                 f"(n_steps × n_envs = {hp.n_steps * self.n_envs})"
+            )
+        if hp.n_steps * self.n_envs > MAX_ROLLOUT:
+            raise ValueError(
+                f"a rollout of n_steps × n_envs = {hp.n_steps * self.n_envs} steps is more "
+                f"than {MAX_ROLLOUT:,}: its buffer keeps every step's observation and mask "
+                "(about 5 kB a step) in memory"
             )
         if self.selfplay is not None and self.opponent not in ("heuristic", "self"):
             raise ValueError("opponent: self-play trains against snapshots; leave --opponent out")

@@ -16,6 +16,7 @@ import yaml
 from escaramuza.balance.dimensions import LEVELS, Dimension, Target, observations, parse_vary
 from escaramuza.playtest.records import BattleRecord
 from escaramuza.playtest.runner import (
+    MAX_RUN,
     ChunkJob,
     PlaytestConfig,
     Runner,
@@ -293,6 +294,8 @@ def balance(
         raise EscaramuzaError(f"--alpha must be between 0 and 1, not {alpha}")
     if not 0 < first <= most:
         raise EscaramuzaError("--max-battles must be at least the first look's battles")
+    if most > MAX_RUN:
+        raise EscaramuzaError(f"--max-battles must be at most {MAX_RUN:,}, not {most}")
     if not vary:
         raise EscaramuzaError("name at least one --vary")
     base = ScenarioRef.resolve(scenario_name)

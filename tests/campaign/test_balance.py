@@ -184,6 +184,7 @@ def test_same_seed_same_search_for_any_worker_count(capsys) -> None:
         (["--target", "brutal"], "difficulty level"),
         (["--target", "hard", "--vary", "count:nadie=1..3"], "no combatant 'nadie'"),
         (["--target", "hard", "--vary", "size:x=1..2"], "count:ID=LOW..HIGH"),
+        (["--target", "hard", "--max-battles", "2000001"], "--max-battles must be at most"),
     ],
 )
 def test_bad_balance_arguments_exit_2(argv, words, capsys) -> None:

@@ -171,6 +171,10 @@ def test_playtest_progress_bar_draws_and_is_silent_when_disabled() -> None:
     [
         ([FAST, "-n", "0"], "-n must be a positive number"),
         ([FAST, "-n", "-5"], "-n must be a positive number"),
+        # Past the cap: refused before anything is allocated (2**32 battles would not fit
+        # the battle seeds, 5 * 10**9 records not the memory).
+        ([FAST, "-n", "2000001"], "-n must be at most 2,000,000"),
+        ([FAST, "-n", str(10**20)], "-n must be at most 2,000,000"),
         (["no-such-scenario", "-n", "5"], "no scenario file or shipped scenario"),
         ([FAST, "--heroes", "genius"], "unknown agent 'genius'"),
         ([FAST, "--enemies", "genius"], "unknown agent 'genius'"),

@@ -23,6 +23,9 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
         (["train", *DD, "--timesteps", "0"], "--timesteps must be a positive integer, not 0"),
         (["train", *DD, "--n-envs", "-1"], "--n-envs must be a positive integer, not -1"),
         (["train", *DD, "--seed", "-3"], "--seed must be a non-negative integer, not -3"),
+        (["train", *DD, "--seed", str(2**32)], "seed: Input should be less than or equal to"),
+        (["train", *DD, "--n-envs", "4097"], "n_envs: Input should be less than or equal to 4096"),
+        (["train", *DD, "--n-envs", "1024"], "a rollout of n_steps × n_envs = 524288 steps"),
         (["train", "--env", "escaramuza/Nope-v0"], "--env: unknown env 'escaramuza/Nope-v0'"),
         (["train"], "--env is required"),
         (
@@ -39,6 +42,13 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
         (
             ["evaluate", "--scenario", "donjon/duelo", "--agents", "random,heuristic", "-n", "0"],
             "-n must be a positive integer, not 0",
+        ),
+        (
+            [
+                *("evaluate", "--scenario", "donjon/duelo", "--agents", "random,heuristic"),
+                *("-n", "5000000000"),
+            ],
+            "-n must be at most 2,000,000",
         ),
         (
             ["evaluate", "--scenario", "donjon/duelo", "--agents", "random,policy:nope.zip"],
