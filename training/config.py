@@ -22,9 +22,13 @@ from pydantic import (
     model_validator,
 )
 
+from escaramuza.playtest.runner import MAX_RUN
 from escaramuza.rules.core.errors import EscaramuzaError
 
 ALGOS = ("maskable-ppo", "ppo")
+#: The most battles a distillation round labels: each leaves about 80 positions of a few
+#: kilobytes (observation, mask) in memory.
+MAX_DISTILL_BATTLES = 10_000
 #: The most envs (battles stepped side by side) a run may ask for.
 MAX_ENVS = 4096
 #: The most steps of one rollout (``n_steps × n_envs``): SB3's buffer holds them all
@@ -80,7 +84,12 @@ class Distill(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     rounds: int = Field(1, ge=1)
-    battles: int = Field(300, ge=1, description="battles whose positions each round labels")
+    battles: int = Field(
+        300,
+        ge=1,
+        le=MAX_DISTILL_BATTLES,
+        description="battles whose positions each round labels",
+    )
     planner: str = Field("mcts", description="the mcts spec that labels them")
     labels: Literal["games", "search"] = Field(
         "games", description="the planner's own battles, or the heuristic's searched"
@@ -131,7 +140,7 @@ class TrainConfig(BaseModel):
     #: Battles of each (scenario, side) in the paired evaluation on the kernel
     #: (training/paired_callback.py): the same battles at every evaluation, the
     #: heuristic's results on them the reference, the best model chosen on them.
-    eval_battles: int = Field(400, ge=1)
+    eval_battles: int = Field(400, ge=1, le=MAX_RUN)
     #: Battles of the evaluation on the Python env, where the kernel does not take the
     #: run's evaluation (an opponent only the engine plays).
     eval_episodes: int = Field(20, ge=1)

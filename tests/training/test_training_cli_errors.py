@@ -26,6 +26,11 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
         (["train", *DD, "--seed", str(2**32)], "seed: Input should be less than or equal to"),
         (["train", *DD, "--n-envs", "4097"], "n_envs: Input should be less than or equal to 4096"),
         (["train", *DD, "--n-envs", "1024"], "a rollout of n_steps × n_envs = 524288 steps"),
+        (["train", *DD, "--eval-battles", str(10**11)], "eval_battles: Input should be less"),
+        (
+            ["train", *DD, "--distill-rounds", "1", "--distill-battles", "10001"],
+            "distill.battles: Input should be less than or equal to 10000",
+        ),
         (["train", "--env", "escaramuza/Nope-v0"], "--env: unknown env 'escaramuza/Nope-v0'"),
         (["train"], "--env is required"),
         (
