@@ -51,14 +51,11 @@ from escaramuza.rules.cairn.kernel import (
     side_out,
 )
 from escaramuza.rules.cairn.sheets import CAIRN_DICE
+from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import TEMPERAMENTS, agent_draw
-
-T_TACTICIAN, T_BRUTE, T_CAUTIOUS, T_COWARD, T_PROTECTOR = (
-    TEMPERAMENTS.index(t) for t in ("tactician", "brute", "cautious", "coward", "protector")
-)
+from escaramuza.rules.core.loops import agent_draw
 
 # Zone keys of _best_move (each a tuple of ints, compared like the engine's tuples).
 KEY_BRUTE, KEY_AWAY, KEY_POST, KEY_ADVANCE, KEY_GUARD = 0, 1, 2, 3, 4
@@ -711,15 +708,15 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     stat = s[STAT]
     cs, g = d[STATE], d[GLOBALS]
     me = g[G.ACTOR]
-    if mood == T_BRUTE:
+    if mood == dialect.BRUTE:
         return brute(s, d, la, n, me)
-    if mood == T_COWARD:
+    if mood == dialect.COWARD:
         if hurt(stat, cs, me) or half_out(stat, cs, me):
             return coward(s, d, la, n, me)
-        mood = T_CAUTIOUS  # cairn.coward: "not hurt nor half out: cautious"
-    if mood == T_CAUTIOUS:
+        mood = dialect.CAUTIOUS  # cairn.coward: "not hurt nor half out: cautious"
+    if mood == dialect.CAUTIOUS:
         return cautious(s, d, la, n, me)
-    if mood == T_PROTECTOR:
+    if mood == dialect.PROTECTOR:
         i = protector(s, d, la, n, me)
         if i >= 0:
             return i

@@ -25,10 +25,10 @@ import sys
 
 import numpy as np
 
+from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, DOWN, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
     ATACAR,
@@ -55,9 +55,6 @@ from escaramuza.rules.destiny_dice.kernel import (
     usable_band_mask,
 )
 
-TACTICIAN, BRUTE, CAUTIOUS, COWARD, PROTECTOR = (
-    TEMPERAMENTS.index(name) for name in ("tactician", "brute", "cautious", "coward", "protector")
-)
 #: Move keys (``_best_move``'s key functions), packed into one comparable integer.
 K_APPROACH, K_AWAY, K_BRUTE, K_WARD = range(4)
 _OFF = 1 << 20
@@ -434,23 +431,23 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     c = g[G.ACTOR]
     if g[G.KIND] == KIND_REACTION:
         # DD-08: a free attack is worth taking unless running is the plan.
-        fleeing = mood == COWARD and (_hurt(s, d, c) or _side_broken(s, d, c))
+        fleeing = mood == dialect.COWARD and (_hurt(s, d, c) or _side_broken(s, d, c))
         if not fleeing and _first(la, n, CONTRA) >= 0:
             return _pick_attack(s, d, la, n, CONTRA, 0, 0)
-        if fleeing or (mood == CAUTIOUS and _hurt(s, d, c)):
+        if fleeing or (mood == dialect.CAUTIOUS and _hurt(s, d, c)):
             i = _pick_move(s, d, la, n, REPOS, K_AWAY, 0)
             if i >= 0:
                 return i
         return n - 1
-    if mood == BRUTE:
+    if mood == dialect.BRUTE:
         return _brute(s, d, la, n)
-    if mood == COWARD:
+    if mood == dialect.COWARD:
         if _hurt(s, d, c) or _side_broken(s, d, c):
             return _coward(s, d, la, n)
-        mood = CAUTIOUS  # the engine's coward: "not hurt nor broken: cautious"
-    if mood == CAUTIOUS:
+        mood = dialect.CAUTIOUS  # the engine's coward: "not hurt nor broken: cautious"
+    if mood == dialect.CAUTIOUS:
         return _cautious(s, d, la, n)
-    if mood == PROTECTOR:
+    if mood == dialect.PROTECTOR:
         return _protector(s, d, la, n)
     return _tactician(s, d, la, n)
 

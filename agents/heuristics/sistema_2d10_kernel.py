@@ -23,6 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from escaramuza.agents.heuristics import sistema_2d10 as heuristic
+from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
@@ -53,11 +54,6 @@ from escaramuza.rules.sistema_2d10.kernel import (
     W,
 )
 
-TACTICIAN = TEMPERAMENTS.index("tactician")
-BRUTE = TEMPERAMENTS.index("brute")
-CAUTIOUS = TEMPERAMENTS.index("cautious")
-COWARD = TEMPERAMENTS.index("coward")
-PROTECTOR = TEMPERAMENTS.index("protector")
 #: Temperaments that defend actively against any blow that can hurt (``WARY``).
 WARY = tuple(TEMPERAMENTS.index(t) for t in heuristic.WARY)
 #: Move keys (``_best_move``'s ``key``), by temperament rule.
@@ -596,17 +592,17 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
         return expres(s, g)
     stat = s[STAT]
     actor = g[G.ACTOR]
-    if mood == BRUTE:
+    if mood == dialect.BRUTE:
         return brute(s, d, actor, la, n)
     advance = True
-    if mood == COWARD:
+    if mood == dialect.COWARD:
         if hurt(stat, cs, actor) or side_broken(stat, cs, actor):
             return coward(s, d, actor, la, n, arng)
-        mood = CAUTIOUS  # sistema_2d10._coward: "not hurt nor broken: cautious, no advance"
+        mood = dialect.CAUTIOUS  # sistema_2d10._coward: "not hurt nor broken: cautious, no advance"
         advance = False
-    if mood == CAUTIOUS:
+    if mood == dialect.CAUTIOUS:
         return cautious(s, d, actor, la, n, arng, advance)
-    if mood == PROTECTOR:
+    if mood == dialect.PROTECTOR:
         return protector(s, d, actor, la, n, arng)
     return tactician(s, d, actor, la, n, arng)
 
