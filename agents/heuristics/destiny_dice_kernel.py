@@ -29,6 +29,7 @@ from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, DOWN, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.mechanics import first_row
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
     ATACAR,
@@ -50,6 +51,7 @@ from escaramuza.rules.destiny_dice.kernel import (
     ZONES,
     G,
     band,
+    most_hurt_ally,
     profile_mods,
     side_out,
     usable_band_mask,
@@ -275,20 +277,11 @@ def _useful_help(
     return -1
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _first(la: np.ndarray, n: int, verb: int) -> int:
-    """The first row of ``verb``, -1 if none."""
-    for i in range(n):
-        if la[i, ROW.VERB] == verb:
-            return i
-    return -1
-
-
 @njit(cache=True, _nrt=False)
 def _upkeep(la: np.ndarray, n: int) -> int:
     """_upkeep: recover the dropped weapon, else reload."""
-    i = _first(la, n, RECUPERAR)
-    return i if i >= 0 else _first(la, n, RECARGAR)
+    i = first_row(la, n, ROW.VERB, RECUPERAR)
+    return i if i >= 0 else first_row(la, n, ROW.VERB, RECARGAR)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -335,7 +328,7 @@ def _brute(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     dist, prof, epl = s[DIST], s[PROF], s[EPL]
     cs, g = d[STATE], d[GLOBALS]
     c = g[G.ACTOR]
-    if _first(la, n, ATACAR) >= 0:
+    if first_row(la, n, ROW.VERB, ATACAR) >= 0:
         # max by (-hops, -PV, expected damage), first on ties
         best = -1
         bh = 0
@@ -398,13 +391,7 @@ def _protector(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     i = _heal_worst(s[STAT], d[STATE], la, n, 2 / 3)
     if i >= 0:
         return i
-    ward = -1
-    ward_frac = 0.0
-    for a in range(stat.shape[0]):
-        if stat[a, ST.SIDE] == stat[c, ST.SIDE] and cs[a, CS.STATUS] == ACTIVE and a != c:
-            frac = cs[a, CS.PV] / stat[a, ST.MAX_PV]
-            if ward < 0 or frac < ward_frac:
-                ward, ward_frac = a, frac
+    ward = most_hurt_ally(stat, cs, c, CS.PV, ST.MAX_PV)
     if ward >= 0:
         i = _pick_attack(s, d, la, n, ATACAR, 2, cs[ward, CS.ZONE])
         if i >= 0:
@@ -432,7 +419,7 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     if g[G.KIND] == KIND_REACTION:
         # DD-08: a free attack is worth taking unless running is the plan.
         fleeing = mood == dialect.COWARD and (_hurt(s, d, c) or _side_broken(s, d, c))
-        if not fleeing and _first(la, n, CONTRA) >= 0:
+        if not fleeing and first_row(la, n, ROW.VERB, CONTRA) >= 0:
             return _pick_attack(s, d, la, n, CONTRA, 0, 0)
         if fleeing or (mood == dialect.CAUTIOUS and _hurt(s, d, c)):
             i = _pick_move(s, d, la, n, REPOS, K_AWAY, 0)

@@ -28,6 +28,7 @@ from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.loops import TEMPERAMENTS, agent_draw
+from escaramuza.rules.core.mechanics import first_row
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.sistema_2d10 import kernel as k
 from escaramuza.rules.sistema_2d10.kernel import (
@@ -266,21 +267,12 @@ def of_verb(la: np.ndarray, cnt: int, verb: int, out: np.ndarray) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def by_verb(la: np.ndarray, cnt: int, verb: int) -> int:
-    """``_by_verb``: the first action of ``verb``, -1 for none."""
-    for i in range(cnt):
-        if la[i, LA.VERB] == verb:
-            return i
-    return -1
-
-
-@njit(cache=True, _nrt=False)
 def full_or_pass(la: np.ndarray, cnt: int) -> int:
     """``_full_or_pass``: defensa completa, else pasar, else the last action."""
-    i = by_verb(la, cnt, DEFENSA_COMPLETA)
+    i = first_row(la, cnt, LA.VERB, DEFENSA_COMPLETA)
     if i >= 0:
         return i
-    i = by_verb(la, cnt, PASAR)
+    i = first_row(la, cnt, LA.VERB, PASAR)
     return i if i >= 0 else cnt - 1
 
 
@@ -395,7 +387,7 @@ def brute(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
     i = best_move(stat, dist, zones, cs, c, la, moves, nm, K_NEAR, -1)
     if i >= 0:
         return i
-    i = by_verb(la, cnt, PASAR)
+    i = first_row(la, cnt, LA.VERB, PASAR)
     return i if i >= 0 else cnt - 1
 
 
@@ -412,7 +404,7 @@ def cautious(
     """``_cautious`` (``advance`` False: the coward not hurt nor broken)."""
     stat, dist, zones = s[STAT], s[DIST], s[ZONES]
     cs, picks = d[STATE], d[PICKS]
-    full = by_verb(la, cnt, DEFENSA_COMPLETA)
+    full = first_row(la, cnt, LA.VERB, DEFENSA_COMPLETA)
     if very_hurt(stat, cs, c) and full >= 0:
         return full
     moves = picks[PICK_MOVES]
@@ -491,20 +483,6 @@ def threat_of(s: tuple, cs: np.ndarray, foe: int, ward: int) -> float:
     return best
 
 
-@njit(cache=True, _nrt=False)
-def ward_of(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
-    """The protector's ward: the most hurt active ally (lowest PV fraction), -1 for none."""
-    ward = -1
-    ward_v = 0.0
-    for a in range(cs.shape[0]):
-        if stat[a, ST.SIDE] == stat[c, ST.SIDE] and cs[a, CS.STATUS] == ACTIVE and a != c:
-            v = cs[a, CS.PV] / stat[a, ST.PV]
-            if ward < 0 or v < ward_v:
-                ward = a
-                ward_v = v
-    return ward
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def threat_to(s: tuple, cs: np.ndarray, c: int, ward: int) -> int:
     """The foe with the largest (``_threat``, −distance to the ward), first on ties."""
@@ -548,7 +526,7 @@ def protector(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.nda
     """``_protector``."""
     stat, dist, zones = s[STAT], s[DIST], s[ZONES]
     cs, picks = d[STATE], d[PICKS]
-    ward = ward_of(stat, cs, c)
+    ward = k.most_hurt_ally(stat, cs, c, CS.PV, ST.PV)
     threat = threat_to(s, cs, c, ward) if ward >= 0 else -1
     attacks = picks[PICK_ATTACKS]
     na = of_verb(la, cnt, ATACAR, attacks)
