@@ -32,6 +32,8 @@ from escaramuza.rules.cairn.kernel import (
     DECL,
     DESJARRETADO,
     FLEE,
+    HIT,
+    HITS,
     MOVE,
     OPT,
     POOL,
@@ -46,6 +48,7 @@ from escaramuza.rules.cairn.kernel import (
     W,
     Z,
     attack_dice,
+    declared_hits,
     in_blast,
     is_blast,
     side_out,
@@ -212,33 +215,16 @@ def expected_single(
 
 
 @njit(cache=True, _nrt=False)
-def declared_pools(
-    stat: np.ndarray,
-    weapon: np.ndarray,
-    zone: np.ndarray,
-    opts: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    decl: np.ndarray,
-    pools: np.ndarray,
-) -> None:
-    """``combat.declared_pools`` of the side declaring: ``pools[t, POOL.COUNT + s]`` dice
-    of ``s`` sides already aimed at ``t`` this side turn (CA-06)."""
+def declared_pools(hits: np.ndarray, k: int, pools: np.ndarray) -> None:
+    """``combat.declared_pools`` of the side declaring, from its ``k`` rows of
+    :func:`declared_hits`: ``pools[t, POOL.COUNT + s]`` dice of ``s`` sides already aimed
+    at ``t`` this side turn (CA-06)."""
     pools[:, :] = 0
-    n = cs.shape[0]
-    for i in range(g[G.NDECL]):
-        if decl[i, D.VERB] != ATTACK:
-            continue
-        a = decl[i, D.ACTOR]
-        t = decl[i, D.TARGET]
-        w = decl[i, D.ITEM]
-        blast = is_blast(stat, weapon, a, t, w)
-        for c in range(n):
-            if (blast and in_blast(stat, weapon, cs, a, t, w, c)) or (not blast and c == t):
-                nn, d1, d2 = attack_dice(stat, weapon, zone, opts, cs, a, c, w)
-                pools[c, POOL.COUNT + d1] += 1
-                if nn == 2:
-                    pools[c, POOL.COUNT + d2] += 1
+    for j in range(k):
+        t = hits[j, HIT.TARGET]
+        pools[t, POOL.COUNT + hits[j, HIT.D1]] += 1
+        if hits[j, HIT.DICE] == 2:
+            pools[t, POOL.COUNT + hits[j, HIT.D2]] += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -485,6 +471,7 @@ def best_attack(
     cs: np.ndarray,
     g: np.ndarray,
     decl: np.ndarray,
+    hits: np.ndarray,
     pools: np.ndarray,
     me: np.int64,
     la: np.ndarray,
@@ -492,7 +479,8 @@ def best_attack(
     ranged_only: bool,
 ) -> int:
     """``_best_attack``: the first attack with the highest gain."""
-    declared_pools(stat, weapon, zone, opts, cs, g, decl, pools)
+    k = declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False)
+    declared_pools(hits, k, pools)
     best = -1
     top = 0.0
     for i in range(n):
@@ -515,12 +503,13 @@ def tactician(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64, arng: np
     """``_tactician``: the retreat when its side is broken, else a draw among the best
     scored actions (``scores``: one per legal action)."""
     stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, pools, scores = d[STATE], d[GLOBALS], d[DECL], d[POOLS], d[SCORES]
+    cs, g, decl, hits, pools, scores = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS], d[SCORES]
     if side_broken(stat, cs, me):
         r = retreat(dist, zone, cs, me, la, n)
         if r >= 0:
             return r
-    declared_pools(stat, weapon, zone, opts, cs, g, decl, pools)
+    k = declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False)
+    declared_pools(hits, k, pools)
     for i in range(n):
         verb = la[i, D.VERB]
         if verb == ATTACK:
@@ -579,7 +568,7 @@ def brute(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
 def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
     """``_cautious``: withdraws when hurt; a shooter keeps its range and cover."""
     stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, pools = d[STATE], d[GLOBALS], d[DECL], d[POOLS]
+    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
     attacks = False
     ranged = False
     for i in range(n):
@@ -603,9 +592,13 @@ def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
         m = best_move(stat, dist, zone, cs, me, la, n, KEY_POST, reach, 0)
         if m >= 0:
             return m
-        return best_attack(stat, weapon, zone, opts, scar, cs, g, decl, pools, me, la, n, True)
+        return best_attack(
+            stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, True
+        )
     if attacks:
-        return best_attack(stat, weapon, zone, opts, scar, cs, g, decl, pools, me, la, n, False)
+        return best_attack(
+            stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False
+        )
     m = best_move(stat, dist, zone, cs, me, la, n, KEY_ADVANCE, 0, 0)
     return m if m >= 0 else n - 1
 
@@ -615,7 +608,7 @@ def coward(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
     """The coward hurt or with half its side out (otherwise it plays :func:`cautious`:
     :func:`choose` sends it there, so the inlined cautious is compiled once)."""
     stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, pools = d[STATE], d[GLOBALS], d[DECL], d[POOLS]
+    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
     e = retreat(dist, zone, cs, me, la, n)
     if e < 0:
         e = best_move(stat, dist, zone, cs, me, la, n, KEY_AWAY, 0, 0)
@@ -623,7 +616,9 @@ def coward(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
         return e
     for i in range(n):
         if la[i, D.VERB] == ATTACK:
-            return best_attack(stat, weapon, zone, opts, scar, cs, g, decl, pools, me, la, n, False)
+            return best_attack(
+                stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False
+            )
     return n - 1
 
 
