@@ -51,6 +51,7 @@ from escaramuza.rules.cairn.kernel import (
     declared_hits,
     in_blast,
     is_blast,
+    reaches,
     side_out,
 )
 from escaramuza.rules.cairn.sheets import CAIRN_DICE
@@ -639,11 +640,7 @@ def threat(
     hops = dist[cs[foe, CS.ZONE], cs[ward, CS.ZONE]]
     mobile = (cs[foe, CS.COND] & DESJARRETADO) == 0
     for w in range(stat[foe, ST.WEAPONS]):
-        if weapon[foe, w, W.RANGED] == 1:
-            ok = hops <= weapon[foe, w, W.REACH]
-        else:
-            ok = hops == 0 or (hops == 1 and mobile)
-        if ok:
+        if reaches(weapon, foe, w, hops, mobile):
             x = expected_single(stat, weapon, zone, opts, cs, foe, ward, w)
             if x > best:
                 best = x

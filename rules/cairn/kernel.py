@@ -743,6 +743,16 @@ def apply_damage(
 
 
 # -- legal actions (CA-04) ----------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def reaches(weapon: np.ndarray, a: np.int64, w: np.int64, hops: np.int64, mobile: bool) -> bool:
+    """``Cairn.actions_for``'s attack test: ``a``'s weapon ``w`` strikes a combatant
+    ``hops`` zones away — ranged within its reach; melee in the zone, or the next one
+    when ``a`` is ``mobile`` (not desjarretado, CA-13): the move, then the attack (CA-04)."""
+    if weapon[a, w, W.RANGED] == 1:
+        return hops <= weapon[a, w, W.REACH]
+    return hops == 0 or (hops == 1 and mobile)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     """``Cairn.actions_for`` of the pending decision's combatant, in its order: attacks
@@ -760,11 +770,7 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
             continue
         hops = dist[here, cs[t, CS.ZONE]]
         for w in range(stat[me, ST.WEAPONS]):
-            if weapon[me, w, W.RANGED] == 1:
-                ok = hops <= weapon[me, w, W.REACH]
-            else:
-                ok = hops == 0 or (hops == 1 and mobile)
-            if ok:
+            if reaches(weapon, me, w, hops, mobile):
                 _row(la, n, ATTACK, t, -1, w)
                 n += 1
     nz = dist.shape[0]
