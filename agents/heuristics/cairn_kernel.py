@@ -49,6 +49,7 @@ from escaramuza.rules.cairn.kernel import (
     Z,
     attack_dice,
     declared_hits,
+    foe_hops,
     in_blast,
     is_blast,
     reaches,
@@ -291,21 +292,6 @@ def attack_gain(
 
 # -- helpers of the temperaments --------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def nearest_enemy(
-    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, me: np.int64, z: np.int64
-) -> int:
-    """Hops from zone ``z`` to the nearest active enemy of ``me`` (0 if none)."""
-    best = -1
-    side = stat[me, ST.SIDE]
-    for c in range(cs.shape[0]):
-        if cs[c, CS.STATUS] == ACTIVE and stat[c, ST.SIDE] != side:
-            h = dist[z, cs[c, CS.ZONE]]
-            if best < 0 or h < best:
-                best = h
-    return best if best >= 0 else 0
-
-
-@njit(cache=True, _nrt=False)
 def side_broken(stat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
     members = 0
     active = 0
@@ -364,14 +350,14 @@ def move_score(
             if weapon[me, w, W.REACH] > reach:
                 reach = weapon[me, w, W.REACH]
     here_zone = cs[me, CS.ZONE]
-    here = nearest_enemy(stat, dist, cs, me, here_zone)
+    here = foe_hops(stat, dist, cs, me, here_zone, 0)
     if ranged and here <= reach:
         if zone[here_zone, Z.COVER] > 0:
             return -0.01
-        if nearest_enemy(stat, dist, cs, me, z) > reach:
+        if foe_hops(stat, dist, cs, me, z, 0) > reach:
             return -0.01
         return COVER_WEIGHT * zone[z, Z.COVER] - 0.1 * enemies_there
-    closer = here - nearest_enemy(stat, dist, cs, me, z)
+    closer = here - foe_hops(stat, dist, cs, me, z, 0)
     return CLOSE_WEIGHT * closer - 0.001 * dist[here_zone, z]
 
 
@@ -420,14 +406,14 @@ def zone_key(
     """The keys the engine's temperaments pass to ``_best_move``, as int triples."""
     here = cs[me, CS.ZONE]
     if kind == KEY_BRUTE:
-        return -nearest_enemy(stat, dist, cs, me, z), -dist[here, z], 0
+        return -foe_hops(stat, dist, cs, me, z, 0), -dist[here, z], 0
     if kind == KEY_AWAY:
-        return nearest_enemy(stat, dist, cs, me, z), zone[z, Z.COVER], -dist[here, z]
+        return foe_hops(stat, dist, cs, me, z, 0), zone[z, Z.COVER], -dist[here, z]
     if kind == KEY_POST:
-        near = nearest_enemy(stat, dist, cs, me, z)
+        near = foe_hops(stat, dist, cs, me, z, 0)
         return (1 if near <= p1 else 0), (1 if near > 0 else 0), zone[z, Z.COVER]
     if kind == KEY_ADVANCE:
-        return -nearest_enemy(stat, dist, cs, me, z), zone[z, Z.COVER], 0
+        return -foe_hops(stat, dist, cs, me, z, 0), zone[z, Z.COVER], 0
     # KEY_GUARD (protector): towards the worst threat, then its ward.
     return -dist[z, p1], -dist[z, p2], 0
 
@@ -581,7 +567,7 @@ def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
         r = retreat(dist, zone, cs, me, la, n)
         if r >= 0:
             return r
-        if ranged and nearest_enemy(stat, dist, cs, me, cs[me, CS.ZONE]) <= 1:
+        if ranged and foe_hops(stat, dist, cs, me, cs[me, CS.ZONE], 0) <= 1:
             m = best_move(stat, dist, zone, cs, me, la, n, KEY_AWAY, 0, 0)
             if m >= 0:
                 return m

@@ -51,6 +51,7 @@ from escaramuza.rules.destiny_dice.kernel import (
     ZONES,
     G,
     band,
+    foe_hops,
     most_hurt_ally,
     profile_mods,
     side_out,
@@ -146,18 +147,6 @@ def _pick_attack(s: tuple, d: tuple, la: np.ndarray, n: int, verb: int, mode: in
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _nearest(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
-    """_View.nearest: hops from ``zone`` to the closest active foe of ``c`` (0 if none)."""
-    best = -1
-    for t in range(stat.shape[0]):
-        if stat[t, ST.SIDE] != stat[c, ST.SIDE] and cs[t, CS.STATUS] == ACTIVE:
-            h = dist[zone, cs[t, CS.ZONE]]
-            if best < 0 or h < best:
-                best = h
-    return 0 if best < 0 else best
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def _can_attack_from(
     stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int, mask: int
 ) -> bool:
@@ -186,15 +175,15 @@ def _move_key(
         can = 1 if _can_attack_from(stat, dist, cs, c, zone, mask) else 0
         if stat[c, ST.RANGED]:
             # Shooters want a shot, out of contact, in cover.
-            near = 1 if _nearest(stat, dist, cs, c, zone) > 0 else 0
+            near = 1 if foe_hops(stat, dist, cs, c, zone, 0) > 0 else 0
             return _pack(can, near, zones[zone, ZONE.COVER])
-        return _pack(can, -_nearest(stat, dist, cs, c, zone), 0)
+        return _pack(can, -foe_hops(stat, dist, cs, c, zone, 0), 0)
     if kind == K_AWAY:
         return _pack(
-            zones[zone, ZONE.EXIT], _nearest(stat, dist, cs, c, zone), zones[zone, ZONE.COVER]
+            zones[zone, ZONE.EXIT], foe_hops(stat, dist, cs, c, zone, 0), zones[zone, ZONE.COVER]
         )
     if kind == K_BRUTE:
-        return _pack(-_nearest(stat, dist, cs, c, zone), 0, 0)
+        return _pack(-foe_hops(stat, dist, cs, c, zone, 0), 0, 0)
     return _pack(-dist[zone, arg], 0, 0)
 
 

@@ -85,29 +85,15 @@ FLIP_THRESHOLD = heuristic.FLIP_THRESHOLD
 
 
 @njit(cache=True, _nrt=False)
-def short_of(
-    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int, reach: int
-) -> int:
-    """The fewest hops beyond ``reach`` from ``zone`` to an active foe (0 with none)."""
-    best = -1
-    for f in range(cs.shape[0]):
-        if cs[f, CS.STATUS] == ACTIVE and stat[f, ST.SIDE] != stat[c, ST.SIDE]:
-            hops = max(0, dist[zone, cs[f, CS.ZONE]] - reach)
-            if best < 0 or hops < best:
-                best = hops
-    return 0 if best < 0 else best
-
-
-@njit(cache=True, _nrt=False)
 def nearest(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
     """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
-    return short_of(stat, dist, cs, c, zone, 0)
+    return k.foe_hops(stat, dist, cs, c, zone, 0)
 
 
 @njit(cache=True, _nrt=False)
 def gap(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
     """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
-    return short_of(stat, dist, cs, c, zone, stat[c, ST.REACH])
+    return k.foe_hops(stat, dist, cs, c, zone, stat[c, ST.REACH])
 
 
 @njit(cache=True, _nrt=False)

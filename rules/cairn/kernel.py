@@ -560,7 +560,7 @@ def on_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
 _mechanics = compile_mechanics(__name__, ST=ST, CS=CS, G=G, OPT=OPT, on_battle_end=on_battle_end)
 set_status, deal = _mechanics.set_status, _mechanics.deal
 begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
-side_out = _mechanics.side_out
+side_out, foe_hops = _mechanics.side_out, _mechanics.foe_hops
 
 
 # -- CA-01 saves ---------------------------------------------------------------------------

@@ -9,8 +9,8 @@ and a ``Damaged`` (damage dealt, dealt to foes, taken). Here they are written on
 as templates over the arrays they read and the columns every layout starts with
 (``rules.core.dialect.HEAD``), which :func:`compile_mechanics` compiles once for a
 ruleset's layouts and its ``on_battle_end``. Beside them, what the temperaments of every
-ruleset read of a side (:func:`side_out`, :func:`most_hurt_ally`) and of their legal
-actions (:func:`first_row`).
+ruleset read of the field (:func:`side_out`, :func:`most_hurt_ally`, :func:`foe_hops`)
+and of their legal actions (:func:`first_row`).
 """
 
 from __future__ import annotations
@@ -165,6 +165,20 @@ def most_hurt_ally(stat: np.ndarray, cs: np.ndarray, c: int, left: int, most: in
     return ward
 
 
+def foe_hops(
+    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int, reach: int
+) -> int:
+    """The temperaments' "nearest foe": the fewest hops from ``zone`` to an active foe of
+    combatant ``c``, less ``reach`` (never below 0); 0 with no foe standing."""
+    best = -1
+    for f in range(cs.shape[0]):
+        if cs[f, CS.STATUS] == ACTIVE and stat[f, ST.SIDE] != stat[c, ST.SIDE]:
+            hops = max(0, dist[zone, cs[f, CS.ZONE]] - reach)
+            if best < 0 or hops < best:
+                best = hops
+    return 0 if best < 0 else best
+
+
 def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.begin_round``: the next round, or past the round limit the end, won as
     ``Ruleset.timeout_winner`` says (a ``survive`` scenario's heroes if one stands)."""
@@ -190,6 +204,7 @@ class Mechanics:
         self.begin_round = functions["begin_round"]
         self.side_out = functions["side_out"]
         self.most_hurt_ally = functions["most_hurt_ally"]
+        self.foe_hops = functions["foe_hops"]
 
 
 def compile_mechanics(
@@ -215,6 +230,7 @@ def compile_mechanics(
         begin_round,
         side_out,
         most_hurt_ally,
+        foe_hops,
     ):
         bound[template.__name__] = instantiate(template, owner, bound, cache=True, _nrt=False)
     return Mechanics(bound)

@@ -500,6 +500,7 @@ set_status, deal = _mechanics.set_status, _mechanics.deal
 begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
 #: What the temperaments read of a side: its broken count, a protector's ward.
 side_out, most_hurt_ally = _mechanics.side_out, _mechanics.most_hurt_ally
+foe_hops = _mechanics.foe_hops
 
 
 @njit(cache=True, _nrt=False)
