@@ -32,6 +32,8 @@ from escaramuza.rules.cairn.kernel import (
     DECL,
     DESJARRETADO,
     FLEE,
+    HIT,
+    HITS,
     MOVE,
     OPT,
     POOL,
@@ -46,19 +48,19 @@ from escaramuza.rules.cairn.kernel import (
     W,
     Z,
     attack_dice,
+    declared_hits,
+    foe_hops,
     in_blast,
     is_blast,
+    reaches,
     side_out,
 )
 from escaramuza.rules.cairn.sheets import CAIRN_DICE
+from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import TEMPERAMENTS, agent_draw
-
-T_TACTICIAN, T_BRUTE, T_CAUTIOUS, T_COWARD, T_PROTECTOR = (
-    TEMPERAMENTS.index(t) for t in ("tactician", "brute", "cautious", "coward", "protector")
-)
+from escaramuza.rules.core.loops import agent_draw
 
 # Zone keys of _best_move (each a tuple of ints, compared like the engine's tuples).
 KEY_BRUTE, KEY_AWAY, KEY_POST, KEY_ADVANCE, KEY_GUARD = 0, 1, 2, 3, 4
@@ -215,33 +217,16 @@ def expected_single(
 
 
 @njit(cache=True, _nrt=False)
-def declared_pools(
-    stat: np.ndarray,
-    weapon: np.ndarray,
-    zone: np.ndarray,
-    opts: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    decl: np.ndarray,
-    pools: np.ndarray,
-) -> None:
-    """``combat.declared_pools`` of the side declaring: ``pools[t, POOL.COUNT + s]`` dice
-    of ``s`` sides already aimed at ``t`` this side turn (CA-06)."""
+def declared_pools(hits: np.ndarray, k: int, pools: np.ndarray) -> None:
+    """``combat.declared_pools`` of the side declaring, from its ``k`` rows of
+    :func:`declared_hits`: ``pools[t, POOL.COUNT + s]`` dice of ``s`` sides already aimed
+    at ``t`` this side turn (CA-06)."""
     pools[:, :] = 0
-    n = cs.shape[0]
-    for i in range(g[G.NDECL]):
-        if decl[i, D.VERB] != ATTACK:
-            continue
-        a = decl[i, D.ACTOR]
-        t = decl[i, D.TARGET]
-        w = decl[i, D.ITEM]
-        blast = is_blast(stat, weapon, a, t, w)
-        for c in range(n):
-            if (blast and in_blast(stat, weapon, cs, a, t, w, c)) or (not blast and c == t):
-                nn, d1, d2 = attack_dice(stat, weapon, zone, opts, cs, a, c, w)
-                pools[c, POOL.COUNT + d1] += 1
-                if nn == 2:
-                    pools[c, POOL.COUNT + d2] += 1
+    for j in range(k):
+        t = hits[j, HIT.TARGET]
+        pools[t, POOL.COUNT + hits[j, HIT.D1]] += 1
+        if hits[j, HIT.DICE] == 2:
+            pools[t, POOL.COUNT + hits[j, HIT.D2]] += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -307,21 +292,6 @@ def attack_gain(
 
 # -- helpers of the temperaments --------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def nearest_enemy(
-    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, me: np.int64, z: np.int64
-) -> int:
-    """Hops from zone ``z`` to the nearest active enemy of ``me`` (0 if none)."""
-    best = -1
-    side = stat[me, ST.SIDE]
-    for c in range(cs.shape[0]):
-        if cs[c, CS.STATUS] == ACTIVE and stat[c, ST.SIDE] != side:
-            h = dist[z, cs[c, CS.ZONE]]
-            if best < 0 or h < best:
-                best = h
-    return best if best >= 0 else 0
-
-
-@njit(cache=True, _nrt=False)
 def side_broken(stat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
     members = 0
     active = 0
@@ -380,14 +350,14 @@ def move_score(
             if weapon[me, w, W.REACH] > reach:
                 reach = weapon[me, w, W.REACH]
     here_zone = cs[me, CS.ZONE]
-    here = nearest_enemy(stat, dist, cs, me, here_zone)
+    here = foe_hops(stat, dist, cs, me, here_zone, 0)
     if ranged and here <= reach:
         if zone[here_zone, Z.COVER] > 0:
             return -0.01
-        if nearest_enemy(stat, dist, cs, me, z) > reach:
+        if foe_hops(stat, dist, cs, me, z, 0) > reach:
             return -0.01
         return COVER_WEIGHT * zone[z, Z.COVER] - 0.1 * enemies_there
-    closer = here - nearest_enemy(stat, dist, cs, me, z)
+    closer = here - foe_hops(stat, dist, cs, me, z, 0)
     return CLOSE_WEIGHT * closer - 0.001 * dist[here_zone, z]
 
 
@@ -436,14 +406,14 @@ def zone_key(
     """The keys the engine's temperaments pass to ``_best_move``, as int triples."""
     here = cs[me, CS.ZONE]
     if kind == KEY_BRUTE:
-        return -nearest_enemy(stat, dist, cs, me, z), -dist[here, z], 0
+        return -foe_hops(stat, dist, cs, me, z, 0), -dist[here, z], 0
     if kind == KEY_AWAY:
-        return nearest_enemy(stat, dist, cs, me, z), zone[z, Z.COVER], -dist[here, z]
+        return foe_hops(stat, dist, cs, me, z, 0), zone[z, Z.COVER], -dist[here, z]
     if kind == KEY_POST:
-        near = nearest_enemy(stat, dist, cs, me, z)
+        near = foe_hops(stat, dist, cs, me, z, 0)
         return (1 if near <= p1 else 0), (1 if near > 0 else 0), zone[z, Z.COVER]
     if kind == KEY_ADVANCE:
-        return -nearest_enemy(stat, dist, cs, me, z), zone[z, Z.COVER], 0
+        return -foe_hops(stat, dist, cs, me, z, 0), zone[z, Z.COVER], 0
     # KEY_GUARD (protector): towards the worst threat, then its ward.
     return -dist[z, p1], -dist[z, p2], 0
 
@@ -488,6 +458,7 @@ def best_attack(
     cs: np.ndarray,
     g: np.ndarray,
     decl: np.ndarray,
+    hits: np.ndarray,
     pools: np.ndarray,
     me: np.int64,
     la: np.ndarray,
@@ -495,7 +466,8 @@ def best_attack(
     ranged_only: bool,
 ) -> int:
     """``_best_attack``: the first attack with the highest gain."""
-    declared_pools(stat, weapon, zone, opts, cs, g, decl, pools)
+    k = declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False)
+    declared_pools(hits, k, pools)
     best = -1
     top = 0.0
     for i in range(n):
@@ -518,12 +490,13 @@ def tactician(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64, arng: np
     """``_tactician``: the retreat when its side is broken, else a draw among the best
     scored actions (``scores``: one per legal action)."""
     stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, pools, scores = d[STATE], d[GLOBALS], d[DECL], d[POOLS], d[SCORES]
+    cs, g, decl, hits, pools, scores = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS], d[SCORES]
     if side_broken(stat, cs, me):
         r = retreat(dist, zone, cs, me, la, n)
         if r >= 0:
             return r
-    declared_pools(stat, weapon, zone, opts, cs, g, decl, pools)
+    k = declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False)
+    declared_pools(hits, k, pools)
     for i in range(n):
         verb = la[i, D.VERB]
         if verb == ATTACK:
@@ -582,7 +555,7 @@ def brute(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
 def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
     """``_cautious``: withdraws when hurt; a shooter keeps its range and cover."""
     stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, pools = d[STATE], d[GLOBALS], d[DECL], d[POOLS]
+    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
     attacks = False
     ranged = False
     for i in range(n):
@@ -594,7 +567,7 @@ def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
         r = retreat(dist, zone, cs, me, la, n)
         if r >= 0:
             return r
-        if ranged and nearest_enemy(stat, dist, cs, me, cs[me, CS.ZONE]) <= 1:
+        if ranged and foe_hops(stat, dist, cs, me, cs[me, CS.ZONE], 0) <= 1:
             m = best_move(stat, dist, zone, cs, me, la, n, KEY_AWAY, 0, 0)
             if m >= 0:
                 return m
@@ -606,9 +579,13 @@ def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
         m = best_move(stat, dist, zone, cs, me, la, n, KEY_POST, reach, 0)
         if m >= 0:
             return m
-        return best_attack(stat, weapon, zone, opts, scar, cs, g, decl, pools, me, la, n, True)
+        return best_attack(
+            stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, True
+        )
     if attacks:
-        return best_attack(stat, weapon, zone, opts, scar, cs, g, decl, pools, me, la, n, False)
+        return best_attack(
+            stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False
+        )
     m = best_move(stat, dist, zone, cs, me, la, n, KEY_ADVANCE, 0, 0)
     return m if m >= 0 else n - 1
 
@@ -618,7 +595,7 @@ def coward(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
     """The coward hurt or with half its side out (otherwise it plays :func:`cautious`:
     :func:`choose` sends it there, so the inlined cautious is compiled once)."""
     stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, pools = d[STATE], d[GLOBALS], d[DECL], d[POOLS]
+    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
     e = retreat(dist, zone, cs, me, la, n)
     if e < 0:
         e = best_move(stat, dist, zone, cs, me, la, n, KEY_AWAY, 0, 0)
@@ -626,7 +603,9 @@ def coward(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
         return e
     for i in range(n):
         if la[i, D.VERB] == ATTACK:
-            return best_attack(stat, weapon, zone, opts, scar, cs, g, decl, pools, me, la, n, False)
+            return best_attack(
+                stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False
+            )
     return n - 1
 
 
@@ -647,11 +626,7 @@ def threat(
     hops = dist[cs[foe, CS.ZONE], cs[ward, CS.ZONE]]
     mobile = (cs[foe, CS.COND] & DESJARRETADO) == 0
     for w in range(stat[foe, ST.WEAPONS]):
-        if weapon[foe, w, W.RANGED] == 1:
-            ok = hops <= weapon[foe, w, W.REACH]
-        else:
-            ok = hops == 0 or (hops == 1 and mobile)
-        if ok:
+        if reaches(weapon, foe, w, hops, mobile):
             x = expected_single(stat, weapon, zone, opts, cs, foe, ward, w)
             if x > best:
                 best = x
@@ -711,15 +686,15 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     stat = s[STAT]
     cs, g = d[STATE], d[GLOBALS]
     me = g[G.ACTOR]
-    if mood == T_BRUTE:
+    if mood == dialect.BRUTE:
         return brute(s, d, la, n, me)
-    if mood == T_COWARD:
+    if mood == dialect.COWARD:
         if hurt(stat, cs, me) or half_out(stat, cs, me):
             return coward(s, d, la, n, me)
-        mood = T_CAUTIOUS  # cairn.coward: "not hurt nor half out: cautious"
-    if mood == T_CAUTIOUS:
+        mood = dialect.CAUTIOUS  # cairn.coward: "not hurt nor half out: cautious"
+    if mood == dialect.CAUTIOUS:
         return cautious(s, d, la, n, me)
-    if mood == T_PROTECTOR:
+    if mood == dialect.PROTECTOR:
         i = protector(s, d, la, n, me)
         if i >= 0:
             return i

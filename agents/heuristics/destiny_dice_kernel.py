@@ -25,10 +25,11 @@ import sys
 
 import numpy as np
 
+from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, DOWN, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.loops import TEMPERAMENTS
+from escaramuza.rules.core.mechanics import first_row
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
     ATACAR,
@@ -50,14 +51,13 @@ from escaramuza.rules.destiny_dice.kernel import (
     ZONES,
     G,
     band,
+    foe_hops,
+    most_hurt_ally,
     profile_mods,
     side_out,
     usable_band_mask,
 )
 
-TACTICIAN, BRUTE, CAUTIOUS, COWARD, PROTECTOR = (
-    TEMPERAMENTS.index(name) for name in ("tactician", "brute", "cautious", "coward", "protector")
-)
 #: Move keys (``_best_move``'s key functions), packed into one comparable integer.
 K_APPROACH, K_AWAY, K_BRUTE, K_WARD = range(4)
 _OFF = 1 << 20
@@ -147,18 +147,6 @@ def _pick_attack(s: tuple, d: tuple, la: np.ndarray, n: int, verb: int, mode: in
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _nearest(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
-    """_View.nearest: hops from ``zone`` to the closest active foe of ``c`` (0 if none)."""
-    best = -1
-    for t in range(stat.shape[0]):
-        if stat[t, ST.SIDE] != stat[c, ST.SIDE] and cs[t, CS.STATUS] == ACTIVE:
-            h = dist[zone, cs[t, CS.ZONE]]
-            if best < 0 or h < best:
-                best = h
-    return 0 if best < 0 else best
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def _can_attack_from(
     stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int, mask: int
 ) -> bool:
@@ -187,15 +175,15 @@ def _move_key(
         can = 1 if _can_attack_from(stat, dist, cs, c, zone, mask) else 0
         if stat[c, ST.RANGED]:
             # Shooters want a shot, out of contact, in cover.
-            near = 1 if _nearest(stat, dist, cs, c, zone) > 0 else 0
+            near = 1 if foe_hops(stat, dist, cs, c, zone, 0) > 0 else 0
             return _pack(can, near, zones[zone, ZONE.COVER])
-        return _pack(can, -_nearest(stat, dist, cs, c, zone), 0)
+        return _pack(can, -foe_hops(stat, dist, cs, c, zone, 0), 0)
     if kind == K_AWAY:
         return _pack(
-            zones[zone, ZONE.EXIT], _nearest(stat, dist, cs, c, zone), zones[zone, ZONE.COVER]
+            zones[zone, ZONE.EXIT], foe_hops(stat, dist, cs, c, zone, 0), zones[zone, ZONE.COVER]
         )
     if kind == K_BRUTE:
-        return _pack(-_nearest(stat, dist, cs, c, zone), 0, 0)
+        return _pack(-foe_hops(stat, dist, cs, c, zone, 0), 0, 0)
     return _pack(-dist[zone, arg], 0, 0)
 
 
@@ -278,20 +266,11 @@ def _useful_help(
     return -1
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _first(la: np.ndarray, n: int, verb: int) -> int:
-    """The first row of ``verb``, -1 if none."""
-    for i in range(n):
-        if la[i, ROW.VERB] == verb:
-            return i
-    return -1
-
-
 @njit(cache=True, _nrt=False)
 def _upkeep(la: np.ndarray, n: int) -> int:
     """_upkeep: recover the dropped weapon, else reload."""
-    i = _first(la, n, RECUPERAR)
-    return i if i >= 0 else _first(la, n, RECARGAR)
+    i = first_row(la, n, ROW.VERB, RECUPERAR)
+    return i if i >= 0 else first_row(la, n, ROW.VERB, RECARGAR)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -338,7 +317,7 @@ def _brute(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     dist, prof, epl = s[DIST], s[PROF], s[EPL]
     cs, g = d[STATE], d[GLOBALS]
     c = g[G.ACTOR]
-    if _first(la, n, ATACAR) >= 0:
+    if first_row(la, n, ROW.VERB, ATACAR) >= 0:
         # max by (-hops, -PV, expected damage), first on ties
         best = -1
         bh = 0
@@ -401,13 +380,7 @@ def _protector(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
     i = _heal_worst(s[STAT], d[STATE], la, n, 2 / 3)
     if i >= 0:
         return i
-    ward = -1
-    ward_frac = 0.0
-    for a in range(stat.shape[0]):
-        if stat[a, ST.SIDE] == stat[c, ST.SIDE] and cs[a, CS.STATUS] == ACTIVE and a != c:
-            frac = cs[a, CS.PV] / stat[a, ST.MAX_PV]
-            if ward < 0 or frac < ward_frac:
-                ward, ward_frac = a, frac
+    ward = most_hurt_ally(stat, cs, c, CS.PV, ST.MAX_PV)
     if ward >= 0:
         i = _pick_attack(s, d, la, n, ATACAR, 2, cs[ward, CS.ZONE])
         if i >= 0:
@@ -434,23 +407,23 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     c = g[G.ACTOR]
     if g[G.KIND] == KIND_REACTION:
         # DD-08: a free attack is worth taking unless running is the plan.
-        fleeing = mood == COWARD and (_hurt(s, d, c) or _side_broken(s, d, c))
-        if not fleeing and _first(la, n, CONTRA) >= 0:
+        fleeing = mood == dialect.COWARD and (_hurt(s, d, c) or _side_broken(s, d, c))
+        if not fleeing and first_row(la, n, ROW.VERB, CONTRA) >= 0:
             return _pick_attack(s, d, la, n, CONTRA, 0, 0)
-        if fleeing or (mood == CAUTIOUS and _hurt(s, d, c)):
+        if fleeing or (mood == dialect.CAUTIOUS and _hurt(s, d, c)):
             i = _pick_move(s, d, la, n, REPOS, K_AWAY, 0)
             if i >= 0:
                 return i
         return n - 1
-    if mood == BRUTE:
+    if mood == dialect.BRUTE:
         return _brute(s, d, la, n)
-    if mood == COWARD:
+    if mood == dialect.COWARD:
         if _hurt(s, d, c) or _side_broken(s, d, c):
             return _coward(s, d, la, n)
-        mood = CAUTIOUS  # the engine's coward: "not hurt nor broken: cautious"
-    if mood == CAUTIOUS:
+        mood = dialect.CAUTIOUS  # the engine's coward: "not hurt nor broken: cautious"
+    if mood == dialect.CAUTIOUS:
         return _cautious(s, d, la, n)
-    if mood == PROTECTOR:
+    if mood == dialect.PROTECTOR:
         return _protector(s, d, la, n)
     return _tactician(s, d, la, n)
 

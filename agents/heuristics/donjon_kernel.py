@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.kernel import KernelRefusal
-from escaramuza.rules.core.loops import TEMPERAMENTS, agent_random
+from escaramuza.rules.core.loops import agent_random
 from escaramuza.rules.donjon import kernel as dk
 from escaramuza.rules.donjon.kernel import (
     ACERCARSE,
@@ -79,9 +80,6 @@ from escaramuza.rules.donjon.kernel import (
 if TYPE_CHECKING:
     from escaramuza.rules.core.scenario import Scenario
 
-TACTICIAN, BRUTE, CAUTIOUS, COWARD, PROTECTOR = (
-    TEMPERAMENTS.index(name) for name in ("tactician", "brute", "cautious", "coward", "protector")
-)
 #: agents/heuristics/donjon.py: below this chance to hurt, moving beats swinging.
 WORTH_ATTACKING = 0.08
 
@@ -358,9 +356,9 @@ def _react(s: tuple, d: tuple, mood: int) -> int:
     cs, g, misses = d[STATE], d[GLOBALS], d[MISSES]
     me = g[G.ACTOR]
     if g[G.KIND] == KIND_DEFENSA:
-        if mood == BRUTE:
+        if mood == dialect.BRUTE:
             return 0
-        if mood == COWARD:
+        if mood == dialect.COWARD:
             return 1
         attacker = g[G.ATTACKER]
         pool = attack_pool(stat, s[WEAPON], s[PENALTIES], cs, attacker, g[G.WEAPON], g[G.BAND])
@@ -373,9 +371,9 @@ def _react(s: tuple, d: tuple, mood: int) -> int:
         p_parry = 1.0 - lookup_win(win, g, misses, pool, parry_pool(stat, cs, me))
         p_dodge = 1.0 - lookup_win(win, g, misses, pool, dodge_pool(stat, cs, me))
         return 0 if p_parry >= 0.5 and p_parry >= p_dodge else 1
-    if mood == BRUTE:
+    if mood == dialect.BRUTE:
         return 1 if g[G.MOVE_VERB] == ACERCARSE else 0
-    if mood == COWARD:
+    if mood == dialect.COWARD:
         return 1
     mover = g[G.MOVER]
     mine = move_pool(stat, cs, mover) + cs[mover, CS.BONUS]
@@ -429,11 +427,11 @@ def _pause(stat: np.ndarray, cs: np.ndarray, actor: int, mood: int) -> int:
     side = stat[actor, ST.SIDE]
     mine = _strength(stat, cs, side)
     theirs = _strength(stat, cs, 1 - side)
-    if mood == BRUTE:
+    if mood == dialect.BRUTE:
         go_on = True
-    elif mood == COWARD:
+    elif mood == dialect.COWARD:
         go_on = not (_hurt(stat, cs, actor) or _side_broken(stat, cs, actor)) and mine > theirs
-    elif mood == CAUTIOUS:
+    elif mood == dialect.CAUTIOUS:
         go_on = mine > theirs
     else:
         go_on = mine >= theirs
@@ -452,13 +450,13 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     kind = g[G.KIND]
     actor = g[G.ACTOR]
     if kind == KIND_TURN:
-        if mood == BRUTE:
+        if mood == dialect.BRUTE:
             return _brute_turn(stat, s[WEAPON], dist, s[PENALTIES], cs, actor, la, n)
         k = NONE
-        if mood == PROTECTOR:
+        if mood == dialect.PROTECTOR:
             k = _protector_turn(s, d, la, n)
-        elif mood == CAUTIOUS or mood == COWARD:
-            if mood == COWARD:
+        elif mood == dialect.CAUTIOUS or mood == dialect.COWARD:
+            if mood == dialect.COWARD:
                 k = _coward_turn(stat, dist, cs, actor, la, n)
             if k == NONE:
                 k = _cautious_turn(stat, dist, cs, actor, la, n)

@@ -23,10 +23,12 @@ from fractions import Fraction
 import numpy as np
 
 from escaramuza.agents.heuristics import sistema_2d10 as heuristic
+from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.loops import TEMPERAMENTS, agent_draw
+from escaramuza.rules.core.mechanics import first_row
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.sistema_2d10 import kernel as k
 from escaramuza.rules.sistema_2d10.kernel import (
@@ -53,11 +55,6 @@ from escaramuza.rules.sistema_2d10.kernel import (
     W,
 )
 
-TACTICIAN = TEMPERAMENTS.index("tactician")
-BRUTE = TEMPERAMENTS.index("brute")
-CAUTIOUS = TEMPERAMENTS.index("cautious")
-COWARD = TEMPERAMENTS.index("coward")
-PROTECTOR = TEMPERAMENTS.index("protector")
 #: Temperaments that defend actively against any blow that can hurt (``WARY``).
 WARY = tuple(TEMPERAMENTS.index(t) for t in heuristic.WARY)
 #: Move keys (``_best_move``'s ``key``), by temperament rule.
@@ -88,29 +85,15 @@ FLIP_THRESHOLD = heuristic.FLIP_THRESHOLD
 
 
 @njit(cache=True, _nrt=False)
-def short_of(
-    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int, reach: int
-) -> int:
-    """The fewest hops beyond ``reach`` from ``zone`` to an active foe (0 with none)."""
-    best = -1
-    for f in range(cs.shape[0]):
-        if cs[f, CS.STATUS] == ACTIVE and stat[f, ST.SIDE] != stat[c, ST.SIDE]:
-            hops = max(0, dist[zone, cs[f, CS.ZONE]] - reach)
-            if best < 0 or hops < best:
-                best = hops
-    return 0 if best < 0 else best
-
-
-@njit(cache=True, _nrt=False)
 def nearest(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
     """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
-    return short_of(stat, dist, cs, c, zone, 0)
+    return k.foe_hops(stat, dist, cs, c, zone, 0)
 
 
 @njit(cache=True, _nrt=False)
 def gap(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
     """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
-    return short_of(stat, dist, cs, c, zone, stat[c, ST.REACH])
+    return k.foe_hops(stat, dist, cs, c, zone, stat[c, ST.REACH])
 
 
 @njit(cache=True, _nrt=False)
@@ -270,21 +253,12 @@ def of_verb(la: np.ndarray, cnt: int, verb: int, out: np.ndarray) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def by_verb(la: np.ndarray, cnt: int, verb: int) -> int:
-    """``_by_verb``: the first action of ``verb``, -1 for none."""
-    for i in range(cnt):
-        if la[i, LA.VERB] == verb:
-            return i
-    return -1
-
-
-@njit(cache=True, _nrt=False)
 def full_or_pass(la: np.ndarray, cnt: int) -> int:
     """``_full_or_pass``: defensa completa, else pasar, else the last action."""
-    i = by_verb(la, cnt, DEFENSA_COMPLETA)
+    i = first_row(la, cnt, LA.VERB, DEFENSA_COMPLETA)
     if i >= 0:
         return i
-    i = by_verb(la, cnt, PASAR)
+    i = first_row(la, cnt, LA.VERB, PASAR)
     return i if i >= 0 else cnt - 1
 
 
@@ -399,7 +373,7 @@ def brute(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
     i = best_move(stat, dist, zones, cs, c, la, moves, nm, K_NEAR, -1)
     if i >= 0:
         return i
-    i = by_verb(la, cnt, PASAR)
+    i = first_row(la, cnt, LA.VERB, PASAR)
     return i if i >= 0 else cnt - 1
 
 
@@ -416,7 +390,7 @@ def cautious(
     """``_cautious`` (``advance`` False: the coward not hurt nor broken)."""
     stat, dist, zones = s[STAT], s[DIST], s[ZONES]
     cs, picks = d[STATE], d[PICKS]
-    full = by_verb(la, cnt, DEFENSA_COMPLETA)
+    full = first_row(la, cnt, LA.VERB, DEFENSA_COMPLETA)
     if very_hurt(stat, cs, c) and full >= 0:
         return full
     moves = picks[PICK_MOVES]
@@ -495,20 +469,6 @@ def threat_of(s: tuple, cs: np.ndarray, foe: int, ward: int) -> float:
     return best
 
 
-@njit(cache=True, _nrt=False)
-def ward_of(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
-    """The protector's ward: the most hurt active ally (lowest PV fraction), -1 for none."""
-    ward = -1
-    ward_v = 0.0
-    for a in range(cs.shape[0]):
-        if stat[a, ST.SIDE] == stat[c, ST.SIDE] and cs[a, CS.STATUS] == ACTIVE and a != c:
-            v = cs[a, CS.PV] / stat[a, ST.PV]
-            if ward < 0 or v < ward_v:
-                ward = a
-                ward_v = v
-    return ward
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def threat_to(s: tuple, cs: np.ndarray, c: int, ward: int) -> int:
     """The foe with the largest (``_threat``, −distance to the ward), first on ties."""
@@ -552,7 +512,7 @@ def protector(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.nda
     """``_protector``."""
     stat, dist, zones = s[STAT], s[DIST], s[ZONES]
     cs, picks = d[STATE], d[PICKS]
-    ward = ward_of(stat, cs, c)
+    ward = k.most_hurt_ally(stat, cs, c, CS.PV, ST.PV)
     threat = threat_to(s, cs, c, ward) if ward >= 0 else -1
     attacks = picks[PICK_ATTACKS]
     na = of_verb(la, cnt, ATACAR, attacks)
@@ -596,17 +556,17 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
         return expres(s, g)
     stat = s[STAT]
     actor = g[G.ACTOR]
-    if mood == BRUTE:
+    if mood == dialect.BRUTE:
         return brute(s, d, actor, la, n)
     advance = True
-    if mood == COWARD:
+    if mood == dialect.COWARD:
         if hurt(stat, cs, actor) or side_broken(stat, cs, actor):
             return coward(s, d, actor, la, n, arng)
-        mood = CAUTIOUS  # sistema_2d10._coward: "not hurt nor broken: cautious, no advance"
+        mood = dialect.CAUTIOUS  # sistema_2d10._coward: "not hurt nor broken: cautious, no advance"
         advance = False
-    if mood == CAUTIOUS:
+    if mood == dialect.CAUTIOUS:
         return cautious(s, d, actor, la, n, arng, advance)
-    if mood == PROTECTOR:
+    if mood == dialect.PROTECTOR:
         return protector(s, d, actor, la, n, arng)
     return tactician(s, d, actor, la, n, arng)
 

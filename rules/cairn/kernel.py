@@ -29,7 +29,7 @@ columns declared once below):
   ``Damaged`` event); ``queue[i]`` who declares this side turn, in order (the pending
   decision is ``queue[g[G.QHEAD]]``, kept in ``G.ACTOR``); ``decl[i, D.*]`` the side's
   declarations, resolved together (CA-02); then scratch: ``hits[k, HIT.*]`` the dice
-  aimed at each target (:func:`resolve_attacks`), and the temperaments' ``pools[c,
+  aimed at each target (:func:`declared_hits`), and the temperaments' ``pools[c,
   POOL.*]`` (the dice already declared on each target, ``combat.declared_pools``) and
   ``scores[i]`` (one per legal action).
 * a legal-list row ``la[i]`` is a declaration's first four columns (``D.VERB`` …
@@ -219,7 +219,7 @@ ACTION_WIDTH = int(D.ACTOR)
 
 
 class HIT(Columns):
-    """``hits[k]``: one attacker's dice aimed at one target (resolve_attacks)."""
+    """``hits[k]``: one attacker's dice aimed at one target (declared_hits)."""
 
     TARGET = (0, "combatants", "who the dice are aimed at")
     ATTACKER = (0, "combatants", "who rolls them")
@@ -560,7 +560,7 @@ def on_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
 _mechanics = compile_mechanics(__name__, ST=ST, CS=CS, G=G, OPT=OPT, on_battle_end=on_battle_end)
 set_status, deal = _mechanics.set_status, _mechanics.deal
 begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
-side_out = _mechanics.side_out
+side_out, foe_hops = _mechanics.side_out, _mechanics.foe_hops
 
 
 # -- CA-01 saves ---------------------------------------------------------------------------
@@ -642,6 +642,42 @@ def in_blast(
     )
 
 
+@njit(cache=True, _nrt=False)
+def declared_hits(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    zone: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    decl: np.ndarray,
+    hits: np.ndarray,
+    standing: bool,
+) -> int:
+    """The dice of the side's declared attacks (CA-05/06/09), in declaration order: a row
+    ``hits[k]`` per combatant an attack strikes (its target, or each one in its blast),
+    with the dice its attacker rolls at it; with ``standing`` only the attacks whose
+    attacker and target are still active (``resolve_attacks``; the temperaments'
+    ``combat.declared_pools`` counts them all). Returns how many rows."""
+    k = 0
+    for i in range(g[G.NDECL]):
+        if decl[i, D.VERB] != ATTACK:
+            continue
+        a, t, w = decl[i, D.ACTOR], decl[i, D.TARGET], decl[i, D.ITEM]
+        if standing and (cs[a, CS.STATUS] != ACTIVE or cs[t, CS.STATUS] != ACTIVE):
+            continue
+        blast = is_blast(stat, weapon, a, t, w)
+        for c in range(cs.shape[0]):
+            if (blast and in_blast(stat, weapon, cs, a, t, w, c)) or (not blast and c == t):
+                hits[k, HIT.TARGET] = c
+                hits[k, HIT.ATTACKER] = a
+                hits[k, HIT.DICE], hits[k, HIT.D1], hits[k, HIT.D2] = attack_dice(
+                    stat, weapon, zone, opts, cs, a, c, w
+                )
+                k += 1
+    return k
+
+
 # -- damage (CA-11 … CA-14) ---------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def read_scar(
@@ -707,6 +743,16 @@ def apply_damage(
 
 
 # -- legal actions (CA-04) ----------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def reaches(weapon: np.ndarray, a: np.int64, w: np.int64, hops: np.int64, mobile: bool) -> bool:
+    """``Cairn.actions_for``'s attack test: ``a``'s weapon ``w`` strikes a combatant
+    ``hops`` zones away — ranged within its reach; melee in the zone, or the next one
+    when ``a`` is ``mobile`` (not desjarretado, CA-13): the move, then the attack (CA-04)."""
+    if weapon[a, w, W.RANGED] == 1:
+        return hops <= weapon[a, w, W.REACH]
+    return hops == 0 or (hops == 1 and mobile)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     """``Cairn.actions_for`` of the pending decision's combatant, in its order: attacks
@@ -724,11 +770,7 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
             continue
         hops = dist[here, cs[t, CS.ZONE]]
         for w in range(stat[me, ST.WEAPONS]):
-            if weapon[me, w, W.RANGED] == 1:
-                ok = hops <= weapon[me, w, W.REACH]
-            else:
-                ok = hops == 0 or (hops == 1 and mobile)
-            if ok:
+            if reaches(weapon, me, w, hops, mobile):
                 _row(la, n, ATTACK, t, -1, w)
                 n += 1
     nz = dist.shape[0]
@@ -894,25 +936,7 @@ def resolve_attacks(s: tuple, d: tuple, dice: np.ndarray) -> None:
     stat, weapon, opts, zone = s[STAT], s[WEAPON], s[OPTS], s[ZONES]
     cs, g, decl, hits = d[STATE], d[GLOBALS], d[DECL], d[HITS]
     n = cs.shape[0]
-    k = 0
-    for i in range(g[G.NDECL]):
-        if decl[i, D.VERB] != ATTACK:
-            continue
-        a = decl[i, D.ACTOR]
-        t = decl[i, D.TARGET]
-        w = decl[i, D.ITEM]
-        if cs[a, CS.STATUS] != ACTIVE or cs[t, CS.STATUS] != ACTIVE:
-            continue
-        blast = is_blast(stat, weapon, a, t, w)
-        for c in range(n):
-            if (blast and in_blast(stat, weapon, cs, a, t, w, c)) or (not blast and c == t):
-                nn, d1, d2 = attack_dice(stat, weapon, zone, opts, cs, a, c, w)
-                hits[k, HIT.TARGET] = c
-                hits[k, HIT.ATTACKER] = a
-                hits[k, HIT.DICE] = nn
-                hits[k, HIT.D1] = d1
-                hits[k, HIT.D2] = d2
-                k += 1
+    k = declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, True)
     for t in range(n):
         if cs[t, CS.STATUS] != ACTIVE:
             continue

@@ -42,6 +42,12 @@ ACTIVE, DOWN, DEFEATED, DEAD, FLED = (
     for s in (Status.ACTIVE, Status.DOWN, Status.DEFEATED, Status.DEAD, Status.FLED)
 )
 
+#: ``ST.TEMPERAMENT``: a scenario temperament's place in ``KNOWN_TEMPERAMENTS``
+#: (``rules.core.loops.TEMPERAMENTS``), the codes the compiled temperaments branch on.
+TACTICIAN, BRUTE, CAUTIOUS, COWARD, PROTECTOR = (
+    KNOWN_TEMPERAMENTS.index(t) for t in ("tactician", "brute", "cautious", "coward", "protector")
+)
+
 #: ``G.REASON``: why a battle ended, the reasons ``Ruleset.check_end`` and
 #: ``Ruleset.begin_round`` give; a ruleset with others appends them.
 REASONS: tuple[str, ...] = ("defeated", "mutual", "timeout")

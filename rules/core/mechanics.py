@@ -9,7 +9,8 @@ and a ``Damaged`` (damage dealt, dealt to foes, taken). Here they are written on
 as templates over the arrays they read and the columns every layout starts with
 (``rules.core.dialect.HEAD``), which :func:`compile_mechanics` compiles once for a
 ruleset's layouts and its ``on_battle_end``. Beside them, what the temperaments of every
-ruleset read of a side (:func:`side_out`).
+ruleset read of the field (:func:`side_out`, :func:`most_hurt_ally`, :func:`foe_hops`)
+and of their legal actions (:func:`first_row`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,16 @@ def knocked_out(status: int) -> bool:
 @njit(cache=True, _nrt=False)
 def no_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.on_battle_end`` of a ruleset that does nothing then."""
+
+
+@njit(cache=True, _nrt=False)
+def first_row(rows: np.ndarray, n: int, column: int, value: int) -> int:
+    """The first of the ``n`` rows of ``rows`` whose ``column`` holds ``value`` — a
+    temperament's first legal action of a verb — or -1 if none."""
+    for i in range(n):
+        if rows[i, column] == value:
+            return i
+    return -1
 
 
 # -- the templates (plain Python; compile_mechanics compiles them per ruleset) -------------
@@ -139,6 +150,35 @@ def side_out(stat: np.ndarray, cs: np.ndarray, c: int) -> tuple[int, int]:
     return members, out
 
 
+def most_hurt_ally(stat: np.ndarray, cs: np.ndarray, c: int, left: int, most: int) -> int:
+    """What a protector guards: the active ally of combatant ``c`` (not ``c``) with the
+    least fraction ``cs[a, left] / stat[a, most]`` of a resource left (its health), the
+    first on ties; -1 if none."""
+    ward = -1
+    ward_fraction = 0.0
+    for a in range(cs.shape[0]):
+        if stat[a, ST.SIDE] == stat[c, ST.SIDE] and cs[a, CS.STATUS] == ACTIVE and a != c:
+            fraction = cs[a, left] / stat[a, most]
+            if ward < 0 or fraction < ward_fraction:
+                ward = a
+                ward_fraction = fraction
+    return ward
+
+
+def foe_hops(
+    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int, reach: int
+) -> int:
+    """The temperaments' "nearest foe": the fewest hops from ``zone`` to an active foe of
+    combatant ``c``, less ``reach`` (never below 0); 0 with no foe standing."""
+    best = -1
+    for f in range(cs.shape[0]):
+        if cs[f, CS.STATUS] == ACTIVE and stat[f, ST.SIDE] != stat[c, ST.SIDE]:
+            hops = max(0, dist[zone, cs[f, CS.ZONE]] - reach)
+            if best < 0 or hops < best:
+                best = hops
+    return 0 if best < 0 else best
+
+
 def begin_round(stat: np.ndarray, opts: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.begin_round``: the next round, or past the round limit the end, won as
     ``Ruleset.timeout_winner`` says (a ``survive`` scenario's heroes if one stands)."""
@@ -163,6 +203,8 @@ class Mechanics:
         self.check_end = functions["check_end"]
         self.begin_round = functions["begin_round"]
         self.side_out = functions["side_out"]
+        self.most_hurt_ally = functions["most_hurt_ally"]
+        self.foe_hops = functions["foe_hops"]
 
 
 def compile_mechanics(
@@ -179,7 +221,17 @@ def compile_mechanics(
     bound: dict[str, Any] = {"ST": ST, "CS": CS, "G": G, "OPT": OPT}
     check_required(owner, bound)
     bound["on_battle_end"] = on_battle_end
-    for template in (heroes_out, set_status, deal, finish, check_end, begin_round, side_out):
+    for template in (
+        heroes_out,
+        set_status,
+        deal,
+        finish,
+        check_end,
+        begin_round,
+        side_out,
+        most_hurt_ally,
+        foe_hops,
+    ):
         bound[template.__name__] = instantiate(template, owner, bound, cache=True, _nrt=False)
     return Mechanics(bound)
 

@@ -707,7 +707,8 @@ def on_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
 _mechanics = compile_mechanics(__name__, ST=ST, CS=CS, G=G, OPT=OPT, on_battle_end=on_battle_end)
 set_status, deal = _mechanics.set_status, _mechanics.deal
 begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
-side_out = _mechanics.side_out
+side_out, most_hurt_ally = _mechanics.side_out, _mechanics.most_hurt_ally
+foe_hops = _mechanics.foe_hops
 
 
 @njit(cache=True, _nrt=False)

@@ -498,8 +498,9 @@ def until_of(cs: np.ndarray, i: int, c: int, duration: int) -> int:
 _mechanics = compile_mechanics(__name__, ST=ST, CS=CS, G=G, OPT=OPT)
 set_status, deal = _mechanics.set_status, _mechanics.deal
 begin_round, check_end = _mechanics.begin_round, _mechanics.check_end
-#: The temperaments' count of a broken side.
-side_out = _mechanics.side_out
+#: What the temperaments read of a side: its broken count, a protector's ward.
+side_out, most_hurt_ally = _mechanics.side_out, _mechanics.most_hurt_ally
+foe_hops = _mechanics.foe_hops
 
 
 @njit(cache=True, _nrt=False)
