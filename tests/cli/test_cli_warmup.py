@@ -110,3 +110,55 @@ def test_auto_plays_on_the_engine_while_the_kernel_compiles_in_the_background() 
                 thread.join(10)
         assert not warming("cairn")
         assert choose_engine("auto", scenario, ["heuristic", "heuristic"]) == (FAST, None)
+
+
+class FakePool:
+    """Stands in for the process pool: each ruleset's warm-up "runs" at submission, its
+    seconds or its failure taken from ``outcomes``."""
+
+    made: list[int] = []
+
+    def __init__(self, jobs: int, mp_context: Any = None) -> None:
+        FakePool.made.append(jobs)
+
+    def submit(self, fn: Any, ruleset_id: str) -> Any:
+        from concurrent.futures import Future
+
+        future: Future[float] = Future()
+        outcome = OUTCOMES[ruleset_id]
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+        return future
+
+    def shutdown(self, cancel_futures: bool = False) -> None:
+        pass
+
+
+OUTCOMES: dict[str, Any] = {}
+
+
+def test_warmup_compiles_rulesets_side_by_side_and_reports_them_in_order(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import escaramuza.warmup as warmup
+
+    monkeypatch.setattr(warmup, "ProcessPoolExecutor", FakePool)
+    FakePool.made.clear()
+    OUTCOMES.update({"cairn": 31.0, "donjon": 0.4})
+    with use_kernel("cairn", Recording()), use_kernel("donjon", Recording()):  # type: ignore[arg-type]
+        assert main(["warmup", "donjon", "cairn", "--jobs", "4"]) == 0
+    assert FakePool.made == [2]  # no more processes than rulesets to compile
+    assert capsys.readouterr().out == (
+        "Donjon: compiling or loading the kernel… loaded from the cache in 0.4 s\n"
+        "Cairn: compiling or loading the kernel… compiled in 31.0 s\n"
+    )
+    OUTCOMES["cairn"] = MemoryError("out of memory")
+    with use_kernel("cairn", Recording()), use_kernel("donjon", Recording()):  # type: ignore[arg-type]
+        assert main(["warmup", "donjon", "cairn", "--jobs", "2"]) == 2
+    captured = capsys.readouterr()
+    assert "cairn: compiling its kernel failed in its process: out of memory" in captured.err
+    assert "Traceback" not in captured.err
+    assert main(["warmup", "--jobs", "0"]) == 2
+    assert "--jobs must be a positive number of processes, not 0" in capsys.readouterr().err
