@@ -37,6 +37,11 @@ from numba.core import errors, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.registry import CPUDispatcher
 
+from escaramuza.rules.core import inlining
+
+# Before any kernel compiles: inlining at the cost of the inlined code (rules/core/inlining.py).
+inlining.install()
+
 #: The rules' source tree (rules/): the kernels of the rules, mt, this module and the
 #: modules their constants come from. Code elsewhere that compiles kernel functions on
 #: top of the rules (the compiled temperaments) registers its own tree with

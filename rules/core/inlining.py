@@ -1,0 +1,112 @@
+"""numba's ``inline="always"`` at the cost of the code it inlines, not of its square.
+
+The kernels inline their small rule helpers into the loops (decision 0016): numba does it
+before typing, at each call site, and as shipped (0.68) it pays twice over for each site:
+
+* it rebuilds the callee's IR from its bytecode and runs the untyped passes over it —
+  which inline the callee's own ``inline="always"`` callees the same way, so a helper
+  nested three deep is rebuilt at every site of every caller;
+* it deep-copies the callee's blocks one at a time, and each copy takes the callee's
+  whole variable scope with it: blocks × variables, which grows as inlining grows the
+  callee.
+
+:func:`install` changes both, for the untyped inlining the kernels use and nothing else:
+the callee's IR after its untyped passes is built once per function and compiler flags
+and kept (numba copies it before changing it, at every site, as before), and while one
+callee is inlined its scope is copied once and shared by its copied blocks (as the
+original blocks share it). numba's inliner is one class, so this holds for every
+function compiled in the process once a kernel module is imported. The machine code is
+the same: the kernels' equality with the
+engine is tested battle by battle, and ``tests/core/test_core_inlining.py`` compiles
+nested inlined helpers both ways. A numba whose inliner is not the one this was written
+for is left alone (:data:`TESTED`). ``docs/decisions/0016-kernel-compile-time.md`` has
+the measurements.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from typing import Any
+
+#: The numba versions (major, minor) whose inliner this module matches.
+TESTED = ((0, 60), (0, 68))
+#: Set on numba's InlineWorker once installed.
+_INSTALLED = "_escaramuza_linear_inlining"
+
+#: The callee IRs after their untyped passes, by (function, compiler flags).
+_untyped_ir: dict[tuple[Any, tuple[tuple[str, str], ...]], Any] = {}
+#: The scopes copied while one callee is being inlined (None outside).
+_session = threading.local()
+
+
+def _flags_key(flags: Any) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((name, repr(value)) for name, value in flags.values().items()))
+
+
+def install() -> bool:
+    """Install both changes into numba's inliner if it is the one they were written for;
+    whether they are in place."""
+    try:
+        import numba
+        from numba.core import inline_closurecall, ir
+    except ImportError:
+        return False
+    worker: Any = inline_closurecall.InlineWorker
+    scope_class: Any = ir.Scope
+    if getattr(worker, _INSTALLED, False):
+        return True
+    version = tuple(int(part) for part in numba.__version__.split(".")[:2])
+    expected = ("inline_function", "inline_ir", "run_untyped_passes")
+    if (
+        not TESTED[0] <= version <= TESTED[1]
+        or not all(callable(getattr(worker, name, None)) for name in expected)
+        or "__deepcopy__" in vars(scope_class)
+    ):
+        return False
+    upstream_function: Any = worker.inline_function
+    upstream_ir: Any = worker.inline_ir
+
+    def inline_function(
+        self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None
+    ) -> Any:
+        typed = arg_typs is not None or getattr(self, "_permit_update_type_and_call_maps", True)
+        if typed:
+            return upstream_function(self, caller_ir, block, i, function, arg_typs)
+        # run_untyped_passes turns SSA off in these flags (the caller's); so does a reuse.
+        self.flags.enable_ssa = False
+        key = (function, _flags_key(self.flags))
+        callee_ir = _untyped_ir.get(key)
+        if callee_ir is None:
+            callee_ir = _untyped_ir[key] = self.run_untyped_passes(function)
+        return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
+
+    def inline_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
+        outer = getattr(_session, "scopes", None)
+        _session.scopes = {}
+        try:
+            return upstream_ir(self, *args, **kwargs)
+        finally:
+            _session.scopes = outer
+
+    def scope_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+        # Python's default deep copy of the scope, remembered for the inlining session.
+        scopes: dict[int, tuple[Any, Any]] | None = getattr(_session, "scopes", None)
+        if scopes is not None and id(self) in scopes:
+            shared = scopes[id(self)][1]
+            memo[id(self)] = shared
+            return shared
+        cls: Any = type(self)
+        new = cls.__new__(cls)
+        memo[id(self)] = new
+        if scopes is not None:
+            scopes[id(self)] = (self, new)  # the original kept alive: its id stays its own
+        for name, value in self.__dict__.items():
+            setattr(new, name, copy.deepcopy(value, memo))
+        return new
+
+    worker.inline_function = inline_function
+    worker.inline_ir = inline_ir
+    scope_class.__deepcopy__ = scope_deepcopy
+    setattr(worker, _INSTALLED, True)
+    return True
