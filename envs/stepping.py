@@ -130,6 +130,45 @@ def keep_rows(la_b: np.ndarray, b: int, la: np.ndarray, n: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
+def seed_words(
+    rows: np.ndarray,
+    seeds: np.ndarray,
+    dice_keys: np.ndarray,
+    dice_len: np.ndarray,
+    agent_keys: np.ndarray,
+    agent_len: np.ndarray,
+) -> None:
+    """Lane ``rows[i]``'s key words of its dice seed ``seeds[i, 0]`` and its agents' seed
+    ``seeds[i, 1]`` (each below 2**63: ``rules.core.mt.int_keys``, the low word, then
+    the high one if it is not zero)."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        for j in range(2):
+            keys = dice_keys if j == 0 else agent_keys
+            lengths = dice_len if j == 0 else agent_len
+            seed = seeds[i, j]
+            high = seed >> np.uint64(32)
+            keys[b, 0] = seed & np.uint64(0xFFFFFFFF)
+            keys[b, 1] = high
+            lengths[b] = 2 if high > 0 else 1
+
+
+@njit(cache=True, _nrt=False)
+def illegal_lanes(
+    actions: np.ndarray, deciding: np.ndarray, n_b: np.ndarray, mask_b: np.ndarray, out: np.ndarray
+) -> int:
+    """``out[b]``: lane ``b`` is ``deciding``, has a decision pending (``n_b[b] > 0``) and
+    ``actions[b]`` is not one of its legal slots; how many are."""
+    count = 0
+    for b in range(actions.shape[0]):
+        a = actions[b]
+        legal = 0 <= a < mask_b.shape[1] and mask_b[b, a]
+        out[b] = deciding[b] and n_b[b] > 0 and not legal
+        count += out[b]
+    return count
+
+
+@njit(cache=True, _nrt=False)
 def clip(x: float) -> float:
     """``x`` inside the observation box (``np.maximum`` then ``np.minimum``)."""
     return min(max(x, -BOUND), BOUND)
@@ -293,7 +332,7 @@ def step_lanes(
     draw_reward: float,
     illegal_penalty: float,
     scratch: Any,
-) -> None:
+) -> int:
     """Every lane ``b`` with ``todo[b]``: a new battle when ``begin[b]`` (the lane's keys
     row ``b``), else the learner's flat action ``actions[b]``; then the opponent up to
     the learner's next decision, and the lane's outputs.
@@ -306,7 +345,8 @@ def step_lanes(
     final_cs, final_g, slots, shaping, acting)``, ``acting[b]`` the side the lane's
     observation is of when both sides are the caller's; ``scratch``: ``(saved dice, saved
     arng, values, la)`` (the legal rows are listed in ``la``, kept in the lane's only with
-    its state: a suspended lane's rows stay those its learner's action names)."""
+    its state: a suspended lane's rows stay those its learner's action names). Returns how
+    many lanes did not take their step (``status`` SUSPENDED or OVERFLOW)."""
     lay = enc[0]
     dice_b, arng_b, la_b, obs_b, mask_b, rows_b, n_b = (
         lanes[0],
@@ -333,6 +373,7 @@ def step_lanes(
     cs = d[0]
     g = d[1]
     side = lay[SIDE]
+    waiting = 0
     for b in range(todo.shape[0]):
         if not todo[b]:
             continue
@@ -372,6 +413,7 @@ def step_lanes(
             learner = stat[g[G.ACTOR], ST.SIDE] if g[G.OUTCOME] == RUNNING else acting_b[b]
         if g[G.SUSPEND] != 0:
             status_b[b] = SUSPENDED
+            waiting += 1
             copy_into(final_g[b], g)
             copy_into(dice, saved_dice)
             copy_into(arng, saved_arng)
@@ -382,6 +424,7 @@ def step_lanes(
         if lay[SHAPING]:
             if overflow:
                 status_b[b] = OVERFLOW
+                waiting += 1
                 continue
             if not begin[b]:
                 reward = WEIGHT * (math.tanh(x) - math.tanh(before_x))
@@ -406,6 +449,7 @@ def step_lanes(
         legal_slots(s, d, enc, la, n, before, mask_b[b], rows_b[b], slots_b[b])
         store(pairs, b)
         keep_rows(la_b, b, la, n)
+    return waiting
 
 
 class Stepping:

@@ -44,11 +44,12 @@ from escaramuza.envs.stepping import (
     SUSPENDED,
     Stepping,
     compile_stepping,
+    illegal_lanes,
+    seed_words,
 )
 from escaramuza.envs.tables import encoder_tables
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.compiled import MAX_PASSES, CompiledKernel, Exported, agent_code
-from escaramuza.rules.core.dialect import LOG
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal
 from escaramuza.rules.core.loops import A_KEY, DAMAGE_LOG_ROWS
@@ -211,9 +212,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _build_lanes(self) -> None:
         n = self.num_envs
         exported = self._exported
-        # A lane keeps its battle's arrays between steps; the damage log is read and
-        # cleared within each step, so it stays in the scratch bundle only.
-        kept = [i for i in range(len(exported.start)) if i != LOG]
+        # A lane keeps its battle's state between steps (the arrays the ruleset's reset
+        # copies); the damage log and the other scratch arrays stay in the thread's bundle.
+        kept = list(self.kernel.KEPT)
         self._D = tuple(np.repeat(exported.start[i][None], n, axis=0) for i in kept)
         width = self.kernel.ACTION_WIDTH
         size, actions = self.encoder.size, self.codec.n
@@ -273,13 +274,15 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         drawn = [battle_seeds(pick(b)) for b in lanes_drawn]
         for b, (dice, _) in zip(lanes_drawn, drawn, strict=True):
             self.dice_seeds[b] = dice
-        # The seeds are below 2**62: mt.int_keys splits both columns into words at once.
-        words, counts = mt.int_keys(np.array(drawn, dtype=np.uint64).T.ravel())
-        n = len(rows)
-        self._dice_keys[rows] = words[:n]
-        self._dice_len[rows] = counts[:n]
-        self._agent_keys[rows] = words[n:]
-        self._agent_len[rows] = counts[n:]
+        # The seeds are below 2**62: their key words as mt.int_keys splits them.
+        seed_words(
+            rows,
+            np.array(drawn, dtype=np.uint64),
+            self._dice_keys,
+            self._dice_len,
+            self._agent_keys,
+            self._agent_len,
+        )
 
     def battle_generator(self, lane: int) -> np.random.Generator:
         """The generator lane ``lane``'s next battle draws its seeds from: the lane's
@@ -311,7 +314,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         enc = self._enc if enc is None else enc
         agents = self._agents if agents is None else agents
         for _ in range(MAX_PASSES):
-            self._step_threads(todo, begin, actions, enc, agents)
+            if not self._step_threads(todo, begin, actions, enc, agents):
+                return
             if (status[todo] == OVERFLOW).any():
                 raise KernelRefusal(
                     f"{self.scenario.name}: more than {DAMAGE_LOG_ROWS} damages between two "
@@ -331,15 +335,15 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         actions: np.ndarray,
         enc: tuple[np.ndarray, ...],
         agents: np.ndarray,
-    ) -> None:
+    ) -> int:
         """One compiled call over the lanes ``todo``, each thread on its slice of them in
         its own scratch (the step releases the GIL; a lane's battle is the same whichever
-        thread plays it)."""
+        thread plays it); how many lanes suspended or overflowed."""
         exported = self._exported
 
-        def call(t: int) -> None:
+        def call(t: int) -> int:
             pairs, d, scratch = self._threads[t]
-            self._compiled.step_lanes(
+            waiting: int = self._compiled.step_lanes(
                 exported.static,
                 exported.start,
                 pairs,
@@ -358,16 +362,17 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 self.illegal_penalty,
                 scratch,
             )
+            return waiting
 
         if self.threads == 1:
-            call(0)
-            return
+            return call(0)
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="escaramuza-lanes")
         futures = [self._pool.submit(call, t) for t in range(1, self.threads)]
-        call(0)
+        waiting = call(0)
         for future in futures:
-            future.result()
+            waiting += future.result()
+        return waiting
 
     # -- Gymnasium API -----------------------------------------------------------------------
     def _seed_lanes(self, seed: int | Sequence[int | None] | None) -> None:
@@ -460,11 +465,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _illegal(self, acts: np.ndarray, deciding: np.ndarray) -> np.ndarray:
         """Which of the lanes ``deciding`` (with a decision pending) ``acts`` names an
         illegal slot in."""
-        deciding = deciding & (self._lanes[6] > 0)
-        inside = (acts >= 0) & (acts < self.codec.n)
-        legal = np.zeros(self.num_envs, dtype=np.bool_)
-        legal[inside] = self._mask[np.flatnonzero(inside), acts[inside]]
-        illegal: np.ndarray = deciding & ~legal
+        illegal = np.empty(self.num_envs, dtype=np.bool_)
+        illegal_lanes(acts, deciding, self._lanes[6], self._mask, illegal)
         return illegal
 
     def step_only(

@@ -107,6 +107,9 @@ R_PI, R_FUE = (list(Cairn.resources).index(r) for r in ("pi", "fue"))
 #: Places of the ruleset's own arrays in the bundles (``rules.core.dialect``).
 ZONES, SCARS = 4, 5
 QUEUE, DECL, HITS, POOLS, SCORES = 3, 4, 5, 6, 7
+#: The dynamic arrays that are a battle's state (what :func:`reset` copies); the rest is
+#: scratch, written before it is read in every call.
+KEPT = (STATE, GLOBALS, QUEUE, DECL)
 
 # -- the boundary (rules.core.kernel.check_range) -------------------------------------
 #: PI, FUE, DES and VOL and their maxima. The exact odds (cairn_kernel.attack_gain) sum,

@@ -115,7 +115,8 @@ class CompiledKernel:
     The rules module declares, in the dialect's words (``rules.core.dialect``):
 
     * ``TITLE``, the ruleset's name; its layouts ``ST``, ``CS``, ``G``, ``OPT``;
-      ``ACTION_WIDTH``, a legal-list row's width;
+      ``ACTION_WIDTH``, a legal-list row's width; ``KEPT``, the places of the dynamic
+      arrays that are a battle's state (those ``reset`` copies; the others are scratch);
     * ``RESOURCES``, the engine's resource names, sorted, each with its ``CS`` column's
       name; ``HEALTH``, the ``CS`` and ``ST`` columns' names of the first resource and
       of its maximum; ``REASONS`` if it has reasons beyond the dialect's;
@@ -147,6 +148,8 @@ class CompiledKernel:
         self.CS: type[Columns] = rules.CS
         self.G: type[Columns] = rules.G
         self.ACTION_WIDTH: int = rules.ACTION_WIDTH
+        #: The dynamic bundle's places that hold a battle's state (the rest is scratch).
+        self.KEPT: tuple[int, ...] = tuple(rules.KEPT)
         #: ``g[G.REASON]`` codes → ``Outcome.reason``; ``cs[c, CS.STATUS]`` codes → Status
         #: values; the engine's resource names with their ``CS`` columns.
         self.REASONS: tuple[str, ...] = getattr(rules, "REASONS", REASONS)

@@ -142,6 +142,9 @@ RESOURCE_PV = tuple(DestinyDice.resources).index("pv")
 #: Places of the ruleset's own arrays in the bundles (``rules.core.dialect``).
 HEALS, ZONES, PROF, EPL, DROP = 4, 5, 6, 7, 8
 USES, ORDER = 3, 4
+#: The dynamic arrays that are a battle's state (what :func:`reset` copies); the rest is
+#: scratch, written before it is read in every call.
+KEPT = (STATE, GLOBALS, USES, ORDER)
 
 # -- the boundary (rules.core.kernel.check_range): what the tables and int64 hold -------
 #: Largest help bonus / ayuda value the profile tables cover (Options.help_bonus <= 2).

@@ -158,6 +158,10 @@ SUSPEND_OVERFLOW = SUSPEND_RULESET + 1
 #: Places of the ruleset's own arrays in the bundles (``rules.core.dialect``).
 PENALTIES, STEP_TO, AWAY, HURT_ODDS, WIN_ODDS = 4, 5, 6, 7, 8
 INIT, POOLS, MISSES = 3, 4, 5
+#: The dynamic arrays that are a battle's state (what :func:`reset` copies); the rest is
+#: scratch, written before it is read in every call (``misses`` only ever written in a
+#: battle: a batch of rollouts reads its own).
+KEPT = (STATE, GLOBALS, INIT)
 
 #: Initiative numbers a combatant may hold (DJ-04 pools are Nivel ≤ 20 + 6 + bonuses).
 MAX_INIT = 96

@@ -197,6 +197,9 @@ NLOC = len(tables.LOCATIONS)
     ZONES,
 ) = range(OPTS + 1, OPTS + 15)
 ORDER, ROLLED, PICKS, SCORES = range(LOG + 1, LOG + 5)
+#: The dynamic arrays that are a battle's state (what :func:`reset` copies); the rest is
+#: scratch, written before it is read in every call.
+KEPT = (STATE, GLOBALS, ORDER)
 
 #: Steps of :func:`chain`: each the engine function the chain of calls goes on to.
 STEP_DONE, STEP_RESUME, STEP_START_ROLL, STEP_ROLL, STEP_ROLL_SPEND = 0, 1, 2, 3, 4

@@ -134,3 +134,25 @@ def test_the_kernels_playtest_records_are_the_engines(name: str) -> None:
         fast = play_records(scenario, heroes, enemies, 5, 10, 22)
         reference = [play_one(scenario, heroes, enemies, 5, i) for i in range(10, 22)]
         assert fast == reference, (heroes, enemies)
+
+
+@pytest.mark.parametrize("ruleset", sorted({load_scenario(n).ruleset.id for n in SCENARIOS}))
+def test_reset_copies_exactly_the_arrays_kept_as_a_battles_state(ruleset: str) -> None:
+    """``KEPT`` (what a batched env keeps per battle) is what the ruleset's ``reset``
+    copies: every kept array becomes the start's, every other one is left as it was."""
+    name = next(n for n in SCENARIOS if load_scenario(n).ruleset.id == ruleset)
+    scenario = _kernel_scenario(name)
+    kernel = find_kernel(ruleset)
+    assert kernel is not None
+    exported = kernel.exported(scenario)
+    start = tuple(
+        (np.arange(a.size).reshape(a.shape) % 97 + 1).astype(a.dtype) for a in exported.start
+    )
+    d = tuple(np.full_like(a, -3) for a in exported.start)
+    kernel.rules.reset(exported.static, d, start)
+    assert kernel.KEPT and len(set(kernel.KEPT)) == len(kernel.KEPT)
+    for i, (after, source) in enumerate(zip(d, start, strict=True)):
+        if i in kernel.KEPT:
+            assert np.array_equal(after, source), f"array {i} is kept but reset does not copy it"
+        else:
+            assert (after == -3).all(), f"array {i} is scratch but reset changes it"
