@@ -4,9 +4,14 @@ CartPole-v1 measured in the same run.
 A random masked learner (a uniform draw among the legal slots) against the heuristic
 opponent, on the Python env (``gymnasium.make``), on stable-baselines3's
 ``SubprocVecEnv`` of it (``--subproc``), and on the batched kernel env
-(``escaramuza.envs.vector``) at several widths; CartPole-v1 (``gymnasium.make``,
-random actions) is timed in rounds interleaved with them, so the ratios hold on a busy
-machine. ``--train`` adds MaskablePPO's training fps on the batched env against PPO's on
+(``escaramuza.envs.vector``) at several widths. Each env keeps stepping its episodes
+across short slices (``--slice`` seconds), each slice paired with a slice of
+CartPole-v1 (``gymnasium.make``, random actions) just before it; a row prints the
+median of its slices' steps/s and of their ratios, with the lowest and highest ratio —
+a shared machine's speed changes from one second to the next, a pair of neighbouring
+slices far less. Before its slices each env steps one untimed second: the kernel
+compiles or loads, and Donjon's kernel fills its odds tables, which a process does once.
+``--train`` adds MaskablePPO's training fps on the batched env against PPO's on
 CartPole with the same hyper-parameters. Prints figures; never a timed test.
 
 Targets: the batched env with 256 battles at ≥ 5× CartPole's single-env steps/s on
@@ -14,13 +19,14 @@ every ruleset, ≥ 100,000 learner steps/s on destiny_dice/emboscada on two idle
 MaskablePPO on the batched env ≥ 1.0× PPO on CartPole's fps.
 
     python benchmarks/env_step.py [--scenario destiny_dice/emboscada ...] [--widths 1 16 256 1024]
-        [--seconds 1.0] [--subproc] [--train] [--startup]
+        [--slices 12] [--slice 0.25] [--threads N] [--subproc] [--train] [--startup]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -40,39 +46,53 @@ DEFAULT_SCENARIOS = [
 ]
 
 
-def cartpole(seconds: float, seed: int) -> float:
-    """CartPole-v1's steps/s (random actions, resets counted as in any episode loop)."""
+#: A stepper: steps its env for about ``seconds`` from where it stopped; the learner's
+#: steps per second over that slice.
+Stepper = Callable[[float], float]
+
+
+def timed(step: Callable[[], int], seconds: float) -> float:
+    """``step`` (one call: how many learner steps it took) repeated for ``seconds``."""
+    steps = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        steps += step()
+    return steps / elapsed
+
+
+def cartpole(seed: int) -> Stepper:
+    """CartPole-v1 with random actions (resets counted as in any episode loop)."""
     env = gym.make("CartPole-v1")
     env.reset(seed=seed)
     env.action_space.seed(seed)
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(500):
+
+    def step() -> int:
+        for _ in range(100):
             _, _, term, trunc, _ = env.step(env.action_space.sample())
             if term or trunc:
                 env.reset()
-        steps += 500
-    return steps / (time.perf_counter() - start)
+        return 100
+
+    return lambda seconds: timed(step, seconds)
 
 
-def python_env(scenario: str, seconds: float, seed: int) -> float:
-    """The Python env's learner steps/s."""
+def python_env(scenario: str, seed: int) -> Stepper:
+    """The Python env."""
     env_id = load_scenario(scenario).ruleset.env_id
     env = gym.make(env_id, scenario=scenario, opponent="heuristic", narrate=False)
     raw: Any = env.unwrapped
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(100):
+
+    def step() -> int:
+        for _ in range(10):
             legal = np.flatnonzero(raw.action_masks())
             _, _, term, trunc, _ = env.step(int(legal[rng.integers(len(legal))]))
             if term or trunc:
                 env.reset()
-        steps += 100
-    return steps / (time.perf_counter() - start)
+        return 10
+
+    return lambda seconds: timed(step, seconds)
 
 
 def random_masked(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
@@ -88,26 +108,31 @@ def random_listed(rng: np.random.Generator, venv: KernelVectorEnv) -> np.ndarray
     return np.asarray(slots[np.arange(len(counts)), picks])
 
 
-def batched(scenario: str, width: int, seconds: float, seed: int) -> float:
-    """The batched env's learner steps/s at ``width`` lanes (autoreset steps, which
-    take no learner action, not counted)."""
+def batched(scenario: str, width: int, seed: int, threads: int | None = None) -> Stepper:
+    """The batched env at ``width`` lanes (``threads``: its default if None); the
+    autoreset steps, which take no learner action, are not counted."""
     ruleset = load_scenario(scenario).ruleset.id
-    venv = KernelVectorEnv(ruleset, width, scenario=scenario, illegal_action="noop")
+    venv = KernelVectorEnv(
+        ruleset, width, scenario=scenario, illegal_action="noop", threads=threads
+    )
     rng = np.random.default_rng(seed)
     venv.reset(seed=seed)
-    steps = 0
     resetting = np.zeros(width, dtype=np.bool_)
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(20):
+
+    def step() -> int:
+        nonlocal resetting
+        steps = 0
+        for _ in range(5):
             _, _, term, trunc, _ = venv.step(random_listed(rng, venv))
             steps += int(width - resetting.sum())
             resetting = term | trunc
-    return steps / (time.perf_counter() - start)
+        return steps
+
+    return lambda seconds: timed(step, seconds)
 
 
-def subproc(scenario: str, workers: int, seconds: float, seed: int) -> float:
-    """stable-baselines3's ``SubprocVecEnv`` of ``workers`` Python envs: steps/s."""
+def subproc(scenario: str, workers: int, seed: int) -> Stepper:
+    """stable-baselines3's ``SubprocVecEnv`` of ``workers`` Python envs."""
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     env_id = load_scenario(scenario).ruleset.env_id
@@ -119,14 +144,13 @@ def subproc(scenario: str, workers: int, seconds: float, seed: int) -> float:
     venv.seed(seed)
     venv.reset()
     rng = np.random.default_rng(seed)
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+
+    def step() -> int:
         masks = np.stack(venv.env_method("action_masks"))
         venv.step(random_masked(rng, masks))
-        steps += workers
-    venv.close()
-    return steps / (time.perf_counter() - start)
+        return workers
+
+    return lambda seconds: timed(step, seconds)
 
 
 def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> tuple[float, float]:
@@ -189,15 +213,19 @@ def startup(scenario: str) -> tuple[float, float]:
     return times[0], times[1]
 
 
-def interleaved(
-    measures: list[tuple[str, Callable[[], float]]], rounds: int, seconds: float, seed: int
+def paired(
+    steppers: list[tuple[str, Stepper]], reference: Stepper, slices: int, seconds: float
 ) -> dict[str, list[tuple[float, float]]]:
-    """Every measure's (steps/s, CartPole steps/s just before it), over ``rounds``."""
-    out: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in measures}
-    for r in range(rounds):
-        for name, measure in measures:
-            reference = cartpole(seconds / 2, seed + r)
-            out[name].append((measure(), reference))
+    """Every stepper's (steps/s, CartPole's steps/s in the slice just before), over
+    ``slices`` slices of ``seconds`` each, the steppers taking turns; each stepper
+    first steps one untimed second."""
+    for _, stepper in steppers:
+        stepper(1.0)
+    out: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in steppers}
+    for _ in range(slices):
+        for name, stepper in steppers:
+            ref = reference(seconds)
+            out[name].append((stepper(seconds), ref))
     return out
 
 
@@ -205,8 +233,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--scenario", nargs="*", default=DEFAULT_SCENARIOS)
     parser.add_argument("--widths", nargs="*", type=int, default=[1, 16, 256, 1024])
-    parser.add_argument("--seconds", type=float, default=1.0, help="per measure and round")
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--slices", type=int, default=12, help="slices per env")
+    parser.add_argument("--slice", type=float, default=0.25, help="seconds per slice")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="the batched env's threads (default: its own)"
+    )
     parser.add_argument("--subproc", action="store_true", help="also SubprocVecEnv (2 workers)")
     parser.add_argument("--train", action="store_true", help="also MaskablePPO vs PPO fps")
     parser.add_argument("--timesteps", type=int, default=20_000)
@@ -225,31 +256,27 @@ def main(argv: list[str] | None = None) -> None:
                 f"(the kernel and its step compiled), {cached:.1f} s cached"
             )
         return
+    print(
+        f"{args.slices} slices of {args.slice:g} s each, each after a CartPole slice: the "
+        "median steps/s, the median ratio [lowest, highest]"
+    )
     print(f"{'scenario':28} {'env':16} {'steps/s':>10} {'÷ CartPole':>11}")
+    reference = cartpole(args.seed)
     for scenario in args.scenario:
-        # The first batched env compiles (or loads) the kernel's step: not timed.
-        batched(scenario, 1, 0.01, args.seed)
-        measures: list[tuple[str, Callable[[], float]]] = [
-            ("python env", lambda s=scenario: python_env(s, args.seconds, args.seed))
-        ]
+        steppers: list[tuple[str, Stepper]] = [("python env", python_env(scenario, args.seed))]
         if args.subproc:
-            measures.append(
-                ("subproc x2", lambda s=scenario: subproc(s, 2, args.seconds, args.seed))
-            )
+            steppers.append(("subproc x2", subproc(scenario, 2, args.seed)))
         for width in args.widths:
-            measures.append(
-                (
-                    f"batched x{width}",
-                    lambda s=scenario, w=width: batched(s, w, args.seconds, args.seed),
-                )
+            steppers.append(
+                (f"batched x{width}", batched(scenario, width, args.seed, args.threads))
             )
-        results = interleaved(measures, args.rounds, args.seconds, args.seed)
+        results = paired(steppers, reference, args.slices, args.slice)
         for name, pairs in results.items():
             rates = [rate for rate, _ in pairs]
             ratios = [rate / ref for rate, ref in pairs]
             print(
-                f"{scenario:28} {name:16} {max(rates):>10,.0f} "
-                f"{min(ratios):>5.2f}–{max(ratios):<5.2f}"
+                f"{scenario:28} {name:16} {statistics.median(rates):>10,.0f} "
+                f"{statistics.median(ratios):>5.2f} [{min(ratios):.2f}, {max(ratios):.2f}]"
             )
     if args.train:
         for scenario in args.scenario:

@@ -168,6 +168,15 @@ def illegal_lanes(
     return count
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def copy_rows(dst: np.ndarray, src: np.ndarray, lo: int, hi: int) -> None:
+    """Rows ``lo`` to ``hi`` of ``src`` into ``dst`` (a thread's lanes into a step's
+    returned array: the lanes' own rows stay in the cache of the thread that plays them)."""
+    for b in range(lo, hi):
+        for j in range(src.shape[1]):
+            dst[b, j] = src[b, j]
+
+
 @njit(cache=True, _nrt=False)
 def clip(x: float) -> float:
     """``x`` inside the observation box (``np.maximum`` then ``np.minimum``)."""
@@ -332,6 +341,9 @@ def step_lanes(
     draw_reward: float,
     illegal_penalty: float,
     scratch: Any,
+    out: Any,
+    lo: int,
+    hi: int,
 ) -> int:
     """Every lane ``b`` with ``todo[b]``: a new battle when ``begin[b]`` (the lane's keys
     row ``b``), else the learner's flat action ``actions[b]``; then the opponent up to
@@ -345,8 +357,10 @@ def step_lanes(
     final_cs, final_g, slots, shaping, acting)``, ``acting[b]`` the side the lane's
     observation is of when both sides are the caller's; ``scratch``: ``(saved dice, saved
     arng, values, la)`` (the legal rows are listed in ``la``, kept in the lane's only with
-    its state: a suspended lane's rows stay those its learner's action names). Returns how
-    many lanes did not take their step (``status`` SUSPENDED or OVERFLOW)."""
+    its state: a suspended lane's rows stay those its learner's action names); ``out``:
+    ``(obs, mask)`` arrays the step returns, into which rows ``lo`` to ``hi`` (the
+    calling thread's lanes) of the lanes' observations and masks are copied at the end.
+    Returns how many lanes did not take their step (``status`` SUSPENDED or OVERFLOW)."""
     lay = enc[0]
     dice_b, arng_b, la_b, obs_b, mask_b, rows_b, n_b = (
         lanes[0],
@@ -449,6 +463,8 @@ def step_lanes(
         legal_slots(s, d, enc, la, n, before, mask_b[b], rows_b[b], slots_b[b])
         store(pairs, b)
         keep_rows(la_b, b, la, n)
+    copy_rows(out[0], obs_b, lo, hi)
+    copy_rows(out[1], mask_b, lo, hi)
     return waiting
 
 

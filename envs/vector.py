@@ -15,6 +15,7 @@ scenario and options, else — saying why — Gymnasium's ``SyncVectorEnv`` or
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
@@ -61,6 +62,10 @@ KEY_WORDS = 2
 #: The fewest lanes a thread steps by default: below that, starting a thread costs more
 #: than the lanes it would take (about 4 µs a lane).
 LANES_PER_THREAD = 32
+#: How much later than the other threads the calling thread is aimed to finish a step
+#: (seconds): waiting on a thread that has finished costs nothing, being woken by one
+#: tens of microseconds.
+LAST_MARGIN = 30e-6
 
 _COMPILED: dict[str, Stepping] = {}
 
@@ -220,6 +225,10 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         size, actions = self.encoder.size, self.codec.n
         self._obs = np.zeros((n, size), dtype=np.float32)
         self._mask = np.zeros((n, actions), dtype=np.bool_)
+        # What the last compiled call left, copied out by the threads (each its own lanes:
+        # only they touch the lanes' rows) into new arrays that a step returns as they are.
+        self._obs_out = self._obs.copy()
+        self._mask_out = self._mask.copy()
         self._lanes = (
             mt.new_state(n),
             np.zeros((n, A_KEY + KEY_WORDS), dtype=np.uint32),
@@ -251,15 +260,50 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 np.zeros((exported.actions, width), dtype=np.int64),
             )
             self._threads.append((pairs, d, scratch))
-        bounds = np.linspace(0, n, self.threads + 1).astype(np.int64)
-        lane = np.arange(n)
-        self._slices = [
-            (lane >= lo) & (lane < hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-        ]
+        #: Each thread's share of the lanes (it plays a contiguous slice of them): equal at
+        #: first, then following how long each thread took (:meth:`_balance`).
+        self._shares = [1.0 / self.threads] * self.threads
+        self._lane = np.arange(n)
+        self._bounds: list[int] = []
+        self._slice_lanes()
+        #: Every lane (read-only): a step's lanes, the calls the threads' shares follow.
+        self._every = np.ones(n, dtype=np.bool_)
+        self._every.flags.writeable = False
         self._dice_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
         self._dice_len = np.zeros(n, dtype=np.int64)
         self._agent_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
         self._agent_len = np.zeros(n, dtype=np.int64)
+
+    def _slice_lanes(self) -> None:
+        """Each thread's slice of the lanes from the shares (at least one lane each)."""
+        n, threads = self.num_envs, self.threads
+        bounds, total = [0], 0.0
+        for t in range(threads - 1):
+            total += self._shares[t]
+            bounds.append(min(max(round(total * n), t + 1), n - threads + t + 1))
+        bounds.append(n)
+        if bounds == self._bounds:
+            return
+        self._bounds = bounds
+        lane = self._lane
+        self._slices = [
+            (lane >= lo) & (lane < hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+        ]
+
+    def _balance(self, seconds: list[float]) -> None:
+        """Move lanes towards the threads that finished first: ``seconds[t]``, from the
+        call to thread ``t``'s end (its start's delay included). The calling thread is
+        aimed to end :data:`LAST_MARGIN` after the others, so that it finds them done
+        rather than sleeps until one wakes it. A lane's battle is the same whichever
+        thread plays it."""
+        bounds = self._bounds
+        rates = [
+            (bounds[t + 1] - bounds[t]) / max(sec - (LAST_MARGIN if t == 0 else 0.0), 1e-6)
+            for t, sec in enumerate(seconds)
+        ]
+        total = sum(rates)
+        self._shares = [0.8 * s + 0.2 * r / total for s, r in zip(self._shares, rates, strict=True)]
+        self._slice_lanes()
 
     def _draw_seeds(
         self, lanes: np.ndarray, generators: dict[int, np.random.Generator] | None = None
@@ -313,6 +357,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         status = self._lanes[10]
         enc = self._enc if enc is None else enc
         agents = self._agents if agents is None else agents
+        self._obs_out = np.empty_like(self._obs)
+        self._mask_out = np.empty_like(self._mask)
         for _ in range(MAX_PASSES):
             if not self._step_threads(todo, begin, actions, enc, agents):
                 return
@@ -340,6 +386,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         its own scratch (the step releases the GIL; a lane's battle is the same whichever
         thread plays it); how many lanes suspended or overflowed."""
         exported = self._exported
+        out = (self._obs_out, self._mask_out)
+        began = time.perf_counter()
+        took = [0.0] * self.threads
 
         def call(t: int) -> int:
             pairs, d, scratch = self._threads[t]
@@ -361,7 +410,11 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 self.draw_reward,
                 self.illegal_penalty,
                 scratch,
+                out,
+                self._bounds[t],
+                self._bounds[t + 1],
             )
+            took[t] = time.perf_counter() - began
             return waiting
 
         if self.threads == 1:
@@ -372,6 +425,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         waiting = call(0)
         for future in futures:
             waiting += future.result()
+        if todo is self._every:
+            self._balance(took)
         return waiting
 
     # -- Gymnasium API -----------------------------------------------------------------------
@@ -401,7 +456,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._run(lanes, lanes, np.zeros(self.num_envs, dtype=np.int64))
         self._autoreset[:] = False
         self._started = True
-        return self._obs.copy(), self._infos(np.zeros(self.num_envs, dtype=np.bool_))
+        return self._obs_out, self._infos(np.zeros(self.num_envs, dtype=np.bool_))
 
     def autoplay(self, agent: str, seed: int | Sequence[int | None] | None = None) -> np.ndarray:
         """The battles ``reset(seed=seed)`` would start, each played to its end with the
@@ -442,8 +497,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"slots are: {', '.join(map(str, slots))}"
             )
         self._draw_seeds(begin)
-        every = np.ones(self.num_envs, dtype=np.bool_)
-        self._run(every, begin, acts)
+        self._run(self._every, begin, acts)
         terminated = self._lanes[8].copy()
         truncated = self._lanes[9].copy()
         rewards = self._lanes[7].copy()
@@ -453,20 +507,20 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             if done.any():
                 # Gymnasium's same-step mode: the final observation in the infos, the
                 # next battle's first one returned.
-                infos["final_obs"] = self._obs.copy()
+                infos["final_obs"] = self._obs_out
                 infos["_final_obs"] = done.copy()
                 self._draw_seeds(done)
                 self._run(done, done, acts)
-                infos["action_mask"] = self._mask.copy()
+                infos["action_mask"] = self._mask_out.copy()
         else:
             self._autoreset = done
-        return self._obs.copy(), rewards, terminated, truncated, infos
+        return self._obs_out, rewards, terminated, truncated, infos
 
     def _illegal(self, acts: np.ndarray, deciding: np.ndarray) -> np.ndarray:
         """Which of the lanes ``deciding`` (with a decision pending) ``acts`` names an
         illegal slot in."""
         illegal = np.empty(self.num_envs, dtype=np.bool_)
-        illegal_lanes(acts, deciding, self._lanes[6], self._mask, illegal)
+        illegal_lanes(acts, deciding, self._lanes[6], self._mask_out, illegal)
         return illegal
 
     def step_only(
@@ -493,11 +547,11 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     def observations(self) -> np.ndarray:
         """Every lane's current observation (a copy), ``(num_envs, size)``."""
-        return self._obs.copy()
+        return self._obs_out.copy()
 
     def action_masks(self) -> np.ndarray:
         """The legal slots of every lane's pending decision, ``(num_envs, n)``."""
-        return self._mask.copy()
+        return self._mask_out.copy()
 
     def legal_slots(self) -> tuple[np.ndarray, np.ndarray]:
         """Every lane's legal slots as a list: ``(slots, counts)``, lane ``b``'s slots
@@ -510,7 +564,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _infos(self, illegal: np.ndarray) -> dict[str, Any]:
         every = np.ones(self.num_envs, dtype=np.bool_)
         return {
-            "action_mask": self._mask.copy(),
+            "action_mask": self._mask_out.copy(),
             "_action_mask": every,
             "illegal_action": illegal.copy(),
             "_illegal_action": every.copy(),

@@ -39,6 +39,8 @@ BONUS = 0  # the twin module (toy_kernel_b) deals one more
 TITLE = "toy"
 REASONS = ("defeated", "timeout")
 ACTION_WIDTH = 1
+#: The dynamic arrays reset copies: the state and the globals (the dialect's first two).
+KEPT = (0, 1)
 RESOURCES = (("pv", "PV"),)
 HEALTH = ("PV", "MAXPV")
 
