@@ -546,8 +546,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return winners
 
     def observations(self) -> np.ndarray:
-        """Every lane's current observation (a copy), ``(num_envs, size)``."""
-        return self._obs_out.copy()
+        """Every lane's current observation (a copy), ``(num_envs, size)``: the lanes' own
+        buffer, not the array the last step returned (which its caller may change)."""
+        return self._obs.copy()
 
     def action_masks(self) -> np.ndarray:
         """The legal slots of every lane's pending decision, ``(num_envs, n)``."""

@@ -112,10 +112,35 @@ def test_every_lane_is_the_python_env(name: str, side: str) -> None:
 
 @pytest.mark.parametrize("ruleset", sorted(RULESETS))
 def test_lanes_stepped_by_several_threads_are_each_the_python_env(ruleset: str) -> None:
-    """Three threads over seven lanes (slices of 2, 2 and 3): each lane is still its
-    Python env, whichever thread steps it."""
+    """Three threads over seven lanes (slices that move between steps as the threads'
+    shares follow their times): each lane is still its Python env, whichever thread
+    steps it."""
     scenario = load_scenario(RULESETS_DEFAULT[ruleset])
     assert run_both(scenario, "enemies", "heuristic", lanes=7, steps=80, seed=3, threads=3) >= 1
+
+
+def test_a_step_returns_new_arrays_the_caller_may_change() -> None:
+    """The observations a step returns are a new array each step; changing them, or the
+    masks it returns, changes neither the env's next step nor what it reports."""
+    venv = KernelVectorEnv("destiny_dice", 4, scenario="destiny_dice/emboscada", threads=2)
+    twin = KernelVectorEnv("destiny_dice", 4, scenario="destiny_dice/emboscada", threads=1)
+    obs, infos = venv.reset(seed=11)
+    twin_obs, _ = twin.reset(seed=11)
+    pick = np.random.default_rng(0)
+    for _ in range(30):
+        masks = venv.action_masks()
+        actions = np.array([pick.choice(np.flatnonzero(m)) for m in masks])
+        kept = obs.copy()
+        obs[:] = -7.0
+        infos["action_mask"][:] = False
+        masks[:] = False
+        assert np.array_equal(venv.observations(), kept)
+        assert np.array_equal(venv.action_masks(), twin.action_masks())
+        new, _, _, _, infos = venv.step(actions)
+        twin_obs, *_ = twin.step(actions)
+        assert new is not obs and not np.shares_memory(new, obs)
+        assert np.array_equal(new, twin_obs)
+        obs = new
 
 
 def test_illegal_actions_are_no_ops_as_in_the_python_env() -> None:
