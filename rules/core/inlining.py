@@ -14,7 +14,10 @@ before typing, at each call site, and as shipped (0.68) it pays twice over for e
 the callee's IR after its untyped passes is built once per function and compiler flags
 and kept (numba copies it before changing it, at every site, as before), and while one
 callee is inlined its scope is copied once and shared by its copied blocks (as the
-original blocks share it). numba's inliner is one class, so this holds for every
+original blocks share it). And a deep copy of IR shares its source locations
+(``ir.Loc``) instead of rebuilding one per instruction: numba never changes a location
+in place (a new line is a new ``Loc``); the rebuilding cost the 2d10 kernel's first
+compile 2-5 s of about 50. numba's inliner is one class, so this holds for every
 function compiled in the process once a kernel module is imported. The machine code is
 the same: the kernels' equality with the
 engine is tested battle by battle, and ``tests/core/test_core_inlining.py`` compiles
@@ -42,6 +45,11 @@ _session = threading.local()
 
 def _flags_key(flags: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((name, repr(value)) for name, value in flags.values().items()))
+
+
+def _same_location(self: Any, memo: dict[int, Any]) -> Any:
+    """A source location's deep copy: itself (numba replaces locations, never edits them)."""
+    return self
 
 
 def install() -> bool:
@@ -108,5 +116,7 @@ def install() -> bool:
     worker.inline_function = inline_function
     worker.inline_ir = inline_ir
     scope_class.__deepcopy__ = scope_deepcopy
+    if "__deepcopy__" not in vars(ir.Loc):
+        ir.Loc.__deepcopy__ = _same_location
     setattr(worker, _INSTALLED, True)
     return True

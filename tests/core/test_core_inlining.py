@@ -68,6 +68,24 @@ def test_it_is_installed_for_the_numba_it_was_written_for() -> None:
     assert getattr(InlineWorker, inlining._INSTALLED) is True
 
 
+def test_a_deep_copy_of_ir_shares_its_source_locations() -> None:
+    """Copied instructions keep the original's ``ir.Loc`` (never edited in place) and
+    are themselves new objects."""
+    import copy
+
+    from numba.core import ir
+
+    assert inlining.install() is True
+    loc = ir.Loc("toy.py", 3, 1)
+    scope = ir.Scope(None, loc)
+    target = ir.Var(scope, "x", loc)
+    assign = ir.Assign(ir.Const(1, loc), target, loc)
+    copied = copy.deepcopy(assign)
+    assert copied is not assign and copied.target is not target
+    assert copied.loc is loc and copied.target.loc is loc and copied.value.loc is loc
+    assert str(copied) == str(assign)
+
+
 @pytest.mark.compile
 def test_nested_inlined_helpers_give_numbas_own_results() -> None:
     """The toy compiled here (the change installed) and in a fresh interpreter that never
