@@ -116,7 +116,8 @@ def install() -> bool:
     worker.inline_function = inline_function
     worker.inline_ir = inline_ir
     scope_class.__deepcopy__ = scope_deepcopy
-    if "__deepcopy__" not in vars(ir.Loc):
-        ir.Loc.__deepcopy__ = _same_location
+    loc_class: Any = ir.Loc
+    if "__deepcopy__" not in vars(loc_class):
+        loc_class.__deepcopy__ = _same_location
     setattr(worker, _INSTALLED, True)
     return True
