@@ -14,16 +14,15 @@ before typing, at each call site, and as shipped (0.68) it pays twice over for e
 the callee's IR after its untyped passes is built once per function and compiler flags
 and kept (numba copies it before changing it, at every site, as before), and while one
 callee is inlined its scope is copied once and shared by its copied blocks (as the
-original blocks share it). And a deep copy of IR shares its source locations
-(``ir.Loc``) instead of rebuilding one per instruction: numba never changes a location
-in place (a new line is a new ``Loc``); the rebuilding cost the 2d10 kernel's first
-compile 2-5 s of about 50. numba's inliner is one class, so this holds for every
+original blocks share it). A third change: a deep copy of IR shares its source
+locations (``ir.Loc``) instead of rebuilding one per instruction — numba never changes a
+location in place (a new line is a new ``Loc``); the rebuilding cost the 2d10 kernel's
+first compile 2-5 s of about 50. numba's inliner is one class, so this holds for every
 function compiled in the process once a kernel module is imported. The machine code is
-the same: the kernels' equality with the
-engine is tested battle by battle, and ``tests/core/test_core_inlining.py`` compiles
-nested inlined helpers both ways. A numba whose inliner is not the one this was written
-for is left alone (:data:`TESTED`). ``docs/decisions/0016-kernel-compile-time.md`` has
-the measurements.
+the same: the kernels' equality with the engine is tested battle by battle, and
+``tests/core/test_core_inlining.py`` compiles nested inlined helpers both ways. A numba
+whose inliner is not the one this was written for is left alone (:data:`TESTED`).
+``docs/decisions/0016-kernel-compile-time.md`` has the measurements.
 """
 
 from __future__ import annotations
@@ -53,8 +52,8 @@ def _same_location(self: Any, memo: dict[int, Any]) -> Any:
 
 
 def install() -> bool:
-    """Install both changes into numba's inliner if it is the one they were written for;
-    whether they are in place."""
+    """Install the three changes into numba if its inliner is the one they were written
+    for; whether they are in place."""
     try:
         import numba
         from numba.core import inline_closurecall, ir
