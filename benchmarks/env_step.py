@@ -12,7 +12,9 @@ a shared machine's speed changes from one second to the next, a pair of neighbou
 slices far less. Before its slices each env steps one untimed second: the kernel
 compiles or loads, and Donjon's kernel fills its odds tables, which a process does once.
 ``--train`` adds MaskablePPO's training fps on the batched env against PPO's on
-CartPole with the same hyper-parameters. Prints figures; never a timed test.
+CartPole with the same hyper-parameters, and PPO's on a CartPole whose observation is
+padded with zeros to the env's width: what the network's wider first layer costs alone.
+Prints figures; never a timed test.
 
 Targets: the batched env with 256 battles at ≥ 5× CartPole's single-env steps/s on
 every ruleset, ≥ 100,000 learner steps/s on destiny_dice/emboscada on two idle cores;
@@ -35,6 +37,7 @@ import gymnasium as gym
 import numpy as np
 
 import escaramuza.envs  # noqa: F401  (registers the ids)
+from escaramuza.envs.registration import env_ids
 from escaramuza.envs.vector import KernelVectorEnv
 from escaramuza.rules.core.scenario import load_scenario
 
@@ -153,8 +156,26 @@ def subproc(scenario: str, workers: int, seed: int) -> Stepper:
     return lambda seconds: timed(step, seconds)
 
 
-def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> tuple[float, float]:
-    """(MaskablePPO's fps on the batched env, PPO's fps on CartPole-v1), the same
+class PaddedCartPole(gym.ObservationWrapper[np.ndarray, int, np.ndarray]):
+    """CartPole-v1 with its four numbers followed by zeros up to ``width``: PPO's cost of
+    an observation as wide as an escaramuza env's, the env's own speed aside."""
+
+    def __init__(self, env: gym.Env[np.ndarray, int], width: int) -> None:
+        super().__init__(env)
+        self.width = width
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (width,), np.float32)
+
+    def observation(self, observation: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.width, dtype=np.float32)
+        out[: len(observation)] = observation
+        return out
+
+
+def training_fps(
+    scenario: str, timesteps: int, n_envs: int, seed: int
+) -> tuple[float, float, float, int]:
+    """(MaskablePPO's fps on the batched env, PPO's fps on CartPole-v1, PPO's fps on
+    CartPole padded to the env's observation width, that width), the same
     hyper-parameters (SB3's defaults but ``n_steps``), one after the other, one torch
     thread each; MaskablePPO with the policy ``escaramuza train`` gives it."""
     import torch
@@ -171,16 +192,22 @@ def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> tuple
     ruleset = load_scenario(scenario).ruleset.id
     hp = {"n_steps": 128, "batch_size": 64, "seed": seed, "verbose": 0, "device": "cpu"}
     kernel = VecMonitor(KernelVecEnv(ruleset, n_envs, scenario=scenario, illegal_action="noop"))
+    width = int(kernel.observation_space.shape[0])
     masked = MaskablePPO(policy_for("maskable-ppo"), kernel, **hp)
+    fps = [_fps(masked, timesteps)]
+    for wrapper in (None, PaddedCartPole):
+        kwargs = {} if wrapper is None else {"width": width}
+        cart = make_vec_env(
+            "CartPole-v1", n_envs=n_envs, seed=seed, wrapper_class=wrapper, wrapper_kwargs=kwargs
+        )
+        fps.append(_fps(PPO("MlpPolicy", cart, **hp), timesteps))
+    return fps[0], fps[1], fps[2], width
+
+
+def _fps(model: Any, timesteps: int) -> float:
     start = time.perf_counter()
-    masked.learn(timesteps)
-    ours = timesteps / (time.perf_counter() - start)
-    cart = make_vec_env("CartPole-v1", n_envs=n_envs, seed=seed)
-    ppo = PPO("MlpPolicy", cart, **hp)
-    start = time.perf_counter()
-    ppo.learn(timesteps)
-    theirs = timesteps / (time.perf_counter() - start)
-    return ours, theirs
+    model.learn(timesteps)
+    return timesteps / (time.perf_counter() - start)
 
 
 START = """
@@ -192,10 +219,22 @@ env.reset(seed=0)
 print(time.perf_counter() - t)
 """
 
+#: The Python env's start in a fresh process, what a cached batched start is compared with.
+PYTHON_START = """
+import time
+t = time.perf_counter()
+import gymnasium as gym
+import escaramuza.envs
+env = gym.make({env_id!r}, scenario={scenario!r})
+env.reset(seed=0)
+print(time.perf_counter() - t)
+"""
 
-def startup(scenario: str) -> tuple[float, float]:
+
+def startup(scenario: str) -> tuple[float, float, float]:
     """(seconds to a first batched reset in a fresh process with an empty numba cache —
-    the kernel's loops and the batched step compiled —, the same with that cache)."""
+    the kernel's loops and the batched step compiled —, the same with that cache, the
+    Python env's first reset in a fresh process: imports, scenario and reset included)."""
     import subprocess
     import sys
     import tempfile
@@ -210,7 +249,13 @@ def startup(scenario: str) -> tuple[float, float]:
                 [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
             )
             times.append(float(done.stdout.strip().splitlines()[-1]))
-    return times[0], times[1]
+        env_id = next(e for e, r in env_ids().items() if r == ruleset)
+        python = PYTHON_START.format(env_id=env_id, scenario=scenario)
+        done = subprocess.run(
+            [sys.executable, "-c", python], env=env, capture_output=True, text=True, check=True
+        )
+        times.append(float(done.stdout.strip().splitlines()[-1]))
+    return times[0], times[1], times[2]
 
 
 def paired(
@@ -250,10 +295,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"load average {load:.2f} on {os.cpu_count()} cores; ratios to CartPole-v1 steps/s")
     if args.startup:
         for scenario in args.scenario:
-            cold, cached = startup(scenario)
+            cold, cached, python = startup(scenario)
             print(
                 f"{scenario:28} first batched reset: {cold:.1f} s with an empty numba cache "
-                f"(the kernel and its step compiled), {cached:.1f} s cached"
+                f"(the kernel and its step compiled), {cached:.1f} s cached; the Python "
+                f"env's {python:.1f} s: a cached start adds {cached - python:+.1f} s"
             )
         return
     print(
@@ -280,10 +326,12 @@ def main(argv: list[str] | None = None) -> None:
             )
     if args.train:
         for scenario in args.scenario:
-            ours, theirs = training_fps(scenario, args.timesteps, 8, args.seed)
+            ours, theirs, padded, width = training_fps(scenario, args.timesteps, 8, args.seed)
             print(
                 f"{scenario:28} MaskablePPO on the batched env {ours:,.0f} fps, PPO on "
-                f"CartPole {theirs:,.0f} fps: {ours / theirs:.2f}×"
+                f"CartPole {theirs:,.0f} fps: {ours / theirs:.2f}×; PPO on CartPole padded to "
+                f"the env's {width} observation numbers {padded:,.0f} fps: "
+                f"{padded / theirs:.2f}× (the width's share), the env's {ours / padded:.2f}×"
             )
 
 
