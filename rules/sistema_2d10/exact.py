@@ -15,7 +15,7 @@ from typing import Literal
 
 from escaramuza.rules.core.dice import DiceExpr
 from escaramuza.rules.core.ruleset import Odds
-from escaramuza.rules.sistema_2d10.rolls import DEGREES, judge
+from escaramuza.rules.sistema_2d10.rolls import DEGREES, is_critical, is_fumble, judge, verdict
 from escaramuza.rules.sistema_2d10.tables import Tables
 
 #: How a Dado Exprés is used (S2-05 "Se puede declarar su uso antes o después de realizar
@@ -43,9 +43,16 @@ class SkillOdds:
         raise KeyError((success, degree))
 
 
-@lru_cache(maxsize=4096)
 def skill_odds(bonus: int, difficulty: int, expres: ExpresUse = "none") -> SkillOdds:
     """Exact odds of 2d10 + ``bonus`` (MHC + MS) against ``difficulty`` (S2-01…S2-05)."""
+    return _skill_odds(difficulty - bonus, expres)
+
+
+@lru_cache(maxsize=4096)
+def _skill_odds(need: int, expres: ExpresUse) -> SkillOdds:
+    """:func:`skill_odds` of a roll that needs ``need`` on its dice: the odds depend on
+    the difficulty less the bonus only (:func:`~escaramuza.rules.sistema_2d10.rolls.judge`
+    judges the margin)."""
     # Counted in thousandths: each of the 100 two-dice outcomes weighs 10/1000, split into
     # ten 1/1000 shares when the Dado Exprés is rolled. Integer sums turned into Fractions
     # once are the same exact values as summing Fractions, at a fraction of the cost (a
@@ -53,15 +60,16 @@ def skill_odds(bonus: int, difficulty: int, expres: ExpresUse = "none") -> Skill
     counts: dict[tuple[bool, str], int] = {(s, d): 0 for s in (False, True) for d in DEGREES}
     success = critical = fumble = 0
     for a, b in product(_D10, _D10):
-        base = judge((a, b), bonus, difficulty)
-        spend = expres == "before" or (expres == "after" and not base.success and not base.fumble)
-        outcomes = [judge((a, b, c), bonus, difficulty) for c in _D10] if spend else [base]
+        crit, fum = is_critical((a, b)), is_fumble((a, b))
+        base = verdict(a + b - need, crit, fum)
+        spend = expres == "before" or (expres == "after" and not base[0] and not fum)
+        outcomes = [verdict(a + b + c - need, crit, fum) for c in _D10] if spend else [base]
         each = 10 // len(outcomes)
         for result in outcomes:
-            counts[(result.success, result.degree)] += each
-            success += each if result.success else 0
-            critical += each if result.critical else 0
-            fumble += each if result.fumble else 0
+            counts[result] += each
+            success += each if result[0] else 0
+            critical += each if crit else 0
+            fumble += each if fum else 0
     return SkillOdds(
         Fraction(success, 1000),
         Fraction(critical, 1000),

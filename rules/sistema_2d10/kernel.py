@@ -1441,7 +1441,8 @@ def export_odds(
     where = {name: k for k, name in enumerate(tables.LOCATIONS)}
     # exact.skill_odds success in thousandths, by difficulty − bonus (all that matters).
     succ_table = np.zeros((2, K_HI - K_LO + 1), np.int64)
-    for m, mode in enumerate(("none", "after")):
+    modes: tuple[exact.ExpresUse, ...] = ("none", "after")
+    for m, mode in enumerate(modes):
         for k in range(K_LO, K_HI + 1):
             p = exact.skill_odds(0, k, mode).p_success * 1000
             assert isinstance(p, Fraction) and p.denominator == 1

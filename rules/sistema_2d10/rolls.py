@@ -89,7 +89,13 @@ def judge(faces: tuple[int, ...], bonus: int, difficulty: int) -> SkillResult:
     total = sum(faces) + bonus
     critical = is_critical(faces)
     fumble = is_fumble(faces)
-    margin = total - difficulty
+    success, degree = verdict(total - difficulty, critical, fumble)
+    return SkillResult(faces, bonus, total, difficulty, success, degree, critical, fumble)
+
+
+def verdict(margin: int, critical: bool, fumble: bool) -> tuple[bool, str]:
+    """:func:`judge`'s success and degree of a roll whose total is ``margin`` above the
+    difficulty (below it if negative), crítico or pifia as given."""
     if critical:
         success = True
     elif fumble:
@@ -97,7 +103,5 @@ def judge(faces: tuple[int, ...], bonus: int, difficulty: int) -> SkillResult:
     else:
         success = margin >= 0
     if success:
-        degree = degree_of(margin) if margin >= 0 else JUSTO
-    else:
-        degree = degree_of(-margin) if margin < 0 else JUSTO
-    return SkillResult(faces, bonus, total, difficulty, success, degree, critical, fumble)
+        return True, degree_of(margin) if margin >= 0 else JUSTO
+    return False, degree_of(-margin) if margin < 0 else JUSTO
