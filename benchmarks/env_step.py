@@ -37,7 +37,6 @@ import gymnasium as gym
 import numpy as np
 
 import escaramuza.envs  # noqa: F401  (registers the ids)
-from escaramuza.envs.registration import env_ids
 from escaramuza.envs.vector import KernelVectorEnv
 from escaramuza.rules.core.scenario import load_scenario
 
@@ -153,7 +152,11 @@ def subproc(scenario: str, workers: int, seed: int) -> Stepper:
         venv.step(random_masked(rng, masks))
         return workers
 
-    return lambda seconds: timed(step, seconds)
+    def stepper(seconds: float) -> float:
+        return timed(step, seconds)
+
+    stepper.close = venv.close  # type: ignore[attr-defined]  # main closes its workers
+    return stepper
 
 
 class PaddedCartPole(gym.ObservationWrapper[np.ndarray, int, np.ndarray]):
@@ -249,7 +252,7 @@ def startup(scenario: str) -> tuple[float, float, float]:
                 [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
             )
             times.append(float(done.stdout.strip().splitlines()[-1]))
-        env_id = next(e for e, r in env_ids().items() if r == ruleset)
+        env_id = load_scenario(scenario).ruleset.env_id
         python = PYTHON_START.format(env_id=env_id, scenario=scenario)
         done = subprocess.run(
             [sys.executable, "-c", python], env=env, capture_output=True, text=True, check=True
@@ -317,6 +320,8 @@ def main(argv: list[str] | None = None) -> None:
                 (f"batched x{width}", batched(scenario, width, args.seed, args.threads))
             )
         results = paired(steppers, reference, args.slices, args.slice)
+        for _, stepper in steppers:
+            getattr(stepper, "close", lambda: None)()
         for name, pairs in results.items():
             rates = [rate for rate, _ in pairs]
             ratios = [rate / ref for rate, ref in pairs]
