@@ -94,8 +94,9 @@ def judge(faces: tuple[int, ...], bonus: int, difficulty: int) -> SkillResult:
 
 
 def verdict(margin: int, critical: bool, fumble: bool) -> tuple[bool, str]:
-    """:func:`judge`'s success and degree of a roll whose total is ``margin`` above the
-    difficulty (below it if negative), crítico or pifia as given."""
+    """Success and degree of a roll whose total is ``margin`` above the difficulty (below
+    it if negative), crítico or pifia as given: S2-03's forced results, S2-04's degree of
+    the margin or shortfall (:func:`judge`'s rule, and ``exact``'s odds)."""
     if critical:
         success = True
     elif fumble:
