@@ -17,10 +17,14 @@ callee is inlined its scope is copied once and shared by its copied blocks (as t
 original blocks share it). A third change: a deep copy of IR shares its source
 locations (``ir.Loc``) instead of rebuilding one per instruction — numba never changes a
 location in place (a new line is a new ``Loc``); the rebuilding cost the 2d10 kernel's
-first compile 2-5 s of about 50. numba's inliner is one class, so this holds for every
-function compiled in the process once a kernel module is imported. The machine code is
-the same: the kernels' equality with the engine is tested battle by battle, and
-``tests/core/test_core_inlining.py`` compiles nested inlined helpers both ways. A numba
+first compile 2-5 s of about 50. A fourth: numba's ``inline_ir`` copies the callee's
+blocks twice at every site, the first copy to inline, the second to return unchanged —
+and both of numba's callers (the untyped and the typed inlining passes) discard that
+return; while one callee is inlined, a deep copy of a block the first copy made is that
+block itself, so the second copy costs nothing. numba's inliner is one class, so this
+holds for every function compiled in the process once a kernel module is imported. The
+machine code is the same: the kernels' equality with the engine is tested battle by
+battle, and ``tests/core/test_core_inlining.py`` compiles nested inlined helpers both ways. A numba
 whose inliner is not the one this was written for is left alone (:data:`TESTED`).
 ``docs/decisions/0016-kernel-compile-time.md`` has the measurements.
 """
@@ -38,7 +42,8 @@ _INSTALLED = "_escaramuza_linear_inlining"
 
 #: The callee IRs after their untyped passes, by (function, compiler flags).
 _untyped_ir: dict[tuple[Any, tuple[tuple[str, str], ...]], Any] = {}
-#: The scopes copied while one callee is being inlined (None outside).
+#: While one callee is being inlined: ``scopes``, the scopes copied, and ``blocks``, the
+#: blocks copied (None outside).
 _session = threading.local()
 
 
@@ -51,8 +56,41 @@ def _same_location(self: Any, memo: dict[int, Any]) -> Any:
     return self
 
 
+def _scope_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+    """Python's default deep copy of the scope, remembered for the inlining session."""
+    scopes: dict[int, tuple[Any, Any]] | None = getattr(_session, "scopes", None)
+    if scopes is not None and id(self) in scopes:
+        shared = scopes[id(self)][1]
+        memo[id(self)] = shared
+        return shared
+    cls: Any = type(self)
+    new = cls.__new__(cls)
+    memo[id(self)] = new
+    if scopes is not None:
+        scopes[id(self)] = (self, new)  # the original kept alive: its id stays its own
+    for name, value in self.__dict__.items():
+        setattr(new, name, copy.deepcopy(value, memo))
+    return new
+
+
+def _block_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+    """Python's default deep copy of the block; a block this inlining session copied is
+    not copied again: that second copy is ``inline_ir``'s return, which numba discards."""
+    blocks: dict[int, Any] | None = getattr(_session, "blocks", None)
+    if blocks is not None and id(self) in blocks:
+        return self
+    cls: Any = type(self)
+    new = cls.__new__(cls)
+    memo[id(self)] = new
+    for name, value in self.__dict__.items():
+        setattr(new, name, copy.deepcopy(value, memo))
+    if blocks is not None:
+        blocks[id(new)] = new  # kept alive: its id stays its own
+    return new
+
+
 def install() -> bool:
-    """Install the three changes into numba if its inliner is the one they were written
+    """Install the four changes into numba if its inliner is the one they were written
     for; whether they are in place."""
     try:
         import numba
@@ -61,6 +99,7 @@ def install() -> bool:
         return False
     worker: Any = inline_closurecall.InlineWorker
     scope_class: Any = ir.Scope
+    block_class: Any = ir.Block
     if getattr(worker, _INSTALLED, False):
         return True
     version = tuple(int(part) for part in numba.__version__.split(".")[:2])
@@ -69,6 +108,7 @@ def install() -> bool:
         not TESTED[0] <= version <= TESTED[1]
         or not all(callable(getattr(worker, name, None)) for name in expected)
         or "__deepcopy__" in vars(scope_class)
+        or "__deepcopy__" in vars(block_class)
     ):
         return False
     upstream_function: Any = worker.inline_function
@@ -89,32 +129,17 @@ def install() -> bool:
         return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
 
     def inline_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
-        outer = getattr(_session, "scopes", None)
-        _session.scopes = {}
+        outer = getattr(_session, "scopes", None), getattr(_session, "blocks", None)
+        _session.scopes, _session.blocks = {}, {}
         try:
             return upstream_ir(self, *args, **kwargs)
         finally:
-            _session.scopes = outer
-
-    def scope_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
-        # Python's default deep copy of the scope, remembered for the inlining session.
-        scopes: dict[int, tuple[Any, Any]] | None = getattr(_session, "scopes", None)
-        if scopes is not None and id(self) in scopes:
-            shared = scopes[id(self)][1]
-            memo[id(self)] = shared
-            return shared
-        cls: Any = type(self)
-        new = cls.__new__(cls)
-        memo[id(self)] = new
-        if scopes is not None:
-            scopes[id(self)] = (self, new)  # the original kept alive: its id stays its own
-        for name, value in self.__dict__.items():
-            setattr(new, name, copy.deepcopy(value, memo))
-        return new
+            _session.scopes, _session.blocks = outer
 
     worker.inline_function = inline_function
     worker.inline_ir = inline_ir
-    scope_class.__deepcopy__ = scope_deepcopy
+    scope_class.__deepcopy__ = _scope_deepcopy
+    block_class.__deepcopy__ = _block_deepcopy
     loc_class: Any = ir.Loc
     if "__deepcopy__" not in vars(loc_class):
         loc_class.__deepcopy__ = _same_location

@@ -86,6 +86,33 @@ def test_a_deep_copy_of_ir_shares_its_source_locations() -> None:
     assert str(copied) == str(assign)
 
 
+def test_a_block_copied_while_inlining_is_not_copied_again() -> None:
+    """Inside one inlining (``inline_ir``), a deep copy of a block that inlining copied is
+    the block itself (numba's second copy, which its callers discard); a block from
+    outside, or any block outside an inlining, is copied as Python would."""
+    import copy
+
+    from numba.core import ir
+
+    assert inlining.install() is True
+    loc = ir.Loc("toy.py", 1, 1)
+    scope = ir.Scope(None, loc)
+    block = ir.Block(scope, loc)
+    block.append(ir.Assign(ir.Const(1, loc), ir.Var(scope, "x", loc), loc))
+    block.append(ir.Return(ir.Var(scope, "x", loc), loc))
+    outside = copy.deepcopy(block)
+    assert outside is not block and outside.body[0] is not block.body[0]
+    assert copy.deepcopy(outside) is not outside
+    inlining._session.scopes, inlining._session.blocks = {}, {}
+    try:
+        first = copy.deepcopy(block)
+        assert first is not block and first.body[0] is not block.body[0]
+        assert [str(i) for i in first.body] == [str(i) for i in block.body]
+        assert copy.deepcopy(first) is first
+    finally:
+        inlining._session.scopes = inlining._session.blocks = None
+
+
 @pytest.mark.compile
 def test_nested_inlined_helpers_give_numbas_own_results() -> None:
     """The toy compiled here (the change installed) and in a fresh interpreter that never
