@@ -56,6 +56,17 @@ def _same_location(self: Any, memo: dict[int, Any]) -> Any:
     return self
 
 
+def _plain_deepcopy(obj: Any, memo: dict[int, Any]) -> Any:
+    """Python's default deep copy of an object with a ``__dict__``: a new instance, in
+    ``memo`` before its attributes are copied (an attribute may lead back to it)."""
+    cls: Any = type(obj)
+    new = cls.__new__(cls)
+    memo[id(obj)] = new
+    for name, value in obj.__dict__.items():
+        setattr(new, name, copy.deepcopy(value, memo))
+    return new
+
+
 def _scope_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
     """Python's default deep copy of the scope, remembered for the inlining session."""
     scopes: dict[int, tuple[Any, Any]] | None = getattr(_session, "scopes", None)
@@ -63,13 +74,9 @@ def _scope_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
         shared = scopes[id(self)][1]
         memo[id(self)] = shared
         return shared
-    cls: Any = type(self)
-    new = cls.__new__(cls)
-    memo[id(self)] = new
+    new = _plain_deepcopy(self, memo)
     if scopes is not None:
         scopes[id(self)] = (self, new)  # the original kept alive: its id stays its own
-    for name, value in self.__dict__.items():
-        setattr(new, name, copy.deepcopy(value, memo))
     return new
 
 
@@ -79,11 +86,7 @@ def _block_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
     blocks: dict[int, Any] | None = getattr(_session, "blocks", None)
     if blocks is not None and id(self) in blocks:
         return self
-    cls: Any = type(self)
-    new = cls.__new__(cls)
-    memo[id(self)] = new
-    for name, value in self.__dict__.items():
-        setattr(new, name, copy.deepcopy(value, memo))
+    new = _plain_deepcopy(self, memo)
     if blocks is not None:
         blocks[id(new)] = new  # kept alive: its id stays its own
     return new
