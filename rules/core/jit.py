@@ -179,12 +179,17 @@ def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     """``numba.njit`` with :class:`PlainArgsDispatcher`; used as ``@njit`` or
     ``@njit(cache=True, ...)`` exactly like numba's."""
 
+    # numba is not asked for its own cache: it would set one up (a locator, a write test
+    # of the cache folder) only for this dispatcher to replace it with the kernels' own.
+    cache = bool(options.get("cache"))
+    rest = {k: v for k, v in options.items() if k != "cache"}
+
     def wrap(f: Callable[..., Any]) -> Any:
-        dispatcher = _numba_njit(**options)(f)
+        dispatcher = _numba_njit(**rest)(f)
         if isinstance(dispatcher, CPUDispatcher):  # not with NUMBA_DISABLE_JIT
             dispatcher.__class__ = PlainArgsDispatcher
-            if options.get("cache"):
-                dispatcher.enable_caching()  # numba enabled its own cache before the swap
+            if cache:
+                dispatcher.enable_caching()
         return dispatcher
 
     return wrap if func is None else wrap(func)
