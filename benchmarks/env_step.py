@@ -237,7 +237,11 @@ print(time.perf_counter() - t)
 def startup(scenario: str) -> tuple[float, float, float]:
     """(seconds to a first batched reset in a fresh process with an empty numba cache —
     the kernel's loops and the batched step compiled —, the same with that cache, the
-    Python env's first reset in a fresh process: imports, scenario and reset included)."""
+    Python env's first reset in a fresh process: imports, scenario and reset included).
+    The processes keep Python's bytecode cache as a user's Python does (without
+    ``PYTHONDONTWRITEBYTECODE``, which would have every start compile the kernels' and
+    the stepping's Python sources again: their modules are the cached start's, not the
+    Python env's)."""
     import subprocess
     import sys
     import tempfile
@@ -246,6 +250,7 @@ def startup(scenario: str) -> tuple[float, float, float]:
     code = START.format(ruleset=ruleset, scenario=scenario)
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         times = []
         for _ in range(2):
             done = subprocess.run(

@@ -205,9 +205,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         )
         self._agents = np.full(2, agent_code(opponent), dtype=np.int64)
         self._build_lanes()
-        self._rngs: list[np.random.Generator] = [
-            seeding.np_random(None)[0] for _ in range(self.num_envs)
-        ]
+        # Each lane's generator, made from fresh entropy at its first draw unless a seeded
+        # reset makes it first (reset(seed=…) replaces them all).
+        self._rngs: list[np.random.Generator | None] = [None] * self.num_envs
         self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
         self._started = False
         #: Each lane's dice seed of its battle (``EscaramuzaEnv``'s ``battle_seeds``).
@@ -331,7 +331,10 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def battle_generator(self, lane: int) -> np.random.Generator:
         """The generator lane ``lane``'s next battle draws its seeds from: the lane's
         own, as ``EscaramuzaEnv.reset`` draws from its ``np_random``."""
-        return self._rngs[lane]
+        rng = self._rngs[lane]
+        if rng is None:
+            rng = self._rngs[lane] = seeding.np_random(None)[0]
+        return rng
 
     def restart(
         self, lanes: np.ndarray, generators: dict[int, np.random.Generator] | None = None
