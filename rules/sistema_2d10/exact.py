@@ -48,6 +48,20 @@ def skill_odds(bonus: int, difficulty: int, expres: ExpresUse = "none") -> Skill
     return _skill_odds(difficulty - bonus, expres)
 
 
+def _two_dice() -> tuple[tuple[int, bool, bool, int], ...]:
+    """The 100 equally likely rolls of the two dice grouped by what judging them reads:
+    (sum, crítico, pifia, how many of the 100)."""
+    groups: dict[tuple[int, bool, bool], int] = {}
+    for a, b in product(_D10, _D10):
+        key = (a + b, is_critical((a, b)), is_fumble((a, b)))
+        groups[key] = groups.get(key, 0) + 1
+    return tuple((total, crit, fum, n) for (total, crit, fum), n in groups.items())
+
+
+#: :func:`_two_dice`, once.
+_TWO_DICE = _two_dice()
+
+
 @lru_cache(maxsize=4096)
 def _skill_odds(need: int, expres: ExpresUse) -> SkillOdds:
     """:func:`skill_odds` of a roll that needs ``need`` on its dice: the odds depend on
@@ -56,15 +70,15 @@ def _skill_odds(need: int, expres: ExpresUse) -> SkillOdds:
     # Counted in thousandths: each of the 100 two-dice outcomes weighs 10/1000, split into
     # ten 1/1000 shares when the Dado Exprés is rolled. Integer sums turned into Fractions
     # once are the same exact values as summing Fractions, at a fraction of the cost (a
-    # process's first battles compute a few hundred of these).
+    # process's first battles compute a few hundred of these); outcomes judged alike
+    # (same sum, crítico and pifia) are judged once and counted by their number.
     counts: dict[tuple[bool, str], int] = {(s, d): 0 for s in (False, True) for d in DEGREES}
     success = critical = fumble = 0
-    for a, b in product(_D10, _D10):
-        crit, fum = is_critical((a, b)), is_fumble((a, b))
-        base = verdict(a + b - need, crit, fum)
+    for total, crit, fum, times in _TWO_DICE:
+        base = verdict(total - need, crit, fum)
         spend = expres == "before" or (expres == "after" and not base[0] and not fum)
-        outcomes = [verdict(a + b + c - need, crit, fum) for c in _D10] if spend else [base]
-        each = 10 // len(outcomes)
+        outcomes = [verdict(total + c - need, crit, fum) for c in _D10] if spend else [base]
+        each = 10 // len(outcomes) * times
         for result in outcomes:
             counts[result] += each
             success += each if result[0] else 0
