@@ -222,6 +222,8 @@ env.reset(seed=0)
 print(time.perf_counter() - t)
 """
 
+#: Cached batched starts and Python env starts timed by ``--startup`` (medians).
+STARTS = 3
 #: The Python env's start in a fresh process, what a cached batched start is compared with.
 PYTHON_START = """
 import time
@@ -234,10 +236,12 @@ print(time.perf_counter() - t)
 """
 
 
-def startup(scenario: str) -> tuple[float, float, float]:
+def startup(scenario: str, repeats: int = STARTS) -> tuple[float, float, float]:
     """(seconds to a first batched reset in a fresh process with an empty numba cache —
-    the kernel's loops and the batched step compiled —, the same with that cache, the
-    Python env's first reset in a fresh process: imports, scenario and reset included).
+    the kernel's loops and the batched step compiled —, the median of ``repeats`` such
+    starts with that cache, the median of ``repeats`` first resets of the Python env in
+    a fresh process: imports, scenario and reset included; the two alternate, so that a
+    busy moment of the machine does not fall on one side only).
     The processes keep Python's bytecode cache as a user's Python does (without
     ``PYTHONDONTWRITEBYTECODE``, which would have every start compile the kernels' and
     the stepping's Python sources again: their modules are the cached start's, not the
@@ -246,24 +250,25 @@ def startup(scenario: str) -> tuple[float, float, float]:
     import sys
     import tempfile
 
-    ruleset = load_scenario(scenario).ruleset.id
-    code = START.format(ruleset=ruleset, scenario=scenario)
+    loaded = load_scenario(scenario)
+    batched = START.format(ruleset=loaded.ruleset.id, scenario=scenario)
+    python = PYTHON_START.format(env_id=loaded.ruleset.env_id, scenario=scenario)
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        times = []
-        for _ in range(2):
+
+        def seconds(code: str) -> float:
             done = subprocess.run(
                 [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
             )
-            times.append(float(done.stdout.strip().splitlines()[-1]))
-        env_id = load_scenario(scenario).ruleset.env_id
-        python = PYTHON_START.format(env_id=env_id, scenario=scenario)
-        done = subprocess.run(
-            [sys.executable, "-c", python], env=env, capture_output=True, text=True, check=True
-        )
-        times.append(float(done.stdout.strip().splitlines()[-1]))
-    return times[0], times[1], times[2]
+            return float(done.stdout.strip().splitlines()[-1])
+
+        cold = seconds(batched)
+        cached, plain = [], []
+        for _ in range(repeats):
+            cached.append(seconds(batched))
+            plain.append(seconds(python))
+    return cold, statistics.median(cached), statistics.median(plain)
 
 
 def paired(
@@ -307,7 +312,8 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"{scenario:28} first batched reset: {cold:.1f} s with an empty numba cache "
                 f"(the kernel and its step compiled), {cached:.1f} s cached; the Python "
-                f"env's {python:.1f} s: a cached start adds {cached - python:+.1f} s"
+                f"env's {python:.1f} s (medians of {STARTS}): a cached start adds "
+                f"{cached - python:+.1f} s"
             )
         return
     print(
