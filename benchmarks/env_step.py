@@ -11,9 +11,10 @@ median of its slices' steps/s and of their ratios, with the lowest and highest r
 a shared machine's speed changes from one second to the next, a pair of neighbouring
 slices far less. Before its slices each env steps one untimed second: the kernel
 compiles or loads, and Donjon's kernel fills its odds tables, which a process does once.
-``--train`` adds MaskablePPO's training fps on the batched env against PPO's on
+``--train`` adds MaskablePPO's training fps on the batched env (with the standard limits
+and with the limits fitted to the scenario, ``train --limits fit``) against PPO's on
 CartPole with the same hyper-parameters, and PPO's on a CartPole whose observation is
-padded with zeros to the env's width: what the network's wider first layer costs alone.
+padded with zeros to the standard env's width: what the wider first layer costs alone.
 Prints figures; never a timed test.
 
 Targets: the batched env with 256 battles at ≥ 5× CartPole's single-env steps/s on
@@ -174,37 +175,62 @@ class PaddedCartPole(gym.ObservationWrapper[np.ndarray, int, np.ndarray]):
         return out
 
 
-def training_fps(
-    scenario: str, timesteps: int, n_envs: int, seed: int
-) -> tuple[float, float, float, int]:
-    """(MaskablePPO's fps on the batched env, PPO's fps on CartPole-v1, PPO's fps on
-    CartPole padded to the env's observation width, that width), the same
-    hyper-parameters (SB3's defaults but ``n_steps``), one after the other, one torch
-    thread each; MaskablePPO with the policy ``escaramuza train`` gives it."""
+def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> dict[str, Any]:
+    """Training fps with the same hyper-parameters (SB3's defaults but ``n_steps``), one
+    torch thread each: MaskablePPO (the policy ``escaramuza train`` gives it) on the
+    batched env with the standard limits and with the limits fitted to ``scenario``
+    (``train --limits fit``); PPO on CartPole-v1 before and after them (their mean is the
+    reference), and on CartPole padded to the standard env's width."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecMonitor
 
+    from escaramuza.envs.common import STANDARD_LIMITS, needed_limits
     from escaramuza.envs.sb3 import KernelVecEnv
     from escaramuza.training.train import policy_for
 
     torch.set_num_threads(1)
 
-    ruleset = load_scenario(scenario).ruleset.id
+    loaded = load_scenario(scenario)
     hp = {"n_steps": 128, "batch_size": 64, "seed": seed, "verbose": 0, "device": "cpu"}
-    kernel = VecMonitor(KernelVecEnv(ruleset, n_envs, scenario=scenario, illegal_action="noop"))
-    width = int(kernel.observation_space.shape[0])
-    masked = MaskablePPO(policy_for("maskable-ppo"), kernel, **hp)
-    fps = [_fps(masked, timesteps)]
-    for wrapper in (None, PaddedCartPole):
-        kwargs = {} if wrapper is None else {"width": width}
+
+    def cartpole(width: int | None = None) -> float:
+        kwargs = {} if width is None else {"width": width}
         cart = make_vec_env(
-            "CartPole-v1", n_envs=n_envs, seed=seed, wrapper_class=wrapper, wrapper_kwargs=kwargs
+            "CartPole-v1",
+            n_envs=n_envs,
+            seed=seed,
+            wrapper_class=None if width is None else PaddedCartPole,
+            wrapper_kwargs=kwargs,
         )
-        fps.append(_fps(PPO("MlpPolicy", cart, **hp), timesteps))
-    return fps[0], fps[1], fps[2], width
+        return _fps(PPO("MlpPolicy", cart, **hp), timesteps)
+
+    def masked(limits: Any) -> tuple[float, int, int]:
+        kernel = VecMonitor(
+            KernelVecEnv(
+                loaded.ruleset.id,
+                n_envs,
+                scenario=scenario,
+                illegal_action="noop",
+                **limits._asdict(),
+            )
+        )
+        model = MaskablePPO(policy_for("maskable-ppo"), kernel, **hp)
+        space = kernel.action_space
+        return _fps(model, timesteps), int(kernel.observation_space.shape[0]), int(space.n)
+
+    before = cartpole()
+    standard = masked(STANDARD_LIMITS)
+    fitted = masked(needed_limits(loaded))
+    after = cartpole()
+    return {
+        "cartpole": (before + after) / 2,
+        "standard": standard,
+        "fitted": fitted,
+        "padded": cartpole(standard[1]),
+    }
 
 
 def _fps(model: Any, timesteps: int) -> float:
@@ -342,12 +368,18 @@ def main(argv: list[str] | None = None) -> None:
             )
     if args.train:
         for scenario in args.scenario:
-            ours, theirs, padded, width = training_fps(scenario, args.timesteps, 8, args.seed)
+            fps = training_fps(scenario, args.timesteps, 8, args.seed)
+            cart = fps["cartpole"]
+            print(f"{scenario:28} PPO on CartPole {cart:,.0f} fps (mean of a run before and after)")
+            for limits in ("standard", "fitted"):
+                rate, width, actions = fps[limits]
+                print(
+                    f"{scenario:28} MaskablePPO, {limits} limits ({width} observation numbers, "
+                    f"{actions} actions): {rate:,.0f} fps, {rate / cart:.2f}× CartPole"
+                )
             print(
-                f"{scenario:28} MaskablePPO on the batched env {ours:,.0f} fps, PPO on "
-                f"CartPole {theirs:,.0f} fps: {ours / theirs:.2f}×; PPO on CartPole padded to "
-                f"the env's {width} observation numbers {padded:,.0f} fps: "
-                f"{padded / theirs:.2f}× (the width's share), the env's {ours / padded:.2f}×"
+                f"{scenario:28} PPO on CartPole padded to {fps['standard'][1]} numbers: "
+                f"{fps['padded']:,.0f} fps, {fps['padded'] / cart:.2f}× (the width's share)"
             )
 
 

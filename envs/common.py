@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -19,7 +20,51 @@ DEFAULT_MAX_ITEMS = 6
 
 
 class EnvLimitError(ValueError):
-    """A scenario that does not fit the env's static limits."""
+    """A scenario that does not fit the env's static limits: ``limit`` names the one it
+    exceeds, ``needed`` is the least value that takes it."""
+
+    def __init__(self, message: str, limit: str = "", needed: int = 0) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.needed = needed
+
+
+class EnvLimits(NamedTuple):
+    """An env's static limits, which fix its observation and action sizes."""
+
+    max_combatants: int
+    max_zones: int
+    max_items: int
+
+
+#: The envs' default limits: every shipped scenario, any scenario of up to 16 combatants,
+#: 16 zones and 6 items.
+STANDARD_LIMITS = EnvLimits(DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS)
+
+
+def needed_limits(scenario: Scenario) -> EnvLimits:
+    """The least limits that take ``scenario``: its combatants (or its highest index + 1),
+    its zones, and the most items one combatant carries."""
+    top_index = max(c.index for c in scenario.combatants)
+    return EnvLimits(
+        max(len(scenario.combatants), top_index + 1),
+        len(scenario.battlefield.zone_ids),
+        max(len(c.items) for c in scenario.combatants),
+    )
+
+
+def fitted_limits(scenarios: Iterable[Scenario]) -> EnvLimits:
+    """The least limits that take every one of ``scenarios``: the narrowest observation
+    and action space a learner of those scenarios can have (``train --limits fit``)."""
+    needs = [needed_limits(s) for s in scenarios]
+    if not needs:
+        raise ValueError("fitted_limits needs at least one scenario")
+    # At least one item slot: a verb that takes an item keeps a place in the action space.
+    return EnvLimits(
+        max(n.max_combatants for n in needs),
+        max(n.max_zones for n in needs),
+        max(1, *(n.max_items for n in needs)),
+    )
 
 
 def resolve_ruleset(ruleset: str) -> Ruleset:
@@ -56,25 +101,29 @@ def load_env_scenario(
 
 def check_limits(scenario: Scenario, max_combatants: int, max_zones: int, max_items: int) -> None:
     """Raise :class:`EnvLimitError` naming the limit a scenario exceeds."""
-    n = len(scenario.combatants)
-    top_index = max(c.index for c in scenario.combatants)
-    if n > max_combatants or top_index >= max_combatants:
+    need = needed_limits(scenario)
+    if need.max_combatants > max_combatants:
         raise EnvLimitError(
-            f"scenario {scenario.name!r} has {max(n, top_index + 1)} combatants but "
-            f"max_combatants={max_combatants}; pass max_combatants={max(n, top_index + 1)} "
-            f"or more"
+            f"scenario {scenario.name!r} has {need.max_combatants} combatants but "
+            f"max_combatants={max_combatants}; pass max_combatants={need.max_combatants} "
+            f"or more",
+            "max_combatants",
+            need.max_combatants,
         )
-    zones = len(scenario.battlefield.zone_ids)
-    if zones > max_zones:
+    if need.max_zones > max_zones:
         raise EnvLimitError(
-            f"scenario {scenario.name!r} has {zones} zones but max_zones={max_zones}; "
-            f"pass max_zones={zones} or more"
+            f"scenario {scenario.name!r} has {need.max_zones} zones but max_zones={max_zones}; "
+            f"pass max_zones={need.max_zones} or more",
+            "max_zones",
+            need.max_zones,
         )
-    most = max(scenario.combatants, key=lambda c: len(c.items))
-    if len(most.items) > max_items:
+    if need.max_items > max_items:
+        most = max(scenario.combatants, key=lambda c: len(c.items))
         raise EnvLimitError(
-            f"scenario {scenario.name!r}: combatant {most.id!r} has {len(most.items)} items "
-            f"but max_items={max_items}; pass max_items={len(most.items)} or more"
+            f"scenario {scenario.name!r}: combatant {most.id!r} has {need.max_items} items "
+            f"but max_items={max_items}; pass max_items={need.max_items} or more",
+            "max_items",
+            need.max_items,
         )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from escaramuza.agents.policy import PolicyMeta, write_meta
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.training.config import TrainConfig
-from escaramuza.training.envs import ruleset_of
+from escaramuza.training.envs import ruleset_of, run_limits
 from escaramuza.training.vec import _vec_env, combos
 
 #: The evaluation env's seed offset: never the same battles as the training envs.
@@ -170,6 +170,7 @@ def _evaluation(
                 opponent=opponent,
                 draw_reward=config.draw_reward,
                 illegal_action="noop",
+                **run_limits(config)._asdict(),
             )
             for scenario, side in combos(config)
         ]

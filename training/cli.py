@@ -16,7 +16,7 @@ from escaramuza.agents.fast import add_engine_option
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import N_, _
-from escaramuza.training.config import ALGOS, SIDES
+from escaramuza.training.config import ALGOS, LIMITS, SIDES
 
 COMMANDS = ("train", "evaluate")
 
@@ -107,6 +107,14 @@ def add_parsers(commands: Any) -> None:
         help=_(
             "how the envs are stepped: the batched kernel env, stable-baselines3's "
             "DummyVecEnv or SubprocVecEnv, or auto (the kernel where it takes the run; default)"
+        ),
+    )
+    train.add_argument(
+        "--limits",
+        choices=LIMITS,
+        help=_(
+            "the envs' limits: standard (default) or fit (the least that take the run's "
+            "scenarios: a narrower network, faster to train)"
         ),
     )
     train.add_argument(
@@ -252,6 +260,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
         "seed": args.seed,
         "draw_reward": args.draw_reward,
         "vec_env": args.vec_env,
+        "limits": args.limits,
         "max_seconds": args.max_seconds,
         "eval_freq": args.eval_freq,
         "eval_battles": args.eval_battles,

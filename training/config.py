@@ -10,13 +10,15 @@ configuration is written to ``RUN_DIR/config.yaml`` so a run can be repeated
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     field_validator,
     model_validator,
@@ -24,6 +26,7 @@ from pydantic import (
 
 from escaramuza.playtest.runner import MAX_RUN
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.scenario_spec import MAX_COMBATANTS, MAX_ZONES
 
 ALGOS = ("maskable-ppo", "ppo")
 #: The most battles a distillation round labels: each leaves about 80 positions of a few
@@ -35,6 +38,10 @@ MAX_ENVS = 4096
 #: (observation, mask…), about 1.2 GB at this size.
 MAX_ROLLOUT = 1 << 18
 SIDES = ("enemies", "heroes", "both")
+#: ``--limits``: the envs' standard limits, or the least that take the run's scenarios.
+LIMITS = ("standard", "fit")
+#: The most items one combatant's action slots are kept for.
+MAX_ITEM_SLOTS = 32
 
 
 class Hyperparameters(BaseModel):
@@ -98,6 +105,31 @@ class Distill(BaseModel):
     epochs: int = Field(40, ge=1)
 
 
+class Limits(BaseModel):
+    """The static limits of a run's envs (``escaramuza.envs.common.EnvLimits``): they fix
+    the observation's and the action space's sizes, so the network's, and the largest
+    scenario the trained policy plays."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_combatants: int = Field(ge=2, le=MAX_COMBATANTS)
+    max_zones: int = Field(ge=1, le=MAX_ZONES)
+    max_items: int = Field(ge=1, le=MAX_ITEM_SLOTS)
+
+
+def _limits_kind(value: Any) -> str:
+    return "by-numbers" if isinstance(value, dict | Limits) else "by-name"
+
+
+#: ``limits:`` is a name or the numbers; tagged, so an error is the branch's own.
+LimitsField = Annotated[
+    Annotated[Literal["standard", "fit"], Tag("by-name")] | Annotated[Limits, Tag("by-numbers")],
+    Discriminator(_limits_kind),
+]
+#: The union's tags, which an error's location leaves out (``limits.max_zones``).
+_TAGS = ("by-name", "by-numbers")
+
+
 class TrainConfig(BaseModel):
     """Everything a run depends on. Saved as ``RUN_DIR/config.yaml``."""
 
@@ -130,6 +162,11 @@ class TrainConfig(BaseModel):
     #: ``subproc`` stable-baselines3's over the Python env, ``auto`` the kernel where it
     #: takes the run and else ``dummy``. Every choice steps the same battles.
     vec_env: Literal["auto", "kernel", "dummy", "subproc"] = "auto"
+    #: The envs' limits: ``standard`` (16 combatants, 16 zones, 6 items: a policy that
+    #: plays any scenario of the ruleset within them), ``fit`` (the least that take the
+    #: run's scenarios: a narrower network that trains faster, for those scenarios and
+    #: any within the same limits; written into config.yaml as numbers) or the numbers.
+    limits: LimitsField = "standard"
     #: torch threads; 1 is fastest for small MLPs (thread overhead dominates the matmuls).
     torch_threads: int = Field(1, ge=1)
     checkpoint_freq: int = Field(20_000, ge=1)
@@ -220,7 +257,7 @@ def rounded_timesteps(requested: int, n_steps: int, n_envs: int, start: int = 0)
 
 def _error(source: str, exc: ValidationError) -> EscaramuzaError:
     first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "config"
+    where = ".".join(str(p) for p in first["loc"] if p not in _TAGS) or "config"
     # Our own validators' messages are whole sentences: drop pydantic's prefix.
     message = first["msg"].removeprefix("Value error, ")
     return EscaramuzaError(f"{source}: {where}: {message}")

@@ -11,15 +11,19 @@ own seeded generator.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
 import escaramuza.envs  # registers the ids
 from escaramuza.agents import Agent, make_agent
+from escaramuza.envs.common import STANDARD_LIMITS, EnvLimits, fitted_limits
 from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+
+if TYPE_CHECKING:
+    from escaramuza.training.config import TrainConfig
 
 #: Consecutive illegal (no-op) actions after which an episode is truncated. Only an
 #: unmasked learner (``--algo ppo``) takes them; a deterministic policy that picks the
@@ -39,6 +43,44 @@ def ruleset_of(env_id: str) -> str:
     return ruleset
 
 
+def run_limits(config: TrainConfig) -> EnvLimits:
+    """The static limits of the run's envs (``config.limits``): ``standard``, the least
+    that take its scenarios (``fit``; none named: the ruleset's default scenario), or
+    the numbers given — which must take every scenario of the run."""
+    from escaramuza.rules import get_ruleset
+    from escaramuza.rules.core.scenario import load_scenario
+
+    if config.limits == "standard":
+        return STANDARD_LIMITS
+    names = list(config.scenarios) or [get_ruleset(ruleset_of(config.env)).default_scenario]
+    try:
+        scenarios = [load_scenario(name) for name in names]
+    except (ValueError, OSError) as exc:
+        raise EscaramuzaError(f"--scenario: {exc}") from None
+    if config.limits == "fit":
+        return fitted_limits(scenarios)
+    given = EnvLimits(**config.limits.model_dump())
+    need = fitted_limits(scenarios)
+    for field, have, least in zip(EnvLimits._fields, given, need, strict=True):
+        if have < least:
+            raise EscaramuzaError(
+                f"limits.{field}: {have} is too small for the run's scenarios "
+                f"({', '.join(names)}), which need {least}"
+            )
+    return given
+
+
+def with_fitted_limits(config: TrainConfig) -> TrainConfig:
+    """``config`` with ``limits: fit`` replaced by the numbers it stands for, so that the
+    run's config.yaml (and a resume) keeps the sizes its network was built for."""
+    from escaramuza.training.config import Limits
+
+    if config.limits != "fit":
+        return config
+    limits = Limits(**run_limits(config)._asdict())
+    return config.model_copy(update={"limits": limits})
+
+
 def make_single(
     env_id: str,
     scenario: str | None,
@@ -47,6 +89,7 @@ def make_single(
     shaping: bool,
     draw_reward: float = 0.0,
     narrate: bool = True,
+    limits: EnvLimits = STANDARD_LIMITS,
 ) -> EscaramuzaEnv:
     """One registered env (``illegal_action="noop"``), unwrapped: the sampler is the wrapper."""
     try:
@@ -59,6 +102,7 @@ def make_single(
             draw_reward=draw_reward,
             narrate=narrate,
             disable_env_checker=True,
+            **limits._asdict(),
         )
     except (ValueError, OSError) as exc:
         raise EscaramuzaError(f"--scenario {scenario}: {exc}") from None
@@ -189,6 +233,7 @@ def make_train_env(
     opponent: str | Agent | Sequence[str],
     shaping: bool,
     draw_reward: float = 0.0,
+    limits: EnvLimits = STANDARD_LIMITS,
 ) -> ScenarioSampler:
     """The env a training worker steps: every scenario × side (× opponent of a pool,
     ``opponent`` a list of agent specs), one agent object per opponent."""
@@ -201,7 +246,7 @@ def make_train_env(
     # No ActionTaken lines (narrate=False): the sampler drops the events anyway.
     return ScenarioSampler(
         [
-            make_single(env_id, name, s, agents[m], shaping, draw_reward, narrate=False)
+            make_single(env_id, name, s, agents[m], shaping, draw_reward, False, limits)
             for name, s, m in combos
         ],
         members=[m for _, _, m in combos] if pool else None,

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from escaramuza.agents.base import Agent
+from escaramuza.envs.common import STANDARD_LIMITS, EnvLimits
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
@@ -142,7 +143,12 @@ def _planner_agent(spec: str) -> MCTSAgent:
 
 
 def game_positions(
-    scenario: str, side: Side, planner: str, battles: int, seed: int
+    scenario: str,
+    side: Side,
+    planner: str,
+    battles: int,
+    seed: int,
+    limits: EnvLimits = STANDARD_LIMITS,
 ) -> tuple[Positions, int, int]:
     """Positions of ``battles`` battles the ``planner`` plays as ``side`` against the
     heuristic (seed ``seed + i``), labelled by the games themselves: each of the
@@ -157,7 +163,7 @@ def game_positions(
     loaded = load_scenario(scenario)
     agent = _planner_agent(planner)
     heuristic = make_agent("heuristic")
-    codec, encoder = _codecs(loaded.ruleset)
+    codec, encoder = _codecs(loaded.ruleset, limits)
     obs, masks, targets, values = [], [], [], []
     searched = deviated = 0
     for i in range(battles):
@@ -195,18 +201,13 @@ def game_positions(
     return data, searched, deviated
 
 
-def _codecs(ruleset: Any) -> tuple[Any, Any]:
-    """The env's action codec and observation encoder of ``ruleset`` (default limits)."""
+def _codecs(ruleset: Any, limits: EnvLimits) -> tuple[Any, Any]:
+    """The env's action codec and observation encoder of ``ruleset`` under ``limits``."""
     from escaramuza.envs.codec import ActionCodec
-    from escaramuza.envs.common import (
-        DEFAULT_MAX_COMBATANTS,
-        DEFAULT_MAX_ITEMS,
-        DEFAULT_MAX_ZONES,
-    )
     from escaramuza.envs.observation import ObservationEncoder
 
-    codec = ActionCodec(ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS)
-    return codec, ObservationEncoder(ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES)
+    codec = ActionCodec(ruleset, *limits)
+    return codec, ObservationEncoder(ruleset, limits.max_combatants, limits.max_zones)
 
 
 def continuation_values(state: BattleState, side: Side, seeds: Sequence[int]) -> float:
@@ -251,6 +252,7 @@ class Labeller:
     planner: str = "mcts"
     value_rollouts: int = VALUE_ROLLOUTS
     seed: int = 0
+    limits: EnvLimits = STANDARD_LIMITS
     searched: int = 0
     deviated: int = 0
     _codec: Any = field(default=None, init=False)
@@ -260,7 +262,7 @@ class Labeller:
     def __post_init__(self) -> None:
         from escaramuza.rules.core.scenario import load_scenario
 
-        self._codec, self._encoder = _codecs(load_scenario(self.scenario).ruleset)
+        self._codec, self._encoder = _codecs(load_scenario(self.scenario).ruleset, self.limits)
         self._agent = _planner_agent(self.planner)
 
     def label(self, states: Sequence[BattleState]) -> Positions:
@@ -320,6 +322,7 @@ def run_round(
     eval_seed: int = 10_001,
     hyperparameters: Any = None,
     labels: str = "search",
+    limits: EnvLimits = STANDARD_LIMITS,
     log: TextIO | None = None,
 ) -> RoundResult:
     """One round of expert iteration into ``out`` (``positions.npz``, ``final.zip``,
@@ -342,13 +345,13 @@ def run_round(
     seconds: dict[str, float] = {}
     began = time.perf_counter()
     if labels == "games":
-        data, searched, deviated = game_positions(scenario, learner, planner, battles, seed)
+        data, searched, deviated = game_positions(scenario, learner, planner, battles, seed, limits)
         seconds["games"] = time.perf_counter() - began
     elif labels == "search":
         states = battle_states(scenario, learner, players, battles, seed)
         seconds["positions"] = time.perf_counter() - began
         began = time.perf_counter()
-        labeller = Labeller(scenario, learner, planner, value_rollouts, seed)
+        labeller = Labeller(scenario, learner, planner, value_rollouts, seed, limits)
         data = labeller.label(states)
         searched, deviated = labeller.searched, labeller.deviated
         seconds["labels"] = time.perf_counter() - began
@@ -364,7 +367,7 @@ def run_round(
         )
         log.flush()
     began = time.perf_counter()
-    model, config = new_model(env, scenario, side, seed, hyperparameters)
+    model, config = new_model(env, scenario, side, seed, hyperparameters, limits)
     stats = fit(model, everything, epochs=epochs, seed=seed, log=log)
     seconds["fit"] = time.perf_counter() - began
     meta = meta_for(config)
@@ -382,6 +385,7 @@ def run_round(
             learner.value,
             n=eval_battles,
             seed=eval_seed,
+            **limits._asdict(),
         )
         seconds["evaluation"] = time.perf_counter() - began
         doc = result.document()
@@ -438,6 +442,7 @@ def distill(
     eval_battles: int = 400,
     hyperparameters: Any = None,
     labels: str = "games",
+    limits: EnvLimits = STANDARD_LIMITS,
     log: TextIO | None = None,
 ) -> Path:
     """Expert iteration, ``rounds`` rounds into ``out/round-<r>/`` (:func:`run_round`).
@@ -488,6 +493,7 @@ def distill(
                 eval_seed=seed + EVAL_SEED_OFFSET,
                 hyperparameters=hyperparameters,
                 labels=labels,
+                limits=limits,
                 log=log,
             )
         )

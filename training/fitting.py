@@ -88,11 +88,17 @@ def fit(
 
 
 def new_model(
-    env: str, scenario: str, side: str, seed: int, hyperparameters: Any = None
+    env: str,
+    scenario: str,
+    side: str,
+    seed: int,
+    hyperparameters: Any = None,
+    limits: Any = None,
 ) -> tuple[Any, Any]:
     """The MaskablePPO model ``escaramuza train`` would start from for this run (its
     ``hyperparameters``, default the defaults; ``OnceMaskedPolicy`` and ``net_arch``), on
-    a one-lane env whose spaces are the env's; and the config it was built from."""
+    a one-lane env whose spaces are the env's under ``limits`` (an ``EnvLimits``; None:
+    the standard ones); and the config it was built from."""
     from escaramuza.training.config import TrainConfig
     from escaramuza.training.train import _model
     from escaramuza.training.vec import _vec_env
@@ -106,6 +112,7 @@ def new_model(
             "seed": seed,
             "vec_env": "dummy",
             "hyperparameters": hyperparameters or {},
+            "limits": "standard" if limits is None else limits._asdict(),
         }
     )
     venv = _vec_env(config, "heuristic", 1, seed, "dummy")

@@ -44,7 +44,7 @@ from escaramuza.training.callbacks import (
     _stop_callback,
 )
 from escaramuza.training.config import TrainConfig, rounded_timesteps
-from escaramuza.training.envs import make_train_env, ruleset_of
+from escaramuza.training.envs import make_train_env, ruleset_of, run_limits, with_fitted_limits
 from escaramuza.training.vec import _vec_env, vec_choice, vec_line
 
 
@@ -64,20 +64,15 @@ def optional(module: str) -> bool:
 
 
 def meta_for(config: TrainConfig) -> PolicyMeta:
-    from escaramuza.envs.common import (
-        DEFAULT_MAX_COMBATANTS,
-        DEFAULT_MAX_ITEMS,
-        DEFAULT_MAX_ZONES,
-    )
-
+    limits = run_limits(config)
     return PolicyMeta(
         ruleset=ruleset_of(config.env),
         env_id=config.env,
         algo=config.algo,
         side=config.side,
-        max_combatants=DEFAULT_MAX_COMBATANTS,
-        max_zones=DEFAULT_MAX_ZONES,
-        max_items=DEFAULT_MAX_ITEMS,
+        max_combatants=limits.max_combatants,
+        max_zones=limits.max_zones,
+        max_items=limits.max_items,
         scenarios=tuple(config.scenarios),
     )
 
@@ -94,7 +89,9 @@ def check_config(config: TrainConfig) -> None:
             make_agent(member)
         except EscaramuzaError as exc:
             raise EscaramuzaError(f"--opponent-pool: {exc}") from None
-    make_train_env(config.env, config.scenarios, config.side, "random", False)
+    make_train_env(
+        config.env, config.scenarios, config.side, "random", False, limits=run_limits(config)
+    )
 
 
 def prepare_run_dir(out: Path, resume: Path | None) -> None:
@@ -209,6 +206,7 @@ def _distill(config: TrainConfig, run: Path, log: TextIO | None) -> None:
         eval_battles=config.eval_battles,
         hyperparameters=config.hyperparameters,
         labels=spec.labels,
+        limits=run_limits(config),
         log=log,
     )
 
@@ -260,6 +258,7 @@ def train(
     run = Path(out)
     resume_path = Path(resume) if resume is not None else None
     check_config(config)
+    config = with_fitted_limits(config)
     prepare_run_dir(run, resume_path)
     # Written once before anything else can fail, then again with the trained timesteps.
     atomic_write(run / "config.yaml", config.to_yaml())

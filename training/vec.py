@@ -12,7 +12,7 @@ from typing import Any
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.training.config import TrainConfig
-from escaramuza.training.envs import make_train_env, ruleset_of
+from escaramuza.training.envs import make_train_env, ruleset_of, run_limits
 
 
 def _make_env_fn(config: TrainConfig, opponent: str | None) -> Callable[[], Any]:
@@ -29,6 +29,7 @@ def _make_env_fn(config: TrainConfig, opponent: str | None) -> Callable[[], Any]
             agent,
             config.reward_shaping,
             config.draw_reward,
+            run_limits(config),
         )
 
     return build
@@ -60,6 +61,7 @@ def kernel_refusal(config: TrainConfig, opponent: str | None) -> str | None:
                 reward_shaping=config.reward_shaping,
                 draw_reward=config.draw_reward,
                 illegal_action="noop",
+                **run_limits(config)._asdict(),
             )
     except KernelRefusal as exc:
         return str(exc)
@@ -106,6 +108,7 @@ def _vec_env(
             reward_shaping=config.reward_shaping,
             draw_reward=config.draw_reward,
             illegal_action="noop",
+            **run_limits(config)._asdict(),
         )
         kernel.seed(seed)
         return VecMonitor(kernel)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from escaramuza.agents.policy.loading import load_model
-from escaramuza.agents.policy.meta import check_sizes
+from escaramuza.agents.policy.meta import check_fits, check_sizes
 from escaramuza.agents.policy.mlp import NumpyActorCritic, clear_pick
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
 from escaramuza.rules.core.i18n import N_, _
@@ -116,14 +116,7 @@ class PolicyAgent:
                 f"policy {self.path} was trained on {self.meta.ruleset!r}; scenario "
                 f"{scenario.name!r} is {state.ruleset.id!r}"
             )
-        from escaramuza.envs.common import check_limits
-
-        try:
-            check_limits(
-                scenario, self.meta.max_combatants, self.meta.max_zones, self.meta.max_items
-            )
-        except ValueError as exc:
-            raise EscaramuzaError(f"policy {self.path}: {exc}") from None
+        check_fits(f"policy {self.path}", self.meta, scenario)
         self._checked.add(scenario.name)
 
     def _view(self, state: BattleState) -> tuple[dict[int, Action], np.ndarray]:

@@ -10,10 +10,14 @@ import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from escaramuza.agents.policy.safe_load import MAX_META_BYTES, _read_entry
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write
+
+if TYPE_CHECKING:
+    from escaramuza.rules.core.scenario import Scenario
 
 #: Name of the metadata entry ``escaramuza train`` adds to every model zip it writes.
 META_NAME = "escaramuza.json"
@@ -116,6 +120,22 @@ def _infer_meta(n: int, algo: str) -> PolicyMeta:
                 DEFAULT_MAX_ITEMS,
             )
     raise EscaramuzaError(f"policy: no ruleset has {n} actions under the default limits")
+
+
+def check_fits(label: str, meta: PolicyMeta, scenario: Scenario) -> None:
+    """Refuse a scenario beyond the limits the policy was trained with (its observation
+    has no place for a seventeenth combatant, or an eleventh under ``--limits fit``).
+    ``label`` starts the message (``policy PATH``)."""
+    from escaramuza.envs.common import EnvLimitError, check_limits
+
+    try:
+        check_limits(scenario, meta.max_combatants, meta.max_zones, meta.max_items)
+    except EnvLimitError as exc:
+        have = getattr(meta, exc.limit)
+        raise EscaramuzaError(
+            f"{label} was trained with {exc.limit}={have} and plays only scenarios within "
+            f"it; scenario {scenario.name!r} needs {exc.needed}"
+        ) from None
 
 
 def check_sizes(label: str, meta: PolicyMeta, obs_shape: tuple[int, ...], n_actions: int) -> None:

@@ -26,6 +26,7 @@ import os
 
 import numpy as np
 
+from escaramuza.agents.policy.meta import check_fits
 from escaramuza.agents.policy.mlp import NumpyActorCritic
 from escaramuza.agents.search.value import side_value
 from escaramuza.rules.core.errors import EscaramuzaError
@@ -112,6 +113,7 @@ class Guide:
                     f"mcts guide {net.path} was trained on {net.meta.ruleset!r}; this battle "
                     f"is {state.ruleset.id!r}"
                 )
+            check_fits(f"mcts guide {net.path}", net.meta, state.scenario)
 
     def prior(self, state: BattleState, actions: list[Action]) -> dict[Action, float] | None:
         """The actor's probability of each legal action (None: no prior asked)."""

@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from escaramuza.agents.fast import diff, final_battle
+from escaramuza.envs.common import fitted_limits
 from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.envs.vector import KernelEnvRefusal, KernelVectorEnv, vector_env
 from escaramuza.rules import RULESETS, get_ruleset
@@ -45,6 +46,7 @@ def run_both(
     illegal_every: int = 0,
     shaping: bool = True,
     threads: int | None = None,
+    limits: dict[str, int] | None = None,
 ) -> int:
     """Step both envs ``steps`` times; the battles finished (every one compared)."""
     kwargs: dict[str, Any] = {
@@ -53,6 +55,7 @@ def run_both(
         "opponent": opponent,
         "illegal_action": "noop",
         "reward_shaping": shaping,
+        **(limits or {}),
     }
     ruleset = scenario.ruleset.id
     vec = KernelVectorEnv(ruleset, lanes, **kwargs, threads=threads)
@@ -107,6 +110,26 @@ def test_every_lane_is_the_python_env(name: str, side: str) -> None:
     finished = 0
     for k, opponent in enumerate(OPPONENTS):
         finished += run_both(scenario, side, opponent, lanes=3, steps=120, seed=100 * k + 7)
+    assert finished >= 1
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_lanes_under_fitted_limits_are_the_python_env(name: str) -> None:
+    """``train --limits fit``'s envs: the narrowest observation and action space that take
+    the scenario (every slot index and zone column moves), still the Python env's."""
+    scenario = load_scenario(name)
+    limits = fitted_limits([scenario])._asdict()
+    vec = KernelVectorEnv(scenario.ruleset.id, 1, scenario=scenario, **limits)
+    assert (
+        vec.single_observation_space.shape[0]
+        < KernelVectorEnv(scenario.ruleset.id, 1, scenario=scenario).single_observation_space.shape[
+            0
+        ]
+    )
+    finished = run_both(
+        scenario, "enemies", "heuristic", lanes=3, steps=120, seed=11, limits=limits
+    )
+    finished += run_both(scenario, "heroes", "random", lanes=2, steps=80, seed=12, limits=limits)
     assert finished >= 1
 
 
