@@ -55,7 +55,14 @@ def row(label: str, scenario: str, n: int, seed: int) -> tuple[str, bool]:
     side = "heroes" if meta.side == "heroes" else "enemies"
     started = time.perf_counter()
     result = evaluate_policy(
-        model.policy, model.maskable, meta.ruleset, scenario, side, n=n, seed=seed
+        model.policy,
+        model.maskable,
+        meta.ruleset,
+        scenario,
+        side,
+        n=n,
+        seed=seed,
+        **meta.limits._asdict(),
     )
     seconds = time.perf_counter() - started
     doc = result.document()

@@ -17,6 +17,7 @@ from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import atomic_write
 
 if TYPE_CHECKING:
+    from escaramuza.envs.common import EnvLimits
     from escaramuza.rules.core.scenario import Scenario
 
 #: Name of the metadata entry ``escaramuza train`` adds to every model zip it writes.
@@ -36,6 +37,13 @@ class PolicyMeta:
     max_zones: int
     max_items: int
     scenarios: tuple[str, ...] = ()
+
+    @property
+    def limits(self) -> EnvLimits:
+        """The env limits the model was trained under (its observation's and actions' sizes)."""
+        from escaramuza.envs.common import EnvLimits
+
+        return EnvLimits(self.max_combatants, self.max_zones, self.max_items)
 
     def to_json(self) -> str:
         return json.dumps(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from escaramuza.agents.search.value import side_value
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
+
+if TYPE_CHECKING:
+    from escaramuza.envs.common import EnvLimits
 
 #: Rows up to which the critic runs as numpy (one cut state on the engine).
 SMALL_BATCH = 8
@@ -101,6 +105,14 @@ class Guide:
         self.use_prior = prior is not None
         self.use_value = value is not None
         self.observes = value is not None
+
+    @property
+    def limits(self) -> EnvLimits:
+        """The env limits the value network reads observations under (its policy's)."""
+        from escaramuza.envs.common import STANDARD_LIMITS
+
+        net = self.value_net
+        return STANDARD_LIMITS if net is None else net.meta.limits
 
     @property
     def networks(self) -> list[Network]:

@@ -12,11 +12,14 @@ observation; this module is the planner's, above it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from escaramuza.rules.core.jit import copy_into, instantiate
+
+if TYPE_CHECKING:
+    from escaramuza.envs.common import EnvLimits
 
 
 def observed_rollouts(
@@ -115,19 +118,23 @@ class ObservedBatch:
         self.obs = obs
 
 
-_TABLES: dict[tuple[int, int], tuple[Any, ...]] = {}
+_TABLES: dict[tuple[int, int, EnvLimits], tuple[Any, ...]] = {}
 
 
-def _tables(scenario: Any, side: int) -> tuple[Any, ...]:
-    """The batched env's encoder tables of ``scenario`` for ``side`` (0 heroes), and
-    the size of its observation, built once each."""
-    key = (id(scenario), side)
+def _tables(scenario: Any, side: int, limits: EnvLimits) -> tuple[Any, ...]:
+    """The batched env's encoder tables of ``scenario`` for ``side`` (0 heroes) under
+    ``limits``, and the size of its observation, built once each."""
+    key = (id(scenario), side, limits)
     done = _TABLES.get(key)
     if done is None or done[0] is not scenario:
         from escaramuza.envs.vector import KernelVectorEnv
 
         env = KernelVectorEnv(
-            scenario.ruleset.id, 1, scenario=scenario, side="heroes" if side == 0 else "enemies"
+            scenario.ruleset.id,
+            1,
+            scenario=scenario,
+            side="heroes" if side == 0 else "enemies",
+            **limits._asdict(),
         )
         done = _TABLES[key] = (scenario, env._enc, env.encoder.size, env.ruleset)
         env.close()
@@ -142,9 +149,11 @@ def rollouts_with_observations(
     horizon: int | None,
     own_temperament: str | None,
     max_decisions: int,
+    limits: EnvLimits | None = None,
 ) -> ObservedBatch:
     """``kernel.rollouts(state, actions, seeds, …)`` (the same rollouts, value for
-    value) and the observation of each one's end for the pending decision's side."""
+    value) and the observation of each one's end for the pending decision's side, as the
+    env under ``limits`` encodes it (a guide's network's own; None: the standard ones)."""
     from escaramuza.rules.core import mt
     from escaramuza.rules.core.loops import FAR, WALK_SIZE, new_agent_rng
     from escaramuza.rules.core.model import Side
@@ -152,7 +161,11 @@ def rollouts_with_observations(
     d0, first, own = kernel.rollout_start(state, actions, own_temperament)
     pending = state.pending
     side = 0 if pending.side is Side.HEROES else 1
-    enc, size, ruleset = _tables(state.scenario, side)
+    if limits is None:
+        from escaramuza.envs.common import STANDARD_LIMITS
+
+        limits = STANDARD_LIMITS
+    enc, size, ruleset = _tables(state.scenario, side, limits)
     keys, lengths = mt.seed_keys(seeds)
     shape = (len(actions), len(seeds))
     outs = (

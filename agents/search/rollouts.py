@@ -71,7 +71,7 @@ def _kernel(
                 )
                 kernel.rollouts(*args)
                 if planner.guide is not None and planner.guide.observes:
-                    rollouts_with_observations(kernel, *args)
+                    rollouts_with_observations(kernel, *args, planner.guide.limits)
             _WARM.add(kernel)
         except KernelRefusal as exc:
             kernel, why = None, str(exc)
@@ -235,7 +235,9 @@ class _Rollouts:
         if guide is not None and guide.observes:
             # A guided search's batch, with each rollout's end seen by the network (one
             # call: the guided agent searches on one thread).
-            return rollouts_with_observations(kernel, self.state, actions, seeds, *args)
+            return rollouts_with_observations(
+                kernel, self.state, actions, seeds, *args, guide.limits
+            )
         if parts <= 1:
             return kernel.rollouts(self.state, actions, seeds, *args)
         bounds = [len(seeds) * i // parts for i in range(parts + 1)]

@@ -155,6 +155,15 @@ def test_a_fitted_run_keeps_its_limits_and_its_policy_refuses_a_larger_scenario(
         validate=True,
     )
     assert state.outcome is not None
+    # The planner guided by it reads the rollouts' ends under the policy's own limits.
+    guided = make_agent(f"mcts:40it:net={run / 'policy.zip'}")
+    state = play_battle(
+        load_scenario("donjon/duelo"),
+        {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: guided},
+        seed=4,
+        stop_after=6,
+    )
+    assert guided.last is not None  # type: ignore[attr-defined]  # it searched, guided
     capsys.readouterr()
     code = main(["play", "donjon/emboscada", "--enemies", f"policy:{run / 'policy.zip'}"])
     err = capsys.readouterr().err
