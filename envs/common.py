@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -11,6 +11,10 @@ from escaramuza.rules import RULESETS, get_ruleset
 from escaramuza.rules.core.errors import UnknownNameError
 from escaramuza.rules.core.ruleset import Ruleset
 from escaramuza.rules.core.scenario import Scenario, load_scenario
+
+if TYPE_CHECKING:
+    from escaramuza.envs.codec import ActionCodec
+    from escaramuza.envs.observation import ObservationEncoder
 
 #: Default static limits. They fit every shipped scenario (a test checks it); a bigger
 #: custom scenario needs bigger limits, passed to the constructor.
@@ -40,6 +44,18 @@ class EnvLimits(NamedTuple):
 #: The envs' default limits: every shipped scenario, any scenario of up to 16 combatants,
 #: 16 zones and 6 items.
 STANDARD_LIMITS = EnvLimits(DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS)
+
+
+def codecs(ruleset: Ruleset, limits: EnvLimits) -> tuple[ActionCodec, ObservationEncoder]:
+    """The action codec and observation encoder of ``ruleset`` under ``limits``: what an
+    env, a policy or a distillation reads and writes its spaces with."""
+    from escaramuza.envs.codec import ActionCodec
+    from escaramuza.envs.observation import ObservationEncoder
+
+    return (
+        ActionCodec(ruleset, *limits),
+        ObservationEncoder(ruleset, limits.max_combatants, limits.max_zones),
+    )
 
 
 def needed_limits(scenario: Scenario) -> EnvLimits:

@@ -45,29 +45,40 @@ def ruleset_of(env_id: str) -> str:
 
 def run_limits(config: TrainConfig) -> EnvLimits:
     """The static limits of the run's envs (``config.limits``): ``standard``, the least
-    that take its scenarios (``fit``; none named: the ruleset's default scenario), or
-    the numbers given — which must take every scenario of the run."""
-    from escaramuza.rules import get_ruleset
-    from escaramuza.rules.core.scenario import load_scenario
-
+    that take its scenarios (``fit``), or the numbers given (:func:`check_run_limits`
+    checks that they take every scenario of the run)."""
     if config.limits == "standard":
         return STANDARD_LIMITS
-    names = list(config.scenarios) or [get_ruleset(ruleset_of(config.env)).default_scenario]
-    try:
-        scenarios = [load_scenario(name) for name in names]
-    except (ValueError, OSError) as exc:
-        raise EscaramuzaError(f"--scenario: {exc}") from None
     if config.limits == "fit":
-        return fitted_limits(scenarios)
-    given = EnvLimits(**config.limits.model_dump())
+        return fitted_limits(_run_scenarios(config)[1])
+    return EnvLimits(**config.limits.model_dump())
+
+
+def check_run_limits(config: TrainConfig) -> None:
+    """Refuse limits given as numbers below what a scenario of the run needs, naming
+    the field (the env's own refusal would name its keyword, not the config's)."""
+    if config.limits in ("standard", "fit"):
+        return
+    names, scenarios = _run_scenarios(config)
     need = fitted_limits(scenarios)
-    for field, have, least in zip(EnvLimits._fields, given, need, strict=True):
+    for field, have, least in zip(EnvLimits._fields, run_limits(config), need, strict=True):
         if have < least:
             raise EscaramuzaError(
                 f"limits.{field}: {have} is too small for the run's scenarios "
                 f"({', '.join(names)}), which need {least}"
             )
-    return given
+
+
+def _run_scenarios(config: TrainConfig) -> tuple[list[str], list[Any]]:
+    """The run's scenario names (none given: the ruleset's default one) and scenarios."""
+    from escaramuza.rules import get_ruleset
+    from escaramuza.rules.core.scenario import load_scenario
+
+    names = list(config.scenarios) or [get_ruleset(ruleset_of(config.env)).default_scenario]
+    try:
+        return names, [load_scenario(name) for name in names]
+    except (ValueError, OSError) as exc:
+        raise EscaramuzaError(f"--scenario: {exc}") from None
 
 
 def with_fitted_limits(config: TrainConfig) -> TrainConfig:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from escaramuza.agents.base import Agent
-from escaramuza.envs.common import STANDARD_LIMITS, EnvLimits
+from escaramuza.envs.common import STANDARD_LIMITS, EnvLimits, codecs
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
@@ -163,7 +163,7 @@ def game_positions(
     loaded = load_scenario(scenario)
     agent = _planner_agent(planner)
     heuristic = make_agent("heuristic")
-    codec, encoder = _codecs(loaded.ruleset, limits)
+    codec, encoder = codecs(loaded.ruleset, limits)
     obs, masks, targets, values = [], [], [], []
     searched = deviated = 0
     for i in range(battles):
@@ -199,15 +199,6 @@ def game_positions(
         np.asarray(values, dtype=np.float32),
     )
     return data, searched, deviated
-
-
-def _codecs(ruleset: Any, limits: EnvLimits) -> tuple[Any, Any]:
-    """The env's action codec and observation encoder of ``ruleset`` under ``limits``."""
-    from escaramuza.envs.codec import ActionCodec
-    from escaramuza.envs.observation import ObservationEncoder
-
-    codec = ActionCodec(ruleset, *limits)
-    return codec, ObservationEncoder(ruleset, limits.max_combatants, limits.max_zones)
 
 
 def continuation_values(state: BattleState, side: Side, seeds: Sequence[int]) -> float:
@@ -262,7 +253,7 @@ class Labeller:
     def __post_init__(self) -> None:
         from escaramuza.rules.core.scenario import load_scenario
 
-        self._codec, self._encoder = _codecs(load_scenario(self.scenario).ruleset, self.limits)
+        self._codec, self._encoder = codecs(load_scenario(self.scenario).ruleset, self.limits)
         self._agent = _planner_agent(self.planner)
 
     def label(self, states: Sequence[BattleState]) -> Positions:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 if TYPE_CHECKING:
+    from escaramuza.envs.common import EnvLimits
     from escaramuza.training.expert import Positions
 
 #: Epochs over a round's positions, and the minibatch size.
@@ -93,11 +94,11 @@ def new_model(
     side: str,
     seed: int,
     hyperparameters: Any = None,
-    limits: Any = None,
+    limits: EnvLimits | None = None,
 ) -> tuple[Any, Any]:
     """The MaskablePPO model ``escaramuza train`` would start from for this run (its
     ``hyperparameters``, default the defaults; ``OnceMaskedPolicy`` and ``net_arch``), on
-    a one-lane env whose spaces are the env's under ``limits`` (an ``EnvLimits``; None:
+    a one-lane env whose spaces are the env's under ``limits`` (None:
     the standard ones); and the config it was built from."""
     from escaramuza.training.config import TrainConfig
     from escaramuza.training.train import _model

@@ -44,7 +44,13 @@ from escaramuza.training.callbacks import (
     _stop_callback,
 )
 from escaramuza.training.config import TrainConfig, rounded_timesteps
-from escaramuza.training.envs import make_train_env, ruleset_of, run_limits, with_fitted_limits
+from escaramuza.training.envs import (
+    check_run_limits,
+    make_train_env,
+    ruleset_of,
+    run_limits,
+    with_fitted_limits,
+)
 from escaramuza.training.vec import _vec_env, vec_choice, vec_line
 
 
@@ -82,6 +88,7 @@ def check_config(config: TrainConfig) -> None:
     from escaramuza.agents import make_agent
 
     ruleset_of(config.env)
+    check_run_limits(config)
     if config.opponent != "self":
         make_agent(config.opponent)
     for member in config.opponent_pool:

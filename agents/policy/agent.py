@@ -88,8 +88,7 @@ class PolicyAgent:
     def __init__(
         self, path: str | os.PathLike[str], deterministic: bool = True, trust: bool = False
     ) -> None:
-        from escaramuza.envs.codec import ActionCodec
-        from escaramuza.envs.observation import ObservationEncoder
+        from escaramuza.envs.common import codecs
         from escaramuza.rules import get_ruleset
 
         self.path = str(path)
@@ -97,9 +96,7 @@ class PolicyAgent:
         self.deterministic = deterministic
         self.model, self.meta = load_model(path, trust=trust)
         self.ruleset = get_ruleset(self.meta.ruleset)
-        m = self.meta
-        self.codec = ActionCodec(self.ruleset, m.max_combatants, m.max_zones, m.max_items)
-        self.encoder = ObservationEncoder(self.ruleset, m.max_combatants, m.max_zones)
+        self.codec, self.encoder = codecs(self.ruleset, self.meta.limits)
         check_sizes(
             f"policy {self.path}", self.meta, self.model.observation_shape, self.model.n_actions
         )

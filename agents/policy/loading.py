@@ -55,8 +55,8 @@ def _load_safely(
     import torch
     from gymnasium import spaces
 
-    from escaramuza.envs.codec import ActionCodec
-    from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
+    from escaramuza.envs.common import codecs
+    from escaramuza.envs.observation import OBS_BOUND
     from escaramuza.rules import get_ruleset
 
     doc, weights = _read_model(file, label)
@@ -78,8 +78,7 @@ def _load_safely(
             )
         meta = _infer_meta(n, algo)
     ruleset = get_ruleset(meta.ruleset)
-    codec = ActionCodec(ruleset, meta.max_combatants, meta.max_zones, meta.max_items)
-    encoder = ObservationEncoder(ruleset, meta.max_combatants, meta.max_zones)
+    codec, encoder = codecs(ruleset, meta.limits)
     # Checked before building anything, so a file claiming a huge space allocates nothing.
     check_sizes(
         label,

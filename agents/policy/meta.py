@@ -107,26 +107,13 @@ def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
 def _infer_meta(n: int, algo: str) -> PolicyMeta:
     """Metadata of a bare zip: the ruleset whose default-limit action space has ``n`` slots."""
     from escaramuza.envs.codec import ActionCodec
-    from escaramuza.envs.common import (
-        DEFAULT_MAX_COMBATANTS,
-        DEFAULT_MAX_ITEMS,
-        DEFAULT_MAX_ZONES,
-    )
+    from escaramuza.envs.common import STANDARD_LIMITS
     from escaramuza.rules import RULESETS, get_ruleset
 
     for ruleset_id in RULESETS:
         ruleset = get_ruleset(ruleset_id)
-        codec = ActionCodec(ruleset, DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS)
-        if codec.n == n:
-            return PolicyMeta(
-                ruleset_id,
-                ruleset.env_id,
-                algo,
-                "enemies",
-                DEFAULT_MAX_COMBATANTS,
-                DEFAULT_MAX_ZONES,
-                DEFAULT_MAX_ITEMS,
-            )
+        if ActionCodec(ruleset, *STANDARD_LIMITS).n == n:
+            return PolicyMeta(ruleset_id, ruleset.env_id, algo, "enemies", *STANDARD_LIMITS)
     raise EscaramuzaError(f"policy: no ruleset has {n} actions under the default limits")
 
 
@@ -150,13 +137,11 @@ def check_sizes(label: str, meta: PolicyMeta, obs_shape: tuple[int, ...], n_acti
     """Refuse a model whose spaces differ from the codecs' (trained before a ruleset
     changed its features or verbs, or with other limits): it would fail deep inside
     torch. ``label`` starts the message (``policy PATH``)."""
-    from escaramuza.envs.codec import ActionCodec
-    from escaramuza.envs.observation import ObservationEncoder
+    from escaramuza.envs.common import codecs
     from escaramuza.rules import get_ruleset
 
     ruleset = get_ruleset(meta.ruleset)
-    codec = ActionCodec(ruleset, meta.max_combatants, meta.max_zones, meta.max_items)
-    encoder = ObservationEncoder(ruleset, meta.max_combatants, meta.max_zones)
+    codec, encoder = codecs(ruleset, meta.limits)
     if obs_shape != (encoder.size,) or n_actions != codec.n:
         raise EscaramuzaError(
             f"{label}: the model expects observations of shape {obs_shape} "

@@ -46,8 +46,7 @@ class Network:
 
     def __init__(self, path: str | os.PathLike[str], trust: bool = False) -> None:
         from escaramuza.agents.policy import load_model
-        from escaramuza.envs.codec import ActionCodec
-        from escaramuza.envs.observation import ObservationEncoder
+        from escaramuza.envs.common import codecs
         from escaramuza.rules import get_ruleset
 
         self.path = str(path)
@@ -65,8 +64,7 @@ class Network:
         self.meta = meta
         ruleset = get_ruleset(meta.ruleset)
         self.ruleset = ruleset
-        self.codec = ActionCodec(ruleset, meta.max_combatants, meta.max_zones, meta.max_items)
-        self.encoder = ObservationEncoder(ruleset, meta.max_combatants, meta.max_zones)
+        self.codec, self.encoder = codecs(ruleset, meta.limits)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """The actor's logits, ``(B, n)`` for ``(B, size)`` observations."""

@@ -33,6 +33,8 @@ from escaramuza.rules.core.ruleset import new_battle
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 from escaramuza.training.config import load_config
 from escaramuza.training.envs import run_limits, with_fitted_limits
+from escaramuza.training.train import check_config
+from tests.training.tiny import tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,7 +100,7 @@ def test_given_limits_below_a_scenario_are_refused_by_name() -> None:
         scenarios=["donjon/emboscada"],
     )
     with pytest.raises(EscaramuzaError, match=r"limits\.max_combatants: 4 .*need 10"):
-        run_limits(config)  # type: ignore[arg-type]
+        check_config(config)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -120,19 +122,7 @@ def test_a_fitted_run_keeps_its_limits_and_its_policy_refuses_a_larger_scenario(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = tmp_path / "run"
-    config = tmp_path / "tiny.yaml"
-    config.write_text(
-        yaml.safe_dump(
-            {
-                "timesteps": 256,
-                "n_envs": 2,
-                "eval_freq": 256,
-                "eval_battles": 4,
-                "hyperparameters": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
-            }
-        ),
-        encoding="utf-8",
-    )
+    config = tiny_config(tmp_path, timesteps=256, eval_battles=4)
     args = ["train", "--env", "escaramuza/Donjon-v0", "--scenario", "donjon/duelo"]
     args += ["--limits", "fit", "--config", str(config), "--no-progress", "--out", str(run)]
     assert main(args) == 0

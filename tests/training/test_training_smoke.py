@@ -20,33 +20,14 @@ from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.training.config import load_config
 from escaramuza.training.train import train
+from tests.training.tiny import TINY, tiny_config
 
 pytestmark = pytest.mark.training
-
-#: A tiny run: two rollouts of 2 × 128 steps, one small evaluation, checkpoints every 256.
-TINY = {
-    "timesteps": 512,
-    "n_envs": 2,
-    "eval_freq": 256,
-    "eval_battles": 8,
-    "eval_episodes": 1,
-    "checkpoint_freq": 256,
-    "hyperparameters": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
-}
-
-
-def _tiny_config(tmp_path: Path, name: str = "tiny.yaml", **extra: object) -> Path:
-    import yaml
-
-    data = {**TINY, **extra}
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
 
 
 def test_smoke_run_saves_reloads_and_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = tmp_path / "run"
-    config = _tiny_config(tmp_path)
+    config = tiny_config(tmp_path)
     code = main(
         [
             "train",
@@ -233,7 +214,7 @@ def test_same_seed_same_first_update_loss(tmp_path: Path) -> None:
 
 
 def test_selfplay_pool_grows_and_ppo_runs(tmp_path: Path) -> None:
-    config = _tiny_config(
+    config = tiny_config(
         tmp_path, selfplay={"snapshot_freq": 128, "pool_size": 2}, draw_reward=-0.5
     )
     run = tmp_path / "self"
@@ -260,7 +241,7 @@ def test_selfplay_pool_grows_and_ppo_runs(tmp_path: Path) -> None:
     saved = load_config(run / "config.yaml", {})
     assert saved.side == "both" and saved.draw_reward == -0.5
     ppo = tmp_path / "ppo"
-    plain = _tiny_config(tmp_path, "plain.yaml")
+    plain = tiny_config(tmp_path, "plain.yaml")
     assert (
         main(
             [
