@@ -3,7 +3,7 @@
 Each row starts from one valid minimal Destiny Dice scenario and breaks one thing
 (YAML syntax, unknown ruleset, unknown field, wrong type, a die that
 is not a die, duplicate id, unknown zone, disconnected map, weapon above the
-wielder's die requirement, empty side, missing file, not a mapping…).
+wielder's die requirement, empty side, a side nobody can fight for, missing file, not a mapping…).
 """
 
 from __future__ import annotations
@@ -120,6 +120,19 @@ CASES: list[tuple[str, str, str | None, str]] = [
         "needs Mente d8",
     ),
     ("empty_side", EMPTY_SIDE, "combatants", "the heroes side is empty"),
+    (
+        # Brann starts down: the heroes have lost before the first turn.
+        "heroes_cannot_fight",
+        edit("    pv: 12", "    pv: 12\n    pv_current: 0"),
+        "combatants",
+        "nobody on the heroes side can fight",
+    ),
+    (
+        "enemies_cannot_fight",
+        edit("    pv: 8", "    pv: 8\n    pv_current: 0"),
+        "combatants",
+        "nobody on the enemies side can fight",
+    ),
     (
         "unknown_side",
         edit("side: enemies", "side: villains"),

@@ -25,7 +25,7 @@ from escaramuza.rules.core.i18n import _, _f, word
 from escaramuza.rules.core.model import Action, Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.state import BattleState
-from escaramuza.state_file import is_state_file
+from escaramuza.state_file import StateFileError, is_state_file, state_from_dict, state_to_dict
 
 
 class RollAborted(GMError):
@@ -116,6 +116,16 @@ class SessionCommands(SessionViews):
         change(new)
         if new.outcome is None and new.pending is not None:
             new.ruleset.check_end(new)
+        try:
+            # The edited battle as a state file would hold it, read back: an edit the
+            # loader would refuse (the deciding combatant put out of the fight, an
+            # active one missing from the order…) would leave a session nothing can
+            # save, load or continue.
+            state_from_dict(state_to_dict(new), "<edit>", scenario=new.scenario)
+        except StateFileError as exc:
+            raise GMError(
+                _f("not done: it would leave {field}: {reason}", exc.field, exc.reason)
+            ) from None
         self._commit(new, what)
         self.say(_f("ok: {what}.", what))
 

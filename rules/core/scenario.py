@@ -24,7 +24,7 @@ from escaramuza.rules.core.battlefield import Battlefield, BattlefieldError, Zon
 from escaramuza.rules.core.errors import Problem, ScenarioError, UnknownNameError
 from escaramuza.rules.core.files import read_text_file
 from escaramuza.rules.core.i18n import _, _f
-from escaramuza.rules.core.model import Combatant, Side
+from escaramuza.rules.core.model import Combatant, Side, Status
 from escaramuza.rules.core.parsers import parse_yaml
 from escaramuza.rules.core.pydantic_reasons import pydantic_problems, pydantic_reason
 from escaramuza.rules.core.scenario_spec import (
@@ -203,14 +203,7 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
             combatants.append(ruleset.build_combatant(base, stats, options, i))
         except ValueError as exc:
             problems.extend(_split_reason(source, where, exc).problems)
-    for side in Side:
-        if not any(c.side is side for c in spec.combatants):
-            empty = (
-                _("the heroes side is empty")
-                if side is Side.HEROES
-                else _("the enemies side is empty")
-            )
-            problems.append(Problem("combatants", empty))
+    problems.extend(_side_problems(spec.combatants, combatants))
     if problems or battlefield is None or options is None:
         raise ScenarioError.of(source, problems)
 
@@ -231,6 +224,31 @@ def parse_scenario(data: Any, source: str, default_name: str = "scenario") -> Sc
     except ValueError as exc:
         raise _split_reason(source, "", exc) from None
     return scenario
+
+
+def _side_problems(specs: Any, combatants: list[Combatant]) -> list[Problem]:
+    """Each side needs somebody on it, and somebody on it able to fight: a side that
+    nobody can fight for has lost before the first turn, and no rule plays such a battle
+    (the rounds would only pass to the limit)."""
+    out: list[Problem] = []
+    for side in Side:
+        if not any(c.side is side for c in specs):
+            empty = (
+                _("the heroes side is empty")
+                if side is Side.HEROES
+                else _("the enemies side is empty")
+            )
+            out.append(Problem("combatants", empty))
+            continue
+        members = [c for c in combatants if c.side is side]
+        if members and not any(c.status is Status.ACTIVE for c in members):
+            beaten = (
+                _("nobody on the heroes side can fight: every hero starts down or defeated")
+                if side is Side.HEROES
+                else _("nobody on the enemies side can fight: every enemy starts defeated")
+            )
+            out.append(Problem("combatants", beaten))
+    return out
 
 
 def load_scenario_file(path: str | Path) -> Scenario:

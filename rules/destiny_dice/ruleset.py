@@ -294,6 +294,9 @@ class DestinyDice(Combat):
                 events.extend(self.begin_round(state))
                 if state.outcome is not None:
                     return
+                if not state.order:
+                    # Nobody rolled initiative: the rounds pass, empty, to the limit.
+                    continue
             c = state.by_id[state.order[state.turn]]
             if not c.active:
                 continue

@@ -12,6 +12,7 @@ import pytest
 
 from escaramuza.cli import main
 from escaramuza.gm import GMSession, run_session
+from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.model import Action, Condition, Decision, DecisionKind, Side, Status
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.state_file import load_state, save_state, state_to_dict
@@ -144,6 +145,28 @@ def test_edits_change_the_state_and_autosave(tmp_path: Path) -> None:
     assert meta["seed"] == 3
     # The only enemy marked down: the battle ends as the GM says (check_end after edits).
     assert st.outcome is not None and st.outcome.winner is Side.HEROES
+
+
+def test_an_edit_the_state_file_would_refuse_is_not_done(tmp_path: Path) -> None:
+    # The deciding enemy of the ambush marked dead while its side fights on: the loader
+    # refuses such a battle ("only an active combatant decides"), so the edit is refused,
+    # and the session can still be saved and loaded.
+    autosave = tmp_path / "auto.json"
+    start, _ = drive([], target="destiny_dice/emboscada")
+    st = start.state
+    while st.pending.side is not Side.ENEMIES:
+        st = st.clone()
+        apply_action(st, st.ruleset.legal_actions(st)[0], RandomRoller(0))
+    save_state(st, tmp_path / "mid.json", {"seed": 3})
+    actor = st.pending.actor
+    session, out = drive(
+        [f"status {actor} dead", "status brann dead"], str(tmp_path / "mid.json"), autosave
+    )
+    assert f"not done: it would leave pending.actor: {actor} is dead" in out
+    assert session.state.by_id[actor].status is Status.ACTIVE
+    assert session.state.by_id["brann"].status is Status.DEAD  # any other edit goes on
+    saved, _ = load_state(autosave)
+    assert saved.by_id[actor].status is Status.ACTIVE
 
 
 def test_undo_takes_back_edits_and_actions() -> None:

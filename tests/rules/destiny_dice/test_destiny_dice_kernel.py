@@ -17,9 +17,10 @@ from escaramuza.agents.heuristics.destiny_dice_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
 from escaramuza.agents.search import MCTS, Node, side_strength
 from escaramuza.rules.core.kernel import KernelRefusal
-from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.scenario import load_scenario, parse_scenario_text
 from tests.fastpath_helpers import engine_battle
+from tests.scenario_texts import VALID
 
 pytestmark = pytest.mark.compile
 
@@ -53,6 +54,30 @@ def test_dd_kernel_large_and_odd_seeds_equal_the_engine():
     # Seeds beyond 32 and 63 bits, and 0, seed random.Random with more key words.
     scenario = load_scenario("destiny_dice/kaspar-tiroteo")
     _compare(scenario, ("heuristic", "random"), [0, 2**32 + 5, 2**40 + 3, 2**70 + 1])
+
+
+def _duel(brann: int | None, saqueador: int | None):
+    """tests/scenario_texts.VALID with each side's PV at the start (None: full)."""
+    text = VALID
+    for pv, current in (("    pv: 12", brann), ("    pv: 8", saqueador)):
+        if current is not None:
+            text = text.replace(pv, f"{pv}\n    pv_current: {current}")
+    return parse_scenario_text(text, "<duel>", default_name="duel")
+
+
+def test_dd_nobody_able_to_fight_passes_its_rounds_as_on_the_engine():
+    # Refused at load; a state can still come to it (every combatant put out of the
+    # fight after loading): nobody rolls initiative and the rounds pass, empty, to the
+    # limit, on the engine (it used to index an empty initiative order) as on the kernel.
+    scenario = _duel(1, 1)
+    for c in scenario.combatants:
+        c.resources["pv"] = 0
+        c.status = Status.DOWN if c.side is Side.HEROES else Status.DEFEATED
+    for seed in range(3):
+        battle = engine_battle(scenario, ("heuristic", "heuristic"), seed)
+        assert (battle.winner, battle.reason, battle.rounds) == (None, "timeout", 10)
+        assert battle.decisions == 0
+    _compare(scenario, ("heuristic", "heuristic"), [0, 1, 2])
 
 
 # -- hypothesis scenarios ---------------------------------------------------------------
@@ -162,6 +187,10 @@ def _scenario(draw):
     nh, ne = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     combatants = [draw(_combatant(i, "heroes", zones)) for i in range(nh)]
     combatants += [draw(_combatant(nh + i, "enemies", zones)) for i in range(ne)]
+    for first, members in ((0, combatants[:nh]), (nh, combatants[nh:])):
+        if all(c["pv_current"] == 0 for c in members):
+            # A side nobody can fight for is refused at load (test_scenario_errors).
+            combatants[first]["pv_current"] = None
     spec = {
         "name": "hypothesis",
         "ruleset": "destiny_dice",
