@@ -26,6 +26,7 @@ from pydantic import (
 
 from escaramuza.playtest.runner import MAX_RUN
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.files import parse_yaml, read_text_file
 from escaramuza.rules.core.scenario_spec import MAX_COMBATANTS, MAX_ZONES
 
 ALGOS = ("maskable-ppo", "ppo")
@@ -42,6 +43,9 @@ SIDES = ("enemies", "heroes", "both")
 LIMITS = ("standard", "fit")
 #: The most items one combatant's action slots are kept for.
 MAX_ITEM_SLOTS = 32
+#: Largest ``--config`` file read: the config.yaml a run writes is about 1 KiB, so 64 KiB
+#: leaves room for long scenario and opponent lists and stops ``/dev/zero`` or a huge file.
+MAX_CONFIG_BYTES = 1 << 16
 
 
 class Hyperparameters(BaseModel):
@@ -263,22 +267,27 @@ def _error(source: str, exc: ValidationError) -> EscaramuzaError:
     return EscaramuzaError(f"{source}: {where}: {message}")
 
 
+def _file_error(source: str, field: str, reason: str) -> EscaramuzaError:
+    """Why ``--config FILE`` cannot be read or parsed (the error factory of
+    :func:`read_text_file` and :func:`parse_yaml`): ``--config FILE: line 3, column 1: …``."""
+    where = f"{source}: {field}" if field else source
+    return EscaramuzaError(f"--config {where}: {reason}")
+
+
 def load_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConfig:
     """The config from ``path`` (or defaults) with ``overrides`` (non-None CLI values) on top.
 
     Errors name the file or ``--option`` and the field: ``run.yaml: hyperparameters.n_steps:
-    Input should be greater than or equal to 2``.
+    Input should be greater than or equal to 2``. The file is read bounded
+    (:data:`MAX_CONFIG_BYTES`, a regular file) and parsed by the project's bounded YAML
+    parser: a device, a huge or deeply nested file is refused in one line.
     """
     data: dict[str, Any] = {}
     source = "command line"
     if path is not None:
         source = str(path)
-        try:
-            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise EscaramuzaError(f"--config {path}: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:
-            raise EscaramuzaError(f"--config {path}: not valid YAML ({exc})") from None
+        text = read_text_file(path, _file_error, "a training configuration", MAX_CONFIG_BYTES)
+        loaded = parse_yaml(text, source, _file_error)
         if loaded is not None and not isinstance(loaded, dict):
             raise EscaramuzaError(f"--config {path}: expected a mapping of settings")
         data = dict(loaded or {})

@@ -101,6 +101,23 @@ def check_config(config: TrainConfig) -> None:
     )
 
 
+#: The pickled entries of a checkpoint :func:`_model` gives from the run itself (the envs'
+#: spaces, the configured clip range) instead of reading them.
+RESUME_GIVEN = ("observation_space", "action_space", "clip_range")
+
+
+def check_resume(resume: Path | None) -> None:
+    """Fail before the run's folder is made, and before its envs are built, on a
+    ``--resume`` checkpoint that is missing, not a model zip or not loadable without
+    unpickling (the values :func:`_model` gives for :data:`RESUME_GIVEN` are not needed
+    to tell). Nothing to check without ``--resume``."""
+    if resume is None:
+        return
+    if not resume.is_file():
+        raise EscaramuzaError(f"--resume {resume}: no such checkpoint")
+    checkpoint_objects(resume, f"--resume {resume}", dict.fromkeys(RESUME_GIVEN))
+
+
 def prepare_run_dir(out: Path, resume: Path | None) -> None:
     if resume is None and (out / "config.yaml").exists():
         raise EscaramuzaError(
@@ -133,8 +150,6 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> A
     hp = config.hyperparameters.model_dump()
     net_arch = hp.pop("net_arch")
     if resume is not None:
-        if not resume.is_file():
-            raise EscaramuzaError(f"--resume {resume}: no such checkpoint")
         # Every pickled entry of the checkpoint is replaced by a custom object, so SB3's
         # load unpickles nothing: a checkpoint is a file like any other.
         objects = checkpoint_objects(
@@ -264,17 +279,20 @@ def train(
 
     run = Path(out)
     resume_path = Path(resume) if resume is not None else None
+    # The inputs are checked before the run's folder is made: a run refused on them
+    # leaves no folder behind.
     check_config(config)
+    check_resume(resume_path)
     config = with_fitted_limits(config)
+    selfplay = config.selfplay is not None
+    opponent = None if selfplay else config.opponent
+    chosen, why = vec_choice(config, opponent, config.n_envs)
     prepare_run_dir(run, resume_path)
     # Written once before anything else can fail, then again with the trained timesteps.
     atomic_write(run / "config.yaml", config.to_yaml())
     # Small MLPs: torch's thread pool costs more than it saves (docs/training.md).
     torch.set_num_threads(config.torch_threads)
     meta = meta_for(config)
-    selfplay = config.selfplay is not None
-    opponent = None if selfplay else config.opponent
-    chosen, why = vec_choice(config, opponent, config.n_envs)
     # The run's config says how its envs were stepped (a resume steps them alike).
     config = config.model_copy(update={"vec_env": chosen})
     if log is not None:

@@ -14,6 +14,7 @@ from escaramuza.playtest.records import NEVER, BattleRecord
 from escaramuza.playtest.stats import DIFFICULTY_THRESHOLDS, TRIVIAL
 from escaramuza.rules.core.dice import STANDARD_DICE
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario
 
@@ -22,6 +23,13 @@ DEFAULT_TOLERANCE = 0.05
 LEVELS = (TRIVIAL, *(name for name, _wipe, _ko in reversed(DIFFICULTY_THRESHOLDS)))
 #: Numeric targets: name → the per-battle value in [0, 1] whose mean is the measure.
 MEASURES = ("heroes-win", "enemies-win", "wipe", "knockout")
+#: Most values one ``--vary`` dimension takes: bisection plays at most 12 of 1,000 (the two
+#: ends and ⌈log₂ 999⌉ = 10 middles) and a gridded dimension is held to 64 (MAX_GRID), so a
+#: longer range would only lengthen the report's list of values. Every range is counted
+#: before any of its values is built: ``0..999999999`` must not build a billion.
+MAX_VALUES = 1000
+#: The step between two multipliers of a ``*LOW..*HIGH`` range.
+MULTIPLIER_STEP = 0.01
 
 
 # -- target -----------------------------------------------------------------------------
@@ -108,16 +116,38 @@ def _range(text: str, spec: str) -> tuple[str, str]:
 
 def _number(text: str, spec: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise EscaramuzaError(f"--vary {spec}: {text!r} is not a number") from None
+    if not math.isfinite(value):  # nan, inf, 1e999: no range can be counted from them
+        raise EscaramuzaError(_f("--vary {spec}: {text} is not a finite number", spec, repr(text)))
+    return value
+
+
+def _too_many(spec: str) -> EscaramuzaError:
+    return EscaramuzaError(
+        _f(
+            "--vary {spec}: a dimension takes at most {most} values, and this range holds more",
+            spec,
+            MAX_VALUES,
+        )
+    )
+
+
+def _whole_numbers(lo: str, hi: str, spec: str) -> range:
+    """The whole numbers LOW…HIGH, their count checked before anything is built."""
+    first, last = int(_number(lo, spec)), int(_number(hi, spec))
+    if last - first + 1 > MAX_VALUES:
+        raise _too_many(spec)
+    return range(first, last + 1)
 
 
 def _count(data: dict[str, Any], spec: str, body: str) -> Dimension:
     who, _sep, rng = body.partition("=")
-    lo, hi = (int(_number(x, spec)) for x in _range(rng, spec))
-    if not 0 <= lo <= hi:
+    counts = _whole_numbers(*_range(rng, spec), spec)
+    if not counts or counts.start < 0:
         raise EscaramuzaError(f"--vary {spec}: counts run from 0 up, low ≤ high")
+    lo = counts.start
     [base] = _combatants(data, who, spec)[:1]
     if base.get("id") != who:
         raise EscaramuzaError(f"--vary {spec}: count: takes one combatant's id")
@@ -135,8 +165,7 @@ def _count(data: dict[str, Any], spec: str, body: str) -> Dimension:
             copies.append(c)
         d["combatants"][pos : pos + 1] = copies
 
-    values = list(range(lo, hi + 1))
-    return Dimension(spec, [str(v) for v in values], apply, True, [float(v) for v in values])
+    return Dimension(spec, [str(v) for v in counts], apply, True, [float(v) for v in counts])
 
 
 def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
@@ -158,8 +187,16 @@ def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
             raise EscaramuzaError(f"--vary {spec}: {key} is not a number on every target")
         if lo.startswith("*") and hi.startswith("*"):
             fa, fb = _number(lo[1:], spec), _number(hi[1:], spec)
+            if fa <= 0 or fb <= 0:
+                raise EscaramuzaError(
+                    _f("--vary {spec}: a multiplier must be above 0 (e.g. *0.5..*2)", spec)
+                )
             results, labels, values = [], [], []
-            steps = max(1, round((fb - fa) / 0.01))
+            # Counted before the loop: (fb - fa) / step may be huge, even infinite.
+            ratio = (fb - fa) / MULTIPLIER_STEP
+            steps = max(1, round(ratio)) if math.isfinite(ratio) else MAX_VALUES
+            if steps + 1 > MAX_VALUES:
+                raise _too_many(spec)
             for s in range(steps + 1):
                 f = fa + (fb - fa) * s / steps
                 row = [max(1, round(b * f)) for b in bases]
@@ -168,12 +205,12 @@ def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
                     labels.append(f"×{f:.2f}")
                     values.append(f)
         elif lo[0] in "+-" and hi[0] in "+-":
-            shifts = range(int(_number(lo, spec)), int(_number(hi, spec)) + 1)
+            shifts = _whole_numbers(lo, hi, spec)
             results = [[b + s for b in bases] for s in shifts]
             labels = [f"{s:+d}" for s in shifts]
             values = [float(s) for s in shifts]
         else:
-            absolute = range(int(_number(lo, spec)), int(_number(hi, spec)) + 1)
+            absolute = _whole_numbers(lo, hi, spec)
             results = [[v] * len(targets) for v in absolute]
             labels = [str(v) for v in absolute]
             values = [float(v) for v in absolute]

@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from escaramuza.balance import Target, bisect, looks, sequential, verdict
+from escaramuza.balance import Target, bisect, looks, parse_vary, sequential, verdict
 from escaramuza.cli import main
+from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.stats import mixture_rho
 
 
@@ -192,3 +193,72 @@ def test_bad_balance_arguments_exit_2(argv, words, capsys) -> None:
     code = main(["balance", "destiny_dice/brann-vs-saqueador", *vary, *argv])
     assert code == 2
     assert words in capsys.readouterr().err
+
+
+def _duel() -> dict[str, object]:
+    """Just what parse_vary reads of a scenario: its combatants."""
+    return {
+        "combatants": [
+            {"id": "brann", "side": "heroes", "pv": 16},
+            {"id": "saqueador", "side": "enemies", "pv": 10},
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    "spec, labels",
+    [
+        ("count:saqueador=1..3", ["1", "2", "3"]),
+        ("stat:saqueador.pv=4..6", ["4", "5", "6"]),
+        ("stat:enemies.pv=-2..+1", ["-2", "-1", "+0", "+1"]),
+        ("stat:saqueador.pv=*0.5..*0.7", ["×0.50", "×0.55", "×0.66"]),  # distinct pv only
+        ("stat:saqueador.defensa=d6..d10", ["d6", "d8", "d10"]),
+        # the most values a dimension takes
+        ("count:saqueador=1..1000", [str(k) for k in range(1, 1001)]),
+        ("stat:saqueador.pv=+0..+999", [f"{k:+d}" for k in range(1000)]),
+    ],
+)
+def test_vary_ranges_give_their_values(spec: str, labels: list[str]) -> None:
+    assert parse_vary(_duel(), spec).labels == labels
+
+
+@pytest.mark.parametrize(
+    "spec, reason",
+    [
+        # one value more than MAX_VALUES, each form: counted before anything is built
+        (
+            "count:saqueador=0..1000",
+            "a dimension takes at most 1000 values, and this range holds more",
+        ),
+        (
+            "stat:saqueador.pv=1..1001",
+            "a dimension takes at most 1000 values, and this range holds more",
+        ),
+        (
+            "stat:enemies.pv=+0..+1000",
+            "a dimension takes at most 1000 values, and this range holds more",
+        ),
+        (
+            "stat:enemies.pv=*1..*11.01",
+            "a dimension takes at most 1000 values, and this range holds more",
+        ),
+        (
+            "stat:enemies.pv=*1..*1e300",
+            "a dimension takes at most 1000 values, and this range holds more",
+        ),
+        ("stat:enemies.pv=*0..*nan", "'nan' is not a finite number"),
+        ("stat:enemies.pv=+0..+inf", "'+inf' is not a finite number"),
+        ("count:saqueador=1..1e999", "'1e999' is not a finite number"),
+        ("stat:enemies.pv=*0..*2", "a multiplier must be above 0 (e.g. *0.5..*2)"),
+        ("stat:enemies.pv=*-1..*2", "a multiplier must be above 0 (e.g. *0.5..*2)"),
+    ],
+)
+def test_vary_refuses_an_unbounded_or_non_finite_range(
+    spec: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(EscaramuzaError) as caught:
+        parse_vary(_duel(), spec)
+    assert str(caught.value) == f"--vary {spec}: {reason}"
+    argv = ["balance", "destiny_dice/brann-vs-saqueador", "--target", "hard", "--vary", spec]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"escaramuza: error: --vary {spec}: {reason}\n"

@@ -89,7 +89,6 @@ def test_bad_arguments_exit_2_naming_the_argument(
             "batch_size=128 is larger than a rollout",
         ),
         ("- a list\n", "expected a mapping"),
-        ("key: [unclosed\n", "not valid YAML"),
     ],
 )
 def test_bad_config_names_file_and_field(
@@ -99,6 +98,53 @@ def test_bad_config_names_file_and_field(
     assert main(["train", *DD, "--config", config, "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert "bad.yaml" in err and message in err
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "key: [unclosed\n",
+            "line 2, column 1: YAML syntax error: did not find expected ',' or ']'",
+        ),
+        (
+            "[" * 100 + "]" * 100 + "\n",
+            "line 1, column 65: lists and mappings are nested more than 64 levels deep",
+        ),
+        ("a: &x [1]\nb: *y\n", "line 2, column 4: YAML syntax error: found undefined alias"),
+        (
+            "timesteps: .nan\n",
+            "line 1, column 12: number .nan is not finite; NaN and infinities are refused",
+        ),
+        ("x" * (1 << 16) + "\n", "is 65537 bytes; a training configuration may be at most 64 KiB"),
+    ],
+)
+def test_config_is_read_bounded_and_parsed_safely(
+    text: str, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _write(tmp_path, "bad.yaml", text)
+    assert main(["train", *DD, "--config", config, "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err == f"escaramuza: error: --config {config}: {reason}\n"
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_run_refused_on_its_checkpoint_leaves_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corrupt = tmp_path / "corrupt.zip"
+    corrupt.write_bytes(b"not a zip!\n")
+    run = tmp_path / "new" / "run"
+    assert main(["train", *DD, "--resume", str(corrupt), "--out", str(run)]) == 2
+    assert capsys.readouterr().err == (
+        f"escaramuza: error: --resume {corrupt}: not a saved model (File is not a zip file)\n"
+    )
+    assert not (tmp_path / "new").exists()
+    # A folder the user had is kept as it was.
+    had = tmp_path / "had"
+    had.mkdir()
+    (had / "notes.txt").write_text("mine\n", encoding="utf-8")
+    assert main(["train", *DD, "--resume", str(corrupt), "--out", str(had)]) == 2
+    assert sorted(p.name for p in had.iterdir()) == ["notes.txt"]
 
 
 def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
