@@ -230,9 +230,13 @@ def parse_day(data: Any, source: str, lookup: Lookup, default_name: str = "day")
     if problems:
         raise ScenarioError.of(source, problems)
     encounters: list[Encounter] = []
+    seen: set[Problem] = set()  # each problem once (in constant time: there may be many)
     for i, enc in enumerate(spec.encounters):
         built, found = _encounter(i, enc, spec, source, lookup)
-        problems.extend(p for p in found if p not in problems)
+        for problem in found:
+            if problem not in seen:
+                seen.add(problem)
+                problems.append(problem)
         if built is not None:
             encounters.append(built)
     if problems:

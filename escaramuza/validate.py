@@ -2,9 +2,14 @@
 
 Each file goes through the loader that ``play``, ``gm`` and the Sistema 2d10 ruleset
 use (:func:`load_scenario_file`, :func:`load_state`, :func:`load_tables`), so what
-passes here loads there. Every problem the loader collects is listed, one line each:
+passes here loads there, and reads it as they do: at most as many bytes as they read,
+parsed by the same bounded parser before its lines are looked up. Every problem the
+loader collects is listed, one line each, in the file's order:
 
     FILE:LINE: FIELD: REASON (did you mean 'x'?)
+
+— the first :data:`~escaramuza.rules.core.errors.MAX_LISTED_PROBLEMS` of a file, then one
+line that counts the rest.
 
 LINE comes from the YAML (or JSON) node the field path leads to — PyYAML's
 ``compose()`` keeps each node's start mark — and is left out when the path does
@@ -32,13 +37,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from escaramuza.rules.core.errors import EscaramuzaError, Problem
-from escaramuza.rules.core.i18n import _, _f
+from escaramuza.rules.core.errors import (
+    MAX_LISTED_PROBLEMS,
+    EscaramuzaError,
+    Problem,
+    ScenarioError,
+)
+from escaramuza.rules.core.i18n import _, _f, ngettext
 from escaramuza.rules.core.vocabulary import (
+    FieldLines,
     compose,
     did_you_mean,
     field_path,
-    line_of,
     says_retired,
     schema_keys,
 )
@@ -93,16 +103,57 @@ def _not_regular(path: Path) -> str | None:
     return None
 
 
-def _kind(path: Path, text: str) -> str:
-    """``state`` for ``.json`` (as ``gm``/``suggest`` decide), ``tables`` for a mapping of
-    tables keys without a ruleset, else ``scenario``."""
+def _read(path: Path, kind: str) -> str:
+    """The text of ``path`` through the loaders' bounded reader, at most as many bytes as
+    the loader of ``kind`` reads (of any YAML kind while ``auto`` has not decided):
+    a file too large for it is refused before it is read, as ``play`` refuses it."""
+    from escaramuza.rules.core.files import read_text_file
+    from escaramuza.rules.core.scenario import MAX_SCENARIO_BYTES
+    from escaramuza.rules.sistema_2d10.tables import MAX_TABLES_BYTES
+    from escaramuza.state_file.reading import MAX_STATE_BYTES
+
+    what, limit = {
+        "state": ("a state file", MAX_STATE_BYTES),
+        "day": ("a day file", MAX_SCENARIO_BYTES),
+        "tables": ("a tables file", MAX_TABLES_BYTES),
+        "scenario": ("a scenario file", MAX_SCENARIO_BYTES),
+    }.get(kind, ("a scenario, day or tables file", max(MAX_SCENARIO_BYTES, MAX_TABLES_BYTES)))
+    return read_text_file(path, ScenarioError, what, limit)
+
+
+def _tree(text: str, source: str, kind: str) -> Any:
+    """The node tree of ``text`` (:func:`compose`, for lines and keys), or ``None`` when
+    the bounded parser the loader of ``kind`` uses refuses it: the composer has no bound
+    of its own (a file nested 100,000 deep would exhaust the recursion, a list as a key
+    is not hashable). The loader reports why the text is refused."""
+    from escaramuza.rules.core.parsers import parse_json, parse_yaml
+
+    parse = parse_json if kind == "state" else parse_yaml
+    try:
+        parse(text, source, ScenarioError)
+    except EscaramuzaError:
+        return None
+    return compose(text)
+
+
+def _kind_by_name(path: Path, kind: str) -> str:
+    """``state`` for ``.json`` (as ``gm``/``suggest`` decide), ``day`` for ``*.day.yaml``,
+    else ``kind``: what the name tells before the file is read."""
     from escaramuza.state_file import is_state_file
 
+    if kind != "auto":
+        return kind
     if is_state_file(path):
         return "state"
-    node = compose(text)
-    keys = {k.value for k, _ in node.value} if _is_mapping(node) else set()
-    if path.name.endswith(".day.yaml") or ("encounters" in keys and "combatants" not in keys):
+    return "day" if path.name.endswith(".day.yaml") else kind
+
+
+def _kind(root: Any) -> str:
+    """What a YAML file whose name did not tell is, from its keys (``root`` is its
+    :func:`_tree`): ``day`` for a mapping with encounters and no combatants, ``tables``
+    for a mapping of tables keys without a ruleset, else ``scenario``."""
+    keys = {k.value for k, _ in root.value} if _is_mapping(root) else set()
+    if "encounters" in keys and "combatants" not in keys:
         return "day"
     if keys & _TABLES_KEYS and not keys & {"ruleset", "combatants"}:
         return "tables"
@@ -194,67 +245,73 @@ def _problems(exc: EscaramuzaError) -> tuple[str | None, tuple[Problem, ...]]:
     return None, (Problem("", str(exc)),)
 
 
-def validate_file(name: str, kind: str = "auto") -> tuple[str, list[Finding]]:
-    """Validate one file: (the kind it was checked as, every problem found)."""
+def validate_file(name: str, kind: str = "auto") -> tuple[str, list[Finding], int]:
+    """Validate one file: the kind it was checked as, its first problems in the file's
+    order (at most :data:`MAX_LISTED_PROBLEMS`), and how many more it has."""
     path = Path(name)
     why = _not_regular(path)
     if why is not None:
-        return kind, [Finding(name, "", why)]
+        return kind, [Finding(name, "", why)], 0
+    kind = _kind_by_name(path, kind)
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        return kind, [Finding(name, "", _("not UTF-8 text"))]
-    except OSError as exc:
-        return kind, [Finding(name, "", _f("cannot be read ({reason})", exc.strerror))]
+        text = _read(path, kind)
+    except ScenarioError as exc:
+        return kind, [Finding(name, "", exc.reason)], 0
+    root = _tree(text, name, kind)
     if kind == "auto":
-        kind = _kind(path, text)
+        kind = _kind(root)
     try:
         _load(path, kind)
     except EscaramuzaError as exc:
         source, problems = _problems(exc)
-        return kind, _findings(source or name, name, text, kind, problems)
-    return kind, []
+        source = source or name
+        if source == name:
+            return (kind, *_findings(source, root, kind, problems))
+        # The problem is in another file (a scenario's tables file, a state file's
+        # scenario): its lines and names are that file's.
+        other = "tables" if kind == "scenario" else "scenario"
+        try:
+            root = _tree(_read(Path(source), other), source, other)
+        except EscaramuzaError:
+            root, other = None, "other"
+        return (kind, *_findings(source, root, other, problems))
+    return kind, [], 0
 
 
 def _findings(
-    source: str, name: str, text: str, kind: str, problems: Sequence[Problem]
-) -> list[Finding]:
-    if source != name:
-        # The problem is in another file (a scenario's tables file, a state file's
-        # scenario): its lines and names are that file's.
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-            kind = "tables" if kind == "scenario" else "scenario"
-        except (OSError, UnicodeDecodeError):
-            text, kind = "", "other"
-    root = compose(text)
-    schema: dict[str, Any] | None = None
-    out: list[Finding] = []
+    source: str, root: Any, kind: str, problems: Sequence[Problem]
+) -> tuple[list[Finding], int]:
+    """The first :data:`MAX_LISTED_PROBLEMS` of ``problems`` in the file's order (problems
+    without a line, of the whole file, first) with their lines and "did you mean", and how
+    many more there are. Every problem's line is found (one step per part of its path),
+    the names it could have meant only for those listed."""
+    lines = FieldLines(root)
+    placed: list[tuple[int | None, Problem, bool]] = []  # (line, problem, a syntax error)
     for problem in problems:
         if kind == "state":
             problem = _state_known(problem, root)
-        syntax = _SYNTAX_WHERE.match(problem.field)
-        if syntax:  # a YAML or JSON syntax error: the loader's field is where it is
-            out.append(Finding(source, "", problem.reason, int(syntax.group(1))))
+        where = _SYNTAX_WHERE.match(problem.field)
+        if where:  # a YAML or JSON syntax error: the loader's field is where it is
+            placed.append((int(where.group(1)), problem, True))
             continue
-        unknown_field = problem.reason == _("unknown field")
+        key_line = problem.reason == _("unknown field") or problem.at_key
+        placed.append((problem.line or lines.line(problem.field, key_line), problem, False))
+    placed.sort(key=lambda item: item[0] or 0)  # stable: the loader's order on one line
+    schema: dict[str, Any] | None = None
+    out: list[Finding] = []
+    for line, problem, syntax in placed[:MAX_LISTED_PROBLEMS]:
+        if syntax:
+            out.append(Finding(source, "", problem.reason, line))
+            continue
         known = problem.known
-        if unknown_field and not known:
+        if problem.reason == _("unknown field") and not known:
             if schema is None:
                 schema = _names_for(kind, root) or {}
             known = tuple(schema_keys(schema, field_path(problem.field)[:-1]))
-        key_line = unknown_field or problem.at_key
         out.append(
-            Finding(
-                source,
-                problem.field,
-                problem.reason,
-                problem.line or line_of(root, problem.field, key_line=key_line),
-                did_you_mean(problem.value, known),
-            )
+            Finding(source, problem.field, problem.reason, line, did_you_mean(problem.value, known))
         )
-    # In the file's order; problems without a line (the whole file) first.
-    return sorted(out, key=lambda finding: finding.line or 0)
+    return out, len(placed) - len(out)
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -306,12 +363,21 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
     bad = 0
     total = 0
     for name in args.files:
-        kind, findings = validate_file(name, args.kind)
-        total += len(findings)
+        kind, findings, unlisted = validate_file(name, args.kind)
+        total += len(findings) + unlisted
         if findings:
             bad += 1
             for finding in findings:
                 out.write(f"{finding}\n")
+            if unlisted:
+                out.write(
+                    ngettext(
+                        "{file}: {n} more problem, not listed (a file's first {listed} are)",
+                        "{file}: {n} more problems, not listed (a file's first {listed} are)",
+                        unlisted,
+                    ).format(file=name, n=unlisted, listed=MAX_LISTED_PROBLEMS)
+                    + "\n"
+                )
             if any(_retired_here(name, finding) for finding in findings):
                 out.flush()  # the hint follows the file's problems in a terminal
                 sys.stderr.write(

@@ -10,6 +10,13 @@ from dataclasses import dataclass
 MAX_REASON = 400
 
 
+#: Most problems of one file ``escaramuza validate`` lists; the rest are counted. More
+#: than a hand-written file has (a stat block of every combatant written with retired
+#: keys is a few dozen), far fewer than a 1 MiB file can hold (tens of thousands of
+#: unknown keys), which no one reads one line each.
+MAX_LISTED_PROBLEMS = 100
+
+
 def clip(text: str, limit: int = MAX_REASON) -> str:
     """``text`` cut to ``limit`` characters (an ellipsis marks the cut)."""
     return text if len(text) <= limit else f"{text[: limit - 1]}…"
@@ -43,7 +50,8 @@ class ScenarioError(EscaramuzaError):
 
     The message is the first problem (and how many more there are), one line for
     ``escaramuza play``; :attr:`problems` holds every problem found, which
-    ``escaramuza validate`` lists.
+    ``escaramuza validate`` lists (the first :data:`MAX_LISTED_PROBLEMS`, and how many
+    more there are).
     """
 
     def __init__(
@@ -71,8 +79,14 @@ class ScenarioError(EscaramuzaError):
         hint = _f(", did you mean {name}?", repr(close)) if close else ""
         line = _f(" (line {line})", first.line) if first.line else ""
         more = ""
-        if len(problems) > 1:
-            n = len(problems) - 1
+        n = len(problems) - 1
+        if len(problems) > MAX_LISTED_PROBLEMS:
+            more = ngettext(
+                " (and {n} more problem; `escaramuza validate {source}` lists the first {listed})",
+                " (and {n} more problems; `escaramuza validate {source}` lists the first {listed})",
+                n,
+            ).format(n=n, source=source, listed=MAX_LISTED_PROBLEMS)
+        elif n:
             more = ngettext(
                 " (and {n} more problem; `escaramuza validate {source}` lists them all)",
                 " (and {n} more problems; `escaramuza validate {source}` lists them all)",

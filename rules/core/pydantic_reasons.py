@@ -215,7 +215,9 @@ def pydantic_reason(error: ErrorDetails) -> str:
 def pydantic_problems(err: ValidationError, prefix: str = "") -> list[Problem]:
     """Every error of a pydantic validation as a :class:`Problem`, in the file's words and
     the current language (:func:`pydantic_reason`)."""
-    out: list[Problem] = []
+    # A dict keeps the first of equal problems in order, in constant time each: a union
+    # reports one bad item once per branch, and a file may have thousands of problems.
+    out: dict[Problem, None] = {}
     for error in err.errors():
         path = _loc(tuple(error["loc"]))
         field = f"{prefix}.{path}" if prefix and path else (prefix or path)
@@ -229,7 +231,5 @@ def pydantic_problems(err: ValidationError, prefix: str = "") -> list[Problem]:
             value, known = str(ctx["value"]), tuple(ctx["known"])
         elif error["type"] in ("literal_error", "enum") and isinstance(error["input"], str):
             value, known = error["input"], tuple(re.findall(r"'([^']*)'", ctx.get("expected", "")))
-        problem = Problem(field, reason, value, known)
-        if problem not in out:  # a union reports one bad item once per branch
-            out.append(problem)
-    return out
+        out.setdefault(Problem(field, reason, value, known))
+    return list(out)

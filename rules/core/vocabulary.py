@@ -221,6 +221,7 @@ def explain(problems: Sequence[Problem], schema: Mapping[str, Any]) -> list[Prob
     """
     out: list[Problem] = []
     renamed: set[str] = set()  # the fields a retired key stands for
+    allowed_at: dict[tuple[str | int, ...], tuple[str, ...]] = {}  # a parent's keys, once
     for problem in problems:
         found = retired(problem, schema)
         if found is not None and not found.of_value:
@@ -230,58 +231,105 @@ def explain(problems: Sequence[Problem], schema: Mapping[str, Any]) -> list[Prob
         elif found is not None:
             problem = Problem(problem.field, found.reason)
         elif problem.reason == _("unknown field"):
-            allowed = schema_keys(schema, field_path(problem.field)[:-1])
-            problem = replace(problem, known=problem.known or tuple(allowed))
+            above = tuple(field_path(problem.field)[:-1])
+            if above not in allowed_at:
+                allowed_at[above] = tuple(schema_keys(schema, above))
+            problem = replace(problem, known=problem.known or allowed_at[above])
         out.append(problem)
     missing = _("required field is missing")
     return [p for p in out if not (p.reason == missing and p.field in renamed)]
 
 
 def compose(text: str) -> Any:
-    """The YAML node tree of ``text`` (JSON is YAML too), or ``None`` if it does not parse."""
+    """The YAML node tree of ``text`` (JSON is YAML too), or ``None`` if it does not parse.
+
+    Composed with PyYAML's C parser where libyaml is installed (as the loader's parser):
+    the pure-Python one takes seconds per megabyte. It has no bound of its own: give it
+    only a text :func:`~escaramuza.rules.core.parsers.parse_yaml` (or ``parse_json``) has
+    accepted, which bounds the nesting and the aliases and refuses a key that is not a
+    scalar.
+    """
     import yaml
 
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return None
+
+
+class FieldLines:
+    """Where the fields of one composed tree (:func:`compose`) are: :meth:`line` finds the
+    1-based line a field path leads to.
+
+    Each mapping's keys are indexed the first time a path goes through it, so the lines of
+    many fields take one pass over the mappings they cross and one step per part of each
+    path, not a search of a mapping's keys for each field (minutes for a file of thousands
+    of unknown keys).
+    """
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self._keys: dict[int, dict[str, tuple[Any, Any]]] = {}  # id(mapping) -> key -> nodes
+
+    def _pairs(self, node: Any) -> dict[str, tuple[Any, Any]]:
+        import yaml
+
+        pairs = self._keys.get(id(node))
+        if pairs is None:
+            pairs = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    pairs.setdefault(key.value, (key, value))  # the first, as YAML reads it
+            self._keys[id(node)] = pairs
+        return pairs
+
+    def line(self, field: str, key_line: bool) -> int | None:
+        """The line of the node ``field`` leads to; with ``key_line`` (an unknown or
+        retired key) the line of its key. Stops at the deepest node that exists."""
+        import yaml
+
+        root = self.root
+        if root is None:
+            return None
+        line: int
+        node, line = root, root.start_mark.line + 1
+        for part in field_path(field):
+            child = None
+            if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+                found = self._pairs(node).get(part)
+                if found is not None:
+                    key, child = found
+                    line = (key if key_line else child).start_mark.line + 1
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+                if 0 <= part < len(node.value):
+                    child = node.value[part]
+                    line = child.start_mark.line + 1
+            if child is None:
+                break
+            node = child
+        return line
 
 
 def line_of(root: Any, field: str, key_line: bool) -> int | None:
     """The 1-based line of the node ``field`` leads to in ``root`` (:func:`compose`); with
     ``key_line`` (an unknown or retired key) the line of its key. Stops at the deepest
-    node that exists."""
-    import yaml
-
-    if root is None:
-        return None
-    line: int
-    node, line = root, root.start_mark.line + 1
-    for part in field_path(field):
-        child = None
-        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            for key, value in node.value:
-                if key.value == part:
-                    line = (key if key_line else value).start_mark.line + 1
-                    child = value
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-            if 0 <= part < len(node.value):
-                child = node.value[part]
-                line = child.start_mark.line + 1
-        if child is None:
-            break
-        node = child
-    return line
+    node that exists. For many fields of one tree, :class:`FieldLines` finds each in
+    constant time."""
+    return FieldLines(root).line(field, key_line)
 
 
 def with_lines(problems: Sequence[Problem], text: str) -> list[Problem]:
-    """``problems`` with the line each field is at in ``text`` (where the path leads)."""
+    """``problems`` with the line each field is at in ``text`` (where the path leads).
+
+    ``text`` is one :func:`~escaramuza.rules.core.parsers.parse_yaml` has accepted."""
     root = compose(text)
+    if root is None:
+        return list(problems)
+    lines = FieldLines(root)
     unknown = _("unknown field")  # the loader's reason, in the current language
     return [
-        replace(p, line=line_of(root, p.field, p.at_key or p.reason == unknown))
-        if p.field and p.line is None and root is not None
+        replace(p, line=lines.line(p.field, p.at_key or p.reason == unknown))
+        if p.field and p.line is None
         else p
         for p in problems
     ]

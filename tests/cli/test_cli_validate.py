@@ -17,9 +17,11 @@ import pytest
 import yaml
 
 from escaramuza.cli import main
-from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+from escaramuza.rules.core.errors import MAX_LISTED_PROBLEMS
+from escaramuza.rules.core.scenario import MAX_SCENARIO_BYTES, load_scenario, shipped_scenarios
 from escaramuza.rules.sistema_2d10.tables import default_tables_path
 from escaramuza.schema import render, schema_dir, shipped_schemas
+from escaramuza.state_file.reading import MAX_STATE_BYTES
 from tests.scenario_texts import VALID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -230,6 +232,76 @@ def test_play_keeps_one_line_and_points_at_validate(
     assert err.count("\n") == 1
     assert "combatants[0].pv" in err and "puerto" not in err
     assert f"(and 1 more problem; `escaramuza validate {path}` lists them all)" in err
+
+
+def test_many_problems_list_the_first_and_count_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Five more unknown keys than validate lists, after the valid file's own lines.
+    extra = MAX_LISTED_PROBLEMS + 5
+    text = VALID + "".join(f"k{i}: 1\n" for i in range(extra))
+    path = tmp_path / "a.yaml"
+    path.write_text(text, encoding="utf-8")
+    code, lines = run(capsys, str(path))
+    assert code == 2
+    *problems, rest, summary = lines
+    # The first in the file's order, each on its line.
+    assert problems == [
+        f"{path}:{line_of(text, f'k{i}: 1')}: k{i}: unknown field"
+        for i in range(MAX_LISTED_PROBLEMS)
+    ]
+    assert rest == f"{path}: 5 more problems, not listed (a file's first 100 are)"
+    assert summary == f"{extra} problem(s) in 1 of 1 file(s)"
+    # play's one line counts them all and says validate lists the first ones.
+    assert main(["play", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"escaramuza: error: {path}: k0: unknown field (line {line_of(text, 'k0: 1')})"
+        f" (and {extra - 1} more problems; `escaramuza validate {path}` lists the first 100)\n"
+    )
+
+
+def test_a_file_larger_than_the_loaders_is_refused_before_it_is_parsed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Nested far too deep to compose: refused by its size before anything parses it.
+    path = tmp_path / "a.yaml"
+    path.write_text("[" * (MAX_SCENARIO_BYTES + 1), encoding="utf-8")
+    state = tmp_path / "a.json"
+    state.write_text("[" * (MAX_STATE_BYTES + 1), encoding="utf-8")
+    code, lines = run(capsys, str(path), str(state))
+    assert code == 2
+    assert lines == [
+        f"{path}: is {MAX_SCENARIO_BYTES + 1} bytes; a scenario, day or tables file "
+        "may be at most 1 MiB",
+        f"{state}: is {MAX_STATE_BYTES + 1} bytes; a state file may be at most 1 MiB",
+        "2 problem(s) in 2 of 2 file(s)",
+    ]
+
+
+# (case, file name, text, where and the words of validate's one problem): files that make
+# a recursive composer overflow or hash a list, refused by the loader's bounded parser.
+UNPARSED = [
+    ("list_as_key", "a.yaml", "? [a, b]\n: 1\n", ":1: a mapping key must be a plain scalar"),
+    # libyaml stops at 1,000 levels, before the parser's own bound of 64 is counted.
+    ("deep_lists", "a.yaml", "[" * 5000 + "]" * 5000, ":1: YAML syntax error: exceeded maximum"),
+    ("deep_mappings", "a.yaml", "{a: " * 5000 + "}" * 5000, ":1: lists and mappings are nested"),
+    ("deep_json", "a.json", "[" * 5000 + "]" * 5000, ": lists and objects are nested"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"), [c[1:] for c in UNPARSED], ids=[c[0] for c in UNPARSED]
+)
+def test_a_file_the_parser_refuses_is_one_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, expected: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text + "\n", encoding="utf-8")
+    code, lines = run(capsys, str(path))
+    assert code == 2
+    assert len(lines) == 2 and lines[1] == "1 problem(s) in 1 of 1 file(s)", lines
+    assert lines[0].startswith(f"{path}{expected}"), lines[0]
 
 
 def test_unicode_ids_are_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
