@@ -450,11 +450,11 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
                     f"lists and mappings are nested more than {MAX_DEPTH} levels deep",
                 )
             if isinstance(item, _DuplicateKeys):
-                key = item.duplicate
+                twice = item.duplicate
                 raise error(
                     source,
-                    f"{where}.{key}" if where else key,
-                    f"duplicate key {_shown(key)!r} (it appears earlier in the object)",
+                    f"{where}.{twice}" if where else twice,
+                    f"duplicate key {_shown(twice)!r} (it appears earlier in the object)",
                 )
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             for key, sub in pairs:
