@@ -439,6 +439,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     """Run the parsed command, importing only its module."""
+    from escaramuza.rules.core.seeds import check_seed
+
+    if getattr(args, "seed", None) is not None:  # every command's --seed: one range
+        check_seed(args.seed)
     if args.command == "playtest":
         from escaramuza.playtest.cli import cmd_playtest
 

@@ -133,13 +133,13 @@ def cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
 
 def write_shipped(folder: Path | None = None) -> list[Path]:
     """(Re)write the shipped schema files; return their paths."""
-    from escaramuza.rules.core.files import atomic_write
+    from escaramuza.rules.core.files import write_file
 
     folder = folder or schema_dir()
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, schema in shipped_schemas().items():
-        atomic_write(folder / name, render(schema))
+        write_file(folder / name, render(schema))
         paths.append(folder / name)
     return paths
 

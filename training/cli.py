@@ -238,8 +238,6 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     _positive("--eval-battles", args.eval_battles)
     _positive("--distill-rounds", args.distill_rounds)
     _positive("--distill-battles", args.distill_battles)
-    if args.seed is not None and args.seed < 0:
-        raise EscaramuzaError(f"--seed must be a non-negative integer, not {args.seed}")
     if args.draw_reward is not None and not -1.0 <= args.draw_reward <= 1.0:
         raise EscaramuzaError(
             f"--draw-reward must be in [-1, 1] (a loss is -1, a win +1), not {args.draw_reward}"

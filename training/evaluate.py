@@ -429,16 +429,11 @@ def heatmap_png(doc: dict[str, Any]) -> bytes:
 
 
 def write_report(doc: dict[str, Any], folder: str | Path) -> list[Path]:
-    from escaramuza.playtest.report import prepare_dir
-    from escaramuza.rules.core.files import atomic_write
+    from escaramuza.playtest.report import prepare_dir, write_files
 
-    out = prepare_dir(folder)
-    json_path = out / "evaluation.json"
-    png_path = out / "heatmap.png"
     text = json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
-    atomic_write(json_path, text.encode("utf-8"))
-    atomic_write(png_path, heatmap_png(doc))
-    return [json_path, png_path]
+    files: dict[str, bytes | str] = {"evaluation.json": text, "heatmap.png": heatmap_png(doc)}
+    return write_files(prepare_dir(folder), files)
 
 
 def run(

@@ -69,7 +69,7 @@ def paired_eval_callback(
     with ``evaluate_start``, the model training starts from too."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from escaramuza.rules.core.files import atomic_write
+    from escaramuza.rules.core.files import write_file
     from escaramuza.training.train import export_policy
 
     class PairedEval(BaseCallback):
@@ -123,7 +123,7 @@ def paired_eval_callback(
             folder = run / "eval"
             folder.mkdir(parents=True, exist_ok=True)
             lines = "".join(json.dumps(e, sort_keys=True) + "\n" for e in self.history)
-            atomic_write(folder / "paired.jsonl", lines.encode("utf-8"))
+            write_file(folder / "paired.jsonl", lines)
             if not entry["collapsed"] and (
                 self.best is None or entry["difference"] > self.best["difference"]
             ):
@@ -134,7 +134,7 @@ def paired_eval_callback(
                 write_meta(best / "best_model.zip", meta)
                 export_policy(self.model, best / "policy.zip", meta)
                 text = json.dumps(entry, indent=2, sort_keys=True) + "\n"
-                atomic_write(best / "best.json", text.encode("utf-8"))
+                write_file(best / "best.json", text)
             return entry
 
     return PairedEval()

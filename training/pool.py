@@ -37,7 +37,7 @@ def pool_callback(members: Sequence[str], weighting: str, run: Path) -> Any:
     rollout (``env_method("set_pool_weights", …)``)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from escaramuza.rules.core.files import atomic_write
+    from escaramuza.rules.core.files import write_file
 
     class PoolWeights(BaseCallback):
         def __init__(self) -> None:
@@ -74,6 +74,6 @@ def pool_callback(members: Sequence[str], weighting: str, run: Path) -> Any:
         def _on_training_end(self) -> None:
             doc = {"weighting": weighting, "members": self.table()}
             text = json.dumps(doc, indent=2) + "\n"
-            atomic_write(run / "pool.json", text.encode("utf-8"))
+            write_file(run / "pool.json", text)
 
     return PoolWeights()

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 from escaramuza.agents.policy import PolicyMeta, checkpoint_objects, write_meta
 from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.files import write_file
 from escaramuza.training.callbacks import (
     _evaluation,
     _first_loss_callback,
@@ -289,7 +289,7 @@ def train(
     chosen, why = vec_choice(config, opponent, config.n_envs)
     prepare_run_dir(run, resume_path)
     # Written once before anything else can fail, then again with the trained timesteps.
-    atomic_write(run / "config.yaml", config.to_yaml())
+    write_file(run / "config.yaml", config.to_yaml())
     # Small MLPs: torch's thread pool costs more than it saves (docs/training.md).
     torch.set_num_threads(config.torch_threads)
     meta = meta_for(config)
@@ -347,7 +347,7 @@ def train(
             )
         start_steps = model.num_timesteps if resume_path else 0
         planned = rounded_timesteps(config.timesteps, model.n_steps, venv.num_envs, start_steps)
-        atomic_write(run / "config.yaml", config.to_yaml(planned))
+        write_file(run / "config.yaml", config.to_yaml(planned))
         # From here a SIGTERM stops training and saves, as --max-seconds does.
         with _sigterm_stops(stop):
             if log is not None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from escaramuza.agents.policy.safe_load import MAX_META_BYTES, _read_entry
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.files import write_file
 
 if TYPE_CHECKING:
     from escaramuza.envs.common import EnvLimits
@@ -74,7 +74,7 @@ def write_meta(path: str | os.PathLike[str], meta: PolicyMeta) -> None:
         for info, data in entries:
             archive.writestr(info, data)
         archive.writestr(META_NAME, meta.to_json())
-    atomic_write(path, buffer.getvalue())
+    write_file(path, buffer.getvalue())
 
 
 def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:

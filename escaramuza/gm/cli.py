@@ -30,7 +30,7 @@ from escaramuza.gm.session import run_session
 from escaramuza.gm.state import DEFAULT_SEED, GMError, open_battle
 from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.state import BattleState
-from escaramuza.state_file import save_state
+from escaramuza.state_file import ROLL_MODES, save_state
 
 
 def add_parsers(commands: Any) -> None:
@@ -170,7 +170,7 @@ def add_parsers(commands: Any) -> None:
     )
     gm.add_argument(
         "--roll",
-        choices=("auto", "manual"),
+        choices=ROLL_MODES,
         default="auto",
         help=_("who rolls: the tool (auto) or the table, die by die (manual)"),
     )

@@ -25,7 +25,13 @@ from escaramuza.rules.core.i18n import _, _f, word
 from escaramuza.rules.core.model import Action, Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.state import BattleState
-from escaramuza.state_file import StateFileError, is_state_file, state_from_dict, state_to_dict
+from escaramuza.state_file import (
+    ROLL_MODES,
+    StateFileError,
+    is_state_file,
+    state_from_dict,
+    state_to_dict,
+)
 
 
 class RollAborted(GMError):
@@ -238,7 +244,7 @@ class SessionCommands(SessionViews):
         if not mode:
             self.say(_f("Dice: {mode}", self.roll_mode))
             return
-        if mode not in ("auto", "manual"):
+        if mode not in ROLL_MODES:
             raise GMError(_f("usage: {usage}", "roll auto|manual"))
         self.roll_mode = mode
         self._autosave()

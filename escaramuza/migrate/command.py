@@ -184,23 +184,22 @@ def _backup(path: Path, data: bytes, mode: int) -> Path:
 def write(migration: Migration) -> Path:
     """Write a planned migration: the backup, the new text, the check; the backup's path.
 
-    The new text goes to the file a symbolic link names (the link stays) and keeps the
-    file's permissions. If the file written does not load, the original is put back and
-    its backup removed.
+    The new text goes to the file a symbolic link names (the link stays: ``atomic_write``
+    follows it) and keeps the file's permissions. If the file written does not load, the
+    original is put back and its backup removed.
     """
     assert migration.new_text is not None
     path = Path(migration.name)
-    target = Path(os.path.realpath(path))
     try:
-        mode = target.stat().st_mode & 0o7777
+        mode = path.stat().st_mode & 0o7777
         backup = _backup(path, migration.text.encode("utf-8"), mode)
     except OSError as exc:
         raise MigrateError(
             migration.name, "", f"no backup could be written ({exc.strerror}); nothing changed"
         ) from None
     try:
-        atomic_write(target, migration.new_text)
-        os.chmod(target, mode)
+        atomic_write(path, migration.new_text)
+        os.chmod(path, mode)
     except OSError as exc:
         raise MigrateError(
             migration.name,
@@ -212,8 +211,8 @@ def write(migration: Migration) -> Path:
         check(path, migration.kind, text)
     except EscaramuzaError as exc:
         try:
-            atomic_write(target, migration.text)
-            os.chmod(target, mode)
+            atomic_write(path, migration.text)
+            os.chmod(path, mode)
             backup.unlink()
         except OSError as undo:
             raise MigrateError(

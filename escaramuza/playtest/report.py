@@ -297,7 +297,8 @@ def write_report(result: PlaytestResult, folder: str | os.PathLike[str]) -> list
 
 
 def write_files(folder: str | os.PathLike[str], files: dict[str, bytes | str]) -> list[Path]:
-    """Write each file of a report atomically (``balance`` and ``campaign`` share it)."""
+    """Write each file of a report atomically (``balance``, ``campaign`` and ``evaluate``
+    share it)."""
     out = Path(folder)
     written = []
     try:

@@ -40,6 +40,7 @@ from escaramuza.rules.core.scenario import (
     parse_scenario_text,
     resolve_scenario,
 )
+from escaramuza.rules.core.seeds import check_seed
 
 DEFAULT_N = 1000
 DEFAULT_SEED = 1
@@ -112,8 +113,7 @@ class PlaytestConfig:
             raise EscaramuzaError("--address joins a Ray cluster; use it with --backend ray")
         if self.chunk_size is not None and self.chunk_size <= 0:
             raise EscaramuzaError(f"chunk size must be positive, not {self.chunk_size}")
-        if self.seed < 0:
-            raise EscaramuzaError(f"--seed must be a non-negative integer, not {self.seed}")
+        check_seed(self.seed)
         check_engine(self.engine)
         for spec in (self.heroes, self.enemies):
             # raises UnknownNameError for an unknown agent, UntrustedPolicyError for a

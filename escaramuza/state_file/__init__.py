@@ -37,6 +37,7 @@ from __future__ import annotations
 from escaramuza.state_file.errors import StateFileError
 from escaramuza.state_file.reading import (
     MAX_STATE_BYTES,
+    ROLL_MODES,
     is_state_file,
     load_state,
     state_from_dict,
@@ -53,6 +54,7 @@ from escaramuza.state_file.writing import (
 __all__ = [
     "FORMAT",
     "MAX_STATE_BYTES",
+    "ROLL_MODES",
     "VERSION",
     "StateFileError",
     "decode_value",

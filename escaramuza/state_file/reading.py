@@ -25,6 +25,7 @@ from escaramuza.rules.core.model import (
 )
 from escaramuza.rules.core.parsers import check_tree, parse_json
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
+from escaramuza.rules.core.seeds import seed_problem
 from escaramuza.rules.core.state import BattleState
 from escaramuza.state_file.errors import StateFileError
 from escaramuza.state_file.values import _SCENARIO_MARK, _reference_battle, decode_value
@@ -33,6 +34,10 @@ from escaramuza.state_file.writing import FORMAT, VERSION
 #: Largest state file read. A state of a shipped scenario is about
 #: 10 KiB; one saved by the web page carries its scenario's YAML (at most 256 KiB).
 MAX_STATE_BYTES = 1 << 20
+
+#: Who rolls the dice of a GM session (``meta.roll``, ``escaramuza gm --roll``): the tool
+#: or the table.
+ROLL_MODES = ("auto", "manual")
 
 
 def load_state(path: str | Path) -> tuple[BattleState, dict[str, Any]]:
@@ -177,6 +182,7 @@ def state_from_dict(
     meta = doc.get("meta", {})
     if not isinstance(meta, dict):
         raise StateFileError(source, "meta", _("expected an object"))
+    _check_meta(meta, source)
     found.extend(_counter_problems(state))
     if found:
         raise StateFileError.of(source, found)
@@ -188,6 +194,44 @@ def state_from_dict(
         raise StateFileError(source, exc.field, exc.reason) from None
     _check_playable(state, source)
     return state, meta
+
+
+def _check_meta(meta: dict[str, Any], source: str) -> None:
+    """The GM session's fields of ``meta`` (each optional): a seed the tool accepts, a
+    step count in the same range (the session's dice are seeded with ``seed + steps``)
+    and who rolls. ``meta.autopilot`` is checked where it is read
+    (:func:`escaramuza.gm.autopilot.pilot_from_meta`)."""
+    for key in ("seed", "steps"):
+        if key in meta:
+            reason = seed_problem(meta[key])
+            if reason is not None:
+                raise StateFileError(source, f"meta.{key}", reason)
+    roll = meta.get("roll", ROLL_MODES[0])
+    if roll not in ROLL_MODES:
+        raise StateFileError(
+            source,
+            "meta.roll",
+            _f("unknown roll mode {mode} (known: {known})", _short(roll), ", ".join(ROLL_MODES)),
+        )
+
+
+def _check_side(raw: dict[str, Any], c: Combatant, field: str, source: str) -> None:
+    """The side a file gives ``c`` (optional): one of the sides, and ``c``'s own (a
+    combatant's side is its scenario's; no rule changes it)."""
+    side = raw.get("side", c.side.value)
+    sides = [s.value for s in Side]
+    if side not in sides:
+        raise StateFileError(
+            source,
+            field,
+            _f("unknown side {side} (known: {known})", _short(side), ", ".join(sides)),
+        )
+    if side != c.side.value:
+        raise StateFileError(
+            source,
+            field,
+            _f("{side} but {actor} is on the {actual}", _short(side), c.id, word(c.side.value)),
+        )
 
 
 def _unknown(cid: Any, state: BattleState) -> str:
@@ -215,6 +259,7 @@ def _load_combatants(
             raise StateFileError(source, f"{where}.id", _twice(cid))
         seen.add(cid)
         c = state.by_id[cid]
+        _check_side(raw, c, f"{where}.side", source)
         zone = _need(raw, "zone", str, f"{where}.zone", source)
         if zone not in zones:
             raise StateFileError(
@@ -350,17 +395,7 @@ def _load_pending(raw: Any, state: BattleState, source: str) -> Decision | None:
     if actor not in state.by_id:
         raise StateFileError(source, "pending.actor", _unknown(actor, state))
     side = state.by_id[actor].side
-    if raw.get("side", side.value) != side.value:
-        raise StateFileError(
-            source,
-            "pending.side",
-            _f(
-                "{side} but {actor} is on the {actual}",
-                _short(raw.get("side")),
-                actor,
-                word(side.value),
-            ),
-        )
+    _check_side(raw, state.by_id[actor], "pending.side", source)
     name = _need(raw, "name", str, "pending.name", source)
     names = state.ruleset.decision_names
     if name not in names:

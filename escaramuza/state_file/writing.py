@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from escaramuza.rules.core.files import atomic_write
-from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.files import write_file
 from escaramuza.rules.core.model import Condition
 from escaramuza.rules.core.scenario import Scenario, shipped_scenarios
 from escaramuza.rules.core.state import BattleState
@@ -91,13 +90,9 @@ def _condition_dict(cond: Condition) -> dict[str, Any]:
 
 
 def save_state(state: BattleState, path: str | Path, meta: dict[str, Any] | None = None) -> None:
-    """Write ``state`` to ``path`` atomically (temporary file + ``os.replace``)."""
+    """Write ``state`` to ``path`` atomically (temporary file + ``os.replace``; a symbolic
+    link's target is written, a FIFO or device refused: :func:`write_file`)."""
     path = Path(path)
     doc = state_to_dict(state, meta, str(path))
     text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
-    try:
-        atomic_write(path, text)
-    except OSError as exc:
-        raise StateFileError(
-            str(path), "", _f("cannot be written ({reason})", exc.strerror)
-        ) from None
+    write_file(path, text, StateFileError)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Request, UploadFile
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
@@ -24,6 +24,7 @@ from escaramuza.web.models import (
     EditRequest,
     NewBattle,
     PlaytestRequest,
+    SeedForm,
     SuggestRequest,
     VersionRequest,
     errors,
@@ -78,7 +79,7 @@ async def upload_battle(
     request: Request,
     response: Response,
     file: Annotated[UploadFile, File()],
-    seed: Annotated[int, Form(ge=0)] = DEFAULT_SEED,
+    seed: SeedForm = DEFAULT_SEED,
 ) -> BattleView:
     """Start a battle of an uploaded scenario YAML (validated; at most 256 KB)."""
     data = await file.read(MAX_UPLOAD_BYTES + 1)

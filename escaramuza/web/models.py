@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from fastapi import Form
 from pydantic import BaseModel, BeforeValidator, Field, StrictBool
 
 from escaramuza.gm import DEFAULT_SEED
+from escaramuza.rules.core.seeds import MAX_SEED
 from escaramuza.web import limits
 from escaramuza.web.views import ActionModel
 
@@ -26,11 +28,15 @@ def _number(value: object) -> object:
 #: Integers and numbers of the JSON bodies: a JSON number only.
 JsonInt = Annotated[int, BeforeValidator(_number)]
 JsonFloat = Annotated[float, BeforeValidator(_number)]
+#: A seed, in a JSON body or a form: the range every command's --seed and a state file's
+#: meta.seed accept (escaramuza.rules.core.seeds), so a battle's state file loads back.
+JsonSeed = Annotated[JsonInt, Field(ge=0, le=MAX_SEED)]
+SeedForm = Annotated[int, Form(ge=0, le=MAX_SEED)]
 
 
 class NewBattle(BaseModel):
     scenario: str = Field(description="a shipped scenario name (GET /api/scenarios)")
-    seed: JsonInt = Field(DEFAULT_SEED, ge=0, description="seed of the tool's dice")
+    seed: JsonSeed = Field(DEFAULT_SEED, description="seed of the tool's dice")
 
 
 class ApplyRequest(BaseModel):
@@ -84,7 +90,7 @@ class PlaytestRequest(BaseModel):
         description=f"battles (stopped at the server's {limits.PLAYTEST_CAP_S:g} s "
         "time cap, which the answer reports)",
     )
-    seed: JsonInt = Field(1, ge=0)
+    seed: JsonSeed = 1
     heroes: str = "heuristic"
     enemies: str = "heuristic"
 

@@ -22,6 +22,7 @@ from escaramuza.web.autopilot import AUTOPILOT_AGENTS
 from escaramuza.web.deps import cookie, obtain
 from escaramuza.web.errors import WebError
 from escaramuza.web.middleware import LANG_COOKIE
+from escaramuza.web.models import SeedForm
 from escaramuza.web.problems import page_error, status_of
 from escaramuza.web.sessions import WebSession
 from escaramuza.web.views import battle_view, playtest_view, shipped, suggestions_view
@@ -96,7 +97,7 @@ def page(request: Request) -> Response:
 def ui_new(
     request: Request,
     scenario: Annotated[str, Form(max_length=200)],
-    seed: Annotated[int, Form(ge=0)] = DEFAULT_SEED,
+    seed: SeedForm = DEFAULT_SEED,
 ) -> Response:
     return run(request, lambda s: s.start_shipped(scenario, seed))
 
@@ -105,7 +106,7 @@ def ui_new(
 async def ui_upload(
     request: Request,
     file: Annotated[UploadFile, File()],
-    seed: Annotated[int, Form(ge=0)] = DEFAULT_SEED,
+    seed: SeedForm = DEFAULT_SEED,
 ) -> Response:
     data = await file.read(limits.MAX_UPLOAD_BYTES + 1)
     name = file.filename or "upload.yaml"
@@ -173,7 +174,7 @@ async def ui_load(request: Request, file: Annotated[UploadFile, File()]) -> Resp
 def ui_playtest(
     request: Request,
     n: Annotated[int, Form()],
-    seed: Annotated[int, Form(ge=0)] = 1,
+    seed: SeedForm = 1,
     heroes: Annotated[str, Form(max_length=50)] = "heuristic",
     enemies: Annotated[str, Form(max_length=50)] = "heuristic",
 ) -> Response:

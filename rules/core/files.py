@@ -18,11 +18,17 @@ folder, are flushed to disk, and the temporary file replaces the target with
 ``os.replace`` (atomic on POSIX and Windows). A crash leaves either the old file
 or the new one, never a truncated mix; a temporary a killed writer left behind
 (``.NAME.XXXXXXXX.tmp``) is removed by the next write of the same file
-(:func:`remove_stale_temporaries`).
+(:func:`remove_stale_temporaries`). A symbolic link is followed: the file it names
+is replaced and the link stays. A target that exists but is not a regular file (a
+folder, a FIFO, a device, a socket) is refused, untouched: replacing it would swap
+``/dev/null`` or a pipe a reader waits on for a plain file.
+:func:`write_file` is :func:`atomic_write` with the refusal or any other ``OSError``
+turned into the caller's error class, as :func:`read_text_file` does for reading.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -30,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.parsers import (
     MAX_ALIAS_NODES,
     MAX_DEPTH,
@@ -153,6 +161,34 @@ def _locked_by_a_writer(tmp: Path) -> bool:
     return False
 
 
+def write_target(path: str | os.PathLike[str]) -> Path:
+    """The file a write of ``path`` replaces: ``path`` with its symbolic links followed.
+
+    Raises ``OSError`` (``strerror`` says why, in the current language) when that file
+    exists and is not a regular file, or when the links loop: nothing is written then.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        mode = target.lstat().st_mode
+    except FileNotFoundError:
+        return target  # a new file (a dangling link's target is created, as open() does)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    if stat.S_ISLNK(mode):  # realpath gives up on a loop of links
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+    if stat.S_ISREG(mode):
+        return target
+    if stat.S_ISDIR(mode):
+        reason = _("it is a folder, not a regular file")
+    elif stat.S_ISFIFO(mode):
+        reason = _("it is a pipe (FIFO), not a regular file")
+    elif stat.S_ISSOCK(mode):
+        reason = _("it is a socket, not a regular file")
+    else:
+        reason = _("it is a device, not a regular file")
+    raise OSError(errno.EEXIST, reason, str(path))
+
+
 def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
     """Remove what a killed :func:`atomic_write` of ``path`` left.
 
@@ -160,9 +196,10 @@ def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
     regular files, older than :data:`STALE_AFTER_SECONDS` and not locked by a live
     writer: a concurrent writer of the same file holds its temporary's lock from
     creation to ``os.replace``, so its file is never taken from under it. Returns the
-    paths removed; never raises (a cleanup must not stop a save or a load).
+    paths removed; never raises (a cleanup must not stop a save or a load). A symbolic
+    link's temporaries are its target's, in the target's folder.
     """
-    path = Path(path)
+    path = Path(os.path.realpath(path) if os.path.islink(path) else path)
     folder = path.parent if str(path.parent) else Path(".")
     pattern = _temporary_pattern(path)
     removed: list[Path] = []
@@ -191,12 +228,14 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> None:
 
     The file gets the permissions a plain ``open(path, "w")`` would give
     (``0o666`` less the umask), not ``mkstemp``'s private ``0o600``.
-    Raises ``OSError`` like ``open`` would; the temporary file is removed.
+    A symbolic link is followed (:func:`write_target`): its target is replaced, the
+    link stays. Raises ``OSError`` like ``open`` would, and for a target that is not a
+    regular file (nothing is written); the temporary file is removed.
     The temporary is locked (``flock``) while it is written, which tells
     :func:`remove_stale_temporaries` (run first) a live writer's file from a
     killed one's.
     """
-    path = Path(path)
+    path = write_target(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     folder = path.parent if str(path.parent) else Path(".")
     remove_stale_temporaries(path)
@@ -217,6 +256,21 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> None:
         raise
 
 
+def write_file(
+    path: str | os.PathLike[str], data: bytes | str, error: ErrorFactory | None = None
+) -> None:
+    """:func:`atomic_write`, every way it can fail raised as
+    ``error(str(path), "", "cannot be written (reason)")`` (an :class:`EscaramuzaError`
+    naming the path when ``error`` is not given): the CLI's one line, exit 2."""
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        reason = _f("cannot be written ({reason})", exc.strerror or str(exc))
+        if error is None:
+            raise EscaramuzaError(f"{path}: {reason}") from None
+        raise error(str(path), "", reason) from None
+
+
 __all__ = [
     "MAX_ALIAS_NODES",
     "MAX_DEPTH",
@@ -231,4 +285,6 @@ __all__ = [
     "parse_yaml",
     "read_text_file",
     "remove_stale_temporaries",
+    "write_file",
+    "write_target",
 ]

@@ -12,6 +12,7 @@ no infinity, also in JSON). YAML is read with the surprises of YAML 1.1 removed:
   are text;
 * integers are decimal: hexadecimal, octal (``0o17`` and ``017``), binary and
   sexagesimal spellings are refused, as are sexagesimal floats;
+* a JSON object's key appears once in it (json would keep the last value silently);
 * a mapping key is a scalar, appears once in its mapping (a duplicate is reported
   at the second key's line), and merge keys (``<<``) come before the mapping's own
   keys. The own keys override what is merged wherever they are written, so one
@@ -67,6 +68,29 @@ class _LongInteger(str):
 class _NonFinite(str):
     """A JSON number that is not finite (``NaN``, ``Infinity``, ``1e999``), kept as its
     text until :func:`check_tree` reports it with its field path."""
+
+
+class _DuplicateKeys(dict[str, Any]):
+    """A JSON object that spells a key twice, kept until :func:`check_tree` reports it with
+    its field path (the parser knows no path). ``duplicate`` is the first key repeated."""
+
+    duplicate: str
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook``: the object as ``json`` builds it, or a
+    :class:`_DuplicateKeys` if a key repeats (``json`` would keep its last value)."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    seen: set[str] = set()
+    flagged = _DuplicateKeys(value)
+    for key, _ in pairs:
+        if key in seen:
+            flagged.duplicate = key
+            break
+        seen.add(key)
+    return flagged
 
 
 def _bounded_int(text: str) -> int | _LongInteger:
@@ -383,6 +407,7 @@ def parse_json(text: str, source: str, error: ErrorFactory) -> Any:
     try:
         value = json.loads(
             text,
+            object_pairs_hook=_json_object,
             parse_int=_bounded_int,
             parse_float=_finite_float,
             parse_constant=_NonFinite,
@@ -400,8 +425,8 @@ def parse_json(text: str, source: str, error: ErrorFactory) -> Any:
 
 
 def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
-    """Refuse too deep a nesting, an overlong integer or a number that is not finite,
-    naming its field (no recursion)."""
+    """Refuse too deep a nesting, an overlong integer, a number that is not finite or a
+    JSON object with a duplicate key, naming its field (no recursion)."""
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
         item, where, depth = stack.pop()
@@ -423,6 +448,13 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
                     source,
                     where or "value",
                     f"lists and mappings are nested more than {MAX_DEPTH} levels deep",
+                )
+            if isinstance(item, _DuplicateKeys):
+                twice = item.duplicate
+                raise error(
+                    source,
+                    f"{where}.{twice}" if where else twice,
+                    f"duplicate key {_shown(twice)!r} (it appears earlier in the object)",
                 )
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             for key, sub in pairs:

@@ -17,6 +17,7 @@ from escaramuza.cli import DEFAULT_SEED, _agent, main
 from escaramuza.rules.core.errors import UnknownNameError
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+from escaramuza.rules.core.seeds import MAX_SEED
 from escaramuza.rules.core.state import BattleState
 
 SCENARIO = "destiny_dice/emboscada"
@@ -150,6 +151,33 @@ def test_cli_user_errors_exit_2_without_traceback(
     assert code == 2
     assert out == ""
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", SCENARIO],
+        ["playtest", SCENARIO, "-n", "1"],
+        ["balance", SCENARIO, "--target", "easy"],
+        ["campaign", "day.yaml"],
+        ["suggest", SCENARIO],
+        ["gm", SCENARIO, "--no-autosave"],
+        ["train", "--out", "run"],
+        ["evaluate", "--scenario", SCENARIO, "--agents", "random"],
+    ],
+    ids=lambda argv: argv[0],
+)
+@pytest.mark.parametrize("seed", [-1, MAX_SEED + 1])
+def test_every_command_takes_the_one_range_of_seeds(
+    capsys: pytest.CaptureFixture[str], command: list[str], seed: int
+) -> None:
+    # The range a state file's meta.seed loads (escaramuza.rules.core.seeds): refused before
+    # the command reads anything or plays.
+    code, out, err = run(capsys, *command, "--seed", str(seed))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"escaramuza: error: --seed: expected an integer from 0 to {MAX_SEED}, got {seed}\n"
+    )
 
 
 def test_cli_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:

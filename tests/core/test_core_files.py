@@ -9,7 +9,8 @@ import stat
 
 import pytest
 
-from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.files import atomic_write, parse_json, write_file
 
 
 def test_atomic_write_replaces_and_leaves_no_temporary(tmp_path):
@@ -41,6 +42,67 @@ def test_atomic_write_failure_keeps_the_old_file(tmp_path, monkeypatch):
         atomic_write(target, "half")
     assert target.read_text() == "precious"
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_atomic_write_writes_through_a_symlink_and_keeps_it(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real.name)  # relative, as `ln -s real.json link.json` makes it
+    atomic_write(link, "new")
+    assert link.is_symlink() and os.readlink(link) == "real.json"
+    assert real.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (os.mkfifo, "it is a pipe (FIFO), not a regular file"),
+        (os.mkdir, "it is a folder, not a regular file"),
+    ],
+    ids=["fifo", "folder"],
+)
+@pytest.mark.parametrize("through_a_link", [False, True])
+def test_atomic_write_refuses_what_is_not_a_regular_file(tmp_path, make, reason, through_a_link):
+    special = tmp_path / "special"
+    make(special)
+    target = special
+    if through_a_link:
+        target = tmp_path / "link.json"
+        target.symlink_to(special)
+    with pytest.raises(OSError) as info:
+        atomic_write(target, "x")
+    assert (info.value.strerror, info.value.filename) == (reason, str(target))
+    # Nothing changed: the special file is still what it was, no temporary is left.
+    mode = special.lstat().st_mode
+    assert stat.S_ISFIFO(mode) if make is os.mkfifo else stat.S_ISDIR(mode)
+    assert target.is_symlink() == through_a_link
+    expected = ["link.json", "special"] if through_a_link else ["special"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == expected
+
+
+def test_atomic_write_refuses_a_loop_of_links(tmp_path):
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    with pytest.raises(OSError) as info:
+        atomic_write(tmp_path / "a", "x")
+    assert info.value.strerror == os.strerror(40)  # ELOOP
+    assert (tmp_path / "a").is_symlink() and (tmp_path / "b").is_symlink()
+
+
+def test_write_file_raises_the_callers_error_naming_the_path(tmp_path):
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    with pytest.raises(_Err) as info:
+        write_file(fifo, "x", _Err)
+    assert str(info.value) == f"{fifo}||cannot be written (it is a pipe (FIFO), not a regular file)"
+    with pytest.raises(EscaramuzaError) as plain:
+        write_file(fifo, "x")
+    assert (
+        str(plain.value) == f"{fifo}: cannot be written (it is a pipe (FIFO), not a regular file)"
+    )
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
 class _Err(Exception):
@@ -388,3 +450,21 @@ def test_json_floats_and_integers_keep_reading_as_before():
         "b": -3,
         "c": 1000.0,
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "key"),
+    [
+        ('{"round": 1, "round": 2}', "round", "round"),
+        ('{"a": [{"b": 1}, {"x": 1, "y": 2, "x": 3}]}', "a[1].x", "x"),
+        ('{"a": {"b": {"c": 1, "c": 1}}}', "a.b.c", "c"),
+    ],
+)
+def test_a_json_duplicate_key_is_refused_with_its_field(text, field, key):
+    # json.loads would keep the last value; a YAML duplicate key is refused too.
+    with pytest.raises(_Err) as info:
+        parse_json(text, "s.json", _Err)
+    assert (
+        str(info.value)
+        == f"s.json|{field}|duplicate key {key!r} (it appears earlier in the object)"
+    )

@@ -1,6 +1,6 @@
 """``escaramuza gm`` with a full disk: it never says the battle is in a file that lacks it.
 
-The disk is not filled: the state file writer is replaced by one that raises
+The disk is not filled: the project's file writer is replaced by one that raises
 ``OSError(ENOSPC)`` for the autosave file once its disk has no room left, and writes
 normally otherwise (so ``save FILE`` elsewhere works, as on another disk).
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import escaramuza.state_file.writing as state_file
+import escaramuza.rules.core.files as files
 from escaramuza.gm import GMSession, run_session
 from escaramuza.state_file import load_state, state_to_dict
 
@@ -28,7 +28,7 @@ class Disk:
     def __init__(self, autosave: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.autosave = autosave
         self.room: int | None = None
-        real = state_file.atomic_write
+        real = files.atomic_write
 
         def write(path: str | os.PathLike[str], data: bytes | str) -> None:
             if Path(path) == autosave and self.room is not None:
@@ -37,7 +37,7 @@ class Disk:
                 self.room -= 1
             real(path, data)
 
-        monkeypatch.setattr(state_file, "atomic_write", write)
+        monkeypatch.setattr(files, "atomic_write", write)
 
 
 @pytest.fixture

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from escaramuza.gm import GMSession, run_session
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.model import Action, Condition, Decision, DecisionKind, Side, Status
 from escaramuza.rules.core.ruleset import apply_action
+from escaramuza.rules.core.seeds import MAX_SEED
 from escaramuza.state_file import load_state, save_state, state_to_dict
 
 DUEL = "destiny_dice/brann-vs-saqueador"
@@ -337,6 +340,47 @@ def test_cli_play_stop_after_and_save_state(
     state, _ = load_state(path)
     assert state.outcome is None and state.pending is not None
     assert main(["suggest", str(path), "--iterations", "8"]) == 0
+
+
+def test_play_save_state_writes_through_a_symlink(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(real.name)
+    argv = ["play", "destiny_dice/brann-vs-saqueador", "--stop-after", "1"]
+    assert main([*argv, "--save-state", str(link)]) == 0
+    assert link.is_symlink() and os.readlink(link) == "real.json"
+    state, _ = load_state(real)
+    assert state.scenario.name == "destiny_dice/brann-vs-saqueador"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]
+
+
+def test_play_save_state_refuses_a_fifo_and_leaves_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    argv = ["play", "destiny_dice/brann-vs-saqueador", "--stop-after", "1"]
+    assert main([*argv, "--save-state", str(fifo)]) == 2
+    assert capsys.readouterr().err == (
+        f"escaramuza: error: {fifo}: cannot be written (it is a pipe (FIFO), not a regular file)\n"
+    )
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fifo"]
+
+
+def test_the_largest_seed_play_accepts_saves_a_state_that_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bigseed.json"
+    argv = ["play", "destiny_dice/brann-vs-saqueador", "--stop-after", "1"]
+    assert main([*argv, "--seed", str(MAX_SEED), "--save-state", str(path)]) == 0
+    capsys.readouterr()
+    _state, meta = load_state(path)
+    assert meta["seed"] == MAX_SEED
+    assert main(["validate", str(path)]) == 0
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "two"])

@@ -184,3 +184,80 @@ def test_validate_lists_every_value_out_of_range_with_its_field(
     assert main(["suggest", str(path)]) == 2
     err = capsys.readouterr().err
     assert "combatants[0].resources.pv" in err and "2 more problem(s)" in err
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("side", ["neutral", 1, None])
+def test_a_combatant_on_no_known_side_is_refused(name: str, side: object) -> None:
+    doc = state_to_dict(mid_battle(name))
+    doc["combatants"][0]["side"] = side
+    err = refusal(doc)
+    assert (err.field, err.reason) == (
+        "combatants[0].side",
+        f"unknown side {side!r} (known: heroes, enemies)",
+    )
+
+
+def test_a_combatant_moved_to_the_other_side_is_refused() -> None:
+    doc = state_to_dict(mid_battle("destiny_dice/emboscada"))
+    first = doc["combatants"][0]
+    assert first["side"] == "heroes"
+    first["side"] = "enemies"
+    err = refusal(doc)
+    assert (err.field, err.reason) == (
+        "combatants[0].side",
+        f"'enemies' but {first['id']} is on the heroes",
+    )
+
+
+META = {"seed": 7, "steps": 3, "roll": "auto"}
+OUT_OF_RANGE = "expected an integer from 0 to 9223372036854775807, got {!r}"
+
+
+@pytest.mark.parametrize("key", ["seed", "steps"])
+@pytest.mark.parametrize("value", [-1, 2**63, "x", True, 1.5, None])
+def test_a_seed_or_step_count_the_tool_would_refuse_is_refused(key: str, value: object) -> None:
+    doc = state_to_dict(mid_battle("destiny_dice/emboscada"), dict(META, **{key: value}))
+    err = refusal(doc)
+    assert (err.field, err.reason) == (f"meta.{key}", OUT_OF_RANGE.format(value))
+
+
+def test_an_unknown_roll_mode_is_refused() -> None:
+    doc = state_to_dict(mid_battle("destiny_dice/emboscada"), dict(META, roll="psychic"))
+    err = refusal(doc)
+    assert (err.field, err.reason) == (
+        "meta.roll",
+        "unknown roll mode 'psychic' (known: auto, manual)",
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 2**63 - 1])
+def test_every_seed_the_tool_accepts_loads(seed: int) -> None:
+    doc = state_to_dict(mid_battle("destiny_dice/emboscada"), dict(META, seed=seed, roll="manual"))
+    _state, meta = state_from_dict(doc, "fine.json")
+    assert meta == dict(META, seed=seed, roll="manual")
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "key"),
+    [
+        (lambda t: t.replace('"round":', '"round": 1, "round":', 1), "round", "round"),
+        (lambda t: t.replace('"zone":', '"zone": "x", "zone":', 1), "combatants[0].zone", "zone"),
+        (lambda t: t.replace('"seed":', '"seed": 1, "seed":', 1), "meta.seed", "seed"),
+    ],
+)
+def test_a_json_state_file_with_a_duplicate_key_is_refused(
+    tmp_path: Any, edit: Callable[[str], str], field: str, key: str
+) -> None:
+    import json
+
+    from escaramuza.state_file import load_state
+
+    doc = state_to_dict(mid_battle("destiny_dice/emboscada"), META)
+    path = tmp_path / "edited.json"
+    path.write_text(edit(json.dumps(doc)), encoding="utf-8")
+    with pytest.raises(StateFileError) as info:
+        load_state(path)
+    assert str(info.value) == (
+        f"{path}: {field}: duplicate key {key!r} (it appears earlier in the object)"
+    )

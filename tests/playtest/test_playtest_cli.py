@@ -181,7 +181,7 @@ def test_playtest_progress_bar_draws_and_is_silent_when_disabled() -> None:
         ([FAST, "--backend", "spark"], "unknown backend 'spark'"),
         ([FAST, "--workers", "-1"], "--workers must be 0"),
         ([FAST, "--address", "10.0.0.1:6379"], "use it with --backend ray"),
-        ([FAST, "--seed", "-1"], "--seed must be a non-negative integer"),
+        ([FAST, "--seed", "-1"], "--seed: expected an integer from 0 to 9223372036854775807"),
     ],
 )
 def test_playtest_bad_arguments_exit_2_with_a_clear_message(

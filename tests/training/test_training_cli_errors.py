@@ -22,7 +22,10 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
     [
         (["train", *DD, "--timesteps", "0"], "--timesteps must be a positive integer, not 0"),
         (["train", *DD, "--n-envs", "-1"], "--n-envs must be a positive integer, not -1"),
-        (["train", *DD, "--seed", "-3"], "--seed must be a non-negative integer, not -3"),
+        (
+            ["train", *DD, "--seed", "-3"],
+            "--seed: expected an integer from 0 to 9223372036854775807, got -3",
+        ),
         (["train", *DD, "--seed", str(2**32)], "seed: Input should be less than or equal to"),
         (["train", *DD, "--n-envs", "4097"], "n_envs: Input should be less than or equal to 4096"),
         (["train", *DD, "--n-envs", "1024"], "a rollout of n_steps × n_envs = 524288 steps"),

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from escaramuza.rules.core.seeds import MAX_SEED
 from escaramuza.web.app import LOOPBACK_HOSTS
 from escaramuza.web.limits import MAX_UPLOAD_BYTES
 from escaramuza.web.sessions import WebSession
@@ -26,6 +27,9 @@ BATTLE_ROWS = [
     ("post", "/api/battle", {"json": {"scenario": "../../etc/passwd"}}, 404, "no shipped scenario"),
     ("post", "/api/battle", {"json": {"scenario": "emboscada"}}, 404, "no shipped scenario"),
     ("post", "/api/battle", {"json": {"scenario": DUEL, "seed": -1}}, 422, "seed"),
+    # Above the one range of seeds (a state file could not hold it).
+    ("post", "/api/battle", {"json": {"scenario": DUEL, "seed": MAX_SEED + 1}}, 422, "seed"),
+    ("post", "/api/playtest", {"json": {"n": 10, "seed": MAX_SEED + 1}}, 422, "seed"),
     (
         "post",
         "/api/battle",
@@ -165,6 +169,28 @@ STATE_ROWS = [
     (lambda d: json.dumps(dict(d, format="other")).encode(), 400, "format"),
     (lambda d: json.dumps(dict(d, round=999)).encode(), 400, "round"),
     (
+        lambda d: json.dumps(dict(d, meta=dict(d["meta"], seed=-1))).encode(),
+        400,
+        "s.json: meta.seed: expected an integer from 0 to 9223372036854775807, got -1",
+    ),
+    (
+        lambda d: json.dumps(dict(d, meta=dict(d["meta"], roll="psychic"))).encode(),
+        400,
+        "s.json: meta.roll: unknown roll mode 'psychic' (known: auto, manual)",
+    ),
+    (
+        lambda d: json.dumps(
+            dict(d, combatants=[dict(d["combatants"][0], side="neutral"), *d["combatants"][1:]])
+        ).encode(),
+        400,
+        "s.json: combatants[0].side: unknown side 'neutral' (known: heroes, enemies)",
+    ),
+    (
+        lambda d: json.dumps(d).replace('"round":', '"round": 1, "round":', 1).encode(),
+        400,
+        "s.json: round: duplicate key 'round' (it appears earlier in the object)",
+    ),
+    (
         lambda d: json.dumps(
             dict(
                 d,
@@ -188,6 +214,15 @@ def test_bad_state_files_are_refused(make: Any, status: int, fragment: str) -> N
     r = c.post("/api/state", files={"file": ("s.json", make(_state_doc()))})
     assert r.status_code == status, r.text
     assert fragment in r.json()["detail"]
+
+
+def test_the_largest_seed_a_battle_accepts_loads_back_from_its_state_file() -> None:
+    c = client()
+    assert c.post("/api/battle", json={"scenario": DUEL, "seed": MAX_SEED}).status_code == 200
+    saved = c.get("/api/state").content
+    assert json.loads(saved)["meta"]["seed"] == MAX_SEED
+    r = client().post("/api/state", files={"file": ("s.json", saved)})
+    assert r.status_code == 200, r.text
 
 
 def test_oversized_body_is_refused_before_it_is_read() -> None:
