@@ -15,7 +15,11 @@ ends.
   is ``(num_envs, 2)``, the heroes' and the enemies' (``raw_env.rewards``: +1 to the
   winner, −1 to the loser, ``draw_reward`` to both when nobody wins, 0 before the end).
   Autoreset is next-step, as in the batched single-agent env; the observation of a lane
-  that ended is its last acting side's.
+  that ended is its last acting side's. A battle over before its first decision (a
+  poisoned hero dying as its turn starts), which ``raw_env`` reports at ``reset``, is
+  reported by the lane's first ``step``, whatever its action (the mask offers slot 0
+  alone): a vector env's ``reset`` returns no terminations; the single-agent envs do
+  the same.
 * ``action_masks()``: the acting sides' legal slots, ``(num_envs, n)``.
 """
 
