@@ -66,7 +66,7 @@ class DayRef:
     @staticmethod
     def resolve(name_or_path: str) -> DayRef:
         path = resolve_day(name_or_path)
-        text = read_text_file(Path(path), ScenarioError, "a day file", MAX_SCENARIO_BYTES)
+        text = read_text_file(Path(path), ScenarioError, _("a day file"), MAX_SCENARIO_BYTES)
         seen: dict[str, tuple[str, str, str]] = {}
         lookup = file_lookup(path)
 

@@ -97,7 +97,7 @@ def file_lookup(day_source: str) -> Lookup:
             path = str(beside)
         else:
             path = resolve_scenario(ref)
-        text = read_text_file(Path(path), ScenarioError, "a scenario file", MAX_SCENARIO_BYTES)
+        text = read_text_file(Path(path), ScenarioError, _("a scenario file"), MAX_SCENARIO_BYTES)
         name = shipped.get(path, Path(path).name.removesuffix(".yaml"))
         return name, path, text
 
@@ -263,7 +263,7 @@ def day_stem(path: str | Path) -> str:
 def load_day_file(path: str | Path) -> Day:
     """Load a day file from disk (what ``validate`` and ``campaign`` use)."""
     path = Path(path)
-    text = read_text_file(path, ScenarioError, "a day file", MAX_SCENARIO_BYTES)
+    text = read_text_file(path, ScenarioError, _("a day file"), MAX_SCENARIO_BYTES)
     return parse_day(
         parse_yaml(text, str(path), ScenarioError),
         str(path),

@@ -113,11 +113,11 @@ def _read(path: Path, kind: str) -> str:
     from escaramuza.state_file.reading import MAX_STATE_BYTES
 
     what, limit = {
-        "state": ("a state file", MAX_STATE_BYTES),
-        "day": ("a day file", MAX_SCENARIO_BYTES),
-        "tables": ("a tables file", MAX_TABLES_BYTES),
-        "scenario": ("a scenario file", MAX_SCENARIO_BYTES),
-    }.get(kind, ("a scenario, day or tables file", max(MAX_SCENARIO_BYTES, MAX_TABLES_BYTES)))
+        "state": (_("a state file"), MAX_STATE_BYTES),
+        "day": (_("a day file"), MAX_SCENARIO_BYTES),
+        "tables": (_("a tables file"), MAX_TABLES_BYTES),
+        "scenario": (_("a scenario file"), MAX_SCENARIO_BYTES),
+    }.get(kind, (_("a scenario, day or tables file"), max(MAX_SCENARIO_BYTES, MAX_TABLES_BYTES)))
     return read_text_file(path, ScenarioError, what, limit)
 
 

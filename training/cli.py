@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from escaramuza.agents.fast import add_engine_option
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import N_, _
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.training.config import ALGOS, LIMITS, SIDES
 
 COMMANDS = ("train", "evaluate")
@@ -226,7 +226,7 @@ def add_parsers(commands: Any) -> None:
 
 def _positive(name: str, value: int | None) -> None:
     if value is not None and value <= 0:
-        raise EscaramuzaError(f"{name} must be a positive integer, not {value}")
+        raise EscaramuzaError(_f("{option} must be a positive integer, not {value}", name, value))
 
 
 def cmd_train(args: argparse.Namespace, out: TextIO) -> int:

@@ -244,7 +244,7 @@ def evaluate(
     ``progress`` draws one bar over all of them (on stderr, a terminal only:
     escaramuza/progress.py)."""
     if n <= 0:
-        raise EscaramuzaError(f"-n must be a positive number of battles, not {n}")
+        raise EscaramuzaError(_f("-n must be a positive number of battles, not {n}", n))
     if len(agents) < 2:
         raise EscaramuzaError("--agents: name at least two agents")
     if not scenarios:

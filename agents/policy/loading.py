@@ -25,6 +25,7 @@ from escaramuza.agents.policy.safe_load import (
     _scan_data,
 )
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+from escaramuza.rules.core.i18n import _, _f
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +164,10 @@ def resolve_policy(path: str | os.PathLike[str]) -> Path:
     shipped = SHIPPED_DIR / f"{path}.zip"
     if shipped.is_file():
         return shipped
-    known = ", ".join(shipped_policies()) or "none"
-    raise UnknownNameError(f"policy {path}: no such model file (shipped policies: {known})")
+    known = ", ".join(shipped_policies()) or _("none")
+    raise UnknownNameError(
+        _f("policy {path}: no such model file (shipped policies: {known})", path, known)
+    )
 
 
 def load_model(

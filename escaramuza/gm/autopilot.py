@@ -173,7 +173,9 @@ def make_pilot(
             )
         )
     try:
-        check_budget(budget_ms, iterations, "the autopilot's budget", "the autopilot's rollouts")
+        check_budget(
+            budget_ms, iterations, _("the autopilot's budget"), _("the autopilot's rollouts")
+        )
     except EscaramuzaError as exc:
         raise AutopilotError(str(exc)) from None
     return Pilot(spec or DEFAULT_AGENT, budget_ms, iterations, engine, cap_ms)

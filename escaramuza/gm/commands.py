@@ -77,7 +77,7 @@ def _milliseconds(text: str, usage: str) -> float:
     except ValueError:
         raise GMError(_f("{usage} ({value} is not a number)", usage, repr(text))) from None
     try:
-        check_budget(value, None, "the budget")
+        check_budget(value, None, _("the budget"))
     except EscaramuzaError as exc:
         raise GMError(f"{exc}; {usage}") from None
     return value

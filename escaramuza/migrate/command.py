@@ -207,7 +207,7 @@ def write(migration: Migration) -> Path:
             f"cannot be written ({exc.strerror}); the original is kept as {backup}",
         ) from None
     try:
-        text = read_text_file(path, MigrateError, "a migrated file", MAX_BYTES)
+        text = read_text_file(path, MigrateError, _("a migrated file"), MAX_BYTES)
         check(path, migration.kind, text)
     except EscaramuzaError as exc:
         try:
@@ -230,7 +230,7 @@ def write(migration: Migration) -> Path:
 
 
 def _read(name: str) -> str:
-    return read_text_file(Path(name), MigrateError, "a scenario, day or state file", MAX_BYTES)
+    return read_text_file(Path(name), MigrateError, _("a scenario, day or state file"), MAX_BYTES)
 
 
 # -- the command ---------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from escaramuza.agents.runner import play_battle
 from escaramuza.playtest.records import BattleRecord, battle_seed, record_battle
 from escaramuza.progress import progress_bar
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import (
     Scenario,
@@ -95,24 +96,32 @@ class PlaytestConfig:
     def validate(self) -> None:
         """Raise :class:`EscaramuzaError` for values a user can get wrong."""
         if self.n <= 0:
-            raise EscaramuzaError(f"-n must be a positive number of battles, not {self.n}")
+            raise EscaramuzaError(_f("-n must be a positive number of battles, not {n}", self.n))
         if self.n > MAX_RUN:
             raise EscaramuzaError(
-                f"-n must be at most {MAX_RUN:,} (every battle's record stays in memory for "
-                f"the report; run again with another --seed for more), not {self.n}"
+                _f(
+                    "-n must be at most {most} (every battle's record stays in memory for "
+                    "the report; run again with another --seed for more), not {n}",
+                    f"{MAX_RUN:,}",
+                    self.n,
+                )
             )
         if self.workers < 0:
             raise EscaramuzaError(
-                f"--workers must be 0 (all cores) or a positive number, not {self.workers}"
+                _f("--workers must be 0 (all cores) or a positive number, not {n}", self.workers)
             )
         if self.backend not in BACKENDS:
             raise EscaramuzaError(
-                f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})"
+                _f(
+                    "unknown backend {backend} (known: {known})",
+                    repr(self.backend),
+                    ", ".join(BACKENDS),
+                )
             )
         if self.address is not None and self.backend != "ray":
-            raise EscaramuzaError("--address joins a Ray cluster; use it with --backend ray")
+            raise EscaramuzaError(_("--address joins a Ray cluster; use it with --backend ray"))
         if self.chunk_size is not None and self.chunk_size <= 0:
-            raise EscaramuzaError(f"chunk size must be positive, not {self.chunk_size}")
+            raise EscaramuzaError(_f("chunk size must be positive, not {n}", self.chunk_size))
         check_seed(self.seed)
         check_engine(self.engine)
         for spec in (self.heroes, self.enemies):

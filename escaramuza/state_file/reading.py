@@ -46,7 +46,7 @@ def load_state(path: str | Path) -> tuple[BattleState, dict[str, Any]]:
     source = str(path)
     # What a killed autosave of this file left behind goes first.
     remove_stale_temporaries(path)
-    text = read_text_file(path, StateFileError, "a state file", MAX_STATE_BYTES)
+    text = read_text_file(path, StateFileError, _("a state file"), MAX_STATE_BYTES)
     doc = parse_json(text, source, StateFileError)
     return state_from_dict(doc, source, base_dir=path.parent)
 

@@ -78,7 +78,8 @@ def read_text_file(
 
     ``error`` builds the caller's error class from (source, field, reason) —
     ``ScenarioError`` or ``StateFileError`` — and ``kind`` names what the file
-    should be in the messages ("a scenario file", "a state file"). Only a regular
+    should be in the messages, in the current language (``_("a scenario file")``,
+    ``_("a state file")``): it fills whole sentences. Only a regular
     file of at most ``max_bytes`` bytes is read: a device (``/dev/zero``), a pipe
     or a larger file is refused with the reason and the limit.
     """
@@ -88,24 +89,32 @@ def read_text_file(
         # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise error(source, "", "no such file") from None
+        raise error(source, "", _("no such file")) from None
     except IsADirectoryError:
-        raise error(source, "", f"is a directory, not {kind}") from None
+        raise error(source, "", _f("is a directory, not {kind}", kind)) from None
     except OSError as exc:
-        raise error(source, "", f"cannot be read ({exc.strerror})") from None
+        raise error(source, "", _f("cannot be read ({reason})", exc.strerror)) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise error(source, "", f"is a directory, not {kind}")
+            raise error(source, "", _f("is a directory, not {kind}", kind))
         if not stat.S_ISREG(info.st_mode):
             raise error(
                 source,
                 "",
-                f"is not a regular file (a device, pipe or socket); {kind} must be "
-                f"a regular file of at most {limit}",
+                _f(
+                    "is not a regular file (a device, pipe or socket); {kind} must be "
+                    "a regular file of at most {limit}",
+                    kind,
+                    limit,
+                ),
             )
         if info.st_size > max_bytes:
-            raise error(source, "", f"is {info.st_size} bytes; {kind} may be at most {limit}")
+            raise error(
+                source,
+                "",
+                _f("is {size} bytes; {kind} may be at most {limit}", info.st_size, kind, limit),
+            )
         chunks: list[bytes] = []
         size = 0
         while True:  # the size can change after fstat: never read past the limit
@@ -114,16 +123,16 @@ def read_text_file(
                 break
             size += len(chunk)
             if size > max_bytes:
-                raise error(source, "", f"is larger than {kind}'s limit of {limit}")
+                raise error(source, "", _f("is larger than {kind}'s limit of {limit}", kind, limit))
             chunks.append(chunk)
     except OSError as exc:
-        raise error(source, "", f"cannot be read ({exc.strerror})") from None
+        raise error(source, "", _f("cannot be read ({reason})", exc.strerror)) from None
     finally:
         os.close(fd)
     try:
         return b"".join(chunks).decode("utf-8")
     except UnicodeDecodeError:
-        raise error(source, "", "not UTF-8 text") from None
+        raise error(source, "", _("not UTF-8 text")) from None
 
 
 # -- writing ------------------------------------------------------------------------------

@@ -34,6 +34,8 @@ from typing import Any
 
 import yaml
 
+from escaramuza.rules.core.i18n import N_, _, _f
+
 #: ``error(source, field, reason)`` builds the caller's error class.
 ErrorFactory = Callable[[str, str, str], Exception]
 
@@ -57,7 +59,6 @@ _TAG = "tag:yaml.org,2002:"
 _BOOL, _INT, _FLOAT, _MERGE, _STR, _TIMESTAMP, _VALUE = (
     _TAG + name for name in ("bool", "int", "float", "merge", "str", "timestamp", "value")
 )
-_NOT_A_KEY = "a mapping key must be a plain scalar (a string or a number)"
 
 
 class _LongInteger(str):
@@ -85,7 +86,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         return value
     seen: set[str] = set()
     flagged = _DuplicateKeys(value)
-    for key, _ in pairs:
+    for key, _value in pairs:
         if key in seen:
             flagged.duplicate = key
             break
@@ -121,11 +122,11 @@ def _integer_base(text: str) -> str | None:
     if body[:1] in ("+", "-"):
         body = body[1:]
     if ":" in body:
-        return "sexagesimal (base 60)"
-    base = {"0x": "hexadecimal", "0o": "octal", "0b": "binary"}.get(body[:2].lower())
+        return _("sexagesimal (base 60)")
+    base = {"0x": N_("hexadecimal"), "0o": N_("octal"), "0b": N_("binary")}.get(body[:2].lower())
     if base is None and len(body) > 1 and body.startswith("0"):
-        base = "octal"
-    return base
+        base = N_("octal")
+    return None if base is None else _(base)
 
 
 class _Refused(yaml.constructor.ConstructorError):
@@ -176,15 +177,24 @@ class StrictSafeLoader(_Base):  # type: ignore[misc]
     def _check_mapping(self, node: Any) -> None:
         keys: set[Any] = set()
         own_key = False
-        for key_node, _ in node.value:
+        for key_node, _value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                kind = "list" if isinstance(key_node, yaml.SequenceNode) else "mapping"
-                raise _Refused(f"{_NOT_A_KEY}, not a {kind}", key_node.start_mark)
+                if isinstance(key_node, yaml.SequenceNode):
+                    reason = _(
+                        "a mapping key must be a plain scalar (a string or a number), not a list"
+                    )
+                else:
+                    reason = _(
+                        "a mapping key must be a plain scalar (a string or a number), not a mapping"
+                    )
+                raise _Refused(reason, key_node.start_mark)
             if key_node.tag == _MERGE:
                 if own_key:
                     raise _Refused(
-                        "a merge key (<<) must come before the mapping's own keys: these "
-                        "override what it merges wherever they are written",
+                        _(
+                            "a merge key (<<) must come before the mapping's own keys: these "
+                            "override what it merges wherever they are written"
+                        ),
                         key_node.start_mark,
                     )
                 continue  # "<<: *base" keys may repeat what they merge
@@ -196,13 +206,17 @@ class StrictSafeLoader(_Base):  # type: ignore[misc]
                 hash(key)
             except TypeError:  # a scalar tagged as a collection: "? !!set x"
                 raise _Refused(
-                    f"{_NOT_A_KEY}, not a {type(key).__name__}", key_node.start_mark
+                    _f(
+                        "a mapping key must be a plain scalar (a string or a number), not a {type}",
+                        type(key).__name__,
+                    ),
+                    key_node.start_mark,
                 ) from None
             if key in keys:
                 raise yaml.constructor.ConstructorError(
                     None,
                     None,
-                    f"duplicate key {key!r} (it appears earlier in the mapping)",
+                    _f("duplicate key {key} (it appears earlier in the mapping)", repr(key)),
                     key_node.start_mark,
                 )
             keys.add(key)
@@ -231,8 +245,10 @@ class StrictSafeLoader(_Base):  # type: ignore[misc]
                     raise yaml.constructor.ConstructorError(
                         "while constructing a mapping",
                         node.start_mark,
-                        f"expected a mapping or list of mappings for merging, but found "
-                        f"{source.id}",
+                        _f(
+                            "expected a mapping or list of mappings for merging, but found {node}",
+                            source.id,
+                        ),
                         source.start_mark,
                     )
                 self.flatten_mapping(source)  # its own merges first: then it has none
@@ -253,14 +269,18 @@ class StrictSafeLoader(_Base):  # type: ignore[misc]
         base = _integer_base(text)
         if base is not None:
             raise _Refused(
-                f"integer {_shown(text)} is spelled in {base}; write it in decimal "
-                "(or quote it if it is text)",
+                _f(
+                    "integer {text} is spelled in {base}; write it in decimal "
+                    "(or quote it if it is text)",
+                    _shown(text),
+                    base,
+                ),
                 node.start_mark,
             )
         digits = text.replace("_", "")
         body = digits[1:] if digits[:1] in ("+", "-") else digits
         if not (body.isascii() and body.isdigit()):  # an explicit "!!int abc"
-            raise _Refused(f"{_shown(text)!r} is not an integer", node.start_mark)
+            raise _Refused(_f("{text} is not an integer", repr(_shown(text))), node.start_mark)
         value = _bounded_int(digits)
         return _LongInteger(text) if isinstance(value, _LongInteger) else value
 
@@ -268,17 +288,22 @@ class StrictSafeLoader(_Base):  # type: ignore[misc]
         text = self.construct_scalar(node)
         if ":" in text:
             raise _Refused(
-                f"number {_shown(text)} is spelled in sexagesimal (base 60); write it in "
-                "decimal (or quote it if it is text)",
+                _f(
+                    "number {text} is spelled in sexagesimal (base 60); write it in "
+                    "decimal (or quote it if it is text)",
+                    _shown(text),
+                ),
                 node.start_mark,
             )
         try:
             value = super().construct_yaml_float(node)
         except (ValueError, IndexError):  # an explicit "!!float abc" or "!!float ''"
-            raise _Refused(f"{_shown(text)!r} is not a number", node.start_mark) from None
+            raise _Refused(
+                _f("{text} is not a number", repr(_shown(text))), node.start_mark
+            ) from None
         if not math.isfinite(value):
             raise _Refused(
-                f"number {_shown(text)} is not finite; NaN and infinities are refused",
+                _f("number {text} is not finite; NaN and infinities are refused", _shown(text)),
                 node.start_mark,
             )
         return value
@@ -286,7 +311,9 @@ class StrictSafeLoader(_Base):  # type: ignore[misc]
     def construct_yaml_bool(self, node: Any) -> bool:
         text: str = self.construct_scalar(node)
         if text.lower() not in ("true", "false"):  # "!!bool yes" is YAML 1.1's, not 1.2's
-            raise _Refused(f"{_shown(text)!r} is not a boolean (true or false)", node.start_mark)
+            raise _Refused(
+                _f("{text} is not a boolean (true or false)", repr(_shown(text))), node.start_mark
+            )
         return text.lower() == "true"
 
     def construct_yaml_timestamp(self, node: Any) -> Any:
@@ -294,7 +321,9 @@ class StrictSafeLoader(_Base):  # type: ignore[misc]
             return super().construct_yaml_timestamp(node)
         except (AttributeError, ValueError):  # "!!timestamp x", "2001-13-01"
             text = self.construct_scalar(node)
-            raise _Refused(f"{_shown(text)!r} is not a date or time", node.start_mark) from None
+            raise _Refused(
+                _f("{text} is not a date or time", repr(_shown(text))), node.start_mark
+            ) from None
 
 
 StrictSafeLoader.add_constructor(_INT, StrictSafeLoader.construct_yaml_int)
@@ -320,7 +349,7 @@ def _yaml_where(exc: yaml.YAMLError) -> str:
 
 
 def _at(mark: Any) -> str:
-    return f"line {mark.line + 1}, column {mark.column + 1}"
+    return _f("line {line}, column {column}", mark.line + 1, mark.column + 1)
 
 
 def _check_events(text: str, source: str, error: ErrorFactory) -> None:
@@ -341,7 +370,7 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
                 raise error(
                     source,
                     _at(event.start_mark),
-                    f"lists and mappings are nested more than {MAX_DEPTH} levels deep",
+                    _f("lists and mappings are nested more than {depth} levels deep", MAX_DEPTH),
                 )
             open_collections.append([event.anchor, 1])
             continue
@@ -355,8 +384,11 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
                 raise error(
                     source,
                     _at(event.start_mark),
-                    f"alias *{_shown(event.anchor)} is inside the list or mapping it "
-                    "names (a value that contains itself)",
+                    _f(
+                        "alias *{name} is inside the list or mapping it names (a value that "
+                        "contains itself)",
+                        _shown(event.anchor),
+                    ),
                 )
             size = sizes.get(event.anchor, 1)  # an undefined one: the composer reports it
             expanded += size
@@ -364,8 +396,11 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
                 raise error(
                     source,
                     _at(event.start_mark),
-                    f"the file's aliases (*name) would expand to more than {MAX_ALIAS_NODES} "
-                    "values; a file may repeat at most that many through anchors and aliases",
+                    _f(
+                        "the file's aliases (*name) would expand to more than {most} values; "
+                        "a file may repeat at most that many through anchors and aliases",
+                        MAX_ALIAS_NODES,
+                    ),
                 )
         elif isinstance(event, yaml.DocumentStartEvent):
             sizes.clear()  # anchors are a document's own
@@ -392,12 +427,12 @@ def parse_yaml(text: str, source: str, error: ErrorFactory) -> Any:
         raise error(source, _yaml_where(exc), str(exc.problem)) from None
     except yaml.constructor.ConstructorError as exc:
         # A duplicate key, an unknown tag (``!!python/object/apply`` is one: never built).
-        raise error(source, _yaml_where(exc), f"invalid YAML: {exc.problem}") from None
+        raise error(source, _yaml_where(exc), _f("invalid YAML: {problem}", exc.problem)) from None
     except yaml.YAMLError as exc:
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise error(source, _yaml_where(exc), f"YAML syntax error: {problem}") from None
+        problem = getattr(exc, "problem", None) or _("invalid YAML")
+        raise error(source, _yaml_where(exc), _f("YAML syntax error: {problem}", problem)) from None
     except RecursionError:  # pragma: no cover - the depth pass stops this first
-        raise error(source, "", f"nested more than {MAX_DEPTH} levels deep") from None
+        raise error(source, "", _f("nested more than {depth} levels deep", MAX_DEPTH)) from None
     check_tree(value, source, error)
     return value
 
@@ -414,11 +449,13 @@ def parse_json(text: str, source: str, error: ErrorFactory) -> Any:
         )
     except json.JSONDecodeError as exc:
         raise error(
-            source, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"
+            source,
+            _f("line {line}, column {column}", exc.lineno, exc.colno),
+            _f("not valid JSON: {problem}", exc.msg),
         ) from None
     except RecursionError:
         raise error(
-            source, "", f"lists and objects are nested more than {MAX_DEPTH} levels deep"
+            source, "", _f("lists and objects are nested more than {depth} levels deep", MAX_DEPTH)
         ) from None
     check_tree(value, source, error)
     return value
@@ -433,33 +470,36 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
         if isinstance(item, _LongInteger):
             raise error(
                 source,
-                where or "value",
-                f"integer {item[:12]}… has more than {MAX_INT_DIGITS} digits",
+                where or _("value"),
+                _f("integer {digits}… has more than {most} digits", item[:12], MAX_INT_DIGITS),
             )
         if isinstance(item, _NonFinite):
             raise error(
                 source,
-                where or "value",
-                f"number {_shown(item)} is not finite; NaN and infinities are refused",
+                where or _("value"),
+                _f("number {text} is not finite; NaN and infinities are refused", _shown(item)),
             )
         if isinstance(item, dict | list):
             if depth >= MAX_DEPTH:
                 raise error(
                     source,
-                    where or "value",
-                    f"lists and mappings are nested more than {MAX_DEPTH} levels deep",
+                    where or _("value"),
+                    _f("lists and mappings are nested more than {depth} levels deep", MAX_DEPTH),
                 )
             if isinstance(item, _DuplicateKeys):
                 twice = item.duplicate
                 raise error(
                     source,
                     f"{where}.{twice}" if where else twice,
-                    f"duplicate key {_shown(twice)!r} (it appears earlier in the object)",
+                    _f(
+                        "duplicate key {key} (it appears earlier in the object)",
+                        repr(_shown(twice)),
+                    ),
                 )
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             for key, sub in pairs:
                 if isinstance(key, _LongInteger):
-                    raise error(source, where or "value", f"key {key[:12]}… is too long")
+                    raise error(source, where or _("value"), _f("key {key}… is too long", key[:12]))
                 at = (
                     f"{where}[{key}]"
                     if isinstance(key, int)

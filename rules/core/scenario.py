@@ -253,7 +253,7 @@ def _side_problems(specs: Any, combatants: list[Combatant]) -> list[Problem]:
 
 def load_scenario_file(path: str | Path) -> Scenario:
     path = Path(path)
-    text = read_text_file(path, ScenarioError, "a scenario file", MAX_SCENARIO_BYTES)
+    text = read_text_file(path, ScenarioError, _("a scenario file"), MAX_SCENARIO_BYTES)
     return parse_scenario_text(text, str(path), default_name=path.stem)
 
 

@@ -308,7 +308,7 @@ MAX_TABLES_BYTES = 1 << 20
 
 @lru_cache(maxsize=32)
 def _load(path: str, mtime_ns: int) -> Tables:
-    text = read_text_file(path, ScenarioError, "a tables file", MAX_TABLES_BYTES)
+    text = read_text_file(path, ScenarioError, _("a tables file"), MAX_TABLES_BYTES)
     return parse_tables(parse_yaml(text, path, ScenarioError), path)
 
 
