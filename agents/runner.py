@@ -45,6 +45,12 @@ def play_battle(
     sentence per decision is a measurable share of a battle. The rules' events, the
     dice and the outcome are the same either way.
     """
+    for agent in agents.values():
+        # An agent that knows a scenario it cannot play (a policy of another ruleset, or
+        # trained on fewer combatants) says so before the battle, not at its first turn.
+        check = getattr(agent, "check_scenario", None)
+        if check is not None:
+            check(scenario)
     roller = roller if roller is not None else RandomRoller(seed)
     rng = agent_rng(seed)
     state = new_battle(scenario, roller)

@@ -15,8 +15,9 @@ from escaramuza.agents.policy.loading import load_model
 from escaramuza.agents.policy.meta import check_fits, check_sizes
 from escaramuza.agents.policy.mlp import NumpyActorCritic, clear_pick
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
-from escaramuza.rules.core.i18n import N_, _
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 
 PREFIX = "policy:"
@@ -104,17 +105,26 @@ class PolicyAgent:
         #: The network as numpy, for greedy decisions (None: layers only torch runs).
         self._numpy = NumpyActorCritic.of(self.model.policy)
 
-    def _check(self, state: BattleState) -> None:
-        scenario = state.scenario
+    def check_scenario(self, scenario: Scenario) -> None:
+        """Refuse a scenario this policy cannot play (another ruleset's, or beyond the
+        limits it was trained with); ``play_battle`` asks before the battle starts."""
         if scenario.name in self._checked:
             return
-        if state.ruleset.id != self.meta.ruleset:
+        if scenario.ruleset.id != self.meta.ruleset:
             raise EscaramuzaError(
-                f"policy {self.path} was trained on {self.meta.ruleset!r}; scenario "
-                f"{scenario.name!r} is {state.ruleset.id!r}"
+                _f(
+                    "policy {path} was trained on {ruleset}; scenario {scenario} is {other}",
+                    self.path,
+                    repr(self.meta.ruleset),
+                    repr(scenario.name),
+                    repr(scenario.ruleset.id),
+                )
             )
         check_fits(f"policy {self.path}", self.meta, scenario)
         self._checked.add(scenario.name)
+
+    def _check(self, state: BattleState) -> None:
+        self.check_scenario(state.scenario)
 
     def _view(self, state: BattleState) -> tuple[dict[int, Action], np.ndarray]:
         """The legal index → action table and the observation of the deciding side."""

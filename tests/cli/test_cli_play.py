@@ -153,6 +153,17 @@ def test_cli_user_errors_exit_2_without_traceback(
     assert message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("scenario", ["destiny_dice/emboscada", "destiny_dice/brann-vs-saqueador"])
+def test_a_policy_of_another_ruleset_is_refused_before_the_battle(
+    capsys: pytest.CaptureFixture[str], scenario: str
+) -> None:
+    # In the duel the policy's side never decides: it used to play to the end, exit 0.
+    code, out, err = run(capsys, "play", scenario, "--enemies", "policy:donjon/duelo")
+    assert code == 2
+    assert "policy donjon/duelo was trained on 'donjon'" in err and "Traceback" not in err
+    assert "Round 1" not in out and "Outcome" not in out
+
+
 @pytest.mark.parametrize(
     "command",
     [
