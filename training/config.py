@@ -27,7 +27,7 @@ from pydantic import (
 from escaramuza.playtest.runner import MAX_RUN
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
-from escaramuza.rules.core.i18n import _
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.scenario_spec import MAX_COMBATANTS, MAX_ZONES
 
 ALGOS = ("maskable-ppo", "ppo")
@@ -290,7 +290,7 @@ def load_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConf
         text = read_text_file(path, _file_error, _("a training configuration"), MAX_CONFIG_BYTES)
         loaded = parse_yaml(text, source, _file_error)
         if loaded is not None and not isinstance(loaded, dict):
-            raise EscaramuzaError(f"--config {path}: expected a mapping of settings")
+            raise EscaramuzaError(_f("--config {path}: expected a mapping of settings", path))
         data = dict(loaded or {})
     # Written by `escaramuza train` beside `timesteps`, recomputed by every run.
     data.pop(TRAINED_KEY, None)

@@ -64,7 +64,7 @@ def parse_agents(text: str, trust_policy: bool = False) -> list[str]:
     names = [a.strip() for a in text.split(",") if a.strip()]
     if len(names) < 2:
         raise EscaramuzaError(
-            f"--agents: name at least two agents separated by commas, not {text!r}"
+            _f("--agents: name at least two agents separated by commas, not {text}", repr(text))
         )
     if len(set(names)) != len(names):
         dup = next(a for a in names if names.count(a) > 1)
@@ -246,7 +246,7 @@ def evaluate(
     if n <= 0:
         raise EscaramuzaError(_f("-n must be a positive number of battles, not {n}", n))
     if len(agents) < 2:
-        raise EscaramuzaError("--agents: name at least two agents")
+        raise EscaramuzaError(_("--agents: name at least two agents"))
     if not scenarios:
         raise EscaramuzaError("--scenario: name at least one scenario")
     refs = [ScenarioRef.resolve(s) for s in scenarios]

@@ -164,6 +164,8 @@ def resolve_policy(path: str | os.PathLike[str]) -> Path:
     shipped = SHIPPED_DIR / f"{path}.zip"
     if shipped.is_file():
         return shipped
+    if file.exists():  # a folder, device or pipe: not missing, but no model file either
+        raise EscaramuzaError(_f("policy {path}: not a model file (not a regular file)", path))
     known = ", ".join(shipped_policies()) or _("none")
     raise UnknownNameError(
         _f("policy {path}: no such model file (shipped policies: {known})", path, known)

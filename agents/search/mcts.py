@@ -27,6 +27,7 @@ from escaramuza.agents.search.tree import Node, _add, _Walk
 from escaramuza.agents.search.value import DRAW, SHAPING, side_strength
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.state import BattleState
@@ -95,14 +96,19 @@ class MCTS:
             )
         if max_ms is not None and (max_ms <= 0 or (budget_ms is not None and max_ms < budget_ms)):
             raise EscaramuzaError(
-                f"the MCTS maximum must be positive and at least the budget, not {max_ms} ms"
+                _f(
+                    "the MCTS maximum must be positive and at least the budget, not {max_ms} ms",
+                    max_ms,
+                )
             )
         if max_iterations is not None and (
             max_iterations < 1 or (iterations is not None and max_iterations < iterations)
         ):
             raise EscaramuzaError(
-                "the MCTS maximum of iterations must be at least the iterations, not "
-                f"{max_iterations}"
+                _f(
+                    "the MCTS maximum of iterations must be at least the iterations, not {n}",
+                    max_iterations,
+                )
             )
         _check_metric(metric)
         self.iterations = iterations

@@ -136,7 +136,13 @@ def _too_many(spec: str) -> EscaramuzaError:
 
 def _whole_numbers(lo: str, hi: str, spec: str) -> range:
     """The whole numbers LOW…HIGH, their count checked before anything is built."""
-    first, last = int(_number(lo, spec)), int(_number(hi, spec))
+    ends = _number(lo, spec), _number(hi, spec)
+    for text, value in zip((lo, hi), ends, strict=True):
+        if value != int(value):  # 1.5..3 is not silently 1..3
+            raise EscaramuzaError(
+                _f("--vary {spec}: {text} is not a whole number", spec, repr(text))
+            )
+    first, last = int(ends[0]), int(ends[1])
     if last - first + 1 > MAX_VALUES:
         raise _too_many(spec)
     return range(first, last + 1)

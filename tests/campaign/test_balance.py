@@ -251,6 +251,9 @@ def test_vary_ranges_give_their_values(spec: str, labels: list[str]) -> None:
         ("count:saqueador=1..1e999", "'1e999' is not a finite number"),
         ("stat:enemies.pv=*0..*2", "a multiplier must be above 0 (e.g. *0.5..*2)"),
         ("stat:enemies.pv=*-1..*2", "a multiplier must be above 0 (e.g. *0.5..*2)"),
+        # counts, shifts and values are whole: 1.5..3 was read as 1..3
+        ("count:saqueador=1.5..3", "'1.5' is not a whole number"),
+        ("stat:enemies.pv=+0..+2.5", "'+2.5' is not a whole number"),
     ],
 )
 def test_vary_refuses_an_unbounded_or_non_finite_range(

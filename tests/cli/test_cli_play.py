@@ -153,6 +153,15 @@ def test_cli_user_errors_exit_2_without_traceback(
     assert message in err and "Traceback" not in err
 
 
+def test_a_policy_path_that_is_not_a_file_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A folder (or /dev/zero) exists: "no such model file" would send the user looking.
+    code, out, err = run(capsys, "play", SCENARIO, "--enemies", f"policy:{tmp_path}")
+    assert (code, out) == (2, "")
+    assert f"policy {tmp_path}: not a model file (not a regular file)" in err
+
+
 @pytest.mark.parametrize("scenario", ["destiny_dice/emboscada", "destiny_dice/brann-vs-saqueador"])
 def test_a_policy_of_another_ruleset_is_refused_before_the_battle(
     capsys: pytest.CaptureFixture[str], scenario: str
