@@ -11,28 +11,50 @@ with the specification and not with itself.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from escaramuza.agents.fast import engine_battle
+from escaramuza.agents import AGENT_NAMES, make_agent
+from escaramuza.agents.fast import engine_battle, find_kernel
 from escaramuza.agents.search import MCTS, Node, side_strength
-from escaramuza.rules.core.kernel import KernelBattle
+from escaramuza.rules.core.compiled import agent_code
+from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.kernel import KernelBattle, KernelRefusal
 from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.ruleset import new_battle
+from escaramuza.rules.core.scenario import Scenario, shipped_scenarios
 from escaramuza.rules.core.state import BattleState
 
-__all__ = ["KERNEL_SPECS", "differences", "engine_battle", "engine_rollout"]
+__all__ = [
+    "KERNEL_SPECS",
+    "differences",
+    "engine_battle",
+    "engine_decisions",
+    "engine_rollout",
+    "rollout_row",
+    "ruleset_scenarios",
+    "same_as_engine",
+]
 
-#: Every agent spec a kernel must play (BRIEF-KERNEL: all pairings among these).
-KERNEL_SPECS: tuple[str, ...] = (
-    "random",
-    "first-legal",
-    "heuristic",
-    "heuristic:tactician",
-    "heuristic:brute",
-    "heuristic:cautious",
-    "heuristic:coward",
-    "heuristic:protector",
-    "heuristic:random",
-)
+
+def _kernel_plays(spec: str) -> bool:
+    try:
+        agent_code(spec)
+    except KernelRefusal:
+        return False
+    return True
+
+
+#: Every agent spec a kernel must play (all pairings among these): the agents' names
+#: (``random``, ``first-legal``, ``heuristic`` and one ``heuristic:T`` a temperament of
+#: the registry) that the kernels' shared agent parser takes; ``mcts`` is refused.
+KERNEL_SPECS: tuple[str, ...] = tuple(s for s in AGENT_NAMES if _kernel_plays(s))
+
+
+def ruleset_scenarios(ruleset_id: str) -> list[str]:
+    """The shipped scenarios of one ruleset (``ruleset/stem``), sorted."""
+    return sorted(n for n in shipped_scenarios() if n.split("/", 1)[0] == ruleset_id)
 
 
 def differences(engine: KernelBattle, kernel: KernelBattle) -> list[tuple[str, object, object]]:
@@ -42,6 +64,41 @@ def differences(engine: KernelBattle, kernel: KernelBattle) -> list[tuple[str, o
         for f in KernelBattle.__slots__
         if getattr(engine, f) != getattr(kernel, f)
     ]
+
+
+def same_as_engine(
+    scenario: Scenario, agents: tuple[str, str], seeds: Sequence[int]
+) -> list[KernelBattle]:
+    """The ruleset's kernel's battles of ``seeds``, after asserting each is the engine's
+    battle of its seed, field by field."""
+    kernel = find_kernel(scenario.ruleset.id)
+    assert kernel is not None, scenario.ruleset.id
+    battles = kernel.play_battles(scenario, agents, list(seeds))
+    assert [b.seed for b in battles] == list(seeds)
+    for seed, got in zip(seeds, battles, strict=True):
+        diff = differences(engine_battle(scenario, agents, seed), got)
+        assert not diff, f"{scenario.name} {agents} seed {seed}: {diff}"
+    return battles
+
+
+def engine_decisions(
+    scenario: Scenario, seeds: Sequence[int], cap: int
+) -> Iterator[tuple[int, BattleState, Action, RandomRoller]]:
+    """Every decision of engine battles, heuristic heroes against random enemies on even
+    seeds and the other way on odd ones, up to ``cap`` decisions a battle: ``(seed,
+    state, action, roller)`` with the action the agent chose. The caller applies it
+    (``apply_action(state, action, roller)``) before taking the next one."""
+    for seed in seeds:
+        heroes, enemies = ("heuristic", "random") if seed % 2 == 0 else ("random", "heuristic")
+        agents = {"heroes": make_agent(heroes), "enemies": make_agent(enemies)}
+        rng = random.Random(seed)
+        roller = RandomRoller(seed)
+        state = new_battle(scenario, roller)
+        decisions = 0
+        while state.outcome is None and decisions < cap:
+            assert state.pending is not None
+            yield seed, state, agents[state.pending.side.value].act(state, rng), roller
+            decisions += 1
 
 
 def rollout_row(batch: Any, a: int, j: int) -> tuple[int, bool, float, float, bool]:

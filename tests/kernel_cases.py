@@ -6,10 +6,13 @@ own test module, beside the rules it exercises."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from hypothesis import HealthCheck, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from escaramuza.rules import RULESETS
 from escaramuza.rules.core.scenario import Scenario, parse_scenario
 
 
@@ -45,17 +48,29 @@ SCENARIOS: dict[str, Callable[[], st.SearchStrategy[Scenario]]] = {
 }
 
 
-def generated(max_examples: int) -> settings:
-    """The settings of a test drawing :data:`SCENARIOS`: derandomised (the same cases
-    every run), no deadline (a case may compile a kernel), and the strategies' modules,
-    test modules with ``@given`` tests of their own, imported inside the running test."""
-    return settings(
-        max_examples=max_examples,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[
-            HealthCheck.too_slow,
-            HealthCheck.data_too_large,
-            HealthCheck.nested_given,
-        ],
-    )
+def generated(max_examples: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A test of ``(ruleset, data)`` run for every ruleset of ``RULESETS``, on
+    ``max_examples`` draws each (``data``: hypothesis' ``st.data()``; the test draws its
+    scenario with :func:`draw_scenario`): derandomised (the same cases every run), no
+    deadline (a case may compile a kernel), and the strategies' modules, test modules
+    with ``@given`` tests of their own, imported inside the running test."""
+
+    def wrap(test: Callable[..., None]) -> Callable[..., None]:
+        run = settings(
+            max_examples=max_examples,
+            deadline=None,
+            derandomize=True,
+            suppress_health_check=[
+                HealthCheck.too_slow,
+                HealthCheck.data_too_large,
+                HealthCheck.nested_given,
+            ],
+        )(given(data=st.data())(test))
+        return pytest.mark.parametrize("ruleset", sorted(RULESETS))(run)
+
+    return wrap
+
+
+def draw_scenario(data: Any, ruleset: str) -> Scenario:
+    """A generated scenario of ``ruleset`` drawn in a :func:`generated` test."""
+    return data.draw(SCENARIOS[ruleset](), label="scenario")

@@ -28,8 +28,14 @@ from escaramuza.agents.runner import play_battle
 from escaramuza.rules import RULESETS, get_ruleset
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.model import Action, Side
-from escaramuza.rules.core.scenario import Scenario, parse_scenario, shipped_scenarios
+from escaramuza.rules.core.scenario import (
+    KNOWN_TEMPERAMENTS,
+    Scenario,
+    parse_scenario,
+    shipped_scenarios,
+)
 from escaramuza.rules.core.state import BattleState
+from tests.rules.destiny_dice.destiny_dice_helpers import dd_options
 
 SETTINGS = settings(
     max_examples=50,
@@ -200,9 +206,7 @@ def dd_combatant(draw: st.DrawFn, cid: str, side: str, zones: list[str]) -> dict
         "id": cid,
         "side": side,
         "zone": draw(st.sampled_from(zones)),
-        "temperament": draw(
-            st.sampled_from(["tactician", "brute", "cautious", "coward", "protector", "random"])
-        ),
+        "temperament": draw(st.sampled_from(KNOWN_TEMPERAMENTS)),
         "cuerpo": f"d{cuerpo}",
         "mente": f"d{mente}",
         "alma": f"d{alma}",
@@ -261,13 +265,7 @@ def dd_scenario(draw: st.DrawFn) -> dict[str, Any]:
         "ruleset": "destiny_dice",
         "round_limit": draw(st.integers(1, 8)),
         "victory": draw(st.sampled_from(["defeat_all", "survive"])),
-        "options": {
-            "ties_favor": draw(st.sampled_from(["attacker", "defender"])),
-            "help_bonus": draw(st.integers(1, 2)),
-            "jam_on_one": draw(st.booleans()),
-            "cover_defense": draw(st.integers(0, 3)),
-            "fumble_damage": draw(st.sampled_from(["always", "defence_wins"])),
-        },
+        "options": draw(dd_options(3)),
         "battlefield": battlefield,
         "combatants": draw(st.permutations(heroes + enemies)),
     }

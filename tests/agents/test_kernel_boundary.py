@@ -32,7 +32,7 @@ from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.model import Action, Condition, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
-from tests.fastpath_helpers import engine_rollout
+from tests.fastpath_helpers import engine_rollout, rollout_row
 
 pytestmark = pytest.mark.compile
 
@@ -218,14 +218,7 @@ def _kernel_or_engine(
                 expected = engine_rollout(state, action, seed, horizon, None, MAX_DECISIONS)
             except Exception as exc:  # any engine failure is the finding
                 pytest.fail(f"the kernel played a state the engine cannot ({exc!r})")
-            got = (
-                batch.winner[a, s],
-                batch.finished[a, s],
-                batch.own[a, s],
-                batch.foe[a, s],
-                batch.actor_out[a, s],
-            )
-            assert got == expected, (action, seed)
+            assert rollout_row(batch, a, s) == expected, (action, seed)
 
 
 @pytest.mark.parametrize("ruleset", sorted(CASES))

@@ -11,25 +11,21 @@ engine's state (``export_state``, the same dice), and its log must hold the engi
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
-from escaramuza.agents import make_agent
 from escaramuza.agents.fast import find_kernel
-from escaramuza.rules import RULESETS
 from escaramuza.rules.core import mt
 from escaramuza.rules.core.dialect import LOG
-from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.events import Damaged
 from escaramuza.rules.core.loops import DAMAGE
-from escaramuza.rules.core.ruleset import apply_action, new_battle
+from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
-from tests.kernel_cases import SCENARIOS, generated
+from tests.fastpath_helpers import engine_decisions
+from tests.kernel_cases import draw_scenario, generated
 
 pytestmark = pytest.mark.compile
 
@@ -47,38 +43,28 @@ def engine_damages(state: Any, events: list[Any]) -> list[tuple[int, int, int, i
 
 
 def check_battles(scenario: Scenario, seeds: list[int], cap: int = 300) -> int:
-    """Engine battles (heuristic against random), the kernel's log checked at every
+    """Engine battles (``engine_decisions``), the kernel's log checked at every
     decision; the damages compared."""
     kernel = find_kernel(scenario.ruleset.id)
     assert kernel is not None, scenario.ruleset.id
     apply = kernel.loops.rules["apply"]
     exported = kernel.exported(scenario)
     count = int(kernel.G["DAMAGES"])
+    columns = [DAMAGE.TARGET, DAMAGE.RESOURCE, DAMAGE.AMOUNT, DAMAGE.SOURCE]
     compared = 0
-    for seed in seeds:
-        heroes, enemies = ("heuristic", "random") if seed % 2 == 0 else ("random", "heuristic")
-        agents = {"heroes": make_agent(heroes), "enemies": make_agent(enemies)}
-        rng = random.Random(seed)
-        roller = RandomRoller(seed)
-        state = new_battle(scenario, roller)
-        decisions = 0
-        while state.outcome is None and decisions < cap:
-            action = agents[state.pending.side.value].act(state, rng)
-            d = kernel.export_state(exported, state)
-            dice = mt.state_from_random(roller._rng)
-            row = np.array(kernel.action_row(exported, state, action), dtype=np.int64)
-            d[1][count] = 0
-            apply(exported.static, d, row, dice)
-            want = engine_damages(state, apply_action(state, action, roller))
-            decisions += 1
-            if d[1][int(kernel.G["SUSPEND"])] != 0:
-                continue  # the kernel stopped for Python: nothing to compare
-            log = d[LOG]
-            n = int(d[1][count])
-            columns = [DAMAGE.TARGET, DAMAGE.RESOURCE, DAMAGE.AMOUNT, DAMAGE.SOURCE]
-            got = [tuple(int(x) for x in log[k, columns]) for k in range(n)]
-            assert got == want, (scenario.name, seed, decisions, action)
-            compared += len(want)
+    for seed, state, action, roller in engine_decisions(scenario, seeds, cap):
+        d = kernel.export_state(exported, state)
+        dice = mt.state_from_random(roller._rng)
+        row = np.array(kernel.action_row(exported, state, action), dtype=np.int64)
+        d[1][count] = 0
+        apply(exported.static, d, row, dice)
+        want = engine_damages(state, apply_action(state, action, roller))
+        if d[1][int(kernel.G["SUSPEND"])] != 0:
+            continue  # the kernel stopped for Python: nothing to compare
+        log = d[LOG]
+        got = [tuple(int(x) for x in log[k, columns]) for k in range(int(d[1][count]))]
+        assert got == want, (scenario.name, seed, state.round, action)
+        compared += len(want)
     return compared
 
 
@@ -87,10 +73,8 @@ def test_the_damage_log_is_the_engines_damage_events(name: str) -> None:
     assert check_battles(load_scenario(name), [0, 1, 2, 3]) > 0
 
 
-@pytest.mark.parametrize("ruleset", sorted(RULESETS))
 @generated(10)
-@given(data=st.data())
 def test_the_damage_log_is_the_engines_on_generated_scenarios(ruleset: str, data: Any) -> None:
-    scenario = data.draw(SCENARIOS[ruleset](), label="scenario")
+    scenario = draw_scenario(data, ruleset)
     seed = data.draw(st.integers(0, 2**40), label="seed")
     check_battles(scenario, [seed, seed + 1], cap=120)

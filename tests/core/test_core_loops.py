@@ -34,6 +34,7 @@ from escaramuza.rules.core.loops import (
     new_agent_rng,
 )
 from tests.core import toy_kernel as toy
+from tests.fastpath_helpers import rollout_row
 
 pytestmark = pytest.mark.compile
 
@@ -245,14 +246,7 @@ def test_rollouts_are_the_twins(horizon: int | None, own: str | None, cap: int) 
     for a in range(3):
         for j, seed in enumerate(seeds):
             want = _twin_rollout([9, 11], 3, 1, a, seed, stop, own_code, cap)
-            got = (
-                int(batch.winner[a, j]),
-                bool(batch.finished[a, j]),
-                float(batch.own[a, j]),
-                float(batch.foe[a, j]),
-                bool(batch.actor_out[a, j]),
-            )
-            assert got == want, (a, seed)
+            assert rollout_row(batch, a, j) == want, (a, seed)
 
 
 def test_rollouts_refuse_an_action_not_of_the_pending_decision() -> None:

@@ -26,6 +26,7 @@ from escaramuza.rules.core.loops import (
     KIND_TURN,
     RUNNING,
     T_RANDOM,
+    Loops,
     compile_loops,
     copy_head,
     new_damage_log,
@@ -119,18 +120,24 @@ def choose(
     return n // 2
 
 
-LOOPS = compile_loops(
-    __name__,
-    reset=reset,
-    start=start,
-    legal=legal,
-    apply=apply,
-    choose=choose,
-    health=(int(CS.PV), int(ST.MAXPV)),
-    ST=ST,
-    CS=CS,
-    G=G,
-)
+def toy_loops(owner: str, blow: Any) -> Loops:
+    """The loop family of the toy with ``blow`` as its ``apply`` hook, compiled for the
+    module ``owner`` (whose numba cache files they get): this module's and its twin's."""
+    return compile_loops(
+        owner,
+        reset=reset,
+        start=start,
+        legal=legal,
+        apply=blow,
+        choose=choose,
+        health=(int(CS.PV), int(ST.MAXPV)),
+        ST=ST,
+        CS=CS,
+        G=G,
+    )
+
+
+LOOPS = toy_loops(__name__, apply)
 
 
 def bundles(pv: tuple[int, int], temperaments: tuple[int, int]) -> tuple[tuple, tuple]:

@@ -15,20 +15,18 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from escaramuza.agents.fast import diff, final_battle
 from escaramuza.envs.aec import AGENTS, raw_env
 from escaramuza.envs.aec_vector import KernelAECVectorEnv
-from escaramuza.rules import RULESETS
 from escaramuza.rules.core.scenario import (
     Scenario,
     load_scenario,
     parse_scenario_text,
     shipped_scenarios,
 )
-from tests.kernel_cases import SCENARIOS, generated
+from tests.kernel_cases import draw_scenario, generated
 
 pytestmark = pytest.mark.compile
 
@@ -112,11 +110,9 @@ def test_every_lane_is_the_aec_env(name: str) -> None:
     assert run_both(load_scenario(name), lanes=2, steps=700, seed=11, draw=-0.25) >= 1
 
 
-@pytest.mark.parametrize("ruleset", sorted(RULESETS))
 @generated(6)
-@given(data=st.data())
 def test_generated_scenarios_step_as_the_aec_env(ruleset: str, data: Any) -> None:
-    scenario = data.draw(SCENARIOS[ruleset](), label="scenario")
+    scenario = draw_scenario(data, ruleset)
     seed = data.draw(st.integers(0, 2**40), label="seed")
     run_both(scenario, lanes=2, steps=40, seed=seed)
 

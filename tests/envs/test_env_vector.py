@@ -17,7 +17,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from escaramuza.agents.fast import diff, final_battle
@@ -27,7 +26,7 @@ from escaramuza.envs.vector import KernelEnvRefusal, KernelVectorEnv, vector_env
 from escaramuza.rules import RULESETS, get_ruleset
 from escaramuza.rules.core.errors import IllegalActionError
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
-from tests.kernel_cases import SCENARIOS, generated
+from tests.kernel_cases import draw_scenario, generated
 
 pytestmark = pytest.mark.compile
 
@@ -187,11 +186,9 @@ def test_an_illegal_action_raises_before_any_lane_moves() -> None:
     assert np.array_equal(vec.step(np.array(good))[0][0], want)
 
 
-@pytest.mark.parametrize("ruleset", sorted(RULESETS))
 @generated(8)
-@given(data=st.data())
 def test_generated_scenarios_step_as_the_python_env(ruleset: str, data: Any) -> None:
-    scenario = data.draw(SCENARIOS[ruleset](), label="scenario")
+    scenario = draw_scenario(data, ruleset)
     side = data.draw(st.sampled_from(["enemies", "heroes"]), label="side")
     opponent = data.draw(st.sampled_from(OPPONENTS), label="opponent")
     seed = data.draw(st.integers(0, 2**40), label="seed")

@@ -16,23 +16,19 @@ tests/envs/test_env_vector.py.
 from __future__ import annotations
 
 import importlib
-import random
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
-from escaramuza.agents import make_agent
 from escaramuza.agents.fast import find_kernel
 from escaramuza.envs.codec import ActionCodec
 from escaramuza.envs.tables import start_features
-from escaramuza.rules import RULESETS
-from escaramuza.rules.core.dice import RandomRoller
-from escaramuza.rules.core.ruleset import apply_action, new_battle
+from escaramuza.rules.core.ruleset import apply_action
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
-from tests.kernel_cases import SCENARIOS, generated
+from tests.fastpath_helpers import engine_decisions
+from tests.kernel_cases import draw_scenario, generated
 
 pytestmark = pytest.mark.compile
 
@@ -97,8 +93,8 @@ def check_decision(kernel: Any, view: Any, exported: Any, state: Any, codec: Act
 
 
 def check_battles(scenario: Scenario, seeds: list[int], cap: int = 400) -> int:
-    """Play ``seeds`` battles (heuristic heroes, random enemies, then the other way) on
-    the engine, checking the view at every decision; the decisions checked."""
+    """Play ``seeds`` battles on the engine (``engine_decisions``), checking the view at
+    every decision, ``cap`` decisions in all; the decisions checked."""
     ruleset = scenario.ruleset
     kernel = find_kernel(ruleset.id)
     assert kernel is not None
@@ -106,17 +102,12 @@ def check_battles(scenario: Scenario, seeds: list[int], cap: int = 400) -> int:
     exported = kernel.exported(scenario)
     codec = ActionCodec(ruleset, 16, 16, 6)
     checked = 0
-    for seed in seeds:
-        heroes, enemies = ("heuristic", "random") if seed % 2 == 0 else ("random", "heuristic")
-        agents = {"heroes": make_agent(heroes), "enemies": make_agent(enemies)}
-        rng = random.Random(seed)
-        roller = RandomRoller(seed)
-        state = new_battle(scenario, roller)
-        while state.outcome is None and checked < cap:
-            check_decision(kernel, view, exported, state, codec)
-            checked += 1
-            action = agents[state.pending.side.value].act(state, rng)
-            apply_action(state, action, roller)
+    for _, state, action, roller in engine_decisions(scenario, seeds, cap):
+        if checked == cap:
+            break
+        check_decision(kernel, view, exported, state, codec)
+        checked += 1
+        apply_action(state, action, roller)
     return checked
 
 
@@ -125,10 +116,8 @@ def test_the_view_is_the_engines_at_every_decision(name: str) -> None:
     assert check_battles(load_scenario(name), [0, 1, 2, 3]) > 10
 
 
-@pytest.mark.parametrize("ruleset", sorted(RULESETS))
 @generated(10)
-@given(data=st.data())
 def test_the_view_is_the_engines_on_generated_scenarios(ruleset: str, data: Any) -> None:
-    scenario = data.draw(SCENARIOS[ruleset](), label="scenario")
+    scenario = draw_scenario(data, ruleset)
     seed = data.draw(st.integers(0, 2**40), label="seed")
     check_battles(scenario, [seed, seed + 1], cap=120)

@@ -1,10 +1,12 @@
-"""The Cairn kernel plays exactly the engine's battles
-(docs/architecture.md, "Proof by equality").
+"""The Cairn kernel's own cases: what the kernel equality suite over every ruleset
+(tests/agents/test_kernel_equality.py: shipped scenarios × agent pairings, odd seeds,
+generated scenarios, rollouts, refusals) does not reach.
 
-Every comparison runs the engine (the specification) and the kernel on the same seeds
-and compares whole KernelBattles (outcome, rounds, each combatant's status, zone,
-resources, conditions, knock-out round, damage dealt and taken, decisions): nothing is
-a number copied from the kernel.
+The generated scenarios of this ruleset (``small_scenarios``, drawn by that suite via
+tests/kernel_cases.py); the refusal of a crowd; the agents' keys made only for battles
+that draw; an edit of the scar table played by the engine and the kernel alike. Every
+comparison is with the engine's battle of the same seed (tests/fastpath_helpers.py),
+never a number copied from the kernel.
 """
 
 from __future__ import annotations
@@ -16,42 +18,12 @@ import pytest
 from hypothesis import strategies as st
 
 from escaramuza.agents.heuristics.cairn_kernel import KERNEL
-from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.scenario import load_scenario
-from tests.fastpath_helpers import engine_battle
+from tests.fastpath_helpers import same_as_engine
 from tests.rules.cairn.cairn_helpers import fighter, scenario
 
 pytestmark = pytest.mark.compile
-
-SCENARIOS = ("cairn/emboscada_goblin", "cairn/bandidos_destacamento", "cairn/duelo_bugbear")
-SPECS = (
-    "random",
-    "heuristic",
-    "heuristic:tactician",
-    "heuristic:brute",
-    "heuristic:cautious",
-    "heuristic:coward",
-    "heuristic:protector",
-    "heuristic:random",
-)
-
-
-def assert_same(scn: Any, agents: tuple[str, str], seeds: list[int]) -> None:
-    kernel = KERNEL.play_battles(scn, agents, seeds)
-    for seed, got in zip(seeds, kernel, strict=True):
-        want = engine_battle(scn, agents, seed)
-        assert got == want, f"{scn.name} {agents} seed {seed}:\nengine {want}\nkernel {got}"
-
-
-def test_kernel_battle_records_are_not_trivial() -> None:
-    # The comparison above must see real fights: knock-outs, damage, several rounds.
-    battles = KERNEL.play_battles(
-        load_scenario("cairn/emboscada_goblin"), ("heuristic", "heuristic"), list(range(40))
-    )
-    assert any(b.winner == "heroes" for b in battles)
-    assert any(b.winner == "enemies" for b in battles)
-    assert any(any(k >= 1 for k in b.ko_round) for b in battles)
-    assert all(b.decisions > 0 and sum(b.taken) > 0 for b in battles)
 
 
 # -- hypothesis: small scenarios with every supported feature ---------------------------
@@ -97,9 +69,7 @@ def small_scenarios(draw: Any) -> Any:
             "vol": draw(st.integers(1, 18)),
             "armour": draw(st.integers(0, 3)),
             "weapons": draw(weapons()),
-            "temperament": draw(
-                st.sampled_from(["tactician", "brute", "cautious", "coward", "protector", "random"])
-            ),
+            "temperament": draw(st.sampled_from(TEMPERAMENTS)),
             "impaired": draw(st.booleans()),
             "helpless": draw(st.booleans()),
             "waive_first_save": draw(st.booleans()),
@@ -120,21 +90,12 @@ def small_scenarios(draw: Any) -> Any:
     )
 
 
-# -- rollouts ------------------------------------------------------------------------------
 # -- refusal -------------------------------------------------------------------------------
-def test_kernel_refuses_what_it_does_not_implement() -> None:
-    scn = load_scenario("cairn/duelo_bugbear")
-    assert KERNEL.refusal(scn, ("heuristic", "heuristic:brute")) is None
-    why = KERNEL.refusal(scn, ("heuristic", "mcts"))
-    assert why is not None and "'mcts'" in why
-    with pytest.raises(KernelRefusal, match="mcts"):
-        KERNEL.play_battles(scn, ("mcts", "heuristic"), [1])
+def test_kernel_refuses_a_crowd() -> None:
+    # Fourteen combatants, past the kernel's MAX_COMBATANTS (twelve).
     crowd = scenario([fighter(f"c{i}", "heroes" if i % 2 else "enemies") for i in range(14)])
     why = KERNEL.refusal(crowd, ("heuristic", "heuristic"))
     assert why is not None and "14 combatants" in why
-    donjon = load_scenario("donjon/emboscada")
-    why = KERNEL.refusal(donjon, ("heuristic", "heuristic"))
-    assert why is not None and "donjon" in why
 
 
 @pytest.mark.parametrize(
@@ -211,10 +172,7 @@ def test_an_edit_of_the_scar_table_is_played_by_the_engine_and_the_kernel(
                 rules_kernel.PRIVADO | rules_kernel.FUERA_DE_ACCION
             )
             again = dataclasses.replace(scn)  # a new scenario object: exported anew
-            after = KERNEL.play_battles(again, agents, seeds)
-            for seed, got in zip(seeds, after, strict=True):
-                want = engine_battle(again, agents, seed)
-                assert got == want, f"edited table, seed {seed}:\nengine {want}\nkernel {got}"
+            after = same_as_engine(again, agents, seeds)
     finally:
         _clear_odds_caches()
     assert after != before

@@ -4,10 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
+
 from escaramuza.rules.core.scenario import Scenario, parse_scenario
 
 ZONES = [{"id": z} for z in ("a", "b", "c", "d")]
 LINKS = [["a", "b"], ["b", "c"], ["c", "d"]]
+
+
+@st.composite
+def dd_options(draw: st.DrawFn, cover_max: int) -> dict[str, Any]:
+    """A generated scenario's options: every one Destiny Dice has, ``cover_defense`` up
+    to ``cover_max``."""
+    return {
+        "ties_favor": draw(st.sampled_from(["attacker", "defender"])),
+        "help_bonus": draw(st.integers(1, 2)),
+        "jam_on_one": draw(st.booleans()),
+        "cover_defense": draw(st.integers(0, cover_max)),
+        "fumble_damage": draw(st.sampled_from(["always", "defence_wins"])),
+    }
 
 
 def hero(cid: str, zone: str = "a", **stats: Any) -> dict[str, Any]:

@@ -1,9 +1,12 @@
-"""The Destiny Dice kernel plays exactly the engine's battles (the fast path).
+"""The Destiny Dice kernel's own cases: what the kernel equality suite over every
+ruleset (tests/agents/test_kernel_equality.py: shipped scenarios × agent pairings, odd
+seeds, generated scenarios, rollouts, refusals) does not reach.
 
-Proof by equality, not resemblance: for every shipped scenario, every agent spec on each
-side, hypothesis-generated small scenarios and rollouts from mid-battle states, the
-kernel's read-back equals what the engine's own battle gives (tests/fastpath_helpers.py:
-play_battle's final state + playtest.record_battle), field by field.
+The generated scenarios of this ruleset (``_scenario``, drawn by that suite via
+tests/kernel_cases.py); a battle nobody can fight; rollouts resumed from DD-08's
+reaction; the refusal of a keep-highest heal. The kernel's read-back equals what the
+engine's own battle gives (tests/fastpath_helpers.py: play_battle's final state +
+playtest.record_battle), field by field.
 """
 
 from __future__ import annotations
@@ -15,45 +18,14 @@ from hypothesis import strategies as st
 from escaramuza.agents import make_agent
 from escaramuza.agents.heuristics.destiny_dice_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
-from escaramuza.agents.search import MCTS, Node, side_strength
-from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.scenario import load_scenario, parse_scenario_text
-from tests.fastpath_helpers import engine_battle
+from tests.fastpath_helpers import engine_battle, engine_rollout, rollout_row, same_as_engine
+from tests.rules.destiny_dice.destiny_dice_helpers import dd_options
 from tests.scenario_texts import VALID
 
 pytestmark = pytest.mark.compile
-
-SHIPPED = (
-    "destiny_dice/brann-vs-saqueador",
-    "destiny_dice/emboscada",
-    "destiny_dice/kaspar-tiroteo",
-)
-SPECS = (
-    "random",
-    "heuristic",
-    "heuristic:tactician",
-    "heuristic:brute",
-    "heuristic:cautious",
-    "heuristic:coward",
-    "heuristic:protector",
-    "heuristic:random",
-)
-#: Each spec meets two others, on each side (a cyclic sample of the 64 pairings).
-PAIRINGS = [(SPECS[i], SPECS[(i + k) % len(SPECS)]) for i in range(len(SPECS)) for k in (0, 3, 5)]
-
-
-def _compare(scenario, agents, seeds):
-    kernel = KERNEL.play_battles(scenario, agents, seeds)
-    assert [k.seed for k in kernel] == list(seeds)
-    for seed, battle in zip(seeds, kernel, strict=True):
-        assert battle == engine_battle(scenario, agents, seed), (scenario.name, agents, seed)
-
-
-def test_dd_kernel_large_and_odd_seeds_equal_the_engine():
-    # Seeds beyond 32 and 63 bits, and 0, seed random.Random with more key words.
-    scenario = load_scenario("destiny_dice/kaspar-tiroteo")
-    _compare(scenario, ("heuristic", "random"), [0, 2**32 + 5, 2**40 + 3, 2**70 + 1])
 
 
 def _duel(brann: int | None, saqueador: int | None):
@@ -77,7 +49,7 @@ def test_dd_nobody_able_to_fight_passes_its_rounds_as_on_the_engine():
         battle = engine_battle(scenario, ("heuristic", "heuristic"), seed)
         assert (battle.winner, battle.reason, battle.rounds) == (None, "timeout", 10)
         assert battle.decisions == 0
-    _compare(scenario, ("heuristic", "heuristic"), [0, 1, 2])
+    same_as_engine(scenario, ("heuristic", "heuristic"), [0, 1, 2])
 
 
 # -- hypothesis scenarios ---------------------------------------------------------------
@@ -135,9 +107,7 @@ def _combatant(draw, i, side, zones):
         "id": f"c{i}",
         "side": side,
         "zone": draw(st.sampled_from(zones)),
-        "temperament": draw(
-            st.sampled_from(["tactician", "brute", "cautious", "coward", "protector", "random"])
-        ),
+        "temperament": draw(st.sampled_from(TEMPERAMENTS)),
         "cuerpo": f"d{cuerpo}",
         "mente": f"d{mente}",
         "alma": f"d{alma}",
@@ -196,13 +166,7 @@ def _scenario(draw):
         "ruleset": "destiny_dice",
         "round_limit": draw(st.integers(2, 8)),
         "victory": draw(st.sampled_from(["defeat_all", "survive"])),
-        "options": {
-            "ties_favor": draw(st.sampled_from(["attacker", "defender"])),
-            "help_bonus": draw(st.integers(1, 2)),
-            "jam_on_one": draw(st.booleans()),
-            "cover_defense": draw(st.integers(0, 2)),
-            "fumble_damage": draw(st.sampled_from(["always", "defence_wins"])),
-        },
+        "options": draw(dd_options(2)),
         "battlefield": {
             "zones": [
                 {"id": z, "cover": draw(st.integers(0, 2)), "exit": draw(st.booleans())}
@@ -216,31 +180,11 @@ def _scenario(draw):
 
 
 # -- rollouts ---------------------------------------------------------------------------
-def _engine_rollout(mcts, state, action, seed, actor):
-    side = state.pending.side
-    sim, _, walk = mcts._descend(state, Node(), action, side, actor, seed)
-    outcome = sim.outcome
-    winner = 0
-    if outcome is not None and outcome.winner is side:
-        winner = 1
-    elif outcome is not None and outcome.winner is side.other:
-        winner = -1
-    return (
-        winner,
-        outcome is not None,
-        side_strength(sim, side),
-        side_strength(sim, side.other),
-        walk.knocked_out,
-        mcts.rollout(state, action, seed),
-    )
-
-
 def test_dd_kernel_rollouts_resume_a_perfect_defence_reaction():
     # Script an engine state whose pending decision is DD-08's reaction, by playing until
     # one comes up, and roll out from it.
     scenario = load_scenario("destiny_dice/brann-vs-saqueador")
     agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
-    mcts = MCTS(iterations=1)
     found = 0
     for seed in range(400):
         for stop in range(1, 30):
@@ -253,15 +197,8 @@ def test_dd_kernel_rollouts_resume_a_perfect_defence_reaction():
             batch = KERNEL.rollouts(state, actions, [1, 2, 3], None, None, 5000)
             for a, action in enumerate(actions):
                 for s, rseed in enumerate([1, 2, 3]):
-                    expected = _engine_rollout(mcts, state, action, rseed, state.pending.actor)
-                    got = (
-                        batch.winner[a, s],
-                        batch.finished[a, s],
-                        batch.own[a, s],
-                        batch.foe[a, s],
-                        batch.actor_out[a, s],
-                    )
-                    assert got == expected[:5]
+                    expected = engine_rollout(state, action, rseed, None, None, 5000)
+                    assert rollout_row(batch, a, s) == expected
             found += 1
             break
         if found >= 3:
@@ -270,15 +207,8 @@ def test_dd_kernel_rollouts_resume_a_perfect_defence_reaction():
 
 
 # -- refusals ---------------------------------------------------------------------------
-def test_dd_kernel_refuses_what_it_does_not_implement():
-    scenario = load_scenario("destiny_dice/brann-vs-saqueador")
-    assert KERNEL.refusal(scenario, ("heuristic", "heuristic:brute")) is None
-    reason = KERNEL.refusal(scenario, ("mcts", "heuristic"))
-    assert reason is not None and "'mcts'" in reason
-    with pytest.raises(KernelRefusal, match="policy:x"):
-        KERNEL.play_battles(scenario, ("heuristic", "policy:x"), [1])
-    cairn = load_scenario("cairn/duelo_bugbear")
-    assert "ruleset 'cairn'" in (KERNEL.refusal(cairn, ("heuristic", "heuristic")) or "")
+def test_dd_kernel_refuses_a_keep_highest_heal():
+    # Other agents and rulesets are refused in the suite, as by every kernel.
     text = yaml.safe_dump(
         {
             "name": "kh",

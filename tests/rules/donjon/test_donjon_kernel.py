@@ -1,10 +1,13 @@
-"""The Donjon kernel plays exactly the engine's battles.
+"""The Donjon kernel's own cases: what the kernel equality suite over every ruleset
+(tests/agents/test_kernel_equality.py: shipped scenarios × agent pairings, odd seeds,
+generated scenarios, rollouts up to the decision cap, refusals) does not reach.
 
-Proof by equality (architecture.md, "The fast path"): for the shipped scenarios and every
-agent spec on each side, hypothesis-generated scenarios and mid-battle rollouts, the
-kernel's read-back equals what the engine's own final state, event log and planner give
-(``tests/fastpath_helpers.py``). The rules themselves are tested with scripted dice in
-the other Donjon tests; here the engine is the oracle.
+The generated scenarios of this ruleset (``donjon_scenarios``, drawn by that suite via
+tests/kernel_cases.py); the random agent kept apart from the random temperament;
+rollouts from every kind of decision (turn, defensa, resistir, repartir, continuar);
+battles and rollouts stopped by odds-table misses and replayed. The rules themselves
+are tested with scripted dice in the other Donjon tests; here the engine is the oracle
+(``tests/fastpath_helpers.py``).
 """
 
 from __future__ import annotations
@@ -19,36 +22,26 @@ from hypothesis import strategies as st
 from escaramuza.agents import make_agent
 from escaramuza.agents.heuristics.donjon_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
-from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import load_scenario
-from tests.fastpath_helpers import differences, engine_battle, engine_rollout, rollout_row
+from tests.fastpath_helpers import engine_rollout, rollout_row, ruleset_scenarios, same_as_engine
 
 pytestmark = pytest.mark.compile
 
-SHIPPED = ("donjon/duelo", "donjon/emboscada")
-
-
-def assert_same(scenario: Any, agents: tuple[str, str], seeds: list[int]) -> None:
-    kernel = KERNEL.play_battles(scenario, agents, seeds)
-    assert [b.seed for b in kernel] == seeds
-    for seed, got in zip(seeds, kernel, strict=True):
-        diff = differences(engine_battle(scenario, agents, seed), got)
-        assert not diff, f"{scenario.name} {agents} seed {seed}: {diff}"
+SHIPPED = ruleset_scenarios("donjon")
 
 
 def test_random_agent_differs_from_heuristic_random() -> None:
     """``random`` (RandomAgent) draws even for a single legal action; ``heuristic:random``
-    does not (heuristic_choice returns it): the kernel keeps the two apart."""
+    does not (heuristic_choice returns it): the kernel keeps the two apart. Donjon's
+    decisions of one legal action show it (on Cairn's and Sistema 2d10's scenarios the
+    two play the same battles)."""
     scenario = load_scenario("donjon/duelo")
     seeds = list(range(12))
     a = KERNEL.play_battles(scenario, ("random", "random"), seeds)
-    b = KERNEL.play_battles(scenario, ("heuristic:random", "heuristic:random"), seeds)
+    b = same_as_engine(scenario, ("heuristic:random", "heuristic:random"), seeds)
     assert a != b
-    for seed, got in zip(seeds, b, strict=True):
-        assert not differences(
-            engine_battle(scenario, ("heuristic:random", "heuristic:random"), seed), got
-        )
 
 
 # -- hypothesis scenarios --------------------------------------------------------------------
@@ -81,9 +74,7 @@ def donjon_scenarios(draw: st.DrawFn) -> dict[str, Any]:
             "id": f"c{i}",
             "side": side,
             "zone": draw(st.sampled_from(zones[:3])),
-            "temperament": draw(
-                st.sampled_from(["tactician", "brute", "cautious", "coward", "protector", "random"])
-            ),
+            "temperament": draw(st.sampled_from(TEMPERAMENTS)),
             "level": draw(st.integers(1, 3)),
             "heridas": draw(st.integers(1, 6)),
             "attributes": {
@@ -161,38 +152,6 @@ def test_rollouts_equal_mcts_rollout() -> None:
                     ref = engine_rollout(state, action, seed, horizon, own, 5000)
                     got = rollout_row(batch, i, j)
                     assert got == ref, (state.pending.name, action, seed, horizon, own)
-
-
-def test_rollouts_stop_at_the_decision_cap() -> None:
-    state = mid_battle_states()[0]
-    action = state.ruleset.legal_actions(state)[0]
-    batch = KERNEL.rollouts(state, [action], [4], None, None, 3)
-    ref = engine_rollout(state, action, 4, None, None, 3)
-    assert not ref[1]  # three decisions never finish a Donjon battle from its start
-    assert rollout_row(batch, 0, 0) == ref
-
-
-# -- refusals ------------------------------------------------------------------------------------
-def test_refusal_names_the_agent() -> None:
-    scenario = load_scenario("donjon/duelo")
-    assert KERNEL.refusal(scenario, ("heuristic", "random")) is None
-    why = KERNEL.refusal(scenario, ("mcts", "heuristic"))
-    assert why is not None and "'mcts'" in why
-    with pytest.raises(KernelRefusal, match="policy:x"):
-        KERNEL.play_battles(scenario, ("heuristic", "policy:x"), [1])
-
-
-def test_refusal_names_another_ruleset() -> None:
-    why = KERNEL.refusal(load_scenario("destiny_dice/emboscada"), ("heuristic", "heuristic"))
-    assert why is not None and "destiny_dice" in why
-
-
-def test_rollouts_refuse_a_finished_battle() -> None:
-    scenario = load_scenario("donjon/duelo")
-    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
-    state = play_battle(scenario, agents, 3, narrate=False)
-    with pytest.raises(KernelRefusal, match="unfinished battle"):
-        KERNEL.rollouts(state, [], [1], None, None, 10)
 
 
 def _empty_tables(monkeypatch: pytest.MonkeyPatch, grown: bool, die_size: int, tied: str) -> None:

@@ -1,9 +1,12 @@
-"""The Sistema 2d10 kernel plays exactly the engine's battles.
+"""The Sistema 2d10 kernel's own cases: what the kernel equality suite over every
+ruleset (tests/agents/test_kernel_equality.py: shipped scenarios × agent pairings, odd
+seeds, generated scenarios, rollouts, refusals) does not reach.
 
-"Proof by equality, not resemblance": every field a kernel reads back is compared with
-the engine's own final state and playtest record of the same seed (tests/fastpath_helpers),
-on the shipped scenarios for every agent pairing, on hypothesis-generated scenarios, on a
-custom tables file, and the rollouts with ``MCTS.rollout`` / ``MCTS._descend``.
+The generated scenarios of this ruleset (``_scenario``, drawn by that suite via
+tests/kernel_cases.py); a custom tables file; an edited table entry followed by engine
+and kernel; the refusal of a condition the ruleset never sets. "Proof by equality, not
+resemblance": every field a kernel reads back is compared with the engine's own final
+state and playtest record of the same seed (tests/fastpath_helpers).
 """
 
 from __future__ import annotations
@@ -22,32 +25,16 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.heuristics.sistema_2d10_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
 from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.model import Condition, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenario
 from escaramuza.rules.sistema_2d10 import combat, tables
 from escaramuza.rules.sistema_2d10.tables import Location, default_tables_path, load_tables
-from tests.fastpath_helpers import engine_battle
+from tests.fastpath_helpers import ruleset_scenarios, same_as_engine
 
 pytestmark = pytest.mark.compile
 
-SPECS = (
-    "random",
-    "heuristic",
-    "heuristic:tactician",
-    "heuristic:brute",
-    "heuristic:cautious",
-    "heuristic:coward",
-    "heuristic:protector",
-    "heuristic:random",
-)
-SHIPPED = ("sistema_2d10/duelo", "sistema_2d10/escuadra")
-
-
-def _same(scenario: Scenario, agents: tuple[str, str], seeds: list[int]) -> None:
-    fast = KERNEL.play_battles(scenario, agents, seeds)
-    for seed, got in zip(seeds, fast, strict=True):
-        want = engine_battle(scenario, agents, seed)
-        assert got == want, (scenario.name, agents, seed)
+SHIPPED = ruleset_scenarios("sistema_2d10")
 
 
 # -- a custom tables file (S2-12, S2-13, S2-15) ----------------------------------------
@@ -93,7 +80,7 @@ def test_a_custom_tables_file_plays_the_engines_battles(tmp_path: Path) -> None:
     for name in SHIPPED:
         scenario = _with_options(name, {"tables": tables, "passive_beats": "gt"})
         for agents in (("heuristic", "heuristic"), ("random", "heuristic:protector")):
-            _same(scenario, agents, list(range(12)))
+            same_as_engine(scenario, agents, list(range(12)))
 
 
 # -- the rule tables reach the kernel as arrays exported from the engine's objects -------
@@ -137,9 +124,7 @@ def test_an_edited_table_entry_is_followed_by_engine_and_kernel(
     before = KERNEL.play_battles(load_scenario(name), agents, seeds)
     edit(monkeypatch)
     scenario = load_scenario(name)
-    after = KERNEL.play_battles(scenario, agents, seeds)
-    for seed, got in zip(seeds, after, strict=True):
-        assert got == engine_battle(scenario, agents, seed), (name, seed)
+    after = same_as_engine(scenario, agents, seeds)
     assert any(a != b for a, b in zip(before, after, strict=True))
 
 
@@ -171,9 +156,7 @@ def _fighter(draw: Any, cid: str, side: str, zones: int) -> dict[str, Any]:
         "id": cid,
         "side": side,
         "zone": f"z{draw(st.integers(0, zones - 1))}",
-        "temperament": draw(
-            st.sampled_from(("tactician", "brute", "cautious", "coward", "protector", "random"))
-        ),
+        "temperament": draw(st.sampled_from(TEMPERAMENTS)),
         "pv": draw(st.integers(4, 30)),
         "actions": draw(st.integers(1, 3)),
         "extra_actions": draw(st.integers(0, 1)),
@@ -243,16 +226,7 @@ def _states(name: str, count: int, longest: int) -> list[Any]:
 # -- refusal -------------------------------------------------------------------------------
 
 
-def test_refusal_names_what_the_kernel_does_not_play() -> None:
-    scenario = load_scenario("sistema_2d10/duelo")
-    assert KERNEL.refusal(scenario, ("heuristic", "random")) is None
-    why = KERNEL.refusal(scenario, ("mcts", "heuristic"))
-    assert why is not None and "'mcts'" in why
-    with pytest.raises(KernelRefusal, match="policy:x"):
-        KERNEL.play_battles(scenario, ("heuristic", "policy:x"), [1])
-    other = load_scenario("destiny_dice/emboscada")
-    why = KERNEL.refusal(other, ("heuristic", "heuristic"))
-    assert why is not None and "destiny_dice" in why
+def test_rollouts_refuse_a_condition_the_ruleset_never_sets() -> None:
     # A rollout from a state holding a condition the ruleset never sets (a GM's own).
     state = _states("sistema_2d10/duelo", 1, 5)[0]
     state.combatants[0].conditions["envenenado"] = Condition("envenenado", 1)
