@@ -117,6 +117,15 @@ UPLOAD_ROWS = [
     ("empty.yaml", b"   \n", 400, ["empty.yaml", "empty"]),
     ("latin.yaml", "título: ñ".encode("latin-1"), 400, ["latin.yaml", "UTF-8"]),
     ("syntax.yaml", b"name: [unclosed\n", 400, ["syntax.yaml", "line", "YAML syntax error"]),
+    (
+        "bell.yaml",
+        b"name: x\ntitle: a\x07b\n",
+        400,
+        [
+            "bell.yaml: line 2, column 9: YAML syntax error: character '\\x07' (U+0007) "
+            "is not allowed in a YAML file"
+        ],
+    ),
     ("tag.yaml", b"name: !!python/object/apply:os.system ['echo hi']\n", 400, ["tag.yaml", "YAML"]),
     (
         "tables.yaml",
@@ -204,6 +213,20 @@ STATE_ROWS = [
         ).encode(),
         400,
         "options.tables",
+    ),
+    # A JSON escape can carry a lone surrogate into the scenario's YAML, which libyaml
+    # cannot encode: refused with its place like any character YAML does not allow.
+    (
+        lambda d: json.dumps(
+            dict(
+                d,
+                scenario="x.yaml",
+                meta={"scenario_yaml": DUEL_YAML.replace("round_limit: 20", 'notes: "\ud800"')},
+            )
+        ).encode(),
+        400,
+        "x.yaml: line 4, column 9: YAML syntax error: character '\\ud800' (U+D800) is not "
+        "allowed in a YAML file",
     ),
 ]
 
