@@ -326,3 +326,30 @@ def test_405_allow_lists_every_method_of_the_path(method: str, path: str) -> Non
     assert r.status_code == 405
     assert {m.strip() for m in r.headers["allow"].split(",")} == documented
     assert isinstance(r.json()["detail"], str)
+
+
+def test_an_upload_with_several_problems_lists_them_in_the_api_detail() -> None:
+    # The command line's message sends the user to `escaramuza validate two.yaml`, a file
+    # that is only in the browser: the API lists the problems, as the page does.
+    bad = DUEL_YAML.replace("pv: 16", "pv: -16").replace("pv: 10", "pv: -10")
+    r = client().post("/api/battle/upload", files={"file": ("two.yaml", bad.encode())})
+    assert r.status_code == 400, r.text
+    assert r.json()["detail"] == (
+        "two.yaml: 2 problems\n"
+        "  combatants[0].pv: Input should be greater than or equal to 1, not -16\n"
+        "  combatants[1].pv: Input should be greater than or equal to 1, not -10"
+    )
+
+
+def test_a_state_file_with_several_problems_lists_them_in_the_api_detail() -> None:
+    doc = _state_doc()
+    for i, c in enumerate(doc["combatants"][:2]):
+        c["resources"]["pv"] = -1 - i
+    r = client().post("/api/state", files={"file": ("s.json", json.dumps(doc).encode())})
+    assert r.status_code == 400, r.text
+    ids = [c["id"] for c in doc["combatants"][:2]]
+    assert r.json()["detail"] == (
+        "s.json: 2 problems\n"
+        f"  combatants[0].resources.pv: -1 is below 0 ({ids[0]}'s pv cannot be negative)\n"
+        f"  combatants[1].resources.pv: -2 is below 0 ({ids[1]}'s pv cannot be negative)"
+    )
