@@ -19,6 +19,7 @@ import re
 import zipfile
 from base64 import b64decode
 from binascii import Error as Base64Error
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -350,19 +351,24 @@ RESUME_REBUILT: dict[str, Any] = {
 _CONSTANT = re.compile(r"ConstantSchedule\(val=([-+0-9.eE]+)\)")
 
 
-def checkpoint_objects(file: Path, label: str, given: dict[str, Any]) -> dict[str, Any]:
-    """SB3 ``custom_objects`` that replace every pickled entry of a checkpoint's ``data``.
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """What a checkpoint holds, read without unpickling: the ``custom_objects`` of
+    :func:`checkpoint_objects`, the algorithm its policy class belongs to, and the
+    observation shape and action count its ``data`` states (None where it does not)."""
 
-    With them ``MaskablePPO.load`` / ``PPO.load`` unpickle nothing (``json_to_data``
-    takes a custom object instead of decoding the entry); ``given`` holds what the
-    caller knows (the env's spaces). The policy class is read from its opcodes and must
-    be allow-listed; constant clip ranges are read from the readable copy SB3 writes
-    beside the pickle; any other pickled entry is refused (:class:`UntrustedPolicyError`).
-    """
+    objects: dict[str, Any]
+    algo: str
+    observation_shape: tuple[int, ...] | None
+    n_actions: int | None
+
+
+def read_checkpoint(file: Path, label: str, given: dict[str, Any]) -> Checkpoint:
+    """:func:`checkpoint_objects`' objects and what else the checkpoint states."""
     doc, _weights = _read_model(file, label)
     _scan_data(doc, label)
     objects = {**RESUME_REBUILT, **given}
-    objects["policy_class"], _algo = _policy_class(doc, label)
+    objects["policy_class"], algo = _policy_class(doc, label)
     for key in ("clip_range", "clip_range_vf"):
         value = doc.get(key)
         if isinstance(value, dict) and ":serialized:" in value:
@@ -375,4 +381,16 @@ def checkpoint_objects(file: Path, label: str, given: dict[str, Any]) -> dict[st
                 f"{label}: entry {key!r} of its 'data' file is pickled and escaramuza "
                 f"cannot rebuild it without unpickling. {TRUST_HINT}"
             )
-    return objects
+    return Checkpoint(objects, algo, *_declared_sizes(doc))
+
+
+def checkpoint_objects(file: Path, label: str, given: dict[str, Any]) -> dict[str, Any]:
+    """SB3 ``custom_objects`` that replace every pickled entry of a checkpoint's ``data``.
+
+    With them ``MaskablePPO.load`` / ``PPO.load`` unpickle nothing (``json_to_data``
+    takes a custom object instead of decoding the entry); ``given`` holds what the
+    caller knows (the env's spaces). The policy class is read from its opcodes and must
+    be allow-listed; constant clip ranges are read from the readable copy SB3 writes
+    beside the pickle; any other pickled entry is refused (:class:`UntrustedPolicyError`).
+    """
+    return read_checkpoint(file, label, given).objects
