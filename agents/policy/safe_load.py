@@ -13,7 +13,6 @@ reviewer reads the boundary in one file.
 from __future__ import annotations
 
 import importlib
-import json
 import pickletools
 import re
 import zipfile
@@ -24,6 +23,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _
+from escaramuza.rules.core.parsers import parse_json
 
 
 class UntrustedPolicyError(EscaramuzaError):
@@ -182,6 +183,24 @@ def _read_entry(archive: zipfile.ZipFile, name: str, limit: int, label: str) -> 
     return data
 
 
+def _entry_error(source: str, field: str, reason: str) -> EscaramuzaError:
+    """The error factory of :func:`parse_entry`: ``policy FILE: ENTRY: FIELD: REASON``."""
+    return EscaramuzaError(f"{source}: {field}: {reason}" if field else f"{source}: {reason}")
+
+
+def parse_entry(raw: bytes, label: str, name: str) -> Any:
+    """The JSON value of a model zip's entry ``name`` (``data``, ``escaramuza.json``), read
+    by the project's bounded JSON parser as state files are: a nesting thousands deep, a
+    duplicate key or a number that is not finite is one error naming the file (``label``)
+    and the entry, never a ``RecursionError``."""
+    source = f"{label}: {name}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _entry_error(source, "", _("not UTF-8 text")) from None
+    return parse_json(text, source, _entry_error)
+
+
 def _serialized(doc: dict[str, Any], key: str) -> bytes | None:
     """The pickle bytes of a ``:serialized:`` entry of ``data`` (never unpickled), or None."""
     value = doc.get(key)
@@ -324,10 +343,7 @@ def _read_model(file: Path, label: str) -> tuple[dict[str, Any], bytes]:
             weights = _read_entry(archive, "policy.pth", MAX_WEIGHTS_BYTES, label)
     except (OSError, zipfile.BadZipFile, RuntimeError) as exc:
         raise EscaramuzaError(f"{label}: not a saved model ({exc})") from None
-    try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise EscaramuzaError(f"{label}: its 'data' entry is not JSON ({exc})") from None
+    doc = parse_entry(data, label, "data")
     if not isinstance(doc, dict):
         raise EscaramuzaError(f"{label}: its 'data' entry is not a JSON object")
     return doc, weights

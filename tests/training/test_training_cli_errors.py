@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,24 @@ def test_a_run_refused_on_its_checkpoint_leaves_no_folder(
     (had / "notes.txt").write_text("mine\n", encoding="utf-8")
     assert main(["train", *DD, "--resume", str(corrupt), "--out", str(had)]) == 2
     assert sorted(p.name for p in had.iterdir()) == ["notes.txt"]
+
+
+def test_a_checkpoint_nested_thousands_deep_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its data entry made json.loads raise RecursionError: a traceback, after the check
+    # meant to refuse it before the run's folder is made.
+    deep = tmp_path / "deep.zip"
+    with zipfile.ZipFile(deep, "w") as archive:
+        archive.writestr("data", "[" * 100_000 + "]" * 100_000)
+        archive.writestr("policy.pth", b"")
+    run = tmp_path / "run"
+    assert main(["train", *DD, "--resume", str(deep), "--out", str(run)]) == 2
+    assert capsys.readouterr().err == (
+        f"escaramuza: error: --resume {deep}: data: lists and objects are nested more than "
+        "64 levels deep\n"
+    )
+    assert not run.exists()
 
 
 def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
