@@ -488,6 +488,33 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     return cmd_play(args, out)
 
 
+#: The metavars of the arguments that name a scenario or day (a shipped name or a path),
+#: and of those that name a file or folder only. Every command's such arguments are
+#: checked by :func:`check_paths`, as every ``--seed`` is by ``check_seed``.
+NAME_OR_PATH_METAVARS = frozenset({"SCENARIO", "SCENARIO_OR_STATE", "DAY", "S"})
+PATH_METAVARS = frozenset({"FILE", "DIR", "RUN_DIR", "CHECKPOINT"})
+
+
+def check_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse an empty scenario, file or folder argument of the command ``args`` holds.
+
+    To the system an empty path is the current folder (``play ''`` said ``.: is a
+    directory``) and an empty option was taken as not given (``--save-state ''`` saved
+    nothing): one check here, for every command, names the argument instead."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for action in commands.choices[args.command]._actions:
+        if action.metavar not in NAME_OR_PATH_METAVARS | PATH_METAVARS:
+            continue
+        value = getattr(args, action.dest, None)
+        if "" not in (value if isinstance(value, list) else [value]):
+            continue
+        # An option by its long spelling; a positional argument by its metavar.
+        where = max(action.option_strings, key=len) if action.option_strings else action.metavar
+        if action.metavar in NAME_OR_PATH_METAVARS:
+            raise EscaramuzaError(_f("{argument}: the name or path is empty", where))
+        raise EscaramuzaError(_f("{argument}: the path is empty", where))
+
+
 def help_language(argv: Sequence[str]) -> str:
     """The language of the help texts, known before any parser exists: the last
     ``--lang X`` / ``--lang=X`` of ``argv`` (before a ``--``), else ``ESCARAMUZA_LANG``,
@@ -515,7 +542,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Both build their parsers in the language asked for, so --help speaks it.
         with language(help_language(argv)):
             chosen, _unknown = build_parser("").parse_known_args(argv)
-            args = build_parser(chosen.command).parse_args(argv)
+            parser = build_parser(chosen.command)
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version or a bad command line
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USER_ERROR)
@@ -528,6 +556,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             language(language_from(getattr(args, "lang", None))),
             quiet(bool(getattr(args, "no_progress", False))),
         ):
+            check_paths(parser, args)
             return _run(args, out)
     except EscaramuzaError as exc:
         out.flush()

@@ -35,6 +35,12 @@ CASES: list[tuple[str, str, str | None, str]] = [
     ("yaml_syntax", edit("- {id: patio}", "- {id: patio"), "line 8, column", "YAML syntax error"),
     ("yaml_tab", edit("  links:", "\tlinks:"), "line", "YAML syntax error"),
     (
+        "control_character",
+        edit("title: Mini duel", "title: Mini\x07duel"),
+        "line 2, column 12",
+        "YAML syntax error: character '\\x07' (U+0007) is not allowed in a YAML file",
+    ),
+    (
         "unknown_ruleset",
         edit("ruleset: destiny_dice", "ruleset: ajedrez"),
         "ruleset",

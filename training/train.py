@@ -30,10 +30,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from escaramuza.agents.policy import PolicyMeta, checkpoint_objects, write_meta
+from escaramuza.agents.policy import (
+    Checkpoint,
+    PolicyMeta,
+    checkpoint_objects,
+    read_checkpoint,
+    write_meta,
+)
 from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import write_file
+from escaramuza.rules.core.i18n import _f
 from escaramuza.training.callbacks import (
     _evaluation,
     _first_loss_callback,
@@ -106,16 +113,62 @@ def check_config(config: TrainConfig) -> None:
 RESUME_GIVEN = ("observation_space", "action_space", "clip_range")
 
 
-def check_resume(resume: Path | None) -> None:
+def check_resume(resume: Path | None, algo: str) -> Checkpoint | None:
     """Fail before the run's folder is made, and before its envs are built, on a
-    ``--resume`` checkpoint that is missing, not a model zip or not loadable without
+    ``--resume`` checkpoint that is missing, not a model zip, not loadable without
     unpickling (the values :func:`_model` gives for :data:`RESUME_GIVEN` are not needed
-    to tell). Nothing to check without ``--resume``."""
+    to tell) or of another algorithm than the run's ``algo``. Nothing to check without
+    ``--resume``; else what the checkpoint states, for :func:`check_spaces`."""
     if resume is None:
-        return
+        return None
     if not resume.is_file():
         raise EscaramuzaError(f"--resume {resume}: no such checkpoint")
-    checkpoint_objects(resume, f"--resume {resume}", dict.fromkeys(RESUME_GIVEN))
+    checkpoint = read_checkpoint(resume, f"--resume {resume}", dict.fromkeys(RESUME_GIVEN))
+    if checkpoint.algo != algo:
+        raise EscaramuzaError(
+            _f(
+                "--resume {file}: a {theirs} checkpoint, and this run trains {algo}; resume "
+                "it with --algo {theirs} (or algo: {theirs} in --config)",
+                resume,
+                checkpoint.algo,
+                algo,
+            )
+        )
+    return checkpoint
+
+
+def check_spaces(resume: Path, checkpoint: Checkpoint, env: str, venv: Any) -> None:
+    """Refuse a checkpoint whose network does not fit the run's envs: the observation
+    size and action count it states must be the envs' (another env, or other scenarios
+    or limits, change them)."""
+    ours = (tuple(venv.observation_space.shape), int(venv.action_space.n))
+    theirs = (checkpoint.observation_shape or ours[0], checkpoint.n_actions or ours[1])
+    if theirs != ours:
+        raise EscaramuzaError(
+            _f(
+                "--resume {file}: its network takes {size} observation values and "
+                "{actions} actions, and this run's {env} envs give {our_size} and "
+                "{our_actions}; resume it with the env, scenarios and limits it was "
+                "trained with",
+                resume,
+                "×".join(str(i) for i in theirs[0]),
+                theirs[1],
+                env,
+                "×".join(str(i) for i in ours[0]),
+                ours[1],
+            )
+        )
+
+
+def check_remaining(config: TrainConfig, model: Any, resume: Path) -> int:
+    """The timesteps left to train from a resumed ``model``; refused when none are."""
+    remaining = config.timesteps - int(model.num_timesteps)
+    if remaining <= 0:
+        raise EscaramuzaError(
+            f"--resume {resume}: the checkpoint is already at {model.num_timesteps} "
+            f"timesteps; raise --timesteps above it"
+        )
+    return remaining
 
 
 def prepare_run_dir(out: Path, resume: Path | None) -> None:
@@ -141,10 +194,11 @@ def policy_for(algo: str) -> Any:
     return "MlpPolicy"
 
 
-def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> Any:
+def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path | None) -> Any:
+    """The run's model, new or loaded from ``resume``; it logs into ``logs`` (None: not
+    yet, :func:`_log_into` later, when the run's folder is made)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
-    from stable_baselines3.common.logger import configure
 
     cls: Any = MaskablePPO if config.algo == "maskable-ppo" else PPO
     hp = config.hyperparameters.model_dump()
@@ -175,9 +229,16 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path) -> A
             verbose=0,
             **hp,
         )
+    if logs is not None:
+        _log_into(model, logs)
+    return model
+
+
+def _log_into(model: Any, logs: Path) -> None:
+    from stable_baselines3.common.logger import configure
+
     formats = ["csv", "tensorboard"] if optional("tensorboard") else ["csv"]
     model.set_logger(configure(str(logs), formats))
-    return model
 
 
 def eval_line(config: TrainConfig, opponent: str, why: str | None) -> str:
@@ -266,6 +327,40 @@ def timesteps_note(requested: int, planned: int, n_steps: int, n_envs: int) -> s
     )
 
 
+def _resumed(
+    config: TrainConfig, opponent: str | None, resume: Path | None, checkpoint: Checkpoint | None
+) -> tuple[Any, Any]:
+    """The run's envs and the model ``resume`` continues, or (None, None) without one.
+
+    Done before the run's folder is made: a checkpoint that does not fit the envs, or is
+    already past ``--timesteps``, is refused with nothing written (not even into the
+    folder of the run it continues)."""
+    if resume is None or checkpoint is None:
+        return None, None
+    venv = _vec_env(config, opponent, config.n_envs, config.seed, config.vec_env)
+    try:
+        check_spaces(resume, checkpoint, config.env, venv)
+        model = _model(config, venv, resume, None)
+        check_remaining(config, model, resume)
+    except BaseException:
+        venv.close()
+        raise
+    return venv, model
+
+
+def _open_run(run: Path, resume: Path | None, config: TrainConfig, venv: Any) -> None:
+    """Make the run's folder and write its ``config.yaml`` (once before anything else can
+    fail, then again with the trained timesteps); ``venv``, built already, is closed if
+    that fails."""
+    try:
+        prepare_run_dir(run, resume)
+        write_file(run / "config.yaml", config.to_yaml())
+    except BaseException:
+        if venv is not None:
+            venv.close()
+        raise
+
+
 def train(
     config: TrainConfig,
     out: str | Path,
@@ -282,19 +377,19 @@ def train(
     # The inputs are checked before the run's folder is made: a run refused on them
     # leaves no folder behind.
     check_config(config)
-    check_resume(resume_path)
+    checkpoint = check_resume(resume_path, config.algo)
     config = with_fitted_limits(config)
     selfplay = config.selfplay is not None
     opponent = None if selfplay else config.opponent
     chosen, why = vec_choice(config, opponent, config.n_envs)
-    prepare_run_dir(run, resume_path)
-    # Written once before anything else can fail, then again with the trained timesteps.
-    write_file(run / "config.yaml", config.to_yaml())
     # Small MLPs: torch's thread pool costs more than it saves (docs/training.md).
     torch.set_num_threads(config.torch_threads)
     meta = meta_for(config)
+    written = config  # as config.yaml first records it
     # The run's config says how its envs were stepped (a resume steps them alike).
     config = config.model_copy(update={"vec_env": chosen})
+    venv, model = _resumed(config, opponent, resume_path, checkpoint)
+    _open_run(run, resume_path, written, venv)
     if log is not None:
         log.write(vec_line(chosen, why))
         log.flush()
@@ -305,7 +400,8 @@ def train(
         _distill(config, run, log)
         distilled = time.perf_counter() - began
         resume_path = run / "distill" / "final.zip"
-    venv = _vec_env(config, opponent, config.n_envs, config.seed, chosen)
+    if venv is None:
+        venv = _vec_env(config, opponent, config.n_envs, config.seed, chosen)
     eval_opponent = "heuristic" if selfplay else config.opponent
     eval_cb, eval_env, eval_why = _evaluation(
         config, run, eval_opponent, meta, evaluate_start=resume_path is not None
@@ -324,7 +420,8 @@ def train(
         first_loss,
     ]
     try:
-        model = _model(config, venv, resume_path, run / "logs")
+        model = model if model is not None else _model(config, venv, resume_path, None)
+        _log_into(model, run / "logs")
         pool = None
         if config.opponent_pool:
             from escaramuza.training.pool import pool_callback
@@ -339,12 +436,7 @@ def train(
             sp.init_callback(model)
             sp.snapshot()  # snapshot 0: the untrained policy, so the pool is never empty
             callbacks.append(sp)
-        remaining = config.timesteps - (model.num_timesteps if resume_path else 0)
-        if remaining <= 0:
-            raise EscaramuzaError(
-                f"--resume {resume_path}: the checkpoint is already at {model.num_timesteps} "
-                f"timesteps; raise --timesteps above it"
-            )
+        remaining = check_remaining(config, model, resume_path) if resume_path else config.timesteps
         start_steps = model.num_timesteps if resume_path else 0
         planned = rounded_timesteps(config.timesteps, model.n_steps, venv.num_envs, start_steps)
         write_file(run / "config.yaml", config.to_yaml(planned))

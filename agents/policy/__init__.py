@@ -71,9 +71,11 @@ from escaramuza.agents.policy.safe_load import (
     POLICY_CLASSES,
     RESUME_REBUILT,
     TRUST_HINT,
+    Checkpoint,
     UntrustedPolicyError,
     checkpoint_objects,
     pickle_globals,
+    read_checkpoint,
 )
 
 __all__ = [
@@ -89,6 +91,7 @@ __all__ = [
     "SHIPPED_DIR",
     "TRUST_HINT",
     "TRUST_POLICY_HELP",
+    "Checkpoint",
     "LoadedPolicy",
     "PolicyAgent",
     "PolicyMeta",
@@ -101,6 +104,7 @@ __all__ = [
     "masked_probabilities",
     "parse_policy_spec",
     "pickle_globals",
+    "read_checkpoint",
     "read_meta",
     "resolve_policy",
     "shipped_policies",

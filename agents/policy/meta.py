@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from escaramuza.agents.policy.safe_load import MAX_META_BYTES, _read_entry
+from escaramuza.agents.policy.safe_load import MAX_META_BYTES, _read_entry, parse_entry
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import write_file
 
@@ -86,8 +86,8 @@ def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
             raw = _read_entry(archive, META_NAME, MAX_META_BYTES, f"policy {path}")
     except (OSError, zipfile.BadZipFile) as exc:
         raise EscaramuzaError(f"policy {path}: not a saved model ({exc})") from None
+    data = parse_entry(raw, f"policy {path}", META_NAME)
     try:
-        data = json.loads(raw)
         return PolicyMeta(
             ruleset=str(data["ruleset"]),
             env_id=str(data["env_id"]),

@@ -13,16 +13,18 @@ reviewer reads the boundary in one file.
 from __future__ import annotations
 
 import importlib
-import json
 import pickletools
 import re
 import zipfile
 from base64 import b64decode
 from binascii import Error as Base64Error
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _
+from escaramuza.rules.core.parsers import parse_json
 
 
 class UntrustedPolicyError(EscaramuzaError):
@@ -181,6 +183,24 @@ def _read_entry(archive: zipfile.ZipFile, name: str, limit: int, label: str) -> 
     return data
 
 
+def _entry_error(source: str, field: str, reason: str) -> EscaramuzaError:
+    """The error factory of :func:`parse_entry`: ``policy FILE: ENTRY: FIELD: REASON``."""
+    return EscaramuzaError(f"{source}: {field}: {reason}" if field else f"{source}: {reason}")
+
+
+def parse_entry(raw: bytes, label: str, name: str) -> Any:
+    """The JSON value of a model zip's entry ``name`` (``data``, ``escaramuza.json``), read
+    by the project's bounded JSON parser as state files are: a nesting thousands deep, a
+    duplicate key or a number that is not finite is one error naming the file (``label``)
+    and the entry, never a ``RecursionError``."""
+    source = f"{label}: {name}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _entry_error(source, "", _("not UTF-8 text")) from None
+    return parse_json(text, source, _entry_error)
+
+
 def _serialized(doc: dict[str, Any], key: str) -> bytes | None:
     """The pickle bytes of a ``:serialized:`` entry of ``data`` (never unpickled), or None."""
     value = doc.get(key)
@@ -323,10 +343,7 @@ def _read_model(file: Path, label: str) -> tuple[dict[str, Any], bytes]:
             weights = _read_entry(archive, "policy.pth", MAX_WEIGHTS_BYTES, label)
     except (OSError, zipfile.BadZipFile, RuntimeError) as exc:
         raise EscaramuzaError(f"{label}: not a saved model ({exc})") from None
-    try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise EscaramuzaError(f"{label}: its 'data' entry is not JSON ({exc})") from None
+    doc = parse_entry(data, label, "data")
     if not isinstance(doc, dict):
         raise EscaramuzaError(f"{label}: its 'data' entry is not a JSON object")
     return doc, weights
@@ -350,19 +367,24 @@ RESUME_REBUILT: dict[str, Any] = {
 _CONSTANT = re.compile(r"ConstantSchedule\(val=([-+0-9.eE]+)\)")
 
 
-def checkpoint_objects(file: Path, label: str, given: dict[str, Any]) -> dict[str, Any]:
-    """SB3 ``custom_objects`` that replace every pickled entry of a checkpoint's ``data``.
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """What a checkpoint holds, read without unpickling: the ``custom_objects`` of
+    :func:`checkpoint_objects`, the algorithm its policy class belongs to, and the
+    observation shape and action count its ``data`` states (None where it does not)."""
 
-    With them ``MaskablePPO.load`` / ``PPO.load`` unpickle nothing (``json_to_data``
-    takes a custom object instead of decoding the entry); ``given`` holds what the
-    caller knows (the env's spaces). The policy class is read from its opcodes and must
-    be allow-listed; constant clip ranges are read from the readable copy SB3 writes
-    beside the pickle; any other pickled entry is refused (:class:`UntrustedPolicyError`).
-    """
+    objects: dict[str, Any]
+    algo: str
+    observation_shape: tuple[int, ...] | None
+    n_actions: int | None
+
+
+def read_checkpoint(file: Path, label: str, given: dict[str, Any]) -> Checkpoint:
+    """:func:`checkpoint_objects`' objects and what else the checkpoint states."""
     doc, _weights = _read_model(file, label)
     _scan_data(doc, label)
     objects = {**RESUME_REBUILT, **given}
-    objects["policy_class"], _algo = _policy_class(doc, label)
+    objects["policy_class"], algo = _policy_class(doc, label)
     for key in ("clip_range", "clip_range_vf"):
         value = doc.get(key)
         if isinstance(value, dict) and ":serialized:" in value:
@@ -375,4 +397,16 @@ def checkpoint_objects(file: Path, label: str, given: dict[str, Any]) -> dict[st
                 f"{label}: entry {key!r} of its 'data' file is pickled and escaramuza "
                 f"cannot rebuild it without unpickling. {TRUST_HINT}"
             )
-    return objects
+    return Checkpoint(objects, algo, *_declared_sizes(doc))
+
+
+def checkpoint_objects(file: Path, label: str, given: dict[str, Any]) -> dict[str, Any]:
+    """SB3 ``custom_objects`` that replace every pickled entry of a checkpoint's ``data``.
+
+    With them ``MaskablePPO.load`` / ``PPO.load`` unpickle nothing (``json_to_data``
+    takes a custom object instead of decoding the entry); ``given`` holds what the
+    caller knows (the env's spaces). The policy class is read from its opcodes and must
+    be allow-listed; constant clip ranges are read from the readable copy SB3 writes
+    beside the pickle; any other pickled entry is refused (:class:`UntrustedPolicyError`).
+    """
+    return read_checkpoint(file, label, given).objects

@@ -69,7 +69,7 @@ def _kind(path: Path, data: Any) -> str:
     """What the file is, from its keys (and, as the loaders decide, its name)."""
     if not isinstance(data, dict):
         raise MigrateError(
-            str(path), "", "not a scenario, day or state file (not a mapping of fields)"
+            str(path), "", _("not a scenario, day or state file (not a mapping of fields)")
         )
     keys = set(data)
     if "format" in keys or (is_state_file(path) and "battlefield" not in keys):
@@ -81,7 +81,7 @@ def _kind(path: Path, data: Any) -> str:
     if keys & {"ruleset", "combatants"}:
         return "scenario"
     raise MigrateError(
-        str(path), "", "not a scenario, day or state file (no ruleset, combatants or format)"
+        str(path), "", _("not a scenario, day or state file (no ruleset, combatants or format)")
     )
 
 
@@ -116,9 +116,17 @@ def plan(name: str, text: str) -> Migration:
         return Migration(name, kind, text, None, ())
     if kind == "state":
         if not is_json:
-            raise MigrateError(name, "", "a state file must be JSON")
+            raise MigrateError(name, "", _("a state file must be JSON"))
         if data.get("format") != FORMAT:
-            raise MigrateError(name, "format", f"expected {FORMAT!r}, got {data.get('format')!r}")
+            raise MigrateError(
+                name,
+                "format",
+                _f(
+                    "expected {expected}, got {value}",
+                    repr(FORMAT),
+                    repr(data.get("format")),
+                ),
+            )
         inner = _embedded(data)
         if inner is None:
             return Migration(name, kind, text, None, ())
@@ -178,7 +186,7 @@ def _backup(path: Path, data: bytes, mode: int) -> Path:
             backup.unlink(missing_ok=True)
             raise
         return backup
-    raise MigrateError(str(path), "", f"has {MAX_BACKUPS} backups already; remove some")
+    raise MigrateError(str(path), "", _f("has {n} backups already; remove some", MAX_BACKUPS))
 
 
 def write(migration: Migration) -> Path:
@@ -195,7 +203,9 @@ def write(migration: Migration) -> Path:
         backup = _backup(path, migration.text.encode("utf-8"), mode)
     except OSError as exc:
         raise MigrateError(
-            migration.name, "", f"no backup could be written ({exc.strerror}); nothing changed"
+            migration.name,
+            "",
+            _f("no backup could be written ({reason}); nothing changed", exc.strerror),
         ) from None
     try:
         atomic_write(path, migration.new_text)
@@ -204,7 +214,11 @@ def write(migration: Migration) -> Path:
         raise MigrateError(
             migration.name,
             "",
-            f"cannot be written ({exc.strerror}); the original is kept as {backup}",
+            _f(
+                "cannot be written ({reason}); the original is kept as {backup}",
+                exc.strerror,
+                backup,
+            ),
         ) from None
     try:
         text = read_text_file(path, MigrateError, _("a migrated file"), MAX_BYTES)
@@ -218,13 +232,22 @@ def write(migration: Migration) -> Path:
             raise MigrateError(
                 migration.name,
                 "",
-                f"the rewritten file does not load ({exc}) and cannot be restored "
-                f"({undo.strerror}): the original is {backup}",
+                _f(
+                    "the rewritten file does not load ({error}) and cannot be restored "
+                    "({reason}): the original is {backup}",
+                    exc,
+                    undo.strerror,
+                    backup,
+                ),
             ) from None
         raise MigrateError(
             migration.name,
             "",
-            f"not migrated: the rewritten file does not load ({exc}); the original is restored",
+            _f(
+                "not migrated: the rewritten file does not load ({error}); the original is "
+                "restored",
+                exc,
+            ),
         ) from None
     return backup
 
@@ -292,8 +315,11 @@ def cmd_migrate(args: argparse.Namespace, out: TextIO) -> int:
                 raise MigrateError(
                     name,
                     "",
-                    f"not migrated, nothing written: with the retired names rewritten it "
-                    f"still does not load: {exc}",
+                    _f(
+                        "not migrated, nothing written: with the retired names rewritten it "
+                        "still does not load: {error}",
+                        exc,
+                    ),
                 ) from None
             for line in migration.change_lines():
                 out.write(line + "\n")

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from escaramuza.rules.core.errors import EscaramuzaError, clip
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.pydantic_reasons import pydantic_problems
 from escaramuza.rules.core.scenario_spec import scenario_model
 from escaramuza.rules.core.vocabulary import field_path, retired, schema_nodes
@@ -63,13 +64,19 @@ def _ruleset(data: Mapping[str, Any], source: str) -> str:
     ruleset = data.get("ruleset")
     if ruleset is None:
         raise MigrateError(
-            source, "ruleset", "required field is missing (which names are retired depends on it)"
+            source,
+            "ruleset",
+            _("required field is missing (which names are retired depends on it)"),
         )
     if not isinstance(ruleset, str) or ruleset not in RULESETS:
         raise MigrateError(
             source,
             "ruleset",
-            f"unknown ruleset {str(ruleset)[:80]!r} (known: {', '.join(RULESETS)})",
+            _f(
+                "unknown ruleset {name} (known: {known})",
+                repr(str(ruleset)[:80]),
+                ", ".join(RULESETS),
+            ),
         )
     return ruleset
 
@@ -148,15 +155,24 @@ def _renames(kind: str, data: dict[str, Any], source: str) -> list[_Rename]:
             raise MigrateError(
                 source,
                 field,
-                f"both `{key}` and `{new_key}` are written: keep one of them and migrate again",
+                _f(
+                    "both `{key}` and `{new_key}` are written: keep one of them and migrate again",
+                    key,
+                    new_key,
+                ),
             )
         if (id(parent), new_key) in successors:
             other = str(field_path(successors[id(parent), new_key])[-1])
             raise MigrateError(
                 source,
                 field,
-                f"`{other}` and `{key}` would both become `{new_key}`: "
-                "keep one of them and migrate again",
+                _f(
+                    "`{other}` and `{key}` would both become `{new_key}`: keep one of them "
+                    "and migrate again",
+                    other,
+                    key,
+                    new_key,
+                ),
             )
         successors[id(parent), new_key] = field
         new_value, reason = found.value, found.reason
@@ -166,15 +182,32 @@ def _renames(kind: str, data: dict[str, Any], source: str) -> list[_Rename]:
                 new_value = _default(schema, field_path(found.field)[:-1], new_key)
                 if new_value is None:
                     raise MigrateError(
-                        source, field, f"`{key}: false` has no successor: write `{new_key}` by hand"
+                        source,
+                        field,
+                        _f(
+                            "`{key}: false` has no successor: write `{new_key}` by hand",
+                            key,
+                            new_key,
+                        ),
                     )
             elif old is not True:
                 raise MigrateError(
                     source,
                     field,
-                    f"`{key}` is {_flag(old)}: only `{key}: true` (`{found.new}`) or "
-                    f"`{key}: false` can be rewritten",
+                    _f(
+                        "`{key}` is {value}: only `{key}: true` (`{new}`) or `{key}: false` can "
+                        "be rewritten",
+                        key,
+                        _flag(old),
+                        found.new,
+                    ),
                 )
-            reason = f"`{key}: {_flag(old)}` is now `{new_key}: {new_value}`"
+            reason = _f(
+                "`{key}: {value}` is now `{new_key}: {new_value}`",
+                key,
+                _flag(old),
+                new_key,
+                new_value,
+            )
         out.append(_Rename(field, new_key, new_value, reason))
     return out

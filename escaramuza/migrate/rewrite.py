@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from escaramuza.migrate.renames import Change, MigrateError, _parent, _renames
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.parsers import parse_yaml
 from escaramuza.rules.core.vocabulary import compose, field_path, line_of
 
@@ -66,19 +67,26 @@ def _edit(
     """Plan replacing the scalar ``node`` with ``new`` (quoted as it was quoted); whether it
     is a new edit (an alias's second path to the same node is not)."""
     if not isinstance(node, yaml.ScalarNode):
-        raise MigrateError(source, field, "is not a single word, so it cannot be rewritten")
+        raise MigrateError(source, field, _("is not a single word, so it cannot be rewritten"))
     span = (node.start_mark.index, node.end_mark.index)
     if "\n" in text[span[0] : span[1]]:
         raise MigrateError(
-            source, field, "is written over several lines: write it on one line and migrate again"
+            source,
+            field,
+            _("is written over several lines: write it on one line and migrate again"),
         )
     replacement = f"{node.style}{new}{node.style}" if node.style in ("'", '"') else new
     if span in edits:
         if edits[span] != replacement:  # pragma: no cover - one node, one successor
-            raise MigrateError(source, field, "is renamed two ways")
+            raise MigrateError(source, field, _("is renamed two ways"))
         return False
     edits[span] = replacement
     return True
+
+
+def _still_retired() -> str:
+    """The reason of a file whose renames do not settle (YAML or JSON)."""
+    return _f("still names retired keys after {n} rounds of renames", MAX_PASSES)
 
 
 def _migrate_yaml(text: str, kind: str, source: str) -> tuple[str, list[Change]]:
@@ -94,7 +102,7 @@ def _migrate_yaml(text: str, kind: str, source: str) -> tuple[str, list[Change]]
         for rename in renames:
             found = _node_at(root, field_path(rename.field))
             if found is None or found[0] is None:  # pragma: no cover - the loader's own path
-                raise MigrateError(source, rename.field, "cannot find where it is written")
+                raise MigrateError(source, rename.field, _("cannot find where it is written"))
             key_node, value_node = found
             new = False
             if rename.new_key is not None:
@@ -106,7 +114,7 @@ def _migrate_yaml(text: str, kind: str, source: str) -> tuple[str, list[Change]]
                 changes.append(Change(rename.field, node.start_mark.line + 1, rename.reason))
         for (start, end), replacement in sorted(edits.items(), reverse=True):
             text = text[:start] + replacement + text[end:]
-    raise MigrateError(source, "", f"still names retired keys after {MAX_PASSES} rounds of renames")
+    raise MigrateError(source, "", _still_retired())
 
 
 # -- rewriting JSON ------------------------------------------------------------------------
@@ -143,9 +151,7 @@ def _migrate_json(data: dict[str, Any], kind: str, source: str) -> tuple[str, li
             above = rename.field.rpartition(".")[0]
             done.append((f"{above}.{rename.new_key}", True, rename.reason))
     else:
-        raise MigrateError(
-            source, "", f"still names retired keys after {MAX_PASSES} rounds of renames"
-        )
+        raise MigrateError(source, "", _still_retired())
     text = _dump(data)
     root = compose(text)
     return text, [Change(f, line_of(root, f, key_line=at_key), why) for f, at_key, why in done]

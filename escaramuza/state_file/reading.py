@@ -152,13 +152,7 @@ def state_from_dict(
             ),
         )
     state = BattleState(scenario, [c.clone() for c in scenario.combatants])
-    state.round = _need(doc, "round", int, "round", source)
-    if not 0 <= state.round <= scenario.round_limit:
-        raise StateFileError(
-            source,
-            "round",
-            _f("{round} is outside 0–{limit} (round_limit)", state.round, scenario.round_limit),
-        )
+    state.round = _need(doc, "round", int, "round", source)  # bounded by _counter_problems
     state.turn = _need(doc, "turn", int, "turn", source)
     order = _need(doc, "order", list, "order", source)
     for i, cid in enumerate(order):
@@ -417,6 +411,18 @@ def _counter_problems(state: BattleState) -> list[Problem]:
     if not 0 <= state.turn <= MAX_COUNTER:
         out.append(Problem("turn", _f("{turn} is outside 0–{top}", state.turn, MAX_COUNTER)))
     outcome = state.outcome
+    # One range and one message for the round, over or not: it counts from 1 while the
+    # battle goes on (0 only in one over before its first round) to the round limit.
+    first, limit = (1 if outcome is None else 0), state.scenario.round_limit
+    if not first <= state.round <= limit:
+        reason = _f(
+            "{round} is outside {first}–{limit} (rounds count from 1 while the battle goes "
+            "on, up to the scenario's round_limit)",
+            state.round,
+            first,
+            limit,
+        )
+        out.append(Problem("round", reason))
     if outcome is not None:
         if outcome.rounds != state.round:
             reason = _f(
@@ -426,9 +432,6 @@ def _counter_problems(state: BattleState) -> list[Problem]:
             )
             out.append(Problem("outcome.rounds", reason))
         return out
-    if state.round < 1:
-        reason = _f("{round} while the battle is not over (rounds count from 1)", state.round)
-        out.append(Problem("round", reason))
     if state.ruleset.keeps_order:  # every combatant able to act has a place in it
         missing = [c.id for c in state.combatants if c.active and c.id not in state.order]
         if missing:

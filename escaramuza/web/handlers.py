@@ -2,7 +2,8 @@
 
 Errors a user can cause are :class:`EscaramuzaError`: the API answers them with a 4xx
 and ``{"detail": message}``, the page draws them in a red box with the same message (a
-scenario error names the file, the field and the reason). Anything else is logged on
+scenario error names the file, the field and the reason; an upload's several problems
+are listed, :func:`~escaramuza.web.problems.page_error`). Anything else is logged on
 the server and answered with a bare 500, never a traceback; a search that fails that
 way is a 500 with a message saying so (the battle is unchanged), on the page in its red
 box.
@@ -35,7 +36,7 @@ def add_error_handlers(app: FastAPI) -> None:
     async def user_error(request: Request, exc: EscaramuzaError) -> Response:
         if _is_api(request):
             return JSONResponse(
-                {"detail": str(exc)}, status_code=status_of(exc), headers=headers_of(exc)
+                {"detail": page_error(exc)}, status_code=status_of(exc), headers=headers_of(exc)
             )
         # The page's own errors are drawn by its routes; what reaches here is a session
         # that could not be created (a full server, too many new sessions from this

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
 from escaramuza.rules.core.i18n import ngettext
+from escaramuza.state_file.errors import StateFileError
 from escaramuza.web.errors import RateLimitError, WebError
 
 
@@ -28,10 +29,11 @@ MAX_PAGE_PROBLEMS = 12
 
 
 def page_error(exc: EscaramuzaError) -> str:
-    """An error as the page's red box shows it: a file with several problems lists them
-    one per line (the command line's one-line message points to ``validate``, which a
-    page user has no terminal for)."""
-    if not isinstance(exc, ScenarioError) or len(exc.problems) < 2:
+    """An error as the page's red box and the API's ``detail`` show it: an uploaded
+    scenario or state file with several problems lists them one per line. The command
+    line's one-line message points to ``escaramuza validate FILE`` for the rest, and the
+    file a page or API user uploaded is not on any disk to run it on."""
+    if not isinstance(exc, ScenarioError | StateFileError) or len(exc.problems) < 2:
         return str(exc)
     problems = exc.problems
     lines = [

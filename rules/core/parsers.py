@@ -352,6 +352,31 @@ def _at(mark: Any) -> str:
     return _f("line {line}, column {column}", mark.line + 1, mark.column + 1)
 
 
+#: A line break as PyYAML's marks count them (``\r\n`` is one).
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _refused_character(
+    text: str, index: int, char: str, source: str, error: ErrorFactory
+) -> Exception:
+    """The error for a character YAML does not allow in a file (a control character such
+    as U+0007 or U+0000, a non-character, a lone surrogate) at ``text[index]``: its line
+    and column, counted as for every other YAML error, and the character escaped."""
+    breaks = list(_LINE_BREAK.finditer(text, 0, index))
+    start = breaks[-1].end() if breaks else 0
+    line, column = len(breaks), index - start
+    mark = yaml.Mark(source, index, line, column, None, None)
+    return error(
+        source,
+        _at(mark),
+        _f(
+            "YAML syntax error: character {char} (U+{code}) is not allowed in a YAML file",
+            repr(char),
+            f"{ord(char):04X}",
+        ),
+    )
+
+
 def _check_events(text: str, source: str, error: ErrorFactory) -> None:
     """Refuse too deep a nesting and too large an alias expansion from the event stream,
     before the composer and the constructor (which recurse once per level) run.
@@ -423,6 +448,16 @@ def parse_yaml(text: str, source: str, error: ErrorFactory) -> Any:
     try:
         _check_events(text, source, error)
         value = yaml.load(text, Loader=StrictSafeLoader)  # a safe loader
+    except yaml.reader.ReaderError as exc:
+        # Raised before any token, with no line: libyaml gives the byte offset, PyYAML the
+        # character's. The first place the refused character appears is where it stopped.
+        char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
+        index = text.find(char)
+        raise _refused_character(text, max(index, 0), char, source, error) from None
+    except UnicodeEncodeError as exc:
+        # A lone surrogate (a JSON string's escape U+D800 read into a string): libyaml
+        # reads UTF-8 and cannot encode it.
+        raise _refused_character(text, exc.start, text[exc.start], source, error) from None
     except _Refused as exc:
         raise error(source, _yaml_where(exc), str(exc.problem)) from None
     except yaml.constructor.ConstructorError as exc:

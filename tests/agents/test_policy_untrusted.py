@@ -308,6 +308,33 @@ def test_weights_that_are_more_than_tensors_are_refused(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+@pytest.mark.parametrize(
+    ("entry", "depth"),
+    # Each within its entry's size limit (64 KiB of escaramuza.json, 16 MiB of data), far
+    # past the depth at which json.loads raised RecursionError (a traceback).
+    [("escaramuza.json", 30_000), ("data", 100_000)],
+)
+def test_an_entry_nested_thousands_deep_is_one_line_naming_file_and_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], entry: str, depth: int
+) -> None:
+    path = _rewrite(tmp_path, "deep.zip", entry, b"[" * depth + b"]" * depth)
+    code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"escaramuza: error: policy {path}: {entry}: lists and objects are nested more than "
+        "64 levels deep\n"
+    )
+
+
+def test_an_entry_that_is_not_utf8_is_one_line_naming_file_and_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _rewrite(tmp_path, "latin.zip", "escaramuza.json", '{"ruleset": "ñ"}'.encode("latin-1"))
+    code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}"], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"escaramuza: error: policy {path}: escaramuza.json: not UTF-8 text\n"
+
+
 def test_metadata_missing_a_field_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

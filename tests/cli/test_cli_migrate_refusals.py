@@ -7,6 +7,7 @@ tables read backwards).
 
 from __future__ import annotations
 
+import gettext
 import os
 import shutil
 from pathlib import Path
@@ -246,3 +247,99 @@ def test_a_tables_file_has_no_stat_block_to_migrate(
     shutil.copyfile(default_tables_path(), path)
     assert _run(capsys, str(path)) == (0, [f"{path}: already current"], [])
     assert _files(tmp_path) == {"tablas.yaml": Path(default_tables_path()).read_bytes()}
+
+
+# -- every message in the current language --------------------------------------------------
+
+
+class _Marked(gettext.NullTranslations):
+    """A catalog that marks every message it gives: text printed outside the marks never
+    went through ``_()`` / ``_f()`` and would stay English in every language."""
+
+    def gettext(self, message: str) -> str:
+        return f"«{message}»"
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return f"«{msgid1 if n == 1 else msgid2}»"
+
+
+@pytest.fixture
+def marked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from escaramuza.rules.core import i18n
+
+    monkeypatch.setattr(i18n, "_language_of", lambda code: i18n._Language(code, _Marked()))
+
+
+# (file name, its text, the reason migrate refuses it with, as the marked catalog gives it)
+UNMIGRATABLE = [
+    ("list.yaml", "[1, 2]\n", "«not a scenario, day or state file (not a mapping of fields)»"),
+    ("a.yaml", "a: 1\n", "«not a scenario, day or state file (no ruleset, combatants or format)»"),
+    ("s.yaml", "format: escaramuza-state\n", "«a state file must be JSON»"),
+    ("s.json", '{"format": "other"}\n', "format: «expected 'escaramuza-state', got 'other'»"),
+    (
+        "b.yaml",
+        "combatants: []\n",
+        "ruleset: «required field is missing (which names are retired depends on it)»",
+    ),
+    (
+        "c.yaml",
+        "ruleset: ajedrez\ncombatants: []\n",
+        "ruleset: «unknown ruleset 'ajedrez' (known: ",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"), UNMIGRATABLE, ids=[row[0] for row in UNMIGRATABLE]
+)
+def test_a_refusal_speaks_the_current_language(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    marked: None,
+    name: str,
+    text: str,
+    reason: str,
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    code, out, err = _run(capsys, str(path))
+    assert (code, out, len(err)) == (2, [], 1)
+    assert err[0].startswith(f"escaramuza: error: {path}: {reason}"), err[0]
+    assert err[0].endswith("»")
+
+
+def test_a_conflict_and_a_rename_speak_the_current_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], marked: None
+) -> None:
+    shipped = _shipped_text("donjon/duelo")
+    path = tmp_path / "duelo.yaml"
+    old = age(shipped).replace("    armadura: 1\n", "    armadura: 1\n    armour: 1\n", 1)
+    path.write_text(old, encoding="utf-8")
+    code, _, err = _run(capsys, str(path))
+    assert code == 2
+    assert err == [
+        f"escaramuza: error: {path}: combatants[0].armadura: "
+        "«both `armadura` and `armour` are written: keep one of them and migrate again»"
+    ]
+    # A flag that became a key's value: the change line's reason is the catalog's too.
+    path.write_text(age(shipped, 1), encoding="utf-8")
+    code, out, _ = _run(capsys, str(path), "--dry-run")
+    flags = [line for line in out if "` is now `" in line]
+    assert code == 0 and flags and all(line.endswith("`»") for line in flags), out
+
+
+def test_a_file_with_too_many_backups_is_refused_in_the_current_language(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    marked: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from escaramuza.migrate import command
+
+    monkeypatch.setattr(command, "MAX_BACKUPS", 1)
+    path = tmp_path / "duelo.yaml"
+    path.write_text(age(_shipped_text("donjon/duelo")), encoding="utf-8")
+    (tmp_path / "duelo.yaml.bak").write_text("a backup", encoding="utf-8")
+    code, _, err = _run(capsys, str(path))
+    assert code == 2
+    assert err == [f"escaramuza: error: {path}: «has 1 backups already; remove some»"]

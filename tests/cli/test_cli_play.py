@@ -248,3 +248,49 @@ def test_cli_stops_quietly_when_the_reader_leaves() -> None:
     err = proc.stderr.read().decode()
     proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+# (command line, the error naming its empty argument)
+EMPTY_ARGUMENTS = [
+    (["play", ""], "SCENARIO: the name or path is empty"),
+    (["play", SCENARIO, "--save-state", ""], "--save-state: the path is empty"),
+    (["validate", ""], "FILE: the path is empty"),
+    (["migrate", ""], "FILE: the path is empty"),
+    (["playtest", SCENARIO, ""], "SCENARIO: the name or path is empty"),
+    (["playtest", SCENARIO, "--report", ""], "--report: the path is empty"),
+    (["balance", "", "--target", "easy"], "SCENARIO: the name or path is empty"),
+    (["balance", SCENARIO, "--target", "easy", "--out", ""], "--out: the path is empty"),
+    (["campaign", ""], "DAY: the name or path is empty"),
+    (["suggest", ""], "SCENARIO_OR_STATE: the name or path is empty"),
+    (["gm", ""], "SCENARIO_OR_STATE: the name or path is empty"),
+    (["gm", SCENARIO, "--autosave", ""], "--autosave: the path is empty"),
+    (["train", "--config", "", "--out", "run"], "--config: the path is empty"),
+    (["train", "--resume", "", "--out", "run"], "--resume: the path is empty"),
+    (["train", "--out", ""], "--out: the path is empty"),
+    (["train", "--scenario", "", "--out", "run"], "--scenario: the name or path is empty"),
+    (
+        ["evaluate", "--scenario", "", "--agents", "random"],
+        "--scenario: the name or path is empty",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "argument"),
+    EMPTY_ARGUMENTS,
+    ids=[f"{command[0]} {argument.split(':')[0]}" for command, argument in EMPTY_ARGUMENTS],
+)
+def test_every_command_refuses_an_empty_file_or_scenario_argument(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+    argument: str,
+) -> None:
+    # To the system '' is the current folder ("play ''" said ".: is a directory") and an
+    # empty option read as not given ("--save-state ''" saved nothing): refused by name,
+    # before the command reads, plays or writes anything.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *command)
+    assert (code, out, err) == (2, "", f"escaramuza: error: {argument}\n")
+    assert list(tmp_path.iterdir()) == []

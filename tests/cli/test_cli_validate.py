@@ -287,6 +287,12 @@ UNPARSED = [
     ("deep_lists", "a.yaml", "[" * 5000 + "]" * 5000, ":1: YAML syntax error: exceeded maximum"),
     ("deep_mappings", "a.yaml", "{a: " * 5000 + "}" * 5000, ":1: lists and mappings are nested"),
     ("deep_json", "a.json", "[" * 5000 + "]" * 5000, ": lists and objects are nested"),
+    (
+        "control_character",
+        "a.yaml",
+        "name: x\ntitle: a\x00b",
+        ":2: YAML syntax error: character '\\x00' (U+0000) is not allowed in a YAML file",
+    ),
 ]
 
 

@@ -226,6 +226,26 @@ def test_an_explicit_tag_on_the_wrong_text_is_refused(text, reason):
     assert _yaml_refusal(text) == ("line 1, column 4", reason)
 
 
+@pytest.mark.parametrize(
+    ("text", "field", "shown"),
+    [
+        ("name: x\npv: 1\x07\n", "line 2, column 6", "'\\x07' (U+0007)"),
+        ("name: x\x00\n", "line 1, column 8", "'\\x00' (U+0000)"),
+        # Multi-byte text before it (libyaml counts bytes) and Windows line ends.
+        ("name: ñandú 😀\r\nnotes: \x1b\r\n", "line 2, column 8", "'\\x1b' (U+001B)"),
+        ("a: \ufffe\n", "line 1, column 4", "'\\ufffe' (U+FFFE)"),
+        # A lone surrogate, as a JSON escape reads into a state file's scenario_yaml.
+        ('a: 1\nb: "\ud800"\n', "line 2, column 5", "'\\ud800' (U+D800)"),
+    ],
+    ids=["bell", "nul", "after-multibyte", "non-character", "surrogate"],
+)
+def test_a_character_yaml_does_not_allow_is_refused_with_its_line_and_column(text, field, shown):
+    assert _yaml_refusal(text) == (
+        field,
+        f"YAML syntax error: character {shown} is not allowed in a YAML file",
+    )
+
+
 def test_decimal_integers_keep_reading_as_before():
     from escaramuza.rules.core.files import parse_yaml
 

@@ -139,7 +139,7 @@ BAD_DOCS = [
     (lambda d: _set(d, "scenario", "nowhere/nothing"), "scenario", "cannot load scenario"),
     (lambda d: _set(d, "ruleset", "donjon"), "ruleset", "but the scenario is 'destiny_dice'"),
     (lambda d: _set(d, "round", "two"), "round", "expected an integer"),
-    (lambda d: _set(d, "round", 99), "round", "outside 0–20"),
+    (lambda d: _set(d, "round", 99), "round", "99 is outside 1–20"),
     (
         lambda d: _set(d, "combatants.0.id", "ghost"),
         "combatants[0].id",

@@ -102,12 +102,36 @@ def test_a_turn_out_of_range_is_refused(name: str, turn: int) -> None:
     assert err.field == "turn" and str(turn) in err.reason
 
 
+ROUNDS = "(rounds count from 1 while the battle goes on, up to the scenario's round_limit)"
+
+
 @pytest.mark.parametrize("name", SCENARIOS)
-def test_round_zero_is_refused_while_the_battle_goes_on(name: str) -> None:
-    doc = state_to_dict(mid_battle(name))
-    doc["round"] = 0
+@pytest.mark.parametrize(
+    "spoil",
+    [lambda limit: 0, lambda limit: -1, lambda limit: limit + 1],
+    ids=["zero", "negative", "past the limit"],
+)
+def test_a_round_out_of_range_is_refused_with_the_one_range_while_the_battle_goes_on(
+    name: str, spoil: Callable[[int], int]
+) -> None:
+    # Below 1 or above the limit, one message and the range that holds (0 was "not over",
+    # -1 "outside 0–limit": the range of a battle that is over).
+    state = mid_battle(name)
+    limit = state.scenario.round_limit
+    doc = state_to_dict(state)
+    doc["round"] = spoil(limit)
     err = refusal(doc)
-    assert err.field == "round" and "not over" in err.reason
+    assert (err.field, err.reason) == ("round", f"{doc['round']} is outside 1–{limit} {ROUNDS}")
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_a_round_out_of_range_is_refused_once_the_battle_is_over(name: str) -> None:
+    state = finished(name)
+    limit = state.scenario.round_limit
+    doc = state_to_dict(state)
+    doc["round"] = doc["outcome"]["rounds"] = limit + 1
+    err = refusal(doc)
+    assert (err.field, err.reason) == ("round", f"{limit + 1} is outside 0–{limit} {ROUNDS}")
 
 
 @pytest.mark.parametrize("name", ["destiny_dice/emboscada", "donjon/duelo", "sistema_2d10/duelo"])

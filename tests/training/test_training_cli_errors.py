@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,24 @@ def test_a_run_refused_on_its_checkpoint_leaves_no_folder(
     assert sorted(p.name for p in had.iterdir()) == ["notes.txt"]
 
 
+def test_a_checkpoint_nested_thousands_deep_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its data entry made json.loads raise RecursionError: a traceback, after the check
+    # meant to refuse it before the run's folder is made.
+    deep = tmp_path / "deep.zip"
+    with zipfile.ZipFile(deep, "w") as archive:
+        archive.writestr("data", "[" * 100_000 + "]" * 100_000)
+        archive.writestr("policy.pth", b"")
+    run = tmp_path / "run"
+    assert main(["train", *DD, "--resume", str(deep), "--out", str(run)]) == 2
+    assert capsys.readouterr().err == (
+        f"escaramuza: error: --resume {deep}: data: lists and objects are nested more than "
+        "64 levels deep\n"
+    )
+    assert not run.exists()
+
+
 def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(
@@ -173,3 +192,76 @@ def test_argparse_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--out" in capsys.readouterr().err
     assert main(["train", *DD, "--side", "left", "--out", "x"]) == 2
     assert "--side" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An untrained MaskablePPO checkpoint of the DestinyDice env (the run's own envs,
+    stepped by the Python env), saved as if 64 timesteps in."""
+    from escaramuza.training.config import TrainConfig
+    from escaramuza.training.envs import with_fitted_limits
+    from escaramuza.training.train import _model
+    from escaramuza.training.vec import _vec_env
+
+    config = with_fitted_limits(
+        TrainConfig(
+            env="escaramuza/DestinyDice-v0",
+            vec_env="dummy",
+            hyperparameters={"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+        )
+    )
+    venv = _vec_env(config, config.opponent, 1, config.seed, "dummy")
+    try:
+        model = _model(config, venv, None, None)
+        model.num_timesteps = 64
+        path = tmp_path_factory.mktemp("ckpt") / "ckpt_64_steps.zip"
+        model.save(path)
+    finally:
+        venv.close()
+    return path
+
+
+# (the run's options, what the refusal says after the checkpoint's name)
+LATE_REFUSALS = [
+    (
+        ["--env", "escaramuza/Donjon-v0"],
+        "its network takes 807 observation values and 345 actions, and this run's "
+        "escaramuza/Donjon-v0 envs give 858 and 237; resume it with the env, scenarios and "
+        "limits it was trained with",
+    ),
+    (
+        [*DD, "--algo", "ppo"],
+        "a maskable-ppo checkpoint, and this run trains ppo; resume it with --algo "
+        "maskable-ppo (or algo: maskable-ppo in --config)",
+    ),
+    (
+        [*DD, "--timesteps", "64"],
+        "the checkpoint is already at 64 timesteps; raise --timesteps above it",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"), LATE_REFUSALS, ids=["other-env", "other-algo", "past-timesteps"]
+)
+def test_a_checkpoint_that_does_not_fit_the_run_leaves_no_folder(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    checkpoint: Path,
+    options: list[str],
+    reason: str,
+) -> None:
+    # Found once the run's envs are built: it used to leave new/run/config.yaml behind.
+    run = tmp_path / "new" / "run"
+    argv = ["train", *options, "--vec", "dummy", "--resume", str(checkpoint)]
+    assert main([*argv, "--out", str(run)]) == 2
+    assert capsys.readouterr().err == f"escaramuza: error: --resume {checkpoint}: {reason}\n"
+    assert not (tmp_path / "new").exists()
+    # The folder of the run it continues keeps its config and logs as they were.
+    had = tmp_path / "had"
+    (had / "logs").mkdir(parents=True)
+    (had / "config.yaml").write_text("env: escaramuza/DestinyDice-v0\n", encoding="utf-8")
+    (had / "logs" / "progress.csv").write_text("time/total_timesteps\n64\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in had.rglob("*") if p.is_file()}
+    assert main([*argv, "--out", str(had)]) == 2
+    assert {p: p.read_bytes() for p in had.rglob("*") if p.is_file()} == before

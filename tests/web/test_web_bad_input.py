@@ -117,6 +117,15 @@ UPLOAD_ROWS = [
     ("empty.yaml", b"   \n", 400, ["empty.yaml", "empty"]),
     ("latin.yaml", "título: ñ".encode("latin-1"), 400, ["latin.yaml", "UTF-8"]),
     ("syntax.yaml", b"name: [unclosed\n", 400, ["syntax.yaml", "line", "YAML syntax error"]),
+    (
+        "bell.yaml",
+        b"name: x\ntitle: a\x07b\n",
+        400,
+        [
+            "bell.yaml: line 2, column 9: YAML syntax error: character '\\x07' (U+0007) "
+            "is not allowed in a YAML file"
+        ],
+    ),
     ("tag.yaml", b"name: !!python/object/apply:os.system ['echo hi']\n", 400, ["tag.yaml", "YAML"]),
     (
         "tables.yaml",
@@ -204,6 +213,20 @@ STATE_ROWS = [
         ).encode(),
         400,
         "options.tables",
+    ),
+    # A JSON escape can carry a lone surrogate into the scenario's YAML, which libyaml
+    # cannot encode: refused with its place like any character YAML does not allow.
+    (
+        lambda d: json.dumps(
+            dict(
+                d,
+                scenario="x.yaml",
+                meta={"scenario_yaml": DUEL_YAML.replace("round_limit: 20", 'notes: "\ud800"')},
+            )
+        ).encode(),
+        400,
+        "x.yaml: line 4, column 9: YAML syntax error: character '\\ud800' (U+D800) is not "
+        "allowed in a YAML file",
     ),
 ]
 
@@ -303,3 +326,30 @@ def test_405_allow_lists_every_method_of_the_path(method: str, path: str) -> Non
     assert r.status_code == 405
     assert {m.strip() for m in r.headers["allow"].split(",")} == documented
     assert isinstance(r.json()["detail"], str)
+
+
+def test_an_upload_with_several_problems_lists_them_in_the_api_detail() -> None:
+    # The command line's message sends the user to `escaramuza validate two.yaml`, a file
+    # that is only in the browser: the API lists the problems, as the page does.
+    bad = DUEL_YAML.replace("pv: 16", "pv: -16").replace("pv: 10", "pv: -10")
+    r = client().post("/api/battle/upload", files={"file": ("two.yaml", bad.encode())})
+    assert r.status_code == 400, r.text
+    assert r.json()["detail"] == (
+        "two.yaml: 2 problems\n"
+        "  combatants[0].pv: Input should be greater than or equal to 1, not -16\n"
+        "  combatants[1].pv: Input should be greater than or equal to 1, not -10"
+    )
+
+
+def test_a_state_file_with_several_problems_lists_them_in_the_api_detail() -> None:
+    doc = _state_doc()
+    for i, c in enumerate(doc["combatants"][:2]):
+        c["resources"]["pv"] = -1 - i
+    r = client().post("/api/state", files={"file": ("s.json", json.dumps(doc).encode())})
+    assert r.status_code == 400, r.text
+    ids = [c["id"] for c in doc["combatants"][:2]]
+    assert r.json()["detail"] == (
+        "s.json: 2 problems\n"
+        f"  combatants[0].resources.pv: -1 is below 0 ({ids[0]}'s pv cannot be negative)\n"
+        f"  combatants[1].resources.pv: -2 is below 0 ({ids[1]}'s pv cannot be negative)"
+    )

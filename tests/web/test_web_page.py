@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -256,6 +257,24 @@ def test_an_upload_with_several_problems_lists_them_all_in_the_page() -> None:
     assert count >= 2 and len(lines) == 1 + count
     assert any(line.strip().startswith("combatants[0].pv: ") for line in lines[1:])
     assert any("cuerpo" in line for line in lines[1:])
+    assert "escaramuza validate" not in box  # a page user has no terminal for it
+
+
+def test_a_state_file_with_several_problems_lists_them_all_in_the_page() -> None:
+    c = client()
+    c.post("/ui/new", data={"scenario": "destiny_dice/brann-vs-saqueador", "seed": "1"})
+    doc = json.loads(c.get("/api/state").content)
+    for c_doc in doc["combatants"][:2]:
+        c_doc["resources"]["pv"] = -1
+    r = c.post("/ui/load", files={"file": ("s.json", json.dumps(doc).encode())})
+    assert r.status_code == 400
+    box = r.text.split('role="alert" id="error">')[1].split("</div>")[0]
+    lines = box.splitlines()
+    assert lines[0] == "s.json: 2 problems" and len(lines) == 3
+    assert [line.split(":")[0].strip() for line in lines[1:]] == [
+        "combatants[0].resources.pv",
+        "combatants[1].resources.pv",
+    ]
     assert "escaramuza validate" not in box  # a page user has no terminal for it
 
 
