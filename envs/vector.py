@@ -342,10 +342,24 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Start the next battle now in ``lanes`` (their observations and masks are the
         new battles'), as a wrapper that ends an episode itself needs; each battle's
         seeds from ``generators[lane]`` if given, else :meth:`battle_generator`."""
+        lanes = self._lane_mask(lanes)
         self._started = True
         self._draw_seeds(lanes, generators)
         self._run(lanes, lanes, np.zeros(self.num_envs, dtype=np.int64))
         self._autoreset[lanes] = False
+
+    def _lane_mask(self, lanes: Any) -> np.ndarray:
+        """``lanes`` as the compiled step reads it, one flag a lane, else a ValueError: the
+        step reads and writes the lanes' rows by position without bounds checks, so a
+        longer mask would write past them, and a mask of lane numbers (``[0, 2]``) would
+        pick the lanes where it is not zero, not those it names."""
+        mask = np.asarray(lanes)
+        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
+            raise ValueError(
+                f"lanes must be a bool array of shape ({self.num_envs},), one flag a lane, "
+                f"not {mask.dtype} of shape {mask.shape}"
+            )
+        return mask
 
     def _run(
         self,
@@ -533,6 +547,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         itself (:meth:`restart`): no autoreset, an illegal action a no-op. ``(rewards,
         terminated, truncated, illegal)`` of every lane (meaningful in ``lanes``); the
         observations and masks are :meth:`observations`, :meth:`action_masks`."""
+        lanes = self._lane_mask(lanes)
         acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         illegal = self._illegal(acts, lanes)
         self._run(lanes, np.zeros(self.num_envs, dtype=np.bool_), acts)

@@ -252,3 +252,24 @@ def test_autoplay_is_the_python_env_with_the_agent_as_the_learner(
         assert [str(m) for m in diff(engine, got)] == [], (name, b)
     with pytest.raises(gym.error.ResetNeeded):
         vec.step(np.zeros(lanes, dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "lanes",
+    [np.ones(5000, dtype=np.bool_), np.ones(2, dtype=np.bool_), np.array([0, 2])],
+    ids=["longer", "shorter", "lane-numbers"],
+)
+def test_restart_and_step_only_refuse_a_lanes_mask_that_is_not_one_flag_a_lane(
+    lanes: np.ndarray,
+) -> None:
+    """The compiled step reads and writes the lanes by position without bounds checks: a
+    mask longer than the lanes wrote past them (a segmentation fault), lane numbers picked
+    other lanes. Both are refused before the kernel is called, and no lane moved."""
+    vec = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    obs, _ = vec.reset(seed=4)
+    want = f"lanes must be a bool array of shape \\(3,\\), one flag a lane, not {lanes.dtype}"
+    with pytest.raises(ValueError, match=want):
+        vec.step_only(lanes, np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match=want):
+        vec.restart(lanes)
+    assert np.array_equal(vec.observations(), obs)
