@@ -160,6 +160,50 @@ def check_draw_reward(value: float) -> float:
     return number
 
 
+def action_index(action: Any) -> int:
+    """A single env's ``action`` as a slot index: an integer (Python's or NumPy's, or a
+    0-d integer array) or a float holding a whole number. Anything else is a ValueError:
+    ``int()`` would truncate 2.7 to slot 2, a legal action the learner did not choose."""
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    value = np.asarray(action) if isinstance(action, (float, np.ndarray)) else None
+    if value is not None and value.ndim == 0 and _whole(value):
+        return int(value)
+    raise ValueError(f"an action is a slot index (a whole number), not {action!r}")
+
+
+def lane_actions(actions: Any, num_envs: int) -> np.ndarray:
+    """A batched env's ``actions`` as the compiled step reads them: ``num_envs`` slot
+    indices as int64 (any shape holding that many, e.g. ``(num_envs, 1)``), integers or
+    floats holding whole numbers. A float array is refused rather than truncated (2.7 would
+    be slot 2) and so are NaN, the infinities, strings and objects (the cast would turn
+    NaN into an arbitrary integer). Indices out of range are left to the step, which
+    checks them (an illegal action)."""
+    acts = np.asarray(actions)
+    if acts.size != num_envs:
+        raise ValueError(
+            f"actions: one action per lane ({num_envs}) expected, not {acts.size} "
+            f"(shape {acts.shape})"
+        )
+    if not _whole(acts):
+        raise ValueError(
+            f"actions: slot indices (whole numbers) expected, not {acts.dtype} values "
+            f"{acts.reshape(num_envs)[:8].tolist()}"
+        )
+    return acts.astype(np.int64).reshape(num_envs)
+
+
+def _whole(values: np.ndarray) -> bool:
+    """``values`` are integers, or floats that are all whole numbers (no NaN, no
+    infinity)."""
+    if values.dtype.kind in "iub":
+        return True
+    if values.dtype.kind != "f":
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.isfinite(values) & (values == np.trunc(values))))
+
+
 def battle_seeds(np_random: np.random.Generator) -> tuple[int, int]:
     """Two independent seeds drawn from the env's generator: the dice and the agents'.
 

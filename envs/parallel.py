@@ -50,6 +50,7 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_COMBATANTS,
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_ZONES,
+    action_index,
     battle_seeds,
     check_draw_reward,
     load_env_scenario,
@@ -191,7 +192,7 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
         illegal: set[str] = set()
         for agent, legal in self._group.items():
             given = actions.get(agent)
-            action = None if given is None else legal.get(int(given))
+            action = None if given is None else legal.get(action_index(given))
             if action is None:
                 illegal.add(agent)
                 if self.illegal_action == "raise":

@@ -16,6 +16,7 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_COMBATANTS,
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_ZONES,
+    action_index,
     battle_seeds,
     check_draw_reward,
     load_env_scenario,
@@ -238,7 +239,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
             # first decision (reset) or when stepping past the end: report the end again.
             self._events = []
             return self._end_transition([])
-        index = int(action)
+        index = action_index(action)
         chosen = self._legal.get(index)
         if chosen is None:
             return self._illegal(index)

@@ -34,6 +34,7 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_ZONES,
     battle_seeds,
     check_draw_reward,
+    lane_actions,
     load_env_scenario,
     resolve_ruleset,
 )
@@ -502,7 +503,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
-        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        acts = lane_actions(actions, self.num_envs)
         begin = self._autoreset.copy()
         # What the Python env would refuse, found before any lane moves.
         illegal = self._illegal(acts, ~begin)
@@ -548,7 +549,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         terminated, truncated, illegal)`` of every lane (meaningful in ``lanes``); the
         observations and masks are :meth:`observations`, :meth:`action_masks`."""
         lanes = self._lane_mask(lanes)
-        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        acts = lane_actions(actions, self.num_envs)
         illegal = self._illegal(acts, lanes)
         self._run(lanes, np.zeros(self.num_envs, dtype=np.bool_), acts)
         return (

@@ -273,3 +273,28 @@ def test_restart_and_step_only_refuse_a_lanes_mask_that_is_not_one_flag_a_lane(
     with pytest.raises(ValueError, match=want):
         vec.restart(lanes)
     assert np.array_equal(vec.observations(), obs)
+
+
+def test_actions_that_are_not_one_whole_number_a_lane_are_refused() -> None:
+    """A float array was cast to int64 (2.7 played slot 2; NaN became an arbitrary integer)
+    and a wrong count failed in numpy's reshape; both are refused before any lane moves,
+    in the batched env and in stable-baselines3's ``KernelVecEnv``."""
+    from escaramuza.envs.sb3 import KernelVecEnv
+
+    vec = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    obs, _ = vec.reset(seed=4)
+    legal = np.array([np.flatnonzero(m)[0] for m in vec.action_masks()])
+    with pytest.raises(ValueError, match="actions: slot indices \\(whole numbers\\) expected"):
+        vec.step(legal + 0.7)
+    with pytest.raises(ValueError, match="actions: slot indices \\(whole numbers\\) expected"):
+        vec.step(np.array([legal[0], np.nan, legal[2]]))
+    with pytest.raises(ValueError, match="one action per lane \\(3\\) expected, not 2"):
+        vec.step(legal[:2])
+    assert np.array_equal(vec.observations(), obs)
+    sb3 = KernelVecEnv("destiny_dice", 2, scenario="destiny_dice/brann-vs-saqueador")
+    sb3.reset()
+    with pytest.raises(ValueError, match="actions: slot indices \\(whole numbers\\) expected"):
+        sb3.step_async(np.array([0.5, 1.0]))
+    # Whole floats are their slots, as integers are.
+    _, rewards, *_ = vec.step(legal.astype(np.float64))
+    assert np.array_equal(rewards, np.zeros(3))
