@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -157,6 +158,20 @@ def check_draw_reward(value: float) -> float:
         raise ValueError(f"draw_reward must be a number in [-1, 1], not {value!r}") from None
     if not -1.0 <= number <= 1.0:  # also refuses NaN
         raise ValueError(f"draw_reward must be in [-1, 1] (a loss is -1, a win +1), not {value!r}")
+    return number
+
+
+def check_illegal_penalty(value: float) -> float:
+    """``value`` as a float if it is a valid ``illegal_penalty``, else a ValueError saying
+    why: a finite number, at least 0 (the reward of an illegal no-op is its opposite, so
+    NaN or an infinity would poison every return it enters, and a negative one would pay
+    the learner for illegal actions)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"illegal_penalty must be a number, not {value!r}") from None
+    if not 0.0 <= number < math.inf:  # also refuses NaN
+        raise ValueError(f"illegal_penalty must be a finite number >= 0, not {value!r}")
     return number
 
 

@@ -53,6 +53,7 @@ from escaramuza.envs.common import (
     action_index,
     battle_seeds,
     check_draw_reward,
+    check_illegal_penalty,
     load_env_scenario,
     resolve_ruleset,
 )
@@ -103,7 +104,7 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
             )
         self.draw_reward = check_draw_reward(draw_reward)
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = check_illegal_penalty(illegal_penalty)
         self.ruleset = resolve_ruleset(ruleset)
         self.scenario = load_env_scenario(
             self.ruleset, scenario, max_combatants, max_zones, max_items

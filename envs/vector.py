@@ -34,6 +34,7 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_ZONES,
     battle_seeds,
     check_draw_reward,
+    check_illegal_penalty,
     lane_actions,
     load_env_scenario,
     resolve_ruleset,
@@ -149,6 +150,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if illegal_action not in ("raise", "noop"):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
         self.draw_reward = check_draw_reward(draw_reward)
+        self.illegal_penalty = check_illegal_penalty(illegal_penalty)
         self.ruleset = resolve_ruleset(ruleset)
         self.scenario = load_env_scenario(
             self.ruleset, scenario, max_combatants, max_zones, max_items
@@ -172,7 +174,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.side = Side(side)
         self.opponent = opponent
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
         self.num_envs = int(num_envs)
         #: Threads stepping the lanes, each a contiguous slice of them (default: one per
         #: core this process may run on, with at least LANES_PER_THREAD lanes each).

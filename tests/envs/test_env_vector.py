@@ -298,3 +298,8 @@ def test_actions_that_are_not_one_whole_number_a_lane_are_refused() -> None:
     # Whole floats are their slots, as integers are.
     _, rewards, *_ = vec.step(legal.astype(np.float64))
     assert np.array_equal(rewards, np.zeros(3))
+
+
+def test_an_illegal_penalty_that_is_not_a_finite_number_at_least_0_is_refused() -> None:
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number >= 0, not nan"):
+        KernelVectorEnv("destiny_dice", 2, illegal_penalty=float("nan"))
