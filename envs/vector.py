@@ -72,6 +72,15 @@ LAST_MARGIN = 30e-6
 _COMPILED: dict[str, Stepping] = {}
 
 
+def check_num_envs(num_envs: Any) -> int:
+    """``num_envs`` if it is a whole number of lanes (at least 1), else a ValueError: not
+    ``int()`` of it, which read 1.5 as one lane and "3" as three, and not Gymnasium's
+    ``SyncVectorEnv`` of no envs, which fails on an IndexError."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
+    return int(num_envs)
+
+
 class KernelEnvRefusal(KernelRefusal):
     """What the batched env does not implement (the Python env does): a message."""
 
@@ -143,8 +152,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
         threads: int | None = None,
     ) -> None:
-        if int(num_envs) < 1:
-            raise ValueError(f"num_envs must be at least 1, not {num_envs!r}")
+        num_envs = check_num_envs(num_envs)
         if threads is not None and int(threads) < 1:
             raise ValueError(f"threads must be at least 1, not {threads!r}")
         if illegal_action not in ("raise", "noop"):
@@ -626,6 +634,7 @@ def vector_env(
         raise ValueError(
             f"vectorization_mode must be auto, kernel, sync or async, not {vectorization_mode!r}"
         )
+    num_envs = check_num_envs(num_envs)
     spec = gym.spec(env_id)
     options = {**spec.kwargs, **kwargs}
     why: str | None = None

@@ -303,3 +303,13 @@ def test_actions_that_are_not_one_whole_number_a_lane_are_refused() -> None:
 def test_an_illegal_penalty_that_is_not_a_finite_number_at_least_0_is_refused() -> None:
     with pytest.raises(ValueError, match="illegal_penalty must be a finite number >= 0, not nan"):
         KernelVectorEnv("destiny_dice", 2, illegal_penalty=float("nan"))
+
+
+@pytest.mark.parametrize("num_envs", [0, -2, 1.5, "3", True])
+@pytest.mark.parametrize("mode", ["auto", "sync"])
+def test_num_envs_that_is_not_a_whole_number_of_lanes_is_refused(num_envs: Any, mode: str) -> None:
+    """1.5 lanes were one lane and "3" three; no lanes in Gymnasium's ``SyncVectorEnv``
+    failed on an IndexError. Each is a ValueError naming the value, in every mode."""
+    want = f"num_envs must be a whole number of at least 1, not {num_envs!r}"
+    with pytest.raises(ValueError, match=want.replace("(", "\\(").replace(")", "\\)")):
+        vector_env("escaramuza/DestinyDice-v0", num_envs, mode)  # type: ignore[arg-type]
