@@ -462,12 +462,25 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         lane, None keeps the generators."""
         if seed is None:
             return
-        seeds = [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
+        # NumPy's integers are seeds too (Gymnasium's seeding takes Python ints only).
+        seeds: list[int | None]
+        if isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
+            seeds = [int(s) if isinstance(s, np.integer) else s for s in seed]
+        else:
+            raise ValueError(
+                f"reset: seed must be an int, a list of one seed (int or None) per lane, or "
+                f"None, not {seed!r}"
+            )
         if len(seeds) != self.num_envs:
             raise ValueError(f"reset: {len(seeds)} seeds for {self.num_envs} lanes")
-        for b, s in enumerate(seeds):
-            if s is not None:
-                self._rngs[b] = seeding.np_random(s)[0]
+        # Every seed checked (Gymnasium's seeding refuses a negative one) before any
+        # lane's generator is replaced.
+        generators = [None if s is None else seeding.np_random(s)[0] for s in seeds]
+        for b, rng in enumerate(generators):
+            if rng is not None:
+                self._rngs[b] = rng
 
     def reset(
         self,

@@ -313,3 +313,27 @@ def test_num_envs_that_is_not_a_whole_number_of_lanes_is_refused(num_envs: Any, 
     want = f"num_envs must be a whole number of at least 1, not {num_envs!r}"
     with pytest.raises(ValueError, match=want.replace("(", "\\(").replace(")", "\\)")):
         vector_env("escaramuza/DestinyDice-v0", num_envs, mode)  # type: ignore[arg-type]
+
+
+def test_reset_takes_numpy_integer_seeds_and_refuses_other_seeds_whole() -> None:
+    """A NumPy integer seed failed on "'numpy.int64' object is not iterable" (and a list
+    of them in Gymnasium's seeding), a float on "'float' object is not iterable"; a
+    list with a bad seed re-seeded the lanes before it. NumPy integers are now seeds,
+    anything else a ValueError naming it, and a refused list changes no lane."""
+    vec = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    want, _ = vec.reset(seed=5)
+    assert np.array_equal(vec.reset(seed=np.int64(5))[0], want)
+    assert np.array_equal(vec.reset(seed=np.arange(5, 8))[0], want)
+    with pytest.raises(ValueError, match="reset: seed must be an int, a list of one seed"):
+        vec.reset(seed=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="reset: seed must be an int, a list of one seed"):
+        vec.reset(seed="123")  # type: ignore[arg-type]
+    with pytest.raises(gym.error.Error, match="Seed must be greater or equal to zero"):
+        vec.reset(seed=[9, 9, -1])
+    # The refused list left lane 0's generator as seed 5 made it: its next battle is the
+    # one a fresh env seeded 5 plays second.
+    twin = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    twin.reset(seed=5)
+    vec.reset()
+    twin.reset()
+    assert vec.dice_seeds[0] == twin.dice_seeds[0]
