@@ -90,7 +90,7 @@ class SessionViews(SessionState):
 
     def do_log(self, arg: str) -> None:
         """The ``log`` command: see :data:`~escaramuza.gm.help.HELP`."""
-        n = int(arg) if arg.strip().isdigit() else 15
+        n = int(arg) if arg.strip().isdecimal() else 15
         for e in self.state.log[-n:]:
             if e.text:
                 self.say("  " + e.text)
