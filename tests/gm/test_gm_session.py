@@ -111,8 +111,12 @@ BAD_COMMANDS = [
     ("load /nonexistent/x.json", "no such file"),
     # '²' is a digit to str.isdigit() but not a number to int(): the session crashed
     ("undo ²", "usage: undo [N]"),
+    ("log ²", "usage: log [N]"),
     ("plan ²", "usage: plan [SAMPLES]"),
     ("apply ²", "no legal action matches '²'"),
+    # log[-0:] printed every event
+    ("log 0", "usage: log [N]"),
+    ("log many", "usage: log [N]"),
 ]
 
 
