@@ -102,6 +102,15 @@ def load_env_scenario(
 ) -> Scenario:
     """Load ``scenario`` (name, path, object or None for the ruleset's default) and check
     that it belongs to ``ruleset`` and fits the static limits."""
+    # The limits size the spaces (Discrete, Box, the codec's ranges): 16.5 or "16" failed
+    # there on a TypeError about something else.
+    for name, value in (
+        ("max_combatants", max_combatants),
+        ("max_zones", max_zones),
+        ("max_items", max_items),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} must be a whole number, not {value!r}")
     loaded = (
         load_scenario(scenario or ruleset.default_scenario)
         if not isinstance(scenario, Scenario)
