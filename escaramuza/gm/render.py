@@ -116,6 +116,9 @@ class SessionViews(SessionState):
     def do_help(self, arg: str) -> None:
         """The ``help`` command: see :data:`~escaramuza.gm.help.HELP`."""
         if arg.strip():
+            # One command: "help set extra" was looked up as the command "set extra".
+            if len(arg.split()) > 1:
+                raise GMError(_f("usage: {usage}", "help [COMMAND]"))
             name = arg.strip()
             method = getattr(self, f"do_{name}", None)
             if method is None:

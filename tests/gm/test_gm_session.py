@@ -117,6 +117,8 @@ BAD_COMMANDS = [
     # log[-0:] printed every event
     ("log 0", "usage: log [N]"),
     ("log many", "usage: log [N]"),
+    # was looked up as the command "set extra": "unknown command 'set' (did you mean set…)"
+    ("help set extra", "usage: help [COMMAND]"),
 ]
 
 
