@@ -34,6 +34,7 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_COMBATANTS,
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_ZONES,
+    action_index,
     battle_seeds,
     check_draw_reward,
     load_env_scenario,
@@ -167,10 +168,11 @@ class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
             return
         state = self.battle
         assert self._roller is not None
-        chosen = self._legal.get(int(action))
+        index = action_index(action)
+        chosen = self._legal.get(index)
         if chosen is None:
             raise IllegalActionError(
-                f"action {int(action)} is not legal for {agent} "
+                f"action {index} is not legal for {agent} "
                 f"({state.pending.actor if state.pending else 'nobody'}); legal: "
                 + legal_listing(self._legal)
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -101,6 +102,15 @@ def load_env_scenario(
 ) -> Scenario:
     """Load ``scenario`` (name, path, object or None for the ruleset's default) and check
     that it belongs to ``ruleset`` and fits the static limits."""
+    # The limits size the spaces (Discrete, Box, the codec's ranges): 16.5 or "16" failed
+    # there on a TypeError about something else.
+    for name, value in (
+        ("max_combatants", max_combatants),
+        ("max_zones", max_zones),
+        ("max_items", max_items),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} must be a whole number, not {value!r}")
     loaded = (
         load_scenario(scenario or ruleset.default_scenario)
         if not isinstance(scenario, Scenario)
@@ -158,6 +168,64 @@ def check_draw_reward(value: float) -> float:
     if not -1.0 <= number <= 1.0:  # also refuses NaN
         raise ValueError(f"draw_reward must be in [-1, 1] (a loss is -1, a win +1), not {value!r}")
     return number
+
+
+def check_illegal_penalty(value: float) -> float:
+    """``value`` as a float if it is a valid ``illegal_penalty``, else a ValueError saying
+    why: a finite number, at least 0 (the reward of an illegal no-op is its opposite, so
+    NaN or an infinity would poison every return it enters, and a negative one would pay
+    the learner for illegal actions)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"illegal_penalty must be a number, not {value!r}") from None
+    if not 0.0 <= number < math.inf:  # also refuses NaN
+        raise ValueError(f"illegal_penalty must be a finite number >= 0, not {value!r}")
+    return number
+
+
+def action_index(action: Any) -> int:
+    """A single env's ``action`` as a slot index: an integer (Python's or NumPy's, or a
+    0-d integer array) or a float holding a whole number. Anything else is a ValueError:
+    ``int()`` would truncate 2.7 to slot 2, a legal action the learner did not choose."""
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    value = np.asarray(action) if isinstance(action, (float, np.ndarray)) else None
+    if value is not None and value.ndim == 0 and _whole(value):
+        return int(value)
+    raise ValueError(f"an action is a slot index (a whole number), not {action!r}")
+
+
+def lane_actions(actions: Any, num_envs: int) -> np.ndarray:
+    """A batched env's ``actions`` as the compiled step reads them: ``num_envs`` slot
+    indices as int64 (any shape holding that many, e.g. ``(num_envs, 1)``), integers or
+    floats holding whole numbers. A float array is refused rather than truncated (2.7 would
+    be slot 2) and so are NaN, the infinities, strings and objects (the cast would turn
+    NaN into an arbitrary integer). Indices out of range are left to the step, which
+    checks them (an illegal action)."""
+    acts = np.asarray(actions)
+    if acts.size != num_envs:
+        raise ValueError(
+            f"actions: one action per lane ({num_envs}) expected, not {acts.size} "
+            f"(shape {acts.shape})"
+        )
+    if not _whole(acts):
+        raise ValueError(
+            f"actions: slot indices (whole numbers) expected, not {acts.dtype} values "
+            f"{acts.reshape(num_envs)[:8].tolist()}"
+        )
+    return acts.astype(np.int64).reshape(num_envs)
+
+
+def _whole(values: np.ndarray) -> bool:
+    """``values`` are integers, or floats that are all whole numbers (no NaN, no
+    infinity)."""
+    if values.dtype.kind in "iub":
+        return True
+    if values.dtype.kind != "f":
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.isfinite(values) & (values == np.trunc(values))))
 
 
 def battle_seeds(np_random: np.random.Generator) -> tuple[int, int]:

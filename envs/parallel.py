@@ -50,8 +50,10 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_COMBATANTS,
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_ZONES,
+    action_index,
     battle_seeds,
     check_draw_reward,
+    check_illegal_penalty,
     load_env_scenario,
     resolve_ruleset,
 )
@@ -102,7 +104,7 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
             )
         self.draw_reward = check_draw_reward(draw_reward)
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = check_illegal_penalty(illegal_penalty)
         self.ruleset = resolve_ruleset(ruleset)
         self.scenario = load_env_scenario(
             self.ruleset, scenario, max_combatants, max_zones, max_items
@@ -191,7 +193,7 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
         illegal: set[str] = set()
         for agent, legal in self._group.items():
             given = actions.get(agent)
-            action = None if given is None else legal.get(int(given))
+            action = None if given is None else legal.get(action_index(given))
             if action is None:
                 illegal.add(agent)
                 if self.illegal_action == "raise":

@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
+from escaramuza.envs.common import lane_actions
 from escaramuza.envs.vector import KernelVectorEnv
 
 
@@ -88,7 +89,7 @@ class KernelVecEnv(LanesOfOneEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._actions = lane_actions(actions, self.num_envs)
 
     def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, terminated, truncated, infos = self.venv.step(self._actions)

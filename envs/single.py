@@ -16,8 +16,10 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_COMBATANTS,
     DEFAULT_MAX_ITEMS,
     DEFAULT_MAX_ZONES,
+    action_index,
     battle_seeds,
     check_draw_reward,
+    check_illegal_penalty,
     load_env_scenario,
     resolve_ruleset,
 )
@@ -179,6 +181,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         if illegal_action not in ("raise", "noop"):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
         self.draw_reward = check_draw_reward(draw_reward)
+        self.illegal_penalty = check_illegal_penalty(illegal_penalty)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}"
@@ -191,7 +194,6 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         self.opponent: Agent = make_agent(opponent)
         self.reward_shaping = reward_shaping
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
         self.narrate = narrate
         self.codec = ActionCodec(self.ruleset, max_combatants, max_zones, max_items)
@@ -238,7 +240,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
             # first decision (reset) or when stepping past the end: report the end again.
             self._events = []
             return self._end_transition([])
-        index = int(action)
+        index = action_index(action)
         chosen = self._legal.get(index)
         if chosen is None:
             return self._illegal(index)

@@ -34,6 +34,8 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_ZONES,
     battle_seeds,
     check_draw_reward,
+    check_illegal_penalty,
+    lane_actions,
     load_env_scenario,
     resolve_ruleset,
 )
@@ -68,6 +70,15 @@ LANES_PER_THREAD = 32
 LAST_MARGIN = 30e-6
 
 _COMPILED: dict[str, Stepping] = {}
+
+
+def check_num_envs(num_envs: Any) -> int:
+    """``num_envs`` if it is a whole number of lanes (at least 1), else a ValueError: not
+    ``int()`` of it, which read 1.5 as one lane and "3" as three, and not Gymnasium's
+    ``SyncVectorEnv`` of no envs, which fails on an IndexError."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
+    return int(num_envs)
 
 
 class KernelEnvRefusal(KernelRefusal):
@@ -141,13 +152,13 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP,
         threads: int | None = None,
     ) -> None:
-        if int(num_envs) < 1:
-            raise ValueError(f"num_envs must be at least 1, not {num_envs!r}")
+        num_envs = check_num_envs(num_envs)
         if threads is not None and int(threads) < 1:
             raise ValueError(f"threads must be at least 1, not {threads!r}")
         if illegal_action not in ("raise", "noop"):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
         self.draw_reward = check_draw_reward(draw_reward)
+        self.illegal_penalty = check_illegal_penalty(illegal_penalty)
         self.ruleset = resolve_ruleset(ruleset)
         self.scenario = load_env_scenario(
             self.ruleset, scenario, max_combatants, max_zones, max_items
@@ -171,7 +182,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.side = Side(side)
         self.opponent = opponent
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
         self.num_envs = int(num_envs)
         #: Threads stepping the lanes, each a contiguous slice of them (default: one per
         #: core this process may run on, with at least LANES_PER_THREAD lanes each).
@@ -342,10 +352,24 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Start the next battle now in ``lanes`` (their observations and masks are the
         new battles'), as a wrapper that ends an episode itself needs; each battle's
         seeds from ``generators[lane]`` if given, else :meth:`battle_generator`."""
+        lanes = self._lane_mask(lanes)
         self._started = True
         self._draw_seeds(lanes, generators)
         self._run(lanes, lanes, np.zeros(self.num_envs, dtype=np.int64))
         self._autoreset[lanes] = False
+
+    def _lane_mask(self, lanes: Any) -> np.ndarray:
+        """``lanes`` as the compiled step reads it, one flag a lane, else a ValueError: the
+        step reads and writes the lanes' rows by position without bounds checks, so a
+        longer mask would write past them, and a mask of lane numbers (``[0, 2]``) would
+        pick the lanes where it is not zero, not those it names."""
+        mask = np.asarray(lanes)
+        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
+            raise ValueError(
+                f"lanes must be a bool array of shape ({self.num_envs},), one flag a lane, "
+                f"not {mask.dtype} of shape {mask.shape}"
+            )
+        return mask
 
     def _run(
         self,
@@ -438,12 +462,25 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         lane, None keeps the generators."""
         if seed is None:
             return
-        seeds = [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
+        # NumPy's integers are seeds too (Gymnasium's seeding takes Python ints only).
+        seeds: list[int | None]
+        if isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
+            seeds = [int(s) if isinstance(s, np.integer) else s for s in seed]
+        else:
+            raise ValueError(
+                f"reset: seed must be an int, a list of one seed (int or None) per lane, or "
+                f"None, not {seed!r}"
+            )
         if len(seeds) != self.num_envs:
             raise ValueError(f"reset: {len(seeds)} seeds for {self.num_envs} lanes")
-        for b, s in enumerate(seeds):
-            if s is not None:
-                self._rngs[b] = seeding.np_random(s)[0]
+        # Every seed checked (Gymnasium's seeding refuses a negative one) before any
+        # lane's generator is replaced.
+        generators = [None if s is None else seeding.np_random(s)[0] for s in seeds]
+        for b, rng in enumerate(generators):
+            if rng is not None:
+                self._rngs[b] = rng
 
     def reset(
         self,
@@ -488,7 +525,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
-        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        acts = lane_actions(actions, self.num_envs)
         begin = self._autoreset.copy()
         # What the Python env would refuse, found before any lane moves.
         illegal = self._illegal(acts, ~begin)
@@ -533,7 +570,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         itself (:meth:`restart`): no autoreset, an illegal action a no-op. ``(rewards,
         terminated, truncated, illegal)`` of every lane (meaningful in ``lanes``); the
         observations and masks are :meth:`observations`, :meth:`action_masks`."""
-        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        lanes = self._lane_mask(lanes)
+        acts = lane_actions(actions, self.num_envs)
         illegal = self._illegal(acts, lanes)
         self._run(lanes, np.zeros(self.num_envs, dtype=np.bool_), acts)
         return (
@@ -609,6 +647,7 @@ def vector_env(
         raise ValueError(
             f"vectorization_mode must be auto, kernel, sync or async, not {vectorization_mode!r}"
         )
+    num_envs = check_num_envs(num_envs)
     spec = gym.spec(env_id)
     options = {**spec.kwargs, **kwargs}
     why: str | None = None

@@ -34,6 +34,11 @@ from escaramuza.rules.core.scenario import (
     shipped_scenarios,
 )
 
+#: Most encounters of a day (a long day has a dozen). Each is a scenario file read and
+#: checked when the day loads, some 10 ms each: unbounded, a day file's 1 MiB of
+#: ``- scenario: …`` lines would take minutes to load before anything is played.
+MAX_ENCOUNTERS = 100
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -57,7 +62,7 @@ class DaySpec(_Strict):
     #: The rest between encounters (default: the ruleset's default rest).
     rest: str | None = None
     heroes: list[dict[str, Any]] = Field(min_length=1)
-    encounters: list[EncounterSpec] = Field(min_length=1)
+    encounters: list[EncounterSpec] = Field(min_length=1, max_length=MAX_ENCOUNTERS)
 
 
 @dataclass(frozen=True, slots=True)

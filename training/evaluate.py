@@ -250,6 +250,21 @@ def evaluate(
     if not scenarios:
         raise EscaramuzaError("--scenario: name at least one scenario")
     refs = [ScenarioRef.resolve(s) for s in scenarios]
+    # The pairings and the report tell scenarios apart by name: a second scenario of the
+    # same name (the same one twice, or another file with its name) would replace the
+    # first's battles and be counted twice.
+    names = [r.name for r in refs]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        sources = ", ".join(r.source for r in refs if r.name == twice)
+        raise EscaramuzaError(
+            _f(
+                "--scenario: two scenarios are named {name} ({sources}); each scenario once, "
+                "and scenarios of different names",
+                repr(twice),
+                sources,
+            )
+        )
     base = PlaytestConfig(n=n, seed=seed, workers=workers, trust_policy=trust_policy, engine=engine)
     base.validate()
     result = Evaluation(list(agents), [r.name for r in refs], n, seed)

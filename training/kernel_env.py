@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium.utils import seeding
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
+from escaramuza.envs.common import lane_actions
 from escaramuza.envs.sb3 import LanesOfOneEnv
 from escaramuza.envs.vector import KernelVectorEnv
 from escaramuza.rules.core.model import Side
@@ -107,7 +108,7 @@ class KernelTrainEnv(LanesOfOneEnv):
         return self._obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._actions = lane_actions(actions, self.num_envs)
 
     def step_wait(self) -> VecEnvStepReturn:
         n = self.num_envs

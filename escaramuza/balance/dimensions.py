@@ -46,6 +46,12 @@ class Target:
 
     @staticmethod
     def parse(text: str, tolerance: float = DEFAULT_TOLERANCE) -> Target:
+        # A negative or NaN half-width leaves no rate inside the band: every variant
+        # would be played to --max-battles and the search would end on none.
+        if not 0.0 <= tolerance < 1.0:  # also refuses NaN
+            raise EscaramuzaError(
+                _f("--tolerance must be at least 0 and below 1, not {tolerance}", tolerance)
+            )
         for level in LEVELS:
             if text.lower() == level.lower():
                 return Target(level=level)

@@ -87,7 +87,7 @@ class AutoCommands(SessionCommands):
     def do_plan(self, arg: str) -> None:
         """The ``plan`` command: see :data:`~escaramuza.gm.help.HELP`."""
         words = arg.split()
-        if len(words) > 1 or (words and not words[0].isdigit()):
+        if len(words) > 1 or (words and not words[0].isdecimal()):
             raise GMError(_f("usage: {usage}", "plan [SAMPLES]"))
         samples = int(words[0]) if words else DEFAULT_SAMPLES
         iterations = self.iterations if self.iterations is not None else DEFAULT_PLAN_ITERATIONS

@@ -55,7 +55,7 @@ class PromptRoller:
                     _f("no d{sides} given for {what}: nothing was applied", sides, what)
                 )
             text = line.strip()
-            if text.isdigit() and 1 <= int(text) <= sides:
+            if text.isdecimal() and 1 <= int(text) <= sides:
                 return int(text)
             self.session.say(
                 _f("  {text} is not a d{sides} result (1–{sides}); try again.", repr(text), sides)
@@ -254,7 +254,7 @@ class SessionCommands(SessionViews):
         if dice is not None:
             try:
                 return ScriptedRoller(
-                    [int(d) if d.isdigit() else ScriptedDie.parse(d) for d in dice]
+                    [int(d) if d.isdecimal() else ScriptedDie.parse(d) for d in dice]
                 )
             except EscaramuzaError as exc:
                 raise GMError(_f("bad dice: {problem}", exc)) from None
@@ -276,7 +276,7 @@ class SessionCommands(SessionViews):
         st = self.state
         actions = st.ruleset.legal_actions(st)
         text = spec.strip().lower()
-        if text.isdigit():
+        if text.isdecimal():
             n = int(text)
             shown = self.numbered()
             if not 1 <= n <= len(shown):

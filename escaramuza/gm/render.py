@@ -4,7 +4,7 @@ is pending next, and the help."""
 from __future__ import annotations
 
 from escaramuza.gm.help import HELP
-from escaramuza.gm.state import SessionState
+from escaramuza.gm.state import GMError, SessionState
 from escaramuza.rules.core.i18n import _, _f, outcome_reason, who_wins, word
 
 
@@ -90,7 +90,11 @@ class SessionViews(SessionState):
 
     def do_log(self, arg: str) -> None:
         """The ``log`` command: see :data:`~escaramuza.gm.help.HELP`."""
-        n = int(arg) if arg.strip().isdigit() else 15
+        # Not log[-0:] (every event) for "log 0", nor the default for "log x".
+        text = arg.strip()
+        if text and not (text.isdecimal() and int(text) >= 1):
+            raise GMError(_f("usage: {usage}", "log [N]"))
+        n = int(text) if text else 15
         for e in self.state.log[-n:]:
             if e.text:
                 self.say("  " + e.text)
@@ -112,6 +116,9 @@ class SessionViews(SessionState):
     def do_help(self, arg: str) -> None:
         """The ``help`` command: see :data:`~escaramuza.gm.help.HELP`."""
         if arg.strip():
+            # One command: "help set extra" was looked up as the command "set extra".
+            if len(arg.split()) > 1:
+                raise GMError(_f("usage: {usage}", "help [COMMAND]"))
             name = arg.strip()
             method = getattr(self, f"do_{name}", None)
             if method is None:

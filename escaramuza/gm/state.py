@@ -221,7 +221,7 @@ class SessionState(cmd.Cmd):
     def do_undo(self, arg: str) -> None:
         """The ``undo`` command: see :data:`~escaramuza.gm.help.HELP`."""
         text = arg.strip()
-        if text and not (text.isdigit() and int(text) >= 1):
+        if text and not (text.isdecimal() and int(text) >= 1):
             raise GMError(_f("usage: {usage}", "undo [N]"))
         count = int(text) if text else 1
         units = self.undo_units()

@@ -49,6 +49,11 @@ DEFAULT_AGENT = "heuristic"
 #: One process by default: predictable on a shared machine; ``--workers 0`` takes every core.
 DEFAULT_WORKERS = 1
 BACKENDS = ("local", "ray")
+#: The most worker processes a run asks for. The pool starts a process for each chunk
+#: handed out while none is idle (each a Python process with the engine loaded, tens of
+#: megabytes): unbounded, ``--workers 100000`` would start one per chunk, thousands, and
+#: exhaust the machine's memory; beyond its cores they only take turns.
+MAX_WORKERS = 256
 
 #: A chunk should hold at least this much work,
 #: so process or cluster overhead stays small next to the battles...
@@ -109,6 +114,10 @@ class PlaytestConfig:
         if self.workers < 0:
             raise EscaramuzaError(
                 _f("--workers must be 0 (all cores) or a positive number, not {n}", self.workers)
+            )
+        if self.workers > MAX_WORKERS:
+            raise EscaramuzaError(
+                _f("--workers must be at most {most}, not {n}", MAX_WORKERS, self.workers)
             )
         if self.backend not in BACKENDS:
             raise EscaramuzaError(

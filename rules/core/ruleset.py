@@ -161,7 +161,7 @@ class Ruleset(ABC):
             return Condition(name)
         if self.condition_aliases.get(name, name) not in self.valued_conditions:
             raise ValueError(_f("{name} takes no value in {ruleset}", name, self.name))
-        if not value.lstrip("-").isdigit():
+        if not value.lstrip("-").isdecimal():
             raise ValueError(
                 _f("{name}'s value must be a whole number, not {value}", name, repr(value))
             )

@@ -186,6 +186,15 @@ def test_same_seed_same_search_for_any_worker_count(capsys) -> None:
         (["--target", "hard", "--vary", "count:nadie=1..3"], "no combatant 'nadie'"),
         (["--target", "hard", "--vary", "size:x=1..2"], "count:ID=LOW..HIGH"),
         (["--target", "hard", "--max-battles", "2000001"], "--max-battles must be at most"),
+        # a negative or NaN band holds no rate: every variant was played to --max-battles
+        (
+            ["--target", "wipe=0.3", "--tolerance", "-0.1"],
+            "escaramuza: error: --tolerance must be at least 0 and below 1, not -0.1\n",
+        ),
+        (
+            ["--target", "hard", "--tolerance", "nan"],
+            "escaramuza: error: --tolerance must be at least 0 and below 1, not nan\n",
+        ),
     ],
 )
 def test_bad_balance_arguments_exit_2(argv, words, capsys) -> None:

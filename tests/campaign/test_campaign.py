@@ -218,6 +218,13 @@ GOOD = Path(DD_DAY).read_text(encoding="utf-8")
             "a day's hero has no zone",
         ),
         ("encounters:", "clima: lluvia\nencounters:", "clima", "unknown field"),
+        # each encounter is a scenario read and checked at load: 101 are refused at once
+        (
+            "- scenario: destiny_dice/emboscada\n",
+            "- scenario: destiny_dice/emboscada\n" * 99,
+            "encounters",
+            "List should have at most 100 items, not 101",
+        ),
     ],
 )
 def test_bad_day_files_are_rejected_like_bad_scenarios(

@@ -162,3 +162,14 @@ def test_aec_to_parallel_points_to_the_parallel_env() -> None:
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_turn_based_aec_to_parallel_works_on_the_aec_env() -> None:
     parallel_api_test(turn_based_aec_to_parallel(aec.env(ruleset="cairn")), num_cycles=300)
+
+
+def test_an_action_that_is_not_a_whole_number_is_refused_not_truncated() -> None:
+    """A float action was truncated by ``int()`` (a legal slot + 0.6 played that slot)."""
+    env = escaramuza.envs.parallel_env(ruleset="destiny_dice")
+    obs, _ = env.reset(seed=3)
+    before = len(env.battle.log)
+    actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) + 0.6 for a in env.acting}
+    with pytest.raises(ValueError, match="an action is a slot index \\(a whole number\\), not"):
+        env.step(actions)
+    assert len(env.battle.log) == before

@@ -119,3 +119,16 @@ def test_bad_constructor_arguments_are_refused() -> None:
         EscaramuzaEnv(ruleset_id, render_mode="human")
     with pytest.raises(ValueError):
         EscaramuzaEnv(ruleset_id, side="villains")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("limit", "value"), [("max_combatants", 16.5), ("max_zones", "16"), ("max_items", True)]
+)
+def test_a_limit_that_is_not_a_whole_number_is_refused_naming_it(limit: str, value: object) -> None:
+    """16.5 and "16" failed later on a TypeError about the spaces or a comparison; True was
+    read as a limit of 1. Each env refuses them naming the limit."""
+    want = f"{limit} must be a whole number, not {value!r}"
+    with pytest.raises(ValueError, match=want):
+        gym.make("escaramuza/DestinyDice-v0", **{limit: value})
+    with pytest.raises(ValueError, match=want):
+        escaramuza.envs.parallel_env(ruleset="destiny_dice", **{limit: value})

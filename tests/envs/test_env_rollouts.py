@@ -257,3 +257,34 @@ def test_a_battle_over_before_the_learners_first_decision_ends_at_the_first_step
                 )
                 return
     pytest.skip("no shipped scenario ends before the learner's first decision")
+
+
+def test_an_action_that_is_not_a_whole_number_is_refused_not_truncated() -> None:
+    """``int()`` truncated 2.7 to slot 2, a legal action the learner did not choose, and
+    read "2" as slot 2; now only integers and floats holding whole numbers are slots."""
+    env = gym.make("escaramuza/DestinyDice-v0", opponent="random")
+    env.reset(seed=4)
+    mask = env.unwrapped.action_masks()  # type: ignore[attr-defined]
+    legal = int(np.flatnonzero(mask)[0])
+    log_length = len(env.unwrapped.state.log)  # type: ignore[attr-defined]
+    for bad in (legal + 0.7, float("nan"), str(legal), None, [legal]):
+        with pytest.raises(ValueError, match="an action is a slot index \\(a whole number\\)"):
+            env.step(bad)
+    assert len(env.unwrapped.state.log) == log_length  # type: ignore[attr-defined]
+    _, _, _, _, info = env.step(np.float64(legal))  # a whole float is its slot
+    assert info["illegal_action"] is False
+
+
+@pytest.mark.parametrize("penalty", [float("nan"), float("inf"), -0.5, "much"])
+def test_an_illegal_penalty_that_is_not_a_finite_number_at_least_0_is_refused(
+    penalty: object,
+) -> None:
+    """A NaN penalty made every illegal no-op's reward NaN (poisoning the returns it
+    enters), a negative one paid the learner for illegal actions; the single and the
+    parallel env refuse them, as ``draw_reward`` is refused."""
+    with pytest.raises(ValueError, match="illegal_penalty must be a"):
+        gym.make("escaramuza/DestinyDice-v0", illegal_penalty=penalty)
+    import escaramuza.envs
+
+    with pytest.raises(ValueError, match="illegal_penalty must be a"):
+        escaramuza.envs.parallel_env(ruleset="destiny_dice", illegal_penalty=penalty)

@@ -249,3 +249,88 @@ def test_autoplay_is_the_python_env_with_the_agent_as_the_learner(
         assert [str(m) for m in diff(engine, got)] == [], (name, b)
     with pytest.raises(gym.error.ResetNeeded):
         vec.step(np.zeros(lanes, dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "lanes",
+    [np.ones(5000, dtype=np.bool_), np.ones(2, dtype=np.bool_), np.array([0, 2])],
+    ids=["longer", "shorter", "lane-numbers"],
+)
+def test_restart_and_step_only_refuse_a_lanes_mask_that_is_not_one_flag_a_lane(
+    lanes: np.ndarray,
+) -> None:
+    """The compiled step reads and writes the lanes by position without bounds checks: a
+    mask longer than the lanes wrote past them (a segmentation fault), lane numbers picked
+    other lanes. Both are refused before the kernel is called, and no lane moved."""
+    vec = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    obs, _ = vec.reset(seed=4)
+    want = f"lanes must be a bool array of shape \\(3,\\), one flag a lane, not {lanes.dtype}"
+    with pytest.raises(ValueError, match=want):
+        vec.step_only(lanes, np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match=want):
+        vec.restart(lanes)
+    assert np.array_equal(vec.observations(), obs)
+
+
+def test_actions_that_are_not_one_whole_number_a_lane_are_refused() -> None:
+    """A float array was cast to int64 (2.7 played slot 2; NaN became an arbitrary integer)
+    and a wrong count failed in numpy's reshape; both are refused before any lane moves,
+    in the batched env and in stable-baselines3's ``KernelVecEnv``."""
+    from escaramuza.envs.sb3 import KernelVecEnv
+
+    vec = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    obs, _ = vec.reset(seed=4)
+    legal = np.array([np.flatnonzero(m)[0] for m in vec.action_masks()])
+    with pytest.raises(ValueError, match="actions: slot indices \\(whole numbers\\) expected"):
+        vec.step(legal + 0.7)
+    with pytest.raises(ValueError, match="actions: slot indices \\(whole numbers\\) expected"):
+        vec.step(np.array([legal[0], np.nan, legal[2]]))
+    with pytest.raises(ValueError, match="one action per lane \\(3\\) expected, not 2"):
+        vec.step(legal[:2])
+    assert np.array_equal(vec.observations(), obs)
+    sb3 = KernelVecEnv("destiny_dice", 2, scenario="destiny_dice/brann-vs-saqueador")
+    sb3.reset()
+    with pytest.raises(ValueError, match="actions: slot indices \\(whole numbers\\) expected"):
+        sb3.step_async(np.array([0.5, 1.0]))
+    # Whole floats are their slots, as integers are.
+    _, rewards, *_ = vec.step(legal.astype(np.float64))
+    assert np.array_equal(rewards, np.zeros(3))
+
+
+def test_an_illegal_penalty_that_is_not_a_finite_number_at_least_0_is_refused() -> None:
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number >= 0, not nan"):
+        KernelVectorEnv("destiny_dice", 2, illegal_penalty=float("nan"))
+
+
+@pytest.mark.parametrize("num_envs", [0, -2, 1.5, "3", True])
+@pytest.mark.parametrize("mode", ["auto", "sync"])
+def test_num_envs_that_is_not_a_whole_number_of_lanes_is_refused(num_envs: Any, mode: str) -> None:
+    """1.5 lanes were one lane and "3" three; no lanes in Gymnasium's ``SyncVectorEnv``
+    failed on an IndexError. Each is a ValueError naming the value, in every mode."""
+    want = f"num_envs must be a whole number of at least 1, not {num_envs!r}"
+    with pytest.raises(ValueError, match=want.replace("(", "\\(").replace(")", "\\)")):
+        vector_env("escaramuza/DestinyDice-v0", num_envs, mode)  # type: ignore[arg-type]
+
+
+def test_reset_takes_numpy_integer_seeds_and_refuses_other_seeds_whole() -> None:
+    """A NumPy integer seed failed on "'numpy.int64' object is not iterable" (and a list
+    of them in Gymnasium's seeding), a float on "'float' object is not iterable"; a
+    list with a bad seed re-seeded the lanes before it. NumPy integers are now seeds,
+    anything else a ValueError naming it, and a refused list changes no lane."""
+    vec = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    want, _ = vec.reset(seed=5)
+    assert np.array_equal(vec.reset(seed=np.int64(5))[0], want)
+    assert np.array_equal(vec.reset(seed=np.arange(5, 8))[0], want)
+    with pytest.raises(ValueError, match="reset: seed must be an int, a list of one seed"):
+        vec.reset(seed=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="reset: seed must be an int, a list of one seed"):
+        vec.reset(seed="123")  # type: ignore[arg-type]
+    with pytest.raises(gym.error.Error, match="Seed must be greater or equal to zero"):
+        vec.reset(seed=[9, 9, -1])
+    # The refused list left lane 0's generator as seed 5 made it: its next battle is the
+    # one a fresh env seeded 5 plays second.
+    twin = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    twin.reset(seed=5)
+    vec.reset()
+    twin.reset()
+    assert vec.dice_seeds[0] == twin.dice_seeds[0]

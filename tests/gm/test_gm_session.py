@@ -109,6 +109,16 @@ BAD_COMMANDS = [
     ("suggest 300 400 500", "usage: suggest [MS] [max MAX]"),
     ("suggest 500 max 300", "max 300 is below the budget (500 ms)"),
     ("load /nonexistent/x.json", "no such file"),
+    # '²' is a digit to str.isdigit() but not a number to int(): the session crashed
+    ("undo ²", "usage: undo [N]"),
+    ("log ²", "usage: log [N]"),
+    ("plan ²", "usage: plan [SAMPLES]"),
+    ("apply ²", "no legal action matches '²'"),
+    # log[-0:] printed every event
+    ("log 0", "usage: log [N]"),
+    ("log many", "usage: log [N]"),
+    # was looked up as the command "set extra": "unknown command 'set' (did you mean set…)"
+    ("help set extra", "usage: help [COMMAND]"),
 ]
 
 
@@ -219,11 +229,12 @@ def test_manual_dice_are_asked_for_and_checked() -> None:
     n, action = _first_attack(reference)
     # Initiative (Mente d6 for Brann, d4 for the Saqueador: 5 and 1, so Brann leads), then
     # Brann's attack: a 9 is refused for his d8 and asked again.
-    lines = ["5", "1", f"apply {n}", "9", "6", "14", "2", "10", "5"]
+    lines = ["5", "1", f"apply {n}", "9", "²", "6", "14", "2", "10", "5"]
     session, out = drive(lines, roll="manual")
     assert "  d6 for initiative (Mente)? " in out
     assert "  d8 for attack (Cuerpo)? " in out  # not "ataque (Cuerpo)": one language at a time
     assert "'9' is not a d8 result" in out
+    assert "'²' is not a d8 result" in out  # a digit to str.isdigit(), not to int()
     assert "HIT" in out
     assert session.applied == 1
 
@@ -528,5 +539,7 @@ def test_cond_add_takes_a_value_only_where_the_ruleset_reads_one() -> None:
     assert "derribado" not in st.by_id["brann"].conditions
     assert st.by_id["brann"].conditions["envenenado"].dice == "1d4"
     assert st.by_id["saqueador"].conditions["ciego"].persistent  # DD's persistent states
+    _, s2d10 = drive(["cond add gonzalo aturdido ²"], target="sistema_2d10/duelo")
+    assert "error: aturdido's value must be a whole number, not '²'" in s2d10
     _, donjon = drive(["cond add gorm quebrado 2", "cond add gorm quebrado"], target="donjon/duelo")
     assert "error: quebrado takes no value in Donjon" in donjon and "ok: quebrado added" in donjon

@@ -180,6 +180,8 @@ def test_playtest_progress_bar_draws_and_is_silent_when_disabled() -> None:
         ([FAST, "--enemies", "genius"], "unknown agent 'genius'"),
         ([FAST, "--backend", "spark"], "unknown backend 'spark'"),
         ([FAST, "--workers", "-1"], "--workers must be 0"),
+        # each worker is a process with the engine loaded, started per chunk handed out
+        ([FAST, "--workers", "257"], "--workers must be at most 256, not 257"),
         ([FAST, "--address", "10.0.0.1:6379"], "use it with --backend ray"),
         ([FAST, "--seed", "-1"], "--seed: expected an integer from 0 to 9223372036854775807"),
     ],

@@ -12,6 +12,7 @@ import pytest
 from escaramuza.agents import make_agent as real_make_agent
 from escaramuza.playtest import runner as playtest_runner
 from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.training import evaluate as evaluate_module
 from escaramuza.training.evaluate import evaluate, parse_agents, write_report
@@ -236,3 +237,25 @@ def test_paired_rows_count_the_same_battles_and_flag_a_collapsed_policy(
         assert bool(row["collapsed"]) is collapsed, row
     text = evaluate_module.render_text(result.document())
     assert "COLLAPSED: first-legal's battles in every one of its 12" in text
+
+
+def test_two_scenarios_of_the_same_name_are_refused(tmp_path: Path) -> None:
+    """The pairings are keyed by the scenario's name: a second file of the same name
+    replaced the first's battles, and both were reported with the second's numbers."""
+    from escaramuza.rules.core.errors import EscaramuzaError
+
+    text = Path(load_scenario(SCENARIO).source).read_text(encoding="utf-8")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = tmp_path / "a" / "x.yaml", tmp_path / "b" / "x.yaml"
+    first.write_text(text, encoding="utf-8")
+    second.write_text(text, encoding="utf-8")
+    name = load_scenario(str(first)).name
+    with pytest.raises(EscaramuzaError) as err:
+        evaluate([str(first), str(second)], ["random", "first-legal"], n=1, seed=1)
+    assert str(err.value) == (
+        f"--scenario: two scenarios are named {name!r} ({first}, {second}); each scenario "
+        "once, and scenarios of different names"
+    )
+    with pytest.raises(EscaramuzaError, match="--scenario: two scenarios are named"):
+        evaluate([SCENARIO, SCENARIO], ["random", "first-legal"], n=1, seed=1)
