@@ -177,10 +177,11 @@ class PaddedCartPole(gym.ObservationWrapper[np.ndarray, int, np.ndarray]):
 
 def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> dict[str, Any]:
     """Training fps with the same hyper-parameters (SB3's defaults but ``n_steps``), one
-    torch thread each: MaskablePPO (the policy ``escaramuza train`` gives it) on the
-    batched env with the standard limits and with the limits fitted to ``scenario``
-    (``train --limits fit``); PPO on CartPole-v1 before and after them (their mean is the
-    reference), and on CartPole padded to the standard env's width."""
+    torch thread each: MaskablePPO (the policy and optimizer ``escaramuza train`` gives
+    it) on the batched env with the standard limits and with the limits fitted to
+    ``scenario`` (``train --limits fit``), and fitted with per-tensor Adam; stock PPO on
+    CartPole-v1 before and after them (their mean is the reference), on CartPole padded
+    to the standard env's width, and with fused Adam (the like-for-like optimizer)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
@@ -189,14 +190,16 @@ def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> dict[
 
     from escaramuza.envs.common import STANDARD_LIMITS, needed_limits
     from escaramuza.envs.sb3 import KernelVecEnv
-    from escaramuza.training.train import policy_for
+    from escaramuza.training.config import Hyperparameters
+    from escaramuza.training.train import policy_for, policy_kwargs
 
     torch.set_num_threads(1)
 
     loaded = load_scenario(scenario)
     hp = {"n_steps": 128, "batch_size": 64, "seed": seed, "verbose": 0, "device": "cpu"}
+    layers = Hyperparameters().net_arch  # SB3's MlpPolicy default too: [64, 64]
 
-    def cartpole(width: int | None = None) -> float:
+    def cartpole(width: int | None = None, fused: bool = False) -> float:
         kwargs = {} if width is None else {"width": width}
         cart = make_vec_env(
             "CartPole-v1",
@@ -205,9 +208,10 @@ def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> dict[
             wrapper_class=None if width is None else PaddedCartPole,
             wrapper_kwargs=kwargs,
         )
-        return _fps(PPO("MlpPolicy", cart, **hp), timesteps)
+        extra = {"policy_kwargs": policy_kwargs(layers, True)} if fused else {}
+        return _fps(PPO("MlpPolicy", cart, **hp, **extra), timesteps)
 
-    def masked(limits: Any) -> tuple[float, int, int]:
+    def masked(limits: Any, fused: bool = True) -> tuple[float, int, int]:
         kernel = VecMonitor(
             KernelVecEnv(
                 loaded.ruleset.id,
@@ -217,19 +221,25 @@ def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> dict[
                 **limits._asdict(),
             )
         )
-        model = MaskablePPO(policy_for("maskable-ppo"), kernel, **hp)
+        model = MaskablePPO(
+            policy_for("maskable-ppo"), kernel, policy_kwargs=policy_kwargs(layers, fused), **hp
+        )
         space = kernel.action_space
         return _fps(model, timesteps), int(kernel.observation_space.shape[0]), int(space.n)
 
+    fitting = needed_limits(loaded)
     before = cartpole()
     standard = masked(STANDARD_LIMITS)
-    fitted = masked(needed_limits(loaded))
+    fitted = masked(fitting)
+    plain = masked(fitting, fused=False)
     after = cartpole()
     return {
         "cartpole": (before + after) / 2,
         "standard": standard,
         "fitted": fitted,
+        "fitted, per-tensor Adam": plain,
         "padded": cartpole(standard[1]),
+        "fused": cartpole(fused=True),
     }
 
 
@@ -371,7 +381,7 @@ def main(argv: list[str] | None = None) -> None:
             fps = training_fps(scenario, args.timesteps, 8, args.seed)
             cart = fps["cartpole"]
             print(f"{scenario:28} PPO on CartPole {cart:,.0f} fps (mean of a run before and after)")
-            for limits in ("standard", "fitted"):
+            for limits in ("standard", "fitted", "fitted, per-tensor Adam"):
                 rate, width, actions = fps[limits]
                 print(
                     f"{scenario:28} MaskablePPO, {limits} limits ({width} observation numbers, "
@@ -380,6 +390,11 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"{scenario:28} PPO on CartPole padded to {fps['standard'][1]} numbers: "
                 f"{fps['padded']:,.0f} fps, {fps['padded'] / cart:.2f}× (the width's share)"
+            )
+            print(
+                f"{scenario:28} PPO on CartPole with fused Adam: {fps['fused']:,.0f} fps, "
+                f"{fps['fused'] / cart:.2f}× (the optimizer's share: fitted MaskablePPO is "
+                f"{fps['fitted'][0] / fps['fused']:.2f}× it)"
             )
 
 

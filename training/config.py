@@ -70,6 +70,12 @@ class Hyperparameters(BaseModel):
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [64, 64], min_length=1)
+    fused_adam: bool = Field(
+        True,
+        description="torch's fused CPU Adam: the same update in one pass over the "
+        "weights, a cheaper gradient step (false: torch's per-tensor Adam, as runs "
+        "before it and the shipped policies)",
+    )
 
     @model_validator(mode="after")
     def _positive_layers(self) -> Hyperparameters:

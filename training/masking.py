@@ -58,8 +58,8 @@ class OnceMaskedCategorical(MaskableCategorical):
             self.masks = th.as_tensor(masks, dtype=th.bool, device=logits.device).reshape(
                 logits.shape
             )
-            fill = th.tensor(MASKED_LOGIT, dtype=logits.dtype, device=logits.device)
-            masked = th.where(self.masks, normalised, fill)
+            # A Python scalar, not a fresh tensor: the same value in the logits' dtype.
+            masked = th.where(self.masks, normalised, MASKED_LOGIT)
         # Skip MaskableCategorical.__init__ (its extra builds) and build once; the
         # inherited apply_masking and entropy work on the attributes set above. Argument
         # validation is off: it checks that the logits are real numbers and, in log_prob,
@@ -68,6 +68,13 @@ class OnceMaskedCategorical(MaskableCategorical):
         # own samples or the rollout buffer's; a NaN from a diverged network still stops
         # training, in torch.multinomial.
         Categorical.__init__(self, logits=masked, validate_args=False)
+
+    def entropy(self) -> th.Tensor:
+        """Upstream's masked entropy (a masked slot adds 0), its zero a Python scalar."""
+        if self.masks is None:
+            return super().entropy()
+        p_log_p = self.logits * self.probs
+        return -th.where(self.masks, p_log_p, 0.0).sum(-1)
 
 
 class OnceMaskedCategoricalDistribution(MaskableCategoricalDistribution):

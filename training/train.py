@@ -194,6 +194,21 @@ def policy_for(algo: str) -> Any:
     return "MlpPolicy"
 
 
+#: The ``eps`` SB3's ``ActorCriticPolicy`` gives Adam when no ``optimizer_kwargs`` are given.
+SB3_ADAM_EPS = 1e-5
+
+
+def policy_kwargs(net_arch: list[int], fused_adam: bool) -> dict[str, Any]:
+    """The ``policy_kwargs`` ``escaramuza train`` gives SB3: the MLP's layers and, with
+    ``fused_adam``, torch's fused CPU Adam — the same update rule applied to every weight
+    in one pass, where the default per-tensor loop pays torch's dispatch for each tensor
+    and operation (docs/decisions/0017-training-throughput.md)."""
+    if not fused_adam:
+        return {"net_arch": list(net_arch)}
+    # Given any optimizer_kwargs, SB3 drops its own Adam default (eps=1e-5): restated.
+    return {"net_arch": list(net_arch), "optimizer_kwargs": {"eps": SB3_ADAM_EPS, "fused": True}}
+
+
 def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path | None) -> Any:
     """The run's model, new or loaded from ``resume``; it logs into ``logs`` (None: not
     yet, :func:`_log_into` later, when the run's folder is made)."""
@@ -202,7 +217,7 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path | Non
 
     cls: Any = MaskablePPO if config.algo == "maskable-ppo" else PPO
     hp = config.hyperparameters.model_dump()
-    net_arch = hp.pop("net_arch")
+    kwargs = policy_kwargs(hp.pop("net_arch"), hp.pop("fused_adam"))
     if resume is not None:
         # Every pickled entry of the checkpoint is replaced by a custom object, so SB3's
         # load unpickles nothing: a checkpoint is a file like any other.
@@ -223,7 +238,7 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path | Non
         model = cls(
             policy_for(config.algo),
             venv,
-            policy_kwargs={"net_arch": list(net_arch)},
+            policy_kwargs=kwargs,
             seed=config.seed,
             device="cpu",
             verbose=0,

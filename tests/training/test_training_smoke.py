@@ -323,3 +323,39 @@ def test_an_opponent_the_kernel_does_not_play_is_evaluated_on_the_python_env(
     assert "on the Python env (" in lines[1] and "first-legal and heuristic" in lines[1]
     assert (run / "eval/evaluations.npz").is_file()
     assert not (run / "eval/paired.jsonl").exists()
+
+
+def test_fused_adam_is_the_same_update_rule() -> None:
+    """``fused_adam`` changes how Adam runs, not what it computes: its settings are those
+    SB3 gives a stock policy (learning rate, betas, eps…) but ``fused``, and from the same
+    seed fused and per-tensor Adam end a learning run with the same weights to float
+    rounding (a different eps or betas would move them apart)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from escaramuza.training.fitting import new_model
+
+    small = {"n_steps": 64, "batch_size": 32, "n_epochs": 2}
+    weights, settings = [], []
+    for fused_adam in (True, False):
+        model, _ = new_model(
+            "escaramuza/Donjon-v0",
+            "donjon/duelo",
+            "enemies",
+            5,
+            {**small, "fused_adam": fused_adam},
+        )
+        settings.append(dict(model.policy.optimizer.defaults))
+        initial = {k: v.clone() for k, v in model.policy.state_dict().items()}
+        model.learn(total_timesteps=128)
+        state = model.policy.state_dict()
+        assert any(not torch.equal(initial[k], v) for k, v in state.items())
+        weights.append(state)
+    stock = MaskablePPO("MlpPolicy", model.get_env(), device="cpu").policy.optimizer.defaults
+    fused, plain = settings
+    assert fused.pop("fused") is True and not plain.pop("fused")
+    stock = {k: v for k, v in stock.items() if k != "fused"}
+    assert fused == plain == stock
+    first, second = weights
+    for name in first:
+        assert torch.allclose(first[name], second[name], rtol=0, atol=1e-5), name
