@@ -381,10 +381,14 @@ def main(argv: list[str] | None = None) -> None:
             fps = training_fps(scenario, args.timesteps, 8, args.seed)
             cart = fps["cartpole"]
             print(f"{scenario:28} PPO on CartPole {cart:,.0f} fps (mean of a run before and after)")
-            for limits in ("standard", "fitted", "fitted, per-tensor Adam"):
-                rate, width, actions = fps[limits]
+            for key, limits in (
+                ("standard", "standard limits"),
+                ("fitted", "fitted limits"),
+                ("fitted, per-tensor Adam", "fitted limits, per-tensor Adam"),
+            ):
+                rate, width, actions = fps[key]
                 print(
-                    f"{scenario:28} MaskablePPO, {limits} limits ({width} observation numbers, "
+                    f"{scenario:28} MaskablePPO, {limits} ({width} observation numbers, "
                     f"{actions} actions): {rate:,.0f} fps, {rate / cart:.2f}× CartPole"
                 )
             print(
