@@ -184,6 +184,15 @@ def check_illegal_penalty(value: float) -> float:
     return number
 
 
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` as a bool if it is one (Python's or NumPy's), else a ValueError naming
+    the option ``name`` and the value: a boolean option taken by truthiness would be
+    turned on by ``"no"``, ``"false"`` or ``"0"``."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, not {value!r}")
+
+
 def action_index(action: Any) -> int:
     """A single env's ``action`` as a slot index: an integer (Python's or NumPy's, or a
     0-d integer array) or a float holding a whole number. Anything else is a ValueError:

@@ -19,6 +19,7 @@ from escaramuza.envs.common import (
     action_index,
     battle_seeds,
     check_draw_reward,
+    check_flag,
     check_illegal_penalty,
     load_env_scenario,
     resolve_ruleset,
@@ -182,6 +183,8 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
         self.draw_reward = check_draw_reward(draw_reward)
         self.illegal_penalty = check_illegal_penalty(illegal_penalty)
+        reward_shaping = check_flag("reward_shaping", reward_shaping)
+        narrate = check_flag("narrate", narrate)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}"

@@ -34,6 +34,7 @@ from escaramuza.envs.common import (
     DEFAULT_MAX_ZONES,
     battle_seeds,
     check_draw_reward,
+    check_flag,
     check_illegal_penalty,
     lane_actions,
     load_env_scenario,
@@ -159,6 +160,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
         self.draw_reward = check_draw_reward(draw_reward)
         self.illegal_penalty = check_illegal_penalty(illegal_penalty)
+        reward_shaping = check_flag("reward_shaping", reward_shaping)
+        check_flag("narrate", narrate)  # the kernel does not narrate; still a bool
         self.ruleset = resolve_ruleset(ruleset)
         self.scenario = load_env_scenario(
             self.ruleset, scenario, max_combatants, max_zones, max_items
@@ -173,7 +176,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         why = kernel.refusal(self.scenario, [opponent, opponent])
         if why is not None:
             raise KernelEnvRefusal(why)
-        self.reward_shaping = bool(reward_shaping)
+        self.reward_shaping = reward_shaping
         self.kernel = kernel
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         if self.autoreset_mode is AutoresetMode.DISABLED:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -273,6 +274,23 @@ def test_an_action_that_is_not_a_whole_number_is_refused_not_truncated() -> None
     assert len(env.unwrapped.state.log) == log_length  # type: ignore[attr-defined]
     _, _, _, _, info = env.step(np.float64(legal))  # a whole float is its slot
     assert info["illegal_action"] is False
+
+
+@pytest.mark.parametrize("option", ["reward_shaping", "narrate"])
+@pytest.mark.parametrize("value", ["no", "False", 0, 1.0, None])
+def test_a_boolean_option_that_is_not_a_bool_is_refused(option: str, value: object) -> None:
+    """The env took its boolean options by truthiness: ``reward_shaping="no"`` turned
+    shaping on. Anything but a bool is a ValueError naming the option and the value."""
+    want = f"{option} must be True or False, not {value!r}"
+    with pytest.raises(ValueError, match=f"^{re.escape(want)}$"):
+        gym.make("escaramuza/DestinyDice-v0", **{option: value})
+    with pytest.raises(ValueError, match=f"^{re.escape(want)}$"):
+        EscaramuzaEnv("destiny_dice", **{option: value})  # type: ignore[arg-type]
+
+
+def test_a_numpy_bool_is_a_boolean_option() -> None:
+    env = EscaramuzaEnv("destiny_dice", reward_shaping=np.True_, narrate=np.False_)  # type: ignore[arg-type]
+    assert env.reward_shaping is True and env.narrate is False
 
 
 @pytest.mark.parametrize("penalty", [float("nan"), float("inf"), -0.5, "much"])

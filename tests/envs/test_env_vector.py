@@ -297,6 +297,22 @@ def test_actions_that_are_not_one_whole_number_a_lane_are_refused() -> None:
     assert np.array_equal(rewards, np.zeros(3))
 
 
+@pytest.mark.parametrize("option", ["reward_shaping", "narrate"])
+def test_a_boolean_option_that_is_not_a_bool_is_refused(option: str) -> None:
+    """``reward_shaping="no"`` turned shaping on in the batched env, as in the single one;
+    every batched env (and the fallback to the Python env) refuses it by name."""
+    from escaramuza.envs.sb3 import KernelVecEnv
+
+    want = f"^{option} must be True or False, not 'no'$"
+    with pytest.raises(ValueError, match=want):
+        KernelVectorEnv("destiny_dice", 2, **{option: "no"})
+    with pytest.raises(ValueError, match=want):
+        KernelVecEnv("destiny_dice", 2, **{option: "no"})
+    for mode in ("auto", "sync"):
+        with pytest.raises(ValueError, match=want):
+            vector_env("escaramuza/DestinyDice-v0", 2, mode, **{option: "no"})  # type: ignore[arg-type]
+
+
 def test_an_illegal_penalty_that_is_not_a_finite_number_at_least_0_is_refused() -> None:
     with pytest.raises(ValueError, match="illegal_penalty must be a finite number >= 0, not nan"):
         KernelVectorEnv("destiny_dice", 2, illegal_penalty=float("nan"))
