@@ -303,7 +303,9 @@ def cmd_evaluate(args: argparse.Namespace, out: TextIO) -> int:
 
     _positive("-n", args.n)
     if args.workers < 0:
-        raise EscaramuzaError(f"--workers must be 0 (all cores) or positive, not {args.workers}")
+        raise EscaramuzaError(
+            _f("--workers must be 0 (all cores) or positive, not {n}", args.workers)
+        )
     return run(
         args.scenarios,
         args.agents,

@@ -122,7 +122,7 @@ def check_resume(resume: Path | None, algo: str) -> Checkpoint | None:
     if resume is None:
         return None
     if not resume.is_file():
-        raise EscaramuzaError(f"--resume {resume}: no such checkpoint")
+        raise EscaramuzaError(_f("--resume {file}: no such checkpoint", resume))
     checkpoint = read_checkpoint(resume, f"--resume {resume}", dict.fromkeys(RESUME_GIVEN))
     if checkpoint.algo != algo:
         raise EscaramuzaError(
@@ -165,8 +165,12 @@ def check_remaining(config: TrainConfig, model: Any, resume: Path) -> int:
     remaining = config.timesteps - int(model.num_timesteps)
     if remaining <= 0:
         raise EscaramuzaError(
-            f"--resume {resume}: the checkpoint is already at {model.num_timesteps} "
-            f"timesteps; raise --timesteps above it"
+            _f(
+                "--resume {file}: the checkpoint is already at {n} timesteps; raise "
+                "--timesteps above it",
+                resume,
+                int(model.num_timesteps),
+            )
         )
     return remaining
 
@@ -174,13 +178,18 @@ def check_remaining(config: TrainConfig, model: Any, resume: Path) -> int:
 def prepare_run_dir(out: Path, resume: Path | None) -> None:
     if resume is None and (out / "config.yaml").exists():
         raise EscaramuzaError(
-            f"--out {out}: already holds a run; choose a new folder or continue it with "
-            f"--resume {out}/checkpoints/…zip"
+            _f(
+                "--out {out}: already holds a run; choose a new folder or continue it with "
+                "--resume {out}/checkpoints/…zip",
+                out,
+            )
         )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise EscaramuzaError(f"--out {out}: cannot create it ({exc.strerror or exc})") from None
+        raise EscaramuzaError(
+            _f("--out {out}: cannot create it ({reason})", out, exc.strerror or exc)
+        ) from None
 
 
 def policy_for(algo: str) -> Any:
@@ -233,7 +242,9 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path | Non
         try:
             model = cls.load(resume, env=venv, device="cpu", custom_objects=objects)
         except Exception as exc:  # SB3 raises many kinds for a bad zip
-            raise EscaramuzaError(f"--resume {resume}: cannot load it ({exc})") from None
+            raise EscaramuzaError(
+                _f("--resume {file}: cannot load it ({reason})", resume, exc)
+            ) from None
     else:
         model = cls(
             policy_for(config.algo),

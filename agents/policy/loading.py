@@ -16,13 +16,12 @@ import numpy as np
 
 from escaramuza.agents.policy.meta import PolicyMeta, _infer_meta, check_sizes, read_meta
 from escaramuza.agents.policy.safe_load import (
-    TRUST_HINT,
-    UntrustedPolicyError,
     _declared_sizes,
     _policy_class,
     _policy_kwargs,
     _read_model,
     _scan_data,
+    untrusted,
 )
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
 from escaramuza.rules.core.i18n import _, _f
@@ -97,14 +96,17 @@ def _load_safely(
         state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         # weights_only refused a global: the file holds more than tensors.
-        raise UntrustedPolicyError(
-            f"{label}: its weights (policy.pth) hold more than tensors ({_first_line(exc)}); "
-            "refused "
-            f"without running them. {TRUST_HINT}"
+        raise untrusted(
+            _f(
+                "{label}: its weights (policy.pth) hold more than tensors ({reason}); "
+                "refused without running them.",
+                label,
+                _first_line(exc),
+            )
         ) from None
     except Exception as exc:  # torch raises many kinds for a broken file
         raise EscaramuzaError(
-            f"{label}: its weights (policy.pth) are not a torch file ({exc})"
+            _f("{label}: its weights (policy.pth) are not a torch file ({reason})", label, exc)
         ) from None
     try:
         policy = policy_class(observation_space, action_space, lambda _progress: rate, **kwargs)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import _
+from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.parsers import parse_json
 
 
@@ -31,11 +31,18 @@ class UntrustedPolicyError(EscaramuzaError):
     """A model zip that cannot be loaded without running code from it."""
 
 
-#: The end of every refusal: what the flag does and why it is not the default.
-TRUST_HINT = (
+#: The end of every refusal: what the flag does and why it is not the default (in
+#: English; :func:`untrusted` adds it in the current language).
+TRUST_HINT = N_(
     "Pass --trust-policy to load it with stable-baselines3 anyway, only for a file you "
     "made or fully trust: that unpickles it, which can run any code"
 )
+
+
+def untrusted(message: str) -> UntrustedPolicyError:
+    """The refusal ``message`` (a translated sentence) followed by :data:`TRUST_HINT`."""
+    return UntrustedPolicyError(f"{message} {_(TRUST_HINT)}")
+
 
 #: Policy classes a model may name, by (module, qualified name) as its pickle spells
 #: them, and the algorithm each belongs to. ``escaramuza train`` saves OnceMaskedPolicy
@@ -171,14 +178,25 @@ def _read_entry(archive: zipfile.ZipFile, name: str, limit: int, label: str) -> 
     info = archive.getinfo(name)
     if info.file_size > limit:
         raise EscaramuzaError(
-            f"{label}: its {name!r} entry is {info.file_size} bytes, more than the "
-            f"{limit} a policy file may hold"
+            _f(
+                "{label}: its {name} entry is {size} bytes, more than the {limit} a policy "
+                "file may hold",
+                label,
+                repr(name),
+                info.file_size,
+                limit,
+            )
         )
     with archive.open(info) as entry:
         data = entry.read(limit + 1)
     if len(data) > limit:
         raise EscaramuzaError(
-            f"{label}: its {name!r} entry is larger than the {limit} bytes a policy file may hold"
+            _f(
+                "{label}: its {name} entry is larger than the {limit} bytes a policy file may hold",
+                label,
+                repr(name),
+                limit,
+            )
         )
     return data
 
@@ -225,10 +243,15 @@ def _scan_data(doc: dict[str, Any], label: str) -> None:
             names = {("?", "not a readable pickle")}
         bad = sorted(f"{m}.{n}" for m, n in names if (m, n) not in _DATA_GLOBALS)
         if bad:
-            raise UntrustedPolicyError(
-                f"{label}: entry {key!r} of its 'data' file is a pickle naming "
-                f"{', '.join(bad)}, which no policy file needs (a tampered file or pickled "
-                f"code); refused without running it. {TRUST_HINT}"
+            raise untrusted(
+                _f(
+                    "{label}: entry {key} of its 'data' file is a pickle naming {names}, "
+                    "which no policy file needs (a tampered file or pickled code); refused "
+                    "without running it.",
+                    label,
+                    repr(key),
+                    ", ".join(bad),
+                )
             )
 
 
@@ -243,11 +266,16 @@ def _policy_class(doc: dict[str, Any], label: str) -> tuple[Any, str]:
             names = set()
     known = [n for n in names if n in POLICY_CLASSES]
     if len(names) != 1 or not known:
-        what = ", ".join(sorted(f"{m}.{n}" for m, n in names)) or "no class"
+        what = ", ".join(sorted(f"{m}.{n}" for m, n in names)) or _("no class")
         allowed = ", ".join(f"{m}.{n}" for m, n in POLICY_CLASSES)
-        raise UntrustedPolicyError(
-            f"{label}: its policy_class is {what}, not one of the known policy "
-            f"classes ({allowed}). {TRUST_HINT}"
+        raise untrusted(
+            _f(
+                "{label}: its policy_class is {what}, not one of the known policy classes "
+                "({allowed}).",
+                label,
+                what,
+                allowed,
+            )
         )
     module, name = known[0]
     return getattr(importlib.import_module(module), name), POLICY_CLASSES[known[0]]
@@ -260,7 +288,7 @@ def _policy_kwargs(doc: dict[str, Any], label: str) -> dict[str, Any]:
 
     raw = doc.get("policy_kwargs") or {}
     if not isinstance(raw, dict):
-        raise EscaramuzaError(f"{label}: policy_kwargs is not a mapping")
+        raise EscaramuzaError(_f("{label}: policy_kwargs is not a mapping", label))
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
         if key in (":type:", ":serialized:", "device", "optimizer_class", "optimizer_kwargs"):
@@ -271,29 +299,45 @@ def _policy_kwargs(doc: dict[str, Any], label: str) -> dict[str, Any]:
                 value = value[0]
             if not _is_net_arch(value):
                 raise EscaramuzaError(
-                    f"{label}: policy_kwargs net_arch {value!r} is not a list of layer sizes"
+                    _f(
+                        "{label}: policy_kwargs net_arch {value} is not a list of layer sizes",
+                        label,
+                        repr(value),
+                    )
                 )
             kwargs[key] = value
         elif key == "activation_fn":
             match = _ACTIVATION.fullmatch(str(value))
             if match is None or match.group(1) not in ACTIVATIONS:
-                raise UntrustedPolicyError(
-                    f"{label}: policy_kwargs activation_fn {value!r} is not one of "
-                    f"torch's {', '.join(sorted(ACTIVATIONS))}. {TRUST_HINT}"
+                raise untrusted(
+                    _f(
+                        "{label}: policy_kwargs activation_fn {value} is not one of torch's "
+                        "{known}.",
+                        label,
+                        repr(value),
+                        ", ".join(sorted(ACTIVATIONS)),
+                    )
                 )
             kwargs[key] = getattr(torch.nn, match.group(1))
         elif key in ("ortho_init", "share_features_extractor", "normalize_images"):
             if not isinstance(value, bool):
-                raise EscaramuzaError(f"{label}: policy_kwargs {key} is not true/false")
+                raise EscaramuzaError(
+                    _f("{label}: policy_kwargs {key} is not true/false", label, key)
+                )
             kwargs[key] = value
         elif key == "features_extractor_class" and value == _FLATTEN:
             continue  # SB3's default
         elif key == "features_extractor_kwargs" and value in ({}, None):
             continue
         else:
-            raise UntrustedPolicyError(
-                f"{label}: policy_kwargs {key}={value!r} is not a setting escaramuza "
-                f"can rebuild without unpickling. {TRUST_HINT}"
+            raise untrusted(
+                _f(
+                    "{label}: policy_kwargs {key}={value} is not a setting escaramuza can "
+                    "rebuild without unpickling.",
+                    label,
+                    key,
+                    repr(value),
+                )
             )
     return kwargs
 
@@ -336,16 +380,19 @@ def _read_model(file: Path, label: str) -> tuple[dict[str, Any], bytes]:
             missing = [n for n in ("data", "policy.pth") if n not in names]
             if missing:
                 raise EscaramuzaError(
-                    f"{label}: not a stable-baselines3 model (no {' or '.join(missing)} "
-                    "entry in the zip)"
+                    _f(
+                        "{label}: not a stable-baselines3 model (no {entries} entry in the zip)",
+                        label,
+                        _(" or ").join(missing),
+                    )
                 )
             data = _read_entry(archive, "data", MAX_DATA_BYTES, label)
             weights = _read_entry(archive, "policy.pth", MAX_WEIGHTS_BYTES, label)
     except (OSError, zipfile.BadZipFile, RuntimeError) as exc:
-        raise EscaramuzaError(f"{label}: not a saved model ({exc})") from None
+        raise EscaramuzaError(_f("{label}: not a saved model ({reason})", label, exc)) from None
     doc = parse_entry(data, label, "data")
     if not isinstance(doc, dict):
-        raise EscaramuzaError(f"{label}: its 'data' entry is not a JSON object")
+        raise EscaramuzaError(_f("{label}: its 'data' entry is not a JSON object", label))
     return doc, weights
 
 
@@ -393,9 +440,13 @@ def read_checkpoint(file: Path, label: str, given: dict[str, Any]) -> Checkpoint
                 objects[key] = float(match.group(1))
     for key in doc:
         if _serialized(doc, key) is not None and key not in objects:
-            raise UntrustedPolicyError(
-                f"{label}: entry {key!r} of its 'data' file is pickled and escaramuza "
-                f"cannot rebuild it without unpickling. {TRUST_HINT}"
+            raise untrusted(
+                _f(
+                    "{label}: entry {key} of its 'data' file is pickled and escaramuza cannot "
+                    "rebuild it without unpickling.",
+                    label,
+                    repr(key),
+                )
             )
     return Checkpoint(objects, algo, *_declared_sizes(doc))
 

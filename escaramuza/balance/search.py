@@ -26,6 +26,7 @@ from escaramuza.playtest.runner import (
 )
 from escaramuza.playtest.stats import DIFFICULTY_THRESHOLDS, TRIVIAL, difficulty, round6
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.parsers import parse_yaml
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.stats import confidence_sequence, mixture_rho
@@ -291,11 +292,13 @@ def balance(
     """Search the variants of ``scenario_name``; return the JSON document."""
     config.validate()
     if not 0 < alpha < 1:
-        raise EscaramuzaError(f"--alpha must be between 0 and 1, not {alpha}")
+        raise EscaramuzaError(_f("--alpha must be between 0 and 1, not {alpha}", alpha))
     if not 0 < first <= most:
-        raise EscaramuzaError("--max-battles must be at least the first look's battles")
+        raise EscaramuzaError(_("--max-battles must be at least the first look's battles"))
     if most > MAX_RUN:
-        raise EscaramuzaError(f"--max-battles must be at most {MAX_RUN:,}, not {most}")
+        raise EscaramuzaError(
+            _f("--max-battles must be at most {most}, not {n}", f"{MAX_RUN:,}", most)
+        )
     if not vary:
         raise EscaramuzaError("name at least one --vary")
     base = ScenarioRef.resolve(scenario_name)

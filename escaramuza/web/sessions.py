@@ -40,6 +40,7 @@ from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 from escaramuza.rules.core.state import BattleState
 from escaramuza.state_file import StateFileError, state_from_dict, state_to_dict
+from escaramuza.state_file.reading import _expected
 from escaramuza.web.autopilot import WEB_STRETCH, AutoProgress, web_pilot
 from escaramuza.web.errors import (
     BusyError,
@@ -380,22 +381,25 @@ class WebSession:
         text = read_upload(data, filename)
         doc = parse_json(text, filename, StateFileError)  # bounded, like a state file's
         if not isinstance(doc, dict):
-            raise StateFileError(filename, "", "a state file must be a JSON object")
+            raise StateFileError(filename, "", _("a state file must be a JSON object"))
         ref = doc.get("scenario")
         meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
         upload: Upload | None = None
         scenario: Scenario | None = None
         if not isinstance(ref, str):
-            raise StateFileError(filename, "scenario", f"expected a string, got {ref!r}")
+            raise StateFileError(filename, "scenario", _expected(str, ref))
         if ref not in shipped_scenarios():
             yaml_text = meta.get("scenario_yaml")
             if not isinstance(yaml_text, str):
                 raise StateFileError(
                     filename,
                     "scenario",
-                    f"{ref!r} is not a shipped scenario and the file does not carry its YAML "
-                    "(meta.scenario_yaml, written when this page saves an uploaded scenario); "
-                    "the page never opens server paths",
+                    _f(
+                        "{name} is not a shipped scenario and the file does not carry its "
+                        "YAML (meta.scenario_yaml, written when this page saves an uploaded "
+                        "scenario); the page never opens server paths",
+                        repr(ref),
+                    ),
                 )
             yaml_name = clean_filename(ref, "upload.yaml")
             # Validated (and path-free) here, then handed to the loader as is: the

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.files import parse_yaml
-from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.scenario import Scenario, parse_scenario
 from escaramuza.web.errors import TooLargeError, WebError
 from escaramuza.web.limits import MAX_UPLOAD_BYTES, PATH_OPTIONS
@@ -66,8 +66,10 @@ def parse_upload(text: str, filename: str) -> Scenario:
                 raise ScenarioError(
                     filename,
                     f"options.{key}",
-                    "an uploaded scenario cannot name a file on the server; "
-                    "remove it to use the default",
+                    _(
+                        "an uploaded scenario cannot name a file on the server; "
+                        "remove it to use the default"
+                    ),
                 )
     return parse_scenario(raw, filename, default_name=Path(filename).stem or "upload")
 

@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Action, DecisionKind, Side, Status
 from escaramuza.rules.core.state import BattleState
 
@@ -134,6 +135,20 @@ def check_pending(state: BattleState, allowed: dict[str, DecisionKind]) -> None:
     if kind is not None and pending.kind is not kind:
         raise BookkeepingError(
             "pending.kind", f"a {pending.name!r} decision is a {kind.name.lower()} decision"
+        )
+
+
+def check_turn(state: BattleState) -> None:
+    """``state.turn`` is one of the initiative order's positions (rulesets that keep an
+    order: ``Ruleset.keeps_order``)."""
+    if not 0 <= state.turn < len(state.order):
+        raise BookkeepingError(
+            "turn",
+            _f(
+                "{turn} is outside 0–{last} (the order's positions)",
+                state.turn,
+                len(state.order) - 1,
+            ),
         )
 
 

@@ -22,6 +22,7 @@ from escaramuza.rules.core.bookkeeping import (
     check_conditions,
     check_id,
     check_pending,
+    check_turn,
     require,
     short,
     validate,
@@ -70,11 +71,7 @@ def check_state(state: BattleState) -> None:
     missing = [cid for cid in state.by_id if cid not in state.order]
     require(not missing, "order", f"{', '.join(missing)} missing: the order holds every combatant")
     require(state.order != (), "order", "empty while the battle is not over")
-    require(
-        0 <= state.turn < len(state.order),
-        "turn",
-        f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)",
-    )
+    check_turn(state)
     actor = check_id(state, data.turn_actor, "data.turn_actor", active=pending.name == "turn")
     require(
         state.order[state.turn] == actor,

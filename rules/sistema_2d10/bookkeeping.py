@@ -23,6 +23,7 @@ from escaramuza.rules.core.bookkeeping import (
     check_fields,
     check_id,
     check_pending,
+    check_turn,
     require,
     validate,
 )
@@ -91,11 +92,7 @@ def check_state(state: BattleState) -> None:
     # who is down keeps its place (it may be brought back).
     missing = [cid for cid in state.by_id if cid not in state.order]
     require(not missing, "order", f"{', '.join(missing)} missing: the order holds every combatant")
-    require(
-        0 <= state.turn < len(state.order),
-        "turn",
-        f"{state.turn} is outside 0–{len(state.order) - 1} (the order's positions)",
-    )
+    check_turn(state)
     # S2-06: whoever decides, it is the turn of the combatant at ``turn`` in the order.
     current = state.by_id[state.order[state.turn]]
     if pending.name == TURN:

@@ -342,3 +342,27 @@ def test_metadata_missing_a_field_is_a_clear_error(
     code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}"], capsys)
     assert code == 2 and out == "" and "Traceback" not in err
     assert f"policy {path}: escaramuza.json is not valid metadata (KeyError: 'env_id')" in err
+
+
+def test_refusals_are_in_the_current_language(tmp_path: Path) -> None:
+    """safe_load's refusals (and the --trust-policy hint that ends them) were English
+    under ``--lang es``."""
+    from escaramuza.rules.core.errors import EscaramuzaError
+    from escaramuza.rules.core.i18n import language
+
+    path, marker = craft(tmp_path, "ep_info_buffer")
+    with language("es"), pytest.raises(UntrustedPolicyError) as info:
+        load_model(path)
+    assert str(info.value) == (
+        f"policy {path}: la entrada 'ep_info_buffer' de su archivo 'data' es un pickle que "
+        f"nombra {os.system.__module__}.system, que ningún archivo de política necesita (un "
+        "archivo manipulado o código serializado); rechazado sin ejecutarlo. Pasa "
+        "--trust-policy para cargarlo igualmente con stable-baselines3, solo para un archivo "
+        "hecho por ti o de total confianza: eso lo deserializa con pickle, lo que puede "
+        "ejecutar cualquier código"
+    )
+    assert not marker.exists()
+    listed = _rewrite(tmp_path, "list.zip", "data", b"[1]")
+    with language("es"), pytest.raises(EscaramuzaError) as info:
+        load_model(listed)
+    assert str(info.value) == f"policy {listed}: su entrada 'data' no es un objeto JSON"

@@ -204,6 +204,25 @@ def test_bad_balance_arguments_exit_2(argv, words, capsys) -> None:
     assert words in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--alpha", "1.5"], "--alpha debe estar entre 0 y 1, no 1.5"),
+        (
+            ["--max-battles", "0"],
+            "--max-battles debe ser al menos las batallas de la primera revisión",
+        ),
+        (["--max-battles", "2000001"], "--max-battles debe ser como mucho 2,000,000, no 2000001"),
+    ],
+)
+def test_bad_balance_options_in_spanish(argv, message, capsys) -> None:
+    """--alpha's and --max-battles' refusals were English under ``--lang es``."""
+    vary = ["--vary", "count:saqueador=1..2", "--target", "hard"]
+    code = main(["--lang", "es", "balance", "destiny_dice/brann-vs-saqueador", *vary, *argv])
+    assert code == 2
+    assert capsys.readouterr().err == f"escaramuza: error: {message}\n"
+
+
 def _duel() -> dict[str, object]:
     """Just what parse_vary reads of a scenario: its combatants."""
     return {

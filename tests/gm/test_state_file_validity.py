@@ -102,6 +102,24 @@ def test_a_turn_out_of_range_is_refused(name: str, turn: int) -> None:
     assert err.field == "turn" and str(turn) in err.reason
 
 
+@pytest.mark.parametrize("name", ["destiny_dice/emboscada", "sistema_2d10/duelo"])
+def test_a_turn_outside_the_orders_positions_is_refused_in_the_current_language(
+    name: str,
+) -> None:
+    """Both rulesets' (one shared) check was English under ``--lang es``."""
+    from escaramuza.rules.core.i18n import language
+
+    doc = state_to_dict(mid_battle(name))
+    doc["turn"] = 99
+    last = len(doc["order"]) - 1
+    with language("es"):
+        err = refusal(doc)
+    assert (err.field, err.reason) == (
+        "turn",
+        f"99 está fuera de 0–{last} (las posiciones del orden)",
+    )
+
+
 ROUNDS = "(rounds count from 1 while the battle goes on, up to the scenario's round_limit)"
 
 

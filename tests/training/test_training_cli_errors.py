@@ -265,3 +265,55 @@ def test_a_checkpoint_that_does_not_fit_the_run_leaves_no_folder(
     before = {p: p.read_bytes() for p in had.rglob("*") if p.is_file()}
     assert main([*argv, "--out", str(had)]) == 2
     assert {p: p.read_bytes() for p in had.rglob("*") if p.is_file()} == before
+
+
+def test_train_and_evaluate_errors_in_spanish(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """These refusals were English under ``--lang es``; each is now the catalog's."""
+    corrupt = tmp_path / "corrupt.zip"
+    corrupt.write_bytes(b"not a zip!\n")
+    held = tmp_path / "held"
+    held.mkdir()
+    (held / "config.yaml").write_text("env: escaramuza/DestinyDice-v0\n", encoding="utf-8")
+    cases = [
+        (
+            ["train", *DD, "--resume", "missing.zip", "--out", str(tmp_path / "run")],
+            "--resume missing.zip: no existe ese punto de control",
+        ),
+        (
+            ["train", *DD, "--resume", str(corrupt), "--out", str(tmp_path / "run")],
+            f"--resume {corrupt}: no es un modelo guardado (File is not a zip file)",
+        ),
+        (
+            ["train", *DD, "--out", str(held)],
+            f"--out {held}: ya contiene una ejecución; elige una carpeta nueva o continúala "
+            f"con --resume {held}/checkpoints/…zip",
+        ),
+        (
+            [
+                *("evaluate", "--scenario", "donjon/duelo", "--agents", "random,heuristic"),
+                *("--workers", "-1"),
+            ],
+            "--workers debe ser 0 (todos los núcleos) o positivo, no -1",
+        ),
+    ]
+    for argv, message in cases:
+        assert main(["--lang", "es", *argv]) == 2
+        assert capsys.readouterr().err == f"escaramuza: error: {message}\n"
+
+
+def test_a_resume_already_past_the_timesteps_is_refused_in_spanish() -> None:
+    from types import SimpleNamespace
+
+    from escaramuza.rules.core.errors import EscaramuzaError
+    from escaramuza.rules.core.i18n import language
+    from escaramuza.training.config import TrainConfig
+    from escaramuza.training.train import check_remaining
+
+    config = TrainConfig(env="escaramuza/DestinyDice-v0", timesteps=64)
+    with language("es"), pytest.raises(EscaramuzaError) as caught:
+        check_remaining(config, SimpleNamespace(num_timesteps=64), Path("ckpt.zip"))
+    assert str(caught.value) == (
+        "--resume ckpt.zip: el punto de control ya está en 64 pasos; sube --timesteps por encima"
+    )

@@ -353,3 +353,33 @@ def test_a_state_file_with_several_problems_lists_them_in_the_api_detail() -> No
         f"  combatants[0].resources.pv: -1 is below 0 ({ids[0]}'s pv cannot be negative)\n"
         f"  combatants[1].resources.pv: -2 is below 0 ({ids[1]}'s pv cannot be negative)"
     )
+
+
+def test_upload_and_state_file_refusals_in_spanish() -> None:
+    """These refusals were English with ``?lang=es``; each is now the catalog's."""
+    c = client()
+    upload = DUEL_YAML.replace("round_limit: 20", "round_limit: 20\noptions:\n  tables: /x")
+    r = c.post("/api/battle/upload?lang=es", files={"file": ("t.yaml", upload.encode())})
+    assert r.status_code == 400, r.text
+    assert r.json()["detail"] == (
+        "t.yaml: options.tables: un escenario subido no puede nombrar un archivo del servidor; "
+        "quítalo para usar el predeterminado"
+    )
+    doc = _state_doc()
+    rows = [
+        (b"[1, 2]", "s.json: un fichero de estado debe ser un objeto JSON"),
+        (
+            json.dumps(dict(doc, scenario=5)).encode(),
+            "s.json: scenario: se esperaba un texto, no 5",
+        ),
+        (
+            json.dumps(dict(doc, scenario="/x.yaml")).encode(),
+            "s.json: scenario: '/x.yaml' no es un escenario incluido y el archivo no lleva su "
+            "YAML (meta.scenario_yaml, que se escribe cuando esta página guarda un escenario "
+            "subido); la página nunca abre rutas del servidor",
+        ),
+    ]
+    for data, detail in rows:
+        r = c.post("/api/state?lang=es", files={"file": ("s.json", data)})
+        assert r.status_code == 400, r.text
+        assert r.json()["detail"] == detail
