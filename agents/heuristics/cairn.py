@@ -50,8 +50,11 @@ from escaramuza.rules.cairn.sheets import RANGED
 from escaramuza.rules.core.model import Action, Combatant
 from escaramuza.rules.core.state import BattleState
 
-#: Weight of one point of expected damage against a whole chance of dropping the target.
-DAMAGE_WEIGHT = 0.03
+#: Weight of one point of expected damage against a whole chance of dropping the target:
+#: exactly 3/100, so that a gain is a ratio of integers the compiled temperament computes
+#: exactly too (the float 0.03 is 3/100 less about 1e-18, which broke exact ties apart
+#: differently in the two).
+DAMAGE_WEIGHT = Fraction(3, 100)
 #: Value of one cover level for a ranged combatant.
 COVER_WEIGHT = 0.08
 #: Value of one hop closer to the nearest enemy for a melee combatant.
@@ -72,9 +75,9 @@ def _value(
     """P(out) + DAMAGE_WEIGHT × E[damage] of the pool ``dice`` against one target."""
     if not dice:
         return Fraction(0)
-    return out_probability(dice, armour, pi, fue, pc, scars, doomed) + Fraction(
-        DAMAGE_WEIGHT
-    ) * expected_damage(dice, armour, pi, fue)
+    return out_probability(
+        dice, armour, pi, fue, pc, scars, doomed
+    ) + DAMAGE_WEIGHT * expected_damage(dice, armour, pi, fue)
 
 
 @lru_cache(maxsize=8192)

@@ -11,11 +11,11 @@ Exact odds: the engine scores attacks with :class:`fractions.Fraction` sums
 (:mod:`escaramuza.rules.cairn.exact`) turned into floats. Here the same quantities are
 exact integers over a common denominator — P(out) over ``20·Q`` and the expected damage
 over ``Q`` (``Q`` the product of the pool's die sizes) — reduced to lowest terms before
-the one float conversion, so equal odds give equal floats, as they do in the engine:
-single-attack expected damage is the correctly rounded ``E/Q`` (the same float as
-``float(Fraction)``); a gain (P(out) + 0.03·E) is within a few ulps of the engine's
-float, and equal gains are equal floats (they compare as the engine's do: ties, ``max``
-firsts and the tactician's 1e-12 band).
+the one float conversion, so that every score is the engine's float: single-attack
+expected damage is the correctly rounded ``E/Q`` (the same float as ``float(Fraction)``),
+and a gain, P(out) + 3/100·E, the correctly rounded ratio of two integers, as the
+engine's ``float`` of its Fraction (ties, ``max`` firsts and the tactician's 1e-12 band
+compare alike).
 """
 
 from __future__ import annotations
@@ -64,6 +64,15 @@ from escaramuza.rules.core.loops import agent_draw
 
 # Zone keys of _best_move (each a tuple of ints, compared like the engine's tuples).
 KEY_BRUTE, KEY_AWAY, KEY_POST, KEY_ADVANCE, KEY_GUARD = 0, 1, 2, 3, 4
+
+#: The temperament's damage weight as integers (``agents.heuristics.cairn.DAMAGE_WEIGHT``,
+#: an exact Fraction): a gain ``(X + W·Y) / D`` is ``(W_DEN·X + W_NUM·Y) / (W_DEN·D)``.
+W_NUM = DAMAGE_WEIGHT.numerator
+W_DEN = DAMAGE_WEIGHT.denominator
+#: The weight as a float, for the sum past the exact range.
+W_FLOAT = float(DAMAGE_WEIGHT)
+#: Integers below this are exact float64 values.
+EXACT_FLOAT = 1 << 53
 
 
 # -- exact odds (rules/cairn/exact.py) ----------------------------------------------------
@@ -268,7 +277,7 @@ def attack_gain(
             scars,
             scar,
         )
-        approx += (np.float64(x) + DAMAGE_WEIGHT * np.float64(y)) / np.float64(dd)
+        approx += (np.float64(x) + W_FLOAT * np.float64(y)) / np.float64(dd)
         if exact:
             # Common denominator while it stays exact in int64 (always, for pools of a
             # few dice; the float sum above is only the fallback).
@@ -287,7 +296,13 @@ def attack_gain(
         big_x //= r
         big_y //= r
         big_d //= r
-    return (np.float64(big_x) + DAMAGE_WEIGHT * np.float64(big_y)) / np.float64(big_d)
+    num = W_DEN * big_x + W_NUM * big_y
+    den = W_DEN * big_d
+    if abs(num) >= EXACT_FLOAT or den >= EXACT_FLOAT:
+        return approx
+    # Both exact floats, so one division rounds the exact gain correctly, as the engine's
+    # float(Fraction) does.
+    return np.float64(num) / np.float64(den)
 
 
 # -- helpers of the temperaments --------------------------------------------------------------

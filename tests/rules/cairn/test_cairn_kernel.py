@@ -177,3 +177,36 @@ def test_an_edit_of_the_scar_table_is_played_by_the_engine_and_the_kernel(
         _clear_odds_caches()
     assert after != before
     assert KERNEL.play_battles(dataclasses.replace(scn), agents, seeds) == before
+
+
+# -- exact ties of the temperaments' gains --------------------------------------------------
+def test_attack_gains_that_tie_exactly_are_tied_in_the_kernel_too() -> None:
+    """A cautious enemy's two attacks of exactly equal gain, P(out) + 3/100·E: the helpless
+    c0 (its damage a d12, armour 2, PI 9, FUE 12) 3/80 + 3/100·55/12 and c2 (d6, armour 2,
+    PI 3, FUE 6) 1/8 + 3/100·5/3, both 7/40. The engine keeps the first of the tie; the
+    kernel's float sum once made c2's one ulp larger and attacked c2 instead."""
+    from fractions import Fraction
+
+    from escaramuza.agents.heuristics.cairn import DAMAGE_WEIGHT
+    from escaramuza.rules.cairn.exact import expected_damage, out_probability
+
+    def gain(die: int, pi: int, fue: int) -> Fraction:
+        odds = out_probability((die,), 2, pi, fue, True, False, "out_of_action")
+        return odds + DAMAGE_WEIGHT * expected_damage((die,), 2, pi, fue)
+
+    tie = scenario(
+        [
+            fighter("c0", pi=9, fue=12, des=1, vol=1, armour=2, weapons=[], helpless=True),
+            fighter("c2", pi=3, fue=6, des=1, vol=1, armour=2, weapons=[]),
+            fighter("c3", "enemies", pi=4, fue=10, des=10, vol=10, armour=3),
+        ],
+        {"scars": False},
+        zones=[{"id": "a"}, {"id": "b"}],
+        links=[["a", "b"]],
+        round_limit=1,
+    )
+    battles = same_as_engine(tie, ("heuristic:tactician", "heuristic:cautious"), range(8))
+    assert gain(12, 9, 12) == gain(6, 3, 6) == Fraction(7, 40)
+    # The enemy's one attack lands on c0, the first of the tie, in the battles it hits.
+    assert any(b.taken[0] > 0 for b in battles)
+    assert all(b.taken[1] == 0 for b in battles)
