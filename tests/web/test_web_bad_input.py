@@ -367,7 +367,7 @@ def test_upload_and_state_file_refusals_in_spanish() -> None:
     )
     doc = _state_doc()
     rows = [
-        (b"[1, 2]", "s.json: un fichero de estado debe ser un objeto JSON"),
+        (b"[1, 2]", "s.json: un archivo de estado debe ser un objeto JSON"),
         (
             json.dumps(dict(doc, scenario=5)).encode(),
             "s.json: scenario: se esperaba un texto, no 5",
