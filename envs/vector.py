@@ -279,9 +279,10 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._lane = np.arange(n)
         self._bounds: list[int] = []
         self._slice_lanes()
-        #: Every lane (read-only): a step's lanes, the calls the threads' shares follow.
+        #: Every lane: a step's lanes, the calls the threads' shares follow. Writable as
+        #: every mask the step is given: numba compiles the step once per array type, and
+        #: a read-only array is another type (another 5 s of first compile).
         self._every = np.ones(n, dtype=np.bool_)
-        self._every.flags.writeable = False
         self._dice_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
         self._dice_len = np.zeros(n, dtype=np.int64)
         self._agent_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
@@ -372,7 +373,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"lanes must be a bool array of shape ({self.num_envs},), one flag a lane, "
                 f"not {mask.dtype} of shape {mask.shape}"
             )
-        return mask
+        # A fresh C-ordered, writable copy: a read-only or strided mask is another array
+        # type to numba, and would compile the step a second time.
+        return np.array(mask, dtype=np.bool_, order="C")
 
     def _run(
         self,

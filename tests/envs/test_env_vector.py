@@ -272,6 +272,27 @@ def test_restart_and_step_only_refuse_a_lanes_mask_that_is_not_one_flag_a_lane(
     assert np.array_equal(vec.observations(), obs)
 
 
+def test_the_step_is_compiled_for_writable_c_ordered_masks_only() -> None:
+    """numba compiles the step once per tuple of argument types, and a read-only or a
+    strided array is another type: each would cost a first compile of the step again
+    (about 5 s). Every mask the env hands the step, its own or a caller's lanes, is a
+    writable C-ordered array."""
+    from numba.core import types
+
+    vec = KernelVectorEnv("destiny_dice", 3, "destiny_dice/brann-vs-saqueador", threads=1)
+    vec.reset(seed=4)
+    vec.step(np.argmax(vec.action_masks(), axis=1))
+    frozen = np.ones(3, dtype=np.bool_)
+    frozen.flags.writeable = False
+    vec.restart(frozen)
+    vec.step_only(np.ones(6, dtype=np.bool_)[::2], np.argmax(vec.action_masks(), axis=1))
+    arrays = [
+        t for sig in vec._compiled.step_lanes.signatures for t in sig if isinstance(t, types.Array)
+    ]
+    assert arrays
+    assert [t for t in arrays if not t.mutable or t.layout != "C"] == []
+
+
 def test_actions_that_are_not_one_whole_number_a_lane_are_refused() -> None:
     """A float array was cast to int64 (2.7 played slot 2; NaN became an arbitrary integer)
     and a wrong count failed in numpy's reshape; both are refused before any lane moves,
