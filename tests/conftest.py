@@ -7,6 +7,9 @@ time on a cold kernel cache; the default command runs every test.
 
 from __future__ import annotations
 
+import gettext
+from collections.abc import Iterator
+
 import pytest
 
 #: Marks that imply ``slow``: compiling the kernels takes tens of seconds on a cold cache
@@ -38,3 +41,26 @@ def compiled_kernels() -> None:
     assert len(play_records(duel, "heuristic", "heuristic", 1, 0, 1)) == 1
     state = new_battle(load_scenario("donjon/duelo"), RandomRoller(1))
     assert suggest(state, iterations=4, budget_ms=None, engine="fast").items
+
+
+class _Marked(gettext.NullTranslations):
+    """A catalog that marks every message it gives: text printed outside the marks never
+    went through ``_()`` / ``_f()`` and would stay English in every language."""
+
+    def gettext(self, message: str) -> str:
+        return f"«{message}»"
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return f"«{msgid1 if n == 1 else msgid2}»"
+
+
+@pytest.fixture
+def marked(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every language's catalog is :class:`_Marked`, current in the test and in any
+    command it runs: a test asserts which text of a message is the catalog's (``«…»``),
+    and so which would speak the user's language."""
+    from escaramuza.rules.core import i18n
+
+    monkeypatch.setattr(i18n, "_language_of", lambda code: i18n._Language(code, _Marked()))
+    with i18n.language(i18n.DEFAULT_LANGUAGE):
+        yield

@@ -240,7 +240,10 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     _positive("--distill-battles", args.distill_battles)
     if args.draw_reward is not None and not -1.0 <= args.draw_reward <= 1.0:
         raise EscaramuzaError(
-            f"--draw-reward must be in [-1, 1] (a loss is -1, a win +1), not {args.draw_reward}"
+            _f(
+                "--draw-reward must be in [-1, 1] (a loss is -1, a win +1), not {value}",
+                args.draw_reward,
+            )
         )
     config_path = args.config
     if config_path is None and args.resume is not None:
@@ -281,11 +284,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     if distill:
         if args.distill_rounds is None:
             raise EscaramuzaError(
-                "--distill-battles, --distill-planner and --distill-labels need --distill-rounds"
+                _("--distill-battles, --distill-planner and --distill-labels need --distill-rounds")
             )
         overrides["distill"] = distill
     if config_path is None and args.env is None:
-        raise EscaramuzaError("--env is required (or a --config naming env:)")
+        raise EscaramuzaError(_("--env is required (or a --config naming env:)"))
     config = load_config(config_path, overrides)
     if args.selfplay and config.selfplay is None:
         config = load_config(config_path, {**overrides, "selfplay": {}})

@@ -68,7 +68,7 @@ def parse_agents(text: str, trust_policy: bool = False) -> list[str]:
         )
     if len(set(names)) != len(names):
         dup = next(a for a in names if names.count(a) > 1)
-        raise EscaramuzaError(f"--agents: {dup!r} is named twice")
+        raise EscaramuzaError(_f("--agents: {name} is named twice", repr(dup)))
     for name in names:
         try:
             make_agent(name, trust_policy=trust_policy)
@@ -248,7 +248,7 @@ def evaluate(
     if len(agents) < 2:
         raise EscaramuzaError(_("--agents: name at least two agents"))
     if not scenarios:
-        raise EscaramuzaError("--scenario: name at least one scenario")
+        raise EscaramuzaError(_("--scenario: name at least one scenario"))
     refs = [ScenarioRef.resolve(s) for s in scenarios]
     # The pairings and the report tell scenarios apart by name: a second scenario of the
     # same name (the same one twice, or another file with its name) would replace the

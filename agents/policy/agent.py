@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from escaramuza.agents.policy.loading import load_model
-from escaramuza.agents.policy.meta import check_fits, check_sizes
+from escaramuza.agents.policy.meta import check_fits, check_sizes, policy_label
 from escaramuza.agents.policy.mlp import NumpyActorCritic, clear_pick
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
 from escaramuza.rules.core.i18n import N_, _, _f
@@ -99,7 +99,10 @@ class PolicyAgent:
         self.ruleset = get_ruleset(self.meta.ruleset)
         self.codec, self.encoder = codecs(self.ruleset, self.meta.limits)
         check_sizes(
-            f"policy {self.path}", self.meta, self.model.observation_shape, self.model.n_actions
+            policy_label(self.path),
+            self.meta,
+            self.model.observation_shape,
+            self.model.n_actions,
         )
         self._checked: set[str] = set()
         #: The network as numpy, for greedy decisions (None: layers only torch runs).
@@ -120,7 +123,7 @@ class PolicyAgent:
                     repr(scenario.ruleset.id),
                 )
             )
-        check_fits(f"policy {self.path}", self.meta, scenario)
+        check_fits(policy_label(self.path), self.meta, scenario)
         self._checked.add(scenario.name)
 
     def _check(self, state: BattleState) -> None:
@@ -181,5 +184,5 @@ def parse_policy_spec(spec: str, trust: bool = False) -> PolicyAgent:
     if rest.endswith(":sample"):
         rest, deterministic = rest[: -len(":sample")], False
     if not rest:
-        raise UnknownNameError("policy: give the model file, e.g. policy:runs/x/final.zip")
+        raise UnknownNameError(_("policy: give the model file, e.g. policy:runs/x/final.zip"))
     return PolicyAgent(rest, deterministic=deterministic, trust=trust)

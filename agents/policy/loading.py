@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from escaramuza.agents.policy.meta import PolicyMeta, _infer_meta, check_sizes, read_meta
+from escaramuza.agents.policy.meta import (
+    PolicyMeta,
+    _infer_meta,
+    check_sizes,
+    policy_label,
+    read_meta,
+)
 from escaramuza.agents.policy.safe_load import (
     _declared_sizes,
     _policy_class,
@@ -64,17 +70,25 @@ def _load_safely(
     policy_class, algo = _policy_class(doc, label)
     if meta is not None and meta.algo != algo:
         raise EscaramuzaError(
-            f"{label}: escaramuza.json says {meta.algo!r} but its policy class "
-            f"{policy_class.__name__} is {algo!r}'s"
+            _f(
+                "{label}: escaramuza.json says {algo} but its policy class {cls} is {other}'s",
+                label,
+                repr(meta.algo),
+                policy_class.__name__,
+                repr(algo),
+            )
         )
     if doc.get("use_sde"):
-        raise EscaramuzaError(f"{label}: gSDE exploration (use_sde) is not supported")
+        raise EscaramuzaError(_f("{label}: gSDE exploration (use_sde) is not supported", label))
     kwargs = _policy_kwargs(doc, label)
     shape, n = _declared_sizes(doc)
     if meta is None:
         if n is None:
             raise EscaramuzaError(
-                f"{label}: no action_space size in its 'data' entry and no escaramuza.json"
+                _f(
+                    "{label}: no action_space size in its 'data' entry and no escaramuza.json",
+                    label,
+                )
             )
         meta = _infer_meta(n, algo)
     ruleset = get_ruleset(meta.ruleset)
@@ -113,8 +127,14 @@ def _load_safely(
         policy.load_state_dict(state, strict=True)
     except (RuntimeError, TypeError, ValueError, KeyError, AttributeError) as exc:
         raise EscaramuzaError(
-            f"{label}: its weights (policy.pth) do not load into a "
-            f"{policy_class.__name__} with {kwargs or 'default settings'} ({_first_line(exc)})"
+            _f(
+                "{label}: its weights (policy.pth) do not load into a {cls} with {settings} "
+                "({reason})",
+                label,
+                policy_class.__name__,
+                kwargs or _("default settings"),
+                _first_line(exc),
+            )
         ) from None
     policy.set_training_mode(False)
     return LoadedPolicy(policy, algo, (encoder.size,), codec.n), meta
@@ -132,7 +152,7 @@ def _load_trusted(
     errors = []
     for algo in order:
         if algo not in classes:
-            raise EscaramuzaError(f"{label}: unknown algorithm {algo!r}")
+            raise EscaramuzaError(_f("{label}: unknown algorithm {algo}", label, repr(algo)))
         try:
             model = classes[algo].load(file, device="cpu")
         except Exception as exc:  # SB3 raises many kinds for a wrong class
@@ -141,7 +161,7 @@ def _load_trusted(
         shape = tuple(getattr(model.observation_space, "shape", None) or ())
         n = int(getattr(model.action_space, "n", -1))
         return LoadedPolicy(model.policy, algo, shape, n), meta or _infer_meta(n, algo)
-    raise EscaramuzaError(f"{label}: cannot load ({'; '.join(errors)})")
+    raise EscaramuzaError(_f("{label}: cannot load ({reason})", label, "; ".join(errors)))
 
 
 #: Loaded models by (resolved path, mtime, trusted): playtests build a fresh agent per
@@ -188,7 +208,7 @@ def load_model(
     if cached is not None:
         return cached
     meta = read_meta(file)
-    label = f"policy {path}"
+    label = policy_label(path)
     loaded = _load_trusted(file, label, meta) if trust else _load_safely(file, label, meta)
     _CACHE[key] = loaded
     return loaded

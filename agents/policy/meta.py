@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from escaramuza.agents.policy.safe_load import MAX_META_BYTES, _read_entry, parse_entry
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import write_file
+from escaramuza.rules.core.i18n import _f
 
 if TYPE_CHECKING:
     from escaramuza.envs.common import EnvLimits
@@ -77,16 +78,22 @@ def write_meta(path: str | os.PathLike[str], meta: PolicyMeta) -> None:
     write_file(path, buffer.getvalue())
 
 
+def policy_label(path: str | os.PathLike[str]) -> str:
+    """How a message names a model file (``policy PATH``), in the current language."""
+    return _f("policy {path}", path)
+
+
 def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
     """The metadata of a model zip, or None for a bare SB3 zip."""
+    label = policy_label(path)
     try:
         with zipfile.ZipFile(path) as archive:
             if META_NAME not in archive.namelist():
                 return None
-            raw = _read_entry(archive, META_NAME, MAX_META_BYTES, f"policy {path}")
+            raw = _read_entry(archive, META_NAME, MAX_META_BYTES, label)
     except (OSError, zipfile.BadZipFile) as exc:
-        raise EscaramuzaError(f"policy {path}: not a saved model ({exc})") from None
-    data = parse_entry(raw, f"policy {path}", META_NAME)
+        raise EscaramuzaError(_f("{label}: not a saved model ({reason})", label, exc)) from None
+    data = parse_entry(raw, label, META_NAME)
     try:
         return PolicyMeta(
             ruleset=str(data["ruleset"]),
@@ -99,8 +106,9 @@ def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
             scenarios=tuple(str(s) for s in data.get("scenarios", ())),
         )
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        reason = f"{type(exc).__name__}: {exc}"
         raise EscaramuzaError(
-            f"policy {path}: {META_NAME} is not valid metadata ({type(exc).__name__}: {exc})"
+            _f("{label}: {name} is not valid metadata ({reason})", label, META_NAME, reason)
         ) from None
 
 
@@ -114,7 +122,7 @@ def _infer_meta(n: int, algo: str) -> PolicyMeta:
         ruleset = get_ruleset(ruleset_id)
         if ActionCodec(ruleset, *STANDARD_LIMITS).n == n:
             return PolicyMeta(ruleset_id, ruleset.env_id, algo, "enemies", *STANDARD_LIMITS)
-    raise EscaramuzaError(f"policy: no ruleset has {n} actions under the default limits")
+    raise EscaramuzaError(_f("policy: no ruleset has {n} actions under the default limits", n))
 
 
 def check_fits(label: str, meta: PolicyMeta, scenario: Scenario) -> None:
@@ -128,8 +136,15 @@ def check_fits(label: str, meta: PolicyMeta, scenario: Scenario) -> None:
     except EnvLimitError as exc:
         have = getattr(meta, exc.limit)
         raise EscaramuzaError(
-            f"{label} was trained with {exc.limit}={have} and plays only scenarios within "
-            f"it; scenario {scenario.name!r} needs {exc.needed}"
+            _f(
+                "{label} was trained with {limit}={have} and plays only scenarios within it; "
+                "scenario {scenario} needs {needed}",
+                label,
+                exc.limit,
+                have,
+                repr(scenario.name),
+                exc.needed,
+            )
         ) from None
 
 
@@ -144,8 +159,15 @@ def check_sizes(label: str, meta: PolicyMeta, obs_shape: tuple[int, ...], n_acti
     codec, encoder = codecs(ruleset, meta.limits)
     if obs_shape != (encoder.size,) or n_actions != codec.n:
         raise EscaramuzaError(
-            f"{label}: the model expects observations of shape {obs_shape} "
-            f"and {n_actions} actions, but {meta.ruleset!r} with its saved limits "
-            f"makes ({encoder.size},) and {codec.n}; retrain it with this "
-            "version of escaramuza"
+            _f(
+                "{label}: the model expects observations of shape {shape} and {n} actions, "
+                "but {ruleset} with its saved limits makes {size} and {codec_n}; retrain it "
+                "with this version of escaramuza",
+                label,
+                obs_shape,
+                n_actions,
+                repr(meta.ruleset),
+                (encoder.size,),
+                codec.n,
+            )
         )

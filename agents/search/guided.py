@@ -31,6 +31,7 @@ from escaramuza.agents.policy.meta import check_fits
 from escaramuza.agents.policy.mlp import NumpyActorCritic
 from escaramuza.agents.search.value import side_value
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
 
@@ -52,12 +53,15 @@ class Network:
         self.path = str(path)
         model, meta = load_model(path, trust=trust)
         if not model.maskable:
-            raise EscaramuzaError(f"policy {path}: a guide needs a MaskablePPO policy")
+            raise EscaramuzaError(_f("policy {path}: a guide needs a MaskablePPO policy", path))
         numpy = NumpyActorCritic.of(model.policy)
         if numpy is None:
             raise EscaramuzaError(
-                f"policy {path}: a guide runs an MLP on the flat observation with Tanh or "
-                "ReLU layers; this policy has other layers"
+                _f(
+                    "policy {path}: a guide runs an MLP on the flat observation with Tanh or "
+                    "ReLU layers; this policy has other layers",
+                    path,
+                )
             )
         self.numpy = numpy
         self.policy = model.policy
@@ -120,10 +124,14 @@ class Guide:
         for net in self.networks:
             if state.ruleset.id != net.meta.ruleset:
                 raise EscaramuzaError(
-                    f"mcts guide {net.path} was trained on {net.meta.ruleset!r}; this battle "
-                    f"is {state.ruleset.id!r}"
+                    _f(
+                        "mcts guide {path} was trained on {ruleset}; this battle is {other}",
+                        net.path,
+                        repr(net.meta.ruleset),
+                        repr(state.ruleset.id),
+                    )
                 )
-            check_fits(f"mcts guide {net.path}", net.meta, state.scenario)
+            check_fits(_f("mcts guide {path}", net.path), net.meta, state.scenario)
 
     def prior(self, state: BattleState, actions: list[Action]) -> dict[Action, float] | None:
         """The actor's probability of each legal action (None: no prior asked)."""

@@ -99,7 +99,9 @@ def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
         try:
             atomic_write(Path(args.out), out_text(doc, command))
         except OSError as exc:
-            raise EscaramuzaError(f"--out {args.out}: cannot write ({exc.strerror})") from None
+            raise EscaramuzaError(
+                _f("--out {path}: cannot write ({reason})", args.out, exc.strerror or exc)
+            ) from None
     if report_dir is not None:
         from escaramuza.playtest.report import write_files
 

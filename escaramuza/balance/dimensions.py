@@ -63,10 +63,17 @@ class Target:
                 value = math.nan
             if 0.0 <= value <= 1.0:
                 return Target(measure=name, value=value, tolerance=tolerance)
-            raise EscaramuzaError(f"--target {text}: {name} is a rate between 0 and 1")
+            raise EscaramuzaError(
+                _f("--target {text}: {name} is a rate between 0 and 1", text, name)
+            )
         raise EscaramuzaError(
-            f"--target {text!r}: a difficulty level ({', '.join(x.lower() for x in LEVELS)}) "
-            f"or MEASURE=RATE with MEASURE one of {', '.join(MEASURES)}"
+            _f(
+                "--target {text}: a difficulty level ({levels}) or MEASURE=RATE with MEASURE "
+                "one of {measures}",
+                repr(text),
+                ", ".join(x.lower() for x in LEVELS),
+                ", ".join(MEASURES),
+            )
         )
 
     def label(self) -> str:
@@ -108,15 +115,24 @@ class Dimension:
 def _combatants(data: dict[str, Any], who: str, spec: str) -> list[dict[str, Any]]:
     found = [c for c in data["combatants"] if who in (c.get("id"), c.get("side"))]
     if not found:
-        ids = ", ".join(str(c.get("id")) for c in data["combatants"])
-        raise EscaramuzaError(f"--vary {spec}: no combatant {who!r} (heroes, enemies, {ids})")
+        # The sides' names first: WHO may be a side as well as an id.
+        names = [
+            Side.HEROES.value,
+            Side.ENEMIES.value,
+            *(str(c.get("id")) for c in data["combatants"]),
+        ]
+        raise EscaramuzaError(
+            _f("--vary {spec}: no combatant {who} ({names})", spec, repr(who), ", ".join(names))
+        )
     return found
 
 
 def _range(text: str, spec: str) -> tuple[str, str]:
     lo, sep, hi = text.partition("..")
     if not sep or not lo or not hi:
-        raise EscaramuzaError(f"--vary {spec}: a range is LOW..HIGH (e.g. 1..6, *0.5..*2, d6..d12)")
+        raise EscaramuzaError(
+            _f("--vary {spec}: a range is LOW..HIGH (e.g. 1..6, *0.5..*2, d6..d12)", spec)
+        )
     return lo.strip(), hi.strip()
 
 
@@ -124,7 +140,9 @@ def _number(text: str, spec: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise EscaramuzaError(f"--vary {spec}: {text!r} is not a number") from None
+        raise EscaramuzaError(
+            _f("--vary {spec}: {text} is not a number", spec, repr(text))
+        ) from None
     if not math.isfinite(value):  # nan, inf, 1e999: no range can be counted from them
         raise EscaramuzaError(_f("--vary {spec}: {text} is not a finite number", spec, repr(text)))
     return value
@@ -158,11 +176,11 @@ def _count(data: dict[str, Any], spec: str, body: str) -> Dimension:
     who, _sep, rng = body.partition("=")
     counts = _whole_numbers(*_range(rng, spec), spec)
     if not counts or counts.start < 0:
-        raise EscaramuzaError(f"--vary {spec}: counts run from 0 up, low ≤ high")
+        raise EscaramuzaError(_f("--vary {spec}: counts run from 0 up, low ≤ high", spec))
     lo = counts.start
     [base] = _combatants(data, who, spec)[:1]
     if base.get("id") != who:
-        raise EscaramuzaError(f"--vary {spec}: count: takes one combatant's id")
+        raise EscaramuzaError(_f("--vary {spec}: count: takes one combatant's id", spec))
 
     def apply(d: dict[str, Any], k: int) -> None:
         count = lo + k
@@ -184,7 +202,9 @@ def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
     where, _sep, rng = body.partition("=")
     who, _sep, key = where.partition(".")
     if not key:
-        raise EscaramuzaError(f"--vary {spec}: stat:WHO.FIELD=RANGE (WHO an id, heroes or enemies)")
+        raise EscaramuzaError(
+            _f("--vary {spec}: stat:WHO.FIELD=RANGE (WHO an id, heroes or enemies)", spec)
+        )
     targets = [i for i, c in enumerate(data["combatants"]) if c in _combatants(data, who, spec)]
     lo, hi = _range(rng, spec)
     bases = [data["combatants"][i].get(key) for i in targets]
@@ -196,7 +216,9 @@ def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
         values = [float(s) for s in sizes]
     else:
         if any(not isinstance(b, int) for b in bases):
-            raise EscaramuzaError(f"--vary {spec}: {key} is not a number on every target")
+            raise EscaramuzaError(
+                _f("--vary {spec}: {key} is not a number on every target", spec, key)
+            )
         if lo.startswith("*") and hi.startswith("*"):
             fa, fb = _number(lo[1:], spec), _number(hi[1:], spec)
             if fa <= 0 or fb <= 0:
@@ -227,7 +249,7 @@ def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
             labels = [str(v) for v in absolute]
             values = [float(v) for v in absolute]
     if not results:
-        raise EscaramuzaError(f"--vary {spec}: the range holds no value")
+        raise EscaramuzaError(_f("--vary {spec}: the range holds no value", spec))
 
     def apply(d: dict[str, Any], k: int) -> None:
         for i, value in zip(targets, results[k], strict=True):
@@ -239,7 +261,9 @@ def _stat(data: dict[str, Any], spec: str, body: str) -> Dimension:
 def _zones(data: dict[str, Any], spec: str, body: str) -> Dimension:
     side, _sep, names = body.partition("=")
     if side not in (Side.HEROES.value, Side.ENEMIES.value) or not names:
-        raise EscaramuzaError(f"--vary {spec}: zones:SIDE=ZONE,ZONE… with SIDE heroes or enemies")
+        raise EscaramuzaError(
+            _f("--vary {spec}: zones:SIDE=ZONE,ZONE… with SIDE heroes or enemies", spec)
+        )
     zones = [z.strip() for z in names.split(",") if z.strip()]
 
     def apply(d: dict[str, Any], k: int) -> None:
@@ -255,6 +279,9 @@ def parse_vary(data: dict[str, Any], spec: str) -> Dimension:
     makers = {"count": _count, "stat": _stat, "zones": _zones}
     if not sep or kind not in makers:
         raise EscaramuzaError(
-            f"--vary {spec!r}: count:ID=LOW..HIGH, stat:WHO.FIELD=RANGE or zones:SIDE=Z1,Z2…"
+            _f(
+                "--vary {spec}: count:ID=LOW..HIGH, stat:WHO.FIELD=RANGE or zones:SIDE=Z1,Z2…",
+                repr(spec),
+            )
         )
     return makers[kind](data, spec, body)

@@ -190,7 +190,9 @@ def search(
     grid = list(itertools.product(*others))
     total = len(grid)
     if total > MAX_GRID:
-        raise EscaramuzaError(f"--vary: {total} combinations to grid; at most {MAX_GRID}")
+        raise EscaramuzaError(
+            _f("--vary: {total} combinations to grid; at most {most}", total, MAX_GRID)
+        )
     tried: list[Tried] = []
     for base in grid:
         if axis is None:
@@ -300,7 +302,7 @@ def balance(
             _f("--max-battles must be at most {most}, not {n}", f"{MAX_RUN:,}", most)
         )
     if not vary:
-        raise EscaramuzaError("name at least one --vary")
+        raise EscaramuzaError(_("name at least one --vary"))
     base = ScenarioRef.resolve(scenario_name)
     scenario = base.load()
     data = parse_yaml(base.text, base.source, EscaramuzaError)

@@ -61,7 +61,9 @@ def prepare_dir(path: str | os.PathLike[str]) -> Path:
             pass
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise EscaramuzaError(f"--report {path}: cannot write there ({reason})") from None
+        raise EscaramuzaError(
+            _f("--report {path}: cannot write there ({reason})", path, reason)
+        ) from None
     return folder
 
 
@@ -306,5 +308,7 @@ def write_files(folder: str | os.PathLike[str], files: dict[str, bytes | str]) -
             atomic_write(out / name, data)
             written.append(out / name)
     except OSError as exc:
-        raise EscaramuzaError(f"--report {folder}: cannot write ({exc.strerror or exc})") from None
+        raise EscaramuzaError(
+            _f("--report {path}: cannot write ({reason})", folder, exc.strerror or exc)
+        ) from None
     return written

@@ -20,6 +20,7 @@ from escaramuza.playtest.runner import (
 )
 from escaramuza.playtest.stats import summarize
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _
 
 #: Version tag of the JSON document (``--json``, ``summary.json``); bumped on a breaking change.
 SCHEMA = "escaramuza.playtest/1"
@@ -60,7 +61,7 @@ def playtest(
     config.validate()
     refs = [ScenarioRef.resolve(name) for name in scenarios]
     if not refs:
-        raise EscaramuzaError("name at least one scenario to playtest")
+        raise EscaramuzaError(_("name at least one scenario to playtest"))
     result = PlaytestResult(config)
     began = time.perf_counter()
     own = runner is None

@@ -362,7 +362,7 @@ class Runner:
             import ray
         except ImportError:
             raise EscaramuzaError(
-                "--backend ray needs Ray: pip install 'escaramuza[cluster]'"
+                _("--backend ray needs Ray: pip install 'escaramuza[cluster]'")
             ) from None
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
@@ -373,8 +373,10 @@ class Runner:
             try:
                 ray.init(**kwargs)
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                where = self.config.address or "a local Ray instance"
-                raise EscaramuzaError(f"cannot start or join {where}: {exc}") from None
+                where = self.config.address or _("a local Ray instance")
+                raise EscaramuzaError(
+                    _f("cannot start or join {where}: {reason}", where, exc)
+                ) from None
             self._ray_started = True
         self._ray = ray
         return ray

@@ -366,3 +366,58 @@ def test_refusals_are_in_the_current_language(tmp_path: Path) -> None:
     with language("es"), pytest.raises(EscaramuzaError) as info:
         load_model(listed)
     assert str(info.value) == f"policy {listed}: su entrada 'data' no es un objeto JSON"
+
+
+def test_the_policy_label_and_the_metadata_refusals_are_the_catalogs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], marked: None
+) -> None:
+    """``policy PATH`` and the metadata's refusals (agents/policy/meta.py) were English
+    under ``--lang es``; each is the marked catalog's (tests/conftest.py)."""
+    from escaramuza.agents.policy.meta import (
+        PolicyMeta,
+        _infer_meta,
+        check_fits,
+        check_sizes,
+        read_meta,
+    )
+    from escaramuza.envs.common import EnvLimits, codecs, needed_limits
+    from escaramuza.rules import get_ruleset
+    from escaramuza.rules.core.errors import EscaramuzaError
+
+    path = _rewrite(tmp_path, "meta.zip", "escaramuza.json", b'{"ruleset": "donjon"}')
+    code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"escaramuza: error: ««policy {path}»: escaramuza.json is not valid metadata "
+        "(KeyError: 'env_id')»\n"
+    )
+    with pytest.raises(EscaramuzaError) as caught:
+        make_agent("policy:")
+    assert str(caught.value) == "«policy: give the model file, e.g. policy:runs/x/final.zip»"
+    with pytest.raises(EscaramuzaError) as caught:
+        _infer_meta(3, "ppo")
+    assert str(caught.value) == "«policy: no ruleset has 3 actions under the default limits»"
+    big = load_scenario("destiny_dice/emboscada")
+    need = needed_limits(big).max_combatants
+    meta = PolicyMeta("destiny_dice", "escaramuza/DestinyDice-v0", "ppo", "enemies", 2, 16, 6)
+    with pytest.raises(EscaramuzaError) as caught:
+        check_fits("policy p.zip", meta, big)
+    assert str(caught.value) == (
+        "«policy p.zip was trained with max_combatants=2 and plays only scenarios within "
+        f"it; scenario 'destiny_dice/emboscada' needs {need}»"
+    )
+    codec, encoder = codecs(get_ruleset("destiny_dice"), EnvLimits(2, 16, 6))
+    with pytest.raises(EscaramuzaError) as caught:
+        check_sizes("policy p.zip", meta, (3,), 4)
+    assert str(caught.value) == (
+        "«policy p.zip: the model expects observations of shape (3,) and 4 actions, but "
+        f"'destiny_dice' with its saved limits makes ({encoder.size},) and {codec.n}; "
+        "retrain it with this version of escaramuza»"
+    )
+    corrupt = tmp_path / "corrupt.zip"
+    corrupt.write_bytes(b"not a zip!\n")
+    with pytest.raises(EscaramuzaError) as caught:
+        read_meta(corrupt)
+    assert str(caught.value) == (
+        f"««policy {corrupt}»: not a saved model (File is not a zip file)»"
+    )

@@ -233,6 +233,85 @@ def _duel() -> dict[str, object]:
     }
 
 
+# Each --vary refusal as the marked catalog (tests/conftest.py) gives it: the whole message
+# is the catalog's, so it speaks the user's language.
+VARY_REFUSALS = [
+    (
+        "size:x=1..2",
+        "«--vary 'size:x=1..2': count:ID=LOW..HIGH, stat:WHO.FIELD=RANGE or zones:SIDE=Z1,Z2…»",
+    ),
+    (
+        "count:nadie=1..2",
+        "«--vary count:nadie=1..2: no combatant 'nadie' (heroes, enemies, brann, saqueador)»",
+    ),
+    (
+        "count:saqueador=3",
+        "«--vary count:saqueador=3: a range is LOW..HIGH (e.g. 1..6, *0.5..*2, d6..d12)»",
+    ),
+    ("count:saqueador=a..2", "«--vary count:saqueador=a..2: 'a' is not a number»"),
+    ("count:saqueador=-1..2", "«--vary count:saqueador=-1..2: counts run from 0 up, low ≤ high»"),
+    ("count:enemies=1..2", "«--vary count:enemies=1..2: count: takes one combatant's id»"),
+    (
+        "stat:saqueador=1..2",
+        "«--vary stat:saqueador=1..2: stat:WHO.FIELD=RANGE (WHO an id, heroes or enemies)»",
+    ),
+    (
+        "stat:saqueador.nombre=1..2",
+        "«--vary stat:saqueador.nombre=1..2: nombre is not a number on every target»",
+    ),
+    (
+        "stat:saqueador.defensa=d5..d5",
+        "«--vary stat:saqueador.defensa=d5..d5: the range holds no value»",
+    ),
+    (
+        "zones:villains=a,b",
+        "«--vary zones:villains=a,b: zones:SIDE=ZONE,ZONE… with SIDE heroes or enemies»",
+    ),
+]
+
+
+@pytest.mark.parametrize("spec, message", VARY_REFUSALS, ids=[s for s, _m in VARY_REFUSALS])
+def test_vary_refusals_speak_the_current_language(spec: str, message: str, marked: None) -> None:
+    """They were English under ``--lang es``."""
+    with pytest.raises(EscaramuzaError) as caught:
+        parse_vary(_duel(), spec)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("wipe=2", "«--target wipe=2: wipe is a rate between 0 and 1»"),
+        (
+            "brutal",
+            "«--target 'brutal': a difficulty level (trivial, easy, medium, hard, deadly) or "
+            "MEASURE=RATE with MEASURE one of heroes-win, enemies-win, wipe, knockout»",
+        ),
+    ],
+)
+def test_target_refusals_speak_the_current_language(text: str, message: str, marked: None) -> None:
+    with pytest.raises(EscaramuzaError) as caught:
+        Target.parse(text)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    "vary, message",
+    [
+        ([], "«name at least one --vary»"),
+        (
+            ["--vary", "stat:saqueador.pv=1..100", "--vary", "count:saqueador=1..3"],
+            "«--vary: 100 combinations to grid; at most 64»",
+        ),
+    ],
+)
+def test_a_search_refused_before_it_starts_speaks_the_current_language(
+    vary: list[str], message: str, capsys: pytest.CaptureFixture[str], marked: None
+) -> None:
+    code = main(["balance", "destiny_dice/brann-vs-saqueador", "--target", "hard", *vary])
+    assert (code, capsys.readouterr().err) == (2, f"escaramuza: error: {message}\n")
+
+
 @pytest.mark.parametrize(
     "spec, labels",
     [

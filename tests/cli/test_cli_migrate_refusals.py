@@ -7,7 +7,6 @@ tables read backwards).
 
 from __future__ import annotations
 
-import gettext
 import os
 import shutil
 from pathlib import Path
@@ -250,24 +249,7 @@ def test_a_tables_file_has_no_stat_block_to_migrate(
 
 
 # -- every message in the current language --------------------------------------------------
-
-
-class _Marked(gettext.NullTranslations):
-    """A catalog that marks every message it gives: text printed outside the marks never
-    went through ``_()`` / ``_f()`` and would stay English in every language."""
-
-    def gettext(self, message: str) -> str:
-        return f"«{message}»"
-
-    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
-        return f"«{msgid1 if n == 1 else msgid2}»"
-
-
-@pytest.fixture
-def marked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from escaramuza.rules.core import i18n
-
-    monkeypatch.setattr(i18n, "_language_of", lambda code: i18n._Language(code, _Marked()))
+# (``marked``, tests/conftest.py: a catalog that marks every message it gives)
 
 
 # (file name, its text, the reason migrate refuses it with, as the marked catalog gives it)

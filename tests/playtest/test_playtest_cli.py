@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from escaramuza.cli import main
-from escaramuza.playtest.report import file_slugs, write_report
+from escaramuza.playtest.report import file_slugs, write_files, write_report
 from escaramuza.playtest.result import SCHEMA, playtest
 from escaramuza.playtest.runner import PlaytestConfig, Progress
+from escaramuza.rules.core.errors import EscaramuzaError
 
 FAST = "destiny_dice/brann-vs-saqueador"
 OTHER = "destiny_dice/kaspar-tiroteo"
@@ -222,6 +223,37 @@ def test_playtest_unwritable_report_dir_fails_before_playing(
     assert err.startswith("escaramuza: error: --report")
     assert "cannot write" in err and "Traceback" not in err
     assert out == ""
+
+
+def test_playtest_refusals_speak_the_current_language(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    marked: None,
+) -> None:
+    """They were English under ``--lang es``: each is the marked catalog's (conftest.py)."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    code, out, err = run(capsys, FAST, "-n", "5", "--report", str(blocker / "report"))
+    assert (code, out, err) == (
+        2,
+        "",
+        f"escaramuza: error: «--report {blocker / 'report'}: cannot write there "
+        "(Not a directory)»\n",
+    )
+    with pytest.raises(EscaramuzaError) as caught:
+        write_files(blocker, {"summary.json": "{}"})
+    assert str(caught.value) == f"«--report {blocker}: cannot write (Not a directory)»"
+    with pytest.raises(EscaramuzaError) as caught:
+        playtest([], PlaytestConfig(n=1))
+    assert str(caught.value) == "«name at least one scenario to playtest»"
+    monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` fail
+    code, out, err = run(capsys, FAST, "-n", "5", "--backend", "ray")
+    assert (code, out, err) == (
+        2,
+        "",
+        "escaramuza: error: «--backend ray needs Ray: pip install 'escaramuza[cluster]'»\n",
+    )
 
 
 # -- report -------------------------------------------------------------------------

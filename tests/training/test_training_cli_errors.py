@@ -317,3 +317,35 @@ def test_a_resume_already_past_the_timesteps_is_refused_in_spanish() -> None:
     assert str(caught.value) == (
         "--resume ckpt.zip: el punto de control ya está en 64 pasos; sube --timesteps por encima"
     )
+
+
+def test_train_and_evaluate_refusals_speak_the_current_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], marked: None
+) -> None:
+    """These were English under ``--lang es``: each is the marked catalog's (conftest.py)."""
+    from escaramuza.rules.core.errors import EscaramuzaError
+    from escaramuza.training.evaluate import evaluate
+
+    run = ["--out", str(tmp_path / "run")]
+    cases = [
+        (["train", *run], "«--env is required (or a --config naming env:)»"),
+        (
+            ["train", *DD, "--draw-reward", "2", *run],
+            "«--draw-reward must be in [-1, 1] (a loss is -1, a win +1), not 2.0»",
+        ),
+        (
+            ["train", *DD, "--distill-battles", "5", *run],
+            "«--distill-battles, --distill-planner and --distill-labels need --distill-rounds»",
+        ),
+        (
+            ["evaluate", "--scenario", "donjon/duelo", "--agents", "random,heuristic,random"],
+            "«--agents: 'random' is named twice»",
+        ),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2
+        assert capsys.readouterr().err == f"escaramuza: error: {message}\n"
+    with pytest.raises(EscaramuzaError) as caught:
+        evaluate([], ["random", "heuristic"], 1, 1, 1)
+    assert str(caught.value) == "«--scenario: name at least one scenario»"
+    assert not (tmp_path / "run").exists()
