@@ -500,13 +500,15 @@ def check_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
 
     To the system an empty path is the current folder (``play ''`` said ``.: is a
     directory``) and an empty option was taken as not given (``--save-state ''`` saved
-    nothing): one check here, for every command, names the argument instead."""
+    nothing): one check here, for every command, names the argument instead. Blanks
+    alone are as empty (``--save-state '  '`` wrote a file named by two spaces)."""
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for action in commands.choices[args.command]._actions:
         if action.metavar not in NAME_OR_PATH_METAVARS | PATH_METAVARS:
             continue
         value = getattr(args, action.dest, None)
-        if "" not in (value if isinstance(value, list) else [value]):
+        given = value if isinstance(value, list) else [value]
+        if not any(isinstance(v, str) and not v.strip() for v in given):
             continue
         # An option by its long spelling; a positional argument by its metavar.
         where = max(action.option_strings, key=len) if action.option_strings else action.metavar

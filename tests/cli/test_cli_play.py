@@ -275,6 +275,7 @@ EMPTY_ARGUMENTS = [
 ]
 
 
+@pytest.mark.parametrize("blank", ["", " ", " \t "], ids=["empty", "space", "blanks"])
 @pytest.mark.parametrize(
     ("command", "argument"),
     EMPTY_ARGUMENTS,
@@ -286,11 +287,13 @@ def test_every_command_refuses_an_empty_file_or_scenario_argument(
     monkeypatch: pytest.MonkeyPatch,
     command: list[str],
     argument: str,
+    blank: str,
 ) -> None:
     # To the system '' is the current folder ("play ''" said ".: is a directory") and an
     # empty option read as not given ("--save-state ''" saved nothing): refused by name,
-    # before the command reads, plays or writes anything.
+    # before the command reads, plays or writes anything. Blanks alone are as empty:
+    # "--save-state '  '" wrote a file named by two spaces.
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(capsys, *command)
+    code, out, err = run(capsys, *[blank if arg == "" else arg for arg in command])
     assert (code, out, err) == (2, "", f"escaramuza: error: {argument}\n")
     assert list(tmp_path.iterdir()) == []
