@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from escaramuza.agents.base import Agent
 from escaramuza.rules.core.dice import RandomRoller, Roller
@@ -22,6 +22,15 @@ MAX_DECISIONS = 200_000
 def agent_rng(seed: int | None) -> random.Random:
     """The agents' own generator, derived from the battle seed but apart from the dice."""
     return random.Random(AGENT_SEED.format(seed))
+
+
+def check_agents(agents: Iterable[Agent], scenario: Scenario) -> None:
+    """Refuse ``scenario`` if one of ``agents`` knows it cannot play it (a policy of
+    another ruleset, or trained on fewer combatants): before a battle, not at its turn."""
+    for agent in agents:
+        check = getattr(agent, "check_scenario", None)
+        if check is not None:
+            check(scenario)
 
 
 def play_battle(
@@ -45,12 +54,7 @@ def play_battle(
     sentence per decision is a measurable share of a battle. The rules' events, the
     dice and the outcome are the same either way.
     """
-    for agent in agents.values():
-        # An agent that knows a scenario it cannot play (a policy of another ruleset, or
-        # trained on fewer combatants) says so before the battle, not at its first turn.
-        check = getattr(agent, "check_scenario", None)
-        if check is not None:
-            check(scenario)
+    check_agents(agents.values(), scenario)
     roller = roller if roller is not None else RandomRoller(seed)
     rng = agent_rng(seed)
     state = new_battle(scenario, roller)

@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from escaramuza.agents import make_agent
 from escaramuza.agents.fast import DEFAULT_ENGINE, REFERENCE
+from escaramuza.agents.runner import check_agents
 from escaramuza.playtest.records import BattleRecord
 from escaramuza.playtest.runner import (
     PlaytestConfig,
@@ -70,11 +72,19 @@ def parse_agents(text: str, trust_policy: bool = False) -> list[str]:
         dup = next(a for a in names if names.count(a) > 1)
         raise EscaramuzaError(_f("--agents: {name} is named twice", repr(dup)))
     for name in names:
-        try:
+        with _agents_option():
             make_agent(name, trust_policy=trust_policy)
-        except EscaramuzaError as exc:
-            raise EscaramuzaError(f"--agents: {exc}") from None
     return names
+
+
+@contextmanager
+def _agents_option() -> Iterator[None]:
+    """An agent's refusal (an unknown name, a policy file that does not load or does not
+    play a scenario) as ``--agents``' own: the option named first."""
+    try:
+        yield
+    except EscaramuzaError as exc:
+        raise EscaramuzaError(f"--agents: {exc}") from None
 
 
 @dataclass(slots=True)
@@ -267,6 +277,13 @@ def evaluate(
         )
     base = PlaytestConfig(n=n, seed=seed, workers=workers, trust_policy=trust_policy, engine=engine)
     base.validate()
+    # A policy that cannot play a scenario (another ruleset's, or beyond the limits it was
+    # trained with) is refused before any battle, naming the option that gave it.
+    for name in agents:
+        with _agents_option():
+            agent = make_agent(name, trust_policy=trust_policy)
+            for ref in refs:
+                check_agents([agent], ref.load())
     result = Evaluation(list(agents), [r.name for r in refs], n, seed)
     configs = {
         (ref.name, h, e): (ref, dataclasses.replace(base, heroes=h, enemies=e))

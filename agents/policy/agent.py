@@ -15,7 +15,7 @@ from escaramuza.agents.policy.loading import load_model
 from escaramuza.agents.policy.meta import check_fits, check_sizes, policy_label
 from escaramuza.agents.policy.mlp import NumpyActorCritic, clear_pick
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
-from escaramuza.rules.core.i18n import N_, _, _f
+from escaramuza.rules.core.i18n import N_, _
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
@@ -113,16 +113,6 @@ class PolicyAgent:
         limits it was trained with); ``play_battle`` asks before the battle starts."""
         if scenario.name in self._checked:
             return
-        if scenario.ruleset.id != self.meta.ruleset:
-            raise EscaramuzaError(
-                _f(
-                    "policy {path} was trained on {ruleset}; scenario {scenario} is {other}",
-                    self.path,
-                    repr(self.meta.ruleset),
-                    repr(scenario.name),
-                    repr(scenario.ruleset.id),
-                )
-            )
         check_fits(policy_label(self.path), self.meta, scenario)
         self._checked.add(scenario.name)
 

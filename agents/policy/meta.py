@@ -126,19 +126,31 @@ def _infer_meta(n: int, algo: str) -> PolicyMeta:
 
 
 def check_fits(label: str, meta: PolicyMeta, scenario: Scenario) -> None:
-    """Refuse a scenario beyond the limits the policy was trained with (its observation
-    has no place for a seventeenth combatant, or an eleventh under ``--limits fit``).
-    ``label`` starts the message (``policy PATH``)."""
+    """Refuse a scenario the policy cannot play: another ruleset's (its observation and
+    actions mean nothing there), or one beyond the limits it was trained with (its
+    observation has no place for a seventeenth combatant, or an eleventh under ``--limits
+    fit``). The message is ``LABEL: FIELD: REASON``: ``label`` names the file (``policy
+    PATH``), FIELD the metadata's field that refuses the scenario."""
     from escaramuza.envs.common import EnvLimitError, check_limits
 
+    if scenario.ruleset.id != meta.ruleset:
+        raise EscaramuzaError(
+            _f(
+                "{label}: ruleset: trained on {ruleset}, but scenario {scenario} is {other}",
+                label,
+                repr(meta.ruleset),
+                repr(scenario.name),
+                repr(scenario.ruleset.id),
+            )
+        )
     try:
         check_limits(scenario, meta.max_combatants, meta.max_zones, meta.max_items)
     except EnvLimitError as exc:
         have = getattr(meta, exc.limit)
         raise EscaramuzaError(
             _f(
-                "{label} was trained with {limit}={have} and plays only scenarios within it; "
-                "scenario {scenario} needs {needed}",
+                "{label}: {limit}: trained with {limit}={have} and plays only scenarios "
+                "within it; scenario {scenario} needs {needed}",
                 label,
                 exc.limit,
                 have,

@@ -122,15 +122,6 @@ class Guide:
 
     def check(self, state: BattleState) -> None:
         for net in self.networks:
-            if state.ruleset.id != net.meta.ruleset:
-                raise EscaramuzaError(
-                    _f(
-                        "mcts guide {path} was trained on {ruleset}; this battle is {other}",
-                        net.path,
-                        repr(net.meta.ruleset),
-                        repr(state.ruleset.id),
-                    )
-                )
             check_fits(_f("mcts guide {path}", net.path), net.meta, state.scenario)
 
     def prior(self, state: BattleState, actions: list[Action]) -> dict[Action, float] | None:

@@ -403,8 +403,8 @@ def test_the_policy_label_and_the_metadata_refusals_are_the_catalogs(
     with pytest.raises(EscaramuzaError) as caught:
         check_fits("policy p.zip", meta, big)
     assert str(caught.value) == (
-        "«policy p.zip was trained with max_combatants=2 and plays only scenarios within "
-        f"it; scenario 'destiny_dice/emboscada' needs {need}»"
+        "«policy p.zip: max_combatants: trained with max_combatants=2 and plays only "
+        f"scenarios within it; scenario 'destiny_dice/emboscada' needs {need}»"
     )
     codec, encoder = codecs(get_ruleset("destiny_dice"), EnvLimits(2, 16, 6))
     with pytest.raises(EscaramuzaError) as caught:

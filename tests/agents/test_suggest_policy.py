@@ -80,8 +80,11 @@ def test_a_model_with_other_observation_sizes_is_a_clear_error(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("policy:donjon/duelo", "policy donjon/duelo was trained on 'donjon'"),
-        ("sistema_2d10/escuadra", "policy sistema_2d10/escuadra was trained on 'sistema_2d10'"),
+        ("policy:donjon/duelo", "policy donjon/duelo: ruleset: trained on 'donjon', but "),
+        (
+            "sistema_2d10/escuadra",
+            "policy sistema_2d10/escuadra: ruleset: trained on 'sistema_2d10', but ",
+        ),
         ("policy:no/such", "policy no/such: no such model file"),
     ],
 )

@@ -169,7 +169,11 @@ def test_a_policy_of_another_ruleset_is_refused_before_the_battle(
     # In the duel the policy's side never decides: it used to play to the end, exit 0.
     code, out, err = run(capsys, "play", scenario, "--enemies", "policy:donjon/duelo")
     assert code == 2
-    assert "policy donjon/duelo was trained on 'donjon'" in err and "Traceback" not in err
+    # The standard form: the file, the metadata's field, the reason.
+    assert err.endswith(
+        "escaramuza: error: policy donjon/duelo: ruleset: trained on 'donjon', but scenario "
+        f"{scenario!r} is 'destiny_dice'\n"
+    )
     assert "Round 1" not in out and "Outcome" not in out
 
 

@@ -349,3 +349,18 @@ def test_train_and_evaluate_refusals_speak_the_current_language(
         evaluate([], ["random", "heuristic"], 1, 1, 1)
     assert str(caught.value) == "«--scenario: name at least one scenario»"
     assert not (tmp_path / "run").exists()
+
+
+def test_evaluate_refuses_a_policy_of_another_ruleset_naming_the_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The refusal was 'policy P was trained on …', without the option that gave the
+    policy; it is the standard form now, before any battle."""
+    argv = ["evaluate", "--scenario", "destiny_dice/brann-vs-saqueador", "-n", "1"]
+    assert main([*argv, "--agents", "random,policy:donjon/duelo", "--no-progress"]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == (
+        "",
+        "escaramuza: error: --agents: policy donjon/duelo: ruleset: trained on 'donjon', but "
+        "scenario 'destiny_dice/brann-vs-saqueador' is 'destiny_dice'\n",
+    )
