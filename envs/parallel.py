@@ -28,6 +28,9 @@ an all-zero mask, until the battle ends (and gets its side's final reward then).
 All agents are terminated when the battle ends, truncated at the round limit
 (reason ``"timeout"``); ``agents`` is then empty.
 
+``step(actions)`` reads the acting agents' actions and ignores the others' (PettingZoo's
+convention); a key that is not an agent of the env is a ``ValueError`` naming it.
+
 Illegal actions (an acting agent's action outside its mask, or no action for
 it): with ``illegal_action="noop"`` (default, so unmasked samplers such as
 PettingZoo's ``parallel_seed_test`` never crash) the step applies none of the
@@ -156,6 +159,14 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
         assert self._roller is not None
         if state.outcome is not None:
             raise EscaramuzaError("the battle is over; call reset()")
+        # A key that is no agent at all (a typo, another scenario's id) is refused: read
+        # as no action, it would silently stand for its own agent's missing one.
+        unknown = next((key for key in actions if key not in self.sides), None)
+        if unknown is not None:
+            raise ValueError(
+                f"actions: {unknown!r} is not an agent of this env (its agents: "
+                f"{', '.join(self.possible_agents)})"
+            )
         live = list(self.agents)
         rewards = dict.fromkeys(live, 0.0)
         chosen, illegal = self._choose(actions)

@@ -173,3 +173,22 @@ def test_an_action_that_is_not_a_whole_number_is_refused_not_truncated() -> None
     with pytest.raises(ValueError, match="an action is a slot index \\(a whole number\\), not"):
         env.step(actions)
     assert len(env.battle.log) == before
+
+
+def test_an_action_for_a_name_that_is_no_agent_is_refused() -> None:
+    """It was ignored: a misspelt acting agent's action read as no action at all. The
+    other agents' actions are still ignored, as PettingZoo allows."""
+    env = escaramuza.envs.parallel_env(ruleset="destiny_dice")
+    obs, _ = env.reset(seed=3)
+    before = len(env.battle.log)
+    actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.acting}
+    with pytest.raises(ValueError) as caught:
+        env.step({**actions, "nadie": 0})
+    assert str(caught.value) == (
+        f"actions: 'nadie' is not an agent of this env (its agents: "
+        f"{', '.join(env.possible_agents)})"
+    )
+    assert len(env.battle.log) == before
+    idle = next(a for a in env.agents if a not in env.acting)
+    env.step({**actions, idle: 0})
+    assert len(env.battle.log) > before
