@@ -184,6 +184,18 @@ def check_illegal_penalty(value: float) -> float:
     return number
 
 
+def check_open(closed: bool, env_id: str) -> None:
+    """Refuse to reset or step an env after its ``close()``, as Gymnasium's vector envs do
+    (``AsyncVectorEnv`` raises its ``ClosedEnvironmentError``): a closed batched env has
+    shut its threads down, and a step would start new ones that nothing closes."""
+    if closed:
+        from gymnasium.error import ClosedEnvironmentError
+
+        raise ClosedEnvironmentError(
+            f"{env_id}: the env is closed (close() was called); make a new one"
+        )
+
+
 def check_flag(name: str, value: Any) -> bool:
     """``value`` as a bool if it is one (Python's or NumPy's), else a ValueError naming
     the option ``name`` and the value: a boolean option taken by truthiness would be

@@ -21,6 +21,7 @@ from escaramuza.envs.common import (
     check_draw_reward,
     check_flag,
     check_illegal_penalty,
+    check_open,
     load_env_scenario,
     resolve_ruleset,
 )
@@ -218,11 +219,14 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         self._side_sizes: dict[Side, int] = {
             s: sum(1 for c in self.scenario.combatants if c.side is s) for s in Side
         }
+        #: Whether :meth:`close` was called: ``reset`` and ``step`` are then refused.
+        self.closed = False
 
     # -- Gymnasium API ---------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        check_open(self.closed, self.ruleset.env_id)
         super().reset(seed=seed)
         dice_seed, agent_seed = battle_seeds(self.np_random)
         self._roller = RandomRoller(dice_seed)
@@ -235,6 +239,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         return self._observe(), self._info(events, illegal=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        check_open(self.closed, self.ruleset.env_id)
         state = self._state
         if state is None or self._roller is None:
             raise gym.error.ResetNeeded("call reset() before step()")
@@ -251,6 +256,12 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         self._advance(events)
         self._events = events
         return self._end_transition(events)
+
+    def close(self) -> None:
+        """Nothing to release (no window, no process), but later ``reset`` and ``step``
+        are refused (``gymnasium.error.ClosedEnvironmentError``), as the batched env's;
+        closing again does nothing."""
+        self.closed = True
 
     def action_masks(self) -> np.ndarray:
         """Legal slots of the learner's pending decision (MaskablePPO reads this)."""

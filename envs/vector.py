@@ -36,6 +36,7 @@ from escaramuza.envs.common import (
     check_draw_reward,
     check_flag,
     check_illegal_penalty,
+    check_open,
     lane_actions,
     load_env_scenario,
     resolve_ruleset,
@@ -356,6 +357,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Start the next battle now in ``lanes`` (their observations and masks are the
         new battles'), as a wrapper that ends an episode itself needs; each battle's
         seeds from ``generators[lane]`` if given, else :meth:`battle_generator`."""
+        check_open(self.closed, self.ruleset.env_id)
         lanes = self._lane_mask(lanes)
         self._started = True
         self._draw_seeds(lanes, generators)
@@ -496,6 +498,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Every lane starts a battle; ``seed`` int ``s`` seeds lane ``i`` with ``s + i``
         (as ``SyncVectorEnv``), a list one seed per lane, None keeps the generators."""
+        check_open(self.closed, self.ruleset.env_id)
         self._seed_lanes(seed)
         lanes = np.ones(self.num_envs, dtype=np.bool_)
         self._draw_seeds(lanes)
@@ -510,6 +513,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         ``heuristic:T``, ``random``, ``first-legal``): a baseline on the very battles a
         learner meets after the same reset. Returns :meth:`last_winners`. The lanes are
         left finished: ``reset`` before stepping again."""
+        check_open(self.closed, self.ruleset.env_id)
         try:
             code = agent_code(agent)
         except KernelRefusal as exc:
@@ -529,6 +533,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        check_open(self.closed, self.ruleset.env_id)
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
         acts = lane_actions(actions, self.num_envs)
@@ -576,6 +581,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         itself (:meth:`restart`): no autoreset, an illegal action a no-op. ``(rewards,
         terminated, truncated, illegal)`` of every lane (meaningful in ``lanes``); the
         observations and masks are :meth:`observations`, :meth:`action_masks`."""
+        check_open(self.closed, self.ruleset.env_id)
         lanes = self._lane_mask(lanes)
         acts = lane_actions(actions, self.num_envs)
         illegal = self._illegal(acts, lanes)

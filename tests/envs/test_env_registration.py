@@ -132,3 +132,17 @@ def test_a_limit_that_is_not_a_whole_number_is_refused_naming_it(limit: str, val
         gym.make("escaramuza/DestinyDice-v0", **{limit: value})
     with pytest.raises(ValueError, match=want):
         escaramuza.envs.parallel_env(ruleset="destiny_dice", **{limit: value})
+
+
+def test_a_closed_env_refuses_reset_and_step() -> None:
+    """Both went on working after close(); they are refused now, as the batched env's
+    (and Gymnasium's AsyncVectorEnv's) are. Closing twice is allowed (Gymnasium's rule)."""
+    env = gym.make("escaramuza/DestinyDice-v0", opponent="random")
+    env.reset(seed=0)
+    env.close()
+    env.close()
+    want = "escaramuza/DestinyDice-v0: the env is closed (close() was called); make a new one"
+    for call in (lambda: env.reset(seed=0), lambda: env.step(0)):
+        with pytest.raises(gym.error.ClosedEnvironmentError) as caught:
+            call()
+        assert str(caught.value) == want

@@ -371,3 +371,31 @@ def test_reset_takes_numpy_integer_seeds_and_refuses_other_seeds_whole() -> None
     vec.reset()
     twin.reset()
     assert vec.dice_seeds[0] == twin.dice_seeds[0]
+
+
+def test_a_closed_batched_env_refuses_every_step() -> None:
+    """A step after close() started a new thread pool that nothing closed any more (close
+    does nothing the second time); reset, step, autoplay, step_only and restart are now
+    refused, as Gymnasium's AsyncVectorEnv refuses them."""
+    env = KernelVectorEnv("destiny_dice", 64, threads=2)
+    env.reset(seed=0)
+    env.step(env.action_masks().argmax(axis=1))  # each lane's first legal slot
+    assert env._pool is not None
+    env.close()
+    env.close()  # again: nothing
+    assert env._pool is None
+    lanes = np.ones(64, dtype=np.bool_)
+    calls = [
+        lambda: env.reset(seed=0),
+        lambda: env.step(np.zeros(64, dtype=np.int64)),
+        lambda: env.autoplay("heuristic", seed=0),
+        lambda: env.step_only(lanes, np.zeros(64, dtype=np.int64)),
+        lambda: env.restart(lanes),
+    ]
+    for call in calls:
+        with pytest.raises(gym.error.ClosedEnvironmentError) as caught:
+            call()
+        assert str(caught.value) == (
+            "escaramuza/DestinyDice-v0: the env is closed (close() was called); make a new one"
+        )
+    assert env._pool is None
