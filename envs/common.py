@@ -12,6 +12,7 @@ from escaramuza.rules import RULESETS, get_ruleset
 from escaramuza.rules.core.errors import UnknownNameError
 from escaramuza.rules.core.ruleset import Ruleset
 from escaramuza.rules.core.scenario import Scenario, load_scenario
+from escaramuza.rules.core.scenario_spec import MAX_COMBATANTS, MAX_ITEM_SLOTS, MAX_ZONES
 
 if TYPE_CHECKING:
     from escaramuza.envs.codec import ActionCodec
@@ -45,6 +46,10 @@ class EnvLimits(NamedTuple):
 #: The envs' default limits: every shipped scenario, any scenario of up to 16 combatants,
 #: 16 zones and 6 items.
 STANDARD_LIMITS = EnvLimits(DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ZONES, DEFAULT_MAX_ITEMS)
+#: The largest limits an env takes: the most combatants and zones a scenario may have
+#: (rules/core/scenario_spec.py) and MAX_ITEM_SLOTS. Above them the spaces only grow with
+#: no scenario to fill them (max_combatants=10**7 allocated a 2 GB observation).
+MOST_LIMITS = EnvLimits(MAX_COMBATANTS, MAX_ZONES, MAX_ITEM_SLOTS)
 
 
 def codecs(ruleset: Ruleset, limits: EnvLimits) -> tuple[ActionCodec, ObservationEncoder]:
@@ -103,14 +108,15 @@ def load_env_scenario(
     """Load ``scenario`` (name, path, object or None for the ruleset's default) and check
     that it belongs to ``ruleset`` and fits the static limits."""
     # The limits size the spaces (Discrete, Box, the codec's ranges): 16.5 or "16" failed
-    # there on a TypeError about something else.
-    for name, value in (
-        ("max_combatants", max_combatants),
-        ("max_zones", max_zones),
-        ("max_items", max_items),
-    ):
+    # there on a TypeError about something else, and a huge one allocated them huge.
+    given = EnvLimits(max_combatants, max_zones, max_items)
+    for name, value, most in zip(EnvLimits._fields, given, MOST_LIMITS, strict=True):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise ValueError(f"{name} must be a whole number, not {value!r}")
+        if value > most:
+            raise ValueError(
+                f"{name} must be at most {most} (no scenario needs more), not {value!r}"
+            )
     loaded = (
         load_scenario(scenario or ruleset.default_scenario)
         if not isinstance(scenario, Scenario)

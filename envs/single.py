@@ -145,7 +145,9 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
     ``act(state, rng)``), ``reward_shaping`` (False), ``draw_reward`` (0.0, in
     [−1, 1]; anything else or NaN is a ``ValueError``), ``illegal_action``
     (``"raise"`` here, ``"noop"`` in the registered ids), ``illegal_penalty``
-    (0.05), ``max_combatants`` (16), ``max_zones`` (16), ``max_items`` (6),
+    (0.05), ``max_combatants`` (16, at most 16: a scenario's most combatants),
+    ``max_zones`` (16, at most 32: a scenario's most zones), ``max_items`` (6, at most 32;
+    a larger limit is a ``ValueError``: the spaces would grow with no scenario to fill them),
     ``render_mode`` (``"ansi"``: the step's narrated lines and a status line per
     combatant; ``"rgb_array"``: a 640×480 picture of the battlefield graph with
     tokens and bars of the first resource), ``narrate`` (True; False leaves the

@@ -28,7 +28,7 @@ from escaramuza.playtest.runner import MAX_RUN
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.files import parse_yaml, read_text_file
 from escaramuza.rules.core.i18n import _, _f
-from escaramuza.rules.core.scenario_spec import MAX_COMBATANTS, MAX_ZONES
+from escaramuza.rules.core.scenario_spec import MAX_COMBATANTS, MAX_ITEM_SLOTS, MAX_ZONES
 
 ALGOS = ("maskable-ppo", "ppo")
 #: The most battles a distillation round labels: each leaves about 80 positions of a few
@@ -42,8 +42,6 @@ MAX_ROLLOUT = 1 << 18
 SIDES = ("enemies", "heroes", "both")
 #: ``--limits``: the envs' standard limits, or the least that take the run's scenarios.
 LIMITS = ("standard", "fit")
-#: The most items one combatant's action slots are kept for.
-MAX_ITEM_SLOTS = 32
 #: Largest ``--config`` file read: the config.yaml a run writes is about 1 KiB, so 64 KiB
 #: leaves room for long scenario and opponent lists and stops ``/dev/zero`` or a huge file.
 MAX_CONFIG_BYTES = 1 << 16

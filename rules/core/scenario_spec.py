@@ -78,6 +78,9 @@ MAX_ROUND_LIMIT = 50
 #: Most weapons on one stat block, in every ruleset: twice the shipped sheets' most (a
 #: main weapon, a sidearm, a bow and a thrown one). Each is weighed against every target.
 MAX_WEAPONS = 4
+#: Most item slots (weapons, heals…) the envs and a trained policy keep for one combatant:
+#: the bound of their ``max_items`` limit, far above any stat block's.
+MAX_ITEM_SLOTS = 32
 #: Largest zone elevation, either sign (only recorded, for rulesets and renderers).
 MAX_ELEVATION = 100
 

@@ -146,3 +146,21 @@ def test_a_closed_env_refuses_reset_and_step() -> None:
         with pytest.raises(gym.error.ClosedEnvironmentError) as caught:
             call()
         assert str(caught.value) == want
+
+
+@pytest.mark.parametrize(
+    ("limit", "most"), [("max_combatants", 16), ("max_zones", 32), ("max_items", 32)]
+)
+def test_a_limit_above_what_a_scenario_can_need_is_refused_naming_it(limit: str, most: int) -> None:
+    """max_combatants=10**7 allocated a 2 GB observation (and its Box's bounds); a limit
+    above the most a scenario may have (rules/core/scenario_spec.py) is refused first."""
+    want = f"{limit} must be at most {most} (no scenario needs more), not {most + 1}"
+    with pytest.raises(ValueError) as caught:
+        gym.make("escaramuza/DestinyDice-v0", **{limit: most + 1})
+    assert str(caught.value) == want
+    with pytest.raises(ValueError) as caught:
+        escaramuza.envs.parallel_env(ruleset="destiny_dice", **{limit: most + 1})
+    assert str(caught.value) == want
+    env = gym.make("escaramuza/DestinyDice-v0", opponent="random", **{limit: most})
+    assert getattr(env.unwrapped.codec, limit) == most
+    env.close()
