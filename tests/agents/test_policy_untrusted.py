@@ -354,7 +354,7 @@ def test_refusals_are_in_the_current_language(tmp_path: Path) -> None:
     with language("es"), pytest.raises(UntrustedPolicyError) as info:
         load_model(path)
     assert str(info.value) == (
-        f"policy {path}: la entrada 'ep_info_buffer' de su archivo 'data' es un pickle que "
+        f"política {path}: la entrada 'ep_info_buffer' de su archivo 'data' es un pickle que "
         f"nombra {os.system.__module__}.system, que ningún archivo de política necesita (un "
         "archivo manipulado o código serializado); rechazado sin ejecutarlo. Pasa "
         "--trust-policy para cargarlo igualmente con stable-baselines3, solo para un archivo "
@@ -365,7 +365,7 @@ def test_refusals_are_in_the_current_language(tmp_path: Path) -> None:
     listed = _rewrite(tmp_path, "list.zip", "data", b"[1]")
     with language("es"), pytest.raises(EscaramuzaError) as info:
         load_model(listed)
-    assert str(info.value) == f"policy {listed}: su entrada 'data' no es un objeto JSON"
+    assert str(info.value) == f"política {listed}: su entrada 'data' no es un objeto JSON"
 
 
 def test_the_policy_label_and_the_metadata_refusals_are_the_catalogs(
