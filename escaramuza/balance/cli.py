@@ -14,7 +14,7 @@ from escaramuza.balance.report import out_text, plot, render_text
 from escaramuza.balance.search import DEFAULT_ALPHA, DEFAULT_MAX_BATTLES, FIRST_LOOK, balance
 from escaramuza.playtest.cli import add_run_options, report_folder, run_config
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.files import atomic_write, check_writable
 from escaramuza.rules.core.i18n import N_, _, _f
 
 
@@ -72,10 +72,26 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     return parser
 
 
+def _out_error(path: str, exc: OSError) -> EscaramuzaError:
+    return EscaramuzaError(_f("--out {path}: cannot write ({reason})", path, exc.strerror or exc))
+
+
+def out_file(args: argparse.Namespace) -> Path | None:
+    """``--out FILE`` checked writable now (its folder created, as ``--report``'s is), so a
+    bad path fails before the search, not after it (None without ``--out``)."""
+    if args.out is None:
+        return None
+    try:
+        return check_writable(args.out)
+    except OSError as exc:
+        raise _out_error(args.out, exc) from None
+
+
 def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
     config = run_config(args, 1)
     target = Target.parse(args.target, args.tolerance)
     report_dir = report_folder(args)
+    out_path = out_file(args)
     doc = balance(
         args.scenario,
         target,
@@ -95,13 +111,11 @@ def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
             str(args.seed),
         ]
     )
-    if args.out is not None:
+    if out_path is not None:
         try:
-            atomic_write(Path(args.out), out_text(doc, command))
-        except OSError as exc:
-            raise EscaramuzaError(
-                _f("--out {path}: cannot write ({reason})", args.out, exc.strerror or exc)
-            ) from None
+            atomic_write(out_path, out_text(doc, command))
+        except OSError as exc:  # the folder went away during the search
+            raise _out_error(args.out, exc) from None
     if report_dir is not None:
         from escaramuza.playtest.report import write_files
 

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from escaramuza.playtest.text import METRICS
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.files import atomic_write
+from escaramuza.rules.core.files import atomic_write, make_writable_folder
 from escaramuza.rules.core.i18n import N_, _, _f, word
 
 if TYPE_CHECKING:
@@ -54,17 +53,13 @@ OUTCOME_BARS = (
 
 def prepare_dir(path: str | os.PathLike[str]) -> Path:
     """Create the report folder and check it can be written, before any battle runs."""
-    folder = Path(path)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".escaramuza-check-"):
-            pass
+        return make_writable_folder(path)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise EscaramuzaError(
             _f("--report {path}: cannot write there ({reason})", path, reason)
         ) from None
-    return folder
 
 
 # -- plots ------------------------------------------------------------------------

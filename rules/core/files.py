@@ -198,6 +198,28 @@ def write_target(path: str | os.PathLike[str]) -> Path:
     raise OSError(errno.EEXIST, reason, str(path))
 
 
+def make_writable_folder(folder: str | os.PathLike[str]) -> Path:
+    """``folder``, created with its parents if missing and checked now to take a new file
+    (one is made and removed). Raises ``OSError`` when it cannot: a command checks its
+    output this way before its work, so a bad path fails before anything is lost."""
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path, prefix=".escaramuza-check-"):
+        pass
+    return path
+
+
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """The file a later :func:`atomic_write` of ``path`` replaces, checked now that the
+    write can happen: :func:`write_target` refuses a folder, a pipe or a device, and
+    the file's folder is made and checked by :func:`make_writable_folder` (a read-only
+    file in a writable folder can be replaced, as :func:`atomic_write` does). Raises
+    ``OSError`` like :func:`atomic_write` would; nothing is written at ``path``."""
+    target = write_target(path)
+    make_writable_folder(target.parent)
+    return target
+
+
 def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
     """Remove what a killed :func:`atomic_write` of ``path`` left.
 
@@ -290,6 +312,8 @@ __all__ = [
     "StrictSafeLoader",
     "atomic_write",
     "check_tree",
+    "check_writable",
+    "make_writable_folder",
     "parse_json",
     "parse_yaml",
     "read_text_file",

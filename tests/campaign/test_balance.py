@@ -204,6 +204,56 @@ def test_bad_balance_arguments_exit_2(argv, words, capsys) -> None:
     assert words in capsys.readouterr().err
 
 
+def _no_search(*_args: object) -> None:
+    raise AssertionError("the search ran")
+
+
+@pytest.mark.parametrize(
+    "where, reason",
+    [
+        ("a-folder", "it is a folder, not a regular file"),
+        ("a-file/variant.yaml", "Not a directory"),
+    ],
+)
+def test_unwritable_out_is_refused_before_the_search(
+    where: str,
+    reason: str,
+    tmp_path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--out was only tried after every battle of the search: the work was lost."""
+    (tmp_path / "a-folder").mkdir()
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    monkeypatch.setattr("escaramuza.balance.cli.balance", _no_search)
+    out = tmp_path / where
+    code = main(
+        ["balance", "destiny_dice/brann-vs-saqueador", "--target", "hard"]
+        + ["--vary", "count:saqueador=1..2", "--out", str(out)]
+    )
+    assert (code, capsys.readouterr().err) == (
+        2,
+        f"escaramuza: error: --out {out}: cannot write ({reason})\n",
+    )
+
+
+def test_out_folder_is_made_before_the_search(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing folder of --out is created up front, as --report's is."""
+    out = tmp_path / "new" / "variant.yaml"
+    seen: list[bool] = []
+
+    def search(*_args: object) -> None:
+        seen.append(out.parent.is_dir())
+        raise EscaramuzaError("stop here")
+
+    monkeypatch.setattr("escaramuza.balance.cli.balance", search)
+    code = main(
+        ["balance", "destiny_dice/brann-vs-saqueador", "--target", "hard"]
+        + ["--vary", "count:saqueador=1..2", "--out", str(out)]
+    )
+    assert (code, seen, list(out.parent.iterdir())) == (2, [True], [])
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
