@@ -187,14 +187,15 @@ def search(
     ordered = [i for i, d in enumerate(dims) if d.ordered]
     axis = ordered[-1] if ordered else None
     others = [range(len(d.labels)) if i != axis else range(1) for i, d in enumerate(dims)]
-    grid = list(itertools.product(*others))
-    total = len(grid)
+    # Counted from the sizes, not from the product itself: a few --vary of many values
+    # each would build billions of tuples before the count could refuse them.
+    total = math.prod(len(r) for r in others)
     if total > MAX_GRID:
         raise EscaramuzaError(
             _f("--vary: {total} combinations to grid; at most {most}", total, MAX_GRID)
         )
     tried: list[Tried] = []
-    for base in grid:
+    for base in itertools.product(*others):
         if axis is None:
             tried.append(evaluate(tuple(base)))
             continue

@@ -422,3 +422,23 @@ def test_vary_refuses_an_unbounded_or_non_finite_range(
     argv = ["balance", "destiny_dice/brann-vs-saqueador", "--target", "hard", "--vary", spec]
     assert main(argv) == 2
     assert capsys.readouterr().err == f"escaramuza: error: --vary {spec}: {reason}\n"
+
+
+def test_a_grid_too_large_is_refused_before_it_is_built(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grid was listed in full before its size was compared with MAX_GRID: four
+    --vary of 1000 values built a billion tuples (memory, then a MemoryError traceback)."""
+
+    class NoProduct:
+        @staticmethod
+        def product(*_ranges: object) -> None:
+            raise AssertionError("the grid was built")
+
+    monkeypatch.setattr("escaramuza.balance.search.itertools", NoProduct)
+    vary = ["stat:saqueador.pv=+0..+9", "stat:brann.pv=+0..+9", "count:saqueador=1..3"]
+    argv = ["balance", "destiny_dice/brann-vs-saqueador", "--target", "hard"]
+    assert main([*argv, *(f"--vary={v}" for v in vary)]) == 2
+    assert capsys.readouterr().err == (
+        "escaramuza: error: --vary: 100 combinations to grid; at most 64\n"
+    )
