@@ -100,9 +100,9 @@ def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
             env_id=str(data["env_id"]),
             algo=str(data["algo"]),
             side=str(data["side"]),
-            max_combatants=int(data["max_combatants"]),
-            max_zones=int(data["max_zones"]),
-            max_items=int(data["max_items"]),
+            max_combatants=_limit(label, "max_combatants", data["max_combatants"]),
+            max_zones=_limit(label, "max_zones", data["max_zones"]),
+            max_items=_limit(label, "max_items", data["max_items"]),
             scenarios=tuple(str(s) for s in data.get("scenarios", ())),
         )
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -110,6 +110,29 @@ def read_meta(path: str | os.PathLike[str]) -> PolicyMeta | None:
         raise EscaramuzaError(
             _f("{label}: {name} is not valid metadata ({reason})", label, META_NAME, reason)
         ) from None
+
+
+def _limit(label: str, field: str, value: object) -> int:
+    """One of the metadata's limits, refused unless an env takes it: the limits size the
+    codecs and the policy's spaces, so a crafted file's huge ``max_combatants`` would
+    allocate them huge before its weights are even read. A whole number from 1 to the
+    env's largest (:data:`~escaramuza.envs.common.MOST_LIMITS`), as ``escaramuza train``
+    writes it."""
+    from escaramuza.envs.common import MOST_LIMITS
+
+    most: int = getattr(MOST_LIMITS, field)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise EscaramuzaError(
+            _f(
+                "{label}: {name}: {field} must be a whole number from 1 to {most}, not {value}",
+                label,
+                META_NAME,
+                field,
+                most,
+                json.dumps(value),
+            )
+        )
+    return value
 
 
 def _infer_meta(n: int, algo: str) -> PolicyMeta:

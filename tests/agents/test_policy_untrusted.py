@@ -43,6 +43,7 @@ from escaramuza.agents.policy import (
 from escaramuza.agents.policy import loading as policy_module
 from escaramuza.cli import main
 from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import load_scenario
 
@@ -342,6 +343,68 @@ def test_metadata_missing_a_field_is_a_clear_error(
     code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}"], capsys)
     assert code == 2 and out == "" and "Traceback" not in err
     assert f"policy {path}: escaramuza.json is not valid metadata (KeyError: 'env_id')" in err
+
+
+def _with_meta(tmp_path: Path, **fields: Any) -> Path:
+    """A copy of the shipped policy with some of its escaramuza.json's fields replaced."""
+    with zipfile.ZipFile(resolve_policy(SHIPPED)) as archive:
+        meta = json.loads(archive.read("escaramuza.json"))
+    return _rewrite(tmp_path, "limits.zip", "escaramuza.json", json.dumps(meta | fields).encode())
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown", "most"),
+    [
+        # one past each env bound (MOST_LIMITS): they sized the codecs and spaces, so a
+        # crafted 10**9 allocated them that large before anything refused the file
+        ("max_combatants", 17, "17", 16),
+        ("max_zones", 33, "33", 32),
+        ("max_items", 33, "33", 32),
+        ("max_items", 0, "0", 32),
+        ("max_zones", -3, "-3", 32),
+        # int() took a string or a fraction for a limit
+        ("max_combatants", "16", '"16"', 16),
+        ("max_zones", 15.5, "15.5", 32),
+    ],
+)
+def test_metadata_limits_no_env_takes_are_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    field: str,
+    value: object,
+    shown: str,
+    most: int,
+) -> None:
+    path = _with_meta(tmp_path, **{field: value})
+    code, out, err = _cli(["play", SCENARIO, "--enemies", f"policy:{path}"], capsys)
+    assert (code, out, err) == (
+        2,
+        "",
+        f"escaramuza: error: policy {path}: escaramuza.json: {field} must be a whole number "
+        f"from 1 to {most}, not {shown}\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("space", "declared", "expects"),
+    [
+        ("observation_space", {"_shape": [10**12]}, "shape (1000000000000,) and 237 actions"),
+        ("observation_space", {"_shape": [858, 10**9]}, "shape (858, 1000000000) and 237"),
+        ("action_space", {"n": 10**12}, "shape (858,) and 1000000000000 actions"),
+    ],
+)
+def test_declared_spaces_the_limits_cannot_make_are_refused_before_any_allocation(
+    tmp_path: Path, space: str, declared: dict[str, Any], expects: str
+) -> None:
+    with zipfile.ZipFile(resolve_policy(SHIPPED)) as archive:
+        doc = json.loads(archive.read("data"))
+    doc[space] = doc[space] | declared
+    path = _rewrite(tmp_path, "spaces.zip", "data", json.dumps(doc).encode())
+    with pytest.raises(EscaramuzaError) as caught:
+        load_model(path)
+    assert str(caught.value).startswith(f"policy {path}: the model expects observations of ")
+    assert expects in str(caught.value)
+    assert "'donjon' with its saved limits makes (858,) and 237" in str(caught.value)
 
 
 def test_refusals_are_in_the_current_language(tmp_path: Path) -> None:
