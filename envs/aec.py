@@ -140,6 +140,7 @@ class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.check_open()
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         dice_seed, _ = battle_seeds(self._np_random)
@@ -155,6 +156,7 @@ class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
         self._after_decision()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self.check_open()
         state = self.battle
         mask = np.zeros(self.codec.n, dtype=np.int8)
         if agent == self.agent_selection and state.outcome is None:
@@ -162,6 +164,7 @@ class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
         return {"observation": self.encoder.encode(state, Side(agent)), "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        self.check_open()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -217,6 +220,3 @@ class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
         if self.render_mode == "ansi":
             return render.ansi(self.battle, self._events)
         return render.rgb_array(self.battle, Side(self.agent_selection))
-
-    def close(self) -> None:
-        pass

@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium import spaces
 
 from escaramuza.envs.codec import ActionCodec
+from escaramuza.envs.common import check_open
 from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action
@@ -33,12 +34,15 @@ def legal_listing(legal: dict[int, Action], most: int = 12) -> str:
 
 
 class AgentSpaces:
-    """One space object per agent, returned every time (PettingZoo seeds them), and the
-    engine state behind the env."""
+    """One space object per agent, returned every time (PettingZoo seeds them), the
+    engine state behind the env, and its closing."""
 
     action_spaces: dict[str, spaces.Space[Any]]
     observation_spaces: dict[str, spaces.Space[Any]]
+    metadata: dict[str, Any]
     _state: BattleState | None
+    #: Whether :meth:`close` was called: ``reset``, ``step`` and ``observe`` are then refused.
+    closed: bool = False
 
     def init_spaces(
         self, agents: list[str], encoder: ObservationEncoder, codec: ActionCodec
@@ -51,6 +55,16 @@ class AgentSpaces:
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
+
+    def close(self) -> None:
+        """Nothing to release (no window, no process), but later ``reset``, ``step`` and
+        ``observe`` are refused (``gymnasium.error.ClosedEnvironmentError``), as the
+        single-agent and batched envs' are; closing again does nothing."""
+        self.closed = True
+
+    def check_open(self) -> None:
+        """Refuse a call on a closed env (:func:`~escaramuza.envs.common.check_open`)."""
+        check_open(self.closed, self.metadata["name"])
 
     @property
     def battle(self) -> BattleState:

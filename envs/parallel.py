@@ -136,6 +136,7 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
+        self.check_open()
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         dice_seed, _ = battle_seeds(self._np_random)
@@ -155,6 +156,7 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
         dict[str, bool],
         dict[str, dict[str, Any]],
     ]:
+        self.check_open()
         state = self.battle
         assert self._roller is not None
         if state.outcome is not None:
@@ -284,6 +286,3 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
             return render.ansi(self.battle, self._events)
         pending = self.battle.pending
         return render.rgb_array(self.battle, pending.side if pending else Side.HEROES)
-
-    def close(self) -> None:
-        pass

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
+from gymnasium.error import ClosedEnvironmentError
 from pettingzoo.test import api_test, seed_test
 
 from escaramuza.envs import aec
@@ -78,3 +80,25 @@ def test_raw_env_raises_and_wrapped_env_ends_the_game_on_an_illegal_action() -> 
         wrapped.step(illegal)
     assert all(wrapped.terminations.values())
     assert wrapped.rewards[mover] == -1
+
+
+@pytest.mark.parametrize("make", [aec.raw_env, aec.env], ids=["raw", "wrapped"])
+def test_a_closed_env_refuses_reset_step_observe_and_last(make: Any) -> None:
+    """They went on after close(); they are refused now, as the single-agent and batched
+    envs' are. Closing twice is allowed (Gymnasium's rule)."""
+    env = make(ruleset="destiny_dice")
+    env.reset(seed=0)
+    env.close()
+    env.close()
+    calls = [
+        lambda: env.reset(seed=1),
+        lambda: env.step(0),
+        lambda: env.observe("heroes"),
+        lambda: env.last(),
+    ]
+    for call in calls:
+        with pytest.raises(ClosedEnvironmentError) as caught:
+            call()
+        assert str(caught.value) == (
+            "escaramuza_v0: the env is closed (close() was called); make a new one"
+        )

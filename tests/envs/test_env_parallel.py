@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from gymnasium.error import ClosedEnvironmentError
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
 
@@ -192,3 +193,19 @@ def test_an_action_for_a_name_that_is_no_agent_is_refused() -> None:
     idle = next(a for a in env.agents if a not in env.acting)
     env.step({**actions, idle: 0})
     assert len(env.battle.log) > before
+
+
+def test_a_closed_env_refuses_reset_and_step() -> None:
+    """Both went on after close(); they are refused now, as the single-agent and batched
+    envs' are. Closing twice is allowed (Gymnasium's rule)."""
+    env = escaramuza.envs.parallel_env(ruleset="destiny_dice")
+    obs, _ = env.reset(seed=3)
+    actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.acting}
+    env.close()
+    env.close()
+    for call in (lambda: env.reset(seed=1), lambda: env.step(actions)):
+        with pytest.raises(ClosedEnvironmentError) as caught:
+            call()
+        assert str(caught.value) == (
+            "escaramuza_parallel_v0: the env is closed (close() was called); make a new one"
+        )
