@@ -51,7 +51,7 @@ from escaramuza.agents.suggestions import (
     _points,
 )
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import _, _f, either, ngettext
+from escaramuza.rules.core.i18n import _, _f, either, ngettext, word
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.ruleset import Odds
 from escaramuza.rules.core.state import BattleState
@@ -153,21 +153,29 @@ def suggest(
     """
     pending = state.pending
     if state.outcome is not None or pending is None:
-        raise SuggestError("the battle is over: there is nothing to suggest")
+        raise SuggestError(_("the battle is over: there is nothing to suggest"))
     if actor is not None and actor != pending.actor:
         state.get(actor)  # an unknown id is reported as such, with the known ids
         who = state.by_id[pending.actor]
         raise SuggestError(
-            f"{actor!r} is not the one deciding: the pending decision is {who.id} "
-            f"({who.name}, {pending.name}). Only the pending decision can be ranked exactly, "
-            "because the dice and turns before it are unknown; apply decisions until "
-            f"{actor} acts (escaramuza gm) and ask again"
+            _f(
+                "{actor} is not the one deciding: the pending decision is {id} ({name}, "
+                "{decision}). Only the pending decision can be ranked exactly, because the "
+                "dice and turns before it are unknown; apply decisions until {actor} acts "
+                "(escaramuza gm) and ask again",
+                repr(actor),
+                who.id,
+                who.name,
+                word(pending.name),
+            )
         )
     if max_ms is not None and iterations is not None:
         # A wall-clock maximum would make an iteration budget's ranking machine-dependent.
         raise SuggestError(
-            "a maximum in milliseconds extends a time budget only: with an iteration budget "
-            "the ranking is reproducible (use a maximum of iterations)"
+            _(
+                "a maximum in milliseconds extends a time budget only: with an iteration "
+                "budget the ranking is reproducible (use a maximum of iterations)"
+            )
         )
     # Before the search: a policy that does not fit this battle fails at once.
     agent = load_policy(policy) if policy is not None else None
@@ -291,8 +299,11 @@ def load_policy(policy: ProbabilityAgent | str, trust: bool = False) -> Probabil
     if not callable(getattr(policy, "action_probabilities", None)):
         name = getattr(policy, "name", type(policy).__name__)
         raise SuggestError(
-            f"{name} gives no action probabilities: --policy takes a trained policy "
-            "(policy:PATH or a shipped policy name such as destiny_dice/emboscada)"
+            _f(
+                "{name} gives no action probabilities: --policy takes a trained policy "
+                "(policy:PATH or a shipped policy name such as destiny_dice/emboscada)",
+                name,
+            )
         )
     return policy  # type: ignore[return-value]
 

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from escaramuza.gm import DEFAULT_SEED
-from escaramuza.rules.core.i18n import _
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.web.autopilot import AutopilotView, autopilot_view
 from escaramuza.web.deps import cookie, need, obtain
 from escaramuza.web.errors import NotFoundError, WebError
@@ -216,7 +216,7 @@ def plot(name: str, request: Request) -> Response:
     """A plot of the finished playtest: outcomes, rounds or survival."""
     job = need(request).playtest
     if job is None or name not in job.plots:
-        raise NotFoundError(f"no plot {name!r}: run a playtest first")
+        raise NotFoundError(_f("no plot {name}: run a playtest first", repr(name)))
     return Response(job.plots[name], media_type="image/png", headers={"Cache-Control": "no-store"})
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import Response
 
+from escaramuza.rules.core.i18n import _
 from escaramuza.web.errors import NotFoundError
 from escaramuza.web.sessions import WebSession
 from escaramuza.web.store import SessionStore
@@ -35,7 +36,9 @@ def obtain(request: Request) -> tuple[WebSession, bool]:
 def need(request: Request) -> WebSession:
     session = lookup(request)
     if session is None:
-        raise NotFoundError("no session: start a battle first (POST /api/battle) or open the page")
+        raise NotFoundError(
+            _("no session: start a battle first (POST /api/battle) or open the page")
+        )
     return session
 
 

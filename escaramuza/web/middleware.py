@@ -6,7 +6,7 @@ from fastapi.responses import JSONResponse
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from escaramuza.rules.core.i18n import LANGUAGES, current_language, language
+from escaramuza.rules.core.i18n import LANGUAGES, _, _f, current_language, language
 from escaramuza.web.limits import MAX_UPLOAD_BYTES
 
 #: A request body may hold one upload plus a few form fields.
@@ -26,12 +26,15 @@ class BodyLimit:
             length = headers.get(b"content-length")
             problem = None
             if length is None and b"transfer-encoding" in headers:
-                problem = (411, "send a Content-Length")
+                problem = (411, _("send a Content-Length"))
             elif length is not None and (not length.isdigit() or int(length) > self.limit):
                 problem = (
                     413,
-                    f"the request is larger than {self.limit} bytes "
-                    f"(uploads up to {MAX_UPLOAD_BYTES} bytes)",
+                    _f(
+                        "the request is larger than {n} bytes (uploads up to {most} bytes)",
+                        self.limit,
+                        MAX_UPLOAD_BYTES,
+                    ),
                 )
             if problem is not None:
                 response = JSONResponse({"detail": problem[1]}, status_code=problem[0])

@@ -16,7 +16,7 @@ from escaramuza import __version__
 from escaramuza.gm import DEFAULT_SEED
 from escaramuza.gm.autopilot import DEFAULT_AGENT
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import LANGUAGES, current_language
+from escaramuza.rules.core.i18n import LANGUAGES, _, current_language
 from escaramuza.web import limits
 from escaramuza.web.autopilot import AUTOPILOT_AGENTS
 from escaramuza.web.deps import cookie, obtain
@@ -133,7 +133,7 @@ def ui_apply(
     # A suggestion's Apply button sends `index`; the action list's button `pick`.
     chosen = index if index is not None else pick
     if chosen is None:
-        return run(request, _fail("pick an action to apply"))
+        return run(request, _fail(_("pick an action to apply")))
     return run(request, lambda s: s.apply(chosen, dice, version))
 
 

@@ -91,8 +91,10 @@ class PlaytestJob:
     def start(self) -> None:
         if not _RUNNING.acquire(blocking=False):
             raise BusyError(
-                f"{MAX_RUNNING_PLAYTESTS} playtests are already running on this server; "
-                "wait for one to finish"
+                _f(
+                    "{n} playtests are already running on this server; wait for one to finish",
+                    MAX_RUNNING_PLAYTESTS,
+                )
             )
         self.deadline = self.clock() + self.cap_s
         self.thread.start()

@@ -113,14 +113,16 @@ class WebSession:
 
     def require(self) -> GMSession:
         if self.gm is None:
-            raise NotFoundError("no battle in this session yet: pick or upload a scenario")
+            raise NotFoundError(_("no battle in this session yet: pick or upload a scenario"))
         return self.gm
 
     def check_version(self, version: int | None) -> None:
         if version is not None and version != self.version:
             raise StaleError(
-                "the battle changed since this page was drawn (another tab or window?); "
-                "the page now shows the current state — try again"
+                _(
+                    "the battle changed since this page was drawn (another tab or window?); "
+                    "the page now shows the current state — try again"
+                )
             )
 
     def _run(self, command: Callable[[str], Any], arg: str) -> list[str]:
@@ -166,8 +168,10 @@ class WebSession:
             log.exception("the autopilot failed in %s", self.state.scenario.name)
             self._changed(self._printed(), _("the autopilot stopped"), by_gm=True)
             raise SearchFailedError(
-                "the autopilot's search failed with an internal error (written to the "
-                "server's log); the decisions it took before are kept: undo them, or go on"
+                _(
+                    "the autopilot's search failed with an internal error (written to the "
+                    "server's log); the decisions it took before are kept: undo them, or go on"
+                )
             ) from None
         finally:
             self.auto_progress.running = False
@@ -346,8 +350,11 @@ class WebSession:
             # and the battle is as it was (a search never changes it).
             log.exception("search of %s (round %d) failed", gm.state.scenario.name, gm.state.round)
             raise SearchFailedError(
-                "the search failed with an internal error (written to the server's log); "
-                "the battle is unchanged: apply an action without a suggestion, or try again"
+                _(
+                    "the search failed with an internal error (written to the server's log); "
+                    "the battle is unchanged: apply an action without a suggestion, or try "
+                    "again"
+                )
             ) from None
         if budget_ms is None:
             # The document says what was asked, as `escaramuza suggest --iterations N`
@@ -436,7 +443,7 @@ class WebSession:
     def start_playtest(self, n: int, seed: int, heroes: str, enemies: str) -> PlaytestJob:
         gm = self.require()
         if self.playtest is not None and self.playtest.status == "running":
-            raise BusyError("a playtest is already running in this session; wait or cancel it")
+            raise BusyError(_("a playtest is already running in this session; wait or cancel it"))
         if not 1 <= n <= MAX_PLAYTEST_BATTLES:
             raise WebError(_f("n must be 1–{most} battles, not {n}", MAX_PLAYTEST_BATTLES, n))
         for spec in (heroes, enemies):
@@ -455,5 +462,5 @@ class WebSession:
 
     def cancel_playtest(self) -> None:
         if self.playtest is None or self.playtest.status != "running":
-            raise NotFoundError("no playtest is running in this session")
+            raise NotFoundError(_("no playtest is running in this session"))
         self.playtest.cancel()

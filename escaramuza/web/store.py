@@ -13,6 +13,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 
+from escaramuza.rules.core.i18n import _f
 from escaramuza.web.errors import FullError, RateLimitError
 from escaramuza.web.limits import (
     CLIENT_SESSIONS,
@@ -149,10 +150,16 @@ class SessionStore:
                 self.client_window_s,
             )
             raise RateLimitError(
-                f"this client ({client}) started {len(times)} sessions in the last "
-                f"{self.client_window_s / 60:g} minutes, the most one client may; it may "
-                f"start another in {wait} s. Keep your session's cookie (API clients: send "
-                "the X-Escaramuza-Session header with the id from POST /api/session)",
+                _f(
+                    "this client ({client}) started {n} sessions in the last {minutes:g} "
+                    "minutes, the most one client may; it may start another in {wait} s. "
+                    "Keep your session's cookie (API clients: send the X-Escaramuza-Session "
+                    "header with the id from POST /api/session)",
+                    client,
+                    len(times),
+                    self.client_window_s / 60,
+                    wait,
+                ),
                 wait,
             )
         return times
@@ -171,9 +178,13 @@ class SessionStore:
                         self.max_sessions,
                     )
                     raise FullError(
-                        f"the server already holds {self.max_sessions} sessions in use "
-                        f"(battles in play, each used in the last {self.keep_idle_s / 60:g} "
-                        "minutes); try again later, or reuse your session's cookie"
+                        _f(
+                            "the server already holds {n} sessions in use (battles in play, "
+                            "each used in the last {minutes:g} minutes); try again later, or "
+                            "reuse your session's cookie",
+                            self.max_sessions,
+                            self.keep_idle_s / 60,
+                        )
                     )
                 old, why = victim
                 del self._sessions[old.id]

@@ -43,7 +43,12 @@ def read_upload(data: bytes, filename: str) -> str:
     """The upload as text: at most :data:`MAX_UPLOAD_BYTES`, UTF-8."""
     if len(data) > MAX_UPLOAD_BYTES:
         raise TooLargeError(
-            f"{filename}: the file is {len(data)} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
+            _f(
+                "{file}: the file is {n} bytes; the limit is {most} bytes",
+                filename,
+                len(data),
+                MAX_UPLOAD_BYTES,
+            )
         )
     if not data.strip():
         raise WebError(_f("{file}: the file is empty", filename))

@@ -324,3 +324,48 @@ def test_the_table_fits_a_terminal_and_wide_keeps_one_line_per_action() -> None:
     assert len(rows) == len(result.items)
     assert all(s.reason in row for s, row in zip(result.items, rows, strict=True))
     assert "−0" not in narrow and "−0" not in wide
+
+
+def test_suggest_refusals_speak_the_current_language(marked: None) -> None:
+    """They were English under ``--lang es`` (the command line's and the web API's
+    suggest): each is now the marked catalog's (tests/conftest.py)."""
+    from escaramuza.agents import make_agent
+    from escaramuza.agents.suggest import SuggestError
+    from escaramuza.rules.core.scenario import load_scenario
+
+    state = new_battle(load_scenario(AMBUSH), RandomRoller(4))
+    pending = state.pending
+    assert pending is not None
+    who = state.by_id[pending.actor]
+    other = next(c.id for c in state.combatants if c.id != pending.actor)
+    calls = [
+        (
+            lambda: suggest(state, actor=other, iterations=5, budget_ms=None),
+            f"«{other!r} is not the one deciding: the pending decision is {who.id} "
+            f"({who.name}, «{pending.name}»). Only the pending decision can be ranked exactly, "
+            "because the dice and turns before it are unknown; apply decisions until "
+            f"{other!r} acts (escaramuza gm) and ask again»",
+        ),
+        (
+            lambda: suggest(state, iterations=5, budget_ms=None, max_ms=100),
+            "«a maximum in milliseconds extends a time budget only: with an iteration budget "
+            "the ranking is reproducible (use a maximum of iterations)»",
+        ),
+        (
+            lambda: suggest(state, iterations=5, budget_ms=None, policy=make_agent("heuristic")),
+            "«heuristic gives no action probabilities: --policy takes a trained policy "
+            "(policy:PATH or a shipped policy name such as destiny_dice/emboscada)»",
+        ),
+    ]
+    over = state.clone()
+    over.pending = None
+    calls.append(
+        (
+            lambda: suggest(over, iterations=5, budget_ms=None),
+            "«the battle is over: there is nothing to suggest»",
+        )
+    )
+    for call, message in calls:
+        with pytest.raises(SuggestError) as caught:
+            call()
+        assert str(caught.value) == message

@@ -383,3 +383,96 @@ def test_upload_and_state_file_refusals_in_spanish() -> None:
         r = c.post("/api/state?lang=es", files={"file": ("s.json", data)})
         assert r.status_code == 400, r.text
         assert r.json()["detail"] == detail
+
+
+def test_session_playtest_and_request_refusals_speak_the_current_language(
+    marked: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """These were English with ``?lang=es``: each is now the marked catalog's
+    (tests/conftest.py), so the page and the API say them in the asked language."""
+    from escaramuza.web import playtests, sessions
+    from escaramuza.web.limits import MAX_RUNNING_PLAYTESTS
+    from escaramuza.web.middleware import MAX_BODY_BYTES
+
+    c = client()
+    r = c.get("/api/battle")
+    assert (r.status_code, r.json()["detail"]) == (
+        404,
+        "«no session: start a battle first (POST /api/battle) or open the page»",
+    )
+    assert c.post("/api/session").status_code == 200
+    r = c.get("/api/battle")
+    assert (r.status_code, r.json()["detail"]) == (
+        404,
+        "«no battle in this session yet: pick or upload a scenario»",
+    )
+    c = started()
+    big = b"#" * (MAX_UPLOAD_BYTES + 1)
+
+    def failing_search(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("a bug in the search")
+
+    rows: list[tuple[Any, int, str]] = [
+        (
+            lambda: c.post("/api/apply", json={"index": 1, "version": 999}),
+            409,
+            "«the battle changed since this page was drawn (another tab or window?); the page "
+            "now shows the current state — try again»",
+        ),
+        (lambda: c.delete("/api/playtest"), 404, "«no playtest is running in this session»"),
+        (
+            lambda: c.get("/api/playtest/plots/outcomes.png"),
+            404,
+            "«no plot 'outcomes': run a playtest first»",
+        ),
+        (
+            lambda: c.post("/api/battle/upload", files={"file": ("big.yaml", big)}),
+            413,
+            f"«big.yaml: the file is {len(big)} bytes; the limit is {MAX_UPLOAD_BYTES} bytes»",
+        ),
+        (
+            lambda: c.post("/api/battle/upload", content=b"#" * (MAX_BODY_BYTES + 1)),
+            413,
+            f"«the request is larger than {MAX_BODY_BYTES} bytes (uploads up to "
+            f"{MAX_UPLOAD_BYTES} bytes)»",
+        ),
+    ]
+    for call, status, detail in rows:
+        r = call()
+        assert (r.status_code, r.json()["detail"]) == (status, detail)
+    monkeypatch.setattr(sessions, "suggest", failing_search)
+    r = c.post("/api/suggest", json={"iterations": 5})
+    assert (r.status_code, r.json()["detail"]) == (
+        500,
+        "«the search failed with an internal error (written to the server's log); the battle "
+        "is unchanged: apply an action without a suggestion, or try again»",
+    )
+    # Every playtest slot of the server taken: a new playtest is refused.
+    for _ in range(MAX_RUNNING_PLAYTESTS):
+        assert playtests._RUNNING.acquire(blocking=False)
+    try:
+        r = c.post("/api/playtest", json={"n": 10})
+    finally:
+        for _ in range(MAX_RUNNING_PLAYTESTS):
+            playtests._RUNNING.release()
+    assert (r.status_code, r.json()["detail"]) == (
+        429,
+        f"«{MAX_RUNNING_PLAYTESTS} playtests are already running on this server; wait for "
+        "one to finish»",
+    )
+    # A playtest already running in this session.
+    from types import SimpleNamespace
+
+    from escaramuza.web.deps import COOKIE
+
+    session = c.app.state.store.peek(c.cookies[COOKIE])  # type: ignore[attr-defined]
+    session.playtest = SimpleNamespace(status="running")
+    r = c.post("/api/playtest", json={"n": 10})
+    assert (r.status_code, r.json()["detail"]) == (
+        429,
+        "«a playtest is already running in this session; wait or cancel it»",
+    )
+    session.playtest = None
+    # The page's Apply without an action.
+    page = c.post("/ui/apply", data={"version": "0"})
+    assert page.status_code == 400 and "«pick an action to apply»" in page.text

@@ -221,3 +221,25 @@ def test_the_per_client_cap_counts_a_machine_not_each_of_its_addresses() -> None
     store.create("192.0.2.5")
     assert client_key(None) == "unknown"
     assert client_key("2001:db8:1:2::10") == "2001:db8:1:2::/64"
+
+
+def test_the_store_refusals_speak_the_current_language(marked: None) -> None:
+    """A full server and a client past its share were English under ``?lang=es``: each is
+    now the marked catalog's (tests/conftest.py)."""
+    store = SessionStore(max_sessions=1, keep_idle_s=60.0, clock=Clock(), client_sessions=1)
+    gm = store.create("192.0.2.1")
+    assert store.get(gm.id) is gm
+    invest(gm)
+    with pytest.raises(RateLimitError) as limited:
+        store.create("192.0.2.1")
+    assert str(limited.value) == (
+        "«this client (192.0.2.1) started 1 sessions in the last 60 minutes, the most one "
+        "client may; it may start another in 3600 s. Keep your session's cookie (API "
+        "clients: send the X-Escaramuza-Session header with the id from POST /api/session)»"
+    )
+    with pytest.raises(FullError) as full:
+        store.create("192.0.2.2")
+    assert str(full.value) == (
+        "«the server already holds 1 sessions in use (battles in play, each used in the last "
+        "1 minutes); try again later, or reuse your session's cookie»"
+    )
