@@ -60,13 +60,21 @@ DEFAULT_N = 100
 DEFAULT_SEED = 1
 
 
-def parse_agents(text: str, trust_policy: bool = False) -> list[str]:
-    """``--agents A,B,…``: at least two distinct, known agents (``policy:PATH`` ones
-    loadable without unpickling, unless ``trust_policy``)."""
+def parse_agents(text: str, trust_policy: bool = False, baselines: bool = False) -> list[str]:
+    """``--agents A,B,…``: distinct, known agents (``policy:PATH`` ones loadable without
+    unpickling, unless ``trust_policy``). At least two, or one when the :data:`BASELINES`
+    join them (``baselines``): they make it an evaluation of three agents or more, as
+    ``--agents random,heuristic`` already was."""
     names = [a.strip() for a in text.split(",") if a.strip()]
-    if len(names) < 2:
+    if not names:
+        raise EscaramuzaError(_f("--agents: name at least one agent, not {text}", repr(text)))
+    if len(names) < 2 and not baselines:
         raise EscaramuzaError(
-            _f("--agents: name at least two agents separated by commas, not {text}", repr(text))
+            _f(
+                "--agents: name at least two agents separated by commas, not {text} "
+                "(with --no-baselines only the agents named play)",
+                repr(text),
+            )
         )
     if len(set(names)) != len(names):
         dup = next(a for a in names if names.count(a) > 1)
@@ -482,7 +490,7 @@ def run(
     engine: str = DEFAULT_ENGINE,
     baselines: bool = True,
 ) -> int:
-    agents = parse_agents(agents_text, trust_policy)
+    agents = parse_agents(agents_text, trust_policy, baselines)
     if baselines:
         agents += [b for b in BASELINES if b not in agents]
     if report is not None:

@@ -45,8 +45,13 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
         (["train", *DD, "--opponent", "nobody"], "unknown agent 'nobody'"),
         (["train", *DD, "--resume", "missing.zip"], "--resume missing.zip: no such checkpoint"),
         (
-            ["evaluate", "--scenario", "donjon/duelo", "--agents", "random"],
-            "--agents: name at least two agents",
+            ["evaluate", "--scenario", "donjon/duelo", "--agents", "random", "--no-baselines"],
+            "--agents: name at least two agents separated by commas, not 'random' (with "
+            "--no-baselines only the agents named play)",
+        ),
+        (
+            ["evaluate", "--scenario", "donjon/duelo", "--agents", " , "],
+            "--agents: name at least one agent, not ' , '",
         ),
         (
             ["evaluate", "--scenario", "donjon/duelo", "--agents", "random,heuristic", "-n", "0"],

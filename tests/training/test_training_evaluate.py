@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import pytest
 
 from escaramuza.agents import make_agent as real_make_agent
 from escaramuza.playtest import runner as playtest_runner
+from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.rules.core.state import BattleState
@@ -153,17 +156,46 @@ def test_same_seed_same_numbers(with_passive: None) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("random", "--agents: name at least two agents"),
+        (
+            "random",
+            "--agents: name at least two agents separated by commas, not 'random' (with "
+            "--no-baselines only the agents named play)",
+        ),
         ("random,random", "--agents: 'random' is named twice"),
         ("random,nobody", "--agents: unknown agent 'nobody'"),
         ("random,policy:/nope.zip", "--agents: policy /nope.zip: no such model file"),
     ],
 )
 def test_parse_agents_errors(text: str, message: str) -> None:
-    from escaramuza.rules.core.errors import EscaramuzaError
-
-    with pytest.raises(EscaramuzaError, match="^" + message.replace("(", r"\(")):
+    with pytest.raises(EscaramuzaError, match="^" + re.escape(message)):
         parse_agents(text)
+
+
+@pytest.mark.parametrize(
+    ("given", "played"),
+    [
+        # One agent and the baselines: the same three agents as "random,heuristic" plays.
+        ("random", ["random", "heuristic", "first-legal"]),
+        ("random,heuristic", ["random", "heuristic", "first-legal"]),
+        ("heuristic", ["heuristic", "first-legal", "random"]),
+    ],
+)
+def test_one_agent_is_evaluated_against_the_baselines(
+    given: str, played: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--agents random`` was refused ("name at least two agents") though the baselines
+    join it: ``--agents random,heuristic`` plays exactly the same three agents."""
+    seen: list[list[str]] = []
+
+    def stop(_scenarios: object, agents: list[str], *_args: object) -> None:
+        seen.append(list(agents))
+        raise EscaramuzaError("stop before the battles")
+
+    monkeypatch.setattr(evaluate_module, "evaluate", stop)
+    with pytest.raises(EscaramuzaError, match="stop before the battles"):
+        evaluate_module.run([SCENARIO], given, 1, 1, 1, None, False, io.StringIO())
+    assert seen == [played]
+    assert parse_agents(given, baselines=True) == given.split(",")
 
 
 @pytest.fixture()
