@@ -258,7 +258,7 @@ def run_command(args: Any, out: TextIO) -> int:
             False if args.no_autosave else (Path(args.autosave) if args.autosave else True)
         )
         if not args.max_ms > 0:
-            raise GMError("--max-ms must be positive")
+            raise GMError(_("--max-ms must be positive"))
         check_budget(args.budget_ms, args.iterations, "--budget-ms", "--iterations")
         run_session(
             args.target,
@@ -280,7 +280,7 @@ def run_command(args: Any, out: TextIO) -> int:
         return _run_plan(args, out)
     for option, given in (("--samples", args.samples), ("--playouts", args.playouts)):
         if given is not None:
-            raise GMError(f"{option} goes with --plan")
+            raise GMError(_f("{option} goes with --plan", option))
     import json
 
     # Before the battle is opened: a budget the search could not finish is refused at once.
@@ -289,14 +289,22 @@ def run_command(args: Any, out: TextIO) -> int:
         check_budget(args.max_ms, None, "--max-ms")
     if args.max_ms is not None and args.iterations is not None:
         raise GMError(
-            "--max-ms extends a time budget (--budget-ms); with --iterations the "
-            "search stops at N rollouts, so that the ranking is reproducible"
+            _(
+                "--max-ms extends a time budget (--budget-ms); with --iterations the "
+                "search stops at N rollouts, so that the ranking is reproducible"
+            )
         )
     budget = args.budget_ms if args.budget_ms is not None or args.iterations is None else None
     if budget is None and args.iterations is None:
         budget = DEFAULT_BUDGET_MS
     if args.max_ms is not None and budget is not None and args.max_ms < budget:
-        raise GMError(f"--max-ms ({args.max_ms:g}) must be at least --budget-ms ({budget:g})")
+        raise GMError(
+            _f(
+                "--max-ms ({max_ms:g}) must be at least --budget-ms ({budget_ms:g})",
+                args.max_ms,
+                budget,
+            )
+        )
     # The default maximum never cuts an explicit budget above it.
     max_ms = (
         None
@@ -377,8 +385,11 @@ def _run_plan(args: Any, out: TextIO) -> int:
     ):
         if value is not None:
             raise GMError(
-                f"{option} does not go with --plan: the plan searches each enemy decision "
-                "with --iterations rollouts, so that it is reproducible"
+                _f(
+                    "{option} does not go with --plan: the plan searches each enemy decision "
+                    "with --iterations rollouts, so that it is reproducible",
+                    option,
+                )
             )
 
     def given(value: int | None, default: int) -> int:

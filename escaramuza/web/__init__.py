@@ -77,15 +77,20 @@ def is_loopback(host: str) -> bool:
 def run_command(args: Any, out: TextIO) -> int:
     """Run ``escaramuza serve`` until interrupted."""
     if not 0 < args.port < 65536:
-        raise EscaramuzaError(f"--port must be 1–65535, not {args.port}")
+        raise EscaramuzaError(
+            _f("{name} must be 1–{most}, not {value}", "--port", 65535, args.port)
+        )
     try:
         import uvicorn
 
         from escaramuza.web.app import LOOPBACK_HOSTS, create_app
     except ImportError as exc:
         raise EscaramuzaError(
-            f"escaramuza serve needs the web extra ({exc.name} is missing): "
-            "pip install 'escaramuza[web]'"
+            _f(
+                "escaramuza serve needs the web extra ({module} is missing): "
+                "pip install 'escaramuza[web]'",
+                exc.name,
+            )
         ) from None
     local = is_loopback(args.host)
     if not local:
@@ -121,7 +126,11 @@ def run_command(args: Any, out: TextIO) -> int:
         pass
     if not server.started:
         raise EscaramuzaError(
-            f"could not serve on {shown}:{args.port} (the reason is above: a port in use?)"
+            _f(
+                "could not serve on {host}:{port} (the reason is above: a port in use?)",
+                shown,
+                args.port,
+            )
         )
     return 0
 

@@ -3,12 +3,15 @@ OpenAPI schema (``/openapi.json``)."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from fastapi import Form
 from pydantic import BaseModel, BeforeValidator, Field, StrictBool
 
 from escaramuza.gm import DEFAULT_SEED
+from escaramuza.rules.core.errors import clip
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.seeds import MAX_SEED
 from escaramuza.web import limits
 from escaramuza.web.views import ActionModel
@@ -18,9 +21,10 @@ def _number(value: object) -> object:
     # JSON's false/true and "12" are not numbers: pydantic's lax mode would read them as
     # 0, 1 and 12 (`"seed": false` would start a battle with seed 0).
     # 12.0 stays a valid integer, as it is for the JSON Schema `integer` of /openapi.json.
+    # The value as the JSON body wrote it (false, "12"), cut so that the answer stays short.
     if isinstance(value, bool | str):
         raise ValueError(
-            "expected a number, not " + ("true/false" if value in (True, False) else "text")
+            _f("expected a number, not {value}", clip(json.dumps(value, ensure_ascii=False), 40))
         )
     return value
 

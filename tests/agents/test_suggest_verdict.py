@@ -369,3 +369,32 @@ def test_suggest_refusals_speak_the_current_language(marked: None) -> None:
         with pytest.raises(SuggestError) as caught:
             call()
         assert str(caught.value) == message
+
+
+def test_suggest_and_gm_option_refusals_speak_the_current_language(
+    marked: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line's refusals of suggest's and gm's options were English under
+    ``--lang es``: each is now the marked catalog's (tests/conftest.py). They are refused
+    before a battle is opened or searched."""
+    rows = [
+        (["gm", AMBUSH, "--max-ms", "0"], "«--max-ms must be positive»"),
+        (["suggest", AMBUSH, "--samples", "3"], "«--samples goes with --plan»"),
+        (
+            ["suggest", AMBUSH, "--plan", "--actor", "x"],
+            "«--actor does not go with --plan: the plan searches each enemy decision with "
+            "--iterations rollouts, so that it is reproducible»",
+        ),
+        (
+            ["suggest", AMBUSH, "--iterations", "10", "--max-ms", "300"],
+            "«--max-ms extends a time budget (--budget-ms); with --iterations the search "
+            "stops at N rollouts, so that the ranking is reproducible»",
+        ),
+        (
+            ["suggest", AMBUSH, "--budget-ms", "500", "--max-ms", "300"],
+            "«--max-ms (300) must be at least --budget-ms (500)»",
+        ),
+    ]
+    for argv, message in rows:
+        assert main(argv) == 2
+        assert capsys.readouterr().err == f"escaramuza: error: {message}\n"

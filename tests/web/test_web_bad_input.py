@@ -476,3 +476,55 @@ def test_session_playtest_and_request_refusals_speak_the_current_language(
     # The page's Apply without an action.
     page = c.post("/ui/apply", data={"version": "0"})
     assert page.status_code == 400 and "«pick an action to apply»" in page.text
+
+
+def test_serve_and_body_number_refusals_speak_the_current_language(
+    marked: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``serve``'s refusals and the JSON bodies' "expected a number" were English under
+    ``--lang es`` / ``?lang=es``: each is now the marked catalog's (tests/conftest.py)."""
+    import faulthandler
+    import sys
+
+    import uvicorn
+
+    from escaramuza.agents import fast
+    from escaramuza.cli import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert capsys.readouterr().err == "escaramuza: error: «--port must be 1–65535, not 70000»\n"
+    # The web extra missing: its import fails.
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "uvicorn", None)
+        assert main(["serve"]) == 2
+    assert capsys.readouterr().err == (
+        "escaramuza: error: «escaramuza serve needs the web extra (uvicorn is missing): "
+        "pip install 'escaramuza[web]'»\n"
+    )
+
+    # A server that never starts (uvicorn logs why: the port in use, say) and returns.
+    class NeverStarted:
+        started = False
+
+        def __init__(self, config: object) -> None:
+            pass
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(uvicorn, "Server", NeverStarted)
+    monkeypatch.setattr(fast, "warm_in_background", lambda rulesets: None)
+    monkeypatch.setattr(faulthandler, "enable", lambda: None)
+    assert main(["serve", "--port", "8123"]) == 2
+    assert capsys.readouterr().err == (
+        "escaramuza: error: «could not serve on 127.0.0.1:8123 (the reason is above: a port "
+        "in use?)»\n"
+    )
+    # JSON's false and "12" are not numbers; the value is shown as the body wrote it.
+    c = started()
+    for seed, shown in ((False, "false"), ("12", '"12"')):
+        r = c.post("/api/battle", json={"scenario": DUEL, "seed": seed})
+        assert (r.status_code, r.json()["detail"]) == (
+            422,
+            f"seed: Value error, «expected a number, not {shown}»",
+        )
