@@ -74,6 +74,12 @@ class Hyperparameters(BaseModel):
         "weights, a cheaper gradient step (false: torch's per-tensor Adam, as runs "
         "before it and the shipped policies)",
     )
+    fused_softmax: bool = Field(
+        True,
+        description="maskable-ppo: the masked action distribution normalised once by "
+        "torch's fused log_softmax — the same distribution rounded differently, a cheaper "
+        "step (false: sb3-contrib's arithmetic bit for bit, as the shipped policies)",
+    )
 
     @model_validator(mode="after")
     def _positive_layers(self) -> Hyperparameters:

@@ -207,15 +207,22 @@ def policy_for(algo: str) -> Any:
 SB3_ADAM_EPS = 1e-5
 
 
-def policy_kwargs(net_arch: list[int], fused_adam: bool) -> dict[str, Any]:
-    """The ``policy_kwargs`` ``escaramuza train`` gives SB3: the MLP's layers and, with
+def policy_kwargs(
+    net_arch: list[int], fused_adam: bool, fused_softmax: bool = False
+) -> dict[str, Any]:
+    """The ``policy_kwargs`` ``escaramuza train`` gives SB3: the MLP's layers; with
     ``fused_adam``, torch's fused CPU Adam — the same update rule applied to every weight
     in one pass, where the default per-tensor loop pays torch's dispatch for each tensor
-    and operation (docs/decisions/0017-training-throughput.md)."""
-    if not fused_adam:
-        return {"net_arch": list(net_arch)}
-    # Given any optimizer_kwargs, SB3 drops its own Adam default (eps=1e-5): restated.
-    return {"net_arch": list(net_arch), "optimizer_kwargs": {"eps": SB3_ADAM_EPS, "fused": True}}
+    and operation; with ``fused_softmax`` (``OnceMaskedPolicy`` only), the masked
+    distribution normalised once (training/masking.py;
+    docs/decisions/0017-training-throughput.md)."""
+    kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
+    if fused_adam:
+        # Given any optimizer_kwargs, SB3 drops its own Adam default (eps=1e-5): restated.
+        kwargs["optimizer_kwargs"] = {"eps": SB3_ADAM_EPS, "fused": True}
+    if fused_softmax:
+        kwargs["fused_softmax"] = True
+    return kwargs
 
 
 def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path | None) -> Any:
@@ -226,7 +233,8 @@ def _model(config: TrainConfig, venv: Any, resume: Path | None, logs: Path | Non
 
     cls: Any = MaskablePPO if config.algo == "maskable-ppo" else PPO
     hp = config.hyperparameters.model_dump()
-    kwargs = policy_kwargs(hp.pop("net_arch"), hp.pop("fused_adam"))
+    fused_softmax = hp.pop("fused_softmax") and config.algo == "maskable-ppo"
+    kwargs = policy_kwargs(hp.pop("net_arch"), hp.pop("fused_adam"), fused_softmax)
     if resume is not None:
         # Every pickled entry of the checkpoint is replaced by a custom object, so SB3's
         # load unpickles nothing: a checkpoint is a file like any other.

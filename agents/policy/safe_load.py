@@ -319,7 +319,7 @@ def _policy_kwargs(doc: dict[str, Any], label: str) -> dict[str, Any]:
                     )
                 )
             kwargs[key] = getattr(torch.nn, match.group(1))
-        elif key in ("ortho_init", "share_features_extractor", "normalize_images"):
+        elif key in ("ortho_init", "share_features_extractor", "normalize_images", "fused_softmax"):
             if not isinstance(value, bool):
                 raise EscaramuzaError(
                     _f("{label}: policy_kwargs {key} is not true/false", label, key)

@@ -183,3 +183,80 @@ def test_training_gives_the_stock_policys_weights() -> None:
     assert stock.keys() == ours.keys()
     for name in stock:
         assert th.equal(stock[name], ours[name]), name
+
+
+# -- fused_softmax: the masked logits normalised once ----------------------------------------
+@pytest.mark.parametrize(
+    ("seed", "rows", "n", "legal"),
+    [(0, 1, 345, 6), (1, 128, 345, 6), (2, 16, 5, 1), (3, 16, 40, 40), (4, 64, 151, 30)],
+)
+def test_fused_softmax_is_upstreams_distribution_rounded_once(
+    seed: int, rows: int, n: int, legal: int
+) -> None:
+    logits, masks = _batch(seed, rows, n, legal)
+    ours = OnceMaskedCategorical(logits, masks, fused_softmax=True)
+    theirs = MaskableCategorical(logits=logits, masks=masks)
+    legal_slots = th.as_tensor(masks)
+    # Independent of upstream's code path: the softmax of the legal logits alone, in
+    # float64, is the distribution both must give.
+    exact = th.zeros(rows, n, dtype=th.float64)
+    for r in range(rows):
+        row = logits[r].double()[legal_slots[r]]
+        exact[r, legal_slots[r]] = th.softmax(row, dim=0)
+    assert th.allclose(ours.probs.double(), exact, rtol=1e-5, atol=1e-7)
+    assert th.allclose(ours.probs, theirs.probs, rtol=1e-5, atol=1e-7)
+    assert bool((ours.probs[~legal_slots] == 0).all())
+    assert th.allclose(ours.probs.sum(-1), th.ones(rows), atol=1e-6)
+    actions = th.as_tensor([int(np.flatnonzero(row)[-1]) for row in masks])
+    expected = th.log(exact.gather(1, actions[:, None]).squeeze(1))
+    assert th.allclose(ours.log_prob(actions).double(), expected, atol=1e-5)
+    assert th.allclose(ours.entropy(), theirs.entropy(), atol=1e-5)
+    # One normalisation: the logits are exactly log_softmax of the masked raw logits.
+    masked = th.where(legal_slots, logits, -1e8)
+    assert th.equal(ours.logits, th.log_softmax(masked, dim=-1))
+    th.manual_seed(seed)
+    drawn = ours.sample(th.Size([50]))
+    assert bool(legal_slots.gather(1, drawn.T).all())
+
+
+def test_fused_softmax_unmasked_is_the_plain_softmax() -> None:
+    logits, _ = _batch(6, 8, 30, 30)
+    dist = OnceMaskedCategoricalDistribution(30, fused_softmax=True).proba_distribution(logits)
+    assert th.equal(dist.distribution.logits, th.log_softmax(logits, dim=-1))
+    assert dist.distribution.masks is None
+
+
+def test_fused_softmax_is_a_saved_setting_of_the_policy(tmp_path: object) -> None:
+    """Set by ``escaramuza train`` (its default), saved with the model, read back by
+    SB3's loader and by escaramuza's safe one; a model saved without it keeps
+    upstream's arithmetic."""
+    from escaramuza.agents.policy.loading import load_model
+    from escaramuza.training.config import Hyperparameters
+    from escaramuza.training.envs import make_train_env
+    from escaramuza.training.train import policy_kwargs
+
+    assert Hyperparameters().fused_softmax is True
+    assert policy_kwargs([16], False, True) == {"net_arch": [16], "fused_softmax": True}
+    env = make_train_env("escaramuza/Cairn-v0", ["cairn/duelo_bugbear"], "enemies", "random", False)
+    for fused in (True, False):
+        model = MaskablePPO(
+            OnceMaskedPolicy,
+            env,
+            n_steps=32,
+            batch_size=16,
+            n_epochs=1,
+            seed=0,
+            policy_kwargs=policy_kwargs([16], False, fused),
+        )
+        assert model.policy.action_dist.fused_softmax is fused
+        path = f"{tmp_path}/m{fused}.zip"
+        model.save(path)
+        assert MaskablePPO.load(path, device="cpu").policy.action_dist.fused_softmax is fused
+        loaded, _ = load_model(path)  # the safe loader: JSON and tensors only
+        assert loaded.policy.action_dist.fused_softmax is fused
+
+
+def test_fused_softmax_must_be_a_bool() -> None:
+    obs = spaces.Box(-1.0, 1.0, (3,), np.float32)
+    with pytest.raises(TypeError, match="fused_softmax"):
+        OnceMaskedPolicy(obs, spaces.Discrete(4), lambda _: 3e-4, fused_softmax="yes")
