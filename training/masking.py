@@ -61,20 +61,22 @@ class OnceMaskedCategorical(MaskableCategorical):
         fused_softmax: bool = False,
     ) -> None:
         if fused_softmax:
-            self._fused(logits, masks)
+            # The masked raw logits normalised once by log_softmax (one fused kernel
+            # forward and backward): upstream's distribution — a masked slot's
+            # probability exactly 0, the others' the softmax of the unmasked logits —
+            # rounded once.
+            self._original_logits = logits
+            normalised = th.log_softmax(self._masked(logits, masks), dim=-1)
+            # What Categorical.__init__ sets, without its logsumexp normalisation (done
+            # already); argument validation off, as below.
+            self.logits = normalised
+            self._param = normalised
+            self._num_events = normalised.size(-1)
+            Distribution.__init__(self, normalised.size()[:-1], validate_args=False)
             return
         # What upstream's first Categorical stores as its logits, and keeps to mask.
         normalised = logits - logits.logsumexp(dim=-1, keepdim=True)
         self._original_logits = normalised
-        if masks is None:
-            self.masks = None
-            masked = normalised
-        else:
-            self.masks = th.as_tensor(masks, dtype=th.bool, device=logits.device).reshape(
-                logits.shape
-            )
-            # A Python scalar, not a fresh tensor: the same value in the logits' dtype.
-            masked = th.where(self.masks, normalised, MASKED_LOGIT)
         # Skip MaskableCategorical.__init__ (its extra builds) and build once; the
         # inherited apply_masking and entropy work on the attributes set above. Argument
         # validation is off: it checks that the logits are real numbers and, in log_prob,
@@ -82,28 +84,17 @@ class OnceMaskedCategorical(MaskableCategorical):
         # and changes no number. The logits are the network's output and the actions its
         # own samples or the rollout buffer's; a NaN from a diverged network still stops
         # training, in torch.multinomial.
-        Categorical.__init__(self, logits=masked, validate_args=False)
+        Categorical.__init__(self, logits=self._masked(normalised, masks), validate_args=False)
 
-    def _fused(self, logits: th.Tensor, masks: th.Tensor | np.ndarray | None) -> None:
-        """The masked raw logits normalised once by ``log_softmax`` (one fused kernel
-        forward and backward): upstream's distribution — a masked slot's probability is
-        exactly 0, the others' the softmax of the unmasked logits — rounded once."""
-        self._original_logits = logits
+    def _masked(self, logits: th.Tensor, masks: th.Tensor | np.ndarray | None) -> th.Tensor:
+        """``logits`` with the slots ``masks`` forbids at :data:`MASKED_LOGIT`, as
+        upstream masks them; sets ``self.masks``."""
         if masks is None:
             self.masks = None
-            masked = logits
-        else:
-            self.masks = th.as_tensor(masks, dtype=th.bool, device=logits.device).reshape(
-                logits.shape
-            )
-            masked = th.where(self.masks, logits, MASKED_LOGIT)
-        normalised = th.log_softmax(masked, dim=-1)
-        # What Categorical.__init__ sets, without its own logsumexp normalisation (the
-        # logits are normalised already); validation off, as above.
-        self.logits = normalised
-        self._param = normalised
-        self._num_events = normalised.size(-1)
-        Distribution.__init__(self, normalised.size()[:-1], validate_args=False)
+            return logits
+        self.masks = th.as_tensor(masks, dtype=th.bool, device=logits.device).reshape(logits.shape)
+        # A Python scalar, not a fresh tensor: the same value in the logits' dtype.
+        return th.where(self.masks, logits, MASKED_LOGIT)
 
     def entropy(self) -> th.Tensor:
         """Upstream's masked entropy (a masked slot adds 0), its zero a Python scalar."""
