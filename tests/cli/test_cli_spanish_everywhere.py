@@ -228,3 +228,73 @@ def test_the_web_page_in_spanish_has_no_english() -> None:
     text = re.sub(r"<script.*?</script>|<style.*?</style>|<[^>]+>", " ", page, flags=re.S)
     assert "VICTORIA" in text.upper() or "victoria" in text
     assert leaks(text) == []
+
+
+#: Bad input of the commands and the start of the Spanish reason each gets; ``{tmp}`` is a
+#: fresh folder. A list of known names is syntax (``tactician``, ``escaramuza/Donjon-v0``)
+#: and is not read.
+REFUSALS = [
+    (["play", "donjon/duelo", "--heroes", "nadie"], "agente desconocido 'nadie'"),
+    (["playtest", "donjon/duelo", "-n", "2", "--enemies", "nadie"], "agente desconocido"),
+    (["warmup", "nadie"], "reglamento desconocido 'nadie'"),
+    (["warmup", "--jobs", "0"], "--jobs debe ser un número positivo de procesos, no 0"),
+    (
+        ["train", "--out", "{tmp}/run", "--env", "escaramuza/Nadie-v0"],
+        "--env: entorno desconocido 'escaramuza/Nadie-v0'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "reason"), REFUSALS, ids=[" ".join(r[0]) for r in REFUSALS])
+def test_a_commands_refusal_in_spanish_has_no_english(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], reason: str
+) -> None:
+    assert main(["--lang", "es", *(a.replace("{tmp}", str(tmp_path)) for a in argv)]) == 2
+    _out, err = capsys.readouterr()
+    message = err.removeprefix("escaramuza: error: ")
+    assert message.startswith(reason), err
+    assert leaks(re.sub(r"\(conocidos: [^)]*\)", "", message)) == []
+
+
+def test_plays_saved_state_line_in_spanish_has_no_english(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "fin.json"
+    assert (
+        main(["play", "donjon/duelo", "--seed", "1", "--save-state", str(path), "--lang", "es"])
+        == 0
+    )
+    _out, err = capsys.readouterr()
+    assert err == f"estado guardado en {path}\n"
+    assert leaks(err) == []
+
+
+def test_the_apis_refusals_of_a_request_in_spanish_have_no_english() -> None:
+    """pydantic's English ("Field required", "Value error, …") never reaches the user:
+    each reason is the loader's, in the request's language."""
+    from fastapi.testclient import TestClient
+
+    from escaramuza.web.app import create_app
+
+    bodies: list[object] = [
+        {"seed": 3},
+        {"scenario": "donjon/duelo", "seed": False},
+        {"scenario": "donjon/duelo", "seed": -1},
+        {"scenario": 5},
+        [1, 2],
+    ]
+    with TestClient(create_app()) as c:
+        details = [c.post("/api/battle?lang=es", json=body).json()["detail"] for body in bodies]
+        broken = c.post(
+            "/api/battle?lang=es", content=b"{", headers={"content-type": "application/json"}
+        )
+        details.append(broken.json()["detail"])
+    assert details[:2] == [
+        "scenario: falta este campo obligatorio",
+        "seed: se esperaba un número, no false",
+    ]
+    assert details[-1].startswith("petición: JSON no válido: ")
+    # The field names are the body's keys; the JSON parser's words after "JSON no
+    # válido:" are the library's.
+    reasons = [detail.split(": ", 1)[1] for detail in details[:-1]]
+    assert leaks("\n".join(reasons)) == []
