@@ -15,6 +15,7 @@ import io
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po
@@ -298,3 +299,45 @@ def test_the_apis_refusals_of_a_request_in_spanish_have_no_english() -> None:
     # válido:" are the library's.
     reasons = [detail.split(": ", 1)[1] for detail in details[:-1]]
     assert leaks("\n".join(reasons)) == []
+
+
+def test_a_state_files_bookkeeping_error_in_spanish_has_no_english(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A ruleset's bookkeeping (``data``) checked by its pydantic schema: an unknown key
+    and a value of the wrong type are refused with the loader's Spanish reasons; so is a
+    condition's value past the rulesets' shared bound, and an unknown combatant."""
+    import json
+
+    def saved(scenario: str) -> dict[str, Any]:
+        path = tmp_path / "partida.json"
+        argv = ["play", scenario, "--seed", "1", "--stop-after", "2", "--save-state"]
+        assert main([*argv, str(path), "--lang", "es"]) == 0
+        doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return doc
+
+    extra = saved("donjon/duelo")
+    extra["combatants"][0]["data"]["sobra"] = 1
+    wrong = saved("donjon/duelo")
+    wrong["data"]["count"] = "catorce"
+    poisoned = saved("destiny_dice/emboscada")
+    poisoned["combatants"][0]["conditions"] = [{"name": "envenenado", "value": 5000}]
+    stranger = saved("cairn/duelo_bugbear")
+    stranger["data"]["queue"] = ["nadie"]
+    reasons = {}
+    edits = (("sobra", extra), ("tipo", wrong), ("cota", poisoned), ("nadie", stranger))
+    for name, edited in edits:
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(edited), encoding="utf-8")
+        capsys.readouterr()
+        assert main(["validate", str(path), "--lang", "es"]) == 2
+        reasons[name] = capsys.readouterr().out.splitlines()[0]
+    assert reasons == {
+        "sobra": f"{tmp_path / 'sobra.json'}:1: combatants[0].data.sobra: campo desconocido",
+        "tipo": f"{tmp_path / 'tipo.json'}:1: data.count: 'catorce' no es un número entero",
+        "cota": f"{tmp_path / 'cota.json'}:1: combatants[0].conditions[0].value: 5000 está "
+        "fuera de ±1000",
+        "nadie": f"{tmp_path / 'nadie.json'}:1: data.queue[0]: combatiente desconocido 'nadie' "
+        "(combatientes: caballero, bugbear)",
+    }
+    assert leaks("\n".join(reasons.values())) == []
