@@ -5,6 +5,7 @@ from __future__ import annotations
 from escaramuza.agents.base import Agent, FirstLegalAgent, RandomAgent
 from escaramuza.agents.heuristic import TEMPERAMENTS, HeuristicAgent
 from escaramuza.rules.core.errors import UnknownNameError
+from escaramuza.rules.core.i18n import _f
 
 AGENT_NAMES = (
     "random",
@@ -47,7 +48,7 @@ def make_agent(spec: str | Agent, trust_policy: bool = False, engine: str | None
     if temperament in TEMPERAMENTS and spec != "random":
         return HeuristicAgent(temperament)
     known = ", ".join((*AGENT_NAMES, *TEMPERAMENTS[:-1]))
-    raise UnknownNameError(f"unknown agent {spec!r} (known: {known})")
+    raise UnknownNameError(_f("unknown agent {agent} (known: {known})", repr(spec), known))
 
 
 __all__ = [

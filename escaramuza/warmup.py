@@ -59,9 +59,17 @@ def cmd_warmup(args: argparse.Namespace, out: TextIO) -> int:
     wanted = list(args.rulesets) or list(RULESETS)
     for ruleset_id in wanted:
         if ruleset_id not in RULESETS:
-            raise UnknownNameError(f"unknown ruleset {ruleset_id!r} (known: {', '.join(RULESETS)})")
+            raise UnknownNameError(
+                _f(
+                    "unknown ruleset {name} (known: {known})",
+                    repr(ruleset_id),
+                    ", ".join(RULESETS),
+                )
+            )
     if args.jobs is not None and args.jobs < 1:
-        raise EscaramuzaError(f"--jobs must be a positive number of processes, not {args.jobs}")
+        raise EscaramuzaError(
+            _f("--jobs must be a positive number of processes, not {n}", args.jobs)
+        )
     compiled = [r for r in wanted if find_kernel(r) is not None]
     jobs = min(args.jobs or machine_threads(), len(compiled))
     pool: ProcessPoolExecutor | None = None
@@ -98,5 +106,5 @@ def _seconds(ruleset_id: str, started: Future[float] | None, warm_up: Any) -> fl
         return started.result()
     except Exception as exc:
         raise EscaramuzaError(
-            f"{ruleset_id}: compiling its kernel failed in its process: {exc}"
+            _f("{ruleset}: compiling its kernel failed in its process: {error}", ruleset_id, exc)
         ) from None

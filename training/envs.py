@@ -21,6 +21,7 @@ from escaramuza.agents import Agent, make_agent
 from escaramuza.envs.common import STANDARD_LIMITS, EnvLimits, fitted_limits
 from escaramuza.envs.single import EscaramuzaEnv
 from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+from escaramuza.rules.core.i18n import _f
 
 if TYPE_CHECKING:
     from escaramuza.training.config import TrainConfig
@@ -35,7 +36,11 @@ def ruleset_of(env_id: str) -> str:
     """The ruleset id behind a registered escaramuza env id."""
     if env_id not in escaramuza.envs.ENV_IDS:
         raise UnknownNameError(
-            f"--env: unknown env {env_id!r} (known: {', '.join(escaramuza.envs.ENV_IDS)})"
+            _f(
+                "--env: unknown env {env} (known: {known})",
+                repr(env_id),
+                ", ".join(escaramuza.envs.ENV_IDS),
+            )
         )
     ruleset = gym.spec(env_id).kwargs.get("ruleset")
     if not isinstance(ruleset, str):

@@ -336,7 +336,7 @@ def after_play(state: BattleState, args: Any, out: TextIO) -> bool:
         save_state(state, args.save_state, {"seed": args.seed, "steps": 0, "roll": "auto"})
     if state.outcome is not None:
         if args.save_state:
-            sys.stderr.write(f"state saved to {args.save_state}\n")
+            sys.stderr.write(_f("state saved to {path}", args.save_state) + "\n")
         return False
     pending = state.pending
     who = state.by_id[pending.actor].name if pending is not None else _("nobody")

@@ -94,10 +94,12 @@ def run_command(args: Any, out: TextIO) -> int:
         ) from None
     local = is_loopback(args.host)
     if not local:
-        sys.stderr.write(
-            f"warning: listening on {args.host}: anyone who can reach this address can use "
-            "the page (there is no login)\n"
+        warning = _f(
+            "warning: listening on {host}: anyone who can reach this address can use the "
+            "page (there is no login)",
+            args.host,
         )
+        sys.stderr.write(warning + "\n")
     # On loopback, only local host names are answered (a guard against DNS rebinding).
     app = create_app(trusted_hosts=LOOPBACK_HOSTS if local else None)
     # Every kernel compiles (or loads) in the background while the page is used: the
@@ -118,7 +120,8 @@ def run_command(args: Any, out: TextIO) -> int:
     )
     server = _server_class(uvicorn.Server)(config)
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    out.write(f"escaramuza GM page: http://{shown}:{args.port}/  (API: /docs; Ctrl-C stops)\n")
+    url = f"http://{shown}:{args.port}/"
+    out.write(_f("escaramuza GM page: {url}  (API: /docs; Ctrl-C stops)", url) + "\n")
     out.flush()
     try:
         server.run()
@@ -139,11 +142,16 @@ def _hard_stop(seconds: float, sig: int) -> None:
     """Exit the process ``seconds`` from now, with status 128 + ``sig``, unless it has
     exited by then (a daemon timer: it never keeps the process alive)."""
 
+    # Worded now, in the language of the thread that got the signal: the timer's thread
+    # does not inherit the command's language (a context variable).
+    message = _f(
+        "escaramuza serve: not stopped {seconds:g} s after the stop signal (a request "
+        "still running in a worker thread?); exiting without waiting any longer",
+        seconds,
+    )
+
     def stop() -> None:
-        sys.stderr.write(
-            f"escaramuza serve: not stopped {seconds:g} s after the stop signal (a request "
-            "still running in a worker thread?); exiting without waiting any longer\n"
-        )
+        sys.stderr.write(message + "\n")
         sys.stderr.flush()
         sys.stdout.flush()
         os._exit(128 + sig)

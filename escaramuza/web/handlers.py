@@ -12,6 +12,7 @@ box.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -20,6 +21,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _
+from escaramuza.rules.core.pydantic_reasons import pydantic_reason
 from escaramuza.web.deps import lookup
 from escaramuza.web.page import render
 from escaramuza.web.problems import headers_of, page_error, status_of
@@ -47,11 +50,9 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'request'}: "
-            f"{e.get('msg', 'invalid')}"
-            for e in exc.errors()
-        )
+        # Each reason in the request's language, worded as the scenario loader words a
+        # file's (a validator's own sentence without pydantic's "Value error, ").
+        problems = "; ".join(f"{_field(e)}: {pydantic_reason(e)}" for e in exc.errors())
         if _is_api(request):
             return JSONResponse({"detail": problems}, status_code=422)
         session = lookup(request)
@@ -72,7 +73,15 @@ def add_error_handlers(app: FastAPI) -> None:
     async def internal_error(request: Request, exc: Exception) -> Response:
         # Logged with its traceback on the server; the client learns nothing more.
         log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
-        return JSONResponse({"detail": "internal server error"}, status_code=500)
+        return JSONResponse({"detail": _("internal server error")}, status_code=500)
+
+
+def _field(error: dict[str, Any]) -> str:
+    """The field of a request's validation error (``seed``, ``action.target``), or the
+    request itself for an error of the whole body: one that is not a JSON object, or not
+    JSON at all (whose location is a character position, not a field)."""
+    loc = () if error.get("type") == "json_invalid" else error.get("loc", ())
+    return ".".join(str(p) for p in loc if p != "body") or _("request")
 
 
 def _allowed_methods(request: Request) -> list[str]:
@@ -80,7 +89,7 @@ def _allowed_methods(request: Request) -> list[str]:
     its routers, :func:`escaramuza.web.app.create_app`'s ``app.state.routes``)."""
     methods: set[str] = set()
     for route in request.app.state.routes:
-        match, _ = route.matches(request.scope)
+        match, _scope = route.matches(request.scope)
         if match != Match.NONE:
             methods |= getattr(route, "methods", None) or set()
     return sorted(methods)

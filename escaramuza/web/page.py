@@ -16,7 +16,7 @@ from escaramuza import __version__
 from escaramuza.gm import DEFAULT_SEED
 from escaramuza.gm.autopilot import DEFAULT_AGENT
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import LANGUAGES, _, current_language
+from escaramuza.rules.core.i18n import LANGUAGES, _, _f, current_language
 from escaramuza.web import limits
 from escaramuza.web.autopilot import AUTOPILOT_AGENTS
 from escaramuza.web.deps import cookie, obtain
@@ -185,7 +185,7 @@ def ui_playtest(
 def ui_lang(request: Request, lang: Annotated[str, Form(max_length=10)]) -> Response:
     if lang not in LANGUAGES:
         session, created = obtain(request)
-        problem = f"lang: {lang!r} is not a language escaramuza speaks (en or es)"
+        problem = _f("lang: {lang} is not a language escaramuza speaks (en or es)", repr(lang))
         return render(request, session, problem, 400, created)
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(LANG_COOKIE, lang, samesite="strict", max_age=365 * 24 * 3600)

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Action, DecisionKind, Side, Status
+from escaramuza.rules.core.pydantic_reasons import pydantic_problems
 from escaramuza.rules.core.state import BattleState
 
 #: Classes of the core a state's bookkeeping may hold (Cairn's declared actions…).
@@ -50,15 +51,10 @@ class Schema(BaseModel):
 
 
 def _error(err: ValidationError, field: str) -> BookkeepingError:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    path = f"{field}.{where}" if where else field
-    msg = first["msg"]
-    if first["type"] == "extra_forbidden":
-        msg = "unknown field"
-    elif first["type"] == "missing":
-        msg = "required field is missing"
-    return BookkeepingError(path, msg.removeprefix("Value error, "))
+    """The first of ``err``'s errors, worded as the scenario loader words a file's, in the
+    current language."""
+    first = pydantic_problems(err, field)[0]
+    return BookkeepingError(first.field, first.reason)
 
 
 def validate(schema: type[BaseModel], data: Any, field: str) -> Any:
@@ -94,7 +90,9 @@ def check_id(state: BattleState, cid: Any, field: str, *, active: bool = False) 
     """``cid`` must name a combatant of the battle (an active one with ``active``)."""
     if not isinstance(cid, str) or cid not in state.by_id:
         known = ", ".join(state.by_id)
-        raise BookkeepingError(field, f"unknown combatant {short(cid)} (combatants: {known})")
+        raise BookkeepingError(
+            field, _f("unknown combatant {id} (combatants: {known})", short(cid), known)
+        )
     if active and not state.by_id[cid].active:
         raise BookkeepingError(field, f"{cid} is {state.by_id[cid].status.value}, not active")
     return cid
@@ -103,7 +101,9 @@ def check_id(state: BattleState, cid: Any, field: str, *, active: bool = False) 
 def check_zone(state: BattleState, zone: Any, field: str) -> str:
     if not isinstance(zone, str) or zone not in state.battlefield.zones:
         known = ", ".join(state.battlefield.zone_ids)
-        raise BookkeepingError(field, f"unknown zone {short(zone)} (zones: {known})")
+        raise BookkeepingError(
+            field, _f("unknown zone {zone} (zones: {known})", short(zone), known)
+        )
     return zone
 
 
@@ -116,13 +116,16 @@ def check_conditions(state: BattleState, known: Iterable[str]) -> None:
             if abs(cond.value) > MAX_COUNTER:
                 raise BookkeepingError(
                     f"combatants[{i}].conditions[{j}].value",
-                    f"{cond.value} is outside ±{MAX_COUNTER}",
+                    _f("{value} is outside ±{most}", cond.value, MAX_COUNTER),
                 )
             if name not in names:
                 raise BookkeepingError(
                     f"combatants[{i}].conditions[{j}].name",
-                    f"unknown condition {short(name)} for this ruleset "
-                    f"(known: {', '.join(sorted(names))})",
+                    _f(
+                        "unknown condition {name} (known: {known})",
+                        short(name),
+                        ", ".join(sorted(names)),
+                    ),
                 )
 
 

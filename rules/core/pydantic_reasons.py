@@ -163,6 +163,22 @@ def _text_length_reason(error: ErrorDetails) -> str:
 _OWN_TYPES = frozenset({"unknown_name"})
 
 
+def _worded_reason(error: ErrorDetails) -> str | None:
+    """The reason of an error that comes worded: a validator's own sentence (translated
+    where it is raised), an error of this project's own types, a JSON parser's words (a
+    position, what it expected: as the file loaders report a broken JSON file); ``None``
+    for pydantic's other errors."""
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if kind in ("value_error", "assertion_error") and "error" in ctx:
+        return str(ctx["error"])
+    if kind in _OWN_TYPES:
+        return error["msg"]
+    if kind == "json_invalid":
+        return _f("not valid JSON: {problem}", ctx.get("error", error["msg"]))
+    return None
+
+
 def pydantic_reason(error: ErrorDetails) -> str:
     """The reason of one pydantic error in the file's words and the current language,
     with the value written where it says more than the field path (``'catorce'``)."""
@@ -174,11 +190,9 @@ def pydantic_reason(error: ErrorDetails) -> str:
         return _("required field is missing")
     if kind == "extra_forbidden":
         return _("unknown field")
-    if kind in ("value_error", "assertion_error") and "error" in ctx:
-        # A validator's own sentence, translated where it is raised.
-        return str(ctx["error"])
-    if kind in _OWN_TYPES:
-        return error["msg"]
+    worded = _worded_reason(error)
+    if worded is not None:
+        return worded
     if kind == "int_type" and isinstance(given, bool):
         return _(_NOT_TRUE_OR_FALSE)
     if kind in _VALUE_REASONS:

@@ -70,10 +70,16 @@ def in_file(ruleset: str, text: str) -> Error:
     return error
 
 
-def in_model(model: type[BaseModel], data: Any) -> Error:
+def in_model(model: type[BaseModel], data: Any, json: bool = False) -> Error:
+    """The error of ``data`` against ``model``; with ``json``, of ``data`` read as JSON
+    text (as the web API reads a request's body)."""
+
     def error() -> ValidationError:
         with pytest.raises(ValidationError) as info:
-            model.model_validate(data)
+            if json:
+                model.model_validate_json(data)
+            else:
+                model.model_validate(data)
         return info.value
 
     return error
@@ -351,6 +357,13 @@ TYPES: list[tuple[str, Error, str, str, str]] = [
         "ruleset",
         "unknown ruleset 'ajedrez' (known: ",
         "reglamento desconocido 'ajedrez' (conocidos: ",
+    ),
+    (
+        "json_invalid",  # a body that is not JSON (the web API's requests): the parser's words
+        in_model(_Loose, '{"ratio": ', json=True),
+        "",
+        "not valid JSON: EOF while parsing a value",
+        "JSON no válido: EOF while parsing a value",
     ),
     (
         "multiple_of",  # a type the loader has no words of its own for: pydantic's, echoed

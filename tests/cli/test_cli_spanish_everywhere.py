@@ -15,6 +15,7 @@ import io
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po
@@ -228,3 +229,115 @@ def test_the_web_page_in_spanish_has_no_english() -> None:
     text = re.sub(r"<script.*?</script>|<style.*?</style>|<[^>]+>", " ", page, flags=re.S)
     assert "VICTORIA" in text.upper() or "victoria" in text
     assert leaks(text) == []
+
+
+#: Bad input of the commands and the start of the Spanish reason each gets; ``{tmp}`` is a
+#: fresh folder. A list of known names is syntax (``tactician``, ``escaramuza/Donjon-v0``)
+#: and is not read.
+REFUSALS = [
+    (["play", "donjon/duelo", "--heroes", "nadie"], "agente desconocido 'nadie'"),
+    (["playtest", "donjon/duelo", "-n", "2", "--enemies", "nadie"], "agente desconocido"),
+    (["warmup", "nadie"], "reglamento desconocido 'nadie'"),
+    (["warmup", "--jobs", "0"], "--jobs debe ser un número positivo de procesos, no 0"),
+    (
+        ["train", "--out", "{tmp}/run", "--env", "escaramuza/Nadie-v0"],
+        "--env: entorno desconocido 'escaramuza/Nadie-v0'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "reason"), REFUSALS, ids=[" ".join(r[0]) for r in REFUSALS])
+def test_a_commands_refusal_in_spanish_has_no_english(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], reason: str
+) -> None:
+    assert main(["--lang", "es", *(a.replace("{tmp}", str(tmp_path)) for a in argv)]) == 2
+    _out, err = capsys.readouterr()
+    message = err.removeprefix("escaramuza: error: ")
+    assert message.startswith(reason), err
+    assert leaks(re.sub(r"\(conocidos: [^)]*\)", "", message)) == []
+
+
+def test_plays_saved_state_line_in_spanish_has_no_english(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "fin.json"
+    assert (
+        main(["play", "donjon/duelo", "--seed", "1", "--save-state", str(path), "--lang", "es"])
+        == 0
+    )
+    _out, err = capsys.readouterr()
+    assert err == f"estado guardado en {path}\n"
+    assert leaks(err) == []
+
+
+def test_the_apis_refusals_of_a_request_in_spanish_have_no_english() -> None:
+    """pydantic's English ("Field required", "Value error, …") never reaches the user:
+    each reason is the loader's, in the request's language."""
+    from fastapi.testclient import TestClient
+
+    from escaramuza.web.app import create_app
+
+    bodies: list[object] = [
+        {"seed": 3},
+        {"scenario": "donjon/duelo", "seed": False},
+        {"scenario": "donjon/duelo", "seed": -1},
+        {"scenario": 5},
+        [1, 2],
+    ]
+    with TestClient(create_app()) as c:
+        details = [c.post("/api/battle?lang=es", json=body).json()["detail"] for body in bodies]
+        broken = c.post(
+            "/api/battle?lang=es", content=b"{", headers={"content-type": "application/json"}
+        )
+        details.append(broken.json()["detail"])
+    assert details[:2] == [
+        "scenario: falta este campo obligatorio",
+        "seed: se esperaba un número, no false",
+    ]
+    assert details[-1].startswith("petición: JSON no válido: ")
+    # The field names are the body's keys; the JSON parser's words after "JSON no
+    # válido:" are the library's.
+    reasons = [detail.split(": ", 1)[1] for detail in details[:-1]]
+    assert leaks("\n".join(reasons)) == []
+
+
+def test_a_state_files_bookkeeping_error_in_spanish_has_no_english(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A ruleset's bookkeeping (``data``) checked by its pydantic schema: an unknown key
+    and a value of the wrong type are refused with the loader's Spanish reasons; so is a
+    condition's value past the rulesets' shared bound, and an unknown combatant."""
+    import json
+
+    def saved(scenario: str) -> dict[str, Any]:
+        path = tmp_path / "partida.json"
+        argv = ["play", scenario, "--seed", "1", "--stop-after", "2", "--save-state"]
+        assert main([*argv, str(path), "--lang", "es"]) == 0
+        doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return doc
+
+    extra = saved("donjon/duelo")
+    extra["combatants"][0]["data"]["sobra"] = 1
+    wrong = saved("donjon/duelo")
+    wrong["data"]["count"] = "catorce"
+    poisoned = saved("destiny_dice/emboscada")
+    poisoned["combatants"][0]["conditions"] = [{"name": "envenenado", "value": 5000}]
+    stranger = saved("cairn/duelo_bugbear")
+    stranger["data"]["queue"] = ["nadie"]
+    reasons = {}
+    edits = (("sobra", extra), ("tipo", wrong), ("cota", poisoned), ("nadie", stranger))
+    for name, edited in edits:
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(edited), encoding="utf-8")
+        capsys.readouterr()
+        assert main(["validate", str(path), "--lang", "es"]) == 2
+        reasons[name] = capsys.readouterr().out.splitlines()[0]
+    assert reasons == {
+        "sobra": f"{tmp_path / 'sobra.json'}:1: combatants[0].data.sobra: campo desconocido",
+        "tipo": f"{tmp_path / 'tipo.json'}:1: data.count: 'catorce' no es un número entero",
+        "cota": f"{tmp_path / 'cota.json'}:1: combatants[0].conditions[0].value: 5000 está "
+        "fuera de ±1000",
+        "nadie": f"{tmp_path / 'nadie.json'}:1: data.queue[0]: combatiente desconocido 'nadie' "
+        "(combatientes: caballero, bugbear)",
+    }
+    assert leaks("\n".join(reasons.values())) == []

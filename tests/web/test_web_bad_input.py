@@ -258,7 +258,9 @@ def test_oversized_body_is_refused_before_it_is_read() -> None:
     assert "larger than" in r.json()["detail"]
 
 
-def test_unexpected_error_is_a_bare_500(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unexpected_error_is_a_bare_500(marked: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing of the error reaches the client; the message is the catalog's."""
+
     def boom(self: WebSession, version: int | None = None) -> list[str]:
         raise RuntimeError("secret internals /home/x")
 
@@ -267,7 +269,7 @@ def test_unexpected_error_is_a_bare_500(monkeypatch: pytest.MonkeyPatch) -> None
     c.post("/api/battle", json={"scenario": DUEL})
     r = c.post("/api/undo", json={})
     assert r.status_code == 500
-    assert r.json() == {"detail": "internal server error"}
+    assert r.json() == {"detail": "«internal server error»"}
     assert "secret" not in r.text and "Traceback" not in r.text
 
 
@@ -478,17 +480,34 @@ def test_session_playtest_and_request_refusals_speak_the_current_language(
     assert page.status_code == 400 and "«pick an action to apply»" in page.text
 
 
+def returning_server(monkeypatch: pytest.MonkeyPatch, started: bool) -> None:
+    """``serve`` with a uvicorn server whose ``run`` returns at once, having started or
+    not, and without the kernels' warm-up or faulthandler."""
+    import faulthandler
+
+    import uvicorn
+
+    from escaramuza.agents import fast
+
+    class Server:
+        def __init__(self, config: object) -> None:
+            self.started = started
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(uvicorn, "Server", Server)
+    monkeypatch.setattr(fast, "warm_in_background", lambda rulesets: None)
+    monkeypatch.setattr(faulthandler, "enable", lambda: None)
+
+
 def test_serve_and_body_number_refusals_speak_the_current_language(
     marked: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``serve``'s refusals and the JSON bodies' "expected a number" were English under
     ``--lang es`` / ``?lang=es``: each is now the marked catalog's (tests/conftest.py)."""
-    import faulthandler
     import sys
 
-    import uvicorn
-
-    from escaramuza.agents import fast
     from escaramuza.cli import main
 
     assert main(["serve", "--port", "70000"]) == 2
@@ -503,18 +522,7 @@ def test_serve_and_body_number_refusals_speak_the_current_language(
     )
 
     # A server that never starts (uvicorn logs why: the port in use, say) and returns.
-    class NeverStarted:
-        started = False
-
-        def __init__(self, config: object) -> None:
-            pass
-
-        def run(self) -> None:
-            pass
-
-    monkeypatch.setattr(uvicorn, "Server", NeverStarted)
-    monkeypatch.setattr(fast, "warm_in_background", lambda rulesets: None)
-    monkeypatch.setattr(faulthandler, "enable", lambda: None)
+    returning_server(monkeypatch, started=False)
     assert main(["serve", "--port", "8123"]) == 2
     assert capsys.readouterr().err == (
         "escaramuza: error: «could not serve on 127.0.0.1:8123 (the reason is above: a port "
@@ -526,5 +534,85 @@ def test_serve_and_body_number_refusals_speak_the_current_language(
         r = c.post("/api/battle", json={"scenario": DUEL, "seed": seed})
         assert (r.status_code, r.json()["detail"]) == (
             422,
-            f"seed: Value error, «expected a number, not {shown}»",
+            f"seed: «expected a number, not {shown}»",
         )
+
+
+def test_serve_speaks_the_current_language_from_start_to_hard_stop(
+    marked: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``serve``'s warning about a non-loopback host, its start line and the message of
+    its hard stop are the catalog's, the hard stop's worded in the language of the
+    signal's thread (its timer's thread starts in the default language)."""
+    import signal
+    import threading
+
+    import escaramuza.web as web
+    from escaramuza.cli import main
+
+    returning_server(monkeypatch, started=True)
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "«escaramuza GM page: http://0.0.0.0:8123/  (API: /docs; Ctrl-C stops)»\n"
+    assert err == (
+        "«warning: listening on 0.0.0.0: anyone who can reach this address can use the "
+        "page (there is no login)»\n"
+    )
+
+    # The hard stop's timer, run at once in a thread of its own (as threading.Timer
+    # does), exits with 128 + the signal.
+    timers: list[Any] = []
+
+    class Timer:
+        def __init__(self, seconds: float, function: Any) -> None:
+            timers.append(function)
+
+        def start(self) -> None:
+            pass
+
+    exits: list[int] = []
+    monkeypatch.setattr(web.threading, "Timer", Timer)
+    monkeypatch.setattr(web.os, "_exit", exits.append)
+    web._hard_stop(8.0, signal.SIGTERM)
+    stop = threading.Thread(target=timers[0])
+    stop.start()
+    stop.join()
+    assert exits == [128 + signal.SIGTERM]
+    assert capsys.readouterr().err == (
+        "«escaramuza serve: not stopped 8 s after the stop signal (a request still running "
+        "in a worker thread?); exiting without waiting any longer»\n"
+    )
+
+
+def test_request_validation_errors_are_worded_in_the_current_language(marked: None) -> None:
+    """A request the models refuse gets the loader's reasons (the catalog's, without
+    pydantic's English), on the API and on the page; an unknown language's refusal is
+    the catalog's too."""
+    c = started()
+    rows = [
+        ({"seed": 3}, "scenario: «required field is missing»"),
+        (
+            {"scenario": DUEL, "seed": -1},
+            "seed: «Input should be greater than or equal to 0, not -1»",
+        ),
+        ({"scenario": 5}, "scenario: «Input should be a valid string, not 5»"),
+        ([1, 2], "«request»: «Input should be a mapping (key: value), not [1, 2]»"),
+    ]
+    for body, detail in rows:
+        r = c.post("/api/battle", json=body)
+        assert (r.status_code, r.json()["detail"]) == (422, detail)
+    r = c.post("/api/battle", content=b"{bad", headers={"content-type": "application/json"})
+    assert (r.status_code, r.json()["detail"]) == (
+        422,
+        "«request»: «not valid JSON: Expecting property name enclosed in double quotes»",
+    )
+    r = c.post("/api/suggest", json={"budget_ms": 1e9})
+    assert r.json()["detail"] == (
+        "budget_ms: «Input should be less than or equal to 5000.0, not 1000000000.0»"
+    )
+    page = c.post("/ui/new", data={"scenario": DUEL, "seed": "x"})
+    assert page.status_code == 422
+    assert "seed: «Input should be a valid integer, not &#39;x&#39;»" in page.text
+    page = c.post("/ui/lang", data={"lang": "fr"})
+    assert page.status_code == 400
+    assert "«lang: &#39;fr&#39; is not a language escaramuza speaks (en or es)»" in page.text
