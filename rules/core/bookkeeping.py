@@ -141,9 +141,16 @@ def check_pending(state: BattleState, allowed: dict[str, DecisionKind]) -> None:
         )
 
 
-def check_turn(state: BattleState) -> None:
-    """``state.turn`` is one of the initiative order's positions (rulesets that keep an
-    order: ``Ruleset.keeps_order``)."""
+def check_order(state: BattleState) -> None:
+    """The initiative order of a ruleset that rolls it once for everybody and where
+    nobody leaves it (a combatant who is down keeps its place: it may be brought back):
+    every combatant in it, and ``state.turn`` one of its positions."""
+    missing = [cid for cid in state.by_id if cid not in state.order]
+    if missing:
+        raise BookkeepingError(
+            "order",
+            _f("{ids} missing: the order holds every combatant", ", ".join(missing)),
+        )
     if not 0 <= state.turn < len(state.order):
         raise BookkeepingError(
             "turn",

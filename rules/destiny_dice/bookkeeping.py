@@ -21,8 +21,8 @@ from escaramuza.rules.core.bookkeeping import (
     Schema,
     check_conditions,
     check_id,
+    check_order,
     check_pending,
-    check_turn,
     require,
     short,
     validate,
@@ -66,12 +66,7 @@ def check_state(state: BattleState) -> None:
     pending = state.pending
     if pending is None:
         return
-    # Initiative is rolled once for everybody, and nobody leaves the order: a combatant
-    # who is down keeps its place (it may be brought back).
-    missing = [cid for cid in state.by_id if cid not in state.order]
-    require(not missing, "order", f"{', '.join(missing)} missing: the order holds every combatant")
-    require(state.order != (), "order", "empty while the battle is not over")
-    check_turn(state)
+    check_order(state)
     actor = check_id(state, data.turn_actor, "data.turn_actor", active=pending.name == "turn")
     require(
         state.order[state.turn] == actor,

@@ -22,8 +22,8 @@ from escaramuza.rules.core.bookkeeping import (
     check_conditions,
     check_fields,
     check_id,
+    check_order,
     check_pending,
-    check_turn,
     require,
     validate,
 )
@@ -88,11 +88,7 @@ def check_state(state: BattleState) -> None:
     pending = state.pending
     if pending is None:
         return
-    # Initiative is rolled once for everybody, and nobody leaves the order: a combatant
-    # who is down keeps its place (it may be brought back).
-    missing = [cid for cid in state.by_id if cid not in state.order]
-    require(not missing, "order", f"{', '.join(missing)} missing: the order holds every combatant")
-    check_turn(state)
+    check_order(state)
     # S2-06: whoever decides, it is the turn of the combatant at ``turn`` in the order.
     current = state.by_id[state.order[state.turn]]
     if pending.name == TURN:

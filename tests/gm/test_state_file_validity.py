@@ -169,6 +169,27 @@ def test_an_order_missing_a_combatant_who_can_act_is_refused(name: str, spoil: s
     assert err.field in ("order", "turn")
 
 
+@pytest.mark.parametrize("name", ["destiny_dice/emboscada", "sistema_2d10/escuadra"])
+def test_an_order_that_lost_a_fallen_combatant_names_who_in_either_language(name: str) -> None:
+    # Destiny Dice and Sistema 2d10 roll initiative once and nobody leaves the order,
+    # not even a combatant who is out of the fight: every one of them belongs in it.
+    states = (mid_battle(name, n) for n in range(1, 200))
+    state = next(s for s in states if not all(c.active for c in s.combatants))
+    lost = next(c.id for c in state.combatants if not c.active)
+    doc = state_to_dict(state)
+    actor = doc["order"][doc["turn"]]
+    doc["order"] = [c for c in doc["order"] if c != lost]
+    doc["turn"] = doc["order"].index(actor)
+    err = refusal(doc)
+    assert (err.field, err.reason) == ("order", f"{lost} missing: the order holds every combatant")
+    from escaramuza.rules.core.i18n import language
+
+    with language("es"):
+        err = refusal(doc)
+    reason = f"fuera del orden: {lost} (el orden incluye a todos los combatientes)"
+    assert (err.field, err.reason) == ("order", reason)
+
+
 @pytest.mark.parametrize("name", SCENARIOS)
 @pytest.mark.parametrize("status", ["down", "defeated", "fled"])
 def test_a_pending_decision_for_a_combatant_out_of_the_fight_is_refused(
