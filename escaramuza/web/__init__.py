@@ -111,14 +111,7 @@ def run_command(args: Any, out: TextIO) -> int:
     # A fault in compiled code (a search's kernel) ends the process; the traceback of
     # every thread goes to stderr first, so the log says which request it was.
     faulthandler.enable()
-    config = uvicorn.Config(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level="warning",
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-    )
-    server = _server_class(uvicorn.Server)(config)
+    server = _server_class(uvicorn.Server)(server_config(app, args.host, args.port))
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{shown}:{args.port}/"
     out.write(_f("escaramuza GM page: {url}  (API: /docs; Ctrl-C stops)", url) + "\n")
@@ -136,6 +129,23 @@ def run_command(args: Any, out: TextIO) -> int:
             )
         )
     return 0
+
+
+def server_config(app: Any, host: str, port: int) -> Any:
+    """uvicorn's configuration of ``serve``: its HTTP connections close when a request does
+    not arrive within a deadline (:mod:`escaramuza.web.connection`)."""
+    import uvicorn
+
+    from escaramuza.web.connection import DeadlineH11Protocol
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        http=DeadlineH11Protocol,
+    )
 
 
 def _hard_stop(seconds: float, sig: int) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -44,7 +45,12 @@ def add_error_handlers(app: FastAPI) -> None:
         # The page's own errors are drawn by its routes; what reaches here is a session
         # that could not be created (a full server, too many new sessions from this
         # client): the page shows it in its red box.
-        response = render(request, lookup(request), error=page_error(exc), status=status_of(exc))
+        # Drawn in a worker thread, as every page is: drawing takes the session's lock,
+        # which a search or the autopilot may hold for seconds, and waiting for it here
+        # would stop the event loop, every other client's requests with it.
+        response = await run_in_threadpool(
+            render, request, lookup(request), page_error(exc), status_of(exc)
+        )
         response.headers.update(headers_of(exc))
         return response
 
@@ -55,8 +61,8 @@ def add_error_handlers(app: FastAPI) -> None:
         problems = "; ".join(f"{_field(e)}: {pydantic_reason(e)}" for e in exc.errors())
         if _is_api(request):
             return JSONResponse({"detail": problems}, status_code=422)
-        session = lookup(request)
-        return render(request, session, error=problems, status=422)
+        # In a worker thread, as above.
+        return await run_in_threadpool(render, request, lookup(request), problems, 422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:

@@ -35,6 +35,14 @@ INVEST_CHANGES = 3
 #: network, which one machine usually holds whole).
 CLIENT_SESSIONS = MAX_SESSIONS // 4
 CLIENT_WINDOW_S = KEEP_IDLE_S
+#: Requests that may wait for one session's lock while another of its requests holds it
+#: (a search, the autopilot): a double click, or a reload during a search. Each waits in
+#: one of the server's worker threads (40, shared by every client), so one client sending
+#: a hundred searches to its session at once would otherwise hold them all for minutes.
+SESSION_WAITING = 2
+#: Seconds a client has to send one request, headers and body (escaramuza.web.connection):
+#: an upload at its largest (about 272 KB) arrives within it over a link of 10 KB/s.
+REQUEST_READ_S = 30.0
 #: Clients whose recent new sessions are remembered at once (memory stays bounded).
 MAX_TRACKED_CLIENTS = 4096
 #: Default search time of the page's Suggest button: an answer in about a second,

@@ -20,7 +20,7 @@ from escaramuza.rules.core.i18n import LANGUAGES, _, _f, current_language
 from escaramuza.web import limits
 from escaramuza.web.autopilot import AUTOPILOT_AGENTS
 from escaramuza.web.deps import cookie, obtain
-from escaramuza.web.errors import WebError
+from escaramuza.web.errors import BusyError, WebError
 from escaramuza.web.middleware import LANG_COOKIE
 from escaramuza.web.models import SeedForm
 from escaramuza.web.problems import page_error, status_of
@@ -58,14 +58,20 @@ def render(
         "version": __version__,
     }
     if session is not None:
-        with session.lock:
-            if session.gm is not None:
-                context["battle"] = battle_view(session)
-                current = session.current_suggestions()
-                if current is not None:
-                    context["suggestions"] = suggestions_view(session, current)
-            context["message"] = session.message
-            context["playtest"] = playtest_view(session.playtest)
+        try:
+            with session.lock:
+                if session.gm is not None:
+                    context["battle"] = battle_view(session)
+                    current = session.current_suggestions()
+                    if current is not None:
+                        context["suggestions"] = suggestions_view(session, current)
+                context["message"] = session.message
+                context["playtest"] = playtest_view(session.playtest)
+        except BusyError as exc:
+            # Too many of this session's requests wait already: the page is drawn without
+            # its battle, saying so (or with the error it was drawn for).
+            context["error"] = error or page_error(exc)
+            status = status if error else exc.status
     response = templates_of(request).TemplateResponse(
         request, "index.html", context, status_code=status
     )

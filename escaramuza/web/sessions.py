@@ -55,6 +55,7 @@ from escaramuza.web.limits import (
     MAX_BUDGET_MS,
     MAX_PLAYTEST_BATTLES,
     PLAYTEST_AGENTS,
+    SESSION_WAITING,
     SUGGEST_CAP_MS,
     WEB_BUDGET_MS,
     WEB_MAX_MS,
@@ -67,13 +68,49 @@ from escaramuza.web.uploads import Upload, clean_filename, parse_dice, parse_upl
 log = logging.getLogger("escaramuza.web")
 
 
+class SessionLock:
+    """A session's lock (reentrant), which at most ``waiting`` requests wait for at once:
+    one more is refused with a :class:`BusyError` (429) at once, without taking a worker
+    thread for the time the holder takes."""
+
+    def __init__(self, waiting: int = SESSION_WAITING) -> None:
+        self.most = waiting
+        self._lock = threading.RLock()
+        self._count = threading.Lock()
+        self.waiting = 0
+
+    def __enter__(self) -> SessionLock:
+        if self._lock.acquire(blocking=False):  # free, or already this thread's
+            return self
+        with self._count:
+            if self.waiting >= self.most:
+                raise BusyError(
+                    _f(
+                        "this session is busy: one request is running in it (a search or "
+                        "the autopilot?) and {n} more are waiting; try again when they "
+                        "have answered",
+                        self.waiting,
+                    )
+                )
+            self.waiting += 1
+        try:
+            self._lock.acquire()
+        finally:
+            with self._count:
+                self.waiting -= 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
 class WebSession:
     """One GM's battle: a GM session, its output, suggestions and a playtest."""
 
     def __init__(self, sid: str, clock: Callable[[], float] = time.monotonic) -> None:
         self.id = sid
         self.clock = clock
-        self.lock = threading.RLock()
+        self.lock = SessionLock()
         self.out = io.StringIO()
         self.gm: GMSession | None = None
         self.upload: Upload | None = None

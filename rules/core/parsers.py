@@ -111,6 +111,17 @@ def _shown(text: str) -> str:
     return text if len(text) <= 24 else f"{text[:20]}…"
 
 
+#: A UTF-16 surrogate code point: JSON's ``"\\ud800"`` escape reads as one when it is not
+#: half of a pair. It is not a character: no UTF-8 text (a message, an answer, a saved
+#: file) can hold it, so writing it out would fail far from where it came in.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(text: str) -> str:
+    """``text`` with its surrogates written as escapes, so that a message can quote it."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _integer_base(text: str) -> str | None:
     """The base a YAML 1.1 integer is spelled in when it is not plain decimal, or None.
 
@@ -496,6 +507,23 @@ def parse_json(text: str, source: str, error: ErrorFactory) -> Any:
     return value
 
 
+def _surrogate_error(text: str, where: str, source: str, error: ErrorFactory) -> Exception:
+    """The error for a text holding a lone surrogate (a JSON ``\\ud800`` escape that is not
+    half of a pair), which no UTF-8 file or answer can hold."""
+    char = _SURROGATE.search(text)
+    assert char is not None
+    return error(
+        source,
+        where,
+        _f(
+            "text {text} holds a lone surrogate, {escape}: half of a UTF-16 pair without its "
+            "other half, not a character",
+            repr(_shown(text)),
+            _escaped(char.group()),
+        ),
+    )
+
+
 def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
     """Refuse too deep a nesting, an overlong integer, a number that is not finite or a
     JSON object with a duplicate key, naming its field (no recursion)."""
@@ -514,6 +542,8 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
                 where or _("value"),
                 _f("number {text} is not finite; NaN and infinities are refused", _shown(item)),
             )
+        if isinstance(item, str) and _SURROGATE.search(item):
+            raise _surrogate_error(item, where or _("value"), source, error)
         if isinstance(item, dict | list):
             if depth >= MAX_DEPTH:
                 raise error(
@@ -525,7 +555,7 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
                 twice = item.duplicate
                 raise error(
                     source,
-                    f"{where}.{twice}" if where else twice,
+                    f"{where}.{_escaped(twice)}" if where else _escaped(twice),
                     _f(
                         "duplicate key {key} (it appears earlier in the object)",
                         repr(_shown(twice)),
@@ -535,6 +565,9 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
             for key, sub in pairs:
                 if isinstance(key, _LongInteger):
                     raise error(source, where or _("value"), _f("key {key}… is too long", key[:12]))
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    at = f"{where}.{_escaped(key)}" if where else _escaped(key)
+                    raise _surrogate_error(key, at, source, error)
                 at = (
                     f"{where}[{key}]"
                     if isinstance(key, int)

@@ -214,8 +214,8 @@ STATE_ROWS = [
         400,
         "options.tables",
     ),
-    # A JSON escape can carry a lone surrogate into the scenario's YAML, which libyaml
-    # cannot encode: refused with its place like any character YAML does not allow.
+    # A JSON escape of half a UTF-16 pair reads as a lone surrogate, which no UTF-8
+    # answer or saved file can hold: refused where it is, in a key or in a value.
     (
         lambda d: json.dumps(
             dict(
@@ -225,8 +225,18 @@ STATE_ROWS = [
             )
         ).encode(),
         400,
-        "x.yaml: line 4, column 9: YAML syntax error: character '\\ud800' (U+D800) is not "
-        "allowed in a YAML file",
+        "s.json: meta.scenario_yaml: text 'name: brann-vs-saque…' holds a lone surrogate, "
+        "\\ud800: half of a UTF-16 pair without its other half, not a character",
+    ),
+    (
+        lambda d: json.dumps(d).replace('"pv":', '"\\ud800":', 1).encode(),
+        400,
+        "s.json: combatants[0].resources.\\ud800: text '\\ud800' holds a lone surrogate",
+    ),
+    (
+        lambda d: json.dumps(d).replace('"Brann"', '"Brann \\udfff"', 1).encode(),
+        400,
+        "s.json: combatants[0].name: text 'Brann \\udfff' holds a lone surrogate",
     ),
 ]
 
