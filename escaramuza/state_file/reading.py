@@ -25,7 +25,7 @@ from escaramuza.rules.core.model import (
 )
 from escaramuza.rules.core.parsers import check_tree, parse_json
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
-from escaramuza.rules.core.seeds import seed_problem
+from escaramuza.rules.core.seeds import MAX_SEED, MAX_STEPS, seed_problem
 from escaramuza.rules.core.state import BattleState
 from escaramuza.state_file.errors import StateFileError
 from escaramuza.state_file.values import _SCENARIO_MARK, _reference_battle, decode_value
@@ -192,12 +192,12 @@ def state_from_dict(
 
 def _check_meta(meta: dict[str, Any], source: str) -> None:
     """The GM session's fields of ``meta`` (each optional): a seed the tool accepts, a
-    step count in the same range (the session's dice are seeded with ``seed + steps``)
+    step count up to ``MAX_STEPS`` (the session's dice are seeded with ``seed + steps``)
     and who rolls. ``meta.autopilot`` is checked where it is read
     (:func:`escaramuza.gm.autopilot.pilot_from_meta`)."""
-    for key in ("seed", "steps"):
+    for key, top in (("seed", MAX_SEED), ("steps", MAX_STEPS)):
         if key in meta:
-            reason = seed_problem(meta[key])
+            reason = seed_problem(meta[key], top)
             if reason is not None:
                 raise StateFileError(source, f"meta.{key}", reason)
     roll = meta.get("roll", ROLL_MODES[0])

@@ -17,14 +17,19 @@ from escaramuza.rules.core.i18n import _f
 MAX_SEED = (1 << 63) - 1
 
 
-def seed_problem(value: object) -> str | None:
-    """Why ``value`` is not a seed (an error message's reason), or None if it is one.
+#: Largest ``meta.steps`` of a state file: the GM session's applied decisions, which it
+#: adds to its seed (one generator per decision). Far beyond any battle, and far below
+#: :data:`MAX_SEED`, so a session never steps past what its own state file loads back
+#: (at ``MAX_SEED`` the next decision's save would be refused).
+MAX_STEPS = 10**12
 
-    Also the bound of a state file's ``meta.steps``, which the GM session adds to its
-    seed (one generator per applied decision)."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SEED:
+
+def seed_problem(value: object, top: int = MAX_SEED) -> str | None:
+    """Why ``value`` is not a seed (an error message's reason), or None if it is one;
+    with ``top`` :data:`MAX_STEPS`, why it is not a state file's ``meta.steps``."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= top:
         return None
-    return _f("expected an integer from 0 to {top}, got {value}", MAX_SEED, clip(repr(value), 80))
+    return _f("expected an integer from 0 to {top}, got {value}", top, clip(repr(value), 80))
 
 
 def check_seed(value: int, option: str = "--seed") -> int:
@@ -35,4 +40,4 @@ def check_seed(value: int, option: str = "--seed") -> int:
     return value
 
 
-__all__ = ["MAX_SEED", "check_seed", "seed_problem"]
+__all__ = ["MAX_SEED", "MAX_STEPS", "check_seed", "seed_problem"]

@@ -274,7 +274,9 @@ def test_a_combatant_moved_to_the_other_side_is_refused() -> None:
 
 
 META = {"seed": 7, "steps": 3, "roll": "auto"}
-OUT_OF_RANGE = "expected an integer from 0 to 9223372036854775807, got {!r}"
+OUT_OF_RANGE = "expected an integer from 0 to {}, got {!r}"
+#: The largest seed (2**63 - 1) and the largest step count a state file may hold.
+TOPS = {"seed": 9223372036854775807, "steps": 10**12}
 
 
 @pytest.mark.parametrize("key", ["seed", "steps"])
@@ -282,7 +284,18 @@ OUT_OF_RANGE = "expected an integer from 0 to 9223372036854775807, got {!r}"
 def test_a_seed_or_step_count_the_tool_would_refuse_is_refused(key: str, value: object) -> None:
     doc = state_to_dict(mid_battle("destiny_dice/emboscada"), dict(META, **{key: value}))
     err = refusal(doc)
-    assert (err.field, err.reason) == (f"meta.{key}", OUT_OF_RANGE.format(value))
+    assert (err.field, err.reason) == (f"meta.{key}", OUT_OF_RANGE.format(TOPS[key], value))
+
+
+def test_a_step_count_near_the_largest_seed_is_refused() -> None:
+    # The session saves steps + 1 after its next decision: at 2**63 - 1 that save would
+    # be a file this loader refuses, so the bound sits far below it.
+    doc = state_to_dict(mid_battle("destiny_dice/emboscada"), dict(META, steps=2**63 - 1))
+    err = refusal(doc)
+    assert (err.field, err.reason) == ("meta.steps", OUT_OF_RANGE.format(10**12, 2**63 - 1))
+    doc = state_to_dict(mid_battle("destiny_dice/emboscada"), dict(META, steps=10**12))
+    _state, meta = state_from_dict(doc, "fine.json")
+    assert meta["steps"] == 10**12
 
 
 def test_an_unknown_roll_mode_is_refused() -> None:
