@@ -644,6 +644,23 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 Vectorization = Literal["auto", "kernel", "sync", "async"]
 
 
+class _Masks:
+    """``action_masks()`` for Gymnasium's vector envs over the Python env, as the
+    kernel's has it: every lane's legal slots, ``(num_envs, n)``."""
+
+    def action_masks(self) -> np.ndarray:
+        # ``call`` is the vector env's this mixes into (below).
+        return np.stack(self.call("action_masks"))  # type: ignore[attr-defined]
+
+
+class MaskedSyncVectorEnv(_Masks, gym.vector.SyncVectorEnv):
+    """Gymnasium's ``SyncVectorEnv`` with :meth:`action_masks`."""
+
+
+class MaskedAsyncVectorEnv(_Masks, gym.vector.AsyncVectorEnv):
+    """Gymnasium's ``AsyncVectorEnv`` with :meth:`action_masks`."""
+
+
 def vector_env(
     env_id: str, num_envs: int, vectorization_mode: Vectorization = "auto", **kwargs: Any
 ) -> VectorEnv[Any, Any, Any]:
@@ -674,9 +691,7 @@ def vector_env(
             why = str(exc)
     fns = [lambda: gym.make(env_id, **kwargs) for _ in range(num_envs)]
     python: Any = (
-        gym.vector.AsyncVectorEnv(fns)
-        if vectorization_mode == "async"
-        else gym.vector.SyncVectorEnv(fns)
+        MaskedAsyncVectorEnv(fns) if vectorization_mode == "async" else MaskedSyncVectorEnv(fns)
     )
     python.kernel_refusal = why or f"vectorization_mode {vectorization_mode!r}"
     if why is not None:

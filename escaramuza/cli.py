@@ -226,7 +226,8 @@ def _add_play(commands: Any) -> None:
         default=DEFAULT_SEED,
         help=_f("seed of the dice and the agents (default {seed})", DEFAULT_SEED),
     )
-    agents = ", ".join(AGENT_NAMES)
+    # A trained policy plays too (README, "Training and evaluation"): name that form.
+    agents = ", ".join((*AGENT_NAMES, "policy:PATH"))
     side_help = {
         Side.HEROES: _f(
             "agent playing the heroes ({agents}; default {agent})", agents, DEFAULT_AGENT

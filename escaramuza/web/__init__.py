@@ -120,6 +120,11 @@ def run_command(args: Any, out: TextIO) -> int:
         server.run()
     except KeyboardInterrupt:
         pass
+    except SystemExit:
+        # uvicorn logs why it could not start (a port in use) and exits with its own
+        # status; a user error is one line of ours and status 2 (docs/cli.md).
+        if server.started:
+            raise
     if not server.started:
         raise EscaramuzaError(
             _f(

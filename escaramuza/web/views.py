@@ -180,6 +180,7 @@ class SuggestionView(BaseModel):
     win_estimate: float | None = Field(description="win chance paired over the best's dice")
     tied_with_best: bool = Field(description="too close to call: in the tie group")
     gap_to_best: GapView | None
+    twins: list[ActionModel] = Field(description="the actions this row stands for by symmetry")
 
 
 class SearchView(BaseModel):
@@ -195,6 +196,8 @@ class SearchView(BaseModel):
     seed: int | None
     z: float
     min_shared: int
+    engine: str = Field(description="who played the rollouts: fast (the kernel) or reference")
+    engine_refusal: str | None = Field(description="why the kernel did not play them")
 
 
 class SuggestionsView(BaseModel):

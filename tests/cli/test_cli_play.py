@@ -213,6 +213,16 @@ def test_cli_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert (code, out) == (0, f"escaramuza {__version__}\n")
 
 
+def test_play_help_lists_a_trained_policy_among_the_agents(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The README plays a shipped policy with ``play --enemies policy:…``."""
+    code, out, _ = run(capsys, "play", "--help")
+    for side in ("heroes", "enemies"):
+        options = " ".join(out.split()).split(f"--{side} AGENT ")[1].split(" --")[0]
+        assert code == 0 and "mcts, policy:PATH; default heuristic" in options
+
+
 def test_cli_heuristic_for_a_ruleset_without_one_is_a_clear_error() -> None:
     scenario = SimpleNamespace(ruleset=SimpleNamespace(id="sin_heuristica"))
     with pytest.raises(UnknownNameError, match="no heuristic agent for ruleset 'sin_heuristica'"):

@@ -208,6 +208,25 @@ def test_what_the_kernel_does_not_take_falls_back_and_says_why() -> None:
         vector_env("escaramuza/Cairn-v0", 2, "kernel", opponent="mcts:20it")
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_the_python_fallback_has_the_kernels_action_masks(mode: str) -> None:
+    """docs/environments.md: ``vector_env``'s result has ``action_masks()`` whoever steps
+    it, lane for lane the kernel's."""
+    python = vector_env("escaramuza/Cairn-v0", 3, mode)
+    kernel = vector_env("escaramuza/Cairn-v0", 3, "kernel")
+    try:
+        python.reset(seed=5)
+        kernel.reset(seed=5)
+        for _step in range(3):
+            masks = python.action_masks()
+            assert np.array_equal(masks, kernel.action_masks())
+            first = masks.argmax(axis=1)
+            python.step(first)
+            kernel.step(first)
+    finally:
+        python.close()
+
+
 def test_the_spaces_are_the_python_envs() -> None:
     for env_id in ("escaramuza/DestinyDice-v0", "escaramuza/Sistema2d10-v0"):
         vec = vector_env(env_id, 3)

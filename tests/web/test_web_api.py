@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from escaramuza.agents.suggest import suggest
 from escaramuza.playtest import PlaytestConfig, playtest
 from escaramuza.rules.core.dice import RandomRoller, ScriptedRoller
 from escaramuza.rules.core.ruleset import apply_action
@@ -177,6 +178,33 @@ def test_suggest_ranks_every_legal_action_with_exact_odds() -> None:
         lo, hi = s["win_interval"]
         assert 0 <= lo <= s["win_probability"] <= hi <= 1
         assert s["reason"]
+
+
+def without_unset_fields(doc: Any) -> Any:
+    """``doc`` with the None fields of its actions left out, as ``Action.to_dict`` writes
+    them (the API's action model lists every field)."""
+    if isinstance(doc, list):
+        return [without_unset_fields(x) for x in doc]
+    if isinstance(doc, dict):
+        action = "verb" in doc
+        return {k: without_unset_fields(v) for k, v in doc.items() if not (action and v is None)}
+    return doc
+
+
+@pytest.mark.compile
+def test_suggest_answers_the_command_lines_document_with_each_actions_index() -> None:
+    """docs/web.md: ``POST /api/suggest`` is ``suggest --json``'s document (with each
+    row's ``index``): no key of it is dropped, twins and the engine included."""
+    c = client()
+    c.post("/api/battle", json={"scenario": EMBOSCADA, "seed": 3})
+    web = c.post("/api/suggest", json={"iterations": 24}).json()
+    cli = suggest(terminal_battle(EMBOSCADA, 3), budget_ms=None, iterations=24, seed=3).to_dict()
+    assert set(cli) <= set(web)
+    web["search"].pop("elapsed_ms")
+    cli["search"].pop("elapsed_ms")
+    assert web["search"] == cli["search"]
+    rows = [{k: v for k, v in row.items() if k != "index"} for row in web["suggestions"]]
+    assert without_unset_fields(rows) == cli["suggestions"]
 
 
 def test_state_file_round_trip_between_sessions() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import time
 
 import pytest
@@ -226,6 +227,23 @@ def test_serve_defaults_to_localhost_port_8000() -> None:
 def test_serve_rejects_bad_ports(port: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--port", port]) == 2
     assert "--port must be" in capsys.readouterr().err
+
+
+def test_serve_on_a_port_in_use_is_a_user_error(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """uvicorn exits with its own status when it cannot bind; serve says so in its one
+    line and exits 2, as every user error does (docs/cli.md, "Exit codes and errors")."""
+    import escaramuza.agents.fast
+
+    monkeypatch.setattr(escaramuza.agents.fast, "warm_in_background", lambda rulesets: None)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capfd.readouterr().err
+    assert f"escaramuza: error: could not serve on 127.0.0.1:{port}" in err
 
 
 @pytest.mark.parametrize(
