@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from escaramuza.rules.core.i18n import _f
-from escaramuza.rules.core.scenario import MAX_WEAPONS, Int
+from escaramuza.rules.core.scenario import MAX_WEAPONS, Bool, Int
 
 #: A weapon's kind, in the same words as the other rulesets' (docs/scenario-format.md):
 #: a ``distancia`` weapon (sling, bow) attacks from where the wielder stands, up to
@@ -60,10 +60,10 @@ class CairnOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    first_round_save: bool = Field(
+    first_round_save: Bool = Field(
         True, description="CA-03: every PC makes a DES save to act in the first round."
     )
-    scars: bool = Field(
+    scars: Bool = Field(
         True,
         description="CA-13: roll on the Cicatrices table when an attack leaves a PC at "
         "exactly 0 PI.",
@@ -74,7 +74,7 @@ class CairnOptions(BaseModel):
         "in the fight: ``out_of_action`` *(default)* takes the PC out (``down``, "
         "``fuera_de_accion``); ``event`` only records the doom and the PC fights on at 0 PI.",
     )
-    morale: bool = Field(
+    morale: Bool = Field(
         False, description="CA-18 *(ext)*: morale saves for the enemies; off by default."
     )
     cover_impairs_at: Int = Field(
@@ -104,7 +104,7 @@ class Weapon(BaseModel):
     #: Hops a ``distancia`` weapon reaches *(default 3; the seed gives no ranges)*.
     reach: Int = Field(3, ge=0, le=20)
     #: CA-09 Explosión: every opponent in the target's zone, rolled separately.
-    blast: bool = False
+    blast: Bool = False
 
     _dice: tuple[int, ...] = PrivateAttr(default=())
 
@@ -187,15 +187,15 @@ class CairnStats(BaseModel):
     armour: Int = Field(0, ge=0, le=3)
     weapons: list[Weapon] = Field(default_factory=list, max_length=MAX_WEAPONS)
     #: CA-16: a group fought as one.
-    destacamento: bool = False
+    destacamento: Bool = False
     #: A player character (CA-03, CA-12, CA-13). Default: heroes are PCs, enemies are not.
-    pc: bool | None = None
+    pc: Bool | None = None
     #: CA-03: "habilidades u objetos pueden negar este requisito".
-    waive_first_save: bool = False
+    waive_first_save: Bool = False
     #: CA-07: fights from weakness (bound hands…): every attack is Impedido.
-    impaired: bool = False
+    impaired: Bool = False
     #: CA-08: helpless (asleep, bound): attacks against it are Mejorado.
-    helpless: bool = False
+    helpless: Bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -15,6 +15,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     create_model,
     field_validator,
 )
@@ -108,6 +109,11 @@ NOT_A_BOOL = BeforeValidator(_not_a_boolean)
 #: ``pv: true`` as 1. This refuses a bool and leaves every other input to ``int``.
 Int = Annotated[int, NOT_A_BOOL]
 
+#: A true/false field of a file's model. The YAML reader reads ``yes``, ``on`` or ``1``
+#: as text or a number, never as a boolean; pydantic's lax mode would then turn that
+#: text into one (``exit: yes`` an exit). Only ``true`` and ``false`` are taken.
+Bool = StrictBool
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -118,14 +124,14 @@ class ZoneSpec(_Strict):
     name: str | None = None
     description: str = ""
     cover: Int = Field(0, ge=0, le=2)
-    exit: bool = False
-    difficult: bool = False
+    exit: Bool = False
+    difficult: Bool = False
     elevation: Int = Field(0, ge=-MAX_ELEVATION, le=MAX_ELEVATION)
 
 
 class LinkSpec(_Strict):
     between: tuple[str, str]
-    difficult: bool = False
+    difficult: Bool = False
     note: str = ""
 
 

@@ -20,7 +20,7 @@ from escaramuza.rules.core.dice import (
     parse_die,
 )
 from escaramuza.rules.core.i18n import _, _f
-from escaramuza.rules.core.scenario import MAX_WEAPONS, NOT_A_BOOL, Int
+from escaramuza.rules.core.scenario import MAX_WEAPONS, NOT_A_BOOL, Bool, Int
 
 Band = Literal["cuerpo_a_cuerpo", "cerca", "lejos"]
 
@@ -114,7 +114,7 @@ class Options(_Strict):
         description='DD-04: what a help adds, "+1 a su próxima tirada (o +2 si tu descripción '
         'es muy ingeniosa)".',
     )
-    jam_on_one: bool = Field(
+    jam_on_one: Bool = Field(
         True,
         description="DD-18 *(default)*: a 1 on the d20 when shooting always jams the weapon "
         '(the GM "puede decidir").',
@@ -171,7 +171,7 @@ class WeaponSpec(_Strict):
     kind: WeaponKind = MELEE
     bands: list[Band] | None = Field(None, max_length=len(BANDS))
     bonus: Int = Field(0, ge=-MAX_WEAPON_BONUS, le=MAX_WEAPON_BONUS)
-    shoots: bool | None = None
+    shoots: Bool | None = None
     inflicts: ConditionSpec | None = None
 
     @model_validator(mode="after")
@@ -308,7 +308,7 @@ class Sheet:
     all_bands: frozenset[int] = frozenset()
     jam_keys: tuple[tuple[str, str], ...] = ()
     #: Carries a weapon rolled with Mente (a shooter, for the heuristic).
-    ranged: bool = False
+    ranged: Bool = False
 
     def die(self, characteristic: str) -> int:
         return self.cuerpo if characteristic == "cuerpo" else self.mente

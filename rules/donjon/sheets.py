@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from escaramuza.rules.core.scenario import MAX_WEAPONS, Int
+from escaramuza.rules.core.scenario import MAX_WEAPONS, Bool, Int
 
 #: The four attributes, in sheet order; also the attribute options of DJ-17.
 ATTRIBUTES: tuple[str, ...] = ("celeridad", "virilidad", "aguante", "discernimiento")
@@ -134,7 +134,7 @@ class DonjonStats(_Strict):
     #: Nivel de Daño of the armadura (DJ-16).
     armour: Int = Field(0, ge=0, le=MAX_SKILL)
     #: PJ (true) or PNJ (false); by default heroes are PJ and enemies PNJ.
-    pc: bool | None = None
+    pc: Bool | None = None
     #: DJ-04: successes of a stealthy approach, bonus dice on the first initiative only.
     sorpresa: Int = Field(0, ge=0, le=MAX_BONUS_DICE)
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from escaramuza.rules.core.dice import MAX_DICE_TEXT, DiceExpr
-from escaramuza.rules.core.scenario import MAX_WEAPONS, NOT_A_BOOL, Int
+from escaramuza.rules.core.scenario import MAX_WEAPONS, NOT_A_BOOL, Bool, Int
 from escaramuza.rules.sistema_2d10.tables import DEFAULT_TABLES
 
 MELEE = "cuerpo_a_cuerpo"
@@ -137,7 +137,7 @@ class Sistema2d10Stats(_Strict):
     #: *(default)* a skill not listed is 0.
     skills: dict[ScoreName, Score] = Field(default_factory=dict, max_length=MAX_SCORES)
     weapons: list[Weapon] = Field(min_length=1, max_length=MAX_WEAPONS)
-    pc: bool = True
+    pc: Bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -395,32 +395,91 @@ def test_a_yes_on_or_true_where_a_number_is_expected_is_refused(value, reason):
     assert reason in fields["combatants[0].pv"]
 
 
+#: What a model says of a bool where a number goes, and of text where a bool goes.
+NOT_A_NUMBER = "not true or false"
+NOT_A_BOOL = "Input should be true or false"
+
+
 @pytest.mark.parametrize(
-    ("name", "old", "new", "field"),
+    ("name", "old", "new", "field", "reason"),
     [
-        ("destiny_dice/brann-vs-saqueador", "round_limit: ", "round_limit: true #", "round_limit"),
+        (
+            "destiny_dice/brann-vs-saqueador",
+            "round_limit: ",
+            "round_limit: true #",
+            "round_limit",
+            NOT_A_NUMBER,
+        ),
         (
             "donjon/duelo",
             "{celeridad: 4,",
             "{celeridad: true,",
             "combatants[0].attributes.celeridad",
+            NOT_A_NUMBER,
         ),
         (
             "sistema_2d10/duelo",
             "{reflejos: 35,",
             "{reflejos: true,",
             "combatants[0].attributes.reflejos",
+            NOT_A_NUMBER,
         ),
         (
             "sistema_2d10/duelo",
             "options: {}",
             "options: {stun_penalty: false}",
             "options.stun_penalty",
+            NOT_A_NUMBER,
         ),
-        ("cairn/duelo_bugbear", "pi: 6, fue: 14,", "pi: 6, fue: true,", "combatants[0].fue"),
+        (
+            "cairn/duelo_bugbear",
+            "pi: 6, fue: 14,",
+            "pi: 6, fue: true,",
+            "combatants[0].fue",
+            NOT_A_NUMBER,
+        ),
+        # ...and text or a number no boolean: the YAML reader reads yes/on/no/1 as text
+        # or a number (decision 0004), which the models must not turn into true or false.
+        (
+            "destiny_dice/emboscada",
+            "exit: true}",
+            "exit: yes}",
+            "battlefield.zones[6].exit",
+            NOT_A_BOOL,
+        ),
+        (
+            "destiny_dice/emboscada",
+            "difficult: true}",
+            "difficult: on}",
+            "battlefield.zones[1].difficult",
+            NOT_A_BOOL,
+        ),
+        (
+            "cairn/duelo_bugbear",
+            "  morale: false\n",
+            "  morale: no\n",
+            "options.morale",
+            NOT_A_BOOL,
+        ),
+        (
+            "cairn/bandidos_destacamento",
+            "blast: true}",
+            "blast: 1}",
+            "combatants[3].weapons[0].blast",
+            NOT_A_BOOL,
+        ),
+        (
+            "sistema_2d10/duelo",
+            "    pc: false\n",
+            '    pc: "false"\n',
+            "combatants[1].pc",
+            NOT_A_BOOL,
+        ),
     ],
 )
-def test_a_boolean_is_no_integer_in_any_rulesets_model(name, old, new, field):
+def test_a_boolean_is_no_integer_nor_text_a_boolean_in_any_rulesets_model(
+    name, old, new, field, reason
+):
     from escaramuza.rules.core.errors import ScenarioError
     from escaramuza.rules.core.scenario import parse_scenario_text
 
@@ -429,7 +488,7 @@ def test_a_boolean_is_no_integer_in_any_rulesets_model(name, old, new, field):
     with pytest.raises(ScenarioError) as info:
         parse_scenario_text(text.replace(old, new, 1), "x.yaml")
     fields = {p.field: p.reason for p in info.value.problems}
-    assert "not true or false" in fields[field]
+    assert reason in fields[field], fields
 
 
 def test_a_boolean_is_no_integer_in_a_tables_file():
@@ -488,3 +547,47 @@ def test_a_json_duplicate_key_is_refused_with_its_field(text, field, key):
         str(info.value)
         == f"s.json|{field}|duplicate key {key!r} (it appears earlier in the object)"
     )
+
+
+def test_every_true_or_false_field_of_a_file_model_is_strict():
+    """The rule behind the cases above, for every model a scenario file fills: a field
+    typed ``bool`` takes a boolean only (pydantic's lax mode would take 'yes')."""
+    import typing
+
+    from pydantic import BaseModel, ValidationError
+
+    from escaramuza.rules import RULESETS
+    from escaramuza.rules.core.scenario_spec import scenario_model
+
+    seen: set[type] = set()
+    lax: list[str] = []
+
+    def walk(model: type[BaseModel]) -> None:
+        if model in seen:
+            return
+        seen.add(model)
+        for fname, info in model.model_fields.items():
+            for arg in _types_in(info.annotation):
+                if isinstance(arg, type) and issubclass(arg, BaseModel):
+                    walk(arg)
+            if bool in _types_in(info.annotation):
+                try:
+                    model.__pydantic_validator__.validate_assignment(
+                        model.model_construct(), fname, "yes"
+                    )
+                except ValidationError:
+                    continue
+                except Exception:  # another field's validator: the bool took 'yes'
+                    pass
+                lax.append(f"{model.__name__}.{fname}")
+
+    def _types_in(annotation: object) -> list[object]:
+        out = [annotation]
+        for arg in typing.get_args(annotation):
+            out.extend(_types_in(arg))
+        return out
+
+    for ruleset_id in RULESETS:
+        walk(scenario_model(ruleset_id))
+    assert len(seen) > 10
+    assert lax == []
