@@ -23,6 +23,7 @@ MaskablePPO on the batched env ≥ 1.0× PPO on CartPole's fps.
 
     python benchmarks/env_step.py [--scenario destiny_dice/emboscada ...] [--widths 1 16 256 1024]
         [--slices 12] [--slice 0.25] [--threads N] [--subproc] [--train] [--startup]
+    python benchmarks/env_step.py --paired-rounds 3 [--timesteps 10240]  # like for like
 """
 
 from __future__ import annotations
@@ -255,6 +256,54 @@ def _fps(model: Any, timesteps: int) -> float:
     return timesteps / (time.perf_counter() - start)
 
 
+def paired_training(
+    scenario: str, timesteps: int, rounds: int, seed: int
+) -> dict[str, list[float]]:
+    """Like for like, in rounds: PPO on CartPole, then MaskablePPO on the batched env with
+    the limits fitted to ``scenario`` — ``escaramuza train``'s arithmetic (fused Adam, the
+    distribution normalised once) and the same with sb3-contrib's distribution — every
+    model with fused Adam and the same hyper-parameters; fps in CPU time (one torch
+    thread, so a busy machine's other processes count less), each after an untimed
+    rollout. Each list holds one ratio to that round's CartPole per round."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from escaramuza.envs.common import needed_limits
+    from escaramuza.envs.sb3 import KernelVecEnv
+    from escaramuza.training.config import Hyperparameters
+    from escaramuza.training.train import policy_for, policy_kwargs
+
+    torch.set_num_threads(1)
+    loaded = load_scenario(scenario)
+    limits = needed_limits(loaded)._asdict()
+    hp = {"n_steps": 128, "batch_size": 64, "seed": seed, "verbose": 0, "device": "cpu"}
+    layers = Hyperparameters().net_arch
+
+    def cpu_fps(model: Any) -> float:
+        model.learn(1024)
+        start = time.process_time()
+        model.learn(timesteps)
+        return timesteps / (time.process_time() - start)
+
+    def masked(fused_softmax: bool) -> float:
+        env = VecMonitor(
+            KernelVecEnv(loaded.ruleset.id, 8, scenario=scenario, illegal_action="noop", **limits)
+        )
+        kwargs = policy_kwargs(layers, True, fused_softmax)
+        return cpu_fps(MaskablePPO(policy_for("maskable-ppo"), env, policy_kwargs=kwargs, **hp))
+
+    out: dict[str, list[float]] = {"train": [], "upstream softmax": []}
+    for _ in range(rounds):
+        cart = make_vec_env("CartPole-v1", n_envs=8, seed=seed)
+        reference = cpu_fps(PPO("MlpPolicy", cart, policy_kwargs=policy_kwargs(layers, True), **hp))
+        out["train"].append(masked(True) / reference)
+        out["upstream softmax"].append(masked(False) / reference)
+    return out
+
+
 START = """
 import time
 t = time.perf_counter()
@@ -340,6 +389,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--subproc", action="store_true", help="also SubprocVecEnv (2 workers)")
     parser.add_argument("--train", action="store_true", help="also MaskablePPO vs PPO fps")
+    parser.add_argument(
+        "--paired-rounds",
+        type=int,
+        default=0,
+        help="only MaskablePPO ÷ PPO on CartPole like for like, in N paired rounds",
+    )
     parser.add_argument("--timesteps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -348,6 +403,16 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.2f} on {os.cpu_count()} cores; ratios to CartPole-v1 steps/s")
+    if args.paired_rounds > 0:
+        for scenario in args.scenario:
+            rounds = paired_training(scenario, args.timesteps, args.paired_rounds, args.seed)
+            for arm, ratios in rounds.items():
+                print(
+                    f"{scenario:28} MaskablePPO ({arm}) ÷ PPO on CartPole, both fused Adam, "
+                    f"CPU time: {statistics.median(ratios):.2f}× [{min(ratios):.2f}, "
+                    f"{max(ratios):.2f}] over {len(ratios)} paired rounds"
+                )
+        return
     if args.startup:
         for scenario in args.scenario:
             cold, cached, python = startup(scenario)
