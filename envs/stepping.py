@@ -130,30 +130,6 @@ def keep_rows(la_b: np.ndarray, b: int, la: np.ndarray, n: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def seed_words(
-    rows: np.ndarray,
-    seeds: np.ndarray,
-    dice_keys: np.ndarray,
-    dice_len: np.ndarray,
-    agent_keys: np.ndarray,
-    agent_len: np.ndarray,
-) -> None:
-    """Lane ``rows[i]``'s key words of its dice seed ``seeds[i, 0]`` and its agents' seed
-    ``seeds[i, 1]`` (each below 2**63: ``rules.core.mt.int_keys``, the low word, then
-    the high one if it is not zero)."""
-    for i in range(rows.shape[0]):
-        b = rows[i]
-        for j in range(2):
-            keys = dice_keys if j == 0 else agent_keys
-            lengths = dice_len if j == 0 else agent_len
-            seed = seeds[i, j]
-            high = seed >> np.uint64(32)
-            keys[b, 0] = seed & np.uint64(0xFFFFFFFF)
-            keys[b, 1] = high
-            lengths[b] = 2 if high > 0 else 1
-
-
-@njit(cache=True, _nrt=False)
 def illegal_lanes(
     actions: np.ndarray, deciding: np.ndarray, n_b: np.ndarray, mask_b: np.ndarray, out: np.ndarray
 ) -> int:
@@ -169,12 +145,15 @@ def illegal_lanes(
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def copy_rows(dst: np.ndarray, src: np.ndarray, lo: int, hi: int) -> None:
-    """Rows ``lo`` to ``hi`` of ``src`` into ``dst`` (a thread's lanes into a step's
-    returned array: the lanes' own rows stay in the cache of the thread that plays them)."""
-    for b in range(lo, hi):
-        for j in range(src.shape[1]):
-            dst[b, j] = src[b, j]
+def copy_out(out: Any, obs_b: np.ndarray, mask_b: np.ndarray, b: int) -> None:
+    """Lane ``b``'s observation and mask into the arrays the step returns (``out``), as
+    soon as the lane is done: its rows are still in the cache of the thread that wrote
+    them."""
+    obs, mask = out[0], out[1]
+    for j in range(obs_b.shape[1]):
+        obs[b, j] = obs_b[b, j]
+    for j in range(mask_b.shape[1]):
+        mask[b, j] = mask_b[b, j]
 
 
 @njit(cache=True, _nrt=False)
@@ -345,7 +324,8 @@ def step_lanes(
     lo: int,
     hi: int,
 ) -> int:
-    """Every lane ``b`` with ``todo[b]``: a new battle when ``begin[b]`` (the lane's keys
+    """Every lane ``b`` from ``lo`` to ``hi`` (the calling thread's) with ``todo[b]``: a
+    new battle when ``begin[b]`` (the lane's keys
     row ``b``), else the learner's flat action ``actions[b]``; then the opponent up to
     the learner's next decision, and the lane's outputs.
 
@@ -358,9 +338,9 @@ def step_lanes(
     observation is of when both sides are the caller's; ``scratch``: ``(saved dice, saved
     arng, values, la)`` (the legal rows are listed in ``la``, kept in the lane's only with
     its state: a suspended lane's rows stay those its learner's action names); ``out``:
-    ``(obs, mask)`` arrays the step returns, into which rows ``lo`` to ``hi`` (the
-    calling thread's lanes) of the lanes' observations and masks are copied at the end.
-    Returns how many lanes did not take their step (``status`` SUSPENDED or OVERFLOW)."""
+    ``(obs, mask)`` arrays the step returns, into which each of the thread's lanes'
+    observation and mask is copied once it is done. Returns how many lanes did not take
+    their step (``status`` SUSPENDED or OVERFLOW)."""
     lay = enc[0]
     dice_b, arng_b, la_b, obs_b, mask_b, rows_b, n_b = (
         lanes[0],
@@ -388,8 +368,9 @@ def step_lanes(
     g = d[1]
     side = lay[SIDE]
     waiting = 0
-    for b in range(todo.shape[0]):
+    for b in range(lo, hi):
         if not todo[b]:
+            copy_out(out, obs_b, mask_b, b)
             continue
         reward = 0.0
         dice = dice_b[b]
@@ -416,6 +397,7 @@ def step_lanes(
                     reward_b[b] = -illegal_penalty
                     term_b[b] = False
                     trunc_b[b] = False
+                    copy_out(out, obs_b, mask_b, b)
                     continue
                 first = True
         # The learner's action, then the opponent up to the caller's next decision (every
@@ -431,6 +413,7 @@ def step_lanes(
             copy_into(final_g[b], g)
             copy_into(dice, saved_dice)
             copy_into(arng, saved_arng)
+            copy_out(out, obs_b, mask_b, b)
             continue
         # The opponent's opening decisions (begin) are not the learner's: never shaped.
         before_x = 0.0 if begin[b] else shaping_b[b]
@@ -439,6 +422,7 @@ def step_lanes(
             if overflow:
                 status_b[b] = OVERFLOW
                 waiting += 1
+                copy_out(out, obs_b, mask_b, b)
                 continue
             if not begin[b]:
                 reward = WEIGHT * (math.tanh(x) - math.tanh(before_x))
@@ -463,8 +447,7 @@ def step_lanes(
         legal_slots(s, d, enc, la, n, before, mask_b[b], rows_b[b], slots_b[b])
         store(pairs, b)
         keep_rows(la_b, b, la, n)
-    copy_rows(out[0], obs_b, lo, hi)
-    copy_rows(out[1], mask_b, lo, hi)
+        copy_out(out, obs_b, mask_b, b)
     return waiting
 
 

@@ -41,6 +41,14 @@ from escaramuza.envs.common import (
     load_env_scenario,
     resolve_ruleset,
 )
+from escaramuza.envs.lane_seeds import (
+    STATE_WORDS,
+    draw_seeds,
+    load_state,
+    seed_words,
+    store_state,
+    takes,
+)
 from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
     AUTO,
@@ -50,7 +58,6 @@ from escaramuza.envs.stepping import (
     Stepping,
     compile_stepping,
     illegal_lanes,
-    seed_words,
 )
 from escaramuza.envs.tables import encoder_tables
 from escaramuza.rules.core import mt
@@ -126,7 +133,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     illegal_penalty: float
     reward_shaping: bool
     autoreset_mode: AutoresetMode
-    dice_seeds: list[int]
     _compiled: Stepping
     _exported: Exported
     _enc: tuple[np.ndarray, ...]
@@ -220,12 +226,16 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._agents = np.full(2, agent_code(opponent), dtype=np.int64)
         self._build_lanes()
         # Each lane's generator, made from fresh entropy at its first draw unless a seeded
-        # reset makes it first (reset(seed=…) replaces them all).
+        # reset makes it first (reset(seed=…) replaces them all). Its state lives in a row
+        # of ``_states`` while ``_in_states`` says so (the compiled draws advance it
+        # there), else in the generator object (``battle_generator`` hands it out).
         self._rngs: list[np.random.Generator | None] = [None] * self.num_envs
+        self._states = np.zeros((self.num_envs, STATE_WORDS), dtype=np.uint64)
+        self._in_states = np.zeros(self.num_envs, dtype=np.bool_)
         self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
         self._started = False
-        #: Each lane's dice seed of its battle (``EscaramuzaEnv``'s ``battle_seeds``).
-        self.dice_seeds = [0] * self.num_envs
+        # Each lane's battle's seeds, the dice's and the agents' (``battle_seeds``).
+        self._seeds = np.zeros((self.num_envs, 2), dtype=np.uint64)
 
     # -- the tables and lanes --------------------------------------------------------------
     def _build_lanes(self) -> None:
@@ -277,7 +287,6 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         #: Each thread's share of the lanes (it plays a contiguous slice of them): equal at
         #: first, then following how long each thread took (:meth:`_balance`).
         self._shares = [1.0 / self.threads] * self.threads
-        self._lane = np.arange(n)
         self._bounds: list[int] = []
         self._slice_lanes()
         #: Every lane: a step's lanes, the calls the threads' shares follow. Writable as
@@ -288,6 +297,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._dice_len = np.zeros(n, dtype=np.int64)
         self._agent_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
         self._agent_len = np.zeros(n, dtype=np.int64)
+        self._key_words = (self._dice_keys, self._dice_len, self._agent_keys, self._agent_len)
 
     def _slice_lanes(self) -> None:
         """Each thread's slice of the lanes from the shares (at least one lane each)."""
@@ -297,13 +307,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             total += self._shares[t]
             bounds.append(min(max(round(total * n), t + 1), n - threads + t + 1))
         bounds.append(n)
-        if bounds == self._bounds:
-            return
         self._bounds = bounds
-        lane = self._lane
-        self._slices = [
-            (lane >= lo) & (lane < hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-        ]
 
     def _balance(self, seconds: list[float]) -> None:
         """Move lanes towards the threads that finished first: ``seconds[t]``, from the
@@ -324,24 +328,31 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self, lanes: np.ndarray, generators: dict[int, np.random.Generator] | None = None
     ) -> None:
         """New battles' seeds for ``lanes``, from each lane's generator as the Python
-        env draws them (``battle_seeds``); their key words for the compiled step."""
+        env draws them (``battle_seeds``); their key words for the compiled step. The
+        lanes' own generators are drawn in compiled code (``envs.lane_seeds``)."""
+        if generators is None:
+            fresh = np.flatnonzero(lanes & ~self._in_states)
+            for b in fresh.tolist():
+                rng = self.battle_generator(b)
+                if not takes(rng):
+                    break
+                load_state(self._states[b], rng)
+                self._in_states[b] = True
+            else:
+                draw_seeds(lanes, self._states, self._seeds, self._key_words)
+                return
         rows = np.flatnonzero(lanes)
         if not len(rows):
             return
         pick = generators.__getitem__ if generators is not None else self.battle_generator
-        lanes_drawn = rows.tolist()
-        drawn = [battle_seeds(pick(b)) for b in lanes_drawn]
-        for b, (dice, _) in zip(lanes_drawn, drawn, strict=True):
-            self.dice_seeds[b] = dice
-        # The seeds are below 2**62: their key words as mt.int_keys splits them.
-        seed_words(
-            rows,
-            np.array(drawn, dtype=np.uint64),
-            self._dice_keys,
-            self._dice_len,
-            self._agent_keys,
-            self._agent_len,
-        )
+        self._seeds[rows] = [battle_seeds(pick(b)) for b in rows.tolist()]
+        seed_words(lanes, self._seeds, self._key_words)
+
+    @property
+    def dice_seeds(self) -> list[int]:
+        """Each lane's dice seed of its battle (``EscaramuzaEnv``'s ``battle_seeds``)."""
+        seeds: list[int] = self._seeds[:, 0].tolist()
+        return seeds
 
     def battle_generator(self, lane: int) -> np.random.Generator:
         """The generator lane ``lane``'s next battle draws its seeds from: the lane's
@@ -349,6 +360,11 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         rng = self._rngs[lane]
         if rng is None:
             rng = self._rngs[lane] = seeding.np_random(None)[0]
+        elif self._in_states[lane]:
+            # Its state is the compiled draws' row: handed back to the object, which
+            # owns it again until the lane's next draw.
+            store_state(self._states[lane], rng)
+            self._in_states[lane] = False
         return rng
 
     def restart(
@@ -434,7 +450,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 d,
                 enc,
                 self._lanes,
-                todo & self._slices[t] if self.threads > 1 else todo,
+                todo,
                 begin,
                 actions,
                 self._dice_keys,
@@ -489,6 +505,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         for b, rng in enumerate(generators):
             if rng is not None:
                 self._rngs[b] = rng
+                self._in_states[b] = False
 
     def reset(
         self,
@@ -628,7 +645,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Lane ``lane``'s last finished battle, as the kernel reads battles back."""
         battles: list[KernelBattle] = self.kernel._read_back(
             self._exported,
-            [self.dice_seeds[lane]],
+            [int(self._seeds[lane, 0])],
             self._lanes[11][lane : lane + 1],
             self._lanes[12][lane : lane + 1],
         )
