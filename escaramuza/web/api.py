@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from escaramuza.gm import DEFAULT_SEED
+from escaramuza.rules.core.bookkeeping import short
 from escaramuza.rules.core.i18n import _, _f
 from escaramuza.web.autopilot import AutopilotView, autopilot_view
 from escaramuza.web.deps import cookie, need, obtain
@@ -216,7 +217,8 @@ def plot(name: str, request: Request) -> Response:
     """A plot of the finished playtest: outcomes, rounds or survival."""
     job = need(request).playtest
     if job is None or name not in job.plots:
-        raise NotFoundError(_f("no plot {name}: run a playtest first", repr(name)))
+        # The name is the request's path: cut, as every echoed value is.
+        raise NotFoundError(_f("no plot {name}: run a playtest first", short(name)))
     return Response(job.plots[name], media_type="image/png", headers={"Cache-Control": "no-store"})
 
 

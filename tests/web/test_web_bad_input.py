@@ -89,6 +89,16 @@ BATTLE_ROWS = [
 ]
 
 
+def test_an_unknown_plots_long_name_is_cut_in_the_refusal() -> None:
+    c = started()
+    name = "x" * 8000
+    r = c.get(f"/api/playtest/plots/{name}.png")
+    assert r.status_code == 404, r.text
+    detail = r.json()["detail"]
+    assert "no plot 'xxx" in detail
+    assert len(detail) < 200
+
+
 @pytest.mark.parametrize(("method", "path", "kwargs", "status", "fragment"), BATTLE_ROWS)
 def test_bad_battle_requests_get_4xx_with_a_message(
     method: str, path: str, kwargs: dict[str, Any], status: int, fragment: str
