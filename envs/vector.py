@@ -282,6 +282,12 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 np.zeros(A_KEY + KEY_WORDS, dtype=np.uint32),
                 np.zeros(len(self.encoder.resource_keys) + self.ruleset.n_features + 1),
                 np.zeros((exported.actions, width), dtype=np.int64),
+                (
+                    mt.new_state(mt.LANES),
+                    np.zeros((mt.LANES, KEY_WORDS), dtype=np.uint32),
+                    np.zeros(mt.LANES, dtype=np.int64),
+                    np.zeros(mt.LANES, dtype=np.int64),
+                ),
             )
             self._threads.append((pairs, d, scratch))
         #: Each thread's share of the lanes (it plays a contiguous slice of them): equal at
