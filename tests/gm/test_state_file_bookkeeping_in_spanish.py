@@ -152,6 +152,15 @@ CASES: list[tuple[str, str, Callable[[Doc], None], str, str]] = [
         "combatants[0].data.suerte",
         "campo desconocido (conocidos para brann: ayuda)",
     ),
+    (
+        DESTINY,
+        "turn",
+        lambda d: combatant(d, "brann")["conditions"].append(
+            {"name": "envenenado", "value": 0, "dice": "2d6kh3"}
+        ),
+        "combatants[0].conditions.envenenado.dice",
+        "'2d6kh3': se pueden conservar de 1 a 2 dados",
+    ),
     # -- Donjon -----------------------------------------------------------------------
     (
         DONJON,
