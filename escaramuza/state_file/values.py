@@ -126,22 +126,36 @@ def decode_value(raw: Any, field: str, source: str, reference: Any = None) -> An
             bad = _f("bad {type} {value}", cls.__name__, _short(raw.get("value")))
             raise StateFileError(source, field, bad) from None
     if "$type" in raw:
-        cls = _registered_class(raw["$type"], field, source)
-        fields = raw.get("fields")
-        if not dataclasses.is_dataclass(cls) or not isinstance(fields, dict):
-            raise StateFileError(
-                source, field, _f("{type} needs a dataclass and fields", _short(raw["$type"]))
-            )
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(fields) - names)
-        if unknown:
-            raise StateFileError(source, f"{field}.{unknown[0]}", _("unknown field"))
-        values = {k: decode_value(v, f"{field}.{k}", source) for k, v in fields.items()}
-        try:
-            return cls(**values)
-        except TypeError as exc:
-            raise StateFileError(source, field, str(exc)) from None
+        return _decode_dataclass(raw, field, source)
     raise StateFileError(source, field, _("unsupported JSON object (no $type, $enum, $frozenset)"))
+
+
+def _decode_dataclass(raw: dict[str, Any], field: str, source: str) -> Any:
+    """``{"$type": …, "fields": {…}}``: a registered frozen dataclass, every field it
+    declares without a default given and no other."""
+    cls = _registered_class(raw["$type"], field, source)
+    fields = raw.get("fields")
+    if not dataclasses.is_dataclass(cls) or not isinstance(fields, dict):
+        raise StateFileError(
+            source, field, _f("{type} needs a dataclass and fields", _short(raw["$type"]))
+        )
+    declared = dataclasses.fields(cls)
+    unknown = sorted(set(fields) - {f.name for f in declared})
+    if unknown:
+        raise StateFileError(source, f"{field}.{unknown[0]}", _("unknown field"))
+    missing = [f.name for f in declared if f.name not in fields and _required(f)]
+    if missing:
+        raise StateFileError(source, f"{field}.{missing[0]}", _("required field is missing"))
+    values = {k: decode_value(v, f"{field}.{k}", source) for k, v in fields.items()}
+    try:
+        return cls(**values)
+    except TypeError as exc:  # a class's own check of its values
+        raise StateFileError(source, field, str(exc)) from None
+
+
+def _required(f: dataclasses.Field[Any]) -> bool:
+    """Whether a dataclass field has no default (the file must give it)."""
+    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
 
 
 def _encode_data(

@@ -456,7 +456,8 @@ class WebSession:
         self._install(state, seed, steps, upload)
         self.loaded = True
         note = self._restore_pilot(meta, filename)
-        self._changed([], f"loaded {filename}: round {state.round}{note}", by_gm=True)
+        loaded = _f("loaded {file}: round {round}", filename, state.round)
+        self._changed([], loaded + note, by_gm=True)
 
     def _restore_pilot(self, meta: dict[str, Any], filename: str) -> str:
         """The file's autopilot (``meta.autopilot``), where the page offers its agent; else

@@ -23,6 +23,7 @@ from escaramuza.rules.core.bookkeeping import (
     require,
     validate,
 )
+from escaramuza.rules.core.i18n import _, _f, word
 from escaramuza.rules.core.model import Action, DecisionKind
 from escaramuza.rules.core.state import BattleState
 
@@ -45,7 +46,7 @@ def check_state(state: BattleState) -> None:
     check_pending(state, {"declarar": DecisionKind.TURN})
     for i, c in enumerate(state.combatants):
         if c.data:
-            raise BookkeepingError(f"combatants[{i}].data.{next(iter(c.data))}", "unknown field")
+            raise BookkeepingError(f"combatants[{i}].data.{next(iter(c.data))}", _("unknown field"))
     if state.pending is None and not state.data:
         return  # a finished battle may end before any side turn opened
     data = validate(BattleData, state.data, "data")
@@ -54,16 +55,28 @@ def check_state(state: BattleState) -> None:
         require(
             c.side.value == data.side,
             f"data.queue[{j}]",
-            f"{cid} is not on the {data.side}, whose side turn it is",
+            _f("{id} is not on the {side}, whose side turn it is", cid, word(data.side)),
         )
-        require(cid not in data.queue[:j], f"data.queue[{j}]", f"{cid} appears twice")
+        require(
+            cid not in data.queue[:j],
+            f"data.queue[{j}]",
+            _f("combatant {id} appears twice", repr(cid)),
+        )
     pending = state.pending
     if pending is not None:
         require(
-            bool(data.queue) and data.queue[0] == pending.actor,
+            bool(data.queue),
             "pending.actor",
-            f"{pending.actor} but the next to declare is "
-            f"{data.queue[0] if data.queue else 'nobody'} (data.queue)",
+            _f("{actor} but nobody is left to declare (data.queue)", pending.actor),
+        )
+        require(
+            data.queue[0] == pending.actor,
+            "pending.actor",
+            _f(
+                "{actor} but the next to declare is {next} (data.queue)",
+                pending.actor,
+                data.queue[0],
+            ),
         )
     ruleset: Cairn = state.ruleset  # type: ignore[assignment]
     declared: set[str] = set()
@@ -76,7 +89,7 @@ def check_state(state: BattleState) -> None:
             and action.actor not in data.queue
             and action.actor not in declared,
             f"{where}.actor",
-            f"{action.actor} cannot have declared in this side turn",
+            _f("{actor} cannot have declared in this side turn", action.actor),
         )
         declared.add(action.actor)
         # Declarations resolve together (CA-02) and nothing moves before then: each is
@@ -85,5 +98,5 @@ def check_state(state: BattleState) -> None:
             require(
                 action in ruleset.actions_for(state, actor),
                 where,
-                f"{action} is not one of {action.actor}'s actions here",
+                _f("{action} is not one of {actor}'s actions here", str(action), action.actor),
             )

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from functools import cache
 from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.i18n import _f, word
 from escaramuza.rules.core.model import Action, DecisionKind, Side, Status
 from escaramuza.rules.core.pydantic_reasons import pydantic_problems
 from escaramuza.rules.core.state import BattleState
@@ -79,7 +79,9 @@ def check_fields(value: Any, cls: type, field: str) -> Any:
     """``value`` must be a ``cls`` (a frozen dataclass) whose fields have their declared
     types (the generic decoder builds it from whatever the file gave)."""
     if type(value) is not cls:
-        raise BookkeepingError(field, f"expected a {cls.__name__}, got {short(value)}")
+        raise BookkeepingError(
+            field, _f("expected a {type}, got {value}", cls.__name__, short(value))
+        )
     data = {f.name: getattr(value, f.name) for f in dataclasses.fields(cls)}
     # (the cast: mypy narrows ``cls`` to type[Any] above, which it holds not Hashable)
     validate(_field_model(cast(type, cls)), data, field)
@@ -94,7 +96,8 @@ def check_id(state: BattleState, cid: Any, field: str, *, active: bool = False) 
             field, _f("unknown combatant {id} (combatants: {known})", short(cid), known)
         )
     if active and not state.by_id[cid].active:
-        raise BookkeepingError(field, f"{cid} is {state.by_id[cid].status.value}, not active")
+        status = word(state.by_id[cid].status.value)
+        raise BookkeepingError(field, _f("{id} is {status}, not active", cid, status))
     return cid
 
 
@@ -105,6 +108,15 @@ def check_zone(state: BattleState, zone: Any, field: str) -> str:
             field, _f("unknown zone {zone} (zones: {known})", short(zone), known)
         )
     return zone
+
+
+def check_weapon(attacker: str, weapon: Any, carried: Container[str], field: str) -> None:
+    """``weapon`` (a pending attack's) must be one ``attacker`` carries."""
+    require(
+        weapon in carried,
+        field,
+        _f("{id} carries no weapon {weapon}", attacker, short(weapon)),
+    )
 
 
 def check_conditions(state: BattleState, known: Iterable[str]) -> None:
@@ -137,7 +149,8 @@ def check_pending(state: BattleState, allowed: dict[str, DecisionKind]) -> None:
     kind = allowed.get(pending.name)
     if kind is not None and pending.kind is not kind:
         raise BookkeepingError(
-            "pending.kind", f"a {pending.name!r} decision is a {kind.name.lower()} decision"
+            "pending.kind",
+            _f("a {name} decision is a {kind} decision", repr(pending.name), kind.name.lower()),
         )
 
 

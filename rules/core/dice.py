@@ -17,7 +17,7 @@ from math import comb
 from typing import Protocol
 
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import ngettext
+from escaramuza.rules.core.i18n import _, _f, ngettext
 
 #: Die sizes the rulesets use. d3 exists for a few damage tables; d100 is not used.
 STANDARD_DICE: tuple[int, ...] = (2, 3, 4, 6, 8, 10, 12, 20)
@@ -95,7 +95,7 @@ class RandomRoller:
         bits = self._bits
         k = sides.bit_length()
         out: list[int] = []
-        for _ in range(count):
+        for _n in range(count):
             r = bits(k)
             while r >= sides:
                 r = bits(k)
@@ -334,17 +334,22 @@ def _shown(src: str) -> str:
     return repr(src if len(src) <= MAX_DICE_TEXT else src[:MAX_DICE_TEXT] + "…")
 
 
+def _constant_problem(shown: str) -> str:
+    """Why a constant of the expression ``shown`` is refused (its size)."""
+    return _f("{dice}: a constant must be -{most} to {most}", shown, MAX_DICE_MODIFIER)
+
+
 def _dice_term(src: str, match: re.Match[str], sign: int) -> DiceTerm:
     """The dice term ``match`` read in ``src``, within the bounds."""
     count = int(match.group(2) or 1)
     sides = int(match.group(3))
     keep = int(match.group(4)) if match.group(4) else None
     if count < 1 or count > MAX_DICE:
-        raise DiceError(f"{src!r}: dice count must be 1 to {MAX_DICE}")
+        raise DiceError(_f("{dice}: dice count must be 1 to {most}", repr(src), MAX_DICE))
     if sides < 2 or sides > MAX_DIE_SIDES:
-        raise DiceError(f"{src!r}: a die has 2 to {MAX_DIE_SIDES} faces")
+        raise DiceError(_f("{dice}: a die has 2 to {most} faces", repr(src), MAX_DIE_SIDES))
     if keep is not None and not 1 <= keep <= count:
-        raise DiceError(f"{src!r}: can keep 1 to {count} dice")
+        raise DiceError(_f("{dice}: can keep 1 to {count} dice", repr(src), count))
     return DiceTerm(count, sides, keep, sign)
 
 
@@ -353,21 +358,23 @@ def parse_dice(text: str | int) -> DiceExpr:
     or exceeds a bound (:data:`MAX_DICE_TEXT`, :data:`MAX_DICE_TERMS`, :data:`MAX_DICE`,
     :data:`MAX_DIE_SIDES`, :data:`MAX_DICE_MODIFIER`)."""
     if isinstance(text, bool):
-        raise DiceError(f"{text!r} is not dice notation")
+        raise DiceError(_f("{dice} is not dice notation", repr(text)))
     if isinstance(text, int):
         if abs(text) > MAX_DICE_MODIFIER:
-            raise DiceError(
-                f"{text}: a constant must be -{MAX_DICE_MODIFIER} to {MAX_DICE_MODIFIER}"
-            )
+            raise DiceError(_constant_problem(str(text)))
         return DiceExpr((), text, str(text))
     src = str(text).strip()
     if not src:
-        raise DiceError("empty dice expression")
+        raise DiceError(_("empty dice expression"))
     # Before any parsing: the number of digits read below must stay small.
     if len(src) > MAX_DICE_TEXT:
         raise DiceError(
-            f"{_shown(src)}: a dice expression is at most {MAX_DICE_TEXT} characters, "
-            f"not {len(src)}"
+            _f(
+                "{dice}: a dice expression is at most {most} characters, not {n}",
+                _shown(src),
+                MAX_DICE_TEXT,
+                len(src),
+            )
         )
     pos = 0
     terms: list[DiceTerm] = []
@@ -378,31 +385,39 @@ def parse_dice(text: str | int) -> DiceExpr:
     while pos < len(compact):
         match = _TERM.match(compact, pos)
         if not match or match.end() == pos:
-            raise DiceError(f"{src!r} is not dice notation (expected e.g. 'd8', '2d10+3')")
+            raise DiceError(
+                _f("{dice} is not dice notation (expected e.g. 'd8', '2d10+3')", repr(src))
+            )
         if pos > 0 and not match.group(1):
-            raise DiceError(f"{src!r} is not dice notation (missing '+' or '-')")
+            raise DiceError(_f("{dice} is not dice notation (missing '+' or '-')", repr(src)))
         count_terms += 1
         if count_terms > MAX_DICE_TERMS:
-            raise DiceError(f"{src!r}: at most {MAX_DICE_TERMS} terms (dice and constants)")
+            raise DiceError(
+                _f("{dice}: at most {most} terms (dice and constants)", repr(src), MAX_DICE_TERMS)
+            )
         sign = -1 if match.group(1) == "-" else 1
         if match.group(3):
             term = _dice_term(src, match, sign)
             dice += term.count
             if dice > MAX_DICE:
-                raise DiceError(f"{src!r}: at most {MAX_DICE} dice in all terms together")
+                raise DiceError(
+                    _f("{dice}: at most {most} dice in all terms together", repr(src), MAX_DICE)
+                )
             terms.append(term)
         else:
             constant = int(match.group(5))
             if constant > MAX_DICE_MODIFIER:
-                raise DiceError(
-                    f"{src!r}: a constant must be -{MAX_DICE_MODIFIER} to {MAX_DICE_MODIFIER}"
-                )
+                raise DiceError(_constant_problem(repr(src)))
             modifier += sign * constant
         pos = match.end()
     if abs(modifier) > MAX_DICE_MODIFIER:
         raise DiceError(
-            f"{src!r}: the constants add up to {modifier}; the modifier must be "
-            f"-{MAX_DICE_MODIFIER} to {MAX_DICE_MODIFIER}"
+            _f(
+                "{dice}: the constants add up to {total}; the modifier must be -{most} to {most}",
+                repr(src),
+                modifier,
+                MAX_DICE_MODIFIER,
+            )
         )
     return DiceExpr(tuple(terms), modifier, src)
 
@@ -425,7 +440,7 @@ def parse_die(text: str | int) -> int:
         or expr.terms[0].sides not in STANDARD_DICE
     ):
         names = ", ".join(f"d{d}" for d in STANDARD_DICE)
-        raise DiceError(f"{text!r} is not a single die (one of {names})")
+        raise DiceError(_f("{dice} is not a single die (one of {known})", repr(text), names))
     return expr.terms[0].sides
 
 

@@ -28,6 +28,7 @@ from escaramuza.rules.core.bookkeeping import (
     validate,
 )
 from escaramuza.rules.core.dice import DiceError, parse_dice
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Combatant, DecisionKind
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.destiny_dice.sheets import CONDITIONS
@@ -71,13 +72,18 @@ def check_state(state: BattleState) -> None:
     require(
         state.order[state.turn] == actor,
         "data.turn_actor",
-        f"{actor} is not at the order's position {state.turn} ({state.order[state.turn]} is)",
+        _f(
+            "{actor} is not at the order's position {turn} ({other} is)",
+            actor,
+            state.turn,
+            state.order[state.turn],
+        ),
     )
     if pending.name == "turn":
         require(
             pending.actor == actor,
             "pending.actor",
-            f"{pending.actor} but it is {actor}'s turn (data.turn_actor)",
+            _f("{actor} but it is {current}'s turn (data.turn_actor)", pending.actor, actor),
         )
     else:  # DD-08: the defender answers the attacker
         check_id(state, data.reaction_vs, "data.reaction_vs")
@@ -91,14 +97,20 @@ def _check_combatant_data(c: Combatant, where: str) -> None:
         if key == "ayuda":
             validate(Ayuda, {"ayuda": value}, f"{where}.data")
         elif key in jams:
-            require(type(value) is bool, field, f"expected true or false, got {short(value)}")
+            require(
+                type(value) is bool,
+                field,
+                _f("expected {expected}, got {value}", _("true or false"), short(value)),
+            )
         elif key in uses:
             top = uses[key]
             require(
                 type(value) is int and 0 <= value <= top,
                 field,
-                f"expected the uses left, an integer 0–{top}, got {short(value)}",
+                _f("expected the uses left, an integer 0–{top}, got {value}", top, short(value)),
             )
         else:
             known = ", ".join(["ayuda", *sorted(jams), *sorted(uses)])
-            raise BookkeepingError(field, f"unknown field (known for {c.id}: {known})")
+            raise BookkeepingError(
+                field, _f("unknown field (known for {id}: {known})", c.id, known)
+            )

@@ -24,10 +24,12 @@ from escaramuza.rules.core.bookkeeping import (
     check_fields,
     check_id,
     check_pending,
+    check_weapon,
     check_zone,
     require,
     validate,
 )
+from escaramuza.rules.core.i18n import _, _f, word
 from escaramuza.rules.core.model import DecisionKind, Side
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
@@ -57,6 +59,9 @@ _DECISIONS = {
 
 _Count = Field(ge=0, le=MAX_COUNTER)
 
+#: The movements a pending move may be (DJ-10).
+_MOVES = ("acercarse", "alejarse", "huir")
+
 
 class BattleData(Schema):
     count: int = _Count
@@ -76,7 +81,11 @@ def check_state(state: BattleState) -> None:
     """Raise :class:`BookkeepingError` unless the ruleset can play on from ``state``."""
     die = state.options.die_size
     data = validate(BattleData, state.data, "data")
-    require(data.count <= die, "data.count", f"{data.count} is above the die size ({die})")
+    require(
+        data.count <= die,
+        "data.count",
+        _f("{count} is above the die size ({die})", data.count, die),
+    )
     check_conditions(state, Donjon.conditions)
     check_pending(state, _DECISIONS)
     for i, c in enumerate(state.combatants):
@@ -86,18 +95,23 @@ def check_state(state: BattleState) -> None:
             require(
                 1 <= n <= die,
                 f"{where}.init[{j}]",
-                f"{n} is not a face of the d{die} (options.die_size)",
+                _f("{n} is not a face of the d{die} (options.die_size)", n, die),
             )
         require(
             list(own.init) == sorted(own.init, reverse=True),
             f"{where}.init",
-            "the numbers must be held highest first",
+            _("the numbers must be held highest first"),
         )
         number, times = own.acted
         require(
             0 <= number <= die and 0 <= times <= MAX_COUNTER,
             f"{where}.acted",
-            f"expected [number 0–{die}, times 0–{MAX_COUNTER}], got {list(own.acted)}",
+            _f(
+                "expected [number 0–{die}, times 0–{most}], got {value}",
+                die,
+                MAX_COUNTER,
+                list(own.acted),
+            ),
         )
     if data.attack is not None:
         _check_attack(state, data.attack)
@@ -111,52 +125,65 @@ def check_state(state: BattleState) -> None:
     actor = state.by_id[pending.actor]
     if pending.name == TURN:
         # DJ-05: the actor holds the number being called (it is crossed off as it acts).
-        require(actor.active, "pending.actor", f"{actor.id} is {actor.status.value}")
+        check_id(state, actor.id, "pending.actor", active=True)
         require(
             data.count in actor.data["init"],
             "data.count",
-            f"{actor.id} does not hold {data.count} (data.init: {list(actor.data['init'])})",
+            _f(
+                "{id} does not hold {count} (data.init: {held})",
+                actor.id,
+                data.count,
+                list(actor.data["init"]),
+            ),
         )
     elif pending.name == DEFENCE:
-        require(data.attack is not None, "data.attack", "required while a defence is pending")
+        require(data.attack is not None, "data.attack", _("required while a defence is pending"))
         assert data.attack is not None
         require(
             data.attack.target == actor.id,
             "pending.actor",
-            f"{actor.id} but the attack's target is {data.attack.target}",
+            _f("{actor} but the attack's target is {target}", actor.id, data.attack.target),
         )
     elif pending.name == RESIST:
-        require(data.move is not None, "data.move", "required while a resistance is pending")
+        require(data.move is not None, "data.move", _("required while a resistance is pending"))
         assert data.move is not None
         require(
             data.move.resister == actor.id,
             "pending.actor",
-            f"{actor.id} but the movement's resister is {data.move.resister}",
+            _f(
+                "{actor} but the movement's resister is {resister}",
+                actor.id,
+                data.move.resister,
+            ),
         )
     elif pending.name == SPEND:
-        require(data.spend is not None, "data.spend", "required while éxitos are spent")
+        require(data.spend is not None, "data.spend", _("required while éxitos are spent"))
         assert data.spend is not None
         require(
             data.spend.dealer == actor.id,
             "pending.actor",
-            f"{actor.id} but the éxitos are {data.spend.dealer}'s",
+            _f("{actor} but the éxitos are {dealer}'s", actor.id, data.spend.dealer),
         )
     elif pending.name == CONTINUE:
         side = Side(pending.side)
-        require(bool(state.active(side)), "pending.side", f"the {side.value} have nobody active")
+        require(
+            bool(state.active(side)),
+            "pending.side",
+            _f("the {side} have nobody active", word(side.value)),
+        )
 
 
 def _check_attack(state: BattleState, attack: PendingAttack) -> None:
     check_fields(attack, PendingAttack, "data.attack")
     attacker = state.by_id[check_id(state, attack.attacker, "data.attack.attacker")]
     check_id(state, attack.target, "data.attack.target")
-    require(
-        attack.weapon in combat.profile(attacker).by_name,
-        "data.attack.weapon",
-        f"{attacker.id} carries no weapon {attack.weapon!r}",
-    )
+    check_weapon(attacker.id, attack.weapon, combat.profile(attacker).by_name, "data.attack.weapon")
     top = len(combat.BAND_NAMES) - 1
-    require(0 <= attack.band <= top, "data.attack.band", f"{attack.band} is outside 0–{top}")
+    require(
+        0 <= attack.band <= top,
+        "data.attack.band",
+        _f("{value} is outside 0–{top}", attack.band, top),
+    )
 
 
 def _check_move(state: BattleState, move: PendingMove) -> None:
@@ -165,9 +192,9 @@ def _check_move(state: BattleState, move: PendingMove) -> None:
     if move.resister:  # "" when nobody can resist
         check_id(state, move.resister, "data.move.resister")
     require(
-        move.verb in ("acercarse", "alejarse", "huir"),
+        move.verb in _MOVES,
         "data.move.verb",
-        f"unknown movement {move.verb!r}",
+        _f("unknown movement {verb} (known: {known})", repr(move.verb), ", ".join(_MOVES)),
     )
     if move.to_zone is not None:
         check_zone(state, move.to_zone, "data.move.to_zone")
@@ -180,7 +207,11 @@ def _check_spend(state: BattleState, spend: PendingSpend) -> None:
     require(
         0 <= spend.remaining <= MAX_COUNTER,
         "data.spend.remaining",
-        f"{spend.remaining} is outside 0–{MAX_COUNTER}",
+        _f("{value} is outside 0–{top}", spend.remaining, MAX_COUNTER),
     )
     for j, name in enumerate(spend.picked):
-        require(name in SPEND_OPTIONS, f"data.spend.picked[{j}]", f"unknown attribute {name!r}")
+        require(
+            name in SPEND_OPTIONS,
+            f"data.spend.picked[{j}]",
+            _f("unknown attribute {name} (known: {known})", repr(name), ", ".join(SPEND_OPTIONS)),
+        )

@@ -24,9 +24,12 @@ from escaramuza.rules.core.bookkeeping import (
     check_id,
     check_order,
     check_pending,
+    check_weapon,
     require,
+    short,
     validate,
 )
+from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import DecisionKind
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.sistema_2d10.combat import (
@@ -54,6 +57,10 @@ _DECISIONS = {
 }
 
 
+#: The purposes a roll in flight may have.
+_ROLLS = (ATAQUE, DEFENSA, AGUANTE)
+
+
 class BattleData(Schema):
     tables: Any  # compared with the scenario's below
     roll: PendingRoll | None
@@ -67,7 +74,7 @@ def check_state(state: BattleState) -> None:
     require(
         data.tables == load_tables(state.options.tables),
         "data.tables",
-        'must be the scenario\'s tables (write {"$scenario": true})',
+        _('must be the scenario\'s tables (write {"$scenario": true})'),
     )
     # S2-15 names a limb or a stun in variants of the observed conditions (aliases).
     check_conditions(state, (*Sistema2d10.conditions, *Sistema2d10.condition_aliases))
@@ -75,11 +82,11 @@ def check_state(state: BattleState) -> None:
     for i, c in enumerate(state.combatants):
         where = f"combatants[{i}].data"
         for key in c.data:
-            require(key == "profile", f"{where}.{key}", "unknown field")
+            require(key == "profile", f"{where}.{key}", _("unknown field"))
         require(
             c.data.get("profile") is state.scenario.combatant(c.id).data["profile"],
             f"{where}.profile",
-            'must be the scenario\'s (write {"$scenario": true})',
+            _('must be the scenario\'s (write {"$scenario": true})'),
         )
     if data.attack is not None:
         _check_attack(state, data.attack)
@@ -95,26 +102,31 @@ def check_state(state: BattleState) -> None:
         require(
             pending.actor == current.id and current.active,
             "pending.actor",
-            f"{pending.actor} but the turn is {current.id}'s (order[{state.turn}])",
+            _f(
+                "{actor} but the turn is {current}'s (order[{turn}])",
+                pending.actor,
+                current.id,
+                state.turn,
+            ),
         )
-        require(data.roll is None, "data.roll", "must be null at the start of a decision")
+        require(data.roll is None, "data.roll", _("must be null at the start of a decision"))
     elif pending.name == ACTIVE_DEFENCE:
         require(
             data.attack is not None and data.attack.target == pending.actor,
             "data.attack",
-            f"an attack on {pending.actor} is required while it defends",
+            _f("an attack on {actor} is required while it defends", pending.actor),
         )
     else:
         require(
             data.roll is not None and data.roll.roller == pending.actor,
             "data.roll",
-            f"a roll of {pending.actor}'s is required for a Dado Exprés decision",
+            _f("a roll of {actor}'s is required for a Dado Exprés decision", pending.actor),
         )
         assert data.roll is not None
         require(
             bool(data.roll.faces) == (pending.name == EXPRES_AFTER),
             "data.roll.faces",
-            "rolled dice are needed after the roll, and none before it",
+            _("rolled dice are needed after the roll, and none before it"),
         )
 
 
@@ -124,30 +136,41 @@ def _check_attack(state: BattleState, attack: AttackCtx) -> None:
     check_id(state, attack.target, "data.attack.target")
     profile = attacker.data.get("profile")
     names = [w.name for w in profile.weapons] if profile is not None else []
-    require(
-        attack.weapon in names,
-        "data.attack.weapon",
-        f"{attacker.id} carries no weapon {attack.weapon!r}",
-    )
+    check_weapon(attacker.id, attack.weapon, names, "data.attack.weapon")
     aims = [name for name, _ in state.data["tables"].aimed]
     require(
         attack.aim is None or attack.aim in aims,
         "data.attack.aim",
-        f"unknown location {attack.aim!r} (known: {', '.join(aims)})",
+        _f("unknown location {name} (known: {known})", repr(attack.aim), ", ".join(aims)),
     )
-    require(abs(attack.total) <= MAX_COUNTER, "data.attack.total", "out of range")
+    require(
+        abs(attack.total) <= MAX_COUNTER,
+        "data.attack.total",
+        _f("{value} is outside ±{most}", attack.total, MAX_COUNTER),
+    )
 
 
 def _check_roll(state: BattleState, roll: PendingRoll, attack: AttackCtx | None) -> None:
     check_fields(roll, PendingRoll, "data.roll")
     check_id(state, roll.roller, "data.roll.roller")
-    if roll.purpose not in (ATAQUE, DEFENSA, AGUANTE):
-        raise BookkeepingError("data.roll.purpose", f"unknown roll {roll.purpose!r}")
+    if roll.purpose not in _ROLLS:
+        raise BookkeepingError(
+            "data.roll.purpose",
+            _f("unknown roll {roll} (known: {known})", short(roll.purpose), ", ".join(_ROLLS)),
+        )
     if roll.purpose != AGUANTE:
-        require(attack is not None, "data.attack", f"required by an {roll.purpose} roll")
-    require(abs(roll.bonus) <= MAX_COUNTER, "data.roll.bonus", "out of range")
+        require(
+            attack is not None,
+            "data.attack",
+            _f("required by a roll of {purpose}", roll.purpose),
+        )
+    require(
+        abs(roll.bonus) <= MAX_COUNTER,
+        "data.roll.bonus",
+        _f("{value} is outside ±{most}", roll.bonus, MAX_COUNTER),
+    )
     require(
         len(roll.faces) in (0, 2, 3) and all(1 <= f <= 10 for f in roll.faces),
         "data.roll.faces",
-        "expected no dice, or two or three d10 faces (1–10)",
+        _("expected no dice, or two or three d10 faces (1–10)"),
     )

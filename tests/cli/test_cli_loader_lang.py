@@ -99,6 +99,13 @@ CLI_CASES: list[tuple[str, str, str, str, str]] = [
         "Input should be greater than or equal to 1, not 0",
         "debe ser mayor o igual que 1, no 0",
     ),
+    (
+        "not_a_die",
+        edit(DUEL, "cuerpo: d8", "cuerpo: d7"),
+        "combatants[0].cuerpo",
+        "'d7' is not a single die (one of d2, d3, d4, d6, d8, d10, d12, d20)",
+        "'d7' no es un solo dado (uno de d2, d3, d4, d6, d8, d10, d12, d20)",
+    ),
 ]
 
 

@@ -18,6 +18,7 @@ from escaramuza.rules.core.dice import (
     roll_pool,
 )
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import language
 
 
 def brute_force(spec: list[tuple[int, int, int | None, int]], modifier: int) -> dict[int, float]:
@@ -101,6 +102,44 @@ def test_dice_notation_integer_is_a_constant() -> None:
 def test_dice_notation_rejects(text: str | bool, reason: str) -> None:
     with pytest.raises(DiceError, match=reason):
         parse_dice(text)
+
+
+#: (text, its refusal in Spanish), one for each reason parse_dice gives; written by hand
+#: from the catalog.
+SPANISH_REFUSALS: list[tuple[str | int, str]] = [
+    ("", "expresión de dados vacía"),
+    (True, "True no es notación de dados"),
+    ("x", "'x' no es notación de dados (se esperaba p. ej. 'd8', '2d10+3')"),
+    ("d8 d6", "'d8 d6' no es notación de dados (falta '+' o '-')"),
+    ("d21", "'d21': un dado tiene de 2 a 20 caras"),
+    ("21d6", "'21d6': el número de dados debe ser de 1 a 20"),
+    ("2d6kh3", "'2d6kh3': se pueden conservar de 1 a 2 dados"),
+    ("d6+1001", "'d6+1001': una constante debe ser de -1000 a 1000"),
+    (1001, "1001: una constante debe ser de -1000 a 1000"),
+    ("d6+" * 8 + "d6", f"{'d6+' * 8 + 'd6'!r}: como mucho 8 términos (dados y constantes)"),
+    ("10d6+11d4", "'10d6+11d4': como mucho 20 dados entre todos los términos"),
+    (
+        "d6+500+501",
+        "'d6+500+501': las constantes suman 1001; el modificador debe ser de -1000 a 1000",
+    ),
+    (
+        "d6+" + "1" * 62,
+        f"{'d6+' + '1' * 61 + '…'!r}: una expresión de dados tiene como mucho 64 caracteres, no 65",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), SPANISH_REFUSALS)
+def test_dice_notation_is_refused_in_spanish(text: str | int, reason: str) -> None:
+    with language("es"), pytest.raises(DiceError) as info:
+        parse_dice(text)
+    assert str(info.value) == reason
+
+
+def test_a_single_die_is_asked_for_in_spanish() -> None:
+    with language("es"), pytest.raises(DiceError) as info:
+        parse_die("d7")
+    assert str(info.value) == "'d7' no es un solo dado (uno de d2, d3, d4, d6, d8, d10, d12, d20)"
 
 
 def test_dice_error_is_a_user_error() -> None:
