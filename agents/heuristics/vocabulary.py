@@ -37,6 +37,16 @@ def by_verb(actions: Iterable[Action]) -> ByVerb:
     return out
 
 
+def of_verb(actions: Iterable[Action], verb: str) -> list[Action]:
+    """The legal actions of ``verb``, in their order."""
+    return [a for a in actions if a.verb == verb]
+
+
+def first_of(actions: Iterable[Action], verb: str) -> Action | None:
+    """The first legal action of ``verb``, or None (compiled: ``mechanics.first_row``)."""
+    return next((a for a in actions if a.verb == verb), None)
+
+
 def foes(state: BattleState, c: Combatant) -> list[Combatant]:
     """The active combatants of the other side, in the scenario's order."""
     active = Status.ACTIVE

@@ -19,6 +19,7 @@ from tests.agents.test_temperaments_destiny_dice import c, situation
 #: and ``choose``.
 STEPS: dict[str, tuple[str, ...]] = {
     "destiny_dice": ("press", "react", "side_broken"),
+    "sistema_2d10": ("close_in", "side_broken"),
 }
 TEMPERAMENTS = ("tactician", "brute", "cautious", "coward", "protector", "choose")
 
