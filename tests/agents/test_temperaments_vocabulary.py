@@ -18,6 +18,7 @@ from tests.agents.test_temperaments_destiny_dice import c, situation
 #: The functions each ruleset writes line for line on both sides, beside the temperaments
 #: and ``choose``.
 STEPS: dict[str, tuple[str, ...]] = {
+    "cairn": ("half_out", "side_broken"),
     "destiny_dice": ("press", "react", "side_broken"),
     "sistema_2d10": ("close_in", "side_broken"),
 }
