@@ -5,12 +5,13 @@ A ruleset's temperaments exist twice, over the engine's objects
 (``<ruleset>_kernel.py``); both are written with the same helpers under the same names, so
 that they read line for line. The helpers every ruleset shares are here, over the engine's
 objects; :func:`foe_hops`, :func:`side_out` and :func:`most_hurt_ally` have compiled
-namesakes over the arrays in :mod:`escaramuza.rules.core.mechanics`, while :func:`best_by`
-and :func:`best_move` take a key function, which a kernel writes as its own loop (its
+namesakes over the arrays in :mod:`escaramuza.rules.core.mechanics`, :func:`nearest_foe`
+and :func:`first_of` in the kernels reading them, while :func:`best_by` and
+:func:`best_move` take a key function, which a kernel writes as its own loop (its
 ``best_attack``, and its ``best_move`` over its compiled ``move_key``). Each ruleset writes
 the notions it reads its own way (``hurt``, ``side_broken``, ``best_attack``,
-``best_move``, ``move_key``) under these names in both of its files (docs/fast-path.md,
-"Adding a ruleset's kernel: what to write, what is shared").
+``best_move``, ``move_key``, ``end_turn``) under these names in both of its files
+(docs/fast-path.md, "Adding a ruleset's kernel: what to write, what is shared").
 
 Conventions of both sides: a helper that picks an action returns it, or None — the
 compiled one its row, or -1; ties keep the first action, as ``max`` and ``min`` do.
@@ -61,14 +62,15 @@ def foe_hops(state: BattleState, c: Combatant, zone: str, reach: int = 0) -> int
 
 
 def nearest_foe(state: BattleState, c: Combatant) -> Combatant | None:
-    """The active foe fewest hops from ``c``, the first on ties; None with none standing
-    (compiled: ``vocabulary_kernel.nearest_foe``)."""
+    """The active foe fewest hops from ``c``, the first in table order (``index``) on ties;
+    None with none standing."""
     hops = state.battlefield.distances_from(c.zone)
     best: Combatant | None = None
-    best_hops = 0
+    best_key = (0, 0)
     for f in foes(state, c):
-        if best is None or hops[f.zone] < best_hops:
-            best, best_hops = f, hops[f.zone]
+        key = (hops[f.zone], f.index)
+        if best is None or key < best_key:
+            best, best_key = f, key
     return best
 
 

@@ -20,6 +20,7 @@ from tests.agents.test_temperaments_destiny_dice import c, situation
 STEPS: dict[str, tuple[str, ...]] = {
     "cairn": ("half_out", "side_broken"),
     "destiny_dice": ("press", "react", "side_broken"),
+    "donjon": ("flee", "no_swing", "pause", "react", "side_broken"),
     "sistema_2d10": ("close_in", "side_broken"),
 }
 TEMPERAMENTS = ("tactician", "brute", "cautious", "coward", "protector", "choose")
