@@ -257,8 +257,8 @@ def full_or_pass(actions: list[Action]) -> Action:
     return first_of(actions, "defensa_completa") or first_of(actions, "pasar") or actions[-1]
 
 
-def pass_turn(actions: list[Action]) -> Action:
-    """Pasar, else the last action ("never defends fully")."""
+def end_turn(actions: list[Action]) -> Action:
+    """Pasar, else the last action (the brute's: "never defends fully")."""
     return first_of(actions, "pasar") or actions[-1]
 
 
@@ -358,7 +358,7 @@ def brute(state: BattleState, c: Combatant, actions: list[Action]) -> Action:
     if act is None:
         act = best_move(state, c, of_verb(actions, "mover"), NEAR)
     # "never defends fully": no defensa completa, it just ends the turn.
-    return act if act is not None else pass_turn(actions)
+    return act if act is not None else end_turn(actions)
 
 
 def cautious(

@@ -297,8 +297,8 @@ def full_or_pass(la: np.ndarray, cnt: int) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def pass_turn(la: np.ndarray, cnt: int) -> int:
-    """``pass_turn``: pasar, else the last action."""
+def end_turn(la: np.ndarray, cnt: int) -> int:
+    """``end_turn``: pasar, else the last action."""
     i = first_of(la, cnt, PASAR)
     return i if i >= 0 else cnt - 1
 
@@ -522,7 +522,7 @@ def brute(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
         nm = of_verb(la, cnt, MOVER, moves)
         i = best_move(stat, dist, zones, cs, c, la, moves, nm, NEAR, -1)
     # "never defends fully": no defensa completa, it just ends the turn.
-    return i if i >= 0 else pass_turn(la, cnt)
+    return i if i >= 0 else end_turn(la, cnt)
 
 
 @njit(cache=True, _nrt=False, inline="always")
