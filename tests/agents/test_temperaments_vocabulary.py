@@ -13,6 +13,7 @@ import pytest
 from escaramuza.agents.heuristics import vocabulary
 from escaramuza.rules.core import Action
 from escaramuza.rules.core.model import Status
+from escaramuza.rules.core.state import BattleState
 from tests.agents.test_temperaments_destiny_dice import c, situation
 
 #: The functions each ruleset writes line for line on both sides, beside the temperaments
@@ -59,14 +60,14 @@ def test_the_compiled_temperaments_call_the_engines_helpers_in_the_same_order(
         for name in set(vars(engine)) & set(vars(kernel))
         if callable(getattr(engine, name)) and callable(getattr(kernel, name))
     }
-    written = _functions(engine), _functions(kernel)
+    written = (_functions(engine), _functions(kernel))
     for name in (*TEMPERAMENTS, *STEPS[ruleset]):
         assert name in written[0] and name in written[1], name
         assert _calls(written[0][name], shared) == _calls(written[1][name], shared), name
 
 
 # -- the helpers ---------------------------------------------------------------------------
-def _state():  # type: ignore[no-untyped-def]
+def _state() -> BattleState:
     #   a — b(cover) — c — d — e(exit): h in a, foes in c and d, allies in a
     return situation(
         c("h", "heroes", "a"),
