@@ -27,6 +27,11 @@ All temperaments read the exact odds of :mod:`escaramuza.rules.cairn.exact`.
   whoever threatens its most hurt ally most (the enemy with the highest expected
   damage on that ally, from where it stands), moving to that ally when it cannot
   reach the threat; with no ally hurt it plays like the tactician.
+
+Written line for line with its compiled twin, :mod:`escaramuza.agents.heuristics.
+cairn_kernel`: the same functions in the same order of steps, calling the same helpers —
+those every ruleset shares from :mod:`escaramuza.agents.heuristics.vocabulary`, Cairn's own
+here — where the kernel passes arrays and a legal list's rows.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from escaramuza.agents.heuristics import vocabulary
+from escaramuza.agents.heuristics.vocabulary import best_by, foe_hops, foes, of_verb, side_out
 from escaramuza.rules.cairn import combat
 from escaramuza.rules.cairn.combat import (
     attack_dice,
@@ -60,7 +67,8 @@ COVER_WEIGHT = 0.08
 #: Value of one hop closer to the nearest enemy for a melee combatant.
 CLOSE_WEIGHT = 0.05
 
-Strategy = Callable[[BattleState, Combatant, list[Action], random.Random], Action]
+#: The keys :func:`move_key` weighs steps by.
+NEARER, AWAY, POST, ADVANCE, GUARD = 0, 1, 2, 3, 4
 
 
 def declared_pools(state: BattleState) -> dict[str, list[int]]:
@@ -132,17 +140,17 @@ def single_damage(state: BattleState, me: Combatant, action: Action) -> float:
 
 
 def side_broken(state: BattleState, me: Combatant) -> bool:
-    members = [c for c in state.combatants if c.side is me.side]
-    active = sum(1 for c in members if c.active)
-    if len(members) == 1:
+    """The tactician's retreat: fewer than half its side fighting, or a lone fighter at 0 PI."""
+    members, out = side_out(state, me)
+    if members == 1:
         return me.resources["pi"] == 0
-    return 2 * active < len(members)
+    return 2 * (members - out) < members
 
 
 def half_out(state: BattleState, me: Combatant) -> bool:
     """The coward's "its side breaks": half or more of its side is out of the fight."""
-    members = [c for c in state.combatants if c.side is me.side]
-    return len(members) > 1 and 2 * sum(1 for c in members if not c.active) >= len(members)
+    members, out = side_out(state, me)
+    return members > 1 and 2 * out >= members
 
 
 def hurt(c: Combatant) -> bool:
@@ -150,44 +158,52 @@ def hurt(c: Combatant) -> bool:
     return 2 * c.resources["pi"] < c.maxima["pi"] or c.resources["fue"] < c.maxima["fue"]
 
 
-def _health(c: Combatant) -> float:
+def health(c: Combatant) -> float:
+    """PI + FUE left, as a fraction of the whole (1 with neither)."""
     top = c.maxima["pi"] + c.maxima["fue"]
     return (c.resources["pi"] + c.resources["fue"]) / top if top else 1.0
 
 
-def _enemies(state: BattleState, me: Combatant) -> list[Combatant]:
-    return [c for c in state.combatants if c.active and c.side is not me.side]
-
-
-def _nearest_enemy(
-    state: BattleState, me: Combatant, zone: str, enemies: list[Combatant] | None = None
-) -> int:
-    """Hops from ``zone`` to the nearest active enemy of ``me`` (0 if none); ``enemies``
-    is ``_enemies(state, me)`` when the caller already has it."""
-    hops_to = state.battlefield.distances_from(zone)
-    foes = _enemies(state, me) if enemies is None else enemies
-    return min((hops_to[c.zone] for c in foes), default=0)
-
-
 def move_score(state: BattleState, me: Combatant, zone: str) -> float:
+    """The tactician's value of moving to ``zone``: into cover for a shooter in reach,
+    else closer to the nearest enemy."""
     bf = state.battlefield
-    enemies = _enemies(state, me)
     ranged = [w for w in weapons_of(me) if w.kind == RANGED]
-    enemies_there = sum(1 for c in enemies if c.zone == zone)
+    enemies_there = sum(1 for c in foes(state, me) if c.zone == zone)
     reach = max((w.reach for w in ranged), default=-1)
-    here = _nearest_enemy(state, me, me.zone, enemies)
+    here = foe_hops(state, me, me.zone)
     if ranged and here <= reach:
         if bf.zones[me.zone].cover > 0:
             return -0.01  # already in cover with a shot: stay and shoot
-        if _nearest_enemy(state, me, zone, enemies) > reach:
+        if foe_hops(state, me, zone) > reach:
             return -0.01
         return COVER_WEIGHT * bf.zones[zone].cover - 0.1 * enemies_there
     # Nothing in reach (or melee only): close in.
-    closer = here - _nearest_enemy(state, me, zone, enemies)
+    closer = here - foe_hops(state, me, zone)
     return CLOSE_WEIGHT * closer - 0.001 * bf.distance(me.zone, zone)
 
 
-def _retreat(state: BattleState, me: Combatant, actions: list[Action]) -> Action | None:
+def action_score(
+    state: BattleState, me: Combatant, action: Action, pools: dict[str, list[int]]
+) -> float:
+    """The tactician's value of an action: an attack's gain, a move's score, -1 to flee."""
+    if action.verb == "atacar":
+        return attack_gain(state, me, action, pools)
+    if action.verb == "mover" and action.zone is not None:
+        return move_score(state, me, action.zone)
+    if action.verb == "huir":
+        return -1.0
+    return 0.0
+
+
+def draw_best(scores: list[float], rng: random.Random) -> int:
+    """An index drawn among the scores within 1e-12 of the best (always one draw)."""
+    top = max(scores)
+    best = [i for i, score in enumerate(scores) if score >= top - 1e-12]
+    return best[rng.randrange(len(best))]
+
+
+def retreat(state: BattleState, me: Combatant, actions: list[Action]) -> Action | None:
     """CA-17: ``huir`` if it is legal, else the move that gets nearest an exit zone."""
     for a in actions:
         if a.verb == "huir":
@@ -206,130 +222,101 @@ def _retreat(state: BattleState, me: Combatant, actions: list[Action]) -> Action
     return best[1] if best else None
 
 
-def _best_move(
-    state: BattleState, me: Combatant, actions: list[Action], key: Callable[[str], tuple[Any, ...]]
-) -> Action | None:
-    """The move with the highest ``key``, if it beats staying where ``me`` is."""
-    moves = [a for a in actions if a.verb == "mover" and a.zone is not None]
-    if not moves:
-        return None
-    best = max(moves, key=lambda a: key(str(a.zone)))
-    return best if key(str(best.zone)) > key(me.zone) else None
-
-
-def _away_key(state: BattleState, me: Combatant) -> Callable[[str], tuple[Any, ...]]:
-    """Further from the nearest enemy, then cover, then fewer steps taken."""
+def move_key(
+    state: BattleState, me: Combatant, kind: int, reach: int = 0, guard: str = "", post: str = ""
+) -> Callable[[str], tuple[Any, ...]]:
+    """The key :func:`best_move` weighs ``me``'s steps by: ``NEARER`` the nearest enemy in
+    the fewest steps, ``AWAY`` from it (then cover, fewer steps), ``POST`` a shot within
+    ``reach`` out of its zone, in cover, ``ADVANCE`` on it through cover, ``GUARD`` towards
+    ``guard`` then ``post``."""
     zones = state.battlefield.zones
     dist = state.battlefield.distance
-    return lambda z: (_nearest_enemy(state, me, z), zones[z].cover, -dist(me.zone, z))
+    if kind == NEARER:
+        return lambda z: (-foe_hops(state, me, z), -dist(me.zone, z))
+    if kind == AWAY:
+        return lambda z: (foe_hops(state, me, z), zones[z].cover, -dist(me.zone, z))
+    if kind == POST:
+
+        def post_key(z: str) -> tuple[bool, bool, int]:
+            near = foe_hops(state, me, z)
+            return (near <= reach, near > 0, zones[z].cover)
+
+        return post_key
+    if kind == ADVANCE:
+        return lambda z: (-foe_hops(state, me, z), zones[z].cover)
+    return lambda z: (-dist(z, guard), -dist(z, post))
 
 
-def _wait(actions: list[Action]) -> Action:
+def best_move(
+    state: BattleState,
+    me: Combatant,
+    actions: list[Action],
+    kind: int,
+    reach: int = 0,
+    guard: str = "",
+    post: str = "",
+) -> Action | None:
+    """The vocabulary's best_move of ``me``'s steps by :func:`move_key`."""
+    key = move_key(state, me, kind, reach, guard, post)
+    return vocabulary.best_move(me, of_verb(actions, "mover"), key)
+
+
+def can_shoot(me: Combatant, actions: list[Action]) -> bool:
+    """Whether one of ``me``'s legal attacks is with a ranged weapon."""
+    return any(weapon_named(me, str(a.item)).kind == RANGED for a in of_verb(actions, "atacar"))
+
+
+def shot_reach(me: Combatant) -> int:
+    """The reach of ``me``'s longest ranged weapon."""
+    return max(w.reach for w in weapons_of(me) if w.kind == RANGED)
+
+
+def best_attack(
+    state: BattleState, me: Combatant, actions: list[Action], ranged_only: bool
+) -> Action | None:
+    """The attack (ranged only, if so) with the highest :func:`attack_gain`, the first."""
+    attacks = of_verb(actions, "atacar")
+    if ranged_only:
+        attacks = [a for a in attacks if weapon_named(me, str(a.item)).kind == RANGED]
+    pools = declared_pools(state)
+    return best_by(attacks, lambda a: attack_gain(state, me, a, pools))
+
+
+def brute_attack(state: BattleState, me: Combatant, actions: list[Action]) -> Action | None:
+    """The brute's blow: the nearest target, then the hardest hit alone."""
+    dist = state.battlefield.distance
+
+    def key(a: Action) -> tuple[int, float]:
+        t = state.by_id[str(a.target)]
+        return (-dist(me.zone, t.zone), single_damage(state, me, a))
+
+    return best_by(of_verb(actions, "atacar"), key)
+
+
+def attack_on(
+    state: BattleState, me: Combatant, actions: list[Action], target: Combatant
+) -> Action | None:
+    """The attack on ``target`` that alone takes most off it, the first."""
+    on_target = [a for a in of_verb(actions, "atacar") if a.target == target.id]
+    return best_by(on_target, lambda a: single_damage(state, me, a))
+
+
+def end_turn(actions: list[Action]) -> Action:
+    """``esperar``: the legal list's last action."""
     return next(a for a in actions if a.verb == "esperar")
 
 
-def _attacks(actions: list[Action]) -> list[Action]:
-    return [a for a in actions if a.verb == "atacar"]
+def ward_of(state: BattleState, me: Combatant) -> Combatant | None:
+    """The protector's ward: its most hurt active ally (by :func:`health`), if any is hurt."""
+    allies = [
+        c
+        for c in state.combatants
+        if c.active and c.side is me.side and c.id != me.id and health(c) < 1
+    ]
+    return min(allies, key=lambda c: (health(c), c.index), default=None)
 
 
-def _best_attack(state: BattleState, me: Combatant, attacks: list[Action]) -> Action:
-    pools = declared_pools(state)
-    return max(attacks, key=lambda a: attack_gain(state, me, a, pools))
-
-
-# -- temperaments ------------------------------------------------------------------
-def _tactician(
-    state: BattleState, me: Combatant, actions: list[Action], rng: random.Random
-) -> Action:
-    if side_broken(state, me):
-        retreat = _retreat(state, me, actions)
-        if retreat is not None:
-            return retreat
-    pools = declared_pools(state)
-    scored: list[tuple[float, Action]] = []
-    for a in actions:
-        if a.verb == "atacar":
-            score = attack_gain(state, me, a, pools)
-        elif a.verb == "mover" and a.zone is not None:
-            score = move_score(state, me, a.zone)
-        elif a.verb == "huir":
-            score = -1.0
-        else:
-            score = 0.0
-        scored.append((score, a))
-    top = max(s for s, _ in scored)
-    best = [a for s, a in scored if s >= top - 1e-12]
-    return best[rng.randrange(len(best))]
-
-
-def _brute(state: BattleState, me: Combatant, actions: list[Action], rng: random.Random) -> Action:
-    attacks = _attacks(actions)
-    if attacks:
-        dist = state.battlefield.distance
-
-        def key(a: Action) -> tuple[int, float]:
-            t = state.by_id[str(a.target)]
-            return (-dist(me.zone, t.zone), single_damage(state, me, a))
-
-        return max(attacks, key=key)
-    dist = state.battlefield.distance
-    move = _best_move(
-        state, me, actions, lambda z: (-_nearest_enemy(state, me, z), -dist(me.zone, z))
-    )
-    return move or _wait(actions)
-
-
-def _cautious(
-    state: BattleState, me: Combatant, actions: list[Action], rng: random.Random
-) -> Action:
-    bf = state.battlefield
-    attacks = _attacks(actions)
-    ranged = [a for a in attacks if weapon_named(me, str(a.item)).kind == RANGED]
-    if hurt(me):
-        # Withdraws when hurt. A mover cannot be caught in Cairn (two zones a turn against
-        # a melee attacker's one-zone close), so an endless step back is a stalemate: the
-        # withdrawal is CA-17's retreat when the map has an exit; without one a shooter
-        # steps out of reach of the blades and keeps shooting, a melee fighter fights on.
-        retreat = _retreat(state, me, actions)
-        if retreat is not None:
-            return retreat
-        if ranged and _nearest_enemy(state, me, me.zone) <= 1:
-            move = _best_move(state, me, actions, _away_key(state, me))
-            if move:
-                return move
-    if ranged:
-        # Keep its range: out of the enemy's zone and in cover, if a shot is kept.
-        reach = max(w.reach for w in weapons_of(me) if w.kind == RANGED)
-
-        def post(z: str) -> tuple[bool, bool, int]:
-            near = _nearest_enemy(state, me, z)
-            return (near <= reach, near > 0, bf.zones[z].cover)
-
-        move = _best_move(state, me, actions, post)
-        if move:
-            return move
-        return _best_attack(state, me, ranged)
-    if attacks:
-        return _best_attack(state, me, attacks)
-    # Nothing in reach: advance, through cover where the step is as good.
-    move = _best_move(
-        state, me, actions, lambda z: (-_nearest_enemy(state, me, z), bf.zones[z].cover)
-    )
-    return move or _wait(actions)
-
-
-def _coward(state: BattleState, me: Combatant, actions: list[Action], rng: random.Random) -> Action:
-    if not (hurt(me) or half_out(state, me)):
-        return _cautious(state, me, actions, rng)
-    escape = _retreat(state, me, actions) or _best_move(state, me, actions, _away_key(state, me))
-    if escape:
-        return escape
-    attacks = _attacks(actions)
-    # Cornered: no way out, so it fights back.
-    return _best_attack(state, me, attacks) if attacks else _wait(actions)
-
-
-def threat(state: BattleState, foe: Combatant, ward: Combatant) -> float:
+def threat_of(state: BattleState, foe: Combatant, ward: Combatant) -> float:
     """Expected PI + FUE ``foe`` can take off ``ward`` this turn (0 if it cannot reach)."""
     best = 0.0
     for a in state.ruleset.actions_for(state, foe):  # type: ignore[attr-defined]
@@ -338,47 +325,103 @@ def threat(state: BattleState, foe: Combatant, ward: Combatant) -> float:
     return best
 
 
-def _protector(
+def threat_to(state: BattleState, me: Combatant, ward: Combatant) -> Combatant | None:
+    """The enemy threatening ``ward`` most (:func:`threat_of`), then the nearest to it."""
+    dist = state.battlefield.distance
+    return min(
+        foes(state, me),
+        key=lambda f: (-threat_of(state, f, ward), dist(f.zone, ward.zone), f.index),
+        default=None,
+    )
+
+
+# -- temperaments ------------------------------------------------------------------
+def tactician(
     state: BattleState, me: Combatant, actions: list[Action], rng: random.Random
 ) -> Action:
-    allies = [
-        c
-        for c in state.combatants
-        if c.active and c.side is me.side and c.id != me.id and _health(c) < 1
-    ]
-    if allies:
-        ward = min(allies, key=lambda c: (_health(c), c.index))
-        dist = state.battlefield.distance
-        foes = sorted(
-            _enemies(state, me),
-            key=lambda f: (-threat(state, f, ward), dist(f.zone, ward.zone), f.index),
-        )
-        if foes:
-            worst = foes[0]
-            on_worst = [a for a in _attacks(actions) if a.target == worst.id]
-            if on_worst:
-                return max(on_worst, key=lambda a: single_damage(state, me, a))
+    if side_broken(state, me):
+        act = retreat(state, me, actions)
+        if act is not None:
+            return act
+    pools = declared_pools(state)
+    scores = [action_score(state, me, a, pools) for a in actions]
+    return actions[draw_best(scores, rng)]
+
+
+def brute(state: BattleState, me: Combatant, actions: list[Action]) -> Action:
+    act = brute_attack(state, me, actions)
+    if act is None:
+        act = best_move(state, me, actions, NEARER)
+    return act if act is not None else end_turn(actions)
+
+
+def cautious(state: BattleState, me: Combatant, actions: list[Action]) -> Action:
+    ranged = can_shoot(me, actions)
+    if hurt(me):
+        # Withdraws when hurt. A mover cannot be caught in Cairn (two zones a turn against
+        # a melee attacker's one-zone close), so an endless step back is a stalemate: the
+        # withdrawal is CA-17's retreat when the map has an exit; without one a shooter
+        # steps out of reach of the blades and keeps shooting, a melee fighter fights on.
+        act = retreat(state, me, actions)
+        if act is None and ranged and foe_hops(state, me, me.zone) <= 1:
+            act = best_move(state, me, actions, AWAY)
+        if act is not None:
+            return act
+    if ranged:
+        # Keep its range: out of the enemy's zone and in cover, if a shot is kept.
+        act = best_move(state, me, actions, POST, shot_reach(me))
+        if act is None:
+            act = best_attack(state, me, actions, True)
+        return act if act is not None else end_turn(actions)
+    act = best_attack(state, me, actions, False)
+    if act is None:
+        # Nothing in reach: advance, through cover where the step is as good.
+        act = best_move(state, me, actions, ADVANCE)
+    return act if act is not None else end_turn(actions)
+
+
+def coward(state: BattleState, me: Combatant, actions: list[Action]) -> Action:
+    """The coward hurt or with half its side out (otherwise :func:`choose` plays it
+    cautious)."""
+    act = retreat(state, me, actions)
+    if act is None:
+        act = best_move(state, me, actions, AWAY)
+    if act is None:
+        # Cornered: no way out, so it fights back.
+        act = best_attack(state, me, actions, False)
+    return act if act is not None else end_turn(actions)
+
+
+def protector(state: BattleState, me: Combatant, actions: list[Action]) -> Action | None:
+    """The protector's guard of its most hurt ally, or None: it plays the tactician."""
+    ward = ward_of(state, me)
+    worst = threat_to(state, me, ward) if ward is not None else None
+    act: Action | None = None
+    if ward is not None and worst is not None:
+        act = attack_on(state, me, actions, worst)
+        if act is None:
             # The worst threat is out of reach: go to it rather than hit another.
-            move = _best_move(
-                state, me, actions, lambda z: (-dist(z, worst.zone), -dist(z, ward.zone))
-            )
-            if move:
-                return move
-    return _tactician(state, me, actions, rng)
-
-
-STRATEGIES: dict[str, Strategy] = {
-    "tactician": _tactician,
-    "brute": _brute,
-    "cautious": _cautious,
-    "coward": _coward,
-    "protector": _protector,
-}
+            act = best_move(state, me, actions, GUARD, 0, worst.zone, ward.zone)
+    return act
 
 
 def choose(
     state: BattleState, actions: list[Action], rng: random.Random, temperament: str = "tactician"
 ) -> Action:
+    """The legal action ``temperament`` picks for the acting combatant (any other name than
+    the five plays the tactician; the ``random`` temperament never comes here)."""
     me = state.acting
     assert me is not None
-    return STRATEGIES.get(temperament, _tactician)(state, me, actions, rng)
+    if temperament == "brute":
+        return brute(state, me, actions)
+    if temperament == "coward":
+        if hurt(me) or half_out(state, me):
+            return coward(state, me, actions)
+        temperament = "cautious"  # the coward unhurt, its side holding
+    if temperament == "cautious":
+        return cautious(state, me, actions)
+    if temperament == "protector":
+        act = protector(state, me, actions)
+        if act is not None:
+            return act
+    return tactician(state, me, actions, rng)

@@ -24,7 +24,16 @@ import sys
 
 import numpy as np
 
-from escaramuza.agents.heuristics.cairn import CLOSE_WEIGHT, COVER_WEIGHT, DAMAGE_WEIGHT
+from escaramuza.agents.heuristics.cairn import (
+    ADVANCE,
+    AWAY,
+    CLOSE_WEIGHT,
+    COVER_WEIGHT,
+    DAMAGE_WEIGHT,
+    GUARD,
+    NEARER,
+    POST,
+)
 from escaramuza.rules.cairn import kernel as K
 from escaramuza.rules.cairn.kernel import (
     ATTACK,
@@ -61,9 +70,6 @@ from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.loops import agent_draw
-
-# Zone keys of _best_move (each a tuple of ints, compared like the engine's tuples).
-KEY_BRUTE, KEY_AWAY, KEY_POST, KEY_ADVANCE, KEY_GUARD = 0, 1, 2, 3, 4
 
 #: The temperament's damage weight as integers (``agents.heuristics.cairn.DAMAGE_WEIGHT``,
 #: an exact Fraction): a gain ``(X + W·Y) / D`` is ``(W_DEN·X + W_NUM·Y) / (W_DEN·D)``.
@@ -305,35 +311,32 @@ def attack_gain(
     return np.float64(num) / np.float64(den)
 
 
-# -- helpers of the temperaments --------------------------------------------------------------
+# -- the vocabulary's Cairn words (agents/heuristics/cairn.py) ----------------------------------
 @njit(cache=True, _nrt=False)
 def side_broken(stat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
-    members = 0
-    active = 0
-    for c in range(cs.shape[0]):
-        if stat[c, ST.SIDE] == stat[me, ST.SIDE]:
-            members += 1
-            if cs[c, CS.STATUS] == ACTIVE:
-                active += 1
+    """``side_broken``: fewer than half its side fighting, or a lone fighter at 0 PI."""
+    members, out = side_out(stat, cs, me)
     if members == 1:
         return cs[me, CS.PI] == 0
-    return 2 * active < members
+    return 2 * (members - out) < members
 
 
 @njit(cache=True, _nrt=False)
 def half_out(stat: np.ndarray, cs: np.ndarray, me: np.int64) -> bool:
-    """The coward's "its side breaks": half or more of its side is out of the fight."""
+    """``half_out``: half or more of its side is out of the fight."""
     members, out = side_out(stat, cs, me)
     return members > 1 and 2 * out >= members
 
 
 @njit(cache=True, _nrt=False)
 def hurt(stat: np.ndarray, cs: np.ndarray, c: np.int64) -> bool:
+    """``hurt``: below half its PI, or already bleeding FUE."""
     return 2 * cs[c, CS.PI] < stat[c, ST.MAX_PI] or cs[c, CS.FUE] < stat[c, ST.MAX_FUE]
 
 
 @njit(cache=True, _nrt=False)
 def health(stat: np.ndarray, cs: np.ndarray, c: np.int64) -> float:
+    """``health``: PI + FUE left, as a fraction of the whole (1 with neither)."""
     top = stat[c, ST.MAX_PI] + stat[c, ST.MAX_FUE]
     if top == 0:
         return 1.0
@@ -350,8 +353,8 @@ def move_score(
     me: np.int64,
     z: np.int64,
 ) -> float:
-    """The tactician's value of moving to zone ``z``: into cover for a shooter in reach,
-    else closer to the nearest enemy."""
+    """``move_score``: into cover for a shooter in reach, else closer to the nearest
+    enemy."""
     side = stat[me, ST.SIDE]
     enemies_there = 0
     for c in range(cs.shape[0]):
@@ -377,10 +380,59 @@ def move_score(
 
 
 @njit(cache=True, _nrt=False)
+def action_score(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    opts: np.ndarray,
+    zone: np.ndarray,
+    scar: np.ndarray,
+    cs: np.ndarray,
+    pools: np.ndarray,
+    me: np.int64,
+    la: np.ndarray,
+    i: int,
+) -> float:
+    """``action_score`` of row ``i``: an attack's gain, a move's score, -1 to flee."""
+    verb = la[i, D.VERB]
+    if verb == ATTACK:
+        return attack_gain(
+            stat, weapon, zone, opts, scar, cs, pools, me, la[i, D.TARGET], la[i, D.ITEM]
+        )
+    if verb == MOVE:
+        return move_score(stat, weapon, dist, zone, cs, me, la[i, D.ZONE])
+    if verb == FLEE:
+        return -1.0
+    return 0.0
+
+
+@njit(cache=True, _nrt=False)
+def draw_best(scores: np.ndarray, n: int, arng: np.ndarray, g: np.ndarray) -> int:
+    """``draw_best``: a row drawn among the ``n`` scores within 1e-12 of the best (always
+    one draw, from the agents' generator)."""
+    top = scores[0]
+    for i in range(1, n):
+        if scores[i] > top:
+            top = scores[i]
+    floor = top - 1e-12
+    count = 0
+    for i in range(n):
+        if scores[i] >= floor:
+            count += 1
+    pick = agent_draw(arng, g, G.SUSPEND, count)
+    for i in range(n):
+        if scores[i] >= floor:
+            if pick == 0:
+                return i
+            pick -= 1
+    return n - 1
+
+
+@njit(cache=True, _nrt=False)
 def retreat(
     dist: np.ndarray, zone: np.ndarray, cs: np.ndarray, me: np.int64, la: np.ndarray, n: int
 ) -> int:
-    """``_retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none)."""
+    """``retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none)."""
     for i in range(n):
         if la[i, D.VERB] == FLEE:
             return i
@@ -407,7 +459,7 @@ def retreat(
 
 
 @njit(cache=True, _nrt=False)
-def zone_key(
+def move_key(
     stat: np.ndarray,
     dist: np.ndarray,
     zone: np.ndarray,
@@ -415,22 +467,22 @@ def zone_key(
     me: np.int64,
     z: np.int64,
     kind: np.int64,
-    p1: np.int64,
-    p2: np.int64,
+    reach: np.int64,
+    guard: np.int64,
+    post: np.int64,
 ) -> tuple[int, int, int]:
-    """The keys the engine's temperaments pass to ``_best_move``, as int triples."""
+    """``move_key``'s ``kind`` of key for zone ``z``, as an int triple."""
     here = cs[me, CS.ZONE]
-    if kind == KEY_BRUTE:
+    if kind == NEARER:
         return -foe_hops(stat, dist, cs, me, z, 0), -dist[here, z], 0
-    if kind == KEY_AWAY:
+    if kind == AWAY:
         return foe_hops(stat, dist, cs, me, z, 0), zone[z, Z.COVER], -dist[here, z]
-    if kind == KEY_POST:
+    if kind == POST:
         near = foe_hops(stat, dist, cs, me, z, 0)
-        return (1 if near <= p1 else 0), (1 if near > 0 else 0), zone[z, Z.COVER]
-    if kind == KEY_ADVANCE:
+        return (1 if near <= reach else 0), (1 if near > 0 else 0), zone[z, Z.COVER]
+    if kind == ADVANCE:
         return -foe_hops(stat, dist, cs, me, z, 0), zone[z, Z.COVER], 0
-    # KEY_GUARD (protector): towards the worst threat, then its ward.
-    return -dist[z, p1], -dist[z, p2], 0
+    return -dist[z, guard], -dist[z, post], 0
 
 
 @njit(cache=True, _nrt=False)
@@ -443,24 +495,45 @@ def best_move(
     la: np.ndarray,
     n: int,
     kind: np.int64,
-    p1: np.int64,
-    p2: np.int64,
+    reach: np.int64,
+    guard: np.int64,
+    post: np.int64,
 ) -> int:
-    """``_best_move``: the first move with the highest key, if it beats staying (-1)."""
+    """``best_move``: the first move with the highest :func:`move_key`, if it beats
+    staying (-1)."""
     best = -1
     bk = (0, 0, 0)
     for i in range(n):
         if la[i, D.VERB] != MOVE:
             continue
-        k = zone_key(stat, dist, zone, cs, me, la[i, D.ZONE], kind, p1, p2)
+        k = move_key(stat, dist, zone, cs, me, la[i, D.ZONE], kind, reach, guard, post)
         if best < 0 or k > bk:
             best = i
             bk = k
     if best < 0:
         return -1
-    if bk > zone_key(stat, dist, zone, cs, me, cs[me, CS.ZONE], kind, p1, p2):
+    if bk > move_key(stat, dist, zone, cs, me, cs[me, CS.ZONE], kind, reach, guard, post):
         return best
     return -1
+
+
+@njit(cache=True, _nrt=False)
+def can_shoot(weapon: np.ndarray, me: np.int64, la: np.ndarray, n: int) -> bool:
+    """``can_shoot``: one of ``me``'s legal attacks is with a ranged weapon."""
+    for i in range(n):
+        if la[i, D.VERB] == ATTACK and weapon[me, la[i, D.ITEM], W.RANGED] == 1:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def shot_reach(stat: np.ndarray, weapon: np.ndarray, me: np.int64) -> int:
+    """``shot_reach``: the reach of ``me``'s longest ranged weapon."""
+    reach = -1
+    for w in range(stat[me, ST.WEAPONS]):
+        if weapon[me, w, W.RANGED] == 1 and weapon[me, w, W.REACH] > reach:
+            reach = weapon[me, w, W.REACH]
+    return reach
 
 
 @njit(cache=True, _nrt=False)
@@ -480,7 +553,7 @@ def best_attack(
     n: int,
     ranged_only: bool,
 ) -> int:
-    """``_best_attack``: the first attack with the highest gain."""
+    """``best_attack``: the first attack (ranged only, if so) with the highest gain."""
     k = declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False)
     declared_pools(hits, k, pools)
     best = -1
@@ -499,53 +572,19 @@ def best_attack(
     return best
 
 
-# -- temperaments ------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
-def tactician(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64, arng: np.ndarray) -> int:
-    """``_tactician``: the retreat when its side is broken, else a draw among the best
-    scored actions (``scores``: one per legal action)."""
-    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, hits, pools, scores = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS], d[SCORES]
-    if side_broken(stat, cs, me):
-        r = retreat(dist, zone, cs, me, la, n)
-        if r >= 0:
-            return r
-    k = declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False)
-    declared_pools(hits, k, pools)
-    for i in range(n):
-        verb = la[i, D.VERB]
-        if verb == ATTACK:
-            t, w = la[i, D.TARGET], la[i, D.ITEM]
-            scores[i] = attack_gain(stat, weapon, zone, opts, scar, cs, pools, me, t, w)
-        elif verb == MOVE:
-            scores[i] = move_score(stat, weapon, dist, zone, cs, me, la[i, D.ZONE])
-        elif verb == FLEE:
-            scores[i] = -1.0
-        else:
-            scores[i] = 0.0
-    top = scores[0]
-    for i in range(1, n):
-        if scores[i] > top:
-            top = scores[i]
-    floor = top - 1e-12
-    count = 0
-    for i in range(n):
-        if scores[i] >= floor:
-            count += 1
-    pick = agent_draw(arng, g, G.SUSPEND, count)
-    for i in range(n):
-        if scores[i] >= floor:
-            if pick == 0:
-                return i
-            pick -= 1
-    return n - 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def brute(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
-    """``_brute``: the nearest target first, then the hardest hit; else closer."""
-    stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
-    cs = d[STATE]
+@njit(cache=True, _nrt=False)
+def brute_attack(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    opts: np.ndarray,
+    zone: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    la: np.ndarray,
+    n: int,
+) -> int:
+    """``brute_attack``: the nearest target first, then the hardest hit alone."""
     here = cs[me, CS.ZONE]
     best = -1
     b1 = 0
@@ -560,72 +599,55 @@ def brute(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
             best = i
             b1 = k1
             b2 = k2
-    if best >= 0:
-        return best
-    m = best_move(stat, dist, zone, cs, me, la, n, KEY_BRUTE, 0, 0)
-    return m if m >= 0 else n - 1
+    return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def cautious(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
-    """``_cautious``: withdraws when hurt; a shooter keeps its range and cover."""
-    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
-    attacks = False
-    ranged = False
+@njit(cache=True, _nrt=False)
+def attack_on(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    zone: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    la: np.ndarray,
+    n: int,
+    target: np.int64,
+) -> int:
+    """``attack_on``: the attack on ``target`` that alone takes most off it, the first."""
+    best = -1
+    top = 0.0
     for i in range(n):
-        if la[i, D.VERB] == ATTACK:
-            attacks = True
-            if weapon[me, la[i, D.ITEM], W.RANGED] == 1:
-                ranged = True
-    if hurt(stat, cs, me):
-        r = retreat(dist, zone, cs, me, la, n)
-        if r >= 0:
-            return r
-        if ranged and foe_hops(stat, dist, cs, me, cs[me, CS.ZONE], 0) <= 1:
-            m = best_move(stat, dist, zone, cs, me, la, n, KEY_AWAY, 0, 0)
-            if m >= 0:
-                return m
-    if ranged:
-        reach = -1
-        for w in range(stat[me, ST.WEAPONS]):
-            if weapon[me, w, W.RANGED] == 1 and weapon[me, w, W.REACH] > reach:
-                reach = weapon[me, w, W.REACH]
-        m = best_move(stat, dist, zone, cs, me, la, n, KEY_POST, reach, 0)
-        if m >= 0:
-            return m
-        return best_attack(
-            stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, True
-        )
-    if attacks:
-        return best_attack(
-            stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False
-        )
-    m = best_move(stat, dist, zone, cs, me, la, n, KEY_ADVANCE, 0, 0)
-    return m if m >= 0 else n - 1
+        if la[i, D.VERB] == ATTACK and la[i, D.TARGET] == target:
+            x = expected_single(stat, weapon, zone, opts, cs, me, target, la[i, D.ITEM])
+            if best < 0 or x > top:
+                best = i
+                top = x
+    return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def coward(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
-    """The coward hurt or with half its side out (otherwise it plays :func:`cautious`:
-    :func:`choose` sends it there, so the inlined cautious is compiled once)."""
-    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
-    e = retreat(dist, zone, cs, me, la, n)
-    if e < 0:
-        e = best_move(stat, dist, zone, cs, me, la, n, KEY_AWAY, 0, 0)
-    if e >= 0:
-        return e
-    for i in range(n):
-        if la[i, D.VERB] == ATTACK:
-            return best_attack(
-                stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False
-            )
+@njit(cache=True, _nrt=False)
+def end_turn(la: np.ndarray, n: int) -> int:
+    """``end_turn``: ``esperar``, the legal list's last action."""
     return n - 1
 
 
 @njit(cache=True, _nrt=False)
-def threat(
+def ward_of(stat: np.ndarray, cs: np.ndarray, me: np.int64) -> int:
+    """``ward_of``: ``me``'s most hurt active ally (by :func:`health`), if any is hurt."""
+    ward = -1
+    ward_h = 0.0
+    for c in range(cs.shape[0]):
+        if cs[c, CS.STATUS] == ACTIVE and stat[c, ST.SIDE] == stat[me, ST.SIDE] and c != me:
+            h = health(stat, cs, c)
+            if h < 1.0 and (ward < 0 or h < ward_h):
+                ward = c
+                ward_h = h
+    return ward
+
+
+@njit(cache=True, _nrt=False)
+def threat_of(
     stat: np.ndarray,
     weapon: np.ndarray,
     dist: np.ndarray,
@@ -635,8 +657,8 @@ def threat(
     foe: np.int64,
     ward: np.int64,
 ) -> float:
-    """Expected PI + FUE ``foe`` can take off ``ward`` this turn (0 if out of reach):
-    its ``actions_for`` attacks on the ward."""
+    """``threat_of``: expected PI + FUE ``foe`` can take off ``ward`` this turn (0 if out
+    of reach): its ``actions_for`` attacks on the ward."""
     best = 0.0
     hops = dist[cs[foe, CS.ZONE], cs[ward, CS.ZONE]]
     mobile = (cs[foe, CS.COND] & DESJARRETADO) == 0
@@ -648,50 +670,112 @@ def threat(
     return best
 
 
+@njit(cache=True, _nrt=False)
+def threat_to(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    zone: np.ndarray,
+    opts: np.ndarray,
+    cs: np.ndarray,
+    me: np.int64,
+    ward: np.int64,
+) -> int:
+    """``threat_to``: the enemy threatening ``ward`` most, then the nearest to it (-1:
+    none)."""
+    worst = -1
+    w_threat = 0.0
+    w_dist = 0
+    for f in range(cs.shape[0]):
+        if cs[f, CS.STATUS] != ACTIVE or stat[f, ST.SIDE] == stat[me, ST.SIDE]:
+            continue
+        th = threat_of(stat, weapon, dist, zone, opts, cs, f, ward)
+        hops = dist[cs[f, CS.ZONE], cs[ward, CS.ZONE]]
+        if worst < 0 or th > w_threat or (th == w_threat and hops < w_dist):
+            worst = f
+            w_threat = th
+            w_dist = hops
+    return worst
+
+
+# -- temperaments ------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
-def protector(s: tuple, d: tuple, la: np.ndarray, n: int, me: np.int64) -> int:
-    """The protector's guard, or -1: it plays the tactician (:func:`choose` calls it,
-    so the inlined tactician is compiled once)."""
+def tactician(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int, arng: np.ndarray) -> int:
+    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
+    cs, g, decl, hits, pools, scores = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS], d[SCORES]
+    if side_broken(stat, cs, me):
+        i = retreat(dist, zone, cs, me, la, n)
+        if i >= 0:
+            return i
+    declared_pools(hits, declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False), pools)
+    for i in range(n):
+        scores[i] = action_score(stat, weapon, dist, opts, zone, scar, cs, pools, me, la, i)
+    return draw_best(scores, n, arng, g)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def brute(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
     stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
     cs = d[STATE]
-    side = stat[me, ST.SIDE]
-    ward = -1
-    ward_h = 0.0
-    for c in range(cs.shape[0]):
-        if cs[c, CS.STATUS] == ACTIVE and stat[c, ST.SIDE] == side and c != me:
-            h = health(stat, cs, c)
-            if h < 1.0 and (ward < 0 or h < ward_h):
-                ward = c
-                ward_h = h
-    if ward >= 0:
-        worst = -1
-        w_threat = 0.0
-        w_dist = 0
-        for f in range(cs.shape[0]):
-            if cs[f, CS.STATUS] != ACTIVE or stat[f, ST.SIDE] == side:
-                continue
-            th = threat(stat, weapon, dist, zone, opts, cs, f, ward)
-            hops = dist[cs[f, CS.ZONE], cs[ward, CS.ZONE]]
-            if worst < 0 or th > w_threat or (th == w_threat and hops < w_dist):
-                worst = f
-                w_threat = th
-                w_dist = hops
-        if worst >= 0:
-            best = -1
-            top = 0.0
-            for i in range(n):
-                if la[i, D.VERB] == ATTACK and la[i, D.TARGET] == worst:
-                    x = expected_single(stat, weapon, zone, opts, cs, me, worst, la[i, D.ITEM])
-                    if best < 0 or x > top:
-                        best = i
-                        top = x
-            if best >= 0:
-                return best
+    i = brute_attack(stat, weapon, dist, opts, zone, cs, me, la, n)
+    if i < 0:
+        i = best_move(stat, dist, zone, cs, me, la, n, NEARER, 0, 0, 0)
+    return i if i >= 0 else end_turn(la, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def cautious(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
+    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
+    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
+    ranged = can_shoot(weapon, me, la, n)
+    if hurt(stat, cs, me):
+        i = retreat(dist, zone, cs, me, la, n)
+        if i < 0 and ranged and foe_hops(stat, dist, cs, me, cs[me, CS.ZONE], 0) <= 1:
+            i = best_move(stat, dist, zone, cs, me, la, n, AWAY, 0, 0, 0)
+        if i >= 0:
+            return i
+    if ranged:
+        i = best_move(stat, dist, zone, cs, me, la, n, POST, shot_reach(stat, weapon, me), 0, 0)
+        if i < 0:
+            i = best_attack(
+                stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, True
+            )
+        return i if i >= 0 else end_turn(la, n)
+    i = best_attack(stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False)
+    if i < 0:
+        i = best_move(stat, dist, zone, cs, me, la, n, ADVANCE, 0, 0, 0)
+    return i if i >= 0 else end_turn(la, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def coward(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
+    """The coward hurt or with half its side out (otherwise :func:`choose` plays it
+    cautious, so the inlined cautious is compiled once)."""
+    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
+    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
+    i = retreat(dist, zone, cs, me, la, n)
+    if i < 0:
+        i = best_move(stat, dist, zone, cs, me, la, n, AWAY, 0, 0, 0)
+    if i < 0:
+        i = best_attack(stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False)
+    return i if i >= 0 else end_turn(la, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def protector(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
+    """The protector's guard of its most hurt ally, or -1: it plays the tactician
+    (:func:`choose` calls it, so the inlined tactician is compiled once)."""
+    stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
+    cs = d[STATE]
+    ward = ward_of(stat, cs, me)
+    worst = threat_to(stat, weapon, dist, zone, opts, cs, me, ward) if ward >= 0 else -1
+    i = -1
+    if ward >= 0 and worst >= 0:
+        i = attack_on(stat, weapon, zone, opts, cs, me, la, n, worst)
+        if i < 0:
             guard, post = cs[worst, CS.ZONE], cs[ward, CS.ZONE]
-            m = best_move(stat, dist, zone, cs, me, la, n, KEY_GUARD, guard, post)
-            if m >= 0:
-                return m
-    return -1
+            i = best_move(stat, dist, zone, cs, me, la, n, GUARD, 0, guard, post)
+    return i
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -702,18 +786,18 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     cs, g = d[STATE], d[GLOBALS]
     me = g[G.ACTOR]
     if mood == dialect.BRUTE:
-        return brute(s, d, la, n, me)
+        return brute(s, d, me, la, n)
     if mood == dialect.COWARD:
         if hurt(stat, cs, me) or half_out(stat, cs, me):
-            return coward(s, d, la, n, me)
-        mood = dialect.CAUTIOUS  # cairn.coward: "not hurt nor half out: cautious"
+            return coward(s, d, me, la, n)
+        mood = dialect.CAUTIOUS  # the coward unhurt, its side holding
     if mood == dialect.CAUTIOUS:
-        return cautious(s, d, la, n, me)
+        return cautious(s, d, me, la, n)
     if mood == dialect.PROTECTOR:
-        i = protector(s, d, la, n, me)
+        i = protector(s, d, me, la, n)
         if i >= 0:
             return i
-    return tactician(s, d, la, n, me, arng)
+    return tactician(s, d, me, la, n, arng)
 
 
 # -- the Kernel -------------------------------------------------------------------------------

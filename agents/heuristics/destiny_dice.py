@@ -16,6 +16,11 @@ All temperaments read the exact odds of :mod:`escaramuza.rules.destiny_dice.exac
 * ``protector`` — heals any ally below two thirds of their PV, helps allies in
   reach who can attack, strikes enemies engaging its most hurt ally, and stays
   near that ally.
+
+Written line for line with its compiled twin, :mod:`escaramuza.agents.heuristics.
+destiny_dice_kernel`: the same functions in the same order of steps, calling the same
+helpers — those every ruleset shares from :mod:`escaramuza.agents.heuristics.vocabulary`,
+Destiny Dice's own here — where the kernel passes arrays and a legal list's rows.
 """
 
 from __future__ import annotations
@@ -25,6 +30,15 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from escaramuza.agents.heuristics import vocabulary
+from escaramuza.agents.heuristics.vocabulary import (
+    ByVerb,
+    best_by,
+    by_verb,
+    foes,
+    most_hurt_ally,
+    side_out,
+)
 from escaramuza.rules.core.model import Action, Combatant, Status
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.destiny_dice.exact import (
@@ -33,7 +47,11 @@ from escaramuza.rules.destiny_dice.exact import (
     expected_pv_loss,
 )
 
-ByVerb = dict[str, list[Action]]
+#: Which attacks :func:`best_attack` weighs: all, those on targets out of the attacker's
+#: zone, those on targets in a zone.
+ANY, FROM_RANGE, GUARDING = 0, 1, 2
+#: The keys :func:`move_key` weighs steps by.
+APPROACH, AWAY, NEARER, TOWARDS = 0, 1, 2, 3
 
 
 #: attack_score's answers by (profile, PV left): a pure function of the key (exact odds),
@@ -70,18 +88,13 @@ def expected_damage(state: BattleState, action: Action) -> float:
     return expected_pv_loss(profile)
 
 
-def _enemies(state: BattleState, c: Combatant) -> list[Combatant]:
-    active = Status.ACTIVE
-    return [t for t in state.combatants if t.side is not c.side and t.status is active]
-
-
 def _attack_bands(state: BattleState, c: Combatant) -> frozenset[int]:
     """The distance bands at which ``c`` has a usable weapon now."""
     return state.ruleset.usable_bands(c)  # type: ignore[attr-defined,no-any-return]
 
 
 class _View:
-    """One decision's repeated questions about the acting combatant, answered once.
+    """One decision's repeated questions about a combatant, answered once.
 
     Moves are weighed by keys that ask, for every neighbouring zone, how near the
     closest foe is and whether a foe is in reach; without this memo each key
@@ -95,13 +108,13 @@ class _View:
         field = state.battlefield
         self.hops_from = field.distances_from
         self.bands_from = functools.partial(state.ruleset.bands_from, field)  # type: ignore[attr-defined]
-        self.foe_zones = [t.zone for t in _enemies(state, c)]
+        self.foe_zones = [t.zone for t in foes(state, c)]
         self.bands = _attack_bands(state, c)
         self._near: dict[str, int] = {}
         self._reach: dict[str, bool] = {}
 
-    def nearest(self, zone: str) -> int:
-        """Hops from ``zone`` to the closest active foe (0 if none is left)."""
+    def foe_hops(self, zone: str) -> int:
+        """:func:`~escaramuza.agents.heuristics.vocabulary.foe_hops` from ``zone``."""
         near = self._near.get(zone)
         if near is None:
             hops = self.hops_from(zone)
@@ -117,52 +130,78 @@ class _View:
         return reach
 
 
-def _shooter(c: Combatant) -> bool:
-    return c.stats.ranged  # type: ignore[no-any-return]
+# -- the vocabulary's Destiny Dice words -----------------------------------------------
 
 
-def _hurt(c: Combatant) -> bool:
+def hurt(c: Combatant) -> bool:
+    """Below half its PV."""
     return c.resources["pv"] * 2 < c.maxima["pv"]
 
 
-def _side_broken(state: BattleState, c: Combatant) -> bool:
-    mine = [a for a in state.combatants if a.side is c.side]
-    out = sum(1 for a in mine if a.status is not Status.ACTIVE)
-    return out * 2 >= len(mine)
+def side_broken(state: BattleState, c: Combatant) -> bool:
+    """Half of ``c``'s side or more is out of the fight."""
+    members, out = side_out(state, c)
+    return out * 2 >= members
 
 
-def _best_move(
-    state: BattleState, c: Combatant, moves: list[Action], key: Callable[[str], tuple[Any, ...]]
-) -> Action | None:
-    """The move with the highest ``key``, if it beats staying where ``c`` is."""
-    # max() by hand so that each zone's key is computed once (ties keep the first, as max).
-    best: Action | None = None
-    best_key: tuple[Any, ...] = ()
-    for move in moves:
-        move_key = key(str(move.zone))
-        if best is None or move_key > best_key:
-            best, best_key = move, move_key
-    return best if best is not None and best_key > key(c.zone) else None
-
-
-def _approach_key(state: BattleState, c: Combatant) -> Callable[[str], tuple[Any, ...]]:
+def move_key(
+    state: BattleState, c: Combatant, kind: int, zone: str = ""
+) -> Callable[[str], tuple[Any, ...]]:
+    """The key :func:`best_move` weighs ``c``'s steps by: ``APPROACH`` a zone to attack
+    from (a shooter's out of contact, in cover), ``AWAY`` from the foes (an exit, cover),
+    ``NEARER`` the nearest foe, ``TOWARDS`` ``zone``."""
+    zones = state.battlefield.zones
+    if kind == TOWARDS:
+        dist = state.battlefield.distance
+        return lambda z: (-dist(z, zone),)
     view = _View(state, c)
-    if _shooter(c):
-        # Shooters want a shot, out of contact, in cover.
-        zones = state.battlefield.zones
-        return lambda z: (view.can_attack_from(z), view.nearest(z) > 0, zones[z].cover)
-    return lambda z: (view.can_attack_from(z), -view.nearest(z))
+    if kind == APPROACH:
+        if c.stats.ranged:
+            # Shooters want a shot, out of contact, in cover.
+            return lambda z: (view.can_attack_from(z), view.foe_hops(z) > 0, zones[z].cover)
+        return lambda z: (view.can_attack_from(z), -view.foe_hops(z))
+    if kind == AWAY:
+        return lambda z: (zones[z].exit, view.foe_hops(z), zones[z].cover)
+    return lambda z: (-view.foe_hops(z),)
 
 
-def _away_key(state: BattleState, c: Combatant) -> Callable[[str], tuple[Any, ...]]:
-    zones, view = state.battlefield.zones, _View(state, c)
-    return lambda z: (zones[z].exit, view.nearest(z), zones[z].cover)
+def best_move(
+    state: BattleState, c: Combatant, actions: ByVerb, verb: str, kind: int, zone: str = ""
+) -> Action | None:
+    """The vocabulary's best_move of ``c``'s ``verb`` steps by :func:`move_key`."""
+    return vocabulary.best_move(c, actions.get(verb, []), move_key(state, c, kind, zone))
 
 
-def _heal_worst(state: BattleState, heals: list[Action], threshold: float) -> Action | None:
-    """The heal on the ally with the lowest PV fraction, if down or below ``threshold``."""
+def best_attack(
+    state: BattleState, c: Combatant, actions: ByVerb, verb: str, among: int = ANY, zone: str = ""
+) -> Action | None:
+    """The ``verb`` attack with the best :func:`attack_score`: of them all (``ANY``), on
+    targets out of ``c``'s zone (``FROM_RANGE``), on targets in ``zone`` (``GUARDING``)."""
+    attacks = actions.get(verb, [])
+    if among == FROM_RANGE:
+        hops = state.battlefield.distances_from(c.zone)
+        attacks = [a for a in attacks if hops[state.by_id[str(a.target)].zone] > 0]
+    elif among == GUARDING:
+        attacks = [a for a in attacks if state.by_id[str(a.target)].zone == zone]
+    return best_by(attacks, lambda a: attack_score(state, a))
+
+
+def brute_attack(state: BattleState, c: Combatant, actions: ByVerb) -> Action | None:
+    """The brute's blow: the nearest target, then the weakest, then the hardest hit."""
+    hops = state.battlefield.distances_from(c.zone)
+
+    def key(a: Action) -> tuple[int, int, float]:
+        t = state.by_id[str(a.target)]
+        return (-hops[t.zone], -t.resources["pv"], expected_damage(state, a))
+
+    return best_by(actions.get("atacar", []), key)
+
+
+def heal_worst(state: BattleState, actions: ByVerb, threshold: float) -> Action | None:
+    """The heal on the ally with the lowest PV fraction, if down or below ``threshold``
+    (the fallen first)."""
     candidates = []
-    for heal in heals:
+    for heal in actions.get("curar", []):
         ally = state.by_id[str(heal.target)]
         frac = ally.resources["pv"] / ally.maxima["pv"]
         if ally.status is Status.DOWN or frac < threshold:
@@ -170,122 +209,131 @@ def _heal_worst(state: BattleState, heals: list[Action], threshold: float) -> Ac
     return min(candidates, key=lambda x: (x[0], x[1]))[2] if candidates else None
 
 
-def _useful_help(state: BattleState, by_verb: ByVerb) -> Action | None:
-    for a in by_verb.get("ayudar", []):
+def self_heal(c: Combatant, actions: ByVerb) -> Action | None:
+    """The first heal ``c`` can give itself."""
+    return next((a for a in actions.get("curar", []) if a.target == c.id), None)
+
+
+def useful_help(state: BattleState, actions: ByVerb) -> Action | None:
+    """The first help on an ally who can attack from where it stands."""
+    for a in actions.get("ayudar", []):
         ally = state.by_id[str(a.target)]
         if _View(state, ally).can_attack_from(ally.zone):
             return a
     return None
 
 
-def _upkeep(by_verb: ByVerb) -> Action | None:
+def upkeep(actions: ByVerb) -> Action | None:
+    """Recover the dropped weapon, else reload."""
     for verb in ("recuperar_arma", "recargar"):
-        if verb in by_verb:
-            return by_verb[verb][0]
+        if verb in actions:
+            return actions[verb][0]
     return None
 
 
-def _tactician(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
-    heal = _heal_worst(state, by_verb.get("curar", []), 1 / 3)
-    if heal:
-        return heal
-    if "atacar" in by_verb:
-        return max(by_verb["atacar"], key=lambda a: attack_score(state, a))
-    move = _best_move(state, c, by_verb.get("mover", []), _approach_key(state, c))
-    return move or _upkeep(by_verb) or _useful_help(state, by_verb) or by_verb["fin_turno"][0]
+def end_turn(actions: ByVerb) -> Action:
+    """``fin_turno`` on a turn, ``pasar`` on a reaction: the legal list's last action."""
+    return (actions.get("fin_turno") or actions["pasar"])[0]
 
 
-def _brute(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
-    if "atacar" in by_verb:
-        hops = state.battlefield.distances_from(c.zone)
-
-        def key(a: Action) -> tuple[int, int, float]:
-            t = state.by_id[str(a.target)]
-            return (-hops[t.zone], -t.resources["pv"], expected_damage(state, a))
-
-        return max(by_verb["atacar"], key=key)
-    view = _View(state, c)
-    move = _best_move(state, c, by_verb.get("mover", []), lambda z: (-view.nearest(z),))
-    return move or _upkeep(by_verb) or by_verb["fin_turno"][0]
+def press(state: BattleState, c: Combatant, actions: ByVerb) -> Action | None:
+    """The best attack, else a step to attack from, else upkeep."""
+    act = best_attack(state, c, actions, "atacar")
+    if act is None:
+        act = best_move(state, c, actions, "mover", APPROACH)
+    if act is None:
+        act = upkeep(actions)
+    return act
 
 
-def _cautious(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
-    if _hurt(c):
-        self_heal = [a for a in by_verb.get("curar", []) if a.target == c.id]
-        if self_heal:
-            return self_heal[0]
-        move = _best_move(state, c, by_verb.get("mover", []), _away_key(state, c))
-        if move:
-            return move
-    attacks = by_verb.get("atacar", [])
-    hops = state.battlefield.distances_from(c.zone)
-    ranged = [a for a in attacks if hops[state.by_id[str(a.target)].zone] > 0]
-    if ranged or attacks:
-        return max(ranged or attacks, key=lambda a: attack_score(state, a))
-    move = _best_move(state, c, by_verb.get("mover", []), _approach_key(state, c))
-    return move or _upkeep(by_verb) or by_verb["fin_turno"][0]
+# -- the temperaments ------------------------------------------------------------------
 
 
-def _coward(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
-    if not (_hurt(c) or _side_broken(state, c)):
-        return _cautious(state, c, by_verb, rng)
-    move = _best_move(state, c, by_verb.get("mover", []), _away_key(state, c))
-    if move:
-        return move
-    if by_verb.get("atacar"):
+def tactician(state: BattleState, c: Combatant, actions: ByVerb) -> Action:
+    act = heal_worst(state, actions, 1 / 3)
+    if act is None:
+        act = press(state, c, actions)
+    if act is None:
+        act = useful_help(state, actions)
+    return act if act is not None else end_turn(actions)
+
+
+def brute(state: BattleState, c: Combatant, actions: ByVerb) -> Action:
+    act = brute_attack(state, c, actions)
+    if act is None:
+        act = best_move(state, c, actions, "mover", NEARER)
+    if act is None:
+        act = upkeep(actions)
+    return act if act is not None else end_turn(actions)
+
+
+def cautious(state: BattleState, c: Combatant, actions: ByVerb) -> Action:
+    act: Action | None = None
+    if hurt(c):
+        act = self_heal(c, actions)
+        if act is None:
+            act = best_move(state, c, actions, "mover", AWAY)
+    if act is None:
+        act = best_attack(state, c, actions, "atacar", FROM_RANGE)
+    if act is None:
+        act = press(state, c, actions)
+    return act if act is not None else end_turn(actions)
+
+
+def coward(state: BattleState, c: Combatant, actions: ByVerb) -> Action:
+    """The coward hurt or on a broken side (otherwise :func:`choose` plays it cautious)."""
+    act = best_move(state, c, actions, "mover", AWAY)
+    if act is None:
         # Cornered (no step takes it further away): it fights back.
-        return max(by_verb["atacar"], key=lambda a: attack_score(state, a))
-    return by_verb["fin_turno"][0]
+        act = best_attack(state, c, actions, "atacar")
+    return act if act is not None else end_turn(actions)
 
 
-def _protector(state: BattleState, c: Combatant, by_verb: ByVerb, rng: random.Random) -> Action:
-    heal = _heal_worst(state, by_verb.get("curar", []), 2 / 3)
-    if heal:
-        return heal
-    allies = [a for a in state.combatants if a.side is c.side and a.active and a.id != c.id]
-    ward = min(allies, key=lambda a: a.resources["pv"] / a.maxima["pv"], default=None)
-    attacks = by_verb.get("atacar", [])
-    if ward is not None:
-        guarding = [a for a in attacks if state.by_id[str(a.target)].zone == ward.zone]
-        if guarding:
-            return max(guarding, key=lambda a: attack_score(state, a))
-    helping = _useful_help(state, by_verb)
-    if helping:
-        return helping
-    if attacks:
-        return max(attacks, key=lambda a: attack_score(state, a))
-    if ward is not None:
-        dist = state.battlefield.distance
-        move = _best_move(state, c, by_verb.get("mover", []), lambda z: (-dist(z, ward.zone),))
-        if move:
-            return move
-    return _upkeep(by_verb) or by_verb["fin_turno"][0]
+def protector(state: BattleState, c: Combatant, actions: ByVerb) -> Action:
+    act = heal_worst(state, actions, 2 / 3)
+    ward = most_hurt_ally(state, c, "pv")
+    if act is None and ward is not None:
+        act = best_attack(state, c, actions, "atacar", GUARDING, ward.zone)
+    if act is None:
+        act = useful_help(state, actions)
+    if act is None:
+        act = best_attack(state, c, actions, "atacar")
+    if act is None and ward is not None:
+        act = best_move(state, c, actions, "mover", TOWARDS, ward.zone)
+    if act is None:
+        act = upkeep(actions)
+    return act if act is not None else end_turn(actions)
 
 
-STRATEGIES = {
-    "tactician": _tactician,
-    "brute": _brute,
-    "cautious": _cautious,
-    "coward": _coward,
-    "protector": _protector,
-}
+def react(state: BattleState, c: Combatant, actions: ByVerb, temperament: str) -> Action:
+    """DD-08's reaction to a perfect defence: a free attack is worth taking unless running
+    is the plan."""
+    fleeing = temperament == "coward" and (hurt(c) or side_broken(state, c))
+    act: Action | None = None
+    if not fleeing:
+        act = best_attack(state, c, actions, "contraatacar")
+    if act is None and (fleeing or (temperament == "cautious" and hurt(c))):
+        act = best_move(state, c, actions, "reposicionar", AWAY)
+    return act if act is not None else end_turn(actions)
 
 
 def choose(
     state: BattleState, actions: list[Action], rng: random.Random, temperament: str = "tactician"
 ) -> Action:
-    by_verb: ByVerb = {}
-    for a in actions:
-        by_verb.setdefault(a.verb, []).append(a)
+    """The legal action ``temperament`` picks for the pending decision (any other name than
+    the five plays the tactician; the ``random`` temperament never comes here)."""
+    grouped = by_verb(actions)
     c = state.by_id[actions[0].actor]
     if state.pending is not None and state.pending.name == "defensa_perfecta":
-        # DD-08: a free attack is worth taking unless running is the plan.
-        fleeing = temperament == "coward" and (_hurt(c) or _side_broken(state, c))
-        if "contraatacar" in by_verb and not fleeing:
-            return max(by_verb["contraatacar"], key=lambda a: attack_score(state, a))
-        if fleeing or (temperament == "cautious" and _hurt(c)):
-            move = _best_move(state, c, by_verb.get("reposicionar", []), _away_key(state, c))
-            if move:
-                return move
-        return by_verb["pasar"][0]
-    return STRATEGIES.get(temperament, _tactician)(state, c, by_verb, rng)
+        return react(state, c, grouped, temperament)
+    if temperament == "brute":
+        return brute(state, c, grouped)
+    if temperament == "coward":
+        if hurt(c) or side_broken(state, c):
+            return coward(state, c, grouped)
+        temperament = "cautious"  # the coward unhurt, on a side holding
+    if temperament == "cautious":
+        return cautious(state, c, grouped)
+    if temperament == "protector":
+        return protector(state, c, grouped)
+    return tactician(state, c, grouped)

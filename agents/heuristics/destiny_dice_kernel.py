@@ -1,18 +1,21 @@
 """Destiny Dice temperaments compiled, and the kernel joining them to the compiled rules.
 
-The fast path (architecture.md): :mod:`escaramuza.agents.heuristics.destiny_dice`
-function by function over the bundles of :mod:`escaramuza.rules.destiny_dice.kernel`
-(its docstring lays them out), played by the shared loops (``rules.core.loops``):
-whole battles (``agents.runner.play_battle``) and rollouts (``agents.search.MCTS.
-rollout``). Every choice compares the numbers the engine compares: the exact odds are
-the engine's own floats (tables built from ``exact.py``), PV fractions are the same
-float divisions, and ties keep the first action as ``max`` / ``min`` do. The shared
-``decide`` draws for the random agent and the ``random`` temperament; :func:`choose`
-is every other temperament.
+The fast path (architecture.md): :mod:`escaramuza.agents.heuristics.destiny_dice` line for
+line — the same functions, the same order of steps, the same helpers (the vocabulary,
+docs/fast-path.md) — over the bundles of :mod:`escaramuza.rules.destiny_dice.kernel` (its
+docstring lays them out): where the engine passes ``state`` and a legal list by verb, this
+passes the bundles ``s``, ``d`` or the arrays a helper reads, and the legal rows ``la, n``
+with a verb's code; an action is its row, none is -1. Played by the shared loops
+(``rules.core.loops``): whole battles (``agents.runner.play_battle``) and rollouts
+(``agents.search.MCTS.rollout``). Every choice compares the numbers the engine compares:
+the exact odds are the engine's own floats (tables built from ``exact.py``), PV fractions
+are the same float divisions, and ties keep the first action as ``max`` / ``min`` do. The
+shared ``decide`` draws for the random agent and the ``random`` temperament;
+:func:`choose` is every other temperament.
 
-:func:`choose` and the temperaments inlined into it take the bundles; the helpers they
-call take the arrays they read and are compiled once (``_pick_attack`` and
-``_pick_move`` hand the pending actor's arrays to :func:`_best_attack` and
+:func:`choose`, the temperaments and the few helpers taking the bundles are inlined into
+it; the helpers doing the work take the arrays they read and are compiled once
+(:func:`best_attack` and :func:`best_move` hand the arrays to :func:`_best_attack` and
 :func:`_best_move`).
 
 ``KERNEL`` joins them to the rules on the shared loops and Python side
@@ -25,6 +28,15 @@ import sys
 
 import numpy as np
 
+from escaramuza.agents.heuristics.destiny_dice import (
+    ANY,
+    APPROACH,
+    AWAY,
+    FROM_RANGE,
+    GUARDING,
+    NEARER,
+    TOWARDS,
+)
 from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, DOWN, GLOBALS, OPTS, STAT, STATE, WEAPON
@@ -58,12 +70,10 @@ from escaramuza.rules.destiny_dice.kernel import (
     usable_band_mask,
 )
 
-#: Move keys (``_best_move``'s key functions), packed into one comparable integer.
-K_APPROACH, K_AWAY, K_BRUTE, K_WARD = range(4)
 _OFF = 1 << 20
 
 
-# -- the temperaments (agents/heuristics/destiny_dice.py) ---------------------------
+# -- the vocabulary's Destiny Dice words (agents/heuristics/destiny_dice.py) ---------------
 @njit(cache=True, _nrt=False, inline="always")
 def _pack(a: int, b: int, c: int) -> int:
     """A 3-tuple key as one integer ordered like the tuple (fields within ±2**20)."""
@@ -93,61 +103,20 @@ def attack_score(
 
 
 @njit(cache=True, _nrt=False)
-def _best_attack(
-    weapon: np.ndarray,
-    dist: np.ndarray,
-    opts: np.ndarray,
-    zones: np.ndarray,
-    odds: tuple,
-    cs: np.ndarray,
-    c: int,
-    la: np.ndarray,
-    n: int,
-    verb: int,
-    mode: int,
-    arg: int,
-) -> int:
-    """``max(attacks, key=attack_score)`` (first on ties) over ``c``'s ``verb`` rows;
-    mode 1 keeps targets not in the actor's zone (cautious), mode 2 targets in zone
-    ``arg`` (protector's guarding). -1 if there is none."""
-    best = -1
-    best_drop = 0.0
-    best_ratio = 0.0
-    for i in range(n):
-        if la[i, ROW.VERB] != verb:
-            continue
-        t = la[i, ROW.TARGET]
-        if mode == 1 and dist[cs[c, CS.ZONE], cs[t, CS.ZONE]] <= 0:
-            continue
-        if mode == 2 and cs[t, CS.ZONE] != arg:
-            continue
-        p, r = attack_score(weapon, opts, zones, odds, cs, c, t, la[i, ROW.ITEM])
-        if best < 0 or p > best_drop or (p == best_drop and r > best_ratio):
-            best, best_drop, best_ratio = i, p, r
-    return best
+def hurt(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
+    """hurt: below half its PV."""
+    return cs[c, CS.PV] * 2 < stat[c, ST.MAX_PV]
+
+
+@njit(cache=True, _nrt=False)
+def side_broken(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
+    """side_broken: half of ``c``'s side or more is out of the fight."""
+    members, out = side_out(stat, cs, c)
+    return out * 2 >= members
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _pick_attack(s: tuple, d: tuple, la: np.ndarray, n: int, verb: int, mode: int, arg: int) -> int:
-    """:func:`_best_attack` of the pending decision's actor."""
-    return _best_attack(
-        s[WEAPON],
-        s[DIST],
-        s[OPTS],
-        s[ZONES],
-        (s[PROF], s[EPL], s[DROP]),
-        d[STATE],
-        d[GLOBALS][G.ACTOR],
-        la,
-        n,
-        verb,
-        mode,
-        arg,
-    )
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _can_attack_from(
+def can_attack_from(
     stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int, mask: int
 ) -> bool:
     """_View.can_attack_from: a usable weapon (bands ``mask``) reaches an active foe."""
@@ -159,7 +128,7 @@ def _can_attack_from(
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _move_key(
+def move_key(
     stat: np.ndarray,
     dist: np.ndarray,
     zones: np.ndarray,
@@ -170,21 +139,22 @@ def _move_key(
     arg: int,
     mask: int,
 ) -> int:
-    """_approach_key / _away_key / the brute's and the protector's keys for ``zone``."""
-    if kind == K_APPROACH:
-        can = 1 if _can_attack_from(stat, dist, cs, c, zone, mask) else 0
+    """move_key's ``kind`` of key for ``zone`` (``arg``: the zone ``TOWARDS`` heads for),
+    the tuple packed into one comparable integer."""
+    if kind == TOWARDS:
+        return _pack(-dist[zone, arg], 0, 0)
+    if kind == APPROACH:
+        can = 1 if can_attack_from(stat, dist, cs, c, zone, mask) else 0
         if stat[c, ST.RANGED]:
             # Shooters want a shot, out of contact, in cover.
             near = 1 if foe_hops(stat, dist, cs, c, zone, 0) > 0 else 0
             return _pack(can, near, zones[zone, ZONE.COVER])
         return _pack(can, -foe_hops(stat, dist, cs, c, zone, 0), 0)
-    if kind == K_AWAY:
+    if kind == AWAY:
         return _pack(
             zones[zone, ZONE.EXIT], foe_hops(stat, dist, cs, c, zone, 0), zones[zone, ZONE.COVER]
         )
-    if kind == K_BRUTE:
-        return _pack(-foe_hops(stat, dist, cs, c, zone, 0), 0, 0)
-    return _pack(-dist[zone, arg], 0, 0)
+    return _pack(-foe_hops(stat, dist, cs, c, zone, 0), 0, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -201,12 +171,11 @@ def _best_move(
     kind: int,
     arg: int,
 ) -> int:
-    """_best_move for ``c``: the step with the highest key if it beats staying; -1
-    otherwise."""
-    mask = usable_band_mask(stat, weapon, cs, c) if kind == K_APPROACH else 0
+    """best_move over ``c``'s ``verb`` rows keyed by :func:`move_key`."""
+    mask = usable_band_mask(stat, weapon, cs, c) if kind == APPROACH else 0
     best = -1
     best_key = 0
-    # Row n stands for staying put, keyed last: one _move_key call site (it is inlined,
+    # Row n stands for staying put, keyed last: one move_key call site (it is inlined,
     # and each site is another copy to compile).
     for i in range(n + 1):
         if i < n:
@@ -217,7 +186,7 @@ def _best_move(
             return -1
         else:
             zone = cs[c, CS.ZONE]
-        key = _move_key(stat, dist, zones, cs, c, zone, kind, arg, mask)
+        key = move_key(stat, dist, zones, cs, c, zone, kind, arg, mask)
         if i == n:
             return best if best_key > key else -1
         if best < 0 or key > best_key:
@@ -226,16 +195,87 @@ def _best_move(
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _pick_move(s: tuple, d: tuple, la: np.ndarray, n: int, verb: int, kind: int, arg: int) -> int:
-    """:func:`_best_move` of the pending decision's actor."""
-    return _best_move(
-        s[STAT], s[WEAPON], s[DIST], s[ZONES], d[STATE], d[GLOBALS][G.ACTOR], la, n, verb, kind, arg
-    )
+def best_move(
+    s: tuple, d: tuple, c: int, la: np.ndarray, n: int, verb: int, kind: int, arg: int
+) -> int:
+    """best_move (the vocabulary's) of ``c``'s ``verb`` rows by ``move_key(kind)``: the
+    highest key, the first on ties, if it beats staying; -1 otherwise."""
+    return _best_move(s[STAT], s[WEAPON], s[DIST], s[ZONES], d[STATE], c, la, n, verb, kind, arg)
 
 
 @njit(cache=True, _nrt=False)
-def _heal_worst(stat: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int, threshold: float) -> int:
-    """_heal_worst: the heal on the ally with the lowest PV fraction, down first."""
+def _best_attack(
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    opts: np.ndarray,
+    zones: np.ndarray,
+    odds: tuple,
+    cs: np.ndarray,
+    c: int,
+    la: np.ndarray,
+    n: int,
+    verb: int,
+    among: int,
+    zone: int,
+) -> int:
+    """best_attack over ``c``'s ``verb`` rows."""
+    best = -1
+    best_drop = 0.0
+    best_ratio = 0.0
+    for i in range(n):
+        if la[i, ROW.VERB] != verb:
+            continue
+        t = la[i, ROW.TARGET]
+        if among == FROM_RANGE and dist[cs[c, CS.ZONE], cs[t, CS.ZONE]] <= 0:
+            continue
+        if among == GUARDING and cs[t, CS.ZONE] != zone:
+            continue
+        p, r = attack_score(weapon, opts, zones, odds, cs, c, t, la[i, ROW.ITEM])
+        if best < 0 or p > best_drop or (p == best_drop and r > best_ratio):
+            best, best_drop, best_ratio = i, p, r
+    return best
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def best_attack(
+    s: tuple, d: tuple, c: int, la: np.ndarray, n: int, verb: int, among: int, zone: int
+) -> int:
+    """best_attack: the ``verb`` row with the best :func:`attack_score` (first on ties),
+    of them all (``ANY``), on targets out of ``c``'s zone (``FROM_RANGE``), on targets in
+    ``zone`` (``GUARDING``); -1 if there is none."""
+    odds = (s[PROF], s[EPL], s[DROP])
+    return _best_attack(
+        s[WEAPON], s[DIST], s[OPTS], s[ZONES], odds, d[STATE], c, la, n, verb, among, zone
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def brute_attack(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    """brute_attack: the nearest target, then the weakest, then the hardest hit (max by
+    (-hops, -PV, expected damage), first on ties)."""
+    dist, prof, epl = s[DIST], s[PROF], s[EPL]
+    cs = d[STATE]
+    best = -1
+    bh = 0
+    bp = 0
+    be = 0.0
+    for i in range(n):
+        if la[i, ROW.VERB] != ATACAR:
+            continue
+        t = la[i, ROW.TARGET]
+        w = la[i, ROW.ITEM]
+        h = -dist[cs[c, CS.ZONE], cs[t, CS.ZONE]]
+        p = -cs[t, CS.PV]
+        att_mod, extra = profile_mods(s[WEAPON], s[OPTS], s[ZONES], cs, c, t, w)
+        e = epl[prof[c, w, t, att_mod + 2, extra]]
+        if best < 0 or h > bh or (h == bh and (p > bp or (p == bp and e > be))):
+            best, bh, bp, be = i, h, p, e
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def heal_worst(stat: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int, threshold: float) -> int:
+    """heal_worst: the heal on the ally with the lowest PV fraction, down first."""
     best = -1
     best_up = 0
     best_frac = 0.0
@@ -253,179 +293,153 @@ def _heal_worst(stat: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int, thresh
 
 
 @njit(cache=True, _nrt=False)
-def _useful_help(
+def self_heal(c: int, la: np.ndarray, n: int) -> int:
+    """self_heal: the first heal ``c`` can give itself."""
+    for i in range(n):
+        if la[i, ROW.VERB] == CURAR and la[i, ROW.TARGET] == c:
+            return i
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def useful_help(
     stat: np.ndarray, weapon: np.ndarray, dist: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int
 ) -> int:
-    """_useful_help: the first ``ayudar`` whose ally can attack from where it stands."""
+    """useful_help: the first ``ayudar`` whose ally can attack from where it stands."""
     for i in range(n):
         if la[i, ROW.VERB] == AYUDAR:
             a = la[i, ROW.TARGET]
             mask = usable_band_mask(stat, weapon, cs, a)
-            if _can_attack_from(stat, dist, cs, a, cs[a, CS.ZONE], mask):
+            if can_attack_from(stat, dist, cs, a, cs[a, CS.ZONE], mask):
                 return i
     return -1
 
 
 @njit(cache=True, _nrt=False)
-def _upkeep(la: np.ndarray, n: int) -> int:
-    """_upkeep: recover the dropped weapon, else reload."""
+def upkeep(la: np.ndarray, n: int) -> int:
+    """upkeep: recover the dropped weapon, else reload."""
     i = first_row(la, n, ROW.VERB, RECUPERAR)
     return i if i >= 0 else first_row(la, n, ROW.VERB, RECARGAR)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _hurt(s: tuple, d: tuple, c: int) -> bool:
-    """_hurt: below half its PV."""
-    return d[STATE][c, CS.PV] * 2 < s[STAT][c, ST.MAX_PV]
+@njit(cache=True, _nrt=False)
+def end_turn(la: np.ndarray, n: int) -> int:
+    """end_turn: ``fin_turno`` on a turn, ``pasar`` on a reaction, the legal list's last."""
+    return n - 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _side_broken(s: tuple, d: tuple, c: int) -> bool:
-    """_side_broken: half of ``c``'s side or more is out of the fight."""
-    members, out = side_out(s[STAT], d[STATE], c)
-    return out * 2 >= members
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _press(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
-    """The tactician's and the cautious' fallback: the best attack, else close in, else
-    upkeep; -1 if none of them is legal."""
-    i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
+def press(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    """press: the best attack, else a step to attack from, else upkeep."""
+    i = best_attack(s, d, c, la, n, ATACAR, ANY, 0)
     if i < 0:
-        i = _pick_move(s, d, la, n, MOVER, K_APPROACH, 0)
+        i = best_move(s, d, c, la, n, MOVER, APPROACH, 0)
     if i < 0:
-        i = _upkeep(la, n)
+        i = upkeep(la, n)
     return i
 
 
+# -- the temperaments -----------------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
-def _tactician(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
-    """_tactician: heal the fallen and the badly hurt, else the best attack, else close
-    in, upkeep, a useful help, or end the turn."""
-    i = _heal_worst(s[STAT], d[STATE], la, n, 1 / 3)
+def tactician(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    stat, weapon, dist = s[STAT], s[WEAPON], s[DIST]
+    cs = d[STATE]
+    i = heal_worst(stat, cs, la, n, 1 / 3)
     if i < 0:
-        i = _press(s, d, la, n)
+        i = press(s, d, c, la, n)
     if i < 0:
-        i = _useful_help(s[STAT], s[WEAPON], s[DIST], d[STATE], la, n)
-    return i if i >= 0 else n - 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _brute(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
-    """_brute: hit the nearest enemy (the weakest, the hardest blow), else step towards
-    the nearest, else upkeep."""
-    dist, prof, epl = s[DIST], s[PROF], s[EPL]
-    cs, g = d[STATE], d[GLOBALS]
-    c = g[G.ACTOR]
-    if first_row(la, n, ROW.VERB, ATACAR) >= 0:
-        # max by (-hops, -PV, expected damage), first on ties
-        best = -1
-        bh = 0
-        bp = 0
-        be = 0.0
-        for i in range(n):
-            if la[i, ROW.VERB] != ATACAR:
-                continue
-            t = la[i, ROW.TARGET]
-            w = la[i, ROW.ITEM]
-            h = -dist[cs[c, CS.ZONE], cs[t, CS.ZONE]]
-            p = -cs[t, CS.PV]
-            att_mod, extra = profile_mods(s[WEAPON], s[OPTS], s[ZONES], cs, c, t, w)
-            e = epl[prof[c, w, t, att_mod + 2, extra]]
-            if best < 0 or h > bh or (h == bh and (p > bp or (p == bp and e > be))):
-                best, bh, bp, be = i, h, p, e
-        return best
-    i = _pick_move(s, d, la, n, MOVER, K_BRUTE, 0)
-    if i < 0:
-        i = _upkeep(la, n)
-    return i if i >= 0 else n - 1
+        i = useful_help(stat, weapon, dist, cs, la, n)
+    return i if i >= 0 else end_turn(la, n)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _cautious(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
-    """_cautious: below half its PV heal itself or step away; else attack from range,
-    else any attack, else close in or upkeep."""
-    c = d[GLOBALS][G.ACTOR]
-    if _hurt(s, d, c):
-        for i in range(n):
-            if la[i, ROW.VERB] == CURAR and la[i, ROW.TARGET] == c:
-                return i
-        i = _pick_move(s, d, la, n, MOVER, K_AWAY, 0)
-        if i >= 0:
-            return i
-    i = _pick_attack(s, d, la, n, ATACAR, 1, 0)
+def brute(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    i = brute_attack(s, d, c, la, n)
     if i < 0:
-        i = _press(s, d, la, n)
-    return i if i >= 0 else n - 1
+        i = best_move(s, d, c, la, n, MOVER, NEARER, 0)
+    if i < 0:
+        i = upkeep(la, n)
+    return i if i >= 0 else end_turn(la, n)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _coward(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
-    """The coward hurt or on a broken side (unhurt, on a side holding, it plays
-    :func:`_cautious`: :func:`choose` sends it there, so _cautious is compiled once)."""
-    i = _pick_move(s, d, la, n, MOVER, K_AWAY, 0)
+def cautious(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    stat, cs = s[STAT], d[STATE]
+    i = -1
+    if hurt(stat, cs, c):
+        i = self_heal(c, la, n)
+        if i < 0:
+            i = best_move(s, d, c, la, n, MOVER, AWAY, 0)
+    if i < 0:
+        i = best_attack(s, d, c, la, n, ATACAR, FROM_RANGE, 0)
+    if i < 0:
+        i = press(s, d, c, la, n)
+    return i if i >= 0 else end_turn(la, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def coward(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    """The coward hurt or on a broken side (otherwise :func:`choose` plays it cautious, so
+    the inlined cautious is compiled once)."""
+    i = best_move(s, d, c, la, n, MOVER, AWAY, 0)
     if i < 0:
         # Cornered (no step takes it further away): it fights back.
-        i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
-    return i if i >= 0 else n - 1
+        i = best_attack(s, d, c, la, n, ATACAR, ANY, 0)
+    return i if i >= 0 else end_turn(la, n)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _protector(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
-    """_protector: heal allies below two thirds, strike whoever engages its most hurt
-    ally, help, attack, else stay near that ally or upkeep."""
-    stat = s[STAT]
-    cs, g = d[STATE], d[GLOBALS]
-    c = g[G.ACTOR]
-    i = _heal_worst(s[STAT], d[STATE], la, n, 2 / 3)
-    if i >= 0:
-        return i
+def protector(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    stat, weapon, dist = s[STAT], s[WEAPON], s[DIST]
+    cs = d[STATE]
+    i = heal_worst(stat, cs, la, n, 2 / 3)
     ward = most_hurt_ally(stat, cs, c, CS.PV, ST.MAX_PV)
-    if ward >= 0:
-        i = _pick_attack(s, d, la, n, ATACAR, 2, cs[ward, CS.ZONE])
-        if i >= 0:
-            return i
-    i = _useful_help(s[STAT], s[WEAPON], s[DIST], d[STATE], la, n)
-    if i >= 0:
-        return i
-    i = _pick_attack(s, d, la, n, ATACAR, 0, 0)
-    if i >= 0:
-        return i
-    if ward >= 0:
-        i = _pick_move(s, d, la, n, MOVER, K_WARD, cs[ward, CS.ZONE])
-        if i >= 0:
-            return i
-    i = _upkeep(la, n)
-    return i if i >= 0 else n - 1
+    if i < 0 and ward >= 0:
+        i = best_attack(s, d, c, la, n, ATACAR, GUARDING, cs[ward, CS.ZONE])
+    if i < 0:
+        i = useful_help(stat, weapon, dist, cs, la, n)
+    if i < 0:
+        i = best_attack(s, d, c, la, n, ATACAR, ANY, 0)
+    if i < 0 and ward >= 0:
+        i = best_move(s, d, c, la, n, MOVER, TOWARDS, cs[ward, CS.ZONE])
+    if i < 0:
+        i = upkeep(la, n)
+    return i if i >= 0 else end_turn(la, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def react(s: tuple, d: tuple, c: int, la: np.ndarray, n: int, mood: int) -> int:
+    """react: DD-08's reaction to a perfect defence, a free attack unless running is the
+    plan."""
+    stat, cs = s[STAT], d[STATE]
+    fleeing = mood == dialect.COWARD and (hurt(stat, cs, c) or side_broken(stat, cs, c))
+    i = -1
+    if not fleeing:
+        i = best_attack(s, d, c, la, n, CONTRA, ANY, 0)
+    if i < 0 and (fleeing or (mood == dialect.CAUTIOUS and hurt(stat, cs, c))):
+        i = best_move(s, d, c, la, n, REPOS, AWAY, 0)
+    return i if i >= 0 else end_turn(la, n)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarray) -> int:
     """choose: the row of the legal list temperament ``mood`` picks (never the random
     temperament, which the shared ``decide`` plays; no other one draws)."""
-    g = d[GLOBALS]
+    stat, cs, g = s[STAT], d[STATE], d[GLOBALS]
     c = g[G.ACTOR]
     if g[G.KIND] == KIND_REACTION:
-        # DD-08: a free attack is worth taking unless running is the plan.
-        fleeing = mood == dialect.COWARD and (_hurt(s, d, c) or _side_broken(s, d, c))
-        if not fleeing and first_row(la, n, ROW.VERB, CONTRA) >= 0:
-            return _pick_attack(s, d, la, n, CONTRA, 0, 0)
-        if fleeing or (mood == dialect.CAUTIOUS and _hurt(s, d, c)):
-            i = _pick_move(s, d, la, n, REPOS, K_AWAY, 0)
-            if i >= 0:
-                return i
-        return n - 1
+        return react(s, d, c, la, n, mood)
     if mood == dialect.BRUTE:
-        return _brute(s, d, la, n)
+        return brute(s, d, c, la, n)
     if mood == dialect.COWARD:
-        if _hurt(s, d, c) or _side_broken(s, d, c):
-            return _coward(s, d, la, n)
-        mood = dialect.CAUTIOUS  # the engine's coward: "not hurt nor broken: cautious"
+        if hurt(stat, cs, c) or side_broken(stat, cs, c):
+            return coward(s, d, c, la, n)
+        mood = dialect.CAUTIOUS  # the coward unhurt, on a side holding
     if mood == dialect.CAUTIOUS:
-        return _cautious(s, d, la, n)
+        return cautious(s, d, c, la, n)
     if mood == dialect.PROTECTOR:
-        return _protector(s, d, la, n)
-    return _tactician(s, d, la, n)
+        return protector(s, d, c, la, n)
+    return tactician(s, d, c, la, n)
 
 
 # -- the Kernel -------------------------------------------------------------------------

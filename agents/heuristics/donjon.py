@@ -30,6 +30,11 @@ help action, so "uses cover" and "heals, helps" have nothing to act on.
   spends a number resisting an escape, and withdraws at the pause.
 * ``protector`` — strikes the foe nearest its most hurt ally (in contact with it
   first), closing on that foe when it cannot reach it; otherwise the tactician.
+
+Written line for line with its compiled twin, :mod:`escaramuza.agents.heuristics.
+donjon_kernel`: the same functions in the same order of steps, calling the same helpers —
+those every ruleset shares from :mod:`escaramuza.agents.heuristics.vocabulary`, Donjon's
+own here — where the kernel passes arrays and a legal list's rows.
 """
 
 from __future__ import annotations
@@ -37,7 +42,14 @@ from __future__ import annotations
 import random
 from operator import itemgetter
 
-from escaramuza.rules.core.model import Action, Combatant, IdentityMemo, Side, Status
+from escaramuza.agents.heuristics.vocabulary import (
+    best_by,
+    first_of,
+    nearest_foe,
+    of_verb,
+    side_out,
+)
+from escaramuza.rules.core.model import Action, Combatant, IdentityMemo, Side
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon import combat
 from escaramuza.rules.donjon.combat import CONTACT, ONE_ACTION, band_of
@@ -99,76 +111,238 @@ def best_band(actor: Combatant) -> int:
 _SCORE = itemgetter(0, 1)
 
 
-def _choose_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
-    by_id = state.by_id
-    actor = by_id[actions[0].actor]
-    weapons = combat.profile(actor).by_name
-    scored: list[tuple[float, float, Action]] = []
-    for a in actions:
-        if a.verb == "atacar" and a.target and a.item:
-            target = by_id[a.target]
-            weapon = weapons.get(a.item) or combat.weapon(actor, a.item)
-            chance = attack_hurt_chance(state, actor, target, weapon)
-            scored.append((chance, rng.random(), a))
-    if scored:
-        chance, _, best = max(scored, key=_SCORE)
-        if chance >= _WORTH_ATTACKING:
-            return best
-    want = best_band(actor)
-    nearest = _nearest(state, actor)
-    if nearest is not None:
-        here = band_of(state.distance(actor, nearest))
-        verb = "acercarse" if here > want else ("alejarse" if here < want else "")
-        for a in actions:
-            if a.verb == verb and a.target == nearest.id:
-                return a
-    for a in actions:
-        if a.verb == "rematar":
-            return a
-    if scored:
-        return max(scored, key=_SCORE)[2]
+def hurt(c: Combatant) -> bool:
+    """Below half its Heridas."""
+    return c.resources["heridas"] * 2 < c.maxima["heridas"]
+
+
+def side_broken(state: BattleState, c: Combatant) -> bool:
+    """Half its side (of two or more) is out."""
+    members, out = side_out(state, c)
+    return members > 1 and 2 * out >= members
+
+
+def strength(state: BattleState, side: Side) -> float:
+    """The pause's measure of a side: 1 + its Heridas fraction for each active member."""
+    return sum(
+        1.0 + c.resources["heridas"] / max(1, c.maxima["heridas"])
+        for c in state.combatants
+        if c.side is side and c.active
+    )
+
+
+def step(actions: list[Action], verb: str, target: Combatant) -> Action | None:
+    """The ``verb`` (a step) on ``target``, if legal."""
+    return next((a for a in actions if a.verb == verb and a.target == target.id), None)
+
+
+def end_turn(actions: list[Action]) -> Action:
+    """``esperar``."""
     return next(a for a in actions if a.verb == "esperar")
 
 
-def _choose_defence(state: BattleState, actions: list[Action]) -> Action:
-    me = state.by_id[actions[0].actor]
+def one_of(actions: list[Action], verb: str) -> Action:
+    """The legal action of ``verb`` (a reaction's or the pause's choice)."""
+    return next(a for a in actions if a.verb == verb)
+
+
+def best_attack(
+    state: BattleState, c: Combatant, actions: list[Action], rng: random.Random
+) -> tuple[Action | None, float]:
+    """The attack most likely to hurt (:func:`attack_hurt_chance`) and that chance, ties
+    broken by a draw (one ``rng.random()`` an attack, in order); None and 0 with none."""
+    weapons = combat.profile(c).by_name
+    scored: list[tuple[float, float, Action]] = []
+    for a in of_verb(actions, "atacar"):
+        target = state.by_id[str(a.target)]
+        weapon = weapons.get(str(a.item)) or combat.weapon(c, str(a.item))
+        scored.append((attack_hurt_chance(state, c, target, weapon), rng.random(), a))
+    if not scored:
+        return None, 0.0
+    chance, _, best = max(scored, key=_SCORE)
+    return best, chance
+
+
+def range_step(state: BattleState, c: Combatant, nearest: Combatant | None) -> str:
+    """The step to ``c``'s best range from ``nearest``: ``acercarse``, ``alejarse``, or
+    none ("")."""
+    if nearest is None:
+        return ""
+    here = band_of(state.distance(c, nearest))
+    want = best_band(c)
+    return "acercarse" if here > want else ("alejarse" if here < want else "")
+
+
+def no_swing(
+    actions: list[Action], verb: str, nearest: Combatant | None, best: Action | None
+) -> Action:
+    """A turn's end when it makes no attack it wants: ``verb`` (a step) on the nearest
+    foe, a finishing blow, the ``best`` attack there is, else esperar."""
+    act = step(actions, verb, nearest) if nearest is not None else None
+    if act is None:
+        act = first_of(actions, "rematar")
+    if act is None:
+        act = best
+    return act if act is not None else end_turn(actions)
+
+
+def dice(state: BattleState, c: Combatant, a: Action) -> int:
+    """Attack + damage dice of an attack action (how hard the brute swings)."""
+    weapon = combat.weapon(c, str(a.item))
+    target = state.by_id[str(a.target)]
+    pool = combat.attack_pool(c, weapon, band_of(state.distance(c, target))) or 0
+    return pool + combat.damage_pool(c, weapon)
+
+
+def brute_attack(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
+    """The brute's blow: on the nearest foe, with the most dice."""
+
+    def key(a: Action) -> tuple[int, int]:
+        return (-state.distance(c, state.by_id[str(a.target)]), dice(state, c, a))
+
+    return best_by(of_verb(actions, "atacar"), key)
+
+
+def flee(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
+    """A coward's way out: leave the battle if it can, else step away from the nearest foe."""
+    act = first_of(actions, "huir")
+    if act is None:
+        nearest = nearest_foe(state, c)
+        act = step(actions, "alejarse", nearest) if nearest is not None else None
+    return act
+
+
+def ward_of(state: BattleState, c: Combatant) -> Combatant | None:
+    """The protector's ward: its ally with the least Heridas fraction, if any is hurt."""
+    allies = [
+        a
+        for a in state.combatants
+        if a.side is c.side
+        and a.active
+        and a.id != c.id
+        and a.resources["heridas"] < a.maxima["heridas"]
+    ]
+    return min(
+        allies, key=lambda a: (a.resources["heridas"] / a.maxima["heridas"], a.index), default=None
+    )
+
+
+def attack_on(
+    state: BattleState, c: Combatant, actions: list[Action], target: Combatant
+) -> Action | None:
+    """The attack on ``target`` most likely to hurt it, the first."""
+    on_target = [a for a in of_verb(actions, "atacar") if a.target == target.id]
+    return best_by(
+        on_target,
+        lambda a: attack_hurt_chance(state, c, target, combat.weapon(c, str(a.item))),
+    )
+
+
+# -- the turn's temperaments -----------------------------------------------------------------
+def tactician(
+    state: BattleState, c: Combatant, actions: list[Action], rng: random.Random
+) -> Action:
+    """The attack most likely to hurt (ties by a draw), else the step to its best range,
+    a finishing blow, the best attack there is, or esperar."""
+    best, chance = best_attack(state, c, actions, rng)
+    if best is not None and chance >= _WORTH_ATTACKING:
+        return best
+    nearest = nearest_foe(state, c)
+    return no_swing(actions, range_step(state, c, nearest), nearest, best)
+
+
+def brute(state: BattleState, c: Combatant, actions: list[Action]) -> Action:
+    """The nearest foe's attack with most dice, else closer to it."""
+    act = brute_attack(state, c, actions)
+    return act if act is not None else no_swing(actions, "acercarse", nearest_foe(state, c), None)
+
+
+def cautious(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
+    """Hurt, or nearer the nearest foe than its best range, it backs away; else None: the
+    tactician's."""
+    nearest = nearest_foe(state, c)
+    if nearest is not None and (hurt(c) or band_of(state.distance(c, nearest)) < best_band(c)):
+        return step(actions, "alejarse", nearest)
+    return None
+
+
+def coward(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
+    """Hurt or with its side broken, it flees; else None, and :func:`choose` plays it
+    cautious. (After a failed flight the cautious step finds nothing either: its only
+    step is the one that failed; cornered, the coward fights back as the tactician.)"""
+    if not (hurt(c) or side_broken(state, c)):
+        return None
+    return flee(state, c, actions)
+
+
+def protector(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
+    """The foe nearest its most hurt ally, struck (the likeliest to hurt) or closed on;
+    else None: the tactician's."""
+    ward = ward_of(state, c)
+    threat = nearest_foe(state, ward) if ward is not None else None
+    if threat is None:
+        return None
+    act = attack_on(state, c, actions, threat)
+    return act if act is not None else step(actions, "acercarse", threat)
+
+
+# -- reactions, the spend and the pause --------------------------------------------------------
+def defence(state: BattleState, c: Combatant, actions: list[Action]) -> Action:
+    """Parry when a counter is likely (P ≥ ½) and at least as likely as a dodge."""
     pend = state.data["attack"]
     attacker = state.by_id[pend.attacker]
     weapon = combat.weapon(attacker, pend.weapon)
     pool = (combat.attack_pool(attacker, weapon, pend.band) or 0) + attacker.data["bonus"]
     sides, tied = _sides(state)
     # The defender is the "defender" of the opposed test: it wins when the attacker does not.
-    p_parry = 1.0 - win_probability(pool, combat.parry_pool(me), sides, tied)
-    p_dodge = 1.0 - win_probability(pool, combat.dodge_pool(me), sides, tied)
-    verb = "parar" if p_parry >= 0.5 and p_parry >= p_dodge else "esquivar"
-    return next(a for a in actions if a.verb == verb)
+    p_parry = 1.0 - win_probability(pool, combat.parry_pool(c), sides, tied)
+    p_dodge = 1.0 - win_probability(pool, combat.dodge_pool(c), sides, tied)
+    return one_of(actions, "parar" if p_parry >= 0.5 and p_parry >= p_dodge else "esquivar")
 
 
-def _choose_resist(state: BattleState, actions: list[Action]) -> Action:
-    me = state.by_id[actions[0].actor]
+def resist(state: BattleState, c: Combatant, actions: list[Action]) -> Action:
+    """Resist when the movement test is likely won and the move goes against it."""
     move = state.data["move"]
     mover = state.by_id[move.mover]
     sides, tied = _sides(state)
     p_win = 1.0 - win_probability(
-        combat.move_pool(mover) + mover.data["bonus"], combat.move_pool(me), sides, tied
+        combat.move_pool(mover) + mover.data["bonus"], combat.move_pool(c), sides, tied
     )
-    want = best_band(me)
+    want = best_band(c)
     if move.from_contact:
         against_me = True
     elif move.verb == "acercarse":
         against_me = want > CONTACT
     else:
         against_me = want == CONTACT
-    verb = "resistir" if against_me and p_win > 0.5 else "dejar"
-    return next(a for a in actions if a.verb == verb)
+    return one_of(actions, "resistir" if against_me and p_win > 0.5 else "dejar")
 
 
-def _choose_spend(state: BattleState, actions: list[Action]) -> Action:
-    spend = state.data["spend"]
-    victim = state.by_id[spend.victim]
+def react(state: BattleState, c: Combatant, actions: list[Action], temperament: str) -> Action:
+    """The ``defensa`` and ``resistir`` reactions for each temperament."""
+    name = state.pending.name if state.pending else ""
+    if name == "defensa":
+        if temperament == "brute":
+            return one_of(actions, "parar")
+        if temperament == "coward":
+            return one_of(actions, "esquivar")  # keeps its numbers for running
+        return defence(state, c, actions)
+    move = state.data["move"]
+    if temperament == "brute":
+        return one_of(actions, "dejar" if move.verb == "acercarse" else "resistir")
+    if temperament == "coward":
+        return one_of(actions, "dejar")
+    return resist(state, c, actions)
+
+
+def spend(state: BattleState, actions: list[Action]) -> Action:
+    """``repartir``: Heridas, unless an attribute blow is better (the victim is at 0
+    Heridas, or the successes left cannot drop it but can zero its Celeridad)."""
+    pending = state.data["spend"]
+    victim = state.by_id[pending.victim]
     options = {a.option: a for a in actions}
     heridas = victim.resources["heridas"]
-    for attr in spend.picked:
+    for attr in pending.picked:
         # Already paid the fact for this attribute: keep lowering it.
         if attr in options and heridas > 0:
             return options[attr]
@@ -179,9 +353,9 @@ def _choose_spend(state: BattleState, actions: list[Action]) -> Action:
     cel = victim.resources["celeridad"]
     if (
         "heridas" in options
-        and spend.remaining < heridas
+        and pending.remaining < heridas
         and "celeridad" in options
-        and spend.remaining - 1 >= cel
+        and pending.remaining - 1 >= cel
     ):
         # The blow cannot drop the victim, but it can take all its Celeridad: it can then
         # hardly attack, parry, dodge or move.
@@ -191,203 +365,46 @@ def _choose_spend(state: BattleState, actions: list[Action]) -> Action:
     return actions[0]
 
 
-def _strength(state: BattleState, side: Side) -> float:
-    return sum(
-        1.0 + c.resources["heridas"] / max(1, c.maxima["heridas"])
-        for c in state.combatants
-        if c.side is side and c.active
-    )
-
-
-def _hurt(c: Combatant) -> bool:
-    return c.resources["heridas"] * 2 < c.maxima["heridas"]
-
-
-def _flee(state: BattleState, actions: list[Action]) -> Action | None:
-    """A coward's way out: leave the battle if it can, else step away from the nearest foe."""
-    actor = state.by_id[actions[0].actor]
-    for a in actions:
-        if a.verb == "huir":
-            return a
-    foes = [o for o in state.combatants if o.side is not actor.side and o.active]
-    if not foes:
-        return None
-    nearest = min(foes, key=lambda o: (state.distance(actor, o), o.index))
-    return next((a for a in actions if a.verb == "alejarse" and a.target == nearest.id), None)
-
-
-def _side_broken(state: BattleState, c: Combatant) -> bool:
-    mine = [a for a in state.combatants if a.side is c.side]
-    return len(mine) > 1 and 2 * sum(1 for a in mine if not a.active) >= len(mine)
-
-
-def _foes(state: BattleState, c: Combatant) -> list[Combatant]:
-    return [o for o in state.combatants if o.side is not c.side and o.active]
-
-
-def _nearest(state: BattleState, c: Combatant) -> Combatant | None:
-    """The active foe fewest hops away; ties go to the lowest ``index``.
-
-    One pass over the combatants, the same answer as
-    ``min(_foes(state, c), key=lambda o: (distance, o.index))``.
-    """
-    distance, here = state.battlefield.distance, c.zone
-    side, active = c.side, Status.ACTIVE
-    best: Combatant | None = None
-    best_key = (0, 0)
-    for o in state.combatants:
-        if o.side is side or o.status is not active:
-            continue
-        key = (distance(here, o.zone), o.index)
-        if best is None or key < best_key:
-            best, best_key = o, key
-    return best
-
-
-def _step(actions: list[Action], verb: str, target: str) -> Action | None:
-    return next((a for a in actions if a.verb == verb and a.target == target), None)
-
-
-def _wait(actions: list[Action]) -> Action:
-    return next(a for a in actions if a.verb == "esperar")
-
-
-def _dice(actor: Combatant, a: Action, state: BattleState) -> int:
-    """Attack + damage dice of an attack action (how hard the brute swings)."""
-    weapon = combat.weapon(actor, str(a.item))
-    target = state.by_id[str(a.target)]
-    pool = combat.attack_pool(actor, weapon, band_of(state.distance(actor, target))) or 0
-    return pool + combat.damage_pool(actor, weapon)
-
-
-def _brute_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
-    actor = state.by_id[actions[0].actor]
-    nearest = _nearest(state, actor)
-    attacks = [a for a in actions if a.verb == "atacar"]
-    if attacks:
-        return max(
-            attacks,
-            key=lambda a: (
-                -state.distance(actor, state.by_id[str(a.target)]),
-                _dice(actor, a, state),
-            ),
-        )
-    if nearest is not None and (step := _step(actions, "acercarse", nearest.id)):
-        return step
-    return next((a for a in actions if a.verb == "rematar"), None) or _wait(actions)
-
-
-def _cautious_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
-    actor = state.by_id[actions[0].actor]
-    nearest = _nearest(state, actor)
-    if nearest is not None:
-        here = band_of(state.distance(actor, nearest))
-        if _hurt(actor) or here < best_band(actor):
-            # Withdraws when hurt; keeps its best range otherwise.
-            step = _step(actions, "alejarse", nearest.id)
-            if step is not None:
-                return step
-    return _choose_turn(state, actions, rng)
-
-
-def _coward_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
-    actor = state.by_id[actions[0].actor]
-    if not (_hurt(actor) or _side_broken(state, actor)):
-        return _cautious_turn(state, actions, rng)
-    escape = _flee(state, actions)
-    if escape is not None:
-        return escape
-    # Cornered (no step takes it further away): it fights back.
-    return _choose_turn(state, actions, rng)
-
-
-def _protector_turn(state: BattleState, actions: list[Action], rng: random.Random) -> Action:
-    actor = state.by_id[actions[0].actor]
-    allies = [
-        a
-        for a in state.combatants
-        if a.side is actor.side
-        and a.active
-        and a.id != actor.id
-        and a.resources["heridas"] < a.maxima["heridas"]
-    ]
-    foes = _foes(state, actor)
-    if allies and foes:
-        ward = min(allies, key=lambda a: (a.resources["heridas"] / a.maxima["heridas"], a.index))
-        threat = min(foes, key=lambda o: (state.distance(ward, o), o.index))
-        on_threat = [a for a in actions if a.verb == "atacar" and a.target == threat.id]
-        if on_threat:
-            return max(
-                on_threat,
-                key=lambda a: attack_hurt_chance(
-                    state, actor, threat, combat.weapon(actor, str(a.item))
-                ),
-            )
-        step = _step(actions, "acercarse", threat.id)
-        if step is not None:
-            return step
-    return _choose_turn(state, actions, rng)
-
-
-TURNS = {
-    "tactician": _choose_turn,
-    "brute": _brute_turn,
-    "cautious": _cautious_turn,
-    "coward": _coward_turn,
-    "protector": _protector_turn,
-}
-
-
-def _by_verb(actions: list[Action], verb: str) -> Action:
-    return next(a for a in actions if a.verb == verb)
-
-
-def _react(state: BattleState, actions: list[Action], temperament: str) -> Action:
-    """The ``defensa`` and ``resistir`` reactions for each temperament."""
-    name = state.pending.name if state.pending else ""
-    if name == "defensa":
-        if temperament == "brute":
-            return _by_verb(actions, "parar")
-        if temperament == "coward":
-            return _by_verb(actions, "esquivar")  # keeps its numbers for running
-        return _choose_defence(state, actions)
-    move = state.data["move"]
-    if temperament == "brute":
-        return _by_verb(actions, "dejar" if move.verb == "acercarse" else "resistir")
-    if temperament == "coward":
-        return _by_verb(actions, "dejar")
-    return _choose_resist(state, actions)
-
-
-def _pause(state: BattleState, actions: list[Action], temperament: str) -> Action:
-    """DJ-07: continue or withdraw."""
-    pending = state.pending
-    assert pending is not None
-    actor = state.by_id[pending.actor]
-    mine = _strength(state, pending.side)
-    theirs = _strength(state, pending.side.other)
+def pause(state: BattleState, c: Combatant, actions: list[Action], temperament: str) -> Action:
+    """DJ-07: continue while its side is ahead (as the temperament reads it), or withdraw."""
+    mine = strength(state, c.side)
+    theirs = strength(state, c.side.other)
     if temperament == "brute":
         go_on = True
     elif temperament == "coward":
-        go_on = not (_hurt(actor) or _side_broken(state, actor)) and mine > theirs
+        go_on = not (hurt(c) or side_broken(state, c)) and mine > theirs
     elif temperament == "cautious":
         go_on = mine > theirs
     else:
         go_on = mine >= theirs
-    return _by_verb(actions, "continuar" if go_on else "retirarse")
+    return one_of(actions, "continuar" if go_on else "retirarse")
 
 
 def choose(
     state: BattleState, actions: list[Action], rng: random.Random, temperament: str = "tactician"
 ) -> Action:
-    """Pick one of the legal ``actions`` of the pending decision for ``temperament``."""
+    """Pick one of the legal ``actions`` of the pending decision for ``temperament``. A
+    turn: the brute's, else the temperament's own part (the coward's flight, then the
+    cautious step away for the coward and the cautious; the protector's ward) and, where
+    that gives nothing, the tactician's."""
     pending = state.pending
     assert pending is not None
+    c = state.by_id[pending.actor]
     name = pending.name
     if name == "turn":
-        return TURNS.get(temperament, _choose_turn)(state, actions, rng)
+        if temperament == "brute":
+            return brute(state, c, actions)
+        act = None
+        if temperament == "protector":
+            act = protector(state, c, actions)
+        elif temperament in ("cautious", "coward"):
+            if temperament == "coward":
+                act = coward(state, c, actions)
+            if act is None:
+                act = cautious(state, c, actions)
+        return act if act is not None else tactician(state, c, actions, rng)
     if name in ("defensa", "resistir"):
-        return _react(state, actions, temperament)
+        return react(state, c, actions, temperament)
     if name == "repartir":
-        return _choose_spend(state, actions)
-    return _pause(state, actions, temperament)
+        return spend(state, actions)
+    return pause(state, c, actions, temperament)

@@ -10,8 +10,10 @@ tie-breaks are drawn from the agents' generator exactly where the engine draws t
 shared ``decide`` plays the random agent and the ``random`` temperament; :func:`choose`
 is every other temperament.
 
-As in the rules, :func:`choose` and the steps inlined once each into it take the
-bundles; every other helper takes the arrays it reads and is compiled once.
+:mod:`escaramuza.agents.heuristics.donjon` line for line: the same functions, the same
+order of steps, the same helpers (the vocabulary, docs/fast-path.md). As in the rules,
+:func:`choose` and the temperaments inlined once each into it take the bundles; every
+helper takes the arrays it reads and is compiled once.
 
 A decision that needs an odds entry not computed yet suspends its battle: the kernel
 fills the entries it recorded and the shared loops play the battle again from the start
@@ -35,6 +37,7 @@ from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, STAT, STATE, WE
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.loops import agent_random
+from escaramuza.rules.core.mechanics import first_row
 from escaramuza.rules.donjon import kernel as dk
 from escaramuza.rules.donjon.kernel import (
     ACERCARSE,
@@ -82,9 +85,13 @@ if TYPE_CHECKING:
 
 #: agents/heuristics/donjon.py: below this chance to hurt, moving beats swinging.
 WORTH_ATTACKING = 0.08
+#: The rows of a reaction's and of the pause's two choices, in the legal list's order.
+PARAR, ESQUIVAR = 0, 1
+RESISTIR, DEJAR = 0, 1
+CONTINUAR, RETIRARSE = 0, 1
 
 
-# -- the temperaments (agents/heuristics/donjon.py) ------------------------------------------------
+# -- the vocabulary's Donjon words (agents/heuristics/donjon.py) -------------------------------
 @njit(cache=True, _nrt=False)
 def attack_hurt_chance(
     stat: np.ndarray,
@@ -126,17 +133,33 @@ def attack_hurt_chance(
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def hurt_chance(s: tuple, d: tuple, actor: int, target: int, w: int) -> float:
-    """:func:`attack_hurt_chance` on the battle's arrays."""
-    stat, weapon, dist, penalty, hurt = s[STAT], s[WEAPON], s[DIST], s[PENALTIES], s[HURT_ODDS]
-    cs, g, misses = d[STATE], d[GLOBALS], d[MISSES]
-    return attack_hurt_chance(stat, weapon, dist, penalty, hurt, cs, g, misses, actor, target, w)
+@njit(cache=True, _nrt=False)
+def hurt(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
+    """``hurt``: below half its Heridas."""
+    return cs[c, CS.HERIDAS] * 2 < stat[c, ST.MAX_HERIDAS]
 
 
 @njit(cache=True, _nrt=False)
-def _nearest(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int) -> int:
-    """The active foe fewest hops away; ties go to the lowest index (-1: none)."""
+def side_broken(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
+    """``side_broken``: half its side (of two or more) is out."""
+    members, out = side_out(stat, cs, c)
+    return members > 1 and 2 * out >= members
+
+
+@njit(cache=True, _nrt=False)
+def strength(stat: np.ndarray, cs: np.ndarray, side: int) -> float:
+    """``strength``: 1 + its Heridas fraction for each active member of ``side``."""
+    total = 0.0
+    for c in range(cs.shape[0]):
+        if stat[c, ST.SIDE] == side and cs[c, CS.STATUS] == ACTIVE:
+            total += 1.0 + cs[c, CS.HERIDAS] / max(1, stat[c, ST.MAX_HERIDAS])
+    return total
+
+
+@njit(cache=True, _nrt=False)
+def nearest_foe(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int) -> int:
+    """``nearest_foe``: the active foe fewest hops away; ties go to the lowest index (-1:
+    none)."""
     best = NONE
     best_d = 0
     best_i = 0
@@ -152,18 +175,15 @@ def _nearest(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _find(la: np.ndarray, n: int, column: int, value: int) -> int:
-    """The first row whose ``column`` holds ``value`` (-1: none)."""
-    for k in range(n):
-        if la[k, column] == value:
-            return k
-    return NONE
+@njit(cache=True, _nrt=False)
+def first_of(la: np.ndarray, n: int, verb: int) -> int:
+    """``first_of``: the first row of ``verb`` (-1: none)."""
+    return first_row(la, n, A.VERB, verb)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _step(la: np.ndarray, n: int, verb: int, target: int) -> int:
-    """The row of ``verb`` on ``target`` (-1: not legal)."""
+@njit(cache=True, _nrt=False)
+def step(la: np.ndarray, n: int, verb: int, target: int) -> int:
+    """``step``: the row of ``verb`` on ``target`` (-1: not legal)."""
     for k in range(n):
         if la[k, A.VERB] == verb and la[k, A.TARGET] == target:
             return k
@@ -171,88 +191,90 @@ def _step(la: np.ndarray, n: int, verb: int, target: int) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def _no_swing(la: np.ndarray, n: int, verb: int, nearest: int, best: int) -> int:
-    """A turn's end when it makes no attack it wants: ``verb`` (a step) on the nearest
-    foe, a finishing blow, the ``best`` attack there is (-1: none), else esperar."""
-    if nearest != NONE:
-        k = _step(la, n, verb, nearest)
-        if k != NONE:
-            return k
-    k = _find(la, n, A.VERB, REMATAR)
-    if k != NONE:
-        return k
-    if best != NONE:
-        return best
-    return _find(la, n, A.VERB, ESPERAR)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _hurt(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
-    """Below half its Heridas."""
-    return cs[c, CS.HERIDAS] * 2 < stat[c, ST.MAX_HERIDAS]
+def end_turn(la: np.ndarray, n: int) -> int:
+    """``end_turn``: esperar."""
+    return first_of(la, n, ESPERAR)
 
 
 @njit(cache=True, _nrt=False)
-def _side_broken(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
-    """Half its side (of two or more) is out."""
-    mine, out = side_out(stat, cs, c)
-    return mine > 1 and 2 * out >= mine
-
-
-@njit(cache=True, _nrt=False)
-def _strength(stat: np.ndarray, cs: np.ndarray, side: int) -> float:
-    """The pause's measure of a side: 1 + its Heridas fraction for each active member."""
-    total = 0.0
-    for c in range(cs.shape[0]):
-        if stat[c, ST.SIDE] == side and cs[c, CS.STATUS] == ACTIVE:
-            total += 1.0 + cs[c, CS.HERIDAS] / max(1, stat[c, ST.MAX_HERIDAS])
-    return total
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _choose_turn(s: tuple, d: tuple, la: np.ndarray, n: int, arng: np.ndarray) -> int:
-    """The tactician's turn: the attack most likely to hurt (ties by a draw), else the
-    step to its best range, a finishing blow, the best attack there is, or esperar."""
-    stat, dist = s[STAT], s[DIST]
-    cs, g = d[STATE], d[GLOBALS]
-    actor = g[G.ACTOR]
+def best_attack(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    penalty: np.ndarray,
+    hurt_odds: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    misses: np.ndarray,
+    c: int,
+    la: np.ndarray,
+    n: int,
+    arng: np.ndarray,
+) -> tuple[int, float]:
+    """``best_attack``: the attack most likely to hurt and that chance, ties broken by a
+    draw (one from the agents' generator an attack, in order); -1 and 0 with none."""
     best = NONE
     best_c = 0.0
     best_r = 0.0
     for k in range(n):
         if la[k, A.VERB] == ATACAR:
-            chance = hurt_chance(s, d, actor, la[k, A.TARGET], la[k, A.ITEM])
+            chance = attack_hurt_chance(
+                stat,
+                weapon,
+                dist,
+                penalty,
+                hurt_odds,
+                cs,
+                g,
+                misses,
+                c,
+                la[k, A.TARGET],
+                la[k, A.ITEM],
+            )
             r = agent_random(arng, g, G.SUSPEND)
             if best == NONE or chance > best_c or (chance == best_c and r > best_r):
                 best = k
                 best_c = chance
                 best_r = r
-    if g[G.SUSPEND] != 0:
-        return 0
-    if best != NONE and best_c >= WORTH_ATTACKING:
-        return best
-    want = stat[actor, ST.BEST_BAND]
-    nearest = _nearest(stat, dist, cs, actor)
-    verb = NONE
-    if nearest != NONE:
-        here = band_of(dist[cs[actor, CS.ZONE], cs[nearest, CS.ZONE]])
-        verb = ACERCARSE if here > want else (ALEJARSE if here < want else NONE)
-    return _no_swing(la, n, verb, nearest, best)
+    return best, best_c
 
 
 @njit(cache=True, _nrt=False)
-def _brute_turn(
+def range_step(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, nearest: int) -> int:
+    """``range_step``: the step to ``c``'s best range from ``nearest`` (acercarse,
+    alejarse, or -1)."""
+    if nearest == NONE:
+        return NONE
+    here = band_of(dist[cs[c, CS.ZONE], cs[nearest, CS.ZONE]])
+    want = stat[c, ST.BEST_BAND]
+    return ACERCARSE if here > want else (ALEJARSE if here < want else NONE)
+
+
+@njit(cache=True, _nrt=False)
+def no_swing(la: np.ndarray, n: int, verb: int, nearest: int, best: int) -> int:
+    """``no_swing``: ``verb`` (a step) on the nearest foe, a finishing blow, the ``best``
+    attack there is (-1: none), else esperar."""
+    i = step(la, n, verb, nearest) if nearest != NONE else NONE
+    if i == NONE:
+        i = first_of(la, n, REMATAR)
+    if i == NONE:
+        i = best
+    return i if i != NONE else end_turn(la, n)
+
+
+@njit(cache=True, _nrt=False)
+def brute_attack(
     stat: np.ndarray,
     weapon: np.ndarray,
     dist: np.ndarray,
     penalty: np.ndarray,
     cs: np.ndarray,
-    actor: int,
+    c: int,
     la: np.ndarray,
     n: int,
 ) -> int:
-    """The brute's turn: the nearest foe's attack with most dice (``_dice``: attack and
-    damage, how hard it swings), else closer to it."""
+    """``brute_attack``: on the nearest foe, with the most dice (``dice``: attack and
+    damage, how hard it swings)."""
     best = NONE
     b0 = 0
     b1 = 0
@@ -260,153 +282,221 @@ def _brute_turn(
         if la[k, A.VERB] != ATACAR:
             continue
         target, w = la[k, A.TARGET], la[k, A.ITEM]
-        hops = dist[cs[actor, CS.ZONE], cs[target, CS.ZONE]]
-        pool = attack_pool(stat, weapon, penalty, cs, actor, w, band_of(hops))
+        hops = dist[cs[c, CS.ZONE], cs[target, CS.ZONE]]
+        pool = attack_pool(stat, weapon, penalty, cs, c, w, band_of(hops))
         k0 = -hops
-        k1 = (0 if pool == UNREACHABLE else pool) + damage_pool(stat, weapon, cs, actor, w)
+        k1 = (0 if pool == UNREACHABLE else pool) + damage_pool(stat, weapon, cs, c, w)
         if best == NONE or k0 > b0 or (k0 == b0 and k1 > b1):
             best = k
             b0 = k0
             b1 = k1
-    if best != NONE:
-        return best
-    return _no_swing(la, n, ACERCARSE, _nearest(stat, dist, cs, actor), NONE)
+    return best
 
 
 @njit(cache=True, _nrt=False)
-def _cautious_turn(
-    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, actor: int, la: np.ndarray, n: int
-) -> int:
-    """The cautious turn's own part: hurt, or nearer the nearest foe than its best range,
-    it backs away; else -1, the tactician's (:func:`choose` plays it, so the inlined
-    tactician is compiled once)."""
-    nearest = _nearest(stat, dist, cs, actor)
-    if nearest != NONE:
-        here = band_of(dist[cs[actor, CS.ZONE], cs[nearest, CS.ZONE]])
-        if _hurt(stat, cs, actor) or here < stat[actor, ST.BEST_BAND]:
-            return _step(la, n, ALEJARSE, nearest)
-    return NONE
+def flee(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, la: np.ndarray, n: int) -> int:
+    """``flee``: ``huir`` if it can, else a step away from the nearest foe (-1: none)."""
+    i = first_of(la, n, HUIR)
+    if i == NONE:
+        nearest = nearest_foe(stat, dist, cs, c)
+        i = step(la, n, ALEJARSE, nearest) if nearest != NONE else NONE
+    return i
 
 
 @njit(cache=True, _nrt=False)
-def _coward_turn(
-    stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, actor: int, la: np.ndarray, n: int
-) -> int:
-    """The coward's own part: hurt or with its side broken, ``_flee`` — ``huir`` if it
-    can, else a step away from the nearest foe; else -1, and :func:`choose` plays it
-    cautious. (After a failed flight the cautious turn finds nothing either: its only
-    step is the one that failed; cornered, the coward fights back as the tactician.)"""
-    if not (_hurt(stat, cs, actor) or _side_broken(stat, cs, actor)):
-        return NONE
-    k = _find(la, n, A.VERB, HUIR)
-    if k != NONE:
-        return k
-    nearest = _nearest(stat, dist, cs, actor)
-    if nearest == NONE:
-        return NONE
-    return _step(la, n, ALEJARSE, nearest)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _protector_turn(s: tuple, d: tuple, la: np.ndarray, n: int) -> int:
-    """The protector's own part: the foe nearest its most hurt ally, struck (the likeliest
-    to hurt) or closed on; else -1, the tactician's (:func:`choose` plays it)."""
-    stat = s[STAT]
-    cs, g = d[STATE], d[GLOBALS]
-    actor = g[G.ACTOR]
-    side = stat[actor, ST.SIDE]
+def ward_of(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
+    """``ward_of``: the ally with the least Heridas fraction, if any is hurt (-1: none)."""
     ward = NONE
     ward_f = 0.0
     ward_i = 0
-    any_foe = False
     for a in range(cs.shape[0]):
-        if cs[a, CS.STATUS] != ACTIVE:
+        if cs[a, CS.STATUS] != ACTIVE or stat[a, ST.SIDE] != stat[c, ST.SIDE] or a == c:
             continue
-        if stat[a, ST.SIDE] != side:
-            any_foe = True
-        elif a != actor and cs[a, CS.HERIDAS] < stat[a, ST.MAX_HERIDAS]:
+        if cs[a, CS.HERIDAS] < stat[a, ST.MAX_HERIDAS]:
             f = cs[a, CS.HERIDAS] / stat[a, ST.MAX_HERIDAS]
             if ward == NONE or f < ward_f or (f == ward_f and stat[a, ST.INDEX] < ward_i):
                 ward = a
                 ward_f = f
                 ward_i = stat[a, ST.INDEX]
-    if ward == NONE or not any_foe:
-        return NONE
-    threat = _nearest(stat, s[DIST], cs, ward)
+    return ward
+
+
+@njit(cache=True, _nrt=False)
+def attack_on(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    penalty: np.ndarray,
+    hurt_odds: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    misses: np.ndarray,
+    c: int,
+    la: np.ndarray,
+    n: int,
+    target: int,
+) -> int:
+    """``attack_on``: the attack on ``target`` most likely to hurt it, the first (-1:
+    none)."""
     best = NONE
     best_c = 0.0
     for k in range(n):
-        if la[k, A.VERB] == ATACAR and la[k, A.TARGET] == threat:
-            c = hurt_chance(s, d, actor, threat, la[k, A.ITEM])
-            if best == NONE or c > best_c:
+        if la[k, A.VERB] == ATACAR and la[k, A.TARGET] == target:
+            chance = attack_hurt_chance(
+                stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, target, la[k, A.ITEM]
+            )
+            if best == NONE or chance > best_c:
                 best = k
-                best_c = c
-    if best != NONE:
+                best_c = chance
+    return best
+
+
+# -- the turn's temperaments ---------------------------------------------------------------------
+@njit(cache=True, _nrt=False, inline="always")
+def tactician(s: tuple, d: tuple, c: int, la: np.ndarray, n: int, arng: np.ndarray) -> int:
+    """The attack most likely to hurt (ties by a draw), else the step to its best range,
+    a finishing blow, the best attack there is, or esperar."""
+    stat, weapon, dist, penalty, hurt_odds = s[STAT], s[WEAPON], s[DIST], s[PENALTIES], s[HURT_ODDS]
+    cs, g, misses = d[STATE], d[GLOBALS], d[MISSES]
+    best, chance = best_attack(
+        stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, arng
+    )
+    if g[G.SUSPEND] != 0:
+        return 0
+    if best != NONE and chance >= WORTH_ATTACKING:
         return best
-    return _step(la, n, ACERCARSE, threat)
+    nearest = nearest_foe(stat, dist, cs, c)
+    return no_swing(la, n, range_step(stat, dist, cs, c, nearest), nearest, best)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _react(s: tuple, d: tuple, mood: int) -> int:
-    """The ``defensa`` (0 parar, 1 esquivar) and ``resistir`` (0 resistir, 1 dejar):
-    the tactician's reads the odds (``_choose_defence``: parry when a counter is likely,
-    P ≥ ½, and at least as likely as a dodge; ``_choose_resist``: resist when the
-    movement test is likely won and the move goes against it)."""
-    stat, win = s[STAT], s[WIN_ODDS]
+def brute(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    """The nearest foe's attack with most dice, else closer to it."""
+    stat, dist, cs = s[STAT], s[DIST], d[STATE]
+    i = brute_attack(stat, s[WEAPON], dist, s[PENALTIES], cs, c, la, n)
+    return i if i != NONE else no_swing(la, n, ACERCARSE, nearest_foe(stat, dist, cs, c), NONE)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def cautious(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    """Hurt, or nearer the nearest foe than its best range, it backs away; else -1, the
+    tactician's (:func:`choose` plays it, so the inlined tactician is compiled once)."""
+    stat, dist, cs = s[STAT], s[DIST], d[STATE]
+    nearest = nearest_foe(stat, dist, cs, c)
+    if nearest != NONE and (
+        hurt(stat, cs, c)
+        or band_of(dist[cs[c, CS.ZONE], cs[nearest, CS.ZONE]]) < stat[c, ST.BEST_BAND]
+    ):
+        return step(la, n, ALEJARSE, nearest)
+    return NONE
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def coward(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    """Hurt or with its side broken, it flees; else -1, and :func:`choose` plays it
+    cautious."""
+    stat, dist, cs = s[STAT], s[DIST], d[STATE]
+    if not (hurt(stat, cs, c) or side_broken(stat, cs, c)):
+        return NONE
+    return flee(stat, dist, cs, c, la, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def protector(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+    """The foe nearest its most hurt ally, struck (the likeliest to hurt) or closed on;
+    else -1, the tactician's."""
+    stat, weapon, dist, penalty, hurt_odds = s[STAT], s[WEAPON], s[DIST], s[PENALTIES], s[HURT_ODDS]
     cs, g, misses = d[STATE], d[GLOBALS], d[MISSES]
-    me = g[G.ACTOR]
-    if g[G.KIND] == KIND_DEFENSA:
-        if mood == dialect.BRUTE:
-            return 0
-        if mood == dialect.COWARD:
-            return 1
-        attacker = g[G.ATTACKER]
-        pool = attack_pool(stat, s[WEAPON], s[PENALTIES], cs, attacker, g[G.WEAPON], g[G.BAND])
-        if pool == UNREACHABLE:
-            pool = 0
-        pool += cs[attacker, CS.BONUS]
-        if pool < 0:
-            overflow(g)  # the engine's exact odds refuse a negative pool
-            return 0
-        p_parry = 1.0 - lookup_win(win, g, misses, pool, parry_pool(stat, cs, me))
-        p_dodge = 1.0 - lookup_win(win, g, misses, pool, dodge_pool(stat, cs, me))
-        return 0 if p_parry >= 0.5 and p_parry >= p_dodge else 1
-    if mood == dialect.BRUTE:
-        return 1 if g[G.MOVE_VERB] == ACERCARSE else 0
-    if mood == dialect.COWARD:
-        return 1
+    ward = ward_of(stat, cs, c)
+    threat = nearest_foe(stat, dist, cs, ward) if ward != NONE else NONE
+    if threat == NONE:
+        return NONE
+    i = attack_on(stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, threat)
+    return i if i != NONE else step(la, n, ACERCARSE, threat)
+
+
+# -- reactions, the spend and the pause ----------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def defence(
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    penalty: np.ndarray,
+    win: np.ndarray,
+    cs: np.ndarray,
+    g: np.ndarray,
+    misses: np.ndarray,
+    c: int,
+) -> int:
+    """``defence``: parry when a counter is likely (P ≥ ½) and at least as likely as a
+    dodge."""
+    attacker = g[G.ATTACKER]
+    pool = attack_pool(stat, weapon, penalty, cs, attacker, g[G.WEAPON], g[G.BAND])
+    if pool == UNREACHABLE:
+        pool = 0
+    pool += cs[attacker, CS.BONUS]
+    if pool < 0:
+        overflow(g)  # the engine's exact odds refuse a negative pool
+        return PARAR
+    p_parry = 1.0 - lookup_win(win, g, misses, pool, parry_pool(stat, cs, c))
+    p_dodge = 1.0 - lookup_win(win, g, misses, pool, dodge_pool(stat, cs, c))
+    return PARAR if p_parry >= 0.5 and p_parry >= p_dodge else ESQUIVAR
+
+
+@njit(cache=True, _nrt=False)
+def resist(
+    stat: np.ndarray, win: np.ndarray, cs: np.ndarray, g: np.ndarray, misses: np.ndarray, c: int
+) -> int:
+    """``resist``: when the movement test is likely won and the move goes against it."""
     mover = g[G.MOVER]
     mine = move_pool(stat, cs, mover) + cs[mover, CS.BONUS]
-    p_win = 1.0 - lookup_win(win, g, misses, mine, move_pool(stat, cs, me))
-    want = stat[me, ST.BEST_BAND]
+    p_win = 1.0 - lookup_win(win, g, misses, mine, move_pool(stat, cs, c))
+    want = stat[c, ST.BEST_BAND]
     if g[G.FROM_CONTACT] == 1:
         against_me = True
     elif g[G.MOVE_VERB] == ACERCARSE:
         against_me = want > 0
     else:
         against_me = want == 0
-    return 0 if against_me and p_win > 0.5 else 1
+    return RESISTIR if against_me and p_win > 0.5 else DEJAR
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def react(s: tuple, d: tuple, c: int, mood: int) -> int:
+    """The ``defensa`` and ``resistir`` reactions for each temperament."""
+    stat, win = s[STAT], s[WIN_ODDS]
+    cs, g, misses = d[STATE], d[GLOBALS], d[MISSES]
+    if g[G.KIND] == KIND_DEFENSA:
+        if mood == dialect.BRUTE:
+            return PARAR
+        if mood == dialect.COWARD:
+            return ESQUIVAR  # keeps its numbers for running
+        return defence(stat, s[WEAPON], s[PENALTIES], win, cs, g, misses, c)
+    if mood == dialect.BRUTE:
+        return DEJAR if g[G.MOVE_VERB] == ACERCARSE else RESISTIR
+    if mood == dialect.COWARD:
+        return DEJAR
+    return resist(stat, win, cs, g, misses, c)
 
 
 @njit(cache=True, _nrt=False)
-def _choose_spend(cs: np.ndarray, g: np.ndarray, la: np.ndarray, n: int) -> int:
-    """``repartir``: Heridas, unless an attribute blow is better (the victim is at 0
-    Heridas, or the successes left cannot drop it but can zero its Celeridad)."""
+def spend(cs: np.ndarray, g: np.ndarray, la: np.ndarray, n: int) -> int:
+    """``spend`` (``repartir``): Heridas, unless an attribute blow is better (the victim
+    is at 0 Heridas, or the successes left cannot drop it but can zero its Celeridad)."""
     victim = g[G.VICTIM]
     heridas = cs[victim, CS.HERIDAS]
     for j in range(g[G.PICKED_N]):
         # Already paid the fact for this attribute: keep lowering it.
-        k = _find(la, n, A.ITEM, g[G.PICKED + j])
+        k = first_row(la, n, A.ITEM, g[G.PICKED + j])
         if k != NONE and heridas > 0:
             return k
     if heridas == 0:
         for o in range(1, 5):
-            k = _find(la, n, A.ITEM, o)
+            k = first_row(la, n, A.ITEM, o)
             if k != NONE:
                 return k
     rem = g[G.REMAINING]
-    on_heridas = _find(la, n, A.ITEM, 0)
-    on_celeridad = _find(la, n, A.ITEM, 1)
+    on_heridas = first_row(la, n, A.ITEM, 0)
+    on_celeridad = first_row(la, n, A.ITEM, 1)
     if (
         on_heridas != NONE
         and rem < heridas
@@ -421,21 +511,20 @@ def _choose_spend(cs: np.ndarray, g: np.ndarray, la: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def _pause(stat: np.ndarray, cs: np.ndarray, actor: int, mood: int) -> int:
-    """DJ-07 ``continuar`` while its side is ahead (as the temperament reads it):
-    0 continuar, 1 retirarse."""
-    side = stat[actor, ST.SIDE]
-    mine = _strength(stat, cs, side)
-    theirs = _strength(stat, cs, 1 - side)
+def pause(stat: np.ndarray, cs: np.ndarray, c: int, mood: int) -> int:
+    """DJ-07 ``pause``: continue while its side is ahead (as the temperament reads it),
+    or withdraw."""
+    mine = strength(stat, cs, stat[c, ST.SIDE])
+    theirs = strength(stat, cs, 1 - stat[c, ST.SIDE])
     if mood == dialect.BRUTE:
         go_on = True
     elif mood == dialect.COWARD:
-        go_on = not (_hurt(stat, cs, actor) or _side_broken(stat, cs, actor)) and mine > theirs
+        go_on = not (hurt(stat, cs, c) or side_broken(stat, cs, c)) and mine > theirs
     elif mood == dialect.CAUTIOUS:
         go_on = mine > theirs
     else:
         go_on = mine >= theirs
-    return 0 if go_on else 1
+    return CONTINUAR if go_on else RETIRARSE
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -445,29 +534,26 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
     A turn: the brute's, else the temperament's own part (the coward's flight, then the
     cautious step away for the coward and the cautious; the protector's ward) and, where
     that gives nothing, the tactician's."""
-    stat, dist = s[STAT], s[DIST]
-    cs, g = d[STATE], d[GLOBALS]
+    stat, cs, g = s[STAT], d[STATE], d[GLOBALS]
+    c = g[G.ACTOR]
     kind = g[G.KIND]
-    actor = g[G.ACTOR]
     if kind == KIND_TURN:
         if mood == dialect.BRUTE:
-            return _brute_turn(stat, s[WEAPON], dist, s[PENALTIES], cs, actor, la, n)
-        k = NONE
+            return brute(s, d, c, la, n)
+        i = NONE
         if mood == dialect.PROTECTOR:
-            k = _protector_turn(s, d, la, n)
+            i = protector(s, d, c, la, n)
         elif mood == dialect.CAUTIOUS or mood == dialect.COWARD:
             if mood == dialect.COWARD:
-                k = _coward_turn(stat, dist, cs, actor, la, n)
-            if k == NONE:
-                k = _cautious_turn(stat, dist, cs, actor, la, n)
-        if k != NONE:
-            return k
-        return _choose_turn(s, d, la, n, arng)
+                i = coward(s, d, c, la, n)
+            if i == NONE:
+                i = cautious(s, d, c, la, n)
+        return i if i != NONE else tactician(s, d, c, la, n, arng)
     if kind == KIND_DEFENSA or kind == KIND_RESISTIR:
-        return _react(s, d, mood)
+        return react(s, d, c, mood)
     if kind == KIND_REPARTIR:
-        return _choose_spend(cs, g, la, n)
-    return _pause(stat, cs, actor, mood)
+        return spend(cs, g, la, n)
+    return pause(stat, cs, c, mood)
 
 
 # -- the Kernel -------------------------------------------------------------------------------

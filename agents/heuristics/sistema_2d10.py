@@ -34,6 +34,11 @@ after CA and the location multiplier, P(drop) including a failed prueba de Aguan
 
 All temperaments share the Dado Exprés rule: never before a roll (after is never
 worse), and after the roll when the third die flips the result with probability ≥ 40 %.
+
+Written line for line with its compiled twin, :mod:`escaramuza.agents.heuristics.
+sistema_2d10_kernel`: the same functions in the same order of steps, calling the same
+helpers — those every ruleset shares from :mod:`escaramuza.agents.heuristics.vocabulary`,
+Sistema 2d10's own here — where the kernel passes arrays and lists of legal rows.
 """
 
 from __future__ import annotations
@@ -41,7 +46,17 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from escaramuza.rules.core.model import Action, Combatant, Status
+from escaramuza.agents.heuristics import vocabulary
+from escaramuza.agents.heuristics.vocabulary import (
+    best_by,
+    first_of,
+    foe_hops,
+    foes,
+    most_hurt_ally,
+    of_verb,
+    side_out,
+)
+from escaramuza.rules.core.model import Action, Combatant
 from escaramuza.rules.core.ruleset import Odds
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.sistema_2d10 import combat
@@ -55,16 +70,8 @@ HURT_THRESHOLD = 0.5
 BLOCK_THRESHOLD = 0.05
 #: Temperaments that defend actively against any blow that can hurt.
 WARY = ("cautious", "coward", "protector")
-
-Strategy = Callable[[BattleState, Combatant, list[Action], random.Random], Action]
-
-
-def _by_verb(actions: list[Action], verb: str) -> Action | None:
-    return next((a for a in actions if a.verb == verb), None)
-
-
-def _verb(actions: list[Action], verb: str) -> list[Action]:
-    return [a for a in actions if a.verb == verb]
+#: The keys :func:`move_key` weighs steps by.
+CLOSE, NEAR, AWAY, FLEE, GUARD = 0, 1, 2, 3, 4
 
 
 # -- reactions ----------------------------------------------------------------------
@@ -78,7 +85,9 @@ def p_hurts(state: BattleState) -> float:
     return sum(p for v, p in weapon.damage.distribution().items() if v > ca)
 
 
-def _defend(state: BattleState, actions: list[Action], temperament: str) -> Action:
+def defend(state: BattleState, actions: list[Action], temperament: str) -> Action:
+    """The active defence: defend (the first action) when the blow is worth it and the
+    defence has a chance, else not (the last)."""
     ctx: combat.AttackCtx = state.data["attack"]
     target = state.get(ctx.target)
     kind = combat.profile(state.get(ctx.attacker)).weapon(ctx.weapon).kind
@@ -109,12 +118,13 @@ def flip_chance(state: BattleState) -> float:
     return max(0, 11 - need) / 10 if need <= 10 else 0.0
 
 
-def _expres(state: BattleState, actions: list[Action]) -> Action:
+def expres(state: BattleState, actions: list[Action]) -> Action:
+    """A Dado Exprés: only after the roll, when it flips the result often enough."""
     pending = state.pending
     assert pending is not None
     spend = pending.name == combat.EXPRES_AFTER and flip_chance(state) >= FLIP_THRESHOLD
     verb = "gastar_dado" if spend else "no_gastar"
-    return _by_verb(actions, verb) or actions[-1]
+    return first_of(actions, verb) or actions[-1]
 
 
 # -- reading the field --------------------------------------------------------------
@@ -139,7 +149,7 @@ def tactical_score(state: BattleState, action: Action, o: Odds | None = None) ->
     return o.p_drop + attack_value(state, action, o)
 
 
-def _best_attack(state: BattleState, attacks: list[Action], rng: random.Random) -> Action | None:
+def best_attack(state: BattleState, attacks: list[Action], rng: random.Random) -> Action | None:
     """The attack with the best :func:`tactical_score` (ties broken by ``rng``), if any > 0."""
     if not attacks:
         return None
@@ -156,164 +166,154 @@ def _best_attack(state: BattleState, attacks: list[Action], rng: random.Random) 
     return top[rng.randrange(len(top))] if len(top) > 1 else top[0]
 
 
-def _foes(state: BattleState, c: Combatant) -> list[Combatant]:
-    return [f for f in state.combatants if f.active and f.side is not c.side]
-
-
-def _nearest(state: BattleState, c: Combatant, zone: str) -> int:
+def brute_attack(state: BattleState, c: Combatant, attacks: list[Action]) -> Action | None:
+    """The brute's blow: on the nearest target it can reach, the most expected damage."""
+    if not attacks:
+        return None
     dist = state.battlefield.distance
-    return min((dist(zone, f.zone) for f in _foes(state, c)), default=0)
+    near = min(dist(c.zone, state.get(a.target or "").zone) for a in attacks)
+    close = [a for a in attacks if dist(c.zone, state.get(a.target or "").zone) == near]
+    return best_by(close, lambda a: odds(state, a).expected_damage)
 
 
-def _reach(c: Combatant) -> int:
+def reach(c: Combatant) -> int:
+    """The reach of ``c``'s longest weapon."""
     return max(w.reach for w in combat.profile(c).weapons)
 
 
-def _gap(state: BattleState, actor: Combatant, zone: str) -> int:
+def gap(state: BattleState, c: Combatant, zone: str) -> int:
     """Hops still to cover from ``zone`` before the nearest foe is in reach of a weapon."""
-    reach = _reach(actor)
-    dist = state.battlefield.distance
-    return min((max(0, dist(zone, f.zone) - reach) for f in _foes(state, actor)), default=0)
+    return foe_hops(state, c, zone, reach(c))
 
 
-def _can_shoot_from(state: BattleState, c: Combatant, zone: str) -> bool:
+def can_shoot_from(state: BattleState, c: Combatant, zone: str) -> bool:
     """A ranged weapon reaches some foe from ``zone`` without standing in a foe's zone."""
     dist = state.battlefield.distance
     ranged = [w.reach for w in combat.profile(c).weapons if w.reach > 0]
-    return bool(ranged) and any(0 < dist(zone, f.zone) <= max(ranged) for f in _foes(state, c))
+    return bool(ranged) and any(0 < dist(zone, f.zone) <= max(ranged) for f in foes(state, c))
 
 
-def _hurt(c: Combatant) -> bool:
+def hurt(c: Combatant) -> bool:
+    """Below half its PV."""
     return c.resources["pv"] * 2 < c.maxima["pv"]
 
 
-def _very_hurt(c: Combatant) -> bool:
+def very_hurt(c: Combatant) -> bool:
+    """At a third of its PV or less."""
     return c.resources["pv"] * 3 <= c.maxima["pv"]
 
 
-def _side_broken(state: BattleState, c: Combatant) -> bool:
-    mine = [a for a in state.combatants if a.side is c.side]
-    out = sum(1 for a in mine if a.status is not Status.ACTIVE)
-    return out * 2 >= len(mine)
+def side_broken(state: BattleState, c: Combatant) -> bool:
+    """Half its side or more out of the fight."""
+    members, out = side_out(state, c)
+    return out * 2 >= members
 
 
-def _best_move(
-    c: Combatant, moves: list[Action], key: Callable[[str], tuple[float, ...]]
-) -> Action | None:
-    """The move with the highest ``key``, if it beats staying where ``c`` is (first wins ties)."""
-    if not moves:
-        return None
-    best = max(moves, key=lambda a: key(a.zone or c.zone))
-    return best if key(best.zone or c.zone) > key(c.zone) else None
+def move_key(
+    state: BattleState, c: Combatant, kind: int, threat: Combatant | None = None
+) -> Callable[[str], tuple[float, ...]]:
+    """The key :func:`best_move` weighs ``c``'s steps by: ``CLOSE`` a weapon's reach of
+    the nearest foe, ``NEAR`` the nearest foe, ``AWAY`` from the foes keeping a shot,
+    ``FLEE`` into an exit, away from the foes, nearer an exit, ``GUARD`` a weapon's reach
+    of ``threat``."""
+    dist = state.battlefield.distance
+    if kind == CLOSE:
+        return lambda z: (-gap(state, c, z),)
+    if kind == NEAR:
+        return lambda z: (-foe_hops(state, c, z),)
+    if kind == AWAY:
+        return lambda z: (foe_hops(state, c, z), can_shoot_from(state, c, z))
+    if kind == FLEE:
+        bf = state.battlefield
+        exits = bf.exits()
+
+        def flee(z: str) -> tuple[float, ...]:
+            to_exit = min((dist(z, e) for e in exits), default=0)
+            return (bf.zones[z].exit, foe_hops(state, c, z), -to_exit)
+
+        return flee
+    far = reach(c)
+    return lambda z: (-max(0, dist(z, str(threat.zone if threat else "")) - far),)
 
 
-def _close_in(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
-    """A step that brings the nearest foe closer to the reach of a weapon."""
-    return _best_move(c, _verb(actions, "mover"), lambda z: (-_gap(state, c, z),))
-
-
-def _full_or_pass(actions: list[Action]) -> Action:
-    return _by_verb(actions, "defensa_completa") or _by_verb(actions, "pasar") or actions[-1]
-
-
-# -- temperaments -------------------------------------------------------------------
-
-
-def _tactician(
-    state: BattleState, c: Combatant, actions: list[Action], rng: random.Random
-) -> Action:
-    attack = _best_attack(state, _verb(actions, "atacar"), rng)
-    if attack is not None:
-        return attack
-    move = _close_in(state, c, actions)
-    if move is not None:
-        return move
-    if c.resources["dados_expres"] >= 2:
-        needy = [
-            a
-            for a in _verb(actions, "ceder_dado")
-            if state.get(a.target or "").resources["dados_expres"] == 0
-        ]
-        if needy:
-            return needy[0]
-    return _full_or_pass(actions)
-
-
-def _brute(state: BattleState, c: Combatant, actions: list[Action], rng: random.Random) -> Action:
-    attacks = _verb(actions, "atacar")
-    if attacks:
-        dist = state.battlefield.distance
-        near = min(dist(c.zone, state.get(a.target or "").zone) for a in attacks)
-        close = [a for a in attacks if dist(c.zone, state.get(a.target or "").zone) == near]
-        return max(close, key=lambda a: odds(state, a).expected_damage)
-    move = _best_move(c, _verb(actions, "mover"), lambda z: (-_nearest(state, c, z),))
-    # "never defends fully": no defensa completa, it just ends the turn.
-    return move or _by_verb(actions, "pasar") or actions[-1]
-
-
-def _away_key(state: BattleState, c: Combatant) -> Callable[[str], tuple[float, ...]]:
-    return lambda z: (_nearest(state, c, z), _can_shoot_from(state, c, z))
-
-
-def _cautious(
+def best_move(
     state: BattleState,
     c: Combatant,
-    actions: list[Action],
-    rng: random.Random,
-    advance: bool = True,
-) -> Action:
-    full = _by_verb(actions, "defensa_completa")
-    if _very_hurt(c) and full is not None:
-        return full
-    moves = _verb(actions, "mover")
-    if _hurt(c):
-        away = _best_move(c, moves, _away_key(state, c))
-        if away is not None:
-            return away
-        if full is not None:
-            return full
-    attacks = _verb(actions, "atacar")
+    moves: list[Action],
+    kind: int,
+    threat: Combatant | None = None,
+) -> Action | None:
+    """The vocabulary's best_move of ``moves`` by :func:`move_key`."""
+    return vocabulary.best_move(c, moves, move_key(state, c, kind, threat))
+
+
+def close_in(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
+    """A step that brings the nearest foe closer to the reach of a weapon."""
+    return best_move(state, c, of_verb(actions, "mover"), CLOSE)
+
+
+def full_or_pass(actions: list[Action]) -> Action:
+    """Defensa completa, else pasar, else the last action."""
+    return first_of(actions, "defensa_completa") or first_of(actions, "pasar") or actions[-1]
+
+
+def end_turn(actions: list[Action]) -> Action:
+    """Pasar, else the last action (the brute's: "never defends fully")."""
+    return first_of(actions, "pasar") or actions[-1]
+
+
+def spare_die(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
+    """A spare Dado Exprés (``c`` holds two or more) to the first ally who has none."""
+    if c.resources["dados_expres"] < 2:
+        return None
+    gifts = of_verb(actions, "ceder_dado")
+    return next(
+        (a for a in gifts if state.get(a.target or "").resources["dados_expres"] == 0), None
+    )
+
+
+def gift_die(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
+    """A Dado Exprés to an ally holding fewer than ``c``: fewest first, then the most hurt."""
+    gifts = [
+        a
+        for a in of_verb(actions, "ceder_dado")
+        if state.get(a.target or "").resources["dados_expres"] < c.resources["dados_expres"]
+    ]
+
+    def need(a: Action) -> tuple[float, ...]:
+        ally = state.get(a.target or "")
+        return (ally.resources["dados_expres"], ally.resources["pv"] / ally.maxima["pv"])
+
+    return min(gifts, key=need, default=None)
+
+
+def from_range(state: BattleState, c: Combatant, attacks: list[Action]) -> list[Action]:
+    """The attacks on targets out of ``c``'s zone."""
     dist = state.battlefield.distance
-    if _nearest(state, c, c.zone) == 0 and not _hurt(c):
-        # Keep the firearm's range: step out of contact to a zone it can still shoot from.
-        out = [m for m in moves if _nearest(state, c, m.zone or c.zone) > 0]
-        shot = [m for m in out if _can_shoot_from(state, c, m.zone or c.zone)]
-        if shot:
-            return shot[0]
-    ranged = [a for a in attacks if dist(c.zone, state.get(a.target or "").zone) > 0]
-    attack = _best_attack(state, ranged, rng) or _best_attack(state, attacks, rng)
-    if attack is not None:
-        return attack
-    if advance:
-        move = _close_in(state, c, actions)
-        if move is not None:
-            return move
-    return _full_or_pass(actions)
+    return [a for a in attacks if dist(c.zone, state.get(a.target or "").zone) > 0]
 
 
-def _coward(state: BattleState, c: Combatant, actions: list[Action], rng: random.Random) -> Action:
-    if not (_hurt(c) or _side_broken(state, c)):
-        return _cautious(state, c, actions, rng, advance=False)
-    bf = state.battlefield
-    exits = bf.exits()
-    here = _nearest(state, c, c.zone)
-
-    def key(z: str) -> tuple[float, ...]:
-        # Into an exit zone first, else further from the enemy, else nearer an exit.
-        to_exit = min((bf.distance(z, e) for e in exits), default=0)
-        return (bf.zones[z].exit, _nearest(state, c, z), -to_exit)
-
-    # "never advances": only steps that keep at least the current distance to the enemy.
-    safe = [m for m in _verb(actions, "mover") if _nearest(state, c, m.zone or c.zone) >= here]
-    move = _best_move(c, safe, key)
-    if move is not None:
-        return move
-    # Cornered: it fights back if it can, else it cowers in defensa completa.
-    attack = _best_attack(state, _verb(actions, "atacar"), rng)
-    return attack or _full_or_pass(actions)
+def aimed_at(attacks: list[Action], target: Combatant) -> list[Action]:
+    """The attacks on ``target``."""
+    return [a for a in attacks if a.target == target.id]
 
 
-def _threat(state: BattleState, foe: Combatant, ward: Combatant) -> float:
+def shot_step(state: BattleState, c: Combatant, moves: list[Action]) -> Action | None:
+    """The first step out of contact to a zone ``c`` can still shoot from."""
+    for m in moves:
+        z = m.zone or c.zone
+        if foe_hops(state, c, z) > 0 and can_shoot_from(state, c, z):
+            return m
+    return None
+
+
+def safe_moves(state: BattleState, c: Combatant, actions: list[Action]) -> list[Action]:
+    """The steps that keep at least the current distance to the nearest foe."""
+    here = foe_hops(state, c, c.zone)
+    return [m for m in of_verb(actions, "mover") if foe_hops(state, c, m.zone or c.zone) >= here]
+
+
+def threat_of(state: BattleState, foe: Combatant, ward: Combatant) -> float:
     """Expected damage ``foe`` can deal ``ward`` with one free attack from where it stands."""
     rs = state.ruleset
     dist = state.battlefield.distance(foe.zone, ward.zone)
@@ -327,69 +327,121 @@ def _threat(state: BattleState, foe: Combatant, ward: Combatant) -> float:
     )
 
 
-def _protector(
+def threat_to(state: BattleState, c: Combatant, ward: Combatant) -> Combatant | None:
+    """The foe with the largest (:func:`threat_of` ``ward``, −distance to it), the first."""
+    dist = state.battlefield.distance
+    best: Combatant | None = None
+    best_key: tuple[float, int] = (0.0, 0)
+    for f in foes(state, c):
+        key = (threat_of(state, f, ward), -dist(f.zone, ward.zone))
+        if best is None or key > best_key:
+            best, best_key = f, key
+    return best
+
+
+# -- temperaments -------------------------------------------------------------------
+
+
+def tactician(
     state: BattleState, c: Combatant, actions: list[Action], rng: random.Random
 ) -> Action:
-    allies = [a for a in state.combatants if a.side is c.side and a.active and a is not c]
-    ward = min(allies, key=lambda a: a.resources["pv"] / a.maxima["pv"], default=None)
-    threat: Combatant | None = None
-    if ward is not None:
-        dist = state.battlefield.distance
-        threat = max(
-            _foes(state, c),
-            key=lambda f: (_threat(state, f, ward), -dist(f.zone, ward.zone)),
-            default=None,
-        )
-    attacks = _verb(actions, "atacar")
+    act = best_attack(state, of_verb(actions, "atacar"), rng)
+    if act is None:
+        act = close_in(state, c, actions)
+    if act is None:
+        act = spare_die(state, c, actions)
+    return act if act is not None else full_or_pass(actions)
+
+
+def brute(state: BattleState, c: Combatant, actions: list[Action]) -> Action:
+    act = brute_attack(state, c, of_verb(actions, "atacar"))
+    if act is None:
+        act = best_move(state, c, of_verb(actions, "mover"), NEAR)
+    # "never defends fully": no defensa completa, it just ends the turn.
+    return act if act is not None else end_turn(actions)
+
+
+def cautious(
+    state: BattleState, c: Combatant, actions: list[Action], rng: random.Random, advance: bool
+) -> Action:
+    """The cautious temperament (``advance`` False: the coward unhurt, its side holding)."""
+    full = first_of(actions, "defensa_completa")
+    if very_hurt(c) and full is not None:
+        return full
+    moves = of_verb(actions, "mover")
+    if hurt(c):
+        act = best_move(state, c, moves, AWAY)
+        if act is not None:
+            return act
+        if full is not None:
+            return full
+    attacks = of_verb(actions, "atacar")
+    act = None
+    if foe_hops(state, c, c.zone) == 0 and not hurt(c):
+        # Keep the firearm's range: step out of contact to a zone it can still shoot from.
+        act = shot_step(state, c, moves)
+    if act is None:
+        act = best_attack(state, from_range(state, c, attacks), rng)
+    if act is None:
+        act = best_attack(state, attacks, rng)
+    if act is None and advance:
+        act = close_in(state, c, actions)
+    return act if act is not None else full_or_pass(actions)
+
+
+def coward(state: BattleState, c: Combatant, actions: list[Action], rng: random.Random) -> Action:
+    """The coward hurt or on a broken side (otherwise :func:`choose` plays it cautious,
+    never advancing)."""
+    # "never advances": only steps that keep at least the current distance to the enemy.
+    act = best_move(state, c, safe_moves(state, c, actions), FLEE)
+    if act is None:
+        # Cornered: it fights back if it can, else it cowers in defensa completa.
+        act = best_attack(state, of_verb(actions, "atacar"), rng)
+    return act if act is not None else full_or_pass(actions)
+
+
+def protector(
+    state: BattleState, c: Combatant, actions: list[Action], rng: random.Random
+) -> Action:
+    ward = most_hurt_ally(state, c, "pv")
+    threat = threat_to(state, c, ward) if ward is not None else None
+    attacks = of_verb(actions, "atacar")
+    act = None
     if threat is not None:
-        guard = _best_attack(state, [a for a in attacks if a.target == threat.id], rng)
-        if guard is not None:
-            return guard
-    gifts = [
-        a
-        for a in _verb(actions, "ceder_dado")
-        if state.get(a.target or "").resources["dados_expres"] < c.resources["dados_expres"]
-    ]
-    if gifts:
-
-        def need(a: Action) -> tuple[float, ...]:
-            ally = state.get(a.target or "")
-            return (ally.resources["dados_expres"], ally.resources["pv"] / ally.maxima["pv"])
-
-        return min(gifts, key=need)
-    if threat is not None:
-        reach = _reach(c)
-        dist = state.battlefield.distance
-        move = _best_move(
-            c,
-            _verb(actions, "mover"),
-            lambda z: (-max(0, dist(z, threat.zone) - reach),),
-        )
-        if move is not None:
-            return move
-    attack = _best_attack(state, attacks, rng)
-    if attack is not None:
-        return attack
-    return _close_in(state, c, actions) or _full_or_pass(actions)
-
-
-STRATEGIES: dict[str, Strategy] = {
-    "tactician": _tactician,
-    "brute": _brute,
-    "cautious": _cautious,
-    "coward": _coward,
-    "protector": _protector,
-}
+        act = best_attack(state, aimed_at(attacks, threat), rng)
+    if act is None:
+        act = gift_die(state, c, actions)
+    if act is None and threat is not None:
+        act = best_move(state, c, of_verb(actions, "mover"), GUARD, threat)
+    if act is None:
+        act = best_attack(state, attacks, rng)
+    if act is None:
+        act = close_in(state, c, actions)
+    return act if act is not None else full_or_pass(actions)
 
 
 def choose(
     state: BattleState, actions: list[Action], rng: random.Random, temperament: str = "tactician"
 ) -> Action:
+    """The legal action ``temperament`` picks for the pending decision (any other name than
+    the five plays the tactician; the ``random`` temperament never comes here)."""
     pending = state.pending
     assert pending is not None
     if pending.name == combat.ACTIVE_DEFENCE:
-        return _defend(state, actions, temperament)
+        return defend(state, actions, temperament)
     if pending.name in (combat.EXPRES_BEFORE, combat.EXPRES_AFTER):
-        return _expres(state, actions)
-    strategy = STRATEGIES.get(temperament, _tactician)
-    return strategy(state, state.get(actions[0].actor), actions, rng)
+        return expres(state, actions)
+    c = state.get(actions[0].actor)
+    if temperament == "brute":
+        return brute(state, c, actions)
+    advance = True
+    if temperament == "coward":
+        if hurt(c) or side_broken(state, c):
+            return coward(state, c, actions, rng)
+        temperament = "cautious"  # the coward unhurt, its side holding: cautious, no advance
+        advance = False
+    if temperament == "cautious":
+        return cautious(state, c, actions, rng, advance)
+    if temperament == "protector":
+        return protector(state, c, actions, rng)
+    return tactician(state, c, actions, rng)

@@ -23,6 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from escaramuza.agents.heuristics import sistema_2d10 as heuristic
+from escaramuza.agents.heuristics.sistema_2d10 import AWAY, CLOSE, FLEE, GUARD, NEAR
 from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
@@ -53,12 +54,13 @@ from escaramuza.rules.sistema_2d10.kernel import (
     ZONES,
     G,
     W,
+    foe_hops,
+    most_hurt_ally,
+    side_out,
 )
 
 #: Temperaments that defend actively against any blow that can hurt (``WARY``).
 WARY = tuple(TEMPERAMENTS.index(t) for t in heuristic.WARY)
-#: Move keys (``_best_move``'s ``key``), by temperament rule.
-K_CLOSE, K_NEAR, K_AWAY, K_FLEE, K_GUARD = 0, 1, 2, 3, 4
 #: The index lists of ``picks`` (the dynamic bundle's): attacks, moves, a subset of
 #: either, close-in moves, the best attacks' tie.
 PICK_ATTACKS, PICK_MOVES, PICK_SOME, PICK_CLOSE, PICK_TOP = 0, 1, 2, 3, 4
@@ -81,24 +83,18 @@ BLOCK_MIN = block_min()
 FLIP_THRESHOLD = heuristic.FLIP_THRESHOLD
 
 
-# -- reading the field --------------------------------------------------------------
-
-
-@njit(cache=True, _nrt=False)
-def nearest(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
-    """``_nearest``: hops from ``zone`` to the nearest active foe (0 with none)."""
-    return k.foe_hops(stat, dist, cs, c, zone, 0)
+# -- the vocabulary's Sistema 2d10 words ---------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
 def gap(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> int:
-    """``_gap``: hops still to cover before the nearest foe is in reach of a weapon."""
-    return k.foe_hops(stat, dist, cs, c, zone, stat[c, ST.REACH])
+    """``gap``: hops still to cover before the nearest foe is in reach of a weapon."""
+    return foe_hops(stat, dist, cs, c, zone, stat[c, ST.REACH])
 
 
 @njit(cache=True, _nrt=False)
 def can_shoot_from(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, zone: int) -> bool:
-    """``_can_shoot_from``: a ranged weapon reaches a foe not in ``zone``."""
+    """``can_shoot_from``: a ranged weapon reaches a foe not in ``zone``."""
     ranged = stat[c, ST.RANGED]
     if ranged == 0:
         return False
@@ -112,25 +108,25 @@ def can_shoot_from(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, z
 
 @njit(cache=True, _nrt=False)
 def hurt(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
-    """``_hurt``: below half its PV."""
+    """``hurt``: below half its PV."""
     return cs[c, CS.PV] * 2 < stat[c, ST.PV]
 
 
 @njit(cache=True, _nrt=False)
 def very_hurt(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
-    """``_very_hurt``: at a third of its PV or less."""
+    """``very_hurt``: at a third of its PV or less."""
     return cs[c, CS.PV] * 3 <= stat[c, ST.PV]
 
 
 @njit(cache=True, _nrt=False)
 def side_broken(stat: np.ndarray, cs: np.ndarray, c: int) -> bool:
-    """``_side_broken``: half its side or more out of the fight."""
-    mine, out = k.side_out(stat, cs, c)
-    return out * 2 >= mine
+    """``side_broken``: half its side or more out of the fight."""
+    members, out = side_out(stat, cs, c)
+    return out * 2 >= members
 
 
 @njit(cache=True, _nrt=False)
-def score(cs: np.ndarray, t: int, p_hit: float, expected: float, p_drop: float) -> float:
+def tactical_score(cs: np.ndarray, t: int, p_hit: float, expected: float, p_drop: float) -> float:
     """``tactical_score``: P(drop) + min(P(hit), E[damage] / PV)."""
     value = expected / np.float64(max(1, cs[t, CS.PV]))
     return p_drop + (value if value < p_hit else p_hit)
@@ -140,13 +136,13 @@ def score(cs: np.ndarray, t: int, p_hit: float, expected: float, p_drop: float) 
 def best_attack(
     s: tuple,
     d: tuple,
-    actor: int,
+    c: int,
     la: np.ndarray,
     idx: np.ndarray,
     cnt: int,
     arng: np.ndarray,
 ) -> int:
-    """``_best_attack`` over ``la[idx[:cnt]]``: the best tactical score if > 0 (ties by
+    """``best_attack`` over ``la[idx[:cnt]]``: the best tactical score if > 0 (ties by
     ``rng.randrange``); -1 for none."""
     if cnt == 0:
         return -1
@@ -155,15 +151,15 @@ def best_attack(
     # The aimed variants of one (target, weapon) are listed together: their shared
     # terms once, as Sistema2d10.odds_many does.
     t_last, w_last = la[idx[0], LA.TARGET], la[idx[0], LA.WEAPON]
-    terms = k.attack_terms(s, cs, actor, w_last, t_last)
+    terms = k.attack_terms(s, cs, c, w_last, t_last)
     for m in range(cnt):
         i = idx[m]
         t, w = la[i, LA.TARGET], la[i, LA.WEAPON]
         if t != t_last or w != w_last:
-            terms = k.attack_terms(s, cs, actor, w, t)
+            terms = k.attack_terms(s, cs, c, w, t)
             t_last, w_last = t, w
-        p_hit, expected, p_drop = k.aimed_odds(s, cs, actor, w, t, la[i, LA.AIM], terms)
-        scores[m] = score(cs, t, p_hit, expected, p_drop)
+        p_hit, expected, p_drop = k.aimed_odds(s, cs, c, w, t, la[i, LA.AIM], terms)
+        scores[m] = tactical_score(cs, t, p_hit, expected, p_drop)
         if m == 0 or scores[m] > best:
             best = scores[m]
     if best <= 0:
@@ -179,6 +175,38 @@ def best_attack(
     return top[0]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def brute_attack(s: tuple, d: tuple, c: int, la: np.ndarray, idx: np.ndarray, cnt: int) -> int:
+    """``brute_attack``: on the nearest target it can reach, the most expected damage."""
+    dist = s[DIST]
+    cs = d[STATE]
+    if cnt == 0:
+        return -1
+    here = cs[c, CS.ZONE]
+    near = -1
+    for m in range(cnt):
+        hops = dist[here, cs[la[idx[m], LA.TARGET], CS.ZONE]]
+        if near < 0 or hops < near:
+            near = hops
+    best = -1
+    best_v = 0.0
+    t_last, w_last = la[idx[0], LA.TARGET], la[idx[0], LA.WEAPON]
+    terms = k.attack_terms(s, cs, c, w_last, t_last)
+    for m in range(cnt):
+        i = idx[m]
+        t, w = la[i, LA.TARGET], la[i, LA.WEAPON]
+        if dist[here, cs[t, CS.ZONE]] != near:
+            continue
+        if t != t_last or w != w_last:
+            terms = k.attack_terms(s, cs, c, w, t)
+            t_last, w_last = t, w
+        v = k.aimed_odds(s, cs, c, w, t, la[i, LA.AIM], terms)[1]
+        if best < 0 or v > best_v:
+            best = i
+            best_v = v
+    return best
+
+
 @njit(cache=True, _nrt=False)
 def move_key(
     stat: np.ndarray,
@@ -190,16 +218,16 @@ def move_key(
     kind: int,
     threat: int,
 ) -> tuple[int, int, int]:
-    """The ``key`` of each ``_best_move`` caller, as a 3-integer tuple."""
-    if kind == K_CLOSE:
+    """``move_key``'s ``kind`` of key for ``zone``, as a 3-integer tuple."""
+    if kind == CLOSE:
         return -gap(stat, dist, cs, c, zone), 0, 0
-    if kind == K_NEAR:
-        return -nearest(stat, dist, cs, c, zone), 0, 0
-    if kind == K_AWAY:
+    if kind == NEAR:
+        return -foe_hops(stat, dist, cs, c, zone, 0), 0, 0
+    if kind == AWAY:
         shoots = 1 if can_shoot_from(stat, dist, cs, c, zone) else 0
-        return nearest(stat, dist, cs, c, zone), shoots, 0
-    if kind == K_FLEE:
-        far = nearest(stat, dist, cs, c, zone)
+        return foe_hops(stat, dist, cs, c, zone, 0), shoots, 0
+    if kind == FLEE:
+        far = foe_hops(stat, dist, cs, c, zone, 0)
         return zones[zone, ZONE.EXIT], far, -zones[zone, ZONE.TO_EXIT]
     return -max(0, dist[zone, cs[threat, CS.ZONE]] - stat[c, ST.REACH]), 0, 0
 
@@ -227,7 +255,8 @@ def best_move(
     kind: int,
     threat: int,
 ) -> int:
-    """``_best_move``: the first move with the highest key, if it beats staying."""
+    """``best_move``: the first move of ``la[idx[:cnt]]`` with the highest key, if it
+    beats staying; -1 otherwise."""
     if cnt == 0:
         return -1
     best = idx[0]
@@ -243,7 +272,7 @@ def best_move(
 
 @njit(cache=True, _nrt=False)
 def of_verb(la: np.ndarray, cnt: int, verb: int, out: np.ndarray) -> int:
-    """``_verb``: indices of the actions of ``verb``, in order; returns how many."""
+    """``of_verb``: the rows of ``verb`` into ``out``, in order; returns how many."""
     m = 0
     for i in range(cnt):
         if la[i, LA.VERB] == verb:
@@ -253,21 +282,171 @@ def of_verb(la: np.ndarray, cnt: int, verb: int, out: np.ndarray) -> int:
 
 
 @njit(cache=True, _nrt=False)
+def first_of(la: np.ndarray, cnt: int, verb: int) -> int:
+    """``first_of``: the first row of ``verb``, -1 for none."""
+    return first_row(la, cnt, LA.VERB, verb)
+
+
+@njit(cache=True, _nrt=False)
 def full_or_pass(la: np.ndarray, cnt: int) -> int:
-    """``_full_or_pass``: defensa completa, else pasar, else the last action."""
-    i = first_row(la, cnt, LA.VERB, DEFENSA_COMPLETA)
-    if i >= 0:
-        return i
-    i = first_row(la, cnt, LA.VERB, PASAR)
+    """``full_or_pass``: defensa completa, else pasar, else the last action."""
+    i = first_of(la, cnt, DEFENSA_COMPLETA)
+    if i < 0:
+        i = first_of(la, cnt, PASAR)
+    return i if i >= 0 else cnt - 1
+
+
+@njit(cache=True, _nrt=False)
+def end_turn(la: np.ndarray, cnt: int) -> int:
+    """``end_turn``: pasar, else the last action."""
+    i = first_of(la, cnt, PASAR)
     return i if i >= 0 else cnt - 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def close_in(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
-    """``_close_in``: a step that brings the nearest foe closer to a weapon's reach."""
+    """``close_in``: a step that brings the nearest foe closer to a weapon's reach."""
     moves = d[PICKS][PICK_CLOSE]
     nm = of_verb(la, cnt, MOVER, moves)
-    return best_move(s[STAT], s[DIST], s[ZONES], d[STATE], c, la, moves, nm, K_CLOSE, -1)
+    return best_move(s[STAT], s[DIST], s[ZONES], d[STATE], c, la, moves, nm, CLOSE, -1)
+
+
+@njit(cache=True, _nrt=False)
+def spare_die(cs: np.ndarray, c: int, la: np.ndarray, cnt: int) -> int:
+    """``spare_die``: holding two or more, a Dado Exprés to the first ally with none."""
+    if cs[c, CS.DADOS_EXPRES] < 2:
+        return -1
+    for i in range(cnt):
+        if la[i, LA.VERB] == CEDER_DADO and cs[la[i, LA.TARGET], CS.DADOS_EXPRES] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def gift_die(stat: np.ndarray, cs: np.ndarray, c: int, la: np.ndarray, cnt: int) -> int:
+    """``gift_die``: to an ally holding fewer Dados Exprés, fewest first, then the most
+    hurt (``min`` by (dados, PV fraction)); -1 for none."""
+    gift = -1
+    g_dx = 0
+    g_v = 0.0
+    for i in range(cnt):
+        if la[i, LA.VERB] == CEDER_DADO:
+            ally = la[i, LA.TARGET]
+            held = cs[ally, CS.DADOS_EXPRES]
+            if held < cs[c, CS.DADOS_EXPRES]:
+                v = cs[ally, CS.PV] / stat[ally, ST.PV]
+                if gift < 0 or held < g_dx or (held == g_dx and v < g_v):
+                    gift = i
+                    g_dx = held
+                    g_v = v
+    return gift
+
+
+@njit(cache=True, _nrt=False)
+def from_range(
+    dist: np.ndarray,
+    cs: np.ndarray,
+    c: int,
+    la: np.ndarray,
+    idx: np.ndarray,
+    cnt: int,
+    out: np.ndarray,
+) -> int:
+    """``from_range``: the rows of ``la[idx[:cnt]]`` on targets out of ``c``'s zone, into
+    ``out``; returns how many."""
+    m = 0
+    for j in range(cnt):
+        if dist[cs[c, CS.ZONE], cs[la[idx[j], LA.TARGET], CS.ZONE]] > 0:
+            out[m] = idx[j]
+            m += 1
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def aimed_at(la: np.ndarray, idx: np.ndarray, cnt: int, target: int, out: np.ndarray) -> int:
+    """``aimed_at``: the rows of ``la[idx[:cnt]]`` on ``target``, into ``out``; returns
+    how many."""
+    m = 0
+    for j in range(cnt):
+        if la[idx[j], LA.TARGET] == target:
+            out[m] = idx[j]
+            m += 1
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def shot_step(
+    stat: np.ndarray,
+    dist: np.ndarray,
+    cs: np.ndarray,
+    c: int,
+    la: np.ndarray,
+    idx: np.ndarray,
+    cnt: int,
+) -> int:
+    """``shot_step``: the first step out of contact to a zone ``c`` can still shoot from."""
+    for j in range(cnt):
+        z = la[idx[j], LA.ZONE]
+        if foe_hops(stat, dist, cs, c, z, 0) > 0 and can_shoot_from(stat, dist, cs, c, z):
+            return idx[j]
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def safe_moves(
+    stat: np.ndarray,
+    dist: np.ndarray,
+    cs: np.ndarray,
+    c: int,
+    la: np.ndarray,
+    cnt: int,
+    out: np.ndarray,
+) -> int:
+    """``safe_moves``: the steps keeping at least the current distance to the nearest
+    foe, into ``out``; returns how many."""
+    here = foe_hops(stat, dist, cs, c, cs[c, CS.ZONE], 0)
+    m = 0
+    for i in range(cnt):
+        if la[i, LA.VERB] == MOVER and foe_hops(stat, dist, cs, c, la[i, LA.ZONE], 0) >= here:
+            out[m] = i
+            m += 1
+    return m
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def threat_of(s: tuple, cs: np.ndarray, foe: int, ward: int) -> float:
+    """``threat_of``: the largest expected damage of a free attack ``foe`` can make on
+    ``ward``."""
+    stat, weapon, dist = s[STAT], s[WEAPON], s[DIST]
+    hops = dist[cs[foe, CS.ZONE], cs[ward, CS.ZONE]]
+    best = 0.0
+    found = False
+    for w in range(stat[foe, ST.WEAPONS]):
+        if weapon[foe, w, W.REACH] >= hops:
+            v = k.attack_odds(s, cs, foe, w, ward, -1)[1]
+            if not found or v > best:
+                best = v
+                found = True
+    return best
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def threat_to(s: tuple, cs: np.ndarray, c: int, ward: int) -> int:
+    """``threat_to``: the foe with the largest (``threat_of``, −distance to the ward),
+    first on ties."""
+    stat, dist = s[STAT], s[DIST]
+    threat = -1
+    t_v = 0.0
+    t_d = 0
+    for f in range(cs.shape[0]):
+        if cs[f, CS.STATUS] == ACTIVE and stat[f, ST.SIDE] != stat[c, ST.SIDE]:
+            v = threat_of(s, cs, f, ward)
+            hops = -dist[cs[f, CS.ZONE], cs[ward, CS.ZONE]]
+            if threat < 0 or v > t_v or (v == t_v and hops > t_d):
+                threat = f
+                t_v = v
+                t_d = hops
+    return threat
 
 
 # -- reactions ----------------------------------------------------------------------
@@ -275,7 +454,7 @@ def close_in(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
 
 @njit(cache=True, _nrt=False, inline="always")
 def defend(s: tuple, d: tuple, mood: int) -> int:
-    """``_defend``: 0 (defender) or 1 (no_defender)."""
+    """``defend``: 0 (defender) or 1 (no_defender)."""
     stat, weapon, opts, places, succ_table = s[STAT], s[WEAPON], s[OPTS], s[PLACES], s[SUCC]
     cs, g = d[STATE], d[GLOBALS]
     a, w, t = g[G.ATTACKER], g[G.WEAPON], g[G.TARGET]
@@ -297,7 +476,7 @@ def defend(s: tuple, d: tuple, mood: int) -> int:
 
 @njit(cache=True, _nrt=False, inline="always")
 def expres(s: tuple, g: np.ndarray) -> int:
-    """``_expres``: 0 (gastar) after the roll when the die flips it often enough."""
+    """``expres``: 0 (gastar) after the roll when the die flips it often enough."""
     if g[G.KIND] != EXPRES_AFTER:
         return 1
     stat, weapon, opts = s[STAT], s[WEAPON], s[OPTS]
@@ -320,61 +499,30 @@ def expres(s: tuple, g: np.ndarray) -> int:
 
 @njit(cache=True, _nrt=False, inline="always")
 def tactician(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.ndarray) -> int:
-    """``_tactician``."""
-    cs = d[STATE]
-    attacks = d[PICKS][PICK_ATTACKS]
+    cs, picks = d[STATE], d[PICKS]
+    attacks = picks[PICK_ATTACKS]
     na = of_verb(la, cnt, ATACAR, attacks)
     i = best_attack(s, d, c, la, attacks, na, arng)
-    if i >= 0:
-        return i
-    i = close_in(s, d, c, la, cnt)
-    if i >= 0:
-        return i
-    if cs[c, CS.DADOS_EXPRES] >= 2:
-        for j in range(cnt):
-            if la[j, LA.VERB] == CEDER_DADO and cs[la[j, LA.TARGET], CS.DADOS_EXPRES] == 0:
-                return j
-    return full_or_pass(la, cnt)
+    if i < 0:
+        i = close_in(s, d, c, la, cnt)
+    if i < 0:
+        i = spare_die(cs, c, la, cnt)
+    return i if i >= 0 else full_or_pass(la, cnt)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def brute(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
-    """``_brute``."""
     stat, dist, zones = s[STAT], s[DIST], s[ZONES]
-    cs = d[STATE]
-    attacks = d[PICKS][PICK_ATTACKS]
+    cs, picks = d[STATE], d[PICKS]
+    attacks = picks[PICK_ATTACKS]
     na = of_verb(la, cnt, ATACAR, attacks)
-    if na > 0:
-        here = cs[c, CS.ZONE]
-        near = -1
-        for m in range(na):
-            hops = dist[here, cs[la[attacks[m], LA.TARGET], CS.ZONE]]
-            if near < 0 or hops < near:
-                near = hops
-        best = -1
-        best_v = 0.0
-        t_last, w_last = la[attacks[0], LA.TARGET], la[attacks[0], LA.WEAPON]
-        terms = k.attack_terms(s, cs, c, w_last, t_last)
-        for m in range(na):
-            i = attacks[m]
-            t, w = la[i, LA.TARGET], la[i, LA.WEAPON]
-            if dist[here, cs[t, CS.ZONE]] != near:
-                continue
-            if t != t_last or w != w_last:
-                terms = k.attack_terms(s, cs, c, w, t)
-                t_last, w_last = t, w
-            v = k.aimed_odds(s, cs, c, w, t, la[i, LA.AIM], terms)[1]
-            if best < 0 or v > best_v:
-                best = i
-                best_v = v
-        return best
-    moves = d[PICKS][PICK_MOVES]
-    nm = of_verb(la, cnt, MOVER, moves)
-    i = best_move(stat, dist, zones, cs, c, la, moves, nm, K_NEAR, -1)
-    if i >= 0:
-        return i
-    i = first_row(la, cnt, LA.VERB, PASAR)
-    return i if i >= 0 else cnt - 1
+    i = brute_attack(s, d, c, la, attacks, na)
+    if i < 0:
+        moves = picks[PICK_MOVES]
+        nm = of_verb(la, cnt, MOVER, moves)
+        i = best_move(stat, dist, zones, cs, c, la, moves, nm, NEAR, -1)
+    # "never defends fully": no defensa completa, it just ends the turn.
+    return i if i >= 0 else end_turn(la, cnt)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -387,158 +535,77 @@ def cautious(
     arng: np.ndarray,
     advance: bool,
 ) -> int:
-    """``_cautious`` (``advance`` False: the coward not hurt nor broken)."""
+    """The cautious temperament (``advance`` False: the coward unhurt, its side holding)."""
     stat, dist, zones = s[STAT], s[DIST], s[ZONES]
     cs, picks = d[STATE], d[PICKS]
-    full = first_row(la, cnt, LA.VERB, DEFENSA_COMPLETA)
+    full = first_of(la, cnt, DEFENSA_COMPLETA)
     if very_hurt(stat, cs, c) and full >= 0:
         return full
     moves = picks[PICK_MOVES]
     nm = of_verb(la, cnt, MOVER, moves)
-    is_hurt = hurt(stat, cs, c)
-    if is_hurt:
-        away = best_move(stat, dist, zones, cs, c, la, moves, nm, K_AWAY, -1)
-        if away >= 0:
-            return away
+    if hurt(stat, cs, c):
+        i = best_move(stat, dist, zones, cs, c, la, moves, nm, AWAY, -1)
+        if i >= 0:
+            return i
         if full >= 0:
             return full
     attacks = picks[PICK_ATTACKS]
     na = of_verb(la, cnt, ATACAR, attacks)
-    here = cs[c, CS.ZONE]
-    if nearest(stat, dist, cs, c, here) == 0 and not is_hurt:
+    i = -1
+    if foe_hops(stat, dist, cs, c, cs[c, CS.ZONE], 0) == 0 and not hurt(stat, cs, c):
         # Keep the firearm's range: step out of contact to a zone it can still shoot from.
-        for m in range(nm):
-            z = la[moves[m], LA.ZONE]
-            if nearest(stat, dist, cs, c, z) > 0 and can_shoot_from(stat, dist, cs, c, z):
-                return moves[m]
-    ranged = picks[PICK_SOME]
-    nr = 0
-    for m in range(na):
-        if dist[here, cs[la[attacks[m], LA.TARGET], CS.ZONE]] > 0:
-            ranged[nr] = attacks[m]
-            nr += 1
-    i = best_attack(s, d, c, la, ranged, nr, arng)
+        i = shot_step(stat, dist, cs, c, la, moves, nm)
+    if i < 0:
+        ranged = picks[PICK_SOME]
+        i = best_attack(s, d, c, la, ranged, from_range(dist, cs, c, la, attacks, na, ranged), arng)
     if i < 0:
         i = best_attack(s, d, c, la, attacks, na, arng)
-    if i >= 0:
-        return i
-    if advance:
+    if i < 0 and advance:
         i = close_in(s, d, c, la, cnt)
-        if i >= 0:
-            return i
-    return full_or_pass(la, cnt)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def coward(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.ndarray) -> int:
-    """The coward hurt or on a broken side (otherwise it plays the cautious temperament,
-    without advancing: :func:`choose` sends it there, so the inlined cautious is
-    compiled once)."""
-    stat, dist, zones = s[STAT], s[DIST], s[ZONES]
-    cs, picks = d[STATE], d[PICKS]
-    here = nearest(stat, dist, cs, c, cs[c, CS.ZONE])
-    # "never advances": only steps that keep at least the current distance.
-    safe = picks[PICK_SOME]
-    ns = 0
-    for i in range(cnt):
-        if la[i, LA.VERB] == MOVER and nearest(stat, dist, cs, c, la[i, LA.ZONE]) >= here:
-            safe[ns] = i
-            ns += 1
-    i = best_move(stat, dist, zones, cs, c, la, safe, ns, K_FLEE, -1)
-    if i >= 0:
-        return i
-    attacks = picks[PICK_ATTACKS]
-    na = of_verb(la, cnt, ATACAR, attacks)
-    i = best_attack(s, d, c, la, attacks, na, arng)
     return i if i >= 0 else full_or_pass(la, cnt)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def threat_of(s: tuple, cs: np.ndarray, foe: int, ward: int) -> float:
-    """``_threat``: the largest expected damage of a free attack ``foe`` can make on ``ward``."""
-    stat, weapon, dist = s[STAT], s[WEAPON], s[DIST]
-    hops = dist[cs[foe, CS.ZONE], cs[ward, CS.ZONE]]
-    best = 0.0
-    found = False
-    for w in range(stat[foe, ST.WEAPONS]):
-        if weapon[foe, w, W.REACH] >= hops:
-            v = k.attack_odds(s, cs, foe, w, ward, -1)[1]
-            if not found or v > best:
-                best = v
-                found = True
-    return best
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def threat_to(s: tuple, cs: np.ndarray, c: int, ward: int) -> int:
-    """The foe with the largest (``_threat``, −distance to the ward), first on ties."""
-    stat, dist = s[STAT], s[DIST]
-    threat = -1
-    t_v = 0.0
-    t_d = 0
-    for f in range(cs.shape[0]):
-        if cs[f, CS.STATUS] == ACTIVE and stat[f, ST.SIDE] != stat[c, ST.SIDE]:
-            v = threat_of(s, cs, f, ward)
-            hops = -dist[cs[f, CS.ZONE], cs[ward, CS.ZONE]]
-            if threat < 0 or v > t_v or (v == t_v and hops > t_d):
-                threat = f
-                t_v = v
-                t_d = hops
-    return threat
-
-
-@njit(cache=True, _nrt=False)
-def gift_of(stat: np.ndarray, cs: np.ndarray, c: int, la: np.ndarray, cnt: int) -> int:
-    """The protector's gift: to an ally holding fewer Dados Exprés, fewest first, then the
-    most hurt (``min`` by (dados, PV fraction)); -1 for none."""
-    gift = -1
-    g_dx = 0
-    g_v = 0.0
-    for i in range(cnt):
-        if la[i, LA.VERB] == CEDER_DADO:
-            ally = la[i, LA.TARGET]
-            held = cs[ally, CS.DADOS_EXPRES]
-            if held < cs[c, CS.DADOS_EXPRES]:
-                v = cs[ally, CS.PV] / stat[ally, ST.PV]
-                if gift < 0 or held < g_dx or (held == g_dx and v < g_v):
-                    gift = i
-                    g_dx = held
-                    g_v = v
-    return gift
+def coward(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.ndarray) -> int:
+    """The coward hurt or on a broken side (otherwise :func:`choose` plays it cautious,
+    never advancing, so the inlined cautious is compiled once)."""
+    stat, dist, zones = s[STAT], s[DIST], s[ZONES]
+    cs, picks = d[STATE], d[PICKS]
+    # "never advances": only steps that keep at least the current distance.
+    safe = picks[PICK_SOME]
+    i = best_move(
+        stat, dist, zones, cs, c, la, safe, safe_moves(stat, dist, cs, c, la, cnt, safe), FLEE, -1
+    )
+    if i < 0:
+        # Cornered: it fights back if it can, else it cowers in defensa completa.
+        attacks = picks[PICK_ATTACKS]
+        i = best_attack(s, d, c, la, attacks, of_verb(la, cnt, ATACAR, attacks), arng)
+    return i if i >= 0 else full_or_pass(la, cnt)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def protector(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.ndarray) -> int:
-    """``_protector``."""
     stat, dist, zones = s[STAT], s[DIST], s[ZONES]
     cs, picks = d[STATE], d[PICKS]
-    ward = k.most_hurt_ally(stat, cs, c, CS.PV, ST.PV)
+    ward = most_hurt_ally(stat, cs, c, CS.PV, ST.PV)
     threat = threat_to(s, cs, c, ward) if ward >= 0 else -1
     attacks = picks[PICK_ATTACKS]
     na = of_verb(la, cnt, ATACAR, attacks)
+    i = -1
     if threat >= 0:
         guard = picks[PICK_SOME]
-        ng = 0
-        for m in range(na):
-            if la[attacks[m], LA.TARGET] == threat:
-                guard[ng] = attacks[m]
-                ng += 1
-        i = best_attack(s, d, c, la, guard, ng, arng)
-        if i >= 0:
-            return i
-    i = gift_of(stat, cs, c, la, cnt)
-    if i >= 0:
-        return i
-    if threat >= 0:
+        i = best_attack(s, d, c, la, guard, aimed_at(la, attacks, na, threat, guard), arng)
+    if i < 0:
+        i = gift_die(stat, cs, c, la, cnt)
+    if i < 0 and threat >= 0:
         moves = picks[PICK_MOVES]
-        nm = of_verb(la, cnt, MOVER, moves)
-        i = best_move(stat, dist, zones, cs, c, la, moves, nm, K_GUARD, threat)
-        if i >= 0:
-            return i
-    i = best_attack(s, d, c, la, attacks, na, arng)
-    if i >= 0:
-        return i
-    i = close_in(s, d, c, la, cnt)
+        i = best_move(
+            stat, dist, zones, cs, c, la, moves, of_verb(la, cnt, MOVER, moves), GUARD, threat
+        )
+    if i < 0:
+        i = best_attack(s, d, c, la, attacks, na, arng)
+    if i < 0:
+        i = close_in(s, d, c, la, cnt)
     return i if i >= 0 else full_or_pass(la, cnt)
 
 
@@ -548,27 +615,26 @@ def protector(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.nda
 @njit(cache=True, _nrt=False, inline="always")
 def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarray) -> int:
     """``choose`` of ``agents/heuristics/sistema_2d10.py`` for temperament ``mood``."""
-    cs, g = d[STATE], d[GLOBALS]
+    stat, cs, g = s[STAT], d[STATE], d[GLOBALS]
     kind = g[G.KIND]
     if kind == ACTIVE_DEFENCE:
         return defend(s, d, mood)
     if kind == EXPRES_BEFORE or kind == EXPRES_AFTER:
         return expres(s, g)
-    stat = s[STAT]
-    actor = g[G.ACTOR]
+    c = g[G.ACTOR]
     if mood == dialect.BRUTE:
-        return brute(s, d, actor, la, n)
+        return brute(s, d, c, la, n)
     advance = True
     if mood == dialect.COWARD:
-        if hurt(stat, cs, actor) or side_broken(stat, cs, actor):
-            return coward(s, d, actor, la, n, arng)
-        mood = dialect.CAUTIOUS  # sistema_2d10._coward: "not hurt nor broken: cautious, no advance"
+        if hurt(stat, cs, c) or side_broken(stat, cs, c):
+            return coward(s, d, c, la, n, arng)
+        mood = dialect.CAUTIOUS  # the coward unhurt, its side holding: cautious, no advance
         advance = False
     if mood == dialect.CAUTIOUS:
-        return cautious(s, d, actor, la, n, arng, advance)
+        return cautious(s, d, c, la, n, arng, advance)
     if mood == dialect.PROTECTOR:
-        return protector(s, d, actor, la, n, arng)
-    return tactician(s, d, actor, la, n, arng)
+        return protector(s, d, c, la, n, arng)
+    return tactician(s, d, c, la, n, arng)
 
 
 # -- the kernel ------------------------------------------------------------------------
