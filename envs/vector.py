@@ -585,7 +585,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 infos["_final_obs"] = done.copy()
                 self._draw_seeds(done)
                 self._run(done, done, acts)
-                infos["action_mask"] = self._mask_out.copy()
+                infos["action_mask"] = self._mask_out
         else:
             self._autoreset = done
         return self._obs_out, rewards, terminated, truncated, infos
@@ -594,7 +594,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Which of the lanes ``deciding`` (with a decision pending) ``acts`` names an
         illegal slot in."""
         illegal = np.empty(self.num_envs, dtype=np.bool_)
-        illegal_lanes(acts, deciding, self._lanes[6], self._mask_out, illegal)
+        illegal_lanes(acts, deciding, self._lanes[6], self._mask, illegal)
         return illegal
 
     def step_only(
@@ -628,7 +628,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     def action_masks(self) -> np.ndarray:
         """The legal slots of every lane's pending decision, ``(num_envs, n)``."""
-        return self._mask_out.copy()
+        return self._mask.copy()
 
     def legal_slots(self) -> tuple[np.ndarray, np.ndarray]:
         """Every lane's legal slots as a list: ``(slots, counts)``, lane ``b``'s slots
@@ -641,7 +641,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _infos(self, illegal: np.ndarray) -> dict[str, Any]:
         every = np.ones(self.num_envs, dtype=np.bool_)
         return {
-            "action_mask": self._mask_out.copy(),
+            # The step's own new array (every call makes one): what a caller does to it
+            # reaches neither the lanes' masks nor action_masks().
+            "action_mask": self._mask_out,
             "_action_mask": every,
             "illegal_action": illegal.copy(),
             "_illegal_action": every.copy(),
