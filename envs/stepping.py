@@ -44,8 +44,8 @@ from escaramuza.envs.observation import OBS_BOUND
 from escaramuza.envs.single import SHAPING_WEIGHT
 from escaramuza.rules.core.dialect import EVERY_SIDE, LOG, RUNNING
 from escaramuza.rules.core.jit import copy_into, instantiate, njit
-from escaramuza.rules.core.loops import DAMAGE, FAR
-from escaramuza.rules.core.mt import seed_lanes
+from escaramuza.rules.core.loops import A_SEEDED, DAMAGE, FAR, arm
+from escaramuza.rules.core.mt import N, seed_lanes
 
 #: ``lay`` fields: the observation's per-slot layout and globals, the learner's side
 #: (:data:`BOTH_SIDES`: every decision is the caller's, each seen by its side), the
@@ -146,35 +146,64 @@ def illegal_lanes(
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def _seed_group(states_b: np.ndarray, count: int, group: Any, seeded: int) -> None:
+    """The ``count`` generators gathered in ``group`` (:func:`seed_beginning`) seeded side
+    by side (``mt.seed_lanes``) and written to their lanes' rows of ``states_b``; with
+    ``seeded`` >= 0, the rows' word ``seeded`` is set to 1 (an agents' generator)."""
+    states, keys, lens, rows = group[0], group[1], group[2], group[3]
+    seed_lanes(states, keys[:count], lens[:count], 0)
+    for k in range(count):
+        for w in range(states.shape[1]):
+            states_b[rows[k], w] = states[k, w]
+        if seeded >= 0:
+            states_b[rows[k], seeded] = 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def seed_beginning(
     dice_b: np.ndarray,
-    keys: np.ndarray,
-    lens: np.ndarray,
+    arng_b: np.ndarray,
+    words: Any,
     todo: np.ndarray,
     begin: np.ndarray,
     lo: int,
     hi: int,
     group: Any,
 ) -> None:
-    """The dice generators of lanes ``lo`` to ``hi`` that begin a battle (``todo`` and
-    ``begin``), each seeded with its key words (``mt.seed_key``), eight side by side
-    (``mt.seed_lanes``: half the time of one by one). ``group``: ``(states, keys,
+    """The generators of lanes ``lo`` to ``hi`` that begin a battle (``todo`` and
+    ``begin``), with their key words ``words`` (``(dice keys, lengths, agents' keys,
+    lengths)``, a row a lane): every dice generator seeded (``mt.seed_key``), eight side
+    by side (``mt.seed_lanes``: half the time of one by one); every agents' generator
+    armed with its key (``loops.arm``), and seeded now, eight side by side, where the
+    lane's last battle drew from it (a guess: seeding costs less side by side, and
+    nothing if the battle never draws) — else at its first draw, if any
+    (``agent_ready``). Either way it is the same generator. ``group``: ``(states, keys,
     lengths, rows)`` of :data:`~escaramuza.rules.core.mt.LANES` rows, the thread's."""
-    states, group_keys, group_lens, rows = group[0], group[1], group[2], group[3]
-    count = 0
-    for b in range(lo, hi + 1):
-        if b < hi and todo[b] and begin[b]:
+    group_keys, group_lens, rows = group[1], group[2], group[3]
+    for agents in range(2):
+        keys = words[2] if agents else words[0]
+        lens = words[3] if agents else words[1]
+        count = 0
+        for b in range(lo, hi):
+            if not (todo[b] and begin[b]):
+                continue
+            if agents:
+                # Its last battle drew: it was seeded and its next word is no longer the
+                # first (a seeded generator's index is N until its first draw).
+                drew = arng_b[b, A_SEEDED] != 0 and arng_b[b, N] != N
+                arm(arng_b[b], keys[b], lens[b])
+                if not drew:
+                    continue
             rows[count] = b
             for j in range(keys.shape[1]):
                 group_keys[count, j] = keys[b, j]
             group_lens[count] = lens[b]
             count += 1
-        if count == group_keys.shape[0] or (b == hi and count > 0):
-            seed_lanes(states, group_keys[:count], group_lens[:count], 0)
-            for k in range(count):
-                for w in range(states.shape[1]):
-                    dice_b[rows[k], w] = states[k, w]
-            count = 0
+            if count == group_keys.shape[0]:
+                _seed_group(arng_b if agents else dice_b, count, group, A_SEEDED if agents else -1)
+                count = 0
+        if count > 0:
+            _seed_group(arng_b if agents else dice_b, count, group, A_SEEDED if agents else -1)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -402,7 +431,16 @@ def step_lanes(
     g = d[1]
     side = lay[SIDE]
     waiting = 0
-    seed_beginning(dice_b, dice_keys, dice_len, todo, begin, lo, hi, scratch[4])
+    seed_beginning(
+        dice_b,
+        arng_b,
+        (dice_keys, dice_len, agent_keys, agent_len),
+        todo,
+        begin,
+        lo,
+        hi,
+        scratch[4],
+    )
     for b in range(lo, hi):
         if not todo[b]:
             copy_out(out, obs_b, mask_b, b)
@@ -416,9 +454,8 @@ def step_lanes(
         first = False
         i = 0
         if begin[b]:
-            # The dice generator is seeded already (seed_beginning).
+            # The generators are seeded and armed already (seed_beginning).
             reset(s, d, d0)
-            arm(arng, agent_keys[b], agent_len[b])
             start(s, d, dice)
         else:
             load(pairs, b)
@@ -498,14 +535,12 @@ def compile_stepping(owner: str, rules: dict[str, Any], view: Any) -> Stepping:
     """The batched step compiled for one ruleset (module ``owner``, whose numba cache
     files they get) from its loops' rules (``Loops.rules``, ``run`` among them) and its
     view module."""
-    from escaramuza.rules.core.loops import arm
 
     bound = {
         **rules,
         "view_combatant": view.view_combatant,
         "view_pending": view.view_pending,
         "action_slots": view.action_slots,
-        "arm": arm,
     }
     bound["damages"] = instantiate(damages, owner, bound, cache=True, _nrt=False)
     encoded = instantiate(encode, owner, bound, cache=True, _nrt=False)
@@ -528,7 +563,7 @@ def _unbound(*_: Any) -> Any:
 
 
 reset = start = run = view_combatant = view_pending = action_slots = _unbound
-arm = _unbound
+
 ST: Any = None
 CS: Any = None
 G: Any = None
