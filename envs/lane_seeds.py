@@ -37,11 +37,6 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
-def takes(generator: np.random.Generator) -> bool:
-    """Whether ``generator`` is one whose draws :func:`draw_seeds` reproduces (PCG64)."""
-    return type(generator.bit_generator) is np.random.PCG64
-
-
 def load_state(row: np.ndarray, generator: np.random.Generator) -> None:
     """``generator``'s PCG64 state into ``row`` (four words)."""
     inner = generator.bit_generator.state["state"]

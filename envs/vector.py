@@ -47,7 +47,6 @@ from escaramuza.envs.lane_seeds import (
     load_state,
     seed_words,
     store_state,
-    takes,
 )
 from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
@@ -337,21 +336,16 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         env draws them (``battle_seeds``); their key words for the compiled step. The
         lanes' own generators are drawn in compiled code (``envs.lane_seeds``)."""
         if generators is None:
-            fresh = np.flatnonzero(lanes & ~self._in_states)
-            for b in fresh.tolist():
-                rng = self.battle_generator(b)
-                if not takes(rng):
-                    break
-                load_state(self._states[b], rng)
+            # The lanes' own generators are PCG64s (gymnasium's seeding makes them).
+            for b in np.flatnonzero(lanes & ~self._in_states).tolist():
+                load_state(self._states[b], self.battle_generator(b))
                 self._in_states[b] = True
-            else:
-                draw_seeds(lanes, self._states, self._seeds, self._key_words)
-                return
+            draw_seeds(lanes, self._states, self._seeds, self._key_words)
+            return
         rows = np.flatnonzero(lanes)
         if not len(rows):
             return
-        pick = generators.__getitem__ if generators is not None else self.battle_generator
-        self._seeds[rows] = [battle_seeds(pick(b)) for b in rows.tolist()]
+        self._seeds[rows] = [battle_seeds(generators[b]) for b in rows.tolist()]
         seed_words(lanes, self._seeds, self._key_words)
 
     @property
