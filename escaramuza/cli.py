@@ -17,8 +17,8 @@ with every command as a name and help line only (which answers ``--help`` and
 The help texts follow the language (``--lang`` / ``ESCARAMUZA_LANG``, docs/translating.md):
 :func:`main` picks it from the raw arguments before building any parser, and every help
 string is translated when its parser is built. argparse's own words (``usage:``, the
-groups' titles, ``-h``'s help) are translated per parser by :func:`_localize`; its error
-messages stay English.
+groups' titles, ``-h``'s help) are translated per parser by :func:`_localize`, and its
+error messages while :func:`main` parses (:func:`argparse_errors`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
 from escaramuza import __version__
@@ -44,6 +45,7 @@ from escaramuza.rules.core.i18n import (
     _f,
     language,
     language_from,
+    ngettext,
 )
 
 if TYPE_CHECKING:
@@ -133,6 +135,53 @@ def _localize(parser: argparse.ArgumentParser) -> None:
             action.help = _("show this help message and exit")
         elif isinstance(action, argparse._VersionAction):
             action.help = _("show program's version number and exit")
+
+
+#: The errors argparse makes of a bad command line (its own msgids, which it looks up with
+#: its module's ``_`` when it makes them), marked here for the catalog. Left out: the
+#: ``%(prog)s: error:`` tag (a script's grep reads it in English, as escaramuza's own
+#: errors write it), and the errors only a wrong parser definition can cause.
+ARGPARSE_ERRORS = (
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("unknown parser %(parser_name)r (choices: %(choices)s)"),
+    N_("unrecognized arguments: %s"),
+    N_("not allowed with argument %s"),
+    N_("ignored explicit argument %r"),
+    N_("the following arguments are required: %s"),
+    N_("one of the arguments %s is required"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("unexpected option string: %s"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+)
+
+
+def _argparse_ngettext(singular: str, plural: str, n: int) -> str:
+    """argparse's plural message in the current language (written out, so that it is
+    extracted for the catalog); any other plural as the catalog has it."""
+    if (singular, plural) == ("expected %s argument", "expected %s arguments"):
+        return ngettext("expected %s argument", "expected %s arguments", n)
+    return ngettext(singular, plural, n)
+
+
+@contextmanager
+def argparse_errors() -> Iterator[None]:
+    """argparse's error messages in the current language while the block runs.
+
+    argparse looks its messages up through its module's ``_`` and ``ngettext``
+    (``gettext``'s, module-wide, with the process's default domain); they point to the
+    current language's catalog only for the block, so another argparse user in the
+    process is left as it was."""
+    module: Any = argparse
+    saved = module._, module.ngettext
+    module._, module.ngettext = _, _argparse_ngettext
+    try:
+        yield
+    finally:
+        module._, module.ngettext = saved
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -543,7 +592,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # First pass: which command (every command a name only; answers --help and
         # --version without importing any command's module). Second: its arguments.
         # Both build their parsers in the language asked for, so --help speaks it.
-        with language(help_language(argv)):
+        with language(help_language(argv)), argparse_errors():
             chosen, _unknown = build_parser("").parse_known_args(argv)
             parser = build_parser(chosen.command)
             args = parser.parse_args(argv)
