@@ -64,3 +64,19 @@ def marked(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(i18n, "_language_of", lambda code: i18n._Language(code, _Marked()))
     with i18n.language(i18n.DEFAULT_LANGUAGE):
         yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def sb3_log_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """stable-baselines3 gives a model trained without a logger of its own an empty
+    ``SB3-<date>`` folder in the system's temporary folder (``SB3_LOGDIR`` when set):
+    the suite's into one of pytest's, so that a run leaves none behind."""
+    import os
+
+    saved = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3-logs"))
+    yield
+    if saved is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = saved
