@@ -362,3 +362,22 @@ def test_distill_flags_keep_the_config_files_other_distill_keys(tmp_path: Path) 
         64,
         "cosine",
     )
+
+
+def test_the_distilled_alone_recipe_is_a_valid_config() -> None:
+    """``agents/policies/distilled-3000.yaml`` (decision 0019) loads under ``train``'s own
+    flags: seed 1, 3 000 battles, the [256, 256] MLP and its fitting settings."""
+    from escaramuza.training.config import load_config
+
+    recipe = Path(__file__).parents[2] / "agents" / "policies" / "distilled-3000.yaml"
+    config = load_config(recipe, {"env": "escaramuza/DestinyDice-v0", "distill": {"rounds": 1}})
+    spec = config.distill
+    assert spec is not None and config.hyperparameters.net_arch == [256, 256]
+    assert config.seed == 1  # the labelled battles and the weights of decision 0019
+    assert (spec.battles, spec.epochs, spec.batch, spec.learning_rate, spec.schedule) == (
+        3000,
+        20,
+        1024,
+        1e-3,
+        "cosine",
+    )
