@@ -118,6 +118,13 @@ class Distill(BaseModel):
     )
     value_rollouts: int = Field(64, ge=1)
     epochs: int = Field(40, ge=1)
+    batch: int = Field(256, ge=1, le=MAX_ROLLOUT, description="positions per fitting step")
+    learning_rate: float | None = Field(
+        None, gt=0, description="the fit's Adam rate (default: hyperparameters.learning_rate)"
+    )
+    schedule: Literal["constant", "cosine"] = Field(
+        "constant", description="the fit's rate held, or cosine-annealed over the epochs"
+    )
 
 
 class Limits(BaseModel):
@@ -286,7 +293,8 @@ def _file_error(source: str, field: str, reason: str) -> EscaramuzaError:
 
 
 def load_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConfig:
-    """The config from ``path`` (or defaults) with ``overrides`` (non-None CLI values) on top.
+    """The config from ``path`` (or defaults) with ``overrides`` (non-None CLI values) on top;
+    a section both set (``distill``) keeps the file's keys the command line does not set.
 
     Errors name the file or ``--option`` and the field: ``run.yaml: hyperparameters.n_steps:
     Input should be greater than or equal to 2``. The file is read bounded
@@ -305,7 +313,10 @@ def load_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConf
     # Written by `escaramuza train` beside `timesteps`, recomputed by every run.
     data.pop(TRAINED_KEY, None)
     for key, value in overrides.items():
-        if value is not None:
+        if isinstance(value, dict) and isinstance(data.get(key), dict):
+            # A section given on both: the command line's keys over the file's others.
+            data[key] = {**data[key], **value}
+        elif value is not None:
             data[key] = value
     try:
         return TrainConfig.model_validate(data)

@@ -48,7 +48,7 @@ from escaramuza.envs.common import STANDARD_LIMITS, EnvLimits, codecs
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
-from escaramuza.training.fitting import EPOCHS, fit, new_model
+from escaramuza.training.fitting import BATCH, EPOCHS, fit, new_model
 
 if TYPE_CHECKING:
     from escaramuza.agents.search import MCTSAgent
@@ -309,6 +309,9 @@ def run_round(
     value_rollouts: int = VALUE_ROLLOUTS,
     previous: Sequence[Path] = (),
     epochs: int = EPOCHS,
+    batch: int = BATCH,
+    learning_rate: float | None = None,
+    schedule: str = "constant",
     eval_battles: int = 400,
     eval_seed: int = 10_001,
     hyperparameters: Any = None,
@@ -321,9 +324,10 @@ def run_round(
     ``planner`` (``labels="search"``: the ``players``' battles, each decision searched,
     :class:`Labeller`; ``"games"``: the planner's own battles, :func:`game_positions`),
     joined with the ``previous`` rounds' ``positions.npz``, and the network fitted from
-    scratch on all of them; then its paired evaluation against the heuristic on
-    ``eval_battles`` battles (seeds ``eval_seed``…: ``train``'s evaluation battles, not
-    those of the positions)."""
+    scratch on all of them (:func:`fit`: ``epochs`` over them in minibatches of ``batch``,
+    at ``learning_rate``, None the model's, along ``schedule``); then its paired
+    evaluation against the heuristic on ``eval_battles`` battles (seeds ``eval_seed``…:
+    ``train``'s evaluation battles, not those of the positions)."""
     import torch
 
     from escaramuza.agents.policy import write_meta
@@ -359,7 +363,16 @@ def run_round(
         log.flush()
     began = time.perf_counter()
     model, config = new_model(env, scenario, side, seed, hyperparameters, limits)
-    stats = fit(model, everything, epochs=epochs, seed=seed, log=log)
+    stats = fit(
+        model,
+        everything,
+        epochs=epochs,
+        batch=batch,
+        seed=seed,
+        learning_rate=learning_rate,
+        schedule=schedule,
+        log=log,
+    )
     seconds["fit"] = time.perf_counter() - began
     meta = meta_for(config)
     model.save(out / "final.zip")
@@ -403,6 +416,10 @@ def run_round(
                 "seed": seed,
                 "value_rollouts": value_rollouts,
                 "previous": [str(p) for p in previous],
+                "epochs": epochs,
+                "batch": batch,
+                "learning_rate": learning_rate,
+                "schedule": schedule,
                 "positions": len(data),
                 "searched": searched,
                 "deviated": deviated,
@@ -430,6 +447,9 @@ def distill(
     seed: int = 1,
     value_rollouts: int = VALUE_ROLLOUTS,
     epochs: int = EPOCHS,
+    batch: int = BATCH,
+    learning_rate: float | None = None,
+    schedule: str = "constant",
     eval_battles: int = 400,
     hyperparameters: Any = None,
     labels: str = "games",
@@ -449,9 +469,9 @@ def distill(
 
     from escaramuza.training.callbacks import EVAL_SEED_OFFSET
 
-    if rounds < 1 or battles < 1 or epochs < 1 or value_rollouts < 1:
+    if rounds < 1 or battles < 1 or epochs < 1 or batch < 1 or value_rollouts < 1:
         raise EscaramuzaError(
-            "distill: rounds, battles, epochs and value rollouts must be positive"
+            "distill: rounds, battles, epochs, batch and value rollouts must be positive"
         )
     out.mkdir(parents=True, exist_ok=True)
     done: list[RoundResult] = []
@@ -480,6 +500,9 @@ def distill(
                 value_rollouts=value_rollouts,
                 previous=[d.out / "positions.npz" for d in done],
                 epochs=epochs,
+                batch=batch,
+                learning_rate=learning_rate,
+                schedule=schedule,
                 eval_battles=eval_battles,
                 eval_seed=seed + EVAL_SEED_OFFSET,
                 hyperparameters=hyperparameters,

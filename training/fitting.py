@@ -19,6 +19,8 @@ EPOCHS = 40
 BATCH = 256
 #: Weight of the value loss beside the policy's cross-entropy.
 VALUE_WEIGHT = 0.5
+#: The learning rate's course over the epochs: held, or cosine-annealed towards 0.
+SCHEDULES = ("constant", "cosine")
 
 
 def fit(
@@ -28,18 +30,30 @@ def fit(
     batch: int = BATCH,
     seed: int = 0,
     value_weight: float = VALUE_WEIGHT,
+    learning_rate: float | None = None,
+    schedule: str = "constant",
     log: TextIO | None = None,
 ) -> dict[str, float]:
     """Train ``model``'s policy (a MaskablePPO policy) on ``data``: cross-entropy of the
     masked action distribution against each policy position's picked slot, plus
     ``value_weight`` × the squared error of the critic against every position's value.
-    Adam at the model's learning rate, minibatches drawn by ``seed``. Returns the last
-    epoch's mean losses and the actor's agreement with the labels."""
+    Adam at ``learning_rate`` (None: the model's), held or, with ``schedule="cosine"``,
+    annealed epoch by epoch along a half cosine (the first epoch at the full rate),
+    minibatches drawn by ``seed``. Returns the last epoch's mean losses and the actor's
+    agreement with the labels."""
     import torch
 
+    if schedule not in SCHEDULES:
+        raise ValueError(f"fit: schedule must be one of {SCHEDULES}, not {schedule!r}")
     policy = model.policy
     policy.set_training_mode(True)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=model.learning_rate)
+    rate = model.learning_rate if learning_rate is None else learning_rate
+    optimizer = torch.optim.Adam(policy.parameters(), lr=rate)
+    annealing = (
+        torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
+        if schedule == "cosine"
+        else None
+    )
     gen = np.random.default_rng(seed)
     obs = torch.as_tensor(data.obs)
     mask = torch.as_tensor(data.mask)
@@ -71,6 +85,8 @@ def fit(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)
             optimizer.step()
+        if annealing is not None:
+            annealing.step()
         labelled_n = max(sums["labelled"], 1.0)
         stats = {
             "policy_loss": sums["policy_loss"] / labelled_n,

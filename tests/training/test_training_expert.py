@@ -160,7 +160,15 @@ def test_train_goes_on_from_the_distilled_weights(tmp_path: Path) -> None:
             "n_envs": 1,
             "eval_freq": 10_000,
             "eval_battles": 16,
-            "distill": {"battles": 1, "planner": "mcts:16it", "value_rollouts": 2, "epochs": 2},
+            "distill": {
+                "battles": 1,
+                "planner": "mcts:16it",
+                "value_rollouts": 2,
+                "epochs": 2,
+                "batch": 8,
+                "learning_rate": 1e-3,
+                "schedule": "cosine",
+            },
             "hyperparameters": {"n_steps": 64, "batch_size": 32},
         }
     )
@@ -178,6 +186,9 @@ def test_train_goes_on_from_the_distilled_weights(tmp_path: Path) -> None:
     # The distilled round's own evaluation: the same battles, the same policy at step 0.
     distilled = json.loads((run / "distill" / "round-1" / "round.json").read_text())
     assert distilled["evaluation"]["win"]["rate"] == history[0]["win_rate"]
+    # The fitting settings reach the round's fit.
+    fitting = {k: distilled[k] for k in ("epochs", "batch", "learning_rate", "schedule")}
+    assert fitting == {"epochs": 2, "batch": 8, "learning_rate": 1e-3, "schedule": "cosine"}
     assert "round 1: 1 battles of mcts:16it, labelled by mcts:16it" in log.getvalue()
 
 
@@ -243,3 +254,130 @@ def test_game_positions_are_labelled_by_the_planners_own_battles() -> None:
     assert data.target.tolist() == taken
     assert searched == sum(t >= 0 for t in taken) > 0
     assert all(data.mask[k, t] for k, t in enumerate(taken) if t >= 0)
+
+
+def _tiny_positions(model: object, n: int = 40) -> Positions:
+    """``n`` random positions of ``model``'s spaces, every other one with a policy label."""
+    gen = np.random.default_rng(3)
+    size = model.observation_space.shape[0]  # type: ignore[attr-defined]
+    slots = model.action_space.n  # type: ignore[attr-defined]
+    target = gen.integers(0, slots, n)
+    target[1::2] = -1
+    return Positions(
+        gen.random((n, size), dtype=np.float32),
+        np.ones((n, slots), dtype=bool),
+        target,
+        gen.uniform(-1, 1, n).astype(np.float32),
+    )
+
+
+def _fitted(learning_rate: float | None, schedule: str = "constant", epochs: int = 1) -> dict:
+    from escaramuza.training.fitting import fit, new_model
+
+    model, _ = new_model("escaramuza/Donjon-v0", "donjon/duelo", "enemies", 5)
+    fit(
+        model,
+        _tiny_positions(model),
+        epochs=epochs,
+        batch=16,
+        learning_rate=learning_rate,
+        schedule=schedule,
+    )
+    return model.policy.state_dict()
+
+
+def test_fit_uses_its_own_learning_rate_or_else_the_models() -> None:
+    """``learning_rate=None`` fits at the model's rate (3e-4): the same weights as that rate
+    given; another rate gives other weights."""
+    import torch
+
+    default, same, other = _fitted(None), _fitted(3e-4), _fitted(1e-2)
+    assert all(torch.equal(default[k], same[k]) for k in default)
+    assert any(not torch.equal(default[k], other[k]) for k in default)
+
+
+def test_fit_anneals_the_rate_along_a_cosine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``schedule="cosine"``: every step of epoch e of E runs at rate · (1 + cos(π e/E))/2,
+    the first epoch at the full rate; ``"constant"`` holds it. Anything else is refused."""
+    import math
+
+    import torch
+
+    seen: list[float] = []
+    step = torch.optim.Adam.step
+
+    def recording(self: torch.optim.Adam, *args: object, **kwargs: object) -> object:
+        seen.append(self.param_groups[0]["lr"])
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", recording)
+    _fitted(1e-3, "cosine", epochs=4)
+    per_epoch = len(seen) // 4  # 40 positions in minibatches of 16: 3 steps an epoch
+    assert per_epoch == 3
+    expected = [1e-3 * (1 + math.cos(math.pi * e / 4)) / 2 for e in range(4)]
+    assert seen == pytest.approx([r for r in expected for _ in range(per_epoch)])
+    seen.clear()
+    _fitted(1e-3, "constant", epochs=2)
+    assert seen == [1e-3] * 6
+    with pytest.raises(ValueError, match="schedule"):
+        _fitted(1e-3, "linear")
+
+
+def test_distill_fitting_settings_are_checked() -> None:
+    """``distill``'s fitting settings are taken (the fit's defaults when absent), and a
+    schedule, batch or rate that cannot be is refused under ``distill``."""
+    from pydantic import ValidationError
+
+    base = {"env": "escaramuza/DestinyDice-v0"}
+    spec = TrainConfig.model_validate({**base, "distill": {}}).distill
+    assert spec is not None
+    assert (spec.batch, spec.learning_rate, spec.schedule) == (256, None, "constant")
+    wanted = {"batch": 1024, "learning_rate": 1e-3, "schedule": "cosine"}
+    spec = TrainConfig.model_validate({**base, "distill": wanted}).distill
+    assert spec is not None
+    assert (spec.batch, spec.learning_rate, spec.schedule) == (1024, 1e-3, "cosine")
+    for bad in ({"schedule": "linear"}, {"batch": 0}, {"learning_rate": 0}):
+        with pytest.raises(ValidationError, match="distill"):
+            TrainConfig.model_validate({**base, "distill": bad})
+
+
+def test_distill_flags_keep_the_config_files_other_distill_keys(tmp_path: Path) -> None:
+    """``--distill-rounds``/``--distill-battles`` over a ``--config`` with its own
+    ``distill:`` section set those keys and keep the file's others (its fitting
+    settings), not replace the section."""
+    from escaramuza.training.config import load_config
+
+    path = tmp_path / "distill.yaml"
+    path.write_text(
+        "env: escaramuza/DestinyDice-v0\n"
+        "distill: {battles: 50, epochs: 7, batch: 64, schedule: cosine}\n",
+        encoding="utf-8",
+    )
+    spec = load_config(path, {"distill": {"rounds": 2, "battles": 9}}).distill
+    assert spec is not None
+    assert (spec.rounds, spec.battles, spec.epochs, spec.batch, spec.schedule) == (
+        2,
+        9,
+        7,
+        64,
+        "cosine",
+    )
+
+
+def test_the_distilled_alone_recipe_is_a_valid_config() -> None:
+    """``agents/policies/distilled-3000.yaml`` (decision 0019) loads under ``train``'s own
+    flags: seed 1, 3 000 battles, the [256, 256] MLP and its fitting settings."""
+    from escaramuza.training.config import load_config
+
+    recipe = Path(__file__).parents[2] / "agents" / "policies" / "distilled-3000.yaml"
+    config = load_config(recipe, {"env": "escaramuza/DestinyDice-v0", "distill": {"rounds": 1}})
+    spec = config.distill
+    assert spec is not None and config.hyperparameters.net_arch == [256, 256]
+    assert config.seed == 1  # the labelled battles and the weights of decision 0019
+    assert (spec.battles, spec.epochs, spec.batch, spec.learning_rate, spec.schedule) == (
+        3000,
+        20,
+        1024,
+        1e-3,
+        "cosine",
+    )
