@@ -67,6 +67,10 @@ PICK_ATTACKS, PICK_MOVES, PICK_SOME, PICK_CLOSE, PICK_TOP = 0, 1, 2, 3, 4
 #: The static bundle's place of ``hurts[a, w, t]`` (the module's docstring): after the
 #: rules' tables.
 HURTS = ZONES + 1
+#: ``k.attack_terms``' shape, for a (target, weapon) not worked out yet (never read): the
+#: attack loops work out each pair's terms at one call site, not one before the loop too
+#: (each site inlines them: about 600 statements of a first compile).
+NO_TERMS = (0, 0, False, 0, 0.0)
 
 
 def block_min() -> int:
@@ -150,8 +154,8 @@ def best_attack(
     best = -np.inf
     # The aimed variants of one (target, weapon) are listed together: their shared
     # terms once, as Sistema2d10.odds_many does.
-    t_last, w_last = la[idx[0], LA.TARGET], la[idx[0], LA.WEAPON]
-    terms = k.attack_terms(s, cs, c, w_last, t_last)
+    t_last, w_last = -1, -1
+    terms = NO_TERMS
     for m in range(cnt):
         i = idx[m]
         t, w = la[i, LA.TARGET], la[i, LA.WEAPON]
@@ -190,8 +194,8 @@ def brute_attack(s: tuple, d: tuple, c: int, la: np.ndarray, idx: np.ndarray, cn
             near = hops
     best = -1
     best_v = 0.0
-    t_last, w_last = la[idx[0], LA.TARGET], la[idx[0], LA.WEAPON]
-    terms = k.attack_terms(s, cs, c, w_last, t_last)
+    t_last, w_last = -1, -1
+    terms = NO_TERMS
     for m in range(cnt):
         i = idx[m]
         t, w = la[i, LA.TARGET], la[i, LA.WEAPON]

@@ -37,12 +37,14 @@ from numba.core import errors, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.registry import CPUDispatcher
 
-from escaramuza.rules.core import inlining, option_lookup
+from escaramuza.rules.core import inlining, liveness, option_lookup
 
 # Before any kernel compiles: inlining at the cost of the inlined code (rules/core/inlining.py),
-# compiler options read at the cost of a dict (rules/core/option_lookup.py).
+# compiler options read at the cost of a dict (rules/core/option_lookup.py), liveness in
+# one pass over the blocks (rules/core/liveness.py).
 inlining.install()
 option_lookup.install()
+liveness.install()
 
 #: The rules' source tree (rules/): the kernels of the rules, mt, this module and the
 #: modules their constants come from. Code elsewhere that compiles kernel functions on

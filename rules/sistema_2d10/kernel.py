@@ -443,11 +443,15 @@ def lame(cs: np.ndarray, places: np.ndarray, i: int) -> bool:
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def roll_penalty(
     cs: np.ndarray, opts: np.ndarray, places: np.ndarray, i: int, physical: bool
 ) -> int:
-    """``combat.roll_penalty``: aturdido on every roll, incapacitado on physical ones."""
+    """``combat.roll_penalty``: aturdido on every roll, incapacitado on physical ones.
+
+    Compiled once, not inlined: the attack terms call it three times and are inlined at
+    several sites of the battle loop; its copies there were a sixth of the loop's first
+    compile."""
     return stun_penalty(cs, i) + (limb_penalty(cs, opts, places, i) if physical else 0)
 
 

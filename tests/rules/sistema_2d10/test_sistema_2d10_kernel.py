@@ -12,6 +12,7 @@ state and playtest record of the same seed (tests/fastpath_helpers).
 from __future__ import annotations
 
 import dataclasses
+import dis
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -22,13 +23,14 @@ import yaml
 from hypothesis import strategies as st
 
 from escaramuza.agents import make_agent
+from escaramuza.agents.heuristics import sistema_2d10_kernel as temperaments
 from escaramuza.agents.heuristics.sistema_2d10_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.model import Condition, Side
 from escaramuza.rules.core.scenario import Scenario, load_scenario, parse_scenario
-from escaramuza.rules.sistema_2d10 import combat, tables
+from escaramuza.rules.sistema_2d10 import combat, kernel, tables
 from escaramuza.rules.sistema_2d10.tables import Location, default_tables_path, load_tables
 from tests.fastpath_helpers import ruleset_scenarios, same_as_engine
 
@@ -232,3 +234,16 @@ def test_rollouts_refuse_a_condition_the_ruleset_never_sets() -> None:
     state.combatants[0].conditions["envenenado"] = Condition("envenenado", 1)
     with pytest.raises(KernelRefusal, match="envenenado"):
         KERNEL.rollouts(state, state.ruleset.legal_actions(state)[:1], [1], None, None, 100)
+
+
+# -- the first compile (docs/decisions/0016-kernel-compile-time.md) -----------------------
+
+
+def test_the_attack_loops_inline_the_attack_terms_at_one_site_each() -> None:
+    # Every site of an inlined function is a copy of its code in the battle loop's first
+    # compile: the attack loops work out a (target, weapon)'s terms at one site, and the
+    # roll penalty the terms call three times is compiled once, not copied into each.
+    for loop in (temperaments.best_attack, temperaments.brute_attack):
+        sites = [i for i in dis.get_instructions(loop.py_func) if i.argval == "attack_terms"]
+        assert len(sites) == 1, loop.py_func.__name__
+    assert kernel.roll_penalty.targetoptions.get("inline", "never") == "never"
