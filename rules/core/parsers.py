@@ -483,6 +483,30 @@ def parse_yaml(text: str, source: str, error: ErrorFactory) -> Any:
     return value
 
 
+#: The problems Python's json names (``JSONDecodeError.msg``, its C scanner's and its
+#: own), marked for the catalog: each is said in the user's language (two end in "at":
+#: the error's line and column say where).
+JSON_PROBLEMS = frozenset(
+    {
+        N_("Expecting value"),
+        N_("Expecting property name enclosed in double quotes"),
+        N_("Expecting ':' delimiter"),
+        N_("Expecting ',' delimiter"),
+        N_("Extra data"),
+        N_("Unterminated string starting at"),
+        N_("Invalid control character at"),
+        N_("Invalid \\escape"),
+        N_("Invalid \\uXXXX escape"),
+    }
+)
+
+
+def json_problem(problem: str) -> str:
+    """json's ``problem`` in the current language; one this catalog does not know (another
+    Python's wording) as json words it."""
+    return _(problem) if problem in JSON_PROBLEMS else problem
+
+
 def parse_json(text: str, source: str, error: ErrorFactory) -> Any:
     """The value of a JSON document, bounded (see the module docstring)."""
     try:
@@ -497,7 +521,7 @@ def parse_json(text: str, source: str, error: ErrorFactory) -> Any:
         raise error(
             source,
             _f("line {line}, column {column}", exc.lineno, exc.colno),
-            _f("not valid JSON: {problem}", exc.msg),
+            _f("not valid JSON: {problem}", json_problem(exc.msg)),
         ) from None
     except RecursionError:
         raise error(

@@ -14,6 +14,7 @@ from pydantic_core import ErrorDetails
 
 from escaramuza.rules.core.errors import Problem, clip
 from escaramuza.rules.core.i18n import N_, _, _f, either, ngettext
+from escaramuza.rules.core.parsers import json_problem
 
 #: The reason a ``true``/``false`` where an integer belongs gives.
 _NOT_TRUE_OR_FALSE = N_("Input should be a valid integer, not true or false")
@@ -175,7 +176,7 @@ def _worded_reason(error: ErrorDetails) -> str | None:
     if kind in _OWN_TYPES:
         return error["msg"]
     if kind == "json_invalid":
-        return _f("not valid JSON: {problem}", ctx.get("error", error["msg"]))
+        return _f("not valid JSON: {problem}", json_problem(str(ctx.get("error", error["msg"]))))
     return None
 
 

@@ -262,3 +262,48 @@ def test_a_tables_file_is_refused_in_each_language(
     assert (
         f"{bad}: localizacion[4].lugar: localización desconocida 'cola' (conocidas: cabeza," in err
     )
+
+
+#: A broken JSON state file per problem Python's json names, and the Spanish of it (written
+#: here, not read from the catalog).
+BROKEN_JSON = [
+    ('{"a": }', "Expecting value", "se esperaba un valor"),
+    (
+        "{1: 2}",
+        "Expecting property name enclosed in double quotes",
+        "se esperaba un nombre de campo entre comillas dobles",
+    ),
+    ('{"a" 1}', "Expecting ':' delimiter", "se esperaba el separador ':'"),
+    ("[1 2]", "Expecting ',' delimiter", "se esperaba el separador ','"),
+    ("{} 2", "Extra data", "sobran datos tras el valor"),
+    ('{"a": "x', "Unterminated string starting at", "una cadena que empieza aquí no se cierra"),
+    ('{"a": "x\x01"}', "Invalid control character at", "carácter de control no válido aquí"),
+    ('{"a": "\\q"}', "Invalid \\escape", "secuencia de escape \\ no válida"),
+    ('{"a": "\\u12"}', "Invalid \\uXXXX escape", "escape \\uXXXX no válido"),
+]
+
+
+@pytest.mark.parametrize(("text", "english", "spanish"), BROKEN_JSON, ids=lambda v: str(v)[:12])
+def test_a_broken_json_file_is_refused_in_each_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, english: str, spanish: str
+) -> None:
+    path = tmp_path / "estado.json"
+    path.write_text(text, encoding="utf-8")
+    err = refused(capsys, ["suggest", str(path)], "en")
+    assert f"not valid JSON: {english}\n" in err, err
+    err = refused(capsys, ["suggest", str(path)], "es")
+    assert f"JSON no válido: {spanish}\n" in err, err
+
+
+def test_every_json_problem_the_catalog_knows_is_one_json_names() -> None:
+    """The inputs above make every problem the catalog translates, and those only: a
+    problem renamed by another Python fails here rather than staying English."""
+    from escaramuza.rules.core.parsers import JSON_PROBLEMS
+
+    made = set()
+    for text, english, _spanish in BROKEN_JSON:
+        with pytest.raises(json.JSONDecodeError) as exc:
+            json.loads(text)
+        assert exc.value.msg == english
+        made.add(exc.value.msg)
+    assert made == JSON_PROBLEMS

@@ -624,7 +624,7 @@ def test_request_validation_errors_are_worded_in_the_current_language(marked: No
     r = c.post("/api/battle", content=b"{bad", headers={"content-type": "application/json"})
     assert (r.status_code, r.json()["detail"]) == (
         422,
-        "«request»: «not valid JSON: Expecting property name enclosed in double quotes»",
+        "«request»: «not valid JSON: «Expecting property name enclosed in double quotes»»",
     )
     r = c.post("/api/suggest", json={"budget_ms": 1e9})
     assert r.json()["detail"] == (
