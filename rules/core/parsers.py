@@ -449,6 +449,48 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
             open_collections[-1][1] += size
 
 
+#: libyaml's problems that name a closing bracket: one message with the bracket as a field
+#: (a catalog's msgid holds no lone brace).
+_CLOSING = {"did not find expected ',' or ']'": "']'", "did not find expected ',' or '}'": "'}'"}
+#: The problems libyaml (PyYAML's C parser, the one the loader uses where it is there) and
+#: PyYAML's composer name in a file a user writes, marked for the catalog: each is said in
+#: the user's language; any other as PyYAML words it.
+YAML_PROBLEMS = frozenset(
+    {
+        N_("mapping values are not allowed in this context"),
+        N_("block sequence entries are not allowed in this context"),
+        N_("did not find expected key"),
+        N_("did not find expected '-' indicator"),
+        N_("did not find expected node content"),
+        N_("did not find expected <document start>"),
+        N_("did not find expected comment or line break"),
+        N_("did not find expected alphabetic or numeric character"),
+        N_("did not find the expected '>'"),
+        N_("could not find expected ':'"),
+        N_("found unexpected end of stream"),
+        N_("found character that cannot start any token"),
+        N_("found undefined tag handle"),
+        N_("found unknown escape character"),
+        N_("found unknown directive name"),
+        N_("found duplicate %YAML directive"),
+        N_("found incompatible YAML document"),
+        N_("found an indentation indicator equal to 0"),
+        N_("found a tab character where an indentation space is expected"),
+        N_("found a tab character that violates indentation"),
+        N_("found undefined alias"),
+        *_CLOSING,
+    }
+)
+
+
+def yaml_problem(problem: str) -> str:
+    """PyYAML's ``problem`` in the current language; one this catalog does not know (the
+    pure-Python parser's wording, another version's) as PyYAML words it."""
+    if problem in _CLOSING:
+        return _f("did not find expected ',' or {closing}", _CLOSING[problem])
+    return _(problem) if problem in YAML_PROBLEMS else problem
+
+
 def parse_yaml(text: str, source: str, error: ErrorFactory) -> Any:
     """The value of a YAML document, bounded (see the module docstring).
 
@@ -476,7 +518,9 @@ def parse_yaml(text: str, source: str, error: ErrorFactory) -> Any:
         raise error(source, _yaml_where(exc), _f("invalid YAML: {problem}", exc.problem)) from None
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or _("invalid YAML")
-        raise error(source, _yaml_where(exc), _f("YAML syntax error: {problem}", problem)) from None
+        raise error(
+            source, _yaml_where(exc), _f("YAML syntax error: {problem}", yaml_problem(problem))
+        ) from None
     except RecursionError:  # pragma: no cover - the depth pass stops this first
         raise error(source, "", _f("nested more than {depth} levels deep", MAX_DEPTH)) from None
     check_tree(value, source, error)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from escaramuza.cli import main
 from escaramuza.rules.core.i18n import language
@@ -307,3 +308,121 @@ def test_every_json_problem_the_catalog_knows_is_one_json_names() -> None:
         assert exc.value.msg == english
         made.add(exc.value.msg)
     assert made == JSON_PROBLEMS
+
+
+#: A broken YAML scenario per problem libyaml (and PyYAML's composer) names in a file a
+#: user writes, and the Spanish of it (written here, not read from the catalog).
+BROKEN_YAML = [
+    (
+        "a: b: c",
+        "mapping values are not allowed in this context",
+        "aquí no se admiten valores de mapa",
+    ),
+    (
+        "a: - b",
+        "block sequence entries are not allowed in this context",
+        "aquí no se admiten elementos de lista en bloque",
+    ),
+    (
+        "a: [1, 2",
+        "did not find expected ',' or ']'",
+        "se esperaba ',' o ']'",
+    ),
+    (
+        "a: {b: 1",
+        "did not find expected ',' or '}'",
+        "se esperaba ',' o '}'",
+    ),
+    ("a:\n  - 1\n b: 2", "did not find expected key", "no se encontró la clave que se esperaba"),
+    (
+        "- a\nb: c",
+        "did not find expected '-' indicator",
+        "no se encontró el indicador '-' que se esperaba",
+    ),
+    ("a: [,]", "did not find expected node content", "no se encontró el contenido que se esperaba"),
+    (
+        "{a: 1}}",
+        "did not find expected <document start>",
+        "no se encontró el comienzo de documento que se esperaba",
+    ),
+    (
+        "a: |x\n  b",
+        "did not find expected comment or line break",
+        "no se encontró el comentario o salto de línea que se esperaba",
+    ),
+    (
+        "a: *",
+        "did not find expected alphabetic or numeric character",
+        "no se encontró la letra o cifra que se esperaba",
+    ),
+    ("a: !<x", "did not find the expected '>'", "no se encontró el '>' que se esperaba"),
+    ("a: 1\nb", "could not find expected ':'", "no se encontró el ':' que se esperaba"),
+    ("a: 'x", "found unexpected end of stream", "el texto termina antes de lo esperado"),
+    (
+        "a: @x",
+        "found character that cannot start any token",
+        "hay un carácter que no puede empezar ningún elemento",
+    ),
+    ("a: !x!y z", "found undefined tag handle", "hay un prefijo de etiqueta sin definir"),
+    ('a: "\\q"', "found unknown escape character", "hay un carácter de escape desconocido"),
+    ("%FOO\n---\na: 1", "found unknown directive name", "hay un nombre de directiva desconocido"),
+    (
+        "%YAML 1.1\n%YAML 1.1\n---\na: 1",
+        "found duplicate %YAML directive",
+        "hay una directiva %YAML repetida",
+    ),
+    (
+        "%YAML 2.0\n---\na: 1",
+        "found incompatible YAML document",
+        "el documento es de una versión de YAML incompatible",
+    ),
+    (
+        "a: |0\n x",
+        "found an indentation indicator equal to 0",
+        "hay un indicador de sangría igual a 0",
+    ),
+    (
+        ">\n\tx",
+        "found a tab character where an indentation space is expected",
+        "hay un tabulador donde se esperaba un espacio de sangría",
+    ),
+    (
+        "a:\n  b: 1\n\tc: 2",
+        "found a tab character that violates indentation",
+        "hay un tabulador que rompe la sangría",
+    ),
+    ("a: &x 1\nb: *y", "found undefined alias", "hay un alias sin definir"),
+]
+
+#: libyaml's wording: PyYAML's pure-Python parser, used where libyaml is missing, words
+#: its problems otherwise (they are then shown as it words them).
+LIBYAML = pytest.mark.skipif(not yaml.__with_libyaml__, reason="the problems are libyaml's words")
+
+
+@LIBYAML
+@pytest.mark.parametrize(("text", "english", "spanish"), BROKEN_YAML, ids=lambda v: str(v)[:14])
+def test_a_broken_yaml_file_is_refused_in_each_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, english: str, spanish: str
+) -> None:
+    path = tmp_path / "malo.yaml"
+    path.write_text(text, encoding="utf-8")
+    code = main(["validate", str(path), "--lang", "en"])
+    out, err = capsys.readouterr()
+    assert code == 2 and f"YAML syntax error: {english}\n" in out + err, out + err
+    code = main(["validate", str(path), "--lang", "es"])
+    out, err = capsys.readouterr()
+    assert code == 2 and f"error de sintaxis YAML: {spanish}\n" in out + err, out + err
+
+
+@LIBYAML
+def test_every_yaml_problem_the_catalog_knows_is_one_libyaml_names() -> None:
+    """The inputs above make every problem the catalog translates, and those only."""
+    from escaramuza.rules.core.parsers import YAML_PROBLEMS, StrictSafeLoader
+
+    made = set()
+    for text, english, _spanish in BROKEN_YAML:
+        with pytest.raises(yaml.MarkedYAMLError) as exc:
+            yaml.load(text, Loader=StrictSafeLoader)
+        assert exc.value.problem == english
+        made.add(exc.value.problem)
+    assert made == YAML_PROBLEMS
