@@ -13,6 +13,16 @@ for a call that does not type without it. The results are the same; a literal
 specialisation only let LLVM fold a constant it now receives as an argument (run time
 moved by 0–4 %), and the callees that are small enough are still inlined by LLVM.
 
+Every kernel function is compiled without the two wrappers numba gives each compiled
+function for being called from outside compiled code: the one that unboxes Python
+arguments (``no_cpython_wrapper``) and the C-callable one (``no_cfunc_wrapper``). The
+kernels call one another from compiled code only, and a wrapper is compiled code of its
+own: unboxing a bundle of 80 arrays is a large function, optimised and turned into
+machine code for every helper — about a quarter of a first compile. A call from Python
+(an entry point such as a batched step, or a test calling a helper) goes to a twin of
+the function compiled with the wrappers on its first call and cached apart
+(:class:`InternalDispatcher`): the same code, so the same results.
+
 Everything else is numba's own ``njit``: the same options (``cache``, ``inline``,
 ``_nrt``…), the same on-disk cache, the same dispatcher otherwise.
 
@@ -27,10 +37,11 @@ import functools
 import hashlib
 import inspect
 import sys
+import threading
 import types as pytypes
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from numba import njit as _numba_njit
 from numba.core import errors, types
@@ -127,25 +138,40 @@ class _KernelSourcesLocator:
 
 
 class _KernelCacheImpl(CompileResultCacheImpl):
+    #: Appended to the cache files' names of the compilations it stores.
+    variant = ""
+
     def __init__(self, py_func: Any) -> None:
         self._stamp = kernel_sources_stamp(_defined_in(py_func))
         super().__init__(py_func)  # type: ignore[no-untyped-call]
         owner = getattr(py_func, INSTANCE_ATTRIBUTE, None)
-        if owner is not None:
+        if owner is not None or self.variant:
             # numba names a cache file after the function's source file and qualified
             # name, the same for every instance of a template: without the owner's name
-            # one ruleset's loop would load another's machine code.
-            qualname = f"{owner}.{py_func.__qualname__}"
+            # one ruleset's loop would load another's machine code. A function's
+            # compilation for Python calls and for compiled calls differ (the wrappers,
+            # :class:`InternalDispatcher`), under the same signature: the variant keeps
+            # them apart.
+            module = Path(inspect.getfile(py_func)).stem
+            qualname = f"{owner if owner is not None else module}.{py_func.__qualname__}"
             abiflags = getattr(sys, "abiflags", "")
-            self._filename_base = self.get_filename_base(qualname, abiflags)  # type: ignore[no-untyped-call]
+            self._filename_base = self.get_filename_base(qualname + self.variant, abiflags)  # type: ignore[no-untyped-call]
 
     @property
     def locator(self) -> Any:
         return _KernelSourcesLocator(self._locator, self._stamp)
 
 
+class _PythonCallCacheImpl(_KernelCacheImpl):
+    variant = "~python"
+
+
 class _KernelFunctionCache(FunctionCache):
     _impl_class = _KernelCacheImpl
+
+
+class _PythonCallFunctionCache(FunctionCache):
+    _impl_class = _PythonCallCacheImpl
 
 
 def _plain(ty: Any) -> Any:  # a numba type
@@ -165,8 +191,11 @@ class PlainArgsDispatcher(CPUDispatcher):
     """A CPU dispatcher whose calls from jitted code compile for unliteral argument types,
     cached with the kernels' sources in the stamp (:class:`_KernelSourcesLocator`)."""
 
-    def enable_caching(self) -> None:
-        self._cache = _KernelFunctionCache(self.py_func)
+    def enable_caching(self, python_calls: bool = False) -> None:
+        """Cache compilations on disk, under the names for Python calls (a twin's,
+        :class:`InternalDispatcher`) or for compiled calls."""
+        kind = _PythonCallFunctionCache if python_calls else _KernelFunctionCache
+        self._cache = kind(self.py_func)
 
     def get_call_template(self, args: Any, kws: Any) -> Any:  # numba's types
         plain = tuple(_plain(a) for a in args)
@@ -179,8 +208,40 @@ class PlainArgsDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
+#: The options that leave out numba's wrappers for calls from outside compiled code.
+WITHOUT_WRAPPERS: dict[str, Any] = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
+class InternalDispatcher(PlainArgsDispatcher):
+    """A :class:`PlainArgsDispatcher` compiled without numba's wrappers
+    (:data:`WITHOUT_WRAPPERS`): it is called from compiled code. Called from Python, it
+    hands the call to its twin, the same function compiled with the wrappers (numba's
+    own call path would jump to a wrapper that does not exist), made on the first such
+    call and cached under its own file names."""
+
+    #: Set by :func:`njit`: the options the function was compiled with, wrappers aside.
+    _options: dict[str, Any]
+    _cached: bool
+    #: The twin compiled with the wrappers, once the function has been called from Python.
+    python_twin: Any = None
+    _twin_lock = threading.Lock()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        twin = self.python_twin
+        if twin is None:
+            with self._twin_lock:
+                twin = self.python_twin
+                if twin is None:
+                    twin = _numba_njit(**self._options)(self.py_func)
+                    twin.__class__ = PlainArgsDispatcher
+                    if self._cached:
+                        twin.enable_caching(python_calls=True)
+                    self.python_twin = twin
+        return twin(*args, **kwargs)
+
+
 def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
-    """``numba.njit`` with :class:`PlainArgsDispatcher`; used as ``@njit`` or
+    """``numba.njit`` with :class:`InternalDispatcher`; used as ``@njit`` or
     ``@njit(cache=True, ...)`` exactly like numba's."""
 
     # numba is not asked for its own cache: it would set one up (a locator, a write test
@@ -189,11 +250,14 @@ def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     rest = {k: v for k, v in options.items() if k != "cache"}
 
     def wrap(f: Callable[..., Any]) -> Any:
-        dispatcher = _numba_njit(**rest)(f)
+        dispatcher = _numba_njit(**{**rest, **WITHOUT_WRAPPERS})(f)
         if isinstance(dispatcher, CPUDispatcher):  # not with NUMBA_DISABLE_JIT
-            dispatcher.__class__ = PlainArgsDispatcher
+            dispatcher.__class__ = InternalDispatcher
+            internal = cast(InternalDispatcher, dispatcher)
+            internal._options = rest
+            internal._cached = cache
             if cache:
-                dispatcher.enable_caching()
+                internal.enable_caching()
         return dispatcher
 
     return wrap if func is None else wrap(func)

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from numba.core.registry import CPUDispatcher
 from escaramuza.rules.core.jit import (
     KERNEL_SOURCES,
     RULES_SOURCES,
+    InternalDispatcher,
     PlainArgsDispatcher,
     copy_into,
     kernel_sources_stamp,
@@ -117,9 +119,53 @@ def test_every_kernel_function_compiles_with_plain_arguments(name: str) -> None:
     numba_own = [
         v.py_func.__qualname__
         for v in jitted
-        if type(v) is not PlainArgsDispatcher and v.py_func.__module__ == name
+        if type(v) is not InternalDispatcher and v.py_func.__module__ == name
     ]
     assert numba_own == []
+
+
+def _wrappers(dispatcher: Any) -> list[str]:
+    """The names of numba's Python-call and C-call wrappers in a dispatcher's machine
+    code (the function's mangled name in the ``cpython`` namespace, and after ``cfunc.``)."""
+    return [
+        fn.name
+        for cres in dispatcher.overloads.values()
+        for fn in cres.library.get_defined_functions()
+        if fn.name.startswith(("_ZN7cpython", "cfunc."))
+    ]
+
+
+def test_a_kernel_function_called_from_compiled_code_has_no_wrappers() -> None:
+    ours = njit(_add)
+    theirs = numba_njit(_add)
+
+    @numba_njit
+    def call_both(x: int) -> int:
+        return ours(x, 3) + theirs(x, 3)
+
+    assert call_both(1) == 8
+    assert _wrappers(ours) == []
+    assert len(_wrappers(theirs)) == 2  # numba's own: both wrappers
+
+
+def test_a_kernel_function_called_from_python_runs_its_twin() -> None:
+    """Called from Python, the function is compiled a second time with the wrappers
+    (numba's own call path would jump to a wrapper that does not exist); a compiled
+    caller keeps the one without."""
+    ours = njit(_add)
+
+    @numba_njit
+    def call(x: int) -> int:
+        return ours(x, 3)
+
+    assert ours(2, 5) == 7
+    assert ours(2, b=6) == 8
+    assert call(4) == 7
+    assert _wrappers(ours) == []
+    twin = ours.python_twin
+    assert type(twin) is PlainArgsDispatcher
+    assert len(_wrappers(twin)) == 2
+    assert ours(1, 1) == 2 and ours.python_twin is twin  # made once
 
 
 # -- the cache's stamp covers every kernel source --------------------------------------
@@ -185,7 +231,8 @@ from pathlib import Path
 import escaramuza.rules.core.jit as jit
 jit.register_sources(Path(sys.argv[1]))
 from caller import twice
-print(twice())
+from callee import value
+print(twice() + 100 * value())
 """
 
 
@@ -210,10 +257,15 @@ def test_editing_a_callee_recompiles_its_callers_from_the_cache(tmp_path: Path) 
         )
         return done.stdout.strip()
 
-    assert run() == "2"
-    assert run() == "2"  # from the cache
+    assert run() == "102"
+    # From the cache: ``value`` compiled for compiled callers (linked into ``twice``) and
+    # for Python calls are two entries, each under its own file names.
+    assert run() == "102"
+    names = sorted(p.name for p in (tmp_path / "cache").rglob("*.nbi"))
+    assert len(names) == 3, names
+    assert sum("~python" in n for n in names) == 2  # ``twice`` and ``value``, from Python
     (code / "callee.py").write_text(CALLEE.format(value=5))
-    assert run() == "10"
+    assert run() == "510"
 
 
 class _Cols(Columns):

@@ -337,7 +337,7 @@ for module in (a, b):
         np.zeros((8, 1), dtype=np.uint32), np.zeros(8, dtype=np.int64),
         mt.new_state(mt.LANES), new_agent_rng(1), out_cs, out_g,
     )
-    hits = sum(module.LOOPS.play_battles.stats.cache_hits.values())
+    hits = sum(module.LOOPS.play_battles.python_twin.stats.cache_hits.values())
     out.append((out_cs[:, :, a.CS.PV].tolist(), hits))
 print(out)
 """
