@@ -57,7 +57,13 @@ from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.cairn.sheets import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.compiled import (
+    Exported,
+    combatant_head,
+    resumable,
+    sheet_head,
+    zone_hops,
+)
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -80,7 +86,7 @@ from escaramuza.rules.core.dialect import (
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import TEMPERAMENTS, new_damage_log
+from escaramuza.rules.core.loops import new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Action, Combatant, Side, Status
 from escaramuza.rules.core.scenario import Scenario
@@ -328,9 +334,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
             stat[i],
             c.id,
             dims,
-            side=HEROES if c.side is Side.HEROES else ENEMIES,
-            # cairn.choose plays the tactician for a temperament it does not know.
-            temperament=TEMPERAMENTS.index(c.temperament) if c.temperament in TEMPERAMENTS else 0,
+            **sheet_head(c),
             pc=int(c.pc),
             destacamento=int(s.destacamento),
             impaired=int(s.impaired),
@@ -356,9 +360,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
                 blast=int(w.blast),
                 unarmed=int(w is UNARMED),
             )
-    dist = np.array(
-        [[bf.distance(a, b) for b in bf.zone_ids] for a in bf.zone_ids], dtype=np.int64
-    ).reshape(nz, nz)
+    dist = zone_hops(bf)
     zone = Z.new(nz)
     for a, z in enumerate(bf.zone_ids):
         Z.put(zone[a], f"zone {z}", dims, cover=bf.zones[z].cover, exit=int(bf.zones[z].exit))

@@ -8,7 +8,7 @@ Everything else is here, once: the :class:`~escaramuza.rules.core.kernel.Kernel`
 protocol (refusal, whole battles as :class:`KernelBattle` or :class:`BattleColumns`,
 rollouts), the agents' codes, the generators' keys, the replay of suspended battles,
 the scenario cache, and the export helpers every ruleset's export starts with
-(:func:`combatant_head`, :func:`resumable`).
+(:func:`sheet_head`, :func:`zone_hops`, :func:`combatant_head`, :func:`resumable`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.dialect import REASONS, STATUSES
+from escaramuza.rules.core.dialect import ENEMIES, HEROES, REASONS, STATUSES, TACTICIAN
 from escaramuza.rules.core.kernel import (
     WINNERS,
     BattleColumns,
@@ -46,6 +46,7 @@ from escaramuza.rules.core.loops import (
     compile_loops,
     new_agent_rng,
 )
+from escaramuza.rules.core.model import Side
 
 if TYPE_CHECKING:
     from escaramuza.rules.core.model import Action
@@ -65,6 +66,31 @@ class Exported:
     static: tuple[np.ndarray, ...]
     start: tuple[np.ndarray, ...]
     actions: int
+
+
+class SheetHead(TypedDict):
+    """The head columns of a ``stat`` row (``rules.core.dialect.HEAD["ST"]``), by name."""
+
+    side: int
+    temperament: int
+
+
+def sheet_head(c: Any) -> SheetHead:
+    """The dialect's head of combatant ``c``'s ``stat`` row: its side's code and its
+    temperament's (the tactician's for a name the temperaments do not know, as the
+    engine's ``choose`` plays it)."""
+    side = HEROES if c.side is Side.HEROES else ENEMIES
+    known = c.temperament in TEMPERAMENTS
+    return SheetHead(
+        side=side, temperament=TEMPERAMENTS.index(c.temperament) if known else TACTICIAN
+    )
+
+
+def zone_hops(bf: Any) -> np.ndarray:
+    """``dist[z, z']``, the static bundle's hops between every two zones of the
+    battlefield ``bf``, in its ``zone_ids`` order."""
+    zone_ids = bf.zone_ids
+    return np.array([[bf.distance(a, b) for b in zone_ids] for a in zone_ids], dtype=np.int64)
 
 
 def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -> dict[str, int]:

@@ -301,6 +301,23 @@ def test_a_pv_past_the_bound_is_refused_naming_it() -> None:
     assert choose_engine("auto", scenario, agents) == ("reference", why)
 
 
+# -- a temperament the compiled temperaments do not know ---------------------------------
+
+
+@pytest.mark.parametrize("ruleset", sorted(CASES))
+def test_an_unknown_temperament_plays_the_tactician_as_on_the_engine(ruleset: str) -> None:
+    # A loaded scenario knows only KNOWN_TEMPERAMENTS; one built in code may hold any
+    # name, which every engine's choose plays as the tactician.
+    scenario = load_scenario(CASES[ruleset][0])
+    combatants = [c.clone() for c in scenario.combatants]
+    for c in combatants:
+        c.temperament = "berserk"
+    scenario = dataclasses.replace(scenario, combatants=tuple(combatants))
+    agents = ["heuristic", "heuristic"]
+    assert choose_engine("fast", scenario, agents) == ("fast", None)
+    assert [str(m) for m in compare(scenario, agents, [1, 2, 3])] == []
+
+
 # -- a 19-digit damage modifier (Sistema 2d10) ------------------------------------------
 
 
