@@ -58,13 +58,7 @@ from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.cairn.sheets import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import (
-    Exported,
-    combatant_head,
-    resumable,
-    sheet_head,
-    zone_hops,
-)
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -337,7 +331,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
             stat[i],
             c.id,
             dims,
-            **sheet_head(c),
+            **stat_head(c),
             pc=int(c.pc),
             destacamento=int(s.destacamento),
             impaired=int(s.impaired),

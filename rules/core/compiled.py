@@ -8,7 +8,7 @@ Everything else is here, once: the :class:`~escaramuza.rules.core.kernel.Kernel`
 protocol (refusal, whole battles as :class:`KernelBattle` or :class:`BattleColumns`,
 rollouts), the agents' codes, the generators' keys, the replay of suspended battles,
 the scenario cache, and the export helpers every ruleset's export starts with
-(:func:`sheet_head`, :func:`zone_hops`, :func:`combatant_head`, :func:`resumable`).
+(:func:`stat_head`, :func:`zone_hops`, :func:`combatant_head`, :func:`resumable`).
 """
 
 from __future__ import annotations
@@ -68,20 +68,20 @@ class Exported:
     actions: int
 
 
-class SheetHead(TypedDict):
+class StatHead(TypedDict):
     """The head columns of a ``stat`` row (``rules.core.dialect.HEAD["ST"]``), by name."""
 
     side: int
     temperament: int
 
 
-def sheet_head(c: Any) -> SheetHead:
+def stat_head(c: Any) -> StatHead:
     """The dialect's head of combatant ``c``'s ``stat`` row: its side's code and its
     temperament's (the tactician's for a name the temperaments do not know, as the
     engine's ``choose`` plays it)."""
     side = HEROES if c.side is Side.HEROES else ENEMIES
     known = c.temperament in TEMPERAMENTS
-    return SheetHead(
+    return StatHead(
         side=side, temperament=TEMPERAMENTS.index(c.temperament) if known else TACTICIAN
     )
 

@@ -56,13 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from escaramuza.rules.core.compiled import (
-    Exported,
-    combatant_head,
-    resumable,
-    sheet_head,
-    zone_hops,
-)
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEFEATED,
@@ -333,7 +327,7 @@ def export_scenario(scenario: Scenario) -> Exported:
         ST.put(
             stat[i],
             c.id,
-            **sheet_head(c),
+            **stat_head(c),
             hero=int(c.pc),
             cuerpo=sheet.cuerpo,
             mente=sheet.mente,

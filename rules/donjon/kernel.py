@@ -59,13 +59,7 @@ from typing import Any
 import numpy as np
 
 from escaramuza.rules.core import dialect, mt
-from escaramuza.rules.core.compiled import (
-    Exported,
-    combatant_head,
-    resumable,
-    sheet_head,
-    zone_hops,
-)
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -380,7 +374,7 @@ def export_scenario(scenario: Scenario) -> DonjonExported:
             stat[i],
             c.id,
             dims,
-            **sheet_head(c),
+            **stat_head(c),
             index=c.index,
             pc=1 if c.pc else 0,
             nivel=s.level,

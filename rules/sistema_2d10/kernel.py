@@ -66,13 +66,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import (
-    Exported,
-    combatant_head,
-    resumable,
-    sheet_head,
-    zone_hops,
-)
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -1329,7 +1323,7 @@ def export_sheets(
         ST.put(
             stat[i],
             c.id,
-            **sheet_head(c),
+            **stat_head(c),
             pv=c.maxima["pv"],
             acciones=stats.actions,
             extra=stats.extra_actions,
