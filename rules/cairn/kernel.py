@@ -71,7 +71,6 @@ from escaramuza.rules.core.dialect import (
     HEROES,
     KIND_TURN,
     LOG,
-    NEVER,
     OPTS,
     RUNNING,
     STAT,
@@ -83,7 +82,7 @@ from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.loops import new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
-from escaramuza.rules.core.model import Action, Combatant, Side, Status
+from escaramuza.rules.core.model import Action, Combatant, Side
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 
@@ -391,14 +390,6 @@ def export_scenario(scenario: Scenario) -> CairnExported:
     cs = CS.new(n)
     for i, c in enumerate(combatants):
         _export_combatant(stat, ids, zones, cs, i, c)
-        # record_from_events: a combatant knocked out from the start counts round 0.
-        CS.put(
-            cs[i],
-            c.id,
-            dims,
-            ko_round=0 if DOWN <= cs[i, CS.STATUS] <= DEAD else NEVER,
-            died=int(c.status is Status.DEAD),
-        )
     g = G.new()
     g[G.OUTCOME] = RUNNING
     actions = n * nw + nz + 2  # attacks (targets × weapons), moves, the retreat, waiting
@@ -465,7 +456,6 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     cs = CS.new(n)
     for i, c in enumerate(state.combatants):
         _export_combatant(stat, exported.ids, exported.zones, cs, i, c)
-        cs[i, CS.KO_ROUND] = NEVER
     g = G.new()
     data = state.data
     side = data.get("side", "heroes")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.dialect import ENEMIES, HEROES, REASONS, STATUSES, TACTICIAN
+from escaramuza.rules.core.dialect import ENEMIES, HEROES, NEVER, REASONS, STATUSES, TACTICIAN
 from escaramuza.rules.core.kernel import (
     WINNERS,
     BattleColumns,
@@ -46,7 +46,7 @@ from escaramuza.rules.core.loops import (
     compile_loops,
     new_agent_rng,
 )
-from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.model import Side, Status
 
 if TYPE_CHECKING:
     from escaramuza.rules.core.model import Action
@@ -93,14 +93,32 @@ def zone_hops(bf: Any) -> np.ndarray:
     return np.array([[bf.distance(a, b) for b in zone_ids] for a in zone_ids], dtype=np.int64)
 
 
-def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -> dict[str, int]:
+class CombatantHead(TypedDict):
+    """The head columns of a ``cs`` row (``rules.core.dialect.HEAD["CS"]``) an engine
+    combatant gives, by name."""
+
+    status: int
+    zone: int
+    ko_round: int
+    died: int
+
+
+def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -> CombatantHead:
     """The dialect's head of combatant ``c``'s ``cs`` row that an engine state gives —
-    its status and zone — after checking it is the scenario's ``i``-th (a refusal)."""
+    its status and zone, and what ``record_from_events`` counts of one out of the fight
+    from the start (knocked out in round 0, dead) — after checking it is the scenario's
+    ``i``-th (a refusal)."""
     if ids.get(c.id) != i:
         raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
     if c.zone not in zones:
         raise KernelRefusal(f"{c.id}: zone {c.zone!r}")
-    return {"status": STATUSES.index(c.status), "zone": zones[c.zone]}
+    out = c.status in (Status.DOWN, Status.DEFEATED, Status.DEAD)
+    return CombatantHead(
+        status=STATUSES.index(c.status),
+        zone=zones[c.zone],
+        ko_round=0 if out else NEVER,
+        died=int(c.status is Status.DEAD),
+    )
 
 
 def resumable(exported: Exported, state: BattleState, round_limit: int) -> int:

@@ -68,7 +68,6 @@ from escaramuza.rules.core.dialect import (
     KIND_NONE,
     KIND_TURN,
     LOG,
-    NEVER,
     OPTS,
     RUNNING,
     STAT,
@@ -492,8 +491,6 @@ def _start(s: tuple, scenario: Scenario) -> tuple[np.ndarray, ...]:
     cs = CS.new(len(combatants))
     uses = np.zeros(heals.shape[:2], dtype=np.int64)
     export_combatants(scenario, combatants, scenario.battlefield.index, cs, uses)
-    for i in range(len(combatants)):
-        cs[i, CS.KO_ROUND] = NEVER if cs[i, CS.STATUS] == ACTIVE else 0
     g = G.new()
     g[G.OUTCOME] = RUNNING
     heroes = stat[:, ST.SIDE] == HEROES
@@ -521,9 +518,8 @@ def export_combatants(
         if set(res) != {name for name, _ in RESOURCES}:
             raise KernelRefusal(f"{c.id}: resources {sorted(res)}")
         row = cs[i]
-        row[CS.STATUS] = head["status"]
-        row[CS.ZONE] = head["zone"]
-        row[CS.KO_ROUND] = NEVER
+        for column, value in head.items():
+            row[CS[column.upper()]] = value
         for name, column in RESOURCES:
             check_range(res[name], 0, c.maxima[name], f"{c.id}: {name}")
             row[CS[column]] = res[name]

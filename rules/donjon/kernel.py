@@ -63,7 +63,6 @@ from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, 
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
-    DEFEATED,
     DIST,
     DOWN,
     DRAW,
@@ -75,7 +74,6 @@ from escaramuza.rules.core.dialect import (
     KIND_NONE,
     KIND_TURN,
     LOG,
-    NEVER,
     OPTS,
     RUNNING,
     STAT,
@@ -487,14 +485,12 @@ def _export_combatant(
         if name not in ("inconsciente", "quebrado"):
             raise KernelRefusal(f"{cid}: condition {name!r}")
         check_range(cond.value, 0, 0, f"{cid}: {name} value")
-    status = head["status"]
     acted_at, times = data["acted"]
     CS.put(
         cs[i],
         cid,
         dims,
-        status=status,
-        zone=head["zone"],
+        **head,
         **r,
         bonus=data["bonus"],
         held=len(numbers),
@@ -502,9 +498,6 @@ def _export_combatant(
         acted_times=times,
         inconsciente=1 if "inconsciente" in conds else 0,
         quebrado=1 if "quebrado" in conds else 0,
-        # record_from_events: a combatant knocked out from the start counts round 0.
-        ko_round=0 if status in (DOWN, DEFEATED, DEAD) else NEVER,
-        died=1 if status == DEAD else 0,
     )
 
 

@@ -77,7 +77,6 @@ from escaramuza.rules.core.dialect import (
     KIND_NONE,
     KIND_TURN,
     LOG,
-    NEVER,
     OPTS,
     RUNNING,
     STAT,
@@ -1541,7 +1540,7 @@ def export_combatant(
         check_range(c.resources[name], 0, c.maxima[name], f"{c.id}: {name}")
         row[CS[column]] = c.resources[name]
     dims = {"zones": len(zones)}
-    CS.put(row, c.id, dims, status=head["status"], zone=head["zone"], ko_round=NEVER)
+    CS.put(row, c.id, dims, **head)
     for name, cond in c.conditions.items():
         if name not in CONDITIONS:
             raise KernelRefusal(f"{c.id}'s condition {name!r} is not one the kernel plays")

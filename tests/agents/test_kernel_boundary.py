@@ -29,7 +29,7 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.fast import choose_engine, compare, find_kernel, play_records
 from escaramuza.agents.runner import play_battle
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
-from escaramuza.rules.core.model import Action, Condition, Side
+from escaramuza.rules.core.model import Action, Condition, Side, Status
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
 from tests.fastpath_helpers import engine_rollout, rollout_row
@@ -316,6 +316,33 @@ def test_an_unknown_temperament_plays_the_tactician_as_on_the_engine(ruleset: st
     agents = ["heuristic", "heuristic"]
     assert choose_engine("fast", scenario, agents) == ("fast", None)
     assert [str(m) for m in compare(scenario, agents, [1, 2, 3])] == []
+
+
+# -- a combatant out of the fight from the start ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "status"),
+    [
+        ("destiny_dice/emboscada", Status.DOWN),
+        ("destiny_dice/emboscada", Status.DEFEATED),
+        ("donjon/emboscada", Status.DOWN),
+        ("donjon/emboscada", Status.DEAD),
+        ("cairn/emboscada_goblin", Status.DOWN),
+        ("cairn/emboscada_goblin", Status.DEAD),
+    ],
+)
+def test_a_combatant_out_from_the_start_is_recorded_as_the_engine_records_it(
+    name: str, status: Status
+) -> None:
+    # record_from_events: knocked out in round 0 (and dead if so) before any event.
+    scenario = load_scenario(name)
+    combatants = [c.clone() for c in scenario.combatants]
+    heroes = [c for c in combatants if c.side is Side.HEROES]
+    enemies = [c for c in combatants if c.side is Side.ENEMIES]
+    (heroes[1:] or enemies[1:])[0].status = status
+    scenario = dataclasses.replace(scenario, combatants=tuple(combatants))
+    assert [str(m) for m in compare(scenario, ["heuristic", "heuristic"], [1, 2, 3])] == []
 
 
 # -- a 19-digit damage modifier (Sistema 2d10) ------------------------------------------
