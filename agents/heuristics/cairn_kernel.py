@@ -429,29 +429,18 @@ def draw_best(scores: np.ndarray, n: int, arng: np.ndarray, g: np.ndarray) -> in
 
 
 @njit(cache=True, _nrt=False)
-def retreat(
-    dist: np.ndarray, zone: np.ndarray, cs: np.ndarray, me: np.int64, la: np.ndarray, n: int
-) -> int:
-    """``retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none)."""
+def retreat(zone: np.ndarray, cs: np.ndarray, me: np.int64, la: np.ndarray, n: int) -> int:
+    """``retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none;
+    with no exit every zone's ``Z.TO_EXIT`` is -1, so no move gets nearer)."""
     for i in range(n):
         if la[i, D.VERB] == FLEE:
             return i
-    nz = dist.shape[0]
-    here_zone = cs[me, CS.ZONE]
-    here = -1
-    for z in range(nz):
-        if zone[z, Z.EXIT] == 1 and (here < 0 or dist[here_zone, z] < here):
-            here = dist[here_zone, z]
-    if here < 0:
-        return -1
+    here = zone[cs[me, CS.ZONE], Z.TO_EXIT]
     best = -1
     best_d = 0
     for i in range(n):
         if la[i, D.VERB] == MOVE:
-            dz = -1
-            for z in range(nz):
-                if zone[z, Z.EXIT] == 1 and (dz < 0 or dist[la[i, D.ZONE], z] < dz):
-                    dz = dist[la[i, D.ZONE], z]
+            dz = zone[la[i, D.ZONE], Z.TO_EXIT]
             if dz < here and (best < 0 or dz < best_d):
                 best = i
                 best_d = dz
@@ -704,7 +693,7 @@ def tactician(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int, arng: np
     stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
     cs, g, decl, hits, pools, scores = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS], d[SCORES]
     if side_broken(stat, cs, me):
-        i = retreat(dist, zone, cs, me, la, n)
+        i = retreat(zone, cs, me, la, n)
         if i >= 0:
             return i
     declared_pools(hits, declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False), pools)
@@ -729,7 +718,7 @@ def cautious(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
     cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
     ranged = can_shoot(weapon, me, la, n)
     if hurt(stat, cs, me):
-        i = retreat(dist, zone, cs, me, la, n)
+        i = retreat(zone, cs, me, la, n)
         if i < 0 and ranged and foe_hops(stat, dist, cs, me, cs[me, CS.ZONE], 0) <= 1:
             i = best_move(stat, dist, zone, cs, me, la, n, AWAY, 0, 0, 0)
         if i >= 0:
@@ -753,7 +742,7 @@ def coward(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
     cautious, so the inlined cautious is compiled once)."""
     stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
     cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
-    i = retreat(dist, zone, cs, me, la, n)
+    i = retreat(zone, cs, me, la, n)
     if i < 0:
         i = best_move(stat, dist, zone, cs, me, la, n, AWAY, 0, 0, 0)
     if i < 0:

@@ -19,9 +19,10 @@ columns declared once below):
   combatant's stat block; ``weapon[c, w, W.*]`` its weapons in ``weapons_of`` order (the
   fists, CA-07, when it has none); ``dist[z, z']`` the hops between two zones;
   ``opts[OPT.*]`` the scenario's options, round limit and victory; ``zone[z, Z.*]`` each
-  zone's cover and exit, in ``zone_ids`` order; ``scar[k, SCAR.*]`` the Cicatrices entry
-  read for ``k`` PI lost (CA-13), built from :mod:`escaramuza.rules.cairn.scars` with the
-  scenario's ``doomed`` reading (:func:`scar_table`).
+  zone's cover, exit and nearest exit, in ``zone_ids`` order; ``scar[k, SCAR.*]`` the
+  Cicatrices entry read for ``k`` PI lost (CA-13), built from
+  :mod:`escaramuza.rules.cairn.scars` with the scenario's ``doomed`` reading
+  (:func:`scar_table`).
 * dynamic ``d = (cs, g, log, queue, decl, hits, pools, scores)`` — ``cs[c, CS.*]``
   resources, status, zone, conditions (a bit per ``CONDITIONS`` entry) and the playtest
   counters; ``g[G.*]`` the battle (round, side turn, queue head, declarations, outcome,
@@ -57,7 +58,7 @@ from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.cairn.sheets import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -70,7 +71,6 @@ from escaramuza.rules.core.dialect import (
     HEROES,
     KIND_TURN,
     LOG,
-    NEVER,
     OPTS,
     RUNNING,
     STAT,
@@ -80,9 +80,9 @@ from escaramuza.rules.core.dialect import (
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import TEMPERAMENTS, new_damage_log
+from escaramuza.rules.core.loops import new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
-from escaramuza.rules.core.model import Action, Combatant, Side, Status
+from escaramuza.rules.core.model import Action, Combatant, Side
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 
@@ -161,6 +161,8 @@ class Z(Columns):
 
     COVER = (-BOUND, BOUND, "its cover level (CA-07 reading: shots into it Impedido)")
     EXIT = (0, 1, "an exit zone (CA-17)")
+    TO_EXIT = (-1, BOUND, "hops to the nearest exit zone (-1 with none)")
+    NEAREST_EXIT = (-1, "zones", "CA-17's way out: the nearest exit, first in map order")
 
 
 class OPT(Columns):
@@ -328,9 +330,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
             stat[i],
             c.id,
             dims,
-            side=HEROES if c.side is Side.HEROES else ENEMIES,
-            # cairn.choose plays the tactician for a temperament it does not know.
-            temperament=TEMPERAMENTS.index(c.temperament) if c.temperament in TEMPERAMENTS else 0,
+            **stat_head(c),
             pc=int(c.pc),
             destacamento=int(s.destacamento),
             impaired=int(s.impaired),
@@ -356,12 +356,21 @@ def export_scenario(scenario: Scenario) -> CairnExported:
                 blast=int(w.blast),
                 unarmed=int(w is UNARMED),
             )
-    dist = np.array(
-        [[bf.distance(a, b) for b in bf.zone_ids] for a in bf.zone_ids], dtype=np.int64
-    ).reshape(nz, nz)
+    dist = zone_hops(bf)
     zone = Z.new(nz)
+    exits = bf.exits()
     for a, z in enumerate(bf.zone_ids):
-        Z.put(zone[a], f"zone {z}", dims, cover=bf.zones[z].cover, exit=int(bf.zones[z].exit))
+        # Cairn._retreat's destination, and the distance actions_for and retreat read.
+        out = min(exits, key=lambda e: (bf.distance(z, e), bf.index[e]), default=None)
+        Z.put(
+            zone[a],
+            f"zone {z}",
+            dims,
+            cover=bf.zones[z].cover,
+            exit=int(bf.zones[z].exit),
+            to_exit=-1 if out is None else bf.distance(z, out),
+            nearest_exit=-1 if out is None else bf.index[out],
+        )
     o = scenario.options
     opts = OPT.new()
     OPT.put(
@@ -381,14 +390,6 @@ def export_scenario(scenario: Scenario) -> CairnExported:
     cs = CS.new(n)
     for i, c in enumerate(combatants):
         _export_combatant(stat, ids, zones, cs, i, c)
-        # record_from_events: a combatant knocked out from the start counts round 0.
-        CS.put(
-            cs[i],
-            c.id,
-            dims,
-            ko_round=0 if DOWN <= cs[i, CS.STATUS] <= DEAD else NEVER,
-            died=int(c.status is Status.DEAD),
-        )
     g = G.new()
     g[G.OUTCOME] = RUNNING
     actions = n * nw + nz + 2  # attacks (targets × weapons), moves, the retreat, waiting
@@ -455,7 +456,6 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     cs = CS.new(n)
     for i, c in enumerate(state.combatants):
         _export_combatant(stat, exported.ids, exported.zones, cs, i, c)
-        cs[i, CS.KO_ROUND] = NEVER
     g = G.new()
     data = state.data
     side = data.get("side", "heroes")
@@ -783,11 +783,7 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
             if 1 <= h <= 2:
                 _row(la, n, MOVE, -1, z, -1)
                 n += 1
-    nearest = -1
-    for z in range(nz):
-        if zone[z, Z.EXIT] == 1 and (nearest < 0 or dist[here, z] < nearest):
-            nearest = dist[here, z]
-    if nearest >= 0 and nearest <= (1 if mobile else 0):
+    if 0 <= zone[here, Z.TO_EXIT] <= (1 if mobile else 0):
         _row(la, n, FLEE, -1, -1, -1)
         n += 1
     _row(la, n, WAIT, -1, -1, -1)
@@ -911,22 +907,12 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
 # -- resolution ------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def _retreat(
-    stat: np.ndarray,
-    dist: np.ndarray,
-    zone: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    dice: np.ndarray,
-    a: int,
+    stat: np.ndarray, zone: np.ndarray, cs: np.ndarray, g: np.ndarray, dice: np.ndarray, a: int
 ) -> None:
     """CA-17: to the nearest exit zone (then map order), then the DES save."""
     here = cs[a, CS.ZONE]
     if zone[here, Z.EXIT] == 0:
-        best = -1
-        for z in range(dist.shape[0]):
-            if zone[z, Z.EXIT] == 1 and (best < 0 or dist[here, z] < dist[here, best]):
-                best = z
-        cs[a, CS.ZONE] = best
+        cs[a, CS.ZONE] = zone[here, Z.NEAREST_EXIT]
     if save(dice, cs, a, CS.DES):
         set_status(stat, cs, g, a, FLED)
 
@@ -1031,7 +1017,7 @@ def morale(
 def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Cairn.resolve``: the side's declarations together (CA-02): movement in
     declaration order, then the attacks, then morale."""
-    stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
+    stat, weapon, opts, zone = s[STAT], s[WEAPON], s[OPTS], s[ZONES]
     cs, g, decl = d[STATE], d[GLOBALS], d[DECL]
     for i in range(g[G.NDECL]):
         a = decl[i, D.ACTOR]
@@ -1046,7 +1032,7 @@ def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
             if weapon[a, decl[i, D.ITEM], W.RANGED] == 0 and cs[a, CS.ZONE] != cs[t, CS.ZONE]:
                 cs[a, CS.ZONE] = cs[t, CS.ZONE]
         elif verb == FLEE:
-            _retreat(stat, dist, zone, cs, g, dice, a)
+            _retreat(stat, zone, cs, g, dice, a)
     resolve_attacks(s, d, dice)
     # morale's scratch: a column of the attacks' scratch, which they are done with.
     morale(stat, opts, cs, g, dice, d[HITS][:, HIT.TARGET])

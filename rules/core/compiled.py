@@ -8,7 +8,7 @@ Everything else is here, once: the :class:`~escaramuza.rules.core.kernel.Kernel`
 protocol (refusal, whole battles as :class:`KernelBattle` or :class:`BattleColumns`,
 rollouts), the agents' codes, the generators' keys, the replay of suspended battles,
 the scenario cache, and the export helpers every ruleset's export starts with
-(:func:`combatant_head`, :func:`resumable`).
+(:func:`stat_head`, :func:`zone_hops`, :func:`combatant_head`, :func:`resumable`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.dialect import REASONS, STATUSES
+from escaramuza.rules.core.dialect import ENEMIES, HEROES, NEVER, REASONS, STATUSES, TACTICIAN
 from escaramuza.rules.core.kernel import (
     WINNERS,
     BattleColumns,
@@ -46,6 +46,7 @@ from escaramuza.rules.core.loops import (
     compile_loops,
     new_agent_rng,
 )
+from escaramuza.rules.core.model import Side, Status
 
 if TYPE_CHECKING:
     from escaramuza.rules.core.model import Action
@@ -67,14 +68,57 @@ class Exported:
     actions: int
 
 
-def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -> dict[str, int]:
+class StatHead(TypedDict):
+    """The head columns of a ``stat`` row (``rules.core.dialect.HEAD["ST"]``), by name."""
+
+    side: int
+    temperament: int
+
+
+def stat_head(c: Any) -> StatHead:
+    """The dialect's head of combatant ``c``'s ``stat`` row: its side's code and its
+    temperament's (the tactician's for a name the temperaments do not know, as the
+    engine's ``choose`` plays it)."""
+    side = HEROES if c.side is Side.HEROES else ENEMIES
+    known = c.temperament in TEMPERAMENTS
+    return StatHead(
+        side=side, temperament=TEMPERAMENTS.index(c.temperament) if known else TACTICIAN
+    )
+
+
+def zone_hops(bf: Any) -> np.ndarray:
+    """``dist[z, z']``, the static bundle's hops between every two zones of the
+    battlefield ``bf``, in its ``zone_ids`` order."""
+    zone_ids = bf.zone_ids
+    return np.array([[bf.distance(a, b) for b in zone_ids] for a in zone_ids], dtype=np.int64)
+
+
+class CombatantHead(TypedDict):
+    """The head columns of a ``cs`` row (``rules.core.dialect.HEAD["CS"]``) an engine
+    combatant gives, by name."""
+
+    status: int
+    zone: int
+    ko_round: int
+    died: int
+
+
+def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -> CombatantHead:
     """The dialect's head of combatant ``c``'s ``cs`` row that an engine state gives —
-    its status and zone — after checking it is the scenario's ``i``-th (a refusal)."""
+    its status and zone, and what ``record_from_events`` counts of one out of the fight
+    from the start (knocked out in round 0, dead) — after checking it is the scenario's
+    ``i``-th (a refusal)."""
     if ids.get(c.id) != i:
         raise KernelRefusal(f"combatant {c.id!r} is not the scenario's #{i}")
     if c.zone not in zones:
         raise KernelRefusal(f"{c.id}: zone {c.zone!r}")
-    return {"status": STATUSES.index(c.status), "zone": zones[c.zone]}
+    out = c.status in (Status.DOWN, Status.DEFEATED, Status.DEAD)
+    return CombatantHead(
+        status=STATUSES.index(c.status),
+        zone=zones[c.zone],
+        ko_round=0 if out else NEVER,
+        died=int(c.status is Status.DEAD),
+    )
 
 
 def resumable(exported: Exported, state: BattleState, round_limit: int) -> int:

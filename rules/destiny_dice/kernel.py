@@ -56,20 +56,18 @@ from typing import Any
 
 import numpy as np
 
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEFEATED,
     DIST,
     DOWN,
-    ENEMIES,
     GLOBALS,
     HEAD,
     HEROES,
     KIND_NONE,
     KIND_TURN,
     LOG,
-    NEVER,
     OPTS,
     RUNNING,
     STAT,
@@ -80,7 +78,7 @@ from escaramuza.rules.core.dice import parse_dice
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import TEMPERAMENTS, copy_head, new_damage_log
+from escaramuza.rules.core.loops import copy_head, new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Action, Combatant, DecisionKind, Side, Status
 from escaramuza.rules.core.mt import roll
@@ -322,15 +320,13 @@ def export_scenario(scenario: Scenario) -> Exported:
     heals = HEAL.new(nc, nh)
     for i, c in enumerate(combatants):
         sheet = c.stats
-        if c.temperament not in TEMPERAMENTS:
-            raise KernelRefusal(f"{c.id}: temperament {c.temperament!r}")
         check_range(c.maxima["pv"], 1, BOUND, f"{c.id}: maximum pv")
         for pool in ("pc", "pm", "pa"):
             check_range(c.maxima[pool], 0, BOUND, f"{c.id}: maximum {pool}")
         ST.put(
             stat[i],
             c.id,
-            side=HEROES if c.side is Side.HEROES else ENEMIES,
+            **stat_head(c),
             hero=int(c.pc),
             cuerpo=sheet.cuerpo,
             mente=sheet.mente,
@@ -341,7 +337,6 @@ def export_scenario(scenario: Scenario) -> Exported:
             emax=c.maxima["pc"],
             weapons=len(sheet.weapons),
             heals=len(sheet.heals),
-            temperament=TEMPERAMENTS.index(c.temperament),
             ranged=int(sheet.ranged),
         )
         if not (c.maxima["pc"] == c.maxima["pm"] == c.maxima["pa"]):
@@ -352,15 +347,12 @@ def export_scenario(scenario: Scenario) -> Exported:
         _export_heals(c, heals[i])
     maxdeg = max(len(field.neighbours(z)) for z in zone_ids)
     zones = ZONE.new(nz)
-    dist = np.zeros((nz, nz), dtype=np.int64)
+    dist = zone_hops(field)
     for a, z in enumerate(zone_ids):
         zone = field.zones[z]
         ZONE.put(zones[a], f"zone {z}", cover=zone.cover, exit=int(zone.exit))
-        hops = field.distances_from(z)
-        for b, z2 in enumerate(zone_ids):
-            dist[a, b] = hops[z2]
         # _steps lists the zones one hop away in index order: the map's own order.
-        if field.neighbours(z) != tuple(z2 for z2 in zone_ids if hops[z2] == 1):
+        if field.neighbours(z) != tuple(z2 for b, z2 in enumerate(zone_ids) if dist[a, b] == 1):
             raise KernelRefusal(f"zone {z}: neighbours out of map order")
     opts = OPT.new()
     OPT.put(
@@ -499,8 +491,6 @@ def _start(s: tuple, scenario: Scenario) -> tuple[np.ndarray, ...]:
     cs = CS.new(len(combatants))
     uses = np.zeros(heals.shape[:2], dtype=np.int64)
     export_combatants(scenario, combatants, scenario.battlefield.index, cs, uses)
-    for i in range(len(combatants)):
-        cs[i, CS.KO_ROUND] = NEVER if cs[i, CS.STATUS] == ACTIVE else 0
     g = G.new()
     g[G.OUTCOME] = RUNNING
     heroes = stat[:, ST.SIDE] == HEROES
@@ -528,9 +518,8 @@ def export_combatants(
         if set(res) != {name for name, _ in RESOURCES}:
             raise KernelRefusal(f"{c.id}: resources {sorted(res)}")
         row = cs[i]
-        row[CS.STATUS] = head["status"]
-        row[CS.ZONE] = head["zone"]
-        row[CS.KO_ROUND] = NEVER
+        for column, value in head.items():
+            row[CS[column.upper()]] = value
         for name, column in RESOURCES:
             check_range(res[name], 0, c.maxima[name], f"{c.id}: {name}")
             row[CS[column]] = res[name]

@@ -59,11 +59,10 @@ from typing import Any
 import numpy as np
 
 from escaramuza.rules.core import dialect, mt
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
-    DEFEATED,
     DIST,
     DOWN,
     DRAW,
@@ -75,7 +74,6 @@ from escaramuza.rules.core.dialect import (
     KIND_NONE,
     KIND_TURN,
     LOG,
-    NEVER,
     OPTS,
     RUNNING,
     STAT,
@@ -87,7 +85,6 @@ from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.loops import (
     SUSPEND_RULESET,
-    TEMPERAMENTS,
     copy_head,
     new_damage_log,
 )
@@ -371,13 +368,11 @@ def export_scenario(scenario: Scenario) -> DonjonExported:
         names.append(tuple(a.name for a in arms))
         for name in ATTRIBUTES:
             check_range(c.maxima[name], 0, MAX_PART, f"{c.id}: maximum {name}")
-        temperament = c.temperament
         ST.put(
             stat[i],
             c.id,
             dims,
-            side=SIDES.index(c.side),
-            temperament=TEMPERAMENTS.index(temperament) if temperament in TEMPERAMENTS else 0,
+            **stat_head(c),
             index=c.index,
             pc=1 if c.pc else 0,
             nivel=s.level,
@@ -432,13 +427,12 @@ def _map(bf: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The battlefield's ``dist``, ``step_to`` and ``away`` tables (zone indices)."""
     zones = bf.zone_ids
     nz = len(zones)
-    dist = np.zeros((nz, nz), dtype=np.int64)
+    dist = zone_hops(bf)
     step_to = np.zeros((nz, nz), dtype=np.int64)
     away = np.full((nz, nz), NONE, dtype=np.int64)
     for a, za in enumerate(zones):
         for b, zb in enumerate(zones):
-            here = bf.distance(za, zb)
-            dist[a, b] = here
+            here = dist[a, b]
             step_to[a, b] = bf.index[bf.step_towards(za, zb)]
             for z in bf.neighbours(za):
                 if bf.distance(z, zb) > here:
@@ -491,14 +485,12 @@ def _export_combatant(
         if name not in ("inconsciente", "quebrado"):
             raise KernelRefusal(f"{cid}: condition {name!r}")
         check_range(cond.value, 0, 0, f"{cid}: {name} value")
-    status = head["status"]
     acted_at, times = data["acted"]
     CS.put(
         cs[i],
         cid,
         dims,
-        status=status,
-        zone=head["zone"],
+        **head,
         **r,
         bonus=data["bonus"],
         held=len(numbers),
@@ -506,9 +498,6 @@ def _export_combatant(
         acted_times=times,
         inconsciente=1 if "inconsciente" in conds else 0,
         quebrado=1 if "quebrado" in conds else 0,
-        # record_from_events: a combatant knocked out from the start counts round 0.
-        ko_round=0 if status in (DOWN, DEFEATED, DEAD) else NEVER,
-        died=1 if status == DEAD else 0,
     )
 
 

@@ -66,20 +66,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable
+from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
     DIST,
     DOWN,
-    ENEMIES,
     GLOBALS,
     HEAD,
-    HEROES,
     KIND_NONE,
     KIND_TURN,
     LOG,
-    NEVER,
     OPTS,
     RUNNING,
     STAT,
@@ -89,7 +86,7 @@ from escaramuza.rules.core.dialect import (
 from escaramuza.rules.core.jit import copy_into, njit, sort_in_place
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.loops import TEMPERAMENTS, copy_head, new_damage_log
+from escaramuza.rules.core.loops import copy_head, new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Status
 from escaramuza.rules.sistema_2d10 import combat, exact, ruleset, tables
@@ -1325,8 +1322,7 @@ def export_sheets(
         ST.put(
             stat[i],
             c.id,
-            side=HEROES if c.side.value == "heroes" else ENEMIES,
-            temperament=TEMPERAMENTS.index(c.temperament) if c.temperament in TEMPERAMENTS else 0,
+            **stat_head(c),
             pv=c.maxima["pv"],
             acciones=stats.actions,
             extra=stats.extra_actions,
@@ -1350,14 +1346,12 @@ def export_map(scenario: Scenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     zone_ids = tuple(bf.zone_ids)
     nz = len(zone_ids)
     zindex = {z: k for k, z in enumerate(zone_ids)}
-    dist = np.zeros((nz, nz), np.int64)
+    dist = zone_hops(bf)
     maxdeg = max(1, max(len(bf.neighbours(z)) for z in zone_ids))
     neighbours = np.full((nz, maxdeg), -1, np.int64)
     zones = ZONE.new(nz)
     exits = bf.exits()
     for a, za in enumerate(zone_ids):
-        for b, zb in enumerate(zone_ids):
-            dist[a, b] = bf.distance(za, zb)
         for m, zb in enumerate(bf.neighbours(za)):
             neighbours[a, m] = zindex[zb]
         ZONE.put(
@@ -1546,7 +1540,7 @@ def export_combatant(
         check_range(c.resources[name], 0, c.maxima[name], f"{c.id}: {name}")
         row[CS[column]] = c.resources[name]
     dims = {"zones": len(zones)}
-    CS.put(row, c.id, dims, status=head["status"], zone=head["zone"], ko_round=NEVER)
+    CS.put(row, c.id, dims, **head)
     for name, cond in c.conditions.items():
         if name not in CONDITIONS:
             raise KernelRefusal(f"{c.id}'s condition {name!r} is not one the kernel plays")

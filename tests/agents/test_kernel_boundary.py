@@ -29,7 +29,7 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.fast import choose_engine, compare, find_kernel, play_records
 from escaramuza.agents.runner import play_battle
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
-from escaramuza.rules.core.model import Action, Condition, Side
+from escaramuza.rules.core.model import Action, Condition, Side, Status
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
 from tests.fastpath_helpers import engine_rollout, rollout_row
@@ -299,6 +299,50 @@ def test_a_pv_past_the_bound_is_refused_naming_it() -> None:
     why = KERNEL.refusal(scenario, agents)
     assert why is not None and "brann: maximum pv 9000000000000000000 is outside 1–2**40" in why
     assert choose_engine("auto", scenario, agents) == ("reference", why)
+
+
+# -- a temperament the compiled temperaments do not know ---------------------------------
+
+
+@pytest.mark.parametrize("ruleset", sorted(CASES))
+def test_an_unknown_temperament_plays_the_tactician_as_on_the_engine(ruleset: str) -> None:
+    # A loaded scenario knows only KNOWN_TEMPERAMENTS; one built in code may hold any
+    # name, which every engine's choose plays as the tactician.
+    scenario = load_scenario(CASES[ruleset][0])
+    combatants = [c.clone() for c in scenario.combatants]
+    for c in combatants:
+        c.temperament = "berserk"
+    scenario = dataclasses.replace(scenario, combatants=tuple(combatants))
+    agents = ["heuristic", "heuristic"]
+    assert choose_engine("fast", scenario, agents) == ("fast", None)
+    assert [str(m) for m in compare(scenario, agents, [1, 2, 3])] == []
+
+
+# -- a combatant out of the fight from the start ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "status"),
+    [
+        ("destiny_dice/emboscada", Status.DOWN),
+        ("destiny_dice/emboscada", Status.DEFEATED),
+        ("donjon/emboscada", Status.DOWN),
+        ("donjon/emboscada", Status.DEAD),
+        ("cairn/emboscada_goblin", Status.DOWN),
+        ("cairn/emboscada_goblin", Status.DEAD),
+    ],
+)
+def test_a_combatant_out_from_the_start_is_recorded_as_the_engine_records_it(
+    name: str, status: Status
+) -> None:
+    # record_from_events: knocked out in round 0 (and dead if so) before any event.
+    scenario = load_scenario(name)
+    combatants = [c.clone() for c in scenario.combatants]
+    heroes = [c for c in combatants if c.side is Side.HEROES]
+    enemies = [c for c in combatants if c.side is Side.ENEMIES]
+    (heroes[1:] or enemies[1:])[0].status = status
+    scenario = dataclasses.replace(scenario, combatants=tuple(combatants))
+    assert [str(m) for m in compare(scenario, ["heuristic", "heuristic"], [1, 2, 3])] == []
 
 
 # -- a 19-digit damage modifier (Sistema 2d10) ------------------------------------------
