@@ -112,22 +112,30 @@ def pool_value(
     ``CAIRN_DICE`` (CA-07's fists and Impedido are d4, Mejorado d12)."""
     q = 1
     top = 0
+    dice = 0
     for s in CAIRN_DICE:
         for _ in range(pool[POOL.COUNT + s]):
             q *= s
         if pool[POOL.COUNT + s] > 0:
             top = s
+        dice += pool[POOL.COUNT + s]
     if top == 0:
         return 0, 0, 1
     prev = 0
     p_num = 0
     e_num = 0
+    # Π min(k, s) over the dice: the sides of those smaller than k multiplied together
+    # (``rolled``), times k for each of the others (``dice`` of them) — the same
+    # integers, without a pass over every die size for every k.
+    rolled = 1
     for k in range(1, top + 1):
-        at_most = 1
-        for s in CAIRN_DICE:
-            m = k if k < s else s
-            for _ in range(pool[POOL.COUNT + s]):
-                at_most *= m
+        at_most = rolled
+        for _ in range(dice):
+            at_most *= k
+        # From k + 1 on, the dice of k sides are among the smaller ones.
+        for _ in range(pool[POOL.COUNT + k]):
+            rolled *= k
+        dice -= pool[POOL.COUNT + k]
         count = at_most - prev
         prev = at_most
         if count == 0:
@@ -193,7 +201,9 @@ def added_terms(
     return p_a - p_b * q_m, 20 * (e_a - e_b * q_m), 20 * q_a
 
 
-@njit(cache=True, _nrt=False)
+# Inlined, as action_score: a compiled call passes every field of its seven arrays,
+# which cost more than the little it does.
+@njit(cache=True, _nrt=False, inline="always")
 def target_terms(
     stat: np.ndarray,
     weapon: np.ndarray,
@@ -409,7 +419,8 @@ def move_score(
     return CLOSE_WEIGHT * closer - 0.001 * dist[here_zone, z]
 
 
-@njit(cache=True, _nrt=False)
+# Inlined into the tactician's loop over its legal actions (see target_terms).
+@njit(cache=True, _nrt=False, inline="always")
 def action_score(
     stat: np.ndarray,
     weapon: np.ndarray,

@@ -262,3 +262,32 @@ def test_one_target_gains_are_the_engines_floats_small_pools_and_past_the_exact_
                 assert got == want, (before, mine, armour, pi, fue)
                 checked += 1
     assert checked == 6 * 5 * 4
+
+
+def test_pool_values_are_the_engines_exact_odds() -> None:
+    """``pool_value``'s (P, E, Q) of every pool of up to three Cairn dice, against
+    ``exact.out_probability`` = P / 20Q and ``exact.expected_damage`` = E / Q, for
+    targets with and without armour, left at 0 PI or not, PCs reading the scars or not."""
+    from fractions import Fraction
+    from itertools import combinations_with_replacement, product
+
+    from escaramuza.agents.heuristics import cairn_kernel as compiled
+    from escaramuza.rules.cairn.exact import expected_damage, out_probability
+    from escaramuza.rules.cairn.kernel import POOL, scar_table
+    from escaramuza.rules.cairn.sheets import CAIRN_DICE
+
+    scar = scar_table("out_of_action")
+    pool = POOL.new(1)[0]
+    checked = 0
+    for size in (1, 2, 3):
+        for dice in combinations_with_replacement(CAIRN_DICE, size):
+            pool[:] = 0
+            for die in dice:
+                pool[POOL.COUNT + die] += 1
+            for armour, pi, fue, pc, scars in product((0, 2), (0, 3), (1, 9), *[(False, True)] * 2):
+                p, e, q = compiled.pool_value(pool, armour, pi, fue, pc, scars, scar)
+                odds = out_probability(dice, armour, pi, fue, pc, scars, "out_of_action")
+                assert Fraction(int(p), 20 * int(q)) == odds, (dice, armour, pi, fue, pc)
+                assert Fraction(int(e), int(q)) == expected_damage(dice, armour, pi, fue)
+                checked += 1
+    assert checked == (5 + 15 + 35) * 32
