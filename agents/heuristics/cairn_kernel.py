@@ -233,7 +233,7 @@ def target_terms(
 
 
 @njit(cache=True, _nrt=False)
-def lowest_terms(x: np.int64, y: np.int64, d: np.int64) -> tuple[int, int, int]:
+def lowest_terms(x: int, y: int, d: int) -> tuple[int, int, int]:
     """``(X, Y, D)`` divided by the gcd of the three."""
     r = _gcd(_gcd(x, y), d)
     if r > 1:
