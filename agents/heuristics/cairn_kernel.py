@@ -178,8 +178,7 @@ def added_terms(
     scar: np.ndarray,
 ) -> tuple[int, int, int]:
     """``_added_value`` as ``(X, Y, D)``: the gain is (X + DAMAGE_WEIGHT·Y) / D, not
-    reduced (:func:`lowest_terms` reduces it). ``before`` is a ``pools`` row (its value
-    cached in it)."""
+    reduced. ``before`` is a ``pools`` row (its value cached in it)."""
     if before[POOL.VALID] == 0:
         p_b, e_b, q_b = pool_value(before, armour, pi, fue, pc, scars, scar)
         before[POOL.VALID] = 1
@@ -199,48 +198,6 @@ def added_terms(
     if n == 2:
         before[POOL.COUNT + d2] -= 1
     return p_a - p_b * q_m, 20 * (e_a - e_b * q_m), 20 * q_a
-
-
-# Inlined, as action_score: a compiled call passes every field of its seven arrays,
-# which cost more than the little it does.
-@njit(cache=True, _nrt=False, inline="always")
-def target_terms(
-    stat: np.ndarray,
-    weapon: np.ndarray,
-    zone: np.ndarray,
-    opts: np.ndarray,
-    scar: np.ndarray,
-    cs: np.ndarray,
-    pools: np.ndarray,
-    me: np.int64,
-    c: np.int64,
-    w: np.int64,
-) -> tuple[int, int, int]:
-    """:func:`added_terms` of ``me``'s weapon ``w`` on ``c`` (the dice it rolls at it)."""
-    n, d1, d2 = attack_dice(stat, weapon, zone, opts, cs, me, c, w)
-    return added_terms(
-        pools[c],
-        n,
-        d1,
-        d2,
-        stat[c, ST.ARMOUR],
-        cs[c, CS.PI],
-        cs[c, CS.FUE],
-        stat[c, ST.PC] == 1,
-        opts[OPT.SCARS] == 1,
-        scar,
-    )
-
-
-@njit(cache=True, _nrt=False)
-def lowest_terms(x: int, y: int, d: int) -> tuple[int, int, int]:
-    """``(X, Y, D)`` divided by the gcd of the three."""
-    r = _gcd(_gcd(x, y), d)
-    if r > 1:
-        x //= r
-        y //= r
-        d //= r
-    return x, y, d
 
 
 @njit(cache=True, _nrt=False)
@@ -307,27 +264,44 @@ def attack_gain(
     summed over everyone it reaches (the engine sums the Fractions, then takes one
     float)."""
     blast = is_blast(stat, weapon, me, t, w)
-    if not blast:
-        # One target: (X + W·Y) / D is the same ratio whether or not it is reduced, and
-        # while both terms are exact floats one division rounds it as the loop below
-        # would (its int64 divisions for the gcd cost more than the odds). Past those
-        # bounds the loop decides, exactly as it always does.
-        x, y, dd = target_terms(stat, weapon, zone, opts, scar, cs, pools, me, t, w)
-        if abs(x) <= SMALL_TERM and abs(y) <= SMALL_TERM and dd <= SMALL_TERM:
-            num = W_DEN * x + W_NUM * y
-            den = W_DEN * dd
-            if abs(num) < EXACT_FLOAT and den < EXACT_FLOAT:
-                return np.float64(num) / np.float64(den)
+    scars = opts[OPT.SCARS] == 1
     big_x = 0
     big_y = 0
     big_d = 1
     approx = 0.0
     exact = True
-    for c in range(cs.shape[0]):
-        if not ((blast and in_blast(stat, weapon, cs, me, t, w, c)) or (not blast and c == t)):
+    # Everyone it reaches: its target, or each one in its blast.
+    lo, hi = (0, cs.shape[0]) if blast else (t, t + 1)
+    for c in range(lo, hi):
+        if blast and not in_blast(stat, weapon, cs, me, t, w, c):
             continue
-        x, y, dd = target_terms(stat, weapon, zone, opts, scar, cs, pools, me, c, w)
-        x, y, dd = lowest_terms(x, y, dd)
+        n, d1, d2 = attack_dice(stat, weapon, zone, opts, cs, me, c, w)
+        x, y, dd = added_terms(
+            pools[c],
+            n,
+            d1,
+            d2,
+            stat[c, ST.ARMOUR],
+            cs[c, CS.PI],
+            cs[c, CS.FUE],
+            stat[c, ST.PC] == 1,
+            scars,
+            scar,
+        )
+        if not blast and abs(x) <= SMALL_TERM and abs(y) <= SMALL_TERM and dd <= SMALL_TERM:
+            # One target: (X + W·Y) / D is the same ratio whether or not it is reduced,
+            # and while both terms are exact floats one division rounds it as the sum
+            # below would (its int64 divisions for the gcd cost more than the odds).
+            # Past those bounds the sum decides, exactly as it always does.
+            num = W_DEN * x + W_NUM * y
+            den = W_DEN * dd
+            if abs(num) < EXACT_FLOAT and den < EXACT_FLOAT:
+                return np.float64(num) / np.float64(den)
+        r = _gcd(_gcd(x, y), dd)
+        if r > 1:
+            x //= r
+            y //= r
+            dd //= r
         approx += (np.float64(x) + W_FLOAT * np.float64(y)) / np.float64(dd)
         if exact:
             # Common denominator while it stays exact in int64 (always, for pools of a
@@ -419,7 +393,8 @@ def move_score(
     return CLOSE_WEIGHT * closer - 0.001 * dist[here_zone, z]
 
 
-# Inlined into the tactician's loop over its legal actions (see target_terms).
+# Inlined into the tactician's loop over its legal actions: a compiled call passes every
+# field of its nine arrays, which cost more than the little it does.
 @njit(cache=True, _nrt=False, inline="always")
 def action_score(
     stat: np.ndarray,

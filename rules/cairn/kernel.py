@@ -669,36 +669,19 @@ def declared_hits(
         a, t, w = decl[i, D.ACTOR], decl[i, D.TARGET], decl[i, D.ITEM]
         if standing and (cs[a, CS.STATUS] != ACTIVE or cs[t, CS.STATUS] != ACTIVE):
             continue
-        if not is_blast(stat, weapon, a, t, w):
-            aim(stat, weapon, zone, opts, cs, hits, k, a, t, w)
+        blast = is_blast(stat, weapon, a, t, w)
+        # Everyone it strikes: its target, or each one in its blast.
+        lo, hi = (0, cs.shape[0]) if blast else (t, t + 1)
+        for c in range(lo, hi):
+            if blast and not in_blast(stat, weapon, cs, a, t, w, c):
+                continue
+            hits[k, HIT.TARGET] = c
+            hits[k, HIT.ATTACKER] = a
+            hits[k, HIT.DICE], hits[k, HIT.D1], hits[k, HIT.D2] = attack_dice(
+                stat, weapon, zone, opts, cs, a, c, w
+            )
             k += 1
-            continue
-        for c in range(cs.shape[0]):
-            if in_blast(stat, weapon, cs, a, t, w, c):
-                aim(stat, weapon, zone, opts, cs, hits, k, a, c, w)
-                k += 1
     return k
-
-
-@njit(cache=True, _nrt=False)
-def aim(
-    stat: np.ndarray,
-    weapon: np.ndarray,
-    zone: np.ndarray,
-    opts: np.ndarray,
-    cs: np.ndarray,
-    hits: np.ndarray,
-    k: np.int64,
-    a: np.int64,
-    c: np.int64,
-    w: np.int64,
-) -> None:
-    """Row ``k`` of ``hits``: the dice ``a``'s weapon ``w`` rolls at ``c``."""
-    hits[k, HIT.TARGET] = c
-    hits[k, HIT.ATTACKER] = a
-    hits[k, HIT.DICE], hits[k, HIT.D1], hits[k, HIT.D2] = attack_dice(
-        stat, weapon, zone, opts, cs, a, c, w
-    )
 
 
 # -- damage (CA-11 … CA-14) ---------------------------------------------------------------
