@@ -363,6 +363,16 @@ def health(stat: np.ndarray, cs: np.ndarray, c: np.int64) -> float:
 
 
 @njit(cache=True, _nrt=False)
+def move_basis(
+    stat: np.ndarray, weapon: np.ndarray, dist: np.ndarray, cs: np.ndarray, me: np.int64
+) -> tuple[int, int]:
+    """What :func:`move_score` reads that is the same for every move of ``me``, once a
+    decision: the reach of its longest ranged weapon (:func:`shot_reach`, -1 without
+    one) and the hops from its zone to the nearest enemy (``foe_hops``)."""
+    return shot_reach(stat, weapon, me), foe_hops(stat, dist, cs, me, cs[me, CS.ZONE], 0)
+
+
+@njit(cache=True, _nrt=False)
 def move_score(
     stat: np.ndarray,
     dist: np.ndarray,
@@ -375,8 +385,7 @@ def move_score(
 ) -> float:
     """``move_score``: into cover for a shooter in reach, else closer to the nearest
     enemy. What does not depend on the zone is the caller's, once for every move:
-    ``reach`` (:func:`shot_reach`, -1 without a ranged weapon) and ``here`` (the hops
-    from ``me``'s zone to the nearest enemy, ``foe_hops``)."""
+    ``reach`` and ``here`` (:func:`move_basis`)."""
     here_zone = cs[me, CS.ZONE]
     if reach >= 0 and here <= reach:
         if zone[here_zone, Z.COVER] > 0:
@@ -727,8 +736,7 @@ def tactician(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int, arng: np
         if i >= 0:
             return i
     declared_pools(hits, declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False), pools)
-    reach = shot_reach(stat, weapon, me)
-    here = foe_hops(stat, dist, cs, me, cs[me, CS.ZONE], 0)
+    reach, here = move_basis(stat, weapon, dist, cs, me)
     for i in range(n):
         scores[i] = action_score(
             stat, weapon, dist, opts, zone, scar, cs, pools, me, la, i, reach, here
