@@ -151,7 +151,13 @@ def _seed_group(states_b: np.ndarray, count: int, group: Any, seeded: int) -> No
     by side (``mt.seed_lanes``) and written to their lanes' rows of ``states_b``; with
     ``seeded`` >= 0, the rows' word ``seeded`` is set to 1 (an agents' generator)."""
     states, keys, lens, rows = group[0], group[1], group[2], group[3]
-    seed_lanes(states, keys[:count], lens[:count], 0)
+    # A group of fewer is filled up with copies of its last key: eight side by side take
+    # less time than fewer (mt.seed_lanes), and the extra rows are never read.
+    for k in range(count, keys.shape[0]):
+        for j in range(keys.shape[1]):
+            keys[k, j] = keys[count - 1, j]
+        lens[k] = lens[count - 1]
+    seed_lanes(states, keys, lens, 0)
     for k in range(count):
         for w in range(states.shape[1]):
             states_b[rows[k], w] = states[k, w]

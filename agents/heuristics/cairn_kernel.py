@@ -10,8 +10,9 @@ Python side (``rules.core.compiled``).
 Exact odds: the engine scores attacks with :class:`fractions.Fraction` sums
 (:mod:`escaramuza.rules.cairn.exact`) turned into floats. Here the same quantities are
 exact integers over a common denominator — P(out) over ``20·Q`` and the expected damage
-over ``Q`` (``Q`` the product of the pool's die sizes) — reduced to lowest terms before
-the one float conversion, so that every score is the engine's float: single-attack
+over ``Q`` (``Q`` the product of the pool's die sizes) — divided once, as two exact
+floats (reduced to lowest terms first where they would not be), so that every score is
+the engine's float: single-attack
 expected damage is the correctly rounded ``E/Q`` (the same float as ``float(Fraction)``),
 and a gain, P(out) + 3/100·E, the correctly rounded ratio of two integers, as the
 engine's ``float`` of its Fraction (ties, ``max`` firsts and the tactician's 1e-12 band
@@ -79,6 +80,8 @@ W_DEN = DAMAGE_WEIGHT.denominator
 W_FLOAT = float(DAMAGE_WEIGHT)
 #: Integers below this are exact float64 values.
 EXACT_FLOAT = 1 << 53
+#: The largest term :func:`attack_gain` sums exactly (the common denominator's bound).
+SMALL_TERM = 1 << 40
 
 
 # -- exact odds (rules/cairn/exact.py) ----------------------------------------------------
@@ -109,22 +112,30 @@ def pool_value(
     ``CAIRN_DICE`` (CA-07's fists and Impedido are d4, Mejorado d12)."""
     q = 1
     top = 0
+    dice = 0
     for s in CAIRN_DICE:
         for _ in range(pool[POOL.COUNT + s]):
             q *= s
         if pool[POOL.COUNT + s] > 0:
             top = s
+        dice += pool[POOL.COUNT + s]
     if top == 0:
         return 0, 0, 1
     prev = 0
     p_num = 0
     e_num = 0
+    # Π min(k, s) over the dice: the sides of those smaller than k multiplied together
+    # (``rolled``), times k for each of the others (``dice`` of them) — the same
+    # integers, without a pass over every die size for every k.
+    rolled = 1
     for k in range(1, top + 1):
-        at_most = 1
-        for s in CAIRN_DICE:
-            m = k if k < s else s
-            for _ in range(pool[POOL.COUNT + s]):
-                at_most *= m
+        at_most = rolled
+        for _ in range(dice):
+            at_most *= k
+        # From k + 1 on, the dice of k sides are among the smaller ones.
+        for _ in range(pool[POOL.COUNT + k]):
+            rolled *= k
+        dice -= pool[POOL.COUNT + k]
         count = at_most - prev
         prev = at_most
         if count == 0:
@@ -154,7 +165,7 @@ def _gcd(a: np.int64, b: np.int64) -> np.int64:
 
 
 @njit(cache=True, _nrt=False)
-def added_value(
+def added_terms(
     before: np.ndarray,
     n: np.int64,
     d1: np.int64,
@@ -166,8 +177,8 @@ def added_value(
     scars: bool,
     scar: np.ndarray,
 ) -> tuple[int, int, int]:
-    """``_added_value`` as ``(X, Y, D)``: the gain is (X + DAMAGE_WEIGHT·Y) / D, in lowest
-    terms (gcd of the three). ``before`` is a ``pools`` row (its value cached in it)."""
+    """``_added_value`` as ``(X, Y, D)``: the gain is (X + DAMAGE_WEIGHT·Y) / D, not
+    reduced. ``before`` is a ``pools`` row (its value cached in it)."""
     if before[POOL.VALID] == 0:
         p_b, e_b, q_b = pool_value(before, armour, pi, fue, pc, scars, scar)
         before[POOL.VALID] = 1
@@ -186,15 +197,7 @@ def added_value(
     before[POOL.COUNT + d1] -= 1
     if n == 2:
         before[POOL.COUNT + d2] -= 1
-    x = p_a - p_b * q_m
-    y = 20 * (e_a - e_b * q_m)
-    d = 20 * q_a
-    r = _gcd(_gcd(x, y), d)
-    if r > 1:
-        x //= r
-        y //= r
-        d //= r
-    return x, y, d
+    return p_a - p_b * q_m, 20 * (e_a - e_b * q_m), 20 * q_a
 
 
 @njit(cache=True, _nrt=False)
@@ -267,11 +270,13 @@ def attack_gain(
     big_d = 1
     approx = 0.0
     exact = True
-    for c in range(cs.shape[0]):
-        if not ((blast and in_blast(stat, weapon, cs, me, t, w, c)) or (not blast and c == t)):
+    # Everyone it reaches: its target, or each one in its blast.
+    lo, hi = (0, cs.shape[0]) if blast else (t, t + 1)
+    for c in range(lo, hi):
+        if blast and not in_blast(stat, weapon, cs, me, t, w, c):
             continue
         n, d1, d2 = attack_dice(stat, weapon, zone, opts, cs, me, c, w)
-        x, y, dd = added_value(
+        x, y, dd = added_terms(
             pools[c],
             n,
             d1,
@@ -283,13 +288,27 @@ def attack_gain(
             scars,
             scar,
         )
+        if not blast and abs(x) <= SMALL_TERM and abs(y) <= SMALL_TERM and dd <= SMALL_TERM:
+            # One target: (X + W·Y) / D is the same ratio whether or not it is reduced,
+            # and while both terms are exact floats one division rounds it as the sum
+            # below would (its int64 divisions for the gcd cost more than the odds).
+            # Past those bounds the sum decides, exactly as it always does.
+            num = W_DEN * x + W_NUM * y
+            den = W_DEN * dd
+            if abs(num) < EXACT_FLOAT and den < EXACT_FLOAT:
+                return np.float64(num) / np.float64(den)
+        r = _gcd(_gcd(x, y), dd)
+        if r > 1:
+            x //= r
+            y //= r
+            dd //= r
         approx += (np.float64(x) + W_FLOAT * np.float64(y)) / np.float64(dd)
         if exact:
             # Common denominator while it stays exact in int64 (always, for pools of a
             # few dice; the float sum above is only the fallback).
             r = _gcd(big_d, dd)
             lcm = big_d // r * dd
-            if lcm > (1 << 40) or abs(big_x) > (1 << 40) or abs(big_y) > (1 << 40):
+            if lcm > SMALL_TERM or abs(big_x) > SMALL_TERM or abs(big_y) > SMALL_TERM:
                 exact = False
                 continue
             big_x = big_x * (lcm // big_d) + x * (lcm // dd)
@@ -344,42 +363,48 @@ def health(stat: np.ndarray, cs: np.ndarray, c: np.int64) -> float:
 
 
 @njit(cache=True, _nrt=False)
+def move_basis(
+    stat: np.ndarray, weapon: np.ndarray, dist: np.ndarray, cs: np.ndarray, me: np.int64
+) -> tuple[int, int]:
+    """What :func:`move_score` reads that is the same for every move of ``me``, once a
+    decision: the reach of its longest ranged weapon (:func:`shot_reach`, -1 without
+    one) and the hops from its zone to the nearest enemy (``foe_hops``)."""
+    return shot_reach(stat, weapon, me), foe_hops(stat, dist, cs, me, cs[me, CS.ZONE], 0)
+
+
+@njit(cache=True, _nrt=False)
 def move_score(
     stat: np.ndarray,
-    weapon: np.ndarray,
     dist: np.ndarray,
     zone: np.ndarray,
     cs: np.ndarray,
     me: np.int64,
     z: np.int64,
+    reach: np.int64,
+    here: np.int64,
 ) -> float:
     """``move_score``: into cover for a shooter in reach, else closer to the nearest
-    enemy."""
-    side = stat[me, ST.SIDE]
-    enemies_there = 0
-    for c in range(cs.shape[0]):
-        if cs[c, CS.STATUS] == ACTIVE and stat[c, ST.SIDE] != side and cs[c, CS.ZONE] == z:
-            enemies_there += 1
-    ranged = False
-    reach = -1
-    for w in range(stat[me, ST.WEAPONS]):
-        if weapon[me, w, W.RANGED] == 1:
-            ranged = True
-            if weapon[me, w, W.REACH] > reach:
-                reach = weapon[me, w, W.REACH]
+    enemy. What does not depend on the zone is the caller's, once for every move:
+    ``reach`` and ``here`` (:func:`move_basis`)."""
     here_zone = cs[me, CS.ZONE]
-    here = foe_hops(stat, dist, cs, me, here_zone, 0)
-    if ranged and here <= reach:
+    if reach >= 0 and here <= reach:
         if zone[here_zone, Z.COVER] > 0:
             return -0.01
         if foe_hops(stat, dist, cs, me, z, 0) > reach:
             return -0.01
+        side = stat[me, ST.SIDE]
+        enemies_there = 0
+        for c in range(cs.shape[0]):
+            if cs[c, CS.STATUS] == ACTIVE and stat[c, ST.SIDE] != side and cs[c, CS.ZONE] == z:
+                enemies_there += 1
         return COVER_WEIGHT * zone[z, Z.COVER] - 0.1 * enemies_there
     closer = here - foe_hops(stat, dist, cs, me, z, 0)
     return CLOSE_WEIGHT * closer - 0.001 * dist[here_zone, z]
 
 
-@njit(cache=True, _nrt=False)
+# Inlined into the tactician's loop over its legal actions: a compiled call passes every
+# field of its nine arrays, which cost more than the little it does.
+@njit(cache=True, _nrt=False, inline="always")
 def action_score(
     stat: np.ndarray,
     weapon: np.ndarray,
@@ -392,15 +417,18 @@ def action_score(
     me: np.int64,
     la: np.ndarray,
     i: int,
+    reach: np.int64,
+    here: np.int64,
 ) -> float:
-    """``action_score`` of row ``i``: an attack's gain, a move's score, -1 to flee."""
+    """``action_score`` of row ``i``: an attack's gain, a move's score (``reach`` and
+    ``here``: :func:`move_score`'s), -1 to flee."""
     verb = la[i, D.VERB]
     if verb == ATTACK:
         return attack_gain(
             stat, weapon, zone, opts, scar, cs, pools, me, la[i, D.TARGET], la[i, D.ITEM]
         )
     if verb == MOVE:
-        return move_score(stat, weapon, dist, zone, cs, me, la[i, D.ZONE])
+        return move_score(stat, dist, zone, cs, me, la[i, D.ZONE], reach, here)
     if verb == FLEE:
         return -1.0
     return 0.0
@@ -697,8 +725,11 @@ def tactician(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int, arng: np
         if i >= 0:
             return i
     declared_pools(hits, declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False), pools)
+    reach, here = move_basis(stat, weapon, dist, cs, me)
     for i in range(n):
-        scores[i] = action_score(stat, weapon, dist, opts, zone, scar, cs, pools, me, la, i)
+        scores[i] = action_score(
+            stat, weapon, dist, opts, zone, scar, cs, pools, me, la, i, reach, here
+        )
     return draw_best(scores, n, arng, g)
 
 

@@ -670,14 +670,17 @@ def declared_hits(
         if standing and (cs[a, CS.STATUS] != ACTIVE or cs[t, CS.STATUS] != ACTIVE):
             continue
         blast = is_blast(stat, weapon, a, t, w)
-        for c in range(cs.shape[0]):
-            if (blast and in_blast(stat, weapon, cs, a, t, w, c)) or (not blast and c == t):
-                hits[k, HIT.TARGET] = c
-                hits[k, HIT.ATTACKER] = a
-                hits[k, HIT.DICE], hits[k, HIT.D1], hits[k, HIT.D2] = attack_dice(
-                    stat, weapon, zone, opts, cs, a, c, w
-                )
-                k += 1
+        # Everyone it strikes: its target, or each one in its blast.
+        lo, hi = (0, cs.shape[0]) if blast else (t, t + 1)
+        for c in range(lo, hi):
+            if blast and not in_blast(stat, weapon, cs, a, t, w, c):
+                continue
+            hits[k, HIT.TARGET] = c
+            hits[k, HIT.ATTACKER] = a
+            hits[k, HIT.DICE], hits[k, HIT.D1], hits[k, HIT.D2] = attack_dice(
+                stat, weapon, zone, opts, cs, a, c, w
+            )
+            k += 1
     return k
 
 

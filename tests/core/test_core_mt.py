@@ -116,8 +116,8 @@ def test_seed_keys_are_key_of_for_ints_and_strs() -> None:
 
 @pytest.mark.parametrize("n", [1, 5, 8, 19])
 def test_seeded_lanes_are_random_randoms_states(n: int) -> None:
-    # Eight at once where the chunk has them and the keys have one length; one by one
-    # otherwise (a chunk's tail, mixed lengths): random.Random's state either way.
+    # Side by side where the keys have one length (eight, or a chunk's tail); one by one
+    # for mixed lengths: random.Random's state either way.
     seeds = [random.Random(n).randrange(2**32) for _ in range(n)]
     if n == 19:
         seeds[9] = 2**40 + 7  # a two-word key in the second group

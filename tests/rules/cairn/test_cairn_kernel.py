@@ -210,3 +210,84 @@ def test_attack_gains_that_tie_exactly_are_tied_in_the_kernel_too() -> None:
     # The enemy's one attack lands on c0, the first of the tie, in the battles it hits.
     assert any(b.taken[0] > 0 for b in battles)
     assert all(b.taken[1] == 0 for b in battles)
+
+
+# -- the exact gain of one attack, pool by pool ----------------------------------------------
+@pytest.mark.parametrize("scars", [False, True])
+def test_one_target_gains_are_the_engines_floats_small_pools_and_past_the_exact_range(
+    scars: bool,
+) -> None:
+    """The kernel's ``attack_gain`` on one target against the engine's
+    ``float(_added_value(…))``, for pools already declared from none to nine d12s and
+    each die a weapon adds: from a few outcomes, where it divides two exact integers once,
+    to past the 2**40 its exact sums hold, where it reduces them or takes its float
+    fallback."""
+    from escaramuza.agents.heuristics import cairn as engine
+    from escaramuza.agents.heuristics import cairn_kernel as compiled
+    from escaramuza.rules.cairn.kernel import CS, OPT, POOL, ST, W
+    from escaramuza.rules.core.dialect import OPTS, STAT, STATE, WEAPON
+
+    arena = scenario(
+        [
+            fighter("h", pi=5, fue=8, armour=1, pc=True),
+            fighter("e", "enemies", weapons=[{"name": "w", "damage": "d6"}]),
+        ],
+        {"scars": scars},
+    )
+    exported = KERNEL.exported(arena)
+    s, d = exported.static, KERNEL.scratch(exported)
+    stat, weapon, opts, cs = s[STAT].copy(), s[WEAPON].copy(), s[OPTS], d[STATE]
+    cs[:] = exported.start[STATE]
+    pools = d[compiled.POOLS]
+    doomed = arena.options.doomed
+    assert opts[OPT.SCARS] == int(scars)
+    checked = 0
+    for before in [(), (4,), (6, 6), (8, 12, 4), (12,) * 5, (12,) * 9]:
+        for mine in [(4,), (6,), (12,), (10, 10), (8, 4)]:
+            for armour, pi, fue in [(0, 5, 8), (1, 0, 8), (2, 3, 1), (3, 9, 14)]:
+                stat[0, ST.ARMOUR] = armour
+                cs[0, CS.PI], cs[0, CS.FUE] = pi, fue
+                weapon[1, 0, W.DICE] = len(mine)
+                weapon[1, 0, W.D1] = mine[0]
+                weapon[1, 0, W.D2] = mine[1] if len(mine) > 1 else 0
+                pools[:, :] = 0
+                for die in before:
+                    pools[0, POOL.COUNT + die] += 1
+                got = compiled.attack_gain(
+                    stat, weapon, s[compiled.ZONES], opts, s[compiled.SCARS], cs, pools, 1, 0, 0
+                )
+                want = float(
+                    engine._added_value(before, mine, armour, pi, fue, True, scars, doomed)
+                )
+                assert got == want, (before, mine, armour, pi, fue)
+                checked += 1
+    assert checked == 6 * 5 * 4
+
+
+def test_pool_values_are_the_engines_exact_odds() -> None:
+    """``pool_value``'s (P, E, Q) of every pool of up to three Cairn dice, against
+    ``exact.out_probability`` = P / 20Q and ``exact.expected_damage`` = E / Q, for
+    targets with and without armour, left at 0 PI or not, PCs reading the scars or not."""
+    from fractions import Fraction
+    from itertools import combinations_with_replacement, product
+
+    from escaramuza.agents.heuristics import cairn_kernel as compiled
+    from escaramuza.rules.cairn.exact import expected_damage, out_probability
+    from escaramuza.rules.cairn.kernel import POOL, scar_table
+    from escaramuza.rules.cairn.sheets import CAIRN_DICE
+
+    scar = scar_table("out_of_action")
+    pool = POOL.new(1)[0]
+    checked = 0
+    for size in (1, 2, 3):
+        for dice in combinations_with_replacement(CAIRN_DICE, size):
+            pool[:] = 0
+            for die in dice:
+                pool[POOL.COUNT + die] += 1
+            for armour, pi, fue, pc, scars in product((0, 2), (0, 3), (1, 9), *[(False, True)] * 2):
+                p, e, q = compiled.pool_value(pool, armour, pi, fue, pc, scars, scar)
+                odds = out_probability(dice, armour, pi, fue, pc, scars, "out_of_action")
+                assert Fraction(int(p), 20 * int(q)) == odds, (dice, armour, pi, fue, pc)
+                assert Fraction(int(e), int(q)) == expected_damage(dice, armour, pi, fue)
+                checked += 1
+    assert checked == (5 + 15 + 35) * 32
