@@ -232,12 +232,22 @@ class InternalDispatcher(PlainArgsDispatcher):
             with self._twin_lock:
                 twin = self.python_twin
                 if twin is None:
-                    twin = _numba_njit(**self._options)(self.py_func)
+                    twin = _numba_njit(**self._twin_options())(self.py_func)
                     twin.__class__ = PlainArgsDispatcher
-                    if self._cached:
+                    if getattr(self, "_cached", False):
                         twin.enable_caching(python_calls=True)
                     self.python_twin = twin
         return twin(*args, **kwargs)
+
+    def _twin_options(self) -> dict[str, Any]:
+        """The options :func:`njit` was given, wrappers aside; for a dispatcher numba
+        rebuilt from a pickle (another process's), its target options less the wrappers'
+        and ``nopython`` (which ``numba.njit`` sets itself)."""
+        options = getattr(self, "_options", None)
+        if options is None:
+            skip = {*WITHOUT_WRAPPERS, "nopython"}
+            options = {k: v for k, v in self.targetoptions.items() if k not in skip}
+        return options
 
 
 def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:

@@ -210,6 +210,31 @@ def test_the_temperaments_kernels_are_stamped_with_their_tree_and_the_rules() ->
     assert stamp[1] != kernel_sources_stamp()
 
 
+PICKLED = """
+import base64, pickle
+from escaramuza.rules.core.jit import copy_into
+print(base64.b64encode(pickle.dumps(copy_into)).decode())
+"""
+
+
+def test_a_kernel_function_pickled_in_another_process_runs_from_python(tmp_path: Path) -> None:
+    """numba rebuilds a dispatcher pickled by another process from its function and
+    target options alone: its Python calls still find their twin's options."""
+    import base64
+    import pickle
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", PICKLED], env=env, capture_output=True, text=True, check=True
+    )
+    rebuilt = pickle.loads(base64.b64decode(done.stdout.strip()))
+    assert rebuilt is not copy_into
+    dst = np.zeros(4)
+    rebuilt(dst, np.arange(4.0))
+    assert dst.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert _wrappers(rebuilt.python_twin) != []
+
+
 CALLEE = """
 from escaramuza.rules.core.jit import njit
 
