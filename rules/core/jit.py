@@ -21,7 +21,9 @@ own: unboxing a bundle of 80 arrays is a large function, optimised and turned in
 machine code for every helper — about a quarter of a first compile. A call from Python
 (an entry point such as a batched step, or a test calling a helper) goes to a twin of
 the function compiled with the wrappers on its first call and cached apart
-(:class:`InternalDispatcher`): the same code, so the same results.
+(:class:`InternalDispatcher`): the same code, so the same results. A function compiled
+for compiled callers keeps its optimised IR for them to link and no machine code of its
+own (rules/core/ir_only.py).
 
 Everything else is numba's own ``njit``: the same options (``cache``, ``inline``,
 ``_nrt``…), the same on-disk cache, the same dispatcher otherwise.
@@ -48,7 +50,7 @@ from numba.core import errors, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.registry import CPUDispatcher
 
-from escaramuza.rules.core import inlining, liveness, option_lookup
+from escaramuza.rules.core import inlining, ir_only, liveness, option_lookup
 
 # Before any kernel compiles: inlining at the cost of the inlined code (rules/core/inlining.py),
 # compiler options read at the cost of a dict (rules/core/option_lookup.py), liveness in
@@ -56,6 +58,12 @@ from escaramuza.rules.core import inlining, liveness, option_lookup
 inlining.install()
 option_lookup.install()
 liveness.install()
+#: The pipeline of kernel functions called from compiled code: numba's, keeping their IR
+#: without machine code (rules/core/ir_only.py); numba's own if this numba is not the one
+#: it was written for.
+INTERNAL_PIPELINE: dict[str, Any] = (
+    {"pipeline_class": ir_only.IROnlyCompiler} if ir_only.install() else {}
+)
 
 #: The rules' source tree (rules/): the kernels of the rules, mt, this module and the
 #: modules their constants come from. Code elsewhere that compiles kernel functions on
@@ -260,7 +268,7 @@ def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     rest = {k: v for k, v in options.items() if k != "cache"}
 
     def wrap(f: Callable[..., Any]) -> Any:
-        dispatcher = _numba_njit(**{**rest, **WITHOUT_WRAPPERS})(f)
+        dispatcher = _numba_njit(**{**rest, **WITHOUT_WRAPPERS, **INTERNAL_PIPELINE})(f)
         if isinstance(dispatcher, CPUDispatcher):  # not with NUMBA_DISABLE_JIT
             dispatcher.__class__ = InternalDispatcher
             internal = cast(InternalDispatcher, dispatcher)

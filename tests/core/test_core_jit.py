@@ -148,6 +148,31 @@ def test_a_kernel_function_called_from_compiled_code_has_no_wrappers() -> None:
     assert len(_wrappers(theirs)) == 2  # numba's own: both wrappers
 
 
+def _has_machine_code(dispatcher: Any) -> bool:
+    """Whether the JIT engine holds machine code for one of a dispatcher's compilations
+    (their function symbols)."""
+    return any(
+        cres.library._codegen._engine.is_symbol_defined(cres.fndesc.mangled_name)
+        for cres in dispatcher.overloads.values()
+    )
+
+
+def test_a_kernel_function_called_from_compiled_code_has_no_machine_code_of_its_own() -> None:
+    """Its callers link its IR and emit it with theirs: its own machine code would never
+    run. numba's own njit emits it."""
+    ours = njit(_add)
+    theirs = numba_njit(_add)
+
+    @numba_njit
+    def call_both(x: int) -> int:
+        return ours(x, 4) + theirs(x, 4)
+
+    assert call_both(2) == 12
+    assert ours.overloads and not _has_machine_code(ours)
+    assert _has_machine_code(theirs)
+    assert _has_machine_code(call_both)
+
+
 def test_a_kernel_function_called_from_python_runs_its_twin() -> None:
     """Called from Python, the function is compiled a second time with the wrappers
     (numba's own call path would jump to a wrapper that does not exist); a compiled
@@ -261,6 +286,21 @@ print(twice() + 100 * value())
 """
 
 
+def _run_script(script: str, code: Path, cache: Path) -> str:
+    """What ``script`` prints, run in a new process with the modules of ``code`` importable
+    (PYTHONPATH) and numba's cache in ``cache``; ``code`` is its first argument."""
+    path = os.pathsep.join(filter(None, (str(code), os.environ.get("PYTHONPATH"))))
+    env = {**os.environ, "PYTHONPATH": path, "NUMBA_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
 def test_editing_a_callee_recompiles_its_callers_from_the_cache(tmp_path: Path) -> None:
     """numba alone would load ``twice`` from its cache after ``value`` changed (its own
     file did not), with the old ``value`` compiled into it."""
@@ -268,19 +308,9 @@ def test_editing_a_callee_recompiles_its_callers_from_the_cache(tmp_path: Path) 
     code.mkdir()
     (code / "callee.py").write_text(CALLEE.format(value=1))
     (code / "caller.py").write_text(CALLER)
-    # The two modules import from their folder (PYTHONPATH); numba's cache is the test's own.
-    path = os.pathsep.join(filter(None, (str(code), os.environ.get("PYTHONPATH"))))
-    env = {**os.environ, "PYTHONPATH": path, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
 
     def run() -> str:
-        done = subprocess.run(
-            [sys.executable, "-c", RUN, str(code)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return done.stdout.strip()
+        return _run_script(RUN, code, tmp_path / "cache")
 
     assert run() == "102"
     # From the cache: ``value`` compiled for compiled callers (linked into ``twice``) and
@@ -291,6 +321,41 @@ def test_editing_a_callee_recompiles_its_callers_from_the_cache(tmp_path: Path) 
     assert sum("~python" in n for n in names) == 2  # ``twice`` and ``value``, from Python
     (code / "callee.py").write_text(CALLEE.format(value=5))
     assert run() == "510"
+
+
+LINKER = """
+import sys
+from pathlib import Path
+import escaramuza.rules.core.jit as jit
+jit.register_sources(Path(sys.argv[1]))
+from callee import value
+
+@jit.njit
+def thrice():  # not cached: compiled in each run, with ``value`` as the cache has it
+    return 3 * value()
+
+result = thrice()
+(compiled,) = value.overloads.values()
+print(result, sum(value.stats.cache_hits.values()), type(compiled.library).__name__)
+"""
+
+
+def test_a_cached_kernel_function_is_linked_from_its_ir_into_a_new_caller(
+    tmp_path: Path,
+) -> None:
+    """A function compiled for compiled callers is cached as the IR they link, loaded
+    as such in another process, and linked into a caller compiled there."""
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "callee.py").write_text(CALLEE.format(value=2))
+
+    def run() -> str:
+        return _run_script(LINKER, code, tmp_path / "cache")
+
+    assert run() == "6 0 IROnlyLibrary"  # compiled, and cached
+    assert run() == "6 1 IROnlyLibrary"  # from the cache
+    (code / "callee.py").write_text(CALLEE.format(value=7))
+    assert run() == "21 0 IROnlyLibrary"
 
 
 class _Cols(Columns):
