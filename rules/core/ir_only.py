@@ -10,11 +10,13 @@ took 5.5–6.2 of the 32–40 CPU s of a Sistema 2d10 batched env's first compil
 s are left, the entry points'), for the same observations step for step.
 
 :class:`IROnlyLibrary` is numba's JIT library finalised without the engine: linked and
-optimised exactly as before (callers get the same IR), never added to the engine nor
-emitted. It has no function address (``get_pointer_to_function`` is 0, as it already
-was for a function without wrappers) and no environment to set (its code never runs).
-Its cache entry is the IR callers link (``"ir-only"``), where numba stores machine code
-and that IR; :func:`install` lets numba's library loader read it.
+optimised as before, never added to the engine nor emitted. Callers link the IR the
+optimiser left (numba's own library hands them a copy taken after emission, which runs
+codegen's IR passes over the module: their machine code differs in detail, not in
+speed). It has no function address (``get_pointer_to_function`` is 0, as it already was
+for a function without wrappers) and no environment to set (its code never runs). Its
+cache entry is the IR callers link (``"ir-only"``), where numba stores machine code and
+that IR; :func:`install` lets numba's library loader read it.
 
 :class:`IROnlyCompiler` is the pipeline ``InternalDispatcher`` compiles with: numba's
 own nopython pipeline with one pass before lowering that gives the function an
