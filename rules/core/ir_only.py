@@ -115,7 +115,7 @@ class IROnlyLowering(LoweringPass):
 
     _name = "escaramuza_ir_only_library"
 
-    def __init__(self) -> None:
+    def __init__(self) -> None:  # abstract in numba's CompilerPass
         LoweringPass.__init__(self)
 
     def run_pass(self, state: Any) -> bool:
