@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -48,6 +47,7 @@ from escaramuza.envs.lane_seeds import (
     seed_words,
     store_state,
 )
+from escaramuza.envs.lane_threads import LaneThreads
 from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
     AUTO,
@@ -198,7 +198,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             int(threads) if threads is not None else machine_threads(),
             max(1, self.num_envs // (LANES_PER_THREAD if threads is None else 1)),
         )
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: LaneThreads | None = None
         self.codec = ActionCodec(self.ruleset, max_combatants, max_zones, max_items)
         self.encoder = ObservationEncoder(self.ruleset, max_combatants, max_zones)
         self.single_action_space = spaces.Discrete(self.codec.n)
@@ -471,11 +471,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if self.threads == 1:
             return call(0)
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="escaramuza-lanes")
-        futures = [self._pool.submit(call, t) for t in range(1, self.threads)]
-        waiting = call(0)
-        for future in futures:
-            waiting += future.result()
+            self._pool = LaneThreads(self.threads, "escaramuza-lanes")
+        waiting = self._pool.run(call)
         if todo is self._every:
             self._balance(took)
         return waiting
@@ -654,7 +651,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return battles[0]
 
     def close_extras(self, **kwargs: Any) -> None:
-        """The lanes are arrays of this process; only the threads' pool is shut down."""
+        """The lanes are arrays of this process; only the worker threads are shut down."""
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
