@@ -34,6 +34,8 @@ class _Handoff:
         self.call: Share | None = None
         self.outcomes: list[int | BaseException] = [0] * workers
         self.stopping = False
+        #: A wait for the workers was interrupted (Ctrl-C): which shares ended is unknown.
+        self.broken = False
 
 
 def _work(handoff: _Handoff, w: int) -> None:
@@ -79,6 +81,11 @@ class LaneThreads:
         handoff = self._handoff
         if handoff.stopping:
             raise RuntimeError(f"{self.name}: the threads were shut down")
+        if handoff.broken:
+            raise RuntimeError(
+                f"{self.name}: an earlier call was interrupted while its threads ran, so "
+                "what they did is unknown; make a new one"
+            )
         if not self._threads:
             self._threads = [
                 threading.Thread(
@@ -95,8 +102,15 @@ class LaneThreads:
             total = call(0)
         finally:
             # Every worker's share ends before the caller goes on, whatever share 0 did.
-            for done in handoff.done:
-                done.acquire()
+            try:
+                for done in handoff.done:
+                    done.acquire()
+            except BaseException:
+                # Interrupted while waiting: a worker may still be running its share and
+                # release its lock later, which would end the next call's wait too early.
+                # No later call may start; shutdown still ends the workers.
+                handoff.broken = True
+                raise
             handoff.call = None
         for outcome in handoff.outcomes:
             if isinstance(outcome, BaseException):

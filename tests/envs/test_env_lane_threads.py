@@ -90,6 +90,31 @@ def test_workers_of_a_pool_dropped_without_shutdown_end() -> None:
         assert not worker.is_alive()
 
 
+def test_a_call_whose_wait_was_interrupted_refuses_every_later_call() -> None:
+    """Ctrl-C while the caller waits for a worker: that worker may still be running and
+    release its lock later, which would end a later call's wait before its share ended.
+    Later calls are refused instead; shutdown still ends the workers."""
+    pool = LaneThreads(2, "lanes-interrupted")
+    pool.run(lambda t: t)
+    handoff = pool._handoff
+    real = handoff.done[0]
+
+    class Interrupted:
+        def acquire(self) -> bool:
+            real.acquire()  # the worker's share has ended; the interrupt lands after
+            raise KeyboardInterrupt
+
+    handoff.done[0] = Interrupted()  # type: ignore[assignment]
+    with pytest.raises(KeyboardInterrupt):
+        pool.run(lambda t: t)
+    handoff.done[0] = real
+    with pytest.raises(RuntimeError, match="lanes-interrupted: an earlier call was interrupted"):
+        pool.run(lambda t: t)
+    workers = [t for t in threading.enumerate() if t.name.startswith("lanes-interrupted-")]
+    pool.shutdown()
+    assert workers and not any(worker.is_alive() for worker in workers)
+
+
 def test_a_pool_needs_a_thread() -> None:
     with pytest.raises(ValueError, match="at least one thread, not 0"):
         LaneThreads(0, "lanes-test")
