@@ -468,12 +468,10 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             took[t] = time.perf_counter() - began
             return waiting
 
-        if self.threads == 1:
-            return call(0)
         if self._pool is None:
             self._pool = LaneThreads(self.threads, "escaramuza-lanes")
         waiting = self._pool.run(call)
-        if todo is self._every:
+        if todo is self._every and self.threads > 1:
             self._balance(took)
         return waiting
 
