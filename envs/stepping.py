@@ -213,13 +213,10 @@ def seed_beginning(
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def copy_out(out: Any, obs_b: np.ndarray, mask_b: np.ndarray, b: int) -> None:
-    """Lane ``b``'s observation and mask into the arrays the step returns (``out``), as
-    soon as the lane is done: its rows are still in the cache of the thread that wrote
-    them."""
-    obs, mask = out[0], out[1]
-    for j in range(obs_b.shape[1]):
-        obs[b, j] = obs_b[b, j]
+def copy_mask(out: Any, mask_b: np.ndarray, b: int) -> None:
+    """Lane ``b``'s mask into the array the step returns (``out[1]``), as soon as the
+    lane is done: its row is still in the cache of the thread that wrote it."""
+    mask = out[1]
     for j in range(mask_b.shape[1]):
         mask[b, j] = mask_b[b, j]
 
@@ -401,26 +398,28 @@ def step_lanes(
     tuple; the lane's generators are its own rows, backed up in ``scratch`` first when
     ``lay[ROLLBACK]``); ``agents[side]``: the agent code of each side's decisions (the
     learner's is never read: ``run`` stops there); ``lanes``: the batch arrays
-    ``(dice, arng, la, obs, mask, rows, n_legal, reward, terminated, truncated, status,
+    ``(dice, arng, la, mask, rows, n_legal, reward, terminated, truncated, status,
     final_cs, final_g, slots, shaping, acting)``, ``acting[b]`` the side the lane's
     observation is of when both sides are the caller's; ``scratch``: ``(saved dice, saved
     arng, values, la, group)`` (the legal rows are listed in ``la``, kept in the lane's
     only with its state: a suspended lane's rows stay those its learner's action names;
-    ``group``: :func:`seed_beginning`'s); ``out``:
-    ``(obs, mask)`` arrays the step returns, into which each of the thread's lanes'
-    observation and mask is copied once it is done. Returns how many lanes did not take
-    their step (``status`` SUSPENDED or OVERFLOW)."""
+    ``group``: :func:`seed_beginning`'s); ``out``: the ``(obs, mask)`` arrays the step
+    returns. A lane that takes its step (or no-ops an illegal action) has its
+    observation encoded straight into its row of ``out[0]`` — a lane keeps no copy of
+    its own (:func:`encode_lanes` makes one again from its state) — and its mask copied
+    into ``out[1]``; the rows of the other lanes are the caller's. Returns how many lanes
+    did not take their step (``status`` SUSPENDED or OVERFLOW)."""
     lay = enc[0]
-    dice_b, arng_b, la_b, obs_b, mask_b, rows_b, n_b = (
+    dice_b, arng_b, la_b, mask_b, rows_b, n_b = (
         lanes[0],
         lanes[1],
         lanes[2],
         lanes[3],
         lanes[4],
         lanes[5],
-        lanes[6],
     )
     reward_b, term_b, trunc_b, status_b, final_cs, final_g, slots_b, shaping_b = (
+        lanes[6],
         lanes[7],
         lanes[8],
         lanes[9],
@@ -428,9 +427,8 @@ def step_lanes(
         lanes[11],
         lanes[12],
         lanes[13],
-        lanes[14],
     )
-    acting_b = lanes[15]
+    acting_b = lanes[14]
     stat = s[0]
     saved_dice, saved_arng, values, la = scratch[0], scratch[1], scratch[2], scratch[3]
     cs = d[0]
@@ -449,7 +447,6 @@ def step_lanes(
     )
     for b in range(lo, hi):
         if not todo[b]:
-            copy_out(out, obs_b, mask_b, b)
             continue
         reward = 0.0
         dice = dice_b[b]
@@ -475,7 +472,9 @@ def step_lanes(
                     reward_b[b] = -illegal_penalty
                     term_b[b] = False
                     trunc_b[b] = False
-                    copy_out(out, obs_b, mask_b, b)
+                    learner = acting_b[b] if side == BOTH_SIDES else side
+                    encode(s, d, enc, learner, values, out[0][b])
+                    copy_mask(out, mask_b, b)
                     continue
                 first = True
         # The learner's action, then the opponent up to the caller's next decision (every
@@ -491,7 +490,6 @@ def step_lanes(
             copy_into(final_g[b], g)
             copy_into(dice, saved_dice)
             copy_into(arng, saved_arng)
-            copy_out(out, obs_b, mask_b, b)
             continue
         # The opponent's opening decisions (begin) are not the learner's: never shaped.
         before_x = 0.0 if begin[b] else shaping_b[b]
@@ -500,7 +498,6 @@ def step_lanes(
             if overflow:
                 status_b[b] = OVERFLOW
                 waiting += 1
-                copy_out(out, obs_b, mask_b, b)
                 continue
             if not begin[b]:
                 reward = WEIGHT * (math.tanh(x) - math.tanh(before_x))
@@ -521,20 +518,44 @@ def step_lanes(
         n_b[b] = n
         if side == BOTH_SIDES:
             acting_b[b] = learner
-        encode(s, d, enc, learner, values, obs_b[b])
+        encode(s, d, enc, learner, values, out[0][b])
         legal_slots(s, d, enc, la, n, before, mask_b[b], rows_b[b], slots_b[b])
         store(pairs, b)
         keep_rows(la_b, b, la, n)
-        copy_out(out, obs_b, mask_b, b)
+        copy_mask(out, mask_b, b)
     return waiting
+
+
+def encode_lanes(
+    s: Any,
+    pairs: Any,
+    d: Any,
+    enc: Any,
+    lanes: Any,
+    which: np.ndarray,
+    values: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Every lane ``b`` with ``which[b]``: the observation of its battle's state as the
+    step last left it, into ``out[b]`` — what that step wrote into the array it returned
+    (the same state, the same side: the lane's learner, or ``acting[b]`` when both sides
+    are the caller's). A view reads only the lane's kept arrays (``pairs``)."""
+    side = enc[0][SIDE]
+    acting_b = lanes[14]
+    for b in range(which.shape[0]):
+        if which[b]:
+            load(pairs, b)
+            encode(s, d, enc, acting_b[b] if side == BOTH_SIDES else side, values, out[b])
 
 
 class Stepping:
     """A ruleset's compiled batched step (:func:`compile_stepping`)."""
 
-    def __init__(self, step_lanes: Any, encode: Any) -> None:
+    def __init__(self, step_lanes: Any, encode: Any, encode_lanes: Any) -> None:
         self.step_lanes = step_lanes
         self.encode = encode
+        #: Compiled at its first call (``KernelVectorEnv.observations``), not with the step.
+        self.encode_lanes = encode_lanes
 
 
 def compile_stepping(owner: str, rules: dict[str, Any], view: Any) -> Stepping:
@@ -559,7 +580,10 @@ def compile_stepping(owner: str, rules: dict[str, Any], view: Any) -> Stepping:
         nogil=True,
         _nrt=False,
     )
-    return Stepping(stepped, encoded)
+    reencoded = instantiate(
+        encode_lanes, owner, {**bound, "encode": encoded}, cache=True, nogil=True, _nrt=False
+    )
+    return Stepping(stepped, encoded, reencoded)
 
 
 # Names the templates read from the ruleset (bound by compile_stepping); here so that the

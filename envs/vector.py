@@ -246,17 +246,17 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._D = tuple(np.repeat(exported.start[i][None], n, axis=0) for i in kept)
         width = self.kernel.ACTION_WIDTH
         size, actions = self.encoder.size, self.codec.n
-        self._obs = np.zeros((n, size), dtype=np.float32)
         self._mask = np.zeros((n, actions), dtype=np.bool_)
-        # What the last compiled call left, copied out by the threads (each its own lanes:
-        # only they touch the lanes' rows) into new arrays that a step returns as they are.
-        self._obs_out = self._obs.copy()
+        # The arrays the last compiled call wrote, new ones each call, returned as they
+        # are: the threads encode each lane's observation straight into its row (a lane
+        # keeps none of its own: observations() encodes them again from the lanes'
+        # states) and copy its mask there.
+        self._obs_out = np.zeros((n, size), dtype=np.float32)
         self._mask_out = self._mask.copy()
         self._lanes = (
             mt.new_state(n),
             np.zeros((n, A_KEY + KEY_WORDS), dtype=np.uint32),
             np.zeros((n, exported.actions, width), dtype=np.int64),
-            self._obs,
             self._mask,
             np.full((n, actions), -1, dtype=np.int64),
             np.zeros(n, dtype=np.int64),
@@ -402,14 +402,24 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         actions: np.ndarray,
         enc: tuple[np.ndarray, ...] | None = None,
         agents: np.ndarray | None = None,
+        base: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         """The compiled step over the lanes ``todo``, suspended lanes resolved and stepped
-        again (``enc``, ``agents``: other tables and agent codes than the env's)."""
-        status = self._lanes[10]
+        again (``enc``, ``agents``: other tables and agent codes than the env's), into new
+        ``_obs_out`` and ``_mask_out`` arrays: the other lanes' rows are ``base``'s (the
+        observations and masks they hold), or zeros without it."""
+        status = self._lanes[9]
         enc = self._enc if enc is None else enc
         agents = self._agents if agents is None else agents
-        self._obs_out = np.empty_like(self._obs)
-        self._mask_out = np.empty_like(self._mask)
+        if base is not None:
+            self._obs_out, self._mask_out = base[0].copy(), base[1].copy()
+        elif todo.all():
+            # Every row is written (a suspended lane's when it is stepped again).
+            self._obs_out = np.empty_like(self._obs_out)
+            self._mask_out = np.empty_like(self._mask)
+        else:
+            self._obs_out = np.zeros_like(self._obs_out)
+            self._mask_out = np.zeros_like(self._mask)
         for _ in range(MAX_PASSES):
             if not self._step_threads(todo, begin, actions, enc, agents):
                 return
@@ -421,7 +431,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             todo = todo & (status == SUSPENDED)
             if not todo.any():
                 return
-            self.kernel.resolve(self._exported, self._lanes[12], todo)
+            self.kernel.resolve(self._exported, self._lanes[11], todo)
             self._exported = self.kernel.exported(self.scenario)
         raise KernelRefusal(f"{self.scenario.name}: a battle kept suspending")
 
@@ -561,9 +571,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
         self._draw_seeds(begin)
         self._run(self._every, begin, acts)
-        terminated = self._lanes[8].copy()
-        truncated = self._lanes[9].copy()
-        rewards = self._lanes[7].copy()
+        terminated = self._lanes[7].copy()
+        truncated = self._lanes[8].copy()
+        rewards = self._lanes[6].copy()
         infos = self._infos(illegal)
         done = terminated | truncated
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
@@ -573,7 +583,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 infos["final_obs"] = self._obs_out
                 infos["_final_obs"] = done.copy()
                 self._draw_seeds(done)
-                self._run(done, done, acts)
+                self._run(done, done, acts, base=(self._obs_out, self._mask_out))
                 infos["action_mask"] = self._mask_out
         else:
             self._autoreset = done
@@ -583,7 +593,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Which of the lanes ``deciding`` (with a decision pending) ``acts`` names an
         illegal slot in."""
         illegal = np.empty(self.num_envs, dtype=np.bool_)
-        illegal_lanes(acts, deciding, self._lanes[6], self._mask, illegal)
+        illegal_lanes(acts, deciding, self._lanes[5], self._mask, illegal)
         return illegal
 
     def step_only(
@@ -599,21 +609,35 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         illegal = self._illegal(acts, lanes)
         self._run(lanes, np.zeros(self.num_envs, dtype=np.bool_), acts)
         return (
+            self._lanes[6].copy(),
             self._lanes[7].copy(),
             self._lanes[8].copy(),
-            self._lanes[9].copy(),
             illegal,
         )
 
     def last_winners(self) -> np.ndarray:
         """Each lane's last finished battle's winner: 0 heroes, 1 enemies, 2 nobody."""
-        winners: np.ndarray = self._lanes[12][:, int(self.kernel.G["OUTCOME"])].copy()
+        winners: np.ndarray = self._lanes[11][:, int(self.kernel.G["OUTCOME"])].copy()
         return winners
 
     def observations(self) -> np.ndarray:
-        """Every lane's current observation (a copy), ``(num_envs, size)``: the lanes' own
-        buffer, not the array the last step returned (which its caller may change)."""
-        return self._obs.copy()
+        """Every lane's current observation, ``(num_envs, size)``, a new array: encoded
+        again from the lanes' battles (a lane keeps no copy of the observation its last
+        step returned, which its caller may have changed); zeros before the first reset."""
+        obs = np.zeros_like(self._obs_out)
+        if self._started:
+            pairs, d, scratch = self._threads[0]
+            self._compiled.encode_lanes(
+                self._exported.static,
+                pairs,
+                d,
+                self._enc,
+                self._lanes,
+                self._every,
+                scratch[2],
+                obs,
+            )
+        return obs
 
     def action_masks(self) -> np.ndarray:
         """The legal slots of every lane's pending decision, ``(num_envs, n)``."""
@@ -623,7 +647,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Every lane's legal slots as a list: ``(slots, counts)``, lane ``b``'s slots
         ``slots[b, :counts[b]]`` in the ruleset's order of its legal actions (a sampler
         without the ``(num_envs, n)`` mask). Over: no slot (count 0). Read-only views."""
-        slots, counts = self._lanes[13].view(), self._lanes[6].view()
+        slots, counts = self._lanes[12].view(), self._lanes[5].view()
         slots.flags.writeable = counts.flags.writeable = False
         return slots, counts
 
@@ -643,8 +667,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         battles: list[KernelBattle] = self.kernel._read_back(
             self._exported,
             [int(self._seeds[lane, 0])],
+            self._lanes[10][lane : lane + 1],
             self._lanes[11][lane : lane + 1],
-            self._lanes[12][lane : lane + 1],
         )
         return battles[0]
 

@@ -94,7 +94,8 @@ class KernelTrainEnv(LanesOfOneEnv):
         self.streak[lanes] = 0
 
     def _gather(self, sub: KernelVectorEnv, rows: np.ndarray) -> None:
-        self._obs[rows] = sub._obs[rows]
+        # The rows the sub-env's last call stepped (``rows``) hold its new observations.
+        self._obs[rows] = sub._obs_out[rows]
         self._mask[rows] = sub._mask[rows]
 
     def reset(self) -> np.ndarray:

@@ -141,6 +141,45 @@ def test_lanes_stepped_by_several_threads_are_each_the_python_env(ruleset: str) 
     assert run_both(scenario, "enemies", "heuristic", lanes=7, steps=80, seed=3, threads=3) >= 1
 
 
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_observations_are_encoded_again_as_the_last_step_returned_them(ruleset: str) -> None:
+    """A lane keeps no copy of its observation: a step encodes it straight into the array
+    it returns, and ``observations()`` encodes it again from the lane's battle. The two
+    are equal after every step (battles ending under next-step and same-step autoreset,
+    illegal actions turned into no-ops, both sides' decisions in the AEC env), whatever
+    the caller did to the returned array."""
+    from gymnasium.vector import AutoresetMode
+
+    from escaramuza.envs.aec_vector import KernelAECVectorEnv
+
+    scenario = RULESETS_DEFAULT[ruleset]
+    same_step = AutoresetMode.SAME_STEP
+    envs: list[KernelVectorEnv] = [
+        KernelVectorEnv(ruleset, 5, scenario, illegal_action="noop", threads=2),
+        KernelVectorEnv(ruleset, 5, scenario, illegal_action="noop", autoreset_mode=same_step),
+        KernelAECVectorEnv(ruleset, 5, scenario),
+    ]
+    pick = np.random.default_rng(1)
+    for venv in envs:
+        assert not venv.observations().any()
+        obs, _ = venv.reset(seed=8)
+        ended = noops = 0
+        for t in range(120):
+            assert np.array_equal(venv.observations(), obs), (venv, t)
+            masks = venv.action_masks()
+            actions = np.array([pick.choice(np.flatnonzero(m)) for m in masks])
+            if venv.illegal_action == "noop" and t % 5 == 0 and masks[0].sum() > 1:
+                actions[0] = np.flatnonzero(~masks[0])[0]
+                noops += 1
+            obs[:] = -3.0
+            obs, _, terminated, truncated, infos = venv.step(actions)
+            ended += int((terminated | truncated).sum())
+            noops -= int(infos.get("illegal_action", np.zeros(1))[0])
+        assert np.array_equal(venv.observations(), obs)
+        # Random moves on both sides may not end a battle in these steps.
+        assert (ended > 0 or venv.both_sides) and noops == 0, (venv, ended, noops)
+
+
 def test_a_step_returns_new_arrays_the_caller_may_change() -> None:
     """The observations a step returns are a new array each step; changing them, or the
     masks it returns, changes neither the env's next step nor what it reports."""
