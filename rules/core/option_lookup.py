@@ -8,13 +8,14 @@ methods…) in a cache keyed by the call's types *and the compiler options in fo
   *names*, the same for every object of one class, rebuilt from a hundred property reads
   at every lookup;
 * two options compare by ``values()``, each option read through its property, even when
-  they are one object.
+  they are one object, and when only a few options are set on either.
 
 A kernel's first compile makes about 45,000 such lookups (a Destiny Dice batched env:
 about 2.5 s of 45). :func:`install` keeps both results and changes their cost only: the
 hash is the same number, computed from the class's option names; ``values()`` is the
 same dict, read from the stored values with each option's default; equality is the same
-comparison, with an object equal to itself at once. numba's ``TargetConfig`` is one
+comparison, made at once for an object and itself and over the options set on either
+object otherwise. numba's ``TargetConfig`` is one
 class, so this holds for every function compiled in the process once a kernel module is
 imported. A numba whose ``TargetConfig`` is not the one this was written for is left
 alone (:data:`TESTED`). ``docs/decisions/0016-kernel-compile-time.md`` has the
@@ -35,6 +36,25 @@ def values(self: Any) -> dict[str, Any]:
     """``TargetConfig.values``: every option's value, its default where it is not set."""
     stored = self._values
     return {name: stored.get(name, option.default) for name, option in self.options.items()}
+
+
+def same_values(one: Any, other: Any) -> bool:
+    """``values(one) == values(other)``. Of one class's options, only those set on either
+    object can differ (an option set on neither is its default on both), so only those
+    are read: a handful, not the hundred ``values`` builds."""
+    options = one.options
+    if other.options is not options:
+        return values(one) == values(other)
+    mine, theirs = one._values, other._values
+    if mine == theirs:
+        return True
+    for name in mine.keys() | theirs.keys():
+        option = options.get(name)
+        if option is None:
+            return values(one) == values(other)
+        if mine.get(name, option.default) != theirs.get(name, option.default):
+            return False
+    return True
 
 
 def option_hash(self: Any) -> int:
@@ -66,7 +86,7 @@ def install() -> bool:
         if self is other:
             return True
         if isinstance(other, config):
-            return values(self) == values(other)
+            return same_values(self, other)
         return NotImplemented
 
     config.values = values

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from escaramuza.rules.core import option_lookup
 
@@ -69,3 +71,23 @@ def test_equality_is_by_value_as_upstream() -> None:
     cache = {(1, _flags(nrt=True)): "hit"}
     assert cache[(1, _flags(nrt=True))] == "hit"
     assert (1, _flags(nrt=False)) not in cache
+
+
+def _bool_options() -> list[str]:
+    from numba.core.compiler import Flags
+
+    return sorted(n for n, o in Flags.options.items() if o.type is bool)
+
+
+@given(data=st.data())
+@settings(max_examples=200, deadline=None)
+def test_equality_over_any_options_set_is_upstreams(data: Any) -> None:
+    """Equality reads only the options set on either object; over any options set on
+    either (to their defaults or not), it is upstream's comparison of every value."""
+    assert option_lookup.install() is True
+    names = _bool_options()
+    one = data.draw(st.dictionaries(st.sampled_from(names), st.booleans(), max_size=6))
+    other = data.draw(st.dictionaries(st.sampled_from(names), st.booleans(), max_size=6))
+    a, b = _flags(**one), _flags(**other)
+    assert (a == b) is (_upstream_values(a) == _upstream_values(b))
+    assert (b == a) is (a == b)
