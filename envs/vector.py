@@ -298,6 +298,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         #: every mask the step is given: numba compiles the step once per array type, and
         #: a read-only array is another type (another 5 s of first compile).
         self._every = np.ones(n, dtype=np.bool_)
+        #: The lanes that have begun a battle (their arrays hold one: observations()
+        #: encodes only these).
+        self._begun = np.zeros(n, dtype=np.bool_)
         self._dice_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
         self._dice_len = np.zeros(n, dtype=np.int64)
         self._agent_keys = np.zeros((n, KEY_WORDS), dtype=np.uint32)
@@ -420,6 +423,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         else:
             self._obs_out = np.zeros_like(self._obs_out)
             self._mask_out = np.zeros_like(self._mask)
+        self._begun |= todo & begin
         for _ in range(MAX_PASSES):
             if not self._step_threads(todo, begin, actions, enc, agents):
                 return
@@ -623,20 +627,13 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def observations(self) -> np.ndarray:
         """Every lane's current observation, ``(num_envs, size)``, a new array: encoded
         again from the lanes' battles (a lane keeps no copy of the observation its last
-        step returned, which its caller may have changed); zeros before the first reset."""
+        step returned, which its caller may have changed); zeros for a lane that has begun
+        no battle."""
         obs = np.zeros_like(self._obs_out)
-        if self._started:
-            pairs, d, scratch = self._threads[0]
-            self._compiled.encode_lanes(
-                self._exported.static,
-                pairs,
-                d,
-                self._enc,
-                self._lanes,
-                self._every,
-                scratch[2],
-                obs,
-            )
+        pairs, d, scratch = self._threads[0]
+        self._compiled.encode_lanes(
+            self._exported.static, pairs, d, self._enc, self._lanes, self._begun, scratch[2], obs
+        )
         return obs
 
     def action_masks(self) -> np.ndarray:

@@ -180,6 +180,17 @@ def test_observations_are_encoded_again_as_the_last_step_returned_them(ruleset: 
         assert (ended > 0 or venv.both_sides) and noops == 0, (venv, ended, noops)
 
 
+def test_a_lane_that_has_begun_no_battle_observes_zeros() -> None:
+    """observations() encodes only the lanes that have begun a battle; the others, whose
+    arrays hold no battle yet, are zeros, as before any reset."""
+    venv = KernelVectorEnv("cairn", 3, scenario="cairn/emboscada_goblin", threads=1)
+    assert not venv.observations().any()
+    venv.restart(np.array([False, True, False]))
+    obs = venv.observations()
+    assert not obs[[0, 2]].any()
+    assert obs[1].any() and np.array_equal(obs[1], venv._obs_out[1])
+
+
 def test_a_step_returns_new_arrays_the_caller_may_change() -> None:
     """The observations a step returns are a new array each step; changing them, or the
     masks it returns, changes neither the env's next step nor what it reports."""
