@@ -70,7 +70,9 @@ class KernelTrainEnv(LanesOfOneEnv):
         self.samplers = [seeding.np_random(None)[0] for _ in range(n_envs)]
         self.active = np.zeros(n_envs, dtype=np.int64)
         self.streak = np.zeros(n_envs, dtype=np.int64)
-        self._obs = first.observations()
+        # No lane has begun a battle yet (``reset`` begins them): zeros, as observations()
+        # gives them, without compiling its encoder.
+        self._obs = np.zeros((n_envs, *first.single_observation_space.shape), dtype=np.float32)
         self._mask = first.action_masks()
         self._actions = np.zeros(n_envs, dtype=np.int64)
 
