@@ -72,7 +72,7 @@ class KernelTrainEnv(LanesOfOneEnv):
         self.streak = np.zeros(n_envs, dtype=np.int64)
         # No lane has begun a battle yet (``reset`` begins them): zeros, as observations()
         # gives them, without compiling its encoder.
-        self._obs = np.zeros((n_envs, *first.single_observation_space.shape), dtype=np.float32)
+        self._obs = np.zeros((n_envs, first.encoder.size), dtype=np.float32)
         self._mask = first.action_masks()
         self._actions = np.zeros(n_envs, dtype=np.int64)
 
