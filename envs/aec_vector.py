@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from escaramuza.envs.common import DEFAULT_MAX_COMBATANTS, DEFAULT_MAX_ITEMS, DEFAULT_MAX_ZONES
+from escaramuza.envs.stepping import L_ACTING, L_FINAL_G
 from escaramuza.envs.vector import KernelVectorEnv
 from escaramuza.rules.core.scenario import Scenario
 
@@ -69,7 +70,7 @@ class KernelAECVectorEnv(KernelVectorEnv):
     def agent_selection(self) -> np.ndarray:
         """Each lane's acting side (0 heroes, 1 enemies): whose observation and mask the
         lane shows and whose action ``step`` takes."""
-        acting: np.ndarray = self._lanes[14].copy()
+        acting: np.ndarray = self._lanes[L_ACTING].copy()
         return acting
 
     def reset(
@@ -84,7 +85,7 @@ class KernelAECVectorEnv(KernelVectorEnv):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         obs, heroes, terminated, truncated, infos = super().step(actions)
         ended = terminated | truncated
-        draw = ended & (self._lanes[11][:, self._outcome] == 2)
+        draw = ended & (self._lanes[L_FINAL_G][:, self._outcome] == 2)
         rewards = np.empty((self.num_envs, 2), dtype=np.float64)
         rewards[:, 0] = heroes
         rewards[:, 1] = np.where(draw, heroes, 0.0 - heroes)

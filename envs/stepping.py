@@ -95,6 +95,46 @@ LAY = (
     AUTO,
 ) = range(len(LAY))
 
+#: The batch arrays of a step (``lanes``), a row per lane, in this order: the dice and
+#: agents' generators, the learner's legal rows, its mask and each slot's row in them,
+#: how many rows are legal, the step's reward, ends and status, the final state and
+#: globals of a battle that ended, the legal slots in row order, the shaping's running
+#: sum, and the side observed when both sides are the caller's.
+LANE = (
+    "DICE",
+    "ARNG",
+    "LA",
+    "MASK",
+    "ROWS",
+    "N_LEGAL",
+    "REWARD",
+    "TERMINATED",
+    "TRUNCATED",
+    "STATUS",
+    "FINAL_CS",
+    "FINAL_G",
+    "SLOTS",
+    "SHAPING",
+    "ACTING",
+)
+(
+    L_DICE,
+    L_ARNG,
+    L_LA,
+    L_MASK,
+    L_ROWS,
+    L_N_LEGAL,
+    L_REWARD,
+    L_TERMINATED,
+    L_TRUNCATED,
+    L_STATUS,
+    L_FINAL_CS,
+    L_FINAL_G,
+    L_SLOTS,
+    L_SHAPING,
+    L_ACTING,
+) = range(len(LANE))
+
 #: ``status[b]`` after a call: the lane's step was taken; it suspended (its arrays are
 #: as before the call); its damage log overflowed (the step cannot be shaped).
 TAKEN = 0
@@ -398,37 +438,22 @@ def step_lanes(
     tuple; the lane's generators are its own rows, backed up in ``scratch`` first when
     ``lay[ROLLBACK]``); ``agents[side]``: the agent code of each side's decisions (the
     learner's is never read: ``run`` stops there); ``lanes``: the batch arrays
-    ``(dice, arng, la, mask, rows, n_legal, reward, terminated, truncated, status,
-    final_cs, final_g, slots, shaping, acting)``, ``acting[b]`` the side the lane's
-    observation is of when both sides are the caller's; ``scratch``: ``(saved dice, saved
-    arng, values, la, group)`` (the legal rows are listed in ``la``, kept in the lane's
-    only with its state: a suspended lane's rows stay those its learner's action names;
-    ``group``: :func:`seed_beginning`'s); ``out``: the ``(obs, mask)`` arrays the step
+    (:data:`LANE`); ``scratch``: ``(saved dice, saved arng, values, la, group)`` (the
+    legal rows are listed in ``la``, kept in the lane's only with its state: a suspended
+    lane's rows stay those its learner's action names; ``group``:
+    :func:`seed_beginning`'s); ``out``: the ``(obs, mask)`` arrays the step
     returns. A lane that takes its step (or no-ops an illegal action) has its
     observation encoded straight into its row of ``out[0]`` — a lane keeps no copy of
     its own (:func:`encode_lanes` makes one again from its state) — and its mask copied
     into ``out[1]``; the rows of the other lanes are the caller's. Returns how many lanes
     did not take their step (``status`` SUSPENDED or OVERFLOW)."""
     lay = enc[0]
-    dice_b, arng_b, la_b, mask_b, rows_b, n_b = (
-        lanes[0],
-        lanes[1],
-        lanes[2],
-        lanes[3],
-        lanes[4],
-        lanes[5],
-    )
-    reward_b, term_b, trunc_b, status_b, final_cs, final_g, slots_b, shaping_b = (
-        lanes[6],
-        lanes[7],
-        lanes[8],
-        lanes[9],
-        lanes[10],
-        lanes[11],
-        lanes[12],
-        lanes[13],
-    )
-    acting_b = lanes[14]
+    dice_b, arng_b, la_b, mask_b = lanes[L_DICE], lanes[L_ARNG], lanes[L_LA], lanes[L_MASK]
+    rows_b, n_b, reward_b = lanes[L_ROWS], lanes[L_N_LEGAL], lanes[L_REWARD]
+    term_b, trunc_b, status_b = lanes[L_TERMINATED], lanes[L_TRUNCATED], lanes[L_STATUS]
+    final_cs, final_g, slots_b = lanes[L_FINAL_CS], lanes[L_FINAL_G], lanes[L_SLOTS]
+    shaping_b = lanes[L_SHAPING]
+    acting_b = lanes[L_ACTING]
     stat = s[0]
     saved_dice, saved_arng, values, la = scratch[0], scratch[1], scratch[2], scratch[3]
     cs = d[0]
@@ -541,7 +566,7 @@ def encode_lanes(
     (the same state, the same side: the lane's learner, or ``acting[b]`` when both sides
     are the caller's). A view reads only the lane's kept arrays (``pairs``)."""
     side = enc[0][SIDE]
-    acting_b = lanes[14]
+    acting_b = lanes[L_ACTING]
     for b in range(which.shape[0]):
         if which[b]:
             load(pairs, b)

@@ -52,6 +52,15 @@ from escaramuza.envs.observation import OBS_BOUND, ObservationEncoder
 from escaramuza.envs.stepping import (
     AUTO,
     BOTH_SIDES,
+    L_FINAL_CS,
+    L_FINAL_G,
+    L_N_LEGAL,
+    L_REWARD,
+    L_SLOTS,
+    L_STATUS,
+    L_TERMINATED,
+    L_TRUNCATED,
+    LANE,
     OVERFLOW,
     SUSPENDED,
     Stepping,
@@ -253,23 +262,25 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         # states) and copy its mask there.
         self._obs_out = np.zeros((n, size), dtype=np.float32)
         self._mask_out = self._mask.copy()
-        self._lanes = (
-            mt.new_state(n),
-            np.zeros((n, A_KEY + KEY_WORDS), dtype=np.uint32),
-            np.zeros((n, exported.actions, width), dtype=np.int64),
-            self._mask,
-            np.full((n, actions), -1, dtype=np.int64),
-            np.zeros(n, dtype=np.int64),
-            np.zeros(n, dtype=np.float64),
-            np.zeros(n, dtype=np.bool_),
-            np.zeros(n, dtype=np.bool_),
-            np.zeros(n, dtype=np.int64),
-            np.zeros((n, *exported.start[0].shape), dtype=np.int64),
-            np.zeros((n, *exported.start[1].shape), dtype=np.int64),
-            np.zeros((n, max(exported.actions, 1)), dtype=np.int64),
-            np.zeros(n, dtype=np.float64),
-            np.zeros(n, dtype=np.int64),
-        )
+        arrays = {
+            "DICE": mt.new_state(n),
+            "ARNG": np.zeros((n, A_KEY + KEY_WORDS), dtype=np.uint32),
+            "LA": np.zeros((n, exported.actions, width), dtype=np.int64),
+            "MASK": self._mask,
+            "ROWS": np.full((n, actions), -1, dtype=np.int64),
+            "N_LEGAL": np.zeros(n, dtype=np.int64),
+            "REWARD": np.zeros(n, dtype=np.float64),
+            "TERMINATED": np.zeros(n, dtype=np.bool_),
+            "TRUNCATED": np.zeros(n, dtype=np.bool_),
+            "STATUS": np.zeros(n, dtype=np.int64),
+            "FINAL_CS": np.zeros((n, *exported.start[0].shape), dtype=np.int64),
+            "FINAL_G": np.zeros((n, *exported.start[1].shape), dtype=np.int64),
+            "SLOTS": np.zeros((n, max(exported.actions, 1)), dtype=np.int64),
+            "SHAPING": np.zeros(n, dtype=np.float64),
+            "ACTING": np.zeros(n, dtype=np.int64),
+        }
+        # In the step's order (stepping.LANE), whatever the order above.
+        self._lanes = tuple(arrays[name] for name in LANE)
         # Each thread plays its own slice of the lanes in its own scratch: a bundle to
         # play in, the (batch, scratch) pairs, and the step's scratch arrays.
         self._threads = []
@@ -411,7 +422,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         again (``enc``, ``agents``: other tables and agent codes than the env's), into new
         ``_obs_out`` and ``_mask_out`` arrays: the other lanes' rows are ``base``'s (the
         observations and masks they hold), or zeros without it."""
-        status = self._lanes[9]
+        status = self._lanes[L_STATUS]
         enc = self._enc if enc is None else enc
         agents = self._agents if agents is None else agents
         if base is not None:
@@ -435,7 +446,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             todo = todo & (status == SUSPENDED)
             if not todo.any():
                 return
-            self.kernel.resolve(self._exported, self._lanes[11], todo)
+            self.kernel.resolve(self._exported, self._lanes[L_FINAL_G], todo)
             self._exported = self.kernel.exported(self.scenario)
         raise KernelRefusal(f"{self.scenario.name}: a battle kept suspending")
 
@@ -575,9 +586,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
         self._draw_seeds(begin)
         self._run(self._every, begin, acts)
-        terminated = self._lanes[7].copy()
-        truncated = self._lanes[8].copy()
-        rewards = self._lanes[6].copy()
+        terminated = self._lanes[L_TERMINATED].copy()
+        truncated = self._lanes[L_TRUNCATED].copy()
+        rewards = self._lanes[L_REWARD].copy()
         infos = self._infos(illegal)
         done = terminated | truncated
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
@@ -597,7 +608,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Which of the lanes ``deciding`` (with a decision pending) ``acts`` names an
         illegal slot in."""
         illegal = np.empty(self.num_envs, dtype=np.bool_)
-        illegal_lanes(acts, deciding, self._lanes[5], self._mask, illegal)
+        illegal_lanes(acts, deciding, self._lanes[L_N_LEGAL], self._mask, illegal)
         return illegal
 
     def step_only(
@@ -613,15 +624,15 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         illegal = self._illegal(acts, lanes)
         self._run(lanes, np.zeros(self.num_envs, dtype=np.bool_), acts)
         return (
-            self._lanes[6].copy(),
-            self._lanes[7].copy(),
-            self._lanes[8].copy(),
+            self._lanes[L_REWARD].copy(),
+            self._lanes[L_TERMINATED].copy(),
+            self._lanes[L_TRUNCATED].copy(),
             illegal,
         )
 
     def last_winners(self) -> np.ndarray:
         """Each lane's last finished battle's winner: 0 heroes, 1 enemies, 2 nobody."""
-        winners: np.ndarray = self._lanes[11][:, int(self.kernel.G["OUTCOME"])].copy()
+        winners: np.ndarray = self._lanes[L_FINAL_G][:, int(self.kernel.G["OUTCOME"])].copy()
         return winners
 
     def observations(self) -> np.ndarray:
@@ -644,7 +655,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Every lane's legal slots as a list: ``(slots, counts)``, lane ``b``'s slots
         ``slots[b, :counts[b]]`` in the ruleset's order of its legal actions (a sampler
         without the ``(num_envs, n)`` mask). Over: no slot (count 0). Read-only views."""
-        slots, counts = self._lanes[12].view(), self._lanes[5].view()
+        slots, counts = self._lanes[L_SLOTS].view(), self._lanes[L_N_LEGAL].view()
         slots.flags.writeable = counts.flags.writeable = False
         return slots, counts
 
@@ -664,8 +675,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         battles: list[KernelBattle] = self.kernel._read_back(
             self._exported,
             [int(self._seeds[lane, 0])],
-            self._lanes[10][lane : lane + 1],
-            self._lanes[11][lane : lane + 1],
+            self._lanes[L_FINAL_CS][lane : lane + 1],
+            self._lanes[L_FINAL_G][lane : lane + 1],
         )
         return battles[0]
 
