@@ -23,7 +23,8 @@ MaskablePPO on the batched env ≥ 1.0× PPO on CartPole's fps.
 
     python benchmarks/env_step.py [--scenario destiny_dice/emboscada ...] [--widths 1 16 256 1024]
         [--slices 12] [--slice 0.25] [--threads N] [--subproc] [--train] [--startup]
-    python benchmarks/env_step.py --paired-rounds 3 [--timesteps 10240]  # like for like
+    python benchmarks/env_step.py --paired-rounds 3 [--timesteps 10240]  # like for like,
+        # and on a replay of the env that costs nothing (what MaskablePPO's arithmetic leaves)
 """
 
 from __future__ import annotations
@@ -176,6 +177,52 @@ class PaddedCartPole(gym.ObservationWrapper[np.ndarray, int, np.ndarray]):
         return out
 
 
+def replayed(venv: Any, steps: int, seed: int) -> Any:
+    """stable-baselines3's ``VecEnv`` that plays back ``steps`` steps of ``venv`` (a
+    ``KernelVecEnv``) taken by a random legal learner, then again from its first: the
+    same spaces, observations, masks, rewards and episode ends, with no env cost — what
+    MaskablePPO's own arithmetic at these spaces leaves for any env to spend."""
+    from escaramuza.envs.sb3 import LanesOfOneEnv
+
+    rng = np.random.default_rng(seed)
+    venv.seed(seed)
+    first = venv.reset()
+    tape: list[tuple[Any, ...]] = []
+    for _ in range(steps):
+        masks = venv.action_masks().copy()
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+        venv.step_async(actions)
+        tape.append((masks, *venv.step_wait()))
+
+    class Replay(LanesOfOneEnv):
+        def __init__(self) -> None:
+            super().__init__(venv.num_envs, venv.observation_space, venv.action_space)
+            self.at = 0
+
+        def reset(self) -> np.ndarray:
+            self.at = 0
+            return np.array(first)
+
+        def step_async(self, actions: np.ndarray) -> None:
+            pass
+
+        def step_wait(self) -> Any:
+            _, obs, rewards, dones, infos = tape[self.at]
+            self.at = (self.at + 1) % len(tape)
+            return np.array(obs), np.array(rewards), np.array(dones), [dict(i) for i in infos]
+
+        def action_masks(self) -> np.ndarray:
+            return tape[self.at][0]
+
+        def close(self) -> None:
+            pass
+
+        def _batched(self) -> list[Any]:
+            return [self]
+
+    return Replay()
+
+
 def training_fps(scenario: str, timesteps: int, n_envs: int, seed: int) -> dict[str, Any]:
     """Training fps with the same hyper-parameters (SB3's defaults but ``n_steps``), one
     torch thread each: MaskablePPO (the policy and optimizer ``escaramuza train`` gives
@@ -261,8 +308,9 @@ def paired_training(
 ) -> dict[str, list[float]]:
     """Like for like, in rounds: PPO on CartPole, then MaskablePPO on the batched env with
     the limits fitted to ``scenario`` — ``escaramuza train``'s arithmetic (fused Adam, the
-    distribution normalised once) and the same with sb3-contrib's distribution — every
-    model with fused Adam and the same hyper-parameters; fps in CPU time (one torch
+    distribution normalised once), the same with sb3-contrib's distribution, and train's
+    on a replay of the batched env (:func:`replayed`: no env cost) — every model with
+    fused Adam and the same hyper-parameters; fps in CPU time (one torch
     thread, so a busy machine's other processes count less), each after an untimed
     rollout. Each list holds one ratio to that round's CartPole per round."""
     import torch
@@ -288,19 +336,23 @@ def paired_training(
         model.learn(timesteps)
         return timesteps / (time.process_time() - start)
 
-    def masked(fused_softmax: bool) -> float:
-        env = VecMonitor(
-            KernelVecEnv(loaded.ruleset.id, 8, scenario=scenario, illegal_action="noop", **limits)
+    def kernel() -> Any:
+        return KernelVecEnv(
+            loaded.ruleset.id, 8, scenario=scenario, illegal_action="noop", **limits
         )
+
+    def masked(fused_softmax: bool, env: Any = None) -> float:
         kwargs = policy_kwargs(layers, True, fused_softmax)
+        env = VecMonitor(env if env is not None else kernel())
         return cpu_fps(MaskablePPO(policy_for("maskable-ppo"), env, policy_kwargs=kwargs, **hp))
 
-    out: dict[str, list[float]] = {"train": [], "upstream softmax": []}
+    out: dict[str, list[float]] = {"train": [], "upstream softmax": [], "replayed env": []}
     for _ in range(rounds):
         cart = make_vec_env("CartPole-v1", n_envs=8, seed=seed)
         reference = cpu_fps(PPO("MlpPolicy", cart, policy_kwargs=policy_kwargs(layers, True), **hp))
         out["train"].append(masked(True) / reference)
         out["upstream softmax"].append(masked(False) / reference)
+        out["replayed env"].append(masked(True, replayed(kernel(), 512, seed)) / reference)
     return out
 
 

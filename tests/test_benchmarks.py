@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.benchmark_scripts import ROOT, load_benchmark
 
-
-def _planner() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "planner_benchmark", ROOT / "benchmarks" / "planner.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-planner = _planner()
+planner = load_benchmark("planner")
 
 
 def _chunk(arm: str, first: int, last: int, wins: int, name: str = "x/y") -> str:

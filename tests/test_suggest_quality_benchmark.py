@@ -3,26 +3,17 @@ name, and regret is the oracle's best win chance minus the suggestion's."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from escaramuza.rules.core.model import DecisionKind, Side
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.benchmark_scripts import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "suggest_quality_benchmark", ROOT / "benchmarks" / "suggest_quality.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("suggest_quality")
 
 
 @pytest.mark.parametrize("name", ["destiny_dice/emboscada", "cairn/emboscada_goblin"])

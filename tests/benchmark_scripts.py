@@ -1,0 +1,20 @@
+"""The scripts of ``benchmarks/`` (not a package) loaded as modules, for their tests."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` as a module named ``<name>_benchmark``."""
+    spec = importlib.util.spec_from_file_location(
+        f"{name}_benchmark", ROOT / "benchmarks" / f"{name}.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
