@@ -99,7 +99,9 @@ LAY = (
 #: agents' generators, the learner's legal rows, its mask and each slot's row in them,
 #: how many rows are legal, the step's reward, ends and status, the final state and
 #: globals of a battle that ended, the legal slots in row order, the shaping's running
-#: sum, and the side observed when both sides are the caller's.
+#: sum, the side observed when both sides are the caller's, and the globals of a battle
+#: that suspended (what the driver resolves: never the final globals, which stay the last
+#: ended battle's while its lane's next battle suspends).
 LANE = (
     "DICE",
     "ARNG",
@@ -116,6 +118,7 @@ LANE = (
     "SLOTS",
     "SHAPING",
     "ACTING",
+    "SUSPENDED_G",
 )
 (
     L_DICE,
@@ -133,6 +136,7 @@ LANE = (
     L_SLOTS,
     L_SHAPING,
     L_ACTING,
+    L_SUSPENDED_G,
 ) = range(len(LANE))
 
 #: ``status[b]`` after a call: the lane's step was taken; it suspended (its arrays are
@@ -453,7 +457,7 @@ def step_lanes(
     term_b, trunc_b, status_b = lanes[L_TERMINATED], lanes[L_TRUNCATED], lanes[L_STATUS]
     final_cs, final_g, slots_b = lanes[L_FINAL_CS], lanes[L_FINAL_G], lanes[L_SLOTS]
     shaping_b = lanes[L_SHAPING]
-    acting_b = lanes[L_ACTING]
+    acting_b, suspended_g = lanes[L_ACTING], lanes[L_SUSPENDED_G]
     stat = s[0]
     saved_dice, saved_arng, values, la = scratch[0], scratch[1], scratch[2], scratch[3]
     cs = d[0]
@@ -512,7 +516,7 @@ def step_lanes(
         if g[G.SUSPEND] != 0:
             status_b[b] = SUSPENDED
             waiting += 1
-            copy_into(final_g[b], g)
+            copy_into(suspended_g[b], g)
             copy_into(dice, saved_dice)
             copy_into(arng, saved_arng)
             continue

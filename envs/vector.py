@@ -58,6 +58,7 @@ from escaramuza.envs.stepping import (
     L_REWARD,
     L_SLOTS,
     L_STATUS,
+    L_SUSPENDED_G,
     L_TERMINATED,
     L_TRUNCATED,
     LANE,
@@ -89,13 +90,18 @@ LAST_MARGIN = 30e-6
 _COMPILED: dict[str, Stepping] = {}
 
 
+def check_count(name: str, value: Any) -> int:
+    """``value`` if it is a whole number of at least 1, else a ValueError naming ``name``:
+    not ``int()`` of it, which read 1.5 as one and "3" as three."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    return int(value)
+
+
 def check_num_envs(num_envs: Any) -> int:
-    """``num_envs`` if it is a whole number of lanes (at least 1), else a ValueError: not
-    ``int()`` of it, which read 1.5 as one lane and "3" as three, and not Gymnasium's
-    ``SyncVectorEnv`` of no envs, which fails on an IndexError."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be a whole number of at least 1, not {num_envs!r}")
-    return int(num_envs)
+    """``num_envs`` if it is a whole number of lanes (at least 1), else a ValueError (and
+    not Gymnasium's ``SyncVectorEnv`` of no envs, which fails on an IndexError)."""
+    return check_count("num_envs", num_envs)
 
 
 class KernelEnvRefusal(KernelRefusal):
@@ -122,8 +128,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ``illegal_penalty``, the limits) and ``num_envs``. Autoreset is Gymnasium's
     next-step mode by default: the step after a lane's battle ends starts its next
     battle (the lane's action is ignored, its reward is 0); ``autoreset_mode=
-    AutoresetMode.SAME_STEP`` starts it in the same step (the final observation in
-    ``infos["final_obs"]``), as stable-baselines3 wants (``escaramuza.envs.sb3``).
+    AutoresetMode.SAME_STEP`` starts it in the same step (the final observation and
+    info in ``infos["final_obs"]`` and ``infos["final_info"]``, as Gymnasium's vector
+    envs put them), as stable-baselines3 wants (``escaramuza.envs.sb3``).
     ``action_masks()`` gives the ``(num_envs, n)`` legal slots, ``legal_slots()`` the
     same as lists. What it does not implement raises
     :class:`KernelEnvRefusal` (``reward_shaping``, a render mode, an opponent object or
@@ -169,8 +176,8 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         threads: int | None = None,
     ) -> None:
         num_envs = check_num_envs(num_envs)
-        if threads is not None and int(threads) < 1:
-            raise ValueError(f"threads must be at least 1, not {threads!r}")
+        if threads is not None:
+            threads = check_count("threads", threads)
         if illegal_action not in ("raise", "noop"):
             raise ValueError(f"illegal_action must be 'raise' or 'noop', not {illegal_action!r}")
         self.draw_reward = check_draw_reward(draw_reward)
@@ -204,7 +211,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         #: Threads stepping the lanes, each a contiguous slice of them (default: one per
         #: core this process may run on, with at least LANES_PER_THREAD lanes each).
         self.threads = min(
-            int(threads) if threads is not None else machine_threads(),
+            threads if threads is not None else machine_threads(),
             max(1, self.num_envs // (LANES_PER_THREAD if threads is None else 1)),
         )
         self._pool: LaneThreads | None = None
@@ -278,6 +285,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             "SLOTS": np.zeros((n, max(exported.actions, 1)), dtype=np.int64),
             "SHAPING": np.zeros(n, dtype=np.float64),
             "ACTING": np.zeros(n, dtype=np.int64),
+            "SUSPENDED_G": np.zeros((n, *exported.start[1].shape), dtype=np.int64),
         }
         # In the step's order (stepping.LANE), whatever the order above.
         self._lanes = tuple(arrays[name] for name in LANE)
@@ -446,7 +454,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             todo = todo & (status == SUSPENDED)
             if not todo.any():
                 return
-            self.kernel.resolve(self._exported, self._lanes[L_FINAL_G], todo)
+            self.kernel.resolve(self._exported, self._lanes[L_SUSPENDED_G], todo)
             self._exported = self.kernel.exported(self.scenario)
         raise KernelRefusal(f"{self.scenario.name}: a battle kept suspending")
 
@@ -593,10 +601,18 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         done = terminated | truncated
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
             if done.any():
-                # Gymnasium's same-step mode: the final observation in the infos, the
-                # next battle's first one returned.
+                # Gymnasium's same-step mode: the final observation and info in the
+                # infos (each ended lane's, its flag set; zeros elsewhere), the next
+                # battle's first observation returned.
                 infos["final_obs"] = self._obs_out
                 infos["_final_obs"] = done.copy()
+                infos["final_info"] = {
+                    "action_mask": self._mask_out & done[:, None],
+                    "_action_mask": done.copy(),
+                    "illegal_action": illegal & done,
+                    "_illegal_action": done.copy(),
+                }
+                infos["_final_info"] = done.copy()
                 self._draw_seeds(done)
                 self._run(done, done, acts, base=(self._obs_out, self._mask_out))
                 infos["action_mask"] = self._mask_out
@@ -714,8 +730,9 @@ def vector_env(
     keyword arguments) as one ``VectorEnv``: the kernel's (``"kernel"``: or a
     :class:`KernelEnvRefusal`), Gymnasium's ``SyncVectorEnv``/``AsyncVectorEnv`` over
     the Python env (``"sync"``/``"async"``), or the kernel's where it takes the scenario
-    and options and else ``SyncVectorEnv`` (``"auto"``). The result's
-    ``kernel_refusal`` is why the kernel did not play it (None when it did)."""
+    and options and else ``SyncVectorEnv`` (``"auto"``). ``autoreset_mode`` is either
+    env's; ``threads``, the kernel's only (checked, and unused by the others). The
+    result's ``kernel_refusal`` is why the kernel did not play it (None when it did)."""
     import escaramuza.envs  # noqa: F401  (registers the ids)
 
     if vectorization_mode not in ("auto", "kernel", "sync", "async"):
@@ -735,9 +752,16 @@ def vector_env(
             if vectorization_mode == "kernel":
                 raise KernelEnvRefusal(f"{env_id}: the batched env does not take {exc}") from None
             why = str(exc)
+    # The batched env's own keywords are not the Python env's: the autoreset mode is
+    # Gymnasium's vector env's, the threads have nothing to step.
+    mode = AutoresetMode(kwargs.pop("autoreset_mode", AutoresetMode.NEXT_STEP))
+    if kwargs.pop("threads", None) is not None:
+        check_count("threads", options["threads"])
     fns = [lambda: gym.make(env_id, **kwargs) for _ in range(num_envs)]
     python: Any = (
-        MaskedAsyncVectorEnv(fns) if vectorization_mode == "async" else MaskedSyncVectorEnv(fns)
+        MaskedAsyncVectorEnv(fns, autoreset_mode=mode)
+        if vectorization_mode == "async"
+        else MaskedSyncVectorEnv(fns, autoreset_mode=mode)
     )
     python.kernel_refusal = why or f"vectorization_mode {vectorization_mode!r}"
     if why is not None:

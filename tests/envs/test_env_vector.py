@@ -422,6 +422,111 @@ def test_num_envs_that_is_not_a_whole_number_of_lanes_is_refused(num_envs: Any, 
         vector_env("escaramuza/DestinyDice-v0", num_envs, mode)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("threads", [0, 1.5, "2", float("nan"), True], ids=repr)
+def test_threads_that_is_not_a_whole_number_is_refused_by_name(threads: Any) -> None:
+    """1.5 threads were one and "2" two; NaN failed on an int() message naming nothing."""
+    want = f"threads must be a whole number of at least 1, not {threads!r}"
+    with pytest.raises(ValueError, match=want.replace("(", "\\(").replace(")", "\\)")):
+        KernelVectorEnv("destiny_dice", 4, threads=threads)
+    with pytest.raises(ValueError, match="threads"):
+        vector_env("escaramuza/Cairn-v0", 2, "sync", threads=threads)
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra"), [("sync", {}), ("async", {}), ("auto", {"render_mode": "ansi"})]
+)
+def test_the_python_fallback_keeps_the_autoreset_mode_and_takes_threads(
+    mode: str, extra: dict[str, Any]
+) -> None:
+    """``autoreset_mode`` and ``threads`` are the batched env's keywords: the fallback
+    (asked for, or where the kernel refuses) builds Gymnasium's vector env in that mode
+    and steps, where it passed both to ``gym.make`` and failed on a TypeError."""
+    same = gym.vector.AutoresetMode.SAME_STEP
+    venv = vector_env(
+        "escaramuza/Cairn-v0",
+        2,
+        mode,
+        autoreset_mode=same,
+        threads=1,
+        **extra,  # type: ignore[arg-type]
+    )
+    try:
+        assert isinstance(venv, gym.vector.SyncVectorEnv | gym.vector.AsyncVectorEnv)
+        assert venv.metadata["autoreset_mode"] is same
+        venv.reset(seed=0)
+        venv.step(venv.action_masks().argmax(axis=1))
+    finally:
+        venv.close()
+
+
+def test_same_step_infos_carry_the_final_info_as_gymnasiums() -> None:
+    """Same-step autoreset: each ended lane's last info in ``infos["final_info"]`` (its
+    flag in ``_final_info``), as Gymnasium's ``SyncVectorEnv`` puts it over the Python
+    env: the same flags, and for the ended lanes the same mask and illegal flag."""
+    same = gym.vector.AutoresetMode.SAME_STEP
+    kwargs = {"scenario": "destiny_dice/brann-vs-saqueador", "illegal_action": "noop"}
+    python = gym.vector.SyncVectorEnv(
+        [lambda: EscaramuzaEnv("destiny_dice", **kwargs, narrate=False) for _ in range(3)],
+        autoreset_mode=same,
+    )
+    kernel = KernelVectorEnv("destiny_dice", 3, **kwargs, autoreset_mode=same)
+    python.reset(seed=2)
+    kernel.reset(seed=2)
+    ends = 0
+    for _ in range(400):
+        first = kernel.action_masks().argmax(axis=1)
+        *_, want = python.step(first)
+        *_, got = kernel.step(first)
+        assert ("final_info" in got) == ("final_info" in want)
+        if "final_info" not in want:
+            continue
+        ends += 1
+        done = want["_final_info"]
+        assert np.array_equal(got["_final_info"], done)
+        assert np.array_equal(got["_final_obs"], want["_final_obs"])
+        for key in ("action_mask", "illegal_action"):
+            assert np.array_equal(got["final_info"][f"_{key}"], done)
+            assert np.array_equal(got["final_info"][key][done], want["final_info"][key][done])
+    assert ends >= 3
+
+
+def test_the_last_battle_is_the_one_that_ended_though_the_next_one_suspends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Donjon battle suspends for an odds entry not computed yet (the driver fills it
+    and plays the battle again). With same-step autoreset the next battle begins in the
+    step the last one ended: its suspension must not overwrite the ended battle's final
+    globals, which ``last_winners`` and ``last_battle`` read (they read a battle still
+    running). Odds tables empty, as a fresh process has them, so openings suspend."""
+    from escaramuza.rules.donjon import kernel as donjon_kernel
+
+    monkeypatch.setattr(donjon_kernel, "_TABLES", {})
+    kwargs: dict[str, Any] = {"scenario": "donjon/emboscada", "opponent": "heuristic"}
+    vec = KernelVectorEnv(
+        "donjon", 1, **kwargs, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP, threads=1
+    )
+    env = EscaramuzaEnv("donjon", **kwargs, narrate=False)
+    vec.reset(seed=0)
+    env.reset(seed=0)
+    pick = random.Random(0)
+    ended = 0
+    for t in range(300):
+        action = pick.choice(np.flatnonzero(vec.action_masks()[0]).tolist())
+        vec.step(np.array([action]))
+        *_, term, trunc, _ = env.step(action)
+        if not (term or trunc):
+            continue
+        ended += 1
+        outcome = env.state.outcome
+        assert outcome is not None
+        winner = 2 if outcome.winner is None else ("heroes", "enemies").index(outcome.winner.value)
+        assert int(vec.last_winners()[0]) == winner, t
+        got = vec.last_battle(0)
+        assert [str(m) for m in diff(final_battle(env.state, got.seed, got.decisions), got)] == []
+        env.reset()
+    assert ended >= 3
+
+
 def test_reset_takes_numpy_integer_seeds_and_refuses_other_seeds_whole() -> None:
     """A NumPy integer seed failed on "'numpy.int64' object is not iterable" (and a list
     of them in Gymnasium's seeding), a float on "'float' object is not iterable"; a
