@@ -22,8 +22,9 @@ from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, Script
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.events import ActionTaken, Event
 from escaramuza.rules.core.i18n import _, _f, word
-from escaramuza.rules.core.model import Action, Status
-from escaramuza.rules.core.ruleset import apply_action, new_battle
+from escaramuza.rules.core.model import Action, Combatant, Status
+from escaramuza.rules.core.ruleset import apply_action
+from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.state_file import (
     ROLL_MODES,
@@ -32,6 +33,37 @@ from escaramuza.state_file import (
     state_from_dict,
     state_to_dict,
 )
+
+
+def start_from(
+    scenario: Scenario,
+    now: list[Combatant],
+    last: tuple[list[Combatant], list[Combatant]] | None,
+) -> list[Combatant]:
+    """The combatants a new start of the battle begins from: those the last start began
+    from (before any, the scenario's), with what the GM changed since that start left
+    them (zone, status, each resource and condition: before any start, what differs from
+    the scenario), and not the start's own changes — the first actor's actions, a failed
+    first-round save's condition —, which the new start makes again as its dice fall."""
+    began, left = last if last is not None else (scenario.combatants, scenario.combatants)
+    out: list[Combatant] = []
+    for base, start, c in zip(began, left, now, strict=True):
+        new = base.clone()
+        if c.zone != start.zone:
+            new.zone = c.zone
+        if c.status != start.status:
+            new.status = c.status
+        for name in start.resources.keys() | c.resources.keys():
+            if c.resources.get(name) != start.resources.get(name):
+                new.resources[name] = c.resources[name]
+        for name in start.conditions.keys() | c.conditions.keys():
+            if c.conditions.get(name) != start.conditions.get(name):
+                if name in c.conditions:
+                    new.conditions[name] = c.conditions[name]
+                else:
+                    new.conditions.pop(name, None)
+        out.append(new)
+    return out
 
 
 class RollAborted(GMError):
@@ -365,18 +397,18 @@ class SessionCommands(SessionViews):
         # come from RandomRoller(seed), as in every other command.
         auto = dice is None and self.roll_mode == "auto"
         roller = RandomRoller(self.seed) if auto else self._roller(dice)
+        # The start (initiative, the first round and turn) is redone from the combatants
+        # it began from, with the GM's edits since kept.
+        before = start_from(self.state.scenario, self.state.combatants, self.last_start)
+        new = BattleState(self.state.scenario, [c.clone() for c in before])
         try:
-            new = new_battle(self.state.scenario, roller)
+            new.log.extend(new.ruleset.start(new, roller))
             if isinstance(roller, ScriptedRoller):
                 roller.assert_exhausted()
         except EscaramuzaError as exc:
             raise GMError(_f("{problem}; nothing changed", exc)) from None
-        # Keep the GM's edits of the combatants: only the start (initiative) is redone.
-        for c in new.combatants:
-            old = self.state.by_id[c.id]
-            c.zone, c.status = old.zone, old.status
-            c.resources, c.conditions = dict(old.resources), dict(old.conditions)
         self._commit(new, _("initiative"))
+        self.last_start = (before, [c.clone() for c in new.combatants])
         for e in new.log:
             if e.text:
                 self.say("    " + e.text)

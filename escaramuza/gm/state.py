@@ -22,7 +22,7 @@ from escaramuza.gm.autopilot import Pilot, pilot_agent
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.i18n import _, _f, ngettext
-from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.model import Action, Combatant
 from escaramuza.rules.core.ruleset import new_battle
 from escaramuza.rules.core.scenario import Scenario, load_scenario
 from escaramuza.rules.core.state import BattleState
@@ -118,6 +118,9 @@ class SessionState(cmd.Cmd):
         self.pilot: Pilot | None = None
         self.pilot_agent: Agent | None = None
         self.applied = 0
+        #: The combatants the last ``initiative`` started the battle from and those its
+        #: start left (None before one): what the GM changed since is the difference.
+        self.last_start: tuple[list[Combatant], list[Combatant]] | None = None
         self.out: TextIO = stdout or sys.stdout
         #: The file that holds the battle as it is now (the autosave file, the last
         #: ``save FILE`` or the state file loaded), or None: what ``quit`` reports.

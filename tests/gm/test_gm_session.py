@@ -16,7 +16,8 @@ from escaramuza.cli import main
 from escaramuza.gm import GMSession, run_session
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.model import Action, Condition, Decision, DecisionKind, Side, Status
-from escaramuza.rules.core.ruleset import apply_action
+from escaramuza.rules.core.ruleset import apply_action, new_battle
+from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
 from escaramuza.rules.core.seeds import MAX_SEED
 from escaramuza.state_file import load_state, save_state, state_to_dict
 
@@ -522,6 +523,43 @@ def test_gm_seed_rolls_the_initiative_play_seed_rolls(
     first = [line.strip() for line in played.splitlines() if line.strip()]
     at = first.index(start[0])
     assert first[at : at + len(start)] == start
+
+
+@pytest.mark.parametrize("name", sorted(shipped_scenarios()))
+def test_the_gm_starts_the_battle_play_starts_whole(name: str) -> None:
+    """Not only the start's lines: the whole started battle is ``play --seed``'s — its
+    own changes to the combatants kept (Sistema 2d10's first actor's acciones, S2-04; a
+    Cairn PC's failed first-round DES save, CA-03), which the start from the untouched
+    combatants used to overwrite with the untouched values."""
+    scenario = load_scenario(name)
+    for seed in range(6):
+        session = run_session(name, io.StringIO("quit\n"), io.StringIO(), False, seed=seed)
+        played = new_battle(scenario, RandomRoller(seed))
+        assert state_to_dict(session.state) == state_to_dict(played), seed
+
+
+def test_a_battle_saved_in_its_first_turn_loads_back(tmp_path: Path) -> None:
+    """Sistema 2d10: the first actor starts with its acciones (3), not 0; one attack
+    later it has 2, and the saved battle loads (-1 was refused by every loader)."""
+    saved = tmp_path / "duel.json"
+    session, _ = drive(["apply 1", f"save {saved}"], target="sistema_2d10/duelo", seed=1)
+    actor = session.state.pending.actor if session.state.pending else ""
+    assert session.state.by_id[actor].resources["acciones"] == 2
+    assert load_state(saved)[0].by_id[actor].resources["acciones"] == 2
+
+
+def test_initiative_again_keeps_the_gms_edits_not_the_last_starts_own() -> None:
+    """A new initiative starts from the combatants the last one began from, with the
+    GM's edits since: the new first actor gets its acciones, the last one's go back to
+    0, and an edited pv stays."""
+    session, out = drive(
+        ["set gonzalo pv 20", "initiative dice 1 1 10 10"], target="sistema_2d10/duelo", seed=1
+    )
+    first = session.state.pending
+    assert "error" not in out and first is not None and first.actor == "gonzalo"
+    gonzalo, diego = session.state.by_id["gonzalo"], session.state.by_id["diego"]
+    assert gonzalo.resources["pv"] == 20
+    assert (gonzalo.resources["acciones"], diego.resources["acciones"]) == (3, 0)
 
 
 def test_cond_add_takes_a_value_only_where_the_ruleset_reads_one() -> None:

@@ -63,10 +63,7 @@ def fighters(view: dict[str, Any]) -> list[tuple[Any, ...]]:
 def engine_fighters(state: BattleState) -> list[tuple[Any, ...]]:
     out = []
     for c in state.combatants:
-        conds = tuple(
-            k.name + (f" {k.value}" if k.value else "") + (f" ({k.dice})" if k.dice else "")
-            for k in c.conditions.values()
-        )
+        conds = tuple(k.text() for k in c.conditions.values())
         out.append((c.id, c.zone, c.status.value, tuple(c.resources.items()), conds))
     return out
 
