@@ -12,6 +12,7 @@ from pydantic import BaseModel, BeforeValidator, Field, StrictBool
 from escaramuza.gm import DEFAULT_SEED
 from escaramuza.rules.core.errors import clip
 from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.parsers import escaped
 from escaramuza.rules.core.seeds import MAX_SEED
 from escaramuza.web import limits
 from escaramuza.web.views import ActionModel
@@ -24,7 +25,10 @@ def _number(value: object) -> object:
     # The value as the JSON body wrote it (false, "12"), cut so that the answer stays short.
     if isinstance(value, bool | str):
         raise ValueError(
-            _f("expected a number, not {value}", clip(json.dumps(value, ensure_ascii=False), 40))
+            _f(
+                "expected a number, not {value}",
+                clip(escaped(json.dumps(value, ensure_ascii=False)), 40),
+            )
         )
     return value
 

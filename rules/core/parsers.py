@@ -117,7 +117,7 @@ def _shown(text: str) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _escaped(text: str) -> str:
+def escaped(text: str) -> str:
     """``text`` with its surrogates written as escapes, so that a message can quote it."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
@@ -587,7 +587,7 @@ def _surrogate_error(text: str, where: str, source: str, error: ErrorFactory) ->
             "text {text} holds a lone surrogate, {escape}: half of a UTF-16 pair without its "
             "other half, not a character",
             repr(_shown(text)),
-            _escaped(char.group()),
+            escaped(char.group()),
         ),
     )
 
@@ -623,7 +623,7 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
                 twice = item.duplicate
                 raise error(
                     source,
-                    f"{where}.{_escaped(twice)}" if where else _escaped(twice),
+                    f"{where}.{escaped(twice)}" if where else escaped(twice),
                     _f(
                         "duplicate key {key} (it appears earlier in the object)",
                         repr(_shown(twice)),
@@ -634,7 +634,7 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
                 if isinstance(key, _LongInteger):
                     raise error(source, where or _("value"), _f("key {key}… is too long", key[:12]))
                 if isinstance(key, str) and _SURROGATE.search(key):
-                    at = f"{where}.{_escaped(key)}" if where else _escaped(key)
+                    at = f"{where}.{escaped(key)}" if where else escaped(key)
                     raise _surrogate_error(key, at, source, error)
                 at = (
                     f"{where}[{key}]"

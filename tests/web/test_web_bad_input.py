@@ -558,6 +558,41 @@ def test_serve_and_body_number_refusals_speak_the_current_language(
         )
 
 
+#: Every number of the JSON bodies: (path, field, the body's other required fields).
+NUMBER_FIELDS = [
+    ("/api/battle", "seed", {"scenario": DUEL}),
+    ("/api/apply", "index", {}),
+    ("/api/apply", "version", {"index": 1}),
+    ("/api/undo", "version", {}),
+    ("/api/edit", "version", {"command": "set brann pv 3"}),
+    ("/api/suggest", "budget_ms", {}),
+    ("/api/suggest", "iterations", {}),
+    ("/api/suggest", "max_ms", {}),
+    ("/api/playtest", "n", {}),
+    ("/api/playtest", "seed", {"n": 10}),
+    ("/api/autopilot", "budget_ms", {"enabled": True}),
+    ("/api/autopilot", "iterations", {"enabled": True}),
+    ("/api/autopilot", "version", {"enabled": True}),
+]
+
+
+@pytest.mark.parametrize(("path", "field", "body"), NUMBER_FIELDS)
+def test_a_lone_surrogate_in_a_number_field_is_refused_by_name(
+    path: str, field: str, body: dict[str, Any]
+) -> None:
+    """JSON's ``"\\ud800"`` (valid JSON, half of a UTF-16 pair) where a number goes: a
+    422 naming the field, quoting the value escaped; it was a 500, the message quoting a
+    character UTF-8 cannot encode. The session goes on."""
+    c = started()
+    text = json.dumps({**body, field: "\ud800"})  # ensure_ascii: the escape as sent
+    r = c.post(path, content=text, headers={"content-type": "application/json"})
+    assert (r.status_code, r.json()["detail"]) == (
+        422,
+        f'{field}: expected a number, not "\\ud800"',
+    )
+    assert c.get("/api/battle").status_code == 200
+
+
 def test_serve_speaks_the_current_language_from_start_to_hard_stop(
     marked: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
