@@ -15,7 +15,7 @@ from escaramuza.rules.core.i18n import _, _f
 from escaramuza.web.autopilot import AutopilotView, autopilot_view
 from escaramuza.web.deps import cookie, need, obtain
 from escaramuza.web.errors import NotFoundError, WebError
-from escaramuza.web.limits import MAX_UPLOAD_BYTES
+from escaramuza.web.limits import MAX_STATE_UPLOAD_BYTES, MAX_UPLOAD_BYTES
 from escaramuza.web.models import (
     ERRORS,
     SEARCH_ERRORS,
@@ -166,8 +166,8 @@ def save_state(request: Request) -> Response:
 async def load_state(
     request: Request, response: Response, file: Annotated[UploadFile, File()]
 ) -> BattleView:
-    """Continue from an uploaded state file (at most 256 KB)."""
-    data = await file.read(MAX_UPLOAD_BYTES + 1)
+    """Continue from an uploaded state file (at most 1 MiB: what the page saves)."""
+    data = await file.read(MAX_STATE_UPLOAD_BYTES + 1)
     s, created = obtain(request)
     cookie(response, s, created)
 

@@ -11,11 +11,16 @@ from collections.abc import Sequence
 
 from escaramuza.agents.heuristic import TEMPERAMENTS
 from escaramuza.rules.core.i18n import _f
+from escaramuza.state_file import MAX_STATE_BYTES
 from escaramuza.web.errors import WebError
 
 #: Largest upload (scenario YAML or state file) accepted: shipped scenarios are ~5 kB
 #: and state files ~20 kB, so 256 KB is generous and still cheap to parse.
 MAX_UPLOAD_BYTES = 256 * 1024
+#: Largest state file upload: the one the page saves for an uploaded scenario carries its
+#: YAML (at most MAX_UPLOAD_BYTES, at most twice as long JSON-escaped) beside the battle,
+#: so the page takes back any state file the terminal does (MAX_STATE_BYTES).
+MAX_STATE_UPLOAD_BYTES = MAX_STATE_BYTES
 #: Sessions kept at once (memory stays bounded). Past this, a new session takes the
 #: place of another by :class:`SessionStore`'s rule, or is refused with a 503.
 MAX_SESSIONS = 32
@@ -41,7 +46,8 @@ CLIENT_WINDOW_S = KEEP_IDLE_S
 #: a hundred searches to its session at once would otherwise hold them all for minutes.
 SESSION_WAITING = 2
 #: Seconds a client has to send one request, headers and body (escaramuza.web.connection):
-#: an upload at its largest (about 272 KB) arrives within it over a link of 10 KB/s.
+#: a scenario upload at its largest (about 272 KB) arrives within it over a link of
+#: 10 KB/s, a state file at its largest (1 MiB) over one of 35 KB/s.
 REQUEST_READ_S = 30.0
 #: Clients whose recent new sessions are remembered at once (memory stays bounded).
 MAX_TRACKED_CLIENTS = 4096

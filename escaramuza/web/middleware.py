@@ -7,33 +7,42 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from escaramuza.rules.core.i18n import LANGUAGES, _, _f, current_language, language
-from escaramuza.web.limits import MAX_UPLOAD_BYTES
+from escaramuza.web.limits import MAX_STATE_UPLOAD_BYTES, MAX_UPLOAD_BYTES
 
 #: A request body may hold one upload plus a few form fields.
 MAX_BODY_BYTES = MAX_UPLOAD_BYTES + 16 * 1024
+#: The paths that take a state file, and their larger upload (limits.py says why).
+STATE_PATHS = frozenset({"/api/state", "/ui/load"})
+MAX_STATE_BODY_BYTES = MAX_STATE_UPLOAD_BYTES + 16 * 1024
 
 
 class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes before they are read or spooled."""
+    """Refuse request bodies over ``limit`` bytes (``state_limit`` on the paths that take
+    a state file) before they are read or spooled."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self, app: ASGIApp, limit: int = MAX_BODY_BYTES, state_limit: int = MAX_STATE_BODY_BYTES
+    ) -> None:
         self.app = app
         self.limit = limit
+        self.state_limit = state_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("POST", "PUT", "PATCH"):
             headers = dict(scope["headers"])
             length = headers.get(b"content-length")
+            state = scope.get("path") in STATE_PATHS
+            limit = self.state_limit if state else self.limit
             problem = None
             if length is None and b"transfer-encoding" in headers:
                 problem = (411, _("send a Content-Length"))
-            elif length is not None and (not length.isdigit() or int(length) > self.limit):
+            elif length is not None and (not length.isdigit() or int(length) > limit):
                 problem = (
                     413,
                     _f(
                         "the request is larger than {n} bytes (uploads up to {most} bytes)",
-                        self.limit,
-                        MAX_UPLOAD_BYTES,
+                        limit,
+                        MAX_STATE_UPLOAD_BYTES if state else MAX_UPLOAD_BYTES,
                     ),
                 )
             if problem is not None:

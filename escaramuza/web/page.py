@@ -171,7 +171,7 @@ def ui_edit(
 
 @router.post("/ui/load", include_in_schema=False)
 async def ui_load(request: Request, file: Annotated[UploadFile, File()]) -> Response:
-    data = await file.read(limits.MAX_UPLOAD_BYTES + 1)
+    data = await file.read(limits.MAX_STATE_UPLOAD_BYTES + 1)
     name = file.filename or "state.json"
     return await run_in_threadpool(run, request, lambda s: s.load_state(name, data))
 

@@ -54,6 +54,7 @@ from escaramuza.web.limits import (
     INVEST_CHANGES,
     MAX_BUDGET_MS,
     MAX_PLAYTEST_BATTLES,
+    MAX_STATE_UPLOAD_BYTES,
     PLAYTEST_AGENTS,
     SESSION_WAITING,
     SUGGEST_CAP_MS,
@@ -422,7 +423,7 @@ class WebSession:
 
     def load_state(self, filename: str, data: bytes) -> None:
         filename = clean_filename(filename, "state.json")
-        text = read_upload(data, filename)
+        text = read_upload(data, filename, MAX_STATE_UPLOAD_BYTES)
         doc = parse_json(text, filename, StateFileError)  # bounded, like a state file's
         if not isinstance(doc, dict):
             raise StateFileError(filename, "", _("a state file must be a JSON object"))

@@ -39,15 +39,15 @@ def clean_filename(name: str | None, default: str) -> str:
     return base[:80] or default
 
 
-def read_upload(data: bytes, filename: str) -> str:
-    """The upload as text: at most :data:`MAX_UPLOAD_BYTES`, UTF-8."""
-    if len(data) > MAX_UPLOAD_BYTES:
+def read_upload(data: bytes, filename: str, most: int = MAX_UPLOAD_BYTES) -> str:
+    """The upload as text: at most ``most`` bytes, UTF-8."""
+    if len(data) > most:
         raise TooLargeError(
             _f(
                 "{file}: the file is {n} bytes; the limit is {most} bytes",
                 filename,
                 len(data),
-                MAX_UPLOAD_BYTES,
+                most,
             )
         )
     if not data.strip():

@@ -241,6 +241,32 @@ def test_uploaded_scenario_plays_saves_and_loads_back() -> None:
     assert loaded.json()["scenario"]["title"] == "Brann contra el Saqueador (subido)"
 
 
+def test_an_uploaded_scenario_at_its_largest_saves_a_state_the_page_loads_back() -> None:
+    """A scenario of the most bytes an upload takes, blank lines after the duel (each
+    twice as long JSON-escaped, the worst a YAML text grows): the state file the page
+    saves carries it, is larger than a scenario upload may be, and the page (on either
+    path) takes it back; past the state file's own limit it is refused by name."""
+    from escaramuza.web.limits import MAX_STATE_UPLOAD_BYTES, MAX_UPLOAD_BYTES
+
+    text = DUEL_YAML + "\n" * (MAX_UPLOAD_BYTES - len(DUEL_YAML.encode()))
+    a = client()
+    assert a.post("/api/battle/upload", files={"file": ("big.yaml", text.encode())}).is_success
+    a.post("/api/apply", json={"index": 1})
+    saved = a.get("/api/state").content
+    assert MAX_UPLOAD_BYTES * 2 < len(saved) <= MAX_STATE_UPLOAD_BYTES
+    loaded = client().post("/api/state", files={"file": ("s.json", saved)})
+    assert loaded.status_code == 200, loaded.text
+    assert fighters(loaded.json()) == fighters(a.get("/api/battle").json())
+    assert client().post("/ui/load", files={"file": ("s.json", saved)}).status_code == 200
+    big = saved + b" " * (MAX_STATE_UPLOAD_BYTES + 1 - len(saved))
+    refused = client().post("/api/state", files={"file": ("s.json", big)})
+    assert refused.status_code == 413
+    assert (
+        f"s.json: the file is {len(big)} bytes; the limit is {MAX_STATE_UPLOAD_BYTES}"
+        in (refused.json()["detail"])
+    )
+
+
 def test_sessions_are_kept_apart() -> None:
     a, b = client(), client()
     a.post("/api/battle", json={"scenario": EMBOSCADA, "seed": 1})
