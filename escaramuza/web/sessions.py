@@ -33,7 +33,7 @@ from escaramuza.agents.suggest import Suggestions, suggest
 from escaramuza.gm import DEFAULT_SEED, GMSession, blank_battle
 from escaramuza.gm.autopilot import DEFAULT_AGENT, Pilot, pilot_from_meta
 from escaramuza.playtest.runner import PlaytestConfig, ScenarioRef
-from escaramuza.rules.core.errors import EscaramuzaError, UnknownNameError
+from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
 from escaramuza.rules.core.files import parse_json
 from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Action
@@ -449,7 +449,11 @@ class WebSession:
             yaml_name = clean_filename(ref, "upload.yaml")
             # Validated (and path-free) here, then handed to the loader as is: the
             # server never writes or opens a file for an uploaded scenario.
-            scenario = parse_upload(yaml_text, yaml_name)
+            try:
+                scenario = parse_upload(yaml_text, yaml_name)
+            except ScenarioError as exc:
+                # Where the text came from: this file's field, as the terminal says it.
+                raise ScenarioError.of(f"{filename}: meta.scenario_yaml", exc.problems) from None
             upload = Upload(yaml_name, yaml_text)
         state, meta = state_from_dict(doc, filename, scenario=scenario)
         seed = meta["seed"] if isinstance(meta.get("seed"), int) else DEFAULT_SEED

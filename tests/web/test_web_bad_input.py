@@ -558,6 +558,25 @@ def test_serve_and_body_number_refusals_speak_the_current_language(
         )
 
 
+@pytest.mark.parametrize(
+    ("yaml_text", "where"),
+    [("a: [1,\n", "line "), ("options: {tables: /etc/passwd}\n", "options.tables")],
+)
+def test_a_state_files_bad_embedded_scenario_is_named_by_the_files_field(
+    yaml_text: str, where: str
+) -> None:
+    """The scenario a state file carries (``meta.scenario_yaml``) is refused under the
+    uploaded file's name and that field, as the terminal names it, not under the name of
+    the scenario it stands for (which no file of the user's has)."""
+    a = client()
+    assert a.post("/api/battle/upload", files={"file": ("d.yaml", DUEL_YAML.encode())}).is_success
+    doc = json.loads(a.get("/api/state").content)
+    doc["meta"]["scenario_yaml"] = yaml_text
+    r = client().post("/api/state", files={"file": ("s.json", json.dumps(doc).encode())})
+    assert r.status_code == 400
+    assert r.json()["detail"].startswith(f"s.json: meta.scenario_yaml: {where}")
+
+
 #: Every number of the JSON bodies: (path, field, the body's other required fields).
 NUMBER_FIELDS = [
     ("/api/battle", "seed", {"scenario": DUEL}),
