@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from escaramuza.agents.fast import add_engine_option
 from escaramuza.agents.policy import add_trust_option
 from escaramuza.balance.dimensions import DEFAULT_TOLERANCE, Target
-from escaramuza.balance.report import out_text, plot, render_text
+from escaramuza.balance.report import agent_options, out_text, plot, render_text
 from escaramuza.balance.search import DEFAULT_ALPHA, DEFAULT_MAX_BATTLES, FIRST_LOOK, balance
 from escaramuza.playtest.cli import add_run_options, report_folder, run_config
 from escaramuza.rules.core.errors import EscaramuzaError
@@ -107,8 +107,9 @@ def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
             "--target",
             args.target,
             *[f"--vary {v}" for v in args.vary],
-            "--seed",
-            str(args.seed),
+            *agent_options(args.heroes, args.enemies),
+            f"--tolerance {args.tolerance:g} --alpha {args.alpha:g}",
+            f"--max-battles {args.max_battles} --engine {args.engine} --seed {args.seed}",
         ]
     )
     if out_path is not None:

@@ -3,6 +3,7 @@ with its comment, and the plot of ``--report``."""
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from escaramuza.balance.dimensions import LEVELS
@@ -22,6 +23,11 @@ _VERDICT_WORDS = {
     "on": N_("on target"),
     "undecided": N_("undecided"),
 }
+
+
+def agent_options(heroes: str, enemies: str) -> list[str]:
+    """The options naming both sides' agents, as a command line writes them."""
+    return [f"--heroes {shlex.quote(heroes)}", f"--enemies {shlex.quote(enemies)}"]
 
 
 def _measure(name: str) -> str:
@@ -120,7 +126,13 @@ def out_text(doc: dict[str, Any], command: str) -> str:
             ),
             _f(
                 "`{command}` reproduces them.",
-                f"escaramuza playtest FILE -n {chosen['battles']} --seed {doc['seed']}",
+                " ".join(
+                    [
+                        f"escaramuza playtest FILE -n {chosen['battles']} --seed {doc['seed']}",
+                        *agent_options(doc["agents"]["heroes"], doc["agents"]["enemies"]),
+                        f"--engine {doc['engine']}",
+                    ]
+                ),
             ),
         )
     )

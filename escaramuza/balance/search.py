@@ -33,6 +33,8 @@ from escaramuza.rules.core.stats import confidence_sequence, mixture_rho
 
 SCHEMA = "escaramuza.balance/1"
 DEFAULT_ALPHA = 0.05
+#: The least --alpha: below it the confidence sequence's log(2 / alpha) overflows.
+MIN_ALPHA = 1e-12
 FIRST_LOOK = 100
 DEFAULT_MAX_BATTLES = 3200
 #: The confidence sequence is tightest around this many battles (any value is valid).
@@ -294,8 +296,11 @@ def balance(
 ) -> dict[str, Any]:
     """Search the variants of ``scenario_name``; return the JSON document."""
     config.validate()
-    if not 0 < alpha < 1:
-        raise EscaramuzaError(_f("--alpha must be between 0 and 1, not {alpha}", alpha))
+    if not MIN_ALPHA <= alpha < 1:
+        # Below MIN_ALPHA the confidence sequence's log(2 / alpha) overflows.
+        raise EscaramuzaError(
+            _f("--alpha must be at least {least} and below 1, not {alpha}", MIN_ALPHA, alpha)
+        )
     if not 0 < first <= most:
         raise EscaramuzaError(_("--max-battles must be at least the first look's battles"))
     if most > MAX_RUN:
@@ -307,6 +312,10 @@ def balance(
     base = ScenarioRef.resolve(scenario_name)
     scenario = base.load()
     data = parse_yaml(base.text, base.source, EscaramuzaError)
+    keys = [spec.split("=", 1)[0] for spec in vary]
+    twice = next((k for k in keys if keys.count(k) > 1), None)
+    if twice is not None:
+        raise EscaramuzaError(_f("--vary {what} is given twice: vary each one once", twice))
     dims = [parse_vary(data, spec) for spec in vary]
     job = BalanceRun(scenario, data, dims, target, config, alpha, first, most)
     own = runner is None
@@ -324,6 +333,7 @@ def balance(
         "scenario": scenario.name,
         "seed": config.seed,
         "agents": {"heroes": config.heroes, "enemies": config.enemies},
+        "engine": config.engine,
         "target": target.label(),
         "alpha": alpha,
         "vary": [{"spec": d.spec, "values": d.labels, "ordered": d.ordered} for d in dims],

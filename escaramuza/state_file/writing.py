@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from escaramuza.rules.core.files import write_file
+from escaramuza.rules.core.i18n import _
 from escaramuza.rules.core.model import Condition
 from escaramuza.rules.core.scenario import Scenario, shipped_scenarios
 from escaramuza.rules.core.state import BattleState
@@ -91,8 +92,42 @@ def _condition_dict(cond: Condition) -> dict[str, Any]:
 
 def save_state(state: BattleState, path: str | Path, meta: dict[str, Any] | None = None) -> None:
     """Write ``state`` to ``path`` atomically (temporary file + ``os.replace``; a symbolic
-    link's target is written, a FIFO or device refused: :func:`write_file`)."""
+    link's target is written, a FIFO or device refused: :func:`write_file`). Only a state
+    file (or an empty file) is replaced: never the battle's own scenario file, which the
+    state names and needs, nor any other file the user has."""
     path = Path(path)
+    check_replaceable(state.scenario, path)
     doc = state_to_dict(state, meta, str(path))
     text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     write_file(path, text, StateFileError)
+
+
+#: How much of an existing file is read to tell a state file from another file.
+_HEAD_BYTES = 256
+
+
+def check_replaceable(scenario: Scenario, path: Path) -> None:
+    """A StateFileError unless writing a state to ``path`` loses nothing: ``path`` is not
+    ``scenario``'s own file and holds nothing but a state file (or nothing at all)."""
+    if scenario.name not in shipped_scenarios() and path.exists():
+        if path.resolve() == Path(scenario.source).resolve():
+            raise StateFileError(
+                str(path),
+                "",
+                _(
+                    "this is the battle's scenario file, which the state names and needs: "
+                    "not replaced (save the state to another file)"
+                ),
+            )
+    if path.is_file() and path.stat().st_size > 0:
+        with path.open("rb") as f:
+            head = f.read(_HEAD_BYTES)
+        if f'"{FORMAT}"'.encode() not in head:
+            raise StateFileError(
+                str(path),
+                "",
+                _(
+                    "the file exists and is not a state file: not replaced (save the state "
+                    "to another file, or remove it first)"
+                ),
+            )

@@ -257,7 +257,7 @@ def test_out_folder_is_made_before_the_search(tmp_path, monkeypatch: pytest.Monk
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--alpha", "1.5"], "--alpha debe estar entre 0 y 1, no 1.5"),
+        (["--alpha", "1.5"], "--alpha debe ser al menos 1e-12 y menor que 1, no 1.5"),
         (
             ["--max-battles", "0"],
             "--max-battles debe ser al menos las batallas de la primera revisión",
@@ -442,3 +442,45 @@ def test_a_grid_too_large_is_refused_before_it_is_built(
     assert capsys.readouterr().err == (
         "escaramuza: error: --vary: 100 combinations to grid; at most 64\n"
     )
+
+
+@pytest.mark.compile
+def test_the_variants_own_command_reproduces_its_rates_with_its_agents(tmp_path, capsys) -> None:
+    """The chosen variant's comment names a playtest that gives its rates again: with the
+    agents and engine the search played (the comment once left the agents out, and the
+    heuristic's battles are not random against first-legal's)."""
+    import shlex
+
+    out = tmp_path / "variant.yaml"
+    args = ["balance", "destiny_dice/kaspar-tiroteo", "--target", "heroes-win=0.5"]
+    args += ["--vary", "stat:enemies.pv=*0.2..*1", "--heroes", "random"]
+    args += ["--enemies", "first-legal", "--max-battles", "100", "--out", str(out), "--json"]
+    assert main(args) == 0
+    chosen = json.loads(capsys.readouterr().out)["chosen"]
+    line = out.read_text(encoding="utf-8").splitlines()[2]
+    command = line.split("`")[1]
+    assert "--heroes random --enemies first-legal" in command
+    words = shlex.split(command.replace("FILE", shlex.quote(str(out))))[1:]
+    assert main([*words, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)["scenarios"][0]
+    assert again["battles"] == chosen["battles"] == 100
+    assert again["outcomes"]["heroes"]["count"] == round(
+        chosen["estimates"]["heroes-win"]["rate"] * chosen["battles"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--vary", "stat:enemies.pv=*1..*2"], "--vary stat:enemies.pv is given twice"),
+        (["--alpha", "1e-320"], "--alpha must be at least 1e-12 and below 1, not 1e-320"),
+    ],
+)
+def test_a_repeated_vary_and_a_vanishing_alpha_are_refused_before_any_battle(
+    capsys, extra: list[str], message: str
+) -> None:
+    """Two --vary of one field crashed after the whole search (a table of one value less,
+    a variant file already written); an alpha of 1e-320 divided by zero."""
+    args = ["balance", "destiny_dice/kaspar-tiroteo", "--target", "heroes-win=0.5"]
+    assert main([*args, "--vary", "stat:enemies.pv=*0.5..*1", *extra]) == 2
+    assert message in capsys.readouterr().err

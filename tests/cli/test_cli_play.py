@@ -311,3 +311,29 @@ def test_every_command_refuses_an_empty_file_or_scenario_argument(
     code, out, err = run(capsys, *[blank if arg == "" else arg for arg in command])
     assert (code, out, err) == (2, "", f"escaramuza: error: {argument}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_save_state_replaces_a_state_file_and_nothing_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--save-state`` onto the played scenario's own file replaced it with JSON: the
+    scenario was lost and the state, which names it, could not load. Onto any other file
+    that is not a state file, it was silently replaced. Both are refused, the file as it
+    was; a state file (an earlier save) is replaced."""
+    shipped = Path(__file__).resolve().parents[2] / "scenarios" / "destiny_dice"
+    mine = tmp_path / "mine.yaml"
+    mine.write_text((shipped / "kaspar-tiroteo.yaml").read_text(encoding="utf-8"))
+    notes = tmp_path / "notes.json"
+    notes.write_text("precious\n", encoding="utf-8")
+    before = mine.read_bytes()
+    play = ["play", str(mine), "--stop-after", "2", "--save-state"]
+    assert main([*play, str(mine)]) == 2
+    assert "mine.yaml: this is the battle's scenario file" in capsys.readouterr().err
+    assert mine.read_bytes() == before
+    assert main([*play, str(notes)]) == 2
+    assert "notes.json: the file exists and is not a state file" in capsys.readouterr().err
+    assert notes.read_text(encoding="utf-8") == "precious\n"
+    saved = tmp_path / "saved.json"
+    assert main([*play, str(saved)]) == 0
+    assert main(["play", str(mine), "--stop-after", "3", "--save-state", str(saved)]) == 0
+    assert json.loads(saved.read_text(encoding="utf-8"))["format"] == "escaramuza-state"

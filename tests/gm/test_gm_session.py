@@ -358,7 +358,7 @@ def test_play_save_state_writes_through_a_symlink(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     real = tmp_path / "real.json"
-    real.write_text("{}")
+    real.write_text("")  # empty: save_state replaces only a state file or nothing
     link = tmp_path / "link.json"
     link.symlink_to(real.name)
     argv = ["play", "destiny_dice/brann-vs-saqueador", "--stop-after", "1"]
