@@ -194,7 +194,8 @@ class TrainConfig(BaseModel):
     checkpoint_freq: int = Field(20_000, ge=1)
     #: A wall-clock budget: training stops at the first step past it and saves the model
     #: and ``policy.zip`` as at the end (None: train every timestep).
-    max_seconds: float | None = Field(None, gt=0)
+    # Finite: the run's config.yaml must load back (--resume), and YAML's .inf does not.
+    max_seconds: float | None = Field(None, gt=0, allow_inf_nan=False)
     eval_freq: int = Field(10_000, ge=1)
     #: Battles of each (scenario, side) in the paired evaluation on the kernel
     #: (training/paired_callback.py): the same battles at every evaluation, the

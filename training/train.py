@@ -176,7 +176,11 @@ def check_remaining(config: TrainConfig, model: Any, resume: Path) -> int:
 
 
 def prepare_run_dir(out: Path, resume: Path | None) -> None:
-    if resume is None and (out / "config.yaml").exists():
+    """``out`` made, unless it holds a run that is not the one ``resume`` continues (the
+    folder of its checkpoint: ``checkpoints/``, ``best/`` or ``final.zip``'s): that run
+    would be overwritten."""
+    own = resume is not None and out.resolve() in resume.resolve().parents[:2]
+    if not own and (out / "config.yaml").exists():
         raise EscaramuzaError(
             _f(
                 "--out {out}: already holds a run; choose a new folder or continue it with "

@@ -29,6 +29,8 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
         ),
         (["train", *DD, "--seed", str(2**32)], "seed: Input should be less than or equal to"),
         (["train", *DD, "--n-envs", "4097"], "n_envs: Input should be less than or equal to 4096"),
+        # Its config.yaml would hold .inf, which --resume's reader refuses.
+        (["train", *DD, "--max-seconds", "inf"], "max_seconds: Input should be a finite number"),
         (["train", *DD, "--n-envs", "1024"], "a rollout of n_steps × n_envs = 524288 steps"),
         (["train", *DD, "--eval-battles", str(10**11)], "eval_battles: Input should be less"),
         (
@@ -270,6 +272,23 @@ def test_a_checkpoint_that_does_not_fit_the_run_leaves_no_folder(
     before = {p: p.read_bytes() for p in had.rglob("*") if p.is_file()}
     assert main([*argv, "--out", str(had)]) == 2
     assert {p: p.read_bytes() for p in had.rglob("*") if p.is_file()} == before
+
+
+def test_a_resume_into_another_runs_folder_is_refused_and_leaves_it_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], checkpoint: Path
+) -> None:
+    """``--resume`` continues its checkpoint's own run, or starts a new folder: a
+    checkpoint of another run pointed at a folder holding a run overwrote its config,
+    final and best models."""
+    other = tmp_path / "other"
+    (other / "best").mkdir(parents=True)
+    (other / "config.yaml").write_text("env: escaramuza/DestinyDice-v0\n", encoding="utf-8")
+    (other / "best" / "policy.zip").write_bytes(b"weights")
+    before = {p: p.read_bytes() for p in other.rglob("*") if p.is_file()}
+    argv = ["train", *DD, "--vec", "dummy", "--resume", str(checkpoint), "--timesteps", "128"]
+    assert main([*argv, "--out", str(other)]) == 2
+    assert f"--out {other}: already holds a run" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in other.rglob("*") if p.is_file()} == before
 
 
 def test_train_and_evaluate_errors_in_spanish(
