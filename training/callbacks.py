@@ -1,6 +1,6 @@
 """The callbacks of an ``escaramuza train`` run: the first update's loss, the stop on
-``--max-seconds`` or SIGTERM, the progress bar on stderr, the checkpoints stamped with
-``escaramuza.json``, and the run's evaluation (paired on the kernel, or SB3's on the
+``--max-seconds``, SIGTERM or a first Ctrl-C, the progress bar on stderr, the checkpoints
+stamped with ``escaramuza.json``, and the run's evaluation (paired on the kernel, or SB3's on the
 Python env) with what it last and best found."""
 
 from __future__ import annotations
@@ -83,21 +83,28 @@ def _stop_callback(max_seconds: float | None) -> Any:
 
 @contextmanager
 def _sigterm_stops(stop: Any) -> Iterator[None]:
-    """Within the block a SIGTERM ends training at the next step (the model and the
-    policy are then saved as at the end) instead of killing the process; outside the
-    main thread, where Python cannot take signals, nothing changes."""
+    """Within the block a SIGTERM or a first Ctrl-C (SIGINT) ends training at the next
+    step (the model and the policy are then saved as at the end) instead of killing the
+    process; a second Ctrl-C interrupts at once, as before. Outside the main thread,
+    where Python cannot take signals, nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handle(signum: int, frame: Any) -> None:
-        stop.reason = "SIGTERM"
+        if signum == signal.SIGINT:
+            stop.reason = "Ctrl-C"
+            signal.signal(signal.SIGINT, previous_int)
+        else:
+            stop.reason = "SIGTERM"
 
     previous = signal.signal(signal.SIGTERM, handle)
+    previous_int = signal.signal(signal.SIGINT, handle)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 def _progress_callback() -> Any:

@@ -481,7 +481,8 @@ def train(
         start_steps = model.num_timesteps if resume_path else 0
         planned = rounded_timesteps(config.timesteps, model.n_steps, venv.num_envs, start_steps)
         write_file(run / "config.yaml", config.to_yaml(planned))
-        # From here a SIGTERM stops training and saves, as --max-seconds does.
+        # From here a SIGTERM or a first Ctrl-C stops training and saves, as --max-seconds
+        # does.
         with _sigterm_stops(stop):
             if log is not None:
                 log.write(timesteps_note(config.timesteps, planned, model.n_steps, venv.num_envs))

@@ -1,4 +1,4 @@
-"""A training run stopped early — by its wall-clock budget or by SIGTERM — leaves a
+"""A training run stopped early — by its wall-clock budget, SIGTERM or Ctrl-C — leaves a
 playable policy: the model, ``policy.zip`` and a summary saying why it stopped."""
 
 from __future__ import annotations
@@ -62,7 +62,14 @@ def test_the_budget_stops_training_and_saves_a_playable_policy(tmp_path: Path) -
     _plays(tmp_path / "run")
 
 
-def test_sigterm_stops_training_and_saves_a_playable_policy(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("signum", "name"), [(signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "Ctrl-C")]
+)
+def test_a_signal_stops_training_and_saves_a_playable_policy(
+    tmp_path: Path, signum: int, name: str
+) -> None:
+    """SIGTERM, or a first Ctrl-C (which exited 130 with nothing saved and nothing said),
+    stops at the next step and saves the model and policy as at the end."""
     config = tmp_path / "config.yaml"
     config.write_text(json.dumps(CONFIG), encoding="utf-8")
     run = tmp_path / "run"
@@ -79,12 +86,12 @@ def test_sigterm_stops_training_and_saves_a_playable_policy(tmp_path: Path) -> N
         for line in process.stdout:
             if line.startswith("training "):
                 break
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signum)
         out, err = process.communicate(timeout=120)
     finally:
         process.kill()
     assert process.returncode == 0, err
-    assert "stopped early (SIGTERM)" in out
+    assert f"stopped early ({name})" in out
     summary = json.loads((run / "summary.json").read_text())
-    assert summary["stopped_early"] == "SIGTERM"
+    assert summary["stopped_early"] == name
     _plays(run)
