@@ -195,12 +195,20 @@ def _md_table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def file_slugs(summaries: Sequence[dict[str, Any]]) -> list[str]:
-    seen: dict[str, int] = {}
+    """Each scenario's file name stem, distinct: its name, and for a name seen before the
+    name with the first free ``-2``, ``-3``… — free of every other scenario's stem too (a
+    scenario named ``x-2`` and a second ``x`` took the same plots)."""
+    bases = [s["scenario"].replace("/", "-").replace(" ", "_") for s in summaries]
+    taken: set[str] = set()
     out = []
-    for s in summaries:
-        slug = s["scenario"].replace("/", "-").replace(" ", "_")
-        seen[slug] = seen.get(slug, 0) + 1
-        out.append(slug if seen[slug] == 1 else f"{slug}-{seen[slug]}")
+    for k, base in enumerate(bases):
+        slug, n = base, 1
+        # Another scenario's own name is kept for it, unless it was taken already.
+        while slug in taken or (n > 1 and slug in bases[k + 1 :]):
+            n += 1
+            slug = f"{base}-{n}"
+        taken.add(slug)
+        out.append(slug)
     return out
 
 

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from escaramuza.cli import main
 from escaramuza.playtest.report import file_slugs, write_files, write_report
@@ -299,3 +301,16 @@ def test_playtest_report_file_names_are_unique_per_scenario() -> None:
         "destiny_dice-kaspar-tiroteo",
         "destiny_dice-brann-vs-saqueador-2",
     ]
+
+
+@given(st.lists(st.sampled_from(["x", "x-2", "x-3", "x-2-2", "a/b", "a-b", "a b"]), max_size=8))
+def test_report_file_names_are_distinct_whatever_the_names(names: list[str]) -> None:
+    """A second ``x`` was named ``x-2``, the stem of a scenario named ``x-2`` too: one
+    section showed the other's plots. Every stem is distinct, and a scenario's first
+    appearance keeps its own name where no earlier one took it."""
+    slugs = file_slugs([{"scenario": n} for n in names])
+    assert len(set(slugs)) == len(slugs)
+    for k, name in enumerate(names):
+        base = name.replace("/", "-").replace(" ", "_")
+        if base not in slugs[:k]:
+            assert slugs[k] == base
