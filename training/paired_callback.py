@@ -10,6 +10,12 @@ interval, pooled over the run's (scenario, side) pairs. The best model is the on
 the highest paired difference (``best/best_model.zip`` and its slim
 ``best/policy.zip``); a collapsed policy (``paired.collapse``) is never the best. Each
 evaluation is a line of ``eval/paired.jsonl`` and the logger's ``eval/*`` keys.
+
+An evaluation due at a step is made once the weights have learnt from that step: at the
+next rollout's start, after the update of the rollout the step is in, or at the end of
+training. So its ``timesteps`` are those the evaluated weights were trained on, and the
+last evaluation is of the weights the run saves (``final.zip``): evaluated at the step
+itself, they were one update behind, and the final weights were never evaluated.
 """
 
 from __future__ import annotations
@@ -79,6 +85,10 @@ def paired_eval_callback(
             self.best: dict[str, Any] | None = None
             self._heuristic: Arm | None = None
             self._first_legal: Arm | None = None
+            #: An evaluation is due (its step passed; the update it waits for not yet).
+            self._due = False
+            #: The weights changed since the last evaluation (a rollout ended: an update).
+            self._stale = False
 
         def _on_training_start(self) -> None:
             base = [baselines(env, seed) for env in envs]
@@ -91,16 +101,24 @@ def paired_eval_callback(
 
         def _on_step(self) -> bool:
             if self.n_calls % eval_freq == 0:
-                self.evaluate()
+                self._due = True
             return True
+
+        def _on_rollout_end(self) -> None:
+            self._stale = True  # the update follows
+
+        def _on_rollout_start(self) -> None:
+            if self._due:
+                self.evaluate()
 
         def _on_training_end(self) -> None:
             # The model training ends with is evaluated too (and may be the best).
-            if not self.history or self.history[-1]["timesteps"] != self.num_timesteps:
+            if self._due or self._stale or not self.history:
                 self.evaluate()
 
         def evaluate(self) -> dict[str, Any]:
             assert self._heuristic is not None
+            self._due = self._stale = False
             choose = policy_chooser(self.model.policy, maskable)
             arm = pooled([play(env, "policy", choose, seed) for env in envs], "policy")
             pair = paired(arm, self._heuristic)

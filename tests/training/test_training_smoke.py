@@ -359,3 +359,34 @@ def test_fused_adam_is_the_same_update_rule() -> None:
     first, second = weights
     for name in first:
         assert torch.allclose(first[name], second[name], rtol=0, atol=1e-5), name
+
+
+def test_the_last_evaluation_is_of_the_saved_final_weights(tmp_path: Path) -> None:
+    """An evaluation due at a rollout's last step waits for that rollout's update: each
+    line is of weights trained on its ``timesteps``, and the last of the weights saved
+    as ``final.zip``. Evaluated at the step itself, every line was one update behind and
+    the final weights were never evaluated (the summary's last evaluation, and so the
+    best, described a model the run did not save)."""
+    from sb3_contrib import MaskablePPO
+
+    from escaramuza.training.paired import evaluate_policy
+
+    run = tmp_path / "run"
+    args = ["train", "--env", "escaramuza/DestinyDice-v0", "--scenario"]
+    args += ["destiny_dice/kaspar-tiroteo", "--config", str(tiny_config(tmp_path, eval_battles=40))]
+    assert main([*args, "--seed", "5", "--no-progress", "--out", str(run)]) == 0
+    lines = [json.loads(x) for x in (run / "eval/paired.jsonl").read_text().splitlines()]
+    assert [e["timesteps"] for e in lines] == [256, 512]
+    final = MaskablePPO.load(run / "final.zip", device="cpu")
+    again = evaluate_policy(
+        final.policy,
+        True,
+        "destiny_dice",
+        "destiny_dice/kaspar-tiroteo",
+        "enemies",
+        n=40,
+        seed=5 + 10_000,
+    ).arms["policy"]
+    assert float(again.wins.mean()) == lines[-1]["win_rate"]
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["last_eval"] == lines[-1]
