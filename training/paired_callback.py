@@ -91,6 +91,10 @@ def paired_eval_callback(
             self._stale = False
 
         def _on_training_start(self) -> None:
+            if evaluate_start:
+                # A run continued in its own folder keeps what it had found: its
+                # evaluations so far and its best (which a worse model would replace).
+                self.history, self.best = earlier_evaluations(run)
             base = [baselines(env, seed) for env in envs]
             self._heuristic = pooled([b["heuristic"] for b in base], "heuristic")
             self._first_legal = pooled([b["first-legal"] for b in base], "first-legal")
@@ -156,3 +160,28 @@ def paired_eval_callback(
             return entry
 
     return PairedEval()
+
+
+def earlier_evaluations(run: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The evaluations ``run``'s folder holds (``eval/paired.jsonl``) and its best
+    (``best/best.json``), read bounded; none where a file is missing or unreadable."""
+    from escaramuza.rules.core.errors import EscaramuzaError
+    from escaramuza.rules.core.files import read_text_file
+    from escaramuza.rules.core.parsers import parse_json
+
+    def entries(path: Path, lines: bool) -> list[Any]:
+        if not path.is_file():
+            return []
+        try:
+            text = read_text_file(path, EscaramuzaError, "an evaluation")
+            docs = text.splitlines() if lines else [text]
+            return [parse_json(d, str(path), EscaramuzaError) for d in docs if d.strip()]
+        except EscaramuzaError:
+            return []
+
+    def valid(e: Any) -> bool:
+        return isinstance(e, dict) and isinstance(e.get("difference"), float | int)
+
+    history = [e for e in entries(run / "eval" / "paired.jsonl", True) if valid(e)]
+    best = [e for e in entries(run / "best" / "best.json", False) if valid(e)]
+    return history, best[0] if best else None

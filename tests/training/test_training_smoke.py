@@ -390,3 +390,27 @@ def test_the_last_evaluation_is_of_the_saved_final_weights(tmp_path: Path) -> No
     assert float(again.wins.mean()) == lines[-1]["win_rate"]
     summary = json.loads((run / "summary.json").read_text())
     assert summary["last_eval"] == lines[-1]
+
+
+def test_a_run_continued_in_its_folder_keeps_its_evaluations_and_its_best(
+    tmp_path: Path,
+) -> None:
+    """``--resume`` of a run's own checkpoint into its own folder: its paired.jsonl keeps
+    the lines it had, the new ones after them, and its best is the best of them all (it
+    started again from none, so the resumed run's first evaluation replaced the best
+    model whatever it was worth)."""
+    run = tmp_path / "run"
+    args = ["train", "--env", "escaramuza/DestinyDice-v0", "--scenario"]
+    args += ["destiny_dice/kaspar-tiroteo", "--config", str(tiny_config(tmp_path))]
+    assert main([*args, "--seed", "5", "--no-progress", "--out", str(run)]) == 0
+    log = run / "eval/paired.jsonl"
+    before = log.read_text().splitlines()
+    resume = ["--resume", str(run / "checkpoints/ckpt_256_steps.zip"), "--timesteps", "768"]
+    assert main([*args, *resume, "--seed", "5", "--no-progress", "--out", str(run)]) == 0
+    lines = log.read_text().splitlines()
+    assert lines[: len(before)] == before and len(lines) > len(before)
+    entries = [json.loads(x) for x in lines]
+    kept = [e for e in entries if not e["collapsed"]]
+    best = json.loads((run / "best/best.json").read_text())
+    assert kept and best["difference"] == max(e["difference"] for e in kept)
+    assert best in kept
