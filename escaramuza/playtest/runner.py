@@ -367,6 +367,7 @@ class Runner:
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if self.config.address is not None:
+                _check_reachable(self.config.address)
                 kwargs["address"] = self.config.address
             elif self.config.workers:
                 kwargs["num_cpus"] = self.config.workers
@@ -464,3 +465,28 @@ def run_battles(
     if [r.index for r in records] != list(range(config.n)):
         raise EscaramuzaError(f"{ref.name}: battles missing from the playtest results")
     return records
+
+
+#: Seconds to wait for a Ray head to answer before saying it does not.
+RAY_CONNECT_S = 5.0
+
+
+def _check_reachable(address: str) -> None:
+    """An EscaramuzaError unless something answers at ``address`` (``HOST:PORT`` or
+    ``ray://HOST:PORT``; ``auto`` and other forms are Ray's to resolve): ``ray.init``
+    retries an address where nothing listens for minutes, saying nothing of its own."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), RAY_CONNECT_S).close()
+    except OSError as exc:
+        raise EscaramuzaError(
+            _f(
+                "cannot start or join {where}: {reason}",
+                address,
+                _f("nothing answers there ({reason})", exc.strerror or exc),
+            )
+        ) from None

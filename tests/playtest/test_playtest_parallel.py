@@ -145,3 +145,16 @@ def test_playtest_ray_backend_gives_the_same_totals(serial: PlaytestResult) -> N
         ray.shutdown()
     assert result.records == serial.records
     assert result.to_json() == serial.to_json()
+
+
+def test_a_ray_address_where_nothing_answers_is_refused_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``ray.init`` retried an address where nothing listens for minutes, printing only
+    Ray's own warnings: a port that refuses is now said to, before Ray is asked."""
+    pytest.importorskip("ray")
+    from escaramuza.cli import main
+
+    argv = ["playtest", "donjon/duelo", "-n", "2", "--backend", "ray", "--address"]
+    assert main([*argv, "127.0.0.1:1", "--no-progress"]) == 2
+    assert "cannot start or join 127.0.0.1:1: nothing answers there" in capsys.readouterr().err
