@@ -322,4 +322,9 @@ def load_config(path: str | Path | None, overrides: dict[str, Any]) -> TrainConf
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as exc:
-        raise _error(source, exc) from None
+        # A value the command line gave is the command line's, whatever file was read.
+        loc = [p for p in exc.errors()[0]["loc"] if p not in _TAGS]
+        given = overrides.get(str(loc[0])) if loc else None
+        if isinstance(given, dict) and len(loc) > 1:
+            given = given.get(str(loc[1]))
+        raise _error("command line" if given is not None else source, exc) from None

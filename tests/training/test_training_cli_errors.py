@@ -186,6 +186,18 @@ def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "--config" in capsys.readouterr().err
 
 
+def test_a_bad_option_is_the_command_lines_a_bad_setting_the_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --config, a bad value given on the command line was reported as the file's."""
+    config = _write(tmp_path, "ck.yaml", "checkpoint_freq: 1024\n")
+    assert main(["train", *DD, "--config", config, "--n-envs", "100000", "--out", "x"]) == 2
+    assert "error: command line: n_envs: Input should be" in capsys.readouterr().err
+    bad = _write(tmp_path, "bad.yaml", "n_envs: 100000\n")
+    assert main(["train", *DD, "--config", bad, "--out", "x"]) == 2
+    assert f"error: {bad}: n_envs: Input should be" in capsys.readouterr().err
+
+
 def test_out_holding_a_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     run.mkdir()
