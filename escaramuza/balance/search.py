@@ -264,8 +264,19 @@ class BalanceRun:
             # The variant's engine as playtest chooses it (--engine; auto: its ruleset's
             # kernel where it plays the scenario and agents): the same battles either way.
             engine, _why = scenario_engine(ref.load(), cfg)
+            # An mcts agent's rollouts: on the engine's with --engine reference, as playtest.
             jobs = [
-                ChunkJob(ref, cfg.heroes, cfg.enemies, cfg.seed, a, b, cfg.trust_policy, engine)
+                ChunkJob(
+                    ref,
+                    cfg.heroes,
+                    cfg.enemies,
+                    cfg.seed,
+                    a,
+                    b,
+                    cfg.trust_policy,
+                    engine,
+                    cfg.planner_engine,
+                )
                 for a, b in chunk_ranges(len(have), n, size)
             ]
             have.extend(runner.run(jobs, lambda _n: None))

@@ -484,3 +484,27 @@ def test_a_repeated_vary_and_a_vanishing_alpha_are_refused_before_any_battle(
     args = ["balance", "destiny_dice/kaspar-tiroteo", "--target", "heroes-win=0.5"]
     assert main([*args, "--vary", "stat:enemies.pv=*0.5..*1", *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("engine", "planner"), [("reference", "reference"), ("auto", "auto")])
+def test_balance_chunks_carry_the_planners_engine_as_playtests(engine: str, planner: str) -> None:
+    """An mcts agent's rollouts run on the engine's with --engine reference, in balance as
+    in playtest (balance's chunks named no engine for them: the default, auto)."""
+    from escaramuza.balance.search import BalanceRun
+    from escaramuza.playtest.runner import PlaytestConfig, ScenarioRef
+    from escaramuza.rules.core.parsers import parse_yaml
+
+    ref = ScenarioRef.resolve("destiny_dice/kaspar-tiroteo")
+    data = parse_yaml(ref.text, ref.source, EscaramuzaError)
+    dims = [parse_vary(data, "stat:enemies.pv=*0.5..*1")]
+    config = PlaytestConfig(n=1, enemies="mcts:4it", engine=engine)
+    job = BalanceRun(ref.load(), data, dims, Target.parse("heroes-win=0.5", 0.1), config)
+    seen = []
+
+    class Runner:
+        def run(self, jobs, done):  # type: ignore[no-untyped-def]
+            seen.extend(jobs)
+            return []
+
+    job.battles(Runner(), (0,), 2)  # type: ignore[arg-type]
+    assert seen and {j.planner_engine for j in seen} == {planner}
