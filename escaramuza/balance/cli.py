@@ -90,17 +90,24 @@ def out_file(args: argparse.Namespace) -> Path | None:
 def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
     config = run_config(args, 1)
     target = Target.parse(args.target, args.tolerance)
+    made = args.report is not None and not Path(args.report).exists()
     report_dir = report_folder(args)
     out_path = out_file(args)
-    doc = balance(
-        args.scenario,
-        target,
-        args.vary,
-        config,
-        args.alpha,
-        min(FIRST_LOOK, args.max_battles),
-        args.max_battles,
-    )
+    try:
+        doc = balance(
+            args.scenario,
+            target,
+            args.vary,
+            config,
+            args.alpha,
+            min(FIRST_LOOK, args.max_battles),
+            args.max_battles,
+        )
+    except EscaramuzaError:
+        # A refused search leaves no empty --report folder of its own making behind.
+        if made and report_dir is not None and not any(report_dir.iterdir()):
+            report_dir.rmdir()
+        raise
     command = "escaramuza balance " + " ".join(
         [
             args.scenario,

@@ -477,13 +477,16 @@ def test_the_variants_own_command_reproduces_its_rates_with_its_agents(tmp_path,
     ],
 )
 def test_a_repeated_vary_and_a_vanishing_alpha_are_refused_before_any_battle(
-    capsys, extra: list[str], message: str
+    capsys, tmp_path, extra: list[str], message: str
 ) -> None:
     """Two --vary of one field crashed after the whole search (a table of one value less,
-    a variant file already written); an alpha of 1e-320 divided by zero."""
+    a variant file already written); an alpha of 1e-320 divided by zero. The refused
+    search leaves no empty --report folder behind."""
     args = ["balance", "destiny_dice/kaspar-tiroteo", "--target", "heroes-win=0.5"]
-    assert main([*args, "--vary", "stat:enemies.pv=*0.5..*1", *extra]) == 2
+    report = ["--report", str(tmp_path / "report")]
+    assert main([*args, "--vary", "stat:enemies.pv=*0.5..*1", *extra, *report]) == 2
     assert message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(("engine", "planner"), [("reference", "reference"), ("auto", "auto")])
