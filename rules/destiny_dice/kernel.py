@@ -102,6 +102,8 @@ COND_BIT = {name: i for i, name in enumerate(CONDITIONS)}
 DERRIBADO = COND_BIT["derribado"]
 INMOVIL = COND_BIT["inmovil"]
 PARALIZADO = COND_BIT["paralizado"]
+#: ``ruleset.STAY``'s bits: the states under which a combatant does not change zone.
+STAY = (1 << DERRIBADO) | (1 << INMOVIL) | (1 << PARALIZADO)
 DESARMADO = COND_BIT["desarmado"]
 CIEGO = COND_BIT["ciego"]
 ASUSTADO = COND_BIT["asustado"]
@@ -956,9 +958,9 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
             if not cond & ((1 << DERRIBADO) | (1 << INMOVIL)):
                 n = _steps(dist, zc, REPOS, la, n)
         return _push(la, n, PASAR, -1, -1, -1)
-    if not g[G.MOVED] and not cond & (1 << DERRIBADO):
+    if not g[G.MOVED] and not cond & STAY:
         n = _steps(dist, zc, MOVER, la, n)
-    if not g[G.ACTED]:
+    if not g[G.ACTED] and not cond & (1 << PARALIZADO):
         n = _attacks(stat, weapon, dist, cs, c, ATACAR, -1, la, n)
         n = _helps(stat, dist, cs, c, la, n)
         n = _heals(stat, dist, s[HEALS], cs, d[USES], c, la, n)
@@ -1137,8 +1139,9 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     if verb == FIN or g[G.OUTCOME] == RUNNING and g[G.KIND] == KIND_NONE:
         # DestinyDice._continue_turn
         actor = g[G.TURN_ACTOR]
-        can_move = not g[G.MOVED] and not cs[actor, CS.COND] & (1 << DERRIBADO)
-        if verb != FIN and cs[actor, CS.STATUS] == ACTIVE and (can_move or not g[G.ACTED]):
+        can_move = not g[G.MOVED] and not cs[actor, CS.COND] & STAY
+        can_act = not g[G.ACTED] and not cs[actor, CS.COND] & (1 << PARALIZADO)
+        if verb != FIN and cs[actor, CS.STATUS] == ACTIVE and (can_move or can_act):
             g[G.KIND] = KIND_TURN
             g[G.ACTOR] = actor
         else:

@@ -104,6 +104,11 @@ def _steps(battlefield: Battlefield, verb: str, actor: str, zone: str) -> tuple[
     return steps
 
 
+#: The states under which a combatant does not change zone (DD-19: Derribado until it
+#: stands, "Inmóvil: No te mueves ni cambias de zona", "Paralizado: no te mueves ni actúas").
+STAY = frozenset({"derribado", "inmovil", "paralizado"})
+
+
 class DestinyDice(Combat):
     """Destiny Dice (``destiny_dice``): see the package docstring for every rule."""
 
@@ -369,9 +374,11 @@ class DestinyDice(Combat):
             return self._reactions(state, c)
         actions: list[Action] = []
         data = state.data
-        if not data["moved"] and "derribado" not in c.conditions:
+        # A state inflicted during the bearer's own turn (a counterattack's) holds for the
+        # rest of it: "No te mueves ni cambias de zona", "no te mueves ni actúas".
+        if not data["moved"] and not (STAY & c.conditions.keys()):
             actions.extend(_steps(state.battlefield, "mover", c.id, c.zone))
-        if not data["acted"]:
+        if not data["acted"] and "paralizado" not in c.conditions:
             actions.extend(self._attacks(state, c, "atacar"))
             actions.extend(self._helps(state, c))
             actions.extend(self._heals(state, c))
@@ -439,8 +446,9 @@ class DestinyDice(Combat):
     def _continue_turn(self, state: BattleState, roller: Roller, events: list[Event]) -> None:
         actor = state.by_id[state.data["turn_actor"]]
         data = state.data
-        can_move = not data["moved"] and "derribado" not in actor.conditions
-        if actor.active and (can_move or not data["acted"]):
+        can_move = not data["moved"] and not (STAY & actor.conditions.keys())
+        can_act = not data["acted"] and "paralizado" not in actor.conditions
+        if actor.active and (can_move or can_act):
             state.pending = _turn(actor)
         else:
             self._advance(state, roller, events)

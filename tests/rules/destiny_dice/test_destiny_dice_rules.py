@@ -392,6 +392,34 @@ def test_dd19_desarmado_only_unarmed_until_recovered(battle):
     assert "desarmado" not in state.get("h").conditions
 
 
+@pytest.mark.parametrize("state_name", ["inmovil", "paralizado"])
+def test_dd19_a_state_inflicted_during_the_bearers_turn_holds_for_the_rest_of_it(
+    battle, state_name: str
+):
+    """ "Inmóvil | Temporal | No te mueves ni cambias de zona" (Paralizado: "no te mueves
+    ni actúas"). A hero whose attack misses is countered (Defensa Perfecta, DD-08) by a
+    net that inflicts the state: its turn ends there, without the move it had not used
+    (which it was still offered). The kernel plays the same battles."""
+    from escaramuza.agents.fast import compare
+
+    net = {"name": "red", "tier": "media", "inflicts": {"name": state_name}}
+    sc = scenario(hero("h", weapons=[SWORD]), enemy("e", weapons=[net]))
+    state, roller = battle(
+        sc,
+        ["d6=6", "d6=1"],  # initiative: h first
+        # h attacks, 1 against 6: a miss, and the defence's 20 a Defensa Perfecta; then
+        # e's counter, 6 against 1: a hit for 1 + 2.
+        ["d8=1", "d20=10", "d6=6", "d20=20", "d6=6", "d20=10", "d8=1", "d20=10", "d6=1"],
+    )
+    apply_action(state, Action("atacar", "h", target="e", item="espada"), roller)
+    assert state.pending.name == "defensa_perfecta"
+    apply_action(state, Action("contraatacar", "e", target="h", item="red"), roller)
+    assert state_name in state.get("h").conditions
+    assert state.pending.actor == "e"
+    # Heuristic enemies counter often: these seeds meet both cases (seeds 44 and 215).
+    assert [str(m) for m in compare(sc, ("random", "heuristic"), list(range(250)))] == []
+
+
 def test_dd19_envenenado_hurts_at_turn_start(battle):
     sc = scenario(
         hero("h", conditions=[{"name": "envenenado", "x": "1d4"}]), enemy("e", mente="d4")
