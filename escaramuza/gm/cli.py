@@ -56,7 +56,10 @@ def add_parsers(commands: Any) -> None:
         metavar="ID",
         help=_("the combatant to rank; must be the pending one (default: it)"),
     )
-    sug.add_argument(
+    # One budget or the other: with both, the time cut the rollouts short, reported as
+    # "stopped at the budget", and the ranking was not the reproducible one asked for.
+    one_budget = sug.add_mutually_exclusive_group()
+    one_budget.add_argument(
         "--budget-ms",
         type=float,
         default=None,
@@ -68,7 +71,7 @@ def add_parsers(commands: Any) -> None:
             DEFAULT_BUDGET_MS,
         ),
     )
-    sug.add_argument(
+    one_budget.add_argument(
         "--iterations",
         type=int,
         default=None,

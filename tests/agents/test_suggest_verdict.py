@@ -247,6 +247,14 @@ def test_cli_max_ms(capsys: pytest.CaptureFixture[str]) -> None:
     assert "at least --budget-ms" in capsys.readouterr().err
 
 
+def test_cli_takes_one_budget_not_both(capsys: pytest.CaptureFixture[str]) -> None:
+    """--iterations with --budget-ms let the time cut the rollouts short, reported as
+    "stopped at the budget", and the ranking was not the reproducible one asked for
+    (156 of 100,000 rollouts, another count each run): one or the other, as in gm."""
+    assert main(["suggest", AMBUSH, "--iterations", "100000", "--budget-ms", "20"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
 def _doc_schema() -> dict:
     text = (ROOT / "docs" / "gm.md").read_text(encoding="utf-8")
     match = re.search(r"### `--json` schema \(version 2\)\n+```json\n(.*?)```", text, re.S)
