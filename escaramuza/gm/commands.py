@@ -470,8 +470,20 @@ class SessionCommands(SessionViews):
             raise GMError(_f("usage: {usage}", "load FILE"))
         state, meta = open_battle(target, self.seed)
         pilot = pilot_from_meta(meta, self.engine, target)  # checked before anything changes
-        self.steps = int(meta.get("steps", 0)) if isinstance(meta.get("steps"), int) else 0
-        self._commit(state, _f("load {path}", target))
+        before = (self.seed, self.steps, self.applied, self.last_start)
+        # The loaded battle's dice go on as `gm FILE`'s would (its seed and steps); a
+        # scenario's starts anew, its start made (what `initiative` may redo).
+        if isinstance(meta.get("seed"), int):
+            self.seed = meta["seed"]
+        self.steps = meta["steps"] if isinstance(meta.get("steps"), int) else 0
+        self.applied = 0
+        fresh = not is_state_file(target)
+        self.last_start = (
+            ([c.clone() for c in state.scenario.combatants], [c.clone() for c in state.combatants])
+            if fresh
+            else None
+        )
+        self._commit(state, _f("load {path}", target), session=before)
         if pilot is not None:
             self.set_pilot(pilot)
         if self.saved_in is None and is_state_file(target):

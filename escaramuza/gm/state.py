@@ -72,6 +72,9 @@ class Change:
     what: str
     applied: bool = False
     auto: bool = False
+    #: The session's dice and start before a change that replaced them (``load``): its
+    #: seed, steps, actions applied and last start, which ``undo`` restores.
+    session: tuple[int, int, int, Any] | None = None
 
 
 class SessionState(cmd.Cmd):
@@ -159,9 +162,14 @@ class SessionState(cmd.Cmd):
         return False
 
     def _commit(
-        self, new: BattleState, what: str, applied: bool = False, auto: bool = False
+        self,
+        new: BattleState,
+        what: str,
+        applied: bool = False,
+        auto: bool = False,
+        session: tuple[int, int, int, Any] | None = None,
     ) -> None:
-        self.history.append(Change(self.state, what, applied, auto))
+        self.history.append(Change(self.state, what, applied, auto, session))
         while sum(not c.auto for c in self.history) > UNDO_DEPTH:
             # The oldest change, and the autopilot's decisions after it.
             del self.history[0]
@@ -239,6 +247,8 @@ class SessionState(cmd.Cmd):
                 if change.applied:
                     self.steps = max(self.steps - 1, 0)
                     self.applied = max(self.applied - 1, 0)
+                if change.session is not None:
+                    self.seed, self.steps, self.applied, self.last_start = change.session
             first, auto = unit[-1], sum(c.auto for c in unit)
             if first.auto:  # the GM change before them is no longer kept
                 self.say(

@@ -562,6 +562,45 @@ def test_initiative_again_keeps_the_gms_edits_not_the_last_starts_own() -> None:
     assert (gonzalo.resources["acciones"], diego.resources["acciones"]) == (3, 0)
 
 
+def _attack_lines(out: str) -> list[str]:
+    """The narrated lines of the last action applied (its dice)."""
+    return out.rsplit("»", 1)[-1].splitlines()[:6]
+
+
+def test_load_goes_on_with_the_files_dice_and_undo_restores_the_sessions(
+    tmp_path: Path,
+) -> None:
+    """``load FILE`` rolls what ``gm FILE`` rolls (the file's seed and steps: it kept the
+    session's seed); ``undo`` of the load restores the session's own dice (its steps
+    stayed the file's), so the next action rolls what it would have without the load."""
+    saved = tmp_path / "f7.json"
+    lines = ["apply ayudar brann", "apply fin_turno"]
+    drive([*lines, f"save {saved}"], target="destiny_dice/emboscada", seed=7)
+    _, alone = drive(["apply atacar ilse"], target=str(saved))
+    _, loaded = drive([f"load {saved}", "apply atacar ilse"], target="destiny_dice/emboscada")
+    assert _attack_lines(loaded) == _attack_lines(alone)
+    _, straight = drive([*lines, "apply atacar ilse"], target="destiny_dice/emboscada")
+    back = [*lines, f"load {saved}", "undo", "apply atacar ilse"]
+    session, undone = drive(back, target="destiny_dice/emboscada")
+    assert _attack_lines(undone) == _attack_lines(straight)
+    assert (session.seed, session.steps, session.applied) == (3, 3, 3)
+
+
+def test_initiative_may_redo_the_start_of_a_scenario_loaded_afresh() -> None:
+    """``load SCENARIO`` starts a new battle: its initiative may be redone (it was refused
+    as after the first action of the battle before), from that scenario's combatants."""
+    session, out = drive(
+        ["apply 1", "load sistema_2d10/duelo", "initiative dice 1 1 10 10"],
+        target="sistema_2d10/duelo",
+        seed=1,
+    )
+    assert "initiative can only be entered" not in out
+    first = session.state.pending
+    assert first is not None and first.actor == "gonzalo"
+    acciones = {c.id: c.resources["acciones"] for c in session.state.combatants}
+    assert acciones == {"gonzalo": 3, "diego": 0}
+
+
 def test_cond_add_takes_a_value_only_where_the_ruleset_reads_one() -> None:
     session, out = drive(
         [
