@@ -40,7 +40,7 @@ from escaramuza.envs.common import (
     load_env_scenario,
     resolve_ruleset,
 )
-from escaramuza.envs.multiagent import AgentSpaces, legal_listing
+from escaramuza.envs.multiagent import AgentSpaces, check_render_mode, legal_listing
 from escaramuza.envs.observation import ObservationEncoder
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import IllegalActionError
@@ -116,6 +116,7 @@ class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
         render_mode: str | None = None,
     ) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # PettingZoo's is unannotated
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.draw_reward = check_draw_reward(draw_reward)
         self.ruleset = resolve_ruleset(ruleset)
         self.scenario = load_env_scenario(
@@ -219,4 +220,5 @@ class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
 
         if self.render_mode == "ansi":
             return render.ansi(self.battle, self._events)
+        # "rgb_array", the other mode __init__ takes.
         return render.rgb_array(self.battle, Side(self.agent_selection))

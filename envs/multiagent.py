@@ -33,6 +33,13 @@ def legal_listing(legal: dict[int, Action], most: int = 12) -> str:
     return shown + (" …" if len(legal) > most else "")
 
 
+def check_render_mode(render_mode: str | None, modes: list[str]) -> None:
+    """A ValueError unless ``render_mode`` is None or one of ``modes`` (the env's
+    ``metadata["render_modes"]``): another mode would render as none of them, silently."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be one of {modes}, not {render_mode!r}")
+
+
 class AgentSpaces:
     """One space object per agent, returned every time (PettingZoo seeds them), the
     engine state behind the env, and its closing."""

@@ -60,7 +60,7 @@ from escaramuza.envs.common import (
     load_env_scenario,
     resolve_ruleset,
 )
-from escaramuza.envs.multiagent import AgentSpaces, legal_listing
+from escaramuza.envs.multiagent import AgentSpaces, check_render_mode, legal_listing
 from escaramuza.envs.observation import ObservationEncoder
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError, IllegalActionError
@@ -101,10 +101,7 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
     ) -> None:
         if illegal_action not in ("raise", "noop"):
             raise ValueError(f"illegal_action must be 'noop' or 'raise', not {illegal_action!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.draw_reward = check_draw_reward(draw_reward)
         self.illegal_action = illegal_action
         self.illegal_penalty = check_illegal_penalty(illegal_penalty)

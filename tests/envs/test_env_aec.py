@@ -102,3 +102,16 @@ def test_a_closed_env_refuses_reset_step_observe_and_last(make: Any) -> None:
         assert str(caught.value) == (
             "escaramuza_v0: the env is closed (close() was called); make a new one"
         )
+
+
+@pytest.mark.parametrize("mode", ["human", "bogus"])
+def test_a_render_mode_it_does_not_have_is_refused_as_the_parallel_envs(mode: str) -> None:
+    """Any mode was taken and rendered as rgb_array (an image every step, thrown away, and
+    no window for "human"); it is refused by name, as the parallel env refuses it."""
+    from escaramuza.envs.parallel import parallel_env
+
+    want = f"render_mode must be one of \\['ansi', 'rgb_array'\\], not '{mode}'"
+    for make in (aec.raw_env, parallel_env):
+        with pytest.raises(ValueError, match=want):
+            make(ruleset="destiny_dice", render_mode=mode)
+    assert aec.raw_env(ruleset="destiny_dice", render_mode="ansi").render_mode == "ansi"
