@@ -111,6 +111,11 @@ class Dimension:
     ordered: bool = True
     values: list[float] = field(default_factory=list)  # the plotted quantity
 
+    @property
+    def key(self) -> str:
+        """What varies: the spec before its ``=`` (``stat:enemies.pv``)."""
+        return self.spec.split("=", 1)[0]
+
 
 def _combatants(data: dict[str, Any], who: str, spec: str) -> list[dict[str, Any]]:
     found = [c for c in data["combatants"] if who in (c.get("id"), c.get("side"))]

@@ -246,9 +246,7 @@ class BalanceRun:
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
     def ref(self, point: tuple[int, ...]) -> ScenarioRef:
-        label = ", ".join(
-            f"{d.spec.split('=')[0]}={d.labels[k]}" for d, k in zip(self.dims, point, strict=True)
-        )
+        label = ", ".join(f"{d.key}={d.labels[k]}" for d, k in zip(self.dims, point, strict=True))
         ref = ScenarioRef(
             self.scenario.name, f"{self.scenario.source} [{label}]", self.variant_text(point)
         )
@@ -264,20 +262,8 @@ class BalanceRun:
             # The variant's engine as playtest chooses it (--engine; auto: its ruleset's
             # kernel where it plays the scenario and agents): the same battles either way.
             engine, _why = scenario_engine(ref.load(), cfg)
-            # An mcts agent's rollouts: on the engine's with --engine reference, as playtest.
             jobs = [
-                ChunkJob(
-                    ref,
-                    cfg.heroes,
-                    cfg.enemies,
-                    cfg.seed,
-                    a,
-                    b,
-                    cfg.trust_policy,
-                    engine,
-                    cfg.planner_engine,
-                )
-                for a, b in chunk_ranges(len(have), n, size)
+                ChunkJob.of(ref, cfg, engine, a, b) for a, b in chunk_ranges(len(have), n, size)
             ]
             have.extend(runner.run(jobs, lambda _n: None))
             have.sort(key=lambda r: r.index)
@@ -308,7 +294,6 @@ def balance(
     """Search the variants of ``scenario_name``; return the JSON document."""
     config.validate()
     if not MIN_ALPHA <= alpha < 1:
-        # Below MIN_ALPHA the confidence sequence's log(2 / alpha) overflows.
         raise EscaramuzaError(
             _f("--alpha must be at least {least} and below 1, not {alpha}", MIN_ALPHA, alpha)
         )
@@ -323,11 +308,11 @@ def balance(
     base = ScenarioRef.resolve(scenario_name)
     scenario = base.load()
     data = parse_yaml(base.text, base.source, EscaramuzaError)
-    keys = [spec.split("=", 1)[0] for spec in vary]
+    dims = [parse_vary(data, spec) for spec in vary]
+    keys = [d.key for d in dims]
     twice = next((k for k in keys if keys.count(k) > 1), None)
     if twice is not None:
         raise EscaramuzaError(_f("--vary {what} is given twice: vary each one once", twice))
-    dims = [parse_vary(data, spec) for spec in vary]
     job = BalanceRun(scenario, data, dims, target, config, alpha, first, most)
     own = runner is None
     active = runner if runner is not None else Runner(config)
@@ -356,7 +341,7 @@ def balance(
 
 def _tried_json(t: Tried, dims: Sequence[Dimension]) -> dict[str, Any]:
     return {
-        "values": {d.spec.split("=")[0]: label for d, label in zip(dims, t.labels, strict=True)},
+        "values": {d.key: label for d, label in zip(dims, t.labels, strict=True)},
         "plot_x": [d.values[k] for d, k in zip(dims, t.point, strict=True)],
         "verdict": t.verdict,
         "side": t.side,

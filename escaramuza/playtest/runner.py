@@ -198,6 +198,24 @@ class ChunkJob:
     #: The rollouts' engine of ``mcts`` agents whose spec names none.
     planner_engine: str = DEFAULT_ENGINE
 
+    @classmethod
+    def of(
+        cls, ref: ScenarioRef, config: PlaytestConfig, engine: str, start: int, stop: int
+    ) -> ChunkJob:
+        """Battles ``start``…``stop - 1`` of ``ref`` as ``config`` plays them (its agents,
+        seed, trust and planner engine) on ``engine``: every command's chunks."""
+        return cls(
+            ref,
+            config.heroes,
+            config.enemies,
+            config.seed,
+            start,
+            stop,
+            config.trust_policy,
+            engine,
+            config.planner_engine,
+        )
+
 
 def play_one(
     scenario: Scenario,
@@ -424,17 +442,7 @@ def run_battles(
     start = 0
 
     def job(a: int, b: int) -> ChunkJob:
-        return ChunkJob(
-            ref,
-            config.heroes,
-            config.enemies,
-            config.seed,
-            a,
-            b,
-            config.trust_policy,
-            engine,
-            config.planner_engine,
-        )
+        return ChunkJob.of(ref, config, engine, a, b)
 
     if size is None and runner.parallel:
         # Time a few battles here (they count) to size the chunks.

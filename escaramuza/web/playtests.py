@@ -136,21 +136,7 @@ class PlaytestJob:
             began = time.perf_counter()
             # The chunks `escaramuza playtest` plays, by battle index: the records do
             # not depend on how the battles were cut.
-            records.extend(
-                run_chunk(
-                    ChunkJob(
-                        self.ref,
-                        cfg.heroes,
-                        cfg.enemies,
-                        cfg.seed,
-                        start,
-                        stop,
-                        cfg.trust_policy,
-                        engine,
-                        cfg.planner_engine,
-                    )
-                )
-            )
+            records.extend(run_chunk(ChunkJob.of(self.ref, cfg, engine, start, stop)))
             self.progress.update(stop - start)
             if time.perf_counter() - began < PLAYTEST_CHUNK_S:
                 size = min(size * 2, MAX_CHUNK_BATTLES)
