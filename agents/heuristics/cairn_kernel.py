@@ -53,7 +53,6 @@ from escaramuza.rules.cairn.kernel import (
     SCORES,
     ST,
     ZONES,
-    D,
     G,
     W,
     Z,
@@ -70,6 +69,7 @@ from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.legal import LA
 from escaramuza.rules.core.loops import agent_draw
 
 #: The temperament's damage weight as integers (``agents.heuristics.cairn.DAMAGE_WEIGHT``,
@@ -422,13 +422,13 @@ def action_score(
 ) -> float:
     """``action_score`` of row ``i``: an attack's gain, a move's score (``reach`` and
     ``here``: :func:`move_score`'s), -1 to flee."""
-    verb = la[i, D.VERB]
+    verb = la[i, LA.VERB]
     if verb == ATTACK:
         return attack_gain(
-            stat, weapon, zone, opts, scar, cs, pools, me, la[i, D.TARGET], la[i, D.ITEM]
+            stat, weapon, zone, opts, scar, cs, pools, me, la[i, LA.TARGET], la[i, LA.ITEM]
         )
     if verb == MOVE:
-        return move_score(stat, dist, zone, cs, me, la[i, D.ZONE], reach, here)
+        return move_score(stat, dist, zone, cs, me, la[i, LA.ZONE], reach, here)
     if verb == FLEE:
         return -1.0
     return 0.0
@@ -461,14 +461,14 @@ def retreat(zone: np.ndarray, cs: np.ndarray, me: np.int64, la: np.ndarray, n: i
     """``retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none;
     with no exit every zone's ``Z.TO_EXIT`` is -1, so no move gets nearer)."""
     for i in range(n):
-        if la[i, D.VERB] == FLEE:
+        if la[i, LA.VERB] == FLEE:
             return i
     here = zone[cs[me, CS.ZONE], Z.TO_EXIT]
     best = -1
     best_d = 0
     for i in range(n):
-        if la[i, D.VERB] == MOVE:
-            dz = zone[la[i, D.ZONE], Z.TO_EXIT]
+        if la[i, LA.VERB] == MOVE:
+            dz = zone[la[i, LA.ZONE], Z.TO_EXIT]
             if dz < here and (best < 0 or dz < best_d):
                 best = i
                 best_d = dz
@@ -521,9 +521,9 @@ def best_move(
     best = -1
     bk = (0, 0, 0)
     for i in range(n):
-        if la[i, D.VERB] != MOVE:
+        if la[i, LA.VERB] != MOVE:
             continue
-        k = move_key(stat, dist, zone, cs, me, la[i, D.ZONE], kind, reach, guard, post)
+        k = move_key(stat, dist, zone, cs, me, la[i, LA.ZONE], kind, reach, guard, post)
         if best < 0 or k > bk:
             best = i
             bk = k
@@ -538,7 +538,7 @@ def best_move(
 def can_shoot(weapon: np.ndarray, me: np.int64, la: np.ndarray, n: int) -> bool:
     """``can_shoot``: one of ``me``'s legal attacks is with a ranged weapon."""
     for i in range(n):
-        if la[i, D.VERB] == ATTACK and weapon[me, la[i, D.ITEM], W.RANGED] == 1:
+        if la[i, LA.VERB] == ATTACK and weapon[me, la[i, LA.ITEM], W.RANGED] == 1:
             return True
     return False
 
@@ -576,12 +576,12 @@ def best_attack(
     best = -1
     top = 0.0
     for i in range(n):
-        if la[i, D.VERB] != ATTACK:
+        if la[i, LA.VERB] != ATTACK:
             continue
-        if ranged_only and weapon[me, la[i, D.ITEM], W.RANGED] == 0:
+        if ranged_only and weapon[me, la[i, LA.ITEM], W.RANGED] == 0:
             continue
         gain = attack_gain(
-            stat, weapon, zone, opts, scar, cs, pools, me, la[i, D.TARGET], la[i, D.ITEM]
+            stat, weapon, zone, opts, scar, cs, pools, me, la[i, LA.TARGET], la[i, LA.ITEM]
         )
         if best < 0 or gain > top:
             best = i
@@ -607,11 +607,11 @@ def brute_attack(
     b1 = 0
     b2 = 0.0
     for i in range(n):
-        if la[i, D.VERB] != ATTACK:
+        if la[i, LA.VERB] != ATTACK:
             continue
-        t = la[i, D.TARGET]
+        t = la[i, LA.TARGET]
         k1 = -dist[here, cs[t, CS.ZONE]]
-        k2 = expected_single(stat, weapon, zone, opts, cs, me, t, la[i, D.ITEM])
+        k2 = expected_single(stat, weapon, zone, opts, cs, me, t, la[i, LA.ITEM])
         if best < 0 or k1 > b1 or (k1 == b1 and k2 > b2):
             best = i
             b1 = k1
@@ -635,8 +635,8 @@ def attack_on(
     best = -1
     top = 0.0
     for i in range(n):
-        if la[i, D.VERB] == ATTACK and la[i, D.TARGET] == target:
-            x = expected_single(stat, weapon, zone, opts, cs, me, target, la[i, D.ITEM])
+        if la[i, LA.VERB] == ATTACK and la[i, LA.TARGET] == target:
+            x = expected_single(stat, weapon, zone, opts, cs, me, target, la[i, LA.ITEM])
             if best < 0 or x > top:
                 best = i
                 top = x

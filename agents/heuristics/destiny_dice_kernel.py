@@ -41,7 +41,7 @@ from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, DOWN, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.mechanics import first_row
+from escaramuza.rules.core.legal import LA, first_row
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
     ATACAR,
@@ -57,7 +57,6 @@ from escaramuza.rules.destiny_dice.kernel import (
     RECARGAR,
     RECUPERAR,
     REPOS,
-    ROW,
     ST,
     ZONE,
     ZONES,
@@ -179,9 +178,9 @@ def _best_move(
     # and each site is another copy to compile).
     for i in range(n + 1):
         if i < n:
-            if la[i, ROW.VERB] != verb:
+            if la[i, LA.VERB] != verb:
                 continue
-            zone = la[i, ROW.ZONE]
+            zone = la[i, LA.ZONE]
         elif best < 0:
             return -1
         else:
@@ -223,14 +222,14 @@ def _best_attack(
     best_drop = 0.0
     best_ratio = 0.0
     for i in range(n):
-        if la[i, ROW.VERB] != verb:
+        if la[i, LA.VERB] != verb:
             continue
-        t = la[i, ROW.TARGET]
+        t = la[i, LA.TARGET]
         if among == FROM_RANGE and dist[cs[c, CS.ZONE], cs[t, CS.ZONE]] <= 0:
             continue
         if among == GUARDING and cs[t, CS.ZONE] != zone:
             continue
-        p, r = attack_score(weapon, opts, zones, odds, cs, c, t, la[i, ROW.ITEM])
+        p, r = attack_score(weapon, opts, zones, odds, cs, c, t, la[i, LA.ITEM])
         if best < 0 or p > best_drop or (p == best_drop and r > best_ratio):
             best, best_drop, best_ratio = i, p, r
     return best
@@ -260,10 +259,10 @@ def brute_attack(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
     bp = 0
     be = 0.0
     for i in range(n):
-        if la[i, ROW.VERB] != ATACAR:
+        if la[i, LA.VERB] != ATACAR:
             continue
-        t = la[i, ROW.TARGET]
-        w = la[i, ROW.ITEM]
+        t = la[i, LA.TARGET]
+        w = la[i, LA.ITEM]
         h = -dist[cs[c, CS.ZONE], cs[t, CS.ZONE]]
         p = -cs[t, CS.PV]
         att_mod, extra = profile_mods(s[WEAPON], s[OPTS], s[ZONES], cs, c, t, w)
@@ -280,9 +279,9 @@ def heal_worst(stat: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int, thresho
     best_up = 0
     best_frac = 0.0
     for i in range(n):
-        if la[i, ROW.VERB] != CURAR:
+        if la[i, LA.VERB] != CURAR:
             continue
-        a = la[i, ROW.TARGET]
+        a = la[i, LA.TARGET]
         frac = cs[a, CS.PV] / stat[a, ST.MAX_PV]
         down = cs[a, CS.STATUS] == DOWN
         if down or frac < threshold:
@@ -296,7 +295,7 @@ def heal_worst(stat: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int, thresho
 def self_heal(c: int, la: np.ndarray, n: int) -> int:
     """self_heal: the first heal ``c`` can give itself."""
     for i in range(n):
-        if la[i, ROW.VERB] == CURAR and la[i, ROW.TARGET] == c:
+        if la[i, LA.VERB] == CURAR and la[i, LA.TARGET] == c:
             return i
     return -1
 
@@ -307,8 +306,8 @@ def useful_help(
 ) -> int:
     """useful_help: the first ``ayudar`` whose ally can attack from where it stands."""
     for i in range(n):
-        if la[i, ROW.VERB] == AYUDAR:
-            a = la[i, ROW.TARGET]
+        if la[i, LA.VERB] == AYUDAR:
+            a = la[i, LA.TARGET]
             mask = usable_band_mask(stat, weapon, cs, a)
             if can_attack_from(stat, dist, cs, a, cs[a, CS.ZONE], mask):
                 return i
@@ -318,8 +317,8 @@ def useful_help(
 @njit(cache=True, _nrt=False)
 def upkeep(la: np.ndarray, n: int) -> int:
     """upkeep: recover the dropped weapon, else reload."""
-    i = first_row(la, n, ROW.VERB, RECUPERAR)
-    return i if i >= 0 else first_row(la, n, ROW.VERB, RECARGAR)
+    i = first_row(la, n, LA.VERB, RECUPERAR)
+    return i if i >= 0 else first_row(la, n, LA.VERB, RECARGAR)
 
 
 @njit(cache=True, _nrt=False)

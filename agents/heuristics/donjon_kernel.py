@@ -36,8 +36,8 @@ from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.kernel import KernelRefusal
+from escaramuza.rules.core.legal import LA, first_row
 from escaramuza.rules.core.loops import agent_random
-from escaramuza.rules.core.mechanics import first_row
 from escaramuza.rules.donjon import kernel as dk
 from escaramuza.rules.donjon.kernel import (
     ACERCARSE,
@@ -64,7 +64,6 @@ from escaramuza.rules.donjon.kernel import (
     SUSPEND_OVERFLOW,
     UNREACHABLE,
     WIN_ODDS,
-    A,
     G,
     W,
     attack_pool,
@@ -178,14 +177,14 @@ def nearest_foe(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int) -> i
 @njit(cache=True, _nrt=False)
 def first_of(la: np.ndarray, n: int, verb: int) -> int:
     """``first_of``: the first row of ``verb`` (-1: none)."""
-    return first_row(la, n, A.VERB, verb)
+    return first_row(la, n, LA.VERB, verb)
 
 
 @njit(cache=True, _nrt=False)
 def step(la: np.ndarray, n: int, verb: int, target: int) -> int:
     """``step``: the row of ``verb`` on ``target`` (-1: not legal)."""
     for k in range(n):
-        if la[k, A.VERB] == verb and la[k, A.TARGET] == target:
+        if la[k, LA.VERB] == verb and la[k, LA.TARGET] == target:
             return k
     return NONE
 
@@ -217,7 +216,7 @@ def best_attack(
     best_c = 0.0
     best_r = 0.0
     for k in range(n):
-        if la[k, A.VERB] == ATACAR:
+        if la[k, LA.VERB] == ATACAR:
             chance = attack_hurt_chance(
                 stat,
                 weapon,
@@ -228,8 +227,8 @@ def best_attack(
                 g,
                 misses,
                 c,
-                la[k, A.TARGET],
-                la[k, A.ITEM],
+                la[k, LA.TARGET],
+                la[k, LA.ITEM],
             )
             r = agent_random(arng, g, G.SUSPEND)
             if best == NONE or chance > best_c or (chance == best_c and r > best_r):
@@ -279,9 +278,9 @@ def brute_attack(
     b0 = 0
     b1 = 0
     for k in range(n):
-        if la[k, A.VERB] != ATACAR:
+        if la[k, LA.VERB] != ATACAR:
             continue
-        target, w = la[k, A.TARGET], la[k, A.ITEM]
+        target, w = la[k, LA.TARGET], la[k, LA.ITEM]
         hops = dist[cs[c, CS.ZONE], cs[target, CS.ZONE]]
         pool = attack_pool(stat, weapon, penalty, cs, c, w, band_of(hops))
         k0 = -hops
@@ -341,9 +340,9 @@ def attack_on(
     best = NONE
     best_c = 0.0
     for k in range(n):
-        if la[k, A.VERB] == ATACAR and la[k, A.TARGET] == target:
+        if la[k, LA.VERB] == ATACAR and la[k, LA.TARGET] == target:
             chance = attack_hurt_chance(
-                stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, target, la[k, A.ITEM]
+                stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, target, la[k, LA.ITEM]
             )
             if best == NONE or chance > best_c:
                 best = k
@@ -486,17 +485,17 @@ def spend(cs: np.ndarray, g: np.ndarray, la: np.ndarray, n: int) -> int:
     heridas = cs[victim, CS.HERIDAS]
     for j in range(g[G.PICKED_N]):
         # Already paid the fact for this attribute: keep lowering it.
-        k = first_row(la, n, A.ITEM, g[G.PICKED + j])
+        k = first_row(la, n, LA.OPTION, g[G.PICKED + j])
         if k != NONE and heridas > 0:
             return k
     if heridas == 0:
         for o in range(1, 5):
-            k = first_row(la, n, A.ITEM, o)
+            k = first_row(la, n, LA.OPTION, o)
             if k != NONE:
                 return k
     rem = g[G.REMAINING]
-    on_heridas = first_row(la, n, A.ITEM, 0)
-    on_celeridad = first_row(la, n, A.ITEM, 1)
+    on_heridas = first_row(la, n, LA.OPTION, 0)
+    on_celeridad = first_row(la, n, LA.OPTION, 1)
     if (
         on_heridas != NONE
         and rem < heridas

@@ -28,8 +28,8 @@ from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.legal import LA, first_row
 from escaramuza.rules.core.loops import TEMPERAMENTS, agent_draw
-from escaramuza.rules.core.mechanics import first_row
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.sistema_2d10 import kernel as k
 from escaramuza.rules.sistema_2d10.kernel import (
@@ -41,7 +41,6 @@ from escaramuza.rules.sistema_2d10.kernel import (
     DEFENSA_COMPLETA,
     EXPRES_AFTER,
     EXPRES_BEFORE,
-    LA,
     MOVER,
     OPT,
     PASAR,
@@ -158,11 +157,11 @@ def best_attack(
     terms = NO_TERMS
     for m in range(cnt):
         i = idx[m]
-        t, w = la[i, LA.TARGET], la[i, LA.WEAPON]
+        t, w = la[i, LA.TARGET], la[i, LA.ITEM]
         if t != t_last or w != w_last:
             terms = k.attack_terms(s, cs, c, w, t)
             t_last, w_last = t, w
-        p_hit, expected, p_drop = k.aimed_odds(s, cs, c, w, t, la[i, LA.AIM], terms)
+        p_hit, expected, p_drop = k.aimed_odds(s, cs, c, w, t, la[i, LA.OPTION], terms)
         scores[m] = tactical_score(cs, t, p_hit, expected, p_drop)
         if m == 0 or scores[m] > best:
             best = scores[m]
@@ -198,13 +197,13 @@ def brute_attack(s: tuple, d: tuple, c: int, la: np.ndarray, idx: np.ndarray, cn
     terms = NO_TERMS
     for m in range(cnt):
         i = idx[m]
-        t, w = la[i, LA.TARGET], la[i, LA.WEAPON]
+        t, w = la[i, LA.TARGET], la[i, LA.ITEM]
         if dist[here, cs[t, CS.ZONE]] != near:
             continue
         if t != t_last or w != w_last:
             terms = k.attack_terms(s, cs, c, w, t)
             t_last, w_last = t, w
-        v = k.aimed_odds(s, cs, c, w, t, la[i, LA.AIM], terms)[1]
+        v = k.aimed_odds(s, cs, c, w, t, la[i, LA.OPTION], terms)[1]
         if best < 0 or v > best_v:
             best = i
             best_v = v

@@ -44,7 +44,8 @@ def of_verb(actions: Iterable[Action], verb: str) -> list[Action]:
 
 
 def first_of(actions: Iterable[Action], verb: str) -> Action | None:
-    """The first legal action of ``verb``, or None (compiled: ``mechanics.first_row``)."""
+    """The first legal action of ``verb``, or None (compiled:
+    :func:`escaramuza.rules.core.legal.first_row`)."""
     return next((a for a in actions if a.verb == verb), None)
 
 

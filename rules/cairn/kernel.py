@@ -28,13 +28,13 @@ columns declared once below):
   counters; ``g[G.*]`` the battle (round, side turn, queue head, declarations, outcome,
   morale); ``log`` the damage log (``rules.core.loops.DAMAGE``: a row per engine
   ``Damaged`` event); ``queue[i]`` who declares this side turn, in order (the pending
-  decision is ``queue[g[G.QHEAD]]``, kept in ``G.ACTOR``); ``decl[i, D.*]`` the side's
-  declarations, resolved together (CA-02); then scratch: ``hits[k, HIT.*]`` the dice
-  aimed at each target (:func:`declared_hits`), and the temperaments' ``pools[c,
-  POOL.*]`` (the dice already declared on each target, ``combat.declared_pools``) and
-  ``scores[i]`` (one per legal action).
-* a legal-list row ``la[i]`` is a declaration's first four columns (``D.VERB`` …
-  ``D.ITEM``), in ``Cairn.actions_for`` order.
+  decision is ``queue[g[G.QHEAD]]``, kept in ``G.ACTOR``); ``decl[i]`` the side's
+  declarations, resolved together (CA-02), each a legal-list row and its actor; then
+  scratch: ``hits[k, HIT.*]`` the dice aimed at each target (:func:`declared_hits`), and
+  the temperaments' ``pools[c, POOL.*]`` (the dice already declared on each target,
+  ``combat.declared_pools``) and ``scores[i]`` (one per legal action).
+* a legal-list row is ``la[i, LA.*]`` (``rules.core.legal``), in ``Cairn.actions_for``
+  order.
 
 The rules take the bundles; the helpers the temperaments call for every legal action
 (:func:`attack_dice`, :func:`is_blast`, :func:`in_blast`) take the arrays they read,
@@ -80,6 +80,8 @@ from escaramuza.rules.core.dialect import (
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.legal import ACTION_WIDTH, LA, push
+from escaramuza.rules.core.legal import action_row as legal_row
 from escaramuza.rules.core.loops import new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Action, Combatant, Side
@@ -209,18 +211,10 @@ class G(Columns):
     MORALE_LONE = (0, 1, "the lone foe's morale save was made (CA-18)")
 
 
-class D(Columns):
-    """``decl[i]``: a declaration; its first four columns are a legal-list row."""
-
-    VERB = (0, len(VERBS) - 1, "what it does (VERBS)")
-    TARGET = (-1, "combatants", "an attack's target (-1: none)")
-    ZONE = (-1, "zones", "a move's zone (-1: none)")
-    ITEM = (-1, BOUND, "an attack's weapon, its place in weapons_of (-1: none)")
-    ACTOR = (0, "combatants", "who declared it")
-
-
-#: The width of a legal-list row: a declaration without its actor.
-ACTION_WIDTH = int(D.ACTOR)
+#: A declaration ``decl[i]``: a legal-list row (``LA``; an attack's item is its weapon's
+#: place in ``weapons_of``), then who declared it, in column ``DECL_ACTOR``.
+DECL_ACTOR = ACTION_WIDTH
+DECL_WIDTH = ACTION_WIDTH + 1
 
 
 class HIT(Columns):
@@ -396,7 +390,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
     return CairnExported(
         scenario,
         (stat, weapon, dist, opts, zone, scar_table(o.doomed)),
-        (cs, g, new_damage_log(), np.zeros(n, dtype=np.int64), D.new(n), *_scratch(n, actions)),
+        (cs, g, new_damage_log(), np.zeros(n, dtype=np.int64), _decl(n), *_scratch(n, actions)),
         actions,
         ids,
         zones,
@@ -479,7 +473,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     queue = np.zeros(n, dtype=np.int64)
     for j, cid in enumerate(q):
         queue[j] = exported.ids[cid]
-    decl = D.new(n)
+    decl = _decl(n)
     for j, a in enumerate(declared):
         decl[j] = encode_action(exported, a)
         check_declared(exported, decl[j], a)
@@ -502,27 +496,34 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
 
 
 def encode_action(exported: CairnExported, action: Action) -> np.ndarray:
-    """An engine :class:`Action` as the kernel's declaration row (``D``)."""
+    """An engine :class:`Action` as the kernel's declaration row: its legal-list row,
+    then its actor."""
     actor = exported.ids[action.actor]
-    row = D.new()
-    row[D.VERB] = VERBS.index(action.verb)
-    row[D.TARGET] = exported.ids[action.target] if action.target is not None else -1
-    row[D.ZONE] = exported.zones[action.zone] if action.zone is not None else -1
-    row[D.ITEM] = exported.weapon_names[actor].index(action.item) if action.item is not None else -1
-    row[D.ACTOR] = actor
-    return row
+    row = legal_row(
+        action,
+        VERBS.index(action.verb),
+        exported.ids[action.target] if action.target is not None else -1,
+        exported.zones[action.zone] if action.zone is not None else -1,
+        exported.weapon_names[actor].index(action.item) if action.item is not None else -1,
+    )
+    return np.array([*row, actor], dtype=np.int64)
+
+
+def _decl(n: int) -> np.ndarray:
+    """Room for ``n`` declarations."""
+    return np.zeros((n, DECL_WIDTH), dtype=np.int64)
 
 
 def check_declared(exported: CairnExported, row: np.ndarray, action: Action) -> None:
     """A declaration as the compiled resolution reads it: an attack names a target and one
     of the actor's weapons, a move a zone (the engine's declarations always do)."""
-    verb, actor = int(row[D.VERB]), int(row[D.ACTOR])
+    verb, actor = int(row[LA.VERB]), int(row[DECL_ACTOR])
     if verb == ATTACK:
-        check_range(int(row[D.TARGET]), 0, len(exported.ids) - 1, f"{action}: target")
+        check_range(int(row[LA.TARGET]), 0, len(exported.ids) - 1, f"{action}: target")
         weapons = int(exported.static[STAT][actor, ST.WEAPONS])
-        check_range(int(row[D.ITEM]), 0, weapons - 1, f"{action}: weapon")
+        check_range(int(row[LA.ITEM]), 0, weapons - 1, f"{action}: weapon")
     elif verb == MOVE:
-        check_range(int(row[D.ZONE]), 0, len(exported.zones) - 1, f"{action}: zone")
+        check_range(int(row[LA.ZONE]), 0, len(exported.zones) - 1, f"{action}: zone")
 
 
 def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
@@ -664,9 +665,9 @@ def declared_hits(
     ``combat.declared_pools`` counts them all). Returns how many rows."""
     k = 0
     for i in range(g[G.NDECL]):
-        if decl[i, D.VERB] != ATTACK:
+        if decl[i, LA.VERB] != ATTACK:
             continue
-        a, t, w = decl[i, D.ACTOR], decl[i, D.TARGET], decl[i, D.ITEM]
+        a, t, w = decl[i, DECL_ACTOR], decl[i, LA.TARGET], decl[i, LA.ITEM]
         if standing and (cs[a, CS.STATUS] != ACTIVE or cs[t, CS.STATUS] != ACTIVE):
             continue
         blast = is_blast(stat, weapon, a, t, w)
@@ -763,7 +764,7 @@ def reaches(weapon: np.ndarray, a: np.int64, w: np.int64, hops: np.int64, mobile
 def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     """``Cairn.actions_for`` of the pending decision's combatant, in its order: attacks
     (targets in scenario order, weapons in order), moves (zones in map order), the
-    retreat, waiting. Rows of ``la`` (D.VERB … D.ITEM); returns the count."""
+    retreat, waiting, into ``la``; returns the count."""
     stat, weapon, dist, zone = s[STAT], s[WEAPON], s[DIST], s[ZONES]
     cs, g = d[STATE], d[GLOBALS]
     me = g[G.ACTOR]
@@ -777,30 +778,20 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
         hops = dist[here, cs[t, CS.ZONE]]
         for w in range(stat[me, ST.WEAPONS]):
             if reaches(weapon, me, w, hops, mobile):
-                _row(la, n, ATTACK, t, -1, w)
+                push(la, n, ATTACK, t, -1, w, -1)
                 n += 1
     nz = dist.shape[0]
     if mobile:
         for z in range(nz):
             h = dist[here, z]
             if 1 <= h <= 2:
-                _row(la, n, MOVE, -1, z, -1)
+                push(la, n, MOVE, -1, z, -1, -1)
                 n += 1
     if 0 <= zone[here, Z.TO_EXIT] <= (1 if mobile else 0):
-        _row(la, n, FLEE, -1, -1, -1)
+        push(la, n, FLEE, -1, -1, -1, -1)
         n += 1
-    _row(la, n, WAIT, -1, -1, -1)
+    push(la, n, WAIT, -1, -1, -1, -1)
     return n + 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _row(
-    la: np.ndarray, i: np.int64, verb: np.int64, target: np.int64, z: np.int64, item: np.int64
-) -> None:
-    la[i, D.VERB] = verb
-    la[i, D.TARGET] = target
-    la[i, D.ZONE] = z
-    la[i, D.ITEM] = item
 
 
 # -- turn structure (CA-02, CA-03) ----------------------------------------------------------
@@ -1023,16 +1014,16 @@ def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
     stat, weapon, opts, zone = s[STAT], s[WEAPON], s[OPTS], s[ZONES]
     cs, g, decl = d[STATE], d[GLOBALS], d[DECL]
     for i in range(g[G.NDECL]):
-        a = decl[i, D.ACTOR]
+        a = decl[i, DECL_ACTOR]
         if cs[a, CS.STATUS] != ACTIVE:
             continue
-        verb = decl[i, D.VERB]
+        verb = decl[i, LA.VERB]
         if verb == MOVE:
-            cs[a, CS.ZONE] = decl[i, D.ZONE]
+            cs[a, CS.ZONE] = decl[i, LA.ZONE]
         elif verb == ATTACK:
-            t = decl[i, D.TARGET]
+            t = decl[i, LA.TARGET]
             # CA-04: a melee attack closes one zone first.
-            if weapon[a, decl[i, D.ITEM], W.RANGED] == 0 and cs[a, CS.ZONE] != cs[t, CS.ZONE]:
+            if weapon[a, decl[i, LA.ITEM], W.RANGED] == 0 and cs[a, CS.ZONE] != cs[t, CS.ZONE]:
                 cs[a, CS.ZONE] = cs[t, CS.ZONE]
         elif verb == FLEE:
             _retreat(stat, zone, cs, g, dice, a)
@@ -1048,11 +1039,9 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     stat, opts = s[STAT], s[OPTS]
     cs, g, queue, decl = d[STATE], d[GLOBALS], d[QUEUE], d[DECL]
     i = g[G.NDECL]
-    decl[i, D.VERB] = row[D.VERB]
-    decl[i, D.TARGET] = row[D.TARGET]
-    decl[i, D.ZONE] = row[D.ZONE]
-    decl[i, D.ITEM] = row[D.ITEM]
-    decl[i, D.ACTOR] = g[G.ACTOR]
+    for k in range(ACTION_WIDTH):
+        decl[i, k] = row[k]
+    decl[i, DECL_ACTOR] = g[G.ACTOR]
     g[G.NDECL] = i + 1
     g[G.QHEAD] += 1
     if g[G.QHEAD] < g[G.QLEN]:

@@ -5,7 +5,7 @@ cannot ask the engine for ``Combatant.resources``, ``Cairn.features``,
 ``Combatant.conditions``, ``BattleState.pending`` or ``ActionCodec.encode``. These three
 functions give the same facts from the bundles ``s`` and ``d`` of
 :mod:`escaramuza.rules.cairn.kernel` (its docstring and layouts ``ST``, ``W``, ``Z``,
-``CS``, ``G``, ``D``). Every fact is derived from arrays the kernel already keeps; the
+``CS``, ``G``, ``LA``). Every fact is derived from arrays the kernel already keeps; the
 tables below translate the kernel's codes into the ruleset's orders and are built from
 the ruleset's own declarations, so a reordering there is followed here.
 """
@@ -15,10 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from escaramuza.rules.cairn.combat import CONDITIONS
-from escaramuza.rules.cairn.kernel import ATTACK, CS, DECL, VERBS, ZONES, D, G, Z
+from escaramuza.rules.cairn.kernel import ATTACK, CS, DECL, VERBS, ZONES, G, Z
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.core.dialect import GLOBALS, KIND_TURN, STATE
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.legal import LA
 from escaramuza.rules.core.model import DecisionKind
 
 #: ``cs`` column of each resource, in ``Cairn.resources`` order.
@@ -60,7 +61,7 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
         values[j] = np.float64(cs[c, RESOURCE_COLUMNS[j]])
     aimed = 0
     for i in range(g[G.NDECL]):
-        if decl[i, D.VERB] == ATTACK and decl[i, D.TARGET] == c:
+        if decl[i, LA.VERB] == ATTACK and decl[i, LA.TARGET] == c:
             aimed += 1
     values[r + 5] = zone[cs[c, CS.ZONE], Z.COVER] / 2.0
     values[r + 6] = min(aimed, 4) / 4.0
@@ -92,8 +93,8 @@ def action_slots(s: tuple, d: tuple, row: np.ndarray) -> tuple[int, int, int, in
     place of its name in ``Combatant.items`` (the fists are ``desarmado``, the only
     item of a combatant without weapons); its zone is the place in ``zone_ids``. A slot
     the verb does not take (-1 in the row) is 0; no Cairn verb has options."""
-    verb = VERB_SLOTS[row[D.VERB]]
-    target = max(row[D.TARGET], 0)
-    item = max(row[D.ITEM], 0)
-    zone = max(row[D.ZONE], 0)
+    verb = VERB_SLOTS[row[LA.VERB]]
+    target = max(row[LA.TARGET], 0)
+    item = max(row[LA.ITEM], 0)
+    zone = max(row[LA.ZONE], 0)
     return verb, target, item, zone, 0

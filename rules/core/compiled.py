@@ -33,6 +33,7 @@ from escaramuza.rules.core.kernel import (
     refusing,
 )
 from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.legal import ACTION_WIDTH
 from escaramuza.rules.core.loops import (
     FAR,
     FIRST_LEGAL,
@@ -158,8 +159,8 @@ class CompiledKernel:
 
     The rules module declares, in the dialect's words (``rules.core.dialect``):
 
-    * ``TITLE``, the ruleset's name; its layouts ``ST``, ``CS``, ``G``, ``OPT``;
-      ``ACTION_WIDTH``, a legal-list row's width; ``KEPT``, the places of the dynamic
+    * ``TITLE``, the ruleset's name; its layouts ``ST``, ``CS``, ``G``, ``OPT`` (a
+      legal-list row is ``rules.core.legal.LA``'s); ``KEPT``, the places of the dynamic
       arrays that are a battle's state (those ``reset`` copies; the others are scratch);
     * ``RESOURCES``, the engine's resource names, sorted, each with its ``CS`` column's
       name; ``HEALTH``, the ``CS`` and ``ST`` columns' names of the first resource and
@@ -191,7 +192,7 @@ class CompiledKernel:
         self.ST: type[Columns] = rules.ST
         self.CS: type[Columns] = rules.CS
         self.G: type[Columns] = rules.G
-        self.ACTION_WIDTH: int = rules.ACTION_WIDTH
+        self.ACTION_WIDTH: int = ACTION_WIDTH
         #: The dynamic bundle's places that hold a battle's state (the rest is scratch).
         self.KEPT: tuple[int, ...] = tuple(rules.KEPT)
         #: ``g[G.REASON]`` codes → ``Outcome.reason``; ``cs[c, CS.STATUS]`` codes → Status

@@ -9,8 +9,7 @@ and a ``Damaged`` (damage dealt, dealt to foes, taken). Here they are written on
 as templates over the arrays they read and the columns every layout starts with
 (``rules.core.dialect.HEAD``), which :func:`compile_mechanics` compiles once for a
 ruleset's layouts and its ``on_battle_end``. Beside them, what the temperaments of every
-ruleset read of the field (:func:`side_out`, :func:`most_hurt_ally`, :func:`foe_hops`)
-and of their legal actions (:func:`first_row`).
+ruleset read of the field (:func:`side_out`, :func:`most_hurt_ally`, :func:`foe_hops`).
 """
 
 from __future__ import annotations
@@ -49,16 +48,6 @@ def knocked_out(status: int) -> bool:
 @njit(cache=True, _nrt=False)
 def no_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.on_battle_end`` of a ruleset that does nothing then."""
-
-
-@njit(cache=True, _nrt=False)
-def first_row(rows: np.ndarray, n: int, column: int, value: int) -> int:
-    """The first of the ``n`` rows of ``rows`` whose ``column`` holds ``value`` — a
-    temperament's first legal action of a verb — or -1 if none."""
-    for i in range(n):
-        if rows[i, column] == value:
-            return i
-    return -1
 
 
 # -- the templates (plain Python; compile_mechanics compiles them per ruleset) -------------

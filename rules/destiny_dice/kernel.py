@@ -32,8 +32,8 @@ declared once below as a ``rules.core.layout.Columns``:
   (``rules.core.loops.DAMAGE``: one row per ``Damaged`` event), ``uses[c, h]`` each
   heal's uses left and ``order[k]`` the initiative order (its first ``g[G.ORDER_LEN]``
   entries).
-* a legal-list row of ``la`` is ``(verb, target, item, zone)`` (``ROW.*``), -1 where the
-  verb takes none; dice expressions (heals, Envenenado X) are ``DICE`` rows.
+* a legal-list row of ``la`` is ``la[i, LA.*]`` (``rules.core.legal``); dice expressions
+  (heals, Envenenado X) are ``DICE`` rows.
 
 The hooks, and the steps of ``apply`` inlined into it (:func:`advance`, :func:`move`,
 :func:`attack` with its :func:`_hit`, :func:`heal`), take the bundles; every other
@@ -78,6 +78,8 @@ from escaramuza.rules.core.dice import parse_dice
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.legal import LA, push
+from escaramuza.rules.core.legal import action_row as legal_row
 from escaramuza.rules.core.loops import copy_head, new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Action, Combatant, DecisionKind, Side, Status
@@ -127,6 +129,12 @@ VERBS = (
     "pasar",
 )
 MOVER, ATACAR, AYUDAR, CURAR, RECARGAR, RECUPERAR, FIN, CONTRA, REPOS, PASAR = range(10)
+#: What ``apply`` reads of each verb's action (``rules.core.legal.action_row``).
+NEEDS = {
+    "target": (ATACAR, AYUDAR, CURAR, CONTRA),
+    "item": (ATACAR, CURAR, RECARGAR, CONTRA),
+    "zone": (MOVER, REPOS),
+}
 
 #: ``g[G.KIND]`` of DD-08's reaction (beside the dialect's KIND_NONE and KIND_TURN).
 KIND_REACTION = KIND_TURN + 1
@@ -269,19 +277,6 @@ class G(Columns):
     MOVED = (0, 1, "the turn's move is spent")
     ACTED = (0, 1, "the turn's action is spent")
     REACTION_VS = (-1, "combatants", "the attacker a perfect defence answers (DD-08)")
-
-
-class ROW(Columns):
-    """``la[i, ROW.*]``: a legal-list row, one engine ``Action`` of the pending decision."""
-
-    VERB = (0, len(VERBS) - 1, "what it does (VERBS)")
-    TARGET = (-1, "combatants", "an attack's, help's or heal's target (-1: none)")
-    ITEM = (-1, BOUND, "its weapon or heal, by its place on the sheet (-1: none)")
-    ZONE = (-1, "zones", "a move's zone (-1: none)")
-
-
-#: The width of a legal-list row.
-ACTION_WIDTH = ROW.width()
 
 
 def dice_code(text: str | int | None, what: str) -> np.ndarray:
@@ -632,25 +627,21 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
 
 
 def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
-    """The legal-list row (``ROW``) of an engine action."""
-    verb = VERBS.index(action.verb)
+    """The legal-list row of an engine action."""
     index = {c.id: i for i, c in enumerate(state.combatants)}
-    target = index[action.target] if action.target is not None else -1
-    zone = state.battlefield.index[action.zone] if action.zone is not None else -1
     item = -1
     if action.item is not None:
         actor = state.by_id[action.actor]
         names = list(actor.stats.heals if action.verb == "curar" else actor.stats.weapons)
         item = names.index(action.item)
-    # What apply reads of each verb is there (an index of -1 would read the last row).
-    needs = (
-        target if verb in (ATACAR, AYUDAR, CURAR, CONTRA) else 0,
-        item if verb in (ATACAR, CURAR, RECARGAR, CONTRA) else 0,
-        zone if verb in (MOVER, REPOS) else 0,
+    return legal_row(
+        action,
+        VERBS.index(action.verb),
+        index[action.target] if action.target is not None else -1,
+        state.battlefield.index[action.zone] if action.zone is not None else -1,
+        item,
+        needs=NEEDS,
     )
-    if min(needs) < 0:
-        raise KernelRefusal(f"{action} lacks what {action.verb} needs")
-    return [verb, target, item, zone]  # ROW's columns, in order
 
 
 @cache
@@ -844,16 +835,6 @@ def usable_band_mask(stat: np.ndarray, weapon: np.ndarray, cs: np.ndarray, c: in
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _push(la: np.ndarray, n: int, verb: int, target: int, item: int, zone: int) -> int:
-    """Row ``n`` of the legal list becomes ``(verb, target, item, zone)``: the next row."""
-    la[n, ROW.VERB] = verb
-    la[n, ROW.TARGET] = target
-    la[n, ROW.ITEM] = item
-    la[n, ROW.ZONE] = zone
-    return n + 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def _attacks(
     stat: np.ndarray,
     weapon: np.ndarray,
@@ -876,7 +857,7 @@ def _attacks(
         b = band(dist[zc, cs[t, CS.ZONE]])
         for w in range(stat[c, ST.WEAPONS]):
             if weapon[c, w, W.BAND + b] and weapon_usable(weapon, cs, c, w):
-                n = _push(la, n, verb, t, w, -1)
+                n = push(la, n, verb, t, -1, w, -1)
     return n
 
 
@@ -885,7 +866,7 @@ def _steps(dist: np.ndarray, zone: int, verb: int, la: np.ndarray, n: int) -> in
     """``_steps``: ``verb`` to each neighbour of ``zone`` (one hop away), in map order."""
     for z in range(dist.shape[0]):
         if dist[zone, z] == 1:
-            n = _push(la, n, verb, -1, -1, z)
+            n = push(la, n, verb, -1, z, -1, -1)
     return n
 
 
@@ -902,7 +883,7 @@ def _helps(
             and a != c
             and dist[zc, cs[a, CS.ZONE]] <= 1
         ):
-            n = _push(la, n, AYUDAR, a, -1, -1)
+            n = push(la, n, AYUDAR, a, -1, -1, -1)
     return n
 
 
@@ -936,7 +917,7 @@ def _heals(
                 cs[a, CS.PV] < stat[a, ST.MAX_PV] or (cs[a, CS.COND] & heals[c, h, HEAL.CURES]) != 0
             )
             if hurt and heals[c, h, HEAL.BAND + band(dist[zc, cs[a, CS.ZONE]])]:
-                n = _push(la, n, CURAR, a, h, -1)
+                n = push(la, n, CURAR, a, -1, h, -1)
     return n
 
 
@@ -957,7 +938,7 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
                 n = _attacks(stat, weapon, dist, cs, c, CONTRA, vs, la, n)
             if not cond & ((1 << DERRIBADO) | (1 << INMOVIL)):
                 n = _steps(dist, zc, REPOS, la, n)
-        return _push(la, n, PASAR, -1, -1, -1)
+        return push(la, n, PASAR, -1, -1, -1, -1)
     if not g[G.MOVED] and not cond & STAY:
         n = _steps(dist, zc, MOVER, la, n)
     if not g[G.ACTED] and not cond & (1 << PARALIZADO):
@@ -966,10 +947,10 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
         n = _heals(stat, dist, s[HEALS], cs, d[USES], c, la, n)
         for w in range(stat[c, ST.WEAPONS]):
             if weapon[c, w, W.SHOOTS] and cs[c, CS.JAM] & (1 << w):
-                n = _push(la, n, RECARGAR, -1, w, -1)
+                n = push(la, n, RECARGAR, -1, -1, w, -1)
         if cond & (1 << DESARMADO):
-            n = _push(la, n, RECUPERAR, -1, -1, -1)
-    return _push(la, n, FIN, -1, -1, -1)
+            n = push(la, n, RECUPERAR, -1, -1, -1, -1)
+    return push(la, n, FIN, -1, -1, -1, -1)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -1105,7 +1086,7 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     decision or the end."""
     opts = s[OPTS]
     cs, g = d[STATE], d[GLOBALS]
-    verb, target, item, zone = row[ROW.VERB], row[ROW.TARGET], row[ROW.ITEM], row[ROW.ZONE]
+    verb, target, item, zone = row[LA.VERB], row[LA.TARGET], row[LA.ITEM], row[LA.ZONE]
     c = g[G.ACTOR]
     g[G.KIND] = KIND_NONE
     # One call site each for move and advance: this function is compiled into the

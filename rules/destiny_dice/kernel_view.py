@@ -19,6 +19,7 @@ import numpy as np
 
 from escaramuza.rules.core.dialect import GLOBALS, KIND_TURN, STAT, STATE
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.legal import LA
 from escaramuza.rules.core.model import DecisionKind
 from escaramuza.rules.destiny_dice.kernel import (
     ATACAR,
@@ -28,7 +29,6 @@ from escaramuza.rules.destiny_dice.kernel import (
     CURAR,
     KIND_REACTION,
     RECARGAR,
-    ROW,
     ST,
     VERBS,
     G,
@@ -92,12 +92,12 @@ def action_slots(s: tuple, d: tuple, row: np.ndarray) -> tuple[int, int, int, in
     weapons. No verb has options."""
     stat = s[STAT]
     g = d[GLOBALS]
-    verb = row[ROW.VERB]
-    target = row[ROW.TARGET] if row[ROW.TARGET] >= 0 else 0
-    zone = row[ROW.ZONE] if row[ROW.ZONE] >= 0 else 0
+    verb = row[LA.VERB]
+    target = row[LA.TARGET] if row[LA.TARGET] >= 0 else 0
+    zone = row[LA.ZONE] if row[LA.ZONE] >= 0 else 0
     item = 0
     if verb == CURAR:
-        item = stat[g[G.ACTOR], ST.WEAPONS] + row[ROW.ITEM]
+        item = stat[g[G.ACTOR], ST.WEAPONS] + row[LA.ITEM]
     elif verb == ATACAR or verb == CONTRA or verb == RECARGAR:
-        item = row[ROW.ITEM]
+        item = row[LA.ITEM]
     return int(verb), int(target), int(item), int(zone), 0

@@ -28,7 +28,7 @@ declared once below):
   test ``pools[2, MAX_POOL]`` and the log of odds entries found missing ``misses[k,
   ODDS.*]``.
 
-A legal-list row is ``la[i, A.*]`` (verb, target, item).
+A legal-list row is ``la[i, LA.*]`` (``rules.core.legal``).
 
 Dice come from :mod:`escaramuza.rules.core.mt` (the engine's ``random.Random``, draw for
 draw). The heuristics' exact odds are the engine's own floats, read from tables filled
@@ -83,6 +83,8 @@ from escaramuza.rules.core.dialect import (
 from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.legal import LA, push
+from escaramuza.rules.core.legal import action_row as legal_row
 from escaramuza.rules.core.loops import (
     SUSPEND_RULESET,
     copy_head,
@@ -124,6 +126,12 @@ VERBS: tuple[str, ...] = (
     "continuar",
     "retirarse",
 )
+#: What ``apply`` reads of each verb's action (``rules.core.legal.action_row``).
+NEEDS = {
+    "target": (ATACAR, REMATAR, ACERCARSE, ALEJARSE),
+    "item": (ATACAR, REMATAR),
+    "option": (REPARTIR,),
+}
 #: DJ-17 ``repartir`` options: 0 Heridas, 1..4 the attributes in sheet order.
 SPEND_OPTIONS: tuple[str, ...] = ("heridas", *ATTRIBUTES)
 #: Each spend option's resource as a ``Damaged`` event names it: its index in
@@ -283,17 +291,6 @@ class G(Columns):
     PICKED = (0, 4, "those attributes (spend options 1..4)", 4)
     CONTINUING = (0, 2, "sides that chose to continue at the pause (DJ-07)")
     MISS = (0, MAX_POOL, "odds entries this decision found missing (ODDS rows)", MISS_SLOTS * KEY)
-
-
-class A(Columns):
-    """``la[i, A.*]``: a legal action (the engine's ``Action``)."""
-
-    VERB = (0, len(VERBS) - 1, "a VERBS code")
-    TARGET = (NONE, "combatants", "the target, -1 none")
-    ITEM = (NONE, BOUND, "the weapon (atacar, rematar) or spend option (repartir), -1 none")
-
-
-ACTION_WIDTH = A.width()
 
 
 # -- export (plain Python, once per scenario / per state) ------------------------------
@@ -602,24 +599,17 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
 
 
 def action_row(exported: Exported, state: BattleState, action: Any) -> list[int]:
-    """The legal-list row (verb, target, item) of an engine action."""
+    """The legal-list row of an engine action."""
     exported = as_exported(exported)
     ids = exported.ids
-    verb = VERBS.index(action.verb)
-    target = ids[action.target] if action.target else NONE
-    item = NONE
-    if action.item:
-        item = exported.weapon_names[ids[action.actor]].index(action.item)
-    elif action.option:
-        item = SPEND_OPTIONS.index(action.option)
-    # What apply reads of each verb is there (an index of -1 would read the last row).
-    needs = (
-        target if verb in (ATACAR, REMATAR, ACERCARSE, ALEJARSE) else 0,
-        item if verb in (ATACAR, REMATAR, REPARTIR) else 0,
+    return legal_row(
+        action,
+        VERBS.index(action.verb),
+        ids[action.target] if action.target else NONE,
+        item=exported.weapon_names[ids[action.actor]].index(action.item) if action.item else NONE,
+        option=SPEND_OPTIONS.index(action.option) if action.option else NONE,
+        needs=NEEDS,
     )
-    if min(needs) < 0:
-        raise KernelRefusal(f"{action} lacks what {action.verb} needs")
-    return [verb, target, item]
 
 
 def as_exported(exported: Exported) -> DonjonExported:
@@ -1088,14 +1078,6 @@ def after(stat: np.ndarray, cs: np.ndarray, g: np.ndarray, init: np.ndarray) -> 
 
 
 # -- legal actions ---------------------------------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
-def _push(la: np.ndarray, k: int, verb: int, target: int, item: int) -> int:
-    la[k, A.VERB] = verb
-    la[k, A.TARGET] = target
-    la[k, A.ITEM] = item
-    return k + 1
-
-
 @njit(cache=True, _nrt=False)
 def turn_actions(
     stat: np.ndarray,
@@ -1125,7 +1107,7 @@ def turn_actions(
             for w in range(stat[a, ST.WEAPONS]):
                 p = penalty[weapon[a, w, W.KIND], band]
                 if p >= 0 and (verb == REMATAR or dice - p >= 1):
-                    k = _push(la, k, verb, o, w)
+                    k = push(la, k, verb, o, NONE, w, NONE)
     nearest = 3
     for verb in (ACERCARSE, ALEJARSE):
         for o in range(cs.shape[0]):
@@ -1135,12 +1117,12 @@ def turn_actions(
             nearest = min(nearest, band_of(dist[za, zo]))
             if verb == ACERCARSE:
                 if dist[za, zo] > 0:
-                    k = _push(la, k, verb, o, NONE)
+                    k = push(la, k, verb, o, NONE, NONE, NONE)
             elif band_of(dist[za, zo]) < 3 and away[za, zo] != NONE:
-                k = _push(la, k, verb, o, NONE)
+                k = push(la, k, verb, o, NONE, NONE, NONE)
     if nearest >= 2:
-        k = _push(la, k, HUIR, NONE, NONE)
-    return _push(la, k, ESPERAR, NONE, NONE)
+        k = push(la, k, HUIR, NONE, NONE, NONE, NONE)
+    return push(la, k, ESPERAR, NONE, NONE, NONE, NONE)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -1160,13 +1142,13 @@ def spend_options(cs: np.ndarray, g: np.ndarray, la: np.ndarray) -> int:
     k = 0
     heridas = cs[victim, CS.HERIDAS]
     if heridas > 0:
-        k = _push(la, k, REPARTIR, NONE, 0)
+        k = push(la, k, REPARTIR, NONE, NONE, NONE, 0)
     for o in range(1, 5):
         if cs[victim, CS.HERIDAS + o] <= 0:
             continue
         if heridas > 0 and not picked(g, o) and g[G.REMAINING] < 2:
             continue
-        k = _push(la, k, REPARTIR, NONE, o)
+        k = push(la, k, REPARTIR, NONE, NONE, NONE, o)
     return k
 
 
@@ -1180,13 +1162,13 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     if kind == KIND_REPARTIR:
         return spend_options(cs, g, la)
     if kind == KIND_DEFENSA:
-        _push(la, 0, PARAR, NONE, NONE)
-        return _push(la, 1, ESQUIVAR, NONE, NONE)
+        push(la, 0, PARAR, NONE, NONE, NONE, NONE)
+        return push(la, 1, ESQUIVAR, NONE, NONE, NONE, NONE)
     if kind == KIND_RESISTIR:
-        _push(la, 0, RESISTIR, NONE, NONE)
-        return _push(la, 1, DEJAR, NONE, NONE)
-    _push(la, 0, CONTINUAR, NONE, NONE)
-    return _push(la, 1, RETIRARSE, NONE, NONE)
+        push(la, 0, RESISTIR, NONE, NONE, NONE, NONE)
+        return push(la, 1, DEJAR, NONE, NONE, NONE, NONE)
+    push(la, 0, CONTINUAR, NONE, NONE, NONE, NONE)
+    return push(la, 1, RETIRARSE, NONE, NONE, NONE, NONE)
 
 
 # -- apply ---------------------------------------------------------------------------------------
@@ -1207,16 +1189,16 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
     stat, opts = s[STAT], s[OPTS]
     cs, g, init, pools = d[STATE], d[GLOBALS], d[INIT], d[POOLS]
     kind = g[G.KIND]
-    verb = row[A.VERB]
+    verb = row[LA.VERB]
     if kind == KIND_TURN:
-        kind = apply_turn(s, d, verb, row[A.TARGET], row[A.ITEM])
+        kind = apply_turn(s, d, verb, row[LA.TARGET], row[LA.ITEM])
         verb = NONE
     if kind == KIND_DEFENSA:
         closed = resolve_attack(s, d, dice, verb == PARAR)
     elif kind == KIND_RESISTIR:
         closed = resolve_move(s, d, dice, verb == RESISTIR)
     elif kind == KIND_REPARTIR:
-        closed = apply_spend(s, d, row[A.ITEM])
+        closed = apply_spend(s, d, row[LA.OPTION])
     elif kind == KIND_CONTINUAR:
         apply_continue(stat, opts, cs, g, init, pools, dice, verb == CONTINUAR)
         closed = False

@@ -20,6 +20,7 @@ import numpy as np
 
 from escaramuza.rules.core.dialect import GLOBALS, OPTS, STAT, STATE
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.legal import LA
 from escaramuza.rules.core.model import DecisionKind
 from escaramuza.rules.donjon.kernel import (
     CS,
@@ -35,7 +36,6 @@ from escaramuza.rules.donjon.kernel import (
     SPEND_OPTIONS,
     ST,
     VERBS,
-    A,
     G,
 )
 from escaramuza.rules.donjon.ruleset import Donjon
@@ -133,14 +133,14 @@ def action_slots(s: tuple, d: tuple, row: np.ndarray) -> tuple[int, int, int, in
     weapon order); no zone; a ``repartir`` option's position in the verb's options. A slot
     the verb does not take is 0."""
     stat = s[STAT]
-    code = row[A.VERB]
+    code = row[LA.VERB]
     target = 0
     item = 0
     option = 0
-    if _TAKES_TARGET[code] and row[A.TARGET] != NONE:
-        target = stat[row[A.TARGET], ST.INDEX]
+    if _TAKES_TARGET[code] and row[LA.TARGET] != NONE:
+        target = stat[row[LA.TARGET], ST.INDEX]
     if _TAKES_ITEM[code]:
-        item = row[A.ITEM]
+        item = row[LA.ITEM]
     elif _HAS_OPTIONS[code]:
-        option = _OPTION_INDEX[row[A.ITEM]]
+        option = _OPTION_INDEX[row[LA.OPTION]]
     return _VERB_INDEX[code], target, item, 0, option

@@ -86,6 +86,8 @@ from escaramuza.rules.core.dialect import (
 from escaramuza.rules.core.jit import copy_into, njit, sort_in_place
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.legal import LA, push
+from escaramuza.rules.core.legal import action_row as legal_row
 from escaramuza.rules.core.loops import copy_head, new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Status
@@ -116,6 +118,8 @@ DEFENDER = VERBS.index(ruleset.DEFENDER)
 NO_DEFENDER = VERBS.index(ruleset.NO_DEFENDER)
 GASTAR_DADO = VERBS.index(ruleset.GASTAR_DADO)
 NO_GASTAR = VERBS.index(ruleset.NO_GASTAR)
+#: What ``apply`` reads of each verb's action (``rules.core.legal.action_row``).
+NEEDS = {"target": (ATACAR, CEDER_DADO), "item": (ATACAR,), "zone": (MOVER,)}
 #: Pending decisions (``g[G.KIND]``): ``Sistema2d10.decision_names`` from KIND_TURN on.
 DECISIONS: tuple[str, ...] = ruleset.Sistema2d10.decision_names
 TURN = KIND_TURN + DECISIONS.index(combat.TURN)
@@ -334,19 +338,6 @@ class G(Columns):
     AIM = (-1, NLOC - 1, "the aimed location (S2-13), -1 free")
     TOTAL = (-BOUND, BOUND, "the attack roll's total, once judged")
     CRITICAL = (0, 1, "the attack roll was a crítico")
-
-
-class LA(Columns):
-    """A row of the legal list (``la``): an action's code."""
-
-    VERB = (0, len(VERBS) - 1, "the verb (VERBS)")
-    TARGET = (-1, "combatants", "its target, -1 none")
-    WEAPON = (-1, "weapons", "its weapon, -1 none")
-    AIM = (-1, NLOC - 1, "atacar: the aimed location, -1 libre")
-    ZONE = (-1, "zones", "mover: the zone, -1 none")
-
-
-ACTION_WIDTH = LA.width()
 
 
 # -- small rules --------------------------------------------------------------------
@@ -1017,16 +1008,6 @@ def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
     next_turn(stat, s[OPTS], cs, g, d[LOG], order)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def put_action(la: np.ndarray, i: int, verb: int, target: int, w: int, aim: int, zone: int) -> None:
-    """Row ``i`` of the legal list."""
-    la[i, LA.VERB] = verb
-    la[i, LA.TARGET] = target
-    la[i, LA.WEAPON] = w
-    la[i, LA.AIM] = aim
-    la[i, LA.ZONE] = zone
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     """``Sistema2d10.legal_actions`` in the engine's order, one row of ``la`` each;
@@ -1037,12 +1018,12 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
     kind = g[G.KIND]
     a = g[G.ACTOR]
     if kind == ACTIVE_DEFENCE:
-        put_action(la, 0, DEFENDER, a, -1, -1, -1)
-        put_action(la, 1, NO_DEFENDER, a, -1, -1, -1)
+        push(la, 0, DEFENDER, a, -1, -1, -1)
+        push(la, 1, NO_DEFENDER, a, -1, -1, -1)
         return 2
     if kind == EXPRES_BEFORE or kind == EXPRES_AFTER:
-        put_action(la, 0, GASTAR_DADO, a, -1, -1, -1)
-        put_action(la, 1, NO_GASTAR, a, -1, -1, -1)
+        push(la, 0, GASTAR_DADO, a, -1, -1, -1)
+        push(la, 1, NO_GASTAR, a, -1, -1, -1)
         return 2
     n = cs.shape[0]
     cnt = 0
@@ -1051,16 +1032,16 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
         for f in range(n):
             if cs[f, CS.STATUS] == ACTIVE and stat[f, ST.SIDE] != stat[a, ST.SIDE]:
                 if dist[here, cs[f, CS.ZONE]] <= weapon[a, w, W.REACH]:
-                    put_action(la, cnt, ATACAR, f, w, -1, -1)
+                    push(la, cnt, ATACAR, f, -1, w, -1)
                     cnt += 1
                     for m in range(aims.shape[0]):
-                        put_action(la, cnt, ATACAR, f, w, aims[m], -1)
+                        push(la, cnt, ATACAR, f, -1, w, aims[m])
                         cnt += 1
     if not lame(cs, places, a):
         for m in range(neighbours.shape[1]):
             if neighbours[here, m] < 0:
                 break
-            put_action(la, cnt, MOVER, -1, -1, -1, neighbours[here, m])
+            push(la, cnt, MOVER, -1, neighbours[here, m], -1, -1)
             cnt += 1
     if cs[a, CS.DADOS_EXPRES] > 0:
         for c in range(n):
@@ -1070,12 +1051,12 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
                 and c != a
                 and cs[c, CS.DADOS_EXPRES] < stat[c, ST.DADOS_EXPRES]
             ):
-                put_action(la, cnt, CEDER_DADO, c, -1, -1, -1)
+                push(la, cnt, CEDER_DADO, c, -1, -1, -1)
                 cnt += 1
     if g[G.FRESH] == 1:
-        put_action(la, cnt, DEFENSA_COMPLETA, -1, -1, -1, -1)
+        push(la, cnt, DEFENSA_COMPLETA, -1, -1, -1, -1)
         cnt += 1
-    put_action(la, cnt, PASAR, -1, -1, -1, -1)
+    push(la, cnt, PASAR, -1, -1, -1, -1)
     return cnt + 1
 
 
@@ -1097,7 +1078,7 @@ def apply(s: tuple, d: tuple, row: np.ndarray, dice: np.ndarray) -> None:
         step = STEP_RESUME
         if verb == ATACAR:
             cs[a, CS.ACCIONES] -= 1
-            target, w, aim = row[LA.TARGET], row[LA.WEAPON], row[LA.AIM]
+            target, w, aim = row[LA.TARGET], row[LA.ITEM], row[LA.OPTION]
             step = begin_attack(weapon, opts, places, cs, g, a, target, w, aim)
         elif verb == MOVER:
             # *(default)* moving one zone step costs one action.
@@ -1651,27 +1632,25 @@ def check_pending(
 
 
 def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
-    """The legal-list row of an engine action (verb, target, weapon, aim, zone)."""
+    """The legal-list row of an engine action: an attack's option is its aimed location
+    (-1 ``libre``)."""
     exported = _sistema(exported)
     index = exported.ids
-    verb = VERBS.index(action.verb)
-    target = index[action.target] if action.target is not None else -1
     w = -1
     if action.item is not None:
         w = exported.weapons[index[action.actor]].index(action.item)
     aim = -1
     if action.option not in (None, ruleset.LIBRE):
         aim = tables.LOCATIONS.index(action.option)
-    zone = exported.zones[action.zone] if action.zone is not None else -1
-    # What apply reads of each verb is there (an index of -1 would read the last row).
-    needs = (
-        target if verb in (ATACAR, CEDER_DADO) else 0,
-        w if verb == ATACAR else 0,
-        zone if verb == MOVER else 0,
+    return legal_row(
+        action,
+        VERBS.index(action.verb),
+        index[action.target] if action.target is not None else -1,
+        exported.zones[action.zone] if action.zone is not None else -1,
+        w,
+        aim,
+        needs=NEEDS,
     )
-    if min(needs) < 0:
-        raise KernelRefusal(f"{action} lacks what {action.verb} needs")
-    return [verb, target, w, aim, zone]
 
 
 def _sistema(exported: Exported) -> Export:

@@ -19,13 +19,13 @@ import numpy as np
 
 from escaramuza.rules.core.dialect import GLOBALS, KIND_NONE, KIND_TURN, STATE
 from escaramuza.rules.core.jit import njit
+from escaramuza.rules.core.legal import LA
 from escaramuza.rules.sistema_2d10 import bookkeeping, ruleset, tables
 from escaramuza.rules.sistema_2d10.kernel import (
     ATACAR,
     CONDITIONS,
     CS,
     DECISIONS,
-    LA,
     NCOND,
     RESOURCES,
     VERBS,
@@ -60,7 +60,7 @@ assert tuple(v.name for v in _RULESET.verbs) == VERBS
 TAKES_TARGET = np.array([1 if v.target else 0 for v in _RULESET.verbs], dtype=np.int64)
 TAKES_ITEM = np.array([1 if v.item else 0 for v in _RULESET.verbs], dtype=np.int64)
 TAKES_ZONE = np.array([1 if v.zone else 0 for v in _RULESET.verbs], dtype=np.int64)
-#: ``atacar``'s option of each ``LA.AIM`` + 1: ``libre`` for -1, else the location's.
+#: ``atacar``'s option of each ``LA.OPTION`` + 1: ``libre`` for -1, else the location's.
 #: Only ``atacar`` has options, and its row's aim is the one it names.
 assert all(not v.options for v in _RULESET.verbs if v.name != ruleset.ATACAR)
 _ATTACK_OPTIONS = _RULESET.verbs[ATACAR].options
@@ -114,7 +114,7 @@ def action_slots(s: tuple, d: tuple, row: np.ndarray) -> tuple[int, int, int, in
     kernel's zones are ``battlefield.zone_ids``'s order."""
     verb = row[LA.VERB]
     target = row[LA.TARGET] if TAKES_TARGET[verb] == 1 else 0
-    item = row[LA.WEAPON] if TAKES_ITEM[verb] == 1 else 0
+    item = row[LA.ITEM] if TAKES_ITEM[verb] == 1 else 0
     zone = row[LA.ZONE] if TAKES_ZONE[verb] == 1 else 0
-    option = ATTACK_OPTION[row[LA.AIM] + 1] if verb == ATACAR else 0
+    option = ATTACK_OPTION[row[LA.OPTION] + 1] if verb == ATACAR else 0
     return verb, target, item, zone, option

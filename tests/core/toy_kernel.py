@@ -22,6 +22,7 @@ from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import HEAD
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.layout import Columns
+from escaramuza.rules.core.legal import LA
 from escaramuza.rules.core.loops import (
     KIND_TURN,
     RUNNING,
@@ -39,7 +40,6 @@ BONUS = 0  # the twin module (toy_kernel_b) deals one more
 #: What messages call the toy ("the toy kernel"); its outcome reasons.
 TITLE = "toy"
 REASONS = ("defeated", "timeout")
-ACTION_WIDTH = 1
 #: The dynamic arrays reset copies: the state and the globals (the dialect's first two).
 KEPT = (0, 1)
 RESOURCES = (("pv", "PV"),)
@@ -78,7 +78,7 @@ def legal(s: Any, d: Any, la: np.ndarray) -> np.int64:
     cs = d[0]
     n = 1 + cs[d[1][G.ACTOR], CS.PV] % 3
     for k in range(n):
-        la[k, 0] = k
+        la[k, LA.VERB] = k
     return n
 
 
@@ -88,7 +88,7 @@ def apply(s: Any, d: Any, row: np.ndarray, dice: np.ndarray) -> None:
     g = d[1]
     me = g[G.ACTOR]
     foe = 1 - me
-    hit = mt.randbelow(dice, 6) + 1 + row[0] + BONUS
+    hit = mt.randbelow(dice, 6) + 1 + row[LA.VERB] + BONUS
     hit = min(hit, cs[foe, CS.PV])
     cs[foe, CS.PV] -= hit
     cs[me, CS.DEALT] += hit
@@ -236,7 +236,7 @@ def export_state(exported: Exported, state: Any) -> tuple[np.ndarray, ...]:
 
 
 def action_row(exported: Exported, state: Any, action: Any) -> list[int]:
-    return [action.k]
+    return [action.k, -1, -1, -1, -1]
 
 
 def conditions(row: Any) -> tuple[tuple[str, int], ...]:
