@@ -52,10 +52,10 @@ from escaramuza.rules.cairn.kernel import (
     SCARS,
     SCORES,
     ST,
+    ZONE,
     ZONES,
     G,
     W,
-    Z,
     attack_dice,
     declared_hits,
     foe_hops,
@@ -388,7 +388,7 @@ def move_score(
     ``reach`` and ``here`` (:func:`move_basis`)."""
     here_zone = cs[me, CS.ZONE]
     if reach >= 0 and here <= reach:
-        if zone[here_zone, Z.COVER] > 0:
+        if zone[here_zone, ZONE.COVER] > 0:
             return -0.01
         if foe_hops(stat, dist, cs, me, z, 0) > reach:
             return -0.01
@@ -397,7 +397,7 @@ def move_score(
         for c in range(cs.shape[0]):
             if cs[c, CS.STATUS] == ACTIVE and stat[c, ST.SIDE] != side and cs[c, CS.ZONE] == z:
                 enemies_there += 1
-        return COVER_WEIGHT * zone[z, Z.COVER] - 0.1 * enemies_there
+        return COVER_WEIGHT * zone[z, ZONE.COVER] - 0.1 * enemies_there
     closer = here - foe_hops(stat, dist, cs, me, z, 0)
     return CLOSE_WEIGHT * closer - 0.001 * dist[here_zone, z]
 
@@ -459,16 +459,16 @@ def draw_best(scores: np.ndarray, n: int, arng: np.ndarray, g: np.ndarray) -> in
 @njit(cache=True, _nrt=False)
 def retreat(zone: np.ndarray, cs: np.ndarray, me: np.int64, la: np.ndarray, n: int) -> int:
     """``retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none;
-    with no exit every zone's ``Z.TO_EXIT`` is -1, so no move gets nearer)."""
+    with no exit every zone's ``ZONE.TO_EXIT`` is -1, so no move gets nearer)."""
     for i in range(n):
         if la[i, LA.VERB] == FLEE:
             return i
-    here = zone[cs[me, CS.ZONE], Z.TO_EXIT]
+    here = zone[cs[me, CS.ZONE], ZONE.TO_EXIT]
     best = -1
     best_d = 0
     for i in range(n):
         if la[i, LA.VERB] == MOVE:
-            dz = zone[la[i, LA.ZONE], Z.TO_EXIT]
+            dz = zone[la[i, LA.ZONE], ZONE.TO_EXIT]
             if dz < here and (best < 0 or dz < best_d):
                 best = i
                 best_d = dz
@@ -493,12 +493,12 @@ def move_key(
     if kind == NEARER:
         return -foe_hops(stat, dist, cs, me, z, 0), -dist[here, z], 0
     if kind == AWAY:
-        return foe_hops(stat, dist, cs, me, z, 0), zone[z, Z.COVER], -dist[here, z]
+        return foe_hops(stat, dist, cs, me, z, 0), zone[z, ZONE.COVER], -dist[here, z]
     if kind == POST:
         near = foe_hops(stat, dist, cs, me, z, 0)
-        return (1 if near <= reach else 0), (1 if near > 0 else 0), zone[z, Z.COVER]
+        return (1 if near <= reach else 0), (1 if near > 0 else 0), zone[z, ZONE.COVER]
     if kind == ADVANCE:
-        return -foe_hops(stat, dist, cs, me, z, 0), zone[z, Z.COVER], 0
+        return -foe_hops(stat, dist, cs, me, z, 0), zone[z, ZONE.COVER], 0
     return -dist[z, guard], -dist[z, post], 0
 
 

@@ -18,7 +18,7 @@ columns declared once below):
 * static ``s = (stat, weapon, dist, opts, zone, scar)`` — ``stat[c, ST.*]`` the
   combatant's stat block; ``weapon[c, w, W.*]`` its weapons in ``weapons_of`` order (the
   fists, CA-07, when it has none); ``dist[z, z']`` the hops between two zones;
-  ``opts[OPT.*]`` the scenario's options, round limit and victory; ``zone[z, Z.*]`` each
+  ``opts[OPT.*]`` the scenario's options, round limit and victory; ``zone[z, ZONE.*]`` each
   zone's cover, exit and nearest exit, in ``zone_ids`` order; ``scar[k, SCAR.*]`` the
   Cicatrices entry read for ``k`` PI lost (CA-13), built from
   :mod:`escaramuza.rules.cairn.scars` with the scenario's ``doomed`` reading
@@ -158,7 +158,7 @@ class W(Columns):
     UNARMED = (0, 1, "the fists (CA-07: always a d4)")
 
 
-class Z(Columns):
+class ZONE(Columns):
     """``zone[z]``: one zone of the battlefield, in ``zone_ids`` order."""
 
     COVER = (-BOUND, BOUND, "its cover level (CA-07 reading: shots into it Impedido)")
@@ -351,12 +351,12 @@ def export_scenario(scenario: Scenario) -> CairnExported:
                 unarmed=int(w is UNARMED),
             )
     dist = zone_hops(bf)
-    zone = Z.new(nz)
+    zone = ZONE.new(nz)
     exits = bf.exits()
     for a, z in enumerate(bf.zone_ids):
         # Cairn._retreat's destination, and the distance actions_for and retreat read.
         out = min(exits, key=lambda e: (bf.distance(z, e), bf.index[e]), default=None)
-        Z.put(
+        ZONE.put(
             zone[a],
             f"zone {z}",
             dims,
@@ -592,7 +592,10 @@ def attack_dice(
         return 1, 4, 0  # CA-07: unarmed is always d4
     impaired = stat[a, ST.IMPAIRED] == 1
     # CA-07 reading: a ranged attack into a zone with cover.
-    if weapon[a, w, W.RANGED] == 1 and zone[cs[t, CS.ZONE], Z.COVER] >= opts[OPT.COVER_IMPAIRS_AT]:
+    if (
+        weapon[a, w, W.RANGED] == 1
+        and zone[cs[t, CS.ZONE], ZONE.COVER] >= opts[OPT.COVER_IMPAIRS_AT]
+    ):
         impaired = True
     # CA-16: an individual against a destacamento (blast excluded).
     if (
@@ -787,7 +790,7 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
             if 1 <= h <= 2:
                 push(la, n, MOVE, -1, z, -1, -1)
                 n += 1
-    if 0 <= zone[here, Z.TO_EXIT] <= (1 if mobile else 0):
+    if 0 <= zone[here, ZONE.TO_EXIT] <= (1 if mobile else 0):
         push(la, n, FLEE, -1, -1, -1, -1)
         n += 1
     push(la, n, WAIT, -1, -1, -1, -1)
@@ -905,8 +908,8 @@ def _retreat(
 ) -> None:
     """CA-17: to the nearest exit zone (then map order), then the DES save."""
     here = cs[a, CS.ZONE]
-    if zone[here, Z.EXIT] == 0:
-        cs[a, CS.ZONE] = zone[here, Z.NEAREST_EXIT]
+    if zone[here, ZONE.EXIT] == 0:
+        cs[a, CS.ZONE] = zone[here, ZONE.NEAREST_EXIT]
     if save(dice, cs, a, CS.DES):
         set_status(stat, cs, g, a, FLED)
 

@@ -4,7 +4,7 @@ The vectorised env encodes observations and action masks inside compiled code, s
 cannot ask the engine for ``Combatant.resources``, ``Cairn.features``,
 ``Combatant.conditions``, ``BattleState.pending`` or ``ActionCodec.encode``. These three
 functions give the same facts from the bundles ``s`` and ``d`` of
-:mod:`escaramuza.rules.cairn.kernel` (its docstring and layouts ``ST``, ``W``, ``Z``,
+:mod:`escaramuza.rules.cairn.kernel` (its docstring and layouts ``ST``, ``W``, ``ZONE``,
 ``CS``, ``G``, ``LA``). Every fact is derived from arrays the kernel already keeps; the
 tables below translate the kernel's codes into the ruleset's orders and are built from
 the ruleset's own declarations, so a reordering there is followed here.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from escaramuza.rules.cairn.combat import CONDITIONS
-from escaramuza.rules.cairn.kernel import ATTACK, CS, DECL, VERBS, ZONES, G, Z
+from escaramuza.rules.cairn.kernel import ATTACK, CS, DECL, VERBS, ZONE, ZONES, G
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.core.dialect import GLOBALS, KIND_TURN, STATE
 from escaramuza.rules.core.jit import njit
@@ -63,7 +63,7 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     for i in range(g[G.NDECL]):
         if decl[i, LA.VERB] == ATTACK and decl[i, LA.TARGET] == c:
             aimed += 1
-    values[r + 5] = zone[cs[c, CS.ZONE], Z.COVER] / 2.0
+    values[r + 5] = zone[cs[c, CS.ZONE], ZONE.COVER] / 2.0
     values[r + 6] = min(aimed, 4) / 4.0
     bits = 0
     cond = cs[c, CS.COND]
