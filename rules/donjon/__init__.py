@@ -45,7 +45,8 @@ documented behaviour).
   nearest foe that can react may pursue *(default)*). A resisted escape from
   contact that fails gives the resister a free attack with its movement
   successes as bonus dice *(default: defended by a dodge only; the weapon with
-  most dice at contact)*.
+  most dice at contact of those its pool with the successes can roll, none if
+  none can)*.
 * DJ-12 Range penalties per weapon kind and band (``combat.range_penalty``);
   *(default)* an attack needs at least one die after penalties.
 * DJ-13 Attack = Celeridad + ``ataque`` (+ carried movement successes).

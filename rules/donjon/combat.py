@@ -156,16 +156,20 @@ def _parry_weapon(s: DonjonStats) -> Weapon | None:
     return best
 
 
-def free_attack_weapon(c: Combatant) -> Weapon | None:
-    """*(default)* The weapon of a DJ-11 free attack (in contact): the one with most dice.
+def free_attack_weapon(c: Combatant, successes: int) -> Weapon | None:
+    """*(default)* The weapon of a DJ-11 free attack (in contact): of those it can roll at
+    least one die with, the one with most dice; None if it can roll none.
 
-    Dice = attack pool at contact + damage pool; ties keep sheet order.
+    "puede utilizar los éxitos como bonificadores para el ataque gratuito": the pool is
+    the attack pool at contact + the movement ``successes``, and an attack needs at least
+    one die (DJ-12 default). Dice = attack pool at contact + damage pool (the successes
+    add to every weapon alike); ties keep sheet order.
     """
     best: Weapon | None = None
     best_dice = 0
     for weapon in stats(c).weapons_or_fists:
         pool = attack_pool(c, weapon, CONTACT)
-        if pool is None:
+        if pool is None or pool + successes < 1:
             continue
         dice = pool + damage_pool(c, weapon)
         if best is None or dice > best_dice:

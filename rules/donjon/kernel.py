@@ -854,15 +854,22 @@ def soak_pool(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
 
 @njit(cache=True, _nrt=False)
 def free_attack_weapon(
-    stat: np.ndarray, weapon: np.ndarray, penalty: np.ndarray, cs: np.ndarray, c: int
+    stat: np.ndarray,
+    weapon: np.ndarray,
+    penalty: np.ndarray,
+    cs: np.ndarray,
+    c: int,
+    successes: int,
 ) -> int:
-    """*(default)* DJ-11 free attack weapon: most attack (at contact) + damage dice."""
+    """``combat.free_attack_weapon`` *(default)* DJ-11: of the weapons whose pool at contact
+    + the movement successes is at least one die, most attack + damage dice; NONE if none."""
     best = NONE
     best_dice = 0
     for w in range(stat[c, ST.WEAPONS]):
-        if penalty[weapon[c, w, W.KIND], 0] < 0:
+        pool = attack_pool(stat, weapon, penalty, cs, c, w, 0)
+        if pool == UNREACHABLE or pool + successes < 1:
             continue
-        dice = attack_pool(stat, weapon, penalty, cs, c, w, 0) + damage_pool(stat, weapon, cs, c, w)
+        dice = pool + damage_pool(stat, weapon, cs, c, w)
         if best == NONE or dice > best_dice:
             best = w
             best_dice = dice
@@ -1489,12 +1496,10 @@ def free_attack(
     successes: int,
 ) -> None:
     """``Donjon._free_attack`` (DJ-11): movement successes as bonus dice, dodge only."""
-    w = free_attack_weapon(stat, weapon, penalty, cs, attacker)
+    w = free_attack_weapon(stat, weapon, penalty, cs, attacker, successes)
     if w == NONE:
         return
     pool = attack_pool(stat, weapon, penalty, cs, attacker, w, 0) + successes
-    if pool < 1:
-        return
     who, n = opposed(opts, g, pools, dice, pool, dodge_pool(stat, cs, target))
     if who == 0:
         damage(stat, weapon, opts, cs, g, pools, dice, attacker, target, w, n)

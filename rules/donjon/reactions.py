@@ -266,13 +266,15 @@ class Reactions(Damage):
         target: Combatant,
         successes: int,
     ) -> list[Event]:
-        """DJ-11: a free attack, the movement successes as bonus dice; only a dodge defends it."""
-        weapon = combat.free_attack_weapon(attacker)
+        """DJ-11: a free attack, the movement successes as bonus dice; only a dodge defends it.
+
+        With the weapon :func:`~escaramuza.rules.donjon.combat.free_attack_weapon` picks for
+        those successes; none when no weapon rolls a die even with them.
+        """
+        weapon = combat.free_attack_weapon(attacker, successes)
         if weapon is None:
             return []
         pool = (combat.attack_pool(attacker, weapon, CONTACT) or 0) + successes
-        if pool < 1:
-            return []
         result, events = self._opposed(
             state,
             roller,

@@ -419,7 +419,8 @@ class Donjon(Reactions):
           these numbers).
         * ``resistir`` against an escape from contact — the DJ-11 free attack:
           P(the movement test is won) × the free attack (movement successes as
-          bonus dice, dodge only) × its damage. Other resistances: None.
+          bonus dice, with the weapon those successes let it use; dodge only) × its
+          damage. Other resistances: None.
         * ``parar`` — the DJ-14 counter: P(the parry wins) × its damage on the
           attacker (the odds' target is the attacker).
         * ``rematar`` — no test (DJ-18): hits and kills for certain, 0 Heridas.
@@ -445,27 +446,31 @@ class Donjon(Reactions):
             if weapon.kind == MELEE and self._can_react(target) and combat.parry_weapon(target):
                 defence = max(defence, combat.parry_pool(target))
             won = successes_distribution(max(0, pool), defence, sides, tied)
-            return self._odds_of(state, actor, target, weapon, won)
+            return self._odds_of(state, actor, target, combat.damage_pool(actor, weapon), won)
         pending = state.pending
         if action.verb == "resistir" and pending is not None and pending.name == RESIST:
             move: PendingMove = state.data["move"]
-            weapon = combat.free_attack_weapon(actor)
-            if not move.from_contact or weapon is None:
+            if not move.from_contact:
                 return None
             mover = state.by_id[move.mover]
-            base = combat.attack_pool(actor, weapon, CONTACT) or 0
             resist = defender_wins(
                 combat.move_pool(mover) + mover.data["bonus"], combat.move_pool(actor), sides, tied
             )
+            # The weapon, and so its damage pool, depends on the movement successes
+            # (combat.free_attack_weapon): ``won`` is keyed by the whole damage test pool,
+            # the weapon's damage pool + the attack's successes, and no dice are added to it.
             won: dict[int, float] = {}
             for s, p in resist.items():
-                if base + s < 1:
-                    continue  # no die to attack with: no free attack
+                weapon = combat.free_attack_weapon(actor, s)
+                if weapon is None:
+                    continue  # no weapon rolls a die: no free attack
+                pool = (combat.attack_pool(actor, weapon, CONTACT) or 0) + s
+                dice = combat.damage_pool(actor, weapon)
                 for t, q in successes_distribution(
-                    base + s, combat.dodge_pool(mover), sides, tied
+                    pool, combat.dodge_pool(mover), sides, tied
                 ).items():
-                    won[t] = won.get(t, 0.0) + p * q
-            return self._odds_of(state, actor, mover, weapon, won)
+                    won[dice + t] = won.get(dice + t, 0.0) + p * q
+            return self._odds_of(state, actor, mover, 0, won)
         if action.verb == "parar" and pending is not None and pending.name == DEFENCE:
             pend: PendingAttack = state.data["attack"]
             attacker = state.by_id[pend.attacker]
@@ -474,7 +479,7 @@ class Donjon(Reactions):
             used = combat.weapon(attacker, pend.weapon)
             pool = (combat.attack_pool(attacker, used, pend.band) or 0) + attacker.data["bonus"]
             won = defender_wins(max(0, pool), combat.parry_pool(actor), sides, tied)
-            return self._odds_of(state, actor, attacker, counter, won)
+            return self._odds_of(state, actor, attacker, combat.damage_pool(actor, counter), won)
         return None
 
     def _odds_of(
@@ -482,13 +487,15 @@ class Donjon(Reactions):
         state: BattleState,
         dealer: Combatant,
         victim: Combatant,
-        weapon: Any,
+        damage_dice: int,
         won: dict[int, float],
     ) -> Odds:
+        """The odds of a test won with ``s`` successes w.p. ``won[s]``, then the damage test
+        of ``damage_dice`` + ``s`` dice (DJ-03) on ``victim``."""
         opts = self._opts(state)
         outcomes: Outcomes = damage_after(
             won,
-            combat.damage_pool(dealer, weapon),
+            damage_dice,
             combat.soak_pool(victim),
             opts.die_size,
             opts.all_tied,

@@ -173,6 +173,52 @@ def test_dj11_a_failed_escape_from_contact_gives_a_free_attack_with_the_successe
     assert state.by_id["hero"].resources["heridas"] == 4
 
 
+@pytest.mark.parametrize(
+    ("movimiento", "resist_faces", "weapon", "attack_faces"),
+    [
+        # 1 éxito: the jabalina's 1 − 3 + 1 = −1 dice cannot roll; the daga's 1 + 1 can.
+        (0, (19,), "daga", (18, 4)),
+        # 3 éxitos: the jabalina's 1 − 3 + 3 = 1 die rolls, and it has the most dice.
+        (2, (19, 18, 17), "jabalina", (18,)),
+    ],
+)
+def test_dj11_the_free_attack_uses_a_weapon_its_pool_with_the_successes_can_roll(
+    movimiento: int, resist_faces: tuple[int, ...], weapon: str, attack_faces: tuple[int, ...]
+) -> None:
+    # "puede utilizar los éxitos como bonificadores para el ataque gratuito": the pool is
+    # Celeridad 1 + ataque 0 − the DJ-12 contact penalty + the éxitos. The jabalina (−2 + 8
+    # attack + damage dice against the daga's 1 + 4) is taken only when it rolls.
+    jabalina = {"name": "jabalina", "kind": "arrojadiza", "damage": 5}
+    daga = {"name": "daga", "kind": "cuerpo_a_cuerpo", "damage": 1}
+    sc = scenario(
+        fighter(
+            "hero", zone="a", cel=1, skills={"movimiento": movimiento}, weapons=[jabalina, daga]
+        ),
+        fighter("foe", "enemies", zone="a"),
+    )
+    state, _ = begin(sc, [10, 5], [20, 1])
+    damage = 3 + (5 if weapon == "jabalina" else 1) + 1  # Virilidad + Nivel de Daño + 1 éxito
+    play(
+        state,
+        d20(10, 5, 3, *resist_faces)  # movement test: the hero's dice all beat the foe's 10
+        + d20(*attack_faces, 10, 5, 3)  # free attack: one éxito against the foe's dodge
+        + d20(17, *[2] * (damage - 1), 9, 8, 7),  # damage: 1 éxito against Aguante 3
+        act("alejarse", "foe", "hero"),
+        act("resistir", "hero"),
+        act("repartir", "hero", option="heridas"),
+    )
+    assert _pools(state) == [
+        ("Prueba de Movimiento", 3),
+        ("Prueba de Movimiento", 1 + movimiento),
+        (f"ataque gratuito with {weapon}", len(attack_faces)),
+        ("esquiva", 3),
+        (f"Prueba de Daño with {weapon}", damage),
+        ("Aguante + armadura", 3),
+    ]
+    assert state.by_id["foe"].zone == "a"
+    assert state.by_id["foe"].resources["heridas"] == 4
+
+
 # -- DJ-12 … DJ-16 attacks -------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("kind", "penalties"),

@@ -13,6 +13,7 @@ are tested with scripted dice in the other Donjon tests; here the engine is the 
 from __future__ import annotations
 
 import itertools
+import random
 from typing import Any
 
 import numpy as np
@@ -22,9 +23,10 @@ from hypothesis import strategies as st
 from escaramuza.agents import make_agent
 from escaramuza.agents.heuristics.donjon_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
+from escaramuza.rules.core.events import Rolled
 from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.model import Side
-from escaramuza.rules.core.scenario import load_scenario
+from escaramuza.rules.core.scenario import load_scenario, parse_scenario
 from tests.fastpath_helpers import engine_rollout, rollout_row, ruleset_scenarios, same_as_engine
 
 pytestmark = pytest.mark.compile
@@ -108,6 +110,88 @@ def donjon_scenarios(draw: st.DrawFn) -> dict[str, Any]:
         },
         "combatants": fighters,
     }
+
+
+# -- DJ-11: the free attack's weapon ---------------------------------------------------------------
+#: The DJ-12 dice each kind loses en contacto.
+_CONTACT_PENALTY = {"cuerpo_a_cuerpo": 0, "arrojadiza": 3, "distancia": 6}
+
+
+def _escapes(rng: random.Random) -> dict[str, Any]:
+    """Slow fighters with a heavy bow or javelin first on the sheet and a light melee
+    weapon, all en contacto: the cautious archers step away from their foes, the brutes
+    resist every foe leaving them, so failed escapes give free attacks that the heavy
+    weapon (most attack + damage dice) often cannot roll even with the éxitos."""
+    fighters = []
+    for i in range(4):
+        heavy = rng.choice(
+            [
+                {"name": "arco", "kind": "distancia", "damage": 6},
+                {"name": "jabalina", "kind": "arrojadiza", "damage": rng.randint(3, 6)},
+            ]
+        )
+        light = {"name": "daga", "kind": "cuerpo_a_cuerpo", "damage": rng.randint(0, 1)}
+        fighters.append(
+            {
+                "id": f"c{i}",
+                "side": "heroes" if i % 2 == 0 else "enemies",
+                "zone": "z0",
+                "temperament": "brute" if i < 2 else "cautious",
+                "level": rng.randint(1, 3),
+                "heridas": rng.randint(3, 6),
+                "attributes": {
+                    "celeridad": rng.randint(1, 3),
+                    "virilidad": rng.randint(1, 4),
+                    "aguante": rng.randint(1, 4),
+                    "discernimiento": rng.randint(1, 3),
+                },
+                "skills": {"ataque": rng.randint(0, 1), "movimiento": rng.randint(0, 3)},
+                "weapons": [heavy, light],
+                "pc": rng.random() < 0.5,
+            }
+        )
+    return {
+        "name": "escapes",
+        "ruleset": "donjon",
+        "options": {"die_size": rng.choice([6, 10, 20])},
+        "round_limit": 8,
+        "battlefield": {
+            "zones": [{"id": z} for z in ("z0", "z1", "z2")],
+            "links": [["z0", "z1"], ["z1", "z2"]],
+        },
+        "combatants": fighters,
+    }
+
+
+def test_dj11_free_attacks_with_the_weapon_the_successes_can_roll_replay_in_the_kernel() -> None:
+    # "puede utilizar los éxitos como bonificadores para el ataque gratuito": the kernel
+    # picks the free attack's weapon as the engine does, among those its pool with the
+    # éxitos can roll. Counted on the engine's side: free attacks with a weapon other than
+    # the one of most attack + damage dice (the heavy one first on the sheet, whatever the
+    # Celeridad: the DJ-12 penalty and the Nivel de Daño are all that differ).
+    other_weapon = 0
+    for k in range(6):
+        scenario = parse_scenario(_escapes(random.Random(k)), "<escapes>")
+        seeds = list(range(12))
+        same_as_engine(scenario, ("heuristic", "heuristic"), seeds)
+        most = {
+            c.id: max(
+                c.stats.weapons,
+                key=lambda w: w.damage - _CONTACT_PENALTY[w.kind],
+            ).name
+            for c in scenario.combatants
+        }
+        agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+        for seed in seeds:
+            final = play_battle(scenario, agents, seed, narrate=False)
+            other_weapon += sum(
+                1
+                for e in final.log
+                if isinstance(e, Rolled)
+                and e.what.startswith("ataque gratuito")
+                and not e.what.startswith(f"ataque gratuito with {most[e.actor]} ")
+            )
+    assert other_weapon >= 10
 
 
 # -- rollouts ------------------------------------------------------------------------------------

@@ -222,16 +222,53 @@ def _pj_on_pnj_at_aguante_zero() -> tuple[
     return state, Action("atacar", "hero", "foe", item="espada"), "foe", attack_hit("hero"), ""
 
 
-def _free_attack() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
-    # The PNJ tries to leave the hero's contact; the hero resists: DJ-11 free attack.
-    state = begin(
-        fighter("hero", cel=1, vir=1, weapons=ESPADA),
-        fighter("foe", "enemies", cel=1, agu=1, heridas=1),
-        first="foe",
-    )
+Row = tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]
+
+
+def _escape_resisted(state: BattleState) -> Row:
+    """The PNJ tries to leave the hero's contact; the hero resists: DJ-11 free attack."""
     apply_action(state, Action("alejarse", "foe", "hero"), ScriptedRoller([]))
     assert state.pending is not None and state.pending.name == "resistir"
     return state, Action("resistir", "hero"), "foe", attack_hit("hero"), ""
+
+
+def _free_attack() -> Row:
+    return _escape_resisted(
+        begin(
+            fighter("hero", cel=1, vir=1, weapons=ESPADA),
+            fighter("foe", "enemies", cel=1, agu=1, heridas=1),
+            first="foe",
+        )
+    )
+
+
+def _free_attack_out_of_reach_weapon() -> Row:
+    # The hero's arco (1 − 6 + 1 + 6 attack + damage dice) ties the espada's (1 + 1) and
+    # comes first on the sheet, but 1 − 6 + at most 1 éxito is no die to roll: the free
+    # attack is the espada's.
+    bow = {"name": "arco", "kind": "distancia", "damage": 6}
+    return _escape_resisted(
+        begin(
+            fighter("hero", cel=1, vir=1, weapons=[bow, *ESPADA]),
+            fighter("foe", "enemies", cel=1, agu=1, heridas=1),
+            first="foe",
+        )
+    )
+
+
+def _free_attack_weapon_by_successes() -> Row:
+    # At Virilidad 0 the jabalina (2 − 3 + 3 dice) ties the espada (2 + 0) and comes first,
+    # but rolls 2 − 3 + the éxitos: only when both of the hero's movement dice are éxitos;
+    # else the espada. (Aguante 0: the PNJ rolls no resistance dice, a smaller walk.)
+    javelin = {"name": "jabalina", "kind": "arrojadiza", "damage": 3}
+    state = begin(
+        fighter("hero", cel=2, vir=1, weapons=[javelin, *ESPADA]),
+        fighter("foe", "enemies", cel=1, agu=1, heridas=2),
+        first="foe",
+    )
+    state.by_id["hero"].resources["virilidad"] = 0
+    state.by_id["foe"].resources["aguante"] = 0
+    return _escape_resisted(state)
 
 
 def _parry_counter() -> tuple[BattleState, Action, str, Callable[[list[Event]], bool], str]:
@@ -260,6 +297,23 @@ ROWS = [
 
 @pytest.mark.parametrize("build", ROWS, ids=lambda f: f.__name__.strip("_"))
 def test_dj13_dj16_odds_match_the_enumerated_engine(build: Callable[..., Any]) -> None:
+    _odds_match_the_enumerated_engine(build)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [_free_attack_out_of_reach_weapon, _free_attack_weapon_by_successes],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_dj11_resist_odds_take_the_free_attack_weapon_the_successes_can_roll(
+    build: Callable[..., Any],
+) -> None:
+    # "puede utilizar los éxitos como bonificadores para el ataque gratuito": a weapon the
+    # pool with the éxitos cannot roll gives way to one it can; the free attack may hit.
+    _odds_match_the_enumerated_engine(build)
+
+
+def _odds_match_the_enumerated_engine(build: Callable[..., Any]) -> None:
     state, action, victim, hit, defence = build()
     odds = state.ruleset.odds(state, action)
     assert odds is not None and odds.damage is not None
