@@ -28,9 +28,10 @@ after CA and the location multiplier, P(drop) including a failed prueba de Aguan
   ``cautious`` but never advances. Defends actively against any blow that can hurt.
 * ``protector`` — guards its ward, the most hurt ally (lowest PV fraction): attacks the
   foe who threatens the ward most (largest expected damage on the ward from where it
-  stands), gives Dados Exprés to allies who hold fewer than it does (fewest first,
-  then the most hurt), moves towards that threat, else fights as the tactician and
-  finally goes into defensa completa. Defends actively against any blow that can hurt.
+  stands), gives a Dado Exprés to an ally who has none (S2-05: only such an ally may
+  be given one; the most hurt first), moves towards that threat, else fights as the
+  tactician and finally goes into defensa completa. Defends actively against any blow
+  that can hurt.
 
 All temperaments share the Dado Exprés rule: never before a roll (after is never
 worse), and after the roll when the third die flips the result with probability ≥ 40 %.
@@ -262,29 +263,23 @@ def end_turn(actions: list[Action]) -> Action:
     return first_of(actions, "pasar") or actions[-1]
 
 
-def spare_die(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
-    """A spare Dado Exprés (``c`` holds two or more) to the first ally who has none."""
+def spare_die(c: Combatant, actions: list[Action]) -> Action | None:
+    """A spare Dado Exprés (``c`` holds two or more) to the first ally offered one (S2-05
+    offers a gift only to an ally who has none)."""
     if c.resources["dados_expres"] < 2:
         return None
-    gifts = of_verb(actions, "ceder_dado")
-    return next(
-        (a for a in gifts if state.get(a.target or "").resources["dados_expres"] == 0), None
-    )
+    return first_of(actions, "ceder_dado")
 
 
-def gift_die(state: BattleState, c: Combatant, actions: list[Action]) -> Action | None:
-    """A Dado Exprés to an ally holding fewer than ``c``: fewest first, then the most hurt."""
-    gifts = [
-        a
-        for a in of_verb(actions, "ceder_dado")
-        if state.get(a.target or "").resources["dados_expres"] < c.resources["dados_expres"]
-    ]
+def gift_die(state: BattleState, actions: list[Action]) -> Action | None:
+    """A Dado Exprés to the most hurt (lowest PV fraction) ally offered one: one who has
+    none (S2-05)."""
 
-    def need(a: Action) -> tuple[float, ...]:
+    def need(a: Action) -> float:
         ally = state.get(a.target or "")
-        return (ally.resources["dados_expres"], ally.resources["pv"] / ally.maxima["pv"])
+        return ally.resources["pv"] / ally.maxima["pv"]
 
-    return min(gifts, key=need, default=None)
+    return min(of_verb(actions, "ceder_dado"), key=need, default=None)
 
 
 def from_range(state: BattleState, c: Combatant, attacks: list[Action]) -> list[Action]:
@@ -349,7 +344,7 @@ def tactician(
     if act is None:
         act = close_in(state, c, actions)
     if act is None:
-        act = spare_die(state, c, actions)
+        act = spare_die(c, actions)
     return act if act is not None else full_or_pass(actions)
 
 
@@ -410,7 +405,7 @@ def protector(
     if threat is not None:
         act = best_attack(state, aimed_at(attacks, threat), rng)
     if act is None:
-        act = gift_die(state, c, actions)
+        act = gift_die(state, actions)
     if act is None and threat is not None:
         act = best_move(state, c, of_verb(actions, "mover"), GUARD, threat)
     if act is None:

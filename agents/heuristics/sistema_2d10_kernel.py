@@ -316,32 +316,25 @@ def close_in(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int) -> int:
 
 @njit(cache=True, _nrt=False)
 def spare_die(cs: np.ndarray, c: int, la: np.ndarray, cnt: int) -> int:
-    """``spare_die``: holding two or more, a Dado Exprés to the first ally with none."""
+    """``spare_die``: holding two or more, a Dado Exprés to the first ally offered one."""
     if cs[c, CS.DADOS_EXPRES] < 2:
         return -1
-    for i in range(cnt):
-        if la[i, LA.VERB] == CEDER_DADO and cs[la[i, LA.TARGET], CS.DADOS_EXPRES] == 0:
-            return i
-    return -1
+    return first_of(la, cnt, CEDER_DADO)
 
 
 @njit(cache=True, _nrt=False)
-def gift_die(stat: np.ndarray, cs: np.ndarray, c: int, la: np.ndarray, cnt: int) -> int:
-    """``gift_die``: to an ally holding fewer Dados Exprés, fewest first, then the most
-    hurt (``min`` by (dados, PV fraction)); -1 for none."""
+def gift_die(stat: np.ndarray, cs: np.ndarray, la: np.ndarray, cnt: int) -> int:
+    """``gift_die``: to the most hurt ally offered a Dado Exprés (``min`` by PV fraction);
+    -1 for none."""
     gift = -1
-    g_dx = 0
     g_v = 0.0
     for i in range(cnt):
         if la[i, LA.VERB] == CEDER_DADO:
             ally = la[i, LA.TARGET]
-            held = cs[ally, CS.DADOS_EXPRES]
-            if held < cs[c, CS.DADOS_EXPRES]:
-                v = cs[ally, CS.PV] / stat[ally, ST.PV]
-                if gift < 0 or held < g_dx or (held == g_dx and v < g_v):
-                    gift = i
-                    g_dx = held
-                    g_v = v
+            v = cs[ally, CS.PV] / stat[ally, ST.PV]
+            if gift < 0 or v < g_v:
+                gift = i
+                g_v = v
     return gift
 
 
@@ -599,7 +592,7 @@ def protector(s: tuple, d: tuple, c: int, la: np.ndarray, cnt: int, arng: np.nda
         guard = picks[PICK_SOME]
         i = best_attack(s, d, c, la, guard, aimed_at(la, attacks, na, threat, guard), arng)
     if i < 0:
-        i = gift_die(stat, cs, c, la, cnt)
+        i = gift_die(stat, cs, la, cnt)
     if i < 0 and threat >= 0:
         moves = picks[PICK_MOVES]
         i = best_move(

@@ -1044,12 +1044,14 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
             push(la, cnt, MOVER, -1, neighbours[here, m], -1, -1)
             cnt += 1
     if cs[a, CS.DADOS_EXPRES] > 0:
+        # S2-05 "si alguno ha agotado los suyos": only to an ally who holds none.
         for c in range(n):
             if (
                 stat[c, ST.SIDE] == stat[a, ST.SIDE]
                 and cs[c, CS.STATUS] == ACTIVE
                 and c != a
-                and cs[c, CS.DADOS_EXPRES] < stat[c, ST.DADOS_EXPRES]
+                and cs[c, CS.DADOS_EXPRES] == 0
+                and stat[c, ST.DADOS_EXPRES] > 0
             ):
                 push(la, cnt, CEDER_DADO, c, -1, -1, -1)
                 cnt += 1

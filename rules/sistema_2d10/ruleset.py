@@ -88,7 +88,11 @@ class Sistema2d10(Ruleset):
             "aims at it (S2-13)",
         ),
         VerbSpec(MOVER, zone=True, description="move one zone step (one action)"),
-        VerbSpec(CEDER_DADO, target=True, description="give an ally a Dado Exprés (one action)"),
+        VerbSpec(
+            CEDER_DADO,
+            target=True,
+            description="give a Dado Exprés to an ally who has none (one action)",
+        ),
         VerbSpec(DEFENSA_COMPLETA, description="spend the whole turn defending: +3 (S2-09)"),
         VerbSpec(PASAR, description="end the turn"),
         VerbSpec(DEFENDER, description="defend actively against the attack (S2-08)"),
@@ -305,14 +309,16 @@ class Sistema2d10(Ruleset):
                 Action(MOVER, actor.id, zone=z) for z in state.battlefield.neighbours(actor.zone)
             )
         if actor.resources["dados_expres"] > 0:
-            # "Los jugadores pueden cederse sus dados exprés entre ellos".
+            # S2-05 "Los jugadores pueden cederse sus dados exprés entre ellos si alguno ha
+            # agotado los suyos": only to an ally who holds none (and may hold one).
             actions.extend(
                 Action(CEDER_DADO, actor.id, target=c.id)
                 for c in state.combatants
                 if c.side is actor.side
                 and c.active
                 and c is not actor
-                and c.resources["dados_expres"] < c.maxima["dados_expres"]
+                and c.resources["dados_expres"] == 0
+                and c.maxima["dados_expres"] > 0
             )
         if state.data.get("fresh"):
             actions.append(Action(DEFENSA_COMPLETA, actor.id))

@@ -211,6 +211,18 @@ def test_protector_gives_a_dado_expres_to_an_ally():
     assert pick(state, "tactician") == Action("mover", "h", zone="b")
 
 
+def test_s205_protector_gives_no_dado_expres_to_an_ally_who_still_holds_one():
+    # S2-05 "si alguno ha agotado los suyos": the ally holds one of its three, so the
+    # protector, holding more, closes in instead.
+    state = situation(
+        c("h", "heroes", "a", dados_expres=3),
+        c("ally", "heroes", "a", dados_expres=1),
+        c("e", "enemies", "e"),
+    )
+    assert pick(state, "protector") == Action("mover", "h", zone="b")
+    assert pick(state, "tactician") == Action("mover", "h", zone="b")
+
+
 def test_protector_strikes_whoever_threatens_its_most_hurt_ally():
     state = situation(
         c("h", "heroes", "b", weapons=[RIFLE, SWORD]),

@@ -72,6 +72,18 @@ def start(scn: Scenario, dice: list[Any]) -> tuple[BattleState, ScriptedRoller]:
     return new_battle(scn, roller), roller
 
 
+def run_out() -> tuple[Scenario, BattleState, ScriptedRoller]:
+    """S2-05's side: h (three Dados Exprés, two actions) on its first turn, with h2, who
+    holds none, and h3, who holds one of its three; e against them."""
+    scn = scenario(
+        fighter("h", "heroes", dados_expres=3, actions=2),
+        fighter("h2", "heroes"),
+        fighter("h3", "heroes", dados_expres=1),
+        fighter("e", "enemies"),
+    )
+    return (scn, *start(scn, ["d10=10", "d10=10"] + ["d10=1"] * 6))
+
+
 def act(state: BattleState, roller: ScriptedRoller, verb: str, **kw: Any) -> list[Any]:
     assert state.pending is not None
     return apply_action(state, Action(verb, state.pending.actor, **kw), roller)
@@ -85,6 +97,7 @@ def tools() -> Any:
         duel = staticmethod(duel)
         start = staticmethod(start)
         act = staticmethod(act)
+        run_out = staticmethod(run_out)
         HERO_FIRST = list(globals()["HERO_FIRST"])
 
     return Tools

@@ -175,6 +175,22 @@ def test_s205_giving_a_dado_expres_is_an_action(tools: Any) -> None:
         t.act(state, roller, "ceder_dado", target="e")  # only allies
 
 
+def test_s205_a_dado_expres_goes_only_to_an_ally_who_has_run_out(tools: Any) -> None:
+    # "Los jugadores pueden cederse sus dados exprés entre ellos si alguno ha agotado los
+    # suyos": h2 holds none, h3 still holds one of its three.
+    t = tools
+    _, state, roller = t.run_out()
+    assert state.pending.actor == "h"
+    gifts = [a for a in state.ruleset.legal_actions(state) if a.verb == "ceder_dado"]
+    assert gifts == [Action("ceder_dado", "h", target="h2")]
+    with pytest.raises(IllegalActionError):
+        t.act(state, roller, "ceder_dado", target="h3")
+    t.act(state, roller, "ceder_dado", target="h2")
+    # h2 holds one now: nobody on the side has run out.
+    assert state.pending.actor == "h" and state.get("h").resources["dados_expres"] == 2
+    assert not [a for a in state.ruleset.legal_actions(state) if a.verb == "ceder_dado"]
+
+
 # -- S2-06 initiative, S2-07 actions --------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from hypothesis import strategies as st
@@ -128,6 +129,25 @@ def test_an_edited_table_entry_is_followed_by_engine_and_kernel(
     scenario = load_scenario(name)
     after = same_as_engine(scenario, agents, seeds)
     assert any(a != b for a, b in zip(before, after, strict=True))
+
+
+# -- legal actions -------------------------------------------------------------------------
+
+
+def test_s205_the_kernel_offers_a_dado_expres_only_to_an_ally_who_has_run_out(
+    tools: Any,
+) -> None:
+    # "si alguno ha agotado los suyos": h2 holds none, h3 one of its three; the kernel's
+    # legal list from the engine's state is the engine's, and gives to h2 alone.
+    scn, state, _ = tools.run_out()
+    exported = KERNEL.exported(scn)
+    la = np.zeros((exported.actions, KERNEL.ACTION_WIDTH), dtype=np.int64)
+    n = KERNEL.loops.rules["legal"](exported.static, kernel.export_state(exported, state), la)
+    rows = [list(row) for row in la[:n]]
+    engine = state.ruleset.legal_actions(state)
+    assert rows == [kernel.action_row(exported, state, a) for a in engine]
+    gifts = [row[1] for row in rows if row[0] == kernel.CEDER_DADO]
+    assert gifts == [exported.ids["h2"]]
 
 
 # -- hypothesis scenarios ----------------------------------------------------------------
