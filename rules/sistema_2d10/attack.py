@@ -183,7 +183,7 @@ def begin_attack(
 ) -> list[Event]:
     weapon = profile(attacker).weapon(weapon_name)
     aim_ms = (tables(state).aim_modifier(aim) or 0) if aim is not None else 0
-    ms = aim_ms + roll_penalty(attacker, physical=True)
+    ms = aim_ms + roll_penalty(attacker, ATAQUE)
     ctx = AttackCtx(attacker.id, target.id, weapon.name, aim)
     state.data["attack"] = ctx
     aimed = _f(", aiming at the {aim} (MS {ms:+d}, S2-13)", aim, aim_ms) if aim else ""
@@ -417,7 +417,7 @@ def take_damage(
         roll = PendingRoll(
             AGUANTE,
             target.id,
-            profile(target).aguante + roll_penalty(target, physical=False),
+            profile(target).aguante + roll_penalty(target, AGUANTE),
             location=location,
         )
         return events + start_roll(rs, state, roll, roller)
@@ -433,7 +433,8 @@ def _aguante_judged(
     if result.critical or (not result.fumble and result.total > result.difficulty):
         events.append(Note(_f("{c} shrugs off the pain.", c.name)))
     elif not result.fumble and result.total == result.difficulty:
-        # "Si se obtiene un 16 quedará Aturdido durante el siguiente turno".
+        # "Si se obtiene un 16 quedará Aturdido durante el siguiente turno": its MS weighs
+        # on the rolls of that turn alone (combat.stun_penalty), from its start to its end.
         events.append(stun(c, STUNNED_16, int(state.options.stun_penalty), NEXT_TURN))
     else:
         face = roller.roll(10, "GDF")

@@ -103,11 +103,16 @@ def tables(state: BattleState) -> Tables:
     return state.data["tables"]  # type: ignore[no-any-return]
 
 
-def stun_penalty(c: Combatant) -> int:
-    """The MS of being aturdido: the worse of the GDF's stun and S2-14's exact-16 stun
-    (they do not add up, S2-15)."""
+def stun_penalty(c: Combatant, own_turn: bool) -> int:
+    """The MS of being aturdido on a roll of ``c``'s: the worse of the GDF's stun and, on
+    a roll in ``c``'s own turn, S2-14's exact-16 stun (they do not add up, S2-15).
+
+    S2-14 "quedará Aturdido durante el siguiente turno": that stun comes in another's
+    turn (the blow is the attacker's) and is over at the end of its bearer's next turn,
+    so it weighs on the rolls of that turn alone, not on those made before it.
+    """
     ms = 0
-    for name in (STUNNED, STUNNED_16):
+    for name in (STUNNED, STUNNED_16) if own_turn else (STUNNED,):
         cond = c.conditions.get(name)
         if cond is not None and cond.value < ms:
             ms = cond.value
@@ -134,14 +139,18 @@ def lame(c: Combatant) -> bool:
     return any(name in _LEG_NAMES for name in c.conditions)
 
 
-def roll_penalty(c: Combatant, physical: bool) -> int:
-    """MS from conditions: aturdido on every roll; incapacitado on physical rolls.
+def roll_penalty(c: Combatant, purpose: str) -> int:
+    """MS from conditions on a roll of ``purpose`` (:data:`ATAQUE`, :data:`DEFENSA`,
+    :data:`AGUANTE`): aturdido on every roll; incapacitado on attack and active defence.
 
     Seed: "El aturdimiento generalmente causa un Modificador de situación (MS) negativo";
     an incapacitated part penalises attack and active defence rolls as
-    :func:`limb_penalty` says, not the Aguante test.
+    :func:`limb_penalty` says, not the Aguante test. The attack is the one roll made in
+    the roller's own turn (active defence and Aguante come in the attacker's), so it
+    alone bears S2-14's stun (:func:`stun_penalty`).
     """
-    return stun_penalty(c) + (limb_penalty(c) if physical else 0)
+    ms = stun_penalty(c, own_turn=purpose == ATAQUE)
+    return ms + (limb_penalty(c) if purpose != AGUANTE else 0)
 
 
 def passive_defence(state: BattleState, target: Combatant, kind: str) -> int:
@@ -159,7 +168,7 @@ def attack_need(state: BattleState, ctx: AttackCtx) -> int:
 
 def defence_bonus(state: BattleState, target: Combatant, kind: str) -> int:
     """Active defence: 2d10 + the same MHC (S2-08), +3 in full defence (S2-09)."""
-    bonus = profile(target).defence(kind) + roll_penalty(target, physical=True)
+    bonus = profile(target).defence(kind) + roll_penalty(target, DEFENSA)
     full = target.conditions.get("defensa_completa")
     if full is not None:
         bonus += full.value
@@ -236,17 +245,15 @@ def stun(c: Combatant, name: str, ms: int, duration: str) -> Event:
     old = c.conditions.get(name)
     value = min(ms, old.value) if old is not None else ms
     cond = _set(c, name, value, _until(old, duration))
-    why = _("S2-14, an Aguante test of exactly 16") if name == STUNNED_16 else "GDF, S2-15"
-    text = _f(
-        "{c} is aturdido (MS {value:+d}, {why}) {lasting}.",
-        c.name,
-        value,
-        why,
-        _lasting(cond.until or ""),
-    )
+    if name == STUNNED_16:
+        why, lasting = _("S2-14, an Aguante test of exactly 16"), _("during their next turn")
+    else:
+        why, lasting = "GDF, S2-15", _lasting(cond.until or "")
+    text = _f("{c} is aturdido (MS {value:+d}, {why}) {lasting}.", c.name, value, why, lasting)
     other = c.conditions.get(STUNNED if name == STUNNED_16 else STUNNED_16)
     if other is not None:
-        text += _f(" The two stuns do not add up: the worse applies (MS {ms:+d}).", stun_penalty(c))
+        ms = stun_penalty(c, own_turn=True)
+        text += _f(" The two stuns do not add up: the worse applies (MS {ms:+d}).", ms)
     return ConditionApplied(text, c.id, name, value)
 
 

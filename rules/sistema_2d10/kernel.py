@@ -397,10 +397,13 @@ def succ(table: np.ndarray, mode: int, k: int) -> int:
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def stun_penalty(cs: np.ndarray, i: int) -> int:
-    """``combat.stun_penalty``: the worse of the two stuns (S2-15)."""
+def stun_penalty(cs: np.ndarray, i: int, own_turn: bool) -> int:
+    """``combat.stun_penalty``: the worse of the two stuns (S2-15), S2-14's only on a roll
+    in its bearer's own turn ("durante el siguiente turno")."""
     ms = 0
     for c in (ATURDIDO, ATURDIDO_16):
+        if c == ATURDIDO_16 and not own_turn:
+            continue
         if cs[i, CS.HAS + c] == 1 and cs[i, CS.VALUE + c] < ms:
             ms = cs[i, CS.VALUE + c]
     return ms
@@ -432,15 +435,16 @@ def lame(cs: np.ndarray, places: np.ndarray, i: int) -> bool:
 
 
 @njit(cache=True, _nrt=False)
-def roll_penalty(
-    cs: np.ndarray, opts: np.ndarray, places: np.ndarray, i: int, physical: bool
-) -> int:
-    """``combat.roll_penalty``: aturdido on every roll, incapacitado on physical ones.
+def roll_penalty(cs: np.ndarray, opts: np.ndarray, places: np.ndarray, i: int, purpose: int) -> int:
+    """``combat.roll_penalty`` on a roll of ``purpose`` (ATAQUE, DEFENSA, AGUANTE):
+    aturdido on every roll (S2-14's on the attack alone, the roll of the roller's own
+    turn), incapacitado on attack and active defence.
 
     Compiled once, not inlined: the attack terms call it three times and are inlined at
     several sites of the battle loop; its copies there were a sixth of the loop's first
     compile."""
-    return stun_penalty(cs, i) + (limb_penalty(cs, opts, places, i) if physical else 0)
+    ms = stun_penalty(cs, i, purpose == ATAQUE)
+    return ms + (limb_penalty(cs, opts, places, i) if purpose != AGUANTE else 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -459,7 +463,7 @@ def defence_bonus(
     kind: int,
 ) -> int:
     """``combat.defence_bonus`` (S2-08, S2-09)."""
-    bonus = defence_of(stat, i, kind) + roll_penalty(cs, opts, places, i, True)
+    bonus = defence_of(stat, i, kind) + roll_penalty(cs, opts, places, i, DEFENSA)
     if cs[i, CS.HAS + EN_DEFENSA_COMPLETA] == 1:
         bonus += cs[i, CS.VALUE + EN_DEFENSA_COMPLETA]
     return bonus
@@ -735,7 +739,7 @@ def begin_attack(
 ) -> int:
     """``attack.begin_attack``: the attack roll, MHC + aimed MS (S2-13) + conditions."""
     aim_ms = places[aim, PLACE.AIM_MS] if aim >= 0 else 0
-    ms = aim_ms + roll_penalty(cs, opts, places, attacker, True)
+    ms = aim_ms + roll_penalty(cs, opts, places, attacker, ATAQUE)
     g[G.ATTACK] = 1
     g[G.ATTACKER] = attacker
     g[G.TARGET] = target
@@ -847,7 +851,7 @@ def take_damage(
         set_status(stat, cs, g, t, DOWN)
         return STEP_RESUME
     if amount > 0 and 2 * amount >= before:
-        bonus = stat[t, ST.AGUANTE] + roll_penalty(cs, opts, places, t, False)
+        bonus = stat[t, ST.AGUANTE] + roll_penalty(cs, opts, places, t, AGUANTE)
         new_roll(g, AGUANTE, t, bonus, location)
         return STEP_START_ROLL
     return STEP_RESUME
@@ -1190,9 +1194,9 @@ def attack_terms(
     kind = weapon[a, w, W.KIND]
     has_defence = cs[t, CS.STATUS] == ACTIVE and cs[t, CS.DEFENSAS] > 0
     defence = defence_bonus(stat, cs, opts, places, t, kind) if has_defence else 0
-    bonus = weapon[a, w, W.MHC] + roll_penalty(cs, opts, places, a, True)
+    bonus = weapon[a, w, W.MHC] + roll_penalty(cs, opts, places, a, ATAQUE)
     need = 10 + defence_of(stat, t, kind) + opts[OPT.PASSIVE_GT]
-    aguante = stat[t, ST.AGUANTE] + roll_penalty(cs, opts, places, t, False)
+    aguante = stat[t, ST.AGUANTE] + roll_penalty(cs, opts, places, t, AGUANTE)
     fail = 1000 - succ(succ_table, 0, opts[OPT.AGUANTE_DIFFICULTY] - aguante)
     p_pain_out = (np.float64(fail) / 1000.0) * out_share[0]
     return bonus, need, has_defence, defence, p_pain_out

@@ -501,11 +501,11 @@ class Sistema2d10(Ruleset):
             else None
         )
         options = state.options
-        bonus = weapon.mhc + combat.roll_penalty(attacker, physical=True)
+        bonus = weapon.mhc + combat.roll_penalty(attacker, combat.ATAQUE)
         passive = combat.passive_defence(state, target, weapon.kind)
         passive_rule, block_rule = options.passive_beats, options.active_blocks
         damage, ca, pv = weapon.damage, target.stats.ca, target.resources["pv"]
-        aguante = profile(target).aguante + combat.roll_penalty(target, physical=False)
+        aguante = profile(target).aguante + combat.roll_penalty(target, combat.AGUANTE)
         difficulty, out_share = int(options.aguante_difficulty), table.out_share
         out: list[Odds] = []
         for aim in aims:

@@ -60,8 +60,8 @@ DEFAULT_TABLES = "default"
 #: How long a GDF effect lasts (the ``duracion`` of a ``gdf`` row). S2-15 "Los efectos
 #: indicados en la tabla duran hasta que el daño es sanado": ``hasta_sanar``, the
 #: default of every row. ``siguiente_turno``: over at the end of the victim's next turn
-#: (the duration S2-14 gives the stun of an Aguante test of exactly 16), for a GM whose
-#: book gives a row that shorter duration.
+#: (when S2-14's stun of an Aguante test of exactly 16 ends too), for a GM whose book
+#: gives a row that shorter duration.
 UNTIL_HEALED = "hasta_sanar"
 NEXT_TURN = "siguiente_turno"
 DURATIONS: tuple[str, ...] = (UNTIL_HEALED, NEXT_TURN)

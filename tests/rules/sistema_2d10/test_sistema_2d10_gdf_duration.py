@@ -112,7 +112,7 @@ def test_s214_exact_16_stuns_for_the_next_turn_only(tools: Any) -> None:
     state, roller = _hit(t, dice, options={"stun_penalty": -3})
     e = state.get("e")
     assert e.conditions["aturdido_16"].until == "siguiente_turno"
-    assert "until the end of their next turn" in _applied(state, "aturdido_16").text
+    assert "during their next turn" in _applied(state, "aturdido_16").text
     _e_attacks_h_blocks(t, state, roller)
     assert _last_attack_total(state) == 9 + 9 + MHC - 3
     assert not e.conditions  # over at the end of that turn
@@ -120,6 +120,60 @@ def test_s214_exact_16_stuns_for_the_next_turn_only(tools: Any) -> None:
     _e_attacks_h_blocks(t, state, roller)
     roller.assert_exhausted()
     assert _last_attack_total(state) == 9 + 9 + MHC
+
+
+def _last_roll(state: Any, what: str) -> int:
+    return [e for e in state.log if isinstance(e, Rolled) and e.what == what][-1].total
+
+
+def test_s214_exact_16_stun_spares_the_rolls_before_its_bearers_turn(tools: Any) -> None:
+    """ "quedará Aturdido durante el siguiente turno": not for the rest of the attacker's
+    turn (e's active defence and its next Aguante test), then on e's turn, then over."""
+    t = tools
+    dice = [
+        "d10=10",
+        "d10=5",
+        "d10=5",
+        "d10=5",  # 10 at the torso: 20 → 10, Aguante 5+5+6 = 16 exactly
+        "d10=6",
+        "d10=6",
+        "d10=6",
+        "d10=6",  # h's attack 18; e's active defence 6+6+6 = 18 blocks it
+        "d10=6",
+        "d10=6",
+        "d10=5",
+        "d10=5",
+        "d10=6",
+        "d10=5",  # h's attack 18 lands (no defence left): 5 at the torso, 10 → 5, Aguante 17
+        "d10=9",
+        "d10=9",
+        "d10=10",
+        "d10=10",  # e's turn: attack 9+9+6−3 = 21, h blocks (crítico)
+        "d10=9",
+        "d10=9",
+        "d10=10",
+        "d10=10",  # round 2: e's attack 9+9+6, h blocks
+    ]
+    state, roller = _hit(t, dice, hero={"actions": 3}, options={"stun_penalty": -3})
+    e = state.get("e")
+    assert e.conditions["aturdido_16"].value == -3
+    t.act(state, roller, "atacar", target="e", item="espada", option="libre")
+    t.act(state, roller, "defender")
+    assert _last_roll(state, "defensa") == 6 + 6 + MHC
+    assert e.resources["pv"] == 10  # blocked
+    t.act(state, roller, "atacar", target="e", item="espada", option="libre")
+    assert e.resources["pv"] == 5
+    assert _last_roll(state, "aguante") == 6 + 5 + MHC  # above 16: no GDF roll
+    assert set(e.conditions) == {"aturdido_16"}
+    assert state.pending.actor == "e"
+    _e_attacks_h_blocks(t, state, roller)
+    assert _last_attack_total(state) == 9 + 9 + MHC - 3
+    assert not e.conditions
+    t.act(state, roller, "pasar")  # h, round 2
+    _e_attacks_h_blocks(t, state, roller)
+    roller.assert_exhausted()
+    assert _last_attack_total(state) == 9 + 9 + MHC
+    assert "during their next turn" in _applied(state, "aturdido_16").text
 
 
 @pytest.mark.parametrize(("penalty", "first_turn"), [(-2, -2), (-5, -5), (0, -2)])
@@ -158,7 +212,7 @@ def test_s214_s215_gdf_aturdido_and_exact_16_do_not_add_up(
     assert {n: c.value for n, c in e.conditions.items()} == {"aturdido": -2, "aturdido_16": penalty}
     assert "do not add up" in _applied(state, "aturdido_16").text
     assert state.pending.actor == "e"
-    assert roll_penalty(e, physical=True) == first_turn
+    assert roll_penalty(e, "ataque") == first_turn
     _e_attacks_h_blocks(t, state, roller)
     assert _last_attack_total(state) == 9 + 9 + MHC + first_turn
     assert set(e.conditions) == {"aturdido"}
@@ -206,7 +260,7 @@ def test_s215_incapacitado_by_location(
     moves = [a for a in state.ruleset.legal_actions(state) if a.verb == "mover"]
     assert moves == ([] if kind == "leg" else [Action("mover", "e", zone="b")])
     assert defence_bonus(state, e, "cuerpo_a_cuerpo") == MHC + ms  # active defence
-    assert roll_penalty(e, physical=False) == 0  # not the Aguante test
+    assert roll_penalty(e, "aguante") == 0  # not the Aguante test
     roller.assert_exhausted()
 
 
@@ -249,7 +303,7 @@ def test_s215_same_part_twice_keeps_its_ms_two_parts_add_up(tools: Any) -> None:
         "incapacitado_brazo_derecho": -2,
         "incapacitado_torso": -2,
     }
-    assert roll_penalty(e, physical=True) == -4
+    assert roll_penalty(e, "ataque") == -4
 
 
 # -- the tables file says how long ----------------------------------------------------

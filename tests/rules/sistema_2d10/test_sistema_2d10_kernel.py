@@ -150,6 +150,29 @@ def test_s205_the_kernel_offers_a_dado_expres_only_to_an_ally_who_has_run_out(
     assert gifts == [exported.ids["h2"]]
 
 
+def test_s214_the_kernels_odds_bear_the_exact_16_stun_on_its_bearers_attack_alone(
+    tools: Any,
+) -> None:
+    # e holds S2-14's stun (MS −3) "durante el siguiente turno": not on its active defence
+    # or Aguante against h's attack (MHC 6 each), on its own attack (6 − 3); the kernel's
+    # attack terms and odds from the engine's state are the engine's.
+    t = tools
+    scn = t.duel()
+    state, _ = t.start(scn, t.HERO_FIRST)
+    state.get("e").conditions["aturdido_16"] = Condition("aturdido_16", -3, until="siguiente_turno")
+    exported = KERNEL.exported(scn)
+    s, cs = exported.static, kernel.export_state(exported, state)[0]
+    h, e = exported.ids["h"], exported.ids["e"]
+    bonus, _, has_defence, defence, _ = kernel.attack_terms(s, cs, h, 0, e)
+    assert (bonus, has_defence, defence) == (6, True, 6)
+    assert kernel.attack_terms(s, cs, e, 0, h)[0] == 6 - 3
+    assert kernel.roll_penalty(cs, s[kernel.OPTS], s[kernel.PLACES], e, kernel.AGUANTE) == 0
+    for a, b in (("h", "e"), ("e", "h")):
+        odds = state.ruleset.attack_odds(state, state.get(a), state.get(b), "espada")
+        got = kernel.attack_odds(s, cs, exported.ids[a], 0, exported.ids[b], -1)
+        assert got == (odds.p_hit, odds.expected_damage, odds.p_drop)
+
+
 # -- hypothesis scenarios ----------------------------------------------------------------
 
 _SKILLS = ("espada", "esquivar", "cubrir", "resistencia_al_dolor", "armas")

@@ -252,7 +252,9 @@ def test_s213_odds_many_equal_odds_of_each_action(name: str) -> None:
 # (id, attacker's conditions, target's conditions, MS to the attack, MS to the active
 # defence, MS to the target's Aguante) — the MS worked out from the seed's reading: a
 # leg gives no MS; an arm or another part its MS to attack and active defence; the two
-# stuns do not add up (the worse applies) and count on every roll (rules-notes S2-15).
+# stuns do not add up (the worse applies, rules-notes S2-15); the GDF's counts on every
+# roll, S2-14's "durante el siguiente turno" of its bearer only, where it attacks (the
+# target's defence and Aguante are rolled in the attacker's turn).
 MS_ROWS: list[tuple[Any, ...]] = [
     ("leg_no_ms", {"incapacitado_pierna_derecha": -2}, {}, 0, 0, 0),
     ("arm", {"incapacitado_brazo_izquierdo": -2}, {}, -2, 0, 0),
@@ -260,7 +262,8 @@ MS_ROWS: list[tuple[Any, ...]] = [
     ("stuns_worse_applies", {"aturdido": -2, "aturdido_16": -4}, {}, -4, 0, 0),
     ("target_torso", {}, {"incapacitado_torso": -2}, 0, -2, 0),
     ("target_leg", {}, {"incapacitado_pierna_izquierda": 0}, 0, 0, 0),
-    ("target_stunned", {}, {"aturdido_16": -3, "aturdido": -1}, 0, -3, -3),
+    ("target_stunned", {}, {"aturdido_16": -3, "aturdido": -1}, 0, -1, -1),
+    ("target_stunned_16", {}, {"aturdido_16": -3}, 0, 0, 0),
 ]
 
 

@@ -154,8 +154,8 @@ def test_s215_incapacitado_penalises_attack_rolls(tools: Any) -> None:
     from escaramuza.rules.sistema_2d10.combat import defence_bonus, roll_penalty
 
     e = state.get("e")
-    assert roll_penalty(e, physical=True) == -2
-    assert roll_penalty(e, physical=False) == 0
+    assert roll_penalty(e, "ataque") == -2
+    assert roll_penalty(e, "aguante") == 0
     assert defence_bonus(state, e, "cuerpo_a_cuerpo") == 6 - 2
 
 
