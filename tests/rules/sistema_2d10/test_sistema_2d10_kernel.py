@@ -27,6 +27,7 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.heuristics import sistema_2d10_kernel as temperaments
 from escaramuza.agents.heuristics.sistema_2d10_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
+from escaramuza.rules.core.events import ConditionApplied, ResourceChanged, Rolled, TurnStarted
 from escaramuza.rules.core.kernel import KernelRefusal
 from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.model import Condition, Side
@@ -171,6 +172,41 @@ def test_s214_the_kernels_odds_bear_the_exact_16_stun_on_its_bearers_attack_alon
         odds = state.ruleset.attack_odds(state, state.get(a), state.get(b), "espada")
         got = kernel.attack_odds(s, cs, exported.ids[a], 0, exported.ids[b], -1)
         assert got == (odds.p_hit, odds.expected_damage, odds.p_drop)
+
+
+def _exercised(scenario: Scenario, agents: tuple[str, str], seeds: list[int]) -> tuple[int, int]:
+    """In the engine's battles of ``seeds``: the Dados Exprés given, each asserted to go
+    to an ally who held none (S2-05), and the active defences and Aguante tests a bearer
+    of S2-14's exact-16 stun rolled before its next turn (S2-14)."""
+    gifts = early = 0
+    for seed in seeds:
+        sides = {Side.HEROES: make_agent(agents[0]), Side.ENEMIES: make_agent(agents[1])}
+        state = play_battle(scenario, sides, seed, narrate=False)
+        stunned: set[str] = set()
+        for event in state.log:
+            if isinstance(event, ResourceChanged) and event.resource == "dados_expres":
+                if event.delta == 1:
+                    assert event.value == 1, (seed, event.text)
+                    gifts += 1
+            elif isinstance(event, ConditionApplied) and event.condition == "aturdido_16":
+                stunned.add(event.target)
+            elif isinstance(event, TurnStarted):
+                stunned.discard(event.actor)
+            elif isinstance(event, Rolled) and event.actor in stunned:
+                early += event.what in (combat.DEFENSA, combat.AGUANTE)
+    return gifts, early
+
+
+@pytest.mark.parametrize("agents", [("random", "heuristic:protector"), ("heuristic", "random")])
+def test_s205_s214_engine_and_kernel_agree_where_the_two_rules_play(
+    agents: tuple[str, str],
+) -> None:
+    # A harsher exact-16 stun (−6) makes its turn matter more.
+    scenario = _with_options("sistema_2d10/escuadra", {"stun_penalty": -6})
+    seeds = list(range(60))
+    same_as_engine(scenario, agents, seeds)
+    gifts, early = _exercised(scenario, agents, seeds)
+    assert gifts > 0 and early > 0, (gifts, early)
 
 
 # -- hypothesis scenarios ----------------------------------------------------------------
