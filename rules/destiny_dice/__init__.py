@@ -2,7 +2,8 @@
 
 Rule by rule (ids DD-01 … DD-19, docs/rulesets/destiny_dice.md), what the engine does:
 
-* DD-01 Initiative: everyone rolls Mente once at the start; highest first.
+* DD-01 Initiative: everyone rolls Mente once at the start, a hero down too (not a
+  defeated enemy); highest first.
 * DD-02 Ties: heroes before enemies ("Los Héroes SIEMPRE actúan antes"); within a
   side *(default)* scenario order.
 * DD-03 A turn is one zone step (``mover``) and ONE main action (``atacar``,
@@ -32,8 +33,8 @@ Rule by rule (ids DD-01 … DD-19, docs/rulesets/destiny_dice.md), what the engi
 * DD-14 A hit earns 2 PC/PM/PA (pool of the characteristic used), capped at
   ``energy_max`` (a stat-block field, default 10).
 * DD-15 Enemy at 0 PV: ``defeated``.
-* DD-16 Hero at 0 PV: ``down`` (Fuera de Combate), back at once when healed;
-  otherwise wakes with 1 PV when the battle ends.
+* DD-16 Hero at 0 PV: ``down`` (Fuera de Combate), back at once when healed, acting
+  at its place in the initiative order; otherwise wakes with 1 PV when the battle ends.
 * DD-17 ``short_rest`` / ``long_rest`` in :mod:`.recovery`.
 * DD-18 Shooting with a d20 of 1: automatic miss (the defence is not rolled);
   option ``jam_on_one`` (default true): the weapon jams until ``recargar``.

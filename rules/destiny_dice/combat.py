@@ -53,6 +53,10 @@ ATTACK_ROLL = {"Cuerpo": N_("attack (Cuerpo)"), "Mente": N_("attack (Mente)")}
 #: Builds an AttackProfile from its fields in order, without the named tuple's Python-level
 #: ``__new__`` (see :meth:`Combat.profile`).
 _new_tuple = tuple.__new__
+#: Who is still in the fight (DD-15, DD-16): the active and the heroes Fuera de Combate,
+#: whom an ally can heal back ("te levantas inmediatamente y puedes actuar en tu
+#: siguiente turno"); a defeated enemy is out of the battle.
+IN_THE_FIGHT = (Status.ACTIVE, Status.DOWN)
 #: Poison and healing dice are rolled from their notation (``1d8``, ``2``): parse each text
 #: once. A DiceExpr is a frozen value and parse_dice a pure function, so sharing is safe.
 cached_dice = lru_cache(maxsize=256)(parse_dice)
@@ -381,7 +385,7 @@ class Combat(Ruleset):
             if any(c.resources[k] < v for k, v in heal.cost):
                 continue
             for a in state.combatants:
-                if a.side is not c.side or a.status not in (Status.ACTIVE, Status.DOWN):
+                if a.side is not c.side or a.status not in IN_THE_FIGHT:
                     continue
                 hurt = a.resources["pv"] < a.maxima["pv"] or any(
                     x in a.conditions for x in heal.cures

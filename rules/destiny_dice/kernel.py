@@ -728,14 +728,15 @@ def reset(s: tuple, d: tuple, d0: tuple) -> None:
 
 @njit(cache=True, _nrt=False)
 def start(s: tuple, d: tuple, dice: np.ndarray) -> None:
-    """DestinyDice.start: DD-01 initiative (Mente), DD-02 ties heroes first, then
-    scenario order; then the first turn."""
+    """DestinyDice.start: DD-01 initiative (Mente) of everyone in the fight, DD-02 ties
+    heroes first, then scenario order; then the first turn."""
     stat = s[STAT]
     cs, g, order = d[STATE], d[GLOBALS], d[ORDER]
     nc = stat.shape[0]
     n = 0
     for i in range(nc):
-        if cs[i, CS.STATUS] != ACTIVE:
+        # combat.IN_THE_FIGHT: a hero down rolls too (DD-16), a defeated enemy does not.
+        if cs[i, CS.STATUS] != ACTIVE and cs[i, CS.STATUS] != DOWN:
             continue
         cs[i, CS.INIT] = roll(dice, stat[i, ST.MENTE])
         # insertion by (-roll, side, index): stable, scenario order breaks the last tie

@@ -39,7 +39,7 @@ from escaramuza.rules.core.model import (
 )
 from escaramuza.rules.core.ruleset import Odds
 from escaramuza.rules.core.state import BattleState
-from escaramuza.rules.destiny_dice.combat import CHAR_NAME, Combat, cached_dice
+from escaramuza.rules.destiny_dice.combat import CHAR_NAME, IN_THE_FIGHT, Combat, cached_dice
 from escaramuza.rules.destiny_dice.exact import (
     drop_probability,
     expected_pv_loss,
@@ -250,9 +250,11 @@ class DestinyDice(Combat):
         ]
         rolls: dict[str, int] = {}
         for c in state.combatants:
-            if not c.active:
+            # DD-01: "todos los participantes hacen una prueba de MENTE": a hero Fuera de
+            # Combate too, for healed "puedes actuar en tu siguiente turno" (DD-16), a turn
+            # that needs a place in the order; a defeated enemy is out of the battle.
+            if c.status not in IN_THE_FIGHT:
                 continue
-            # DD-01: "todos los participantes hacen una prueba de MENTE".
             value = roller.roll(c.stats.mente, N_("initiative (Mente)"))
             rolls[c.id] = value
             events.append(

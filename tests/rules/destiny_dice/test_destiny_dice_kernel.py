@@ -37,14 +37,16 @@ def _duel(brann: int | None, saqueador: int | None):
     return parse_scenario_text(text, "<duel>", default_name="duel")
 
 
-def test_dd_nobody_able_to_fight_passes_its_rounds_as_on_the_engine():
+@pytest.mark.parametrize("hero_status", [Status.DOWN, Status.DEFEATED])
+def test_dd_nobody_able_to_fight_passes_its_rounds_as_on_the_engine(hero_status):
     # Refused at load; a state can still come to it (every combatant put out of the
-    # fight after loading): nobody rolls initiative and the rounds pass, empty, to the
-    # limit, on the engine (it used to index an empty initiative order) as on the kernel.
+    # fight after loading): nobody acts and the rounds pass, empty, to the limit, on the
+    # engine as on the kernel. A hero down rolls initiative (DD-16: healed, it would
+    # act); one a GM marks defeated does not, and the order is empty.
     scenario = _duel(1, 1)
     for c in scenario.combatants:
         c.resources["pv"] = 0
-        c.status = Status.DOWN if c.side is Side.HEROES else Status.DEFEATED
+        c.status = hero_status if c.side is Side.HEROES else Status.DEFEATED
     for seed in range(3):
         battle = engine_battle(scenario, ("heuristic", "heuristic"), seed)
         assert (battle.winner, battle.reason, battle.rounds) == (None, "timeout", 10)

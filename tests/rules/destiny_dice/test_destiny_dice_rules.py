@@ -313,6 +313,28 @@ def test_dd16_hero_down_healed_back_and_wakes_at_the_end(battle):
     assert (h1.status, h1.resources["pv"]) == (Status.ACTIVE, 1)
 
 
+def test_dd16_a_hero_down_at_the_start_rolls_initiative_and_acts_once_healed(battle):
+    """DD-01 "todos los participantes hacen una prueba de MENTE", a hero Fuera de Combate
+    from the start too: healed, "puedes actuar en tu siguiente turno" needs a turn."""
+    heal = {"name": "poción", "heal": "1d4", "uses": 1}
+    sc = scenario(
+        hero("h1", pv=10, pv_current=0, weapons=[SWORD]),
+        hero("h2", heals=[heal]),
+        enemy("e", mente="d4", pv=30),
+    )
+    state, roller = battle(sc, ["d6=1", "d6=5", "d4=3"], ["d4=3"])
+    assert state.get("h1").status is Status.DOWN
+    assert state.order == ("h2", "e", "h1")
+    assert state.pending.actor == "h2"
+    apply_action(state, Action("curar", "h2", target="h1", item="poción"), roller)
+    assert state.get("h1").status is Status.ACTIVE
+    apply_action(state, Action("fin_turno", "h2"), roller)
+    apply_action(state, Action("fin_turno", "e"), roller)
+    assert (state.pending.actor, state.round) == ("h1", 1)
+    assert Action("atacar", "h1", target="e", item="espada") in state.ruleset.legal_actions(state)
+    roller.assert_exhausted()
+
+
 def test_dd17_long_rest_restores_everything():
     sc = scenario(
         hero("h", pv=16, pv_current=3, energy_max=6, conditions=[{"name": "envenenado", "x": "1"}]),
