@@ -39,11 +39,11 @@ Rule by rule (ids DD-01 … DD-19, docs/rulesets/destiny_dice.md), what the engi
 * DD-18 Shooting with a d20 of 1: automatic miss (the defence is not rolled);
   option ``jam_on_one`` (default true): the weapon jams until ``recargar``.
 * DD-19 States: temporal ones (Derribado, Inmóvil, Paralizado) end at the start
-  of the bearer's next turn and apply their effect to that turn (stand up with
-  the main action / no zone change / lose the turn); Desarmado lasts until
-  ``recuperar_arma``; persistent ones (Ciego −2 to attacks, Asustado — Alma vs 5
-  to approach the source, Envenenado X damage at each turn start) last until
-  cured or a long rest.
+  of the bearer's next turn, before Envenenado's damage, and apply their effect to
+  that turn (stand up with the main action / no zone change / lose the turn);
+  Desarmado lasts until ``recuperar_arma``; persistent ones (Ciego −2 to attacks,
+  Asustado — Alma vs 5 to approach the source, Envenenado X damage at each turn
+  start) last until cured or a long rest.
 * DD-20 The seed's worked examples are reproduced in the tests with scripted dice.
 """
 

@@ -787,15 +787,10 @@ def advance(s: tuple, d: tuple, dice: np.ndarray) -> None:
 def start_turn(
     stat: np.ndarray, cs: np.ndarray, g: np.ndarray, log: np.ndarray, c: int, dice: np.ndarray
 ) -> bool:
-    """DestinyDice._start_turn (DD-19): Envenenado's damage, then the temporal states
-    end and apply to this turn. True if ``c`` has a choice to make."""
+    """DestinyDice._start_turn (DD-19): the temporal states end and apply to this turn,
+    then Envenenado's damage. True if ``c`` has a choice to make."""
     moved = False
     acted = False
-    if cs[c, CS.COND] & (1 << ENVENENADO):
-        total = roll_expr(dice, cs[c], CS.POISON)
-        damage(stat, cs, g, log, c, total, -1)
-        if cs[c, CS.STATUS] != ACTIVE:
-            return False
     cond = cs[c, CS.COND]
     if cond:
         if cond & (1 << PARALIZADO):
@@ -806,6 +801,11 @@ def start_turn(
         if cond & (1 << INMOVIL):
             moved = True
         cs[c, CS.COND] = cond & ~((1 << PARALIZADO) | (1 << DERRIBADO) | (1 << INMOVIL))
+        if cond & (1 << ENVENENADO):
+            total = roll_expr(dice, cs[c], CS.POISON)
+            damage(stat, cs, g, log, c, total, -1)
+            if cs[c, CS.STATUS] != ACTIVE:
+                return False
     g[G.TURN_ACTOR] = c
     g[G.MOVED] = 1 if moved else 0
     g[G.ACTED] = 1 if acted else 0

@@ -324,26 +324,12 @@ class DestinyDice(Combat):
             )
         )
         moved = acted = False
-        poison = c.conditions.get("envenenado")
-        if poison is not None:
-            # "Envenenado (X): Sufres X daño al inicio de cada turno".
-            total, faces = cached_dice(poison.dice or "1").roll(roller, N_("poison (Envenenado)"))
-            events.append(
-                Rolled(
-                    _f("{c} suffers poison ({dice}): {total}.", c.name, poison.dice, total),
-                    c.id,
-                    "envenenado",
-                    faces,
-                    total,
-                )
-            )
-            events.extend(self._damage(state, c, total, "", "envenenado"))
-            if not c.active:
-                return False
-        # Most turns start with no state at all: then there is nothing below to check.
+        # Temporal states "duran hasta el inicio de tu próximo turno": they end as the turn
+        # starts, before anything happens in it (Envenenado's damage below, which may drop
+        # the bearer: then they are over all the same). The ones whose effect is about this
+        # turn apply to it as they end (seed's table). Most turns start with no state at
+        # all: then there is nothing to check.
         if c.conditions:
-            # Temporal states "duran hasta el inicio de tu próximo turno": they end now, and the
-            # ones whose effect is about this turn apply to it as they end (seed's table).
             if "paralizado" in c.conditions:
                 events.append(Note(_f("{c} is Paralizado and loses this turn.", c.name)))
                 moved = acted = True
@@ -362,6 +348,24 @@ class DestinyDice(Combat):
                     events.append(
                         ConditionEnded(_f("{c} is no longer {name}.", c.name, name), c.id, name)
                     )
+            poison = c.conditions.get("envenenado")
+            if poison is not None:
+                # "Envenenado (X): Sufres X daño al inicio de cada turno".
+                total, faces = cached_dice(poison.dice or "1").roll(
+                    roller, N_("poison (Envenenado)")
+                )
+                events.append(
+                    Rolled(
+                        _f("{c} suffers poison ({dice}): {total}.", c.name, poison.dice, total),
+                        c.id,
+                        "envenenado",
+                        faces,
+                        total,
+                    )
+                )
+                events.extend(self._damage(state, c, total, "", "envenenado"))
+                if not c.active:
+                    return False
         data = state.data
         data["turn_actor"], data["moved"], data["acted"] = c.id, moved, acted
         return not (moved and acted)

@@ -451,6 +451,35 @@ def test_dd19_envenenado_hurts_at_turn_start(battle):
     assert "envenenado" in state.get("h").conditions  # persistent
 
 
+def test_dd19_temporal_states_end_at_the_turn_start_when_the_poison_drops_the_bearer(battle):
+    """Temporal states "duran hasta el inicio de tu próximo turno", Envenenado "Sufres X
+    daño al inicio de cada turno": the states end as the turn starts, then the poison
+    hits. Dropped by it and healed back, the bearer's next turn is its own: Derribado
+    does not spend its action a turn later."""
+    heal = {"name": "poción", "heal": "1d4", "uses": 1}
+    sc = scenario(
+        hero(
+            "h",
+            pv_current=1,
+            weapons=[SWORD],
+            conditions=[{"name": "derribado"}, {"name": "envenenado", "x": "1"}],
+        ),
+        hero("h2", heals=[heal]),
+        enemy("e", mente="d4", pv=30),
+    )
+    state, roller = battle(sc, ["d6=6", "d6=5", "d4=1"], ["d4=3"])
+    h = state.get("h")
+    assert h.status is Status.DOWN
+    assert set(h.conditions) == {"envenenado"}
+    assert state.pending.actor == "h2"
+    apply_action(state, Action("curar", "h2", target="h", item="poción"), roller)
+    apply_action(state, Action("fin_turno", "h2"), roller)
+    apply_action(state, Action("fin_turno", "e"), roller)
+    assert (state.pending.actor, state.round, h.resources["pv"]) == ("h", 2, 2)
+    assert Action("atacar", "h", target="e", item="espada") in state.ruleset.legal_actions(state)
+    roller.assert_exhausted()
+
+
 def test_dd19_ciego_minus_two_to_attacks(battle):
     sc = scenario(
         hero("h", weapons=[SWORD], conditions=[{"name": "ciego"}]), enemy("e", mente="d4")
