@@ -259,7 +259,7 @@ class CS(Columns):
     PC = (0, BOUND, "puntos de cuerpo left")
     PM = (0, BOUND, "puntos de mente left")
     PA = (0, BOUND, "puntos de alma left")
-    FEAR = (-1, "combatants", "whom its asustado fears, -1 nobody")
+    FEAR = (-1, "combatants", "whom its asustado fears, -1 every foe (a state without source)")
     AYUDA = (0, MAX_AYUDA, "the help it holds for its next roll (DD-04)")
     JAM = (0, (1 << MAX_WEAPONS) - 1, "its jammed weapons, a bit each (DD-18)")
     POISON = (-BOUND, BOUND, "Envenenado X's dice, rolled at its turn's start (DD-19)", DX)
@@ -956,13 +956,21 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
 
 @njit(cache=True, _nrt=False, inline="always")
 def move(s: tuple, d: tuple, c: int, zone: int, dice: np.ndarray) -> None:
-    """DestinyDice._move: Asustado needs "Alma (Voluntad) Dif 5" to approach its source."""
+    """DestinyDice._move: Asustado needs "Alma (Voluntad) Dif 5" to approach what it fears."""
     stat, dist = s[STAT], s[DIST]
     cs = d[STATE]
-    src = cs[c, CS.FEAR]
-    if cs[c, CS.COND] & (1 << ASUSTADO) and src >= 0:
-        sz = cs[src, CS.ZONE]
-        if cs[src, CS.STATUS] == ACTIVE and dist[zone, sz] < dist[cs[c, CS.ZONE], sz]:
+    if cs[c, CS.COND] & (1 << ASUSTADO):
+        # DestinyDice._feared_approached: its source, or (-1) every active foe.
+        src = cs[c, CS.FEAR]
+        zc = cs[c, CS.ZONE]
+        approached = False
+        for f in range(stat.shape[0]):
+            feared = f == src if src >= 0 else stat[f, ST.SIDE] != stat[c, ST.SIDE]
+            fz = cs[f, CS.ZONE]
+            if feared and cs[f, CS.STATUS] == ACTIVE and dist[zone, fz] < dist[zc, fz]:
+                approached = True
+                break
+        if approached:
             bonus = cs[c, CS.AYUDA]
             cs[c, CS.AYUDA] = 0
             face = roll(dice, stat[c, ST.ALMA])

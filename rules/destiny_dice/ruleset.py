@@ -490,46 +490,44 @@ class DestinyDice(Combat):
         self, state: BattleState, c: Combatant, zone: str, roller: Roller, events: list[Event]
     ) -> None:
         fear = c.conditions.get("asustado")
-        if fear is not None and fear.source in state.by_id:
-            source = state.by_id[fear.source]
-            dist = state.battlefield.distance
-            if source.active and dist(zone, source.zone) < dist(c.zone, source.zone):
-                # Asustado: "Para hacerlo: Alma (Voluntad) Dif 5."
-                bonus = c.data.pop("ayuda", 0)
-                face = roller.roll(c.stats.alma, N_("Alma against fear (Asustado)"))
-                ok = face + bonus >= 5
-                plus = f" +{bonus}" if bonus else ""
-                events.append(
-                    Rolled(
-                        (
-                            _f(
-                                "{c} is Asustado of {source}: Alma d{alma} {face}{bonus} vs 5 — "
-                                "steels themself.",
-                                c.name,
-                                source.name,
-                                c.stats.alma,
-                                face,
-                                plus,
-                            )
-                            if ok
-                            else _f(
-                                "{c} is Asustado of {source}: Alma d{alma} {face}{bonus} vs 5 — "
-                                "cannot bring themself to approach.",
-                                c.name,
-                                source.name,
-                                c.stats.alma,
-                                face,
-                                plus,
-                            )
-                        ),
-                        c.id,
-                        "asustado",
-                        (face,),
-                        face + bonus,
-                    )
+        source = self._feared_approached(state, c, fear.source, zone) if fear else None
+        if source is not None:
+            # Asustado: "Para hacerlo: Alma (Voluntad) Dif 5."
+            bonus = c.data.pop("ayuda", 0)
+            face = roller.roll(c.stats.alma, N_("Alma against fear (Asustado)"))
+            ok = face + bonus >= 5
+            plus = f" +{bonus}" if bonus else ""
+            events.append(
+                Rolled(
+                    (
+                        _f(
+                            "{c} is Asustado of {source}: Alma d{alma} {face}{bonus} vs 5 — "
+                            "steels themself.",
+                            c.name,
+                            source.name,
+                            c.stats.alma,
+                            face,
+                            plus,
+                        )
+                        if ok
+                        else _f(
+                            "{c} is Asustado of {source}: Alma d{alma} {face}{bonus} vs 5 — "
+                            "cannot bring themself to approach.",
+                            c.name,
+                            source.name,
+                            c.stats.alma,
+                            face,
+                            plus,
+                        )
+                    ),
+                    c.id,
+                    "asustado",
+                    (face,),
+                    face + bonus,
                 )
-                if not ok:
-                    return
+            )
+            if not ok:
+                return
         events.append(
             Moved(
                 _f("{c} moves from {start} to {zone}.", c.name, c.zone, zone),
@@ -539,6 +537,24 @@ class DestinyDice(Combat):
             )
         )
         c.zone = zone
+
+    def _feared_approached(
+        self, state: BattleState, c: Combatant, source: str | None, zone: str
+    ) -> Combatant | None:
+        """The first one ``c``'s Asustado fears that a step to ``zone`` brings it closer to
+        (scenario order), or None: "No puedes acercarte voluntariamente a la fuente del
+        miedo". A named source (the attacker who inflicted it, a state file's) is the one
+        feared; a state given with none (a scenario's, the GM's) *(default)* fears every
+        active foe."""
+        if source is not None:
+            feared = [state.by_id[source]] if source in state.by_id else []
+        else:
+            feared = [f for f in state.combatants if f.side is not c.side]
+        dist = state.battlefield.distance
+        for f in feared:
+            if f.active and dist(zone, f.zone) < dist(c.zone, f.zone):
+                return f
+        return None
 
     # -- presentation / learners ---------------------------------------------
     def describe(self, state: BattleState, action: Action) -> str:

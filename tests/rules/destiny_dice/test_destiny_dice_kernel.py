@@ -18,11 +18,20 @@ from hypothesis import strategies as st
 from escaramuza.agents import make_agent
 from escaramuza.agents.heuristics.destiny_dice_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
+from escaramuza.rules.core.events import (
+    ConditionEnded,
+    Damaged,
+    Event,
+    Note,
+    Rolled,
+    StatusChanged,
+    TurnStarted,
+)
 from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.scenario import load_scenario, parse_scenario_text
 from tests.fastpath_helpers import engine_battle, engine_rollout, rollout_row, same_as_engine
-from tests.rules.destiny_dice.destiny_dice_helpers import dd_options
+from tests.rules.destiny_dice.destiny_dice_helpers import dd_options, enemy, hero, scenario
 from tests.scenario_texts import VALID
 
 pytestmark = pytest.mark.compile
@@ -52,6 +61,88 @@ def test_dd_nobody_able_to_fight_passes_its_rounds_as_on_the_engine(hero_status)
         assert (battle.winner, battle.reason, battle.rounds) == (None, "timeout", 10)
         assert battle.decisions == 0
     same_as_engine(scenario, ("heuristic", "heuristic"), [0, 1, 2])
+
+
+# -- DD-16 and DD-19 at a turn's start ---------------------------------------------------
+_SWORD = {"name": "espada", "tier": "media"}
+_HEAL = {"name": "poción", "heal": "1d4", "bands": ["cuerpo_a_cuerpo", "cerca"]}
+#: h1 starts Fuera de Combate; h2 is Asustado with no source; h3 starts Derribado and
+#: Envenenado with 3 PV; the enemies, two zones off, net, knock down and poison.
+_TURN_STARTS = scenario(
+    hero("h1", pv=8, pv_current=0, weapons=[_SWORD]),
+    hero("h2", pv=10, heals=[_HEAL], weapons=[_SWORD], conditions=[{"name": "asustado"}]),
+    hero(
+        "h3",
+        pv=8,
+        pv_current=3,
+        weapons=[_SWORD],
+        heals=[_HEAL],
+        conditions=[{"name": "derribado"}, {"name": "envenenado", "x": "1"}],
+    ),
+    enemy(
+        "e1",
+        zone="c",
+        pv=8,
+        weapons=[
+            {"name": "red", "tier": "ligera", "inflicts": {"name": "paralizado"}},
+            {"name": "maza", "tier": "media", "inflicts": {"name": "derribado"}},
+        ],
+    ),
+    enemy(
+        "e2",
+        zone="d",
+        pv=6,
+        weapons=[
+            {
+                "name": "dardos",
+                "tier": "ligera",
+                "kind": "distancia",
+                "bands": ["cerca", "lejos"],
+                "inflicts": {"name": "envenenado", "x": "1d4"},
+            }
+        ],
+    ),
+    round_limit=10,
+)
+
+
+def _turn_start_cases(log: list[Event]) -> tuple[bool, bool, bool]:
+    """Whether a battle's log has: h1's turn (down at the start, healed: DD-16); a turn
+    whose start ends a temporal state and whose poison drops the bearer (DD-19); h2's
+    Alma test against its sourceless fear (DD-19)."""
+    h1_acts = any(isinstance(e, TurnStarted) and e.actor == "h1" for e in log)
+    dropped = False
+    for k, e in enumerate(log):
+        if isinstance(e, TurnStarted):
+            start = []
+            for x in log[k + 1 :]:
+                if not isinstance(x, (Note, ConditionEnded, Rolled, Damaged, StatusChanged)):
+                    break
+                start.append(x)
+            ended = any(
+                isinstance(x, ConditionEnded) and x.condition in ("derribado", "paralizado")
+                for x in start
+            )
+            down = any(isinstance(x, StatusChanged) and x.status == "down" for x in start)
+            dropped = dropped or (ended and down)
+    fear = any(isinstance(e, Rolled) and (e.actor, e.what) == ("h2", "asustado") for e in log)
+    return h1_acts, dropped, fear
+
+
+@pytest.mark.parametrize("agents", [("heuristic", "heuristic"), ("random", "heuristic")])
+def test_dd16_dd19_kernel_plays_turn_starts_as_the_engine(agents):
+    """A hero down from the start rolls initiative and, healed, takes its turns (DD-16);
+    temporal states end at the turn's start though the poison then drops the bearer, and
+    a sourceless Asustado tests Alma to approach any foe (DD-19): the kernel plays the
+    engine's battles, and they meet each case."""
+    seeds = list(range(120))
+    same_as_engine(_TURN_STARTS, agents, seeds)
+    players = {Side.HEROES: make_agent(agents[0]), Side.ENEMIES: make_agent(agents[1])}
+    met = [
+        _turn_start_cases(play_battle(_TURN_STARTS, players, seed, narrate=False).log)
+        for seed in seeds
+    ]
+    assert all(any(case) for case in zip(*met, strict=True))
 
 
 # -- hypothesis scenarios ---------------------------------------------------------------

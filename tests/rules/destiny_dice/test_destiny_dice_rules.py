@@ -506,6 +506,35 @@ def test_dd19_asustado_moving_away_needs_no_roll(battle):
     assert state.get("h").zone == "a"
 
 
+@pytest.mark.parametrize(("alma", "moves"), [("d6=5", True), ("d6=4", False)])
+def test_dd19_asustado_without_a_source_fears_every_foe(battle, alma, moves):
+    """A scenario's (or the GM's) Asustado names no "fuente del miedo": read as every
+    active foe, a step closer to any of them needs "Alma (Voluntad) Dif 5"."""
+    sc = scenario(
+        hero("h", zone="b", conditions=[{"name": "asustado"}]),
+        enemy("e1", zone="d", mente="d4"),
+        enemy("e2", zone="a", mente="d4"),
+    )
+    state, roller = battle(sc, ["d6=6", "d4=1", "d4=1"], [alma])
+    assert state.get("h").conditions["asustado"].source is None
+    apply_action(state, Action("mover", "h", zone="c"), roller)  # towards e1
+    assert (state.get("h").zone == "c") is moves
+    roller.assert_exhausted()
+
+
+def test_dd19_asustado_without_a_source_steps_clear_of_every_foe_freely(battle):
+    sc = scenario(
+        hero("h", zone="b", conditions=[{"name": "asustado"}]),
+        enemy("e1", zone="d", mente="d4"),
+        enemy("e2", zone="a", mente="d4", pv_current=0),  # defeated: nothing to fear
+        hero("h2", zone="a"),
+    )
+    state, roller = battle(sc, ["d6=6", "d4=1", "d6=1"])
+    apply_action(state, Action("mover", "h", zone="a"), roller)  # away from e1: no roll
+    assert state.get("h").zone == "a"
+    roller.assert_exhausted()
+
+
 def test_illegal_action_is_refused_with_the_legal_list(battle):
     sc = scenario(hero("h", weapons=[SWORD]), enemy("e", zone="c", mente="d4"))
     state, roller = battle(sc, ["d6=6", "d4=1"])
