@@ -8,7 +8,8 @@ Everything else is here, once: the :class:`~escaramuza.rules.core.kernel.Kernel`
 protocol (refusal, whole battles as :class:`KernelBattle` or :class:`BattleColumns`,
 rollouts), the agents' codes, the generators' keys, the replay of suspended battles,
 the scenario cache, and the export helpers every ruleset's export starts with
-(:func:`stat_head`, :func:`zone_hops`, :func:`combatant_head`, :func:`resumable`).
+(:func:`stat_head`, :func:`zone_hops`, :func:`zone_steps`, :func:`combatant_head`,
+:func:`resumable`).
 """
 
 from __future__ import annotations
@@ -92,6 +93,16 @@ def zone_hops(bf: Any) -> np.ndarray:
     battlefield ``bf``, in its ``zone_ids`` order."""
     zone_ids = bf.zone_ids
     return np.array([[bf.distance(a, b) for b in zone_ids] for a in zone_ids], dtype=np.int64)
+
+
+def zone_steps(bf: Any) -> np.ndarray:
+    """``step[z, z']``, the zone one movement from ``z`` toward ``z'``
+    (``Battlefield.step_towards``: on a shortest path, first in map order; ``z`` itself
+    when ``z' = z``), as zone indices in ``bf``'s ``zone_ids`` order."""
+    zone_ids, index = bf.zone_ids, bf.index
+    return np.array(
+        [[index[bf.step_towards(a, b)] for b in zone_ids] for a in zone_ids], dtype=np.int64
+    )
 
 
 class CombatantHead(TypedDict):

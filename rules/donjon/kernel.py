@@ -59,7 +59,14 @@ from typing import Any
 import numpy as np
 
 from escaramuza.rules.core import dialect, mt
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
+from escaramuza.rules.core.compiled import (
+    Exported,
+    combatant_head,
+    resumable,
+    stat_head,
+    zone_hops,
+    zone_steps,
+)
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -425,12 +432,11 @@ def _map(bf: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     zones = bf.zone_ids
     nz = len(zones)
     dist = zone_hops(bf)
-    step_to = np.zeros((nz, nz), dtype=np.int64)
+    step_to = zone_steps(bf)
     away = np.full((nz, nz), NONE, dtype=np.int64)
     for a, za in enumerate(zones):
         for b, zb in enumerate(zones):
             here = dist[a, b]
-            step_to[a, b] = bf.index[bf.step_towards(za, zb)]
             for z in bf.neighbours(za):
                 if bf.distance(z, zb) > here:
                     away[a, b] = bf.index[z]
