@@ -60,8 +60,8 @@ from escaramuza.rules.cairn.kernel import (
     declared_hits,
     foe_hops,
     in_blast,
+    in_reach,
     is_blast,
-    reaches,
     side_out,
 )
 from escaramuza.rules.cairn.sheets import CAIRN_DICE
@@ -680,7 +680,7 @@ def threat_of(
     hops = dist[cs[foe, CS.ZONE], cs[ward, CS.ZONE]]
     mobile = (cs[foe, CS.COND] & DESJARRETADO) == 0
     for w in range(stat[foe, ST.WEAPONS]):
-        if reaches(weapon, foe, w, hops, mobile):
+        if in_reach(weapon, foe, w, hops, mobile):
             x = expected_single(stat, weapon, zone, opts, cs, foe, ward, w)
             if x > best:
                 best = x

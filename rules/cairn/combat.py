@@ -102,6 +102,35 @@ def weapon_named(c: Combatant, name: str) -> Weapon:
     raise KeyError(f"{c.id} has no weapon {name!r}")
 
 
+# -- reach and the move before the attack (CA-04) ------------------------------------
+
+
+def reach_of(weapon: Weapon) -> int:
+    """Hops ``weapon`` strikes from where its wielder stands: a ``distancia`` weapon's
+    ``reach``; any other only its own zone (0)."""
+    return weapon.reach if weapon.kind == RANGED else 0
+
+
+def in_reach(weapon: Weapon, hops: int, mobile: bool) -> bool:
+    """Whether ``weapon`` strikes a combatant ``hops`` zones away this turn: within its
+    reach, or one zone beyond it when the wielder is ``mobile`` (not desjarretado,
+    CA-13) — CA-04: "puede moverse hasta 12 metros y realizar una acción", the move
+    (one zone step) then the attack, for a blade or a bow alike."""
+    reach = reach_of(weapon)
+    return hops <= reach or (hops == reach + 1 and mobile)
+
+
+def attack_zone(state: BattleState, attacker: Combatant, target: Combatant, weapon: Weapon) -> str:
+    """Where ``attacker`` strikes ``target`` from: where it stands when the target is in
+    ``weapon``'s reach, else after the turn's move (CA-04), one zone toward the target —
+    the first neighbour in map order on a shortest path (``Battlefield.step_towards``;
+    for a melee attacker, the target's own zone)."""
+    bf = state.battlefield
+    if bf.distance(attacker.zone, target.zone) <= reach_of(weapon):
+        return attacker.zone
+    return bf.step_towards(attacker.zone, target.zone)
+
+
 def attack_modifier(
     state: BattleState, attacker: Combatant, target: Combatant, weapon: Weapon
 ) -> tuple[str, str]:

@@ -15,14 +15,15 @@ temperaments live in ``agents/heuristics/cairn_kernel.py`` (rules never import a
 The bundles (``rules.core.dialect``; small int codes instead of strings, each array's
 columns declared once below):
 
-* static ``s = (stat, weapon, dist, opts, zone, scar)`` — ``stat[c, ST.*]`` the
+* static ``s = (stat, weapon, dist, opts, zone, scar, step)`` — ``stat[c, ST.*]`` the
   combatant's stat block; ``weapon[c, w, W.*]`` its weapons in ``weapons_of`` order (the
   fists, CA-07, when it has none); ``dist[z, z']`` the hops between two zones;
   ``opts[OPT.*]`` the scenario's options, round limit and victory; ``zone[z, ZONE.*]`` each
   zone's cover, exit and nearest exit, in ``zone_ids`` order; ``scar[k, SCAR.*]`` the
   Cicatrices entry read for ``k`` PI lost (CA-13), built from
   :mod:`escaramuza.rules.cairn.scars` with the scenario's ``doomed`` reading
-  (:func:`scar_table`).
+  (:func:`scar_table`); ``step[z, z']`` the zone one step from ``z`` toward ``z'``
+  (``compiled.zone_steps``: an attack's move, CA-04).
 * dynamic ``d = (cs, g, log, queue, decl, hits, pools, scores)`` — ``cs[c, CS.*]``
   resources, status, zone, conditions (a bit per ``CONDITIONS`` entry) and the playtest
   counters; ``g[G.*]`` the battle (round, side turn, queue head, declarations, outcome,
@@ -54,11 +55,18 @@ from typing import Any
 import numpy as np
 
 from escaramuza.rules.cairn import scars
-from escaramuza.rules.cairn.combat import CONDITIONS, weapons_of
+from escaramuza.rules.cairn.combat import CONDITIONS, reach_of, weapons_of
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.cairn.sheets import CAIRN_DICE, RANGED, UNARMED
 from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
+from escaramuza.rules.core.compiled import (
+    Exported,
+    combatant_head,
+    resumable,
+    stat_head,
+    zone_hops,
+    zone_steps,
+)
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -107,7 +115,7 @@ HEALTH = ("PI", "MAX_PI")
 #: A damage log's ``DAMAGE.RESOURCE``: a resource's index in ``Cairn.resources``.
 R_PI, R_FUE = (list(Cairn.resources).index(r) for r in ("pi", "fue"))
 #: Places of the ruleset's own arrays in the bundles (``rules.core.dialect``).
-ZONES, SCARS = 4, 5
+ZONES, SCARS, STEPS = 4, 5, 6
 QUEUE, DECL, HITS, POOLS, SCORES = 3, 4, 5, 6, 7
 #: The dynamic arrays that are a battle's state (what :func:`reset` copies); the rest is
 #: scratch, written before it is read in every call.
@@ -153,7 +161,7 @@ class W(Columns):
     D1 = (1, LARGEST_DIE, "the first die's sides (a CAIRN_DICE size)")
     D2 = (0, LARGEST_DIE, "the second die's sides (0: one die)")
     RANGED = (0, 1, "a ranged weapon (CA-07)")
-    REACH = (0, BOUND, "a ranged weapon's reach, in zones")
+    REACH = (0, BOUND, "the zones it strikes from where it stands (reach_of: melee 0)")
     BLAST = (0, 1, "Explosión (CA-09)")
     UNARMED = (0, 1, "the fists (CA-07: always a d4)")
 
@@ -346,7 +354,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
                 d1=w.dice[0],
                 d2=w.dice[1] if len(w.dice) > 1 else 0,
                 ranged=int(w.kind == RANGED),
-                reach=w.reach,
+                reach=reach_of(w),
                 blast=int(w.blast),
                 unarmed=int(w is UNARMED),
             )
@@ -389,7 +397,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
     actions = n * nw + nz + 2  # attacks (targets × weapons), moves, the retreat, waiting
     return CairnExported(
         scenario,
-        (stat, weapon, dist, opts, zone, scar_table(o.doomed)),
+        (stat, weapon, dist, opts, zone, scar_table(o.doomed), zone_steps(bf)),
         (cs, g, new_damage_log(), np.zeros(n, dtype=np.int64), _decl(n), *_scratch(n, actions)),
         actions,
         ids,
@@ -754,13 +762,30 @@ def apply_damage(
 
 # -- legal actions (CA-04) ----------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def reaches(weapon: np.ndarray, a: np.int64, w: np.int64, hops: np.int64, mobile: bool) -> bool:
-    """``Cairn.actions_for``'s attack test: ``a``'s weapon ``w`` strikes a combatant
-    ``hops`` zones away — ranged within its reach; melee in the zone, or the next one
-    when ``a`` is ``mobile`` (not desjarretado, CA-13): the move, then the attack (CA-04)."""
-    if weapon[a, w, W.RANGED] == 1:
-        return hops <= weapon[a, w, W.REACH]
-    return hops == 0 or (hops == 1 and mobile)
+def in_reach(weapon: np.ndarray, a: np.int64, w: np.int64, hops: np.int64, mobile: bool) -> bool:
+    """``combat.in_reach``: ``a``'s weapon ``w`` strikes a combatant ``hops`` zones away —
+    within its reach, or one zone beyond when ``a`` is ``mobile`` (not desjarretado,
+    CA-13): the move, then the attack (CA-04)."""
+    reach = weapon[a, w, W.REACH]
+    return hops <= reach or (hops == reach + 1 and mobile)
+
+
+@njit(cache=True, _nrt=False)
+def attack_zone(
+    weapon: np.ndarray,
+    dist: np.ndarray,
+    step: np.ndarray,
+    cs: np.ndarray,
+    a: np.int64,
+    t: np.int64,
+    w: np.int64,
+) -> int:
+    """``combat.attack_zone``: where ``a`` strikes ``t`` from with weapon ``w`` — its zone
+    when ``t`` is in reach, else one step toward ``t`` (CA-04)."""
+    here, there = cs[a, CS.ZONE], cs[t, CS.ZONE]
+    if dist[here, there] <= weapon[a, w, W.REACH]:
+        return here
+    return step[here, there]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -780,7 +805,7 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
             continue
         hops = dist[here, cs[t, CS.ZONE]]
         for w in range(stat[me, ST.WEAPONS]):
-            if reaches(weapon, me, w, hops, mobile):
+            if in_reach(weapon, me, w, hops, mobile):
                 push(la, n, ATTACK, t, -1, w, -1)
                 n += 1
     nz = dist.shape[0]
@@ -1014,7 +1039,7 @@ def morale(
 def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
     """``Cairn.resolve``: the side's declarations together (CA-02): movement in
     declaration order, then the attacks, then morale."""
-    stat, weapon, opts, zone = s[STAT], s[WEAPON], s[OPTS], s[ZONES]
+    stat, weapon, dist, opts, zone = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES]
     cs, g, decl = d[STATE], d[GLOBALS], d[DECL]
     for i in range(g[G.NDECL]):
         a = decl[i, DECL_ACTOR]
@@ -1024,10 +1049,10 @@ def resolve(s: tuple, d: tuple, dice: np.ndarray) -> None:
         if verb == MOVE:
             cs[a, CS.ZONE] = decl[i, LA.ZONE]
         elif verb == ATTACK:
-            t = decl[i, LA.TARGET]
-            # CA-04: a melee attack closes one zone first.
-            if weapon[a, decl[i, LA.ITEM], W.RANGED] == 0 and cs[a, CS.ZONE] != cs[t, CS.ZONE]:
-                cs[a, CS.ZONE] = cs[t, CS.ZONE]
+            # CA-04: an attack beyond the weapon's reach makes the turn's move first.
+            cs[a, CS.ZONE] = attack_zone(
+                weapon, dist, s[STEPS], cs, a, decl[i, LA.TARGET], decl[i, LA.ITEM]
+            )
         elif verb == FLEE:
             _retreat(stat, zone, cs, g, dice, a)
     resolve_attacks(s, d, dice)

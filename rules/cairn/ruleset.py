@@ -20,8 +20,10 @@ from escaramuza.rules.cairn.combat import (
     CONDITIONS,
     apply_damage,
     attack_dice,
+    attack_zone,
     blast_targets,
     declared_pools,
+    in_reach,
     is_blast,
     save,
     set_status,
@@ -79,7 +81,7 @@ class Cairn(Ruleset):
             ATTACK,
             target=True,
             item=True,
-            description="attack with a weapon (closing one zone first for melee)",
+            description="attack with a weapon (a step first when one zone out of reach)",
         ),
         VerbSpec(MOVE, zone=True, description="move up to two zones (move + second move)"),
         VerbSpec(FLEE, description="retreat through an exit zone: a DES save (CA-17)"),
@@ -256,12 +258,8 @@ class Cairn(Ruleset):
                 continue
             hops = hops_to[target.zone]
             for weapon in weapons:
-                if weapon.kind == RANGED:
-                    ok = hops <= weapon.reach
-                else:
-                    # CA-04: the move (one zone step) then the attack.
-                    ok = hops == 0 or (hops == 1 and mobile)
-                if ok:
+                # CA-04: in reach, or one zone beyond it: the move, then the attack.
+                if in_reach(weapon, hops, mobile):
                     out.append(interned_action(ATTACK, me, target=target.id, item=weapon.name))
         if mobile:
             for zone in bf.zone_ids:
@@ -316,10 +314,11 @@ class Cairn(Ruleset):
         if action.verb == MOVE and action.zone is not None:
             return [self._move(actor, action.zone)]
         if action.verb == ATTACK and action.target is not None and action.item is not None:
+            # CA-04: an attack on a target beyond the weapon's reach makes the turn's
+            # move first, here with every other move of the side, before any attack.
             target = state.by_id[action.target]
-            if weapon_named(actor, action.item).kind != RANGED and actor.zone != target.zone:
-                return [self._move(actor, target.zone)]
-            return []
+            zone = attack_zone(state, actor, target, weapon_named(actor, action.item))
+            return [self._move(actor, zone)] if zone != actor.zone else []
         if action.verb == FLEE:
             return self._retreat(state, actor, roller)
         return []
@@ -574,6 +573,18 @@ class Cairn(Ruleset):
             dice, why = attack_dice(state, actor, target, weapon)
             dice_text = "+".join(f"d{s}" for s in dice)
             extra = f", {why}" if why else ""
+            zone = attack_zone(state, actor, target, weapon)
+            if zone != actor.zone:
+                # CA-04: the turn's move, then the attack (where the attacker ends up).
+                return _f(
+                    "{c}: move to {zone} and attack {t} with {weapon} ({dice}{extra})",
+                    actor.name,
+                    zone,
+                    target.name,
+                    weapon.name,
+                    dice_text,
+                    extra,
+                )
             return _f(
                 "{c}: attack {t} with {weapon} ({dice}{extra})",
                 actor.name,

@@ -34,8 +34,10 @@ ZONES = [
     {"id": "c", "cover": 2},
     {"id": "d"},
     {"id": "out", "exit": True},
+    {"id": "e"},
 ]
-LINKS = [["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"], ["b", "d"]]
+# a–e–c beside a–b–c: a step (CA-04) from a toward c or d, or from c toward a, has two ways.
+LINKS = [["a", "b"], ["b", "c"], ["c", "d"], ["a", "out"], ["b", "d"], ["a", "e"], ["e", "c"]]
 
 
 @st.composite
@@ -291,3 +293,75 @@ def test_pool_values_are_the_engines_exact_odds() -> None:
                 assert Fraction(int(e), int(q)) == expected_damage(dice, armour, pi, fue)
                 checked += 1
     assert checked == (5 + 15 + 35) * 32
+
+
+# -- CA-04: a shooter's move, then its shot ---------------------------------------------------
+def test_ca04_shooters_step_then_shoot_in_the_kernel_as_in_the_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CA-04 "puede moverse hasta 12 metros y realizar una acción": a shot at a target one
+    zone past the weapon's reach steps first toward it, to the nearer zone first in map
+    order. Two bands of shooters reaching one zone (slings, a blast) and none (darts) face
+    each other across a map where the step has two ways (a ring of four zones, cover on
+    one way); every temperament of the kernel plays the engine's battles, and the engine's
+    shooters do step, some of them with two nearer zones to choose from."""
+    from escaramuza.rules.cairn import ruleset
+    from escaramuza.rules.cairn.sheets import RANGED
+
+    real = ruleset.attack_zone
+    ways: list[int] = []  # the shooters' steps: how many zones were one nearer the target
+
+    def spy(state: Any, attacker: Any, target: Any, weapon: Any) -> str:
+        zone = real(state, attacker, target, weapon)
+        if weapon.kind == RANGED and zone != attacker.zone:
+            bf = state.battlefield
+            near = bf.distance(attacker.zone, target.zone)
+            ways.append(
+                sum(bf.distance(z, target.zone) < near for z in bf.neighbours(attacker.zone))
+            )
+        return zone
+
+    monkeypatch.setattr(ruleset, "attack_zone", spy)
+    sling = {"name": "honda", "damage": "d4", "kind": "distancia", "reach": 1}
+    darts = {"name": "dardos", "damage": "d6", "kind": "distancia", "reach": 0}
+    bomb = {"name": "bomba", "damage": "d6", "kind": "distancia", "reach": 1, "blast": True}
+    knife = {"name": "daga", "damage": "d4"}
+    band = [[sling, knife], [darts], [bomb, knife], [sling]]
+    temperaments = ("tactician", "cautious", "brute", "protector", "coward")
+    combatants = [
+        fighter(
+            f"{side[0]}{i}",
+            side,
+            zone,
+            pi=3,
+            fue=6,
+            weapons=band[i],
+            temperament=temperaments[(i + (side == "enemies")) % len(temperaments)],
+        )
+        for side, zone in (("heroes", "w"), ("enemies", "e"))
+        for i in range(len(band))
+    ]
+    # w – a, a – n – e and a – s(cover 2) – e: from a (and from e), n and s are both one
+    # zone nearer the other end; n is first in map order.
+    ring = scenario(
+        combatants,
+        {"first_round_save": True},
+        zones=[
+            {"id": "w", "exit": True},
+            {"id": "a"},
+            {"id": "n"},
+            {"id": "s", "cover": 2},
+            {"id": "e"},
+        ],
+        links=[["w", "a"], ["a", "n"], ["n", "e"], ["a", "s"], ["s", "e"]],
+        round_limit=8,
+    )
+    for agents in [
+        ("heuristic", "heuristic"),
+        ("heuristic:cautious", "heuristic:tactician"),
+        ("heuristic:brute", "heuristic:cautious"),
+        ("random", "heuristic:protector"),
+        ("heuristic:coward", "random"),
+    ]:
+        same_as_engine(ring, agents, range(30))
+    assert ways and max(ways) == 2

@@ -7,8 +7,9 @@ import pytest
 
 from escaramuza.rules.cairn.combat import save
 from escaramuza.rules.core.dice import ScriptedRoller
-from escaramuza.rules.core.events import Moved
-from escaramuza.rules.core.model import Side
+from escaramuza.rules.core.events import Moved, Rolled
+from escaramuza.rules.core.i18n import language
+from escaramuza.rules.core.model import Condition, Side
 from escaramuza.rules.core.ruleset import apply_action
 from tests.rules.cairn.cairn_helpers import attack, battle, fighter, play, wait
 
@@ -138,8 +139,80 @@ def test_ca04_move_one_step_plus_action() -> None:
     moves = sorted(a.zone for a in legal if a.verb == "mover")
     assert moves == ["b", "c", "out"]  # two zones at most (move + second move), not d
     attacks = {(a.target, a.item) for a in legal if a.verb == "atacar"}
-    # melee closes one zone (b), not three (d); the sling reaches 2 hops only
-    assert attacks == {("e1", "espada"), ("e1", "honda")}
+    # melee closes one zone (b), not three (d); the sling reaches 2 hops, and d, 3 hops
+    # away, after the turn's one-zone move
+    assert attacks == {("e1", "espada"), ("e1", "honda"), ("e2", "honda")}
     events = play(state, [attack(state, "h", "e1")], ["d6=1"])
     assert any(isinstance(e, Moved) and e.to_zone == "b" for e in events)
     assert state.get("h").zone == "b"
+
+
+#: a–b, a–c, b–d, c–d: from a, b and c are both one zone nearer d (b first in map order).
+SQUARE = [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}]
+SQUARE_LINKS = [["a", "b"], ["a", "c"], ["b", "d"], ["c", "d"]]
+SLING = {"name": "honda", "damage": "d4", "kind": "distancia", "reach": 1}
+
+
+def test_ca04_a_shooter_moves_one_zone_then_shoots() -> None:
+    """ "puede moverse hasta 12 metros y realizar una acción": a sling reaching one zone
+    shoots a target two zones away, stepping first to the nearer zone first in map order."""
+    state = battle(
+        [fighter("h", weapons=[SLING]), fighter("e", "enemies", zone="d")],
+        zones=SQUARE,
+        links=SQUARE_LINKS,
+    )
+    shot = attack(state, "h", "e", "honda")
+    assert shot in state.ruleset.legal_actions(state)
+    # Its text says where the shooter ends up, in English and in Spanish.
+    assert state.ruleset.describe(state, shot) == "h: move to b and attack e with honda (d4)"
+    with language("es"):
+        text = state.ruleset.describe(state, shot)
+    assert text == "h: mover hacia b y atacar a e con honda (d4)"
+    events = play(state, [attack(state, "h", "e", "honda")], ["d4=3"])
+    moved = [e for e in events if isinstance(e, Moved)]
+    assert [(m.from_zone, m.to_zone) for m in moved] == [("a", "b")]
+    assert state.get("h").zone == "b"
+    assert state.get("e").resources["pi"] == 1
+    # From b the target is in reach: the next shot is made without a step.
+    play(state, [wait("e")], [])
+    events = play(state, [attack(state, "h", "e", "honda")], ["d4=1"])
+    assert not any(isinstance(e, Moved) for e in events) and state.get("h").zone == "b"
+
+
+def test_ca04_a_shooter_two_zones_out_of_reach_or_hamstrung_cannot_shoot() -> None:
+    state = battle(
+        [
+            fighter("h", weapons=[SLING]),
+            fighter("e1", "enemies", zone="d"),
+            fighter("e2", "enemies", zone="f"),  # three zones from a: one past reach + move
+        ],
+        zones=[*SQUARE, {"id": "f"}],
+        links=[*SQUARE_LINKS, ["d", "f"]],
+    )
+    targets = {a.target for a in state.ruleset.legal_actions(state) if a.verb == "atacar"}
+    assert targets == {"e1"}
+    # CA-13 Desjarretado: no move, so only what the sling reaches from where it stands.
+    state.get("h").conditions["desjarretado"] = Condition("desjarretado", persistent=True)
+    assert not any(a.verb == "atacar" for a in state.ruleset.legal_actions(state))
+
+
+def test_ca04_the_shooters_step_is_made_with_the_sides_other_moves_before_any_attack() -> None:
+    """CA-02 "Todas las acciones se declaran antes de resolverse": the shooter's step and
+    a blade's close are both made in the movement, in declaration order, then the dice
+    aimed at the target are rolled together (CA-06: the highest kept)."""
+    state = battle(
+        [
+            fighter("h1", weapons=[SLING]),
+            fighter("h2", zone="c"),
+            fighter("e", "enemies", zone="d", pi=8),
+        ],
+        zones=SQUARE,
+        links=SQUARE_LINKS,
+    )
+    events = play(
+        state, [attack(state, "h1", "e", "honda"), attack(state, "h2", "e")], ["d4=2", "d6=5"]
+    )
+    kinds = [type(e).__name__ for e in events if isinstance(e, (Moved, Rolled))]
+    assert kinds == ["Moved", "Moved", "Rolled", "Rolled"]
+    assert [e.to_zone for e in events if isinstance(e, Moved)] == ["b", "d"]
+    assert state.get("e").resources["pi"] == 3
