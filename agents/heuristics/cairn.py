@@ -19,7 +19,9 @@ All temperaments read the exact odds of :mod:`escaramuza.rules.cairn.exact`.
   caught, so stepping back for ever would only stall the fight); without an exit a
   shooter steps away from blades, into cover, and keeps shooting. A shooter keeps
   its range: out of an enemy's zone, in cover, then shoots (ranged attacks first).
-  A melee fighter attacks what it can reach and otherwise advances through cover.
+  It shoots from that post: where it stands, or the step a shot one zone out of reach
+  makes first (CA-04) when that step is as good a post as its best move. A melee fighter
+  attacks what it can reach and otherwise advances through cover.
 * ``coward`` — like ``cautious`` until hurt or until half its side is out of the
   fight; then it runs: ``huir`` (CA-17) when an exit is at hand, else a move
   towards the nearest exit, else away from the enemy; it fights only when cornered.
@@ -47,6 +49,7 @@ from escaramuza.agents.heuristics.vocabulary import best_by, foe_hops, foes, of_
 from escaramuza.rules.cairn import combat
 from escaramuza.rules.cairn.combat import (
     attack_dice,
+    attack_zone,
     blast_targets,
     is_blast,
     weapon_named,
@@ -272,12 +275,20 @@ def shot_reach(me: Combatant) -> int:
 
 
 def best_attack(
-    state: BattleState, me: Combatant, actions: list[Action], ranged_only: bool
+    state: BattleState, me: Combatant, actions: list[Action], post: tuple[Any, ...] | None = None
 ) -> Action | None:
-    """The attack (ranged only, if so) with the highest :func:`attack_gain`, the first."""
+    """The attack with the highest :func:`attack_gain`, the first; with a ``post`` (a
+    :func:`move_key` ``POST`` key), only the shots made from a zone whose key is at least
+    it: where ``me`` stands, or the step an attack beyond reach makes first (CA-04)."""
     attacks = of_verb(actions, "atacar")
-    if ranged_only:
-        attacks = [a for a in attacks if weapon_named(me, str(a.item)).kind == RANGED]
+    if post is not None:
+        key = move_key(state, me, POST, shot_reach(me))
+        attacks = [
+            a
+            for a in attacks
+            if (w := weapon_named(me, str(a.item))).kind == RANGED
+            and key(attack_zone(state, me, state.by_id[str(a.target)], w)) >= post
+        ]
     pools = declared_pools(state)
     return best_by(attacks, lambda a: attack_gain(state, me, a, pools))
 
@@ -368,12 +379,16 @@ def cautious(state: BattleState, me: Combatant, actions: list[Action]) -> Action
         if act is not None:
             return act
     if ranged:
-        # Keep its range: out of the enemy's zone and in cover, if a shot is kept.
-        act = best_move(state, me, actions, POST, shot_reach(me))
-        if act is None:
-            act = best_attack(state, me, actions, True)
+        # Keep its range: out of the enemy's zone and in cover, if a shot is kept. It shoots
+        # from its post: where it stands when no move betters it, or the one-zone step of
+        # an attack beyond reach (CA-04) when that step is as good a post as the move's.
+        reach = shot_reach(me)
+        act = best_move(state, me, actions, POST, reach)
+        post = move_key(state, me, POST, reach)(str(act.zone) if act is not None else me.zone)
+        shot = best_attack(state, me, actions, post)
+        act = shot if shot is not None else act
         return act if act is not None else end_turn(actions)
-    act = best_attack(state, me, actions, False)
+    act = best_attack(state, me, actions)
     if act is None:
         # Nothing in reach: advance, through cover where the step is as good.
         act = best_move(state, me, actions, ADVANCE)
@@ -388,7 +403,7 @@ def coward(state: BattleState, me: Combatant, actions: list[Action]) -> Action:
         act = best_move(state, me, actions, AWAY)
     if act is None:
         # Cornered: no way out, so it fights back.
-        act = best_attack(state, me, actions, False)
+        act = best_attack(state, me, actions)
     return act if act is not None else end_turn(actions)
 
 

@@ -52,11 +52,13 @@ from escaramuza.rules.cairn.kernel import (
     SCARS,
     SCORES,
     ST,
+    STEPS,
     ZONE,
     ZONES,
     G,
     W,
     attack_dice,
+    attack_zone,
     declared_hits,
     foe_hops,
     in_blast,
@@ -78,6 +80,8 @@ W_NUM = DAMAGE_WEIGHT.numerator
 W_DEN = DAMAGE_WEIGHT.denominator
 #: The weight as a float, for the sum past the exact range.
 W_FLOAT = float(DAMAGE_WEIGHT)
+#: :func:`best_attack`'s ``post`` when it takes every attack (unread: not ``posted``).
+NO_POST = (0, 0, 0)
 #: Integers below this are exact float64 values.
 EXACT_FLOAT = 1 << 53
 #: The largest term :func:`attack_gain` sums exactly (the common denominator's bound).
@@ -554,9 +558,11 @@ def shot_reach(stat: np.ndarray, weapon: np.ndarray, me: np.int64) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def best_attack(
+def _best_attack(
     stat: np.ndarray,
     weapon: np.ndarray,
+    dist: np.ndarray,
+    step: np.ndarray,
     zone: np.ndarray,
     opts: np.ndarray,
     scar: np.ndarray,
@@ -568,18 +574,25 @@ def best_attack(
     me: np.int64,
     la: np.ndarray,
     n: int,
-    ranged_only: bool,
+    posted: bool,
+    post: tuple[int, int, int],
 ) -> int:
-    """``best_attack``: the first attack (ranged only, if so) with the highest gain."""
+    """:func:`best_attack` over the arrays."""
     k = declared_hits(stat, weapon, zone, opts, cs, g, decl, hits, False)
     declared_pools(hits, k, pools)
+    reach = shot_reach(stat, weapon, me)
     best = -1
     top = 0.0
     for i in range(n):
         if la[i, LA.VERB] != ATTACK:
             continue
-        if ranged_only and weapon[me, la[i, LA.ITEM], W.RANGED] == 0:
-            continue
+        if posted:
+            w = la[i, LA.ITEM]
+            if weapon[me, w, W.RANGED] == 0:
+                continue
+            z = attack_zone(weapon, dist, step, cs, me, la[i, LA.TARGET], w)
+            if move_key(stat, dist, zone, cs, me, z, POST, reach, 0, 0) < post:
+                continue
         gain = attack_gain(
             stat, weapon, zone, opts, scar, cs, pools, me, la[i, LA.TARGET], la[i, LA.ITEM]
         )
@@ -587,6 +600,33 @@ def best_attack(
             best = i
             top = gain
     return best
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def best_attack(
+    s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int, posted: bool, post: tuple
+) -> int:
+    """``best_attack``: the first attack with the highest gain; when ``posted``, only the
+    shots made from a zone whose ``POST`` :func:`move_key` is at least ``post``."""
+    return _best_attack(
+        s[STAT],
+        s[WEAPON],
+        s[DIST],
+        s[STEPS],
+        s[ZONES],
+        s[OPTS],
+        s[SCARS],
+        d[STATE],
+        d[GLOBALS],
+        d[DECL],
+        d[HITS],
+        d[POOLS],
+        me,
+        la,
+        n,
+        posted,
+        post,
+    )
 
 
 @njit(cache=True, _nrt=False)
@@ -745,8 +785,8 @@ def brute(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
 
 @njit(cache=True, _nrt=False, inline="always")
 def cautious(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
-    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
+    stat, weapon, dist, zone = s[STAT], s[WEAPON], s[DIST], s[ZONES]
+    cs = d[STATE]
     ranged = can_shoot(weapon, me, la, n)
     if hurt(stat, cs, me):
         i = retreat(zone, cs, me, la, n)
@@ -755,13 +795,14 @@ def cautious(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
         if i >= 0:
             return i
     if ranged:
-        i = best_move(stat, dist, zone, cs, me, la, n, POST, shot_reach(stat, weapon, me), 0, 0)
-        if i < 0:
-            i = best_attack(
-                stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, True
-            )
+        reach = shot_reach(stat, weapon, me)
+        i = best_move(stat, dist, zone, cs, me, la, n, POST, reach, 0, 0)
+        at = la[i, LA.ZONE] if i >= 0 else cs[me, CS.ZONE]
+        post = move_key(stat, dist, zone, cs, me, at, POST, reach, 0, 0)
+        j = best_attack(s, d, me, la, n, True, post)
+        i = j if j >= 0 else i
         return i if i >= 0 else end_turn(la, n)
-    i = best_attack(stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False)
+    i = best_attack(s, d, me, la, n, False, NO_POST)
     if i < 0:
         i = best_move(stat, dist, zone, cs, me, la, n, ADVANCE, 0, 0, 0)
     return i if i >= 0 else end_turn(la, n)
@@ -771,13 +812,13 @@ def cautious(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
 def coward(s: tuple, d: tuple, me: np.int64, la: np.ndarray, n: int) -> int:
     """The coward hurt or with half its side out (otherwise :func:`choose` plays it
     cautious, so the inlined cautious is compiled once)."""
-    stat, weapon, dist, opts, zone, scar = s[STAT], s[WEAPON], s[DIST], s[OPTS], s[ZONES], s[SCARS]
-    cs, g, decl, hits, pools = d[STATE], d[GLOBALS], d[DECL], d[HITS], d[POOLS]
+    stat, dist, zone = s[STAT], s[DIST], s[ZONES]
+    cs = d[STATE]
     i = retreat(zone, cs, me, la, n)
     if i < 0:
         i = best_move(stat, dist, zone, cs, me, la, n, AWAY, 0, 0, 0)
     if i < 0:
-        i = best_attack(stat, weapon, zone, opts, scar, cs, g, decl, hits, pools, me, la, n, False)
+        i = best_attack(s, d, me, la, n, False, NO_POST)
     return i if i >= 0 else end_turn(la, n)
 
 

@@ -99,3 +99,55 @@ def test_ca13_heuristic_values_the_doom_only_when_it_takes_the_pc_out() -> None:
             state, me, Action("atacar", "e", target="pc", item="mandoble"), {}
         )
     assert gains["out_of_action"] - gains["event"] == pytest.approx(1 / 12)
+
+
+#: A square a–b–c–y, y in cover 2: from a, b and y are both one zone nearer c (b first in
+#: map order), and from y, a and c are both one zone nearer b (a first).
+POSTS = [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "y", "cover": 2}]
+POST_LINKS = [["a", "b"], ["b", "c"], ["a", "y"], ["y", "c"]]
+SLING: list[dict[str, Any]] = [{"name": "honda", "damage": "d6", "kind": "distancia", "reach": 1}]
+
+
+def cautious(state: BattleState) -> Action:
+    return choose(state, state.ruleset.legal_actions(state), random.Random(0), "cautious")
+
+
+@pytest.mark.parametrize(
+    ("b_cover", "want"),
+    [
+        (0, Action("mover", "h", zone="y")),  # the step to b would leave it in the open
+        (2, Action("atacar", "h", target="e", item="honda")),  # b is as good a post as y
+    ],
+)
+def test_ca04_cautious_shooter_steps_and_shoots_when_the_step_is_as_good_a_post(
+    b_cover: int, want: Action
+) -> None:
+    """CA-04 "puede moverse hasta 12 metros y realizar una acción": a shot one zone out of
+    reach is the move to b, then the shot. The cautious shooter takes it when b is a post
+    as good as its best move (in reach, out of the foe's zone, in as much cover), and
+    otherwise moves to that post; the tactician shoots either way."""
+    zones = [dict(z, cover=b_cover) if z["id"] == "b" else z for z in POSTS]
+    state = battle(
+        [fighter("h", weapons=SLING), fighter("e", "enemies", zone="c")],
+        zones=zones,
+        links=POST_LINKS,
+    )
+    assert cautious(state) == want
+    assert pick(state) == Action("atacar", "h", target="e", item="honda")
+
+
+def test_ca04_cautious_shooter_keeps_its_cover_rather_than_step_for_a_better_shot() -> None:
+    """In cover with a foe in reach, the cautious shooter shoots from where it stands,
+    not at the easier kill one zone past its reach, whose step (to a, first in map order)
+    would take it out of cover; the tactician takes that kill."""
+    state = battle(
+        [
+            fighter("h", zone="y", weapons=SLING),
+            fighter("tough", "enemies", zone="c", pi=13, armour=3),
+            fighter("weak", "enemies", zone="b", pi=0, fue=1),
+        ],
+        zones=POSTS,
+        links=POST_LINKS,
+    )
+    assert cautious(state) == Action("atacar", "h", target="tough", item="honda")
+    assert pick(state) == Action("atacar", "h", target="weak", item="honda")
