@@ -58,15 +58,8 @@ from escaramuza.rules.cairn import scars
 from escaramuza.rules.cairn.combat import CONDITIONS, reach_of, weapons_of
 from escaramuza.rules.cairn.ruleset import Cairn
 from escaramuza.rules.cairn.sheets import CAIRN_DICE, RANGED, UNARMED
-from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import (
-    Exported,
-    combatant_head,
-    resumable,
-    stat_head,
-    zone_hops,
-    zone_steps,
-)
+from escaramuza.rules.core import compiled, mt
+from escaramuza.rules.core.compiled import Exported
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -332,7 +325,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
             stat[i],
             c.id,
             dims,
-            **stat_head(c),
+            **compiled.stat_head(c),
             pc=int(c.pc),
             destacamento=int(s.destacamento),
             impaired=int(s.impaired),
@@ -358,7 +351,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
                 blast=int(w.blast),
                 unarmed=int(w is UNARMED),
             )
-    dist = zone_hops(bf)
+    dist = compiled.zone_hops(bf)
     zone = ZONE.new(nz)
     exits = bf.exits()
     for a, z in enumerate(bf.zone_ids):
@@ -397,7 +390,7 @@ def export_scenario(scenario: Scenario) -> CairnExported:
     actions = n * nw + nz + 2  # attacks (targets × weapons), moves, the retreat, waiting
     return CairnExported(
         scenario,
-        (stat, weapon, dist, opts, zone, scar_table(o.doomed), zone_steps(bf)),
+        (stat, weapon, dist, opts, zone, scar_table(o.doomed), compiled.zone_steps(bf)),
         (cs, g, new_damage_log(), np.zeros(n, dtype=np.int64), _decl(n), *_scratch(n, actions)),
         actions,
         ids,
@@ -434,7 +427,7 @@ def _export_combatant(
 ) -> None:
     """Row ``i`` of ``cs``: status and zone, resources (within 0 and their maxima) and
     conditions."""
-    head = combatant_head(ids, zones, i, c)
+    head = compiled.combatant_head(ids, zones, i, c)
     r = c.resources
     if set(r) != {name for name, _ in RESOURCES}:
         raise KernelRefusal(f"{c.id}: resources {sorted(r)}")
@@ -454,7 +447,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     declarations — distinct combatants of that side, at most one row each."""
     exported = _cairn(exported)
     stat = exported.static[STAT]
-    n = resumable(exported, state, int(exported.static[OPTS][OPT.ROUND_LIMIT]))
+    n = compiled.resumable(exported, state, int(exported.static[OPTS][OPT.ROUND_LIMIT]))
     cs = CS.new(n)
     for i, c in enumerate(state.combatants):
         _export_combatant(stat, exported.ids, exported.zones, cs, i, c)

@@ -56,7 +56,8 @@ from typing import Any
 
 import numpy as np
 
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
+from escaramuza.rules.core import compiled
+from escaramuza.rules.core.compiled import Exported
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEFEATED,
@@ -323,7 +324,7 @@ def export_scenario(scenario: Scenario) -> Exported:
         ST.put(
             stat[i],
             c.id,
-            **stat_head(c),
+            **compiled.stat_head(c),
             hero=int(c.pc),
             cuerpo=sheet.cuerpo,
             mente=sheet.mente,
@@ -344,7 +345,7 @@ def export_scenario(scenario: Scenario) -> Exported:
         _export_heals(c, heals[i])
     maxdeg = max(len(field.neighbours(z)) for z in zone_ids)
     zones = ZONE.new(nz)
-    dist = zone_hops(field)
+    dist = compiled.zone_hops(field)
     for a, z in enumerate(zone_ids):
         zone = field.zones[z]
         ZONE.put(zones[a], f"zone {z}", cover=zone.cover, exit=int(zone.exit))
@@ -510,7 +511,7 @@ def export_combatants(
     for i, c in enumerate(combatants):
         if c.status not in RULESET_STATUSES:
             raise KernelRefusal(f"{c.id}: status {c.status.value}")
-        head = combatant_head(ids, zones, i, c)
+        head = compiled.combatant_head(ids, zones, i, c)
         res = c.resources
         if set(res) != {name for name, _ in RESOURCES}:
             raise KernelRefusal(f"{c.id}: resources {sorted(res)}")
@@ -584,7 +585,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     ``G.put``, which costs as much as the rest of this export."""
     combatants = state.combatants
     scenario = state.scenario
-    n = resumable(exported, state, scenario.round_limit)
+    n = compiled.resumable(exported, state, scenario.round_limit)
     for c, c0 in zip(combatants, scenario.combatants, strict=True):
         if c.maxima != c0.maxima:
             raise KernelRefusal(f"{c.id}: maxima {c.maxima} are not the scenario's")

@@ -58,15 +58,8 @@ from typing import Any
 
 import numpy as np
 
-from escaramuza.rules.core import dialect, mt
-from escaramuza.rules.core.compiled import (
-    Exported,
-    combatant_head,
-    resumable,
-    stat_head,
-    zone_hops,
-    zone_steps,
-)
+from escaramuza.rules.core import compiled, dialect, mt
+from escaramuza.rules.core.compiled import Exported
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -376,7 +369,7 @@ def export_scenario(scenario: Scenario) -> DonjonExported:
             stat[i],
             c.id,
             dims,
-            **stat_head(c),
+            **compiled.stat_head(c),
             index=c.index,
             pc=1 if c.pc else 0,
             nivel=s.level,
@@ -431,8 +424,8 @@ def _map(bf: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The battlefield's ``dist``, ``step_to`` and ``away`` tables (zone indices)."""
     zones = bf.zone_ids
     nz = len(zones)
-    dist = zone_hops(bf)
-    step_to = zone_steps(bf)
+    dist = compiled.zone_hops(bf)
+    step_to = compiled.zone_steps(bf)
     away = np.full((nz, nz), NONE, dtype=np.int64)
     for a, za in enumerate(zones):
         for b, zb in enumerate(zones):
@@ -465,7 +458,7 @@ def _export_combatant(
     numbers faces of the die (highest first, at most MAX_INIT), the conditions the
     kernel knows (without values)."""
     stat, opts = s[STAT], s[OPTS]
-    head = combatant_head(ids, zones, i, c)
+    head = compiled.combatant_head(ids, zones, i, c)
     cid = c.id
     r = c.resources
     maxima = c.maxima
@@ -512,7 +505,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     most four attributes named by a fact); a turn's actor holds the number called."""
     exported = as_exported(exported)
     s = exported.static
-    n = resumable(exported, state, int(s[OPTS][OPT.ROUND_LIMIT]))
+    n = compiled.resumable(exported, state, int(s[OPTS][OPT.ROUND_LIMIT]))
     dims = exported.dims
     index = exported.ids
     cs, g, init = CS.new(n), G.new(), np.zeros((n, MAX_INIT), dtype=np.int64)

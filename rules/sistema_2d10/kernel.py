@@ -65,8 +65,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from escaramuza.rules.core import mt
-from escaramuza.rules.core.compiled import Exported, combatant_head, resumable, stat_head, zone_hops
+from escaramuza.rules.core import compiled, mt
+from escaramuza.rules.core.compiled import Exported
 from escaramuza.rules.core.dialect import (
     ACTIVE,
     DEAD,
@@ -1309,7 +1309,7 @@ def export_sheets(
         ST.put(
             stat[i],
             c.id,
-            **stat_head(c),
+            **compiled.stat_head(c),
             pv=c.maxima["pv"],
             acciones=stats.actions,
             extra=stats.extra_actions,
@@ -1333,7 +1333,7 @@ def export_map(scenario: Scenario) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     zone_ids = tuple(bf.zone_ids)
     nz = len(zone_ids)
     zindex = {z: k for k, z in enumerate(zone_ids)}
-    dist = zone_hops(bf)
+    dist = compiled.zone_hops(bf)
     maxdeg = max(1, max(len(bf.neighbours(z)) for z in zone_ids))
     neighbours = np.full((nz, maxdeg), -1, np.int64)
     zones = ZONE.new(nz)
@@ -1518,7 +1518,7 @@ def export_combatant(
 ) -> None:
     """Row ``i`` of ``cs`` from an engine combatant (the scenario's ``i``-th): status and
     zone, resources (each within 0 and its maximum), conditions; counters from zero."""
-    head = combatant_head(ids, zones, i, c)
+    head = compiled.combatant_head(ids, zones, i, c)
     if c.status not in PLAYED_STATUSES:
         raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
     if set(c.resources) != {name for name, _ in RESOURCES}:
@@ -1544,7 +1544,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     """The dynamic bundle of an engine state (counters from zero); :class:`KernelRefusal`
     for what the kernel cannot hold."""
     exported = _sistema(exported)
-    n = resumable(exported, state, int(exported.static[OPTS][OPT.ROUND_LIMIT]))
+    n = compiled.resumable(exported, state, int(exported.static[OPTS][OPT.ROUND_LIMIT]))
     cs, g, log, order, *scratch = (a.copy() for a in exported.start)
     cs[:] = 0
     index = exported.ids
