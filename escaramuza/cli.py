@@ -332,9 +332,9 @@ def cmd_scenarios(args: argparse.Namespace, out: TextIO) -> int:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
         return 0
     if not rows:
-        out.write("no shipped scenarios\n")
+        out.write(_("no shipped scenarios") + "\n")
         return 0
-    header = ("NAME", "RULESET", "HEROES v ENEMIES", "TITLE")
+    header = (_("NAME"), _("RULESET"), _("HEROES v ENEMIES"), _("TITLE"))
     table = [(r["name"], r["ruleset"], f"{r['heroes']} v {r['enemies']}", r["title"]) for r in rows]
     widths = [max(len(row[i]) for row in (header, *table)) for i in range(3)]
     for row in (header, *table):

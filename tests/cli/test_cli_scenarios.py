@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -46,3 +47,14 @@ def test_cli_scenarios_json(capsys: pytest.CaptureFixture[str]) -> None:
         6,
     )
     assert emboscada["zones"] >= 5
+
+
+def test_cli_scenarios_header_is_in_the_asked_language(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenarios", "--lang", "es"]) == 0
+    out, _ = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].split() == ["NOMBRE", "REGLAMENTO", "HÉROES", "v", "ENEMIGOS", "TÍTULO"]
+    # The columns still line up under the translated (wider) header.
+    starts = [m.start() for m in re.finditer(r"\S+", lines[1])]
+    assert starts[1] == lines[0].index("REGLAMENTO")
+    assert starts[2] == lines[0].index("HÉROES")
