@@ -12,8 +12,9 @@ Every rule, the seed sentence it follows and the default where the seed is silen
   salvación de DES para poder actuar": option ``first_round_save`` (default on);
   stat ``waive_first_save`` for abilities/items that negate it.
 * CA-04 "moverse hasta 12 metros y realizar una acción": one zone step plus the action;
-  ``mover`` covers two zones (the second move is the action); melee ``atacar`` closes
-  one zone first; the risky action simulated is the retreat (CA-17).
+  ``mover`` covers two zones (the second move is the action); an ``atacar`` one zone
+  past its weapon's reach steps toward the target first (a blade's reach is its own
+  zone); the risky action simulated is the retreat (CA-17).
 * CA-05 "Los ataques en combate siempre impactan": weapon die − armadura (``armour``), to PI.
 * CA-06 "se tiran todos los dados de daño y se conserva el resultado más alto".
 * CA-07 Impedido → d4: the attacker's ``impaired`` flag, a ``distancia`` weapon's attack

@@ -8,8 +8,8 @@ and a loss of 12 or more reads entry 12 *(default)*. Effects are paraphrased.
 ``effect`` says what the engine simulates in a fight: ``out_of_action`` (the
 PC is down), ``deprived`` (recorded as the ``privado`` condition;
 nothing heals during a fight, so it changes no dice here), ``hamstrung``
-(cannot move: no second move, no closing in, no retreat through a neighbour
-zone). Every other entry is only recorded as an event with what happens after
+(cannot move: no second move, no step before an attack, no retreat through a
+neighbour zone). Every other entry is only recorded as an event with what happens after
 the fight (the maximum-PI or attribute rolls are made on recovery, not here).
 
 Entry 12 (Condenado, the book's "Doomed") is the one reading a GM may want to

@@ -229,6 +229,7 @@ class ST(Columns):
     EXTRA = (0, BOUND, "acciones adicionales: no active defence of their own (S2-09)")
     CA = (0, BOUND, "Capacidad de Absorción of the armour (S2-11)")
     DADOS_EXPRES = (0, BOUND, "most Dados Exprés held")
+    PC = (0, 1, "a player character (S2-05: only they give one another Dados Exprés)")
     INICIATIVA = (-BOUND, BOUND, "initiative MHC, Reflejos + Sentidos (S2-06)")
     DEFENSA_CAC = (-BOUND, BOUND, "defensive MHC against cuerpo a cuerpo (S2-08)")
     DEFENSA_DIST = (-BOUND, BOUND, "defensive MHC against distancia (S2-08)")
@@ -1047,11 +1048,12 @@ def legal(s: tuple, d: tuple, la: np.ndarray) -> int:
                 break
             push(la, cnt, MOVER, -1, neighbours[here, m], -1, -1)
             cnt += 1
-    if cs[a, CS.DADOS_EXPRES] > 0:
-        # S2-05 "si alguno ha agotado los suyos": only to an ally who holds none.
+    if cs[a, CS.DADOS_EXPRES] > 0 and stat[a, ST.PC] == 1:
+        # S2-05 "Los jugadores pueden cederse…": a player character to another who holds none.
         for c in range(n):
             if (
-                stat[c, ST.SIDE] == stat[a, ST.SIDE]
+                stat[c, ST.PC] == 1
+                and stat[c, ST.SIDE] == stat[a, ST.SIDE]
                 and cs[c, CS.STATUS] == ACTIVE
                 and c != a
                 and cs[c, CS.DADOS_EXPRES] == 0
@@ -1315,6 +1317,7 @@ def export_sheets(
             extra=stats.extra_actions,
             ca=stats.ca,
             dados_expres=c.maxima["dados_expres"],
+            pc=int(c.pc),
             iniciativa=prof.iniciativa,
             defensa_cac=prof.defensa_cac,
             defensa_dist=prof.defensa_dist,

@@ -308,13 +308,15 @@ class Sistema2d10(Ruleset):
             actions.extend(
                 Action(MOVER, actor.id, zone=z) for z in state.battlefield.neighbours(actor.zone)
             )
-        if actor.resources["dados_expres"] > 0:
+        if actor.resources["dados_expres"] > 0 and actor.pc:
             # S2-05 "Los jugadores pueden cederse sus dados exprés entre ellos si alguno ha
-            # agotado los suyos": only to an ally who holds none (and may hold one).
+            # agotado los suyos": a player character, to another who holds none (and may
+            # hold one).
             actions.extend(
                 Action(CEDER_DADO, actor.id, target=c.id)
                 for c in state.combatants
-                if c.side is actor.side
+                if c.pc
+                and c.side is actor.side
                 and c.active
                 and c is not actor
                 and c.resources["dados_expres"] == 0

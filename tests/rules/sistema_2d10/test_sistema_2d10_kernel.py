@@ -326,3 +326,24 @@ def test_the_attack_loops_inline_the_attack_terms_at_one_site_each() -> None:
         sites = [i for i in dis.get_instructions(loop.py_func) if i.argval == "attack_terms"]
         assert len(sites) == 1, loop.py_func.__name__
     assert kernel.roll_penalty.targetoptions.get("inline", "never") == "never"
+
+
+@pytest.mark.parametrize("npc", ["h", "h2"])
+def test_s205_only_player_characters_give_one_another_dados_expres(tools: Any, npc: str) -> None:
+    # "Los jugadores pueden cederse sus dados exprés": an NPC neither gives (h) nor is
+    # given (h2, who holds none) a die, in the engine and in the kernel's legal list.
+    t = tools
+    pcs = {"h": True, "h2": True, npc: False}
+    scn = t.scenario(
+        t.fighter("h", "heroes", dados_expres=3, actions=2, pc=pcs["h"]),
+        t.fighter("h2", "heroes", pc=pcs["h2"]),
+        t.fighter("e", "enemies"),
+    )
+    state, _ = t.start(scn, ["d10=10", "d10=10"] + ["d10=1"] * 4)
+    assert state.pending.actor == "h"
+    engine = state.ruleset.legal_actions(state)
+    assert [a for a in engine if a.verb == "ceder_dado"] == []
+    exported = KERNEL.exported(scn)
+    la = np.zeros((exported.actions, KERNEL.ACTION_WIDTH), dtype=np.int64)
+    n = KERNEL.loops.rules["legal"](exported.static, kernel.export_state(exported, state), la)
+    assert [list(row) for row in la[:n]] == [kernel.action_row(exported, state, a) for a in engine]
