@@ -776,6 +776,8 @@ def advance(s: tuple, d: tuple, dice: np.ndarray) -> None:
                 return
         c = order[g[G.TURN]]
         if cs[c, CS.STATUS] != ACTIVE:
+            # Its turn's start comes all the same: the temporal states end (DD-19).
+            cs[c, CS.COND] &= ~STAY
             continue
         if start_turn(stat, cs, g, log, c, dice):
             g[G.KIND] = KIND_TURN
@@ -801,7 +803,7 @@ def start_turn(
             acted = True
         if cond & (1 << INMOVIL):
             moved = True
-        cs[c, CS.COND] = cond & ~((1 << PARALIZADO) | (1 << DERRIBADO) | (1 << INMOVIL))
+        cs[c, CS.COND] = cond & ~STAY
         if cond & (1 << ENVENENADO):
             total = roll_expr(dice, cs[c], CS.POISON)
             damage(stat, cs, g, log, c, total, -1)

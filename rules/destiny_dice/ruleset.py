@@ -77,6 +77,21 @@ DESCRIPTIONS = {
 }
 
 
+#: DD-19's temporal states that end at the start of their bearer's turn ("duran hasta el
+#: inicio de tu próximo turno"), in the order they end; Desarmado ends with an action.
+TURN_START_ENDS = ("paralizado", "derribado", "inmovil")
+
+
+def _end_temporal(c: Combatant) -> list[Event]:
+    """DD-19: the bearer's turn starts, and its temporal states end."""
+    events: list[Event] = []
+    for name in TURN_START_ENDS:
+        if name in c.conditions:
+            del c.conditions[name]
+            events.append(ConditionEnded(_f("{c} is no longer {name}.", c.name, name), c.id, name))
+    return events
+
+
 def _turn(c: Combatant) -> Decision:
     """``c``'s turn decision, interned (a Decision is a frozen value, like the actions)."""
     return interned(Decision, DecisionKind.TURN, c.id, c.side, "turn")  # type: ignore[no-any-return]
@@ -306,6 +321,9 @@ class DestinyDice(Combat):
                     continue
             c = state.by_id[state.order[state.turn]]
             if not c.active:
+                # A hero down has no turn, but its turn's start comes: its temporal
+                # states, which last "hasta el inicio de tu próximo turno", end there.
+                events.extend(_end_temporal(c))
                 continue
             if self._start_turn(state, c, roller, events):
                 state.pending = _turn(c)
@@ -342,12 +360,7 @@ class DestinyDice(Combat):
             if "inmovil" in c.conditions:
                 events.append(Note(_f("{c} is Inmóvil and cannot change zone this turn.", c.name)))
                 moved = True
-            for name in ("paralizado", "derribado", "inmovil"):
-                if name in c.conditions:
-                    del c.conditions[name]
-                    events.append(
-                        ConditionEnded(_f("{c} is no longer {name}.", c.name, name), c.id, name)
-                    )
+            events.extend(_end_temporal(c))
             poison = c.conditions.get("envenenado")
             if poison is not None:
                 # "Envenenado (X): Sufres X daño al inicio de cada turno".

@@ -106,10 +106,11 @@ _TURN_STARTS = scenario(
 )
 
 
-def _turn_start_cases(log: list[Event]) -> tuple[bool, bool, bool]:
+def _turn_start_cases(log: list[Event]) -> tuple[bool, bool, bool, bool]:
     """Whether a battle's log has: h1's turn (down at the start, healed: DD-16); a turn
     whose start ends a temporal state and whose poison drops the bearer (DD-19); h2's
-    Alma test against its sourceless fear (DD-19)."""
+    Alma test against its sourceless fear (DD-19); a temporal state ending at the start
+    of a turn its bearer, down, does not have (DD-19)."""
     h1_acts = any(isinstance(e, TurnStarted) and e.actor == "h1" for e in log)
     dropped = False
     for k, e in enumerate(log):
@@ -126,7 +127,13 @@ def _turn_start_cases(log: list[Event]) -> tuple[bool, bool, bool]:
             down = any(isinstance(x, StatusChanged) and x.status == "down" for x in start)
             dropped = dropped or (ended and down)
     fear = any(isinstance(e, Rolled) and (e.actor, e.what) == ("h2", "asustado") for e in log)
-    return h1_acts, dropped, fear
+    turn, skipped = None, False
+    for e in log:
+        if isinstance(e, TurnStarted):
+            turn = e.actor
+        elif isinstance(e, ConditionEnded) and e.condition in ("derribado", "paralizado"):
+            skipped = skipped or e.target != turn
+    return h1_acts, dropped, fear, skipped
 
 
 @pytest.mark.parametrize("agents", [("heuristic", "heuristic"), ("random", "heuristic")])

@@ -480,6 +480,33 @@ def test_dd19_temporal_states_end_at_the_turn_start_when_the_poison_drops_the_be
     roller.assert_exhausted()
 
 
+def test_dd19_a_bearer_down_loses_its_temporal_states_at_its_skipped_turn(battle):
+    """Derribado lasts "hasta el inicio de tu próximo turno": dropped by a blow, the bearer
+    has no turn, but that turn's start comes and the state ends; healed ("te levantas
+    inmediatamente"), its next turn keeps its main action."""
+    heal = {"name": "poción", "heal": "1d4", "uses": 1}
+    sc = scenario(
+        hero("h1", pv=10, pv_current=1, weapons=[SWORD], conditions=[{"name": "derribado"}]),
+        hero("h2", heals=[heal]),
+        enemy("e", mente="d8", weapons=[SWORD], pv=30),
+    )
+    state, roller = battle(
+        sc, ["d6=2", "d6=1", "d8=8"], ["d6=6", "d20=10", "d8=1", "d20=10", "d6=1", "d4=3"]
+    )
+    assert state.order == ("e", "h1", "h2")
+    apply_action(state, Action("atacar", "e", target="h1", item="espada"), roller)
+    h1 = state.get("h1")
+    assert h1.status is Status.DOWN and "derribado" in h1.conditions
+    apply_action(state, Action("fin_turno", "e"), roller)
+    assert state.pending.actor == "h2" and "derribado" not in h1.conditions
+    apply_action(state, Action("curar", "h2", target="h1", item="poción"), roller)
+    apply_action(state, Action("fin_turno", "h2"), roller)
+    apply_action(state, Action("fin_turno", "e"), roller)
+    assert (state.pending.actor, state.round) == ("h1", 2)
+    assert Action("atacar", "h1", target="e", item="espada") in state.ruleset.legal_actions(state)
+    roller.assert_exhausted()
+
+
 def test_dd19_ciego_minus_two_to_attacks(battle):
     sc = scenario(
         hero("h", weapons=[SWORD], conditions=[{"name": "ciego"}]), enemy("e", mente="d4")
