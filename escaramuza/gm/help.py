@@ -42,7 +42,7 @@ HELP: dict[str, str] = {
     "initiative": N_(
         "initiative [dice D D …] — redo the start (initiative) with the table's dice."
         "\n\nOnly before the first action is applied; the dice go in the order the ruleset "
-        "rolls them (every combatant in scenario order). Without dice the tool rolls "
+        "rolls them (each combatant that rolls, in scenario order). Without dice the tool rolls "
         "(roll auto) or asks for each die (roll manual). Edits made so far are kept."
     ),
     "load": N_("load FILE — continue from a state file (or start a scenario afresh); undo-able."),

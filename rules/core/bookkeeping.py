@@ -154,15 +154,25 @@ def check_pending(state: BattleState, allowed: dict[str, DecisionKind]) -> None:
         )
 
 
-def check_order(state: BattleState) -> None:
-    """The initiative order of a ruleset that rolls it once for everybody and where
-    nobody leaves it (a combatant who is down keeps its place: it may be brought back):
-    every combatant in it, and ``state.turn`` one of its positions."""
-    missing = [cid for cid in state.by_id if cid not in state.order]
+def check_order(state: BattleState, rolls: tuple[Status, ...] | None = None) -> None:
+    """The initiative order of a ruleset that rolls it once at the start and where nobody
+    leaves it (a combatant who is down keeps its place: it may be brought back): every
+    combatant in it — or, with ``rolls``, every one whose status is one of those that
+    roll initiative — and ``state.turn`` one of its positions."""
+    missing = [
+        c.id
+        for c in state.combatants
+        if c.id not in state.order and (rolls is None or c.status in rolls)
+    ]
     if missing:
         raise BookkeepingError(
             "order",
-            _f("{ids} missing: the order holds every combatant", ", ".join(missing)),
+            _f("{ids} missing: the order holds every combatant", ", ".join(missing))
+            if rolls is None
+            else _f(
+                "{ids} missing: the order holds every combatant that can act or be healed",
+                ", ".join(missing),
+            ),
         )
     if not 0 <= state.turn < len(state.order):
         raise BookkeepingError(

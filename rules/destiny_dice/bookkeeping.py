@@ -31,6 +31,7 @@ from escaramuza.rules.core.dice import DiceError, parse_dice
 from escaramuza.rules.core.i18n import _, _f
 from escaramuza.rules.core.model import Combatant, DecisionKind
 from escaramuza.rules.core.state import BattleState
+from escaramuza.rules.destiny_dice.combat import IN_THE_FIGHT
 from escaramuza.rules.destiny_dice.sheets import CONDITIONS
 
 #: Destiny Dice keeps no dataclass or enum in its bookkeeping.
@@ -67,7 +68,8 @@ def check_state(state: BattleState) -> None:
     pending = state.pending
     if pending is None:
         return
-    check_order(state)
+    # DD-01/DD-16: who is in the fight rolls initiative; a defeated enemy does not.
+    check_order(state, IN_THE_FIGHT)
     actor = check_id(state, data.turn_actor, "data.turn_actor", active=pending.name == "turn")
     require(
         state.order[state.turn] == actor,

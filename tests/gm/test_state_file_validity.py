@@ -18,6 +18,7 @@ import pytest
 
 from escaramuza.agents import RandomAgent
 from escaramuza.rules.core.dice import RandomRoller
+from escaramuza.rules.core.model import Status
 from escaramuza.rules.core.ruleset import apply_action, new_battle
 from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.rules.core.state import BattleState
@@ -169,25 +170,54 @@ def test_an_order_missing_a_combatant_who_can_act_is_refused(name: str, spoil: s
     assert err.field in ("order", "turn")
 
 
-@pytest.mark.parametrize("name", ["destiny_dice/emboscada", "sistema_2d10/escuadra"])
-def test_an_order_that_lost_a_fallen_combatant_names_who_in_either_language(name: str) -> None:
-    # Destiny Dice and Sistema 2d10 roll initiative once and nobody leaves the order,
-    # not even a combatant who is out of the fight: every one of them belongs in it.
+@pytest.mark.parametrize(
+    ("name", "reason", "razon"),
+    [
+        (
+            "destiny_dice/emboscada",
+            "the order holds every combatant that can act or be healed",
+            "el orden incluye a todo combatiente que puede actuar o ser curado",
+        ),
+        (
+            "sistema_2d10/escuadra",
+            "the order holds every combatant",
+            "el orden incluye a todos los combatientes",
+        ),
+    ],
+)
+def test_an_order_that_lost_a_fallen_combatant_names_who_in_either_language(
+    name: str, reason: str, razon: str
+) -> None:
+    # Destiny Dice and Sistema 2d10 roll initiative once and nobody leaves the order: a
+    # combatant who is down may be healed back, so it belongs in it.
     states = (mid_battle(name, n) for n in range(1, 200))
-    state = next(s for s in states if not all(c.active for c in s.combatants))
-    lost = next(c.id for c in state.combatants if not c.active)
+    state = next(s for s in states if any(c.status is Status.DOWN for c in s.combatants))
+    lost = next(c.id for c in state.combatants if c.status is Status.DOWN)
     doc = state_to_dict(state)
     actor = doc["order"][doc["turn"]]
     doc["order"] = [c for c in doc["order"] if c != lost]
     doc["turn"] = doc["order"].index(actor)
     err = refusal(doc)
-    assert (err.field, err.reason) == ("order", f"{lost} missing: the order holds every combatant")
+    assert (err.field, err.reason) == ("order", f"{lost} missing: {reason}")
     from escaramuza.rules.core.i18n import language
 
     with language("es"):
         err = refusal(doc)
-    reason = f"fuera del orden: {lost} (el orden incluye a todos los combatientes)"
-    assert (err.field, err.reason) == ("order", reason)
+    assert (err.field, err.reason) == ("order", f"fuera del orden: {lost} ({razon})")
+
+
+def test_dd16_a_destiny_dice_order_need_not_hold_a_defeated_enemy() -> None:
+    # DD-01/DD-16: who is in the fight rolls initiative; an enemy defeated from the start
+    # does not, and is out for good: a state whose order leaves one out loads.
+    state = new_battle(load_scenario("destiny_dice/emboscada"), RandomRoller(1))
+    foe = next(c for c in state.combatants if c.side.value == "enemies")
+    foe.status, foe.resources["pv"] = Status.DEFEATED, 0
+    doc = state_to_dict(state)
+    actor = doc["order"][doc["turn"]]
+    doc["order"] = [c for c in doc["order"] if c != foe.id]
+    doc["turn"] = doc["order"].index(actor)
+    loaded, _ = state_from_dict(doc)
+    assert foe.id not in loaded.order and loaded.get(foe.id).status is Status.DEFEATED
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
