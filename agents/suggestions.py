@@ -181,6 +181,25 @@ class Suggestions:
             doc["policy"] = self.policy
         return doc
 
+    @property
+    def capped(self) -> bool:
+        """Whether a wall-clock cap stopped an iteration budget before its rollouts: only
+        a cap ends one early with "budget" or "clear" ("identical", "single_action" and
+        "symmetric" end it for what the dice showed)."""
+        budget = self.budget_iterations
+        return (
+            budget is not None and self.iterations < budget and self.stopped in ("budget", "clear")
+        )
+
+    def capped_text(self, cap_ms: float) -> str:
+        """Why a capped search stopped, in words (``cap_ms``: the cap)."""
+        return _f(
+            "stopped early: time cap ({ms} ms on this server) after {n} of {budget} rollouts",
+            format(cap_ms, "g"),
+            self.iterations,
+            self.budget_iterations,
+        )
+
     def stopped_text(self) -> str:
         """Why the search stopped, in words (:data:`STOPPED_TEXT`)."""
         return _(STOPPED_TEXT[self.stopped]).format(

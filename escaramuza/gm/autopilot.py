@@ -33,7 +33,7 @@ from escaramuza.agents.search import MIN_BUDGET_MS, check_budget
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, Suggestion, Suggestions, suggest
 from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError, clip
-from escaramuza.rules.core.i18n import _, _f, word
+from escaramuza.rules.core.i18n import N_, _, _f, word
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
 
@@ -232,21 +232,34 @@ class AutoDecision:
     ranking: Suggestions
     pilot: Pilot
 
+    @property
+    def capped(self) -> bool:
+        """Whether the pilot's wall-clock cap cut its iteration budget short."""
+        return self.pilot.cap_ms is not None and self.ranking.capped
+
     def why(self) -> str:
         """The one line said about it: who chose, the side's win chance after it (with
-        its interval and rollouts, as ``suggest`` shows it) and the reason."""
+        its interval and rollouts, as ``suggest`` shows it, or where the cap cut the
+        search) and the reason."""
         who = self.pilot.agent
         if not self.pilot.is_planner:
             who = _f("{agent}'s choice", who)
         if not self.row.visits:
             return _f("autopilot ({who}): {reason}", who, self.row.reason)
+        # A cut search says where the cap cut it in place of its rollouts.
+        template = N_("autopilot ({who}): win {win}% ({low}–{high}%), {n} rollouts; {reason}")
+        searched: object = self.row.visits
+        if self.capped:
+            assert self.pilot.cap_ms is not None
+            template = N_("autopilot ({who}): win {win}% ({low}–{high}%), {stopped}; {reason}")
+            searched = self.ranking.capped_text(self.pilot.cap_ms)
         return _f(
-            "autopilot ({who}): win {win}% ({low}–{high}%), {n} rollouts; {reason}",
+            template,
             who,
             format(self.row.win * 100, ".0f"),
             format(self.row.win_low * 100, ".0f"),
             format(self.row.win_high * 100, ".0f"),
-            self.row.visits,
+            searched,
             self.row.reason,
         )
 

@@ -87,6 +87,10 @@ class AutoDecisionView(BaseModel):
     win: float | None = Field(description="the enemies' win chance after it (None: not searched)")
     win_interval: list[float] | None = Field(description="its 95% Wilson interval")
     rollouts: int
+    capped: bool = Field(
+        description="the server's time cap stopped its search before the iteration "
+        "budget's rollouts (the line says so)"
+    )
     line: str = Field(description="the line the log shows: who chose, win chance, reason")
 
 
@@ -123,6 +127,7 @@ def decision_view(state_before: BattleState, decision: AutoDecision) -> AutoDeci
         win=round(row.win, 4) if row.visits else None,
         win_interval=[round(row.win_low, 4), round(row.win_high, 4)] if row.visits else None,
         rollouts=row.visits,
+        capped=decision.capped,
         line=decision.why(),
     )
 

@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field
 
 from escaramuza.agents.suggest import Suggestions
 from escaramuza.rules.core.battlefield import Battlefield
-from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.state import BattleState
 from escaramuza.web.autopilot import (
     AutoDecisionView,
@@ -518,20 +517,9 @@ def suggestions_view(session: WebSession, result: Suggestions) -> SuggestionsVie
     doc["verdict_text"] = result.verdict_text()
     doc["stopped_text"] = result.stopped_text()
     doc["time_cap_ms"] = SUGGEST_CAP_MS
-    # Only the time cap ends an iteration budget before its rollouts with "budget" or
-    # "clear" (WebSession.suggest runs it under the cap; "identical" and
-    # "single_action" / "symmetric" end it early for what the dice showed).
-    budget = result.budget_iterations
-    doc["capped"] = (
-        budget is not None and result.iterations < budget and result.stopped in ("budget", "clear")
-    )
-    if doc["capped"]:
-        doc["stopped_text"] = _f(
-            "stopped early: time cap ({ms} ms on this server) after {n} of {budget} rollouts",
-            format(SUGGEST_CAP_MS, "g"),
-            result.iterations,
-            budget,
-        )
+    doc["capped"] = result.capped
+    if result.capped:
+        doc["stopped_text"] = result.capped_text(SUGGEST_CAP_MS)
     return SuggestionsView.model_validate(doc)
 
 

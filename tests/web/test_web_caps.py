@@ -17,6 +17,7 @@ import pytest
 
 import escaramuza.agents.search.mcts as search_module
 import escaramuza.agents.search.rollouts as rollouts_module
+from escaramuza.agents.fast import use_kernel
 from escaramuza.playtest import PlaytestConfig, playtest
 from escaramuza.web import sessions as ws
 from escaramuza.web.limits import (
@@ -173,3 +174,25 @@ def test_a_search_that_raises_is_a_500_with_a_message_and_the_server_goes_on(
     monkeypatch.undo()
     assert c.post("/api/suggest", json={"iterations": 20}).status_code == 200
     assert c.post("/api/apply", json={"index": 1}).status_code == 200
+
+
+def test_an_autopilot_decision_the_time_cap_cuts_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    c = started(DUEL)
+    clock = LeapingClock()
+    monkeypatch.setattr(search_module, "time", clock)
+    monkeypatch.setattr(rollouts_module, "time", clock)
+    with use_kernel("destiny_dice", None):
+        r = c.post("/api/autopilot", json={"enabled": True, "iterations": MAX_ITERATIONS})
+        assert r.status_code == 200, r.text
+        battle = r.json()["battle"]
+        end_turn = next(a["index"] for a in battle["actions"] if a["action"]["verb"] == "fin_turno")
+        doc = c.post("/api/apply", json={"index": end_turn}).json()
+    decisions = [d for d in doc["autopilot"] if d["rollouts"]]
+    assert decisions
+    for d in decisions:
+        assert d["capped"] is True and 1 <= d["rollouts"] < MAX_ITERATIONS
+        assert (
+            f"stopped early: time cap ({SUGGEST_CAP_MS:g} ms on this server) after "
+            f"{d['rollouts']} of {MAX_ITERATIONS} rollouts"
+        ) in d["line"]
+        assert d["line"] in "\n".join(doc["lines"])
