@@ -117,3 +117,37 @@ def test_combine_cli_quiet_when_the_reader_closes_the_pipe(tmp_path: Path) -> No
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0
     assert err == ""
+
+
+kernel_size = load_benchmark("kernel_size")
+
+
+def test_kernel_size_counts_each_line_once_by_kind() -> None:
+    text = (
+        '"""A module.\n'  # 1 docstring
+        "\n"  # 2 blank, inside the docstring: blank
+        'Its second paragraph."""\n'  # 3 docstring
+        "\n"  # 4 blank
+        "# a comment alone\n"  # 5 comment
+        "X = 1  # a comment after code\n"  # 6 code
+        "\n"  # 7 blank
+        "def f() -> str:\n"  # 8 code
+        '    """f\'s docstring."""\n'  # 9 docstring
+        "    return '# not a comment'\n"  # 10 code
+    )
+    size = kernel_size.measure("m.py", text)
+    assert (size.code, size.docstring, size.comment, size.blank) == (3, 3, 1, 3)
+    assert size.total == 10
+
+
+def test_kernel_size_lists_every_kernel_file_and_sums_the_groups() -> None:
+    groups = kernel_size.kernel_files()
+    names = {p.relative_to(ROOT).as_posix() for paths in groups.values() for p in paths}
+    for ruleset in ("destiny_dice", "donjon", "cairn", "sistema_2d10"):
+        assert f"rules/{ruleset}/kernel.py" in names
+        assert f"agents/heuristics/{ruleset}_kernel.py" in names
+    assert "rules/core/loops.py" in names and all((ROOT / n).is_file() for n in names)
+    lines, grand = kernel_size.table(groups)
+    wc = sum(len((ROOT / n).read_text(encoding="utf-8").splitlines()) for n in names)
+    assert grand.total == wc
+    assert lines[-1].split()[4] == str(grand.total)
