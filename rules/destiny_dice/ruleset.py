@@ -42,7 +42,6 @@ from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.destiny_dice.combat import CHAR_NAME, IN_THE_FIGHT, Combat, cached_dice
 from escaramuza.rules.destiny_dice.exact import (
     drop_probability,
-    expected_pv_loss,
     hit_probability,
     pv_loss_distribution,
 )
@@ -479,6 +478,8 @@ class DestinyDice(Combat):
         if verb == "ayudar":
             ally = state.by_id[str(action.target)]
             bonus = state.options.help_bonus
+            # "Tu aliado recibe un bono de +1 a su próxima tirada": one bonus; a second
+            # help before that roll leaves the larger, it does not add (default).
             ally.data["ayuda"] = max(ally.data.get("ayuda", 0), bonus)
             events.append(
                 Note(_f("{c} helps {ally}: +{bonus} to their next roll.", c.name, ally.name, bonus))
@@ -581,7 +582,7 @@ class DestinyDice(Combat):
         return _(template).format(c=c.name, t=t, item=action.item, zone=action.zone) + "."
 
     def condition_from_gm(self, name: str, value: str | None) -> Condition:
-        # As an attack inflicts it: Envenenado (X) carries X as dice notation (DD-14's
+        # As an attack inflicts it: Envenenado (X) carries X as dice notation (DD-19's
         # "Sufres X daño"), ciego, asustado and envenenado are the persistent states, and
         # no other state has a number.
         if name == "envenenado":
@@ -610,11 +611,17 @@ class DestinyDice(Combat):
         att = state.by_id[action.actor]
         dfn = state.by_id[str(action.target)]
         p = self.profile(state, att, dfn, att.stats.weapons[str(action.item)])
+        # What the target loses: PV stop at 0 ("Si tus PV bajan a 0, caes Fuera de
+        # Combate"), so a blow past its PV takes only what it has.
+        pv = dfn.resources["pv"]
+        lost: dict[int, float] = {}
+        for k, q in pv_loss_distribution(p).items():
+            lost[min(k, pv)] = lost.get(min(k, pv), 0.0) + q
         return Odds(
             hit_probability(p),
-            expected_pv_loss(p),
-            drop_probability(p, dfn.resources["pv"]),
-            pv_loss_distribution(p),
+            sum(k * q for k, q in lost.items()),
+            drop_probability(p, pv),
+            lost,
         )
 
     def features(self, state: BattleState, combatant: Combatant) -> Sequence[float]:

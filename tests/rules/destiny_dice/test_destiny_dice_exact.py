@@ -101,3 +101,25 @@ def test_dd06_odds_of_an_action_in_a_state_match_the_profile(battle):
         float(sum(v for k, v in enumerate_loss(profile).items() if k >= 7))
     )
     assert state.ruleset.odds(state, Action("fin_turno", "h")) is None
+
+
+@pytest.mark.parametrize("pv", [1, 2, 7])
+def test_dd15_odds_count_only_the_pv_the_target_has(battle, pv):
+    """PV stop at 0 ("Si tus PV bajan a 0, caes Fuera de Combate"): the expected PV loss
+    and its distribution a GM is shown count at most the PV the target has left."""
+    from escaramuza.rules.core import Action
+    from tests.rules.destiny_dice.destiny_dice_helpers import enemy, hero, scenario
+
+    sc = scenario(
+        hero("h", weapons=[{"name": "espada", "tier": "media"}]),
+        enemy("e", defensa="d6", armour=1, pv=pv, mente="d4"),
+    )
+    state, _ = battle(sc, ["d6=6", "d4=1"])
+    odds = state.ruleset.odds(state, Action("atacar", "h", target="e", item="espada"))
+    capped: dict[int, Fraction] = {}
+    for k, v in enumerate_loss(PROFILES[0]).items():
+        capped[min(k, pv)] = capped.get(min(k, pv), Fraction(0)) + v
+    assert odds.expected_damage == pytest.approx(float(sum(k * v for k, v in capped.items())))
+    assert max(odds.damage) <= pv
+    assert odds.damage == pytest.approx({k: float(v) for k, v in capped.items() if v})
+    assert odds.p_drop == pytest.approx(float(capped.get(pv, 0)))
