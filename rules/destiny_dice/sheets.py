@@ -35,7 +35,8 @@ BANDS: tuple[Band, ...] = ("cuerpo_a_cuerpo", "cerca", "lejos")
 TIERS: dict[str, tuple[int, int]] = {"ligera": (1, 4), "media": (2, 6), "pesada": (3, 8)}
 
 #: Conditions of the seed's table (DD-19). Temporal ones end at the start of the
-#: bearer's next turn; persistent ones need a cure or a long rest.
+#: bearer's next turn, but Desarmado, which ends with ``recuperar_arma`` (a reading:
+#: ``ruleset.TURN_START_ENDS``); persistent ones need a cure or a long rest.
 TEMPORAL = ("derribado", "inmovil", "paralizado", "desarmado")
 PERSISTENT = ("ciego", "asustado", "envenenado")
 CONDITIONS = TEMPORAL + PERSISTENT
