@@ -25,7 +25,7 @@ documented behaviour).
 * DJ-06 "los PNJ siempre actuarán al último en caso de empates"; "una sola
   acción" at a time: PJ in scenario order, then PNJ in scenario order, round
   robin among those with several dice on the number. PJ = heroes and PNJ =
-  enemies unless a sheet sets ``pj``.
+  enemies unless a sheet sets ``pc``.
 * DJ-07 After 1, each side chooses ``continuar`` or ``retirarse``; if either
   continues a new ráfaga (new initiative, one scenario round); if neither, the
   battle ends in a draw with reason ``withdrawal``.
