@@ -322,7 +322,8 @@ def critical_damage(target: Combatant, source: str) -> list[Event]:
 
 def attribute_zero(c: Combatant, attribute: str, source: str = "") -> list[Event]:
     """CA-14: FUE 0 is death (a destacamento is destroyed); DES 0 paralysed; VOL 0
-    delirious — both leave the character unable to act."""
+    delirious — both leave the character unable to act (one still fighting goes down;
+    one already down or gone stays so, with the condition)."""
     if attribute == "fue":
         text = (
             _("{c} is at FUE 0 and the destacamento is destroyed.")
@@ -331,7 +332,7 @@ def attribute_zero(c: Combatant, attribute: str, source: str = "") -> list[Event
         )
         return [set_status(c, Status.DEAD, text.format(c=c.name), source)]
     name = "paralizado" if attribute == "des" else "delirante"
-    return [
+    events: list[Event] = [
         apply_condition(
             c,
             name,
@@ -342,9 +343,11 @@ def attribute_zero(c: Combatant, attribute: str, source: str = "") -> list[Event
                 name,
             ),
             source,
-        ),
-        set_status(c, Status.DOWN, _f("{c} cannot act.", c.name), source),
+        )
     ]
+    if c.active:
+        events.append(set_status(c, Status.DOWN, _f("{c} cannot act.", c.name), source))
+    return events
 
 
 def lose_attribute(c: Combatant, attribute: str, amount: int, source: str = "") -> list[Event]:
@@ -368,7 +371,9 @@ def lose_attribute(c: Combatant, attribute: str, amount: int, source: str = "") 
             new,
         )
     ]
-    if new == 0 and old > 0 and c.active:
+    # CA-14: "Si la FUE de un PJ se reduce a 0, muere" — a PC already down (crawling
+    # after Daño Crítico, paralizado, out of action) too: only the dead lose nothing more.
+    if new == 0 and old > 0 and c.status is not Status.DEAD:
         events.extend(attribute_zero(c, attribute, source))
     return events
 

@@ -200,6 +200,28 @@ def test_ca14_des_or_vol_zero_cannot_act(attribute: str, condition: str) -> None
     assert pj.resources[attribute] == 0 and pj.has(condition) and pj.status is Status.DOWN
 
 
+def test_ca14_fue_zero_kills_a_pc_already_down() -> None:
+    """CA-14 "Si la FUE de un PJ se reduce a 0, muere": a PC crawling after Daño Crítico
+    (down, not dead) whose FUE is then taken to 0 (CA-15's damage outside combat) dies."""
+    state = battle([fighter("pj", pi=1, fue=10), fighter("m", "enemies")])
+    # 4 − 1 PI = 3 past PI: FUE 10 → 7, the save with FUE 7 fails on 15.
+    play(state, [wait("pj"), attack(state, "m", "pj")], ["d6=4", "d20=15"])
+    pj = state.get("pj")
+    assert pj.status is Status.DOWN and pj.has("dano_critico")
+    damage_outside_combat(pj, 7)
+    assert pj.resources["fue"] == 0 and pj.status is Status.DEAD
+
+
+def test_ca14_des_zero_paralyses_a_pc_already_down() -> None:
+    """CA-14 "Si su DES se reduce a 0, queda paralizado", down or not: a PC delirious at VOL 0
+    first (delirante, down) then at DES 0 is both, and stays down."""
+    state = battle([fighter("pj"), fighter("m", "enemies")])
+    pj = state.get("pj")
+    lose_attribute(pj, "vol", 10)
+    lose_attribute(pj, "des", 10)
+    assert pj.has("delirante") and pj.has("paralizado") and pj.status is Status.DOWN
+
+
 # -- CA-15 ------------------------------------------------------------------------
 
 
