@@ -536,7 +536,8 @@ class Cairn(Ruleset):
           would not be without it, on the same dice and FUE save): FUE to 0
           (CA-14), a failed FUE save for Daño Crítico (CA-11/12, CA-16 a routed
           destacamento) or, for a PC, Cicatrices 11, and 12 unless the ``doomed``
-          option reads it as an event only (CA-13).
+          option reads it as an event only (CA-13). Not counted: a flight the
+          ``morale`` option's save would make (CA-18).
 
         A blast (CA-09, CA-16) also rolls at the other opponents in the zone; only
         the named target's odds are reported.
