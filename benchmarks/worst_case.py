@@ -273,7 +273,9 @@ def sistema_2d10(variant: str) -> Scenario:
     from escaramuza.rules.sistema_2d10 import sheets as s2
 
     stalemate = variant == "stalemate"
-    score = s2.MAX_SCORE
+    # Each MHC pairs two scores whose sum is at most MAX_SCORE (S2-02): the largest MHC
+    # every pair can reach at once.
+    score = s2.MAX_SCORE // 2
     names = [f"h{k}" for k in range(s2.MAX_SCORES - 4)]
     attributes = {a: score for a in ("reflejos", "sentidos", "aguante", "destreza")}
     attributes.update({a: score for a in names})

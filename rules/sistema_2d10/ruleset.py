@@ -32,6 +32,7 @@ from escaramuza.rules.sistema_2d10.combat import (
 )
 from escaramuza.rules.sistema_2d10.rolls import mhc
 from escaramuza.rules.sistema_2d10.sheets import (
+    MAX_SCORE,
     MELEE,
     REQUIRED_ATTRIBUTES,
     Profile,
@@ -57,6 +58,22 @@ NO_GASTAR = "no_gastar"
 def _score(table: dict[str, int], key: str) -> int:
     # *(default)* an unlisted skill scores 0 (untrained).
     return table.get(key, 0)
+
+
+def _mhc(stats: Sistema2d10Stats, first: str, attribute: str, what: str = "") -> int:
+    """S2-02's MHC of the score named ``first`` (``skills.espada``; initiative pairs two
+    Características, ``attributes.sentidos``) and the Característica ``attribute``,
+    refusing a pair past "un valor entre 1 y 100" with its field, its sum and the reason
+    (``what``: where the pair is named, e.g. ``weapons[0]``)."""
+    group, name = first.split(".", 1)
+    score = _score(stats.skills if group == "skills" else stats.attributes, name)
+    total = score + stats.attributes[attribute]
+    if total > MAX_SCORE:
+        raise ValueError(
+            f"{what + ': ' if what else ''}{first} + attributes.{attribute}: "
+            + _f("add up to {total}; two scores make a value of 1 to 100 (S2-02)", total)
+        )
+    return mhc(score, stats.attributes[attribute])
 
 
 #: describe()'s line for each verb without a target (marked for the catalog, translated
@@ -162,13 +179,14 @@ class Sistema2d10(Ruleset):
                 "dados_expres_max: "
                 + _f("{most} is below dados_expres {dados}", most, stats.dados_expres)
             )
-        reflejos = car["reflejos"]
         prof = Profile(
-            iniciativa=mhc(car["sentidos"], reflejos),  # S2-06 MHC(Reflejos + Sentidos)
-            defensa_cac=mhc(_score(hab, options.melee_defence_skill), reflejos),
-            defensa_dist=mhc(_score(hab, options.ranged_defence_skill), reflejos),
+            iniciativa=_mhc(
+                stats, "attributes.sentidos", "reflejos"
+            ),  # S2-06 MHC(Reflejos + Sentidos)
+            defensa_cac=_mhc(stats, f"skills.{options.melee_defence_skill}", "reflejos"),
+            defensa_dist=_mhc(stats, f"skills.{options.ranged_defence_skill}", "reflejos"),
             # S2-14 "la Habilidad es 'Resistencia al Dolor', y la Característica 'Aguante'"
-            aguante=mhc(_score(hab, "resistencia_al_dolor"), car["aguante"]),
+            aguante=_mhc(stats, "skills.resistencia_al_dolor", "aguante"),
             weapons=weapons,
         )
         actions = stats.actions + stats.extra_actions
@@ -218,7 +236,7 @@ class Sistema2d10(Ruleset):
             raise ValueError(f"weapons[{i}].damage: {exc}") from None
         if damage.minimum < 0:
             raise ValueError(f"weapons[{i}].damage: " + _("damage can be negative"))
-        weapon_mhc = mhc(_score(stats.skills, w.skill), stats.attributes[w.attribute])
+        weapon_mhc = _mhc(stats, f"skills.{w.skill}", w.attribute, f"weapons[{i}]")
         return WeaponProfile(w.name, w.kind, weapon_mhc, damage, w.reach)
 
     def validate_scenario(self, scenario: Any) -> None:

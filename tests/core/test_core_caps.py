@@ -120,8 +120,10 @@ BASES: dict[str, Doc] = {
                 "zone": "patio",
                 "pv": 30,
                 "actions": 2,
-                "attributes": {"reflejos": 30, "sentidos": 30, "aguante": 30, "destreza": 35},
-                "skills": {"espada": 40, "esquivar": 30},
+                # Reflejos, sentidos and esquivar at 0, so that either of the two bounded
+                # reaches its bound alone (S2-02 caps a pair's sum at the same 100).
+                "attributes": {"reflejos": 0, "sentidos": 0, "aguante": 30, "destreza": 35},
+                "skills": {"espada": 40, "esquivar": 0},
                 "weapons": [
                     {
                         "name": "pistola",

@@ -337,9 +337,9 @@ def test_s213_aimed_attack_modifier_and_lands_where_aimed(
 
 def test_s203_s208_a_critico_attack_is_blocked_only_by_a_critico(tools: Any) -> None:
     t = tools
-    nimble = {"esquivar": 90, "cubrir": 20, "espada": 30, "resistencia_al_dolor": 30}
-    scn = t.duel(foe={"pv": 60, "skills": nimble})  # defence MHC (90 + 30) // 10 = 12
-    # Attack 10 + 10 + 6 = 26 (crítico); defence 9 + 9 + 12 = 30 ≥ 26 but not a crítico.
+    nimble = {"esquivar": 70, "cubrir": 20, "espada": 30, "resistencia_al_dolor": 30}
+    scn = t.duel(foe={"pv": 60, "skills": nimble})  # defence MHC (70 + 30) // 10 = 10
+    # Attack 10 + 10 + 6 = 26 (crítico); defence 9 + 9 + 10 = 28 ≥ 26 but not a crítico.
     dice = t.HERO_FIRST + ["d10=10", "d10=10", "d10=9", "d10=9", "d10=7", "d10=5"]
     state, roller = t.start(scn, dice)
     _attack(t, state, roller)

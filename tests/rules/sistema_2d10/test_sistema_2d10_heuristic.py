@@ -81,12 +81,13 @@ def test_s205_spends_to_lift_an_aguante_stun(tools: Any) -> None:
 
 @pytest.mark.parametrize(
     ("espada", "expected"),
-    [(90, "punto_vital"), (0, "libre")],
+    [(70, "punto_vital"), (0, "libre")],
 )
 def test_s213_aims_when_it_pays(tools: Any, espada: int, expected: str) -> None:
     t = tools
     skilled = {"espada": espada, "esquivar": 30, "cubrir": 20, "resistencia_al_dolor": 30}
-    scn = t.duel(hero={"skills": skilled}, foe={"pv": 200})
+    clumsy = {"esquivar": 0, "cubrir": 0, "resistencia_al_dolor": 30}  # defensa pasiva 13
+    scn = t.duel(hero={"skills": skilled}, foe={"pv": 200, "skills": clumsy})
     state, _ = t.start(scn, t.HERO_FIRST)
     action = _pick(state)
     assert (action.verb, action.option) == ("atacar", expected)

@@ -216,7 +216,7 @@ _SKILLS = ("espada", "esquivar", "cubrir", "resistencia_al_dolor", "armas")
 
 @st.composite
 def _fighter(draw: Any, cid: str, side: str, zones: int) -> dict[str, Any]:
-    score = st.integers(0, 60)
+    score = st.integers(0, 50)  # two add up to at most 100 (S2-02)
     weapons = []
     for w in range(draw(st.integers(1, 2))):
         ranged = draw(st.booleans())

@@ -95,7 +95,7 @@ ROWS: list[tuple[Any, ...]] = [
     ("aimed_head_ca", {}, {"ca": 2}, SWORD | {"damage": "1d10+2"}, "cabeza", (1, 10, 2), {}, {}),
     (
         "aimed_vital_kill",
-        {"skills": {"espada": 90}},
+        {"skills": {"espada": 70}},
         {},
         SWORD | {"damage": "1d10"},
         "punto_vital",

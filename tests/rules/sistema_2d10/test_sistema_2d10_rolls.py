@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import pytest
 
+from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.sistema_2d10.rolls import DIFFICULTIES, degree_of, judge, mhc
+from tests.rules.sistema_2d10.conftest import BASE
 
 
 @pytest.mark.parametrize(
@@ -119,3 +124,37 @@ def test_s204_degree_of_success_or_failure(
 ) -> None:
     result = judge(faces, bonus, difficulty)
     assert (result.success, result.degree) == (success, degree)
+
+
+@pytest.mark.parametrize(
+    ("fighter", "field", "total"),
+    [
+        # The weapon's Habilidad and Característica: espada 71 + destreza 30.
+        ({"skills": {"espada": 71}}, "weapons[0]: skills.espada + attributes.destreza", 101),
+        # Initiative pairs two Características (S2-06): sentidos 80 + reflejos 30.
+        ({"attributes": {"sentidos": 80}}, "attributes.sentidos + attributes.reflejos", 110),
+        # The active defence (S2-08) and the Aguante test (S2-14).
+        ({"skills": {"esquivar": 100}}, "skills.esquivar + attributes.reflejos", 130),
+        ({"attributes": {"aguante": 90}}, "skills.resistencia_al_dolor + attributes.aguante", 120),
+    ],
+)
+def test_s202_two_scores_past_100_are_refused_by_field(
+    tools: Any, fighter: dict[str, Any], field: str, total: int
+) -> None:
+    """S2-02 "De la suma de estos dos valores se puede obtener un valor entre 1 y 100": a
+    sheet whose pair adds up past 100 (an MHC past 10) is refused, naming the pair."""
+    sheet = copy.deepcopy(fighter)
+    for group in ("attributes", "skills"):
+        if group in sheet:
+            sheet[group] = {**BASE[group], **sheet[group]}
+    with pytest.raises(ScenarioError) as caught:
+        tools.duel(foe=sheet)
+    message = str(caught.value)
+    assert f"combatants[1].{field}: add up to {total}" in message
+    assert "1 to 100 (S2-02)" in message
+    # At exactly 100 the sheet loads: the MHC is 10.
+    for group, scores in fighter.items():
+        for name in scores:
+            sheet[group][name] -= total - 100
+    prof = tools.duel(foe=sheet).combatants[1].data["profile"]
+    assert 10 in (prof.iniciativa, prof.defensa_cac, prof.aguante, prof.weapons[0].mhc)
