@@ -40,7 +40,7 @@ from escaramuza.rules.sistema_2d10.sheets import (
     Sistema2d10Stats,
     WeaponProfile,
 )
-from escaramuza.rules.sistema_2d10.tables import LOCATIONS, load_tables
+from escaramuza.rules.sistema_2d10.tables import LOCATIONS, load_tables, value_problem
 
 LIBRE = "libre"
 
@@ -141,6 +141,14 @@ class Sistema2d10(Ruleset):
         **{name: combat.INCAPACITATED for name in combat.INCAPACITATED_NAMES[1:]},
     }
     band_names: ClassVar[tuple[str, ...]] = ("cuerpo a cuerpo", "corta", "media", "larga")
+    #: The states a GM adds with their value, for none does anything at 0 (``cond add ID
+    #: aturdido -2``): what the value is.
+    gm_values: ClassVar[dict[str, str]] = {
+        combat.STUNNED: N_("the MS, -10 to 0"),
+        "sangrado": N_("the PV lost each turn, 1 to 10"),
+        "derribado": N_("the actions lost each turn, 1 to 10"),
+        "moribundo": N_("the turns left before death, 1 or more"),
+    }
     options_model = Sistema2d10Options
     stats_model = Sistema2d10Stats
     n_features = 10
@@ -238,6 +246,18 @@ class Sistema2d10(Ruleset):
             raise ValueError(f"weapons[{i}].damage: " + _("damage can be negative"))
         weapon_mhc = _mhc(stats, f"skills.{w.skill}", w.attribute, f"weapons[{i}]")
         return WeaponProfile(w.name, w.kind, weapon_mhc, damage, w.reach)
+
+    def condition_from_gm(self, name: str, value: str | None) -> Condition:
+        # As the GDF table sets them: a stun's MS, a bleed's PV, a fall's actions and a
+        # dying's turns are the state itself, so each needs its value, in the table's range.
+        kind = self.condition_aliases.get(name, name)
+        if value is None and kind in self.gm_values:
+            raise ValueError(_f("{name} needs its value: {what}", name, _(self.gm_values[kind])))
+        cond = super().condition_from_gm(name, value)
+        problem = value_problem(kind, cond.value) if value is not None else None
+        if problem is not None:
+            raise ValueError(_f("{name}'s value {reason}, not {value}", name, problem, value))
+        return cond
 
     def validate_scenario(self, scenario: Any) -> None:
         # Loading here rejects a malformed tables file when the scenario loads, with the

@@ -620,3 +620,28 @@ def test_cond_add_takes_a_value_only_where_the_ruleset_reads_one() -> None:
     assert "error: aturdido's value must be a whole number, not '²'" in s2d10
     _, donjon = drive(["cond add gorm quebrado 2", "cond add gorm quebrado"], target="donjon/duelo")
     assert "error: quebrado takes no value in Donjon" in donjon and "ok: quebrado added" in donjon
+
+
+def test_s215_cond_add_needs_the_value_a_gdf_state_is_in_its_range() -> None:
+    """Sistema 2d10's GDF states are their number (S2-15: a stun's MS "del -1 al -10", the
+    PV a bleed takes, the actions a fall costs, the turns to death): a GM's ``cond add``
+    without it, or outside the table's range, is refused with what it needs."""
+    session, out = drive(
+        [
+            "cond add gonzalo aturdido",
+            "cond add gonzalo aturdido 3",
+            "cond add gonzalo sangrado 0",
+            "cond add gonzalo derribado",
+            "cond add gonzalo moribundo 0",
+            "cond add gonzalo sangrado 2",
+            "cond add gonzalo aturdido -2",
+        ],
+        target="sistema_2d10/duelo",
+    )
+    assert "error: aturdido needs its value: the MS, -10 to 0" in out
+    assert "error: aturdido's value must be an MS from -10 to 0, not 3" in out
+    assert "error: sangrado's value must be 1 to 10, not 0" in out
+    assert "error: derribado needs its value: the actions lost each turn, 1 to 10" in out
+    assert "error: moribundo's value must be 1 or more turns, not 0" in out
+    conditions = session.state.by_id["gonzalo"].conditions
+    assert {n: c.value for n, c in conditions.items()} == {"sangrado": 2, "aturdido": -2}
