@@ -96,6 +96,8 @@ TITLE = Cairn.name
 ATTACK, MOVE, FLEE, WAIT = 0, 1, 2, 3
 #: The verbs' names, by code.
 VERBS: tuple[str, ...] = ("atacar", "mover", "huir", "esperar")
+#: What the resolution reads of each verb's declaration (``rules.core.legal.action_row``).
+NEEDS = {"target": (ATTACK,), "item": (ATTACK,), "zone": (MOVE,)}
 #: Condition bits, in ``combat.CONDITIONS`` order.
 PERDIO_TURNO, PRIVADO, DESJARRETADO, DANO_CRITICO, FUERA_DE_ACCION = 1, 2, 4, 8, 16
 ALL_CONDITIONS = (1 << len(CONDITIONS)) - 1
@@ -477,7 +479,6 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     decl = _decl(n)
     for j, a in enumerate(declared):
         decl[j] = encode_action(exported, a)
-        check_declared(exported, decl[j], a)
     G.put(
         g,
         "state",
@@ -506,6 +507,7 @@ def encode_action(exported: CairnExported, action: Action) -> np.ndarray:
         exported.ids[action.target] if action.target is not None else -1,
         exported.zones[action.zone] if action.zone is not None else -1,
         exported.weapon_names[actor].index(action.item) if action.item is not None else -1,
+        needs=NEEDS,
     )
     return np.array([*row, actor], dtype=np.int64)
 
@@ -515,24 +517,9 @@ def _decl(n: int) -> np.ndarray:
     return np.zeros((n, DECL_WIDTH), dtype=np.int64)
 
 
-def check_declared(exported: CairnExported, row: np.ndarray, action: Action) -> None:
-    """A declaration as the compiled resolution reads it: an attack names a target and one
-    of the actor's weapons, a move a zone (the engine's declarations always do)."""
-    verb, actor = int(row[LA.VERB]), int(row[DECL_ACTOR])
-    if verb == ATTACK:
-        check_range(int(row[LA.TARGET]), 0, len(exported.ids) - 1, f"{action}: target")
-        weapons = int(exported.static[STAT][actor, ST.WEAPONS])
-        check_range(int(row[LA.ITEM]), 0, weapons - 1, f"{action}: weapon")
-    elif verb == MOVE:
-        check_range(int(row[LA.ZONE]), 0, len(exported.zones) - 1, f"{action}: zone")
-
-
 def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
-    """The legal-list row of an engine action (checked as a declaration)."""
-    exported = _cairn(exported)
-    row = encode_action(exported, action)
-    check_declared(exported, row, action)
-    return [int(v) for v in row[:ACTION_WIDTH]]
+    """The legal-list row of an engine action."""
+    return [int(v) for v in encode_action(_cairn(exported), action)[:ACTION_WIDTH]]
 
 
 def _cairn(exported: Exported) -> CairnExported:

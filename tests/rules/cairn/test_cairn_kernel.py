@@ -365,3 +365,32 @@ def test_ca04_shooters_step_then_shoot_in_the_kernel_as_in_the_engine(
     ]:
         same_as_engine(ring, agents, range(30))
     assert ways and max(ways) == 2
+
+
+def test_a_declaration_without_what_its_verb_reads_is_refused_at_export() -> None:
+    """A state's declared attack with no target (or no weapon), or move with no zone, is
+    refused by the kernel's export (``NEEDS``), as every ruleset's actions are: the
+    resolution would read index -1 unchecked."""
+    import random
+
+    from escaramuza.agents.heuristic import heuristic_choice
+    from escaramuza.rules.core.dice import RandomRoller
+    from escaramuza.rules.core.kernel import KernelRefusal
+    from escaramuza.rules.core.ruleset import apply_action, new_battle
+
+    sc = load_scenario("cairn/emboscada_goblin")
+    roller = RandomRoller(3)
+    state = new_battle(sc, roller)
+    while not any(a.verb in ("atacar", "mover") for a in state.data["declared"]):
+        actions = state.ruleset.legal_actions(state)
+        apply_action(state, heuristic_choice(state, actions, random.Random(1)), roller)
+    exported = KERNEL.exported(sc)
+    KERNEL.export_state(exported, state)  # as declared: accepted
+    declared = list(state.data["declared"])
+    j, action = next((j, a) for j, a in enumerate(declared) if a.verb in ("atacar", "mover"))
+    missing = ("target", "item") if action.verb == "atacar" else ("zone",)
+    for field in missing:
+        declared[j] = dataclasses.replace(action, **{field: None})
+        state.data["declared"] = tuple(declared)
+        with pytest.raises(KernelRefusal, match=f"lacks the {field} its verb needs"):
+            KERNEL.export_state(exported, state)
