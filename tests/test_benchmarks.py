@@ -146,6 +146,7 @@ def test_kernel_size_lists_every_kernel_file_and_sums_the_groups() -> None:
     for ruleset in ("destiny_dice", "donjon", "cairn", "sistema_2d10"):
         assert f"rules/{ruleset}/kernel.py" in names
         assert f"agents/heuristics/{ruleset}_kernel.py" in names
+        assert f"rules/{ruleset}/kernel_view.py" in names
     assert "rules/core/loops.py" in names and all((ROOT / n).is_file() for n in names)
     lines, grand = kernel_size.table(groups)
     wc = sum(len((ROOT / n).read_text(encoding="utf-8").splitlines()) for n in names)
