@@ -58,9 +58,14 @@ def test_brann_attack_odds_match_a_brute_force_count() -> None:
     p_hit = Fraction(hits, 48)
     assert attack.odds is not None
     assert attack.odds.p_hit == pytest.approx(float(p_hit))
-    # Damage d8 + 2 (media) on a hit; a d20 of 1 on defence (1/20) adds 1 point (DD-09).
-    mean_hit = Fraction(sum(range(1, 9)), 8) + 2
-    expected = p_hit * mean_hit + Fraction(1, 20)
+    # Damage d8 + 2 (media) on a hit; a d20 of 1 on defence (1/20) adds 1 point (DD-09);
+    # the Saqueador loses at most the PV it has (10: "Si tus PV bajan a 0…").
+    pv = state.get("saqueador").resources["pv"]
+    expected = Fraction(0)
+    for a, d, face in product(range(1, 9), range(1, 7), range(1, 9)):
+        dealt = face + 2 if a >= d + 1 else 0
+        for point, chance in ((0, Fraction(19, 20)), (1, Fraction(1, 20))):
+            expected += min(dealt + point, pv) * chance / (8 * 6 * 8)
     assert attack.odds.expected_damage == pytest.approx(float(expected))
 
 
