@@ -33,7 +33,7 @@ from escaramuza.agents.search import MIN_BUDGET_MS, check_budget
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, Suggestion, Suggestions, suggest
 from escaramuza.progress import shows
 from escaramuza.rules.core.errors import EscaramuzaError, clip
-from escaramuza.rules.core.i18n import N_, _, _f, word
+from escaramuza.rules.core.i18n import _, _f, word
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
 
@@ -246,22 +246,21 @@ class AutoDecision:
             who = _f("{agent}'s choice", who)
         if not self.row.visits:
             return _f("autopilot ({who}): {reason}", who, self.row.reason)
-        # A cut search says where the cap cut it in place of its rollouts.
-        template = N_("autopilot ({who}): win {win}% ({low}–{high}%), {n} rollouts; {reason}")
-        searched: object = self.row.visits
-        if self.capped:
-            assert self.pilot.cap_ms is not None
-            template = N_("autopilot ({who}): win {win}% ({low}–{high}%), {stopped}; {reason}")
-            searched = self.ranking.capped_text(self.pilot.cap_ms)
-        return _f(
-            template,
+        line = _f(
+            "autopilot ({who}): win {win}% ({low}–{high}%), {n} rollouts; {reason}",
             who,
             format(self.row.win * 100, ".0f"),
             format(self.row.win_low * 100, ".0f"),
             format(self.row.win_high * 100, ".0f"),
-            searched,
+            self.row.visits,
             self.row.reason,
         )
+        if self.capped:
+            # The row's rollouts are its own; where the cap cut the whole search is said
+            # after (the budget is of the search's rollouts, every action's together).
+            assert self.pilot.cap_ms is not None
+            line = _f("{line} ({stopped})", line, self.ranking.capped_text(self.pilot.cap_ms))
+        return line
 
 
 def decide(

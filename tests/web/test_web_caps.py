@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 import pytest
@@ -36,13 +37,14 @@ DUEL = "destiny_dice/brann-vs-saqueador"
 
 
 class LeapingClock:
-    """``time.perf_counter`` for the planner: every reading is ten seconds on."""
+    """``time.perf_counter`` for the planner: every reading is ``step`` seconds on."""
 
-    def __init__(self) -> None:
+    def __init__(self, step: float = 10.0) -> None:
         self.now = 0.0
+        self.step = step
 
     def perf_counter(self) -> float:
-        self.now += 10.0
+        self.now += self.step
         return self.now
 
 
@@ -176,9 +178,12 @@ def test_a_search_that_raises_is_a_500_with_a_message_and_the_server_goes_on(
     assert c.post("/api/apply", json={"index": 1}).status_code == 200
 
 
-def test_an_autopilot_decision_the_time_cap_cuts_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("step", [10.0, 0.02])
+def test_an_autopilot_decision_the_time_cap_cuts_says_so(
+    monkeypatch: pytest.MonkeyPatch, step: float
+) -> None:
     c = started(DUEL)
-    clock = LeapingClock()
+    clock = LeapingClock(step)  # past the cap at once, or after a few hundred rollouts
     monkeypatch.setattr(search_module, "time", clock)
     monkeypatch.setattr(rollouts_module, "time", clock)
     with use_kernel("destiny_dice", None):
@@ -191,8 +196,13 @@ def test_an_autopilot_decision_the_time_cap_cuts_says_so(monkeypatch: pytest.Mon
     assert decisions
     for d in decisions:
         assert d["capped"] is True and 1 <= d["rollouts"] < MAX_ITERATIONS
-        assert (
-            f"stopped early: time cap ({SUGGEST_CAP_MS:g} ms on this server) after "
-            f"{d['rollouts']} of {MAX_ITERATIONS} rollouts"
-        ) in d["line"]
+        # The chosen row's own rollouts, then where the cap cut the whole search.
+        said = re.search(
+            rf"{d['rollouts']} rollouts; .* \(stopped early: time cap "
+            rf"\({SUGGEST_CAP_MS:g} ms on this server\) after (\d+) of {MAX_ITERATIONS} "
+            r"rollouts\)$",
+            d["line"],
+        )
+        assert said is not None, d["line"]
+        assert d["rollouts"] <= int(said.group(1)) < MAX_ITERATIONS
         assert d["line"] in "\n".join(doc["lines"])
