@@ -35,8 +35,10 @@ HELP: dict[str, str] = {
     "cond": N_(
         "cond add ID NAME [VALUE] | cond remove ID NAME — add or remove a condition."
         "\n\nNAME is one of the ruleset's conditions (or a variant of one, such as Sistema "
-        "2d10's incapacitado_pierna_derecha); VALUE is its number (Envenenado 2). An "
-        "added condition lasts until removed; removing one is how a GM heals it."
+        "2d10's incapacitado_pierna_derecha); VALUE is its number (Envenenado 2), which "
+        "Sistema 2d10's aturdido (-10 to -1), sangrado and derribado (1 to 10) and "
+        "moribundo (turns) need. An added condition lasts until removed; removing one is "
+        "how a GM heals it."
     ),
     "help": N_("help [COMMAND] — the commands, or one command in detail."),
     "initiative": N_(

@@ -32,7 +32,7 @@ Every rule, the seed sentence it follows and the default where the seed is silen
   1–12, ≥12 reads 12)*; out of action, privado and desjarretado simulated, the rest
   recorded as events (option ``scars``, default on). Entry 12's fight effect is
   option ``doomed``: ``out_of_action`` *(default)* or ``event`` (recorded only).
-* CA-14 FUE 0 death; DES 0 paralizado; VOL 0 delirante (both DOWN, cannot act).
+* CA-14 FUE 0 death; DES 0 paralizado; VOL 0 delirante (cannot act: DOWN if active).
 * CA-15 Damage outside combat goes to an attribute: ``combat.damage_outside_combat``.
 * CA-16 Destacamentos (stat ``destacamento``): Daño Crítico routs (FLED) *(default)*,
   FUE 0 destroys; individuals attacking it are Impedido (except Explosión); its

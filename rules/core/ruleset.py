@@ -9,6 +9,7 @@ place.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -161,7 +162,7 @@ class Ruleset(ABC):
             return Condition(name)
         if self.condition_aliases.get(name, name) not in self.valued_conditions:
             raise ValueError(_f("{name} takes no value in {ruleset}", name, self.name))
-        if not value.lstrip("-").isdecimal():
+        if not re.fullmatch(r"-?[0-9]+", value):
             raise ValueError(
                 _f("{name}'s value must be a whole number, not {value}", name, repr(value))
             )

@@ -39,6 +39,9 @@ from escaramuza.rules.sistema_2d10.combat import (
     DEFENSA,
     EXPRES_AFTER,
     EXPRES_BEFORE,
+    INCAPACITATED,
+    MAX_STACK,
+    STUNNED,
     TURN,
     AttackCtx,
     PendingRoll,
@@ -57,6 +60,14 @@ _DECISIONS = {
 }
 
 
+#: The values a battle gives a state: an MS "del -1 al -10" (a stun, a limb; the GDF table
+#: and the exact-16 stun may deal 0), a bleed's PV and a fall's actions stacked from 1.
+_VALUES: dict[str, tuple[int, int]] = {
+    STUNNED: (-10, 0),
+    INCAPACITATED: (-10, 0),
+    "sangrado": (1, MAX_STACK),
+    "derribado": (1, MAX_STACK),
+}
 #: The purposes a roll in flight may have.
 _ROLLS = (ATAQUE, DEFENSA, AGUANTE)
 
@@ -78,6 +89,16 @@ def check_state(state: BattleState) -> None:
     )
     # S2-15 names a limb or a stun in variants of the observed conditions (aliases).
     check_conditions(state, (*Sistema2d10.conditions, *Sistema2d10.condition_aliases))
+    for i, c in enumerate(state.combatants):
+        for j, (name, cond) in enumerate(c.conditions.items()):
+            lo, hi = _VALUES.get(
+                Sistema2d10.condition_aliases.get(name, name), (-MAX_COUNTER, MAX_COUNTER)
+            )
+            require(
+                lo <= cond.value <= hi,
+                f"combatants[{i}].conditions[{j}].value",
+                _f("{name} {value} is outside {lo}–{hi}", name, cond.value, lo, hi),
+            )
     check_pending(state, _DECISIONS)
     for i, c in enumerate(state.combatants):
         where = f"combatants[{i}].data"

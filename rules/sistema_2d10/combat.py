@@ -257,9 +257,13 @@ def stun(c: Combatant, name: str, ms: int, duration: str) -> Event:
     return ConditionApplied(text, c.id, name, value)
 
 
+#: The most a stacked bleed or fall reaches (:func:`_stack`).
+MAX_STACK = 99
+
+
 def _stack(c: Combatant, name: str, value: int, duration: str) -> Condition:
     old = c.conditions.get(name)
-    total = min(99, value + (old.value if old is not None else 0))
+    total = min(MAX_STACK, value + (old.value if old is not None else 0))
     return _set(c, name, total, _until(old, duration))
 
 

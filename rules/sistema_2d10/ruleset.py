@@ -40,7 +40,7 @@ from escaramuza.rules.sistema_2d10.sheets import (
     Sistema2d10Stats,
     WeaponProfile,
 )
-from escaramuza.rules.sistema_2d10.tables import LOCATIONS, load_tables, value_problem
+from escaramuza.rules.sistema_2d10.tables import LOCATIONS, load_tables
 
 LIBRE = "libre"
 
@@ -141,13 +141,15 @@ class Sistema2d10(Ruleset):
         **{name: combat.INCAPACITATED for name in combat.INCAPACITATED_NAMES[1:]},
     }
     band_names: ClassVar[tuple[str, ...]] = ("cuerpo a cuerpo", "corta", "media", "larga")
-    #: The states a GM adds with their value, for none does anything at 0 (``cond add ID
-    #: aturdido -2``): what the value is.
-    gm_values: ClassVar[dict[str, str]] = {
-        combat.STUNNED: N_("the MS, -10 to 0"),
-        "sangrado": N_("the PV lost each turn, 1 to 10"),
-        "derribado": N_("the actions lost each turn, 1 to 10"),
-        "moribundo": N_("the turns left before death, 1 or more"),
+    #: The values a GM's states take (``cond add ID aturdido -2``), as the GDF table deals
+    #: them (an MS "del -1 al -10"): the range, what the value is, and whether the state
+    #: needs one (none of these does anything without it; a limb's MS may be 0: a leg).
+    gm_values: ClassVar[dict[str, tuple[int, int, str, bool]]] = {
+        combat.STUNNED: (-10, -1, N_("the MS, -10 to -1"), True),
+        "sangrado": (1, 10, N_("the PV lost each turn, 1 to 10"), True),
+        "derribado": (1, 10, N_("the actions lost each turn, 1 to 10"), True),
+        "moribundo": (1, 99, N_("the turns left before death, 1 to 99"), True),
+        combat.INCAPACITATED: (-10, 0, N_("the MS, -10 to 0"), False),
     }
     options_model = Sistema2d10Options
     stats_model = Sistema2d10Stats
@@ -249,14 +251,15 @@ class Sistema2d10(Ruleset):
 
     def condition_from_gm(self, name: str, value: str | None) -> Condition:
         # As the GDF table sets them: a stun's MS, a bleed's PV, a fall's actions and a
-        # dying's turns are the state itself, so each needs its value, in the table's range.
-        kind = self.condition_aliases.get(name, name)
-        if value is None and kind in self.gm_values:
-            raise ValueError(_f("{name} needs its value: {what}", name, _(self.gm_values[kind])))
+        # dying's turns are the state itself, so each needs its value, in range.
         cond = super().condition_from_gm(name, value)
-        problem = value_problem(kind, cond.value) if value is not None else None
-        if problem is not None:
-            raise ValueError(_f("{name}'s value {reason}, not {value}", name, problem, value))
+        limits = self.gm_values.get(self.condition_aliases.get(name, name))
+        if limits is not None:
+            lo, hi, what, needed = limits
+            if value is None and needed:
+                raise ValueError(_f("{name} needs its value: {what}", name, _(what)))
+            if not lo <= cond.value <= hi:
+                raise ValueError(_f("{name}'s value is {what}, not {value}", name, _(what), value))
         return cond
 
     def validate_scenario(self, scenario: Any) -> None:

@@ -209,28 +209,12 @@ def _location_rows(spec: _TablesFile, source: str) -> tuple[Location, ...]:
     return tuple(out)
 
 
-#: The valor an effect may carry, in a row of the table or a GM's condition: its range
-#: and the reason a value outside it gets ("un Modificador de situación (MS) negativo que
-#: va del -1 al -10"; PV bled or actions lost a turn). Moribundo counts turns, at least 1.
-VALUE_RANGES: dict[str, tuple[int, int, str]] = {
-    "aturdido": (-10, 0, N_("must be an MS from -10 to 0")),
-    "incapacitado": (-10, 0, N_("must be an MS from -10 to 0")),
-    "sangrado": (1, 10, N_("must be 1 to 10")),
-    "derribado": (1, 10, N_("must be 1 to 10")),
-    "moribundo": (1, 10**6, N_("must be 1 or more turns")),
-}
-
-
-def value_problem(effect: str, value: int) -> str | None:
-    """Why ``value`` cannot be ``effect``'s valor (:data:`VALUE_RANGES`), or None."""
-    lo, hi, reason = VALUE_RANGES.get(effect, (value, value, ""))
-    return None if lo <= value <= hi else _(reason)
-
-
 def _gdf_effect(row: _GdfRow, source: str, field: str) -> GdfEffect:
-    problem = value_problem(row.efecto, row.valor) if row.efecto != "moribundo" else None
-    if problem is not None:
-        raise ScenarioError(source, f"{field}.valor", problem)
+    if row.efecto in ("aturdido", "incapacitado") and not -10 <= row.valor <= 0:
+        # "un Modificador de situación (MS) negativo que va del -1 al -10".
+        raise ScenarioError(source, f"{field}.valor", _("must be an MS from -10 to 0"))
+    if row.efecto in ("sangrado", "derribado") and not 1 <= row.valor <= 10:
+        raise ScenarioError(source, f"{field}.valor", _("must be 1 to 10"))
     dice: DiceExpr | None = None
     if row.efecto == "moribundo":
         if row.dados is None:

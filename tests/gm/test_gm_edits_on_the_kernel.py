@@ -39,8 +39,9 @@ def edits_of(state: BattleState) -> list[str]:
     out.append(f"status {foes[-1].id} down")
     out.append(f"status {other.id} down")
     for name in rs.conditions:
-        # A value where the ruleset reads one (Destiny Dice's Envenenado X is dice).
-        for value in ("", " 2"):
+        # A value where the ruleset reads one (Destiny Dice's Envenenado X is dice; a
+        # Sistema 2d10 stun's or limb's MS is negative).
+        for value in ("", " 2", " -2"):
             try:
                 rs.condition_from_gm(name, value.strip() or None)
             except ValueError:

@@ -629,19 +629,25 @@ def test_s215_cond_add_needs_the_value_a_gdf_state_is_in_its_range() -> None:
     session, out = drive(
         [
             "cond add gonzalo aturdido",
-            "cond add gonzalo aturdido 3",
+            "cond add gonzalo aturdido 0",
+            "cond add gonzalo aturdido --5",
             "cond add gonzalo sangrado 0",
             "cond add gonzalo derribado",
             "cond add gonzalo moribundo 0",
+            "cond add gonzalo incapacitado_cabeza 3",
             "cond add gonzalo sangrado 2",
             "cond add gonzalo aturdido -2",
+            "cond add gonzalo incapacitado_pierna_izquierda",
         ],
         target="sistema_2d10/duelo",
     )
-    assert "error: aturdido needs its value: the MS, -10 to 0" in out
-    assert "error: aturdido's value must be an MS from -10 to 0, not 3" in out
-    assert "error: sangrado's value must be 1 to 10, not 0" in out
+    assert "error: aturdido needs its value: the MS, -10 to -1" in out
+    assert "error: aturdido's value is the MS, -10 to -1, not 0" in out
+    assert "error: aturdido's value must be a whole number, not '--5'" in out
+    assert "error: sangrado's value is the PV lost each turn, 1 to 10, not 0" in out
     assert "error: derribado needs its value: the actions lost each turn, 1 to 10" in out
-    assert "error: moribundo's value must be 1 or more turns, not 0" in out
+    assert "error: moribundo's value is the turns left before death, 1 to 99, not 0" in out
+    assert "error: incapacitado_cabeza's value is the MS, -10 to 0, not 3" in out
     conditions = session.state.by_id["gonzalo"].conditions
-    assert {n: c.value for n, c in conditions.items()} == {"sangrado": 2, "aturdido": -2}
+    values = {n: c.value for n, c in conditions.items()}
+    assert values == {"sangrado": 2, "aturdido": -2, "incapacitado_pierna_izquierda": 0}

@@ -367,3 +367,29 @@ def test_a_json_state_file_with_a_duplicate_key_is_refused(
     assert str(info.value) == (
         f"{path}: {field}: duplicate key {key!r} (it appears earlier in the object)"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        ("sangrado", -3, "sangrado -3 is outside 1–99"),  # a bleed that heals
+        ("sangrado", 0, "sangrado 0 is outside 1–99"),
+        ("derribado", 0, "derribado 0 is outside 1–99"),
+        ("aturdido", 5, "aturdido 5 is outside -10–0"),  # a stun that helps
+        ("aturdido_16", -11, "aturdido_16 -11 is outside -10–0"),
+        ("incapacitado_brazo_derecho", 2, "incapacitado_brazo_derecho 2 is outside -10–0"),
+    ],
+)
+def test_s215_a_gdf_state_with_a_value_no_battle_deals_is_refused(
+    name: str, value: int, reason: str
+) -> None:
+    """A stun's or a limb's MS "del -1 al -10" (0 where the table deals it), a bleed's PV and
+    a fall's actions from 1: a state file holding another is refused by field."""
+    doc = state_to_dict(mid_battle("sistema_2d10/duelo"))
+    doc["combatants"][1]["conditions"] = [{"name": name, "value": value}]
+    err = refusal(doc)
+    assert err.field == "combatants[1].conditions[0].value"
+    assert reason in err.reason
+    # The same state at the range's edge loads.
+    doc["combatants"][1]["conditions"][0]["value"] = -10 if value > 0 or "_16" in name else 1
+    state_from_dict(doc, "edge.json")
