@@ -43,7 +43,7 @@ from escaramuza.rules.core.errors import (
     Problem,
     ScenarioError,
 )
-from escaramuza.rules.core.i18n import _, _f, ngettext
+from escaramuza.rules.core.i18n import N_, _, _f, ngettext
 from escaramuza.rules.core.vocabulary import (
     FieldLines,
     compose,
@@ -55,6 +55,13 @@ from escaramuza.rules.core.vocabulary import (
 
 #: ``--kind``: what a file is; ``auto`` decides from its name and keys.
 KINDS = ("auto", "scenario", "day", "state", "tables")
+#: A kind as the "ok" line names it, in the current language.
+KIND_WORDS = {
+    "scenario": N_("scenario"),
+    "day": N_("day"),
+    "state": N_("state"),
+    "tables": N_("tables"),
+}
 
 #: Top-level keys that only a Sistema 2d10 tables file has.
 _TABLES_KEYS = frozenset({"localizacion", "ataque_apuntado", "gdf"})
@@ -385,7 +392,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
                     + "\n"
                 )
         elif not args.quiet:
-            out.write(_f("{file}: ok ({kind})", name, kind) + "\n")
+            out.write(_f("{file}: ok ({kind})", name, _(KIND_WORDS[kind])) + "\n")
     if bad:
         files = len(args.files)
         out.write(_f("{total} problem(s) in {bad} of {files} file(s)", total, bad, files) + "\n")

@@ -404,3 +404,21 @@ def test_cairn_schema_takes_the_damage_the_loader_takes(damage: str) -> None:
         loads = False
     assert validator.is_valid({"name": "arma", "damage": damage}) == loads
     assert loads == (damage in ("d6", "d8+d6", "D12", " d4 + d10 "))  # by hand, CA-10
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", ("scenario", "tables", "day")), ("es", ("escenario", "tablas", "jornada"))],
+)
+def test_the_ok_line_names_the_kind_in_the_language(
+    capsys: pytest.CaptureFixture[str], lang: str, words: tuple[str, ...]
+) -> None:
+    day = shipped_scenarios()["destiny_dice/emboscada"].replace(
+        "emboscada.yaml", "jornada.day.yaml"
+    )
+    files = (shipped_scenarios()["destiny_dice/emboscada"], default_tables_path(), day)
+    code = main(["--lang", lang, "validate", *files])
+    out, _err = capsys.readouterr()
+    assert code == 0
+    ok = "ok" if lang == "en" else "correcto"
+    assert out.splitlines() == [f"{f}: {ok} ({w})" for f, w in zip(files, words, strict=True)]
