@@ -6,7 +6,9 @@ the numbers are exact fractions (as floats), not samples.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 from typing import NamedTuple
 
 
@@ -91,6 +93,18 @@ def pv_loss_distribution(p: AttackProfile) -> dict[int, float]:
 @lru_cache(maxsize=65536)
 def expected_pv_loss(p: AttackProfile) -> float:
     return sum(k * v for k, v in pv_loss_distribution(p).items())
+
+
+@lru_cache(maxsize=65536)
+def pv_lost_distribution(p: AttackProfile, pv: int) -> Mapping[int, float]:
+    """The PV a defender at ``pv`` loses to one attack: :func:`pv_loss_distribution` with
+    every loss past ``pv`` counted as ``pv`` ("Si tus PV bajan a 0, caes Fuera de
+    Combate": PV stop at 0). What a GM is shown; the temperaments read the uncapped sums.
+    Read-only: the cached mapping is handed to every caller."""
+    out: dict[int, float] = {}
+    for k, q in pv_loss_distribution(p).items():
+        out[min(k, pv)] = out.get(min(k, pv), 0.0) + q
+    return MappingProxyType(out)
 
 
 @lru_cache(maxsize=65536)

@@ -43,7 +43,7 @@ from escaramuza.rules.destiny_dice.combat import CHAR_NAME, IN_THE_FIGHT, Combat
 from escaramuza.rules.destiny_dice.exact import (
     drop_probability,
     hit_probability,
-    pv_loss_distribution,
+    pv_lost_distribution,
 )
 from escaramuza.rules.destiny_dice.sheets import (
     BANDS,
@@ -611,12 +611,8 @@ class DestinyDice(Combat):
         att = state.by_id[action.actor]
         dfn = state.by_id[str(action.target)]
         p = self.profile(state, att, dfn, att.stats.weapons[str(action.item)])
-        # What the target loses: PV stop at 0 ("Si tus PV bajan a 0, caes Fuera de
-        # Combate"), so a blow past its PV takes only what it has.
         pv = dfn.resources["pv"]
-        lost: dict[int, float] = {}
-        for k, q in pv_loss_distribution(p).items():
-            lost[min(k, pv)] = lost.get(min(k, pv), 0.0) + q
+        lost = pv_lost_distribution(p, pv)
         return Odds(
             hit_probability(p),
             sum(k * q for k, q in lost.items()),
