@@ -41,6 +41,7 @@ from escaramuza.rules.sistema_2d10.combat import (
     EXPRES_BEFORE,
     INCAPACITATED,
     MAX_STACK,
+    MS_FLOOR,
     STUNNED,
     TURN,
     AttackCtx,
@@ -63,8 +64,8 @@ _DECISIONS = {
 #: The values a battle gives a state: an MS "del -1 al -10" (a stun, a limb; the GDF table
 #: and the exact-16 stun may deal 0), a bleed's PV and a fall's actions stacked from 1.
 _VALUES: dict[str, tuple[int, int]] = {
-    STUNNED: (-10, 0),
-    INCAPACITATED: (-10, 0),
+    STUNNED: (MS_FLOOR, 0),
+    INCAPACITATED: (MS_FLOOR, 0),
     "sangrado": (1, MAX_STACK),
     "derribado": (1, MAX_STACK),
 }

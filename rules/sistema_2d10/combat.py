@@ -66,7 +66,7 @@ INCAPACITATED_NAMES: tuple[str, ...] = (
 )
 _LEG_NAMES = frozenset(f"{INCAPACITATED}_{leg}" for leg in LEGS)
 #: The MS floor: "un Modificador de situación (MS) negativo que va del -1 al -10".
-_MS_FLOOR = -10
+MS_FLOOR = -10
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +131,7 @@ def limb_penalty(c: Combatant) -> int:
     for name, cond in c.conditions.items():
         if name.startswith(INCAPACITATED) and name not in _LEG_NAMES:
             ms += cond.value
-    return max(_MS_FLOOR, ms)
+    return max(MS_FLOOR, ms)
 
 
 def lame(c: Combatant) -> bool:

@@ -267,7 +267,7 @@ class OPT(Columns):
     FULL_DEFENCE = (-BOUND, BOUND, "full_defence_bonus (S2-09)")
     AGUANTE_DIFFICULTY = (-BOUND, BOUND, "aguante_difficulty (S2-14)")
     STUN_PENALTY = (-BOUND, BOUND, "stun_penalty: the MS of S2-14's exact-16 stun")
-    MS_FLOOR = (-BOUND, 0, "the incapacitated parts' MS floor (combat._MS_FLOOR)")
+    MS_FLOOR = (-BOUND, 0, "the incapacitated parts' MS floor (combat.MS_FLOOR)")
     CRITICAL_BLOCK = (0, 1000, "exact.block_probability against a crítico, in thousandths")
 
 
@@ -1369,7 +1369,7 @@ def export_options(scenario: Scenario) -> np.ndarray:
         stun_penalty=int(options.stun_penalty),
         round_limit=scenario.round_limit,
         survive=1 if scenario.victory == "survive" else 0,
-        ms_floor=combat._MS_FLOOR,
+        ms_floor=combat.MS_FLOOR,
         critical_block=int(critical_block),
     )
     return opts

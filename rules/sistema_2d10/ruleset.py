@@ -145,11 +145,11 @@ class Sistema2d10(Ruleset):
     #: them (an MS "del -1 al -10"): the range, what the value is, and whether the state
     #: needs one (none of these does anything without it; a limb's MS may be 0: a leg).
     gm_values: ClassVar[dict[str, tuple[int, int, str, bool]]] = {
-        combat.STUNNED: (-10, -1, N_("the MS, -10 to -1"), True),
+        combat.STUNNED: (combat.MS_FLOOR, -1, N_("the MS, -10 to -1"), True),
         "sangrado": (1, 10, N_("the PV lost each turn, 1 to 10"), True),
         "derribado": (1, 10, N_("the actions lost each turn, 1 to 10"), True),
         "moribundo": (1, 99, N_("the turns left before death, 1 to 99"), True),
-        combat.INCAPACITATED: (-10, 0, N_("the MS, -10 to 0"), False),
+        combat.INCAPACITATED: (combat.MS_FLOOR, 0, N_("the MS, -10 to 0"), False),
     }
     options_model = Sistema2d10Options
     stats_model = Sistema2d10Stats
