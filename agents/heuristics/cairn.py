@@ -45,7 +45,14 @@ from functools import lru_cache
 from typing import Any
 
 from escaramuza.agents.heuristics import vocabulary
-from escaramuza.agents.heuristics.vocabulary import best_by, foe_hops, foes, of_verb, side_out
+from escaramuza.agents.heuristics.vocabulary import (
+    best_by,
+    first_of,
+    foe_hops,
+    foes,
+    of_verb,
+    side_out,
+)
 from escaramuza.rules.cairn import combat
 from escaramuza.rules.cairn.combat import (
     attack_dice,
@@ -208,9 +215,9 @@ def draw_best(scores: list[float], rng: random.Random) -> int:
 
 def retreat(state: BattleState, me: Combatant, actions: list[Action]) -> Action | None:
     """CA-17: ``huir`` if it is legal, else the move that gets nearest an exit zone."""
-    for a in actions:
-        if a.verb == "huir":
-            return a
+    act = first_of(actions, "huir")
+    if act is not None:
+        return act
     bf = state.battlefield
     exits = bf.exits()
     if not exits:

@@ -35,6 +35,7 @@ from escaramuza.agents.heuristics.cairn import (
     NEARER,
     POST,
 )
+from escaramuza.agents.heuristics.vocabulary_kernel import first_of
 from escaramuza.rules.cairn import kernel as K
 from escaramuza.rules.cairn.kernel import (
     ATTACK,
@@ -464,9 +465,9 @@ def draw_best(scores: np.ndarray, n: int, arng: np.ndarray, g: np.ndarray) -> in
 def retreat(zone: np.ndarray, cs: np.ndarray, me: np.int64, la: np.ndarray, n: int) -> int:
     """``retreat``: ``huir`` if legal, else the move getting nearest an exit (-1: none;
     with no exit every zone's ``ZONE.TO_EXIT`` is -1, so no move gets nearer)."""
-    for i in range(n):
-        if la[i, LA.VERB] == FLEE:
-            return i
+    i = first_of(la, n, FLEE)
+    if i >= 0:
+        return i
     here = zone[cs[me, CS.ZONE], ZONE.TO_EXIT]
     best = -1
     best_d = 0

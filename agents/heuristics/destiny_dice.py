@@ -35,6 +35,7 @@ from escaramuza.agents.heuristics.vocabulary import (
     ByVerb,
     best_by,
     by_verb,
+    first_on,
     foes,
     most_hurt_ally,
     side_out,
@@ -209,11 +210,6 @@ def heal_worst(state: BattleState, actions: ByVerb, threshold: float) -> Action 
     return min(candidates, key=lambda x: (x[0], x[1]))[2] if candidates else None
 
 
-def self_heal(c: Combatant, actions: ByVerb) -> Action | None:
-    """The first heal ``c`` can give itself."""
-    return next((a for a in actions.get("curar", []) if a.target == c.id), None)
-
-
 def useful_help(state: BattleState, actions: ByVerb) -> Action | None:
     """The first help on an ally who can attack from where it stands."""
     for a in actions.get("ayudar", []):
@@ -270,7 +266,7 @@ def brute(state: BattleState, c: Combatant, actions: ByVerb) -> Action:
 def cautious(state: BattleState, c: Combatant, actions: ByVerb) -> Action:
     act: Action | None = None
     if hurt(c):
-        act = self_heal(c, actions)
+        act = first_on(actions.get("curar", []), "curar", c)
         if act is None:
             act = best_move(state, c, actions, "mover", AWAY)
     if act is None:

@@ -37,11 +37,12 @@ from escaramuza.agents.heuristics.destiny_dice import (
     NEARER,
     TOWARDS,
 )
+from escaramuza.agents.heuristics.vocabulary_kernel import first_of, first_on
 from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel
 from escaramuza.rules.core.dialect import ACTIVE, DIST, DOWN, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.legal import LA, first_row
+from escaramuza.rules.core.legal import LA
 from escaramuza.rules.destiny_dice import kernel as dk
 from escaramuza.rules.destiny_dice.kernel import (
     ATACAR,
@@ -292,15 +293,6 @@ def heal_worst(stat: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int, thresho
 
 
 @njit(cache=True, _nrt=False)
-def self_heal(c: int, la: np.ndarray, n: int) -> int:
-    """self_heal: the first heal ``c`` can give itself."""
-    for i in range(n):
-        if la[i, LA.VERB] == CURAR and la[i, LA.TARGET] == c:
-            return i
-    return -1
-
-
-@njit(cache=True, _nrt=False)
 def useful_help(
     stat: np.ndarray, weapon: np.ndarray, dist: np.ndarray, cs: np.ndarray, la: np.ndarray, n: int
 ) -> int:
@@ -317,8 +309,8 @@ def useful_help(
 @njit(cache=True, _nrt=False)
 def upkeep(la: np.ndarray, n: int) -> int:
     """upkeep: recover the dropped weapon, else reload."""
-    i = first_row(la, n, LA.VERB, RECUPERAR)
-    return i if i >= 0 else first_row(la, n, LA.VERB, RECARGAR)
+    i = first_of(la, n, RECUPERAR)
+    return i if i >= 0 else first_of(la, n, RECARGAR)
 
 
 @njit(cache=True, _nrt=False)
@@ -366,7 +358,7 @@ def cautious(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
     stat, cs = s[STAT], d[STATE]
     i = -1
     if hurt(stat, cs, c):
-        i = self_heal(c, la, n)
+        i = first_on(la, n, CURAR, c)
         if i < 0:
             i = best_move(s, d, c, la, n, MOVER, AWAY, 0)
     if i < 0:

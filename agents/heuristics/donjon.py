@@ -45,6 +45,7 @@ from operator import itemgetter
 from escaramuza.agents.heuristics.vocabulary import (
     best_by,
     first_of,
+    first_on,
     nearest_foe,
     of_verb,
     side_out,
@@ -131,11 +132,6 @@ def strength(state: BattleState, side: Side) -> float:
     )
 
 
-def step(actions: list[Action], verb: str, target: Combatant) -> Action | None:
-    """The ``verb`` (a step) on ``target``, if legal."""
-    return next((a for a in actions if a.verb == verb and a.target == target.id), None)
-
-
 def end_turn(actions: list[Action]) -> Action:
     """``esperar``."""
     return next(a for a in actions if a.verb == "esperar")
@@ -178,7 +174,7 @@ def no_swing(
 ) -> Action:
     """A turn's end when it makes no attack it wants: ``verb`` (a step) on the nearest
     foe, a finishing blow, the ``best`` attack there is, else esperar."""
-    act = step(actions, verb, nearest) if nearest is not None else None
+    act = first_on(actions, verb, nearest) if nearest is not None else None
     if act is None:
         act = first_of(actions, "rematar")
     if act is None:
@@ -208,7 +204,7 @@ def flee(state: BattleState, c: Combatant, actions: list[Action]) -> Action | No
     act = first_of(actions, "huir")
     if act is None:
         nearest = nearest_foe(state, c)
-        act = step(actions, "alejarse", nearest) if nearest is not None else None
+        act = first_on(actions, "alejarse", nearest) if nearest is not None else None
     return act
 
 
@@ -262,7 +258,7 @@ def cautious(state: BattleState, c: Combatant, actions: list[Action]) -> Action 
     tactician's."""
     nearest = nearest_foe(state, c)
     if nearest is not None and (hurt(c) or band_of(state.distance(c, nearest)) < best_band(c)):
-        return step(actions, "alejarse", nearest)
+        return first_on(actions, "alejarse", nearest)
     return None
 
 
@@ -283,7 +279,7 @@ def protector(state: BattleState, c: Combatant, actions: list[Action]) -> Action
     if threat is None:
         return None
     act = attack_on(state, c, actions, threat)
-    return act if act is not None else step(actions, "acercarse", threat)
+    return act if act is not None else first_on(actions, "acercarse", threat)
 
 
 # -- reactions, the spend and the pause --------------------------------------------------------

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from escaramuza.agents.heuristics.vocabulary_kernel import first_of, first_on
 from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, STAT, STATE, WEAPON
@@ -175,21 +176,6 @@ def nearest_foe(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int) -> i
 
 
 @njit(cache=True, _nrt=False)
-def first_of(la: np.ndarray, n: int, verb: int) -> int:
-    """``first_of``: the first row of ``verb`` (-1: none)."""
-    return first_row(la, n, LA.VERB, verb)
-
-
-@njit(cache=True, _nrt=False)
-def step(la: np.ndarray, n: int, verb: int, target: int) -> int:
-    """``step``: the row of ``verb`` on ``target`` (-1: not legal)."""
-    for k in range(n):
-        if la[k, LA.VERB] == verb and la[k, LA.TARGET] == target:
-            return k
-    return NONE
-
-
-@njit(cache=True, _nrt=False)
 def end_turn(la: np.ndarray, n: int) -> int:
     """``end_turn``: esperar."""
     return first_of(la, n, ESPERAR)
@@ -253,7 +239,7 @@ def range_step(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, neare
 def no_swing(la: np.ndarray, n: int, verb: int, nearest: int, best: int) -> int:
     """``no_swing``: ``verb`` (a step) on the nearest foe, a finishing blow, the ``best``
     attack there is (-1: none), else esperar."""
-    i = step(la, n, verb, nearest) if nearest != NONE else NONE
+    i = first_on(la, n, verb, nearest) if nearest != NONE else NONE
     if i == NONE:
         i = first_of(la, n, REMATAR)
     if i == NONE:
@@ -298,7 +284,7 @@ def flee(stat: np.ndarray, dist: np.ndarray, cs: np.ndarray, c: int, la: np.ndar
     i = first_of(la, n, HUIR)
     if i == NONE:
         nearest = nearest_foe(stat, dist, cs, c)
-        i = step(la, n, ALEJARSE, nearest) if nearest != NONE else NONE
+        i = first_on(la, n, ALEJARSE, nearest) if nearest != NONE else NONE
     return i
 
 
@@ -386,7 +372,7 @@ def cautious(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
         hurt(stat, cs, c)
         or band_of(dist[cs[c, CS.ZONE], cs[nearest, CS.ZONE]]) < stat[c, ST.BEST_BAND]
     ):
-        return step(la, n, ALEJARSE, nearest)
+        return first_on(la, n, ALEJARSE, nearest)
     return NONE
 
 
@@ -411,7 +397,7 @@ def protector(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
     if threat == NONE:
         return NONE
     i = attack_on(stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, threat)
-    return i if i != NONE else step(la, n, ACERCARSE, threat)
+    return i if i != NONE else first_on(la, n, ACERCARSE, threat)
 
 
 # -- reactions, the spend and the pause ----------------------------------------------------------

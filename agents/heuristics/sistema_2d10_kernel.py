@@ -24,11 +24,12 @@ import numpy as np
 
 from escaramuza.agents.heuristics import sistema_2d10 as heuristic
 from escaramuza.agents.heuristics.sistema_2d10 import AWAY, CLOSE, FLEE, GUARD, NEAR
+from escaramuza.agents.heuristics.vocabulary_kernel import first_of
 from escaramuza.rules.core import dialect
 from escaramuza.rules.core.compiled import CompiledKernel, Exported
 from escaramuza.rules.core.dialect import ACTIVE, DIST, GLOBALS, OPTS, STAT, STATE, WEAPON
 from escaramuza.rules.core.jit import njit
-from escaramuza.rules.core.legal import LA, first_row
+from escaramuza.rules.core.legal import LA
 from escaramuza.rules.core.loops import TEMPERAMENTS, agent_draw
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.sistema_2d10 import kernel as k
@@ -282,12 +283,6 @@ def of_verb(la: np.ndarray, cnt: int, verb: int, out: np.ndarray) -> int:
             out[m] = i
             m += 1
     return m
-
-
-@njit(cache=True, _nrt=False)
-def first_of(la: np.ndarray, cnt: int, verb: int) -> int:
-    """``first_of``: the first row of ``verb``, -1 for none."""
-    return first_row(la, cnt, LA.VERB, verb)
 
 
 @njit(cache=True, _nrt=False)

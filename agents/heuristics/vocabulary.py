@@ -5,8 +5,9 @@ A ruleset's temperaments exist twice, over the engine's objects
 (``<ruleset>_kernel.py``); both are written with the same helpers under the same names, so
 that they read line for line. The helpers every ruleset shares are here, over the engine's
 objects; :func:`foe_hops`, :func:`side_out` and :func:`most_hurt_ally` have compiled
-namesakes over the arrays in :mod:`escaramuza.rules.core.mechanics`, :func:`nearest_foe`
-and :func:`first_of` in the kernels reading them, while :func:`best_by` and
+namesakes over the arrays in :mod:`escaramuza.rules.core.mechanics`, :func:`first_of`
+and :func:`first_on` in :mod:`escaramuza.agents.heuristics.vocabulary_kernel`,
+:func:`nearest_foe` in the kernel reading it, while :func:`best_by` and
 :func:`best_move` take a key function, which a kernel writes as its own loop (its
 ``best_attack``, and its ``best_move`` over its compiled ``move_key``). Each ruleset writes
 the notions it reads its own way (``hurt``, ``side_broken``, ``best_attack``,
@@ -45,8 +46,14 @@ def of_verb(actions: Iterable[Action], verb: str) -> list[Action]:
 
 def first_of(actions: Iterable[Action], verb: str) -> Action | None:
     """The first legal action of ``verb``, or None (compiled:
-    :func:`escaramuza.rules.core.legal.first_row`)."""
+    ``heuristics.vocabulary_kernel.first_of``)."""
     return next((a for a in actions if a.verb == verb), None)
+
+
+def first_on(actions: Iterable[Action], verb: str, target: Combatant) -> Action | None:
+    """The first legal action of ``verb`` on ``target`` (a step towards or away from it, a
+    heal of it), or None (compiled: ``heuristics.vocabulary_kernel.first_on``)."""
+    return next((a for a in actions if a.verb == verb and a.target == target.id), None)
 
 
 def foes(state: BattleState, c: Combatant) -> list[Combatant]:
