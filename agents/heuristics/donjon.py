@@ -143,16 +143,24 @@ def one_of(actions: list[Action], verb: str) -> Action:
 
 
 def best_attack(
-    state: BattleState, c: Combatant, actions: list[Action], rng: random.Random
+    state: BattleState,
+    c: Combatant,
+    actions: list[Action],
+    rng: random.Random | None,
+    target: Combatant | None = None,
 ) -> tuple[Action | None, float]:
     """The attack most likely to hurt (:func:`attack_hurt_chance`) and that chance, ties
-    broken by a draw (one ``rng.random()`` an attack, in order); None and 0 with none."""
+    broken by a draw (one ``rng.random()`` an attack, in order); None and 0 with none. On
+    ``target`` alone (``rng`` None): only the attacks on it, the first on ties, no draw."""
     weapons = combat.profile(c).by_name
     scored: list[tuple[float, float, Action]] = []
     for a in of_verb(actions, "atacar"):
-        target = state.by_id[str(a.target)]
+        if target is not None and a.target != target.id:
+            continue
+        on = state.by_id[str(a.target)]
         weapon = weapons.get(str(a.item)) or combat.weapon(c, str(a.item))
-        scored.append((attack_hurt_chance(state, c, target, weapon), rng.random(), a))
+        draw = rng.random() if rng is not None else 0.0
+        scored.append((attack_hurt_chance(state, c, on, weapon), draw, a))
     if not scored:
         return None, 0.0
     chance, _, best = max(scored, key=_SCORE)
@@ -223,17 +231,6 @@ def ward_of(state: BattleState, c: Combatant) -> Combatant | None:
     )
 
 
-def attack_on(
-    state: BattleState, c: Combatant, actions: list[Action], target: Combatant
-) -> Action | None:
-    """The attack on ``target`` most likely to hurt it, the first."""
-    on_target = [a for a in of_verb(actions, "atacar") if a.target == target.id]
-    return best_by(
-        on_target,
-        lambda a: attack_hurt_chance(state, c, target, combat.weapon(c, str(a.item))),
-    )
-
-
 # -- the turn's temperaments -----------------------------------------------------------------
 def tactician(
     state: BattleState, c: Combatant, actions: list[Action], rng: random.Random
@@ -278,7 +275,7 @@ def protector(state: BattleState, c: Combatant, actions: list[Action]) -> Action
     threat = nearest_foe(state, ward) if ward is not None else None
     if threat is None:
         return None
-    act = attack_on(state, c, actions, threat)
+    act, _ = best_attack(state, c, actions, None, threat)
     return act if act is not None else first_on(actions, "acercarse", threat)
 
 

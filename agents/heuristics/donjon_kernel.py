@@ -195,14 +195,16 @@ def best_attack(
     la: np.ndarray,
     n: int,
     arng: np.ndarray,
+    target: int,
 ) -> tuple[int, float]:
     """``best_attack``: the attack most likely to hurt and that chance, ties broken by a
-    draw (one from the agents' generator an attack, in order); -1 and 0 with none."""
+    draw (one from the agents' generator an attack, in order); -1 and 0 with none. On
+    ``target`` alone (not -1): only the attacks on it, the first on ties, no draw."""
     best = NONE
     best_c = 0.0
     best_r = 0.0
     for k in range(n):
-        if la[k, LA.VERB] == ATACAR:
+        if la[k, LA.VERB] == ATACAR and (target == NONE or la[k, LA.TARGET] == target):
             chance = attack_hurt_chance(
                 stat,
                 weapon,
@@ -216,7 +218,7 @@ def best_attack(
                 la[k, LA.TARGET],
                 la[k, LA.ITEM],
             )
-            r = agent_random(arng, g, G.SUSPEND)
+            r = agent_random(arng, g, G.SUSPEND) if target == NONE else 0.0
             if best == NONE or chance > best_c or (chance == best_c and r > best_r):
                 best = k
                 best_c = chance
@@ -306,36 +308,6 @@ def ward_of(stat: np.ndarray, cs: np.ndarray, c: int) -> int:
     return ward
 
 
-@njit(cache=True, _nrt=False)
-def attack_on(
-    stat: np.ndarray,
-    weapon: np.ndarray,
-    dist: np.ndarray,
-    penalty: np.ndarray,
-    hurt_odds: np.ndarray,
-    cs: np.ndarray,
-    g: np.ndarray,
-    misses: np.ndarray,
-    c: int,
-    la: np.ndarray,
-    n: int,
-    target: int,
-) -> int:
-    """``attack_on``: the attack on ``target`` most likely to hurt it, the first (-1:
-    none)."""
-    best = NONE
-    best_c = 0.0
-    for k in range(n):
-        if la[k, LA.VERB] == ATACAR and la[k, LA.TARGET] == target:
-            chance = attack_hurt_chance(
-                stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, target, la[k, LA.ITEM]
-            )
-            if best == NONE or chance > best_c:
-                best = k
-                best_c = chance
-    return best
-
-
 # -- the turn's temperaments ---------------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
 def tactician(s: tuple, d: tuple, c: int, la: np.ndarray, n: int, arng: np.ndarray) -> int:
@@ -344,7 +316,7 @@ def tactician(s: tuple, d: tuple, c: int, la: np.ndarray, n: int, arng: np.ndarr
     stat, weapon, dist, penalty, hurt_odds = s[STAT], s[WEAPON], s[DIST], s[PENALTIES], s[HURT_ODDS]
     cs, g, misses = d[STATE], d[GLOBALS], d[MISSES]
     best, chance = best_attack(
-        stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, arng
+        stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, arng, NONE
     )
     if g[G.SUSPEND] != 0:
         return 0
@@ -387,7 +359,7 @@ def coward(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def protector(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
+def protector(s: tuple, d: tuple, c: int, la: np.ndarray, n: int, arng: np.ndarray) -> int:
     """The foe nearest its most hurt ally, struck (the likeliest to hurt) or closed on;
     else -1, the tactician's."""
     stat, weapon, dist, penalty, hurt_odds = s[STAT], s[WEAPON], s[DIST], s[PENALTIES], s[HURT_ODDS]
@@ -396,7 +368,9 @@ def protector(s: tuple, d: tuple, c: int, la: np.ndarray, n: int) -> int:
     threat = nearest_foe(stat, dist, cs, ward) if ward != NONE else NONE
     if threat == NONE:
         return NONE
-    i = attack_on(stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, threat)
+    i = best_attack(stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, arng, threat)[
+        0
+    ]
     return i if i != NONE else first_on(la, n, ACERCARSE, threat)
 
 
@@ -527,7 +501,7 @@ def choose(s: tuple, d: tuple, la: np.ndarray, n: int, mood: int, arng: np.ndarr
             return brute(s, d, c, la, n)
         i = NONE
         if mood == dialect.PROTECTOR:
-            i = protector(s, d, c, la, n)
+            i = protector(s, d, c, la, n, arng)
         elif mood == dialect.CAUTIOUS or mood == dialect.COWARD:
             if mood == dialect.COWARD:
                 i = coward(s, d, c, la, n)
