@@ -237,16 +237,6 @@ def move_key(
 
 
 @njit(cache=True, _nrt=False)
-def greater(a0: int, a1: int, a2: int, b0: int, b1: int, b2: int) -> bool:
-    """``(a0, a1, a2) > (b0, b1, b2)``."""
-    if a0 != b0:
-        return a0 > b0
-    if a1 != b1:
-        return a1 > b1
-    return a2 > b2
-
-
-@njit(cache=True, _nrt=False)
 def best_move(
     stat: np.ndarray,
     dist: np.ndarray,
@@ -264,14 +254,14 @@ def best_move(
     if cnt == 0:
         return -1
     best = idx[0]
-    b0, b1, b2 = move_key(stat, dist, zones, cs, c, la[best, LA.ZONE], kind, threat)
+    bk = move_key(stat, dist, zones, cs, c, la[best, LA.ZONE], kind, threat)
     for m in range(1, cnt):
-        x0, x1, x2 = move_key(stat, dist, zones, cs, c, la[idx[m], LA.ZONE], kind, threat)
-        if greater(x0, x1, x2, b0, b1, b2):
+        k = move_key(stat, dist, zones, cs, c, la[idx[m], LA.ZONE], kind, threat)
+        if k > bk:
             best = idx[m]
-            b0, b1, b2 = x0, x1, x2
-    h0, h1, h2 = move_key(stat, dist, zones, cs, c, cs[c, CS.ZONE], kind, threat)
-    return best if greater(b0, b1, b2, h0, h1, h2) else -1
+            bk = k
+    stay = move_key(stat, dist, zones, cs, c, cs[c, CS.ZONE], kind, threat)
+    return best if bk > stay else -1
 
 
 @njit(cache=True, _nrt=False)
