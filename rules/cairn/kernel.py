@@ -82,7 +82,6 @@ from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.legal import ACTION_WIDTH, LA, push
-from escaramuza.rules.core.legal import action_row as legal_row
 from escaramuza.rules.core.loops import new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Action, Combatant, Side
@@ -244,13 +243,9 @@ class POOL(Columns):
 
 # -- export (plain Python, once per scenario / per state) ------------------------------
 @dataclass(frozen=True, slots=True)
-class CairnExported(Exported):
-    """A scenario's bundles and the names the kernel indexes: combatant ids, zone ids and
-    each combatant's weapon names (``weapons_of``), by their index."""
-
-    ids: dict[str, int]
-    zones: dict[str, int]
-    weapon_names: tuple[tuple[str, ...], ...]
+class CairnExported(compiled.NamedExport):
+    """A scenario's bundles and the names the kernel indexes (each combatant's weapon
+    names are ``weapons_of``'s)."""
 
 
 #: What each fight effect of a Cicatrices entry does (``combat.read_scar``): the
@@ -430,13 +425,9 @@ def _export_combatant(
     """Row ``i`` of ``cs``: status and zone, resources (within 0 and their maxima) and
     conditions."""
     head = compiled.combatant_head(ids, zones, i, c)
-    r = c.resources
-    if set(r) != {name for name, _ in RESOURCES}:
-        raise KernelRefusal(f"{c.id}: resources {sorted(r)}")
-    for name, column in RESOURCES:
-        check_range(r[name], 0, int(stat[i, ST[f"MAX_{column}"]]), f"{c.id}: {name}")
-    values: dict[str, Any] = {**head, **r, "cond": condition_mask(c)}
-    CS.put(cs[i], c.id, {"zones": len(zones)}, **values)
+    maxima = {name: int(stat[i, ST[f"MAX_{column}"]]) for name, column in RESOURCES}
+    compiled.put_resources(cs[i], CS, c, RESOURCES, maxima)
+    CS.put(cs[i], c.id, {"zones": len(zones)}, **head, cond=condition_mask(c))
 
 
 def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
@@ -447,7 +438,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     and the compiled rules index: besides each combatant's row, the round within the round
     limit, the side declaring, its queue (headed by the pending actor) and its
     declarations — distinct combatants of that side, at most one row each."""
-    exported = _cairn(exported)
+    exported = compiled.exported_as(exported, CairnExported)
     stat = exported.static[STAT]
     n = compiled.resumable(exported, state, int(exported.static[OPTS][OPT.ROUND_LIMIT]))
     cs = CS.new(n)
@@ -470,9 +461,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     pending = state.pending
     if pending is None or not q or q[0] != pending.actor:
         raise KernelRefusal(f"queue {list(q)} is not headed by the pending actor")
-    # The planner searches for the pending decision's side; the loops, for its actor's.
-    if pending.side.value != side:
-        raise KernelRefusal("the pending decision's side is not its actor's")
+    compiled.check_pending_side(exported, pending)
     queue = np.zeros(n, dtype=np.int64)
     for j, cid in enumerate(q):
         queue[j] = exported.ids[cid]
@@ -501,14 +490,7 @@ def encode_action(exported: CairnExported, action: Action) -> np.ndarray:
     """An engine :class:`Action` as the kernel's declaration row: its legal-list row,
     then its actor."""
     actor = exported.ids[action.actor]
-    row = legal_row(
-        action,
-        VERBS.index(action.verb),
-        exported.ids[action.target] if action.target is not None else -1,
-        exported.zones[action.zone] if action.zone is not None else -1,
-        exported.weapon_names[actor].index(action.item) if action.item is not None else -1,
-        needs=NEEDS,
-    )
+    row = compiled.named_action_row(exported, action, VERBS.index(action.verb), needs=NEEDS)
     return np.array([*row, actor], dtype=np.int64)
 
 
@@ -519,21 +501,12 @@ def _decl(n: int) -> np.ndarray:
 
 def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
     """The legal-list row of an engine action."""
-    return [int(v) for v in encode_action(_cairn(exported), action)[:ACTION_WIDTH]]
-
-
-def _cairn(exported: Exported) -> CairnExported:
-    """``exported`` as this kernel made it (with the names it indexes)."""
-    if not isinstance(exported, CairnExported):
-        raise KernelRefusal("a scenario exported by another kernel")
-    return exported
+    exported = compiled.exported_as(exported, CairnExported)
+    return [int(v) for v in encode_action(exported, action)[:ACTION_WIDTH]]
 
 
 #: Every condition mask's sorted (name, value) pairs (Cairn's conditions carry no value).
-_CONDITION_PAIRS: tuple[tuple[tuple[str, int], ...], ...] = tuple(
-    tuple(sorted((name, 0) for bit, name in enumerate(CONDITIONS) if mask >> bit & 1))
-    for mask in range(ALL_CONDITIONS + 1)
-)
+_CONDITION_PAIRS = compiled.flag_conditions(CONDITIONS)
 
 
 def conditions(row: Any) -> tuple[tuple[str, int], ...]:

@@ -9,16 +9,17 @@ protocol (refusal, whole battles as :class:`KernelBattle` or :class:`BattleColum
 rollouts), the agents' codes, the generators' keys, the replay of suspended battles,
 the scenario cache, and the export helpers every ruleset's export starts with
 (:func:`stat_head`, :func:`zone_hops`, :func:`zone_steps`, :func:`combatant_head`,
-:func:`resumable`).
+:func:`put_resources`, :func:`resumable`, :class:`NamedExport` with
+:func:`check_pending_side` and :func:`named_action_row`, :func:`flag_conditions`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from escaramuza.rules.core.kernel import (
     refusing,
 )
 from escaramuza.rules.core.layout import Columns
-from escaramuza.rules.core.legal import ACTION_WIDTH
+from escaramuza.rules.core.legal import ACTION_WIDTH, action_row
 from escaramuza.rules.core.loops import (
     FAR,
     FIRST_LEGAL,
@@ -68,6 +69,57 @@ class Exported:
     static: tuple[np.ndarray, ...]
     start: tuple[np.ndarray, ...]
     actions: int
+
+
+@dataclass(frozen=True, slots=True)
+class NamedExport(Exported):
+    """An export with the names an engine state and action map through: combatant ids,
+    zone ids and each combatant's weapon names, by their index in the kernel's arrays."""
+
+    ids: dict[str, int]
+    zones: dict[str, int]
+    weapon_names: tuple[tuple[str, ...], ...]
+
+
+#: A kernel's own export class.
+E = TypeVar("E", bound=Exported)
+
+
+def exported_as(exported: Exported, kind: type[E]) -> E:
+    """``exported`` as the kernel whose export class is ``kind`` made it (with the names
+    it indexes); a scenario another kernel exported is a refusal."""
+    if not isinstance(exported, kind):
+        raise KernelRefusal("a scenario exported by another kernel")
+    return exported
+
+
+def named_action_row(
+    exported: NamedExport,
+    action: Action,
+    verb: int,
+    option: int = -1,
+    needs: Mapping[str, Collection[int]] | None = None,
+) -> list[int]:
+    """The legal-list row (``rules.core.legal.action_row``) of an engine action of the
+    verb code ``verb`` and option code ``option``: its target, zone and item (a weapon of
+    its actor) are their indices in ``exported``'s names, -1 where it has none."""
+    ids = exported.ids
+    target = ids[action.target] if action.target is not None else -1
+    zone = exported.zones[action.zone] if action.zone is not None else -1
+    item = -1
+    if action.item is not None:
+        item = exported.weapon_names[ids[action.actor]].index(action.item)
+    return action_row(action, verb, target, zone, item, option, needs)
+
+
+def flag_conditions(names: Sequence[str]) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """A kernel's read-back of conditions kept as bits without values (a bit per entry
+    of ``names``, in order): for every mask of those bits, the sorted ``(name, 0)``
+    pairs ``conditions(row)`` gives."""
+    return tuple(
+        tuple(sorted((name, 0) for bit, name in enumerate(names) if mask >> bit & 1))
+        for mask in range(1 << len(names))
+    )
 
 
 class StatHead(TypedDict):
@@ -131,6 +183,33 @@ def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -
         ko_round=0 if out else NEVER,
         died=int(c.status is Status.DEAD),
     )
+
+
+def put_resources(
+    row: np.ndarray,
+    layout: type[Columns],
+    c: Any,
+    resources: Sequence[tuple[str, str]],
+    maxima: Mapping[str, int],
+) -> None:
+    """Combatant ``c``'s resources into its ``cs`` row ``row``, each in the ``layout``
+    column the kernel's ``RESOURCES`` (``resources``) names, after checking that it has
+    exactly those resources, each within 0 and its maximum in ``maxima`` (a refusal
+    naming it)."""
+    r = c.resources
+    if set(r) != {name for name, _ in resources}:
+        raise KernelRefusal(f"{c.id}: resources {sorted(r)}")
+    for name, column in resources:
+        check_range(r[name], 0, maxima[name], f"{c.id}: {name}")
+        row[layout[column]] = r[name]
+
+
+def check_pending_side(exported: NamedExport, pending: Any) -> None:
+    """Refuse a ``pending`` decision whose side is not its actor's: the planner searches
+    for the pending decision's side; the loops, for its actor's."""
+    actor = exported.scenario.combatants[exported.ids[pending.actor]]
+    if pending.side is not actor.side:
+        raise KernelRefusal("the pending decision's side is not its actor's")
 
 
 def resumable(exported: Exported, state: BattleState, round_limit: int) -> int:

@@ -51,7 +51,6 @@ in int64.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -512,15 +511,10 @@ def export_combatants(
         if c.status not in RULESET_STATUSES:
             raise KernelRefusal(f"{c.id}: status {c.status.value}")
         head = compiled.combatant_head(ids, zones, i, c)
-        res = c.resources
-        if set(res) != {name for name, _ in RESOURCES}:
-            raise KernelRefusal(f"{c.id}: resources {sorted(res)}")
         row = cs[i]
         for column, value in head.items():
             row[CS[column.upper()]] = value
-        for name, column in RESOURCES:
-            check_range(res[name], 0, c.maxima[name], f"{c.id}: {name}")
-            row[CS[column]] = res[name]
+        compiled.put_resources(row, CS, c, RESOURCES, c.maxima)
         _export_conditions(c, row, ids)
         _export_data(c, row, uses[i])
 
@@ -645,15 +639,14 @@ def action_row(exported: Exported, state: BattleState, action: Action) -> list[i
     )
 
 
-@cache
-def _conditions(mask: int) -> tuple[tuple[str, int], ...]:
-    return tuple(sorted((name, 0) for name, bit in COND_BIT.items() if mask >> bit & 1))
+#: Every condition mask's sorted (name, value) pairs.
+_CONDITIONS = compiled.flag_conditions(CONDITIONS)
 
 
 def conditions(row: Any) -> tuple[tuple[str, int], ...]:
     """A final ``cs`` row's conditions as sorted ``(name, value)`` pairs (none of
     Destiny Dice's carries a value)."""
-    return _conditions(int(row[CS.COND]))
+    return _CONDITIONS[row[CS.COND]]
 
 
 # -- compiled rules -----------------------------------------------------------------

@@ -84,14 +84,12 @@ from escaramuza.rules.core.jit import copy_into, njit
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.legal import LA, push
-from escaramuza.rules.core.legal import action_row as legal_row
 from escaramuza.rules.core.loops import (
     SUSPEND_RULESET,
     copy_head,
     new_damage_log,
 )
 from escaramuza.rules.core.mechanics import compile_mechanics
-from escaramuza.rules.core.model import Side
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.combat import PENALTY
@@ -103,7 +101,6 @@ from escaramuza.rules.donjon.sheets import ATTRIBUTES, MELEE, RANGED, THROWN
 TITLE = Donjon.name
 
 # -- codes ---------------------------------------------------------------------------
-SIDES: tuple[Side, ...] = (Side.HEROES, Side.ENEMIES)
 #: Weapon kinds (``W.KIND``), the rows of ``penalty``.
 MELEE_KIND = 0
 WEAPON_KINDS: tuple[str, ...] = (MELEE, THROWN, RANGED)
@@ -295,16 +292,12 @@ class G(Columns):
 
 # -- export (plain Python, once per scenario / per state) ------------------------------
 @dataclass(frozen=True, slots=True)
-class DonjonExported(Exported):
+class DonjonExported(compiled.NamedExport):
     """A Donjon scenario in the kernel's terms, with what the export of a state and the
-    read-back need: the names the kernel indexes (combatant ids, zone ids, each
-    combatant's weapon names), the dimensions its ranges name, the odds tables' key and
-    why the scenario cannot be played from its start (it can still be resumed
-    mid-battle)."""
+    read-back need: the names the kernel indexes, the dimensions its ranges name, the
+    odds tables' key and why the scenario cannot be played from its start (it can still
+    be resumed mid-battle)."""
 
-    ids: dict[str, int]
-    zones: dict[str, int]
-    weapon_names: tuple[tuple[str, ...], ...]
     dims: dict[str, int]
     die_size: int
     all_tied: str
@@ -532,8 +525,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
         mover=NONE,
         dealer=NONE,
     )
-    if SIDES.index(pending.side) != s[STAT][actor, ST.SIDE]:
-        raise KernelRefusal("the pending decision's side is not its actor's")
+    compiled.check_pending_side(exported, pending)
     if kind == KIND_TURN and g[G.COUNT] not in init[actor, : cs[actor, CS.HELD]]:
         raise KernelRefusal(f"{pending.actor} does not hold the number called")
     attack = data.get("attack")
@@ -600,35 +592,24 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
 def action_row(exported: Exported, state: BattleState, action: Any) -> list[int]:
     """The legal-list row of an engine action."""
     exported = as_exported(exported)
-    ids = exported.ids
-    return legal_row(
-        action,
-        VERBS.index(action.verb),
-        ids[action.target] if action.target else NONE,
-        item=exported.weapon_names[ids[action.actor]].index(action.item) if action.item else NONE,
-        option=SPEND_OPTIONS.index(action.option) if action.option else NONE,
-        needs=NEEDS,
-    )
+    verb = VERBS.index(action.verb)
+    option = SPEND_OPTIONS.index(action.option) if action.option else NONE
+    return compiled.named_action_row(exported, action, verb, option, NEEDS)
 
 
 def as_exported(exported: Exported) -> DonjonExported:
     """``exported`` as this kernel made it (with the names it indexes)."""
-    if not isinstance(exported, DonjonExported):
-        raise KernelRefusal("a scenario exported by another kernel")
-    return exported
+    return compiled.exported_as(exported, DonjonExported)
 
 
-#: A final ``cs`` row's conditions as sorted (name, value) pairs, by (inconsciente,
-#: quebrado).
-_CONDITIONS: tuple[tuple[tuple[tuple[str, int], ...], ...], ...] = (
-    ((), (("quebrado", 0),)),
-    ((("inconsciente", 0),), (("inconsciente", 0), ("quebrado", 0))),
-)
+#: A final ``cs`` row's conditions as sorted (name, value) pairs, by the mask of its
+#: columns inconsciente (bit 0) and quebrado (bit 1).
+_CONDITIONS = compiled.flag_conditions(("inconsciente", "quebrado"))
 
 
 def conditions(row: Sequence[int]) -> tuple[tuple[str, int], ...]:
     """A final ``cs`` row's conditions as sorted ``(name, value)`` pairs."""
-    return _CONDITIONS[row[CS.INCONSCIENTE]][row[CS.QUEBRADO]]
+    return _CONDITIONS[row[CS.INCONSCIENTE] | row[CS.QUEBRADO] << 1]
 
 
 # -- odds tables -----------------------------------------------------------------------

@@ -87,7 +87,6 @@ from escaramuza.rules.core.jit import copy_into, njit, sort_in_place
 from escaramuza.rules.core.kernel import BOUND, KernelRefusal, check_range
 from escaramuza.rules.core.layout import Columns
 from escaramuza.rules.core.legal import LA, push
-from escaramuza.rules.core.legal import action_row as legal_row
 from escaramuza.rules.core.loops import copy_head, new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Status
@@ -1251,13 +1250,10 @@ def attack_odds(
 
 
 @dataclass(frozen=True, slots=True)
-class Export(Exported):
+class Export(compiled.NamedExport):
     """A scenario in the kernel's terms, with the names an engine state and action map
-    through: combatant ids, zone ids, each combatant's weapon names, the tables."""
+    through and the tables."""
 
-    ids: dict[str, int]
-    zones: dict[str, int]
-    weapons: tuple[tuple[str, ...], ...]
     tables: Tables
 
 
@@ -1511,7 +1507,7 @@ def export_scenario(scenario: Scenario) -> Export:
         actions,
         ids=ids,
         zones=zones,
-        weapons=tuple(tuple(w.name for w in p.weapons) for p in profiles),
+        weapon_names=tuple(tuple(w.name for w in p.weapons) for p in profiles),
         tables=table,
     )
 
@@ -1524,11 +1520,7 @@ def export_combatant(
     head = compiled.combatant_head(ids, zones, i, c)
     if c.status not in PLAYED_STATUSES:
         raise KernelRefusal(f"{c.id} is {c.status.value}: not a Sistema 2d10 status")
-    if set(c.resources) != {name for name, _ in RESOURCES}:
-        raise KernelRefusal(f"{c.id}: resources {sorted(c.resources)}")
-    for name, column in RESOURCES:
-        check_range(c.resources[name], 0, c.maxima[name], f"{c.id}: {name}")
-        row[CS[column]] = c.resources[name]
+    compiled.put_resources(row, CS, c, RESOURCES, c.maxima)
     dims = {"zones": len(zones)}
     CS.put(row, c.id, dims, **head)
     for name, cond in c.conditions.items():
@@ -1546,7 +1538,7 @@ def export_combatant(
 def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ...]:
     """The dynamic bundle of an engine state (counters from zero); :class:`KernelRefusal`
     for what the kernel cannot hold."""
-    exported = _sistema(exported)
+    exported = compiled.exported_as(exported, Export)
     n = compiled.resumable(exported, state, int(exported.static[OPTS][OPT.ROUND_LIMIT]))
     cs, g, log, order, *scratch = (a.copy() for a in exported.start)
     cs[:] = 0
@@ -1571,8 +1563,7 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     assert pending is not None  # resumable's
     g[G.KIND] = KIND_TURN + DECISIONS.index(pending.name)
     g[G.ACTOR] = index[pending.actor]
-    if pending.side is not exported.scenario.combatants[g[G.ACTOR]].side:
-        raise KernelRefusal("the pending decision's side is not its actor's")
+    compiled.check_pending_side(exported, pending)
     attack = data.get("attack")
     if attack is not None:
         export_attack(exported, g, attack)
@@ -1594,7 +1585,7 @@ def export_attack(exported: Export, g: np.ndarray, attack: AttackCtx) -> None:
         attack=1,
         attacker=attacker,
         target=exported.ids[attack.target],
-        weapon=exported.weapons[attacker].index(attack.weapon),
+        weapon=exported.weapon_names[attacker].index(attack.weapon),
         aim=-1 if attack.aim is None else tables.LOCATIONS.index(attack.aim),
         total=attack.total,
         critical=1 if attack.critical else 0,
@@ -1643,30 +1634,11 @@ def check_pending(
 def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
     """The legal-list row of an engine action: an attack's option is its aimed location
     (-1 ``libre``)."""
-    exported = _sistema(exported)
-    index = exported.ids
-    w = -1
-    if action.item is not None:
-        w = exported.weapons[index[action.actor]].index(action.item)
+    exported = compiled.exported_as(exported, Export)
     aim = -1
     if action.option not in (None, ruleset.LIBRE):
         aim = tables.LOCATIONS.index(action.option)
-    return legal_row(
-        action,
-        VERBS.index(action.verb),
-        index[action.target] if action.target is not None else -1,
-        exported.zones[action.zone] if action.zone is not None else -1,
-        w,
-        aim,
-        needs=NEEDS,
-    )
-
-
-def _sistema(exported: Exported) -> Export:
-    """``exported`` as this kernel made it (with the names it indexes)."""
-    if not isinstance(exported, Export):
-        raise KernelRefusal("a scenario exported by another kernel")
-    return exported
+    return compiled.named_action_row(exported, action, VERBS.index(action.verb), aim, NEEDS)
 
 
 def conditions(row: Sequence[int]) -> tuple[tuple[str, int], ...]:
