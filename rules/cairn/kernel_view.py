@@ -15,26 +15,19 @@ from __future__ import annotations
 import numpy as np
 
 from escaramuza.rules.cairn.combat import CONDITIONS
-from escaramuza.rules.cairn.kernel import ATTACK, CS, DECL, VERBS, ZONE, ZONES, G
+from escaramuza.rules.cairn.kernel import ATTACK, CS, DECL, RESOURCES, VERBS, ZONE, ZONES, G
 from escaramuza.rules.cairn.ruleset import Cairn
+from escaramuza.rules.core import compiled
 from escaramuza.rules.core.dialect import GLOBALS, KIND_TURN, STATE
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.legal import LA
+from escaramuza.rules.core.mechanics import view_resources
 from escaramuza.rules.core.model import DecisionKind
 
 #: ``cs`` column of each resource, in ``Cairn.resources`` order.
-RESOURCE_COLUMNS = np.array([int(CS[name.upper()]) for name in Cairn.resources], dtype=np.int64)
-
-
-def _condition_bit(name: str) -> int:
-    """The bit over ``Cairn.conditions`` a kernel condition sets (through an alias if it
-    is one; none if it is in neither)."""
-    name = Cairn.condition_aliases.get(name, name)
-    return 1 << Cairn.conditions.index(name) if name in Cairn.conditions else 0
-
-
+RESOURCE_COLUMNS = compiled.view_columns(Cairn, RESOURCES, CS)
 #: The bit over ``Cairn.conditions`` of each kernel condition bit (``combat.CONDITIONS``).
-CONDITION_BITS = np.array([_condition_bit(name) for name in CONDITIONS], dtype=np.int64)
+CONDITION_BITS = compiled.view_condition_bits(Cairn, CONDITIONS)
 #: Position in ``Cairn.verbs`` of each kernel verb code (``kernel.VERBS``).
 VERB_SLOTS = np.array(
     [[spec.name for spec in Cairn.verbs].index(name) for name in VERBS], dtype=np.int64
@@ -57,8 +50,7 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     zone = s[ZONES]
     cs, g, decl = d[STATE], d[GLOBALS], d[DECL]
     r = RESOURCE_COLUMNS.shape[0]
-    for j in range(r):
-        values[j] = np.float64(cs[c, RESOURCE_COLUMNS[j]])
+    view_resources(cs, c, RESOURCE_COLUMNS, values)
     aimed = 0
     for i in range(g[G.NDECL]):
         if decl[i, LA.VERB] == ATTACK and decl[i, LA.TARGET] == c:

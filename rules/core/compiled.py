@@ -10,7 +10,9 @@ rollouts), the agents' codes, the generators' keys, the replay of suspended batt
 the scenario cache, and the export helpers every ruleset's export starts with
 (:func:`stat_head`, :func:`zone_hops`, :func:`zone_steps`, :func:`combatant_head`,
 :func:`put_resources`, :func:`resumable`, :class:`NamedExport` with
-:func:`check_pending_side` and :func:`named_action_row`, :func:`flag_conditions`).
+:func:`check_pending_side` and :func:`named_action_row`, :func:`flag_conditions`), and
+what the four read-back views (``rules/<ruleset>/kernel_view.py``) build their tables
+with (:func:`view_columns`, :func:`view_condition_bits`).
 """
 
 from __future__ import annotations
@@ -223,6 +225,28 @@ def resumable(exported: Exported, state: BattleState, round_limit: int) -> int:
         raise KernelRefusal("the state's combatants are not the scenario's")
     check_range(state.round, 1, round_limit, "round")
     return n
+
+
+# -- the read-back views' tables (rules/<ruleset>/kernel_view.py) --------------------------
+def view_columns(
+    ruleset: Any, resources: Sequence[tuple[str, str]], layout: type[Columns]
+) -> np.ndarray:
+    """The ``cs`` column (``layout``'s) of each of ``ruleset``'s resources, in
+    ``ruleset.resources`` order (the engine's), through the kernel's ``RESOURCES``
+    (``resources``): what a view's ``mechanics.view_resources`` reads."""
+    column = dict(resources)
+    return np.array([int(layout[column[name]]) for name in ruleset.resources], dtype=np.int64)
+
+
+def view_condition_bits(ruleset: Any, names: Sequence[str]) -> np.ndarray:
+    """The bit over ``ruleset.conditions`` each of a kernel's conditions ``names`` sets
+    (the bit of its condition if it is an alias; 0, none, if it is in neither)."""
+
+    def bit(name: str) -> int:
+        name = ruleset.condition_aliases.get(name, name)
+        return 1 << ruleset.conditions.index(name) if name in ruleset.conditions else 0
+
+    return np.array([bit(name) for name in names], dtype=np.int64)
 
 
 def agent_code(spec: str) -> int:

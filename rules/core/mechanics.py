@@ -9,7 +9,9 @@ and a ``Damaged`` (damage dealt, dealt to foes, taken). Here they are written on
 as templates over the arrays they read and the columns every layout starts with
 (``rules.core.dialect.HEAD``), which :func:`compile_mechanics` compiles once for a
 ruleset's layouts and its ``on_battle_end``. Beside them, what the temperaments of every
-ruleset read of the field (:func:`side_out`, :func:`most_hurt_ally`, :func:`foe_hops`).
+ruleset read of the field (:func:`side_out`, :func:`most_hurt_ally`, :func:`foe_hops`),
+and what every read-back view (``rules/<ruleset>/kernel_view.py``) reads first of a
+combatant (:func:`view_resources`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,15 @@ def knocked_out(status: int) -> bool:
 @njit(cache=True, _nrt=False)
 def no_battle_end(stat: np.ndarray, cs: np.ndarray, g: np.ndarray) -> None:
     """``Ruleset.on_battle_end`` of a ruleset that does nothing then."""
+
+
+@njit(cache=True, _nrt=False)
+def view_resources(cs: np.ndarray, c: int, columns: np.ndarray, values: np.ndarray) -> None:
+    """``values[j]`` <- combatant ``c``'s resource in ``cs`` column ``columns[j]`` (a
+    view's ``compiled.view_columns``), as float64: the first values every view's
+    ``view_combatant`` writes."""
+    for j in range(columns.shape[0]):
+        values[j] = np.float64(cs[c, columns[j]])
 
 
 # -- the templates (plain Python; compile_mechanics compiles them per ruleset) -------------

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from escaramuza.rules.core import compiled
 from escaramuza.rules.core.dialect import GLOBALS, KIND_TURN, STAT, STATE
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.legal import LA
+from escaramuza.rules.core.mechanics import view_resources
 from escaramuza.rules.core.model import DecisionKind
 from escaramuza.rules.destiny_dice.kernel import (
     ATACAR,
@@ -29,6 +31,7 @@ from escaramuza.rules.destiny_dice.kernel import (
     CURAR,
     KIND_REACTION,
     RECARGAR,
+    RESOURCES,
     ST,
     VERBS,
     G,
@@ -41,7 +44,7 @@ if DestinyDice.conditions != tuple(COND_BIT) or DestinyDice.condition_aliases:
     raise ImportError("the kernel's condition bits are not DestinyDice.conditions")
 
 #: ``cs`` column of each resource, in ``DestinyDice.resources`` order.
-RESOURCE_COLUMNS = tuple(getattr(CS, key.upper()) for key in DestinyDice.resources)
+RESOURCE_COLUMNS = compiled.view_columns(DestinyDice, RESOURCES, CS)
 #: Where the features start in ``values`` (after the resources).
 N_RESOURCES = len(RESOURCE_COLUMNS)
 #: ``int(DecisionKind)`` and name index of the kernel's two decisions.
@@ -60,8 +63,7 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     weapon is jammed. Returns its conditions as bits over ``DestinyDice.conditions``
     (the kernel's own condition mask)."""
     cs = d[STATE]
-    for k in range(N_RESOURCES):
-        values[k] = float(cs[c, RESOURCE_COLUMNS[k]])
+    view_resources(cs, c, RESOURCE_COLUMNS, values)
     f = N_RESOURCES
     values[f + 6] = float(cs[c, CS.AYUDA]) / 2.0
     values[f + 7] = 1.0 if cs[c, CS.JAM] != 0 else 0.0

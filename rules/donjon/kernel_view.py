@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from escaramuza.rules.core import compiled
 from escaramuza.rules.core.dialect import GLOBALS, OPTS, STAT, STATE
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.legal import LA
+from escaramuza.rules.core.mechanics import view_resources
 from escaramuza.rules.core.model import DecisionKind
 from escaramuza.rules.donjon.kernel import (
     CS,
@@ -33,6 +35,7 @@ from escaramuza.rules.donjon.kernel import (
     NONE,
     OPT,
     PENDING_NAMES,
+    RESOURCES,
     SPEND_OPTIONS,
     ST,
     VERBS,
@@ -40,20 +43,15 @@ from escaramuza.rules.donjon.kernel import (
 )
 from escaramuza.rules.donjon.ruleset import Donjon
 
-#: Resources in ``Donjon.resources`` order as ``cs`` columns (HERIDAS… are that order).
-_RESOURCE_COLUMNS: tuple[int, ...] = tuple(
-    CS.HERIDAS + SPEND_OPTIONS.index(name) for name in Donjon.resources
-)
+#: Resources in ``Donjon.resources`` order as ``cs`` columns.
+_RESOURCE_COLUMNS = compiled.view_columns(Donjon, RESOURCES, CS)
 _N_RESOURCES = len(_RESOURCE_COLUMNS)
 
-#: The bit of each condition the kernel keeps (``Donjon.conditions`` order, aliases
-#: included; a condition the observation ignores sets none).
-_CONDITION_INDEX = {name: i for i, name in enumerate(Donjon.conditions)}
-_CONDITION_INDEX.update({a: _CONDITION_INDEX[n] for a, n in Donjon.condition_aliases.items()})
-_BIT_INCONSCIENTE = (
-    1 << _CONDITION_INDEX["inconsciente"] if "inconsciente" in _CONDITION_INDEX else 0
+#: The bit over ``Donjon.conditions`` of each condition the kernel keeps (a condition
+#: the observation ignores sets none).
+_BIT_INCONSCIENTE, _BIT_QUEBRADO = (
+    int(bit) for bit in compiled.view_condition_bits(Donjon, ("inconsciente", "quebrado"))
 )
-_BIT_QUEBRADO = 1 << _CONDITION_INDEX["quebrado"] if "quebrado" in _CONDITION_INDEX else 0
 
 #: ``g[G.KIND]`` → the position of its name in ``Donjon.decision_names`` (-1 unlisted).
 _DECISION_NAME: tuple[int, ...] = tuple(
@@ -91,8 +89,7 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     over ``Donjon.conditions``."""
     opts = s[OPTS]
     cs, init = d[STATE], d[INIT]
-    for j in range(_N_RESOURCES):
-        values[j] = float(cs[c, _RESOURCE_COLUMNS[j]])
+    view_resources(cs, c, _RESOURCE_COLUMNS, values)
     held = cs[c, CS.HELD]
     k = _N_RESOURCES
     values[k + 0] = cs[c, CS.CELERIDAD] / 6.0

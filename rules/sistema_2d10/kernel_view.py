@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from escaramuza.rules.core import compiled
 from escaramuza.rules.core.dialect import GLOBALS, KIND_NONE, KIND_TURN, STATE
 from escaramuza.rules.core.jit import njit
 from escaramuza.rules.core.legal import LA
+from escaramuza.rules.core.mechanics import view_resources
 from escaramuza.rules.sistema_2d10 import bookkeeping, ruleset, tables
 from escaramuza.rules.sistema_2d10.kernel import (
     ATACAR,
@@ -33,22 +35,11 @@ from escaramuza.rules.sistema_2d10.kernel import (
 )
 
 _RULESET = ruleset.Sistema2d10
-_COLUMN_OF = dict(RESOURCES)
 
 #: The ``cs`` column of each resource, in ``Sistema2d10.resources`` order.
-RESOURCE_COLUMNS = np.array(
-    [int(CS[_COLUMN_OF[name]]) for name in _RULESET.resources], dtype=np.int64
-)
-
-
-def _condition_bit(name: str) -> int:
-    """The bit a kernel condition sets over ``Sistema2d10.conditions`` (-1: none)."""
-    name = _RULESET.condition_aliases.get(name, name)
-    return _RULESET.conditions.index(name) if name in _RULESET.conditions else -1
-
-
-#: The observation's bit of each kernel condition (``kernel.CONDITIONS`` order), -1 none.
-CONDITION_BITS = np.array([_condition_bit(name) for name in CONDITIONS], dtype=np.int64)
+RESOURCE_COLUMNS = compiled.view_columns(_RULESET, RESOURCES, CS)
+#: The observation's bit of each kernel condition (``kernel.CONDITIONS`` order), 0 none.
+CONDITION_BITS = compiled.view_condition_bits(_RULESET, CONDITIONS)
 
 #: ``int(DecisionKind)`` of each pending decision, by ``G.KIND - KIND_TURN``
 #: (``decision_names`` order).
@@ -79,13 +70,11 @@ def view_combatant(s: tuple, d: tuple, c: int, values: np.ndarray) -> int:
     reach, defences, aguante, iniciativa, CA and actions); returns its conditions as
     bits over ``Sistema2d10.conditions`` (the aliases setting their condition's bit)."""
     cs = d[STATE]
-    nres = RESOURCE_COLUMNS.shape[0]
-    for j in range(nres):
-        values[j] = np.float64(cs[c, RESOURCE_COLUMNS[j]])
+    view_resources(cs, c, RESOURCE_COLUMNS, values)
     bits = 0
     for k in range(NCOND):
-        if cs[c, CS.HAS + k] == 1 and CONDITION_BITS[k] >= 0:
-            bits |= 1 << CONDITION_BITS[k]
+        if cs[c, CS.HAS + k] == 1:
+            bits |= CONDITION_BITS[k]
     return bits
 
 
