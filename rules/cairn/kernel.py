@@ -103,7 +103,7 @@ ALL_CONDITIONS = (1 << len(CONDITIONS)) - 1
 #: ``opts[OPT.BOTH_MODIFIERS]``: an attack both Impedido and Mejorado.
 BOTH_CODES: dict[str, int] = {"cancel": 0, "impaired": 1, "enhanced": 2}
 #: The engine's resources, each with its ``CS`` column's name.
-RESOURCES: tuple[tuple[str, str], ...] = tuple((r, r.upper()) for r in sorted(Cairn.resources))
+RESOURCES = compiled.kernel_resources(Cairn)
 #: The first resource and its maximum (``agents.search.side_strength``'s health).
 HEALTH = ("PI", "MAX_PI")
 #: A damage log's ``DAMAGE.RESOURCE``: a resource's index in ``Cairn.resources``.

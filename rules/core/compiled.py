@@ -8,11 +8,11 @@ Everything else is here, once: the :class:`~escaramuza.rules.core.kernel.Kernel`
 protocol (refusal, whole battles as :class:`KernelBattle` or :class:`BattleColumns`,
 rollouts), the agents' codes, the generators' keys, the replay of suspended battles,
 the scenario cache, and the export helpers every ruleset's export starts with
-(:func:`stat_head`, :func:`zone_hops`, :func:`zone_steps`, :func:`combatant_head`,
-:func:`put_resources`, :func:`resumable`, :class:`NamedExport` with
-:func:`check_pending_side` and :func:`named_action_row`, :func:`flag_conditions`), and
-what the four read-back views (``rules/<ruleset>/kernel_view.py``) build their tables
-with (:func:`view_columns`, :func:`view_condition_bits`).
+(:func:`kernel_resources`, :func:`stat_head`, :func:`zone_hops`, :func:`zone_steps`,
+:func:`combatant_head`, :func:`put_resources`, :func:`resumable`, :class:`NamedExport`
+with :func:`check_pending_side` and :func:`named_action_row`, :func:`flag_conditions`),
+and what the four read-back views (``rules/<ruleset>/kernel_view.py``) build their
+tables with (:func:`view_columns`, :func:`view_condition_bits`).
 """
 
 from __future__ import annotations
@@ -122,6 +122,12 @@ def flag_conditions(names: Sequence[str]) -> tuple[tuple[tuple[str, int], ...], 
         tuple(sorted((name, 0) for bit, name in enumerate(names) if mask >> bit & 1))
         for mask in range(1 << len(names))
     )
+
+
+def kernel_resources(ruleset: Any) -> tuple[tuple[str, str], ...]:
+    """A kernel's ``RESOURCES``: ``ruleset``'s resource names, sorted, each with the name
+    of its ``CS`` column (the same in capitals), as :class:`CompiledKernel` reads them."""
+    return tuple((r, r.upper()) for r in sorted(ruleset.resources))
 
 
 class StatHead(TypedDict):

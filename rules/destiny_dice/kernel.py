@@ -140,9 +140,7 @@ NEEDS = {
 KIND_REACTION = KIND_TURN + 1
 
 #: The engine's resources, each with its ``CS`` column's name.
-RESOURCES: tuple[tuple[str, str], ...] = tuple(
-    (r, r.upper()) for r in sorted(DestinyDice.resources)
-)
+RESOURCES = compiled.kernel_resources(DestinyDice)
 #: The first resource and its maximum (``agents.search.side_strength``'s health).
 HEALTH = ("PV", "MAX_PV")
 #: ``DAMAGE.RESOURCE`` of the PV DestinyDice._damage takes: its ``Ruleset.resources`` index.

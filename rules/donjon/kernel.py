@@ -137,7 +137,7 @@ SPEND_RESOURCE = np.array(
     [tuple(Donjon.resources).index(name) for name in SPEND_OPTIONS], dtype=np.int64
 )
 #: The engine's resources, each with its ``CS`` column's name.
-RESOURCES: tuple[tuple[str, str], ...] = tuple((r, r.upper()) for r in sorted(Donjon.resources))
+RESOURCES = compiled.kernel_resources(Donjon)
 #: The first resource and its maximum (``agents.search.side_strength``'s health).
 HEALTH = ("HERIDAS", "MAX_HERIDAS")
 

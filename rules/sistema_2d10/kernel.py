@@ -169,9 +169,7 @@ GDF_MORIBUNDO = tables.GDF_EFFECTS.index("moribundo")
 UNTIL: tuple[str | None, ...] = (None, tables.UNTIL_HEALED, tables.NEXT_TURN)
 UNTIL_NONE, UNTIL_HEALED, UNTIL_NEXT_TURN = 0, 1, 2
 #: The engine's resources, sorted, each with its ``CS`` column's name.
-RESOURCES: tuple[tuple[str, str], ...] = tuple(
-    (r, r.upper()) for r in sorted(ruleset.Sistema2d10.resources)
-)
+RESOURCES = compiled.kernel_resources(ruleset.Sistema2d10)
 #: The first resource and its maximum (``agents.search.side_strength``'s health).
 HEALTH = ("PV", "PV")
 #: The damage log's resource of every ``Damaged`` the engine emits (``attack.take_damage``
