@@ -151,7 +151,8 @@ def best_attack(
 ) -> tuple[Action | None, float]:
     """The attack most likely to hurt (:func:`attack_hurt_chance`) and that chance, ties
     broken by a draw (one ``rng.random()`` an attack, in order); None and 0 with none. On
-    ``target`` alone (``rng`` None): only the attacks on it, the first on ties, no draw."""
+    ``target`` alone: only the attacks on it, the first on ties, no draw (``rng`` may be
+    None)."""
     weapons = combat.profile(c).by_name
     scored: list[tuple[float, float, Action]] = []
     for a in of_verb(actions, "atacar"):
@@ -159,7 +160,7 @@ def best_attack(
             continue
         on = state.by_id[str(a.target)]
         weapon = weapons.get(str(a.item)) or combat.weapon(c, str(a.item))
-        draw = rng.random() if rng is not None else 0.0
+        draw = rng.random() if target is None and rng is not None else 0.0
         scored.append((attack_hurt_chance(state, c, on, weapon), draw, a))
     if not scored:
         return None, 0.0

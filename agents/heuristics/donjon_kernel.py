@@ -368,9 +368,9 @@ def protector(s: tuple, d: tuple, c: int, la: np.ndarray, n: int, arng: np.ndarr
     threat = nearest_foe(stat, dist, cs, ward) if ward != NONE else NONE
     if threat == NONE:
         return NONE
-    i = best_attack(stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, arng, threat)[
-        0
-    ]
+    i, _ = best_attack(
+        stat, weapon, dist, penalty, hurt_odds, cs, g, misses, c, la, n, arng, threat
+    )
     return i if i != NONE else first_on(la, n, ACERCARSE, threat)
 
 

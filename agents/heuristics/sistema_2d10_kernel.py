@@ -256,10 +256,10 @@ def best_move(
     best = idx[0]
     bk = move_key(stat, dist, zones, cs, c, la[best, LA.ZONE], kind, threat)
     for m in range(1, cnt):
-        k = move_key(stat, dist, zones, cs, c, la[idx[m], LA.ZONE], kind, threat)
-        if k > bk:
+        key = move_key(stat, dist, zones, cs, c, la[idx[m], LA.ZONE], kind, threat)
+        if key > bk:
             best = idx[m]
-            bk = k
+            bk = key
     stay = move_key(stat, dist, zones, cs, c, cs[c, CS.ZONE], kind, threat)
     return best if bk > stay else -1
 

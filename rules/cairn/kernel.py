@@ -489,9 +489,8 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
 def encode_action(exported: CairnExported, action: Action) -> np.ndarray:
     """An engine :class:`Action` as the kernel's declaration row: its legal-list row,
     then its actor."""
-    actor = exported.ids[action.actor]
-    row = compiled.named_action_row(exported, action, VERBS.index(action.verb), needs=NEEDS)
-    return np.array([*row, actor], dtype=np.int64)
+    row = compiled.named_action_row(exported, action, VERBS, needs=NEEDS)
+    return np.array([*row, exported.ids[action.actor]], dtype=np.int64)
 
 
 def _decl(n: int) -> np.ndarray:

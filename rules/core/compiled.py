@@ -54,7 +54,8 @@ from escaramuza.rules.core.loops import (
 from escaramuza.rules.core.model import Side, Status
 
 if TYPE_CHECKING:
-    from escaramuza.rules.core.model import Action
+    from escaramuza.rules.core.model import Action, Combatant, Decision
+    from escaramuza.rules.core.ruleset import Ruleset
     from escaramuza.rules.core.scenario import Scenario
     from escaramuza.rules.core.state import BattleState
 
@@ -98,20 +99,35 @@ def exported_as(exported: Exported, kind: type[E]) -> E:
 def named_action_row(
     exported: NamedExport,
     action: Action,
-    verb: int,
+    verbs: Sequence[str],
     option: int = -1,
     needs: Mapping[str, Collection[int]] | None = None,
 ) -> list[int]:
-    """The legal-list row (``rules.core.legal.action_row``) of an engine action of the
-    verb code ``verb`` and option code ``option``: its target, zone and item (a weapon of
-    its actor) are their indices in ``exported``'s names, -1 where it has none."""
-    ids = exported.ids
-    target = ids[action.target] if action.target is not None else -1
-    zone = exported.zones[action.zone] if action.zone is not None else -1
-    item = -1
-    if action.item is not None:
-        item = exported.weapon_names[ids[action.actor]].index(action.item)
+    """The legal-list row (``rules.core.legal.action_row``) of an engine action, with
+    the option code ``option``: its verb is its place in the kernel's ``verbs``, its
+    target, zone and item (a weapon of its actor) their indices in ``exported``'s names,
+    -1 where it has none; a name that is not there is a refusal naming the action and the
+    field."""
+    verb = name_code(verbs, action.verb, action, "verb")
+    actor = name_code(exported.ids, action.actor, action, "actor")
+    target = name_code(exported.ids, action.target, action, "target")
+    zone = name_code(exported.zones, action.zone, action, "zone")
+    item = name_code(exported.weapon_names[actor], action.item, action, "item")
     return action_row(action, verb, target, zone, item, option, needs)
+
+
+def name_code(
+    names: Mapping[str, int] | Sequence[str], name: str | None, action: Action, field: str
+) -> int:
+    """The code of ``action``'s ``field``, its ``name``: its value in a mapping of
+    ``names``, else its place among them; -1 for None (the action has none). A name
+    that is not there (an empty one included) is a refusal: such an action is none of
+    the legal ones the engine lists."""
+    if name is None:
+        return -1
+    if name not in names:
+        raise KernelRefusal(f"{action}: unknown {field} {name!r}")
+    return names[name] if isinstance(names, Mapping) else list(names).index(name)
 
 
 def flag_conditions(names: Sequence[str]) -> tuple[tuple[tuple[str, int], ...], ...]:
@@ -124,7 +140,7 @@ def flag_conditions(names: Sequence[str]) -> tuple[tuple[tuple[str, int], ...], 
     )
 
 
-def kernel_resources(ruleset: Any) -> tuple[tuple[str, str], ...]:
+def kernel_resources(ruleset: type[Ruleset]) -> tuple[tuple[str, str], ...]:
     """A kernel's ``RESOURCES``: ``ruleset``'s resource names, sorted, each with the name
     of its ``CS`` column (the same in capitals), as :class:`CompiledKernel` reads them."""
     return tuple((r, r.upper()) for r in sorted(ruleset.resources))
@@ -196,7 +212,7 @@ def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -
 def put_resources(
     row: np.ndarray,
     layout: type[Columns],
-    c: Any,
+    c: Combatant,
     resources: Sequence[tuple[str, str]],
     maxima: Mapping[str, int],
 ) -> None:
@@ -212,7 +228,7 @@ def put_resources(
         row[layout[column]] = r[name]
 
 
-def check_pending_side(exported: NamedExport, pending: Any) -> None:
+def check_pending_side(exported: NamedExport, pending: Decision) -> None:
     """Refuse a ``pending`` decision whose side is not its actor's: the planner searches
     for the pending decision's side; the loops, for its actor's."""
     actor = exported.scenario.combatants[exported.ids[pending.actor]]
@@ -235,7 +251,7 @@ def resumable(exported: Exported, state: BattleState, round_limit: int) -> int:
 
 # -- the read-back views' tables (rules/<ruleset>/kernel_view.py) --------------------------
 def view_columns(
-    ruleset: Any, resources: Sequence[tuple[str, str]], layout: type[Columns]
+    ruleset: type[Ruleset], resources: Sequence[tuple[str, str]], layout: type[Columns]
 ) -> np.ndarray:
     """The ``cs`` column (``layout``'s) of each of ``ruleset``'s resources, in
     ``ruleset.resources`` order (the engine's), through the kernel's ``RESOURCES``
@@ -244,7 +260,7 @@ def view_columns(
     return np.array([int(layout[column[name]]) for name in ruleset.resources], dtype=np.int64)
 
 
-def view_condition_bits(ruleset: Any, names: Sequence[str]) -> np.ndarray:
+def view_condition_bits(ruleset: type[Ruleset], names: Sequence[str]) -> np.ndarray:
     """The bit over ``ruleset.conditions`` each of a kernel's conditions ``names`` sets
     (the bit of its condition if it is an alias; 0, none, if it is in neither)."""
 

@@ -622,17 +622,14 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
 def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
     """The legal-list row of an engine action."""
     index = {c.id: i for i, c in enumerate(state.combatants)}
-    item = -1
-    if action.item is not None:
-        actor = state.by_id[action.actor]
-        names = list(actor.stats.heals if action.verb == "curar" else actor.stats.weapons)
-        item = names.index(action.item)
+    actor = state.combatants[compiled.name_code(index, action.actor, action, "actor")]
+    names = actor.stats.heals if action.verb == "curar" else actor.stats.weapons
     return legal_row(
         action,
-        VERBS.index(action.verb),
-        index[action.target] if action.target is not None else -1,
-        state.battlefield.index[action.zone] if action.zone is not None else -1,
-        item,
+        compiled.name_code(VERBS, action.verb, action, "verb"),
+        compiled.name_code(index, action.target, action, "target"),
+        compiled.name_code(state.battlefield.index, action.zone, action, "zone"),
+        compiled.name_code(tuple(names), action.item, action, "item"),
         needs=NEEDS,
     )
 

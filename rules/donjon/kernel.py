@@ -90,6 +90,7 @@ from escaramuza.rules.core.loops import (
     new_damage_log,
 )
 from escaramuza.rules.core.mechanics import compile_mechanics
+from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.donjon.combat import PENALTY
@@ -589,12 +590,11 @@ def export_state(exported: Exported, state: BattleState) -> tuple[np.ndarray, ..
     return (cs, g, new_damage_log(), init, *_scratch())
 
 
-def action_row(exported: Exported, state: BattleState, action: Any) -> list[int]:
+def action_row(exported: Exported, state: BattleState, action: Action) -> list[int]:
     """The legal-list row of an engine action."""
     exported = as_exported(exported)
-    verb = VERBS.index(action.verb)
-    option = SPEND_OPTIONS.index(action.option) if action.option else NONE
-    return compiled.named_action_row(exported, action, verb, option, NEEDS)
+    option = compiled.name_code(SPEND_OPTIONS, action.option, action, "option")
+    return compiled.named_action_row(exported, action, VERBS, option, NEEDS)
 
 
 def as_exported(exported: Exported) -> DonjonExported:

@@ -1634,9 +1634,9 @@ def action_row(exported: Exported, state: BattleState, action: Action) -> list[i
     (-1 ``libre``)."""
     exported = compiled.exported_as(exported, Export)
     aim = -1
-    if action.option not in (None, ruleset.LIBRE):
-        aim = tables.LOCATIONS.index(action.option)
-    return compiled.named_action_row(exported, action, VERBS.index(action.verb), aim, NEEDS)
+    if action.option != ruleset.LIBRE:
+        aim = compiled.name_code(tables.LOCATIONS, action.option, action, "option")
+    return compiled.named_action_row(exported, action, VERBS, aim, NEEDS)
 
 
 def conditions(row: Sequence[int]) -> tuple[tuple[str, int], ...]:

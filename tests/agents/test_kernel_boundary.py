@@ -404,3 +404,50 @@ def test_a_huge_negative_pv_is_refused_not_a_crash() -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "engine: reference" in proc.stdout, proc.stdout
     assert "pv -1000000000000000 is outside" in proc.stdout, proc.stdout
+
+
+# -- an action the kernel cannot name -----------------------------------------------------
+#: A scenario of each ruleset whose first decisions attack with a weapon and (but in
+#: Donjon, whose moves name a foe) move to a zone.
+AMBUSHES = {
+    "destiny_dice": "destiny_dice/emboscada",
+    "cairn": "cairn/emboscada_goblin",
+    "donjon": "donjon/emboscada",
+    "sistema_2d10": "sistema_2d10/escuadra",
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(CASES))
+def test_an_action_with_a_name_the_scenario_lacks_is_refused_naming_the_field(
+    ruleset: str,
+) -> None:
+    """Every legal action has its own legal-list row; the same action with a verb, actor,
+    target, zone, item or option that the scenario does not have (an empty name included)
+    is none of the engine's legal actions, and the kernel refuses it naming that field."""
+    kernel = find_kernel(ruleset)
+    assert kernel is not None
+    fields = ("verb", "actor", "target", "zone", "item")
+    if ruleset in ("donjon", "sistema_2d10"):  # the kernels that read an action's option
+        fields += ("option",)
+    tried = set()
+    scenario = load_scenario(AMBUSHES[ruleset])
+    agents = {Side.HEROES: make_agent("heuristic"), Side.ENEMIES: make_agent("heuristic")}
+    for stop in range(0, 40, 3):
+        state = play_battle(scenario, agents, seed=stop, stop_after=stop, narrate=False)
+        if state.pending is None:
+            continue
+        exported = kernel.exported(state.scenario)
+        actions = state.ruleset.legal_actions(state)
+        rows = [tuple(kernel.action_row(exported, state, a)) for a in actions]
+        assert len(set(rows)) == len(rows), "two legal actions share a row"
+        for action in actions:
+            for field in fields:
+                if getattr(action, field) is None:
+                    continue
+                for bad in ("nadie", ""):
+                    wrong = dataclasses.replace(action, **{field: bad})
+                    with pytest.raises(KernelRefusal, match=f"unknown {field} '{bad}'"):
+                        kernel.action_row(exported, state, wrong)
+                tried.add(field)
+    assert {"verb", "actor", "target", "item"} <= tried, tried
+    assert ruleset == "donjon" or "zone" in tried, tried
