@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypedDict, TypeVar
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from escaramuza.rules.core.loops import (
 from escaramuza.rules.core.model import Side, Status
 
 if TYPE_CHECKING:
+    from escaramuza.rules.core.battlefield import Battlefield
     from escaramuza.rules.core.model import Action, Combatant, Decision
     from escaramuza.rules.core.ruleset import Ruleset
     from escaramuza.rules.core.scenario import Scenario
@@ -68,7 +69,7 @@ class Exported:
     """A scenario in a kernel's terms: the static bundle, the dynamic bundle at the
     scenario's start (before initiative), and the legal list's capacity in rows."""
 
-    scenario: Any
+    scenario: Scenario
     static: tuple[np.ndarray, ...]
     start: tuple[np.ndarray, ...]
     actions: int
@@ -153,7 +154,7 @@ class StatHead(TypedDict):
     temperament: int
 
 
-def stat_head(c: Any) -> StatHead:
+def stat_head(c: Combatant) -> StatHead:
     """The dialect's head of combatant ``c``'s ``stat`` row: its side's code and its
     temperament's (the tactician's for a name the temperaments do not know, as the
     engine's ``choose`` plays it)."""
@@ -164,14 +165,14 @@ def stat_head(c: Any) -> StatHead:
     )
 
 
-def zone_hops(bf: Any) -> np.ndarray:
+def zone_hops(bf: Battlefield) -> np.ndarray:
     """``dist[z, z']``, the static bundle's hops between every two zones of the
     battlefield ``bf``, in its ``zone_ids`` order."""
     zone_ids = bf.zone_ids
     return np.array([[bf.distance(a, b) for b in zone_ids] for a in zone_ids], dtype=np.int64)
 
 
-def zone_steps(bf: Any) -> np.ndarray:
+def zone_steps(bf: Battlefield) -> np.ndarray:
     """``step[z, z']``, the zone one movement from ``z`` toward ``z'``
     (``Battlefield.step_towards``: on a shortest path, first in map order; ``z`` itself
     when ``z' = z``), as zone indices in ``bf``'s ``zone_ids`` order."""
@@ -191,7 +192,9 @@ class CombatantHead(TypedDict):
     died: int
 
 
-def combatant_head(ids: dict[str, int], zones: dict[str, int], i: int, c: Any) -> CombatantHead:
+def combatant_head(
+    ids: dict[str, int], zones: dict[str, int], i: int, c: Combatant
+) -> CombatantHead:
     """The dialect's head of combatant ``c``'s ``cs`` row that an engine state gives —
     its status and zone, and what ``record_from_events`` counts of one out of the fight
     from the start (knocked out in round 0, dead) — after checking it is the scenario's
