@@ -128,7 +128,7 @@ def name_code(
         return -1
     if name not in names:
         raise KernelRefusal(f"{action}: unknown {field} {name!r}")
-    return names[name] if isinstance(names, Mapping) else list(names).index(name)
+    return names[name] if isinstance(names, Mapping) else names.index(name)
 
 
 def flag_conditions(names: Sequence[str]) -> tuple[tuple[tuple[str, int], ...], ...]:
