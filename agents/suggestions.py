@@ -69,18 +69,21 @@ class Suggestion:
 
     def to_dict(self) -> dict[str, Any]:
         odds = self.odds
+        # An action never searched (``visits`` 0) has no win chance, value or risk: null,
+        # not a 0 that no rollout measured.
+        searched = self.visits > 0
         out: dict[str, Any] = {
             "rank": self.rank,
             "action": self.action.to_dict(),
             "text": self.text,
             "visits": self.visits,
-            "win_probability": round(self.win, 4),
+            "win_probability": round(self.win, 4) if searched else None,
             "win_interval": [round(self.win_low, 4), round(self.win_high, 4)],
-            "value": round(self.value, 4),
+            "value": round(self.value, 4) if searched else None,
             "p_hit": None if odds is None else round(odds.p_hit, 4),
             "expected_damage": None if odds is None else round(odds.expected_damage, 4),
             "p_drop": None if odds is None else round(odds.p_drop, 4),
-            "risk": round(self.risk, 4),
+            "risk": round(self.risk, 4) if searched else None,
             "reason": self.reason,
             "in_character": self.in_character,
             "win_estimate": None if self.estimate is None else round(self.estimate, 4),
@@ -269,7 +272,7 @@ class Suggestions:
                 _pct(s.odds.p_hit if s.odds else None),
                 "—" if s.odds is None else f"{s.odds.expected_damage:.1f}",
                 _pct(s.odds.p_drop if s.odds else None),
-                _pct(s.risk),
+                _pct(s.risk if s.visits else None),
             ]
             if policy:
                 row.append(_pct(s.policy_probability))

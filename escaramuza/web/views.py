@@ -167,13 +167,13 @@ class SuggestionView(BaseModel):
     action: ActionModel
     text: str
     visits: int
-    win_probability: float
+    win_probability: float | None = Field(description="None: the action was never searched")
     win_interval: list[float]
-    value: float
+    value: float | None
     p_hit: float | None
     expected_damage: float | None
     p_drop: float | None
-    risk: float
+    risk: float | None = Field(description="None: the action was never searched")
     reason: str
     in_character: bool
     win_estimate: float | None = Field(description="win chance paired over the best's dice")

@@ -204,3 +204,23 @@ def test_a_ruleset_without_odds_shows_a_dash_and_says_why(
     assert "no destiny_dice action here has exact odds" in table
     row = next(line for line in table.splitlines() if line.lstrip("│ ").startswith("1"))
     assert row.count("—") >= 3  # HIT, E[DMG] and DROP
+
+
+def test_an_action_never_searched_has_no_win_chance_value_or_risk() -> None:
+    # One rollout reaches one action of the ambush's enemy turn: the others have none,
+    # so no rollout measured their win chance, value or risk (docs/gm.md: null is not
+    # available), in the JSON document and in the table alike.
+    state = enemy_turn("destiny_dice/emboscada", 3)
+    result = suggest(state, iterations=1, budget_ms=None)
+    unsearched = [s for s in result.items if s.visits == 0]
+    assert unsearched and len(unsearched) < len(result.items)
+    rows = {r["rank"]: r for r in result.to_dict()["suggestions"]}
+    cells = {s.rank: cell for s, cell in zip(result.items, result._rows()[1:], strict=True)}
+    risk = result._rows()[0].index("RISK")
+    for s in result.items:
+        row = rows[s.rank]
+        if s.visits:
+            assert row["win_probability"] is not None and row["risk"] is not None
+            continue
+        assert (row["win_probability"], row["value"], row["risk"]) == (None, None, None)
+        assert cells[s.rank][2] == "—" and cells[s.rank][risk] == "—"

@@ -318,3 +318,20 @@ def test_zone_labels_are_legible_and_their_tags_translated() -> None:
     view = c.get("/api/battle").json()
     for z in view["zones"]:
         assert z["width"] >= 0.55 * size * len(z["name"])
+
+
+def test_an_action_never_searched_shows_no_win_chance_or_risk() -> None:
+    c = client()
+    c.get("/")
+    c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "2"})
+    doc = c.post("/api/suggest", json={"iterations": 1}).json()
+    unsearched = [s for s in doc["suggestions"] if s["visits"] == 0]
+    assert unsearched, "one rollout leaves actions unsearched"
+    for s in unsearched:
+        assert (s["win_probability"], s["value"], s["risk"]) == (None, None, None)
+    html = c.get("/").text
+    for s in unsearched:
+        row = html.split(f'<tr data-rank="{s["rank"]}"')[1].split("</tr>")[0]
+        cells = re.findall(r"<td>(.*?)</td>", row, re.S)
+        # rank, action, win %, rollouts, hit, E[dmg], drop, risk: no win chance, no risk.
+        assert cells[2] == "—" and cells[3] == "0" and cells[7] == "—", row
