@@ -96,6 +96,23 @@ class Suggestion:
             out["policy_probability"] = round(self.policy_probability, 4)
         return out
 
+    def cells(self) -> dict[str, str]:
+        """The row's numbers as a GM reads them, in the table and on the web page alike:
+        percentages rounded once, from the search's own numbers (not again from the JSON
+        document's four decimals, which would make 17 of 103 wins, 16.50 %, a 16); "—"
+        where there is none (an action never searched, the odds of a non-attack)."""
+        odds = self.odds
+        searched = self.visits > 0
+        return {
+            "win": format(self.win * 100, ".0f") if searched else "—",
+            "low": format(self.win_low * 100, ".0f") if searched else "—",
+            "high": format(self.win_high * 100, ".0f") if searched else "—",
+            "hit": _pct(odds.p_hit if odds else None),
+            "damage": "—" if odds is None else f"{odds.expected_damage:.1f}",
+            "drop": _pct(odds.p_drop if odds else None),
+            "risk": _pct(self.risk if searched else None),
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class Suggestions:
@@ -262,17 +279,16 @@ class Suggestions:
         rows = [["#", _("ACTION"), *numbers, _("WHY")]]
         for s in self.items:
             mark = "*" if s.in_character else " "
+            c = s.cells()
             row = [
                 f"{s.rank}{mark}",
                 s.text,
-                f"{s.win * 100:3.0f} ({s.win_low * 100:.0f}–{s.win_high * 100:.0f})"
-                if s.visits
-                else "—",
+                f"{c['win']:>3} ({c['low']}–{c['high']})" if s.visits else "—",
                 str(s.visits),
-                _pct(s.odds.p_hit if s.odds else None),
-                "—" if s.odds is None else f"{s.odds.expected_damage:.1f}",
-                _pct(s.odds.p_drop if s.odds else None),
-                _pct(s.risk if s.visits else None),
+                c["hit"],
+                c["damage"],
+                c["drop"],
+                c["risk"],
             ]
             if policy:
                 row.append(_pct(s.policy_probability))

@@ -65,6 +65,8 @@ def render(
                     current = session.current_suggestions()
                     if current is not None:
                         context["suggestions"] = suggestions_view(session, current)
+                        # Each row's numbers as the terminal's table prints them.
+                        context["cells"] = {s.rank: s.cells() for s in current.items}
                 context["message"] = session.message
                 context["playtest"] = playtest_view(session.playtest)
         except BusyError as exc:

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import socket
 import time
+from fractions import Fraction
+from typing import Any
 
 import pytest
 
 from escaramuza.agents.fast import use_kernel
+from escaramuza.agents.suggest import Suggestions
 from escaramuza.cli import build_parser, main
+from escaramuza.rules.core.ruleset import Odds
 from escaramuza.rules.core.scenario import load_scenario, shipped_scenarios
+from escaramuza.rules.core.stats import wilson_interval
 from escaramuza.web import is_loopback
 from escaramuza.web.deps import COOKIE
 from escaramuza.web.views import token_label, zone_positions
@@ -335,3 +341,50 @@ def test_an_action_never_searched_shows_no_win_chance_or_risk() -> None:
         cells = re.findall(r"<td>(.*?)</td>", row, re.S)
         # rank, action, win %, rollouts, hit, E[dmg], drop, risk: no win chance, no risk.
         assert cells[2] == "—" and cells[3] == "0" and cells[7] == "—", row
+
+
+def test_the_pages_numbers_are_rounded_once_as_the_terminal_prints_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A row whose numbers lie just past a half percent: 17 wins of 103 rollouts is
+    # 16.50 %, so 17 (the JSON's 0.165, rounded again, would be 16); and so on for the
+    # interval, the odds and the risk. The page prints what the terminal's table does.
+    from escaramuza.web import sessions as ws
+
+    real = ws.suggest
+    wins, n = 17, 103
+    low, high = wilson_interval(wins, n)
+    odds = Odds(p_hit=wins / n, expected_damage=1.04996, p_drop=5 / 111)
+
+    def doctored(*args: Any, **kwargs: Any) -> Suggestions:
+        result = real(*args, **kwargs)
+        first = dataclasses.replace(
+            result.items[0],
+            visits=n,
+            win=wins / n,
+            win_low=low,
+            win_high=high,
+            odds=odds,
+            risk=5 / 111,
+        )
+        return dataclasses.replace(result, items=(first, *result.items[1:]))
+
+    monkeypatch.setattr(ws, "suggest", doctored)
+    c = client()
+    c.get("/")
+    c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "2"})
+    html = c.post("/ui/suggest", data={"budget_ms": "100", "max_ms": "100"}).text
+    row = html.split('<tr data-rank="1"')[1].split("</tr>")[0]
+    cells = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td>(.*?)</td>", row, re.S)]
+
+    def once(x: Fraction) -> str:  # a percentage rounded once, half to even
+        return str(round(x))
+
+    ends = [once(Fraction(end) * 100) for end in (low, high)]
+    assert cells[2] == f"{once(Fraction(100 * wins, n))} ({ends[0]}–{ends[1]})"
+    assert cells[4:8] == [
+        once(Fraction(100 * wins, n)) + "%",
+        "1.0",
+        once(Fraction(500, 111)) + "%",
+        once(Fraction(500, 111)) + "%",
+    ]
