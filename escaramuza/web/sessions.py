@@ -35,7 +35,7 @@ from escaramuza.gm.autopilot import DEFAULT_AGENT, Pilot, pilot_from_meta
 from escaramuza.playtest.runner import PlaytestConfig, ScenarioRef
 from escaramuza.rules.core.errors import EscaramuzaError, ScenarioError, UnknownNameError
 from escaramuza.rules.core.files import parse_json
-from escaramuza.rules.core.i18n import _, _f
+from escaramuza.rules.core.i18n import _, _f, current_language
 from escaramuza.rules.core.model import Action
 from escaramuza.rules.core.scenario import Scenario, load_scenario, shipped_scenarios
 from escaramuza.rules.core.state import BattleState
@@ -120,6 +120,8 @@ class WebSession:
         self.version = 0
         self.suggestions: Suggestions | None = None
         self.suggestions_version = -1
+        #: The language the suggestions were worded in (their actions and reasons).
+        self.suggestions_language = ""
         self.lines: list[str] = []
         self.message: str | None = None
         self.playtest: PlaytestJob | None = None
@@ -400,10 +402,18 @@ class WebSession:
             result = dataclasses.replace(result, budget_ms=None)
         self.suggestions = result
         self.suggestions_version = self.version
+        self.suggestions_language = current_language()
         return result
 
     def current_suggestions(self) -> Suggestions | None:
-        return self.suggestions if self.suggestions_version == self.version else None
+        """The last suggestions, while the battle is as they ranked it and the page is in
+        the language they were worded in: a page in another language would show their
+        actions and reasons in theirs beside its own verdict line (Suggest again)."""
+        if self.suggestions_version != self.version:
+            return None
+        if self.suggestions_language != current_language():
+            return None
+        return self.suggestions
 
     # -- state files --------------------------------------------------------------------
     def state_document(self) -> tuple[str, bytes]:

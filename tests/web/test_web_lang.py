@@ -50,3 +50,20 @@ def test_the_api_answers_in_the_language_asked_for() -> None:
     r = c.post("/api/battle?lang=es", json={"scenario": EMBOSCADA, "seed": 1}, headers=headers)
     assert r.status_code in (200, 201), r.text
     assert any("tira iniciativa" in line for line in r.json()["log"])
+
+
+def test_suggestions_made_in_one_language_are_not_drawn_on_a_page_in_the_other() -> None:
+    c = client()
+    c.get("/")
+    c.post("/ui/new", data={"scenario": EMBOSCADA, "seed": "1"})
+    html = c.post("/ui/suggest", data={"budget_ms": "100", "max_ms": "100"}).text
+    assert 'id="suggestions"' in html
+    # In Spanish, a table of English actions and reasons under a Spanish verdict line
+    # would be half of each: the page draws none until Suggest is pressed again.
+    c.post("/ui/lang", data={"lang": "es"})
+    assert 'id="suggestions"' not in c.get("/").text
+    html = c.post("/ui/suggest", data={"budget_ms": "100", "max_ms": "100"}).text
+    table = html.split('id="suggestions"')[1].split("</table>")[0]
+    assert "victoria" in table and " attacks " not in table and "points" not in table
+    c.post("/ui/lang", data={"lang": "en"})
+    assert 'id="suggestions"' not in c.get("/").text
