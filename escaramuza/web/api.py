@@ -30,6 +30,7 @@ from escaramuza.web.models import (
     VersionRequest,
     errors,
 )
+from escaramuza.web.uploads import attachment
 from escaramuza.web.views import (
     ApplyView,
     BattleView,
@@ -156,9 +157,7 @@ def save_state(request: Request) -> Response:
     with s.lock:
         name, data = s.state_document()
     return Response(
-        data,
-        media_type="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        data, media_type="application/json", headers={"Content-Disposition": attachment(name)}
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.files import parse_yaml
@@ -37,6 +38,17 @@ def clean_filename(name: str | None, default: str) -> str:
     base = re.split(r"[\\/]", name or "")[-1]
     base = re.sub(r"[^\w.\- ]", "_", base).strip(" .")
     return base[:80] or default
+
+
+def attachment(name: str) -> str:
+    """The Content-Disposition of a download named ``name`` (a cleaned file name, which
+    may hold any letter: an upload's "Śląsk.yaml"). A header is Latin-1 bytes, so a name
+    beyond ASCII goes as RFC 6266's ``filename*`` (UTF-8, percent-encoded), beside an
+    ASCII ``filename`` for a client that reads only that one."""
+    plain = name.encode("ascii", "replace").decode("ascii").replace("?", "_")
+    if plain == name:
+        return f'attachment; filename="{name}"'
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name)}"
 
 
 def read_upload(data: bytes, filename: str, most: int = MAX_UPLOAD_BYTES) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
@@ -221,6 +222,25 @@ def test_state_file_round_trip_between_sessions() -> None:
     for key in ("round", "pending", "outcome", "actions", "steps", "seed"):
         assert theirs[key] == mine[key], key
     assert fighters(theirs) == fighters(mine)
+
+
+@pytest.mark.parametrize("name", ["Śląsk.yaml", "東京 duelo.yaml", "ñandú.yaml"])
+def test_a_battle_of_a_scenario_uploaded_under_any_name_saves_and_loads_back(name: str) -> None:
+    # An HTTP header is Latin-1: the download's name goes as RFC 6266's filename*
+    # (UTF-8, percent-encoded) beside an ASCII filename, never as a 500.
+    a, b = client(), client()
+    r = a.post("/api/battle/upload", files={"file": (name, DUEL_YAML.encode())})
+    assert r.status_code == 200, r.text
+    saved = a.get("/api/state")
+    assert saved.status_code == 200, saved.text
+    stem = name.removesuffix(".yaml")
+    disposition = saved.headers["content-disposition"]
+    assert disposition.startswith('attachment; filename="') and disposition.isascii()
+    encoded = disposition.split("filename*=UTF-8''")[1]
+    assert unquote(encoded) == f"{stem}-round1.json"
+    loaded = b.post("/api/state", files={"file": (unquote(encoded), saved.content)})
+    assert loaded.status_code == 200, loaded.text
+    assert loaded.json()["round"] == 1
 
 
 def test_uploaded_scenario_plays_saves_and_loads_back() -> None:
