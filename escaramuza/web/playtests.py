@@ -24,7 +24,7 @@ from escaramuza.playtest.runner import (
 from escaramuza.playtest.stats import summarize
 from escaramuza.playtest.text import render_text
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.i18n import _f, current_language, language
 from escaramuza.web.errors import BusyError
 from escaramuza.web.limits import (
     MAX_CHUNK_BATTLES,
@@ -86,7 +86,12 @@ class PlaytestJob:
         self.plots: dict[str, bytes] = {}
         self.started = time.monotonic()
         self.seconds = 0.0
-        self.thread = threading.Thread(target=self._run, name="escaramuza-playtest", daemon=True)
+        #: The language of the request that started it: a new thread does not inherit the
+        #: request's (a context variable), and the report is worded in it.
+        self.language = current_language()
+        self.thread = threading.Thread(
+            target=self._run_in_language, name="escaramuza-playtest", daemon=True
+        )
 
     def start(self) -> None:
         if not _RUNNING.acquire(blocking=False):
@@ -142,6 +147,10 @@ class PlaytestJob:
                 size = min(size * 2, MAX_CHUNK_BATTLES)
             start = stop
         return records, engine, why
+
+    def _run_in_language(self) -> None:
+        with language(self.language):
+            self._run()
 
     def _run(self) -> None:
         from escaramuza.playtest.report import outcome_plot, rounds_plot, survival_plot

@@ -4,7 +4,7 @@ labels, and a battle narrated in the chosen language."""
 from __future__ import annotations
 
 from escaramuza.web.middleware import LANG_COOKIE
-from tests.web.web_helpers import client
+from tests.web.web_helpers import client, finished_playtest
 
 EMBOSCADA = "destiny_dice/emboscada"
 
@@ -67,3 +67,17 @@ def test_suggestions_made_in_one_language_are_not_drawn_on_a_page_in_the_other()
     assert "victoria" in table and " attacks " not in table and "points" not in table
     c.post("/ui/lang", data={"lang": "en"})
     assert 'id="suggestions"' not in c.get("/").text
+
+
+def test_a_playtest_started_from_the_spanish_page_reports_in_spanish() -> None:
+    # The playtest runs in a thread of its own, which the request's language does not
+    # reach by itself: its report is worded in the language of the page that started it.
+    c = client()
+    c.get("/")
+    c.post("/ui/lang", data={"lang": "es"})
+    c.post("/ui/new", data={"scenario": "destiny_dice/brann-vs-saqueador", "seed": "1"})
+    c.post("/ui/playtest", data={"n": "6", "seed": "1"})
+    job = finished_playtest(c)
+    assert job["status"] == "done", job
+    assert "ganan los héroes" in job["text"] and "heroes win" not in job["text"]
+    assert "batallas por escenario" in job["text"]

@@ -6,7 +6,6 @@ import dataclasses
 import json
 import re
 import socket
-import time
 from fractions import Fraction
 from typing import Any
 
@@ -21,7 +20,7 @@ from escaramuza.rules.core.stats import wilson_interval
 from escaramuza.web import is_loopback
 from escaramuza.web.deps import COOKIE
 from escaramuza.web.views import token_label, zone_positions
-from tests.web.web_helpers import DUEL_YAML, client, terminal_battle
+from tests.web.web_helpers import DUEL_YAML, client, finished_playtest, terminal_battle
 
 EMBOSCADA = "destiny_dice/emboscada"
 
@@ -167,12 +166,7 @@ def test_playtest_panel_shows_progress_then_numbers_and_plots() -> None:
         "/ui/playtest", data={"n": "10", "seed": "1", "heroes": "heuristic", "enemies": "random"}
     ).text
     assert 'id="playtest"' in html
-    job = c.get("/api/playtest").json()
-    for _ in range(600):
-        if job["status"] != "running":
-            break
-        time.sleep(0.05)
-        job = c.get("/api/playtest").json()
+    job = finished_playtest(c)
     assert job["status"] == "done"
     html = c.get("/").text
     assert 'id="pt-report"' in html and "heroes win" in html

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 import warnings
 from typing import Any
 
@@ -65,3 +66,14 @@ def terminal_battle(name: str, seed: int) -> BattleState:
     """The battle `escaramuza gm NAME --seed SEED` starts (the page must start the same)."""
     session = run_session(name, io.StringIO("quit\n"), io.StringIO(), autosave=False, seed=seed)
     return session.state
+
+
+def finished_playtest(c: TestClient) -> dict[str, Any]:
+    """The session's playtest once it is no longer running (at most about 30 s)."""
+    job: dict[str, Any] = c.get("/api/playtest").json()
+    for _ in range(600):
+        if job["status"] != "running":
+            break
+        time.sleep(0.05)
+        job = c.get("/api/playtest").json()
+    return job
