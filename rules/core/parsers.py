@@ -13,6 +13,8 @@ no infinity, also in JSON). YAML is read with the surprises of YAML 1.1 removed:
 * integers are decimal: hexadecimal, octal (``0o17`` and ``017``), binary and
   sexagesimal spellings are refused, as are sexagesimal floats;
 * a JSON object's key appears once in it (json would keep the last value silently);
+* a YAML value holds no control character but tab and line feed, even written as an
+  escape (:data:`_CONTROL`);
 * a mapping key is a scalar, appears once in its mapping (a duplicate is reported
   at the second key's line), and merge keys (``<<``) come before the mapping's own
   keys. The own keys override what is merged wherever they are written, so one
@@ -363,6 +365,11 @@ def _at(mark: Any) -> str:
     return _f("line {line}, column {column}", mark.line + 1, mark.column + 1)
 
 
+#: The control characters no value may hold, though YAML writes them as escapes
+#: (``"\e[2J"``): C0 but tab and line feed, DEL and C1. A scenario's names and texts are
+#: printed by ``escaramuza gm`` and ``play``, and a terminal acts on such a character
+#: (clears the screen, retitles the window) instead of showing it.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: A line break as PyYAML's marks count them (``\r\n`` is one).
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
@@ -414,6 +421,19 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
             anchor, size = open_collections.pop()
         elif isinstance(event, yaml.ScalarEvent):
             anchor, size = event.anchor, 1
+            control = _CONTROL.search(event.value)
+            if control is not None:
+                raise error(
+                    source,
+                    _at(event.start_mark),
+                    _f(
+                        "control character {char} (U+{code}) in a value: a name or text "
+                        "may not hold one, escaped or not (a terminal showing it would act "
+                        "on it)",
+                        repr(control.group()),
+                        f"{ord(control.group()):04X}",
+                    ),
+                )
         elif isinstance(event, yaml.AliasEvent):
             anchor = None
             if any(held == event.anchor for held, _ in open_collections):

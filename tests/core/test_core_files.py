@@ -246,6 +246,34 @@ def test_a_character_yaml_does_not_allow_is_refused_with_its_line_and_column(tex
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "field", "shown"),
+    [
+        ('name: "Br\\e[2Jann"\n', "line 1, column 7", "'\\x1b' (U+001B)"),
+        ('a: 1\ntitle: "x\\a"\n', "line 2, column 8", "'\\x07' (U+0007)"),
+        ('notes: "a\\rb"\n', "line 1, column 8", "'\\r' (U+000D)"),
+        ('k: "\\x9b31m"\n', "line 1, column 4", "'\\x9b' (U+009B)"),
+        ('"\\e]0;x\\a": 1\n', "line 1, column 1", "'\\x1b' (U+001B)"),
+    ],
+    ids=["escape", "bell", "carriage-return", "c1-csi", "in-a-key"],
+)
+def test_an_escaped_control_character_is_refused_with_its_line_and_column(text, field, shown):
+    # Written as an escape it is valid YAML, but a name or text holding it is printed by
+    # `escaramuza gm` and `play`, and the terminal acts on it (clears, retitles…).
+    assert _yaml_refusal(text) == (
+        field,
+        f"control character {shown} in a value: a name or text may not hold one, escaped "
+        "or not (a terminal showing it would act on it)",
+    )
+
+
+def test_tabs_and_line_breaks_stay_in_values():
+    from escaramuza.rules.core.files import parse_yaml
+
+    text = 'a: "x\\ty"\nb: |\n  one\n  two\n'
+    assert parse_yaml(text, "f.yaml", _Err) == {"a": "x\ty", "b": "one\ntwo\n"}
+
+
 def test_decimal_integers_keep_reading_as_before():
     from escaramuza.rules.core.files import parse_yaml
 
