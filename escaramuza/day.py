@@ -11,6 +11,7 @@ exit 2.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,7 @@ def file_lookup(day_source: str) -> Lookup:
     def lookup(ref: str) -> tuple[str, str, str]:
         shipped = {v: k for k, v in shipped_scenarios().items()}
         beside = Path(day_source).parent / ref
-        if ref not in shipped_scenarios() and beside.is_file():
+        if ref not in shipped_scenarios() and os.path.isfile(beside):
             path = str(beside)
         else:
             path = resolve_scenario(ref)
@@ -285,7 +286,9 @@ def resolve_day(name_or_path: str) -> str:
     matches = [key for key in shipped if key.split("/", 1)[1] == name_or_path]
     if len(matches) == 1:
         return shipped[matches[0]]
-    if Path(name_or_path).is_file():
+    # os.path's answer is False for a name no file can have (too long for the system);
+    # pathlib's is_file() and exists() raise OSError on it.
+    if os.path.isfile(name_or_path):
         return name_or_path
     from escaramuza.rules.core.errors import UnknownNameError
 

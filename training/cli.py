@@ -9,6 +9,7 @@ the option (``--timesteps must be positive…``) — the CLI prints it and exits
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -249,7 +250,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     if config_path is None and args.resume is not None:
         # A checkpoint lives in RUN_DIR/checkpoints/: reuse that run's saved config.
         saved = Path(args.resume).parent.parent / "config.yaml"
-        config_path = str(saved) if saved.is_file() else None
+        config_path = str(saved) if os.path.isfile(saved) else None
     overrides: dict[str, Any] = {
         "env": args.env,
         "scenarios": args.scenarios,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -121,7 +122,9 @@ def check_resume(resume: Path | None, algo: str) -> Checkpoint | None:
     ``--resume``; else what the checkpoint states, for :func:`check_spaces`."""
     if resume is None:
         return None
-    if not resume.is_file():
+    # os.path's answer is False for a name no file can have (too long for the system);
+    # pathlib's is_file() and exists() raise OSError on it.
+    if not os.path.isfile(resume):
         raise EscaramuzaError(_f("--resume {file}: no such checkpoint", resume))
     checkpoint = read_checkpoint(resume, f"--resume {resume}", dict.fromkeys(RESUME_GIVEN))
     if checkpoint.algo != algo:
@@ -180,7 +183,7 @@ def prepare_run_dir(out: Path, resume: Path | None) -> None:
     folder of its checkpoint: ``checkpoints/``, ``best/`` or ``final.zip``'s): that run
     would be overwritten."""
     own = resume is not None and out.resolve() in resume.resolve().parents[:2]
-    if not own and (out / "config.yaml").exists():
+    if not own and os.path.exists(out / "config.yaml"):
         raise EscaramuzaError(
             _f(
                 "--out {out}: already holds a run; choose a new folder or continue it with "

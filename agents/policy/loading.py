@@ -181,12 +181,14 @@ def shipped_policies() -> list[str]:
 def resolve_policy(path: str | os.PathLike[str]) -> Path:
     """A model file: a path, or the name of a shipped policy (``destiny_dice/emboscada``)."""
     file = Path(path)
-    if file.is_file():
+    # os.path's answer is False for a name no file can have (too long for the system);
+    # pathlib's is_file() and exists() raise OSError on it.
+    if os.path.isfile(file):
         return file
     shipped = SHIPPED_DIR / f"{path}.zip"
-    if shipped.is_file():
+    if os.path.isfile(shipped):
         return shipped
-    if file.exists():  # a folder, device or pipe: not missing, but no model file either
+    if os.path.exists(file):  # a folder, device or pipe: not missing, but no model file either
         raise EscaramuzaError(_f("policy {path}: not a model file (not a regular file)", path))
     known = ", ".join(shipped_policies()) or _("none")
     raise UnknownNameError(

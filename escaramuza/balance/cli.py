@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -90,7 +91,7 @@ def out_file(args: argparse.Namespace) -> Path | None:
 def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
     config = run_config(args, 1)
     target = Target.parse(args.target, args.tolerance)
-    made = args.report is not None and not Path(args.report).exists()
+    made = args.report is not None and not os.path.exists(args.report)
     report_dir = report_folder(args)
     out_path = out_file(args)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,9 @@ _HEAD_BYTES = 256
 def check_replaceable(scenario: Scenario, path: Path) -> None:
     """A StateFileError unless writing a state to ``path`` loses nothing: ``path`` is not
     ``scenario``'s own file and holds nothing but a state file (or nothing at all)."""
-    if scenario.name not in shipped_scenarios() and path.exists():
+    # os.path's answer is False for a name no file can have (too long for the system);
+    # pathlib's is_file() and exists() raise OSError on it.
+    if scenario.name not in shipped_scenarios() and os.path.exists(path):
         if path.resolve() == Path(scenario.source).resolve():
             raise StateFileError(
                 str(path),
@@ -119,7 +122,7 @@ def check_replaceable(scenario: Scenario, path: Path) -> None:
                     "not replaced (save the state to another file)"
                 ),
             )
-    if path.is_file() and path.stat().st_size > 0:
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
         with path.open("rb") as f:
             head = f.read(_HEAD_BYTES)
         if f'"{FORMAT}"'.encode() not in head:

@@ -2,7 +2,8 @@
 
 The sections number the kinds of input: 2, code named by a file; 3, unbounded reads;
 4, loader crashes; 5, states that validate and then crash; 7, duplicate keys;
-8, temporaries of killed writers (tests/web/test_fuzz_api.py uses the same numbers).
+8, temporaries of killed writers (tests/web/test_fuzz_api.py uses the same numbers);
+9, names no file can have.
 """
 
 from __future__ import annotations
@@ -305,3 +306,60 @@ def test_item8_a_killed_autosave_leaves_a_temporary_the_next_save_removes(tmp_pa
     os.utime(left[0], (old, old))
     files.atomic_write(target, "y")
     assert [p.name for p in tmp_path.iterdir()] == ["battle.json"]
+
+
+# -- item 9: names no file can have -----------------------------------------------------------
+
+#: Longer than any file name the system takes: looking it up is ENAMETOOLONG, which pathlib's
+#: ``exists()`` and ``is_file()`` raise where ``os.path``'s answer False.
+LONG = "x" * 5000
+
+
+def _long_day(tmp_path: Path) -> Path:
+    day = tmp_path / "largo.day.yaml"
+    text = Path(shipped_scenarios()["donjon/duelo"]).parent / "jornada.day.yaml"
+    lines = text.read_text(encoding="utf-8").split("encounters:")[0]
+    day.write_text(lines + f"encounters:\n- scenario: {LONG}\n", encoding="utf-8")
+    return day
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["campaign", "-n", "1", LONG],
+        ["play", "--heroes", f"policy:{LONG}", str(DUEL)],
+        ["play", "--heroes", f"mcts:10it:net={LONG}", str(DUEL)],
+        ["play", "--save-state", "TMP/" + LONG + ".json", str(DUEL)],
+        ["validate", "DAY"],
+        ["campaign", "-n", "1", "DAY"],
+        ["balance", "--target", "easy", "--vary", "count:saqueador=1..2"]
+        + ["--report", "TMP/" + LONG, str(DUEL)],
+    ],
+    ids=["campaign", "policy", "net", "save-state", "validate-day", "campaign-day", "report"],
+)
+def test_item9_a_name_too_long_for_a_file_is_one_line_of_error(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    day = str(_long_day(tmp_path))
+    argv = [a.replace("TMP", str(tmp_path)) if a != "DAY" else day for a in argv]
+    if argv[0] == "validate":
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err and "encounters[0].scenario:" in out
+        assert "File name too long" in out
+        return
+    line = _cli_error(argv, capsys)
+    assert LONG[:80] in line
+
+
+def test_item9_gm_save_to_a_name_too_long_keeps_the_session(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    lines = f"save {LONG}.json\nset brann pv 3\nshow\nquit\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    assert main(["gm", "--no-autosave", str(DUEL)]) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "cannot be written (File name too long)" in out
+    assert "pv 3/16" in out  # the session went on after the failed save
