@@ -439,6 +439,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         Side.HEROES: _agent(args.heroes, scenario, args.trust_policy),
         Side.ENEMIES: _agent(args.enemies, scenario, args.trust_policy),
     }
+    if args.save_state:
+        from escaramuza.state_file import check_save_target
+
+        check_save_target(scenario, args.save_state)  # before the battle, not after it
 
     def emit_text(events: list[Event]) -> None:
         for event in events:

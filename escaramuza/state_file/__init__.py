@@ -46,6 +46,7 @@ from escaramuza.state_file.values import decode_value, encode_value, state_types
 from escaramuza.state_file.writing import (
     FORMAT,
     VERSION,
+    check_save_target,
     save_state,
     scenario_reference,
     state_to_dict,
@@ -57,6 +58,7 @@ __all__ = [
     "ROLL_MODES",
     "VERSION",
     "StateFileError",
+    "check_save_target",
     "decode_value",
     "encode_value",
     "is_state_file",

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from escaramuza.rules.core.files import write_file
+from escaramuza.rules.core.files import check_file_writable, write_file
 from escaramuza.rules.core.i18n import _
 from escaramuza.rules.core.model import Condition
 from escaramuza.rules.core.scenario import Scenario, shipped_scenarios
@@ -101,6 +101,16 @@ def save_state(state: BattleState, path: str | Path, meta: dict[str, Any] | None
     doc = state_to_dict(state, meta, str(path))
     text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     write_file(path, text, StateFileError)
+
+
+def check_save_target(scenario: Scenario, path: str | Path) -> None:
+    """Refuse now what :func:`save_state` of a battle of ``scenario`` to ``path`` would
+    refuse at the end (:func:`check_replaceable`, a folder, pipe or device, a folder that
+    is missing or takes no file): ``play --save-state`` checks it before the battle, which
+    an agent with a time budget cannot play again the same way."""
+    path = Path(path)
+    check_replaceable(scenario, path)
+    check_file_writable(path, StateFileError)
 
 
 #: How much of an existing file is read to tell a state file from another file.

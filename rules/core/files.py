@@ -198,26 +198,50 @@ def write_target(path: str | os.PathLike[str]) -> Path:
     raise OSError(errno.EEXIST, reason, str(path))
 
 
-def make_writable_folder(folder: str | os.PathLike[str]) -> Path:
-    """``folder``, created with its parents if missing and checked now to take a new file
-    (one is made and removed). Raises ``OSError`` when it cannot: a command checks its
-    output this way before its work, so a bad path fails before anything is lost."""
+def make_writable_folder(folder: str | os.PathLike[str], create: bool = True) -> Path:
+    """``folder``, created with its parents if missing (unless not ``create``) and checked
+    now to take a new file (one is made and removed). Raises ``OSError`` when it cannot: a
+    command checks its output this way before its work, so a bad path fails before
+    anything is lost."""
     path = Path(folder)
-    path.mkdir(parents=True, exist_ok=True)
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path, prefix=".escaramuza-check-"):
         pass
     return path
 
 
-def check_writable(path: str | os.PathLike[str]) -> Path:
+def check_writable(path: str | os.PathLike[str], create: bool = True) -> Path:
     """The file a later :func:`atomic_write` of ``path`` replaces, checked now that the
     write can happen: :func:`write_target` refuses a folder, a pipe or a device, and
-    the file's folder is made and checked by :func:`make_writable_folder` (a read-only
+    the file's folder is made (unless not ``create``: then it must exist, as
+    :func:`atomic_write` needs) and checked by :func:`make_writable_folder` (a read-only
     file in a writable folder can be replaced, as :func:`atomic_write` does). Raises
     ``OSError`` like :func:`atomic_write` would; nothing is written at ``path``."""
     target = write_target(path)
-    make_writable_folder(target.parent)
+    make_writable_folder(target.parent, create)
     return target
+
+
+def _write_error(
+    path: str | os.PathLike[str], exc: OSError, error: ErrorFactory | None
+) -> Exception:
+    """``exc``, a failed write of ``path``, as ``error(path, "", "cannot be written (reason)")``
+    (an :class:`EscaramuzaError` naming the path when ``error`` is not given)."""
+    reason = _f("cannot be written ({reason})", exc.strerror or str(exc))
+    if error is None:
+        return EscaramuzaError(f"{path}: {reason}")
+    return error(str(path), "", reason)
+
+
+def check_file_writable(path: str | os.PathLike[str], error: ErrorFactory | None = None) -> None:
+    """Refuse now, as :func:`write_file` would at the end, a ``path`` it could not write
+    (:func:`check_writable`, without making a missing folder, as :func:`write_file` does
+    not): a command that writes a file after long work checks it first."""
+    try:
+        check_writable(path, create=False)
+    except OSError as exc:
+        raise _write_error(path, exc, error) from None
 
 
 def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
@@ -296,10 +320,7 @@ def write_file(
     try:
         atomic_write(path, data)
     except OSError as exc:
-        reason = _f("cannot be written ({reason})", exc.strerror or str(exc))
-        if error is None:
-            raise EscaramuzaError(f"{path}: {reason}") from None
-        raise error(str(path), "", reason) from None
+        raise _write_error(path, exc, error) from None
 
 
 __all__ = [
@@ -311,6 +332,7 @@ __all__ = [
     "ErrorFactory",
     "StrictSafeLoader",
     "atomic_write",
+    "check_file_writable",
     "check_tree",
     "check_writable",
     "make_writable_folder",

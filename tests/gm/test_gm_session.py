@@ -383,6 +383,27 @@ def test_play_save_state_refuses_a_fifo_and_leaves_it(
     assert [p.name for p in tmp_path.iterdir()] == ["out.fifo"]
 
 
+@pytest.mark.parametrize("where", ["missing folder", "folder", "not a state file"])
+def test_play_save_state_that_cannot_be_written_is_refused_before_the_battle(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found at the end, the refusal came after the whole battle was played and printed,
+    which an agent with a time budget (mcts:500) does not play the same way again."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mis notas\n", encoding="utf-8")
+    target = {
+        "missing folder": tmp_path / "nada" / "s.json",
+        "folder": tmp_path,
+        "not a state file": notes,
+    }[where]
+    assert main(["play", "destiny_dice/brann-vs-saqueador", "--save-state", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # nothing played
+    assert err.startswith(f"escaramuza: error: {target}: ") and err.count("\n") == 1
+    assert notes.read_text(encoding="utf-8") == "mis notas\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
 def test_the_largest_seed_play_accepts_saves_a_state_that_loads(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
