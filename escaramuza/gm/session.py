@@ -10,7 +10,7 @@ from escaramuza.agents.fast import DEFAULT_ENGINE, warm_in_background
 from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS
 from escaramuza.gm.auto import AutoCommands
 from escaramuza.gm.autopilot import pilot_from_meta
-from escaramuza.gm.state import DEFAULT_SEED, blank_battle, default_autosave
+from escaramuza.gm.state import DEFAULT_SEED, autosave_name, blank_battle, default_autosave
 from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.scenario import load_scenario
 from escaramuza.state_file import is_state_file, load_state
@@ -53,7 +53,7 @@ def run_session(
         state, steps = None, 0
     path = None
     if autosave is True:
-        path = default_autosave(state.scenario if state else scenario)
+        path = default_autosave(state.scenario if state else scenario, target if state else None)
     elif isinstance(autosave, Path):
         path = autosave
     start = blank_battle(scenario) if state is None else state
@@ -75,6 +75,9 @@ def run_session(
     )
     if path is not None:
         out.write(_f("Autosave: {path}", path) + "\n")
+        if autosave is True and path != autosave_name(start.scenario):
+            taken = autosave_name(start.scenario)
+            out.write(_f("({taken} holds another battle: kept.)", taken) + "\n")
     if state is None:
         # A scenario starts with its initiative: rolled by the tool, or asked for die by
         # die with roll manual (the initiative the table actually rolled).

@@ -10,6 +10,7 @@ while a file holds it as it is: ``quit`` then asks for a ``save FILE`` elsewhere
 from __future__ import annotations
 
 import cmd
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,9 +40,42 @@ class GMError(EscaramuzaError):
     """A GM command that cannot be carried out; the battle is left unchanged."""
 
 
-def default_autosave(scenario: Scenario) -> Path:
-    """``<scenario stem>.autosave.json`` in the current directory."""
-    return Path(f"{scenario.name.rsplit('/', 1)[-1]}.autosave.json")
+#: Most autosave names :func:`default_autosave` tries (``NAME.autosave.json``, then
+#: ``NAME.autosave-2.json`` …).
+MAX_AUTOSAVE_NAMES = 1000
+
+
+def _same_file(a: Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def default_autosave(scenario: Scenario, opened: str | Path | None = None) -> Path:
+    """``<scenario stem>.autosave.json`` in the current directory, unless a file is there
+    already and is not the state file ``opened``: then the first free
+    ``<stem>.autosave-N.json`` (N from 2). A file there is the battle another session
+    left (it says "The battle is in …" when it ends), which this session's first
+    autosave would replace; the state file a session continues is its own to replace."""
+    for n in range(1, MAX_AUTOSAVE_NAMES + 1):
+        path = autosave_name(scenario, n)
+        if not os.path.lexists(path) or (opened is not None and _same_file(path, opened)):
+            return path
+    raise GMError(
+        _f(
+            "{first} to {last} are all taken: give --autosave FILE or --no-autosave",
+            autosave_name(scenario),
+            autosave_name(scenario, MAX_AUTOSAVE_NAMES),
+        )
+    )
+
+
+def autosave_name(scenario: Scenario, n: int = 1) -> Path:
+    """The ``n``-th autosave name of ``scenario``: ``<stem>.autosave.json``, then
+    ``<stem>.autosave-N.json``."""
+    stem = scenario.name.rsplit("/", 1)[-1]
+    return Path(f"{stem}.autosave.json" if n == 1 else f"{stem}.autosave-{n}.json")
 
 
 def open_battle(target: str, seed: int = DEFAULT_SEED) -> tuple[BattleState, dict[str, Any]]:

@@ -319,6 +319,35 @@ def test_cli_gm_reads_stdin_and_autosaves(
     assert saved.by_id["brann"].resources["pv"] == 7
 
 
+def test_a_new_session_keeps_the_battle_an_earlier_one_left_in_the_autosave(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The default autosave file of a scenario holds the battle the last session left ("The
+    battle is in …"); a new session of the scenario replaced it at its first change."""
+    monkeypatch.chdir(tmp_path)
+
+    def session(target: str, pv: int, *lang: str) -> str:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(f"set brann pv {pv}\nquit\n"))
+        assert main(["gm", target, *lang]) == 0
+        return capsys.readouterr().out
+
+    def pv(name: str) -> int:
+        return load_state(tmp_path / name)[0].by_id["brann"].resources["pv"]
+
+    session(DUEL, 7)
+    out = session(DUEL, 5)
+    assert pv("brann-vs-saqueador.autosave.json") == 7
+    assert pv("brann-vs-saqueador.autosave-2.json") == 5
+    assert "(brann-vs-saqueador.autosave.json holds another battle: kept.)" in out
+    out = session(DUEL, 4, "--lang", "es")
+    assert pv("brann-vs-saqueador.autosave-3.json") == 4 and "guarda otra batalla" in out
+    # Continuing a battle from its autosave file replaces that file, and no other.
+    session("brann-vs-saqueador.autosave-2.json", 3)
+    assert pv("brann-vs-saqueador.autosave-2.json") == 3
+    assert pv("brann-vs-saqueador.autosave.json") == 7
+    assert len(list(tmp_path.iterdir())) == 3
+
+
 @pytest.mark.compile
 def test_cli_suggest_table_json_and_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
