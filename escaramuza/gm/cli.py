@@ -260,8 +260,9 @@ def run_command(args: Any, out: TextIO) -> int:
         autosave: Path | bool = (
             False if args.no_autosave else (Path(args.autosave) if args.autosave else True)
         )
-        if not args.max_ms > 0:
-            raise GMError(_("--max-ms must be positive"))
+        # The session's MAX, which a `suggest` without one takes: within the bounds the
+        # command's own MAX has (10–60000 ms), so that a search always ends.
+        check_budget(args.max_ms, None, "--max-ms")
         check_budget(args.budget_ms, args.iterations, "--budget-ms", "--iterations")
         run_session(
             args.target,

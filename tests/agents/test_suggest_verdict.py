@@ -386,7 +386,10 @@ def test_suggest_and_gm_option_refusals_speak_the_current_language(
     ``--lang es``: each is now the marked catalog's (tests/conftest.py). They are refused
     before a battle is opened or searched."""
     rows = [
-        (["gm", AMBUSH, "--max-ms", "0"], "«--max-ms must be positive»"),
+        (
+            ["gm", AMBUSH, "--max-ms", "0"],
+            "«--max-ms must be 10–60000 ms (a finite number), not 0»",
+        ),
         (["suggest", AMBUSH, "--samples", "3"], "«--samples goes with --plan»"),
         (
             ["suggest", AMBUSH, "--plan", "--actor", "x"],

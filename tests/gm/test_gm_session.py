@@ -293,8 +293,25 @@ def test_suggest_max_bounds_the_time_in_the_session() -> None:
 def test_session_max_ms_option(capsys: pytest.CaptureFixture[str]) -> None:
     session = run_session(DUEL, io.StringIO("quit\n"), io.StringIO(), False, seed=3, max_ms=1234.0)
     assert session.max_ms == 1234.0
-    assert main(["gm", DUEL, "--no-autosave", "--max-ms", "0"]) == 2
-    assert "--max-ms must be positive" in capsys.readouterr().err
+    for bad in ("0", "5", "60001", "1e300", "inf", "nan"):
+        assert main(["gm", DUEL, "--no-autosave", "--max-ms", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("escaramuza: error: --max-ms must be 10–60000 ms (a finite number)")
+
+
+def test_gm_max_ms_has_the_bounds_of_suggest_max(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``suggest MS max MAX`` and ``suggest --max-ms`` refuse a MAX above 60000 ms so that a
+    search too close to call ends; ``gm --max-ms``, the MAX of every ``suggest`` without
+    one, took any positive number (1e300, inf)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["gm", DUEL, "--no-autosave", "--max-ms", "1e300"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "escaramuza: error: --max-ms must be 10–60000 ms (a finite number), not 1e+300\n"
+    )
 
 
 def test_session_from_a_state_file(tmp_path: Path) -> None:
