@@ -28,6 +28,7 @@ every user error).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import stat
@@ -106,7 +107,7 @@ def _not_regular(path: Path) -> str | None:
     if not stat.S_ISREG(mode):
         return _("is not a regular file (a FIFO, socket or device)")
     if not os.access(path, os.R_OK):
-        return "cannot be read (permission denied)"
+        return _f("cannot be read ({reason})", os.strerror(errno.EACCES))
     return None
 
 

@@ -222,6 +222,21 @@ def test_non_regular_files_are_refused_without_opening(
     ]
 
 
+def test_a_file_this_user_cannot_read_is_refused_in_the_current_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The refusal of a file without read permission was English under ``--lang es``: it
+    is the sentence every other unreadable file gets. (os.access is faked: the tests may
+    run as root, who reads every file.)"""
+    path = tmp_path / "secreto.yaml"
+    path.write_text(VALID, encoding="utf-8")
+    monkeypatch.setattr("escaramuza.validate.os.access", lambda *args, **kwargs: False)
+    assert main(["--lang", "es", "validate", str(path)]) == 2
+    assert f"{path}: no se puede leer (Permission denied)" in capsys.readouterr().out
+    assert main(["validate", str(path)]) == 2
+    assert f"{path}: cannot be read (Permission denied)" in capsys.readouterr().out
+
+
 def test_play_keeps_one_line_and_points_at_validate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
