@@ -46,6 +46,7 @@ import numpy as np
 from escaramuza.agents.base import Agent
 from escaramuza.envs.common import STANDARD_LIMITS, EnvLimits, codecs
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Action, Side
 from escaramuza.rules.core.state import BattleState
 from escaramuza.training.fitting import BATCH, EPOCHS, fit, new_model
@@ -137,7 +138,9 @@ def _planner_agent(spec: str) -> MCTSAgent:
 
     agent = make_agent(spec)
     if not isinstance(agent, MCTSAgent):
-        raise EscaramuzaError(f"expert iteration: {spec!r} is not an mcts planner")
+        raise EscaramuzaError(
+            _f("--distill-planner {spec}: not an mcts planner (mcts, mcts:300it…)", repr(spec))
+        )
     agent.reuse = False
     return agent
 

@@ -124,7 +124,7 @@ class ScriptedDie:
         if isinstance(item, ScriptedDie):
             return item
         if isinstance(item, bool):
-            raise ScriptError(f"scripted die {item!r} is not a number")
+            raise ScriptError(_f("scripted die {item} is not a number", repr(item)))
         if isinstance(item, int):
             return ScriptedDie(item)
         if isinstance(item, tuple):
@@ -132,7 +132,9 @@ class ScriptedDie:
             return ScriptedDie(int(value), int(sides))
         match = _SCRIPT_ITEM.match(str(item).strip().lower())
         if not match:
-            raise ScriptError(f"scripted die {item!r} is not 'dN=V', (N, V) or an integer")
+            raise ScriptError(
+                _f("scripted die {item} is not 'dN=V', (N, V) or an integer", repr(item))
+            )
         return ScriptedDie(int(match.group(2)), int(match.group(1)))
 
 

@@ -164,6 +164,17 @@ def test_a_gm_session_in_spanish_has_no_english(scenario: str, tmp_path: Path) -
     assert leaks(out) == []
 
 
+def test_a_gm_die_the_table_gives_wrong_is_refused_in_spanish(tmp_path: Path) -> None:
+    """``apply N dice …`` with a die that is not a number nor ``dN=V`` was refused half in
+    English ("dados no válidos: scripted die 'x' is not 'dN=V', (N, V) or an integer")."""
+    _, out = session_output(
+        "donjon/duelo", ["apply 1 dice x", "apply 1 dice d6=", "quit"], tmp_path
+    )
+    assert "error: dados no válidos: el dado indicado 'x' no es 'dN=V'" in out
+    assert "error: dados no válidos: el dado indicado 'd6=' no es 'dN=V'" in out
+    assert leaks(out) == []
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_play_and_suggest_in_spanish_have_no_english(
     capsys: pytest.CaptureFixture[str], scenario: str
@@ -242,6 +253,11 @@ REFUSALS = [
     (
         ["train", "--out", "{tmp}/run", "--env", "escaramuza/Nadie-v0"],
         "--env: entorno desconocido 'escaramuza/Nadie-v0'",
+    ),
+    (
+        ["train", "--out", "{tmp}/run", "--env", "escaramuza/Donjon-v0", "--timesteps", "64"]
+        + ["--distill-rounds", "1", "--distill-planner", "random"],
+        "--distill-planner 'random': no es un planificador mcts",
     ),
 ]
 
