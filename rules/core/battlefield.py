@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import networkx as nx
 
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.i18n import _f
+from escaramuza.rules.core.i18n import _, _f
 
 T = TypeVar("T")
 
@@ -53,24 +53,27 @@ class Battlefield:
         graph: nx.Graph = nx.Graph()
         zone_list = list(zones)
         if not zone_list:
-            raise BattlefieldError("the battlefield has no zones")
+            raise BattlefieldError(_("the battlefield has no zones"))
         for zone in zone_list:
             if zone.id in graph:
-                raise BattlefieldError(f"zone {zone.id!r} is defined twice")
+                raise BattlefieldError(_f("zone {zone} is defined twice", repr(zone.id)))
             graph.add_node(zone.id, zone=zone)
         for a, b, attrs in links:
             for end in (a, b):
                 if end not in graph:
-                    raise BattlefieldError(f"link {a!r}–{b!r} names unknown zone {end!r}")
+                    raise BattlefieldError(
+                        _f("link {a}–{b} names unknown zone {zone}", repr(a), repr(b), repr(end))
+                    )
             if a == b:
-                raise BattlefieldError(f"link {a!r}–{b!r} joins a zone to itself")
+                raise BattlefieldError(_f("link {a}–{b} joins a zone to itself", repr(a), repr(b)))
             graph.add_edge(a, b, **dict(attrs))
         if not nx.is_connected(graph):
             parts = sorted(sorted(c) for c in nx.connected_components(graph))
             raise BattlefieldError(
-                "the map is disconnected: "
-                + " | ".join(", ".join(p) for p in parts)
-                + " (every zone must be reachable)"
+                _f(
+                    "the map is disconnected: {parts} (every zone must be reachable)",
+                    " | ".join(", ".join(p) for p in parts),
+                )
             )
         self.graph = graph
         self.zones: dict[str, Zone] = {z.id: z for z in zone_list}

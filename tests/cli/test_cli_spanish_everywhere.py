@@ -219,6 +219,39 @@ def test_a_loader_error_in_spanish_has_no_english(
     assert leaks(err.removeprefix("escaramuza: error: ")) == []
 
 
+#: Maps the loader refuses as a whole (the battlefield is built from its zones and links),
+#: as edits of donjon/duelo, and the start of the Spanish reason each gets.
+BAD_MAPS = [
+    ("    - [pozo, puerta_este]\n", "    - [pozo, pozo]\n", "la conexión 'pozo'–'pozo' une"),
+    ("    - [pozo, puerta_este]\n", "    - [pozo, nada]\n", "la conexión 'pozo'–'nada' nombra"),
+    ("  links:\n", "    - {id: pozo}\n  links:\n", "la zona 'pozo' está definida dos veces"),
+    (
+        "    - [pozo, puerta_este]\n",
+        "",
+        "el mapa está desconectado: pozo, puerta_oeste | puerta_este",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "reason"), BAD_MAPS)
+def test_a_map_the_loader_refuses_is_refused_in_spanish(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, old: str, new: str, reason: str
+) -> None:
+    """A duplicate zone, a link to itself or to an unknown zone, a map in pieces: the
+    battlefield's refusals were English under --lang es."""
+    source = (
+        Path(__file__).resolve().parents[2] / "scenarios" / "donjon" / "duelo.yaml"
+    ).read_text(encoding="utf-8")
+    assert old in source
+    bad = tmp_path / "mapa.yaml"
+    bad.write_text(source.replace(old, new, 1), encoding="utf-8")
+    assert main(["play", str(bad), "--lang", "es"]) == 2
+    _out, err = capsys.readouterr()
+    prefix = f"escaramuza: error: {bad}: battlefield: "  # the field: a key of the file
+    assert err.startswith(prefix + reason), err
+    assert leaks(err.removeprefix(prefix)) == []
+
+
 def test_the_web_page_in_spanish_has_no_english() -> None:
     from fastapi.testclient import TestClient
 
