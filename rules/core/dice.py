@@ -163,19 +163,34 @@ class ScriptedRoller:
     def roll(self, sides: int, why: str = "") -> int:
         if self._pos >= len(self._items):
             raise ScriptError(
-                f"scripted dice ran out: a d{sides} was asked for ({why or 'unnamed roll'}) "
-                f"after {len(self._items)} dice"
+                _f(
+                    "scripted dice ran out: a d{sides} was asked for ({why}) after {n} dice",
+                    sides,
+                    why or _("unnamed roll"),
+                    len(self._items),
+                )
             )
         item = self._items[self._pos]
         if item.sides is not None and item.sides != sides:
             raise ScriptError(
-                f"scripted die #{self._pos + 1} is a d{item.sides}={item.value} but a d{sides} "
-                f"was asked for ({why or 'unnamed roll'})"
+                _f(
+                    "scripted die #{k} is a d{given}={value} but a d{sides} was asked for ({why})",
+                    self._pos + 1,
+                    item.sides,
+                    item.value,
+                    sides,
+                    why or _("unnamed roll"),
+                )
             )
         if not 1 <= item.value <= sides:
             raise ScriptError(
-                f"scripted die #{self._pos + 1} shows {item.value}, impossible on the d{sides} "
-                f"asked for ({why or 'unnamed roll'})"
+                _f(
+                    "scripted die #{k} shows {value}, impossible on the d{sides} asked for ({why})",
+                    self._pos + 1,
+                    item.value,
+                    sides,
+                    why or _("unnamed roll"),
+                )
             )
         self._pos += 1
         self.log.append((sides, item.value, why))

@@ -175,6 +175,17 @@ def test_a_gm_die_the_table_gives_wrong_is_refused_in_spanish(tmp_path: Path) ->
     assert leaks(out) == []
 
 
+def test_the_table_dice_that_do_not_fit_the_roll_are_refused_in_spanish(tmp_path: Path) -> None:
+    """Too few dice, a die of another size, a value the die cannot show: the scripted
+    roller's refusals were English under --lang es ("scripted dice ran out: …")."""
+    lines = ["initiative dice 5", "initiative dice d4=1 d4=1", "initiative dice 0 0", "quit"]
+    _, out = session_output("donjon/duelo", lines, tmp_path)
+    assert "error: se acabaron los dados indicados: se pidió un d20" in out
+    assert "error: el dado indicado n.º 1 es un d4=1, pero se pidió un d20" in out
+    assert "error: el dado indicado n.º 1 muestra 0, imposible en el d20 pedido" in out
+    assert leaks(out) == []
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_play_and_suggest_in_spanish_have_no_english(
     capsys: pytest.CaptureFixture[str], scenario: str
