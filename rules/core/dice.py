@@ -166,7 +166,7 @@ class ScriptedRoller:
                 _f(
                     "scripted dice ran out: a d{sides} was asked for ({why}) after {n} dice",
                     sides,
-                    why or _("unnamed roll"),
+                    _(why) if why else _("unnamed roll"),
                     len(self._items),
                 )
             )
@@ -179,7 +179,7 @@ class ScriptedRoller:
                     item.sides,
                     item.value,
                     sides,
-                    why or _("unnamed roll"),
+                    _(why) if why else _("unnamed roll"),
                 )
             )
         if not 1 <= item.value <= sides:
@@ -189,7 +189,7 @@ class ScriptedRoller:
                     self._pos + 1,
                     item.value,
                     sides,
-                    why or _("unnamed roll"),
+                    _(why) if why else _("unnamed roll"),
                 )
             )
         self._pos += 1

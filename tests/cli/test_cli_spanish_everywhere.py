@@ -184,6 +184,12 @@ def test_the_table_dice_that_do_not_fit_the_roll_are_refused_in_spanish(tmp_path
     assert "error: el dado indicado n.º 1 es un d4=1, pero se pidió un d20" in out
     assert "error: el dado indicado n.º 1 muestra 0, imposible en el d20 pedido" in out
     assert leaks(out) == []
+    # A roll the rules name with a marked label is named in the current language.
+    _, out = session_output(
+        "destiny_dice/brann-vs-saqueador", ["initiative dice 0", "quit"], tmp_path
+    )
+    assert "pedido (iniciativa (Mente)); no ha cambiado nada" in out
+    assert leaks(out) == []
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
