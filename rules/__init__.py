@@ -12,6 +12,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from escaramuza.rules.core.errors import UnknownNameError
+from escaramuza.rules.core.i18n import _f
 
 if TYPE_CHECKING:
     from escaramuza.rules.core.ruleset import Ruleset
@@ -42,7 +43,7 @@ def get_ruleset(ruleset_id: str) -> Ruleset:
         target = RULESETS[ruleset_id]
     except KeyError:
         raise UnknownNameError(
-            f"unknown ruleset {ruleset_id!r} (known: {', '.join(RULESETS)})"
+            _f("unknown ruleset {name} (known: {known})", repr(ruleset_id), ", ".join(RULESETS))
         ) from None
     module_name, class_name = target.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from escaramuza.agents.fast import DEFAULT_ENGINE, ENGINES
 from escaramuza.agents.search.agent import AGENT_ITERATIONS, MCTSAgent
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.i18n import _, _f
 
 #: Guide words: what each takes from the network (prior, value at the cut).
 GUIDES = {"net": (True, True), "prior": (True, False), "value": (False, True)}
@@ -14,12 +15,17 @@ GUIDES = {"net": (True, True), "prior": (True, False), "value": (False, True)}
 
 def _bad(spec: str, why: str = "") -> EscaramuzaError:
     return EscaramuzaError(
-        f"bad MCTS budget {spec!r}{f' ({why})' if why else ''}: use mcts, mcts:500 or "
-        "mcts:500ms (milliseconds a decision) or mcts:300it (iterations a decision), "
-        "optionally followed by net=POLICY (a policy: file or shipped policy guiding the "
-        "search: its prior at the root, its value at the horizon cut; prior=POLICY and "
-        "value=POLICY one role each), cands=K (the root's K best candidates beside "
-        f"its reference) and :{', :'.join(ENGINES)} (the rollouts' engine)"
+        _f(
+            "bad MCTS budget {spec}{why}: use mcts, mcts:500 or mcts:500ms (milliseconds a "
+            "decision) or mcts:300it (iterations a decision), optionally followed by "
+            "net=POLICY (a policy: file or shipped policy guiding the search: its prior at "
+            "the root, its value at the horizon cut; prior=POLICY and value=POLICY one role "
+            "each), cands=K (the root's K best candidates beside its reference) and "
+            "{engines} (the rollouts' engine)",
+            repr(spec),
+            f" ({why})" if why else "",
+            ":" + ", :".join(ENGINES),
+        )
     )
 
 
@@ -44,7 +50,7 @@ def parse_mcts_spec(spec: str, engine: str | None = None, trust: bool = False) -
             prior, valued = GUIDES[key.lower()]
             wanted = [r for r, on in (("prior", prior), ("value", valued)) if on]
             if not value or any(r in roles for r in wanted):
-                raise _bad(spec, "one network a role (prior, value), each with its policy")
+                raise _bad(spec, _("one network a role (prior, value), each with its policy"))
             roles.update(dict.fromkeys(wanted, value))
             guide_words.append(word)
         elif eq and key.lower() == "cands":
@@ -53,10 +59,10 @@ def parse_mcts_spec(spec: str, engine: str | None = None, trust: bool = False) -
             except ValueError:
                 raise _bad(spec) from None
             if candidates < 1:
-                raise _bad(spec, "cands must be at least 1")
+                raise _bad(spec, _("cands must be at least 1"))
             guide_words.append(word)
         elif eq:
-            raise _bad(spec, f"unknown option {key!r}")
+            raise _bad(spec, _f("unknown option {key}", repr(key)))
         else:
             budget.append(word.lower())
     guide = None

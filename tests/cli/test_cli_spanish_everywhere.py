@@ -299,6 +299,11 @@ REFUSALS = [
     (["play", "donjon/duelo", "--heroes", "nadie"], "agente desconocido 'nadie'"),
     (["playtest", "donjon/duelo", "-n", "2", "--enemies", "nadie"], "agente desconocido"),
     (["warmup", "nadie"], "reglamento desconocido 'nadie'"),
+    (["schema", "--ruleset", "nadie", "scenario"], "reglamento desconocido 'nadie'"),
+    (
+        ["play", "donjon/duelo", "--heroes", "mcts:100it:zz=3"],
+        "presupuesto MCTS no válido 'mcts:100it:zz=3' (opción desconocida 'zz'): usa mcts",
+    ),
     (["warmup", "--jobs", "0"], "--jobs debe ser un número positivo de procesos, no 0"),
     (
         ["train", "--out", "{tmp}/run", "--env", "escaramuza/Nadie-v0"],
