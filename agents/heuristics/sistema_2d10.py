@@ -132,7 +132,8 @@ def expres(state: BattleState, actions: list[Action]) -> Action:
 
 
 def odds(state: BattleState, action: Action) -> Odds:
-    result = state.ruleset.odds(state, action)
+    """The blow's terms (:meth:`Sistema2d10.attack_odds`: damage not capped at the PV left)."""
+    result: Odds | None = state.ruleset.attack_odds_many(state, [action])[0]  # type: ignore[attr-defined]
     assert result is not None
     return result
 
@@ -155,7 +156,7 @@ def best_attack(state: BattleState, attacks: list[Action], rng: random.Random) -
     if not attacks:
         return None
     # Every aimed variant of every (target, weapon): their odds in one call.
-    all_odds = state.ruleset.odds_many(state, attacks)  # type: ignore[attr-defined]
+    all_odds = state.ruleset.attack_odds_many(state, attacks)  # type: ignore[attr-defined]
     scored = [
         (tactical_score(state, a, o), i)
         for i, (a, o) in enumerate(zip(attacks, all_odds, strict=True))

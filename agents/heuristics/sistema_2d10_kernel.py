@@ -153,7 +153,7 @@ def best_attack(
     cs, g, picks, scores = d[STATE], d[GLOBALS], d[PICKS], d[SCORES]
     best = -np.inf
     # The aimed variants of one (target, weapon) are listed together: their shared
-    # terms once, as Sistema2d10.odds_many does.
+    # terms once, as Sistema2d10.attack_odds_many does.
     t_last, w_last = -1, -1
     terms = NO_TERMS
     for m in range(cnt):

@@ -222,6 +222,20 @@ def attack_outcome(
     return sum(k * v for k, v in dist.items()), p_drop, dist
 
 
+def pv_lost(blow: Odds, pv: int) -> Odds:
+    """The odds of a blow (:func:`attack_odds`) as the PV its target loses, at most the
+    ``pv`` it has: S2-11 "El resultado se resta de los Puntos de Vitalidad", and at 0 PV the
+    target is down *(default)*, so a blow of 9 on a target at 3 PV costs it 3 (the
+    :class:`Odds` contract: "the resource the target loses"). P(hit) and P(drop) are the
+    blow's own."""
+    dist: dict[int, float] = {}
+    for dealt, p in (blow.damage or {}).items():
+        lost = min(dealt, pv)
+        dist[lost] = dist.get(lost, 0.0) + p
+    expected = sum(k * v for k, v in dist.items())
+    return Odds(blow.p_hit, expected, blow.p_drop, MappingProxyType(dist))
+
+
 @lru_cache(maxsize=65536)
 def attack_odds(
     attack_bonus: int,

@@ -469,21 +469,20 @@ class Sistema2d10(Ruleset):
         return _(template).format(c=actor.name)
 
     def odds(self, state: BattleState, action: Action) -> Odds | None:
-        """Exact odds of an ``atacar`` action (None for every other verb).
-
-        See :meth:`attack_odds` for what is assumed and counted.
-        """
+        """Exact odds of an ``atacar`` action (None for every other verb): :meth:`attack_odds`
+        (what is assumed and counted) with the damage counted as the PV the target loses,
+        at most the PV it has (:func:`exact.pv_lost`)."""
         if action.verb != ATACAR or action.target is None or action.item is None:
             return None
         aim = None if action.option in (None, LIBRE) else action.option
-        return self.attack_odds(
-            state, state.get(action.actor), state.get(action.target), action.item, aim
-        )
+        target = state.get(action.target)
+        blow = self.attack_odds(state, state.get(action.actor), target, action.item, aim)
+        return exact.pv_lost(blow, target.resources["pv"])
 
-    def odds_many(self, state: BattleState, actions: Sequence[Action]) -> list[Odds | None]:
-        """:meth:`odds` of each action, the same values, with the terms that do not depend
-        on the aim worked out once per (attacker, target, weapon): the heuristic scores
-        every aimed variant of every attack it can make."""
+    def attack_odds_many(self, state: BattleState, actions: Sequence[Action]) -> list[Odds | None]:
+        """:meth:`attack_odds` of each ``atacar`` action (None for every other verb), with
+        the terms that do not depend on the aim worked out once per (attacker, target,
+        weapon): the heuristic scores every aimed variant of every attack it can make."""
         out: list[Odds | None] = [None] * len(actions)
         groups: dict[tuple[str, str, str], list[int]] = {}
         for i, action in enumerate(actions):
@@ -518,7 +517,8 @@ class Sistema2d10(Ruleset):
           crítico *(default)*. No Dado Exprés is assumed on either roll.
         * ``damage`` / ``expected_damage``: what the blow deals, (daño − CA, min 0) × the
           location multiplier — the aimed location's (S2-13), else averaged over the d10
-          location table (S2-12); 0 for a miss or a block; not capped at the PV left.
+          location table (S2-12); 0 for a miss or a block; not capped at the PV left (the
+          temperaments score the blow; :meth:`odds` counts the PV lost).
         * ``p_drop``: P(the target is out of the fight after this attack): the blow brings
           it to 0 PV, OR it loses half or more of its current PV, fails the prueba de
           Aguante (S2-14, no Dado Exprés assumed) and the GDF roll is inconsciente or

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from escaramuza.rules.core.model import Action, Condition
+from escaramuza.rules.sistema_2d10.exact import pv_lost
 
 D10 = range(1, 11)
 #: The default location table (docs/rulesets/sistema_2d10.md): 1 cabeza ×2, 10 punto
@@ -61,7 +62,10 @@ def brute_p_gdf(aguante: int) -> Fraction:
 def brute_outcome(
     p_hit: Fraction, dice: tuple[int, int, int], ca: int, aim: str | None, pv: int, aguante: int
 ) -> tuple[dict[int, Fraction], Fraction]:
-    """Every damage die face and location face after a hit; returns (loss dist, P(drop))."""
+    """Every damage die face and location face after a hit; returns (loss dist, P(drop)).
+
+    The loss is the PV the target loses: "El resultado se resta de los Puntos de
+    Vitalidad", down at 0 PV, so never more than the ``pv`` it has."""
     n, sides, mod = dice
     mults = [AIM[aim][1]] if aim else list(LOCATION_MULT)
     p_gdf_out = brute_p_gdf(aguante) * GDF_OUT
@@ -71,7 +75,8 @@ def brute_outcome(
     each = p_hit / len(cases)
     for faces, mult in cases:
         dealt = max(0, sum(faces) + mod - ca) * mult
-        dist[dealt] = dist.get(dealt, Fraction(0)) + each
+        lost = min(dealt, pv)
+        dist[lost] = dist.get(lost, Fraction(0)) + each
         if dealt >= pv:
             drop += each
         elif dealt > 0 and 2 * dealt >= pv:
@@ -213,6 +218,27 @@ def test_s208_no_active_defence_raises_the_odds(tools: Any) -> None:
     assert with_defence.p_hit < without.p_hit
 
 
+def test_s211_odds_count_at_most_the_pv_the_target_has(tools: Any) -> None:
+    """S2-11 "El resultado se resta de los Puntos de Vitalidad": a 2d6+2 montante on a foe
+    at 6 PV costs it at most 6, whatever the blow and the location multiplier; the GM's
+    expected damage and distribution are the PV lost (brute force, every die and face),
+    while P(hit) and P(drop) are the blow's."""
+    t = tools
+    montante = SWORD | {"name": "montante", "damage": "2d6+2"}
+    state, _ = t.start(t.duel(hero={"weapons": [montante]}, foe={"pv": 6}), t.HERO_FIRST)
+    action = Action("atacar", "h", target="e", item="montante", option="libre")
+    odds = state.ruleset.odds(state, action)
+    assert odds is not None and odds.damage is not None
+    p_hit = brute_p_hit(6, 16, 6)  # every MHC 6: defensa pasiva 16, active defence +6
+    dist, drop = brute_outcome(p_hit, (2, 6, 2), 0, None, 6, 6)
+    assert sorted(odds.damage) == [0, 4, 5, 6]
+    assert odds.damage == pytest.approx({k: float(v) for k, v in dist.items()}, abs=1e-12)
+    mean = sum(k * v for k, v in dist.items())
+    assert odds.expected_damage == pytest.approx(float(mean), abs=1e-12)
+    assert odds.expected_damage < 6 * odds.p_hit
+    assert (odds.p_hit, odds.p_drop) == pytest.approx((float(p_hit), float(drop)), abs=1e-12)
+
+
 def test_s211_odds_are_none_for_actions_that_are_not_attacks(tools: Any) -> None:
     t = tools
     state, _ = t.start(t.duel(foe={"zone": "b"}), t.HERO_FIRST)
@@ -222,10 +248,11 @@ def test_s211_odds_are_none_for_actions_that_are_not_attacks(tools: Any) -> None
 
 
 @pytest.mark.parametrize("name", ["sistema_2d10/duelo", "sistema_2d10/escuadra"])
-def test_s213_odds_many_equal_odds_of_each_action(name: str) -> None:
-    """``odds_many`` (the aim-independent terms once per attacker, target and weapon) gives
-    exactly :meth:`odds` of each action — free and aimed attacks, every other verb None —
-    in states along heuristic battles, with defences spent and PV lost."""
+def test_s213_attack_odds_many_equal_attack_odds_of_each_action(name: str) -> None:
+    """``attack_odds_many`` (the aim-independent terms once per attacker, target and
+    weapon) gives exactly :meth:`attack_odds` of each action — free and aimed attacks,
+    every other verb None — and :meth:`odds` is that blow counted in the PV its target
+    loses, in states along heuristic battles, with defences spent and PV lost."""
     from escaramuza.agents.heuristic import heuristic_choice
     from escaramuza.agents.runner import agent_rng
     from escaramuza.rules.core.dice import RandomRoller
@@ -242,7 +269,15 @@ def test_s213_odds_many_equal_odds_of_each_action(name: str) -> None:
             actions = rules.legal_actions(state)
             # Every attack the actor has, not only the pending decision's verbs: the
             # ruleset lists them on its turn.
-            assert rules.odds_many(state, actions) == [rules.odds(state, a) for a in actions]
+            many = rules.attack_odds_many(state, actions)
+            for a, blow in zip(actions, many, strict=True):
+                if a.verb != "atacar":
+                    assert blow is None and rules.odds(state, a) is None
+                    continue
+                target = state.get(a.target)
+                aim = None if a.option == "libre" else a.option
+                assert blow == rules.attack_odds(state, state.get(a.actor), target, a.item, aim)
+                assert rules.odds(state, a) == pv_lost(blow, target.resources["pv"])
             checked += sum(a.verb == "atacar" for a in actions)
             aimed += sum(a.verb == "atacar" and a.option not in (None, "libre") for a in actions)
             apply_action(state, heuristic_choice(state, actions, rng), roller)
