@@ -129,7 +129,7 @@ _DOOMED: dict[str, Scar] = {
     "out_of_action": CICATRICES[11],
     "event": replace(
         CICATRICES[11],
-        text="doomed: death's grip is near, but it comes later — fights on at 0 PI",
+        text=N_("doomed: death's grip is near, but it comes later — fights on at 0 PI"),
         effects=(),
     ),
 }

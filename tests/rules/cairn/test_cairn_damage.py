@@ -12,6 +12,7 @@ from escaramuza.rules.cairn.combat import damage_outside_combat, lose_attribute
 from escaramuza.rules.cairn.scars import CICATRICES, DOOMED_READINGS, scar_for
 from escaramuza.rules.cairn.sheets import CairnOptions
 from escaramuza.rules.core.errors import ScenarioError
+from escaramuza.rules.core.i18n import language
 from escaramuza.rules.core.model import Status
 from tests.rules.cairn.cairn_helpers import attack, battle, fighter, play, wait
 
@@ -143,6 +144,22 @@ def test_ca13_doomed_entry_12_follows_the_option(
     assert [(s.entry, s.scar) for s in scars] == [(12, "Condenado")]
     assert pj.resources["pi"] == 0
     assert pj.status is status and set(pj.conditions) == conditions
+
+
+@pytest.mark.parametrize("doomed", ["out_of_action", "event"])
+def test_ca13_doomed_entry_12_is_narrated_in_the_battles_language(doomed: str) -> None:
+    # Each reading of entry 12 (Condenado) tells a Spanish GM what it does in Spanish, as
+    # every other entry of the Cicatrices table does.
+    with language("es"):
+        state = battle(
+            [fighter("pj", pi=12), fighter("m", "enemies", weapons=D12)],
+            options={"doomed": doomed},
+        )
+        events = play(state, [wait("pj"), attack(state, "m", "pj", "mandoble")], ["d12=12"])
+    (scar,) = [e for e in events if type(e).__name__ == "ScarSuffered"]
+    meaning = scar.text.split(" — ", 1)[1]
+    assert meaning.startswith("condenado:"), scar.text
+    assert "doomed" not in meaning and "death" not in meaning
 
 
 @pytest.mark.parametrize(("d20", "status"), [(5, Status.ACTIVE), (15, Status.DOWN)])
