@@ -348,7 +348,7 @@ class Cairn(Ruleset):
             exits = bf.exits()
             nearest = min(exits, key=lambda z: (bf.distance(actor.zone, z), bf.index[z]))
             events.append(self._move(actor, nearest))
-        ok, rolled = save(roller, actor, "des", "retreat")
+        ok, rolled = save(roller, actor, "des", _("retreat"))
         events.append(rolled)
         if ok:
             events.append(

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from escaramuza.rules.core.errors import ScenarioError
+from escaramuza.rules.core.i18n import language
 from escaramuza.rules.core.model import Action, Side, Status
 from tests.rules.cairn.cairn_helpers import BOMB, attack, battle, fighter, play, wait
 
@@ -81,6 +82,16 @@ def test_ca17_retreat_des_save_through_exit(
     play(state, [Action("huir", "h")], [f"d20={face}"])
     h = state.get("h")
     assert (h.status, h.zone) == (status, zone_after)
+
+
+def test_ca17_the_retreat_save_is_narrated_in_the_battles_language() -> None:
+    # "Huir … siempre requiere una tirada de salvación de Destreza exitosa": the save's line
+    # names why it is rolled in Spanish, as the first-round and morale saves do.
+    with language("es"):
+        state = battle([fighter("h"), fighter("e", "enemies", zone="d")])
+        events = play(state, [Action("huir", "h")], ["d20=5"])
+    (line,) = [e.text for e in events if "d20 = 5" in e.text]
+    assert "(retirada)" in line and "retreat" not in line, line
 
 
 def test_ca17_no_retreat_far_from_an_exit() -> None:
