@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import Event, Healed, Note, StatusChanged
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Combatant, Status
 from escaramuza.rules.core.rest import Recovery, no_rest
 
@@ -50,20 +51,22 @@ def rest(party: Sequence[Combatant]) -> list[Event]:
             # CA-12: "Si se deja sin tratamiento, morirá dentro de una hora."
             c.status = Status.DEAD
             events.append(
-                StatusChanged(f"{c.name} is left untreated and dies within the hour.", c.id, "dead")
+                StatusChanged(
+                    _f("{c} is left untreated and dies within the hour.", c.name), c.id, "dead"
+                )
             )
             continue
         if dying:
-            events.append(Note(f"{c.name} is bandaged and stabilised, but can only crawl."))
+            events.append(Note(_f("{c} is bandaged and stabilised, but can only crawl.", c.name)))
         if "privado" in c.conditions:
-            events.append(Note(f"{c.name} is privado and recovers no PI."))
+            events.append(Note(_f("{c} is privado and recovers no PI.", c.name)))
             continue
         lost = c.maxima["pi"] - c.resources["pi"]
         if lost > 0:
             c.resources["pi"] = c.maxima["pi"]
             events.append(
                 Healed(
-                    f"{c.name} rests and recovers {lost} PI.",
+                    _f("{c} rests and recovers {lost} PI.", c.name, lost),
                     c.id,
                     lost,
                     "pi",

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from escaramuza.rules.core.dice import Roller
 from escaramuza.rules.core.events import ConditionEnded, Event, Healed, StatusChanged
+from escaramuza.rules.core.i18n import _f
 from escaramuza.rules.core.model import Combatant, Status
 from escaramuza.rules.core.rest import Recovery, no_rest
 
@@ -29,14 +30,21 @@ def heal_fully(party: Sequence[Combatant]) -> list[Event]:
         if lost > 0:
             c.resources["pv"] = c.maxima["pv"]
             events.append(
-                Healed(f"{c.name} is healed: +{lost} PV.", c.id, lost, "pv", "", c.resources["pv"])
+                Healed(
+                    _f("{c} is healed: +{lost} PV.", c.name, lost),
+                    c.id,
+                    lost,
+                    "pv",
+                    "",
+                    c.resources["pv"],
+                )
             )
         for name in sorted(c.conditions):
             del c.conditions[name]
-            events.append(ConditionEnded(f"{c.name} is no longer {name}.", c.id, name))
+            events.append(ConditionEnded(_f("{c} is no longer {name}.", c.name, name), c.id, name))
         if c.status is Status.DOWN:
             c.status = Status.ACTIVE
-            events.append(StatusChanged(f"{c.name} is on their feet again.", c.id, "active"))
+            events.append(StatusChanged(_f("{c} is on their feet again.", c.name), c.id, "active"))
     return events
 
 

@@ -13,7 +13,7 @@ from escaramuza.rules.cairn.scars import CICATRICES, DOOMED_READINGS, scar_for
 from escaramuza.rules.cairn.sheets import CairnOptions
 from escaramuza.rules.core.errors import ScenarioError
 from escaramuza.rules.core.i18n import language
-from escaramuza.rules.core.model import Status
+from escaramuza.rules.core.model import Condition, Status
 from tests.rules.cairn.cairn_helpers import attack, battle, fighter, play, wait
 
 # -- CA-11 ------------------------------------------------------------------------
@@ -249,3 +249,27 @@ def test_ca15_damage_outside_combat_goes_to_an_attribute() -> None:
     assert (pj.resources["pi"], pj.resources["fue"]) == (4, 7)
     damage_outside_combat(pj, 2, "vol")
     assert pj.resources["vol"] == 8
+
+
+def test_ca20_the_rest_between_fights_is_narrated_in_the_battles_language() -> None:
+    # CA-20 (CA-12: "Si se le proporciona ayuda (como vendajes), se estabilizará"): what the
+    # rest of an adventuring day does to each PC, told to a Spanish GM in Spanish.
+    from escaramuza.rules.cairn.recovery import rest
+
+    state = battle([fighter("ana", pi=6), fighter("bo"), fighter("cy"), fighter("m", "enemies")])
+    ana, bo, cy = (state.get(c) for c in ("ana", "bo", "cy"))
+    ana.resources["pi"] = 2
+    bo.status = Status.DOWN
+    bo.conditions["dano_critico"] = Condition("dano_critico", persistent=True)
+    cy.conditions["privado"] = Condition("privado", persistent=True)
+    with language("es"):
+        texts = [e.text for e in rest([ana, bo, cy])]
+    assert texts == [
+        "ana descansa y recupera 4 PI.",
+        "bo queda vendado y estabilizado, pero solo puede arrastrarse.",
+        "cy está privado y no recupera PI.",
+    ]
+    ana.status = Status.DOWN
+    with language("es"):
+        texts = [e.text for e in rest([ana, bo])]
+    assert texts[0] == "bo queda sin tratar y muere en menos de una hora."

@@ -393,3 +393,20 @@ def test_s215_heuristic_with_a_lame_leg_stays_put(tools: Any, temperament: str) 
         "pasar",
         "defensa_completa",
     )
+
+
+def test_s215_a_full_rest_is_narrated_in_the_battles_language(tools: Any) -> None:
+    # The day's house rest ``full`` ends the GDF effects, "hasta que el daño es sanado", and
+    # says so to a Spanish GM in Spanish.
+    from escaramuza.rules.core.i18n import language
+    from escaramuza.rules.core.model import Condition, Status
+    from escaramuza.rules.sistema_2d10.recovery import heal_fully
+
+    state, _ = tools.start(tools.duel(), tools.HERO_FIRST)
+    h = state.get("h")
+    h.resources["pv"] = 5
+    h.conditions["sangrado"] = Condition("sangrado", 1, persistent=True)
+    h.status = Status.DOWN
+    with language("es"):
+        texts = [e.text for e in heal_fully([h])]
+    assert texts == ["h se cura: +15 PV.", "h ya no está sangrado.", "h vuelve a estar en pie."]
