@@ -15,8 +15,9 @@ from escaramuza.balance.report import agent_options, out_text, plot, render_text
 from escaramuza.balance.search import DEFAULT_ALPHA, DEFAULT_MAX_BATTLES, FIRST_LOOK, balance
 from escaramuza.playtest.cli import add_run_options, report_folder, run_config
 from escaramuza.rules.core.errors import EscaramuzaError
-from escaramuza.rules.core.files import atomic_write, check_writable
+from escaramuza.rules.core.files import atomic_write, check_writable, same_file
 from escaramuza.rules.core.i18n import N_, _, _f
+from escaramuza.rules.core.scenario import resolve_scenario
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -83,9 +84,16 @@ def out_file(args: argparse.Namespace) -> Path | None:
     if args.out is None:
         return None
     try:
-        return check_writable(args.out)
+        target = check_writable(args.out)
     except OSError as exc:
         raise _out_error(args.out, exc) from None
+    if same_file(target, resolve_scenario(args.scenario)):
+        # The variant would replace the scenario it was found from: nothing the user had
+        # is lost, so the original stays and the variant goes elsewhere.
+        raise EscaramuzaError(
+            _f("--out {path} is the scenario being balanced: write the variant elsewhere", args.out)
+        )
+    return target
 
 
 def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:

@@ -22,6 +22,7 @@ from escaramuza.agents.suggest import DEFAULT_BUDGET_MS, DEFAULT_MAX_MS
 from escaramuza.gm.autopilot import Pilot, pilot_agent
 from escaramuza.rules.core.dice import RandomRoller
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.files import same_file
 from escaramuza.rules.core.i18n import _, _f, ngettext
 from escaramuza.rules.core.model import Action, Combatant
 from escaramuza.rules.core.ruleset import new_battle
@@ -45,13 +46,6 @@ class GMError(EscaramuzaError):
 MAX_AUTOSAVE_NAMES = 1000
 
 
-def _same_file(a: Path, b: str | Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False
-
-
 def default_autosave(scenario: Scenario, opened: str | Path | None = None) -> Path:
     """``<scenario stem>.autosave.json`` in the current directory, unless a file is there
     already and is not the state file ``opened``: then the first free
@@ -60,7 +54,7 @@ def default_autosave(scenario: Scenario, opened: str | Path | None = None) -> Pa
     autosave would replace; the state file a session continues is its own to replace."""
     for n in range(1, MAX_AUTOSAVE_NAMES + 1):
         path = autosave_name(scenario, n)
-        if not os.path.lexists(path) or (opened is not None and _same_file(path, opened)):
+        if not os.path.lexists(path) or (opened is not None and same_file(path, opened)):
             return path
     raise GMError(
         _f(

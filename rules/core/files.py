@@ -211,6 +211,15 @@ def make_writable_folder(folder: str | os.PathLike[str], create: bool = True) ->
     return path
 
 
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether ``a`` and ``b`` name one existing file (False when either is missing or
+    no file can have its name): a write to ``a`` would replace ``b``."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
 def check_writable(path: str | os.PathLike[str], create: bool = True) -> Path:
     """The file a later :func:`atomic_write` of ``path`` replaces, checked now that the
     write can happen: :func:`write_target` refuses a folder, a pipe or a device, and

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from escaramuza.balance import Target, bisect, looks, parse_vary, sequential, verdict
 from escaramuza.cli import main
 from escaramuza.rules.core.errors import EscaramuzaError
+from escaramuza.rules.core.scenario import resolve_scenario
 from escaramuza.rules.core.stats import mixture_rho
 
 
@@ -235,6 +237,29 @@ def test_unwritable_out_is_refused_before_the_search(
         2,
         f"escaramuza: error: --out {out}: cannot write ({reason})\n",
     )
+
+
+def test_out_that_is_the_scenario_itself_is_refused_before_the_search(
+    tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--out naming the balanced scenario's own file (by another path too) would replace
+    the user's scenario with the variant: refused before the search, the file unchanged."""
+    scenario = tmp_path / "mine.yaml"
+    text = Path(resolve_scenario("destiny_dice/brann-vs-saqueador")).read_text(encoding="utf-8")
+    scenario.write_text(text, encoding="utf-8")
+    monkeypatch.setattr("escaramuza.balance.cli.balance", _no_search)
+    monkeypatch.chdir(tmp_path)
+    for out in (str(scenario), "./mine.yaml"):
+        code = main(
+            ["balance", str(scenario), "--target", "hard"]
+            + ["--vary", "count:saqueador=1..2", "--out", out]
+        )
+        assert (code, capsys.readouterr().err) == (
+            2,
+            f"escaramuza: error: --out {out} is the scenario being balanced: "
+            "write the variant elsewhere\n",
+        )
+    assert scenario.read_text(encoding="utf-8") == text
 
 
 def test_out_folder_is_made_before_the_search(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
