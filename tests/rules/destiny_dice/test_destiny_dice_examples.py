@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from escaramuza.rules.core import Action, ScriptedRoller, Status, apply_action
 from escaramuza.rules.core.events import AttackResolved, Damaged, ResourceChanged
 from escaramuza.rules.destiny_dice import short_rest
@@ -12,14 +14,24 @@ def _damage_to(events, target):
     return [e for e in events if isinstance(e, Damaged) and e.target == target]
 
 
-def test_dd20_nara_initiative(battle):
-    """Nara d8 → 6, Rival 1 d6 → 6, Rival 2 d6 → 3: "Orden final: Nara → Rival 1 → Rival 2"."""
-    sc = scenario(
-        hero("nara", mente="d8"), enemy("rival1", mente="d6"), enemy("rival2", mente="d6")
-    )
-    state, roller = battle(sc, ["d8=6", "d6=6", "d6=3"])
-    assert state.order == ("nara", "rival1", "rival2")
-    assert state.pending.actor == "nara"
+@pytest.mark.parametrize(
+    ("names", "dice"),
+    [
+        # Nara d8 → 6, Rival 1 d6 → 6, Rival 2 d6 → 3: "Orden final: Nara (6, gana empate) →
+        # Rival 1 (6) → Rival 2 (3)".
+        (("nara", "rival1", "rival2"), ["d8=6", "d6=6", "d6=3"]),
+        # Kaspar d8 and two matones d6: "Kaspar saca 5; los matones sacan 4 y 2. Actúa primero".
+        (("kaspar", "maton1", "maton2"), ["d8=5", "d6=4", "d6=2"]),
+    ],
+    ids=["nara", "kaspar"],
+)
+def test_dd20_initiative_examples(battle, names, dice):
+    """The hero (Mente d8) and two enemies (Mente d6) act in the example's order."""
+    first, *others = names
+    sc = scenario(hero(first, mente="d8"), *(enemy(e, mente="d6") for e in others))
+    state, roller = battle(sc, dice)
+    assert state.order == names
+    assert state.pending.actor == first
     roller.assert_exhausted()
 
 

@@ -362,6 +362,29 @@ def test_dj16_damage_pool_and_soak_pool() -> None:
     assert _pools(state)[-2:] == [("Prueba de Daño with mandoble", 8), ("Aguante + armadura", 5)]
 
 
+def test_dj01_the_worked_example_in_an_attack_carries_three_successes_to_the_damage() -> None:
+    # rules-notes DJ-01's worked example rolled by the engine: 5,11,15,18,19,19 vs 7,9,10,16;
+    # 18, 19 and 19 beat the dodge's highest die (16): 3 éxitos, bonus dice of the damage.
+    sc = scenario(
+        fighter("hero", cel=6),
+        fighter("foe", "enemies", cel=4, weapons=[ARCO]),
+    )
+    state, _ = begin(sc, [20, 1], [2, 1])
+    events = play(
+        state,
+        d20(5, 11, 15, 18, 19, 19, 7, 9, 10, 16) + d20(*[2] * 7, 20, 1, 1),
+        act("atacar", "hero", "foe", "espada"),
+    )
+    assert "hero wins the test with 3 éxito(s)." in [e.text for e in events]
+    # Virilidad 3 + espada 1 + the 3 éxitos against Aguante 3 (the foe's 20 wins it).
+    assert _pools(state) == [
+        ("Prueba de Ataque with espada", 6),
+        ("esquiva", 4),
+        ("Prueba de Daño with espada", 7),
+        ("Aguante + armadura", 3),
+    ]
+
+
 # -- DJ-17 … DJ-19 wounds ------------------------------------------------------------------
 def _hit_for(state: BattleState, attacker: str, target: str, successes: int) -> None:
     """Attack a bow-armed (no parry) target: 1 attack éxito, then ``successes`` damage éxitos."""
