@@ -351,9 +351,11 @@ def _load_conditions(
             if not ok:
                 raise StateFileError(source, f"{at}.{key}", _expected(kind, value))
         name = _need(item, "name", str, f"{at}.name", source)
-        if item.get("source") is not None and item["source"] not in state.by_id:
-            raise StateFileError(source, f"{at}.source", _unknown(item["source"], state))
-        out[name] = Condition(**item)
+        condition = Condition(**item)
+        for cid in condition.sources():
+            if cid not in state.by_id:
+                raise StateFileError(source, f"{at}.source", _unknown(cid, state))
+        out[name] = condition
     return out
 
 

@@ -48,14 +48,19 @@ class DecisionKind(IntEnum):
     CHOICE = 2
 
 
+#: Between the combatant ids of a ``Condition.source`` tied to several (an id has no comma).
+SOURCE_SEP = ","
+
+
 @dataclass(frozen=True, slots=True)
 class Condition:
     """A state on a combatant (Derribado, Envenenado 2, aturdido…).
 
     ``value`` carries the X of "Envenenado (X)"-like states as a number of
-    damage or penalty; ``source`` names the combatant the state is tied to
-    (Asustado's source of fear); ``persistent`` distinguishes Destiny Dice's
-    persistent states; ``until`` is a ruleset-defined expiry tag.
+    damage or penalty; ``source`` names the combatant the state is tied to, or
+    several joined by :data:`SOURCE_SEP` (:meth:`sources`: the foes an Asustado
+    fears); ``persistent`` distinguishes Destiny Dice's persistent states;
+    ``until`` is a ruleset-defined expiry tag.
     """
 
     name: str
@@ -64,6 +69,10 @@ class Condition:
     persistent: bool = False
     until: str | None = None
     dice: str | None = None
+
+    def sources(self) -> tuple[str, ...]:
+        """The combatant ids ``source`` names, none without one."""
+        return () if self.source is None else tuple(self.source.split(SOURCE_SEP))
 
     def text(self) -> str:
         """How the GM terminal and the web page show it: ``aturdido -2 [hasta_sanar]``."""

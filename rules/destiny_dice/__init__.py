@@ -42,8 +42,9 @@ Rule by rule (ids DD-01 … DD-19, docs/rulesets/destiny_dice.md), what the engi
   of the bearer's next turn, before Envenenado's damage, and apply their effect to
   that turn (stand up with the main action / no zone change / lose the turn);
   Desarmado lasts until ``recuperar_arma``; persistent ones (Ciego −2 to attacks,
-  Asustado — Alma vs 5 to approach the source, *(default)* any active foe when it
-  has none, Envenenado X damage at each turn start) last until cured or a long rest.
+  Asustado — Alma vs 5 to approach a source, each foe that frightened it,
+  *(default)* any active foe when it has none, Envenenado X damage at each turn
+  start) last until cured or a long rest.
 * DD-20 The seed's worked examples are reproduced in the tests with scripted dice.
 """
 

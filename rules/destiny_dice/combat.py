@@ -28,6 +28,7 @@ from escaramuza.rules.core.events import (
 )
 from escaramuza.rules.core.i18n import N_, _, _f
 from escaramuza.rules.core.model import (
+    SOURCE_SEP,
     Action,
     Combatant,
     Condition,
@@ -57,6 +58,23 @@ _new_tuple = tuple.__new__
 #: whom an ally can heal back ("te levantas inmediatamente y puedes actuar en tu
 #: siguiente turno"); a defeated enemy is out of the battle.
 IN_THE_FIGHT = (Status.ACTIVE, Status.DOWN)
+
+
+def frightened_by(held: Condition | None, source: str) -> str | None:
+    """The source of an Asustado that ``source`` inflicts on a bearer holding ``held``.
+
+    DD-19: Asustado is "Persistente": it lasts "hasta curarse con magia, pociones
+    específicas o completar un Descanso Largo", so a second fright adds its source to those
+    already feared ("No puedes acercarte voluntariamente a la fuente del miedo") and ends
+    none; a fear with no source already fears every foe.
+    """
+    if held is None:
+        return source
+    if held.source is None or source in held.sources():
+        return held.source
+    return held.source + SOURCE_SEP + source
+
+
 #: Poison and healing dice are rolled from their notation (``1d8``, ``2``): parse each text
 #: once. A DiceExpr is a frozen value and parse_dice a pure function, so sharing is safe.
 cached_dice = lru_cache(maxsize=256)(parse_dice)
@@ -325,8 +343,11 @@ class Combat(Ruleset):
             )
         )
         if w.inflicts and dfn.active:
+            source: str | None = att.id
+            if w.inflicts == "asustado":
+                source = frightened_by(dfn.conditions.get("asustado"), att.id)
             cond = Condition(
-                w.inflicts, source=att.id, persistent=w.inflicts in PERSISTENT, dice=w.inflicts_x
+                w.inflicts, source=source, persistent=w.inflicts in PERSISTENT, dice=w.inflicts_x
             )
             dfn.conditions[w.inflicts] = cond
             label = f"{w.inflicts} ({w.inflicts_x})" if w.inflicts_x else w.inflicts

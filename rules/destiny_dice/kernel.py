@@ -26,7 +26,7 @@ declared once below as a ``rules.core.layout.Columns``:
   every PV from there up: the reader clamps the index) — the engine's own floats, so
   the temperaments compare identical numbers.
 * dynamic ``d = (cs, g, log, uses, order)``: ``cs[c, CS.*]`` what changes of each
-  combatant (status, zone, PV/PC/PM/PA, conditions as a bit mask, fear source, ayuda,
+  combatant (status, zone, PV/PC/PM/PA, conditions as a bit mask, fear sources, ayuda,
   jams, Envenenado's dice and the playtest counters), ``g[G.*]`` the battle's globals
   (round, turn, the pending decision, outcome), ``log`` the damage log
   (``rules.core.loops.DAMAGE``: one row per ``Damaged`` event), ``uses[c, h]`` each
@@ -84,7 +84,7 @@ from escaramuza.rules.core.loops import copy_head, new_damage_log
 from escaramuza.rules.core.mechanics import compile_mechanics
 from escaramuza.rules.core.model import Action, Combatant, DecisionKind, Side, Status
 from escaramuza.rules.core.mt import roll
-from escaramuza.rules.core.scenario import Scenario
+from escaramuza.rules.core.scenario import MAX_COMBATANTS, Scenario
 from escaramuza.rules.core.state import BattleState
 from escaramuza.rules.destiny_dice.exact import (
     AttackProfile,
@@ -257,7 +257,11 @@ class CS(Columns):
     PC = (0, BOUND, "puntos de cuerpo left")
     PM = (0, BOUND, "puntos de mente left")
     PA = (0, BOUND, "puntos de alma left")
-    FEAR = (-1, "combatants", "whom its asustado fears, -1 every foe (a state without source)")
+    FEAR = (
+        -1,
+        (1 << MAX_COMBATANTS) - 1,
+        "whom its asustado fears, a bit each, -1 every foe (a state without source)",
+    )
     AYUDA = (0, MAX_AYUDA, "the help it holds for its next roll (DD-04)")
     JAM = (0, (1 << MAX_WEAPONS) - 1, "its jammed weapons, a bit each (DD-18)")
     POISON = (-BOUND, BOUND, "Envenenado X's dice, rolled at its turn's start (DD-19)", DX)
@@ -530,9 +534,12 @@ def _export_conditions(c: Combatant, row: np.ndarray, index: dict[str, int]) -> 
     fear = c.conditions.get("asustado")
     row[CS.FEAR] = -1
     if fear is not None and fear.source:
-        if fear.source not in index:
-            raise KernelRefusal(f"{c.id}: asustado of {fear.source!r}, not a combatant")
-        row[CS.FEAR] = index[fear.source]
+        feared = 0
+        for source in fear.sources():
+            if source not in index:
+                raise KernelRefusal(f"{c.id}: asustado of {source!r}, not a combatant")
+            feared |= 1 << index[source]
+        row[CS.FEAR] = feared
     poison = c.conditions.get("envenenado")
     if poison is not None:
         row[CS.POISON : CS.POISON + DX] = dice_code(poison.dice, f"{c.id}: envenenado")
@@ -951,12 +958,12 @@ def move(s: tuple, d: tuple, c: int, zone: int, dice: np.ndarray) -> None:
     stat, dist = s[STAT], s[DIST]
     cs = d[STATE]
     if cs[c, CS.COND] & (1 << ASUSTADO):
-        # DestinyDice._feared_approached: its source, or (-1) every active foe.
+        # DestinyDice._feared_approached: its sources (a bit each), or (-1) every active foe.
         src = cs[c, CS.FEAR]
         zc = cs[c, CS.ZONE]
         approached = False
         for f in range(stat.shape[0]):
-            feared = f == src if src >= 0 else stat[f, ST.SIDE] != stat[c, ST.SIDE]
+            feared = (src >> f) & 1 == 1 if src >= 0 else stat[f, ST.SIDE] != stat[c, ST.SIDE]
             fz = cs[f, CS.ZONE]
             if feared and cs[f, CS.STATUS] == ACTIVE and dist[zone, fz] < dist[zc, fz]:
                 approached = True
@@ -1054,9 +1061,13 @@ def _hit(
     cs[att, pool] = gain if gain < stat[att, ST.EMAX] else stat[att, ST.EMAX]
     inflicts = weapon[att, w, W.INFLICTS]
     if inflicts >= 0 and cs[dfn, CS.STATUS] == ACTIVE:
-        cs[dfn, CS.COND] |= 1 << inflicts
         if inflicts == ASUSTADO:
-            cs[dfn, CS.FEAR] = att
+            # combat.frightened_by: a new fear adds its source; one of every foe (-1) stays.
+            if not cs[dfn, CS.COND] & (1 << ASUSTADO):
+                cs[dfn, CS.FEAR] = 1 << att
+            elif cs[dfn, CS.FEAR] >= 0:
+                cs[dfn, CS.FEAR] |= 1 << att
+        cs[dfn, CS.COND] |= 1 << inflicts
         if inflicts == ENVENENADO:
             for k in range(DX):
                 cs[dfn, CS.POISON + k] = weapon[att, w, W.DICE + k]

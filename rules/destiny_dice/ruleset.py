@@ -504,7 +504,7 @@ class DestinyDice(Combat):
         self, state: BattleState, c: Combatant, zone: str, roller: Roller, events: list[Event]
     ) -> None:
         fear = c.conditions.get("asustado")
-        source = self._feared_approached(state, c, fear.source, zone) if fear else None
+        source = self._feared_approached(state, c, fear, zone) if fear else None
         if source is not None:
             # Asustado: "Para hacerlo: Alma (Voluntad) Dif 5."
             bonus = c.data.pop("ayuda", 0)
@@ -553,15 +553,16 @@ class DestinyDice(Combat):
         c.zone = zone
 
     def _feared_approached(
-        self, state: BattleState, c: Combatant, source: str | None, zone: str
+        self, state: BattleState, c: Combatant, fear: Condition, zone: str
     ) -> Combatant | None:
         """The first one ``c``'s Asustado fears that a step to ``zone`` brings it closer to
         (scenario order), or None: "No puedes acercarte voluntariamente a la fuente del
-        miedo". A named source (the attacker who inflicted it, a state file's) is the one
-        feared; a state given with none (a scenario's, the GM's) *(default)* fears every
-        active foe."""
-        if source is not None:
-            feared = [state.by_id[source]] if source in state.by_id else []
+        miedo". The named sources (each attacker who inflicted it, a state file's) are the
+        ones feared; a state given with none (a scenario's, the GM's) *(default)* fears
+        every active foe."""
+        if fear.source is not None:
+            named = fear.sources()
+            feared = [f for f in state.combatants if f.id in named]
         else:
             feared = [f for f in state.combatants if f.side is not c.side]
         dist = state.battlefield.distance

@@ -269,3 +269,27 @@ def test_s215_limb_and_stun_variants_load_from_a_state_file(tmp_path: Path) -> N
     save_state(state, path)
     loaded, _ = load_state(path)
     assert set(loaded.combatants[0].conditions) >= set(Sistema2d10.condition_aliases)
+
+
+def test_dd19_an_asustado_of_two_foes_round_trips_and_an_unknown_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    """DD-19: a second fright adds its source to an Asustado (it is "Persistente"); a
+    state holding one of two foes loads back with both, and a source no combatant has is
+    refused by name."""
+    from escaramuza.rules.core.model import Condition, Side
+
+    state = mid_battle("destiny_dice/emboscada", decisions=2)
+    hero = next(c for c in state.combatants if c.side is Side.HEROES)
+    foes = [c.id for c in state.combatants if c.side is Side.ENEMIES][:2]
+    hero.conditions["asustado"] = Condition("asustado", source=",".join(foes), persistent=True)
+    path = tmp_path / "state.json"
+    save_state(state, path)
+    loaded, _ = load_state(path)
+    assert loaded.by_id[hero.id].conditions["asustado"].sources() == tuple(foes)
+    hero.conditions["asustado"] = Condition("asustado", source=f"{foes[0]},nadie", persistent=True)
+    save_state(state, path)
+    with pytest.raises(StateFileError) as info:
+        load_state(path)
+    assert info.value.field == f"combatants[{hero.index}].conditions[0].source"
+    assert "nadie" in info.value.reason

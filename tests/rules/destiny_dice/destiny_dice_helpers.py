@@ -9,6 +9,15 @@ from hypothesis import strategies as st
 from escaramuza.rules.core.scenario import Scenario, parse_scenario
 
 ZONES = [{"id": z} for z in ("a", "b", "c", "d")]
+#: A shout that frightens at cerca (DD-19 Asustado, its source the shouter); not a shot.
+GRITO = {
+    "name": "grito",
+    "tier": "ligera",
+    "kind": "distancia",
+    "bands": ["cerca"],
+    "shoots": False,
+    "inflicts": {"name": "asustado"},
+}
 LINKS = [["a", "b"], ["b", "c"], ["c", "d"]]
 
 

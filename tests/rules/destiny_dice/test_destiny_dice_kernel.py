@@ -19,6 +19,8 @@ from escaramuza.agents import make_agent
 from escaramuza.agents.heuristics.destiny_dice_kernel import KERNEL
 from escaramuza.agents.runner import play_battle
 from escaramuza.rules.core.events import (
+    AttackResolved,
+    ConditionApplied,
     ConditionEnded,
     Damaged,
     Event,
@@ -31,7 +33,7 @@ from escaramuza.rules.core.loops import TEMPERAMENTS
 from escaramuza.rules.core.model import Side, Status
 from escaramuza.rules.core.scenario import load_scenario, parse_scenario_text
 from tests.fastpath_helpers import engine_battle, engine_rollout, rollout_row, same_as_engine
-from tests.rules.destiny_dice.destiny_dice_helpers import dd_options, enemy, hero, scenario
+from tests.rules.destiny_dice.destiny_dice_helpers import GRITO, dd_options, enemy, hero, scenario
 from tests.scenario_texts import VALID
 
 pytestmark = pytest.mark.compile
@@ -150,6 +152,49 @@ def test_dd16_dd19_kernel_plays_turn_starts_as_the_engine(agents):
         for seed in seeds
     ]
     assert all(any(case) for case in zip(*met, strict=True))
+
+
+# -- DD-19: Asustado of two sources -----------------------------------------------------
+#: Two swordsmen between two shouters, each a zone off: every blow of theirs is a step
+#: towards one of the two who frighten them.
+_TWO_FEARS = scenario(
+    hero("h1", zone="b", alma="d8", weapons=[_SWORD]),
+    hero("h2", zone="b", alma="d8", weapons=[_SWORD]),
+    enemy("e1", zone="a", pv=8, mente="d6", weapons=[GRITO]),
+    enemy("e2", zone="c", pv=8, mente="d6", weapons=[GRITO]),
+    round_limit=10,
+)
+
+
+def _fear_tests_of_two_sources(log: list[Event]) -> int:
+    """Alma tests against Asustado (DD-19) taken by a bearer two foes have frightened."""
+    frightened: dict[str, set[str]] = {}
+    attacker, tests = "", 0
+    for e in log:
+        if isinstance(e, AttackResolved):
+            attacker = e.actor
+        elif isinstance(e, ConditionApplied) and e.condition == "asustado":
+            frightened.setdefault(e.target, set()).add(attacker)
+        elif isinstance(e, ConditionEnded) and e.condition == "asustado":
+            frightened.pop(e.target, None)
+        elif isinstance(e, Rolled) and e.what == "asustado":
+            tests += len(frightened.get(e.actor, ())) >= 2
+    return tests
+
+
+@pytest.mark.parametrize("agents", [("heuristic", "heuristic"), ("random", "heuristic")])
+def test_dd19_kernel_fears_every_source_of_asustado_as_the_engine(agents):
+    """A second fright adds its source and the first still holds (Asustado is
+    "Persistente"): the kernel plays the engine's battles, in which heroes two shouters
+    frightened take the Alma test to step towards them."""
+    seeds = list(range(60))
+    same_as_engine(_TWO_FEARS, agents, seeds)
+    players = {Side.HEROES: make_agent(agents[0]), Side.ENEMIES: make_agent(agents[1])}
+    met = sum(
+        _fear_tests_of_two_sources(play_battle(_TWO_FEARS, players, seed, narrate=False).log)
+        for seed in seeds
+    )
+    assert met >= 10
 
 
 # -- hypothesis scenarios ---------------------------------------------------------------

@@ -16,7 +16,7 @@ from escaramuza.rules.core import (
 )
 from escaramuza.rules.core.events import AttackResolved, Damaged, Rolled
 from escaramuza.rules.destiny_dice import long_rest
-from tests.rules.destiny_dice.destiny_dice_helpers import enemy, hero, scenario
+from tests.rules.destiny_dice.destiny_dice_helpers import GRITO, enemy, hero, scenario
 
 SWORD = {"name": "espada", "tier": "media"}
 BOW = {"name": "arco", "tier": "media", "kind": "distancia", "bands": ["cerca", "lejos"]}
@@ -559,6 +559,30 @@ def test_dd19_asustado_without_a_source_steps_clear_of_every_foe_freely(battle):
     state, roller = battle(sc, ["d6=6", "d4=1", "d6=1"])
     apply_action(state, Action("mover", "h", zone="a"), roller)  # away from e1: no roll
     assert state.get("h").zone == "a"
+    roller.assert_exhausted()
+
+
+@pytest.mark.parametrize(("alma", "moves"), [("d6=5", True), ("d6=4", False)])
+def test_dd19_asustado_a_second_fright_adds_its_source_and_the_first_still_holds(
+    battle, alma, moves
+):
+    """Asustado is "Persistente" ("duran hasta curarse ... o completar un Descanso
+    Largo"): frightened by e1, then by e2, h still needs "Alma (Voluntad) Dif 5" to step
+    towards e1 ("No puedes acercarte voluntariamente a la fuente del miedo")."""
+    sc = scenario(
+        hero("h", zone="b"),
+        enemy("e1", zone="c", mente="d4", weapons=[GRITO]),
+        enemy("e2", zone="a", mente="d4", weapons=[GRITO]),
+    )
+    # Each enemy's shout hits (4 vs Cuerpo 1, d20s 10) for 1 damage and frightens h.
+    shout = ["d4=4", "d20=10", "d8=1", "d20=10", "d4=1"]
+    state, roller = battle(sc, ["d6=1", "d4=4", "d4=3"], [*shout, *shout, alma])
+    for e in ("e1", "e2"):
+        attack(state, roller, e, "h", "grito")
+        apply_action(state, Action("fin_turno", e), roller)
+    assert state.get("h").conditions["asustado"].source == "e1,e2"
+    apply_action(state, Action("mover", "h", zone="c"), roller)  # towards e1
+    assert (state.get("h").zone == "c") is moves
     roller.assert_exhausted()
 
 
