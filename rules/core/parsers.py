@@ -13,8 +13,8 @@ no infinity, also in JSON). YAML is read with the surprises of YAML 1.1 removed:
 * integers are decimal: hexadecimal, octal (``0o17`` and ``017``), binary and
   sexagesimal spellings are refused, as are sexagesimal floats;
 * a JSON object's key appears once in it (json would keep the last value silently);
-* a YAML value holds no control character but tab and line feed, even written as an
-  escape (:data:`_CONTROL`);
+* a YAML or JSON value or key holds no control character but tab and line feed, even
+  written as an escape (:data:`_CONTROL`);
 * a mapping key is a scalar, appears once in its mapping (a duplicate is reported
   at the second key's line), and merge keys (``<<``) come before the mapping's own
   keys. The own keys override what is merged wherever they are written, so one
@@ -365,13 +365,25 @@ def _at(mark: Any) -> str:
     return _f("line {line}, column {column}", mark.line + 1, mark.column + 1)
 
 
-#: The control characters no value may hold, though YAML writes them as escapes
-#: (``"\e[2J"``): C0 but tab and line feed, DEL and C1. A scenario's names and texts are
-#: printed by ``escaramuza gm`` and ``play``, and a terminal acts on such a character
-#: (clears the screen, retitles the window) instead of showing it.
+#: The control characters no value or key may hold, though YAML and JSON write them as
+#: escapes (``"\e[2J"``, ``"\u001b"``): C0 but tab and line feed, DEL and C1. A scenario's
+#: names and texts and a state file's condition tags are printed by ``escaramuza gm`` and
+#: ``play``, and a terminal acts on such a character (clears the screen, retitles the
+#: window) instead of showing it.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: A line break as PyYAML's marks count them (``\r\n`` is one).
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _control_reason(char: str) -> str:
+    """Why a value holding the control character ``char`` (:data:`_CONTROL`) is refused."""
+    return _f(
+        "control character {char} (U+{code}) in a value: a name or text "
+        "may not hold one, escaped or not (a terminal showing it would act "
+        "on it)",
+        repr(char),
+        f"{ord(char):04X}",
+    )
 
 
 def _refused_character(
@@ -423,17 +435,7 @@ def _check_events(text: str, source: str, error: ErrorFactory) -> None:
             anchor, size = event.anchor, 1
             control = _CONTROL.search(event.value)
             if control is not None:
-                raise error(
-                    source,
-                    _at(event.start_mark),
-                    _f(
-                        "control character {char} (U+{code}) in a value: a name or text "
-                        "may not hold one, escaped or not (a terminal showing it would act "
-                        "on it)",
-                        repr(control.group()),
-                        f"{ord(control.group()):04X}",
-                    ),
-                )
+                raise error(source, _at(event.start_mark), _control_reason(control.group()))
         elif isinstance(event, yaml.AliasEvent):
             anchor = None
             if any(held == event.anchor for held, _ in open_collections):
@@ -630,8 +632,12 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
                 where or _("value"),
                 _f("number {text} is not finite; NaN and infinities are refused", _shown(item)),
             )
-        if isinstance(item, str) and _SURROGATE.search(item):
-            raise _surrogate_error(item, where or _("value"), source, error)
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise _surrogate_error(item, where or _("value"), source, error)
+            control = _CONTROL.search(item)
+            if control is not None:
+                raise error(source, where or _("value"), _control_reason(control.group()))
         if isinstance(item, dict | list):
             if depth >= MAX_DEPTH:
                 raise error(
@@ -656,6 +662,13 @@ def check_tree(value: Any, source: str, error: ErrorFactory) -> None:
                 if isinstance(key, str) and _SURROGATE.search(key):
                     at = f"{where}.{escaped(key)}" if where else escaped(key)
                     raise _surrogate_error(key, at, source, error)
+                control = _CONTROL.search(key) if isinstance(key, str) else None
+                if control is not None:
+                    # The key is quoted with its control characters escaped: the message
+                    # is printed, and must not act on the terminal either.
+                    shown = _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(key))
+                    at = f"{where}.{shown}" if where else shown
+                    raise error(source, at, _control_reason(control.group()))
                 at = (
                     f"{where}[{key}]"
                     if isinstance(key, int)

@@ -393,3 +393,46 @@ def test_s215_a_gdf_state_with_a_value_no_battle_deals_is_refused(
     # The same state at the range's edge loads.
     doc["combatants"][1]["conditions"][0]["value"] = -10 if value > 0 or "_16" in name else 1
     state_from_dict(doc, "edge.json")
+
+
+@pytest.mark.parametrize(
+    ("place", "text", "field", "shown"),
+    [
+        (
+            "until",
+            "\u001b]0;PWNED\u0007\u001b[2J",
+            "combatants[0].conditions[0].until",
+            "'\\x1b' (U+001B)",
+        ),
+        ("dice", "\u001b[31m", "combatants[0].conditions[0].dice", "'\\x1b' (U+001B)"),
+        ("key", "\u009b31m", "combatants[0].conditions[0].\\x9b31m", "'\\x9b' (U+009B)"),
+    ],
+)
+def test_a_state_file_text_holding_a_control_character_is_refused(
+    tmp_path: Any, place: str, text: str, field: str, shown: str
+) -> None:
+    """A condition's tags are printed by gm's table ('aturdido -2 [until]'): written as a
+    JSON escape, a control character would act on the GM's terminal (clear it, retitle its
+    window), so the loader refuses it as the YAML reader does, the field named and the
+    character escaped in the message."""
+    import json
+
+    from escaramuza.state_file import load_state
+
+    doc = state_to_dict(mid_battle("sistema_2d10/duelo"))
+    condition: dict[str, Any] = {"name": "aturdido", "value": -2}
+    if place == "key":
+        condition[text] = 1
+    else:
+        condition[place] = text
+    doc["combatants"][0]["conditions"] = [condition]
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(StateFileError) as info:
+        load_state(path)
+    message = str(info.value)
+    assert message == (
+        f"{path}: {field}: control character {shown} in a value: a name or text may not hold "
+        "one, escaped or not (a terminal showing it would act on it)"
+    )
+    assert not any(0x00 <= ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in message)
