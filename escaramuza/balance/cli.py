@@ -99,9 +99,10 @@ def out_file(args: argparse.Namespace) -> Path | None:
 def cmd_balance(args: argparse.Namespace, out: TextIO) -> int:
     config = run_config(args, 1)
     target = Target.parse(args.target, args.tolerance)
+    # --out is checked first: a refusal of it leaves no --report folder of this run's making.
+    out_path = out_file(args)
     made = args.report is not None and not os.path.exists(args.report)
     report_dir = report_folder(args)
-    out_path = out_file(args)
     try:
         doc = balance(
             args.scenario,

@@ -252,7 +252,7 @@ def test_out_that_is_the_scenario_itself_is_refused_before_the_search(
     for out in (str(scenario), "./mine.yaml"):
         code = main(
             ["balance", str(scenario), "--target", "hard"]
-            + ["--vary", "count:saqueador=1..2", "--out", out]
+            + ["--vary", "count:saqueador=1..2", "--out", out, "--report", "rep"]
         )
         assert (code, capsys.readouterr().err) == (
             2,
@@ -260,6 +260,23 @@ def test_out_that_is_the_scenario_itself_is_refused_before_the_search(
             "write the variant elsewhere\n",
         )
     assert scenario.read_text(encoding="utf-8") == text
+    assert not (tmp_path / "rep").exists()  # nor a --report folder of the run's making
+
+
+def test_a_refused_out_leaves_no_report_folder(
+    tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--out is checked before --report's folder is made: a scenario name that names
+    nothing, or an --out that is a folder, leaves no empty folder behind."""
+    (tmp_path / "a-folder").mkdir()
+    monkeypatch.setattr("escaramuza.balance.cli.balance", _no_search)
+    monkeypatch.chdir(tmp_path)
+    for scenario, out in (("nope.yaml", "v.yaml"), ("destiny_dice/brann-vs-saqueador", "a-folder")):
+        code = main(
+            ["balance", scenario, "--target", "hard", "--vary", "count:saqueador=1..2"]
+            + ["--out", out, "--report", "rep"]
+        )
+        assert (code, (tmp_path / "rep").exists()) == (2, False), capsys.readouterr().err
 
 
 def test_out_folder_is_made_before_the_search(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
