@@ -17,7 +17,9 @@ from escaramuza.rules.core.ruleset import Odds
 #: Version 2: rows ranked by value, ``win_estimate``, ``tied_with_best``,
 #: ``gap_to_best``, the top-level ``verdict`` / ``best`` / ``runner_up`` / ``gap`` and the
 #: search's ``max_ms``, ``max_iterations``, ``stopped``, ``z`` and ``min_shared``.
-JSON_VERSION = 2
+#: Version 3: a row the search never reached (``visits`` 0) has ``win_probability``,
+#: ``value`` and ``risk`` null, not 0.
+JSON_VERSION = 3
 #: The columns of the suggestion table (a terminal's width); ``--wide``: no limit.
 TABLE_WIDTH = 100
 #: What the table's head says about why the search stopped (keys: ``STOP_REASONS``).

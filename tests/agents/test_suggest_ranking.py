@@ -125,7 +125,7 @@ def test_finished_battle_has_nothing_to_suggest() -> None:
 def test_json_document_schema() -> None:
     state = enemy_turn("destiny_dice/emboscada", 3)
     doc = json.loads(json.dumps(suggest(state, iterations=15, budget_ms=None).to_dict()))
-    assert doc["format"] == "escaramuza-suggestions" and doc["version"] == 2
+    assert doc["format"] == "escaramuza-suggestions" and doc["version"] == 3
     assert set(doc) >= {
         "scenario",
         "ruleset",

@@ -257,7 +257,7 @@ def test_cli_takes_one_budget_not_both(capsys: pytest.CaptureFixture[str]) -> No
 
 def _doc_schema() -> dict:
     text = (ROOT / "docs" / "gm.md").read_text(encoding="utf-8")
-    match = re.search(r"### `--json` schema \(version 2\)\n+```json\n(.*?)```", text, re.S)
+    match = re.search(r"### `--json` schema \(version 3\)\n+```json\n(.*?)```", text, re.S)
     assert match, "docs/gm.md documents the version-2 JSON"
     return json.loads(match.group(1))
 
