@@ -88,7 +88,7 @@ def add_parsers(commands: Any) -> None:
         metavar="MS",
         help=_f(
             "while the best is too close to call at --budget-ms, go on up to MS "
-            "milliseconds (default {default:g}; not with --iterations)",
+            "milliseconds (10–60000, default {default:g}; not with --iterations)",
             DEFAULT_MAX_MS,
         ),
     )
@@ -184,7 +184,7 @@ def add_parsers(commands: Any) -> None:
         metavar="MS",
         help=_f(
             "how long suggest may go on while the best is too close to call "
-            "(default {default:g}; suggest MS max MAX overrides it)",
+            "(10–60000 ms, default {default:g}; suggest MS max MAX overrides it)",
             DEFAULT_MAX_MS,
         ),
     )
