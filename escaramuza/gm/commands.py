@@ -93,11 +93,7 @@ class PromptRoller:
                 _f("  {text} is not a d{sides} result (1–{sides}); try again.", repr(text), sides)
             )
         raise RollAborted(
-            _f(
-                "no valid d{sides} given for {what}: nothing was applied",
-                sides,
-                _(why) if why else _("a roll"),
-            )
+            _f("no valid d{sides} given for {what}: nothing was applied", sides, what)
         )
 
 

@@ -138,6 +138,12 @@ class ScriptedDie:
         return ScriptedDie(int(match.group(2)), int(match.group(1)))
 
 
+def _roll_name(why: str) -> str:
+    """The roll a scripted die was asked for, in the reader's language (the rules name
+    their rolls with untranslated msgids)."""
+    return _(why) if why else _("unnamed roll")
+
+
 class ScriptedRoller:
     """Plays back a fixed list of results and fails loudly on any surprise.
 
@@ -166,7 +172,7 @@ class ScriptedRoller:
                 _f(
                     "scripted dice ran out: a d{sides} was asked for ({why}) after {n} dice",
                     sides,
-                    _(why) if why else _("unnamed roll"),
+                    _roll_name(why),
                     len(self._items),
                 )
             )
@@ -179,7 +185,7 @@ class ScriptedRoller:
                     item.sides,
                     item.value,
                     sides,
-                    _(why) if why else _("unnamed roll"),
+                    _roll_name(why),
                 )
             )
         if not 1 <= item.value <= sides:
@@ -189,7 +195,7 @@ class ScriptedRoller:
                     self._pos + 1,
                     item.value,
                     sides,
-                    _(why) if why else _("unnamed roll"),
+                    _roll_name(why),
                 )
             )
         self._pos += 1
