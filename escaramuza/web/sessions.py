@@ -353,6 +353,15 @@ class WebSession:
         if iterations is None and budget_ms is None:
             budget_ms = WEB_BUDGET_MS
         check_search(budget_ms, iterations)
+        if iterations is not None and (budget_ms is not None or max_ms is not None):
+            # As the terminal's suggest refuses --iterations beside --budget-ms or
+            # --max-ms: a time field beside rollouts would be dropped without a word.
+            raise WebError(
+                _(
+                    "iterations is a number of rollouts (reproducible); budget_ms and max_ms "
+                    "are a time budget: give one or the other"
+                )
+            )
         if iterations is None:
             assert budget_ms is not None
             # The page's maximum never cuts a longer budget; an explicit one is checked.

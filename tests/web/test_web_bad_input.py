@@ -69,6 +69,9 @@ BATTLE_ROWS = [
     ("post", "/api/undo", {"json": {"version": False}}, 422, "version"),
     ("post", "/api/playtest", {"json": {"n": 10, "seed": False}}, 422, "seed"),
     ("post", "/api/suggest", {"json": {"budget_ms": 600, "max_ms": 300}}, 400, "max_ms"),
+    # A time field beside rollouts was dropped without a word; the terminal refuses it too.
+    ("post", "/api/suggest", {"json": {"iterations": 20, "max_ms": 900}}, 400, "one or the other"),
+    ("post", "/api/suggest", {"json": {"iterations": 20, "budget_ms": 600}}, 400, "one or the"),
     ("post", "/api/suggest", {"json": {"budget_ms": 600, "max_ms": 60000}}, 422, "max_ms"),
     ("post", "/api/edit", {"json": {"command": "save /tmp/x.json"}}, 400, "unknown edit command"),
     ("post", "/api/edit", {"json": {"command": "load /etc/passwd"}}, 400, "unknown edit command"),
