@@ -17,7 +17,7 @@ from escaramuza.agents.search import check_budget
 from escaramuza.agents.suggest import Suggestions, suggest
 from escaramuza.gm.autopilot import pilot_from_meta
 from escaramuza.gm.render import SessionViews
-from escaramuza.gm.state import GMError, SessionState, open_battle
+from escaramuza.gm.state import GMError, SessionState, file_argument, open_battle
 from escaramuza.rules.core.dice import RandomRoller, Roller, ScriptedDie, ScriptedRoller
 from escaramuza.rules.core.errors import EscaramuzaError
 from escaramuza.rules.core.events import ActionTaken, Event
@@ -461,7 +461,7 @@ class SessionCommands(SessionViews):
 
     def do_load(self, arg: str) -> None:
         """The ``load`` command: see :data:`~escaramuza.gm.help.HELP`."""
-        target = arg.strip()
+        target = file_argument(arg)
         if not target:
             raise GMError(_f("usage: {usage}", "load FILE"))
         state, meta = open_battle(target, self.seed)

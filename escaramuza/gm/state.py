@@ -46,6 +46,15 @@ class GMError(EscaramuzaError):
 MAX_AUTOSAVE_NAMES = 1000
 
 
+def file_argument(arg: str) -> str:
+    """The file a ``save`` or ``load`` names: the rest of the line (a name may hold spaces),
+    without the quotes a GM used to a shell may put around it (``save "mid battle.json"``)."""
+    path = arg.strip()
+    if len(path) >= 2 and path[0] == path[-1] and path[0] in "'\"":
+        path = path[1:-1]
+    return path
+
+
 def default_autosave(scenario: Scenario, opened: str | Path | None = None) -> Path:
     """``<scenario stem>.autosave.json`` in the current directory, unless a file is there
     already and is not the state file ``opened``: then the first free
@@ -300,7 +309,7 @@ class SessionState(cmd.Cmd):
 
     def do_save(self, arg: str) -> None:
         """The ``save`` command: see :data:`~escaramuza.gm.help.HELP`."""
-        path = arg.strip()
+        path = file_argument(arg)
         if not path:
             raise GMError(_f("usage: {usage}", "save FILE"))
         save_state(self.state, path, self.meta())

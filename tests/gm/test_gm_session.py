@@ -268,6 +268,21 @@ def test_save_and_load_continue_the_same_battle(tmp_path: Path) -> None:
     assert state_to_dict(session.state)["combatants"] == state_to_dict(saved)["combatants"]
 
 
+def test_save_and_load_take_a_quoted_name_as_a_shell_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GM used to a shell quotes a name with a space: the quotes are not part of it, and
+    an empty pair names no file (it wrote a file named '' before)."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "mid battle.json"
+    _session, out = drive(["apply 1", f'save "{path}"', "apply 1", f"load '{path}'", "save ''"])
+    assert f"saved to {path}." in out and f"loaded {path}." in out
+    assert "usage: save FILE" in out
+    assert [p.name for p in tmp_path.iterdir()] == ["mid battle.json"]
+    saved, meta = load_state(path)
+    assert meta["steps"] == 1
+
+
 @pytest.mark.compile
 def test_suggest_inside_the_session() -> None:
     _, out = drive(["suggest 150 max 300"])
