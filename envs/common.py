@@ -213,11 +213,16 @@ def check_flag(name: str, value: Any) -> bool:
 
 def action_index(action: Any) -> int:
     """A single env's ``action`` as a slot index: an integer (Python's or NumPy's, or a
-    0-d integer array) or a float holding a whole number. Anything else is a ValueError:
-    ``int()`` would truncate 2.7 to slot 2, a legal action the learner did not choose."""
+    0-d integer array) or a float of any precision holding a whole number, as
+    :func:`lane_actions` takes a lane's, so a batched env and its lanes stepped one by one
+    take the same actions. Anything else is a ValueError: ``int()`` would truncate 2.7 to
+    slot 2, a legal action the learner did not choose, and a bool is no slot (``True``
+    would play slot 1)."""
+    if isinstance(action, (bool, np.bool_)):
+        raise ValueError(f"an action is a slot index (a whole number), not {action!r}")
     if isinstance(action, (int, np.integer)):
         return int(action)
-    value = np.asarray(action) if isinstance(action, (float, np.ndarray)) else None
+    value = np.asarray(action) if isinstance(action, (float, np.floating, np.ndarray)) else None
     if value is not None and value.ndim == 0 and _whole(value):
         return int(value)
     raise ValueError(f"an action is a slot index (a whole number), not {action!r}")
@@ -227,9 +232,9 @@ def lane_actions(actions: Any, num_envs: int) -> np.ndarray:
     """A batched env's ``actions`` as the compiled step reads them: ``num_envs`` slot
     indices as int64 (any shape holding that many, e.g. ``(num_envs, 1)``), integers or
     floats holding whole numbers. A float array is refused rather than truncated (2.7 would
-    be slot 2) and so are NaN, the infinities, strings and objects (the cast would turn
-    NaN into an arbitrary integer). Indices out of range are left to the step, which
-    checks them (an illegal action)."""
+    be slot 2) and so are NaN, the infinities, bools (``[True, False]`` would be slots 1
+    and 0), strings and objects (the cast would turn NaN into an arbitrary integer).
+    Indices out of range are left to the step, which checks them (an illegal action)."""
     acts = np.asarray(actions)
     if acts.size != num_envs:
         raise ValueError(
@@ -245,9 +250,9 @@ def lane_actions(actions: Any, num_envs: int) -> np.ndarray:
 
 
 def _whole(values: np.ndarray) -> bool:
-    """``values`` are integers, or floats that are all whole numbers (no NaN, no
-    infinity)."""
-    if values.dtype.kind in "iub":
+    """``values`` are integers (not bools), or floats that are all whole numbers (no NaN,
+    no infinity)."""
+    if values.dtype.kind in "iu":
         return True
     if values.dtype.kind != "f":
         return False

@@ -391,6 +391,39 @@ def test_actions_that_are_not_one_whole_number_a_lane_are_refused() -> None:
     assert np.array_equal(rewards, np.zeros(3))
 
 
+@pytest.mark.parametrize("mode", ["kernel", "sync"])
+def test_the_batched_env_and_its_lanes_stepped_one_by_one_take_the_same_actions(
+    mode: str,
+) -> None:
+    """The kernel's batched env took a float32 array and a bool array (``[True, False]``
+    played slots 1 and 0) that its lanes stepped one by one (Gymnasium's
+    ``SyncVectorEnv``, SB3's ``DummyVecEnv``) refused, and the single env took ``True``
+    as slot 1 but refused ``np.True_`` and ``np.float32(3.0)``. One rule everywhere: a
+    float of any precision holding a whole number is its slot, a bool is no slot."""
+    vec = vector_env("escaramuza/Donjon-v0", 2, mode, scenario="donjon/duelo")
+    obs, _ = vec.reset(seed=1)
+    legal = np.array([np.flatnonzero(m)[0] for m in vec.action_masks()])
+    with pytest.raises(ValueError, match="whole number"):
+        vec.step(np.array([True, False]))
+    assert np.array_equal(vec.action_masks()[:, legal].diagonal(), [True, True])
+    for dtype in (np.float32, np.float16):
+        _, _, _, _, infos = vec.step(legal.astype(dtype))
+        assert not np.asarray(infos["illegal_action"]).any()
+        legal = np.array([np.flatnonzero(m)[0] for m in vec.action_masks()])
+    vec.close()
+    env = EscaramuzaEnv("donjon", "donjon/duelo")
+    env.reset(seed=1)
+    log_length = len(env.state.log)
+    for bad in (True, False, np.True_, np.array(True)):
+        with pytest.raises(ValueError, match="an action is a slot index \\(a whole number\\)"):
+            env.step(bad)
+    assert len(env.state.log) == log_length
+    for dtype in (np.float32, np.float16):
+        slot = dtype(np.flatnonzero(env.action_masks())[0])
+        _, _, _, _, info = env.step(slot)
+        assert info["illegal_action"] is False
+
+
 @pytest.mark.parametrize("option", ["reward_shaping", "narrate"])
 def test_a_boolean_option_that_is_not_a_bool_is_refused(option: str) -> None:
     """``reward_shaping="no"`` turned shaping on in the batched env, as in the single one;
