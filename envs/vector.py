@@ -133,8 +133,9 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     envs put them), as stable-baselines3 wants (``escaramuza.envs.sb3``).
     ``action_masks()`` gives the ``(num_envs, n)`` legal slots, ``legal_slots()`` the
     same as lists. What it does not implement raises
-    :class:`KernelEnvRefusal` (``reward_shaping``, a render mode, an opponent object or
-    a scenario the kernel refuses): :func:`vector_env` then falls back.
+    :class:`KernelEnvRefusal` (a render mode, an opponent object, ``autoreset_mode``
+    DISABLED or a scenario the kernel refuses): :func:`vector_env` then falls back.
+    ``reward_shaping`` it computes as the Python env does.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
