@@ -38,6 +38,7 @@ from escaramuza.envs.common import (
     battle_seeds,
     check_draw_reward,
     load_env_scenario,
+    reset_seed,
     resolve_ruleset,
 )
 from escaramuza.envs.multiagent import AgentSpaces, check_render_mode, legal_listing
@@ -143,7 +144,7 @@ class raw_env(AgentSpaces, _AEC):  # PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.check_open()
         if seed is not None or self._np_random is None:
-            self._np_random, _ = seeding.np_random(seed)
+            self._np_random, _ = seeding.np_random(reset_seed(seed))
         dice_seed, _ = battle_seeds(self._np_random)
         self._roller = RandomRoller(dice_seed)
         self._state = new_battle(self.scenario, self._roller)

@@ -260,6 +260,14 @@ def _whole(values: np.ndarray) -> bool:
         return bool(np.all(np.isfinite(values) & (values == np.trunc(values))))
 
 
+def reset_seed(seed: Any) -> Any:
+    """``reset``'s ``seed`` with a NumPy integer made the Python int Gymnasium's seeding
+    takes (it refuses ``np.int64(3)``), as the batched env takes it for its lanes: a seed
+    read from a NumPy array seeds a single env, its lanes stepped one by one and the
+    batched env alike. Anything else is left to Gymnasium's seeding to take or refuse."""
+    return int(seed) if isinstance(seed, np.integer) else seed
+
+
 def battle_seeds(np_random: np.random.Generator) -> tuple[int, int]:
     """Two independent seeds drawn from the env's generator: the dice and the agents'.
 

@@ -58,6 +58,7 @@ from escaramuza.envs.common import (
     check_draw_reward,
     check_illegal_penalty,
     load_env_scenario,
+    reset_seed,
     resolve_ruleset,
 )
 from escaramuza.envs.multiagent import AgentSpaces, check_render_mode, legal_listing
@@ -135,7 +136,7 @@ class ParallelEscaramuzaEnv(AgentSpaces, ParallelEnv[str, dict[str, np.ndarray],
     ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
         self.check_open()
         if seed is not None or self._np_random is None:
-            self._np_random, _ = seeding.np_random(seed)
+            self._np_random, _ = seeding.np_random(reset_seed(seed))
         dice_seed, _ = battle_seeds(self._np_random)
         self._roller = RandomRoller(dice_seed)
         self._state = new_battle(self.scenario, self._roller)

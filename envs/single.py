@@ -23,6 +23,7 @@ from escaramuza.envs.common import (
     check_illegal_penalty,
     check_open,
     load_env_scenario,
+    reset_seed,
     resolve_ruleset,
 )
 from escaramuza.envs.multiagent import legal_listing
@@ -229,7 +230,7 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         check_open(self.closed, self.ruleset.env_id)
-        super().reset(seed=seed)
+        super().reset(seed=reset_seed(seed))
         dice_seed, agent_seed = battle_seeds(self.np_random)
         self._roller = RandomRoller(dice_seed)
         self._rng = random.Random(agent_seed)

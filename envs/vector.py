@@ -38,6 +38,7 @@ from escaramuza.envs.common import (
     check_open,
     lane_actions,
     load_env_scenario,
+    reset_seed,
     resolve_ruleset,
 )
 from escaramuza.envs.lane_seeds import (
@@ -520,7 +521,7 @@ class KernelVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if isinstance(seed, (int, np.integer)):
             seeds = [int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
-            seeds = [int(s) if isinstance(s, np.integer) else s for s in seed]
+            seeds = [reset_seed(s) for s in seed]
         else:
             raise ValueError(
                 f"reset: seed must be an int, a list of one seed (int or None) per lane, or "
@@ -709,7 +710,11 @@ Vectorization = Literal["auto", "kernel", "sync", "async"]
 
 class _Masks:
     """``action_masks()`` for Gymnasium's vector envs over the Python env, as the
-    kernel's has it: every lane's legal slots, ``(num_envs, n)``."""
+    kernel's has it: every lane's legal slots, ``(num_envs, n)``; and ``reset`` taking a
+    NumPy integer seed as the kernel's does (Gymnasium's asks it for a ``len``)."""
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
+        return super().reset(seed=reset_seed(seed), options=options)  # type: ignore[misc]
 
     def action_masks(self) -> np.ndarray:
         # ``call`` is the vector env's this mixes into (below).

@@ -584,6 +584,36 @@ def test_reset_takes_numpy_integer_seeds_and_refuses_other_seeds_whole() -> None
     assert vec.dice_seeds[0] == twin.dice_seeds[0]
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_the_python_envs_take_the_numpy_integer_seeds_the_batched_env_takes(mode: str) -> None:
+    """The batched env took ``np.int64(5)`` as a seed; the single env, the PettingZoo
+    envs and the Python fallback of ``vector_env`` (the same lanes stepped one by one)
+    refused it with Gymnasium's "Seed must be a python integer" (the fallback with "no
+    len()"). Each now takes it as the int it holds: the same battles as ``seed=5``."""
+    from escaramuza.envs import aec, parallel_env
+
+    env = EscaramuzaEnv("destiny_dice", "destiny_dice/brann-vs-saqueador")
+    want, _ = env.reset(seed=5)
+    assert np.array_equal(env.reset(seed=np.int64(5))[0], want)
+    lanes = vector_env("escaramuza/DestinyDice-v0", 2, mode, scenario=env.scenario)
+    want_lanes, _ = lanes.reset(seed=5)
+    assert np.array_equal(want_lanes[0], want)
+    for seed in (np.int64(5), np.arange(5, 7), [np.int32(5), np.uint8(6)]):
+        assert np.array_equal(lanes.reset(seed=seed)[0], want_lanes)
+    lanes.close()
+    two = parallel_env(ruleset="destiny_dice", scenario="destiny_dice/brann-vs-saqueador")
+    want_two, _ = two.reset(seed=5)
+    got_two, _ = two.reset(seed=np.int64(5))
+    assert all(
+        np.array_equal(got_two[a]["observation"], want_two[a]["observation"]) for a in two.agents
+    )
+    sides = aec.env(ruleset="destiny_dice", scenario="destiny_dice/brann-vs-saqueador")
+    sides.reset(seed=5)
+    want_side = sides.observe(sides.agent_selection)["observation"]
+    sides.reset(seed=np.int64(5))
+    assert np.array_equal(sides.observe(sides.agent_selection)["observation"], want_side)
+
+
 def test_a_closed_batched_env_refuses_every_step() -> None:
     """A step after close() started a new thread pool that nothing closed any more (close
     does nothing the second time); reset, step, autoplay, step_only and restart are now
