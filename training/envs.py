@@ -55,7 +55,7 @@ def run_limits(config: TrainConfig) -> EnvLimits:
     if config.limits == "standard":
         return STANDARD_LIMITS
     if config.limits == "fit":
-        return fitted_limits(_run_scenarios(config)[1])
+        return fitted_limits(run_scenarios(config)[1])
     return EnvLimits(**config.limits.model_dump())
 
 
@@ -64,7 +64,7 @@ def check_run_limits(config: TrainConfig) -> None:
     the field (the env's own refusal would name its keyword, not the config's)."""
     if config.limits in ("standard", "fit"):
         return
-    names, scenarios = _run_scenarios(config)
+    names, scenarios = run_scenarios(config)
     need = fitted_limits(scenarios)
     for field, have, least in zip(EnvLimits._fields, run_limits(config), need, strict=True):
         if have < least:
@@ -74,7 +74,7 @@ def check_run_limits(config: TrainConfig) -> None:
             )
 
 
-def _run_scenarios(config: TrainConfig) -> tuple[list[str], list[Any]]:
+def run_scenarios(config: TrainConfig) -> tuple[list[str], list[Any]]:
     """The run's scenario names (none given: the ruleset's default one) and scenarios."""
     from escaramuza.rules import get_ruleset
     from escaramuza.rules.core.scenario import load_scenario

@@ -57,6 +57,7 @@ from escaramuza.training.envs import (
     make_train_env,
     ruleset_of,
     run_limits,
+    run_scenarios,
     with_fitted_limits,
 )
 from escaramuza.training.vec import _vec_env, vec_choice, vec_line
@@ -94,14 +95,22 @@ def meta_for(config: TrainConfig) -> PolicyMeta:
 def check_config(config: TrainConfig) -> None:
     """Fail before any training on names a user can get wrong (env, scenarios, opponent)."""
     from escaramuza.agents import make_agent
+    from escaramuza.agents.runner import check_agents
 
     ruleset_of(config.env)
     check_run_limits(config)
+    # An opponent that cannot play a scenario of the run (a policy of another ruleset or
+    # of smaller limits) is refused here, not at the run's first battle.
+    scenarios = run_scenarios(config)[1]
     if config.opponent != "self":
-        make_agent(config.opponent)
+        opponent = make_agent(config.opponent)
+        for scenario in scenarios:
+            check_agents([opponent], scenario)
     for member in config.opponent_pool:
         try:
-            make_agent(member)
+            agent = make_agent(member)
+            for scenario in scenarios:
+                check_agents([agent], scenario)
         except EscaramuzaError as exc:
             raise EscaramuzaError(f"--opponent-pool: {exc}") from None
     make_train_env(

@@ -400,3 +400,39 @@ def test_evaluate_refuses_a_policy_of_another_ruleset_naming_the_option(
         "escaramuza: error: --agents: policy donjon/duelo: ruleset: trained on 'donjon', but "
         "scenario 'destiny_dice/brann-vs-saqueador' is 'destiny_dice'\n",
     )
+
+
+@pytest.fixture(scope="module")
+def duel_policy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A policy trained (64 timesteps) under limits fitted to cairn/duelo_bugbear: two
+    combatants, so it plays no scenario with more."""
+    folder = tmp_path_factory.mktemp("duel")
+    config = _write(
+        folder,
+        "tiny.yaml",
+        "hyperparameters: {n_steps: 64, batch_size: 64, n_epochs: 1}\neval_battles: 2\n",
+    )
+    argv = ["train", "--env", "escaramuza/Cairn-v0", "--scenario", "cairn/duelo_bugbear"]
+    argv += ["--limits", "fit", "--n-envs", "1", "--timesteps", "64", "--config", config]
+    assert main([*argv, "--no-progress", "--out", str(folder / "run")]) == 0
+    return folder / "run" / "policy.zip"
+
+
+@pytest.mark.parametrize("option", ["--opponent", "--opponent-pool"])
+def test_an_opponent_policy_that_cannot_play_the_runs_scenario_leaves_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], duel_policy: Path, option: str
+) -> None:
+    # Refused only at the run's first battle, it left new/run with config.yaml and logs.
+    run = tmp_path / "new" / "run"
+    capsys.readouterr()
+    agent = f"policy:{duel_policy}"
+    argv = ["train", "--env", "escaramuza/Cairn-v0", "--scenario", "cairn/emboscada_goblin"]
+    argv += [option, agent if option == "--opponent" else f"heuristic,{agent}"]
+    assert main([*argv, "--timesteps", "64", "--no-progress", "--out", str(run)]) == 2
+    prefix = "--opponent-pool: " if option == "--opponent-pool" else ""
+    assert capsys.readouterr().err == (
+        f"escaramuza: error: {prefix}policy {duel_policy}: max_combatants: trained with "
+        "max_combatants=2 and plays only scenarios within it; scenario "
+        "'cairn/emboscada_goblin' needs 10\n"
+    )
+    assert not (tmp_path / "new").exists()
