@@ -17,6 +17,7 @@ from escaramuza.agents.search.tree import Node
 from escaramuza.agents.search.value import DRAW
 from escaramuza.rules.core.events import Event
 from escaramuza.rules.core.model import Action
+from escaramuza.rules.core.scenario import Scenario
 from escaramuza.rules.core.state import BattleState
 
 #: The ``mcts`` agent's defaults (docs/decisions/0007-planner-defaults.md has the measurements):
@@ -102,6 +103,12 @@ class MCTSAgent:
         #: Decisions searched, and how many of them left the heuristic's pick.
         self.searched = 0
         self.deviated = 0
+
+    def check_scenario(self, scenario: Scenario) -> None:
+        """Refuse a scenario the guide's networks cannot read, as a ``policy:`` agent
+        refuses one before its first battle (a planner without a guide plays any)."""
+        if self.planner.guide is not None:
+            self.planner.guide.check_scenario(scenario)
 
     def act(self, state: BattleState, rng: random.Random) -> Action:
         actions = state.ruleset.legal_actions(state)

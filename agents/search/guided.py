@@ -37,6 +37,7 @@ from escaramuza.rules.core.state import BattleState
 
 if TYPE_CHECKING:
     from escaramuza.envs.common import EnvLimits
+    from escaramuza.rules.core.scenario import Scenario
 
 #: Rows up to which the critic runs as numpy (one cut state on the engine).
 SMALL_BATCH = 8
@@ -121,8 +122,13 @@ class Guide:
         return [n for n in (self.prior_net, self.value_net) if n is not None]
 
     def check(self, state: BattleState) -> None:
+        self.check_scenario(state.scenario)
+
+    def check_scenario(self, scenario: Scenario) -> None:
+        """Refuse a scenario a network of the guide cannot read (another ruleset's, or
+        beyond the limits its policy was trained with)."""
         for net in self.networks:
-            check_fits(_f("mcts guide {path}", net.path), net.meta, state.scenario)
+            check_fits(_f("mcts guide {path}", net.path), net.meta, scenario)
 
     def prior(self, state: BattleState, actions: list[Action]) -> dict[Action, float] | None:
         """The actor's probability of each legal action (None: no prior asked)."""

@@ -418,20 +418,30 @@ def duel_policy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "run" / "policy.zip"
 
 
-@pytest.mark.parametrize("option", ["--opponent", "--opponent-pool"])
+@pytest.mark.parametrize(
+    ("option", "agent", "label"),
+    [
+        ("--opponent", "policy:{}", "policy {}"),
+        ("--opponent-pool", "heuristic,policy:{}", "--opponent-pool: policy {}"),
+        ("--opponent", "mcts:net={}", "mcts guide {}"),
+    ],
+)
 def test_an_opponent_policy_that_cannot_play_the_runs_scenario_leaves_no_folder(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], duel_policy: Path, option: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    duel_policy: Path,
+    option: str,
+    agent: str,
+    label: str,
 ) -> None:
     # Refused only at the run's first battle, it left new/run with config.yaml and logs.
     run = tmp_path / "new" / "run"
     capsys.readouterr()
-    agent = f"policy:{duel_policy}"
     argv = ["train", "--env", "escaramuza/Cairn-v0", "--scenario", "cairn/emboscada_goblin"]
-    argv += [option, agent if option == "--opponent" else f"heuristic,{agent}"]
+    argv += [option, agent.format(duel_policy)]
     assert main([*argv, "--timesteps", "64", "--no-progress", "--out", str(run)]) == 2
-    prefix = "--opponent-pool: " if option == "--opponent-pool" else ""
     assert capsys.readouterr().err == (
-        f"escaramuza: error: {prefix}policy {duel_policy}: max_combatants: trained with "
+        f"escaramuza: error: {label.format(duel_policy)}: max_combatants: trained with "
         "max_combatants=2 and plays only scenarios within it; scenario "
         "'cairn/emboscada_goblin' needs 10\n"
     )
