@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from escaramuza.agents import Agent, make_agent
+from escaramuza.agents.runner import check_agents
 from escaramuza.envs.codec import ActionCodec
 from escaramuza.envs.common import (
     DEFAULT_MAX_COMBATANTS,
@@ -199,6 +200,9 @@ class EscaramuzaEnv(gym.Env[np.ndarray, np.int64]):
         )
         self.side = Side(side)
         self.opponent: Agent = make_agent(opponent)
+        # An opponent that cannot play the scenario (a policy of another ruleset, or of
+        # smaller limits) is refused here, not at its first decision inside a step.
+        check_agents([self.opponent], self.scenario)
         self.reward_shaping = reward_shaping
         self.illegal_action = illegal_action
         self.render_mode = render_mode

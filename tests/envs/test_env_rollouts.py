@@ -276,6 +276,19 @@ def test_an_action_that_is_not_a_whole_number_is_refused_not_truncated() -> None
     assert info["illegal_action"] is False
 
 
+def test_an_opponent_that_cannot_play_the_scenario_is_refused_when_the_env_is_made() -> None:
+    """A policy of another ruleset as the opponent was taken; the env failed at the
+    opponent's first decision, inside a step, after the learner's action had been
+    applied. It is refused when the env is made, with the policy's own reason."""
+    from escaramuza.rules.core.errors import EscaramuzaError
+
+    reason = "policy donjon/duelo: ruleset: trained on 'donjon', but scenario"
+    with pytest.raises(EscaramuzaError, match=re.escape(reason)):
+        gym.make("escaramuza/Cairn-v0", side="heroes", opponent="policy:donjon/duelo")
+    with pytest.raises(EscaramuzaError, match=re.escape(reason)):
+        EscaramuzaEnv("cairn", "cairn/duelo_bugbear", opponent="policy:donjon/duelo")
+
+
 @pytest.mark.parametrize("option", ["reward_shaping", "narrate"])
 @pytest.mark.parametrize("value", ["no", "False", 0, 1.0, None])
 def test_a_boolean_option_that_is_not_a_bool_is_refused(option: str, value: object) -> None:
