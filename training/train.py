@@ -306,13 +306,23 @@ def eval_line(config: TrainConfig, opponent: str, why: str | None) -> str:
 
 
 def paired_line(label: str, entry: dict[str, Any], opponent: str) -> str:
+    """One evaluation's line: the policy's and the heuristic's win rates on the same battles,
+    their paired difference with its 95 % interval, and what the interval shows: better or
+    worse than the heuristic only when it excludes 0, so that the best checkpoint of a run
+    that never beat the heuristic is not read as one that did."""
     lo, hi = entry["ci95"]
     collapsed = f"; collapsed: {'; '.join(entry['collapsed'])}" if entry["collapsed"] else ""
+    if lo > 0:
+        shown = "better than the heuristic"
+    elif hi < 0:
+        shown = "worse than the heuristic"
+    else:
+        shown = "no difference from the heuristic shown"
     return (
         f"{label} at {entry['timesteps']} steps vs {opponent}: won {entry['win_rate']:.1%} "
         f"of {entry['battles']} battles, the heuristic {entry['heuristic_win_rate']:.1%} on the "
         f"same battles: {100 * entry['difference']:+.1f} points [{100 * lo:+.1f}, "
-        f"{100 * hi:+.1f}]{collapsed}\n"
+        f"{100 * hi:+.1f}], {shown}{collapsed}\n"
     )
 
 
@@ -553,7 +563,7 @@ def train(
         if last_eval is not None and "difference" in last_eval:
             log.write(paired_line("last evaluation", last_eval, eval_opponent))
             if best is not None:
-                log.write(paired_line("best (best/policy.zip)", best, eval_opponent))
+                log.write(paired_line("best checkpoint (best/policy.zip)", best, eval_opponent))
         elif last_eval is not None:
             won = f", won {last_eval['win_rate']:.0%}" if "win_rate" in last_eval else ""
             log.write(

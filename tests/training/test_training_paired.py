@@ -101,3 +101,34 @@ def test_a_document_flags_a_policy_that_is_first_legal() -> None:
     assert all(by[b]["collapsed"] == [] for b in ("heuristic", "first-legal", "random"))
     assert by["heuristic"]["paired"] is None
     assert by["constant"]["paired"] == by["first-legal"]["paired"]
+
+
+@pytest.mark.parametrize(
+    ("ci95", "shown"),
+    [
+        ((0.01, 0.2), "better than the heuristic"),
+        ((-0.234, -0.156), "worse than the heuristic"),
+        ((-0.05, 0.1), "no difference from the heuristic shown"),
+        ((0.0, 0.1), "no difference from the heuristic shown"),
+    ],
+)
+def test_the_evaluation_line_says_what_its_interval_shows(
+    ci95: tuple[float, float], shown: str
+) -> None:
+    """A best checkpoint 19 points below the heuristic was printed as 'best …' with its
+    numbers alone: the line now says what the paired interval shows, better or worse only
+    when it excludes 0."""
+    from escaramuza.training.train import paired_line
+
+    entry = {
+        "timesteps": 4096,
+        "win_rate": 0.3,
+        "battles": 400,
+        "heuristic_win_rate": 0.4,
+        "difference": (ci95[0] + ci95[1]) / 2,
+        "ci95": list(ci95),
+        "collapsed": [],
+    }
+    line = paired_line("best checkpoint (best/policy.zip)", entry, "heuristic")
+    lo, hi = (f"{100 * x:+.1f}" for x in ci95)
+    assert line.endswith(f"points [{lo}, {hi}], {shown}\n"), line
