@@ -102,15 +102,17 @@ def check_config(config: TrainConfig) -> None:
     # An opponent that cannot play a scenario of the run (a policy of another ruleset or
     # of smaller limits) is refused here, not at the run's first battle.
     scenarios = run_scenarios(config)[1]
-    if config.opponent != "self":
-        opponent = make_agent(config.opponent)
+
+    def check_plays(spec: str) -> None:
+        agent = make_agent(spec)
         for scenario in scenarios:
-            check_agents([opponent], scenario)
+            check_agents([agent], scenario)
+
+    if config.opponent != "self":
+        check_plays(config.opponent)
     for member in config.opponent_pool:
         try:
-            agent = make_agent(member)
-            for scenario in scenarios:
-                check_agents([agent], scenario)
+            check_plays(member)
         except EscaramuzaError as exc:
             raise EscaramuzaError(f"--opponent-pool: {exc}") from None
     make_train_env(
